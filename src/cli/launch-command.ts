@@ -1,0 +1,5 @@
+import { CliError, EXIT } from './errors.js';
+
+export async function run(_args: string[]): Promise<number> {
+  throw new CliError('`launch` is not available in this build yet.', EXIT.usage);
+}

@@ -1,0 +1,50 @@
+// Entry point: argv -> one command. Each command lives in its own file and is loaded lazily so
+// that `awrl-tui --version` or `config check` does not pay for Ink, React or ssh2.
+import { CliError, EXIT } from './errors.js';
+import { readVersion } from './version.js';
+import { HELP } from './help.js';
+
+type CommandModule = { run(args: string[]): Promise<number> };
+
+const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  config: () => import('./config-command.js'),
+  parse: () => import('./parse-command.js'),
+  sim: () => import('./sim-command.js'),
+  runs: () => import('./runs-command.js'),
+  stop: () => import('./stop-command.js'),
+  watch: () => import('./watch-command.js'),
+  preflight: () => import('./preflight-command.js'),
+};
+
+async function dispatch(argv: string[]): Promise<number> {
+  const first = argv[0];
+  if (first === '--help' || first === '-h' || first === 'help') {
+    process.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  if (first === '--version' || first === '-V') {
+    process.stdout.write(`awrl-tui ${readVersion()}\n`);
+    return EXIT.ok;
+  }
+  if (argv.includes('--launch')) return (await import('./launch-command.js')).run(argv.filter((a) => a !== '--launch'));
+  if (argv.includes('--demo')) return (await import('./demo-command.js')).run(argv.filter((a) => a !== '--demo'));
+  if (first !== undefined && !first.startsWith('-')) {
+    const load = COMMANDS[first];
+    if (!load) throw new CliError(`unknown command '${first}'. Run 'awrl-tui --help' for the list.`, EXIT.usage);
+    return (await load()).run(argv.slice(1));
+  }
+  return (await import('./cockpit-command.js')).run(argv);
+}
+
+try {
+  process.exitCode = await dispatch(process.argv.slice(2));
+} catch (err) {
+  if (err instanceof CliError) {
+    process.stderr.write(`awrl-tui: ${err.message}\n`);
+    process.exitCode = err.exitCode;
+  } else {
+    // An unexpected failure is a bug: say so plainly, keep the stack for the report.
+    process.stderr.write(`awrl-tui: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = EXIT.internal;
+  }
+}

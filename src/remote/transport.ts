@@ -1,0 +1,76 @@
+// The one Transport every command uses to reach a target (ssh2 or local child processes).
+// Contract shared by src/remote (implementations), src/runs, src/gpu and the cockpit session.
+// Callers pass argv arrays; quoting for the remote shell is the transport's job, never theirs.
+import type { Readable, Writable } from 'node:stream';
+
+export type ConnectionState =
+  | { state: 'connecting' }
+  | { state: 'ready' }
+  | { state: 'reconnecting'; attempt: number; nextInMs: number; lastError: string }
+  | { state: 'failed'; reason: string }
+  | { state: 'closed' };
+
+export interface ExecOptions {
+  /** Bytes written to the command's stdin, then stdin is closed. The only way secrets travel. */
+  stdin?: string | Buffer;
+  cwd?: string;
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  code: number | null;
+  signal: string | null;
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
+export interface ExecStream {
+  stdout: Readable;
+  stderr: Readable;
+  stdin: Writable;
+  /** Settles when the command ends (or the connection drops: then rejects). */
+  done: Promise<{ code: number | null; signal: string | null }>;
+  /** Ends the channel (and with it, for ssh, the remote process once it notices). */
+  close(): void;
+}
+
+export interface FileStat {
+  inode: number;
+  size: number;
+  mtimeMs: number;
+}
+
+export type FollowEvent =
+  /** `bytes` start at file offset `offset`; offsets are contiguous between resets. */
+  | { type: 'data'; offset: number; bytes: Buffer }
+  /** The file was truncated, replaced (rotated) or appeared: delivery restarts at offset 0.
+   *  Consumers must drop any partial line/record they hold. */
+  | { type: 'reset'; reason: 'truncated' | 'replaced' | 'appeared' };
+
+export interface FollowHandle {
+  /** The offset just past the last delivered byte. */
+  readonly offset: number;
+  close(): void;
+}
+
+export interface Transport {
+  /** 'local', an ssh alias, or user@host[:port], as given. */
+  readonly target: string;
+  readonly state: ConnectionState;
+  onState(listener: (s: ConnectionState) => void): () => void;
+
+  exec(argv: string[], opts?: ExecOptions): Promise<ExecResult>;
+  execStream(argv: string[], opts?: ExecOptions): ExecStream;
+
+  readFile(path: string, opts?: { offset?: number; length?: number }): Promise<Buffer>;
+  /** null when the path does not exist. */
+  stat(path: string): Promise<FileStat | null>;
+  /** Temp file + atomic rename; parent directories created. */
+  writeFileAtomic(path: string, bytes: string | Buffer, mode?: number): Promise<void>;
+
+  /** Follows a (possibly not yet existing) file from a byte offset, across reconnects:
+   *  every byte exactly once. */
+  follow(path: string, fromOffset: number, onEvent: (e: FollowEvent) => void): FollowHandle;
+
+  close(): Promise<void>;
+}
