@@ -1,0 +1,140 @@
+// asciichart, made safe for a dashboard: asciichart itself breaks on NaN (Math.min poisons the
+// range), draws a flat series as one row, and makes a line as long as the data. This wrapper
+// buckets long series to the width, bridges gaps, gives flat series a visible band and returns
+// exactly `height` lines, none wider than `width`.
+import asciichart from 'asciichart';
+
+export interface ChartSeries {
+  values: ArrayLike<number | null>;
+  /** An asciichart colour escape; ignored when colours are off. */
+  color?: string;
+}
+
+export interface ChartOptions {
+  width: number;
+  height: number;
+  colors?: boolean;
+  /** Fixed bounds (e.g. a staleness budget that must stay visible). */
+  min?: number;
+  max?: number;
+}
+
+/** Mean per bucket, ignoring NaN/null; a bucket without a finite value is NaN. */
+export function bucketMean(values: ArrayLike<number | null>, buckets: number): number[] {
+  const n = values.length;
+  if (buckets <= 0 || n === 0) return [];
+  if (n <= buckets) return Array.from({ length: n }, (_, i) => toNum(values[i]));
+  const out = new Array<number>(buckets);
+  for (let b = 0; b < buckets; b++) {
+    const from = Math.floor((b * n) / buckets);
+    const to = Math.floor(((b + 1) * n) / buckets);
+    let sum = 0;
+    let count = 0;
+    for (let i = from; i < to; i++) {
+      const v = toNum(values[i]);
+      if (Number.isFinite(v)) {
+        sum += v;
+        count++;
+      }
+    }
+    out[b] = count ? sum / count : NaN;
+  }
+  return out;
+}
+
+/** Trailing moving average over `window` finite values (NaN where none yet). */
+export function movingAverage(values: ArrayLike<number | null>, window: number): number[] {
+  const out = new Array<number>(values.length);
+  const ring: number[] = [];
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = toNum(values[i]);
+    if (Number.isFinite(v)) {
+      ring.push(v);
+      sum += v;
+      if (ring.length > window) sum -= ring.shift()!;
+    }
+    out[i] = ring.length ? sum / ring.length : NaN;
+  }
+  return out;
+}
+
+function toNum(v: number | null | undefined): number {
+  return v === null || v === undefined ? NaN : v;
+}
+
+/** Leading gaps take the first finite value, later gaps carry the last one forward. */
+function bridge(values: number[]): number[] | null {
+  const first = values.find((v) => Number.isFinite(v));
+  if (first === undefined) return null;
+  let last = first;
+  return values.map((v) => (Number.isFinite(v) ? (last = v) : last));
+}
+
+function labelFormatter(min: number, max: number): (x: number) => string {
+  const span = Math.abs(max - min);
+  const mag = Math.max(Math.abs(min), Math.abs(max));
+  if (mag >= 1e5 || (mag > 0 && mag < 1e-3)) return (x) => x.toExponential(1);
+  const decimals = span >= 100 ? 0 : span >= 10 ? 1 : span >= 1 ? 2 : span >= 0.1 ? 3 : 4;
+  return (x) => x.toFixed(decimals);
+}
+
+/**
+ * Draw up to a few series in a `width`×`height` box. Returns exactly `height` lines (padded);
+ * `["(no data)"]`-style placeholder when nothing is finite.
+ */
+export function drawChart(series: ChartSeries[], opts: ChartOptions): string[] {
+  const height = Math.max(1, Math.floor(opts.height));
+  const width = Math.max(1, Math.floor(opts.width));
+  const blank = (msg: string) => [msg.slice(0, width), ...Array.from({ length: height - 1 }, () => '')];
+  if (height < 2 || width < 12) return blank(height < 2 ? '' : '(too small)');
+
+  // Bounds first (label width depends on them), over the raw finite values.
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const s of series) {
+    for (let i = 0; i < s.values.length; i++) {
+      const v = toNum(s.values[i]);
+      if (Number.isFinite(v)) {
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+      }
+    }
+  }
+  if (!Number.isFinite(lo)) return blank('(no data yet)');
+  if (opts.min !== undefined && Number.isFinite(opts.min)) lo = Math.min(lo, opts.min);
+  if (opts.max !== undefined && Number.isFinite(opts.max)) hi = Math.max(hi, opts.max);
+  if (hi - lo < 1e-12) {
+    // A flat series: give it a band so it draws as a line in the middle, not a single row.
+    const pad = Math.abs(hi) > 1e-9 ? Math.abs(hi) * 0.05 : 1;
+    lo -= pad;
+    hi += pad;
+  }
+  const format = labelFormatter(lo, hi);
+  const labelWidth = Math.max(format(lo).length, format(hi).length, format((lo + hi) / 2).length);
+  // asciichart puts the whole label into ONE cell at index offset-len: with offset 2 a line is
+  // exactly label + axis + points, which is what the width budget below assumes.
+  const offset = 2;
+  const points = width - Math.max(2, labelWidth) - 2;
+  if (points < 2) return blank('(too narrow)');
+
+  const prepared: number[][] = [];
+  const colors: (string | undefined)[] = [];
+  for (const s of series) {
+    const b = bridge(bucketMean(s.values, points));
+    if (!b) continue;
+    prepared.push(b);
+    colors.push(opts.colors ? s.color : undefined);
+  }
+  const plot = asciichart.plot(prepared, {
+    height: height - 1,
+    min: lo,
+    max: hi,
+    offset,
+    colors,
+    format: (x: number) => format(x).padStart(Math.max(2, labelWidth)),
+  });
+  const lines = plot.split('\n').slice(0, height);
+  while (lines.length < height) lines.push('');
+  return lines;
+}

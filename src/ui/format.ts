@@ -1,0 +1,59 @@
+// Pure text helpers shared by the panels. Every function returns a string that fits the width it
+// was given, so a panel can never push a frame wider than the terminal.
+
+/** "4 s", "3 min 12 s", "2 h 05 min", "3 d 4 h"; '—' for unknown. */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '—';
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+  return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
+}
+
+/** Numbers as a person reads them on a dashboard: 4 significant digits, exponent only when needed. */
+export function formatNumber(v: number | null | undefined, digits = 4): string {
+  if (v === null || v === undefined) return '—';
+  if (Number.isNaN(v)) return 'nan';
+  if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a >= 1e6 || a < 1e-3) return v.toExponential(Math.max(0, digits - 2));
+  if (Number.isInteger(v)) return String(v);
+  return String(Number(v.toPrecision(digits)));
+}
+
+export function formatPercent(share: number | null | undefined): string {
+  if (share === null || share === undefined || !Number.isFinite(share)) return '—';
+  return `${Math.round(share * 100)}%`;
+}
+
+/** Cut to `width` columns with an ellipsis. Panels only hold ASCII/box-drawing text of width 1. */
+export function fit(text: string, width: number): string {
+  if (width <= 0) return '';
+  if (text.length <= width) return text;
+  if (width === 1) return '…';
+  return text.slice(0, width - 1) + '…';
+}
+
+/** Cut or pad to exactly `width` columns. */
+export function cell(text: string, width: number, align: 'left' | 'right' = 'left'): string {
+  const t = fit(text, width);
+  return align === 'left' ? t.padEnd(width) : t.padStart(width);
+}
+
+/** A horizontal bar of `width` cells filled to `share` (0..1), e.g. "█████░░░░░". */
+export function bar(share: number, width: number): string {
+  if (width <= 0) return '';
+  const s = Number.isFinite(share) ? Math.min(1, Math.max(0, share)) : 0;
+  const full = Math.round(s * width);
+  return '█'.repeat(full) + '░'.repeat(width - full);
+}
+
+/** Age of an ISO-ish local timestamp (as the trainer prints it) relative to `now` (ms). */
+export function ageSeconds(time: string | number | null | undefined, now: number): number | null {
+  if (time === null || time === undefined) return null;
+  const t = typeof time === 'number' ? time : Date.parse(time);
+  if (!Number.isFinite(t)) return null;
+  return Math.max(0, (now - t) / 1000);
+}
