@@ -1,0 +1,17 @@
+// The one door to a target: `openTransport('local')` or `openTransport('<alias>|user@host[:port]')`.
+export type * from './transport.js';
+export type { OpenTransportOptions, InteractivePrompts, ReconnectOptions } from './options.js';
+export { shellQuote, commandLine, remoteScript } from './quote.js';
+export { LocalTransport } from './local.js';
+import type { Transport } from './transport.js';
+import type { OpenTransportOptions } from './options.js';
+import { LocalTransport } from './local.js';
+
+/** Resolves once connected the first time; rejects with a clear Error (host, what to do) on auth
+ *  failure, a refused host key, or an unreachable host. */
+export async function openTransport(target: string, opts: OpenTransportOptions = {}): Promise<Transport> {
+  if (target === 'local') return new LocalTransport({ followPollMs: opts.followPollMs });
+  // Loaded lazily: local-only commands do not pay for ssh2.
+  const { SshTransport } = await import('./ssh-transport.js');
+  return SshTransport.open(target, opts);
+}

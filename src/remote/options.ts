@@ -1,0 +1,42 @@
+// Options accepted by openTransport. Every timeout is configurable so tests can run with 1 s
+// keepalives and heartbeats and still finish fast; the defaults are the production values.
+
+export interface InteractivePrompts {
+  /** Unknown host key: show the fingerprint, return true to trust it (a hashed line is written). */
+  askHostKey(info: { host: string; fingerprint: string }): Promise<boolean>;
+  /** Encrypted private key: return the passphrase, or null to skip this key. */
+  askPassphrase(keyPath: string): Promise<string | null>;
+}
+
+export interface ReconnectOptions {
+  /** Full-jitter backoff base (default 1000 ms). */
+  baseMs?: number;
+  /** Backoff cap (default 60000 ms). */
+  capMs?: number;
+  /** Give up (state `failed`) after this long without a connection (default: never). */
+  maxElapsedMs?: number;
+}
+
+export interface OpenTransportOptions {
+  /** `-F FILE`: use this ssh config instead of ~/.ssh/config. */
+  sshConfigFile?: string;
+  /** Headless: trust an unknown host key and record it (hashed) in the known_hosts file. */
+  acceptNewHostKey?: boolean;
+  /** Present in the TUI; absent when headless (then unknown keys and passphrases are errors). */
+  interactive?: InteractivePrompts;
+  /** Overrides ServerAliveInterval (ms; default from the ssh config, else 15000). */
+  keepaliveIntervalMs?: number;
+  /** Overrides ServerAliveCountMax (default from the ssh config, else 3). */
+  keepaliveCountMax?: number;
+  reconnect?: ReconnectOptions;
+  /** How often `follow` sends its heartbeat (default 10000 ms). */
+  heartbeatIntervalMs?: number;
+  /** The remote follower exits after this long without a heartbeat (default 30000 ms). */
+  heartbeatTimeoutMs?: number;
+  /** How often a follower looks at the file (default 100 ms remote, 50 ms local). */
+  followPollMs?: number;
+  /** Channels open at once on one connection (default 8; OpenSSH allows 10 sessions). */
+  maxChannels?: number;
+  /** TCP + handshake + auth deadline per attempt (default 20000 ms). */
+  connectTimeoutMs?: number;
+}

@@ -1,0 +1,207 @@
+// A real OpenSSH server for tests: /usr/sbin/sshd on 127.0.0.1, a free port, throwaway ed25519 host
+// and client keys in a temp dir, plus the client-side files a test needs (ssh_config with a Host
+// alias, known_hosts). Nothing is assumed to be running already; stop() kills everything by PID.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { waitFor, pidAlive } from './wait.js';
+
+export interface SshdOptions {
+  /** Reuse this host key (private key path) instead of generating one: e.g. to fake a re-keyed host. */
+  hostKeyFile?: string;
+  /** Extra sshd_config lines. */
+  extraConfig?: string[];
+  /** Extra lines for the generated ssh_config's Host block (e.g. `ProxyJump other-alias`). */
+  extraClientConfig?: string[];
+  /** Public keys allowed to log in besides the generated client key. */
+  authorizedKeys?: string[];
+  /** Reuse this client key (private key path) instead of generating one. */
+  identityFile?: string;
+}
+
+export interface SshdHandle {
+  host: string;
+  port: number;
+  user: string;
+  /** Host alias defined in sshConfigFile (HostName, Port, User, IdentityFile, UserKnownHostsFile). */
+  alias: string;
+  sshConfigFile: string;
+  identityFile: string;
+  knownHostsFile: string;
+  /** `SHA256:...` of the host key, as `ssh-keygen -l` prints it. */
+  hostKeyFingerprint: string;
+  hostKeyFile: string;
+  /** The host key line body: `ssh-ed25519 AAAA...`. */
+  hostPublicKey: string;
+  dir: string;
+  pid: number;
+  /** Kills the session processes (children first), then the listener; removes the temp dir. */
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function keygen(path: string, comment: string): void {
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', path], { stdio: 'ignore' });
+}
+
+/** Every descendant of `pid` (from /proc), deepest first, so a kill in that order leaves no orphans. */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(name));
+      children.set(ppid, list);
+    } catch {
+      /* the process ended while we looked */
+    }
+  }
+  const out: number[] = [];
+  const visit = (p: number): void => {
+    for (const c of children.get(p) ?? []) {
+      visit(c);
+      out.push(c);
+    }
+  };
+  visit(pid);
+  return out;
+}
+
+/** SIGKILLs the tree under `pid` leaf-first, then `pid` itself, and waits until they are gone. */
+export async function killTree(pid: number): Promise<void> {
+  const all = [...descendants(pid), pid];
+  for (const p of all) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  await waitFor(() => all.every((p) => !pidAlive(p)), { timeoutMs: 5000, what: `processes ${all.join(',')} to exit` });
+}
+
+export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
+  const dir = mkdtempSync(join(tmpdir(), 'awrl-sshd-'));
+  mkdirSync('/run/sshd', { recursive: true });
+  const port = await freePort();
+  const user = userInfo().username;
+  const alias = `awrl-test-${port}`;
+
+  const hostKeyFile = join(dir, 'host_ed25519');
+  if (opts.hostKeyFile) {
+    writeFileSync(hostKeyFile, readFileSync(opts.hostKeyFile), { mode: 0o600 });
+    writeFileSync(`${hostKeyFile}.pub`, readFileSync(`${opts.hostKeyFile}.pub`));
+  } else keygen(hostKeyFile, 'awrl-test-host');
+
+  const identityFile = join(dir, 'client_ed25519');
+  if (opts.identityFile) {
+    writeFileSync(identityFile, readFileSync(opts.identityFile), { mode: 0o600 });
+    writeFileSync(`${identityFile}.pub`, readFileSync(`${opts.identityFile}.pub`));
+  } else keygen(identityFile, 'awrl-test-client');
+
+  const authorizedKeys = join(dir, 'authorized_keys');
+  writeFileSync(authorizedKeys, [readFileSync(`${identityFile}.pub`, 'utf8').trim(), ...(opts.authorizedKeys ?? [])].join('\n') + '\n');
+
+  const pidFile = join(dir, 'sshd.pid');
+  const logFile = join(dir, 'sshd.log');
+  const cfg = join(dir, 'sshd_config');
+  writeFileSync(
+    cfg,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKeyFile}`,
+      `PidFile ${pidFile}`,
+      `AuthorizedKeysFile ${authorizedKeys}`,
+      'UsePAM no',
+      'StrictModes no',
+      'PermitRootLogin prohibit-password',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'Subsystem sftp internal-sftp',
+      'LogLevel VERBOSE',
+      ...(opts.extraConfig ?? []),
+    ].join('\n') + '\n',
+  );
+
+  const hostPublicKey = readFileSync(`${hostKeyFile}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+  const knownHostsFile = join(dir, 'known_hosts');
+  writeFileSync(knownHostsFile, `[127.0.0.1]:${port} ${hostPublicKey}\n`);
+  const sshConfigFile = join(dir, 'ssh_config');
+  writeFileSync(
+    sshConfigFile,
+    [
+      `Host ${alias}`,
+      '  HostName 127.0.0.1',
+      `  Port ${port}`,
+      `  User ${user}`,
+      `  IdentityFile ${identityFile}`,
+      '  IdentitiesOnly yes',
+      `  UserKnownHostsFile ${knownHostsFile}`,
+      '  GlobalKnownHostsFile /dev/null',
+      '  StrictHostKeyChecking yes',
+      ...(opts.extraClientConfig ?? []).map((l) => `  ${l}`),
+    ].join('\n') + '\n',
+  );
+  const fp = execFileSync('ssh-keygen', ['-l', '-f', `${hostKeyFile}.pub`], { encoding: 'utf8' }).split(/\s+/)[1];
+
+  const child: ChildProcess = spawn('/usr/sbin/sshd', ['-D', '-f', cfg, '-E', logFile], { stdio: 'ignore' });
+  const pid = child.pid!;
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  try {
+    await waitFor(
+      () => {
+        if (exited) throw new Error(`sshd exited early: ${safeRead(logFile)}`);
+        return safeRead(logFile).includes('Server listening on');
+      },
+      { timeoutMs: 10_000, intervalMs: 20, what: `sshd on port ${port} to listen` },
+    );
+  } catch (err) {
+    await killTree(pid).catch(() => undefined);
+    throw err;
+  }
+
+  return {
+    host: '127.0.0.1',
+    port,
+    user,
+    alias,
+    sshConfigFile,
+    identityFile,
+    knownHostsFile,
+    hostKeyFingerprint: fp,
+    hostKeyFile,
+    hostPublicKey,
+    dir,
+    pid,
+    async stop() {
+      await killTree(pid);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function safeRead(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
