@@ -1,0 +1,8 @@
+// Run-health rules (pure): what fails late in a long AsyncWebRL run, caught from its log events.
+export type { Alert } from './alert.js';
+export { HealthMonitor, evaluateHealth, type HealthContext } from './monitor.js';
+export { PhaseTracker, PHASES, PHASE_LABEL, type Phase, type CurrentPhase, type HealthEvent } from './phases.js';
+export { CheckpointSaveScanner, findCheckpointSaves, parseSaveLine, type CheckpointSaveEvent } from './save-records.js';
+export { STALL_FACTOR, STALL_FLOOR_S } from './stall.js';
+export { DRIFT_WINDOW, DRIFT_FACTOR, DRIFT_FLOOR_S } from './drift.js';
+export { formatDuration, naiveMs, toNaiveMs } from './time.js';

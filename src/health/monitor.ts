@@ -1,0 +1,134 @@
+// The incremental form the cockpit keeps for days: fed events as they are parsed, asked for alerts at
+// any `now`. Everything it holds is bounded (fixed windows, a few scalars).
+import type { Alert } from './alert.js';
+import { DriftTracker } from './drift.js';
+import { PhaseTracker, type CurrentPhase, type HealthEvent } from './phases.js';
+import { resumeAlerts, type ResumeState } from './resume-guard.js';
+import { stallAlert } from './stall.js';
+import { naiveMs, toNaiveMs } from './time.js';
+import { wallTimeAlert } from './walltime.js';
+import { RecentWindow } from './window.js';
+
+export interface HealthContext {
+  /** The present: a Date (an instant) or an ISO string (zone-less = the trainer's local time). */
+  now: Date | string;
+  /** rollout.max_head_offpolicyness, for the post-resume staleness check. */
+  maxHeadOffpolicyness?: number;
+  /** recover.freq_secs; the wall-time rule needs it. */
+  recoverFreqSecs?: number;
+  /** End of the Slurm allocation (squeue %e / scontrol EndTime: zone-less local time, or a Date). */
+  slurmEndTime?: Date | string;
+  /** The trainer machine's UTC offset, to place a Date `now` on the log's local clock (default: ours). */
+  utcOffsetMinutes?: number;
+}
+
+const STALENESS_KEY = 'staleness/gap/offpolicy_max';
+
+export class HealthMonitor {
+  private readonly phases = new PhaseTracker();
+  private readonly drift = new DriftTracker();
+  private readonly stepGaps = new RecentWindow(256);
+  private lastStepMs: number | null = null;
+  private resume: ResumeState | null = null;
+  private lastCheckpointMs: number | null = null;
+  private lastCheckpointStep: number | undefined;
+  private finished = false;
+
+  ingest(e: HealthEvent): void {
+    this.phases.ingest(e);
+    const t = 'time' in e ? naiveMs(e.time) : null;
+    switch (e.type) {
+      case 'step': {
+        // Step time = gap between consecutive step records of the same process.
+        if (t !== null && this.lastStepMs !== null && t >= this.lastStepMs) this.stepGaps.push(t - this.lastStepMs);
+        if (t !== null) this.lastStepMs = t;
+        this.drift.ingestStep(e.globalStep, e.stats);
+        const r = this.resume;
+        if (r && e.globalStep >= r.resumeStep) r.progressed = true;
+        if (r) {
+          const s = e.stats[STALENESS_KEY];
+          if (typeof s === 'number' && Number.isFinite(s) && (!r.worstStaleness || s > r.worstStaleness.value)) {
+            r.worstStaleness = { value: s, step: e.globalStep };
+          }
+        }
+        return;
+      }
+      case 'start':
+      case 'resume':
+        this.lastStepMs = null; // the restart gap is not a step time
+        this.finished = false;
+        if (t !== null) {
+          // The recover timer starts with the process; what was saved before is on disk.
+          this.lastCheckpointMs = t;
+          if (e.type === 'resume') this.lastCheckpointStep = e.resumeStep - 1;
+        }
+        if (e.type === 'resume' && t !== null) {
+          this.resume = { resumeStep: e.resumeStep, atMs: t, progressed: false, worstStaleness: null };
+        }
+        return;
+      case 'save':
+        if (t !== null) this.lastCheckpointMs = t;
+        // `step=N` is the 0-based global step being saved = 1-based step N+1.
+        if (e.step !== undefined) this.lastCheckpointStep = e.step + 1;
+        return;
+      case 'error':
+        if (e.source === undefined || e.source === 'main') this.lastStepMs = null;
+        return;
+      case 'finished':
+        this.finished = true;
+        return;
+      default:
+        return;
+    }
+  }
+
+  ingestAll(events: Iterable<HealthEvent>): void {
+    for (const e of events) this.ingest(e);
+  }
+
+  /** What the trainer is doing now, for the cockpit's status line. */
+  currentPhase(): CurrentPhase | null {
+    return this.phases.phase;
+  }
+
+  medianStepSeconds(): number | null {
+    const m = this.stepGaps.median();
+    return m === null ? null : m / 1000;
+  }
+
+  evaluate(ctx: HealthContext): Alert[] {
+    const nowMs = toNaiveMs(ctx.now, ctx.utcOffsetMinutes);
+    if (nowMs === null) throw new TypeError(`health: 'now' is not a time: ${String(ctx.now)}`);
+    const medianStepS = this.medianStepSeconds();
+    const out: Alert[] = [];
+    if (!this.finished) {
+      const stall = stallAlert(this.phases, nowMs);
+      if (stall) out.push(stall);
+    }
+    out.push(...resumeAlerts(this.resume, nowMs, medianStepS, this.finished, ctx.maxHeadOffpolicyness));
+    if (!this.finished && ctx.slurmEndTime !== undefined && ctx.recoverFreqSecs !== undefined && ctx.recoverFreqSecs > 0) {
+      const endMs = toNaiveMs(ctx.slurmEndTime, ctx.utcOffsetMinutes);
+      if (endMs !== null) {
+        const a = wallTimeAlert({
+          nowMs,
+          endMs,
+          recoverFreqSecs: ctx.recoverFreqSecs,
+          lastCheckpointMs: this.lastCheckpointMs,
+          ...(this.lastCheckpointStep !== undefined ? { lastCheckpointStep: this.lastCheckpointStep } : {}),
+          medianStepS,
+          ...(this.phases.phase?.step !== undefined ? { stepInProgress: this.phases.phase.step } : {}),
+        });
+        if (a) out.push(a);
+      }
+    }
+    out.push(...this.drift.alerts());
+    return out;
+  }
+}
+
+/** One-shot form: all events so far, evaluated at `ctx.now`. */
+export function evaluateHealth(events: Iterable<HealthEvent>, ctx: HealthContext): Alert[] {
+  const m = new HealthMonitor();
+  m.ingestAll(events);
+  return m.evaluate(ctx);
+}

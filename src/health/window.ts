@@ -1,0 +1,39 @@
+// Bounded sample windows: the cockpit watches runs for days, so every statistic keeps at most a fixed
+// number of recent samples. "Median in this run" is therefore the median of the most recent N, which
+// is what a user means anyway once a run has changed speed.
+
+export class RecentWindow {
+  private readonly buf: number[] = [];
+  private next = 0;
+
+  constructor(readonly capacity: number) {}
+
+  get size(): number {
+    return this.buf.length;
+  }
+
+  push(v: number): void {
+    if (!Number.isFinite(v)) return;
+    if (this.buf.length < this.capacity) this.buf.push(v);
+    else {
+      this.buf[this.next] = v;
+      this.next = (this.next + 1) % this.capacity;
+    }
+  }
+
+  median(): number | null {
+    return median(this.buf);
+  }
+
+  clear(): void {
+    this.buf.length = 0;
+    this.next = 0;
+  }
+}
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
