@@ -1,0 +1,54 @@
+// Recognising the pieces of one physical line: who wrote it (a merged.log role prefix, a
+// Ray-forwarded prefix, or the controller) and whether it starts an AReaL record.
+import { toIsoTime } from './text.js';
+
+export type Level = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'CRITICAL';
+
+export interface RecordHeader {
+  time: string;
+  logger: string;
+  level: Level;
+  message: string;
+}
+
+// Logger names may contain spaces and brackets (`[FSDPEngine Rank 0]`), so the level is the
+// first ` LEVEL:` after the timestamp.
+const HEADER = /^\(AReaL\) (\d{8}-\d{2}:\d{2}:\d{2}(?:\.\d+)?) (.*?) ?(DEBUG|INFO|WARNING|ERROR|CRITICAL):(?: |$)/;
+
+/** Parses `(AReaL) 20260525-12:19:55.952 StatsLogger INFO: msg` (ANSI already stripped). */
+export function parseHeader(body: string): RecordHeader | null {
+  const m = HEADER.exec(body);
+  if (!m) return null;
+  return { time: toIsoTime(m[1]), logger: m[2], level: m[3] as Level, message: body.slice(m[0].length) };
+}
+
+export interface Prefix {
+  /** Identifies the writing process: continuation lines carry the same key. */
+  key: string;
+  /** The event `source`: 'main', a role name, or 'ray'. */
+  source: string;
+  length: number;
+}
+
+const ROLE = /^\[([A-Za-z0-9_.\-/]{1,40})\]( *)/;
+const RAY = /^\((?:[A-Za-z_][\w.:\-]* )?pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\) ?/;
+
+/** merged.log pads the role prefix to 10 characters (`[main]    `, `[rollout] `); requiring the
+ *  exact padding keeps a controller continuation line such as `[step_level_adv] eps=128` from
+ *  being mistaken for a worker. Longer names get no or one space. */
+export function matchRolePrefix(line: string): Prefix | null {
+  const m = ROLE.exec(line);
+  if (!m) return null;
+  const tagLen = m[1].length + 2;
+  const spaces = m[2].length;
+  const ok = tagLen < 10 ? spaces === 10 - tagLen || (spaces < 10 - tagLen && m[0].length === line.length) : spaces <= 1;
+  if (!ok) return null;
+  return { key: `[${m[1]}]`, source: m[1], length: m[0].length };
+}
+
+/** Ray's log forwarding: `(RayRPCServer pid=48213, ip=10.0.0.9) ` on every line of a worker. */
+export function matchRayPrefix(line: string): Prefix | null {
+  const m = RAY.exec(line);
+  if (!m) return null;
+  return { key: m[0].trimEnd(), source: 'ray', length: m[0].length };
+}

@@ -1,0 +1,5 @@
+// Public face of the trainer-log room (pure: callers pass bytes, get events).
+export type * from './events.js';
+export { TrainerLogParser, parseLogBytes, type ParserOptions } from './parser.js';
+export { eventToJsonLine } from './json.js';
+export { stripAnsi, toIsoTime, isoTimeToMs, parseNumber } from './text.js';

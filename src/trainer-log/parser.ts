@@ -1,0 +1,357 @@
+// The one trainer-log parser: fed chunks of bytes cut anywhere, emits the same events as when fed
+// the whole input. Lines are split on bytes; each line is attributed to a writer (controller,
+// merged.log role, Ray-forwarded worker), and each writer has its own open record, because
+// their lines interleave in merged.log and in the controller's stdout.
+import type { ErrorEvent, StepEvent, TrainerEvent, WarningEvent, WarningKind } from './events.js';
+import { parseHeader, matchRayPrefix, matchRolePrefix, type RecordHeader } from './header.js';
+import {
+  MEMORY, RECOVER, STATS_PART, STEP_DONE, classifyError, classifyWarning, exceptionLine, isChainMarker, parseBatch,
+} from './classify.js';
+import { TableBuilder, makeInterner, tableLineKind } from './table.js';
+import { bytesToUtf8, stripAnsi } from './text.js';
+import { latin1 } from './bytes.js';
+
+export interface ParserOptions {
+  /** Cap on what one record (a line, a table, a traceback) may hold; more is cut and reported
+   *  with a `record-truncated` warning. Default 1 MiB. */
+  maxRecordBytes?: number;
+}
+
+/** An ERROR/CRITICAL record or a bare traceback being collected. */
+interface ErrorRecord {
+  kind: 'error';
+  header: RecordHeader | null;
+  lines: string[];
+  bytes: number;
+  truncated: boolean;
+  /** A bare traceback ends at its exception line; a logged error at the writer's next header. */
+  bare: boolean;
+  sawException: boolean;
+}
+
+interface Writer {
+  source: string;
+  main: boolean;
+  rec: ErrorRecord | null;
+}
+
+/** The controller's train step being assembled from `Epoch…done.`, `Stats (i/n):` and tables. */
+interface PendingStep {
+  head: Omit<StepEvent, 'stats'>;
+  stats: Record<string, number | null>;
+  expected: number;
+  done: number;
+  /** The table record header (empty message) has been seen: box lines belong to this step. */
+  inTable: boolean;
+  table: TableBuilder | null;
+  bytes: number;
+  truncated: boolean;
+}
+
+const MAX_WRITERS = 4096;
+const TRACEBACK = 'Traceback (most recent call last)';
+
+export class TrainerLogParser {
+  private readonly maxRecord: number;
+  private readonly intern = makeInterner();
+  private carry = '';
+  private carryCut = false;
+  private out: TrainerEvent[] = [];
+  private main!: Writer;
+  private writers!: Map<string, Writer>;
+  private step: PendingStep | null = null;
+
+  constructor(opts: ParserOptions = {}) {
+    this.maxRecord = Math.max(1024, opts.maxRecordBytes ?? 1 << 20);
+    this.reset();
+  }
+
+  /** Drops every partial line and record (e.g. after a followed file was truncated). */
+  reset(): void {
+    this.carry = '';
+    this.carryCut = false;
+    this.main = { source: 'main', main: true, rec: null };
+    this.writers = new Map();
+    this.step = null;
+  }
+
+  push(chunk: Uint8Array): TrainerEvent[] {
+    const out: TrainerEvent[] = (this.out = []);
+    if (chunk.length === 0) return out;
+    const text = latin1(chunk);
+    let pos = 0;
+    if (this.carry.length > 0 || this.carryCut) {
+      const nl = text.indexOf('\n');
+      if (nl < 0) {
+        this.appendCarry(text, 0, text.length);
+        return out;
+      }
+      this.appendCarry(text, 0, nl);
+      const line = this.carry;
+      const cut = this.carryCut;
+      this.carry = '';
+      this.carryCut = false;
+      this.line(line, 0, line.length, cut);
+      pos = nl + 1;
+    }
+    for (;;) {
+      const nl = text.indexOf('\n', pos);
+      if (nl < 0) break;
+      if (nl - pos > this.maxRecord) this.line(text, pos, pos + this.maxRecord, true);
+      else this.line(text, pos, nl, false);
+      pos = nl + 1;
+    }
+    if (pos < text.length) this.appendCarry(text, pos, text.length);
+    return out;
+  }
+
+  /** Ends the input: the last unterminated line is read, open records are closed, and a table
+   *  or step cut by the end is reported as an `incomplete-record` warning. */
+  end(): TrainerEvent[] {
+    const out: TrainerEvent[] = (this.out = []);
+    if (this.carry.length > 0 || this.carryCut) {
+      const line = this.carry;
+      const cut = this.carryCut;
+      this.carry = '';
+      this.carryCut = false;
+      this.line(line, 0, line.length, cut);
+    }
+    this.closeStep(true);
+    this.closeRecord(this.main);
+    for (const w of this.writers.values()) this.closeRecord(w);
+    this.reset();
+    return out;
+  }
+
+  private appendCarry(text: string, from: number, to: number): void {
+    const room = this.maxRecord - this.carry.length;
+    if (to - from > room) {
+      if (room > 0) this.carry += text.slice(from, from + room);
+      this.carryCut = true;
+    } else {
+      this.carry += text.slice(from, to);
+    }
+  }
+
+  private line(s: string, start: number, end: number, cut: boolean): void {
+    if (end > start && s.charCodeAt(end - 1) === 13) end--;
+    if (cut) this.warn('record-truncated', `a line longer than ${this.maxRecord} bytes was cut`, null, 'main');
+    // Fast path: the rows of an open stats table (most of the bytes of a log).
+    const step = this.step;
+    if (step !== null && step.inTable && s.charCodeAt(start) === 0xe2) {
+      this.tableLine(step, s, start, end);
+      return;
+    }
+    let line = s.slice(start, end);
+    if (line.indexOf('\x1b') >= 0) line = stripAnsi(line);
+    let writer = this.main;
+    let body = line;
+    const c0 = line.charCodeAt(0);
+    if (c0 === 0x5b /* [ */) {
+      const p = matchRolePrefix(line);
+      if (p) {
+        body = line.slice(p.length);
+        if (p.source !== 'main') writer = this.writer(p.key, p.source);
+      }
+    } else if (c0 === 0x28 /* ( */ && !line.startsWith('(AReaL)')) {
+      const p = matchRayPrefix(line);
+      if (p) {
+        body = line.slice(p.length);
+        writer = this.writer(p.key, p.source);
+      }
+    }
+    if (body.startsWith('(AReaL) ')) {
+      const h = parseHeader(body);
+      if (h) {
+        h.message = bytesToUtf8(h.message);
+        this.header(writer, h);
+        return;
+      }
+    }
+    if (writer.main && step !== null && step.inTable && body.charCodeAt(0) === 0xe2) {
+      this.tableLine(step, body, 0, body.length);
+      return;
+    }
+    this.continuation(writer, body);
+  }
+
+  private writer(key: string, source: string): Writer {
+    let w = this.writers.get(key);
+    if (w === undefined) {
+      if (this.writers.size >= MAX_WRITERS) {
+        // Garbage can invent endless prefixes: forget the oldest writer to stay bounded.
+        const [oldKey, old] = this.writers.entries().next().value as [string, Writer];
+        this.closeRecord(old);
+        this.writers.delete(oldKey);
+      }
+      w = { source, main: false, rec: null };
+      this.writers.set(key, w);
+    }
+    return w;
+  }
+
+  private header(w: Writer, h: RecordHeader): void {
+    this.closeRecord(w);
+    if (w.main) {
+      if (this.stepHeader(h)) return;
+      this.controllerHeader(h);
+    }
+    if (h.level === 'ERROR' || h.level === 'CRITICAL') {
+      w.rec = { kind: 'error', header: h, lines: [], bytes: h.message.length, truncated: false, bare: false, sawException: false };
+    } else if (h.level === 'WARNING' && !(w.main && h.message.startsWith('Resume info not found'))) {
+      this.out.push({ type: 'warning', message: firstLine(h.message), kind: classifyWarning(h.message), time: h.time, source: w.source });
+    }
+  }
+
+  /** Handles the records of a train step; true when the header belonged to it. */
+  private stepHeader(h: RecordHeader): boolean {
+    const msg = h.message;
+    const step = this.step;
+    if (step !== null) {
+      const part = STATS_PART.exec(msg);
+      if (part && !step.inTable) {
+        step.expected = Math.max(step.expected, Number(part[2]));
+        return true;
+      }
+      if (msg.trim() === '' && !step.inTable && step.done < step.expected) {
+        step.inTable = true;
+        return true;
+      }
+      this.closeStep(false);
+    }
+    const m = STEP_DONE.exec(msg);
+    if (!m) return false;
+    this.step = {
+      head: {
+        type: 'step', epoch: +m[1], epochs: +m[2], step: +m[3], stepsPerEpoch: +m[4], globalStep: +m[5], totalSteps: +m[6], time: h.time,
+      },
+      stats: {},
+      expected: 1,
+      done: 0,
+      inTable: false,
+      table: null,
+      bytes: 0,
+      truncated: false,
+    };
+    return true;
+  }
+
+  private tableLine(step: PendingStep, s: string, start: number, end: number): void {
+    const kind = tableLineKind(s, start);
+    if (kind === 'row') {
+      if (step.table === null) step.table = new TableBuilder(this.maxRecord, this.intern);
+      step.table.addRow(s, start, end);
+    } else if (kind === 'top') {
+      step.table = new TableBuilder(this.maxRecord, this.intern);
+    } else if (kind === 'bottom') {
+      const t = step.table ?? new TableBuilder(this.maxRecord, this.intern);
+      t.collect(step.stats);
+      if (t.truncated) step.truncated = true;
+      step.table = null;
+      step.inTable = false;
+      step.done++;
+      if (step.done >= step.expected) this.closeStep(false);
+    }
+  }
+
+  /** Emits the pending step if all its tables are complete; otherwise reports it incomplete. */
+  private closeStep(atEnd: boolean): void {
+    const step = this.step;
+    if (step === null) return;
+    this.step = null;
+    const { head } = step;
+    if (step.done >= step.expected) {
+      this.out.push({ ...head, stats: step.stats });
+      if (step.truncated) this.warn('record-truncated', `the stats table of train step ${head.globalStep} exceeded ${this.maxRecord} bytes and was cut`, head.time, 'main');
+      return;
+    }
+    const where = atEnd ? 'the input ended' : 'another record began';
+    this.warn('incomplete-record', `the stats of train step ${head.globalStep} are incomplete: ${where} before the table was complete`, head.time, 'main');
+  }
+
+  private controllerHeader(h: RecordHeader): void {
+    const msg = h.message;
+    const time = h.time;
+    if (msg.startsWith('Memory-Usage ')) {
+      const m = MEMORY.exec(msg);
+      if (m) this.out.push({ type: 'memory', phase: m[1], allocatedGB: num(m[2]), reservedGB: num(m[3]), usedGB: num(m[4]), totalGB: num(m[5]), time });
+    } else if (msg.startsWith('prepare_batch/rollout:')) {
+      const b = parseBatch(msg);
+      if (b) this.out.push({ type: 'batch', waitS: b.waitS, totalS: b.totalS, episodes: b.episodes, time });
+    } else if (msg.startsWith('Training completes!')) {
+      this.out.push({ type: 'finished', time });
+    } else if (msg.startsWith('Resume info not found')) {
+      this.out.push({ type: 'start', time });
+    } else if (msg.includes('Recovering from StepInfo(')) {
+      const m = RECOVER.exec(msg);
+      if (m) this.out.push({ type: 'resume', resumeStep: Number(m[1]) + 1, time });
+    }
+  }
+
+  private continuation(w: Writer, body: string): void {
+    const rec = w.rec;
+    if (rec !== null) {
+      if (rec.bare && rec.sawException && body !== '' && !/^\s/.test(body) && !isChainMarker(body) && !body.startsWith(TRACEBACK)) {
+        // The traceback is over; this line is someone's ordinary output.
+        this.closeRecord(w);
+      } else {
+        this.addDetail(rec, body);
+        return;
+      }
+    }
+    if (body.startsWith(TRACEBACK)) {
+      w.rec = { kind: 'error', header: null, lines: [], bytes: 0, truncated: false, bare: true, sawException: false };
+      this.addDetail(w.rec, body);
+    }
+  }
+
+  private addDetail(rec: ErrorRecord, body: string): void {
+    if (rec.truncated) return;
+    if (rec.bytes + body.length + 1 > this.maxRecord) {
+      rec.truncated = true;
+      return;
+    }
+    rec.bytes += body.length + 1;
+    rec.lines.push(bytesToUtf8(body));
+    if (rec.bare && rec.lines.length > 1 && body !== '' && !/^\s/.test(body) && !isChainMarker(body) && !body.startsWith(TRACEBACK)) {
+      rec.sawException = true;
+    }
+  }
+
+  private closeRecord(w: Writer): void {
+    const rec = w.rec;
+    if (rec === null) return;
+    w.rec = null;
+    const lines = rec.lines;
+    while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
+    const detail = lines.join('\n');
+    const message = rec.header ? firstLine(rec.header.message) : (exceptionLine(lines) ?? firstLine(detail));
+    const time = rec.header ? rec.header.time : null;
+    const kind = classifyError(rec.header ? `${rec.header.message}\n${detail}` : detail);
+    const ev: ErrorEvent = { type: 'error', message, detail, kind, time, source: w.source };
+    this.out.push(ev);
+    if (rec.truncated) this.warn('record-truncated', `an error record exceeded ${this.maxRecord} bytes; its detail was cut`, time, w.source);
+  }
+
+  private warn(kind: WarningKind, message: string, time: string | null, source: string): void {
+    const ev: WarningEvent = { type: 'warning', message, kind, time, source };
+    this.out.push(ev);
+  }
+}
+
+function firstLine(s: string): string {
+  const nl = s.indexOf('\n');
+  return (nl < 0 ? s : s.slice(0, nl)).trimEnd();
+}
+
+function num(s: string): number {
+  return Number(s);
+}
+
+/** Parses a whole log at once (same events as any chunking of it). */
+export function parseLogBytes(buf: Uint8Array, opts?: ParserOptions): TrainerEvent[] {
+  const p = new TrainerLogParser(opts);
+  const events = p.push(buf);
+  for (const e of p.end()) events.push(e);
+  return events;
+}

@@ -1,0 +1,140 @@
+// Small text helpers for the parser. The parser works on "binary" (latin1) strings, one char per
+// byte, because that is the cheapest way to get a JS string out of bytes and it makes chunk
+// boundaries inside a UTF-8 character harmless: a line is only looked at once it is whole, and
+// only the few strings we keep (keys, messages) are decoded back to UTF-8.
+
+/** `20260525-12:19:55.952` -> `2026-05-25T12:19:55.952` (ISO 8601, no zone, as printed). */
+export function toIsoTime(stamp: string): string {
+  return `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9)}`;
+}
+
+/** Milliseconds of an ISO time without zone, read as if it were UTC. Only differences matter:
+ *  the trainer prints local time without a zone, so this is a naive clock, not a real instant. */
+export function isoTimeToMs(iso: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?$/.exec(iso);
+  if (!m) return Number.NaN;
+  const ms = m[7] ? Number(m[7].padEnd(3, '0')) : 0;
+  return Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], ms);
+}
+
+const HIGH_BYTE = /[\x80-\xff]/;
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+/** Re-decodes a latin1 (byte) string as UTF-8; invalid sequences become U+FFFD. */
+export function bytesToUtf8(s: string): string {
+  if (!HIGH_BYTE.test(s)) return s;
+  const bytes = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i) & 0xff;
+  return utf8.decode(bytes);
+}
+
+/** Removes ANSI escape sequences: CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL|ST`) and two-byte
+ *  escapes. The trainer always colours its output (NO_COLOR does not help), so this runs on every
+ *  header line; it returns the input untouched when there is no ESC. */
+export function stripAnsi(s: string): string {
+  let i = s.indexOf('\x1b');
+  if (i < 0) return s;
+  let out = '';
+  let from = 0;
+  while (i >= 0) {
+    out += s.slice(from, i);
+    let j = i + 1;
+    const c = s.charCodeAt(j);
+    if (c === 0x5b /* [ */) {
+      j++;
+      while (j < s.length) {
+        const d = s.charCodeAt(j);
+        j++;
+        if (d >= 0x40 && d <= 0x7e) break;
+      }
+    } else if (c === 0x5d /* ] */) {
+      j++;
+      while (j < s.length) {
+        const d = s.charCodeAt(j);
+        if (d === 0x07) { j++; break; }
+        if (d === 0x1b && s.charCodeAt(j + 1) === 0x5c) { j += 2; break; }
+        j++;
+      }
+    } else if (j < s.length) {
+      j++;
+    }
+    from = j;
+    i = s.indexOf('\x1b', from);
+  }
+  return out + s.slice(from);
+}
+
+/** Parses a decimal number written like Python prints it (`1.2345e-03`, `-7`, `nan`, `inf`).
+ *  Fast path: up to 15 significant digits and |exponent| <= 22, where integer / 10^k (or
+ *  integer * 10^k) of two exact doubles is correctly rounded, i.e. equals Python's float(). */
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+export function parseNumber(s: string, start: number, end: number): number | null {
+  // trim spaces
+  while (start < end && s.charCodeAt(start) === 0x20) start++;
+  while (end > start && s.charCodeAt(end - 1) === 0x20) end--;
+  if (start >= end) return null;
+  let i = start;
+  let neg = false;
+  let c = s.charCodeAt(i);
+  if (c === 0x2d || c === 0x2b) { neg = c === 0x2d; i++; }
+  let mant = 0;
+  let digits = 0;
+  let scale = 0;
+  let sawDigit = false;
+  while (i < end) {
+    c = s.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) break;
+    if (digits > 0 || c !== 0x30) { mant = mant * 10 + (c - 0x30); digits++; }
+    sawDigit = true;
+    i++;
+  }
+  if (i < end && s.charCodeAt(i) === 0x2e) {
+    i++;
+    while (i < end) {
+      c = s.charCodeAt(i);
+      if (c < 0x30 || c > 0x39) break;
+      if (digits > 0 || c !== 0x30) { mant = mant * 10 + (c - 0x30); digits++; }
+      scale--;
+      sawDigit = true;
+      i++;
+    }
+  }
+  if (!sawDigit) return slowNumber(s.slice(start, end));
+  let exp = 0;
+  if (i < end && (s.charCodeAt(i) | 0x20) === 0x65) {
+    i++;
+    let eneg = false;
+    c = s.charCodeAt(i);
+    if (c === 0x2d || c === 0x2b) { eneg = c === 0x2d; i++; }
+    let ed = 0;
+    while (i < end) {
+      c = s.charCodeAt(i);
+      if (c < 0x30 || c > 0x39) break;
+      exp = exp * 10 + (c - 0x30);
+      ed++;
+      i++;
+      if (exp > 10000) break;
+    }
+    if (ed === 0) return null;
+    if (eneg) exp = -exp;
+  }
+  if (i !== end) return slowNumber(s.slice(start, end));
+  const e = exp + scale;
+  if (digits <= 15 && e >= -22 && e <= 22) {
+    const v = e < 0 ? mant / POW10[-e] : mant * POW10[e];
+    return neg ? -v : v;
+  }
+  const v = Number(s.slice(start, end));
+  return Number.isNaN(v) ? null : v;
+}
+
+function slowNumber(t: string): number | null {
+  const lower = t.toLowerCase();
+  if (lower === 'inf' || lower === '+inf' || lower === 'infinity') return Infinity;
+  if (lower === '-inf' || lower === '-infinity') return -Infinity;
+  if (lower === 'true') return 1;
+  if (lower === 'false') return 0;
+  const v = Number(t);
+  return Number.isNaN(v) || t.trim() === '' ? null : v;
+}
