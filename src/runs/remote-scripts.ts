@@ -1,0 +1,150 @@
+// The bash scripts the runner executes on the target, each run as `bash -c SCRIPT argv0 ARGS...`
+// (the transport quotes ARGS; nothing here is ever pasted into a command line). Patterns follow
+// docs/remote.md: secrets arrive as NAME=VALUE lines on stdin and only ever live in the job's
+// environment; the job is a setsid group tagged with AWRL_RUN_ID; stop = TERM group, grace, KILL
+// group, then sweep /proc/*/environ for the tag.
+
+/** Bash text in a template: write bash's `${...}` as `$\\{...}`; `${x}` includes another piece. */
+function sh(strings: TemplateStringsArray, ...parts: string[]): string {
+  return String.raw({ raw: strings.raw.map((s) => s.replaceAll('$\\{', '${')) }, ...parts);
+}
+
+/** Reads NAME=VALUE lines from stdin into the environment (never echoed, never written). */
+const READ_SECRETS = sh`
+while IFS= read -r line || [ -n "$line" ]; do
+  [ -n "$line" ] || continue
+  name=$\{line%%=*}
+  case $name in ''|[0-9]*|*[!A-Za-z0-9_]*) echo "awrl: refusing a malformed environment variable name" >&2; exit 2;; esac
+  export "$name=$\{line#*=}"
+done
+`;
+
+/** Alive = a non-zombie process still in the job's session (PID = PGID = SID of the job). */
+const ALIVE_FN = sh`
+job_alive() { [ -n "$1" ] && ps -o stat= -s "$1" 2>/dev/null | grep -qv '^Z'; }
+`;
+
+/**
+ * Direct start. Args: RUN_DIR RUN_ID WORKDIR SETUP ARGV...  Prints the job's PID.
+ * The wrapper does not `exec` the trainer so that it can record the exit status (finished vs failed);
+ * its TERM trap only defers to the trainer, which receives the group's TERM itself.
+ */
+export const START_DIRECT_SCRIPT = sh`set -eu
+run_dir=$1; run_id=$2; workdir=$3; setup=$4; shift 4
+${READ_SECRETS}
+cd "$run_dir"
+rm -f job.pid job.pid.tmp exit.code
+export AWRL_RUN_ID="$run_id" AWRL_RUN_DIR="$run_dir"
+setsid nohup bash -c 'echo $$ > job.pid.tmp && mv job.pid.tmp job.pid; cd "$1" || exit 127; eval "$2"; shift 2; trap : TERM; "$@"; echo $? > "$AWRL_RUN_DIR/exit.code"' awrl-job "$workdir" "$setup" "$@" < /dev/null >> stdout.log 2>&1 &
+n=0
+while [ ! -s job.pid ]; do
+  n=$((n + 1))
+  if [ "$n" -gt 150 ]; then echo "awrl: the job did not write job.pid within 15 s" >&2; exit 1; fi
+  sleep 0.1
+done
+cat job.pid
+`;
+
+/**
+ * Slurm submit. Args: RUN_DIR SETUP FIRST_ATTEMPT CHAIN SBATCH_ARGS...  The batch script is
+ * RUN_DIR/job.sbatch. Submits attempt FIRST_ATTEMPT, then CHAIN jobs chained with afternotok (each
+ * guarded in the batch script to run only after TIMEOUT/PREEMPTED/NODE_FAIL). Prints one job id per
+ * line. Secrets on stdin reach the jobs through sbatch's default --export=ALL, never a file or argv.
+ */
+export const SUBMIT_SLURM_SCRIPT = sh`set -e
+run_dir=$1; setup=$2; attempt=$3; chain=$4; shift 4
+${READ_SECRETS}
+cd "$run_dir"
+eval "$setup" >&2
+prev=$(sbatch --parsable "$@" job.sbatch "$attempt")
+prev=$\{prev%%;*}
+echo "$prev"
+i=0
+while [ "$i" -lt "$chain" ]; do
+  i=$((i + 1)); attempt=$((attempt + 1))
+  prev=$(sbatch --parsable --dependency="afternotok:$prev" --kill-on-invalid-dep=yes "$@" job.sbatch "$attempt" "$prev")
+  prev=$\{prev%%;*}
+  echo "$prev"
+done
+`;
+
+/**
+ * Lists runs. Args: RUNS_ROOT SETUP TAIL_BYTES.  Output, per run: `@@run ID`, `@@json {...}`,
+ * `@@alive 0|1`, optional `@@exit N`, `@@sexit JOBID N`, `@@tail BASE64`; then `@@squeue ID STATE`
+ * lines when any run uses Slurm. Tab-separated.
+ */
+export const LIST_SCRIPT = sh`set -u
+root=$1; setup=$2; tail_bytes=$3
+${ALIVE_FN}
+slurm=0
+for d in "$root"/*/; do
+  d=$\{d%/}
+  [ -f "$d/run.json" ] || continue
+  printf '@@run\t%s\n@@json\t' "$\{d##*/}"
+  tr -d '\n' < "$d/run.json"; printf '\n'
+  case $(cat "$d/run.json") in *'"backend":"slurm"'*) slurm=1;; esac
+  pid=$(cat "$d/job.pid" 2>/dev/null || true)
+  if job_alive "$pid"; then printf '@@alive\t1\n'; else printf '@@alive\t0\n'; fi
+  [ -f "$d/exit.code" ] && printf '@@exit\t%s\n' "$(cat "$d/exit.code")"
+  for f in "$d"/slurm-exit.*; do
+    [ -f "$f" ] && printf '@@sexit\t%s\t%s\n' "$\{f##*.}" "$(cat "$f")"
+  done
+  if [ "$tail_bytes" -gt 0 ] && [ -f "$d/stdout.log" ]; then
+    printf '@@tail\t'; tail -c "$tail_bytes" "$d/stdout.log" | base64 | tr -d '\n'; printf '\n'
+  fi
+done
+if [ "$slurm" = 1 ]; then
+  eval "$setup" >&2
+  squeue -h -t all -u "$(id -un)" -o '%i %T' 2>/dev/null | while read -r id st; do printf '@@squeue\t%s\t%s\n' "$id" "$st"; done
+fi
+true
+`;
+
+/**
+ * Direct stop. Args: RUN_DIR RUN_ID GRACE_SECONDS.  Output lines: `@@term PGID`, `@@kill PGID`,
+ * `@@sweep PID` (tagged leftovers), `@@left PID` (still there after everything).
+ */
+export const STOP_DIRECT_SCRIPT = sh`set -u
+run_dir=$1; run_id=$2; grace=$3
+${ALIVE_FN}
+pid=$(cat "$run_dir/job.pid" 2>/dev/null || true)
+if job_alive "$pid"; then
+  kill -TERM -- "-$pid" 2>/dev/null && printf '@@term\t%s\n' "$pid"
+  n=0
+  while job_alive "$pid" && [ "$n" -lt $((grace * 10)) ]; do sleep 0.1; n=$((n + 1)); done
+  if job_alive "$pid"; then kill -KILL -- "-$pid" 2>/dev/null && printf '@@kill\t%s\n' "$pid"; fi
+fi
+# torchrun puts workers in their own sessions: find whatever still carries the run tag.
+tagged() {
+  for f in $(grep -l -s -z "^AWRL_RUN_ID=$run_id\$" /proc/[0-9]*/environ); do
+    p=$\{f#/proc/}; p=$\{p%/environ}
+    [ "$p" = "$$" ] || echo "$p"
+  done
+}
+for p in $(tagged); do kill -TERM "$p" 2>/dev/null && printf '@@sweep\t%s\n' "$p"; done
+n=0
+while [ -n "$(tagged)" ] && [ "$n" -lt $((grace * 10)) ]; do sleep 0.1; n=$((n + 1)); done
+for p in $(tagged); do kill -KILL "$p" 2>/dev/null; done
+n=0
+while [ -n "$(tagged)" ] && [ "$n" -lt 20 ]; do sleep 0.1; n=$((n + 1)); done
+for p in $(tagged); do printf '@@left\t%s\n' "$p"; done
+true
+`;
+
+/** Slurm stop. Args: SETUP JOB_IDS...  Cancels every job of the run (attempts and queued chain). */
+export const STOP_SLURM_SCRIPT = sh`set -u
+setup=$1; shift
+eval "$setup" >&2
+scancel "$@" && for j in "$@"; do printf '@@scancel\t%s\n' "$j"; done
+`;
+
+/** Parses `@@key<TAB>a<TAB>b` lines into [key, fields] pairs; anything else is ignored. */
+export function parseMarkedLines(text: string): Array<[string, string[]]> {
+  const out: Array<[string, string[]]> = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('@@')) continue;
+    const [key, ...fields] = line.slice(2).split('\t');
+    out.push([key, fields]);
+  }
+  return out;
+}

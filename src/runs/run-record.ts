@@ -1,0 +1,73 @@
+// run.json: the run's record on the target, next to its config.yaml and stdout.log. Written by the
+// launcher, and by the Slurm batch script when an auto-resume attempt starts (so the record stays
+// true while no cockpit is connected). Compact one-line JSON: the list script relies on it.
+import { z } from 'zod';
+
+export const RUN_STATES = ['submitted', 'pending', 'running', 'finished', 'failed', 'timeout', 'stopped'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+const attemptSchema = z.object({
+  n: z.number().int().positive(),
+  reason: z.enum(['launch', 'resume', 'auto-resume']),
+  startedAt: z.string(),
+  pid: z.number().int().positive().optional(),
+  jobId: z.string().optional(),
+  /** How the previous attempt ended, as the auto-resume guard saw it (TIMEOUT, PREEMPTED, NODE_FAIL). */
+  after: z.string().optional(),
+});
+export type Attempt = z.infer<typeof attemptSchema>;
+
+const recordSchema = z.object({
+  version: z.literal(1),
+  runId: z.string(),
+  experiment: z.string(),
+  trial: z.string(),
+  target: z.string(),
+  workdir: z.string(),
+  runDir: z.string(),
+  backend: z.enum(['direct', 'slurm']),
+  /** The trainer's argv, as started (python, webgym/train.py, --config, overrides...). */
+  argv: z.array(z.string()),
+  /** Names of the forwarded environment variables (never their values). */
+  secretNames: z.array(z.string()),
+  createdAt: z.string(),
+  attempts: z.array(attemptSchema),
+  /** Slurm: jobs submitted ahead for `--auto-resume` (afternotok chain), in order. */
+  chainJobIds: z.array(z.string()).default([]),
+  autoResume: z.number().int().nonnegative().default(0),
+  stopRequestedAt: z.string().optional(),
+});
+export type RunRecord = z.infer<typeof recordSchema>;
+
+export function parseRunRecord(text: string): RunRecord | null {
+  try {
+    const r = recordSchema.safeParse(JSON.parse(text));
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
+}
+
+export function serializeRunRecord(r: RunRecord): string {
+  return `${JSON.stringify(r)}\n`;
+}
+
+/** Every Slurm job id the run has used or queued (what `scancel` and `squeue` are asked about). */
+export function runJobIds(r: RunRecord): string[] {
+  const ids = r.attempts.map((a) => a.jobId).filter((x): x is string => !!x);
+  return [...new Set([...ids, ...r.chainJobIds])];
+}
+
+/** `<trial>-<yyyymmdd-HHMMSS>-<4 hex>`: sortable, readable, safe as a directory and tmux name. */
+export function makeRunId(trial: string, now: Date, random: () => number = Math.random): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  const stamp = `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`;
+  const slug = trial.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'run';
+  const hex = Math.floor(random() * 0x10000).toString(16).padStart(4, '0');
+  return `${slug}-${stamp}-${hex}`;
+}
+
+/** Run ids arrive from users and become paths: allow only what makeRunId produces. */
+export function isValidRunId(id: string): boolean {
+  return /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(id) && !id.includes('..');
+}

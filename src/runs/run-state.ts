@@ -1,0 +1,93 @@
+// The run's live state, derived from its record plus what the target says right now (process alive,
+// exit-code files, Slurm job states). Pure, so every rule here has a table test.
+import type { RunRecord, RunState } from './run-record.js';
+
+/** What one probe of the target found for a run (see remote-scripts.ts LIST_SCRIPT / slurm query). */
+export interface RunProbe {
+  /** direct: the job's process group still exists. */
+  alive?: boolean;
+  /** direct: the current attempt's exit status, when the job wrapper wrote it. */
+  exitCode?: number | null;
+  /** slurm: job id -> Slurm state (PENDING, RUNNING, COMPLETED, TIMEOUT, ...); absent when Slurm forgot it. */
+  slurm?: Record<string, string>;
+  /** slurm: job id -> exit status written by the batch script when the trainer ended. */
+  slurmExit?: Record<string, number>;
+}
+
+export interface DerivedState {
+  state: RunState;
+  /** A short why: `pid 1234`, `job 17 TIMEOUT`, `exit 1`. */
+  detail: string;
+}
+
+const ACTIVE: ReadonlySet<RunState> = new Set(['submitted', 'pending', 'running']);
+export const isActive = (s: RunState): boolean => ACTIVE.has(s);
+export const isTerminal = (s: RunState): boolean => !ACTIVE.has(s);
+
+/** Slurm ends that `--auto-resume` resubmits after. */
+export const RESUMABLE_SLURM_ENDS: ReadonlySet<string> = new Set(['TIMEOUT', 'PREEMPTED', 'NODE_FAIL']);
+
+const SLURM_RUNNING = new Set(['RUNNING', 'CONFIGURING', 'COMPLETING', 'STAGE_OUT', 'SIGNALING', 'RESIZING']);
+const SLURM_PENDING = new Set(['PENDING', 'REQUEUED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'SUSPENDED', 'STOPPED', 'RESV_DEL_HOLD']);
+
+function fromSlurmEnd(s: string): RunState {
+  if (s === 'COMPLETED') return 'finished';
+  if (s === 'TIMEOUT' || s === 'DEADLINE') return 'timeout';
+  if (s === 'CANCELLED') return 'stopped';
+  return 'failed'; // FAILED, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, ...
+}
+
+export function deriveRunState(r: RunRecord, p: RunProbe): DerivedState {
+  const last = r.attempts[r.attempts.length - 1];
+  if (!last) return { state: 'submitted', detail: 'not started yet' };
+  return r.backend === 'slurm' ? deriveSlurm(r, p) : deriveDirect(r, p, last.pid);
+}
+
+function deriveDirect(r: RunRecord, p: RunProbe, pid: number | undefined): DerivedState {
+  if (pid === undefined) return { state: 'submitted', detail: 'starting' };
+  if (p.alive) return { state: 'running', detail: r.stopRequestedAt ? `pid ${pid}, stopping` : `pid ${pid}` };
+  if (r.stopRequestedAt) return { state: 'stopped', detail: `stopped at ${r.stopRequestedAt}` };
+  if (p.exitCode === 0) return { state: 'finished', detail: 'exit 0' };
+  if (p.exitCode !== undefined && p.exitCode !== null) return { state: 'failed', detail: `exit ${p.exitCode}` };
+  return { state: 'failed', detail: `pid ${pid} gone without an exit status` };
+}
+
+function deriveSlurm(r: RunRecord, p: RunProbe): DerivedState {
+  const attempt = r.attempts.length;
+  const cur = r.attempts[attempt - 1].jobId;
+  if (!cur) return { state: 'submitted', detail: 'not submitted yet' };
+  const slurm = p.slurm ?? {};
+  const curState = slurm[cur];
+  // The chain job queued behind the current attempt (attempt n+1 is chainJobIds[n-1]).
+  const next = r.chainJobIds[attempt - 1];
+  const nextState = next ? slurm[next] : undefined;
+  const tag = attempt > 1 ? ` (attempt ${attempt})` : '';
+  if (curState && SLURM_RUNNING.has(curState)) return { state: 'running', detail: `job ${cur} ${curState}${tag}` };
+  if (curState && SLURM_PENDING.has(curState)) return { state: 'pending', detail: `job ${cur} ${curState}${tag}` };
+  if (curState && RESUMABLE_SLURM_ENDS.has(curState) && next && !r.stopRequestedAt) {
+    // The afternotok chain takes over: its job starts (and records its attempt) by itself.
+    if (nextState && SLURM_RUNNING.has(nextState)) return { state: 'running', detail: `job ${next} ${nextState} (resubmitted)` };
+    if (nextState && SLURM_PENDING.has(nextState)) return { state: 'pending', detail: `job ${next} ${nextState} after ${curState}` };
+  }
+  if (r.stopRequestedAt) return { state: 'stopped', detail: `cancelled at ${r.stopRequestedAt}` };
+  if (curState) return { state: fromSlurmEnd(curState), detail: `job ${cur} ${curState}${tag}` };
+  const code = p.slurmExit?.[cur];
+  if (code === 0) return { state: 'finished', detail: `job ${cur} exit 0${tag}` };
+  if (code !== undefined) return { state: 'failed', detail: `job ${cur} exit ${code}${tag}` };
+  return { state: 'failed', detail: `job ${cur} unknown to Slurm and no exit status${tag}` };
+}
+
+/** Legal moves of the run state machine; the watcher reports anything else as a jump it saw. */
+const TRANSITIONS: Record<RunState, readonly RunState[]> = {
+  submitted: ['pending', 'running', 'finished', 'failed', 'timeout', 'stopped'],
+  pending: ['running', 'finished', 'failed', 'timeout', 'stopped'],
+  running: ['pending', 'finished', 'failed', 'timeout', 'stopped'],
+  timeout: ['pending', 'running'], // auto-resume or --resume
+  failed: ['submitted', 'pending', 'running'], // --resume
+  stopped: ['submitted', 'pending', 'running'],
+  finished: ['submitted', 'pending', 'running'],
+};
+
+export function canTransition(from: RunState, to: RunState): boolean {
+  return from === to || TRANSITIONS[from].includes(to);
+}

@@ -1,0 +1,121 @@
+// The Slurm batch script and sbatch options for a run. All options travel as sbatch argv words (no
+// #SBATCH lines to quote), the trainer argv is embedded as a single-quoted bash array.
+//
+// Auto-resume mechanism (chosen over `--requeue`): at launch, N extra jobs are submitted as an
+// afternotok dependency chain with --kill-on-invalid-dep. Slurm starts job k+1 only when job k
+// ended badly, with no cockpit connected; the batch script's guard then checks that job k ended in
+// TIMEOUT, PREEMPTED or NODE_FAIL (a genuine crash is not retried), records the attempt in run.json
+// and starts the trainer, which resumes from its recover point. A job that finishes makes the rest
+// of the chain unsatisfiable and Slurm drops it. Requeue was rejected: it reuses the job id (attempts
+// become invisible to squeue), and a script cannot requeue itself once the time limit has killed it.
+import type { Target } from './targets.js';
+
+const q = (s: string): string => {
+  if (s.includes('\0')) throw new Error('argument contains a NUL byte');
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+};
+
+export interface BatchScriptInput {
+  runId: string;
+  runDir: string;
+  workdir: string;
+  setup?: string;
+  /** Trainer argv: python, webgym/train.py, --config, path, overrides... */
+  argv: string[];
+  /** cluster.n_nodes: > 1 starts a Ray cluster (head on the first node) before the trainer. */
+  nodes: number;
+}
+
+/** The batch script. Args when submitted: ATTEMPT [PREVIOUS_JOB_ID]. */
+export function batchScript(b: BatchScriptInput): string {
+  const lines = [
+    '#!/bin/bash',
+    `# awrl-tui run ${b.runId}: generated, do not edit (relaunch with awrl-tui --launch --resume ${b.runId}).`,
+    'set -u',
+    'attempt=${1:-1}; prev=${2:-}',
+    `RUN_DIR=${q(b.runDir)}`,
+    `WORKDIR=${q(b.workdir)}`,
+    `ARGV=(${b.argv.map(q).join(' ')})`,
+    'cd "$RUN_DIR" || exit 1',
+    'prev_state=""',
+    'if [ -n "$prev" ]; then',
+    '  # Only a time limit, a preemption or a node failure is worth another attempt.',
+    `  prev_state=$(scontrol show job -o "$prev" 2>/dev/null | sed -n 's/.*JobState=\\([A-Z_]*\\).*/\\1/p')`,
+    '  case $prev_state in',
+    '    TIMEOUT|PREEMPTED|NODE_FAIL) ;;',
+    '    *) echo "awrl: attempt $attempt not needed: job $prev ended ${prev_state:-unknown}"; exit 0;;',
+    '  esac',
+    'fi',
+    `export AWRL_RUN_ID=${q(b.runId)} AWRL_RUN_DIR="$RUN_DIR"`,
+    b.setup ? b.setup : ':',
+    'if [ -n "$prev" ]; then',
+    '  "${ARGV[0]}" - "$RUN_DIR/run.json" "$attempt" "$SLURM_JOB_ID" "$prev_state" <<\'PY\' || echo "awrl: could not record attempt $attempt in run.json" >&2',
+    ...RECORD_ATTEMPT_PY,
+    'PY',
+    'fi',
+    'cd "$WORKDIR" || exit 1',
+    ...(b.nodes > 1 ? RAY_CLUSTER : []),
+    '"${ARGV[@]}" < /dev/null >> "$RUN_DIR/stdout.log" 2>&1',
+    'rc=$?',
+    'echo "$rc" > "$RUN_DIR/slurm-exit.$SLURM_JOB_ID"',
+    'exit "$rc"',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/** Appends the attempt to run.json atomically (same compact format the cockpit writes). */
+const RECORD_ATTEMPT_PY = [
+  'import datetime, json, os, sys',
+  'path, n, job, after = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]',
+  'with open(path) as f:',
+  '    r = json.load(f)',
+  'if not any(a.get("jobId") == job for a in r["attempts"]):',
+  '    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")',
+  '    a = {"n": n, "reason": "auto-resume", "startedAt": now, "jobId": job}',
+  '    if after:',
+  '        a["after"] = after',
+  '    r["attempts"].append(a)',
+  '    with open(path + ".tmp", "w") as f:',
+  '        f.write(json.dumps(r, separators=(",", ":")) + "\\n")',
+  '    os.replace(path + ".tmp", path)',
+];
+
+/** As AsyncWebRL's own scripts do: Ray head on the first node, workers on the others, trainer on the head. */
+const RAY_CLUSTER = [
+  '# Multi-node: a Ray cluster first (head on this, the first node; workers on the others).',
+  'mapfile -t nodes < <(scontrol show hostnames "$SLURM_JOB_NODELIST")',
+  'head_node=${nodes[0]}',
+  'head_ip=$(srun --overlap --nodes=1 --ntasks=1 -w "$head_node" hostname --ip-address | awk \'{print $1}\')',
+  'ray_port=6379',
+  'export RAY_ADDRESS="$head_ip:$ray_port"',
+  'srun --overlap --nodes=1 --ntasks=1 -w "$head_node" ray start --head --node-ip-address="$head_ip" --port="$ray_port" --block >> "$RUN_DIR/stdout.log" 2>&1 &',
+  'for i in $(seq 1 120); do ray status >/dev/null 2>&1 && break; sleep 2; done',
+  'for node in "${nodes[@]:1}"; do',
+  '  srun --overlap --nodes=1 --ntasks=1 -w "$node" ray start --address="$RAY_ADDRESS" --block >> "$RUN_DIR/stdout.log" 2>&1 &',
+  'done',
+  'for i in $(seq 1 150); do',
+  '  [ "$(ray status 2>/dev/null | grep -c \' node_\')" -ge "${#nodes[@]}" ] && break',
+  '  sleep 2',
+  'done',
+];
+
+/** sbatch options for the run: job name, output, nodes and the target's Slurm settings. */
+export function sbatchArgs(t: Target, b: { runId: string; runDir: string; nodes: number; gpusPerNode?: number }): string[] {
+  const s = t.slurm;
+  const gpus = s.gpusPerNode ?? b.gpusPerNode;
+  const args = [
+    `--job-name=awrl-${b.runId}`,
+    `--chdir=${b.runDir}`,
+    `--output=${b.runDir}/slurm-%j.out`,
+    '--open-mode=append',
+    `--nodes=${s.nodes ?? b.nodes}`,
+    '--ntasks-per-node=1',
+  ];
+  if (gpus !== undefined && gpus > 0) args.push(`--gpus-per-node=${gpus}`);
+  if (s.cpusPerTask !== undefined) args.push(`--cpus-per-task=${s.cpusPerTask}`);
+  if (s.partition) args.push(`--partition=${s.partition}`);
+  if (s.timeLimit) args.push(`--time=${s.timeLimit}`);
+  if (s.account) args.push(`--account=${s.account}`);
+  return [...args, ...s.extraArgs];
+}

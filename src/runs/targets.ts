@@ -1,0 +1,184 @@
+// Targets: where a run goes (an SSH host or `local`) and how it is started there. Named targets live
+// in a profile file ($XDG_CONFIG_HOME/awrl-tui/targets.yaml); every field can also come from the
+// command line. Pure: callers read the file and pass its text.
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import { z } from 'zod';
+
+export type Backend = 'direct' | 'slurm';
+
+export interface SlurmOptions {
+  partition?: string;
+  /** Nodes per job; default: the config's cluster.n_nodes. */
+  nodes?: number;
+  /** GPUs per node (`--gpus-per-node`); omitted when unset (CPU-only test clusters). */
+  gpusPerNode?: number;
+  cpusPerTask?: number;
+  /** sbatch `--time` (e.g. `2-00:00:00`, `60`). */
+  timeLimit?: string;
+  account?: string;
+  /** Extra sbatch arguments, passed as separate argv words. */
+  extraArgs: string[];
+}
+
+export interface Target {
+  /** The profile name, or the host spec when given directly. */
+  name: string;
+  /** `local`, an ssh alias, or `user@host[:port]`. */
+  host: string;
+  /** ssh `-F` file. */
+  sshConfigFile?: string;
+  /** The AsyncWebRL checkout on the target; runs go to `<workdir>/.awrl/runs/<run-id>/`. */
+  workdir: string;
+  python: string;
+  /** A shell line run before the trainer (e.g. `source ~/miniconda3/bin/activate awrl`). */
+  setup?: string;
+  backend: Backend;
+  slurm: SlurmOptions;
+  /** Environment variable names to forward instead of the ones the config asks for. */
+  forwardEnv?: string[];
+}
+
+const slurmSchema = z
+  .object({
+    partition: z.string().min(1).optional(),
+    nodes: z.number().int().positive().optional(),
+    gpus_per_node: z.number().int().nonnegative().optional(),
+    cpus_per_task: z.number().int().positive().optional(),
+    time_limit: z.union([z.string().min(1), z.number().int().positive()]).optional(),
+    account: z.string().min(1).optional(),
+    extra_args: z.array(z.string()).optional(),
+  })
+  .strict();
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'not an environment variable name');
+
+const targetSchema = z
+  .object({
+    host: z.string().min(1),
+    ssh_config: z.string().min(1).optional(),
+    workdir: z.string().min(1),
+    python: z.string().min(1).optional(),
+    setup: z.string().optional(),
+    backend: z.enum(['direct', 'slurm']).optional(),
+    slurm: slurmSchema.optional(),
+    forward_env: z.array(envName).optional(),
+  })
+  .strict();
+
+const fileSchema = z.object({ targets: z.record(z.string(), targetSchema) }).strict();
+
+/** A problem in the profile file, already formatted as `file:line: key: message`. */
+export class TargetsFileError extends Error {
+  override name = 'TargetsFileError';
+}
+
+/** Parses a targets.yaml text; throws TargetsFileError naming file, line and key. */
+export function loadTargets(text: string, fileName: string): Record<string, Target> {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const lineOf = (offset: number | undefined) => (offset === undefined ? 1 : lineCounter.linePos(offset).line);
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    throw new TargetsFileError(`${fileName}:${lineOf(e.pos[0])}: ${e.message.split('\n')[0]}`);
+  }
+  const parsed = fileSchema.safeParse(doc.toJS() ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    // Point at the deepest node that exists on the issue's path (a missing key: its parent).
+    const path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
+    let line = 1;
+    for (let n = path.length; n >= 0; n--) {
+      const node = doc.getIn(path.slice(0, n), true);
+      if (isNode(node)) {
+        line = lineOf(node.range?.[0]);
+        break;
+      }
+    }
+    const key = path.length > 0 ? path.join('.') : '(top level)';
+    const extra = issue.code === 'unrecognized_keys' ? `: ${issue.keys.join(', ')}` : '';
+    throw new TargetsFileError(`${fileName}:${line}: ${key}: ${issue.message}${extra}`);
+  }
+  const out: Record<string, Target> = {};
+  for (const [name, t] of Object.entries(parsed.data.targets)) {
+    out[name] = {
+      name,
+      host: t.host,
+      sshConfigFile: t.ssh_config,
+      workdir: t.workdir,
+      python: t.python ?? 'python3',
+      setup: t.setup,
+      backend: t.backend ?? 'direct',
+      slurm: {
+        partition: t.slurm?.partition,
+        nodes: t.slurm?.nodes,
+        gpusPerNode: t.slurm?.gpus_per_node,
+        cpusPerTask: t.slurm?.cpus_per_task,
+        timeLimit: t.slurm?.time_limit === undefined ? undefined : String(t.slurm.time_limit),
+        account: t.slurm?.account,
+        extraArgs: t.slurm?.extra_args ?? [],
+      },
+      forwardEnv: t.forward_env,
+    };
+  }
+  return out;
+}
+
+/** Command-line target fields; any given one overrides the profile's. */
+export interface TargetFlags {
+  target?: string;
+  sshConfigFile?: string;
+  workdir?: string;
+  python?: string;
+  setup?: string;
+  backend?: string;
+  partition?: string;
+  nodes?: number;
+  gpusPerNode?: number;
+  cpusPerTask?: number;
+  timeLimit?: string;
+  account?: string;
+  sbatchArgs?: string[];
+  forwardEnv?: string[];
+}
+
+/** Profile (when `--target` names one) + flags -> a complete Target, or an error message. */
+export function resolveTarget(flags: TargetFlags, profiles: Record<string, Target>): Target | string {
+  if (!flags.target) return 'missing --target (a name from targets.yaml, `local`, an ssh alias or user@host[:port])';
+  const base: Partial<Target> = profiles[flags.target] ?? { name: flags.target, host: flags.target };
+  if (flags.backend !== undefined && flags.backend !== 'direct' && flags.backend !== 'slurm') {
+    return `--backend must be 'direct' or 'slurm', not '${flags.backend}'`;
+  }
+  for (const n of flags.forwardEnv ?? []) {
+    if (!envName.safeParse(n).success) return `--forward-env '${n}' is not an environment variable name`;
+  }
+  const workdir = flags.workdir ?? base.workdir;
+  if (!workdir) {
+    return `target '${flags.target}' has no workdir: give --workdir DIR (the AsyncWebRL checkout on it) or define it in targets.yaml`;
+  }
+  const s = base.slurm ?? { extraArgs: [] };
+  return {
+    name: base.name ?? flags.target,
+    host: base.host ?? flags.target,
+    sshConfigFile: flags.sshConfigFile ?? base.sshConfigFile,
+    workdir,
+    python: flags.python ?? base.python ?? 'python3',
+    setup: flags.setup ?? base.setup,
+    backend: (flags.backend as Backend | undefined) ?? base.backend ?? 'direct',
+    slurm: {
+      partition: flags.partition ?? s.partition,
+      nodes: flags.nodes ?? s.nodes,
+      gpusPerNode: flags.gpusPerNode ?? s.gpusPerNode,
+      cpusPerTask: flags.cpusPerTask ?? s.cpusPerTask,
+      timeLimit: flags.timeLimit ?? s.timeLimit,
+      account: flags.account ?? s.account,
+      extraArgs: [...s.extraArgs, ...(flags.sbatchArgs ?? [])],
+    },
+    forwardEnv: flags.forwardEnv ?? base.forwardEnv,
+  };
+}
+
+/** Where the profile file lives: $XDG_CONFIG_HOME/awrl-tui/targets.yaml (default ~/.config). */
+export function targetsFilePath(env: Record<string, string | undefined>, home: string): string {
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : `${home}/.config`;
+  return `${base}/awrl-tui/targets.yaml`;
+}
