@@ -30,7 +30,7 @@ export interface Prefix {
   length: number;
 }
 
-const ROLE = /^\[([A-Za-z0-9_.\-/]{1,40})\]( *)/;
+const ROLE = /^\[([A-Za-z0-9_.\-/]{1,40})\]/;
 const RAY = /^\((?:[A-Za-z_][\w.:\-]* )?pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\) ?/;
 
 /** merged.log pads the role prefix to 10 characters (`[main]    `, `[rollout] `); requiring the
@@ -39,11 +39,14 @@ const RAY = /^\((?:[A-Za-z_][\w.:\-]* )?pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\) ?/;
 export function matchRolePrefix(line: string): Prefix | null {
   const m = ROLE.exec(line);
   if (!m) return null;
-  const tagLen = m[1].length + 2;
-  const spaces = m[2].length;
-  const ok = tagLen < 10 ? spaces === 10 - tagLen || (spaces < 10 - tagLen && m[0].length === line.length) : spaces <= 1;
-  if (!ok) return null;
-  return { key: `[${m[1]}]`, source: m[1], length: m[0].length };
+  const tagLen = m[0].length;
+  // Exactly the padding (the line's own indentation follows it), or a bare prefix on an empty line.
+  const pad = tagLen < 10 ? 10 - tagLen : line.charCodeAt(tagLen) === 0x20 ? 1 : 0;
+  for (let i = 0; i < pad; i++) {
+    if (tagLen + i === line.length) break;
+    if (line.charCodeAt(tagLen + i) !== 0x20) return null;
+  }
+  return { key: m[0], source: m[1], length: Math.min(line.length, tagLen + pad) };
 }
 
 /** Ray's log forwarding: `(RayRPCServer pid=48213, ip=10.0.0.9) ` on every line of a worker. */
