@@ -69,15 +69,15 @@ done
 `;
 
 /**
- * Lists runs. Args: RUNS_ROOT SETUP TAIL_BYTES.  Output, per run: `@@run ID`, `@@json {...}`,
+ * Lists runs. Args: RUNS_ROOT NAME(glob: * or a run id) SETUP TAIL_BYTES.  Output, per run: `@@run ID`, `@@json {...}`,
  * `@@alive 0|1`, optional `@@exit N`, `@@sexit JOBID N`, `@@tail BASE64`; then `@@squeue ID STATE`
  * lines when any run uses Slurm. Tab-separated.
  */
 export const LIST_SCRIPT = sh`set -u
-root=$1; setup=$2; tail_bytes=$3
+root=$1; name=$2; setup=$3; tail_bytes=$4
 ${ALIVE_FN}
 slurm=0
-for d in "$root"/*/; do
+for d in "$root"/$name/; do
   d=$\{d%/}
   [ -f "$d/run.json" ] || continue
   printf '@@run\t%s\n@@json\t' "$\{d##*/}"

@@ -35,6 +35,9 @@ const recordSchema = z.object({
   /** Slurm: jobs submitted ahead for `--auto-resume` (afternotok chain), in order. */
   chainJobIds: z.array(z.string()).default([]),
   autoResume: z.number().int().nonnegative().default(0),
+  /** Slurm sizing, kept so that a resume asks for the same allocation. */
+  nodes: z.number().int().positive().default(1),
+  gpusPerNode: z.number().int().nonnegative().optional(),
   stopRequestedAt: z.string().optional(),
 });
 export type RunRecord = z.infer<typeof recordSchema>;

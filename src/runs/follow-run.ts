@@ -1,0 +1,71 @@
+// Following a run's stdout.log (the single source: the controller's output and, with Ray, every
+// worker's) through the Transport, into trainer events. Each byte is parsed once: the transport
+// resumes by byte offset across reconnects, and any overlap it might still deliver is cut off here
+// by offset, never by "step number already seen" (steps legitimately repeat after a resume).
+import type { Transport, FollowHandle } from '../remote/transport.js';
+import { TrainerLogParser, type TrainerEvent } from '../trainer-log/index.js';
+
+export interface FollowRunOptions {
+  /** Continue from this byte offset (with the same `parser`, so a record cut mid-way completes). */
+  fromOffset?: number;
+  parser?: TrainerLogParser;
+  onEvent(e: TrainerEvent): void;
+  /** The log was truncated or replaced: what came before no longer applies. */
+  onReset?(reason: string): void;
+}
+
+export interface RunFollower {
+  /** Bytes of the log consumed so far (a restart point together with `parser`). */
+  readonly offset: number;
+  readonly parser: TrainerLogParser;
+  /** Waits until everything up to the file's current size is parsed, flushes the parser's last
+   *  record, and stops following. For the end of a run. */
+  finish(timeoutMs?: number): Promise<void>;
+  close(): void;
+}
+
+export function followRun(transport: Transport, logPath: string, opts: FollowRunOptions): RunFollower {
+  const parser = opts.parser ?? new TrainerLogParser();
+  let consumed = opts.fromOffset ?? 0;
+  let handle: FollowHandle | null = null;
+  let closed = false;
+  const emit = (events: TrainerEvent[]) => {
+    for (const e of events) opts.onEvent(e);
+  };
+  handle = transport.follow(logPath, consumed, (ev) => {
+    if (closed) return;
+    if (ev.type === 'reset') {
+      parser.reset();
+      consumed = 0;
+      opts.onReset?.(ev.reason);
+      return;
+    }
+    const end = ev.offset + ev.bytes.length;
+    if (end <= consumed) return; // already parsed
+    const fresh = ev.offset < consumed ? ev.bytes.subarray(consumed - ev.offset) : ev.bytes;
+    consumed = end;
+    emit(parser.push(fresh));
+  });
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    handle?.close();
+  };
+  return {
+    get offset() {
+      return consumed;
+    },
+    parser,
+    async finish(timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const st = await transport.stat(logPath).catch(() => null);
+        if (!st || consumed >= st.size || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      close();
+      emit(parser.end());
+    },
+    close,
+  };
+}

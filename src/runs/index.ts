@@ -1,0 +1,19 @@
+// Public face of src/runs: launch, list, stop, follow and watch runs on a target. The headless CLI,
+// the cockpit and `--demo` all go through these, so they never disagree about a run.
+export { loadTargets, resolveTarget, targetsFilePath, TargetsFileError } from './targets.js';
+export type { Target, TargetFlags, SlurmOptions, Backend } from './targets.js';
+export { launchRun, resumeRun, collectSecrets, readRecord, RunError } from './launch.js';
+export type { LaunchPlan, LaunchIo, LaunchResult } from './launch.js';
+export { listRuns, runsRoot, parseListOutput } from './list.js';
+export type { RunSummary, ListOptions } from './list.js';
+export { stopRun } from './stop.js';
+export type { StopReport } from './stop.js';
+export { followRun } from './follow-run.js';
+export type { FollowRunOptions, RunFollower } from './follow-run.js';
+export { watchRunState } from './watch-state.js';
+export type { RunStateWatcher, WatchOptions } from './watch-state.js';
+export { deriveRunState, isActive, isTerminal, canTransition, RESUMABLE_SLURM_ENDS } from './run-state.js';
+export type { RunProbe, DerivedState } from './run-state.js';
+export { RUN_STATES, makeRunId, isValidRunId, parseRunRecord, serializeRunRecord } from './run-record.js';
+export type { RunRecord, RunState, Attempt } from './run-record.js';
+export { batchScript, sbatchArgs } from './slurm-batch.js';

@@ -1,0 +1,198 @@
+// Launching (and relaunching) a run on a target: the run directory with config.yaml, run.json and
+// stdout.log, then a detached job (direct) or an sbatch chain (slurm). Shared by `--launch`, the
+// cockpit and `--demo`, so there is one way a run starts.
+import type { Transport } from '../remote/transport.js';
+import { remoteScript } from '../remote/quote.js';
+import type { Target } from './targets.js';
+import { makeRunId, parseRunRecord, serializeRunRecord, type Attempt, type RunRecord } from './run-record.js';
+import { START_DIRECT_SCRIPT, SUBMIT_SLURM_SCRIPT } from './remote-scripts.js';
+import { batchScript, sbatchArgs } from './slurm-batch.js';
+import { isActive } from './run-state.js';
+import { listRuns, runsRoot } from './list.js';
+
+/** A user-facing launch problem: one line, with the exit code the CLI should use. */
+export class RunError extends Error {
+  override name = 'RunError';
+  constructor(
+    message: string,
+    readonly exitCode: number = 2,
+  ) {
+    super(message);
+  }
+}
+
+export interface LaunchPlan {
+  target: Target;
+  /** The config file's text, uploaded byte for byte as `<run dir>/config.yaml`. */
+  configText: string;
+  experiment: string;
+  trial: string;
+  /** The trainer argv for a config uploaded at `remoteConfigPath` (the config engine's launchArgv). */
+  trainerArgv(remoteConfigPath: string): string[];
+  /** Names of environment variables to forward (values come from `io.env`). */
+  secretNames: string[];
+  /** cluster.n_nodes and cluster.n_gpus_per_node of the config (Slurm sizing, Ray for > 1 node). */
+  nodes: number;
+  gpusPerNode?: number;
+  /** Slurm: resubmit after TIMEOUT/PREEMPTED/NODE_FAIL up to this many times. */
+  autoResume?: number;
+  /** Launch even when a run with the same experiment+trial is active. */
+  force?: boolean;
+}
+
+export interface LaunchIo {
+  /** Where secret values come from (normally process.env). */
+  env: Record<string, string | undefined>;
+  now?: () => Date;
+}
+
+export interface LaunchResult {
+  record: RunRecord;
+  runDir: string;
+  logPath: string;
+  pid?: number;
+  jobIds: string[];
+}
+
+/** NAME=VALUE lines for the remote script's stdin; a missing or multi-line value is an error. */
+export function collectSecrets(names: string[], env: Record<string, string | undefined>): string {
+  const missing = names.filter((n) => env[n] === undefined || env[n] === '');
+  if (missing.length > 0) {
+    throw new RunError(
+      `missing environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: the trainer needs ${missing.length > 1 ? 'them' : 'it'}; export ${missing.length > 1 ? 'them' : 'it'} before launching (the value is sent on the SSH channel's stdin only)`,
+    );
+  }
+  const bad = names.filter((n) => /[\n\r\0]/.test(env[n] ?? ''));
+  if (bad.length > 0) throw new RunError(`environment variable ${bad.join(', ')} contains a line break or NUL and cannot be forwarded`);
+  return names.map((n) => `${n}=${env[n]}\n`).join('');
+}
+
+export async function launchRun(plan: LaunchPlan, transport: Transport, io: LaunchIo): Promise<LaunchResult> {
+  const secrets = collectSecrets(plan.secretNames, io.env);
+  const t = plan.target;
+  if ((await transport.stat(t.workdir)) === null) {
+    throw new RunError(`workdir ${t.workdir} does not exist on ${t.name}: give --workdir the AsyncWebRL checkout there`);
+  }
+  if (!plan.force) {
+    const active = (await listRuns(transport, t, { tailBytes: 0 })).find(
+      (r) => r.record.experiment === plan.experiment && r.record.trial === plan.trial && isActive(r.state),
+    );
+    if (active) {
+      throw new RunError(
+        `run ${active.runId} (experiment ${plan.experiment}, trial ${plan.trial}) is already ${active.state} on ${t.name}: stop it first (awrl-tui stop ${active.runId}) or pass --force`,
+      );
+    }
+  }
+  const now = io.now ?? (() => new Date());
+  const runId = makeRunId(plan.trial, now());
+  const runDir = `${runsRoot(t)}/${runId}`;
+  const configPath = `${runDir}/config.yaml`;
+  const argv = plan.trainerArgv(configPath);
+  await transport.writeFileAtomic(configPath, plan.configText);
+  await transport.writeFileAtomic(`${runDir}/stdout.log`, '');
+  const record: RunRecord = {
+    version: 1,
+    runId,
+    experiment: plan.experiment,
+    trial: plan.trial,
+    target: t.name,
+    workdir: t.workdir,
+    runDir,
+    backend: t.backend,
+    argv,
+    secretNames: plan.secretNames,
+    createdAt: now().toISOString(),
+    attempts: [],
+    chainJobIds: [],
+    autoResume: t.backend === 'slurm' ? (plan.autoResume ?? 0) : 0,
+    nodes: plan.nodes,
+    gpusPerNode: plan.gpusPerNode,
+  };
+  if (t.backend === 'slurm') {
+    await transport.writeFileAtomic(`${runDir}/job.sbatch`, batchScript({ runId, runDir, workdir: t.workdir, setup: t.setup, argv, nodes: plan.nodes }), 0o755);
+  }
+  await writeRecord(transport, record);
+  return start(transport, t, record, 'launch', secrets, now, { nodes: plan.nodes, gpusPerNode: plan.gpusPerNode });
+}
+
+/** `--launch --resume RUN`: same config, argv, experiment and trial; a new attempt in the same run dir. */
+export async function resumeRun(
+  runId: string,
+  transport: Transport,
+  target: Target,
+  io: LaunchIo & { autoResume?: number },
+): Promise<LaunchResult> {
+  const current = (await listRuns(transport, target, { tailBytes: 0, only: runId }))[0];
+  if (!current) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs --target ${target.name})`);
+  if (isActive(current.state)) {
+    throw new RunError(`run ${runId} is still ${current.state} on ${target.name} (${current.detail}): nothing to resume`);
+  }
+  const r = current.record;
+  if (r.backend !== target.backend) {
+    throw new RunError(`run ${runId} was launched with backend ${r.backend}; resume it with --backend ${r.backend}`);
+  }
+  const secrets = collectSecrets(r.secretNames, io.env);
+  const now = io.now ?? (() => new Date());
+  const record: RunRecord = { ...r, stopRequestedAt: undefined, chainJobIds: [], autoResume: io.autoResume ?? r.autoResume };
+  const nodes = r.nodes;
+  if (r.backend === 'slurm') {
+    await transport.writeFileAtomic(`${r.runDir}/job.sbatch`, batchScript({ runId, runDir: r.runDir, workdir: r.workdir, setup: target.setup, argv: r.argv, nodes }), 0o755);
+  }
+  return start(transport, target, record, 'resume', secrets, now, { nodes, gpusPerNode: r.gpusPerNode });
+}
+
+async function start(
+  transport: Transport,
+  t: Target,
+  record: RunRecord,
+  reason: Attempt['reason'],
+  secrets: string,
+  now: () => Date,
+  size: { nodes: number; gpusPerNode?: number },
+): Promise<LaunchResult> {
+  const n = record.attempts.length + 1;
+  const logPath = `${record.runDir}/stdout.log`;
+  if (record.backend === 'direct') {
+    const res = await transport.exec(
+      remoteScript(START_DIRECT_SCRIPT, [record.runDir, record.runId, record.workdir, t.setup ?? '', ...record.argv], 'awrl-start'),
+      { stdin: secrets },
+    );
+    const pid = Number(res.stdout.toString().trim().split('\n').pop());
+    if (res.code !== 0 || !Number.isInteger(pid) || pid <= 0) {
+      throw new RunError(`could not start the trainer on ${t.name}: ${oneLine(res.stderr) || `exit ${res.code}`}`, 1);
+    }
+    record.attempts = [...record.attempts, { n, reason, startedAt: now().toISOString(), pid }];
+    await writeRecord(transport, record);
+    return { record, runDir: record.runDir, logPath, pid, jobIds: [] };
+  }
+  const args = sbatchArgs(t, { runId: record.runId, runDir: record.runDir, ...size });
+  const res = await transport.exec(
+    remoteScript(SUBMIT_SLURM_SCRIPT, [record.runDir, t.setup ?? '', String(n), String(record.autoResume), ...args], 'awrl-submit'),
+    { stdin: secrets },
+  );
+  const ids = res.stdout.toString().split('\n').map((s) => s.trim()).filter((s) => /^\d+$/.test(s));
+  if (res.code !== 0 || ids.length === 0) {
+    throw new RunError(`sbatch failed on ${t.name}: ${oneLine(res.stderr) || `exit ${res.code}`}`, 1);
+  }
+  // Attempt n is recorded now; later ones by the batch script's guard when Slurm starts them.
+  record.attempts = [...record.attempts, { n, reason, startedAt: now().toISOString(), jobId: ids[0] }];
+  record.chainJobIds = ids.slice(1);
+  await writeRecord(transport, record);
+  return { record, runDir: record.runDir, logPath, jobIds: ids };
+}
+
+export async function writeRecord(transport: Transport, r: RunRecord): Promise<void> {
+  await transport.writeFileAtomic(`${r.runDir}/run.json`, serializeRunRecord(r));
+}
+
+export async function readRecord(transport: Transport, runDir: string): Promise<RunRecord | null> {
+  try {
+    return parseRunRecord((await transport.readFile(`${runDir}/run.json`)).toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function oneLine(b: Buffer): string {
+  return b.toString('utf8').trim().split('\n').slice(-3).join(' | ');
+}

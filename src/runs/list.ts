@@ -1,0 +1,93 @@
+// Listing runs on a target with their live state: one remote script reads every run.json, checks
+// the job's process session, exit-status files, and (for Slurm) squeue, in one round trip.
+import type { Transport } from '../remote/transport.js';
+import { remoteScript } from '../remote/quote.js';
+import { parseLogBytes } from '../trainer-log/index.js';
+import type { Target } from './targets.js';
+import { isValidRunId, parseRunRecord, type RunRecord, type RunState } from './run-record.js';
+import { deriveRunState, type RunProbe } from './run-state.js';
+import { LIST_SCRIPT, parseMarkedLines } from './remote-scripts.js';
+
+export interface RunSummary {
+  runId: string;
+  record: RunRecord;
+  state: RunState;
+  detail: string;
+  /** The last `Train step g/G done.` seen in the log's tail. */
+  globalStep?: number;
+  totalSteps?: number;
+  /** `rollout/reward` of that step (null when the trainer printed nan). */
+  lastReward?: number | null;
+}
+
+export interface ListOptions {
+  /** Bytes of stdout.log's end to read for step/reward (0: skip; default 256 KiB). */
+  tailBytes?: number;
+  /** Only this run id. */
+  only?: string;
+}
+
+export const runsRoot = (t: Pick<Target, 'workdir'>): string => `${t.workdir.replace(/\/+$/, '')}/.awrl/runs`;
+
+export async function listRuns(transport: Transport, target: Target, opts: ListOptions = {}): Promise<RunSummary[]> {
+  if (opts.only !== undefined && !isValidRunId(opts.only)) return [];
+  const tailBytes = opts.tailBytes ?? 256 * 1024;
+  const res = await transport.exec(
+    remoteScript(LIST_SCRIPT, [runsRoot(target), opts.only ?? '*', target.setup ?? '', String(tailBytes)], 'awrl-list'),
+  );
+  if (res.code !== 0) {
+    throw new Error(`listing runs on ${target.name} failed: ${res.stderr.toString().trim().split('\n').pop() ?? `exit ${res.code}`}`);
+  }
+  return parseListOutput(res.stdout.toString('utf8'));
+}
+
+interface Raw {
+  runId: string;
+  record: RunRecord | null;
+  probe: RunProbe;
+  tail?: string;
+}
+
+/** The list script's marked lines -> summaries (pure; exported for tests). */
+export function parseListOutput(text: string): RunSummary[] {
+  const raws: Raw[] = [];
+  const slurm: Record<string, string> = {};
+  for (const [key, f] of parseMarkedLines(text)) {
+    const cur = raws[raws.length - 1];
+    if (key === 'run') raws.push({ runId: f[0], record: null, probe: { slurmExit: {} } });
+    else if (key === 'squeue') slurm[f[0]] = f[1];
+    else if (!cur) continue;
+    else if (key === 'json') cur.record = parseRunRecord(f[0]);
+    else if (key === 'alive') cur.probe.alive = f[0] === '1';
+    else if (key === 'exit') cur.probe.exitCode = toInt(f[0]);
+    else if (key === 'sexit') {
+      const code = toInt(f[1]);
+      if (code !== null) cur.probe.slurmExit![f[0]] = code;
+    } else if (key === 'tail') cur.tail = f[0];
+  }
+  const out: RunSummary[] = [];
+  for (const raw of raws) {
+    if (!raw.record) continue; // unreadable run.json: not ours, or mid-write
+    const d = deriveRunState(raw.record, { ...raw.probe, slurm });
+    out.push({ runId: raw.runId, record: raw.record, state: d.state, detail: d.detail, ...lastStep(raw.tail) });
+  }
+  return out.sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt));
+}
+
+function toInt(s: string | undefined): number | null {
+  const n = Number((s ?? '').trim());
+  return s !== undefined && s.trim() !== '' && Number.isInteger(n) ? n : null;
+}
+
+function lastStep(tailB64: string | undefined): Pick<RunSummary, 'globalStep' | 'totalSteps' | 'lastReward'> {
+  if (!tailB64) return {};
+  let bytes = Buffer.from(tailB64, 'base64');
+  // The tail starts mid-line (mid-table, even): begin at the first full line.
+  const nl = bytes.indexOf(0x0a);
+  bytes = nl >= 0 ? bytes.subarray(nl + 1) : bytes;
+  let found: Pick<RunSummary, 'globalStep' | 'totalSteps' | 'lastReward'> = {};
+  for (const e of parseLogBytes(bytes)) {
+    if (e.type === 'step') found = { globalStep: e.globalStep, totalSteps: e.totalSteps, lastReward: e.stats['rollout/reward'] ?? null };
+  }
+  return found;
+}

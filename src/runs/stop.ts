@@ -1,0 +1,63 @@
+// Stopping a run: the stop is recorded first (so the state reads `stopped`, not `failed`, and an
+// auto-resume guard sees a cancel), then SIGTERM to the job's group, a grace period, SIGKILL, and
+// a sweep of leftovers by the run tag; on Slurm, scancel of every job of the run.
+import type { Transport } from '../remote/transport.js';
+import { remoteScript } from '../remote/quote.js';
+import type { Target } from './targets.js';
+import { isValidRunId, runJobIds } from './run-record.js';
+import { STOP_DIRECT_SCRIPT, STOP_SLURM_SCRIPT, parseMarkedLines } from './remote-scripts.js';
+import { RunError, readRecord, writeRecord } from './launch.js';
+import { runsRoot } from './list.js';
+
+export interface StopReport {
+  runId: string;
+  backend: 'direct' | 'slurm';
+  /** Process groups sent SIGTERM / SIGKILL. */
+  terminated: number[];
+  killed: number[];
+  /** Tagged processes outside the group (e.g. torchrun workers) that were swept. */
+  swept: number[];
+  /** Tagged processes still alive afterwards (should be empty). */
+  left: number[];
+  cancelledJobs: string[];
+}
+
+export async function stopRun(
+  transport: Transport,
+  target: Target,
+  runId: string,
+  opts: { graceSeconds?: number; now?: () => Date } = {},
+): Promise<StopReport> {
+  if (!isValidRunId(runId)) throw new RunError(`'${runId}' is not a run id (see awrl-tui runs --target ${target.name})`);
+  const runDir = `${runsRoot(target)}/${runId}`;
+  const record = await readRecord(transport, runDir);
+  if (!record) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs --target ${target.name})`);
+  record.stopRequestedAt = (opts.now ?? (() => new Date()))().toISOString();
+  await writeRecord(transport, record);
+  const report: StopReport = { runId, backend: record.backend, terminated: [], killed: [], swept: [], left: [], cancelledJobs: [] };
+  if (record.backend === 'slurm') {
+    const ids = runJobIds(record);
+    if (ids.length > 0) {
+      const res = await transport.exec(remoteScript(STOP_SLURM_SCRIPT, [target.setup ?? '', ...ids], 'awrl-stop'));
+      // scancel of jobs that already ended is not an error worth failing the stop for.
+      for (const [k, f] of parseMarkedLines(res.stdout.toString())) if (k === 'scancel') report.cancelledJobs.push(f[0]);
+      if (res.code !== 0 && report.cancelledJobs.length === 0) {
+        const why = res.stderr.toString().trim().split('\n').pop() ?? '';
+        if (!/Invalid job id|already completed|Job\/step already completing/i.test(why)) {
+          throw new RunError(`scancel failed on ${target.name}: ${why || `exit ${res.code}`}`, 1);
+        }
+      }
+    }
+    return report;
+  }
+  const grace = Math.max(0, Math.round(opts.graceSeconds ?? 10));
+  const res = await transport.exec(remoteScript(STOP_DIRECT_SCRIPT, [runDir, runId, String(grace)], 'awrl-stop'));
+  for (const [k, f] of parseMarkedLines(res.stdout.toString())) {
+    const pid = Number(f[0]);
+    if (k === 'term') report.terminated.push(pid);
+    else if (k === 'kill') report.killed.push(pid);
+    else if (k === 'sweep') report.swept.push(pid);
+    else if (k === 'left') report.left.push(pid);
+  }
+  return report;
+}
