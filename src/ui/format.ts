@@ -57,3 +57,12 @@ export function ageSeconds(time: string | number | null | undefined, now: number
   if (!Number.isFinite(t)) return null;
   return Math.max(0, (now - t) / 1000);
 }
+
+/** Compact duration for tight columns: "42s", "8m30s", "2h05m". */
+export function formatShortDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '—';
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}

@@ -1,0 +1,183 @@
+/** @jsxRuntime classic */
+// (classic JSX: vitest runs with NODE_ENV=production, where the automatic dev runtime has no jsxDEV)
+// The cockpit's root: tab bar, one screen, status line. Reads the session through a frame-bounded
+// hook, turns keys into effects with the pure reducer in ui-state.ts, never draws more than
+// rows-1 lines (Ink clears the whole screen, i.e. flickers, when a frame reaches the last row).
+import React, { useCallback, useMemo, useRef, useState } from 'react';
+import { Box, Text, useApp, useInput } from 'ink';
+import { useNow } from './hooks/use-now.js';
+import { useSessionState } from './hooks/use-session.js';
+import { useTerminalSize, type Size } from './hooks/use-terminal-size.js';
+import { SCREENS, SCREEN_TITLES, type ScreenId } from './keys.js';
+import { Lines, type Line, type Seg } from './lines.js';
+import { logLines } from './panels/log.js';
+import { configLines, confirmLaunchLines } from './screens/config.js';
+import { Dashboard } from './screens/dashboard.js';
+import { helpLines } from './screens/help.js';
+import { flatRuns, runsLines } from './screens/runs.js';
+import type { Session, SessionState } from './session/types.js';
+import { initialUiState, reduceKey, type Effect, type KeyContext, type KeyInfo, type UiState } from './ui-state.js';
+import { colorsEnabled } from './theme.js';
+
+export const MIN_COLUMNS = 60;
+export const MIN_ROWS = 15;
+
+export interface AppProps {
+  session: Session;
+  initialScreen?: ScreenId;
+  /** Pin the size (tests, benchmarks); otherwise the terminal's, following resizes. */
+  size?: Size;
+  colors?: boolean;
+  /** Frame interval for session updates (ms). */
+  frameMs?: number;
+  clock?: () => number;
+  onQuit?: () => void;
+}
+
+function tabBar(screen: ScreenId, width: number): Line {
+  const segs: Seg[] = [];
+  SCREENS.forEach((s, i) => {
+    segs.push({ t: ` ${i + 1} ${SCREEN_TITLES[s]} `, inverse: s === screen, bold: s === screen });
+    segs.push({ t: ' ' });
+  });
+  const used = segs.reduce((n, s) => n + s.t.length, 0);
+  const right = '? help  q quit';
+  if (width - used > right.length) segs.push({ t: ' '.repeat(width - used - right.length) + right, c: 'dim' });
+  return segs;
+}
+
+function statusLine(state: SessionState, ui: UiState): Line {
+  if (ui.confirm?.kind === 'quit') return [{ t: 'A launch is in progress. Quit the cockpit anyway (the run is not stopped)? y/n', c: 'warn', bold: true }];
+  if (ui.confirm?.kind === 'stop') return [{ t: `Stop run ${ui.confirm.runId}? y/n`, c: 'warn', bold: true }];
+  if (ui.input?.kind === 'search') return [{ t: '/', c: 'accent', bold: true }, { t: `${ui.input.text}▏` }, { t: '  Enter keep · Ctrl-c cancel', c: 'dim' }];
+  const l = state.launch;
+  if (l.phase === 'launching') return [{ t: 'launching…', c: 'warn', bold: true }];
+  if (state.notice) return [{ t: state.notice, c: 'warn' }];
+  if (l.phase === 'launched') return [{ t: l.message, c: 'good' }];
+  if (l.phase === 'failed') return [{ t: `launch failed: ${l.message}`, c: 'bad' }];
+  return '';
+}
+
+function keyContext(state: SessionState, page: number): KeyContext {
+  return {
+    runIds: flatRuns(state.targets).map((r) => r.id),
+    configRows: state.config?.rows ?? [],
+    launchInProgress: state.launch.phase === 'launching',
+    configHasErrors: state.config?.hasErrors ?? false,
+    page,
+  };
+}
+
+export function App({ session, initialScreen = 'runs', size: fixedSize, colors = colorsEnabled(), frameMs = 100, clock = Date.now, onQuit }: AppProps) {
+  const state = useSessionState(session, frameMs);
+  const size = useTerminalSize(fixedSize);
+  const [ui, setUi] = useState(() => initialUiState(initialScreen));
+  const uiRef = useRef(ui);
+  uiRef.current = ui;
+  const { exit } = useApp();
+  const width = size.columns;
+  const height = Math.max(1, size.rows - 1);
+  const bodyH = height - 2;
+  const clockActive = ui.screen === 'runs' || (ui.screen === 'dashboard' && state.run !== null);
+  const now = useNow(clockActive, 1000, clock);
+
+  const run = useCallback(
+    (effects: Effect[]) => {
+      const a = session.actions;
+      for (const e of effects) {
+        switch (e.kind) {
+          case 'quit':
+            onQuit?.();
+            exit();
+            break;
+          case 'selectRun':
+            a.selectRun(e.runId);
+            break;
+          case 'refresh':
+            a.refreshRuns();
+            break;
+          case 'stop':
+            void a.stopRun(e.runId).catch(() => {});
+            break;
+          case 'draft':
+            a.setDraft(e.draft);
+            break;
+          case 'setValue':
+            a.setValue(e.key, e.text);
+            break;
+          case 'addOverride':
+            a.addOverride(e.text);
+            break;
+          case 'removeOverride':
+            a.removeOverride(e.index);
+            break;
+          case 'launch':
+            void a.launch().catch(() => {});
+            break;
+        }
+      }
+    },
+    [session, exit, onQuit],
+  );
+
+  useInput((input, key) => {
+    const result = reduceKey(uiRef.current, input, key as KeyInfo, keyContext(session.getState(), Math.max(1, bodyH - 4)));
+    if (result.state !== uiRef.current) {
+      uiRef.current = result.state;
+      setUi(result.state);
+    }
+    if (result.effects.length) run(result.effects);
+  });
+
+  const dashUi = useMemo(
+    () => ({ zoom: ui.zoom, showDifficulty: ui.showDifficulty, logAll: ui.logAll, logSearch: ui.logSearch, logScroll: ui.logScroll }),
+    [ui.zoom, ui.showDifficulty, ui.logAll, ui.logSearch, ui.logScroll],
+  );
+
+  if (width < MIN_COLUMNS || size.rows < MIN_ROWS) {
+    const msg = `Terminal too small (${width}×${size.rows}): awrl-tui needs at least ${MIN_COLUMNS}×${MIN_ROWS}. Enlarge it, or q to quit.`;
+    return (
+      <Box width={width} height={Math.min(height, 3)} overflow="hidden">
+        <Text wrap="wrap">{msg}</Text>
+      </Box>
+    );
+  }
+
+  let body: React.ReactNode;
+  if (ui.help) {
+    body = <Lines lines={helpLines(width)} width={width} height={bodyH} colors={colors} />;
+  } else if (ui.confirm?.kind === 'launch' && state.config) {
+    body = <Lines lines={confirmLaunchLines(state.config, width)} width={width} height={bodyH} colors={colors} />;
+  } else if (ui.screen === 'dashboard') {
+    body = <Dashboard run={state.run} version={state.version} width={width} height={bodyH} colors={colors} ui={dashUi} now={now} />;
+  } else if (ui.screen === 'log') {
+    const lines = state.run ? logLines({ lines: state.run.log, showAll: ui.logAll, search: ui.logSearch, scroll: ui.logScroll }, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' as const }]];
+    body = <Lines lines={lines} width={width} height={bodyH} colors={colors} />;
+  } else if (ui.screen === 'config') {
+    const editing = ui.input?.kind === 'edit' ? { key: ui.input.key, text: ui.input.text } : null;
+    const adding = ui.input?.kind === 'add' ? ui.input.text : null;
+    const c = configLines(state.config, { cursor: ui.configCursor, editing, adding }, width, bodyH);
+    body = c.right ? (
+      <Box flexDirection="row" height={bodyH}>
+        <Lines lines={c.left} width={c.leftWidth} height={bodyH} colors={colors} />
+        <Box marginLeft={1}>
+          <Lines lines={c.right} width={width - c.leftWidth - 1} height={bodyH} colors={colors} />
+        </Box>
+      </Box>
+    ) : (
+      <Lines lines={c.left} width={width} height={bodyH} colors={colors} />
+    );
+  } else {
+    body = <Lines lines={runsLines(state.targets, ui.runsCursor, now, width, bodyH)} width={width} height={bodyH} colors={colors} />;
+  }
+
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <Lines lines={[tabBar(ui.screen, width)]} width={width} height={1} colors={colors} />
+      <Box height={bodyH} overflow="hidden">
+        {body}
+      </Box>
+      <Lines lines={[statusLine(state, ui)]} width={width} height={1} colors={colors} />
+    </Box>
+  );
+}

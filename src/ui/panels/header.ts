@@ -1,0 +1,61 @@
+// The dashboard's two header lines: who/where/how connected, then progress and timing.
+import { formatDuration } from '../format.js';
+import type { Line, Seg } from '../lines.js';
+import type { ConnectionState, DashboardFigures, RunState } from '../session/types.js';
+
+export interface HeaderProps {
+  runId: string;
+  target: string;
+  connection: ConnectionState;
+  runState: RunState;
+  figures: DashboardFigures;
+  connectionAt: number;
+  now: number;
+}
+
+export function connectionText(c: ConnectionState, sinceMs = 0): Seg {
+  switch (c.state) {
+    case 'ready':
+      return { t: 'connected', c: 'good' };
+    case 'connecting':
+      return { t: 'connecting…', c: 'warn' };
+    case 'reconnecting':
+      return { t: `reconnecting in ${Math.max(0, Math.ceil((c.nextInMs - sinceMs) / 1000))} s (attempt ${c.attempt})`, c: 'warn', bold: true };
+    case 'failed':
+      return { t: `connection failed: ${c.reason}`, c: 'bad', bold: true };
+    case 'closed':
+      return { t: 'disconnected', c: 'dim' };
+  }
+}
+
+export function runStateSeg(s: RunState): Seg {
+  const c = s === 'running' ? 'good' : s === 'failed' || s === 'timeout' ? 'bad' : s === 'finished' ? 'accent' : 'warn';
+  return { t: s, c, bold: true };
+}
+
+export function headerLines(p: HeaderProps): Line[] {
+  const f = p.figures;
+  const step = f.step !== null ? `step ${f.step}/${f.totalSteps ?? '?'}` : 'step —';
+  const epoch = f.epoch !== null ? `epoch ${f.epoch}/${f.epochs ?? '?'}` : 'epoch —';
+  const ageS = f.lastStepAt !== null ? Math.max(0, (p.now - f.lastStepAt) / 1000) : null;
+  const elapsedS = f.startedAt !== null ? Math.max(0, (p.now - f.startedAt) / 1000) : null;
+  // The ETA was estimated at the last step: count it down since then.
+  const etaS = f.etaS !== null && ageS !== null ? Math.max(0, f.etaS - ageS) : f.etaS;
+  const stale = ageS !== null && f.stepTimeS !== null && ageS > 3 * f.stepTimeS;
+  return [
+    [
+      { t: p.runId, bold: true },
+      { t: ' on ' },
+      { t: p.target, c: 'accent' },
+      { t: ' │ ' },
+      connectionText(p.connection, Math.max(0, p.now - p.connectionAt)),
+      { t: ' │ ' },
+      runStateSeg(p.runState),
+    ],
+    [
+      { t: step, bold: true },
+      { t: `  ${epoch}  elapsed ${formatDuration(elapsedS)}  ETA ${formatDuration(etaS)}  last step ` },
+      { t: ageS === null ? '—' : `${formatDuration(ageS)} ago`, c: stale ? 'warn' : undefined },
+    ],
+  ];
+}

@@ -1,0 +1,75 @@
+/** @jsxRuntime classic */
+// (classic JSX: vitest runs with NODE_ENV=production, where the automatic dev runtime has no jsxDEV)
+// Mounting the cockpit on a real terminal: alternate screen, bounded frame rate, and the terminal
+// restored on every way out (quit, signal, crash). Loaded lazily by index.ts so that React is
+// imported only after NODE_ENV is settled.
+import React from 'react';
+import { render } from 'ink';
+import { App } from './app.js';
+import type { ScreenId } from './keys.js';
+import type { Session } from './session/types.js';
+
+export interface RenderCockpitOptions {
+  session: Session;
+  initialScreen?: ScreenId;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+const ENTER_ALT = '\x1b[?1049h\x1b[H';
+const LEAVE_ALT = '\x1b[?1049l';
+const SHOW_CURSOR = '\x1b[?25h';
+
+export async function renderCockpit(o: RenderCockpitOptions): Promise<void> {
+  const stdin = o.stdin ?? process.stdin;
+  const stdout = o.stdout ?? process.stdout;
+  const stderr = o.stderr ?? process.stderr;
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    try {
+      if (stdin.isTTY) stdin.setRawMode(false);
+    } catch {
+      // stdin already closed: nothing to restore.
+    }
+    stdout.write(SHOW_CURSOR + LEAVE_ALT);
+  };
+  // A crash must not leave the user's terminal in raw mode on the alternate screen.
+  const onCrash = (err: unknown) => {
+    instance.unmount();
+    restore();
+    stderr.write(`awrl-tui: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(70);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    instance.unmount();
+    restore();
+    process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
+  };
+  stdout.write(ENTER_ALT);
+  const instance = render(<App session={o.session} initialScreen={o.initialScreen} />, {
+    stdin,
+    stdout,
+    stderr,
+    exitOnCtrlC: false,
+    patchConsole: true,
+    maxFps: 10,
+    incrementalRendering: true,
+  });
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+    instance.cleanup();
+    restore();
+  }
+}

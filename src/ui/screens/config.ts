@@ -1,0 +1,104 @@
+// Config screen: the YAML as a tree (value, type, origin), live diagnostics, the diff against the
+// file, the overrides; plus the launch confirmation that shows the exact argv.
+import { cell, fit } from '../format.js';
+import { titleLine, type Line, type Seg } from '../lines.js';
+import type { ConfigView } from '../session/types.js';
+
+export interface ConfigUi {
+  cursor: number;
+  /** The value being edited for the selected key. */
+  editing: { key: string; text: string } | null;
+  /** An override being typed. */
+  adding: string | null;
+}
+
+export const WIDE_CONFIG_WIDTH = 120;
+
+function treeLines(c: ConfigView, ui: ConfigUi, width: number, height: number): Line[] {
+  const out: Line[] = [];
+  const typeW = 8;
+  const originW = Math.min(18, Math.max(8, Math.floor(width / 6)));
+  const mainW = Math.max(10, width - typeW - originW - 2);
+  const body = Math.max(1, height);
+  const start = Math.max(0, Math.min(ui.cursor - Math.floor(body / 2), c.rows.length - body));
+  c.rows.slice(start, start + body).forEach((r, i) => {
+    const selected = start + i === ui.cursor;
+    const indent = '  '.repeat(r.depth);
+    if (!r.leaf) {
+      out.push([{ t: cell(`${indent}${r.label}:`, mainW), bold: true, inverse: selected }]);
+      return;
+    }
+    const editing = selected && ui.editing && ui.editing.key === r.key;
+    const label = `${indent}${r.label}: `;
+    const valueW = Math.max(1, mainW - label.length);
+    const value: Seg = editing
+      ? { t: cell(`${ui.editing!.text}▏`, valueW), c: 'warn', bold: true }
+      : { t: cell(r.value, valueW), c: r.origin.startsWith('override') ? 'accent' : undefined };
+    out.push([
+      { t: label, inverse: selected && !editing },
+      value,
+      { t: ' ' + cell(r.type, typeW), c: 'dim' },
+      { t: ' ' + cell(r.origin, originW - 1), c: r.origin.startsWith('override') ? 'accent' : 'dim' },
+    ]);
+  });
+  return out;
+}
+
+function sideLines(c: ConfigView, width: number): Line[] {
+  const out: Line[] = [];
+  const errors = c.diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = c.diagnostics.length - errors;
+  out.push(titleLine('Diagnostics', width, `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`));
+  if (c.diagnostics.length === 0) out.push([{ t: 'no problems found', c: 'good' }]);
+  for (const d of [...c.diagnostics].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1))) {
+    out.push([
+      { t: d.severity === 'error' ? 'error ' : 'warn  ', c: d.severity === 'error' ? 'bad' : 'warn', bold: true },
+      { t: fit(`${d.where} ${d.code}: ${d.message}`, width - 6) },
+    ]);
+  }
+  out.push(titleLine('Diff against the file', width, `${c.diff.length}`));
+  if (c.diff.length === 0) out.push([{ t: 'no changes', c: 'dim' }]);
+  for (const d of c.diff) out.push([{ t: fit(`${d.key}: `, width) }, { t: fit(d.before, 20), c: 'bad' }, { t: ' → ' }, { t: fit(d.after, Math.max(1, width - d.key.length - 26)), c: 'good' }]);
+  out.push(titleLine('Overrides', width, `${c.overrides.length}`));
+  c.overrides.forEach((o, i) => out.push([{ t: fit(`${i + 1}. ${o}`, width), c: 'accent' }]));
+  return out;
+}
+
+export function configLines(c: ConfigView | null, ui: ConfigUi, width: number, height: number): { left: Line[]; right: Line[] | null; leftWidth: number } {
+  if (!c) return { left: [titleLine('Config', width), [{ t: 'No config loaded: start the cockpit with --config FILE [OVERRIDE…].', c: 'dim' }]], right: null, leftWidth: width };
+  const head: Line[] = [
+    titleLine(`Config ${c.fileName}`, width, `${c.overrides.length} override(s)${c.target ? ' → ' + c.target : ''}`),
+    ui.adding !== null
+      ? [{ t: 'add override: ', c: 'accent', bold: true }, { t: `${ui.adding}▏`, c: 'warn' }, { t: '  Enter add · Ctrl-c cancel', c: 'dim' }]
+      : ui.editing
+        ? [{ t: `edit ${ui.editing.key}: `, c: 'accent', bold: true }, { t: `${ui.editing.text}▏`, c: 'warn' }, { t: '  Enter set · Ctrl-c cancel', c: 'dim' }]
+        : [{ t: 'Enter edit · + add override · x remove override · L launch', c: 'dim' }],
+  ];
+  if (width >= WIDE_CONFIG_WIDTH) {
+    const leftWidth = Math.floor(width * 0.55);
+    const left = [...head.map((l) => l), ...treeLines(c, ui, leftWidth, height - head.length)];
+    return { left, right: sideLines(c, width - leftWidth - 1), leftWidth };
+  }
+  const side = sideLines(c, width);
+  const sideH = Math.min(side.length, Math.max(4, Math.floor((height - head.length) * 0.4)));
+  const tree = treeLines(c, ui, width, height - head.length - sideH);
+  return { left: [...head, ...tree, ...side.slice(0, sideH)], right: null, leftWidth: width };
+}
+
+/** The launch confirmation: the exact argv (secrets by name only) and what y/n do. */
+export function confirmLaunchLines(c: ConfigView, width: number): Line[] {
+  const out: Line[] = [titleLine('Launch?', width, c.target ?? '')];
+  if (c.hasErrors) {
+    out.push([{ t: 'The config has errors: fix them first (see Diagnostics).', c: 'bad', bold: true }]);
+    out.push([{ t: 'Press any key to go back.', c: 'dim' }]);
+    return out;
+  }
+  out.push([{ t: 'argv (one element per line):', c: 'dim' }]);
+  for (const a of c.argv) out.push([{ t: '  ' + fit(a, width - 2) }]);
+  if (c.secrets.length) {
+    out.push([{ t: 'secrets sent on stdin (names only):', c: 'dim' }]);
+    for (const s of c.secrets) out.push([{ t: `  ${s.name} `, bold: true }, { t: s.present ? 'set' : s.required ? 'MISSING' : 'not set', c: s.present ? 'good' : s.required ? 'bad' : 'dim' }]);
+  }
+  out.push([{ t: 'y', bold: true, c: 'good' }, { t: ' launch   ' }, { t: 'n', bold: true, c: 'bad' }, { t: ' cancel' }]);
+  return out;
+}

@@ -1,0 +1,55 @@
+// A SeriesSource over plain arrays: for tests, benchmarks and the panels' stories. Bounded by
+// `capacity` steps (oldest dropped) so a long demo cannot grow without limit.
+import { bucketMean } from '../chart.js';
+import type { SeriesSource } from './types.js';
+
+export class ArraySeries implements SeriesSource {
+  private readonly columns = new Map<string, (number | null)[]>();
+  private steps = 0;
+
+  constructor(
+    initial: Record<string, (number | null)[]> = {},
+    private readonly capacity = 100_000,
+  ) {
+    for (const [k, v] of Object.entries(initial)) {
+      this.columns.set(k, [...v]);
+      this.steps = Math.max(this.steps, v.length);
+    }
+  }
+
+  get stepCount(): number {
+    return this.steps;
+  }
+
+  /** Append one step's stats; keys missing in this step get null. */
+  push(stats: Record<string, number | null>): void {
+    for (const k of Object.keys(stats)) {
+      if (!this.columns.has(k)) this.columns.set(k, new Array(this.steps).fill(null));
+    }
+    for (const [k, col] of this.columns) col.push(stats[k] ?? null);
+    this.steps++;
+    if (this.steps > this.capacity) {
+      for (const col of this.columns.values()) col.shift();
+      this.steps--;
+    }
+  }
+
+  keys(): string[] {
+    return [...this.columns.keys()];
+  }
+
+  downsample(key: string, buckets: number): number[] {
+    const col = this.columns.get(key);
+    return col ? bucketMean(col, buckets) : [];
+  }
+
+  latest(key: string): number | null {
+    const col = this.columns.get(key);
+    if (!col) return null;
+    for (let i = col.length - 1; i >= 0; i--) {
+      const v = col[i];
+      if (v !== null && Number.isFinite(v)) return v;
+    }
+    return null;
+  }
+}

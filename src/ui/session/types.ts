@@ -1,0 +1,200 @@
+// The cockpit's one dependency: a Session (state + actions). Views read SessionState and call
+// actions; only session implementations talk to metrics, runs and remote. Everything here is
+// plain data so panels can be rendered in tests from literals.
+import type { ConnectionState } from '../../remote/transport.js';
+
+export type { ConnectionState };
+
+export type RunState = 'submitted' | 'pending' | 'running' | 'finished' | 'failed' | 'timeout' | 'stopped' | 'unknown';
+
+export interface RunSummary {
+  id: string;
+  target: string;
+  experiment?: string;
+  trial?: string;
+  state: RunState;
+  step: number | null;
+  totalSteps: number | null;
+  reward: number | null;
+  /** Epoch ms of the last `Train step … done.` record, when known. */
+  lastStepAt: number | null;
+}
+
+export interface TargetSummary {
+  name: string;
+  connection: ConnectionState;
+  runs: RunSummary[];
+  error?: string;
+}
+
+/** Same shape as src/metrics' Alert. */
+export interface Alert {
+  id: string;
+  severity: 'error' | 'warning' | 'info';
+  title: string;
+  detail: string;
+  advice: string;
+  step?: number;
+  time?: string;
+}
+
+export interface GpuInfo {
+  index: number;
+  name?: string;
+  usedMiB: number | null;
+  totalMiB: number | null;
+  utilPct?: number | null;
+}
+
+export interface GpuSnapshot {
+  node: string;
+  gpus: GpuInfo[];
+  error?: string;
+}
+
+/** The trainer's own `Memory-Usage <phase>:` figures, latest per phase. */
+export interface MemoryFigure {
+  phase: string;
+  allocatedGB: number;
+  reservedGB: number;
+  usedGB: number;
+  totalGB: number;
+}
+
+export interface LogLine {
+  /** Monotonic, so views can key and search without re-reading. */
+  seq: number;
+  level: 'error' | 'warning' | 'info';
+  time: string | null;
+  source?: string;
+  text: string;
+}
+
+/** Read access to the run's series store (src/metrics MetricsStore fits through an adapter). */
+export interface SeriesSource {
+  /** Number of distinct steps held. */
+  readonly stepCount: number;
+  keys(): string[];
+  /** Values of `key` in ≤ `buckets` points (bucket means; NaN where missing). */
+  downsample(key: string, buckets: number): number[];
+  latest(key: string): number | null;
+}
+
+/** Figures derived from the series (step time, throughput, ETA). */
+export interface DashboardFigures {
+  step: number | null;
+  totalSteps: number | null;
+  epoch: number | null;
+  epochs: number | null;
+  /** Epoch ms the run started (for "elapsed"), when known. */
+  startedAt: number | null;
+  /** Epoch ms of the last step record (for "age of the last step"). */
+  lastStepAt: number | null;
+  /** Seconds left, estimated at `lastStepAt`. */
+  etaS: number | null;
+  stepTimeS: number | null;
+  episodesPerS: number | null;
+  trainTokensPerS: number | null;
+  rolloutWaitS: number | null;
+  /** Step time per series (seconds), aligned with the store's steps (for the throughput chart). */
+  stepTimes?: number[];
+}
+
+export interface RunView {
+  summary: RunSummary;
+  connection: ConnectionState;
+  /** Epoch ms when `connection` last changed (drives the reconnect countdown). */
+  connectionAt: number;
+  series: SeriesSource;
+  figures: DashboardFigures;
+  alerts: Alert[];
+  memory: MemoryFigure[];
+  gpus: GpuSnapshot[];
+  /** Bounded ring of recent log lines (oldest first). */
+  log: LogLine[];
+  /** rollout.max_head_offpolicyness when the config is known. */
+  offpolicyBudget: number | null;
+}
+
+export interface ConfigRow {
+  key: string;
+  depth: number;
+  label: string;
+  /** Display text of the value; '' for a section. */
+  value: string;
+  type: 'section' | 'string' | 'int' | 'float' | 'bool' | 'null' | 'list' | 'dict' | 'other';
+  /** 'file:12', 'override 2', 'default'. */
+  origin: string;
+  leaf: boolean;
+}
+
+export interface ConfigDiagnostic {
+  severity: 'error' | 'warning';
+  code: string;
+  message: string;
+  key?: string;
+  /** 'config.yaml:12:3' or "override 2 '++seed=3'" */
+  where: string;
+}
+
+export interface ConfigDiffLine {
+  key: string;
+  before: string;
+  after: string;
+}
+
+export interface ConfigView {
+  fileName: string;
+  overrides: string[];
+  rows: ConfigRow[];
+  diagnostics: ConfigDiagnostic[];
+  hasErrors: boolean;
+  diff: ConfigDiffLine[];
+  /** The exact argv that would run; secrets never appear in it. */
+  argv: string[];
+  /** Secret names the launch forwards (names only). */
+  secrets: { name: string; present: boolean; required: boolean }[];
+  target: string | null;
+  /** A draft edit currently being typed, evaluated live. */
+  draft: { key: string; text: string } | null;
+}
+
+export type LaunchPhase =
+  | { phase: 'idle' }
+  | { phase: 'launching' }
+  | { phase: 'launched'; runId: string; message: string }
+  | { phase: 'failed'; message: string };
+
+export interface SessionState {
+  /** Bumped on every change; the UI samples it on a timer to bound its frame rate. */
+  version: number;
+  targets: TargetSummary[];
+  selectedRunId: string | null;
+  run: RunView | null;
+  config: ConfigView | null;
+  launch: LaunchPhase;
+  /** A one-line message for the status bar (errors of actions, hints). */
+  notice: string | null;
+}
+
+export interface SessionActions {
+  selectRun(runId: string | null): void;
+  refreshRuns(): void;
+  stopRun(runId: string): Promise<void>;
+  /** Live evaluation of a value being typed for `key` (null clears the draft). */
+  setDraft(draft: { key: string; text: string } | null): void;
+  /** Commit an edit: becomes (or replaces) a `++key=value` override. */
+  setValue(key: string, text: string): void;
+  addOverride(text: string): void;
+  /** 1-based, as shown ('override 2'). */
+  removeOverride(index: number): void;
+  launch(): Promise<void>;
+}
+
+export interface Session {
+  getState(): SessionState;
+  /** Called after every state change (possibly very often: the UI throttles). */
+  subscribe(listener: () => void): () => void;
+  actions: SessionActions;
+  close(): Promise<void>;
+}

@@ -1,0 +1,168 @@
+// The cockpit's own state (screen, cursors, overlays, text being typed) and the pure function that
+// turns a key into a new state plus effects for the session. No React here: key handling is tested
+// as a table of (state, key) -> (state, effects).
+import { PANEL_ORDER, type PanelId } from './layout.js';
+import { SCREENS, type ScreenId } from './keys.js';
+
+export interface KeyInfo {
+  upArrow?: boolean;
+  downArrow?: boolean;
+  leftArrow?: boolean;
+  rightArrow?: boolean;
+  pageUp?: boolean;
+  pageDown?: boolean;
+  return?: boolean;
+  escape?: boolean;
+  ctrl?: boolean;
+  shift?: boolean;
+  tab?: boolean;
+  backspace?: boolean;
+  delete?: boolean;
+  meta?: boolean;
+}
+
+export type Confirm = { kind: 'quit' } | { kind: 'stop'; runId: string } | { kind: 'launch' };
+export type TextInput = { kind: 'search'; text: string } | { kind: 'edit'; key: string; text: string } | { kind: 'add'; text: string };
+
+export interface UiState {
+  screen: ScreenId;
+  help: boolean;
+  confirm: Confirm | null;
+  input: TextInput | null;
+  runsCursor: number;
+  configCursor: number;
+  zoom: PanelId | null;
+  showDifficulty: boolean;
+  logAll: boolean;
+  logSearch: string;
+  logScroll: number;
+}
+
+export type Effect =
+  | { kind: 'quit' }
+  | { kind: 'selectRun'; runId: string }
+  | { kind: 'refresh' }
+  | { kind: 'stop'; runId: string }
+  | { kind: 'draft'; draft: { key: string; text: string } | null }
+  | { kind: 'setValue'; key: string; text: string }
+  | { kind: 'addOverride'; text: string }
+  | { kind: 'removeOverride'; index: number }
+  | { kind: 'launch' };
+
+/** What the reducer needs to know about the session's state. */
+export interface KeyContext {
+  runIds: string[];
+  configRows: { key: string; leaf: boolean; value: string; origin: string }[];
+  launchInProgress: boolean;
+  /** A launch with config errors only shows why it cannot go. */
+  configHasErrors: boolean;
+  /** Rows a page key moves. */
+  page: number;
+}
+
+export function initialUiState(screen: ScreenId = 'runs'): UiState {
+  return { screen, help: false, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0 };
+}
+
+type Result = { state: UiState; effects: Effect[] };
+const same = (state: UiState, effects: Effect[] = []): Result => ({ state, effects });
+
+function clamp(v: number, n: number): number {
+  return Math.max(0, Math.min(v, n - 1));
+}
+
+function move(key: KeyInfo, input: string, page: number): number {
+  if (key.upArrow || input === 'k') return -1;
+  if (key.downArrow || input === 'j') return 1;
+  if (key.pageUp) return -page;
+  if (key.pageDown) return page;
+  return 0;
+}
+
+function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo): Result {
+  if (key.ctrl && (input === 'c' || input === 'g')) {
+    return same({ ...s, input: null }, t.kind === 'edit' ? [{ kind: 'draft', draft: null }] : []);
+  }
+  if (key.return) {
+    if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.text, logScroll: 0 });
+    if (t.kind === 'edit') return same({ ...s, input: null }, [{ kind: 'setValue', key: t.key, text: t.text }, { kind: 'draft', draft: null }]);
+    return same({ ...s, input: null }, t.text.trim() ? [{ kind: 'addOverride', text: t.text.trim() }] : []);
+  }
+  let text = t.text;
+  if (key.backspace || key.delete) text = text.slice(0, -1);
+  else if (input && !key.ctrl && !key.meta && !key.escape && !key.tab && !key.upArrow && !key.downArrow) text += input;
+  else return same(s);
+  const next = { ...t, text } as TextInput;
+  const effects: Effect[] = t.kind === 'edit' ? [{ kind: 'draft', draft: { key: t.key, text } }] : [];
+  const live = t.kind === 'search' ? { logSearch: text, logScroll: 0 } : {};
+  return same({ ...s, ...live, input: next }, effects);
+}
+
+function handleConfirm(s: UiState, c: Confirm, input: string, ctx: KeyContext): Result {
+  const yes = input === 'y' || input === 'Y';
+  const closed = { ...s, confirm: null };
+  if (c.kind === 'launch' && ctx.configHasErrors) return same(closed);
+  if (!yes) return same(closed);
+  if (c.kind === 'quit') return same(closed, [{ kind: 'quit' }]);
+  if (c.kind === 'stop') return same(closed, [{ kind: 'stop', runId: c.runId }]);
+  return same(closed, [{ kind: 'launch' }]);
+}
+
+export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyContext): Result {
+  if (s.help) return same({ ...s, help: false });
+  if (s.confirm) return handleConfirm(s, s.confirm, input, ctx);
+  if (s.input) return handleInput(s, s.input, input, key);
+
+  // Global keys.
+  if (input === 'q' || (key.ctrl && input === 'c')) {
+    return ctx.launchInProgress ? same({ ...s, confirm: { kind: 'quit' } }) : same(s, [{ kind: 'quit' }]);
+  }
+  if (input === '?') return same({ ...s, help: true });
+  if (key.tab) {
+    const i = SCREENS.indexOf(s.screen);
+    const next = SCREENS[(i + (key.shift ? SCREENS.length - 1 : 1)) % SCREENS.length];
+    return same({ ...s, screen: next });
+  }
+  if (!key.ctrl && !key.meta && ['1', '2', '3', '4'].includes(input)) return same({ ...s, screen: SCREENS[Number(input) - 1] });
+
+  const delta = move(key, input, ctx.page);
+  switch (s.screen) {
+    case 'runs': {
+      if (delta) return same({ ...s, runsCursor: clamp(s.runsCursor + delta, ctx.runIds.length) });
+      const runId = ctx.runIds[s.runsCursor];
+      if (key.return && runId) return same({ ...s, screen: 'dashboard' }, [{ kind: 'selectRun', runId }]);
+      if (input === 's' && runId) return same({ ...s, confirm: { kind: 'stop', runId } });
+      if (input === 'r') return same(s, [{ kind: 'refresh' }]);
+      if (input === 'n') return same({ ...s, screen: 'config' });
+      return same(s);
+    }
+    case 'dashboard':
+    case 'log': {
+      if (delta) return same({ ...s, logScroll: Math.max(0, s.logScroll - delta) });
+      if (input === 'z' && s.screen === 'dashboard') {
+        const i = s.zoom === null ? 0 : PANEL_ORDER.indexOf(s.zoom) + 1;
+        return same({ ...s, zoom: i < PANEL_ORDER.length ? PANEL_ORDER[i] : null });
+      }
+      if (input === 'd') return same({ ...s, showDifficulty: !s.showDifficulty });
+      if (input === 'a') return same({ ...s, logAll: !s.logAll, logScroll: 0 });
+      if (input === '/') return same({ ...s, input: { kind: 'search', text: s.logSearch } });
+      return same(s);
+    }
+    case 'config': {
+      if (delta) return same({ ...s, configCursor: clamp(s.configCursor + delta, ctx.configRows.length) });
+      const row = ctx.configRows[s.configCursor];
+      if (key.return && row?.leaf) {
+        const text = row.value;
+        return same({ ...s, input: { kind: 'edit', key: row.key, text } }, [{ kind: 'draft', draft: { key: row.key, text } }]);
+      }
+      if (input === '+') return same({ ...s, input: { kind: 'add', text: '' } });
+      if (input === 'x' && row) {
+        const m = /^override (\d+)/.exec(row.origin);
+        if (m) return same(s, [{ kind: 'removeOverride', index: Number(m[1]) }]);
+        return same(s);
+      }
+      if (input === 'L' && ctx.configRows.length) return same({ ...s, confirm: { kind: 'launch' } });
+      return same(s);
+    }
+  }
+}
