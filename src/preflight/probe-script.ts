@@ -1,0 +1,128 @@
+// The one probe script, run on the target in a single `exec` (bash -c SCRIPT awrl-preflight ARGS…).
+// Every value arrives as an argument (`--name value` pairs) and the Slurm batch script on stdin:
+// nothing from the config or the target is ever pasted into the script text, so a path with quotes,
+// `$(…)` or newlines is just data. Output: one JSON object (ProbeFacts) on stdout.
+//
+// Written for bash ≥ 4 and coreutils; every external tool is optional (a missing nvidia-smi, sinfo
+// or df becomes a fact, not a failure of the probe).
+// Written with `@{` for bash's `${` (a template literal cannot hold `${` raw); restored below.
+export const PROBE_SCRIPT = String.raw`
+set -u
+workdir=; python=python3; setup=; model=; fileroot=; exp=; trial=; slurm=0; partition=
+datasets=(); nodes=(); sbatch_args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --workdir) workdir=$2;; --python) python=$2;; --setup) setup=$2;; --model) model=$2;;
+    --fileroot) fileroot=$2;; --experiment) exp=$2;; --trial) trial=$2;; --slurm) slurm=$2;;
+    --partition) partition=$2;; --dataset) datasets+=("$2");; --node) nodes+=("$2");;
+    --sbatch-arg) sbatch_args+=("$2");;
+    *) echo "awrl-preflight: unknown argument $1" >&2; exit 64;;
+  esac
+  shift 2
+done
+batch=$(cat)
+
+# JSON string from arbitrary bytes: escape \ and ", spell out control characters.
+j() {
+  local s
+  s=$(printf '%s' "$1" | tr -d '\000-\010\013\014\016-\037\177')
+  s=@{s//\\/\\\\}; s=@{s//\"/\\\"}; s=@{s//$'\n'/\\n}; s=@{s//$'\r'/\\r}; s=@{s//$'\t'/\\t}
+  printf '"%s"' "$s"
+}
+b() { if "$@"; then printf true; else printf false; fi; }
+num() { case $1 in ''|*[!0-9]*) printf null;; *) printf '%s' "$1";; esac; }
+# Runs a command; prints {"ok":…,"rc":…,"out":…} with output capped.
+cmd() {
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  out=@{out:0:8000}
+  printf '{"ok":%s,"rc":%s,"out":%s}' "$([ $rc -eq 0 ] && echo true || echo false)" "$rc" "$(j "$out")"
+}
+
+printf '{"host":%s,"user":%s' "$(j "$(hostname 2>/dev/null)")" "$(j "$(id -un 2>/dev/null)")"
+
+printf ',"workdir":{"path":%s,"exists":%s,"trainPy":%s}' "$(j "$workdir")" "$(b test -d "$workdir")" "$(b test -f "$workdir/webgym/train.py")"
+
+# The setup line is the user's own shell line (conda activate, module load, export SLURM_CONF=…):
+# tried in a subshell first so an 'exit' in it cannot end the probe, then applied for what follows.
+if [ -n "$setup" ]; then
+  setup_out=$( (eval "$setup") 2>&1 ); setup_rc=$?
+  setup_out=@{setup_out:0:8000}
+  printf ',"setup":{"given":true,"ok":%s,"rc":%s,"out":%s}' "$([ $setup_rc -eq 0 ] && echo true || echo false)" "$setup_rc" "$(j "$setup_out")"
+  [ $setup_rc -eq 0 ] && eval "$setup" >/dev/null 2>&1
+else
+  printf ',"setup":{"given":false,"ok":true,"rc":0,"out":""}'
+fi
+
+cd "$workdir" 2>/dev/null || cd /
+printf ',"python":{"command":%s,' "$(j "$python")"
+cmd "$python" -c 'import sys; print(sys.version.split()[0])' | sed 's/^{//'
+
+cfg=null
+[ -f "$model/config.json" ] && cfg=$(j "$(head -c 65536 "$model/config.json")")
+st=$(grep -o '"total_size": *[0-9]*' "$model/model.safetensors.index.json" 2>/dev/null | head -n1 | tr -dc '0-9')
+printf ',"model":{"path":%s,"exists":%s,"isDir":%s,"configJson":%s,"safetensorsBytes":%s}' \
+  "$(j "$model")" "$(b test -e "$model")" "$(b test -d "$model")" "$cfg" "$(num "$st")"
+
+printf ',"datasets":['
+sep=
+for d in @{datasets[@]+"@{datasets[@]}"}; do
+  lines=
+  [ -f "$d" ] && lines=$(wc -l < "$d" 2>/dev/null | tr -dc '0-9')
+  printf '%s{"path":%s,"exists":%s,"lines":%s}' "$sep" "$(j "$d")" "$(b test -f "$d")" "$(num "$lines")"
+  sep=,
+done
+printf ']'
+
+Q_GPU=(--query-gpu=index,uuid,name,memory.used,memory.total --format=csv,noheader,nounits)
+Q_APP=(--query-compute-apps=pid,gpu_uuid,used_memory,process_name --format=csv,noheader,nounits)
+printf ',"gpuNodes":[{"node":"","gpus":%s,"apps":%s}' "$(cmd nvidia-smi "@{Q_GPU[@]}")" "$(cmd nvidia-smi "@{Q_APP[@]}")"
+for n in @{nodes[@]+"@{nodes[@]}"}; do
+  printf ',{"node":%s,"gpus":%s,"apps":%s}' "$(j "$n")" \
+    "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$n" nvidia-smi "@{Q_GPU[@]}")" \
+    "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$n" nvidia-smi "@{Q_APP[@]}")"
+done
+printf ']'
+
+# Who holds the head node's GPUs, and whether they carry a run tag (leftovers of another run).
+printf ',"processes":['
+sep=
+for pid in $(nvidia-smi --query-compute-apps=pid --format=csv,noheader,nounits 2>/dev/null | tr -dc '0-9\n' | sort -un); do
+  [ -d "/proc/$pid" ] || continue
+  if [ -r "/proc/$pid/environ" ]; then
+    tag=$(tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | sed -n 's/^AWRL_RUN_ID=//p' | head -n1)
+    tagj=null; [ -n "$tag" ] && tagj=$(j "$tag")
+  else
+    tagj='"?"'
+  fi
+  printf '%s{"pid":%s,"runId":%s,"user":%s,"cmd":%s}' "$sep" "$pid" "$tagj" \
+    "$(j "$(stat -c %U "/proc/$pid" 2>/dev/null)")" "$(j "$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | head -c 300)")"
+  sep=,
+done
+printf ']'
+
+# The trainer creates fileroot itself: test the nearest existing ancestor for writing and space.
+t=$fileroot
+while [ -n "$t" ] && [ ! -d "$t" ]; do t=$(dirname "$t"); done
+writable=false
+if [ -n "$t" ] && f=$(mktemp -p "$t" .awrl-preflight.XXXXXX 2>/dev/null); then writable=true; rm -f "$f"; fi
+avail=$(df -P "$t" 2>/dev/null | awk 'NR==2 {print $4}')
+printf ',"fileroot":{"path":%s,"exists":%s,"testedDir":%s,"writable":%s,"availKB":%s}' \
+  "$(j "$fileroot")" "$(b test -d "$fileroot")" "$(j "$t")" "$writable" "$(num "$avail")"
+
+rp="$fileroot/checkpoints/$(id -un)/$exp/$trial/recover_info/step_info.json"
+rc=null
+[ -f "$rp" ] && rc=$(j "$(head -c 4096 "$rp")")
+printf ',"recover":{"path":%s,"content":%s}' "$(j "$rp")" "$rc"
+
+if [ "$slurm" = 1 ]; then
+  printf ',"slurm":{"asked":true,"sinfo":%s' "$(cmd sinfo -h -o '%P|%a|%l|%D|%G')"
+  tf=$(mktemp 2>/dev/null || echo /tmp/awrl-preflight.$$)
+  printf '%s' "$batch" > "$tf"
+  printf ',"testOnly":%s}' "$(cmd sbatch --test-only @{sbatch_args[@]+"@{sbatch_args[@]}"} "$tf")"
+  rm -f "$tf"
+else
+  printf ',"slurm":{"asked":false,"sinfo":{"ok":false,"rc":0,"out":""},"testOnly":{"ok":false,"rc":0,"out":""}}'
+fi
+printf '}\n'
+`.replaceAll('@{', '${');
