@@ -117,6 +117,8 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
   if (input === 'q' || (key.ctrl && input === 'c')) {
     return ctx.launchInProgress ? same({ ...s, confirm: { kind: 'quit' } }) : same(s, [{ kind: 'quit' }]);
   }
+  // Ctrl/Meta chords (tmux's Ctrl-b prefix, Ctrl-j/k) and a lone Esc (which tmux delays) do nothing.
+  if (key.ctrl || key.meta || key.escape) return same(s);
   if (input === '?') return same({ ...s, help: true });
   if (key.tab) {
     const i = SCREENS.indexOf(s.screen);

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { KEY_HELP } from '../../src/ui/keys.js';
+import { initialUiState, reduceKey, type KeyContext, type KeyInfo, type UiState } from '../../src/ui/ui-state.js';
+
+const ctx: KeyContext = {
+  runIds: ['run-a', 'run-b', 'run-c'],
+  configRows: [
+    { key: 'seed', leaf: true, value: '1', origin: 'file:12' },
+    { key: 'cluster', leaf: false, value: '', origin: 'file:14' },
+    { key: 'cluster.n_nodes', leaf: true, value: '8', origin: 'override 1' },
+  ],
+  launchInProgress: false,
+  configHasErrors: false,
+  page: 10,
+};
+
+function press(s: UiState, input: string, key: KeyInfo = {}, c: KeyContext = ctx) {
+  return reduceKey(s, input, key, c);
+}
+
+function typeText(s: UiState, text: string) {
+  let effects: ReturnType<typeof press>['effects'] = [];
+  for (const ch of text) {
+    const r = press(s, ch);
+    s = r.state;
+    effects = r.effects;
+  }
+  return { state: s, effects };
+}
+
+describe('screen switching', () => {
+  it('1-4 and Tab/Shift-Tab', () => {
+    const s = initialUiState('runs');
+    expect(press(s, '2').state.screen).toBe('dashboard');
+    expect(press(s, '3').state.screen).toBe('config');
+    expect(press(s, '4').state.screen).toBe('log');
+    expect(press(press(s, '4').state, '1').state.screen).toBe('runs');
+    expect(press(s, '', { tab: true }).state.screen).toBe('dashboard');
+    expect(press(s, '', { tab: true, shift: true }).state.screen).toBe('log');
+  });
+  it('? opens help and any key closes it without acting', () => {
+    const h = press(initialUiState(), '?').state;
+    expect(h.help).toBe(true);
+    const r = press(h, 'q');
+    expect(r.state.help).toBe(false);
+    expect(r.effects).toEqual([]);
+  });
+});
+
+describe('quit', () => {
+  it('q quits at once when no launch is in progress', () => {
+    expect(press(initialUiState(), 'q').effects).toEqual([{ kind: 'quit' }]);
+  });
+  it('q asks first while a launch is in progress; n keeps the cockpit, y quits', () => {
+    const busy = { ...ctx, launchInProgress: true };
+    const asked = press(initialUiState(), 'q', {}, busy);
+    expect(asked.effects).toEqual([]);
+    expect(asked.state.confirm).toEqual({ kind: 'quit' });
+    expect(press(asked.state, 'n', {}, busy).effects).toEqual([]);
+    expect(press(asked.state, 'y', {}, busy).effects).toEqual([{ kind: 'quit' }]);
+  });
+  it('nothing is bound to Ctrl-b, Ctrl-j/k or a lone Esc', () => {
+    for (const screen of ['runs', 'dashboard', 'config', 'log'] as const) {
+      const s = initialUiState(screen);
+      for (const [input, key] of [['b', { ctrl: true }], ['j', { ctrl: true }], ['k', { ctrl: true }], ['', { escape: true }]] as [string, KeyInfo][]) {
+        const r = press(s, input, key);
+        expect(r.effects).toEqual([]);
+        expect(r.state).toEqual(s);
+      }
+    }
+  });
+});
+
+describe('runs screen', () => {
+  it('arrows and j/k move within bounds; Enter opens the dashboard of the selected run', () => {
+    let s = initialUiState('runs');
+    s = press(s, 'j').state;
+    s = press(s, '', { downArrow: true }).state;
+    s = press(s, 'j').state;
+    expect(s.runsCursor).toBe(2);
+    s = press(s, 'k').state;
+    const r = press(s, '', { return: true });
+    expect(r.state.screen).toBe('dashboard');
+    expect(r.effects).toEqual([{ kind: 'selectRun', runId: 'run-b' }]);
+  });
+  it('s asks before stopping', () => {
+    const asked = press(initialUiState('runs'), 's');
+    expect(asked.effects).toEqual([]);
+    expect(press(asked.state, 'y').effects).toEqual([{ kind: 'stop', runId: 'run-a' }]);
+  });
+});
+
+describe('dashboard', () => {
+  it('z cycles zoom through every panel and back', () => {
+    let s = initialUiState('dashboard');
+    const seen: (string | null)[] = [];
+    for (let i = 0; i < 7; i++) {
+      s = press(s, 'z').state;
+      seen.push(s.zoom);
+    }
+    expect(seen).toEqual(['reward', 'staleness', 'throughput', 'gpu', 'alerts', 'log', null]);
+  });
+  it('/ searches live; Enter keeps it; Ctrl-c cancels typing and never quits', () => {
+    let s = press(initialUiState('dashboard'), '/').state;
+    s = typeText(s, 'oom').state;
+    expect(s.logSearch).toBe('oom');
+    s = press(s, '', { backspace: true }).state;
+    expect(s.logSearch).toBe('oo');
+    const kept = press(s, '', { return: true }).state;
+    expect(kept.input).toBeNull();
+    expect(kept.logSearch).toBe('oo');
+    const cancelled = press(press(kept, '/').state, 'c', { ctrl: true });
+    expect(cancelled.effects).toEqual([]);
+    expect(cancelled.state.input).toBeNull();
+  });
+  it('q typed inside a search is text, not quit', () => {
+    const s = press(initialUiState('dashboard'), '/').state;
+    const r = press(s, 'q');
+    expect(r.effects).toEqual([]);
+    expect(r.state.logSearch).toBe('q');
+  });
+});
+
+describe('config screen', () => {
+  it('Enter edits a leaf with a live draft; Enter commits; Ctrl-g cancels', () => {
+    let s = initialUiState('config');
+    const open = press(s, '', { return: true });
+    expect(open.effects).toEqual([{ kind: 'draft', draft: { key: 'seed', text: '1' } }]);
+    s = press(open.state, '', { backspace: true }).state;
+    const typed = typeText(s, '42');
+    expect(typed.effects).toEqual([{ kind: 'draft', draft: { key: 'seed', text: '42' } }]);
+    const commit = press(typed.state, '', { return: true });
+    expect(commit.effects).toEqual([{ kind: 'setValue', key: 'seed', text: '42' }, { kind: 'draft', draft: null }]);
+    const cancel = press(typed.state, 'g', { ctrl: true });
+    expect(cancel.effects).toEqual([{ kind: 'draft', draft: null }]);
+  });
+  it('Enter on a section does nothing; x removes the override that sets the row', () => {
+    const onSection = { ...initialUiState('config'), configCursor: 1 };
+    expect(press(onSection, '', { return: true }).effects).toEqual([]);
+    expect(press({ ...onSection, configCursor: 2 }, 'x').effects).toEqual([{ kind: 'removeOverride', index: 1 }]);
+    expect(press({ ...onSection, configCursor: 0 }, 'x').effects).toEqual([]);
+  });
+  it('+ types an override and adds it', () => {
+    const s = press(initialUiState('config'), '+').state;
+    const r = press(typeText(s, '++seed=3').state, '', { return: true });
+    expect(r.effects).toEqual([{ kind: 'addOverride', text: '++seed=3' }]);
+  });
+  it('L asks with the argv first; y launches; with errors y only closes', () => {
+    const asked = press(initialUiState('config'), 'L');
+    expect(asked.state.confirm).toEqual({ kind: 'launch' });
+    expect(press(asked.state, 'y').effects).toEqual([{ kind: 'launch' }]);
+    expect(press(asked.state, 'y', {}, { ...ctx, configHasErrors: true }).effects).toEqual([]);
+  });
+});
+
+describe('help table', () => {
+  it('lists every key the reducer handles', () => {
+    const listed = KEY_HELP.map((k) => k.keys).join(' ');
+    for (const k of ['1 2 3 4', 'Tab', '?', 'q', 'j', 'k', 'Enter', 'n', 's', 'r', 'z', 'd', 'a', '/', '+', 'x', 'L', 'Ctrl-c', 'Ctrl-g']) expect(listed).toContain(k);
+  });
+});
