@@ -1,0 +1,206 @@
+// The pipeline: YAML (typed, positioned) → Hydra overrides → structured merge onto the dataclass
+// defaults → interpolation → rules. Every stage reports Diagnostics with the position of the key
+// or the override that caused them.
+import { isMap, type Document } from 'yaml';
+import { placed, type Diagnostic } from './diagnostics.js';
+import { buildLaunchArgv } from './launch-argv.js';
+import { resolveTree, type InterpolationProblem } from './interpolation.js';
+import { mergeField, type MergeProblem } from './merge.js';
+import { applyOverride } from './overrides-apply.js';
+import { OverrideSyntaxError, parseOverride, type ParsedOverride } from './overrides-grammar.js';
+import { resolveExperimentName } from './experiment-name.js';
+import { runRules } from './rules/index.js';
+import { webGymConfig } from './schema/experiment.js';
+import { cloneVal, toPlain, type Origin, type Val } from './values.js';
+import { emitYaml, toYNode } from './yaml-emit.js';
+import { loadYaml } from './yaml-load.js';
+
+export interface ConfigInput {
+  fileName: string;
+  text: string;
+  overrides?: string[];
+  /** Names of environment variables that are set (values never needed). */
+  envNames?: ReadonlySet<string> | string[];
+}
+
+export type KeyOrigin = { kind: 'file'; line: number; col: number } | { kind: 'override'; index: number } | { kind: 'default' };
+
+export interface ConfigEvaluation {
+  diagnostics: Diagnostic[];
+  hasErrors: boolean;
+  resolved: Record<string, any> | null;
+  experimentName: string | null;
+  trialName: string | null;
+  effectiveYaml(opts?: { resolved?: boolean }): string;
+  originOf(key: string): KeyOrigin;
+  launchArgv(opts: { remoteConfigPath: string; python?: string }): string[];
+  /** The typed resolved tree (floats stay floats), for callers that must tell 5 from 5.0. */
+  resolvedTree: Val | null;
+  /** Overrides that parsed and applied, in order. */
+  overrides: ParsedOverride[];
+}
+
+type MapVal = Extract<Val, { t: 'map' }>;
+
+const OVERRIDE_CODES: [RegExp, string][] = [
+  [/^Could not override/, 'override-missing-key'],
+  [/^Could not append/, 'override-exists'],
+  [/^Could not delete/, 'override-delete'],
+];
+
+function nodeAt(root: Val | null, key: string): Val | undefined {
+  let n: Val | undefined = root ?? undefined;
+  if (key === '') return n;
+  for (const s of key.split('.')) {
+    if (!n) return undefined;
+    if (n.t === 'map') n = n.m.get(s);
+    else if (n.t === 'list' && /^\d+$/.test(s)) n = n.a[Number(s)];
+    else return undefined;
+  }
+  return n;
+}
+
+/** Merge + resolve; returns the typed resolved tree and the problems met on the way. */
+function mergeAndResolve(root: MapVal): { merged: Val; resolved: Val; merge: MergeProblem[]; interp: InterpolationProblem[] } {
+  const merge: MergeProblem[] = [];
+  const merged = mergeField(webGymConfig, root, '', merge, true);
+  const interp: InterpolationProblem[] = [];
+  const resolved = resolveTree(merged, webGymConfig, interp);
+  // PPOConfig.__post_init__: eval_gconfig defaults to a copy of gconfig.
+  if (resolved.t === 'map' && resolved.m.get('eval_gconfig')?.t === 'null') {
+    const g = resolved.m.get('gconfig');
+    if (g) resolved.m.set('eval_gconfig', { ...cloneVal(g), origin: { kind: 'default' } });
+  }
+  return { merged, resolved, merge, interp };
+}
+
+function missingLeaves(v: Val, path: string[], out: { key: string; origin?: Origin }[]): void {
+  if (v.t === 'missing') out.push({ key: path.join('.'), origin: v.origin });
+  else if (v.t === 'map') for (const [k, x] of v.m) missingLeaves(x, [...path, k], out);
+  else if (v.t === 'list') v.a.forEach((x, i) => missingLeaves(x, [...path, String(i)], out));
+}
+
+export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
+  const { fileName, text } = input;
+  const overrideTexts = input.overrides ?? [];
+  const envNames = input.envNames instanceof Set ? (input.envNames as ReadonlySet<string>) : new Set(input.envNames ?? []);
+  const diags: Diagnostic[] = [];
+  const put = (d: Omit<Diagnostic, 'file' | 'line' | 'col' | 'override'>, origin?: Origin) => diags.push(placed(d, origin, fileName, overrideTexts));
+
+  const loaded = loadYaml(text);
+  for (const p of loaded.problems) diags.push({ severity: 'error', code: 'yaml-syntax', message: p.message, key: p.key, file: fileName, line: p.line, col: p.col });
+
+  const applied: ParsedOverride[] = [];
+  let root: MapVal | null = loaded.root ? (cloneVal(loaded.root) as MapVal) : null;
+  const doc: Document = loaded.doc;
+  overrideTexts.forEach((t, i) => {
+    const index = i + 1;
+    let o: ParsedOverride;
+    try {
+      o = parseOverride(t);
+    } catch (e) {
+      if (!(e instanceof OverrideSyntaxError)) throw e;
+      diags.push({ severity: 'error', code: 'override-syntax', message: /column \d+/.test(e.message) ? e.message : `${e.message} (column ${e.col})`, override: { index, text: t } });
+      return;
+    }
+    if (!root) return;
+    const err = applyOverride(root, o, index);
+    if (err) {
+      const code = OVERRIDE_CODES.find(([re]) => re.test(err))?.[1] ?? 'override';
+      diags.push({ severity: 'error', code, message: err, key: o.key, override: { index, text: t } });
+      return;
+    }
+    applied.push(o);
+    editDocument(doc, o, index);
+  });
+
+  let merged: Val | null = null;
+  let resolvedTree: Val | null = null;
+  let resolved: Record<string, any> | null = null;
+  if (root) {
+    const r = mergeAndResolve(root);
+    merged = r.merged;
+    resolvedTree = r.resolved;
+    for (const p of r.merge) put({ severity: 'error', code: p.code, message: p.message, key: p.key }, p.origin);
+    for (const p of r.interp) put({ severity: 'error', code: p.code, message: p.message, key: p.key }, p.origin);
+    const missing: { key: string; origin?: Origin }[] = [];
+    missingLeaves(r.resolved, [], missing);
+    for (const m of missing) put({ severity: 'error', code: 'missing-value', key: m.key, message: `${m.key} is mandatory ('???') and has no value; set it in the file or with ++${m.key}=…` }, m.origin);
+    resolved = toPlain(r.resolved) as Record<string, any>;
+  }
+
+  const originOf = (key: string): KeyOrigin => {
+    let k = key;
+    // A key with no position of its own is reported at its nearest positioned parent.
+    for (;;) {
+      const n = nodeAt(merged, k);
+      const o = n?.origin;
+      if (o && o.kind !== 'default') return o;
+      if (n && o?.kind === 'default') return { kind: 'default' };
+      if (!k.includes('.')) return { kind: 'default' };
+      k = k.slice(0, k.lastIndexOf('.'));
+    }
+  };
+
+  if (resolved) {
+    const hasTypeErrors = diags.some((d) => d.severity === 'error');
+    if (!hasTypeErrors || true) {
+      for (const f of runRules({ cfg: resolved, originOf, envNames })) put({ severity: f.severity, code: f.code, message: f.message, key: f.key }, originOf(f.key));
+    }
+  }
+
+  diags.sort(byPosition);
+  const experimentName = resolved ? resolveExperimentName(resolved) : null;
+  const trialName = resolved && typeof resolved.trial_name === 'string' ? resolved.trial_name : null;
+  return {
+    diagnostics: diags,
+    hasErrors: diags.some((d) => d.severity === 'error'),
+    resolved,
+    resolvedTree,
+    experimentName,
+    trialName,
+    overrides: applied,
+    originOf,
+    effectiveYaml(opts) {
+      if (opts?.resolved) return resolvedTree ? emitYaml(resolvedTree) : '';
+      return doc.toString({ lineWidth: 0 });
+    },
+    launchArgv(opts) {
+      return buildLaunchArgv(applied, opts);
+    },
+  };
+}
+
+/** File diagnostics by line/col, then override ones by index, then those with no position. */
+function byPosition(a: Diagnostic, b: Diagnostic): number {
+  const rank = (d: Diagnostic) => (d.line !== undefined ? 0 : d.override ? 1 : 2);
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra - rb;
+  if (ra === 0) return a.line! - b.line! || (a.col ?? 0) - (b.col ?? 0);
+  if (ra === 1) return a.override!.index - b.override!.index;
+  return 0;
+}
+
+/** Mirror an applied override in the comment-keeping Document. */
+function editDocument(doc: Document, o: ParsedOverride, index: number): void {
+  const path = o.path.map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  try {
+    if (!isMap(doc.contents)) return;
+    if (o.kind === 'delete') {
+      doc.deleteIn(path);
+      return;
+    }
+    const v = o.value!;
+    const cur = doc.getIn(path, true);
+    if (v.t === 'map' && isMap(cur)) {
+      for (const [k, x] of v.m) editDocument(doc, { ...o, path: [...o.path, k], value: x }, index);
+      return;
+    }
+    const node = toYNode(v.t === 'str' && v.v === '???' ? { t: 'missing' } : v) as { comment?: string | null };
+    node.comment = ` override ${index}`;
+    doc.setIn(path, node);
+  } catch {
+    // The Document is only for display; the typed tree above is authoritative.
+  }
+}

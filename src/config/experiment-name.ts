@@ -1,0 +1,38 @@
+// `experiment_name: auto` → the name webgym/train.py builds (_infer_experiment_name), numbers
+// printed as Python's str() prints them: lr 5e-06, kl 0.01.
+import { pyFloatRepr } from './values.js';
+
+const pyNum = (v: unknown, isFloat: boolean): string =>
+  typeof v === 'number' ? (isFloat ? pyFloatRepr(v) : String(v)) : v === null || v === undefined ? 'None' : String(v);
+
+export function inferExperimentName(cfg: Record<string, any>): string {
+  const parts: string[] = [];
+  const actor = cfg.actor ?? {};
+  const modelPath: string = actor.path ?? '';
+  if (modelPath) {
+    const short = modelPath.split('/').pop()!.toLowerCase().replace('qwen3-vl-', 'qwen3vl').replace('-instruct', '-inst').replace('-thinking', '-think');
+    parts.push(short);
+  }
+  const critic = actor.critic_loss ?? 'none';
+  const loss = actor.actor_loss ?? 'grpo';
+  if (critic === 'archer' && loss === 'fbc') parts.push('archer-fbc');
+  else if (loss === 'fbc') parts.push('fbc');
+  else if (critic !== 'none') parts.push(`${critic}-${loss}`);
+  else parts.push(loss);
+  parts.push(`offpolicy${pyNum(cfg.rollout?.max_head_offpolicyness ?? 1, false)}`);
+  const kl = actor.kl_ctl ?? 0.0;
+  parts.push(kl === 0 ? 'nokl' : `kl${pyNum(kl, true)}`);
+  parts.push(actor.recompute_logprob ? 'prox' : 'noprox');
+  const batch = cfg.rollout?.consumer_batch_size ?? cfg.train_dataset?.batch_size ?? '?';
+  parts.push(`batch${pyNum(batch, false)}`);
+  parts.push(`k${pyNum(cfg.gconfig?.n_samples ?? 1, false)}`);
+  const lr = actor.optimizer?.lr;
+  if (lr !== null && lr !== undefined) parts.push(`lr${pyNum(lr, true)}`);
+  return parts.join('-');
+}
+
+export function resolveExperimentName(cfg: Record<string, any>): string | null {
+  const n = cfg.experiment_name;
+  if (typeof n !== 'string') return null;
+  return n === 'auto' ? inferExperimentName(cfg) : n;
+}

@@ -1,0 +1,101 @@
+// The structured merge: OmegaConf.merge(OmegaConf.structured(WebGymConfig), yaml_after_overrides).
+// Fills defaults, coerces scalars, rejects unknown keys (`Key 'foo' not in 'PPOActorConfig'`),
+// and keeps interpolation strings as text; they are typed after resolution (interpolation.ts).
+import { coerceScalar } from './coerce.js';
+import { MISSING, type Field } from './schema/dsl.js';
+import { isInterpolation, toPlain, type Origin, type Val } from './values.js';
+
+export interface MergeProblem {
+  code: 'unknown-key' | 'type-mismatch' | 'not-optional';
+  key: string;
+  message: string;
+  origin?: Origin;
+}
+
+const DEFAULT: Origin = { kind: 'default' };
+
+/** A dataclass default as a Val (through the same coercion, so `loss_scale_window: float = 5` is 5.0). */
+export function defaultVal(f: Field, problems: MergeProblem[], key: string): Val {
+  if (f.d === MISSING) return { t: 'missing', origin: DEFAULT };
+  if (f.k === 'obj') {
+    if (f.d === null) return { t: 'null', origin: DEFAULT };
+    return mergeField(f, undefined, key, problems, true);
+  }
+  if (f.d === null || f.d === undefined) return { t: 'null', origin: DEFAULT };
+  return mergeField({ ...f, d: MISSING } as Field, fromPlain(f.d, DEFAULT), key, problems);
+}
+
+export function fromPlain(v: unknown, origin: Origin): Val {
+  if (v === null || v === undefined) return { t: 'null', origin };
+  if (typeof v === 'boolean') return { t: 'bool', v, origin };
+  if (typeof v === 'number') return Number.isInteger(v) ? { t: 'int', v, origin } : { t: 'float', v, origin };
+  if (typeof v === 'string') return { t: 'str', v, origin };
+  if (Array.isArray(v)) return { t: 'list', a: v.map((x) => fromPlain(x, origin)), origin };
+  return { t: 'map', m: new Map(Object.entries(v as object).map(([k, x]) => [k, fromPlain(x, origin)])), origin };
+}
+
+/** Merge `src` (may be undefined: not in YAML) onto field `f`. */
+export function mergeField(f: Field, src: Val | undefined, key: string, problems: MergeProblem[], fromDefault = false): Val {
+  if (src === undefined) {
+    if (f.k === 'obj' && fromDefault) {
+      const m = new Map<string, Val>();
+      for (const [name, sub] of Object.entries(f.fields)) m.set(name, defaultVal(sub, problems, key ? `${key}.${name}` : name));
+      return { t: 'map', m, origin: DEFAULT };
+    }
+    return defaultVal(f, problems, key);
+  }
+  if (src.t === 'missing') return src;
+  if (isInterpolation(src)) return src; // typed after resolution
+  if (src.t === 'null') {
+    if (f.opt || f.k === 'any') return src;
+    problems.push({ code: 'not-optional', key, message: `'${key}' cannot be null: it is not Optional`, origin: src.origin });
+    return defaultVal(f, problems, key);
+  }
+  switch (f.k) {
+    case 'any':
+      return src;
+    case 'int':
+    case 'float':
+    case 'bool':
+    case 'str': {
+      const r = coerceScalar(f.k, src);
+      if (r.ok) return r.value;
+      problems.push({ code: 'type-mismatch', key, message: `${r.message} (field '${key}' is ${f.k})`, origin: src.origin });
+      return src;
+    }
+    case 'list': {
+      if (src.t !== 'list') {
+        problems.push({ code: 'type-mismatch', key, message: `'${key}' must be a list, not ${src.t === 'map' ? 'a mapping' : `'${String(toPlain(src))}'`}`, origin: src.origin });
+        return src;
+      }
+      return { t: 'list', a: src.a.map((x, i) => mergeField(f.of, x, `${key}.${i}`, problems, f.of.k === 'obj')), origin: src.origin };
+    }
+    case 'dict': {
+      if (src.t !== 'map') {
+        problems.push({ code: 'type-mismatch', key, message: `'${key}' must be a mapping`, origin: src.origin });
+        return src;
+      }
+      const m = new Map<string, Val>();
+      for (const [k, x] of src.m) m.set(k, mergeField(f.of, x, `${key}.${k}`, problems));
+      return { t: 'map', m, origin: src.origin };
+    }
+    case 'obj': {
+      if (src.t !== 'map') {
+        problems.push({ code: 'type-mismatch', key, message: `'${key}' must be a mapping of ${f.name} fields`, origin: src.origin });
+        return mergeField(f, undefined, key, problems, true);
+      }
+      const m = new Map<string, Val>();
+      for (const [name, sub] of Object.entries(f.fields)) {
+        const sk = key ? `${key}.${name}` : name;
+        m.set(name, src.m.has(name) ? mergeField(sub, src.m.get(name), sk, problems, true) : defaultVal(sub, problems, sk));
+      }
+      for (const [k, x] of src.m) {
+        if (!(k in f.fields)) {
+          const full = key ? `${key}.${k}` : k;
+          problems.push({ code: 'unknown-key', key: full, message: `Key '${k}' not in '${f.name}' (full key: ${full}); check the spelling or remove it`, origin: x.origin });
+        }
+      }
+      return { t: 'map', m, origin: src.origin };
+    }
+  }
+}

@@ -1,0 +1,133 @@
+// Apply parsed overrides to the YAML tree the way Hydra's compose does, before the merge onto the
+// dataclass defaults: `a.b=v` only changes a key the YAML has (struct mode), `+a.b=v` refuses an
+// existing non-null key, `++` adds or changes, `~a.b` deletes. Values are applied with merge=True,
+// so a dict value merges into an existing dict while a list replaces.
+import type { ParsedOverride } from './overrides-grammar.js';
+import { cloneVal, toPlain, type Origin, type Val } from './values.js';
+
+type MapVal = Extract<Val, { t: 'map' }>;
+
+export class OverrideApplyError extends Error {}
+
+function withOrigin(v: Val, origin: Origin): Val {
+  const c = cloneVal(v);
+  const walk = (x: Val) => {
+    x.origin = origin;
+    if (x.t === 'map') x.m.forEach(walk);
+    if (x.t === 'list') x.a.forEach(walk);
+  };
+  walk(c);
+  if (c.t === 'str' && c.v === '???') return { t: 'missing', origin };
+  return c;
+}
+
+function child(node: Val | undefined, seg: string): Val | undefined {
+  if (!node) return undefined;
+  if (node.t === 'map') return node.m.get(seg);
+  if (node.t === 'list' && /^\d+$/.test(seg)) return node.a[Number(seg)];
+  return undefined;
+}
+
+function select(root: Val, path: string[]): Val | undefined {
+  let n: Val | undefined = root;
+  for (const s of path) n = child(n, s);
+  return n;
+}
+
+/** Every key of `src` must already exist in `dst` (struct mode) for a plain `a=v` dict merge. */
+function structMergeProblem(dst: Val, src: Val, at: string): string | null {
+  if (src.t !== 'map' || dst.t !== 'map') return null;
+  for (const [k, v] of src.m) {
+    const d = dst.m.get(k);
+    if (!d) return `${at}.${k}`;
+    const deeper = structMergeProblem(d, v, `${at}.${k}`);
+    if (deeper) return deeper;
+  }
+  return null;
+}
+
+function mergeInto(dst: Val, src: Val): Val {
+  if (dst.t === 'map' && src.t === 'map') {
+    for (const [k, v] of src.m) {
+      const d = dst.m.get(k);
+      dst.m.set(k, d ? mergeInto(d, v) : v);
+    }
+    return dst;
+  }
+  return src;
+}
+
+function setAt(root: MapVal, path: string[], value: Val, createParents: boolean): void {
+  let n: Val = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    const s = path[i];
+    let next = child(n, s);
+    if (!next || next.t === 'null') {
+      if (!createParents || n.t !== 'map') throw new OverrideApplyError(path.slice(0, i + 1).join('.'));
+      next = { t: 'map', m: new Map(), origin: value.origin };
+      n.m.set(s, next);
+    }
+    n = next;
+  }
+  const last = path[path.length - 1];
+  if (n.t === 'map') {
+    const cur = n.m.get(last);
+    n.m.set(last, cur ? mergeInto(cur, value) : value);
+  } else if (n.t === 'list' && /^\d+$/.test(last) && Number(last) < n.a.length) {
+    n.a[Number(last)] = mergeInto(n.a[Number(last)], value);
+  } else {
+    throw new OverrideApplyError(path.join('.'));
+  }
+}
+
+const plainEq = (a: unknown, b: unknown): boolean => JSON.stringify(norm(a)) === JSON.stringify(norm(b));
+const norm = (v: unknown): unknown =>
+  typeof v === 'boolean' ? Number(v) : Array.isArray(v) ? v.map(norm) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)])) : v;
+
+/** Python-ish rendering of a value for Hydra's messages. */
+const show = (v: Val): string => {
+  const p = toPlain(v);
+  return typeof p === 'string' ? p : JSON.stringify(p);
+};
+
+/** Apply one override in place. Returns an error message (what to change) or null. */
+export function applyOverride(root: MapVal, o: ParsedOverride, index: number): string | null {
+  const origin: Origin = { kind: 'override', index };
+  const existing = select(root, o.path);
+  const valueText = o.text.slice(o.text.indexOf('=') + 1);
+  try {
+    switch (o.kind) {
+      case 'delete': {
+        if (!existing || existing.t === 'null') return `Could not delete from config. '${o.key}' does not exist.`;
+        if (o.value && !plainEq(toPlain(existing), toPlain(o.value)))
+          return `Could not delete from config. The value of '${o.key}' is ${show(existing)} and not ${show(o.value)}.`;
+        const parent = select(root, o.path.slice(0, -1))!;
+        const last = o.path[o.path.length - 1];
+        if (parent.t === 'map') parent.m.delete(last);
+        else if (parent.t === 'list') parent.a.splice(Number(last), 1);
+        return null;
+      }
+      case 'add': {
+        const v = withOrigin(o.value!, origin);
+        if (existing && existing.t !== 'null' && v.t !== 'map' && v.t !== 'list')
+          return `Could not append to config. An item is already at '${o.key}'. Either remove the + prefix: '${o.text.slice(1)}', or add a second + to add or override: '+${o.text}'.`;
+        setAt(root, o.path, v, true);
+        return null;
+      }
+      case 'force':
+        setAt(root, o.path, withOrigin(o.value!, origin), true);
+        return null;
+      case 'set': {
+        const v = withOrigin(o.value!, origin);
+        const missing = !existing ? o.key : structMergeProblem(existing, v, o.key);
+        if (missing)
+          return `Could not override '${o.key}': '${missing}' is not in the config file. To append it use +${o.key}=${valueText} (or ++${o.key}=${valueText} to add or override).`;
+        setAt(root, o.path, v, false);
+        return null;
+      }
+    }
+  } catch (e) {
+    if (e instanceof OverrideApplyError) return `Could not override '${o.key}': '${e.message}' cannot hold '${o.path[o.path.length - 1]}' (index out of range or not a mapping).`;
+    throw e;
+  }
+}

@@ -1,0 +1,47 @@
+// Actor and its workers: micro-batch size, importance-weight cap, model path, scheduling specs.
+import { get, type Rule, type RuleFinding } from './context.js';
+
+const MIN_TOKENS_PER_MB = 16384;
+const MIN_VLM_CACHE_MB = 8192;
+// An HF Hub id (`Qwen/Qwen3-VL-8B-Instruct`): one slash, no leading '/', '.', '~'.
+const HUB_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+export const actorRules: Rule = ({ cfg }) => {
+  const out: RuleFinding[] = [];
+  const mtpm = get(cfg, 'actor.mb_spec.max_tokens_per_mb');
+  if (mtpm === null || mtpm === undefined)
+    out.push({ severity: 'error', code: 'max-tokens-per-mb', key: 'actor.mb_spec.max_tokens_per_mb', message: `actor.mb_spec.max_tokens_per_mb is not set; set it to at least ${MIN_TOKENS_PER_MB} so a whole multi-step trajectory fits in one micro-batch` });
+  else if (typeof mtpm === 'number' && mtpm < MIN_TOKENS_PER_MB)
+    out.push({ severity: 'error', code: 'max-tokens-per-mb', key: 'actor.mb_spec.max_tokens_per_mb', message: `actor.mb_spec.max_tokens_per_mb=${mtpm} cannot hold a whole multi-step trajectory; set it to at least ${MIN_TOKENS_PER_MB}` });
+
+  const cap = get(cfg, 'actor.behav_imp_weight_cap');
+  if (typeof cap === 'number') {
+    if (!(cap > 1)) out.push({ severity: 'error', code: 'behav-imp-weight-cap', key: 'actor.behav_imp_weight_cap', message: `actor.behav_imp_weight_cap=${cap} must be > 1 (e.g. 5.0), or null to disable the cap` });
+    if (get(cfg, 'actor.use_decoupled_loss') !== true)
+      out.push({ severity: 'error', code: 'behav-imp-weight-cap-decoupled', key: 'actor.behav_imp_weight_cap', message: 'actor.behav_imp_weight_cap needs actor.use_decoupled_loss: true; set it, or set the cap to null' });
+  }
+
+  for (const key of ['actor.path', 'test_rollout.base_model_checkpoint']) {
+    const p = get(cfg, key);
+    if (typeof p === 'string' && HUB_ID.test(p))
+      out.push({ severity: 'warning', code: 'hub-model-path', key, message: `${key} '${p}' is a Hugging Face Hub id; SGLang produces garbage on shared-GPU nodes with Hub paths: download it (snapshot_download) and give the local directory` });
+  }
+
+  const specs = get(cfg, 'actor.scheduling_spec');
+  if (Array.isArray(specs)) {
+    if (specs.length < 1 || specs.length > 2)
+      out.push({ severity: 'error', code: 'scheduling-spec-count', key: 'actor.scheduling_spec', message: `actor.scheduling_spec has ${specs.length} entries; it takes 1 (worker with embedded engine) or 2 (worker, engine)` });
+    const env = specs[0]?.env_vars ?? {};
+    const raw = env.SGLANG_VLM_CACHE_SIZE_MB;
+    const mb = raw === undefined ? null : Number(raw);
+    const key = raw === undefined ? 'actor.scheduling_spec.0' : 'actor.scheduling_spec.0.env_vars.SGLANG_VLM_CACHE_SIZE_MB';
+    if (mb === null || !Number.isFinite(mb) || mb < MIN_VLM_CACHE_MB)
+      out.push({
+        severity: 'warning',
+        code: 'sglang-vlm-cache',
+        key,
+        message: `SGLANG_VLM_CACHE_SIZE_MB is ${raw === undefined ? 'not set (default 100 MB)' : `'${raw}'`} in actor.scheduling_spec[0].env_vars; set it to at least "${MIN_VLM_CACHE_MB}": a small cache overflows on screenshots and silently yields zero reward`,
+      });
+  }
+  return out;
+};

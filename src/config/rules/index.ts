@@ -1,0 +1,14 @@
+import { actorRules } from './actor.js';
+import { allocationRules } from './allocation.js';
+import type { RuleContext, RuleFinding } from './context.js';
+import { dataRules } from './data.js';
+import { inferenceRules } from './inference.js';
+import { runtimeRules } from './runtime.js';
+
+export type { RuleContext, RuleFinding } from './context.js';
+
+export const RULES = [allocationRules, dataRules, actorRules, inferenceRules, runtimeRules];
+
+export function runRules(ctx: RuleContext): RuleFinding[] {
+  return RULES.flatMap((r) => r(ctx));
+}

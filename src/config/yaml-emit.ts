@@ -1,0 +1,92 @@
+// Writing values back as YAML that the trainer's loader reads with the same type and text:
+// a string that would load as something else (yes, 010, 1e-5, null, '') is quoted; floats are
+// written as Python writes them (5e-06, 1.0).
+import { Pair, Scalar, YAMLMap, YAMLSeq, type Node as YNode } from 'yaml';
+import { resolvePlain } from './yaml-scalars.js';
+import { pyFloatRepr, type Val } from './values.js';
+
+const SAFE_PLAIN = /^[^\s'"#&*!|>%@`{}[\],?:-][^#]*$/;
+
+export function needsQuotes(s: string): boolean {
+  if (s === '' || s !== s.trim() || s.includes('\n')) return true;
+  const r = resolvePlain(s);
+  if (r.t !== 'str' || r.v !== s) return true;
+  if (!SAFE_PLAIN.test(s) || /: |\s#/.test(s) || s.endsWith(':')) return true;
+  return false;
+}
+
+const singleQuote = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+export function scalarText(v: Val): string {
+  switch (v.t) {
+    case 'null':
+      return 'null';
+    case 'missing':
+      return "'???'";
+    case 'bool':
+      return v.v ? 'true' : 'false';
+    case 'int':
+      return String(v.v);
+    case 'float':
+      return Number.isNaN(v.v) ? '.nan' : v.v === Infinity ? '.inf' : v.v === -Infinity ? '-.inf' : pyFloatRepr(v.v);
+    case 'str':
+      return v.v.includes('\n') ? JSON.stringify(v.v) : needsQuotes(v.v) ? singleQuote(v.v) : v.v;
+    default:
+      return '';
+  }
+}
+
+/** A yaml-package node for a value (the Document was parsed with the failsafe schema, so a
+ *  PLAIN scalar holding our text is written verbatim). */
+export function toYNode(v: Val): YNode {
+  if (v.t === 'map') {
+    const m = new YAMLMap();
+    for (const [k, x] of v.m) m.items.push(new Pair(new Scalar(k), toYNode(x)));
+    return m;
+  }
+  if (v.t === 'list') {
+    const s = new YAMLSeq();
+    for (const x of v.a) s.items.push(toYNode(x));
+    return s;
+  }
+  if (v.t === 'str' && !v.v.includes('\n') && needsQuotes(v.v)) {
+    const s = new Scalar(v.v);
+    s.type = 'QUOTE_SINGLE';
+    return s;
+  }
+  if (v.t === 'str' && v.v.includes('\n')) {
+    const s = new Scalar(v.v);
+    s.type = 'QUOTE_DOUBLE';
+    return s;
+  }
+  const s = new Scalar(scalarText(v));
+  s.type = 'PLAIN';
+  return s;
+}
+
+/** Block-style YAML of a whole tree (the resolved config). */
+export function emitYaml(v: Val, indent = ''): string {
+  if (v.t === 'map') {
+    if (v.m.size === 0) return '{}\n';
+    let out = '';
+    for (const [k, x] of v.m) {
+      const key = needsQuotes(k) ? singleQuote(k) : k;
+      if ((x.t === 'map' && x.m.size) || (x.t === 'list' && x.a.length)) out += `${indent}${key}:\n${emitYaml(x, x.t === 'list' ? indent : `${indent}  `)}`;
+      else out += `${indent}${key}: ${x.t === 'map' ? '{}' : x.t === 'list' ? '[]' : scalarText(x)}\n`;
+    }
+    return out;
+  }
+  if (v.t === 'list') {
+    if (v.a.length === 0) return '[]\n';
+    let out = '';
+    for (const x of v.a) {
+      if (x.t === 'map' && x.m.size) {
+        const body = emitYaml(x, `${indent}  `);
+        out += `${indent}- ${body.slice(indent.length + 2)}`;
+      } else if (x.t === 'list' && x.a.length) out += `${indent}-\n${emitYaml(x, `${indent}  `)}`;
+      else out += `${indent}- ${x.t === 'map' ? '{}' : x.t === 'list' ? '[]' : scalarText(x)}\n`;
+    }
+    return out;
+  }
+  return `${scalarText(v)}\n`;
+}
