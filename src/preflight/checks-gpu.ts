@@ -1,0 +1,117 @@
+// GPUs per node against the config, and memory already held on them (by whom, and whether it is a
+// leftover of another awrl run: its processes carry AWRL_RUN_ID).
+import { cfg, type PreflightInput } from './input.js';
+import { parseAppRows, parseGpuRows, type AppRow, type GpuRow } from './gpu-csv.js';
+import type { CheckResult, GpuNodeFacts } from './types.js';
+
+/** Below this a GPU counts as idle: the driver and a display context hold a few hundred MiB. */
+const BUSY_MIB = 1024;
+
+interface NodeGpus {
+  node: string;
+  gpus: GpuRow[];
+  apps: AppRow[];
+  error: string | null;
+}
+
+const nodeLabel = (n: string, head: string): string => (n === '' ? head : n);
+
+function readNode(n: GpuNodeFacts): NodeGpus {
+  if (!n.gpus.ok) {
+    const error = n.gpus.rc === 127 ? 'nvidia-smi not found' : n.gpus.out.trim().split('\n')[0] || `nvidia-smi exit ${n.gpus.rc}`;
+    return { node: n.node, gpus: [], apps: [], error };
+  }
+  return { node: n.node, gpus: parseGpuRows(n.gpus.out), apps: n.apps.ok ? parseAppRows(n.apps.out) : [], error: null };
+}
+
+function describeModels(gpus: GpuRow[]): string {
+  const byName = new Map<string, number>();
+  for (const g of gpus) byName.set(g.name, (byName.get(g.name) ?? 0) + 1);
+  return [...byName].map(([name, n]) => `${n} × ${name}`).join(' + ');
+}
+
+export function checkGpus(input: PreflightInput): CheckResult {
+  const { facts: f, resolved, target } = input;
+  const perNode = Number(cfg(resolved, 'cluster.n_gpus_per_node'));
+  const nNodes = Number(cfg(resolved, 'cluster.n_nodes')) || 1;
+  const nodes = f.gpuNodes.map(readNode);
+  const head = nodes[0];
+  if (target.backend === 'slurm') {
+    // The login node is not where the job runs; Slurm places it on nodes with the GPUs asked for.
+    const ask = target.slurm.gpusPerNode;
+    if (ask !== undefined && perNode > 0 && ask !== perNode) {
+      return { id: 'gpus', result: 'warning', seen: `the target asks Slurm for ${ask} GPUs per node but cluster.n_gpus_per_node is ${perNode}`, todo: 'Make the target\'s gpus_per_node and cluster.n_gpus_per_node agree, or the trainer will place workers on GPUs it does not have.' };
+    }
+    const seen = head && head.gpus.length > 0 ? `login node ${f.host}: ${describeModels(head.gpus)}; the job gets its GPUs from Slurm` : `no GPUs on the login node ${f.host}; the job gets its GPUs from Slurm`;
+    return { id: 'gpus', result: 'ok', seen, todo: '' };
+  }
+  const problems: string[] = [];
+  const seenParts: string[] = [];
+  let total = 0;
+  for (const n of nodes) {
+    const label = nodeLabel(n.node, f.host);
+    if (n.error) {
+      problems.push(`${label}: ${n.error}`);
+      continue;
+    }
+    total += n.gpus.length;
+    seenParts.push(`${label}: ${n.gpus.length > 0 ? describeModels(n.gpus) : 'no GPUs'}`);
+    if (perNode > 0 && n.gpus.length < perNode) problems.push(`${label} has ${n.gpus.length} GPUs but cluster.n_gpus_per_node is ${perNode}`);
+    if (new Set(n.gpus.map((g) => g.name)).size > 1) seenParts.push(`${label} mixes GPU models`);
+  }
+  // Nodes we could not ask are assumed like the head (multi-node direct runs without a node list).
+  const probedNodes = nodes.filter((n) => !n.error).length;
+  const capacity = probedNodes < nNodes && head && !head.error ? head.gpus.length * nNodes : total;
+  const need = input.allocationGpus;
+  if (need !== null && need > capacity) {
+    problems.push(`allocation_mode needs ${need} GPUs but ${probedNodes < nNodes ? `${nNodes} nodes like ${f.host} have` : 'the target has'} ${capacity}`);
+  }
+  const seen = [...seenParts, ...(need !== null ? [`allocation_mode needs ${need}`] : [])].join('; ');
+  if (problems.length > 0) {
+    return { id: 'gpus', result: 'error', seen: [...problems, ...(seen ? [seen] : [])].join('; '), todo: 'Run on nodes with enough GPUs (check nvidia-smi there), or change allocation_mode / cluster.n_gpus_per_node / cluster.n_nodes to what the nodes have.' };
+  }
+  if (perNode > 0 && nodes.some((n) => !n.error && n.gpus.length > perNode)) {
+    return { id: 'gpus', result: 'warning', seen: `${seen}; cluster.n_gpus_per_node is ${perNode}, so some GPUs stay unused`, todo: 'Raise cluster.n_gpus_per_node (and allocation_mode) to use every GPU, if that is intended.' };
+  }
+  return { id: 'gpus', result: 'ok', seen, todo: '' };
+}
+
+export function checkGpuMemory(input: PreflightInput): CheckResult {
+  const { facts: f, target, runId } = input;
+  const nodes = f.gpuNodes.map(readNode).filter((n) => !n.error && n.gpus.length > 0);
+  if (nodes.length === 0) return { id: 'gpu-memory', result: 'ok', seen: 'no GPUs to inspect here', todo: '' };
+  const procs = new Map(f.processes.map((p) => [p.pid, p]));
+  const held: string[] = [];
+  const leftoverRuns = new Set<string>();
+  const pids: number[] = [];
+  for (const n of nodes) {
+    const label = nodeLabel(n.node, f.host);
+    for (const g of n.gpus) {
+      const apps = n.apps.filter((a) => a.gpuUuid === g.uuid);
+      if ((g.usedMiB ?? 0) < BUSY_MIB && apps.length === 0) continue;
+      const who = apps.map((a) => {
+        const p = n.node === '' ? procs.get(a.pid) : undefined;
+        pids.push(a.pid);
+        let tag = '';
+        if (p && p.runId && p.runId !== '?' && p.runId !== runId) {
+          tag = `, leftover of run ${p.runId}`;
+          leftoverRuns.add(p.runId);
+        } else if (p && p.runId === '?') tag = `, owned by ${p.user || 'another user'}`;
+        const cmd = (p?.cmd || a.name).trim();
+        return `PID ${a.pid} (${cmd}${a.usedMiB !== null ? `, ${a.usedMiB} MiB` : ''}${tag})`;
+      });
+      const mem = g.usedMiB !== null && g.totalMiB !== null ? `${g.usedMiB}/${g.totalMiB} MiB in use` : 'in use';
+      held.push(`${label} GPU ${g.index}: ${mem}${who.length > 0 ? ` by ${who.join(', ')}` : ' by processes not visible here'}`);
+    }
+  }
+  if (held.length === 0) {
+    const n = nodes.reduce((s, x) => s + x.gpus.length, 0);
+    return { id: 'gpu-memory', result: 'ok', seen: `all ${n} GPUs free`, todo: '' };
+  }
+  const todo =
+    leftoverRuns.size > 0
+      ? `Stop the leftovers: ${[...leftoverRuns].map((r) => `awrl-tui stop ${r} --target ${target.name}`).join('; ')}. Other processes: stop them (kill ${pids.join(' ')}) or wait for them.`
+      : `These GPUs are taken: stop the processes (kill ${pids.join(' ') || '…'}) if they are yours, or wait; SGLang and FSDP expect free GPUs and fail with CUDA out of memory.`;
+  // On a Slurm login node the GPUs seen here are not the job's: worth knowing, not blocking.
+  return { id: 'gpu-memory', result: target.backend === 'slurm' ? 'warning' : 'error', seen: held.join('; '), todo };
+}

@@ -1,0 +1,60 @@
+// What the pure evaluation needs besides the probe's facts: the resolved config and the target.
+import type { ProbeFacts } from './types.js';
+
+export interface PreflightTargetInfo {
+  /** Shown in messages and in the commands the user is told to run. */
+  name: string;
+  backend: 'direct' | 'slurm';
+  workdir: string;
+  python: string;
+  setup?: string;
+  slurm: { partition?: string; timeLimit?: string; nodes?: number; gpusPerNode?: number };
+}
+
+export interface SecretRequirement {
+  name: string;
+  required: boolean;
+  why: string;
+}
+
+export interface PreflightInput {
+  facts: ProbeFacts;
+  /** The config engine's fully resolved config (plain JSON). */
+  resolved: Record<string, any>;
+  experimentName: string;
+  trialName: string;
+  target: PreflightTargetInfo;
+  /** Total GPUs allocation_mode asks for (null when it does not parse: the config engine reports that). */
+  allocationGpus: number | null;
+  secrets: SecretRequirement[];
+  /** Names of environment variables set locally (values are never looked at). */
+  envNames: ReadonlySet<string>;
+  /** Our own run tag: GPU processes carrying it are not leftovers. */
+  runId?: string;
+  /** Typical wall time of one train step; default 660 s (the reference config: "~11 min/step"). */
+  typicalStepSeconds?: number;
+}
+
+export const DEFAULT_STEP_SECONDS = 660;
+
+/** Dotted path into the resolved config; undefined when any part is missing. */
+export function cfg(resolved: Record<string, any>, path: string): any {
+  let v: any = resolved;
+  for (const k of path.split('.')) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = v[k];
+  }
+  return v;
+}
+
+/** `1.5 GB`, `48 GB`, `1.2 TB` (decimal units, as disks are sold and df -H prints). */
+export function formatBytes(n: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
+  let i = 0;
+  let v = n;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${v >= 100 || i === 0 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
+}
