@@ -1,5 +1,116 @@
+// `awrl-tui config check|show|diff|argv FILE [OVERRIDE…]`: the config engine on the command line.
+// Reads the file here (the engine is pure) and passes the NAMES of set env vars, never values.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
 import { CliError, EXIT } from './errors.js';
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CliError('`config` is not available in this build yet.', EXIT.usage);
+const USAGE = `usage:
+  awrl-tui config check FILE [OVERRIDE…] [--json]
+  awrl-tui config show FILE [OVERRIDE…] [--resolved] [--json]
+  awrl-tui config diff FILE [OVERRIDE…]
+  awrl-tui config argv FILE [OVERRIDE…] [--remote-config PATH]`;
+
+interface Parsed {
+  sub: string;
+  file: string;
+  overrides: string[];
+  json: boolean;
+  resolved: boolean;
+  remoteConfig?: string;
+}
+
+function parseArgs(args: string[]): Parsed {
+  const [sub, ...rest] = args;
+  if (!sub || sub === '--help' || sub === '-h') throw new CliError(USAGE, EXIT.usage);
+  if (!['check', 'show', 'diff', 'argv'].includes(sub)) throw new CliError(`unknown config subcommand '${sub}'\n${USAGE}`, EXIT.usage);
+  const pos: string[] = [];
+  let json = false;
+  let resolved = false;
+  let remoteConfig: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (a === '--json') json = true;
+    else if (a === '--resolved') resolved = true;
+    else if (a === '--remote-config') {
+      remoteConfig = rest[++i];
+      if (!remoteConfig) throw new CliError('--remote-config needs a PATH', EXIT.usage);
+    } else if (a.startsWith('--remote-config=')) remoteConfig = a.slice('--remote-config='.length);
+    else if (a.startsWith('--')) throw new CliError(`unknown option '${a}' for config ${sub}\n${USAGE}`, EXIT.usage);
+    else pos.push(a);
+  }
+  const [file, ...overrides] = pos;
+  if (!file) throw new CliError(`config ${sub} needs a FILE\n${USAGE}`, EXIT.usage);
+  return { sub, file, overrides, json, resolved, remoteConfig };
+}
+
+function readConfig(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    throw new CliError(`cannot read config ${file}: ${why}`, EXIT.usage);
+  }
+}
+
+// These stop show/diff/argv: the file or an override cannot be read as the trainer would read it.
+const FATAL = /^(yaml-syntax|override.*|unknown-key|type-mismatch|not-optional|interpolation)$/;
+
+function failOnFatal(ev: ConfigEvaluation, file: string): void {
+  const fatal = ev.diagnostics.filter((d) => d.severity === 'error' && FATAL.test(d.code));
+  if (fatal.length) throw new CliError(fatal.map((d) => formatDiagnostic(d, file)).join('\n'), EXIT.usage);
+}
+
+const envNames = () => new Set(Object.keys(process.env).filter((k) => process.env[k] !== undefined));
+const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+
+const diagJson = (d: Diagnostic) => ({ ...d });
+
+export async function run(args: string[]): Promise<number> {
+  const p = parseArgs(args);
+  const text = readConfig(p.file);
+  const ev = evaluateConfig({ fileName: p.file, text, overrides: p.overrides, envNames: envNames() });
+  switch (p.sub) {
+    case 'check': {
+      if (p.json) {
+        out(JSON.stringify({ file: p.file, ok: !ev.hasErrors, errors: ev.diagnostics.filter((d) => d.severity === 'error').length, warnings: ev.diagnostics.filter((d) => d.severity === 'warning').length, experimentName: ev.experimentName, trialName: ev.trialName, diagnostics: ev.diagnostics.map(diagJson) }, null, 2));
+      } else {
+        for (const d of ev.diagnostics) out(formatDiagnostic(d, p.file));
+        const e = ev.diagnostics.filter((d) => d.severity === 'error').length;
+        const w = ev.diagnostics.length - e;
+        process.stderr.write(`${p.file}: ${e} error${e === 1 ? '' : 's'}, ${w} warning${w === 1 ? '' : 's'}\n`);
+      }
+      return ev.hasErrors ? EXIT.usage : EXIT.ok;
+    }
+    case 'show': {
+      failOnFatal(ev, p.file);
+      if (p.json) out(JSON.stringify(p.resolved ? ev.resolved : ev.effective, null, 2));
+      else out(ev.effectiveYaml({ resolved: p.resolved }));
+      return EXIT.ok;
+    }
+    case 'diff': {
+      failOnFatal(ev, p.file);
+      const base = evaluateConfig({ fileName: p.file, text, envNames: envNames() });
+      if (!base.resolved || !ev.resolved) throw new CliError(`${p.file}: cannot resolve the config`, EXIT.usage);
+      const changes = diffConfigs(base.resolved, ev.resolved);
+      if (changes.length === 0) out('no changes');
+      for (const c of changes) {
+        const o = ev.originOf(c.key);
+        const why = o.kind === 'override' ? `  (override ${o.index} '${p.overrides[o.index - 1]}')` : c.kind === 'changed' ? '  (through an interpolation)' : '';
+        out(`${formatChange(c)}${why}`);
+      }
+      return EXIT.ok;
+    }
+    case 'argv': {
+      failOnFatal(ev, p.file);
+      const argv = ev.launchArgv({ remoteConfigPath: p.remoteConfig ?? basename(p.file) });
+      for (const a of argv) out(a);
+      out(`# experiment_name: ${ev.experimentName ?? '(unset)'}`);
+      out(`# trial_name: ${ev.trialName ?? '(unset)'}`);
+      for (const d of ev.diagnostics.filter((x) => x.severity === 'error')) process.stderr.write(`${formatDiagnostic(d, p.file)}\n`);
+      return EXIT.ok;
+    }
+  }
+  return EXIT.usage;
 }

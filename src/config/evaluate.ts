@@ -38,6 +38,8 @@ export interface ConfigEvaluation {
   resolvedTree: Val | null;
   /** Overrides that parsed and applied, in order. */
   overrides: ParsedOverride[];
+  /** File + overrides as plain JSON, before defaults and interpolation; null if fatal. */
+  effective: Record<string, any> | null;
 }
 
 type MapVal = Extract<Val, { t: 'map' }>;
@@ -143,10 +145,7 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   };
 
   if (resolved) {
-    const hasTypeErrors = diags.some((d) => d.severity === 'error');
-    if (!hasTypeErrors || true) {
-      for (const f of runRules({ cfg: resolved, originOf, envNames })) put({ severity: f.severity, code: f.code, message: f.message, key: f.key }, originOf(f.key));
-    }
+    for (const f of runRules({ cfg: resolved, originOf, envNames })) put({ severity: f.severity, code: f.code, message: f.message, key: f.key }, originOf(f.key));
   }
 
   diags.sort(byPosition);
@@ -160,6 +159,7 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     experimentName,
     trialName,
     overrides: applied,
+    effective: root ? (toPlain(root) as Record<string, any>) : null,
     originOf,
     effectiveYaml(opts) {
       if (opts?.resolved) return resolvedTree ? emitYaml(resolvedTree) : '';
