@@ -13,7 +13,7 @@ import { logLines } from '../panels/log.js';
 import { rewardLines } from '../panels/reward.js';
 import { stalenessLines } from '../panels/staleness.js';
 import { throughputLines, TIMEPERF_KEYS } from '../panels/throughput.js';
-import type { RunView } from '../session/types.js';
+import { STEP_TIME_SERIES, type RunView } from '../session/types.js';
 
 export interface DashboardUi {
   zoom: PanelId | null;
@@ -85,7 +85,7 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
       );
       return throughputLines(
         {
-          stepTimes: f.stepTimes ? bucketMean(f.stepTimes, points) : [],
+          stepTimes: f.stepTimes ? bucketMean(f.stepTimes, points) : s.downsample(STEP_TIME_SERIES, points),
           stepTimeS: f.stepTimeS,
           episodesPerS: f.episodesPerS,
           trainTokensPerS: f.trainTokensPerS,

@@ -5,6 +5,9 @@ import type { ConnectionState } from '../../remote/transport.js';
 
 export type { ConnectionState };
 
+/** The store's derived step wall-time series (src/metrics STEP_TIME_KEY). */
+export const STEP_TIME_SERIES = 'derived/step_time_s';
+
 export type RunState = 'submitted' | 'pending' | 'running' | 'finished' | 'failed' | 'timeout' | 'stopped' | 'unknown';
 
 export interface RunSummary {

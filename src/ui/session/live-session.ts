@@ -1,0 +1,291 @@
+// The Session the real cockpit runs on: targets and their runs (polled through each target's
+// Transport), the selected run's feed, the Config screen's evaluation, and launch/stop through
+// src/runs — the same code paths as the headless commands.
+import type { Transport } from '../../remote/transport.js';
+import { launchRun, listRuns, stopRun, type RunSummary as RunsSummary, type Target } from '../../runs/index.js';
+import { requiredSecretNames } from '../../config/index.js';
+import { buildConfigView, overrideKey, typedValueText, withValue, type ConfigSource } from './config-view.js';
+import { RunFeed, type RunFacts } from './run-feed.js';
+import { emptyState } from './static-session.js';
+import type { ConfigRow, GpuSnapshot, RunState, RunSummary, Session, SessionActions, SessionState, TargetSummary } from './types.js';
+
+export interface TargetConnection {
+  target: Target;
+  transport: Transport;
+}
+
+/** GPU polling is injected (src/gpu's poller): start it for a run, get snapshots, stop it. */
+export type GpuPollerFactory = (conn: TargetConnection, nodes: string[], onSnapshots: (s: GpuSnapshot[]) => void) => () => void;
+
+export interface LiveSessionOptions {
+  targets: TargetConnection[];
+  /** The config the Config screen edits and launches. */
+  config?: { fileName: string; text: string; overrides?: string[] } | null;
+  /** Target name launches go to (default: the first). */
+  launchTarget?: string;
+  /** Secret values for launches (names only are ever shown). */
+  env?: Record<string, string | undefined>;
+  /** Open this run at start. */
+  openRunId?: string;
+  runsPollMs?: number;
+  statePollMs?: number;
+  gpuPoller?: GpuPollerFactory;
+  /** Facts of a run's config (budget, batch size), read from its config.yaml; overridable for tests. */
+  runFacts?: (conn: TargetConnection, record: RunsSummary) => Promise<RunFacts>;
+  clock?: () => number;
+}
+
+function toSummary(r: RunsSummary, target: string): RunSummary {
+  return {
+    id: r.runId,
+    target,
+    experiment: r.record.experiment,
+    trial: r.record.trial,
+    state: r.state as RunState,
+    step: r.globalStep ?? null,
+    totalSteps: r.totalSteps ?? null,
+    reward: r.lastReward ?? null,
+    lastStepAt: null,
+  };
+}
+
+export class LiveSession implements Session {
+  private state: SessionState = emptyState();
+  private readonly listeners = new Set<() => void>();
+  private readonly raw = new Map<string, RunsSummary[]>();
+  private feed: RunFeed | null = null;
+  private stopGpu: (() => void) | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  private unsubs: (() => void)[] = [];
+  private configSource: ConfigSource | null = null;
+  private rowTypes = new Map<string, ConfigRow['type']>();
+  private closed = false;
+  readonly actions: SessionActions;
+
+  constructor(private readonly o: LiveSessionOptions) {
+    const env = o.env ?? process.env;
+    this.state.targets = o.targets.map((c) => ({ name: c.target.name, connection: c.transport.state, runs: [] }));
+    if (o.config) {
+      const target = this.launchConn();
+      this.configSource = {
+        fileName: o.config.fileName,
+        text: o.config.text,
+        overrides: o.config.overrides ?? [],
+        envNames: new Set(Object.keys(env).filter((k) => env[k] !== undefined && env[k] !== '')),
+        target: target?.target.name ?? null,
+        remoteConfigPath: `${target?.target.workdir ?? '.'}/.awrl/runs/<run-id>/config.yaml`,
+        python: target?.target.python,
+      };
+      this.evaluateConfig(null);
+    }
+    this.actions = {
+      selectRun: (id) => this.selectRun(id),
+      refreshRuns: () => void this.refreshAll(),
+      stopRun: (id) => this.stop(id),
+      setDraft: (d) => this.evaluateConfig(d),
+      setValue: (key, text) => this.setOverrides(withValue(this.configSource?.overrides ?? [], key, typedValueText(this.rowTypes.get(key) ?? 'other', text))),
+      addOverride: (text) => this.setOverrides([...(this.configSource?.overrides ?? []).filter((x) => overrideKey(x) !== overrideKey(text)), text]),
+      removeOverride: (index) => this.setOverrides((this.configSource?.overrides ?? []).filter((_, i) => i !== index - 1)),
+      launch: () => this.launch(env),
+    };
+  }
+
+  /** Subscribe to transports, start polling, open the initial run. */
+  start(): this {
+    for (const c of this.o.targets) {
+      this.unsubs.push(
+        c.transport.onState((s) => {
+          this.patchTarget(c.target.name, { connection: s });
+          if (s.state === 'ready') void this.refresh(c);
+        }),
+      );
+      void this.refresh(c);
+    }
+    const poll = setInterval(() => void this.refreshAll(), this.o.runsPollMs ?? 5000);
+    poll.unref?.();
+    this.timers.push(poll);
+    if (this.o.openRunId) this.selectRun(this.o.openRunId);
+    return this;
+  }
+
+  getState(): SessionState {
+    // The run view is derived lazily, once per frame at most.
+    if (this.feed) {
+      const run = this.feed.getView();
+      if (run !== this.state.run) this.state = { ...this.state, run };
+    }
+    return this.state;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private update(patch: Partial<SessionState>): void {
+    if (this.closed) return;
+    this.state = { ...this.state, ...patch, version: this.state.version + 1 };
+    for (const l of this.listeners) l();
+  }
+
+  private launchConn(): TargetConnection | undefined {
+    return this.o.targets.find((c) => c.target.name === this.o.launchTarget) ?? this.o.targets[0];
+  }
+
+  private patchTarget(name: string, patch: Partial<TargetSummary>): void {
+    this.update({ targets: this.state.targets.map((t) => (t.name === name ? { ...t, ...patch } : t)) });
+  }
+
+  private async refresh(c: TargetConnection): Promise<void> {
+    if (c.transport.state.state !== 'ready') return;
+    try {
+      const runs = await listRuns(c.transport, c.target, { tailBytes: 64 * 1024 });
+      this.raw.set(c.target.name, runs);
+      this.patchTarget(c.target.name, { runs: runs.map((r) => toSummary(r, c.target.name)), error: undefined });
+    } catch (err) {
+      this.patchTarget(c.target.name, { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  private async refreshAll(): Promise<void> {
+    await Promise.all(this.o.targets.map((c) => this.refresh(c)));
+  }
+
+  private findRun(runId: string): { conn: TargetConnection; run: RunsSummary } | null {
+    for (const c of this.o.targets) {
+      const run = this.raw.get(c.target.name)?.find((r) => r.runId === runId);
+      if (run) return { conn: c, run };
+    }
+    return null;
+  }
+
+  private selectRun(runId: string | null): void {
+    if (runId === this.feed?.runId) return;
+    this.feed?.close();
+    this.stopGpu?.();
+    this.feed = null;
+    this.stopGpu = null;
+    this.update({ selectedRunId: runId, run: null });
+    if (runId) void this.open(runId);
+  }
+
+  private async open(runId: string): Promise<void> {
+    let found = this.findRun(runId);
+    if (!found) {
+      await this.refreshAll();
+      found = this.findRun(runId);
+    }
+    if (this.state.selectedRunId !== runId) return;
+    if (!found) {
+      this.update({ notice: `run ${runId} not found on ${this.o.targets.map((c) => c.target.name).join(', ')}` });
+      return;
+    }
+    const { conn, run } = found;
+    const facts = await (this.o.runFacts ?? defaultRunFacts)(conn, run).catch(() => ({}));
+    if (this.state.selectedRunId !== runId) return;
+    const feed = new RunFeed({
+      transport: conn.transport,
+      target: conn.target,
+      summary: toSummary(run, conn.target.name),
+      logPath: `${run.record.runDir}/stdout.log`,
+      facts,
+      statePollMs: this.o.statePollMs,
+      clock: this.o.clock,
+      onChange: () => this.update({}),
+    });
+    this.feed = feed;
+    feed.start();
+    if (this.o.gpuPoller) this.stopGpu = this.o.gpuPoller(conn, [], (s) => feed.setGpus(s));
+    this.update({ notice: null });
+  }
+
+  private evaluateConfig(draft: { key: string; text: string } | null): void {
+    if (!this.configSource) return;
+    const { view } = buildConfigView(this.configSource, draft, this.rowTypes);
+    this.rowTypes = new Map(view.rows.map((r) => [r.key, r.type]));
+    this.update({ config: view });
+  }
+
+  private setOverrides(overrides: string[]): void {
+    if (!this.configSource) return;
+    this.configSource = { ...this.configSource, overrides };
+    this.evaluateConfig(null);
+  }
+
+  private async launch(env: Record<string, string | undefined>): Promise<void> {
+    const src = this.configSource;
+    const conn = this.launchConn();
+    if (!src || !conn) return this.update({ launch: { phase: 'failed', message: 'no config or no target to launch on' } });
+    const { evaluation: ev } = buildConfigView(src, null);
+    if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName) {
+      return this.update({ launch: { phase: 'failed', message: 'the config has errors: see Diagnostics' } });
+    }
+    this.update({ launch: { phase: 'launching' } });
+    try {
+      const needs = requiredSecretNames(ev.resolved);
+      const secretNames = conn.target.forwardEnv ?? needs.filter((s) => s.required || (env[s.name] ?? '') !== '').map((s) => s.name);
+      const cluster = (ev.resolved.cluster ?? {}) as { n_nodes?: number; n_gpus_per_node?: number };
+      const result = await launchRun(
+        {
+          target: conn.target,
+          configText: src.text,
+          experiment: ev.experimentName,
+          trial: ev.trialName,
+          trainerArgv: (remoteConfigPath) => ev.launchArgv({ remoteConfigPath, python: conn.target.python }),
+          secretNames,
+          nodes: cluster.n_nodes ?? 1,
+          gpusPerNode: cluster.n_gpus_per_node,
+        },
+        conn.transport,
+        { env },
+      );
+      const runId = result.record.runId;
+      this.update({ launch: { phase: 'launched', runId, message: `launched ${runId} on ${conn.target.name}` } });
+      await this.refresh(conn);
+      this.selectRun(runId);
+    } catch (err) {
+      this.update({ launch: { phase: 'failed', message: err instanceof Error ? err.message : String(err) } });
+    }
+  }
+
+  private async stop(runId: string): Promise<void> {
+    const found = this.findRun(runId);
+    if (!found) return this.update({ notice: `run ${runId} not found` });
+    this.update({ notice: `stopping ${runId}…` });
+    try {
+      const r = await stopRun(found.conn.transport, found.conn.target, runId);
+      this.update({ notice: `stopped ${runId}${r.left.length ? ` (${r.left.length} processes left: ${r.left.join(', ')})` : ''}` });
+    } catch (err) {
+      this.update({ notice: `stop failed: ${err instanceof Error ? err.message : String(err)}` });
+    }
+    await this.refresh(found.conn);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) clearInterval(t);
+    for (const u of this.unsubs) u();
+    this.feed?.close();
+    this.stopGpu?.();
+    this.listeners.clear();
+  }
+}
+
+/** Budget and batch size from the run's uploaded config.yaml, through the config engine. */
+async function defaultRunFacts(conn: TargetConnection, run: RunsSummary): Promise<RunFacts> {
+  const { evaluateConfig } = await import('../../config/index.js');
+  const text = (await conn.transport.readFile(`${run.record.runDir}/config.yaml`)).toString('utf8');
+  const overrides = run.record.argv.slice(run.record.argv.indexOf('--config') + 2);
+  const ev = evaluateConfig({ fileName: 'config.yaml', text, overrides });
+  const r = ev.resolved ?? {};
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  return {
+    consumerBatchSize: num(r.rollout?.consumer_batch_size),
+    maxHeadOffpolicyness: num(r.rollout?.max_head_offpolicyness),
+    recoverFreqSecs: num(r.recover?.freq_secs),
+  };
+}
+
+export function createLiveSession(o: LiveSessionOptions): LiveSession {
+  return new LiveSession(o).start();
+}

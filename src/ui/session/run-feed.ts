@@ -1,0 +1,212 @@
+// One watched run: its log followed through the Transport into the metrics store, its state
+// polled, its alerts evaluated. Ingesting only marks the feed dirty; the RunView (figures, alerts)
+// is rebuilt when the UI asks for a frame, so a burst of 10,000 backfilled steps costs one
+// derivation, not 10,000. Memory is bounded: the store's caps, a ring of log lines, a ring of events.
+import { HealthMonitor } from '../../health/index.js';
+import { deriveFigures, evaluateAlerts, MetricsStore } from '../../metrics/index.js';
+import type { ConnectionState, Transport } from '../../remote/transport.js';
+import { followRun, watchRunState, type RunFollower, type RunStateWatcher, type Target } from '../../runs/index.js';
+import type { TrainerEvent } from '../../trainer-log/events.js';
+import { formatNumber } from '../format.js';
+import type { Alert, DashboardFigures, GpuSnapshot, LogLine, RunState, RunSummary, RunView, SeriesSource } from './types.js';
+
+export interface RunFacts {
+  consumerBatchSize?: number;
+  maxHeadOffpolicyness?: number;
+  recoverFreqSecs?: number;
+}
+
+export interface RunFeedOptions {
+  transport: Transport;
+  target: Target;
+  summary: RunSummary;
+  logPath: string;
+  facts?: RunFacts;
+  logLimit?: number;
+  statePollMs?: number;
+  clock?: () => number;
+  onChange(): void;
+}
+
+const EVENT_RING = 256;
+
+/** A trainer local time ("2026-05-25T12:19:55.952", no zone) as epoch ms, read as our local time. */
+export function localTimeMs(time: string | null | undefined): number | null {
+  if (!time) return null;
+  const t = Date.parse(time);
+  return Number.isFinite(t) ? t : null;
+}
+
+export function eventLogLine(e: TrainerEvent, seq: number): LogLine | null {
+  switch (e.type) {
+    case 'step': {
+      const r = e.stats['rollout/reward'];
+      return { seq, level: 'info', time: e.time, text: `Epoch ${e.epoch}/${e.epochs} Step ${e.step}/${e.stepsPerEpoch} Train step ${e.globalStep}/${e.totalSteps} done. reward ${formatNumber(r ?? null)}` };
+    }
+    case 'memory':
+      return { seq, level: 'info', time: e.time, text: `Memory-Usage ${e.phase}: allocated ${e.allocatedGB} GB, reserved ${e.reservedGB} GB, used ${e.usedGB}/${e.totalGB} GB` };
+    case 'batch':
+      return { seq, level: 'info', time: e.time, text: `prepare_batch/rollout: wait ${e.waitS}s, total ${e.totalS}s, ${e.episodes} episodes` };
+    case 'resume':
+      return { seq, level: 'warning', time: e.time, text: `Recovering from a checkpoint: step ${e.resumeStep} runs next` };
+    case 'start':
+      return { seq, level: 'info', time: e.time, text: 'Fresh start (no resume info)' };
+    case 'error': {
+      const first = e.detail.split('\n').find((l) => l.trim()) ?? '';
+      return { seq, level: 'error', time: e.time, source: e.source, text: first && !e.message.includes(first.trim()) ? `${e.message} — ${first.trim()}` : e.message };
+    }
+    case 'warning':
+      return { seq, level: 'warning', time: e.time, source: e.source, text: e.message };
+    case 'finished':
+      return { seq, level: 'info', time: e.time, text: 'Training completes!' };
+  }
+}
+
+export class RunFeed {
+  readonly store = new MetricsStore();
+  private readonly health = new HealthMonitor();
+  private readonly events: TrainerEvent[] = [];
+  private log: LogLine[] = [];
+  private seq = 0;
+  private follower: RunFollower | null = null;
+  private watcher: RunStateWatcher | null = null;
+  private unsubscribeState: (() => void) | null = null;
+  private view: RunView | null = null;
+  private dirty = true;
+  private summary: RunSummary;
+  private connection: ConnectionState;
+  private connectionAt: number;
+  private gpus: GpuSnapshot[] = [];
+  private startedAt: number | null = null;
+  private lastArrivalAt: number | null = null;
+  private readonly clock: () => number;
+  readonly series: SeriesSource;
+
+  constructor(private readonly o: RunFeedOptions) {
+    this.clock = o.clock ?? Date.now;
+    this.summary = o.summary;
+    this.connection = o.transport.state;
+    this.connectionAt = this.clock();
+    const store = this.store;
+    this.series = {
+      get stepCount() {
+        return store.lastStepEvent?.globalStep ?? 0;
+      },
+      keys: () => store.keys(),
+      downsample: (key, buckets) => store.downsample(key, buckets).last.map((v) => (v === null ? Number.NaN : v)),
+      latest: (key) => store.latest(key),
+    };
+  }
+
+  start(): void {
+    const { transport, target } = this.o;
+    this.unsubscribeState = transport.onState((s) => {
+      this.connection = s;
+      this.connectionAt = this.clock();
+      this.changed();
+    });
+    this.follower = followRun(transport, this.o.logPath, {
+      onEvent: (e) => this.ingest(e),
+      onReset: (reason) => this.pushLog({ seq: 0, level: 'warning', time: null, text: `log ${reason}: following it from the start` }),
+    });
+    this.watcher = watchRunState(transport, target, this.summary.id, {
+      intervalMs: this.o.statePollMs,
+      onChange: (s) => {
+        this.summary = { ...this.summary, state: s.state as RunState };
+        this.changed();
+      },
+      onError: (m) => this.pushLog({ seq: 0, level: 'warning', time: null, text: m }),
+    });
+  }
+
+  ingest(e: TrainerEvent): void {
+    this.store.ingest(e);
+    this.health.ingest(e);
+    if (e.type !== 'step') {
+      this.events.push(e);
+      if (this.events.length > EVENT_RING) this.events.splice(0, this.events.length - EVENT_RING);
+    } else {
+      this.lastArrivalAt = this.clock();
+      if (this.startedAt === null) this.startedAt = localTimeMs(e.time);
+    }
+    if ((e.type === 'start' || e.type === 'resume') && this.startedAt === null) this.startedAt = localTimeMs(e.time);
+    const line = eventLogLine(e, 0);
+    if (line) this.pushLog(line);
+    this.changed();
+  }
+
+  setGpus(snapshots: GpuSnapshot[]): void {
+    this.gpus = snapshots;
+    this.changed();
+  }
+
+  private pushLog(line: LogLine): void {
+    this.log.push({ ...line, seq: ++this.seq });
+    const limit = this.o.logLimit ?? 2000;
+    // Trim in chunks so the array is not shifted on every line.
+    if (this.log.length > limit * 1.25) this.log = this.log.slice(-limit);
+    this.changed();
+  }
+
+  private changed(): void {
+    this.dirty = true;
+    this.o.onChange();
+  }
+
+  get runId(): string {
+    return this.summary.id;
+  }
+
+  /** The view for the next frame; rebuilt only when something changed. */
+  getView(): RunView {
+    if (this.view && !this.dirty) return this.view;
+    this.dirty = false;
+    const facts = this.o.facts ?? {};
+    const f = deriveFigures(this.store, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness });
+    const last = this.store.lastStepEvent;
+    const now = this.clock();
+    const alerts: Alert[] = [
+      ...evaluateAlerts(this.store, this.events, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness, lastStepArrivedAt: this.lastArrivalAt ?? undefined, wallNow: now }),
+      ...this.health.evaluate({ now: new Date(now), maxHeadOffpolicyness: facts.maxHeadOffpolicyness, recoverFreqSecs: facts.recoverFreqSecs }),
+    ];
+    const figures: DashboardFigures = {
+      step: f.globalStep,
+      totalSteps: f.totalSteps,
+      epoch: last?.epoch ?? null,
+      epochs: last?.epochs ?? null,
+      startedAt: this.startedAt,
+      lastStepAt: localTimeMs(last?.time),
+      etaS: f.etaS,
+      stepTimeS: f.stepTimeS ?? f.meanStepTimeS,
+      episodesPerS: f.episodesPerS,
+      trainTokensPerS: f.trainTokensPerS,
+      rolloutWaitS: this.store.lastBatch?.waitS ?? this.store.latest('timeperf/rollout'),
+    };
+    const summary: RunSummary = {
+      ...this.summary,
+      step: f.globalStep ?? this.summary.step,
+      totalSteps: f.totalSteps ?? this.summary.totalSteps,
+      reward: this.store.latest('rollout/reward') ?? this.summary.reward,
+      lastStepAt: figures.lastStepAt ?? this.summary.lastStepAt,
+    };
+    this.view = {
+      summary,
+      connection: this.connection,
+      connectionAt: this.connectionAt,
+      series: this.series,
+      figures,
+      alerts,
+      memory: [...this.store.memoryByPhase.values()].map((m) => ({ phase: m.phase, allocatedGB: m.allocatedGB, reservedGB: m.reservedGB, usedGB: m.usedGB, totalGB: m.totalGB })),
+      gpus: this.gpus,
+      log: this.log,
+      offpolicyBudget: facts.maxHeadOffpolicyness ?? null,
+    };
+    return this.view;
+  }
+
+  close(): void {
+    this.follower?.close();
+    this.watcher?.stop();
+    this.unsubscribeState?.();
+  }
+}
