@@ -1,0 +1,124 @@
+// Alert rules: pure functions over the store and the event stream, returning plain data the
+// cockpit renders and `--follow --json` can print. Each rule says what to do, not only what is wrong.
+import type { ErrorEvent, ErrorKind, TrainerEvent } from '../trainer-log/events.js';
+import { median, recentStepTimes, type RunConfigFacts } from './derive.js';
+import type { MetricsStore } from './store.js';
+
+export interface Alert {
+  id: string;
+  severity: 'error' | 'warning' | 'info';
+  title: string;
+  detail: string;
+  advice: string;
+  step?: number;
+  time?: string;
+}
+
+export interface AlertContext extends RunConfigFacts {
+  /** Now on the trainer's naive clock (isoTimeToMs of a printed time). */
+  now?: number;
+  /** When the clocks differ: wall-clock ms at which the latest step event arrived, and wall now.
+   *  Used by the stall rule in preference to `now`. */
+  lastStepArrivedAt?: number;
+  wallNow?: number;
+}
+
+export const KEYS = {
+  gradNorm: 'ppo_actor/update/grad_norm',
+  updateOk: 'ppo_actor/update/update_successful',
+  reward: 'rollout/reward',
+  stalenessMax: 'staleness/gap/offpolicy_max',
+  importanceWeight: 'ppo_actor/update/importance_weight/avg',
+  behaveWeight: 'ppo_actor/update/behave_imp_weight/avg',
+  omniboxesFailed: 'rollout/omniboxes_failed',
+} as const;
+
+const ERROR_ADVICE: Record<ErrorKind, string> = {
+  oom: 'Lower actor.mb_spec.max_tokens_per_mb or the batch size, or give the actor more GPUs; the run resumes from the last recover checkpoint.',
+  'nccl-timeout': 'A collective hung for the NCCL watchdog timeout: look for a dead or stuck rank (node down, GPU error) and restart; the run resumes automatically.',
+  'sglang-launch': 'An SGLang server did not come up: check the rollout node (GPU free? actor.path a local path?) and its server log.',
+  'worker-failed': "A worker process exited: read that worker's log (merged.log or the Ray output) for the first error.",
+  'ray-actor-died': 'A Ray actor died (node lost, OOM-killed or crashed): check `ray status` and the worker output on the controller stdout.',
+  other: 'Read the traceback; the run resumes from the last recover checkpoint when restarted with the same experiment and trial names.',
+};
+
+function stepOf(store: MetricsStore): { step?: number; time?: string } {
+  const last = store.lastStepEvent;
+  return last ? { step: last.globalStep, time: last.time } : {};
+}
+
+function fmt(v: number | null): string {
+  return v === null ? 'nan' : Number.isFinite(v) ? String(Number(v.toPrecision(4))) : String(v);
+}
+
+export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEvent[], ctx: AlertContext = {}): Alert[] {
+  const alerts: Alert[] = [];
+  const at = stepOf(store);
+
+  if (store.has(KEYS.gradNorm)) {
+    const g = store.latest(KEYS.gradNorm);
+    if (g === null || !Number.isFinite(g)) {
+      alerts.push({ id: 'grad-norm-nonfinite', severity: 'error', title: 'Gradient norm is not finite', detail: `${KEYS.gradNorm} = ${fmt(g)}`, advice: 'The update was likely skipped; if it repeats, lower the learning rate or check the rewards and advantages for nan.', ...at });
+    }
+  }
+  const ok = store.latest(KEYS.updateOk);
+  if (ok !== null && ok < 1) {
+    alerts.push({ id: 'update-unsuccessful', severity: 'warning', title: 'Optimizer update was not successful', detail: `${KEYS.updateOk} = ${fmt(ok)}`, advice: 'Some updates were skipped (non-finite gradients); watch the grad norm and the loss.', ...at });
+  }
+
+  const r = store.recent(KEYS.reward, 3);
+  if (r.values.length === 3 && r.values.every((v) => v === 0)) {
+    alerts.push({ id: 'reward-zero', severity: 'error', title: 'Reward is exactly 0 for 3 steps', detail: `${KEYS.reward} = 0 at steps ${r.steps.join(', ')}`, advice: 'Likely the SGLang VLM cache overflowing on screenshots: set SGLANG_VLM_CACHE_SIZE_MB >= 8192 in actor.scheduling_spec[0].env_vars.', ...at });
+  }
+
+  const budget = ctx.maxHeadOffpolicyness;
+  const sMax = store.latest(KEYS.stalenessMax);
+  if (budget !== undefined && sMax !== null && sMax > budget) {
+    alerts.push({ id: 'staleness-over-budget', severity: 'warning', title: 'Staleness above budget', detail: `${KEYS.stalenessMax} = ${fmt(sMax)} > rollout.max_head_offpolicyness = ${budget}`, advice: 'Rollouts lag the policy more than allowed: check the rollout/actor GPU split and the rollout wait time.', ...at });
+  }
+
+  for (const key of [KEYS.importanceWeight, KEYS.behaveWeight]) {
+    const w = store.latest(key);
+    if (w !== null && Math.abs(w - 1) > 0.1) {
+      alerts.push({ id: `drift:${key}`, severity: 'warning', title: 'Importance weights drift from 1', detail: `${key} = ${fmt(w)} (more than 10% from 1.0)`, advice: 'Behaviour and current policy diverge: reduce staleness (max_head_offpolicyness) or check actor.behav_imp_weight_cap.', ...at });
+    }
+  }
+
+  const failed = store.latest(KEYS.omniboxesFailed);
+  if (failed !== null && failed > 0.05) {
+    alerts.push({ id: 'omniboxes-failed', severity: 'warning', title: 'Browser environments failing', detail: `${KEYS.omniboxesFailed} = ${fmt(failed)} (> 5%)`, advice: 'The Omniboxes cluster is failing allocations: check its health and the token variable (webgym.cpu_cluster_token_env_var).', ...at });
+  }
+
+  const stall = stallAlert(store, ctx);
+  if (stall) alerts.push(stall);
+
+  events.forEach((e, i) => {
+    if (e.type !== 'error') return;
+    alerts.push(errorAlert(e, i));
+  });
+  return alerts;
+}
+
+function stallAlert(store: MetricsStore, ctx: AlertContext): Alert | null {
+  if (store.finished || store.lastStepEvent === null) return null;
+  const med = median(recentStepTimes(store));
+  if (med === null || med <= 0) return null;
+  let elapsedS: number | null = null;
+  if (ctx.lastStepArrivedAt !== undefined && ctx.wallNow !== undefined) elapsedS = (ctx.wallNow - ctx.lastStepArrivedAt) / 1000;
+  else if (ctx.now !== undefined && store.lastStepTimeMs !== null) elapsedS = (ctx.now - store.lastStepTimeMs) / 1000;
+  if (elapsedS === null || elapsedS <= 3 * med) return null;
+  return {
+    id: 'stall', severity: 'warning', title: 'No new step for a while',
+    detail: `${Math.round(elapsedS)} s since step ${store.lastStepEvent.globalStep}, median step time ${Math.round(med)} s`,
+    advice: 'Check the rollout wait (prepare_batch), the Omniboxes cluster and the worker output for a hang; an NCCL hang ends after the 2 h watchdog.',
+    step: store.lastStepEvent.globalStep, time: store.lastStepEvent.time,
+  };
+}
+
+function errorAlert(e: ErrorEvent, index: number): Alert {
+  const src = e.source && e.source !== 'main' ? ` (${e.source})` : '';
+  return {
+    id: `error:${index}`, severity: 'error', title: `${e.kind === 'other' ? 'Error' : e.kind}${src}: ${e.message}`.slice(0, 200),
+    detail: e.detail, advice: ERROR_ADVICE[e.kind], ...(e.time ? { time: e.time } : {}),
+  };
+}

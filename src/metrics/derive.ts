@@ -1,0 +1,111 @@
+// Figures the trainer does not log but a person watching a run asks for (trainer.md §6):
+// step wall time, episodes/s, train tokens/s, where a step's time goes, ETA, staleness budget.
+import { MetricsStore, STEP_TIME_KEY } from './store.js';
+
+export interface RunConfigFacts {
+  /** rollout.consumer_batch_size: episodes consumed per step. */
+  consumerBatchSize?: number;
+  /** rollout.max_head_offpolicyness: the staleness budget (not logged by the trainer). */
+  maxHeadOffpolicyness?: number;
+  /** Overrides the `G` of `Train step g/G`. */
+  totalSteps?: number;
+}
+
+export interface PhaseShare {
+  /** `timeperf/<phase>` key without its prefix. */
+  phase: string;
+  seconds: number;
+  /** Fraction of the step's wall time (or of the phases' sum when the wall time is unknown). */
+  share: number;
+}
+
+export interface Figures {
+  globalStep: number | null;
+  totalSteps: number | null;
+  /** Wall time of the latest step (gap between the last two step records), seconds. */
+  stepTimeS: number | null;
+  /** Mean of the last (up to) 10 step times. */
+  meanStepTimeS: number | null;
+  medianStepTimeS: number | null;
+  episodesPerS: number | null;
+  trainTokensPerS: number | null;
+  phases: PhaseShare[];
+  etaS: number | null;
+  /** Naive local time (as the trainer prints it) at which the run should reach totalSteps. */
+  etaAt: string | null;
+  progress: number | null;
+  staleness: { max: number | null; avg: number | null; budget: number | null; over: boolean } | null;
+  /** Seconds since the latest step record, when `now` (same naive clock) is given. */
+  sinceLastStepS: number | null;
+}
+
+const WINDOW = 10;
+
+export function recentStepTimes(store: MetricsStore, count = WINDOW): number[] {
+  return store.recent(STEP_TIME_KEY, count).values.filter((v): v is number => v !== null && Number.isFinite(v));
+}
+
+export function median(xs: number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** `now`: ms on the trainer's naive clock (isoTimeToMs of a printed time), used for ETA-free
+ *  "time since last step"; the ETA itself is anchored at the last step record. */
+export function deriveFigures(store: MetricsStore, config: RunConfigFacts = {}, now?: number): Figures {
+  const last = store.lastStepEvent;
+  const globalStep = last?.globalStep ?? null;
+  const totalSteps = config.totalSteps ?? last?.totalSteps ?? null;
+  const times = recentStepTimes(store);
+  const lastTime = store.latest(STEP_TIME_KEY);
+  const stepTimeS = lastTime !== null && store.recent(STEP_TIME_KEY, 1).steps[0] === globalStep ? lastTime : null;
+  const meanStepTimeS = times.length ? times.reduce((a, b) => a + b, 0) / times.length : null;
+  const episodes = config.consumerBatchSize ?? store.lastBatch?.episodes ?? null;
+  const perStep = stepTimeS ?? meanStepTimeS;
+  const episodesPerS = episodes !== null && perStep ? episodes / perStep : null;
+  const nTokens = store.latest('ppo_actor/n_tokens');
+  const trainS = store.latest('timeperf/train_step');
+  const trainTokensPerS = nTokens !== null && trainS ? nTokens / trainS : null;
+
+  const phases: PhaseShare[] = [];
+  if (last) {
+    let sum = 0;
+    for (const key in last.stats) {
+      const v = last.stats[key];
+      if (key.startsWith('timeperf/') && v !== null && Number.isFinite(v)) {
+        phases.push({ phase: key.slice('timeperf/'.length), seconds: v, share: 0 });
+        sum += v;
+      }
+    }
+    const whole = stepTimeS && stepTimeS >= sum ? stepTimeS : sum;
+    for (const p of phases) p.share = whole > 0 ? p.seconds / whole : 0;
+    phases.sort((a, b) => b.seconds - a.seconds);
+  }
+
+  let etaS: number | null = null;
+  let etaAt: string | null = null;
+  let progress: number | null = null;
+  if (globalStep !== null && totalSteps) {
+    progress = Math.min(1, globalStep / totalSteps);
+    if (meanStepTimeS !== null) {
+      etaS = Math.max(0, totalSteps - globalStep) * meanStepTimeS;
+      if (store.lastStepTimeMs !== null) etaAt = new Date(store.lastStepTimeMs + etaS * 1000).toISOString().slice(0, 23);
+    }
+  }
+
+  const sMax = store.latest('staleness/gap/offpolicy_max');
+  const sAvg = store.latest('staleness/gap/offpolicy_avg');
+  const budget = config.maxHeadOffpolicyness ?? null;
+  const staleness =
+    sMax === null && sAvg === null && budget === null
+      ? null
+      : { max: sMax, avg: sAvg, budget, over: budget !== null && sMax !== null && sMax > budget };
+
+  const sinceLastStepS = now !== undefined && store.lastStepTimeMs !== null ? (now - store.lastStepTimeMs) / 1000 : null;
+  return {
+    globalStep, totalSteps, stepTimeS, meanStepTimeS, medianStepTimeS: median(times), episodesPerS, trainTokensPerS,
+    phases, etaS, etaAt, progress, staleness, sinceLastStepS,
+  };
+}

@@ -1,0 +1,181 @@
+// One metric over train steps, in constant memory. Points are buckets [stepLo, stepHi] holding
+// the last, min and max value; while fewer than `capacity` steps have arrived each bucket is one
+// step. When full, neighbouring buckets are merged pairwise and every later bucket takes twice
+// as many steps: the chart keeps its shape (min/max survive) at half the resolution.
+// A short ring of the latest raw values serves the alert rules ("0 for 3 steps").
+
+export interface SeriesView {
+  steps: number[];
+  values: (number | null)[];
+}
+
+export interface DownsampledView {
+  steps: number[];
+  min: (number | null)[];
+  max: (number | null)[];
+  last: (number | null)[];
+}
+
+const RECENT = 16;
+
+export class Series {
+  private readonly lo: Float64Array;
+  private readonly hi: Float64Array;
+  private readonly last: Float64Array;
+  private readonly mn: Float64Array;
+  private readonly mx: Float64Array;
+  private readonly cnt: Uint32Array;
+  private n = 0;
+  /** Steps per bucket for new buckets (doubles at each compaction). */
+  private span = 1;
+  private readonly rSteps = new Float64Array(RECENT);
+  private readonly rVals = new Float64Array(RECENT);
+  private rLen = 0;
+  private rAt = 0;
+
+  constructor(private readonly capacity = 1024) {
+    if (capacity < 4 || capacity % 2) throw new Error('capacity must be an even number >= 4');
+    this.lo = new Float64Array(capacity);
+    this.hi = new Float64Array(capacity);
+    this.last = new Float64Array(capacity);
+    this.mn = new Float64Array(capacity);
+    this.mx = new Float64Array(capacity);
+    this.cnt = new Uint32Array(capacity);
+  }
+
+  get length(): number {
+    return this.n;
+  }
+
+  /** Adds the value of `step`; a step at or before the last one replaces what came from there on
+   *  (the trainer resumed from an older checkpoint and the later values stand). null = NaN. */
+  push(step: number, value: number | null): void {
+    const v = value === null ? Number.NaN : value;
+    if (this.n > 0 && step <= this.hi[this.n - 1]) this.rewind(step);
+    this.pushRecent(step, v);
+    const i = this.n - 1;
+    if (i >= 0 && this.cnt[i] < this.span) {
+      this.hi[i] = step;
+      this.last[i] = v;
+      if (Number.isFinite(v)) {
+        if (!(v >= this.mn[i])) this.mn[i] = v;
+        if (!(v <= this.mx[i])) this.mx[i] = v;
+      }
+      this.cnt[i]++;
+      return;
+    }
+    if (this.n === this.capacity) this.compact();
+    const j = this.n++;
+    this.lo[j] = step;
+    this.hi[j] = step;
+    this.last[j] = v;
+    this.mn[j] = Number.isFinite(v) ? v : Number.NaN;
+    this.mx[j] = Number.isFinite(v) ? v : Number.NaN;
+    this.cnt[j] = 1;
+  }
+
+  /** The latest value (null when it was nan or nothing arrived). */
+  latest(): number | null {
+    if (this.n === 0) return null;
+    const v = this.last[this.n - 1];
+    return Number.isNaN(v) ? null : v;
+  }
+
+  latestStep(): number | null {
+    return this.n === 0 ? null : this.hi[this.n - 1];
+  }
+
+  /** Up to `count` latest raw values, oldest first. */
+  recent(count = RECENT): { steps: number[]; values: (number | null)[] } {
+    const k = Math.min(count, this.rLen);
+    const steps: number[] = [];
+    const values: (number | null)[] = [];
+    for (let i = this.rLen - k; i < this.rLen; i++) {
+      const at = (this.rAt - this.rLen + i + RECENT) % RECENT;
+      steps.push(this.rSteps[at]);
+      values.push(Number.isNaN(this.rVals[at]) ? null : this.rVals[at]);
+    }
+    return { steps, values };
+  }
+
+  view(): SeriesView {
+    const steps: number[] = [];
+    const values: (number | null)[] = [];
+    for (let i = 0; i < this.n; i++) {
+      steps.push(this.hi[i]);
+      values.push(Number.isNaN(this.last[i]) ? null : this.last[i]);
+    }
+    return { steps, values };
+  }
+
+  /** At most `buckets` points, each with the min and max of what it covers (the shape of spikes
+   *  survives) and its last value. */
+  downsample(buckets: number): DownsampledView {
+    const out: DownsampledView = { steps: [], min: [], max: [], last: [] };
+    const b = Math.max(1, Math.floor(buckets));
+    const n = this.n;
+    for (let k = 0; k < Math.min(b, n); k++) {
+      const from = Math.floor((k * n) / Math.min(b, n));
+      const to = Math.floor(((k + 1) * n) / Math.min(b, n));
+      let mn = Number.NaN;
+      let mx = Number.NaN;
+      for (let i = from; i < to; i++) {
+        if (!(this.mn[i] >= mn)) mn = Number.isNaN(this.mn[i]) ? mn : this.mn[i];
+        if (!(this.mx[i] <= mx)) mx = Number.isNaN(this.mx[i]) ? mx : this.mx[i];
+      }
+      out.steps.push(this.hi[to - 1]);
+      out.min.push(Number.isNaN(mn) ? null : mn);
+      out.max.push(Number.isNaN(mx) ? null : mx);
+      out.last.push(Number.isNaN(this.last[to - 1]) ? null : this.last[to - 1]);
+    }
+    return out;
+  }
+
+  private pushRecent(step: number, v: number): void {
+    this.rSteps[this.rAt] = step;
+    this.rVals[this.rAt] = v;
+    this.rAt = (this.rAt + 1) % RECENT;
+    if (this.rLen < RECENT) this.rLen++;
+  }
+
+  private rewind(step: number): void {
+    while (this.n > 0 && this.lo[this.n - 1] >= step) this.n--;
+    // A merged bucket that straddles the resume point keeps its aggregate; it now ends before it.
+    if (this.n > 0 && this.hi[this.n - 1] >= step) {
+      this.hi[this.n - 1] = step - 1;
+      this.cnt[this.n - 1] = this.span;
+    }
+    while (this.rLen > 0 && this.rSteps[(this.rAt - 1 + RECENT) % RECENT] >= step) {
+      this.rAt = (this.rAt - 1 + RECENT) % RECENT;
+      this.rLen--;
+    }
+  }
+
+  private compact(): void {
+    const half = this.n >> 1;
+    for (let i = 0; i < half; i++) {
+      const a = 2 * i;
+      const b = a + 1;
+      this.lo[i] = this.lo[a];
+      this.hi[i] = this.hi[b];
+      this.last[i] = this.last[b];
+      this.mn[i] = minNaN(this.mn[a], this.mn[b]);
+      this.mx[i] = maxNaN(this.mx[a], this.mx[b]);
+      this.cnt[i] = this.cnt[a] + this.cnt[b];
+    }
+    this.n = half;
+    this.span *= 2;
+  }
+}
+
+function minNaN(a: number, b: number): number {
+  if (Number.isNaN(a)) return b;
+  if (Number.isNaN(b)) return a;
+  return a < b ? a : b;
+}
+
+function maxNaN(a: number, b: number): number {
+  if (Number.isNaN(a)) return b;
+  if (Number.isNaN(b)) return a;
+  return a > b ? a : b;
+}

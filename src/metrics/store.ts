@@ -1,0 +1,137 @@
+// The bounded store the cockpit and `parse` read: one Series per stats key, plus what the
+// derived figures and alerts need (step times, last batch, memory per phase, counters).
+// Memory is constant per key after the series cap; the number of keys is capped too.
+import type { BatchEvent, MemoryEvent, StepEvent, TrainerEvent } from '../trainer-log/events.js';
+import { isoTimeToMs } from '../trainer-log/text.js';
+import { Series, type DownsampledView, type SeriesView } from './series.js';
+
+/** Derived series kept next to the stats keys. */
+export const STEP_TIME_KEY = 'derived/step_time_s';
+
+export interface StoreOptions {
+  /** Buckets per series before it starts merging (default 1024). */
+  capacity?: number;
+  /** Distinct keys kept; later new keys are ignored and counted (default 2000). */
+  maxKeys?: number;
+}
+
+export class MetricsStore {
+  private readonly capacity: number;
+  private readonly maxKeys: number;
+  private readonly map = new Map<string, Series>();
+  /** Train step events ingested (repeats after a resume included). */
+  stepCount = 0;
+  lastStepEvent: StepEvent | null = null;
+  /** Naive-clock ms (see isoTimeToMs) of the latest step record. */
+  lastStepTimeMs: number | null = null;
+  lastBatch: BatchEvent | null = null;
+  readonly memoryByPhase = new Map<string, MemoryEvent>();
+  resumes = 0;
+  errors = 0;
+  warnings = 0;
+  finished = false;
+  droppedKeys = 0;
+  private prevStepMs: number | null = null;
+  private lastKeys: string[] = [];
+  private lastSeries: (Series | undefined)[] = [];
+
+  constructor(opts: StoreOptions = {}) {
+    this.capacity = opts.capacity ?? 1024;
+    this.maxKeys = opts.maxKeys ?? 2000;
+  }
+
+  ingest(e: TrainerEvent): void {
+    switch (e.type) {
+      case 'step':
+        this.ingestStep(e);
+        break;
+      case 'batch':
+        this.lastBatch = e;
+        break;
+      case 'memory':
+        this.memoryByPhase.set(e.phase, e);
+        break;
+      case 'resume':
+      case 'start':
+        if (e.type === 'resume') this.resumes++;
+        // The gap across a restart is downtime, not a step.
+        this.prevStepMs = null;
+        this.finished = false;
+        break;
+      case 'error':
+        this.errors++;
+        break;
+      case 'warning':
+        this.warnings++;
+        break;
+      case 'finished':
+        this.finished = true;
+        break;
+    }
+  }
+
+  private ingestStep(e: StepEvent): void {
+    this.stepCount++;
+    const step = e.globalStep;
+    const ms = isoTimeToMs(e.time);
+    const stats = e.stats;
+    // Steps carry the same few hundred keys each time: resolve their series once per key set.
+    const keys = Object.keys(stats);
+    if (!sameKeys(this.lastKeys, keys)) {
+      this.lastKeys = keys;
+      this.lastSeries = keys.map((k) => this.seriesFor(k));
+    }
+    const series = this.lastSeries;
+    for (let i = 0; i < keys.length; i++) series[i]?.push(step, stats[keys[i]]);
+    if (this.prevStepMs !== null && Number.isFinite(ms) && ms >= this.prevStepMs) {
+      this.seriesFor(STEP_TIME_KEY)?.push(step, (ms - this.prevStepMs) / 1000);
+    }
+    this.prevStepMs = Number.isFinite(ms) ? ms : null;
+    this.lastStepTimeMs = Number.isFinite(ms) ? ms : this.lastStepTimeMs;
+    this.lastStepEvent = e;
+  }
+
+  private seriesFor(key: string): Series | undefined {
+    let s = this.map.get(key);
+    if (s === undefined) {
+      if (this.map.size >= this.maxKeys) {
+        this.droppedKeys++;
+        return undefined;
+      }
+      s = new Series(this.capacity);
+      this.map.set(key, s);
+    }
+    return s;
+  }
+
+  keys(): string[] {
+    return [...this.map.keys()];
+  }
+
+  has(key: string): boolean {
+    return this.map.has(key);
+  }
+
+  series(key: string): SeriesView {
+    return this.map.get(key)?.view() ?? { steps: [], values: [] };
+  }
+
+  downsample(key: string, buckets: number): DownsampledView {
+    return this.map.get(key)?.downsample(buckets) ?? { steps: [], min: [], max: [], last: [] };
+  }
+
+  latest(key: string): number | null {
+    return this.map.get(key)?.latest() ?? null;
+  }
+
+  /** The latest raw values of a key (at most 16), oldest first: for rules over recent steps. */
+  recent(key: string, count?: number): { steps: number[]; values: (number | null)[] } {
+    return this.map.get(key)?.recent(count) ?? { steps: [], values: [] };
+  }
+}
+
+function sameKeys(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
