@@ -4,6 +4,8 @@ export type { ScreenId } from './keys.js';
 export { StaticSession, emptyState } from './session/static-session.js';
 export { ArraySeries } from './session/array-series.js';
 export { sampleRunView, sampleStats } from './session/sample-run.js';
+export { notInteractiveReason } from './tty.js';
+export { LiveSession, createLiveSession, type LiveSessionOptions, type TargetConnection, type GpuPollerFactory } from './session/live-session.js';
 
 import type { ScreenId } from './keys.js';
 import type { Session } from './session/types.js';
@@ -14,17 +16,6 @@ export interface CockpitOptions {
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
-}
-
-/** Why the cockpit cannot open here, or null when stdin and stdout are a terminal. */
-export function notInteractiveReason(stdin: { isTTY?: boolean } = process.stdin, stdout: { isTTY?: boolean } = process.stdout): string | null {
-  if (stdin.isTTY && stdout.isTTY) return null;
-  const which = !stdin.isTTY ? 'stdin' : 'stdout';
-  return (
-    `the cockpit needs a terminal, but ${which} is not one. ` +
-    "Use the headless commands instead: 'awrl-tui runs --target T', 'awrl-tui --launch --target T --config FILE --follow', " +
-    "'awrl-tui parse FILE --json', 'awrl-tui config check FILE' (see 'awrl-tui --help')."
-  );
 }
 
 /** Open the cockpit and resolve when the user quits. Never stops a run. */

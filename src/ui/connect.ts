@@ -1,0 +1,111 @@
+// Turning command-line target flags into connected transports for the cockpit, before Ink takes
+// the terminal (host-key and passphrase questions are asked on plain stderr/stdin).
+import { createInterface } from 'node:readline/promises';
+import { homedir } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { openTransport } from '../remote/index.js';
+import { loadTargets, resolveTarget, targetsFilePath, TargetsFileError, type Target, type TargetFlags } from '../runs/index.js';
+import type { TargetConnection } from './session/live-session.js';
+
+export interface CockpitArgs {
+  flags: TargetFlags;
+  /** Positional words (RUN for watch; FILE OVERRIDE… after --config). */
+  positional: string[];
+  configFile?: string;
+  overrides: string[];
+}
+
+const VALUE_FLAGS: Record<string, keyof TargetFlags> = {
+  '--target': 'target',
+  '-F': 'sshConfigFile',
+  '--workdir': 'workdir',
+  '--python': 'python',
+  '--setup': 'setup',
+  '--backend': 'backend',
+  '--partition': 'partition',
+  '--time-limit': 'timeLimit',
+  '--account': 'account',
+};
+
+/** `[--target T] [-F FILE] [--workdir D] … [--config FILE [OVERRIDE…]] [WORD…]`; throws a one-line message. */
+export function parseCockpitArgs(args: string[]): CockpitArgs {
+  const flags: TargetFlags = {};
+  const positional: string[] = [];
+  const overrides: string[] = [];
+  let configFile: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const eq = a.indexOf('=');
+    const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a;
+    const inline = a.startsWith('--') && eq > 0 ? a.slice(eq + 1) : undefined;
+    if (name in VALUE_FLAGS || name === '--config') {
+      const v = inline ?? args[++i];
+      if (v === undefined) throw new Error(`${name} needs a value`);
+      if (name === '--config') configFile = v;
+      else (flags as Record<string, unknown>)[VALUE_FLAGS[name]] = v;
+    } else if (a.startsWith('-') && !configFile) {
+      throw new Error(`unknown option '${a}' (see 'awrl-tui --help')`);
+    } else if (configFile) overrides.push(a);
+    else positional.push(a);
+  }
+  return { flags, positional, configFile, overrides };
+}
+
+async function loadProfiles(): Promise<Record<string, Target>> {
+  const path = targetsFilePath(process.env, homedir());
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return {};
+  }
+  try {
+    return loadTargets(text, path);
+  } catch (err) {
+    if (err instanceof TargetsFileError) throw new Error(err.message);
+    throw err;
+  }
+}
+
+/** The targets the cockpit shows: the one given with --target, else every profile. */
+export async function resolveTargets(flags: TargetFlags): Promise<Target[]> {
+  const profiles = await loadProfiles();
+  if (flags.target) {
+    const t = resolveTarget(flags, profiles);
+    if (typeof t === 'string') throw new Error(t);
+    return [t];
+  }
+  return Object.values(profiles);
+}
+
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}
+
+/** Connect every target; a target that cannot be reached is reported, not fatal, unless all fail. */
+export async function connectTargets(targets: Target[]): Promise<{ connections: TargetConnection[]; failures: string[] }> {
+  const results = await Promise.allSettled(
+    targets.map(async (target) => ({
+      target,
+      transport: await openTransport(target.host, {
+        sshConfigFile: target.sshConfigFile,
+        interactive: {
+          askHostKey: async ({ host, fingerprint }) => /^y(es)?$/i.test((await ask(`The authenticity of host '${host}' can't be established.\nKey fingerprint is ${fingerprint}.\nTrust it and continue (yes/no)? `)).trim()),
+          askPassphrase: async (keyPath) => (await ask(`Passphrase for ${keyPath} (empty to skip): `)) || null,
+        },
+      }),
+    })),
+  );
+  const connections: TargetConnection[] = [];
+  const failures: string[] = [];
+  results.forEach((r, i) => {
+    if (r.status === 'fulfilled') connections.push(r.value);
+    else failures.push(`${targets[i].name}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`);
+  });
+  return { connections, failures };
+}
