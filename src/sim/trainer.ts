@@ -1,0 +1,140 @@
+// The simulated trainer process: startup, recover, the step loop, faults, the end. All output goes
+// through SimOutput (records) and the small disk helpers (recover info, live state); timing through
+// SimClock. Returns the process exit code.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { SimOutput } from './output.js';
+import { SimClock } from './clock.js';
+import { type SimPlan, stepCoords } from './plan.js';
+import { type Fault, type SimPhase, faultsAt, faultId } from './faults.js';
+import { readMemo, writeMemo, readStepInfo, ensureWandbId, recoverInfoDir } from './recovery.js';
+import { writeState, type StatePhase } from './state.js';
+import { cleanSplitMessage, memoryMessage, stepInfoRepr } from './messages.js';
+import { runStep, type StepContext } from './step.js';
+import type { Level } from './records.js';
+import { eventTime } from './pyfmt.js';
+
+/** Default pace: a nominal ~10-minute trainer step takes ~4 s. */
+export const DEFAULT_SPEED = 150;
+
+export interface TrainerOptions {
+  plan: SimPlan;
+  resolvedConfig: Record<string, unknown>;
+  /** The resolved config as YAML (config.yaml); falls back to dumping resolvedConfig. */
+  resolvedYaml?: string;
+  faults: Fault[];
+  /** Nominal trainer seconds per real second, or 'instant' (no waiting; timestamps at the default pace). */
+  speed: number | 'instant';
+  truthPath?: string;
+  statePaths: string[];
+  stdout: (text: string) => void;
+}
+
+export async function runTrainer(o: TrainerOptions): Promise<number> {
+  const { plan } = o;
+  const clock = new SimClock(o.speed !== 'instant');
+  const ts = 1 / (o.speed === 'instant' ? DEFAULT_SPEED : o.speed);
+  const out = new SimOutput({ logDir: plan.logDir, scheduler: plan.scheduler, writeStdout: o.stdout, truthPath: o.truthPath });
+  const memo = readMemo(plan);
+  const attempt = memo.attempts;
+  writeMemo(plan, { ...memo, attempts: attempt + 1 });
+
+  let phase: StatePhase = 'starting';
+  let step = 0;
+  const setPhase = (p: StatePhase, s = step): void => {
+    phase = p;
+    step = s;
+    writeState(o.statePaths, {
+      pid: process.pid, phase, step, updatedMs: clock.now(), nNodes: plan.nNodes, gpusPerNode: plan.gpusPerNode,
+      rolloutGpus: plan.rollout.gpus, actorGpus: plan.actor.gpus, seed: plan.seed,
+    });
+  };
+  const log = (logger: string, level: Level, message: string, traceback?: string) => ({
+    timeMs: clock.now(), logger, level, message, traceback,
+  });
+
+  // SIGTERM as the trainer handles it: stop where it is, leave the logs whole, exit non-zero.
+  const onSignal = (sig: NodeJS.Signals, code: number) => (): void => {
+    out.controller(log('RLTrainer', 'WARNING', `Received ${sig}, stopping training at step ${step}.`));
+    setPhase('stopped');
+    process.exit(code);
+  };
+  const onTerm = onSignal('SIGTERM', 143);
+  const onInt = onSignal('SIGINT', 130);
+  process.once('SIGTERM', onTerm);
+  process.once('SIGINT', onInt);
+  try {
+    return await train();
+  } finally {
+    process.off('SIGTERM', onTerm);
+    process.off('SIGINT', onInt);
+  }
+
+  async function train(): Promise<number> {
+    setPhase('starting');
+
+    const tasksPerWorker = Math.floor(plan.maxConcurrentPerWorker / plan.nSamples);
+    const tasksTotal = Math.floor(plan.maxConcurrentRollouts / plan.nSamples);
+    out.controller(log('WebGymTrain', 'INFO', `GRPO: max_concurrent_per_worker ${plan.maxConcurrentPerWorker} episodes → ${tasksPerWorker} tasks (n_samples=${plan.nSamples})`));
+    out.controller(log('WebGymTrain', 'INFO', `GRPO: max_concurrent_rollouts ${plan.maxConcurrentRollouts} episodes → ${tasksTotal} tasks (n_samples=${plan.nSamples})`));
+    out.startFileLogging();
+    writeFileSync(join(plan.logDir, 'config.yaml'), o.resolvedYaml ?? stringify(o.resolvedConfig));
+    ensureWandbId(plan, clock.now());
+    await clock.advance(2.8 * ts);
+
+    const sched = plan.scheduler === 'ray' ? 'RayScheduler' : plan.scheduler === 'slurm' ? 'SlurmScheduler' : 'LocalScheduler';
+    if (plan.scheduler === 'ray') out.controller(log(sched, 'INFO', cleanSplitMessage(plan)));
+    await clock.advance(0.1 * ts);
+    out.controller(log(sched, 'INFO', `Creating ${plan.actor.gpus} workers for role '${plan.actor.name}' (strategy: SchedulingStrategyType.separation, colocate_with: None)`));
+    await clock.advance(60 * ts);
+    // A worker's own Memory-Usage record: not a controller memory event (events.ts), so no truth for it.
+    out.worker(plan.actor.name, log('IOStruct', 'INFO', memoryMessage({ allocatedGB: 16.42, reservedGB: 16.9, usedGB: 20.7, totalGB: 79.11 }, 'after model creation/loading')));
+    await clock.advance(34 * ts);
+    out.controller(log('RolloutController', 'INFO', 'Creating workers via scheduler...'));
+    await clock.advance(30 * ts);
+    const nRolloutWorkers = Math.max(1, Math.ceil(plan.rollout.dp / 16));
+    const names = Array.from({ length: nRolloutWorkers }, (_, i) => `'${plan.rollout.name}/${i}'`).join(', ');
+    out.controller(log('RolloutController', 'INFO', `Workers ready: [${names}]`));
+    out.workerRaw(plan.rollout.name, 'TaskMonitor dashboard running at http://0.0.0.0:5003');
+    await clock.advance(460 * ts);
+    out.controller(log('RolloutController', 'INFO', 'All engines are initialized...'));
+    await clock.advance(9 * ts);
+
+    out.controller(log('Recover', 'INFO', `Loading recover info from ${recoverInfoDir(plan)}`));
+    const info = readStepInfo(plan);
+    let first = 1;
+    if (info) {
+      // The step that runs next, 0-based, as the trainer prints it.
+      const next = info.global_step + 1;
+      const c = stepCoords(plan, next + 1);
+      out.controller(log('Recover', 'INFO', `Recovering from ${stepInfoRepr(c.epoch, c.epochStep, next, plan.stepsPerEpoch)}.`), {
+        type: 'resume', resumeStep: next + 1, time: eventTime(clock.now()),
+      });
+      first = next + 1;
+    } else {
+      out.controller(log('Recover', 'WARNING', `Resume info not found at ${recoverInfoDir(plan)}. This should not be a resumed experiment!`), {
+        type: 'start', time: eventTime(clock.now()),
+      });
+    }
+
+    const ctx: StepContext = { plan, out, clock, ts, attempt, log, setPhase, nominalSinceSave: 0 };
+    for (let g = first; g <= plan.totalSteps; g++) {
+      const active = faultsAt(o.faults, g).filter((f) => !(('step' in f) && f.kind !== 'stall' && memo.fired.includes(faultId(f))));
+      const crash = active.find((f) => f.kind === 'nccl-timeout' || f.kind === 'oom');
+      if (crash) writeMemo(plan, { attempts: attempt + 1, fired: [...memo.fired, faultId(crash)] });
+      const result = await runStep(ctx, g, active);
+      if (result === 'crashed') {
+        setPhase('crashed');
+        return 1;
+      }
+    }
+    out.controller(log('RLTrainer', 'INFO', `Training completes! Total time elapsed ${clock.elapsedS().toFixed(2)}.`), {
+      type: 'finished', time: eventTime(clock.now()),
+    });
+    setPhase('finished', plan.totalSteps);
+    return 0;
+  }
+}
+
+export type { SimPhase };
