@@ -1,5 +1,156 @@
+// `awrl-tui --launch --target T --config FILE [OVERRIDE…] [--follow] [--json] [--force] [--auto-resume N]`
+// `awrl-tui --launch --resume RUN --target T [--follow] [--json]`
+// Validation happens before any connection: a config error touches nothing on the target.
+import { readFileSync } from 'node:fs';
+import { evaluateConfig, formatDiagnostic, requiredSecretNames } from '../config/index.js';
+import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
+import { launchRun, resumeRun, collectSecrets, RunError, type LaunchResult, type Target } from '../runs/index.js';
+import { parseCli, readProfiles, targetFromFlags, connect } from '../runs/cli-target.js';
+import { followToEnd, progressLine } from '../runs/follow-to-end.js';
+import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CliError('`launch` is not available in this build yet.', EXIT.usage);
+const OWN = {
+  values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout'],
+  switches: ['--follow', '--json', '--force', '--accept-new-host-key'],
+};
+
+const out = (s: string) => process.stdout.write(`${s}\n`);
+const err = (s: string) => process.stderr.write(`${s}\n`);
+
+function wholeNumber(name: string, v: string | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!/^\d+$/.test(v)) throw new CliError(`${name} needs a whole number, not '${v}'`, EXIT.usage);
+  return Number(v);
+}
+
+export async function run(args: string[]): Promise<number> {
+  let p;
+  try {
+    p = parseCli(args, OWN);
+  } catch (e) {
+    throw new CliError((e as Error).message, EXIT.usage);
+  }
+  const follow = p.switches.has('--follow');
+  const json = p.switches.has('--json');
+  const autoResume = wholeNumber('--auto-resume', p.values['--auto-resume'], 0);
+  const reconnectTimeoutS = wholeNumber('--reconnect-timeout', p.values['--reconnect-timeout'], 300);
+  const resumeId = p.values['--resume'];
+  const configFile = p.values['--config'];
+  if (!resumeId && !configFile) throw new CliError('--launch needs --config FILE (or --resume RUN)', EXIT.usage);
+  if (resumeId && configFile) throw new CliError('--resume relaunches with the run\'s own config: drop --config', EXIT.usage);
+  if (resumeId && p.positional.length > 0) throw new CliError(`--resume takes no overrides (got '${p.positional[0]}')`, EXIT.usage);
+
+  let target: Target;
+  try {
+    target = targetFromFlags(p.flags, readProfiles());
+  } catch (e) {
+    throw new CliError((e as Error).message, EXIT.usage);
+  }
+  // Informational lines go to stderr when stdout carries JSON.
+  const info = json ? err : out;
+
+  let launch: (t: Transport) => Promise<LaunchResult>;
+  if (configFile) {
+    let text: string;
+    try {
+      text = readFileSync(configFile, 'utf8');
+    } catch (e) {
+      throw new CliError(`cannot read config ${configFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, EXIT.usage);
+    }
+    const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
+    const ev = evaluateConfig({ fileName: configFile, text, overrides: p.positional, envNames });
+    for (const d of ev.diagnostics) err(formatDiagnostic(d, configFile));
+    if (ev.hasErrors || !ev.resolved) {
+      throw new CliError(`${configFile}: ${ev.diagnostics.filter((d) => d.severity === 'error').length} error(s); nothing was started`, EXIT.usage);
+    }
+    const resolved = ev.resolved;
+    if (target.backend === 'slurm' && target.slurm.timeLimit && (resolved.recover?.freq_secs === null || resolved.recover?.freq_secs === undefined)) {
+      err(`${configFile}: warning: recover.freq_secs is unset but the Slurm time limit is ${target.slurm.timeLimit}: a run killed at the limit resumes from its last step-based checkpoint only`);
+    }
+    const needs = requiredSecretNames(resolved);
+    const secretNames = target.forwardEnv ?? needs.filter((n) => n.required || process.env[n.name]).map((n) => n.name);
+    for (const n of needs) if (!n.required && !process.env[n.name]) err(`warning: ${n.name} is not set (${n.why})`);
+    try {
+      collectSecrets(secretNames, process.env); // fail before connecting
+    } catch (e) {
+      throw new CliError((e as Error).message, EXIT.usage);
+    }
+    const experiment = ev.experimentName ?? String(resolved.experiment_name);
+    const trial = ev.trialName ?? String(resolved.trial_name);
+    launch = (t) =>
+      launchRun(
+        {
+          target,
+          configText: text,
+          experiment,
+          trial,
+          trainerArgv: (remoteConfigPath) => ev.launchArgv({ remoteConfigPath, python: target.python }),
+          secretNames,
+          nodes: Number(resolved.cluster?.n_nodes ?? 1) || 1,
+          gpusPerNode: typeof resolved.cluster?.n_gpus_per_node === 'number' ? resolved.cluster.n_gpus_per_node : undefined,
+          autoResume,
+          force: p.switches.has('--force'),
+        },
+        t,
+        { env: process.env },
+      );
+  } else {
+    launch = (t) => resumeRun(resumeId!, t, target, { env: process.env, autoResume });
+  }
+
+  let transport: Transport;
+  try {
+    transport = await connect(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
+  } catch (e) {
+    throw new CliError((e as Error).message, EXIT.disconnected);
+  }
+  try {
+    let res: LaunchResult;
+    try {
+      res = await launch(transport);
+    } catch (e) {
+      if (e instanceof RunError) throw new CliError(e.message, e.exitCode);
+      throw new CliError(`launch on ${target.name} failed: ${(e as Error).message}`, EXIT.failed);
+    }
+    const summary = {
+      runId: res.record.runId,
+      target: target.name,
+      runDir: res.runDir,
+      log: res.logPath,
+      ...(res.pid !== undefined ? { pid: res.pid } : {}),
+      ...(res.jobIds.length ? { jobIds: res.jobIds } : {}),
+    };
+    if (json && !follow) out(JSON.stringify(summary));
+    else {
+      info(`run      ${summary.runId}`);
+      info(`target   ${summary.target}`);
+      info(`run dir  ${summary.runDir}`);
+      info(`log      ${summary.log}`);
+      if (res.pid !== undefined) info(`pid      ${res.pid}`);
+      if (res.jobIds.length) info(`job      ${res.jobIds[0]}${res.jobIds.length > 1 ? ` (auto-resume chain: ${res.jobIds.slice(1).join(', ')})` : ''}`);
+    }
+    if (!follow) return EXIT.ok;
+    let prev: StepEvent | null = null;
+    const outcome = await followToEnd(transport, target, res.record.runId, res.logPath, {
+      onEvent: (e) => {
+        if (json) out(eventToJsonLine(e));
+        else if (e.type === 'step') {
+          out(progressLine(e, prev));
+          prev = e;
+        } else if (e.type === 'error') out(`error: ${e.message}`);
+        else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
+      },
+      onState: (s) => info(`state    ${s.state} (${s.detail})`),
+    });
+    if (outcome.kind === 'disconnected') {
+      err(`awrl-tui: lost the connection to ${target.name} for more than ${reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui runs --target ${target.name}`);
+      return EXIT.disconnected;
+    }
+    if (outcome.state === 'finished') return EXIT.ok;
+    if (outcome.state === 'stopped') return EXIT.stopped;
+    return EXIT.failed;
+  } finally {
+    await transport.close().catch(() => undefined);
+  }
 }

@@ -1,5 +1,58 @@
+// `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
+import { listRuns, runJobIdsOf, type RunSummary } from '../runs/index.js';
+import { parseCli, readProfiles, targetFromFlags, connect } from '../runs/cli-target.js';
 import { CliError, EXIT } from './errors.js';
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CliError('`runs` is not available in this build yet.', EXIT.usage);
+function row(r: RunSummary): string[] {
+  const step = r.globalStep !== undefined ? `${r.globalStep}/${r.totalSteps}` : '-';
+  const reward = r.lastReward === undefined ? '-' : r.lastReward === null ? 'nan' : r.lastReward.toFixed(4);
+  return [r.runId, r.state, `${r.record.experiment}/${r.record.trial}`, step, reward, r.record.backend, r.detail];
+}
+
+export function formatRunsTable(runs: RunSummary[]): string {
+  const rows = [['RUN', 'STATE', 'EXPERIMENT/TRIAL', 'STEP', 'REWARD', 'BACKEND', 'DETAIL'], ...runs.map(row)];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
+}
+
+export async function run(args: string[]): Promise<number> {
+  let p;
+  let target;
+  try {
+    p = parseCli(args, { switches: ['--json', '--accept-new-host-key'] });
+    if (p.positional.length) throw new Error(`unexpected argument '${p.positional[0]}'`);
+    target = targetFromFlags(p.flags, readProfiles());
+  } catch (e) {
+    throw new CliError((e as Error).message, EXIT.usage);
+  }
+  const transport = await connect(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') }).catch((e: Error) => {
+    throw new CliError(e.message, EXIT.disconnected);
+  });
+  try {
+    const runs = await listRuns(transport, target).catch((e: Error) => {
+      throw new CliError(e.message, EXIT.failed);
+    });
+    if (p.switches.has('--json')) {
+      const rows = runs.map((r) => ({
+        runId: r.runId,
+        state: r.state,
+        detail: r.detail,
+        experiment: r.record.experiment,
+        trial: r.record.trial,
+        backend: r.record.backend,
+        globalStep: r.globalStep ?? null,
+        totalSteps: r.totalSteps ?? null,
+        lastReward: r.lastReward ?? null,
+        createdAt: r.record.createdAt,
+        attempts: r.record.attempts,
+        jobIds: runJobIdsOf(r.record),
+        runDir: r.record.runDir,
+      }));
+      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    } else if (runs.length === 0) process.stdout.write(`no runs on ${target.name} (${target.workdir}/.awrl/runs)\n`);
+    else process.stdout.write(`${formatRunsTable(runs)}\n`);
+    return EXIT.ok;
+  } finally {
+    await transport.close().catch(() => undefined);
+  }
 }

@@ -1,0 +1,62 @@
+// `--launch --follow`: follow a run's log and state until it ends, or until the connection is
+// lost for good. Events go to the caller once each (byte offsets, see follow-run.ts).
+import type { Transport } from '../remote/transport.js';
+import type { TrainerEvent, StepEvent } from '../trainer-log/index.js';
+import { isoTimeToMs } from '../trainer-log/index.js';
+import type { Target } from './targets.js';
+import type { RunState } from './run-record.js';
+import { followRun } from './follow-run.js';
+import { watchRunState } from './watch-state.js';
+import { isTerminal } from './run-state.js';
+import type { RunSummary } from './list.js';
+
+export type FollowOutcome = { kind: 'ended'; state: RunState; detail: string } | { kind: 'disconnected'; reason: string };
+
+export interface FollowToEndOptions {
+  onEvent(e: TrainerEvent): void;
+  onState?(s: RunSummary): void;
+  pollMs?: number;
+}
+
+export function followToEnd(transport: Transport, target: Target, runId: string, logPath: string, opts: FollowToEndOptions): Promise<FollowOutcome> {
+  return new Promise((resolve) => {
+    const follower = followRun(transport, logPath, { onEvent: opts.onEvent });
+    let done = false;
+    const finish = (o: FollowOutcome, drain: boolean) => {
+      if (done) return;
+      done = true;
+      watcher.stop();
+      offState();
+      if (drain) void follower.finish().then(() => resolve(o), () => resolve(o));
+      else {
+        follower.close();
+        resolve(o);
+      }
+    };
+    const offState = transport.onState((s) => {
+      if (s.state === 'failed') finish({ kind: 'disconnected', reason: s.reason }, false);
+    });
+    const watcher = watchRunState(transport, target, runId, {
+      intervalMs: opts.pollMs ?? 2000,
+      onChange: (s) => {
+        opts.onState?.(s);
+        // A Slurm TIMEOUT with a queued resubmission is reported as pending, not terminal.
+        if (isTerminal(s.state)) finish({ kind: 'ended', state: s.state, detail: s.detail }, true);
+      },
+    });
+  });
+}
+
+/** `step 12/160  reward 0.4312  step time 61.2s  staleness 1.23`: one line per step for humans. */
+export function progressLine(e: StepEvent, previous: StepEvent | null): string {
+  const r = e.stats['rollout/reward'];
+  const st = e.stats['staleness/gap/offpolicy_avg'];
+  const dt = previous ? (isoTimeToMs(e.time) - isoTimeToMs(previous.time)) / 1000 : null;
+  const parts = [
+    `step ${e.globalStep}/${e.totalSteps}`,
+    `reward ${r === undefined ? '-' : r === null ? 'nan' : r.toFixed(4)}`,
+    `step time ${dt === null || !Number.isFinite(dt) || dt < 0 ? '-' : `${dt.toFixed(1)}s`}`,
+    `staleness ${st === undefined ? '-' : st === null ? 'nan' : st.toFixed(2)}`,
+  ];
+  return parts.join('  ');
+}
