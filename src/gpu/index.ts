@@ -1,0 +1,2 @@
+export * from './nvidia-smi.js';
+export * from './poller.js';
