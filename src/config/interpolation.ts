@@ -4,7 +4,7 @@
 // target or a cycle is an error naming the key.
 import { coerceScalar } from './coerce.js';
 import type { Field } from './schema/dsl.js';
-import { hasInterpolation, pyStr, toPlain, type Origin, type Val } from './values.js';
+import { hasInterpolation, pyStrVal, type Origin, type Val } from './values.js';
 
 export interface InterpolationProblem {
   code: 'interpolation' | 'missing-value' | 'type-mismatch';
@@ -118,7 +118,7 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
   const resolveString = (s: string, at: readonly string[]): string => {
     const pieces = splitInterpolation(s);
     if ('error' in pieces) throw new ResolveError(pieces.error);
-    return pieces.map((p) => ('lit' in p ? p.lit : pyStr(toPlain(resolveRef(p.ref, at))))).join('');
+    return pieces.map((p) => ('lit' in p ? p.lit : pyStrVal(resolveRef(p.ref, at)))).join('');
   };
 
   const resolveNode = (n: Val, path: readonly string[]): Val => {

@@ -7,7 +7,14 @@ import { cloneVal, toPlain, type Origin, type Val } from './values.js';
 
 type MapVal = Extract<Val, { t: 'map' }>;
 
-export class OverrideApplyError extends Error {}
+export class OverrideApplyError extends Error {
+  constructor(
+    message: string,
+    readonly isReason = false, // message is a reason, not a path
+  ) {
+    super(message);
+  }
+}
 
 function withOrigin(v: Val, origin: Origin): Val {
   const c = cloneVal(v);
@@ -47,6 +54,9 @@ function structMergeProblem(dst: Val, src: Val, at: string): string | null {
 }
 
 function mergeInto(dst: Val, src: Val): Val {
+  // OmegaConf.update(merge=True) merges containers and refuses to merge a list with a mapping.
+  if ((dst.t === 'map' && src.t === 'list') || (dst.t === 'list' && src.t === 'map'))
+    throw new OverrideApplyError(`cannot merge a ${src.t === 'list' ? 'list' : 'mapping'} into a ${dst.t === 'list' ? 'list' : 'mapping'}`, true);
   if (dst.t === 'map' && src.t === 'map') {
     for (const [k, v] of src.m) {
       const d = dst.m.get(k);
@@ -98,18 +108,18 @@ export function applyOverride(root: MapVal, o: ParsedOverride, index: number): s
   try {
     switch (o.kind) {
       case 'delete': {
-        if (!existing || existing.t === 'null') return `Could not delete from config. '${o.key}' does not exist.`;
+        if (!existing || existing.t === 'null' || existing.t === 'missing') return `Could not delete from config. '${o.key}' does not exist.`;
         if (o.value && !plainEq(toPlain(existing), toPlain(o.value)))
           return `Could not delete from config. The value of '${o.key}' is ${show(existing)} and not ${show(o.value)}.`;
         const parent = select(root, o.path.slice(0, -1))!;
         const last = o.path[o.path.length - 1];
+        if (parent.t === 'list') return `Could not delete from config. '${o.key}' is a list element; Hydra cannot delete by index: override the whole list instead.`;
         if (parent.t === 'map') parent.m.delete(last);
-        else if (parent.t === 'list') parent.a.splice(Number(last), 1);
         return null;
       }
       case 'add': {
         const v = withOrigin(o.value!, origin);
-        if (existing && existing.t !== 'null' && v.t !== 'map' && v.t !== 'list')
+        if (existing && existing.t !== 'null' && existing.t !== 'missing' && v.t !== 'map' && v.t !== 'list')
           return `Could not append to config. An item is already at '${o.key}'. Either remove the + prefix: '${o.text.slice(1)}', or add a second + to add or override: '+${o.text}'.`;
         setAt(root, o.path, v, true);
         return null;
@@ -127,6 +137,7 @@ export function applyOverride(root: MapVal, o: ParsedOverride, index: number): s
       }
     }
   } catch (e) {
+    if (e instanceof OverrideApplyError && e.isReason) return `Could not override '${o.key}': ${e.message}; replace it with ~${o.key} first or give a value of the same kind.`;
     if (e instanceof OverrideApplyError) return `Could not override '${o.key}': '${e.message}' cannot hold '${o.path[o.path.length - 1]}' (index out of range or not a mapping).`;
     throw e;
   }

@@ -221,7 +221,7 @@ class Parser {
     const p = parts[0];
     switch (p.k) {
       case 'int':
-        return { t: 'int', v: Number(p.s.replace(/_/g, '')) };
+        return { t: 'int', v: Number(p.s.replace(/_/g, '')) + 0 }; // + 0: Python has no int -0
       case 'float': {
         const s = p.s.replace(/_/g, '').toLowerCase();
         const sign = s.startsWith('-') ? -1 : 1;

@@ -66,6 +66,29 @@ export function pyStr(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** Python's str() of a typed value (floats keep their '.0'; containers print like dict/list). */
+export function pyStrVal(v: Val): string {
+  if (v.t === 'float') return pyFloatRepr(v.v);
+  if (v.t === 'map' || v.t === 'list') return pyRepr(v);
+  if (v.t === 'missing') return '???';
+  return pyStr(v.t === 'null' ? null : v.v);
+}
+
+function pyRepr(v: Val): string {
+  switch (v.t) {
+    case 'map':
+      return `{${[...v.m].map(([k, x]) => `${pyRepr({ t: 'str', v: k })}: ${pyRepr(x)}`).join(', ')}}`;
+    case 'list':
+      return `[${v.a.map(pyRepr).join(', ')}]`;
+    case 'str':
+      return v.v.includes("'") && !v.v.includes('"') ? `"${v.v}"` : `'${v.v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+    case 'missing':
+      return "'???'";
+    default:
+      return pyStrVal(v);
+  }
+}
+
 /** Marks a float whose value is integral (5.0) when it must stay a float in plain output. */
 export class PyFloat {
   constructor(readonly v: number) {}

@@ -18,6 +18,10 @@ function base60(s: string): number {
 
 /** PyYAML construct_yaml_int. */
 export function constructInt(text: string): number {
+  return constructIntSigned(text) + 0; // Python has no int -0
+}
+
+function constructIntSigned(text: string): number {
   let s = text.replace(/_/g, '');
   let sign = 1;
   if (s[0] === '-') sign = -1;
