@@ -1,5 +1,160 @@
+// `awrl-tui parse FILE… [--json]`: the files, in the order given, as ONE stream through the one
+// trainer-log parser. `--json`: JSON Lines, one event per line. Otherwise a short summary.
+import { openSync, readSync, closeSync, fstatSync } from 'node:fs';
+import { once } from 'node:events';
 import { CliError, EXIT } from './errors.js';
+import { TrainerLogParser, eventToJsonLine, type TrainerEvent } from '../trainer-log/index.js';
+import { MetricsStore, STEP_TIME_KEY } from '../metrics/index.js';
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CliError('`parse` is not available in this build yet.', EXIT.usage);
+const USAGE = 'usage: awrl-tui parse FILE... [--json]';
+const READ_SIZE = 1 << 20;
+const FLUSH_AT = 1 << 20;
+
+function openAll(files: string[]): number[] {
+  const fds: number[] = [];
+  for (const f of files) {
+    try {
+      const fd = openSync(f, 'r');
+      if (fstatSync(fd).isDirectory()) {
+        closeSync(fd);
+        throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+      }
+      fds.push(fd);
+    } catch (e) {
+      for (const fd of fds) closeSync(fd);
+      const code = (e as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
+      throw new CliError(`cannot read ${f}: ${why}`, EXIT.usage);
+    }
+  }
+  return fds;
+}
+
+/** Reads each file with one reused buffer: the parser copies what it keeps. */
+async function feed(fds: number[], files: string[], onEvents: (evs: TrainerEvent[]) => Promise<void> | void): Promise<void> {
+  const parser = new TrainerLogParser();
+  const buf = Buffer.allocUnsafe(READ_SIZE);
+  for (let i = 0; i < fds.length; i++) {
+    const fd = fds[i];
+    try {
+      for (;;) {
+        let n: number;
+        try {
+          n = readSync(fd, buf, 0, READ_SIZE, null);
+        } catch (e) {
+          throw new CliError(`cannot read ${files[i]}: ${(e as Error).message}`, EXIT.usage);
+        }
+        if (n === 0) break;
+        const evs = parser.push(buf.subarray(0, n));
+        if (evs.length) await onEvents(evs);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  await onEvents(parser.end());
+}
+
+async function writeOut(s: string): Promise<void> {
+  if (!process.stdout.write(s)) await once(process.stdout, 'drain');
+}
+
+export async function run(args: string[]): Promise<number> {
+  const json = args.includes('--json');
+  const bad = args.find((a) => a.startsWith('-') && a !== '--json');
+  if (bad) throw new CliError(`unknown option ${bad}. ${USAGE}`, EXIT.usage);
+  const files = args.filter((a) => a !== '--json');
+  if (files.length === 0) throw new CliError(`no log file given. ${USAGE}`, EXIT.usage);
+  const fds = openAll(files);
+  // `parse … | head` closes the pipe early: stop quietly.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(EXIT.ok);
+  });
+
+  if (json) {
+    let pending = '';
+    await feed(fds, files, async (evs) => {
+      for (const e of evs) pending += eventToJsonLine(e) + '\n';
+      if (pending.length >= FLUSH_AT) {
+        const s = pending;
+        pending = '';
+        await writeOut(s);
+      }
+    });
+    if (pending) await writeOut(pending);
+    return EXIT.ok;
+  }
+
+  const summary = new Summary();
+  await feed(fds, files, (evs) => {
+    for (const e of evs) summary.add(e);
+  });
+  await writeOut(summary.render(files));
+  return EXIT.ok;
+}
+
+class Summary {
+  readonly store = new MetricsStore();
+  steps = 0;
+  starts = 0;
+  stepTimeSum = 0;
+  stepTimeN = 0;
+  errors: Extract<TrainerEvent, { type: 'error' }>[] = [];
+  errorCount = 0;
+  warnings = new Map<string, number>();
+
+  add(e: TrainerEvent): void {
+    const before = this.store.recent(STEP_TIME_KEY, 1).steps[0];
+    this.store.ingest(e);
+    if (e.type === 'step') {
+      this.steps++;
+      const st = this.store.recent(STEP_TIME_KEY, 1);
+      if (st.steps[0] === e.globalStep && st.steps[0] !== before && st.values[0] !== null) {
+        this.stepTimeSum += st.values[0];
+        this.stepTimeN++;
+      }
+    } else if (e.type === 'start') {
+      this.starts++;
+    } else if (e.type === 'error') {
+      this.errorCount++;
+      if (this.errors.length < 10) this.errors.push(e);
+    } else if (e.type === 'warning') {
+      this.warnings.set(e.kind, (this.warnings.get(e.kind) ?? 0) + 1);
+    }
+  }
+
+  render(files: string[]): string {
+    const s = this.store;
+    const last = s.lastStepEvent;
+    const lines: string[] = [];
+    lines.push(`files: ${files.join(', ')}`);
+    lines.push(last
+      ? `steps: ${this.steps} step records, last train step ${last.globalStep}/${last.totalSteps} (epoch ${last.epoch}/${last.epochs}, step ${last.step}/${last.stepsPerEpoch}) at ${last.time}`
+      : 'steps: none');
+    lines.push(`resumes: ${s.resumes}${this.starts ? `, fresh starts: ${this.starts}` : ''}`);
+    const rewards = s.recent('rollout/reward', 10).values.filter((v): v is number => v !== null);
+    const lastReward = s.latest('rollout/reward');
+    lines.push(s.has('rollout/reward')
+      ? `reward: last ${fmt(lastReward)}, mean of last ${rewards.length} steps ${rewards.length ? fmt(rewards.reduce((a, b) => a + b, 0) / rewards.length) : 'n/a'}`
+      : 'reward: not logged');
+    lines.push(this.stepTimeN ? `step time: mean ${duration(this.stepTimeSum / this.stepTimeN)} over ${this.stepTimeN} steps` : 'step time: n/a');
+    lines.push(`errors: ${this.errorCount}`);
+    for (const e of this.errors) lines.push(`  ${e.time ?? '(no time)'} ${e.kind} [${e.source ?? 'main'}] ${e.message}`);
+    if (this.errorCount > this.errors.length) lines.push(`  … and ${this.errorCount - this.errors.length} more`);
+    const w = [...this.warnings].map(([k, n]) => `${k} ${n}`).join(', ');
+    lines.push(`warnings: ${s.warnings}${w ? ` (${w})` : ''}`);
+    lines.push(`finished: ${s.finished ? 'yes' : 'no'}`);
+    return lines.join('\n') + '\n';
+  }
+}
+
+function fmt(v: number | null): string {
+  return v === null ? 'nan' : String(Number(v.toPrecision(5)));
+}
+
+function duration(sec: number): string {
+  if (sec < 120) return `${sec.toFixed(1)} s`;
+  const m = Math.floor(sec / 60);
+  const s = Math.round(sec - m * 60);
+  return m < 120 ? `${m} min ${s} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }

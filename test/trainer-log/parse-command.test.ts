@@ -1,0 +1,68 @@
+// `awrl-tui parse` end to end through the built CLI (npm test builds dist first).
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, mkdtempSync, writeFileSync, rmSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseLogBytes, eventToJsonLine } from '../../src/trainer-log/index.js';
+
+const BIN = new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
+const DIR = '/work/shared/fixtures/areal-logs/run-a/';
+const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, 'parse', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+
+describe('awrl-tui parse', () => {
+  it('--json prints one event per line, type first, same as the library', () => {
+    const r = cli('--json', DIR + 'merged.log');
+    expect(r.status).toBe(0);
+    const expected = parseLogBytes(readFileSync(DIR + 'merged.log')).map(eventToJsonLine);
+    expect(r.stdout.trimEnd().split('\n')).toEqual(expected);
+  });
+
+  it('reads several files in order as one stream (a record cut between files is joined)', () => {
+    const whole = readFileSync(DIR + 'main.log');
+    const dir = mkdtempSync(join(tmpdir(), 'awrl-parse-'));
+    try {
+      const cut = whole.indexOf('│ ppo_actor/advantages/max') + 10; // inside the first table
+      writeFileSync(join(dir, 'a.log'), whole.subarray(0, cut));
+      writeFileSync(join(dir, 'b.log'), whole.subarray(cut));
+      const r = cli(join(dir, 'a.log'), join(dir, 'b.log'), '--json');
+      expect(r.stdout).toBe(cli('--json', DIR + 'main.log').stdout);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('summarises steps, resumes, reward, step time and errors', () => {
+    const r = cli(DIR + 'stdout.log');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/steps: 12 step records, last train step 12\/160/);
+    expect(r.stdout).toMatch(/resumes: 1/);
+    expect(r.stdout).toMatch(/reward: last [\d.]+, mean of last 10 steps [\d.]+/);
+    expect(r.stdout).toMatch(/step time: mean \d+ min \d+ s over 10 steps/);
+    expect(r.stdout).toMatch(/errors: 1\n .*nccl-timeout.*Training step failed/);
+  });
+
+  it('exits 2 with one clear line for a missing or unreadable file', () => {
+    const missing = cli(DIR + 'main.log', '/nonexistent/x.log');
+    expect(missing.status).toBe(2);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toBe('awrl-tui: cannot read /nonexistent/x.log: no such file\n');
+    const dir = mkdtempSync(join(tmpdir(), 'awrl-parse-'));
+    try {
+      const f = join(dir, 'locked.log');
+      writeFileSync(f, 'x');
+      chmodSync(f, 0o000);
+      const r = cli(f);
+      if (process.getuid?.() !== 0) {
+        expect(r.status).toBe(2);
+        expect(r.stderr).toMatch(/cannot read .*locked\.log: permission denied/);
+      }
+      const d = cli(dir);
+      expect(d.status).toBe(2);
+      expect(d.stderr).toMatch(/is a directory/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(cli().status).toBe(2);
+  });
+});
