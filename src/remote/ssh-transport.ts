@@ -1,7 +1,302 @@
-import type { Transport } from './transport.js';
+// The ssh transport: one logical connection (possibly a ProxyJump chain) that reconnects on its
+// own. State machine: connecting -> ready -> reconnecting{attempt,nextInMs,lastError} -> ready ...
+// -> failed{reason} | closed. Reconnection is driven by `close` only (ssh2's `error` can be benign).
+import { PassThrough } from 'node:stream';
+import type { ClientChannel } from 'ssh2';
+import type { ConnectionState, ExecOptions, ExecResult, ExecStream, FileStat, FollowEvent, FollowHandle, Transport } from './transport.js';
 import type { OpenTransportOptions } from './options.js';
-export class SshTransport {
-  static async open(target: string, _opts: OpenTransportOptions): Promise<Transport> {
-    throw new Error(`ssh transport to ${target}: not implemented yet`);
+import type { SshSettings } from './ssh-config.js';
+import { connectChain, resolveChain, FatalConnectError, type Chain, type ConnectContext } from './ssh-connect.js';
+import { Semaphore } from './semaphore.js';
+import { commandLine, remoteScript } from './quote.js';
+import { READ_SCRIPT, STAT_SCRIPT, WRITE_SCRIPT } from './remote-scripts.js';
+import { followRemote } from './ssh-follow.js';
+
+const STDERR_CAP = 64 << 20; // beyond this, unread stderr is dropped rather than stalling stdout
+
+export class SshTransport implements Transport {
+  private current: ConnectionState = { state: 'connecting' };
+  private readonly listeners = new Set<(s: ConnectionState) => void>();
+  private conn: Chain | null = null;
+  private readonly channels: Semaphore;
+  private readonly ctx: ConnectContext;
+  private attempt = 0;
+  private closing = false;
+  private backoffTimer: NodeJS.Timeout | null = null;
+  private wakeBackoff: (() => void) | null = null;
+  private readonly follows = new Set<FollowHandle>();
+
+  private constructor(
+    readonly target: string,
+    private readonly chain: SshSettings[],
+    private readonly opts: OpenTransportOptions,
+  ) {
+    this.channels = new Semaphore(opts.maxChannels ?? 8);
+    this.ctx = { opts, passphrases: new Map() };
   }
+
+  static async open(target: string, opts: OpenTransportOptions): Promise<SshTransport> {
+    const chain = await resolveChain(target, opts.sshConfigFile);
+    const t = new SshTransport(target, chain, opts);
+    try {
+      t.attach(await connectChain(chain, t.ctx));
+    } catch (err) {
+      t.setState({ state: 'failed', reason: (err as Error).message });
+      throw err instanceof Error ? err : new Error(String(err));
+    }
+    t.setState({ state: 'ready' });
+    return t;
+  }
+
+  get state(): ConnectionState {
+    return this.current;
+  }
+
+  onState(listener: (s: ConnectionState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private setState(s: ConnectionState): void {
+    this.current = s;
+    for (const l of [...this.listeners]) l(s);
+  }
+
+  /** Any link of the chain closing ends the whole connection (a dead bastion kills the inner one). */
+  private attach(chain: Chain): void {
+    this.conn = chain;
+    let lastError = '';
+    for (const c of chain.all) {
+      c.on('error', (err: Error) => (lastError = err.message));
+      c.once('close', () => this.onDrop(chain, lastError || 'connection closed'));
+    }
+  }
+
+  private onDrop(chain: Chain, why: string): void {
+    if (this.conn !== chain) return; // already handled for this chain
+    this.conn = null;
+    for (const c of chain.all) c.end();
+    if (this.closing) return;
+    void this.reconnect(why);
+  }
+
+  private async reconnect(firstError: string): Promise<void> {
+    const base = this.opts.reconnect?.baseMs ?? 1000;
+    const cap = this.opts.reconnect?.capMs ?? 60_000;
+    const maxElapsed = this.opts.reconnect?.maxElapsedMs;
+    const startedAt = Date.now();
+    let lastError = firstError;
+    for (;;) {
+      // Full jitter: uniform in [0, min(cap, base * 2^attempt)).
+      const delay = Math.floor(Math.random() * Math.min(cap, base * 2 ** Math.min(this.attempt, 30)));
+      this.attempt++;
+      if (maxElapsed !== undefined && Date.now() - startedAt + delay > maxElapsed) {
+        this.setState({ state: 'failed', reason: `could not reconnect to ${this.target} within ${maxElapsed} ms: ${lastError}` });
+        return;
+      }
+      this.setState({ state: 'reconnecting', attempt: this.attempt, nextInMs: delay, lastError });
+      await new Promise<void>((r) => {
+        this.wakeBackoff = r;
+        this.backoffTimer = setTimeout(r, delay);
+      });
+      this.wakeBackoff = null;
+      if (this.closing) return;
+      try {
+        const chain = await connectChain(this.chain, this.ctx);
+        if (this.closing) {
+          for (const c of chain.all) c.end();
+          return;
+        }
+        this.attach(chain);
+        this.setState({ state: 'ready' });
+        return;
+      } catch (err) {
+        lastError = (err as Error).message;
+        if (err instanceof FatalConnectError) {
+          this.setState({ state: 'failed', reason: lastError });
+          return;
+        }
+      }
+    }
+  }
+
+  /** Resolves when connected; rejects once the transport has failed or been closed. */
+  private whenReady(): Promise<Chain> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const s = this.current;
+        if (s.state === 'ready' && this.conn) resolve(this.conn);
+        else if (s.state === 'failed') reject(new Error(`${this.target}: ${s.reason}`));
+        else if (s.state === 'closed') reject(new Error(`${this.target}: transport closed`));
+        else return false;
+        return true;
+      };
+      if (check()) return;
+      const off = this.onState(() => {
+        if (check()) off();
+      });
+    });
+  }
+
+  execStream(argv: string[], opts: ExecOptions = {}): ExecStream {
+    const cmd = commandLine(argv, opts.cwd); // throws on NUL before anything is sent
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const stdin = new PassThrough();
+    let channel: ClientChannel | null = null;
+    let userClosed = false;
+    if (opts.stdin !== undefined) stdin.end(opts.stdin);
+
+    const run = async (): Promise<{ code: number | null; signal: string | null }> => {
+      const release = await this.channels.acquire();
+      try {
+        if (userClosed) return { code: null, signal: null };
+        const chain = await this.whenReady();
+        let exit: { code: number | null; signal: string | null } | null = null;
+        let closedResolve: () => void = () => undefined;
+        const closedP = new Promise<void>((r) => (closedResolve = r));
+        // Listeners go on inside ssh2's callback, synchronously: the exit status, the data and the
+        // close can all arrive in the same TCP read as the exec confirmation.
+        const ch = await this.openExec(chain, cmd, (c) => {
+          c.on('exit', (code: number | null, signal?: string) => {
+            exit = signal ? { code: null, signal: signal.startsWith('SIG') ? signal : `SIG${signal}` } : { code, signal: null };
+          });
+          c.once('close', () => closedResolve());
+          c.pipe(stdout);
+          // Always drained: stdout and stderr share one flow-control window.
+          c.stderr.on('data', (b: Buffer) => {
+            if (stderr.readableLength < STDERR_CAP) stderr.write(b);
+          });
+        });
+        channel = ch;
+        if (userClosed) ch.close();
+        stdin.pipe(ch);
+        await closedP;
+        if (exit) {
+          this.attempt = 0; // a command completed: the link works, reset the backoff
+          return exit;
+        }
+        if (userClosed) return { code: null, signal: null };
+        throw new Error(`${this.target}: connection lost while running ${argv[0]}`);
+      } finally {
+        release();
+      }
+    };
+    const done = run();
+    done.then(
+      () => stderr.end(),
+      () => {
+        stderr.end();
+        stdout.end();
+      },
+    );
+    const onAbort = (): void => close();
+    const close = (): void => {
+      userClosed = true;
+      stdin.unpipe();
+      channel?.close();
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    return { stdout, stderr, stdin, done, close };
+  }
+
+  /** The server frees a session slot a little after we see the channel close, so a full
+   *  connection can still refuse a new channel (`open failed`) right after one ended: retry briefly. */
+  private async openExec(chain: Chain, cmd: string, setup: (c: ClientChannel) => void): Promise<ClientChannel> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await new Promise<ClientChannel>((resolve, reject) =>
+          chain.client.exec(cmd, (err, c) => {
+            if (err) return reject(err);
+            setup(c);
+            resolve(c);
+          }),
+        );
+      } catch (err) {
+        const msg = (err as Error).message;
+        if (!/open failed/i.test(msg) || attempt >= 40 || this.conn !== chain) {
+          throw new Error(`${this.target}: cannot start a command: ${msg}`);
+        }
+        await new Promise((r) => setTimeout(r, Math.min(25 * (attempt + 1), 250)));
+      }
+    }
+  }
+
+  async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    const s = this.execStream(argv, { ...opts, stdin: opts.stdin ?? '' });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    s.stdout.on('data', (b: Buffer) => out.push(b));
+    s.stderr.on('data', (b: Buffer) => err.push(b));
+    const r = await s.done;
+    await Promise.all([ended(s.stdout), ended(s.stderr)]);
+    return { ...r, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
+  }
+
+  async readFile(path: string, opts: { offset?: number; length?: number } = {}): Promise<Buffer> {
+    const r = await this.exec(remoteScript(READ_SCRIPT, [path, String(opts.offset ?? 0), opts.length === undefined ? '' : String(opts.length)]));
+    if (r.code !== 0) throw new Error(`${this.target}: ${r.stderr.toString().trim() || `cannot read ${path}`}`);
+    return r.stdout;
+  }
+
+  async stat(path: string): Promise<FileStat | null> {
+    const r = await this.exec(remoteScript(STAT_SCRIPT, [path]));
+    const out = r.stdout.toString().trim();
+    if (r.code !== 0) throw new Error(`${this.target}: cannot stat ${path}: ${r.stderr.toString().trim()}`);
+    if (out === 'missing') return null;
+    // `INODE SIZE EPOCH YYYY-MM-DD HH:MM:SS.NNNNNNNNN +ZZZZ`
+    const [ino, size, epoch, , time] = out.split(' ');
+    const frac = /\.(\d+)/.exec(time ?? '')?.[1] ?? '0';
+    return { inode: Number(ino), size: Number(size), mtimeMs: Number(epoch) * 1000 + Math.floor(Number(`0.${frac}`) * 1000) };
+  }
+
+  async writeFileAtomic(path: string, bytes: string | Buffer, mode = 0o644): Promise<void> {
+    const r = await this.exec(remoteScript(WRITE_SCRIPT, [path, mode.toString(8)]), { stdin: bytes });
+    if (r.code !== 0) throw new Error(`${this.target}: cannot write ${path}: ${r.stderr.toString().trim()}`);
+  }
+
+  follow(path: string, fromOffset: number, onEvent: (e: FollowEvent) => void): FollowHandle {
+    const h = followRemote(this, path, fromOffset, onEvent, {
+      heartbeatIntervalMs: this.opts.heartbeatIntervalMs ?? 10_000,
+      heartbeatTimeoutMs: this.opts.heartbeatTimeoutMs ?? 30_000,
+      pollMs: this.opts.followPollMs ?? 100,
+      onProgress: () => (this.attempt = 0),
+    });
+    this.follows.add(h);
+    return {
+      get offset() {
+        return h.offset;
+      },
+      close: () => {
+        h.close();
+        this.follows.delete(h);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    for (const h of this.follows) h.close();
+    this.follows.clear();
+    if (this.backoffTimer) clearTimeout(this.backoffTimer);
+    this.wakeBackoff?.();
+    const chain = this.conn;
+    this.conn = null;
+    if (chain) {
+      const closed = Promise.all(chain.all.map((c) => new Promise<void>((r) => c.once('close', () => r()))));
+      for (const c of [...chain.all].reverse()) c.end();
+      await Promise.race([closed, new Promise((r) => setTimeout(r, 2000).unref())]);
+    }
+    this.setState({ state: 'closed' });
+  }
+}
+
+function ended(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise((resolve) => {
+    if ((stream as PassThrough).readableEnded) return resolve();
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', () => resolve());
+  });
 }

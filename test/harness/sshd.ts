@@ -19,6 +19,8 @@ export interface SshdOptions {
   authorizedKeys?: string[];
   /** Reuse this client key (private key path) instead of generating one. */
   identityFile?: string;
+  /** Let the login shell run the user's rc files (default false: see SetEnv SHLVL below). */
+  runRcFiles?: boolean;
 }
 
 export interface SshdHandle {
@@ -136,6 +138,10 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
       'KbdInteractiveAuthentication no',
       'Subsystem sftp internal-sftp',
       'LogLevel VERBOSE',
+      // bash sources ~/.bashrc for every command run over ssh when it is a top-level shell; on
+      // this machine root's .bashrc runs `pyenv init` (0.5 s idle, many seconds under load). With
+      // SHLVL=1 the session's bash is not top-level, so tests pay for sshd, not for pyenv.
+      ...(opts.runRcFiles ? [] : ['SetEnv SHLVL=1']),
       ...(opts.extraConfig ?? []),
     ].join('\n') + '\n',
   );

@@ -1,0 +1,225 @@
+// One ssh2 connection attempt to a target, through its ProxyJump chain if any: resolve each hop,
+// authenticate like OpenSSH (agent, then identity files), verify host keys against known_hosts.
+// The returned chain is treated as ONE connection: when any link closes, the whole attempt is over.
+import { Client, utils } from 'ssh2';
+import { readFileSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
+import type { OpenTransportOptions } from './options.js';
+import { resolveSshSettings, type SshSettings } from './ssh-config.js';
+import { addHostKey, checkHostKey, fingerprint, hostKeyAlgorithmsFor, knownKeyTypes } from './known-hosts.js';
+
+/** A failure that retrying cannot fix (auth, host key, encrypted key headless): state `failed`. */
+export class FatalConnectError extends Error {
+  override name = 'FatalConnectError';
+}
+
+export interface ConnectContext {
+  opts: OpenTransportOptions;
+  /** Passphrases asked once and reused for reconnects (null: the user declined). */
+  passphrases: Map<string, string | null>;
+}
+
+export interface Chain {
+  /** The client talking to the target (last hop). */
+  client: Client;
+  /** All clients, bastions first. */
+  all: Client[];
+  settings: SshSettings;
+}
+
+const SSH2_DEFAULT_HOST_KEYS = [
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'rsa-sha2-512',
+  'rsa-sha2-256',
+  'ssh-rsa',
+];
+
+/** Resolves the target and its jump hosts (each resolved with the same config file). */
+export async function resolveChain(target: string, configFile?: string): Promise<SshSettings[]> {
+  const last = await resolveSshSettings(target, configFile);
+  const hops: SshSettings[] = [];
+  for (const hop of last.proxyJump) {
+    const s = await resolveSshSettings(hop, configFile);
+    // A hop's own ProxyJump is ignored by OpenSSH when it is part of a chain: the chain decides.
+    hops.push({ ...s, proxyJump: [] });
+  }
+  return [...hops, last];
+}
+
+export async function connectChain(chain: SshSettings[], ctx: ConnectContext): Promise<Chain> {
+  const all: Client[] = [];
+  try {
+    let sock: Duplex | undefined;
+    for (let i = 0; i < chain.length; i++) {
+      const client = await connectOne(chain[i], ctx, sock);
+      all.push(client);
+      if (i + 1 < chain.length) sock = await forward(client, chain[i + 1]);
+    }
+  } catch (err) {
+    for (const c of all) c.end();
+    throw err;
+  }
+  return { client: all[all.length - 1], all, settings: chain[chain.length - 1] };
+}
+
+function forward(via: Client, next: SshSettings): Promise<Duplex> {
+  return new Promise((resolve, reject) => {
+    via.forwardOut('127.0.0.1', 0, next.hostname, next.port, (err, stream) => {
+      if (err) reject(new Error(`jump host could not open a connection to ${next.hostname}:${next.port}: ${err.message}`));
+      else resolve(stream);
+    });
+  });
+}
+
+async function authMethods(s: SshSettings, ctx: ConnectContext): Promise<{ methods: object[]; skipped: string[] }> {
+  const methods: object[] = [];
+  const skipped: string[] = [];
+  const agent = s.identityAgent === 'none' ? null : (s.identityAgent ?? process.env.SSH_AUTH_SOCK ?? null);
+  if (agent && !s.identitiesOnly) methods.push({ type: 'agent', username: s.user, agent });
+  for (const file of s.identityFiles) {
+    let buf: Buffer;
+    try {
+      buf = readFileSync(file);
+    } catch {
+      continue; // OpenSSH silently skips default identity files that do not exist
+    }
+    let parsed = utils.parseKey(buf);
+    let passphrase: string | undefined;
+    if (parsed instanceof Error && /encrypted|passphrase/i.test(parsed.message)) {
+      if (!ctx.passphrases.has(file)) {
+        ctx.passphrases.set(file, ctx.opts.interactive ? await ctx.opts.interactive.askPassphrase(file) : null);
+      }
+      const pp = ctx.passphrases.get(file);
+      if (pp == null) {
+        skipped.push(`${file} is encrypted${ctx.opts.interactive ? ' (no passphrase given)' : ''}`);
+        continue;
+      }
+      parsed = utils.parseKey(buf, pp);
+      if (parsed instanceof Error) {
+        ctx.passphrases.delete(file); // ask again next time
+        throw new FatalConnectError(`wrong passphrase for ${file}`);
+      }
+      passphrase = pp;
+    }
+    if (parsed instanceof Error) {
+      skipped.push(`${file}: ${parsed.message}`);
+      continue;
+    }
+    methods.push({ type: 'publickey', username: s.user, key: buf, passphrase });
+  }
+  if (agent && s.identitiesOnly) methods.push({ type: 'agent', username: s.user, agent });
+  return { methods, skipped };
+}
+
+function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise<Client> {
+  return (async () => {
+    const { methods, skipped } = await authMethods(s, ctx);
+    const who = `${s.user}@${s.hostname}:${s.port}`;
+    const keyHost = s.hostKeyAlias ?? s.hostname;
+    const keyPort = s.hostKeyAlias ? 22 : s.port;
+    const known = knownKeyTypes(s.knownHostsFiles, keyHost, keyPort);
+    const preferred = hostKeyAlgorithmsFor(known).filter((a) => SSH2_DEFAULT_HOST_KEYS.includes(a));
+    const serverHostKey = [...preferred, ...SSH2_DEFAULT_HOST_KEYS.filter((a) => !preferred.includes(a))];
+    const keepaliveMs = ctx.opts.keepaliveIntervalMs ?? (s.serverAliveIntervalS > 0 ? s.serverAliveIntervalS * 1000 : 15_000);
+    const countMax = ctx.opts.keepaliveCountMax ?? s.serverAliveCountMax;
+
+    return new Promise<Client>((resolve, reject) => {
+      const client = new Client();
+      let hostKeyError: Error | null = null;
+      let decided: { blob: Buffer; ok: boolean } | null = null;
+      let settled = false;
+      const fail = (err: Error): void => {
+        if (settled) return;
+        settled = true;
+        client.end();
+        reject(err);
+      };
+
+      const verify = async (blob: Buffer): Promise<boolean> => {
+        const fp = fingerprint(blob);
+        const v = checkHostKey(s.knownHostsFiles, keyHost, keyPort, blob);
+        if (v.status === 'ok') return true;
+        if (v.status === 'mismatch' || v.status === 'revoked') {
+          const what = v.status === 'revoked' ? 'is REVOKED' : 'does NOT match the recorded one';
+          hostKeyError = new FatalConnectError(
+            `host key of ${s.name} (${keyHost}:${keyPort}) ${what}: the server offered ${fp}, ` +
+              `${v.file}:${v.lineNo} says "${v.line}". This may be an attack; if the host was really re-keyed, ` +
+              `remove that line (ssh-keygen -R '${keyPort === 22 ? keyHost : `[${keyHost}]:${keyPort}`}' -f ${v.file}) and connect again.`,
+          );
+          return false;
+        }
+        const file = s.knownHostsFiles[0];
+        const strictAccepts = s.strictHostKeyChecking === 'accept-new' || s.strictHostKeyChecking === 'no';
+        let accept = ctx.opts.acceptNewHostKey === true || strictAccepts;
+        if (!accept && ctx.opts.interactive && s.strictHostKeyChecking !== 'yes') {
+          accept = await ctx.opts.interactive.askHostKey({ host: keyPort === 22 ? keyHost : `[${keyHost}]:${keyPort}`, fingerprint: fp });
+        }
+        if (!accept) {
+          hostKeyError = new FatalConnectError(
+            `host key of ${s.name} (${keyHost}:${keyPort}) is unknown: ${fp}. Check this fingerprint with the host's ` +
+              `administrator, then connect again with --accept-new-host-key (or add the key to ${file}).`,
+          );
+          return false;
+        }
+        if (file) addHostKey(file, keyHost, keyPort, blob);
+        return true;
+      };
+
+      client.once('ready', () => {
+        if (settled) return;
+        settled = true;
+        resolve(client);
+      });
+      client.on('error', (err: Error & { level?: string; code?: string }) => {
+        if (settled) return;
+        if (hostKeyError) return fail(hostKeyError);
+        if (err.level === 'client-authentication') {
+          const tried = [
+            ...methods.map((m) => ((m as { type: string }).type === 'agent' ? 'ssh-agent' : 'key')),
+          ];
+          const extra = skipped.length ? ` Skipped: ${skipped.join('; ')}.` : '';
+          const hint = skipped.some((x) => x.includes('encrypted'))
+            ? ' Load the encrypted key into ssh-agent (ssh-add) or run the cockpit interactively to type its passphrase.'
+            : ' Check User and IdentityFile in your ssh config, or add your key with ssh-add.';
+          return fail(new FatalConnectError(`authentication to ${who} failed (tried ${tried.length ? tried.join(', ') : 'nothing: no usable key or agent'}).${extra}${hint}`));
+        }
+        const code = err.code ? ` (${err.code})` : '';
+        fail(new Error(`cannot reach ${s.name} at ${s.hostname}:${s.port}${code}: ${err.message}. Is the host up and the port right?`));
+      });
+      client.once('close', () => fail(hostKeyError ?? new Error(`connection to ${s.name} at ${s.hostname}:${s.port} closed during the handshake`)));
+
+      try {
+        client.connect({
+          host: s.hostname,
+          port: s.port,
+          sock,
+          username: s.user,
+          authHandler: methods as never,
+          readyTimeout: ctx.opts.connectTimeoutMs ?? (s.connectTimeoutS ? s.connectTimeoutS * 1000 : 20_000),
+          keepaliveInterval: keepaliveMs,
+          keepaliveCountMax: countMax,
+          algorithms: { serverHostKey: serverHostKey as never },
+          hostVerifier: ((blob: Buffer, cb: (ok: boolean) => void) => {
+            // ssh2 asks again on every rekey: answer from the decision made for this connection.
+            if (decided && decided.blob.equals(blob)) return cb(decided.ok);
+            verify(blob).then(
+              (ok) => {
+                decided = { blob, ok };
+                cb(ok);
+              },
+              (err: Error) => {
+                hostKeyError = err;
+                cb(false);
+              },
+            );
+          }) as never,
+        });
+      } catch (err) {
+        fail(new FatalConnectError(`cannot connect to ${who}: ${(err as Error).message}`));
+      }
+    });
+  })();
+}

@@ -1,0 +1,125 @@
+// `follow` over ssh: one long-lived channel running FOLLOW_SCRIPT, restarted after every drop from
+// the last delivered offset with the inode and prefix fingerprint the follower last reported, so
+// the new follower can tell "same file, continue" from truncated / replaced while we were away.
+import type { FollowEvent, FollowHandle, Transport, ExecStream } from './transport.js';
+import { FOLLOW_SCRIPT } from './remote-scripts.js';
+import { remoteScript } from './quote.js';
+import { FrameParser } from './follow-frames.js';
+
+export interface RemoteFollowOptions {
+  heartbeatIntervalMs: number;
+  heartbeatTimeoutMs: number;
+  pollMs: number;
+  /** Called when bytes arrive: the connection demonstrably works (resets the reconnect backoff). */
+  onProgress?: () => void;
+}
+
+export function followRemote(
+  t: Transport,
+  path: string,
+  fromOffset: number,
+  onEvent: (e: FollowEvent) => void,
+  opts: RemoteFollowOptions,
+): FollowHandle {
+  let offset = fromOffset;
+  let inode = '-';
+  let prefixLen = 0;
+  let prefixHash = '-';
+  let closed = false;
+  let current: ExecStream | null = null;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let unsubscribe: (() => void) | null = null;
+
+  const start = (): void => {
+    if (closed) return;
+    const args = [path, String(offset), inode, prefixHash, String(prefixLen), String(opts.heartbeatTimeoutMs / 1000), String(opts.pollMs / 1000)];
+    const s = t.execStream(remoteScript(FOLLOW_SCRIPT, args, 'awrl-follow'));
+    current = s;
+    let broken = false;
+    const parser = new FrameParser((f) => {
+      if (closed || broken) return;
+      if (f.kind === 'state') {
+        inode = f.inode;
+        prefixLen = f.prefixLen;
+        prefixHash = f.prefixHash;
+      } else if (f.kind === 'reset') {
+        offset = 0;
+        inode = '-';
+        prefixLen = 0;
+        prefixHash = '-';
+        onEvent({ type: 'reset', reason: f.reason });
+      } else {
+        // The follower starts exactly at our offset; anything else is a bug we must not paper over
+        // by delivering bytes twice or skipping some: drop the channel and resume cleanly.
+        if (f.offset !== offset) {
+          broken = true;
+          s.close();
+          return;
+        }
+        offset += f.bytes.length;
+        opts.onProgress?.();
+        onEvent({ type: 'data', offset: f.offset, bytes: f.bytes });
+      }
+    });
+    s.stdout.on('data', (chunk: Buffer) => {
+      try {
+        parser.push(chunk);
+      } catch {
+        broken = true;
+        s.close();
+      }
+    });
+    s.stderr.on('data', () => undefined); // always drained: stderr shares the window with stdout
+    const heartbeat = setInterval(() => s.stdin.write('\n'), opts.heartbeatIntervalMs);
+    s.stdin.on('error', () => undefined);
+    s.stdin.write('\n');
+    // A channel that ended with an exit status ended on a live connection (the remote follower
+    // died or was killed): pause before retrying. A rejected one lost its connection: resume as
+    // soon as the transport is ready again (execStream itself waits for that).
+    const restart = (delayMs: number): void => {
+      clearInterval(heartbeat);
+      if (current === s) current = null;
+      if (closed) return;
+      scheduleRestart(broken ? 0 : delayMs);
+    };
+    s.done.then(
+      () => restart(1000),
+      () => restart(0),
+    );
+  };
+
+  // After a drop wait for the transport to be ready again; a follower that ended on a live
+  // connection is restarted after a pause so a broken remote cannot make us spin.
+  const scheduleRestart = (delayMs: number): void => {
+    const whenReady = (): void => {
+      if (closed) return;
+      const st = t.state.state;
+      if (st === 'ready') {
+        retryTimer = setTimeout(start, delayMs);
+        return;
+      }
+      if (st === 'failed' || st === 'closed') return;
+      unsubscribe = t.onState((s) => {
+        if (s.state === 'ready' || s.state === 'failed' || s.state === 'closed') {
+          unsubscribe?.();
+          unsubscribe = null;
+          if (s.state === 'ready' && !closed) retryTimer = setTimeout(start, 0);
+        }
+      });
+    };
+    whenReady();
+  };
+
+  start();
+  return {
+    get offset() {
+      return offset;
+    },
+    close() {
+      closed = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      unsubscribe?.();
+      current?.close();
+    },
+  };
+}
