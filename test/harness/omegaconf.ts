@@ -10,7 +10,8 @@ const SCRIPT = fileURLToPath(new URL('./omegaconf_ref.py', import.meta.url));
 export type RefCase =
   | { kind: 'yaml'; text: string }
   | { kind: 'apply'; text: string; overrides: { kind: string; key: string; value?: unknown }[] }
-  | { kind: 'coerce'; type: 'int' | 'float' | 'bool' | 'str'; optional?: boolean; value: unknown };
+  | { kind: 'coerce'; type: 'int' | 'float' | 'bool' | 'str'; optional?: boolean; value: unknown }
+  | { kind: 'repr'; values: string[] };
 
 export type RefResult = { ok: unknown } | { stage: string; error: string; message: string; index?: number };
 

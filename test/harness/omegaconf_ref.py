@@ -8,6 +8,7 @@ Case kinds:
   apply   {text, overrides:[{kind,key,value}]}
                                       Hydra's override application (ConfigLoaderImpl), struct mode
   coerce  {type, optional, value}     merge a value into a typed dataclass field
+  repr    {values:[str]}              Python's repr() of floats
 """
 import json
 import math
@@ -128,11 +129,16 @@ def run_coerce(case):
         return {"stage": "merge", **err(e)}
 
 
+def run_repr(case):
+    # Python's repr/str of floats, for experiment names (lr5e-06) and embedded interpolations.
+    return {"ok": [repr(float(x)) for x in case["values"]]}
+
+
 def main():
     cases = json.load(sys.stdin)
     out = []
     for c in cases:
-        fn = {"yaml": run_yaml, "apply": run_apply, "coerce": run_coerce}[c["kind"]]
+        fn = {"yaml": run_yaml, "apply": run_apply, "coerce": run_coerce, "repr": run_repr}[c["kind"]]
         out.append(fn(c))
     json.dump(out, sys.stdout)
 
