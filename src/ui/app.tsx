@@ -49,6 +49,7 @@ function tabBar(screen: ScreenId, width: number): Line {
 function statusLine(state: SessionState, ui: UiState): Line {
   if (ui.confirm?.kind === 'quit') return [{ t: 'A launch is in progress. Quit the cockpit anyway (the run is not stopped)? y/n', c: 'warn', bold: true }];
   if (ui.confirm?.kind === 'stop') return [{ t: `Stop run ${ui.confirm.runId}? y/n`, c: 'warn', bold: true }];
+  if (ui.input?.kind === 'find') return [{ t: 'find key: ', c: 'accent', bold: true }, { t: `${ui.input.text}▏` }, { t: '  Enter keep · Ctrl-c back', c: 'dim' }];
   if (ui.input?.kind === 'search') return [{ t: '/', c: 'accent', bold: true }, { t: `${ui.input.text}▏` }, { t: '  Enter keep · Ctrl-c cancel', c: 'dim' }];
   const l = state.launch;
   if (l.phase === 'launching') return [{ t: 'launching…', c: 'warn', bold: true }];

@@ -24,6 +24,7 @@ export const KEY_HELP: KeyHelp[] = [
   { keys: 'a', what: 'log: all lines / warnings and errors only', where: 'dashboard' },
   { keys: '/', what: 'search the log (Enter keeps it, an empty search clears it)', where: 'dashboard' },
   { keys: 'Enter', what: 'edit the selected value (typed by the schema; checked as you type)', where: 'config' },
+  { keys: '/', what: 'find a key (jumps as you type)', where: 'config' },
   { keys: '+', what: 'add an override (a.b=v, +a.b=v, ++a.b=v, ~a.b)', where: 'config' },
   { keys: 'x', what: 'remove the override that sets the selected key', where: 'config' },
   { keys: 'L', what: 'launch: shows the exact argv, then asks', where: 'config' },

@@ -56,7 +56,7 @@ export async function renderCockpit(o: RenderCockpitOptions): Promise<void> {
     exitOnCtrlC: false,
     patchConsole: true,
     maxFps: 10,
-    incrementalRendering: true,
+    incrementalRendering: false,
   });
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);

@@ -22,7 +22,22 @@ export interface KeyInfo {
 }
 
 export type Confirm = { kind: 'quit' } | { kind: 'stop'; runId: string } | { kind: 'launch' };
-export type TextInput = { kind: 'search'; text: string } | { kind: 'edit'; key: string; text: string } | { kind: 'add'; text: string };
+export type TextInput =
+  | { kind: 'search'; text: string }
+  | { kind: 'find'; text: string; from: number }
+  | { kind: 'edit'; key: string; text: string }
+  | { kind: 'add'; text: string };
+
+/** The first config row (from `from`, wrapping) whose key contains `text`; -1 when none. */
+export function findRow(rows: KeyContext['configRows'], text: string, from: number): number {
+  if (!text) return from;
+  const needle = text.toLowerCase();
+  for (let k = 0; k < rows.length; k++) {
+    const i = (from + k) % rows.length;
+    if (rows[i].key.toLowerCase().includes(needle)) return i;
+  }
+  return -1;
+}
 
 export interface UiState {
   screen: ScreenId;
@@ -79,12 +94,14 @@ function move(key: KeyInfo, input: string, page: number): number {
   return 0;
 }
 
-function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo): Result {
+function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx: KeyContext): Result {
   if (key.ctrl && (input === 'c' || input === 'g')) {
+    if (t.kind === 'find') return same({ ...s, input: null, configCursor: t.from });
     return same({ ...s, input: null }, t.kind === 'edit' ? [{ kind: 'draft', draft: null }] : []);
   }
   if (key.return) {
     if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.text, logScroll: 0 });
+    if (t.kind === 'find') return same({ ...s, input: null });
     if (t.kind === 'edit') return same({ ...s, input: null }, [{ kind: 'setValue', key: t.key, text: t.text }, { kind: 'draft', draft: null }]);
     return same({ ...s, input: null }, t.text.trim() ? [{ kind: 'addOverride', text: t.text.trim() }] : []);
   }
@@ -94,7 +111,12 @@ function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo): Res
   else return same(s);
   const next = { ...t, text } as TextInput;
   const effects: Effect[] = t.kind === 'edit' ? [{ kind: 'draft', draft: { key: t.key, text } }] : [];
-  const live = t.kind === 'search' ? { logSearch: text, logScroll: 0 } : {};
+  let live: Partial<UiState> = {};
+  if (t.kind === 'search') live = { logSearch: text, logScroll: 0 };
+  if (t.kind === 'find') {
+    const at = findRow(ctx.configRows, text, t.from);
+    if (at >= 0) live = { configCursor: at };
+  }
   return same({ ...s, ...live, input: next }, effects);
 }
 
@@ -111,7 +133,7 @@ function handleConfirm(s: UiState, c: Confirm, input: string, ctx: KeyContext): 
 export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyContext): Result {
   if (s.help) return same({ ...s, help: false });
   if (s.confirm) return handleConfirm(s, s.confirm, input, ctx);
-  if (s.input) return handleInput(s, s.input, input, key);
+  if (s.input) return handleInput(s, s.input, input, key, ctx);
 
   // Global keys.
   if (input === 'q' || (key.ctrl && input === 'c')) {
@@ -158,6 +180,7 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
         return same({ ...s, input: { kind: 'edit', key: row.key, text } }, [{ kind: 'draft', draft: { key: row.key, text } }]);
       }
       if (input === '+') return same({ ...s, input: { kind: 'add', text: '' } });
+      if (input === '/') return same({ ...s, input: { kind: 'find', text: '', from: s.configCursor } });
       if (input === 'x' && row) {
         const m = /^override (\d+)/.exec(row.origin);
         if (m) return same(s, [{ kind: 'removeOverride', index: Number(m[1]) }]);

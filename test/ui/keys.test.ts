@@ -159,3 +159,14 @@ describe('help table', () => {
     for (const k of ['1 2 3 4', 'Tab', '?', 'q', 'j', 'k', 'Enter', 'n', 's', 'r', 'z', 'd', 'a', '/', '+', 'x', 'L', 'Ctrl-c', 'Ctrl-g']) expect(listed).toContain(k);
   });
 });
+
+describe('config find', () => {
+  it('/ jumps to the first key containing the text as you type; Ctrl-c goes back', () => {
+    let s = { ...initialUiState('config'), configCursor: 0 };
+    s = press(s, '/').state;
+    s = typeText(s, 'n_no').state;
+    expect(s.configCursor).toBe(2);
+    expect(press(s, '', { return: true }).state.configCursor).toBe(2);
+    expect(press(s, 'c', { ctrl: true }).state.configCursor).toBe(0);
+  });
+});
