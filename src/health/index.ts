@@ -6,3 +6,4 @@ export { CheckpointSaveScanner, findCheckpointSaves, parseSaveLine, type Checkpo
 export { STALL_FACTOR, STALL_FLOOR_S } from './stall.js';
 export { DRIFT_WINDOW, DRIFT_FACTOR, DRIFT_FLOOR_S } from './drift.js';
 export { formatDuration, naiveMs, toNaiveMs } from './time.js';
+export { HealthFeed, mergeSaves } from './feed.js';
