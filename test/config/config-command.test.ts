@@ -1,0 +1,124 @@
+// `awrl-tui config …` as a user runs it: the built CLI in a child process.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mutate, posOf, REFERENCE, REFERENCE_PATH } from './helpers.js';
+
+const BIN = new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'awrl-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const base = { ...process.env };
+  delete base.WANDB_API_KEY;
+  const r = spawnSync(process.execPath, [BIN, 'config', ...args], { encoding: 'utf8', env: { ...base, ...env } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at |internal error/);
+
+describe('config check', () => {
+  it('reports FILE:LINE:COL: error CODE message and exits 2 when there are errors', () => {
+    const r = cli(['check', REFERENCE_PATH]);
+    expect(r.code).toBe(2);
+    const p = posOf(REFERENCE, 'mode: online');
+    expect(r.out).toBe(`${REFERENCE_PATH}:${p.line}:${p.col}: error wandb-api-key stats_logger.wandb.mode is online but WANDB_API_KEY is not set; export WANDB_API_KEY, or set stats_logger.wandb.mode: disabled\n`);
+  });
+  it('exits 0 with no errors, and never prints a secret value', () => {
+    const r = cli(['check', REFERENCE_PATH], { WANDB_API_KEY: 'sk-supersecret-123' });
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('');
+    expect(r.out + r.err).not.toContain('sk-supersecret-123');
+  });
+  it('reports an override as override N', () => {
+    const r = cli(['check', REFERENCE_PATH, 'seed=2', 'rollout.consumer_batch_size=120'], { WANDB_API_KEY: 'x' });
+    expect(r.code).toBe(2);
+    expect(r.out).toContain(
+      "override 2 'rollout.consumer_batch_size=120': error batch-divisibility consumer_batch_size=120 is not divisible by LCM(n_samples=8, dp_size=16)=16. Valid values near 120: 112, 128.",
+    );
+  });
+  it('--json gives the diagnostics as data', () => {
+    const f = file('warn.yaml', mutate('enable_multimodal: true', 'enable_multimodal: false'));
+    const r = cli(['check', f, '--json'], { WANDB_API_KEY: 'x' });
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ ok: true, errors: 0, warnings: 1, experimentName: 'qwen3vl8b-inst-grpo-offpolicy2-nokl-prox-batch128-k8-lr5e-06' });
+    expect(j.diagnostics[0]).toMatchObject({ severity: 'warning', code: 'multimodal', line: posOf(REFERENCE, 'enable_multimodal').line });
+  });
+  it('bad input: missing file, YAML syntax error, bad override → one clear message, exit 2, no stack', () => {
+    const missing = cli(['check', join(dir, 'nope.yaml')]);
+    expect(missing.code).toBe(2);
+    expect(missing.err.trim().split('\n')).toHaveLength(1);
+    expect(missing.err).toContain('nope.yaml: no such file');
+    noStack(missing.err);
+
+    const bad = file('bad.yaml', 'a: 1\nb: [1, 2\nc: 3\n');
+    const syn = cli(['check', bad]);
+    expect(syn.code).toBe(2);
+    expect(syn.out).toMatch(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: error yaml-syntax `));
+    noStack(syn.out + syn.err);
+
+    const ov = cli(['show', REFERENCE_PATH, 'allocation_mode=sglang[rollout]:d4']);
+    expect(ov.code).toBe(2);
+    expect(ov.err).toMatch(/override 1 'allocation_mode=sglang\[rollout\]:d4': error override-syntax '\[' at column 23/);
+    noStack(ov.err);
+  });
+});
+
+describe('config show / diff / argv', () => {
+  it('show prints the effective YAML with comments; --resolved resolves', () => {
+    const r = cli(['show', REFERENCE_PATH, 'seed=7']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('# Cap the off-policy importance weight');
+    expect(r.out).toMatch(/^seed: 7 # override 1$/m);
+    const res = cli(['show', REFERENCE_PATH, 'seed=7', '--resolved']);
+    expect(res.out).not.toContain('${');
+    expect(res.out).not.toContain('#');
+    expect(res.out).toMatch(/^ {2}random_seed: 7$/m);
+  });
+  it('show --json is the file + overrides; --resolved --json is plain resolved JSON with numbers', () => {
+    const j = JSON.parse(cli(['show', REFERENCE_PATH, '--json']).out);
+    expect(j.tokenizer_path).toBe('${actor.path}');
+    const r = JSON.parse(cli(['show', REFERENCE_PATH, '--resolved', '--json', 'seed=9']).out);
+    expect(r.sglang.random_seed).toBe(9);
+    expect(r.actor.optimizer.lr).toBe(5e-6);
+    expect(r.actor.optimizer.offload).toBe(false); // a dataclass default
+  });
+  it('diff lists each change, including those through interpolations', () => {
+    const r = cli(['diff', REFERENCE_PATH, 'seed=42', 'actor.optimizer.lr=1e-5']);
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n')).toEqual([
+      "~ seed: 1 -> 42  (override 1 'seed=42')",
+      '~ sglang.random_seed: 1 -> 42  (through an interpolation)',
+      '~ vllm.seed: 1 -> 42  (through an interpolation)',
+      "~ actor.optimizer.lr: 5e-06 -> 1e-05  (override 2 'actor.optimizer.lr=1e-5')",
+      '',
+    ]);
+  });
+  it('argv prints one element per line and the experiment name', () => {
+    const r = cli(['argv', REFERENCE_PATH, 'seed=42', "allocation_mode='sglang[rollout]:d40+fsdp[actor]:d24'", '--remote-config', '/r/config.yaml'], { WANDB_API_KEY: 'x' });
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n')).toEqual([
+      'python3',
+      'webgym/train.py',
+      '--config',
+      '/r/config.yaml',
+      '++seed=42',
+      "++allocation_mode='sglang[rollout]:d40+fsdp[actor]:d24'",
+      '# experiment_name: qwen3vl8b-inst-grpo-offpolicy2-nokl-prox-batch128-k8-lr5e-06',
+      '# trial_name: intuition-model',
+      '',
+    ]);
+  });
+  it('rejects unknown options and subcommands with exit 2', () => {
+    expect(cli(['check', REFERENCE_PATH, '--frobnicate']).code).toBe(2);
+    expect(cli(['explode', REFERENCE_PATH]).code).toBe(2);
+    expect(cli(['check']).code).toBe(2);
+  });
+});
