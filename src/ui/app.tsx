@@ -122,12 +122,30 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   );
 
   useInput((input, key) => {
-    const result = reduceKey(uiRef.current, input, key as KeyInfo, keyContext(session.getState(), Math.max(1, bodyH - 4)));
-    if (result.state !== uiRef.current) {
-      uiRef.current = result.state;
-      setUi(result.state);
+    const ctx = keyContext(session.getState(), Math.max(1, bodyH - 4));
+    // Fast typing and pastes (and tmux send-keys) arrive as one chunk: feed it key by key, so
+    // "/seed" opens the finder and then types "seed". Control characters are never text.
+    const plain = !key.ctrl && !key.meta && !key.return && !key.tab && !key.backspace && !key.delete;
+    const chars = plain && input.length > 1 ? [...input] : [input];
+    let state = uiRef.current;
+    const effects: Effect[] = [];
+    for (const ch of chars) {
+      let k = key as KeyInfo;
+      if (chars.length > 1) {
+        // Ink splits escape sequences but not plain runs: give Enter, Backspace and Tab inside a
+        // chunk their meaning; drop other control characters.
+        k = ch === '\r' || ch === '\n' ? { return: true } : ch === '\x7f' || ch === '\b' ? { backspace: true } : ch === '\t' ? { tab: true } : {};
+        if (ch < ' ' && !k.return && !k.tab) continue;
+      }
+      const result = reduceKey(state, ch, k, ctx);
+      state = result.state;
+      effects.push(...result.effects);
     }
-    if (result.effects.length) run(result.effects);
+    if (state !== uiRef.current) {
+      uiRef.current = state;
+      setUi(state);
+    }
+    if (effects.length) run(effects);
   });
 
   const dashUi = useMemo(

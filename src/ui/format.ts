@@ -66,3 +66,35 @@ export function formatShortDuration(seconds: number | null | undefined): string 
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
+
+/** Word-wrap to `width`, at most `maxLines` lines (the last one cut with an ellipsis). */
+export function wrap(text: string, width: number, maxLines = Infinity): string[] {
+  if (width <= 0) return [];
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    let w = word;
+    while (w.length > width) {
+      if (line) {
+        out.push(line);
+        line = '';
+      }
+      out.push(w.slice(0, width));
+      w = w.slice(width);
+    }
+    if (!line) line = w;
+    else if (line.length + 1 + w.length <= width) line += ' ' + w;
+    else {
+      out.push(line);
+      line = w;
+    }
+  }
+  if (line) out.push(line);
+  if (out.length > maxLines) {
+    const kept = out.slice(0, maxLines);
+    kept[maxLines - 1] = fit(kept[maxLines - 1] + ' ' + out[maxLines], width);
+    if (!kept[maxLines - 1].endsWith('…')) kept[maxLines - 1] = fit(kept[maxLines - 1] + '…', width);
+    return kept;
+  }
+  return out;
+}

@@ -107,7 +107,12 @@ function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx:
   }
   let text = t.text;
   if (key.backspace || key.delete) text = text.slice(0, -1);
-  else if (input && !key.ctrl && !key.meta && !key.escape && !key.tab && !key.upArrow && !key.downArrow) text += input;
+  else if (input && !key.ctrl && !key.meta && !key.escape && !key.tab && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && !key.pageUp && !key.pageDown) {
+    // eslint-disable-next-line no-control-regex
+    const printable = input.replace(/[\x00-\x1f\x7f]/g, '');
+    if (!printable) return same(s);
+    text += printable;
+  }
   else return same(s);
   const next = { ...t, text } as TextInput;
   const effects: Effect[] = t.kind === 'edit' ? [{ kind: 'draft', draft: { key: t.key, text } }] : [];

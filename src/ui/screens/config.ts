@@ -1,6 +1,6 @@
 // Config screen: the YAML as a tree (value, type, origin), live diagnostics, the diff against the
 // file, the overrides; plus the launch confirmation that shows the exact argv.
-import { cell, fit } from '../format.js';
+import { cell, fit, wrap } from '../format.js';
 import { titleLine, type Line, type Seg } from '../lines.js';
 import type { ConfigView } from '../session/types.js';
 
@@ -51,14 +51,18 @@ function sideLines(c: ConfigView, width: number): Line[] {
   out.push(titleLine('Diagnostics', width, `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`));
   if (c.diagnostics.length === 0) out.push([{ t: 'no problems found', c: 'good' }]);
   for (const d of [...c.diagnostics].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1))) {
-    out.push([
-      { t: d.severity === 'error' ? 'error ' : 'warn  ', c: d.severity === 'error' ? 'bad' : 'warn', bold: true },
-      { t: fit(`${d.where} ${d.code}: ${d.message}`, width - 6) },
-    ]);
+    const text = wrap(`${d.where} ${d.code}: ${d.message}`, width - 6, 4);
+    text.forEach((t, i) =>
+      out.push([{ t: i === 0 ? (d.severity === 'error' ? 'error ' : 'warn  ') : '      ', c: d.severity === 'error' ? 'bad' : 'warn', bold: true }, { t }]),
+    );
   }
   out.push(titleLine('Diff against the file', width, `${c.diff.length}`));
   if (c.diff.length === 0) out.push([{ t: 'no changes', c: 'dim' }]);
-  for (const d of c.diff) out.push([{ t: fit(`${d.key}: `, width) }, { t: fit(d.before, 20), c: 'bad' }, { t: ' → ' }, { t: fit(d.after, Math.max(1, width - d.key.length - 26)), c: 'good' }]);
+  for (const d of c.diff) {
+    const key = fit(`${d.key}: `, Math.max(8, width - 12));
+    const before = fit(d.before, Math.max(3, Math.floor((width - key.length - 3) / 2)));
+    out.push([{ t: key }, { t: before, c: 'bad' }, { t: ' → ' }, { t: fit(d.after, Math.max(1, width - key.length - before.length - 3)), c: 'good' }]);
+  }
   out.push(titleLine('Overrides', width, `${c.overrides.length}`));
   c.overrides.forEach((o, i) => out.push([{ t: fit(`${i + 1}. ${o}`, width), c: 'accent' }]));
   return out;
