@@ -11,7 +11,9 @@ import { readFileSync } from 'node:fs';
 import { evaluateConfig } from '../../src/config/index.js';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { resolveTarget } from '../../src/runs/index.js';
-import { formatChecks, runPreflightReport, type CheckResult } from '../../src/preflight/index.js';
+import { formatChecks, runPreflight, runPreflightReport, type CheckResult } from '../../src/preflight/index.js';
+import { simInit } from '../../src/sim/init.js';
+import { writeState } from '../../src/sim/state.js';
 import { CONFIG, makeWorld, preflight, type World } from './world.js';
 
 const SENTINEL = 'sentinel-omniboxes-token-5f0e1d';
@@ -87,6 +89,31 @@ describe('preflight over a real sshd', () => {
       world.setGpus(GPUS());
       process.kill(pid, 'SIGKILL');
       await waitFor(() => !pidAlive(pid), { what: 'the holder to exit' });
+    }
+  });
+
+  it("with the simulator's fake nvidia-smi, a busy simulated node is reported process by process", async () => {
+    const dist = new URL('../../dist', import.meta.url).pathname;
+    const root = new URL('../..', import.meta.url).pathname;
+    const sim = simInit(join(world.dir, 'sim'), dist, root);
+    const trainer = spawn('sleep', ['300'], { stdio: 'ignore' }); // stands for the simulated trainer's process
+    children.push(trainer);
+    await waitFor(() => pidAlive(trainer.pid!), { what: 'the stand-in trainer' });
+    // 4 rollout + 4 actor GPUs on one node, in the PPO update: every GPU holds memory.
+    writeState([join(sim.dir, 'state', 'state.json')], { pid: trainer.pid!, phase: 'ppo_update', step: 3, updatedMs: Date.now(), nNodes: 1, gpusPerNode: 8, rolloutGpus: 4, actorGpus: 4, seed: 1 });
+    try {
+      const ev = evaluateConfig({ fileName: CONFIG, text: readFileSync(CONFIG, 'utf8'), overrides: world.overrides, envNames: ['CPU_CLUSTER_TOKEN'] });
+      const target = resolveTarget({ target: sshd.alias, sshConfigFile: sshd.sshConfigFile, workdir: sim.dir, setup: `export PATH='${sim.dir}/bin':"$PATH"` }, {});
+      if (typeof target === 'string') throw new Error(target);
+      const checks = await runPreflight(transport, { evaluation: ev, target, envNames: ['CPU_CLUSTER_TOKEN'] });
+      expect(checks.find((c) => c.id === 'checkout')!.result).toBe('ok'); // sim init makes a checkout-shaped dir
+      const mem = checks.find((c) => c.id === 'gpu-memory')!;
+      expect(mem.result).toBe('error');
+      for (let i = 0; i < 8; i++) expect(mem.seen).toMatch(new RegExp(`GPU ${i}: \\d+/81559 MiB in use by PID ${40000 + i} \\((sglang::scheduler|ray::RayRPCServer), \\d+ MiB\\)`));
+      expect(mem.todo).toContain('kill 40000 40001');
+    } finally {
+      process.kill(trainer.pid!, 'SIGKILL');
+      await waitFor(() => !pidAlive(trainer.pid!), { what: 'the stand-in trainer to exit' });
     }
   });
 
