@@ -111,12 +111,12 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     const free = 1.27;
     const wt = oomWorkerTraceback(rank, tried, free);
     out.worker(plan.actor.name, log(`[FSDPEngine Rank ${rank}]`, 'ERROR', 'Exception in train_batch', wt), {
-      type: 'error', message: 'Exception in train_batch', detail: wt.split('\n').pop()!, kind: 'oom', time: eventTime(clock.now()),
+      type: 'error', message: 'Exception in train_batch', detail: wt, kind: 'oom', time: eventTime(clock.now()),
     });
     await clock.advance(0.5);
     const ct = oomControllerTraceback(rank, tried, free, plan.scheduler === 'ray');
     out.controller(log('RLTrainer', 'ERROR', 'Training step failed', ct), {
-      type: 'error', message: 'Training step failed', detail: ct.split('\n').pop()!, kind: 'oom', time: eventTime(clock.now()),
+      type: 'error', message: 'Training step failed', detail: ct, kind: 'oom', source: 'main', time: eventTime(clock.now()),
     });
     return 'crashed';
   }
@@ -130,7 +130,7 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     await clock.advance(7200 * ctx.ts);
     const tb = ncclTraceback(3);
     out.controller(log('RLTrainer', 'ERROR', 'Training step failed', tb), {
-      type: 'error', message: 'Training step failed', detail: tb.split('\n').pop()!, kind: 'nccl-timeout', time: eventTime(clock.now()),
+      type: 'error', message: 'Training step failed', detail: tb, kind: 'nccl-timeout', source: 'main', time: eventTime(clock.now()),
     });
     return 'crashed';
   }

@@ -56,7 +56,8 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
 
   // SIGTERM as the trainer handles it: stop where it is, leave the logs whole, exit non-zero.
   const onSignal = (sig: NodeJS.Signals, code: number) => (): void => {
-    out.controller(log('RLTrainer', 'WARNING', `Received ${sig}, stopping training at step ${step}.`));
+    const message = `Received ${sig}, stopping training at step ${step}.`;
+    out.controller(log('RLTrainer', 'WARNING', message), { type: 'warning', kind: 'other', message, time: eventTime(clock.now()), source: 'main' });
     setPhase('stopped');
     process.exit(code);
   };
@@ -79,7 +80,9 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
     out.controller(log('WebGymTrain', 'INFO', `GRPO: max_concurrent_per_worker ${plan.maxConcurrentPerWorker} episodes → ${tasksPerWorker} tasks (n_samples=${plan.nSamples})`));
     out.controller(log('WebGymTrain', 'INFO', `GRPO: max_concurrent_rollouts ${plan.maxConcurrentRollouts} episodes → ${tasksTotal} tasks (n_samples=${plan.nSamples})`));
     out.startFileLogging();
-    writeFileSync(join(plan.logDir, 'config.yaml'), o.resolvedYaml ?? stringify(o.resolvedConfig));
+    // `experiment_name: auto` is replaced before the config is saved: the file names the real experiment.
+    const yamlText = (o.resolvedYaml ?? stringify(o.resolvedConfig)).replace(/^(\s*experiment_name: )auto$/gm, `$1${plan.experimentName}`);
+    writeFileSync(join(plan.logDir, 'config.yaml'), yamlText);
     ensureWandbId(plan, clock.now());
     await clock.advance(2.8 * ts);
 

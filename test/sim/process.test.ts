@@ -75,7 +75,9 @@ describe('python3 webgym/train.py (the shim)', () => {
     expect(r.status, r.stderr).toBe(0);
     const ld = logDir().replace(/[^/]+$/, 'full');
     for (const f of ['main.log', 'merged.log', 'config.yaml', 'actor.log', 'rollout.log']) expect(existsSync(join(ld, f)), f).toBe(true);
-    expect(readFileSync(join(ld, 'config.yaml'), 'utf8')).toMatch(/trial_name: full/);
+    const saved = readFileSync(join(ld, 'config.yaml'), 'utf8');
+    expect(saved).toMatch(/^trial_name: full$/m);
+    expect(saved).toMatch(new RegExp(`^experiment_name: ${ld.split('/').at(-2)}$`, 'm')); // 'auto' resolved
     const events = parseLogBytes(readFileSync(join(ld, 'main.log')));
     expect(events.filter((e) => e.type === 'step')).toHaveLength(6);
     expect(events.at(-1)?.type).toBe('finished');
