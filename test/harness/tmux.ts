@@ -27,7 +27,11 @@ export class TmuxSession {
     const s = new TmuxSession(socket, 'cockpit');
     const envArgs = Object.entries(o.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     // -f /dev/null: no user config; the server's own defaults (256 colours via TERM=screen/tmux).
-    await run('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', s.name, '-x', String(o.width ?? 120), '-y', String(o.height ?? 40), ...(o.cwd ? ['-c', o.cwd] : []), ...envArgs, o.command]);
+    // A clean terminal environment: the test runner's FORCE_COLOR=0 / CI must not leak into the
+    // cockpit's colour detection (pass them in `env` to test them).
+    const base = { ...process.env };
+    for (const k of ['FORCE_COLOR', 'NO_COLOR', 'CI', 'TMUX', 'TMUX_PANE']) delete base[k];
+    await run('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', s.name, '-x', String(o.width ?? 120), '-y', String(o.height ?? 40), ...(o.cwd ? ['-c', o.cwd] : []), ...envArgs, o.command], { env: base });
     // Keep the pane after the command exits so the test can see what it left on the terminal.
     await s.tmux('set-option', '-t', s.name, 'remain-on-exit', 'on');
     await s.tmux('set-option', '-s', 'escape-time', '10');
@@ -43,6 +47,11 @@ export class TmuxSession {
   async capture(): Promise<string[]> {
     const out = await this.tmux('capture-pane', '-p', '-t', this.name);
     return out.replace(/\n$/, '').split('\n');
+  }
+
+  /** The screen with its SGR attributes (colours, bold, inverse) as escape sequences. */
+  async captureEscaped(): Promise<string> {
+    return this.tmux('capture-pane', '-p', '-e', '-t', this.name);
   }
 
   async screen(): Promise<string> {

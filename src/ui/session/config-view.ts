@@ -110,6 +110,16 @@ function show(v: unknown): string {
   return JSON.stringify(v) ?? String(v);
 }
 
+// The file without overrides does not change while the user types: evaluate it once.
+let lastBaseline: { fileName: string; text: string; envNames: ReadonlySet<string>; ev: ConfigEvaluation } | null = null;
+function baselineOf(src: ConfigSource): ConfigEvaluation {
+  const b = lastBaseline;
+  if (b && b.fileName === src.fileName && b.text === src.text && b.envNames === src.envNames) return b.ev;
+  const ev = evaluateConfig({ fileName: src.fileName, text: src.text, overrides: [], envNames: src.envNames });
+  lastBaseline = { fileName: src.fileName, text: src.text, envNames: src.envNames, ev };
+  return ev;
+}
+
 export interface BuiltConfig {
   view: ConfigView;
   evaluation: ConfigEvaluation;
@@ -118,7 +128,7 @@ export interface BuiltConfig {
 export function buildConfigView(src: ConfigSource, draft: { key: string; text: string } | null, rowTypes?: Map<string, ConfigRow['type']>): BuiltConfig {
   const overrides = draft ? withValue(src.overrides, draft.key, typedValueText(rowTypes?.get(draft.key) ?? 'other', draft.text)) : src.overrides;
   const ev = evaluateConfig({ fileName: src.fileName, text: src.text, overrides, envNames: src.envNames });
-  const baseline = src.overrides.length || draft ? evaluateConfig({ fileName: src.fileName, text: src.text, overrides: [], envNames: src.envNames }) : ev;
+  const baseline = src.overrides.length || draft ? baselineOf(src) : ev;
   const rows: ConfigRow[] = [];
   if (ev.resolvedTree) walk(ev.resolvedTree, [], 0, ev, rows);
   const diagnostics: ConfigDiagnostic[] = ev.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, key: d.key, where: where(d, src.fileName) }));

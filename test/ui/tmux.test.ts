@@ -1,0 +1,158 @@
+// End to end in a real tmux: the cockpit on a real (simulated) run launched through the launch
+// path over the local transport, driven by keys the way a person would.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TmuxSession } from '../harness/tmux.js';
+import { BIN, launchSim, simCheckout, type SimRun } from './sim-run.js';
+
+const STEP = /step (\d+)\/(\d+)/;
+const REWARD = /reward (-?[\d.e+-]+)\s+avg10/;
+
+function stepOf(screen: string): number {
+  const m = STEP.exec(screen);
+  return m ? Number(m[1]) : 0;
+}
+
+function wrapped(cmd: string): string {
+  // Keep the pane alive after the cockpit exits, so the test can look at what it left behind.
+  return `sh -c '${cmd}; echo EXITED=$?; exec sleep 600'`;
+}
+
+describe('watch in tmux (120x40, then 80x24)', () => {
+  let sim: SimRun;
+  let t: TmuxSession;
+
+  beforeAll(async () => {
+    process.env.AWRL_SIM_SPEED = '400';
+    sim = await launchSim();
+    t = await TmuxSession.start({ command: wrapped(`node ${BIN} watch ${sim.runId} --target local --workdir ${sim.dir}`), width: 120, height: 40 });
+  });
+
+  afterAll(async () => {
+    await t?.kill();
+    await sim?.stop();
+  });
+
+  it('shows steps and reward values advancing', async () => {
+    const first = await t.waitForScreen((s) => stepOf(s) >= 1 && REWARD.test(s), 'a first step with a reward', 30_000);
+    const step1 = stepOf(first);
+    const later = await t.waitForScreen((s) => stepOf(s) >= step1 + 2, `step ${step1 + 2}`, 30_000);
+    expect(stepOf(later)).toBeGreaterThan(step1);
+    expect(later).toContain(sim.runId);
+    expect(later).toMatch(/connected │ running/);
+    expect(REWARD.exec(later)![1]).not.toBe('—');
+    for (const panel of ['─ Reward', '─ Staleness', '─ Throughput', '─ GPU memory', '─ Alerts', '─ Log']) expect(later).toContain(panel);
+    const rows = await t.capture();
+    expect(rows.length).toBeLessThanOrEqual(40);
+    expect(rows[0]).toMatch(/^ 1 Runs/);
+  });
+
+  it('? opens the help and any key closes it', async () => {
+    await t.type('?');
+    await t.waitForScreen((s) => s.includes('Help — keys') && s.includes('quit the cockpit'), 'help overlay');
+    await t.type('x');
+    await t.waitForScreen((s) => s.includes('─ Reward') && !s.includes('Help — keys'), 'dashboard again');
+  });
+
+  it('resizing to 80x24 keeps every line within the width and the frame on screen', async () => {
+    await t.resize(80, 24);
+    expect(await t.size()).toEqual({ width: 80, height: 24 });
+    const screen = await t.waitForScreen((s) => s.includes('hidden:') && s.split('\n')[0].includes('? help'), 'the 80-column layout');
+    const rows = screen.split('\n');
+    expect(rows.length).toBeLessThanOrEqual(24);
+    for (const r of rows) expect([...r].length).toBeLessThanOrEqual(80);
+    // The top of the frame is still the top of the screen: nothing scrolled away.
+    expect(rows[0]).toMatch(/^ 1 Runs/);
+    expect(rows[1]).toContain(sim.runId);
+    // And it keeps updating at the new size.
+    const step = stepOf(screen);
+    await t.waitForScreen((s) => stepOf(s) > step, 'a step after the resize', 30_000);
+  });
+
+  it('q exits (the run keeps going) and the terminal is restored', async () => {
+    await t.type('q');
+    const after = await t.waitForScreen((s) => s.includes('EXITED=0'), 'the cockpit to exit');
+    expect(after).not.toContain('─ Reward'); // back on the normal screen, not the cockpit's
+    expect(await t.display('#{alternate_on}')).toBe('0');
+    expect(await t.display('#{cursor_flag}')).toBe('1');
+    const { runs } = await import('../../src/runs/index.js').then(async (m) => ({ runs: await m.listRuns(sim.transport, sim.target, { tailBytes: 0 }) }));
+    expect(runs.find((r) => r.runId === sim.runId)?.state).toBe('running');
+  });
+});
+
+describe('config screen in tmux', () => {
+  let t: TmuxSession;
+  let dir: string;
+
+  beforeAll(async () => {
+    const c = simCheckout();
+    dir = c.dir;
+    t = await TmuxSession.start({
+      command: wrapped(`node ${BIN} --target local --workdir ${c.dir} --config ${c.configPath}`),
+      width: 120,
+      height: 40,
+      env: { CPU_CLUSTER_TOKEN: 'not-shown' },
+    });
+  });
+
+  afterAll(async () => {
+    await t?.kill();
+    const { rmSync } = await import('node:fs');
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('edits a value, shows the diagnostic of an invalid one as you type, then the diff', async () => {
+    await t.waitForScreen((s) => s.includes('─ Diagnostics') && s.includes('0 errors'), 'the config screen');
+    await t.type('/consumer_batch');
+    await t.keys('Enter');
+    await t.waitForScreen((s) => !s.includes('find key:'), 'the finder to close');
+    await t.keys('Enter');
+    await t.waitForScreen((s) => s.includes('edit rollout.consumer_batch_size'), 'the editor on rollout.consumer_batch_size');
+    await t.keys('BSpace', 'BSpace');
+    await t.type('30');
+    // Not committed yet: the diagnostic comes from the draft.
+    const typing = await t.waitForScreen((s) => s.includes('1 error') && s.includes('consumer_batch_size=30'), 'a live diagnostic for 30');
+    expect(typing).toContain('edit rollout.consumer_batch_size');
+    expect(typing).toMatch(/divisible|LCM/i);
+    await t.keys('Enter');
+    const committed = await t.waitForScreen((s) => s.includes('1. ++rollout.consumer_batch_size=30'), 'the override');
+    expect(committed).toMatch(/rollout\.consumer_batch_size: 32 → 30/);
+    expect(committed).toContain('override 1');
+    // A valid value clears the error.
+    await t.keys('Enter');
+    await t.keys('BSpace', 'BSpace');
+    await t.type('64');
+    await t.keys('Enter');
+    await t.waitForScreen((s) => s.includes('1. ++rollout.consumer_batch_size=64') && s.includes('0 errors'), 'a valid edit');
+  });
+
+  it('L shows the exact argv with secrets by name only; n cancels', async () => {
+    await t.type('L');
+    const confirm = await t.waitForScreen((s) => s.includes('─ Launch?'), 'the launch confirmation');
+    expect(confirm).toContain('webgym/train.py');
+    expect(confirm).toContain('++rollout.consumer_batch_size=64');
+    expect(confirm).toContain('CPU_CLUSTER_TOKEN set');
+    expect(confirm).not.toContain('not-shown');
+    await t.type('n');
+    await t.waitForScreen((s) => s.includes('─ Diagnostics'), 'back to the config screen');
+  });
+
+  it('uses colours, and none under NO_COLOR', async () => {
+    expect(await t.captureEscaped()).toMatch(/\x1b\[[0-9;]*3[0-7]m/);
+    const c = simCheckout();
+    const plain = await TmuxSession.start({ command: `node ${BIN} --target local --workdir ${c.dir} --config ${c.configPath}`, width: 100, height: 30, env: { NO_COLOR: '1' } });
+    try {
+      await plain.waitForScreen((s) => s.includes('─ Diagnostics'), 'the config screen under NO_COLOR');
+      expect(await plain.captureEscaped()).not.toMatch(/\x1b\[[0-9;]*(3[0-7]|9[0-7]|38;)[0-9;]*m/);
+    } finally {
+      await plain.kill();
+      const { rmSync } = await import('node:fs');
+      rmSync(c.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('q exits with the terminal restored', async () => {
+    await t.type('q');
+    await t.waitForScreen((s) => s.includes('EXITED=0'), 'exit');
+    expect(await t.display('#{alternate_on}')).toBe('0');
+  });
+});
