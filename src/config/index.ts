@@ -7,6 +7,5 @@ export { parseAllocationMode, type AllocationComponent, type AllocationParse } f
 export { inferExperimentName, resolveExperimentName } from './experiment-name.js';
 export { parseOverride, OverrideSyntaxError, type ParsedOverride } from './overrides-grammar.js';
 export { diffConfigs, formatChange, type ConfigChange } from './diff.js';
-export { webGymConfigSchema } from './schema/zod.js';
 export { PyFloat, pyFloatRepr, toTyped, type Val } from './values.js';
 export { resolveWithoutSchema, type GenericResult } from './generic.js';

@@ -1,4 +1,5 @@
 // A zod schema derived from the dataclass description, for callers that want to validate a
+// (Import it from here, not from index.ts: zod costs ~0.3 s to load and `config check` does not need it.)
 // resolved config (plain JSON) without the engine: e.g. the simulator's own configs.
 import { z } from 'zod';
 import type { Field } from './dsl.js';
