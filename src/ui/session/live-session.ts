@@ -82,7 +82,7 @@ export class LiveSession implements Session {
       selectRun: (id) => this.selectRun(id),
       refreshRuns: () => void this.refreshAll(),
       stopRun: (id) => this.stop(id),
-      setDraft: (d) => this.evaluateConfig(d),
+      setDraft: (d) => this.setDraft(d),
       setValue: (key, text) => this.setOverrides(withValue(this.configSource?.overrides ?? [], key, typedValueText(this.rowTypes.get(key) ?? 'other', text))),
       addOverride: (text) => this.setOverrides([...(this.configSource?.overrides ?? []).filter((x) => overrideKey(x) !== overrideKey(text)), text]),
       removeOverride: (index) => this.setOverrides((this.configSource?.overrides ?? []).filter((_, i) => i !== index - 1)),
@@ -206,7 +206,24 @@ export class LiveSession implements Session {
     this.update({ config: view });
   }
 
+  // An evaluation takes ~0.1-0.3 s: evaluate a draft once typing pauses, not per keystroke.
+  private draftTimer: NodeJS.Timeout | null = null;
+  private setDraft(d: { key: string; text: string } | null): void {
+    if (this.draftTimer) clearTimeout(this.draftTimer);
+    this.draftTimer = null;
+    if (d === null) {
+      if (this.state.config?.draft) this.evaluateConfig(null);
+      return;
+    }
+    this.draftTimer = setTimeout(() => {
+      this.draftTimer = null;
+      this.evaluateConfig(d);
+    }, 150);
+  }
+
   private setOverrides(overrides: string[]): void {
+    if (this.draftTimer) clearTimeout(this.draftTimer);
+    this.draftTimer = null;
     if (!this.configSource) return;
     this.configSource = { ...this.configSource, overrides };
     this.evaluateConfig(null);
@@ -263,6 +280,7 @@ export class LiveSession implements Session {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.draftTimer) clearTimeout(this.draftTimer);
     for (const t of this.timers) clearInterval(t);
     for (const u of this.unsubs) u();
     this.feed?.close();
