@@ -28,7 +28,9 @@ export function readStepInfo(plan: SimPlan): StepInfo | null {
 /** 0-based coordinates of the last completed step, as the trainer's recover handler writes them. */
 export function writeStepInfo(plan: SimPlan, info: StepInfo): void {
   mkdirSync(recoverInfoDir(plan), { recursive: true });
-  writeFileSync(join(recoverInfoDir(plan), 'step_info.json'), JSON.stringify(info));
+  // json.dump(asdict(step_info), f, indent=4): dataclass field order, 4-space indent, no final newline.
+  const ordered = { epoch: info.epoch, epoch_step: info.epoch_step, global_step: info.global_step, steps_per_epoch: info.steps_per_epoch };
+  writeFileSync(join(recoverInfoDir(plan), 'step_info.json'), JSON.stringify(ordered, null, 4));
 }
 
 export interface SimMemo {

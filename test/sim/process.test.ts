@@ -82,7 +82,9 @@ describe('python3 webgym/train.py (the shim)', () => {
     expect(events.filter((e) => e.type === 'step')).toHaveLength(6);
     expect(events.at(-1)?.type).toBe('finished');
     const ck = ld.replace('/logs/', '/checkpoints/');
-    expect(JSON.parse(readFileSync(join(ck, 'recover_info', 'step_info.json'), 'utf8'))).toEqual({ epoch: 1, epoch_step: 2, global_step: 5, steps_per_epoch: 3 });
+    expect(readFileSync(join(ck, 'recover_info', 'step_info.json'), 'utf8')).toBe(
+      '{\n    "epoch": 1,\n    "epoch_step": 2,\n    "global_step": 5,\n    "steps_per_epoch": 3\n}',
+    );
     expect(readdirSync(join(dir, 'areal-fileroot', 'wandb_id')).some((f) => f.endsWith('__full'))).toBe(true);
   });
 
