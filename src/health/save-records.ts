@@ -43,8 +43,11 @@ export function findCheckpointSaves(text: string): CheckpointSaveEvent[] {
   return out;
 }
 
-/** Incremental form: chunks cut anywhere; a line longer than `maxLineBytes` is skipped, not held. */
+/** Incremental form: chunks cut anywhere; a line longer than `maxLineBytes` is skipped, not held.
+ *  It searches the raw bytes for `Saving` and decodes only those lines: the cockpit reads days of
+ *  logs, almost none of it checkpoint records. */
 export class CheckpointSaveScanner {
+  private static readonly NEEDLE = Buffer.from('Saving');
   private partial: Buffer[] = [];
   private partialBytes = 0;
   private skipping = false;
@@ -53,26 +56,38 @@ export class CheckpointSaveScanner {
   constructor(private readonly maxLineBytes = 64 * 1024) {}
 
   push(chunk: Uint8Array): CheckpointSaveEvent[] {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const out: CheckpointSaveEvent[] = [];
     let start = 0;
-    for (;;) {
-      const nl = chunk.indexOf(10, start);
-      if (nl < 0) break;
-      this.take(chunk.subarray(start, nl));
-      if (!this.skipping) this.emit(out);
-      this.partial = [];
-      this.partialBytes = 0;
-      this.skipping = false;
+    if (this.partialBytes > 0 || this.skipping) {
+      const nl = buf.indexOf(10);
+      if (nl < 0) {
+        this.take(buf);
+        return out;
+      }
+      this.take(buf.subarray(0, nl));
+      if (!this.skipping) this.emit(Buffer.concat(this.partial), out);
+      this.reset();
       start = nl + 1;
     }
-    if (start < chunk.length) this.take(chunk.subarray(start));
+    const lastNl = buf.lastIndexOf(10);
+    if (lastNl >= start) {
+      for (let k = buf.indexOf(CheckpointSaveScanner.NEEDLE, start); k >= 0 && k < lastNl; ) {
+        const ls = Math.max(start, buf.lastIndexOf(10, k) + 1);
+        const le = buf.indexOf(10, k);
+        if (le - ls <= this.maxLineBytes) this.emit(buf.subarray(ls, le), out);
+        k = buf.indexOf(CheckpointSaveScanner.NEEDLE, le + 1);
+      }
+      start = lastNl + 1;
+    }
+    if (start < buf.length) this.take(buf.subarray(start));
     return out;
   }
 
   /** End of input: a last line without a newline still counts. */
   end(): CheckpointSaveEvent[] {
     const out: CheckpointSaveEvent[] = [];
-    if (!this.skipping && this.partialBytes > 0) this.emit(out);
+    if (!this.skipping && this.partialBytes > 0) this.emit(Buffer.concat(this.partial), out);
     this.reset();
     return out;
   }
@@ -92,12 +107,12 @@ export class CheckpointSaveScanner {
       this.partialBytes = 0;
       return;
     }
-    this.partial.push(Buffer.from(bytes));
+    this.partial.push(Buffer.from(bytes)); // a copy: the caller may reuse its chunk
     this.partialBytes += bytes.length;
   }
 
-  private emit(out: CheckpointSaveEvent[]): void {
-    const ev = parseSaveLine(this.decoder.decode(Buffer.concat(this.partial)));
+  private emit(line: Uint8Array, out: CheckpointSaveEvent[]): void {
+    const ev = parseSaveLine(this.decoder.decode(line));
     if (ev) out.push(ev);
   }
 }

@@ -194,3 +194,30 @@ describe('bounded memory for a run of days', () => {
     expect(ids(m.evaluate({ now: b.after(20 * 60) }))).toEqual(['health/stall/rollout_wait']);
   });
 });
+
+describe('bounded state over a very long run', () => {
+  it('keeps fixed-size windows after 20,000 steps with timeperf keys', () => {
+    const m = new HealthMonitor();
+    let t = T0;
+    const stats = (i: number) => ({ 'timeperf/update_weights': 17 + (i % 7), 'timeperf/rollout': 600, 'staleness/gap/offpolicy_max': 1 });
+    m.ingest({ type: 'resume', resumeStep: 1, time: iso(t) });
+    for (let i = 1; i <= 20_000; i++) {
+      t += 60_000;
+      m.ingest({ type: 'batch', waitS: 50, totalS: 54, episodes: 128, time: iso(t) });
+      t += 1000;
+      m.ingest({ type: 'step', epoch: 1, epochs: 1, step: i, stepsPerEpoch: 20_000, globalStep: i, totalSteps: 20_000, time: iso(t), stats: stats(i) });
+    }
+    const inner = m as unknown as {
+      stepGaps: { size: number };
+      phases: { durations: Map<string, { size: number }> };
+      drift: { keys: Map<string, { first: unknown[]; recent: unknown[] }> };
+    };
+    expect(inner.stepGaps.size).toBe(256);
+    for (const w of inner.phases.durations.values()) expect(w.size).toBeLessThanOrEqual(256);
+    for (const w of inner.drift.keys.values()) {
+      expect(w.first.length).toBe(20);
+      expect(w.recent.length).toBe(20);
+    }
+    expect(m.medianStepSeconds()).toBe(61);
+  });
+});
