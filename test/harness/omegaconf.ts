@@ -11,7 +11,8 @@ export type RefCase =
   | { kind: 'yaml'; text: string }
   | { kind: 'apply'; text: string; overrides: { kind: string; key: string; value?: unknown }[] }
   | { kind: 'coerce'; type: 'int' | 'float' | 'bool' | 'str'; optional?: boolean; value: unknown }
-  | { kind: 'repr'; values: string[] };
+  | { kind: 'repr'; values: string[] }
+  | { kind: 'structured'; schema: unknown; text: string; overrides?: { kind: string; key: string; value?: unknown }[] };
 
 export type RefResult = { ok: unknown } | { stage: string; error: string; message: string; index?: number };
 

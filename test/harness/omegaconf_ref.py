@@ -9,12 +9,14 @@ Case kinds:
                                       Hydra's override application (ConfigLoaderImpl), struct mode
   coerce  {type, optional, value}     merge a value into a typed dataclass field
   repr    {values:[str]}              Python's repr() of floats
+  structured {schema, text, overrides} overrides, then OmegaConf.merge(structured(schema), yaml),
+                                      then resolve: the trainer's load_expr_config without Hydra
 """
 import json
 import math
 import sys
 from dataclasses import dataclass, field, make_dataclass
-from typing import Any, Optional
+from typing import Any, Dict, List, Optional
 
 import yaml
 from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
@@ -129,6 +131,69 @@ def run_coerce(case):
         return {"stage": "merge", **err(e)}
 
 
+MISSING_MARK = "???"
+
+
+def build_type(spec, classes):
+    """A Python type (and field default) from the engine's schema description, as JSON."""
+    k = spec["k"]
+    if k == "obj":
+        name = spec["name"]
+        if name not in classes:
+            fields = []
+            for fname, sub in spec["fields"].items():
+                t, dflt = build_type(sub, classes)
+                fields.append((fname, t, dflt))
+            classes[name] = make_dataclass(name, fields)
+        cls = classes[name]
+        t = Optional[cls] if spec["opt"] else cls
+        return t, (field(default=None) if spec["d"] is None else field(default_factory=cls))
+    if k == "list":
+        inner, _ = build_type(spec["of"], classes)
+        t = List[inner]
+    elif k == "dict":
+        inner, _ = build_type(spec["of"], classes)
+        t = Dict[str, inner]
+    else:
+        t = {"int": int, "float": float, "bool": bool, "str": str, "any": Any}[k]
+    if spec["opt"] and k != "any":
+        t = Optional[t]
+    d = spec["d"]
+    if k == "list" and isinstance(d, list):
+        of = spec["of"]
+        if of["k"] == "obj":
+            cls = classes[of["name"]]
+            return t, field(default_factory=lambda d=d, cls=cls: [cls(**x) for x in d])
+        return t, field(default_factory=lambda d=d: list(d))
+    if k == "dict" and isinstance(d, dict):
+        return t, field(default_factory=lambda d=d: dict(d))
+    return t, field(default=d)
+
+
+def run_structured(case):
+    classes = {}
+    root_t, _ = build_type(case["schema"], classes)
+    try:
+        cfg = load(case["text"])
+    except Exception as e:  # noqa: BLE001
+        return {"stage": "load", **err(e)}
+    OmegaConf.set_struct(cfg, True)
+    for i, o in enumerate(case.get("overrides", [])):
+        try:
+            apply_one(cfg, o)
+        except Exception as e:  # noqa: BLE001
+            return {"stage": "override", "index": i + 1, **err(e)}
+    OmegaConf.set_struct(cfg, False)
+    try:
+        merged = OmegaConf.merge(OmegaConf.structured(root_t), cfg)
+    except Exception as e:  # noqa: BLE001
+        return {"stage": "merge", **err(e)}
+    try:
+        return {"ok": typed(OmegaConf.to_container(merged, resolve=True))}
+    except Exception as e:  # noqa: BLE001
+        return {"stage": "resolve", **err(e)}
+
+
 def run_repr(case):
     # Python's repr/str of floats, for experiment names (lr5e-06) and embedded interpolations.
     return {"ok": [repr(float(x)) for x in case["values"]]}
@@ -138,7 +203,7 @@ def main():
     cases = json.load(sys.stdin)
     out = []
     for c in cases:
-        fn = {"yaml": run_yaml, "apply": run_apply, "coerce": run_coerce, "repr": run_repr}[c["kind"]]
+        fn = {"yaml": run_yaml, "apply": run_apply, "coerce": run_coerce, "repr": run_repr, "structured": run_structured}[c["kind"]]
         out.append(fn(c))
     json.dump(out, sys.stdout)
 
