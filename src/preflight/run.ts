@@ -2,7 +2,11 @@
 // before every launch; `awrl-tui preflight` prints it.
 import type { Transport } from '../remote/transport.js';
 import { parseAllocationMode, requiredSecretNames, type ConfigEvaluation } from '../config/index.js';
-import { batchScript, sbatchArgs, runsRoot, type Target } from '../runs/index.js';
+// Direct module imports (not runs/index): the launcher in src/runs calls runPreflight, so going
+// through its index would make an import cycle.
+import { batchScript, sbatchArgs } from '../runs/slurm-batch.js';
+import { runsRoot } from '../runs/list.js';
+import type { Target } from '../runs/targets.js';
 import { evaluatePreflight } from './evaluate.js';
 import { cfg } from './input.js';
 import { runProbe, type ProbeParams } from './probe.js';
