@@ -37,6 +37,8 @@ export interface SimPlan {
   lrMaxSteps: number;
   minLrRatio: number;
   klCtl: number;
+  /** `enable_offload`: the actor offloads between steps and logs `Memory-Usage after onload model`. */
+  offload: boolean;
   recoverFreqSteps: number | null;
   recoverFreqSecs: number | null;
   recoverFreqEpochs: number | null;
@@ -124,6 +126,7 @@ export function planFromConfig(inp: PlanInput): SimPlan {
     lrMaxSteps: num(r, 'actor.optimizer.lr_scheduler_max_steps', epochs * stepsPerEpoch),
     minLrRatio: num(r, 'actor.optimizer.min_lr_ratio', 0),
     klCtl: num(r, 'actor.kl_ctl', 0),
+    offload: at(r, 'enable_offload') === true,
     recoverFreqSteps: numOrNull(r, 'recover.freq_steps'),
     recoverFreqSecs: numOrNull(r, 'recover.freq_secs'),
     recoverFreqEpochs: numOrNull(r, 'recover.freq_epochs'),

@@ -96,6 +96,11 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     type: 'batch', waitS: d.batch.waitS, totalS: d.batch.totalS, episodes: d.batch.nEpisodes, time: eventTime(clock.now()),
   });
 
+  if (plan.offload) {
+    // The actor worker's own record (not a controller memory event): its model is back on the GPU.
+    const m = d.memory[0];
+    out.worker(plan.actor.name, log('IOStruct', 'INFO', memoryMessage({ ...m, allocatedGB: 16.42, reservedGB: 16.9, usedGB: 20.7 }, 'after onload model')));
+  }
   for (const [p, label] of [['recompute_logp', 'recompute logp'], ['ref_logp', 'ref logp'], ['compute_advantages', 'compute advantages']] as const) {
     if (p === 'ref_logp' && plan.klCtl <= 0) continue;
     await enter(p);
