@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
-export const BIN = new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
+// AWRL_TUI_BIN: run another build of the command (e.g. a patched copy) under the same tests.
+export const BIN = process.env.AWRL_TUI_BIN ?? new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
 export const CONFIG = new URL('../../configs/webgym_1x8_grpo_inst_nokl_local.yaml', import.meta.url).pathname;
 const FAKE_SMI_DIR = new URL('./fixtures', import.meta.url).pathname;
 
