@@ -202,7 +202,8 @@ export class LiveSession implements Session {
   private evaluateConfig(draft: { key: string; text: string } | null): void {
     if (!this.configSource) return;
     const { view } = buildConfigView(this.configSource, draft, this.rowTypes);
-    this.rowTypes = new Map(view.rows.map((r) => [r.key, r.type]));
+    // Types come from the committed config only: a draft of the wrong type must not retype the key.
+    if (!draft) this.rowTypes = new Map(view.rows.map((r) => [r.key, r.type]));
     this.update({ config: view });
   }
 
