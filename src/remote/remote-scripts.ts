@@ -35,6 +35,10 @@ rm -f -- "$t"; exit 1
  *   `R <truncated|replaced|appeared>\n`    delivery restarts at offset 0
  *   `D <offset> <n>\n` + n bytes            file bytes
  *
+ * While connected, truncation is seen by size and rotation by inode at every poll; the prefix
+ * fingerprint is checked when a follower starts (after a reconnect), where a truncate-then-regrow
+ * could otherwise hide behind a larger size. (Checking it every poll costs three forks.)
+ *
  * The loop runs in its own process group; the foreground only reads heartbeat lines from stdin and
  * kills that group when they stop (client gone, even silently) or stdin closes. A blocked write
  * (dead path, full window) therefore cannot keep the follower alive.
@@ -91,8 +95,6 @@ follower() {
       reset replaced; state
       psize=$(stat -L -c %s /dev/fd/3)
     elif [ "$psize" -lt "$off" ]; then
-      reset truncated; state
-    elif [ "$psize" -gt "$off" ] && [ "$plen" -gt 0 ] && [ "$(fp "$plen")" != "$pfp" ]; then
       reset truncated; state
     fi
     [ "$psize" -gt "$off" ] && send "$psize"

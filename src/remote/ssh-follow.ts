@@ -5,6 +5,10 @@ import type { FollowEvent, FollowHandle, Transport, ExecStream } from './transpo
 import { FOLLOW_SCRIPT } from './remote-scripts.js';
 import { remoteScript } from './quote.js';
 import { FrameParser } from './follow-frames.js';
+import { createHash } from 'node:crypto';
+
+/** Must match the follower's 64-byte prefix window. */
+const PREFIX_BYTES = 64;
 
 export interface RemoteFollowOptions {
   heartbeatIntervalMs: number;
@@ -25,6 +29,9 @@ export function followRemote(
   let inode = '-';
   let prefixLen = 0;
   let prefixHash = '-';
+  // The file's first bytes as we delivered them (null when we started mid-file): the fingerprint
+  // for a resume is computed from these, so it never depends on an `S` frame that a drop cut off.
+  let prefix: Buffer | null = fromOffset === 0 ? Buffer.alloc(0) : null;
   let closed = false;
   let current: ExecStream | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
@@ -32,6 +39,10 @@ export function followRemote(
 
   const start = (): void => {
     if (closed) return;
+    if (prefix !== null && prefix.length > 0) {
+      prefixLen = Math.min(prefix.length, offset);
+      prefixHash = createHash('md5').update(prefix.subarray(0, prefixLen)).digest('hex');
+    }
     const args = [path, String(offset), inode, prefixHash, String(prefixLen), String(opts.heartbeatTimeoutMs / 1000), String(opts.pollMs / 1000)];
     const s = t.execStream(remoteScript(FOLLOW_SCRIPT, args, 'awrl-follow'));
     current = s;
@@ -40,10 +51,13 @@ export function followRemote(
       if (closed || broken) return;
       if (f.kind === 'state') {
         inode = f.inode;
-        prefixLen = f.prefixLen;
-        prefixHash = f.prefixHash;
+        if (prefix === null || prefix.length === 0) {
+          prefixLen = f.prefixLen;
+          prefixHash = f.prefixHash;
+        }
       } else if (f.kind === 'reset') {
         offset = 0;
+        prefix = Buffer.alloc(0);
         inode = '-';
         prefixLen = 0;
         prefixHash = '-';
@@ -57,6 +71,9 @@ export function followRemote(
           return;
         }
         offset += f.bytes.length;
+        if (prefix !== null && prefix.length < PREFIX_BYTES && prefix.length === f.offset) {
+          prefix = Buffer.concat([prefix, f.bytes.subarray(0, PREFIX_BYTES - prefix.length)]);
+        }
         opts.onProgress?.();
         onEvent({ type: 'data', offset: f.offset, bytes: f.bytes });
       }

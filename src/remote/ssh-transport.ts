@@ -25,6 +25,9 @@ export class SshTransport implements Transport {
   private backoffTimer: NodeJS.Timeout | null = null;
   private wakeBackoff: (() => void) | null = null;
   private readonly follows = new Set<FollowHandle>();
+  /** Channels open on each chain: a dropped chain does not always close its channels (keepalive
+   *  timeout), so the drop settles them itself. */
+  private readonly openChannels = new WeakMap<Chain, Set<() => void>>();
 
   private constructor(
     readonly target: string,
@@ -76,6 +79,7 @@ export class SshTransport implements Transport {
     if (this.conn !== chain) return; // already handled for this chain
     this.conn = null;
     for (const c of chain.all) c.end();
+    for (const settle of this.openChannels.get(chain) ?? []) settle();
     if (this.closing) return;
     void this.reconnect(why);
   }
@@ -171,7 +175,16 @@ export class SshTransport implements Transport {
         channel = ch;
         if (userClosed) ch.close();
         stdin.pipe(ch);
+        let live = this.openChannels.get(chain);
+        if (!live) this.openChannels.set(chain, (live = new Set()));
+        live.add(closedResolve);
+        if (this.conn !== chain) closedResolve(); // dropped while the channel was opening
         await closedP;
+        live.delete(closedResolve);
+        if (!exit && !userClosed) {
+          stdin.unpipe();
+          ch.destroy();
+        }
         if (exit) {
           this.attempt = 0; // a command completed: the link works, reset the backoff
           return exit;
