@@ -17,8 +17,10 @@ const TRAINING = new Set(['fsdp', 'megatron', 'archon']);
 
 const fail = (message: string, col: number): AllocationParse => ({ ok: false, message, col });
 
-export function parseAllocationMode(s: string): AllocationParse {
-  if (s.trim() === '') return fail('allocation_mode is empty; e.g. sglang[rollout]:d4+fsdp[actor]:d4', 1);
+export function parseAllocationMode(input: string): AllocationParse {
+  // The Lark grammar ignores whitespace anywhere.
+  const s = input.replace(/\s+/g, '');
+  if (s === '') return fail('allocation_mode is empty; e.g. sglang[rollout]:d4+fsdp[actor]:d4', 1);
   const old = /^(sglang|vllm|fsdp|megatron|archon)\.([a-z]\d+)/.exec(s) ?? /\+(sglang|vllm|fsdp|megatron|archon)\./.exec(s);
   if (old) {
     return fail(`the old dot form '${s}' is no longer accepted: write backend:dims, e.g. ${s.replace(/(sglang|vllm|fsdp|megatron|archon)\./g, '$1:')}`, (old.index ?? 0) + 1);
@@ -26,25 +28,31 @@ export function parseAllocationMode(s: string): AllocationParse {
   const components: AllocationComponent[] = [];
   let total = 0;
   let pos = 0;
-  for (const group of s.split('+')) {
-    const groupStart = pos;
+  for (const group of splitTop(s, '+')) {
     let inGroup = 0;
-    let off = groupStart;
-    for (const part of group.split('|')) {
+    let off = pos;
+    let anchor: AllocationComponent | null = null;
+    for (const part of splitTop(group, '|')) {
       const r = parseComponent(part, off);
       if ('message' in r) return fail(r.message, r.col);
-      const gpus = inGroup === 0 ? r.gpus : 0;
-      components.push({ ...r, gpus });
+      if (inGroup > 0) {
+        if (!r.name) return fail(`'${part}' is colocated ('|') with '${anchor!.name ?? 'the first component'}' and needs a name, e.g. fsdp[critic]:d4`, off + 1);
+        if (r.gpus !== anchor!.gpus) return fail(`colocated components must have matching world sizes: '${anchor!.name}' has ${anchor!.gpus}, '${r.name}' has ${r.gpus}`, off + 1);
+      }
+      const gpus: number = inGroup === 0 ? r.gpus : 0;
+      const c: AllocationComponent = { backend: r.backend, name: r.name, dims: r.dims, gpus };
+      if (inGroup === 0) anchor = { ...c };
+      components.push(c);
       total += gpus;
       inGroup++;
       off += part.length + 1;
     }
     pos += group.length + 1;
   }
-  if (components.length >= 3 || s.includes('|')) {
-    const unnamed = components.find((c) => !c.name);
-    if (unnamed) return fail(`with ${components.length} components (or '|' colocation) every component needs a name, e.g. fsdp[actor]:d4`, 1);
-  }
+  if (components.length >= 3 && components.some((c) => !c.name))
+    return fail(`with ${components.length} components every component needs a name, e.g. sglang[rollout]:d4+fsdp[actor]:d4+fsdp[critic]:d4`, 1);
+  if (components.filter((c) => c.backend === null && !c.name).length > 0 && components.filter((c) => c.backend === null).length > 1)
+    return fail('several training components without a backend need names, e.g. [actor]:d4+[critic]:d4', 1);
   const seen = new Set<string>();
   for (const c of components) {
     if (c.name && seen.has(c.name)) return fail(`component name '${c.name}' is used twice; names must be unique`, s.indexOf(`[${c.name}]`, s.indexOf(`[${c.name}]`) + 1) + 1);
@@ -55,8 +63,36 @@ export function parseAllocationMode(s: string): AllocationParse {
   return { ok: true, components, totalGpus: total, actorDp: actor ? (actor.dims.d ?? 1) : null };
 }
 
-function parseComponent(text: string, off: number): Omit<AllocationComponent, 'gpus'> & { gpus: number } | { message: string; col: number } {
-  const m = /^(?:([A-Za-z_][A-Za-z0-9_]*)?(?:\[([A-Za-z0-9_-]+)\])?:)?(.*)$/.exec(text)!;
+/** Split on `sep` outside parentheses (the hybrid MoE form `(attn:…|ffn:…)` contains a '|'). */
+function splitTop(s: string, sep: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of s) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    if (ch === sep && depth === 0) {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out;
+}
+
+/** Megatron's hybrid MoE form: `(attn:d4t2|ffn:e4t2)`; GPUs come from the attention section. */
+function parseHybrid(text: string, backend: string | null, off: number): AllocationComponent | { message: string; col: number } | null {
+  const m = /^\(?attn:((?:[a-z][1-9][0-9]*)+)\|ffn:((?:[a-z][1-9][0-9]*)+)\)?$/.exec(text);
+  if (!m) return text.includes('attn:') ? { message: `bad hybrid MoE form '${text}'; e.g. (attn:d4t2|ffn:e4t2)`, col: off + 1 } : null;
+  const dims: Record<string, number> = {};
+  for (const [, k, v] of m[1].matchAll(/([a-z])([1-9][0-9]*)/g)) dims[k] = Number(v);
+  return { backend: backend ?? 'megatron', name: null, dims, gpus: (dims.d ?? 1) * (dims.c ?? 1) * (dims.t ?? 1) * (dims.p ?? 1) };
+}
+
+function parseComponent(text: string, off: number): AllocationComponent | { message: string; col: number } {
+  const hybrid = parseHybrid(text.replace(/^(fsdp|megatron|archon):/, ''), /^(fsdp|megatron|archon):/.exec(text)?.[1] ?? null, off);
+  if (hybrid) return hybrid;
+  const m = /^(?:([A-Za-z_][A-Za-z0-9_]*)?(?:\[([A-Za-z_][A-Za-z0-9_]*)\])?:)?(.*)$/.exec(text)!;
   const [, backend = null, name = null, dimsText] = m;
   if (backend !== null && !INFERENCE.has(backend) && !TRAINING.has(backend))
     return { message: `unknown backend '${backend}': use sglang or vllm (inference), fsdp, megatron or archon (training)`, col: off + 1 };
@@ -74,12 +110,15 @@ function parseComponent(text: string, off: number): Omit<AllocationComponent, 'g
     }
     if (!allowed.includes(d[1]))
       return { message: `dimension '${d[1]}' is not valid for ${backend ?? 'a training component'}; use ${allowed.split('').join(', ')}`, col: dimsAt + i + 1 };
-    if (d[1] in dims) return { message: `dimension '${d[1]}' is given twice in '${dimsText}'`, col: dimsAt + i + 1 };
+    // A repeated dimension is accepted by the trainer; the last one wins.
     dims[d[1]] = Number(d[2]);
     i = re.lastIndex;
   }
   if (backend === 'fsdp' && ((dims.p ?? 1) > 1 || (dims.e ?? 1) > 1))
     return { message: `FSDP supports only data/tensor/context parallelism (d, t, c); use megatron for p or e in '${text}'`, col: off + 1 };
   const gpus = (dims.d ?? 1) * (dims.c ?? 1) * (dims.t ?? 1) * (dims.p ?? 1);
+  const e = dims.e ?? 1;
+  if (e > 1 && gpus % ((dims.p ?? 1) * e) !== 0)
+    return { message: `expert parallel size ${(dims.p ?? 1) * e} (p·e) cannot divide world size ${gpus} in '${text}'`, col: off + 1 };
   return { backend, name, dims, gpus };
 }

@@ -19,13 +19,18 @@ describe('parseAllocationMode', () => {
     });
   });
   it('multiplies d·c·t·p, ignores e, and gives colocated members after the first 0 GPUs', () => {
-    const a = parseAllocationMode('sglang[r]:d2t4+megatron[a]:d2p2t2c2e4|fsdp[c]:d4');
+    const a = parseAllocationMode('sglang[r]:d2t4+megatron[a]:d2p2t2c2e4|fsdp[c]:d16');
     if (!a.ok) throw new Error(a.message);
     expect(a.components.map((c) => c.gpus)).toEqual([8, 16, 0]);
     expect(a.totalGpus).toBe(24);
+    expect(a.components[2].dims).toEqual({ d: 16 });
     expect(a.actorDp).toBe(2);
     expect(parseAllocationMode('d4t2').ok && parseAllocationMode('d4t2')).toMatchObject({ totalGpus: 8, actorDp: 4 });
     expect(parseAllocationMode('vllm:d2+[actor]:d2')).toMatchObject({ ok: true, actorDp: 2 });
+    // Whitespace is ignored, a repeated dimension takes the last value, hybrid MoE counts attention GPUs.
+    expect(parseAllocationMode(' sglang[r]:d4 + fsdp[a]:d2d4 ')).toMatchObject({ ok: true, totalGpus: 8, actorDp: 4 });
+    expect(parseAllocationMode('sglang:d4+megatron:(attn:d2t2|ffn:e4)')).toMatchObject({ ok: true, totalGpus: 8, actorDp: 2 });
+    expect(parseAllocationMode('sglang[r]:d2+fsdp[a]:d4|fsdp[c]:d4')).toMatchObject({ ok: true, totalGpus: 6 });
   });
   it.each([
     ['sglang.d4+fsdp.d4', /old dot form/, 1],
@@ -34,6 +39,11 @@ describe('parseAllocationMode', () => {
     ['sglang[r]:d04+fsdp[a]:d4', /leading zero/, 11],
     ['sglang[r]:c2+fsdp[a]:d4', /'c' is not valid for sglang/, 11],
     ['sglang:d4+fsdp:d4+fsdp:d2', /every component needs a name/, 1],
+    ['sglang[r]:d4+fsdp[a]:d4|fsdp:d4', /needs a name/, 25],
+    ['sglang[r]:d4+fsdp[a]:d4|fsdp[c]:d2', /matching world sizes/, 25],
+    ['sglang[r]:d4+megatron[a]:d2e4', /cannot divide/, 14],
+    ['d4+d4', /without a backend need names/, 1],
+    ['sglang[1r]:d4+fsdp[a]:d4', /bad dimensions|unknown backend|no dimensions/, 1],
     ['sglang[a]:d4+fsdp[a]:d4', /used twice/, 18],
     ['tpu[r]:d4', /unknown backend/, 1],
     ['sglang[r]:+fsdp[a]:d4', /no dimensions/, 11],
