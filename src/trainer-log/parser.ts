@@ -7,9 +7,9 @@ import { parseHeader, matchRayPrefix, matchRolePrefix, type RecordHeader } from 
 import {
   MEMORY, RECOVER, STATS_PART, STEP_DONE, classifyError, classifyWarning, exceptionLine, isChainMarker, parseBatch,
 } from './classify.js';
-import { TableBuilder, makeInterner, tableLineKind } from './table.js';
+import { KeyInterner, StatsShapes, TableBuilder, tableLineKind } from './table.js';
 import { bytesToUtf8, stripAnsi } from './text.js';
-import { latin1 } from './bytes.js';
+import { asBuffer, latin1Slice } from './bytes.js';
 
 export interface ParserOptions {
   /** Cap on what one record (a line, a table, a traceback) may hold; more is cut and reported
@@ -38,7 +38,9 @@ interface Writer {
 /** The controller's train step being assembled from `Epoch…done.`, `Stats (i/n):` and tables. */
 interface PendingStep {
   head: Omit<StepEvent, 'stats'>;
-  stats: Record<string, number | null>;
+  keys: string[];
+  values: (number | null)[];
+  raws: (string | undefined)[];
   expected: number;
   done: number;
   /** The table record header (empty message) has been seen: box lines belong to this step. */
@@ -49,12 +51,16 @@ interface PendingStep {
 }
 
 const MAX_WRITERS = 4096;
+const ROWS_AS_TEXT = process.env.AWRL_ROWS !== 'bytes';
 const TRACEBACK = 'Traceback (most recent call last)';
 
 export class TrainerLogParser {
   private readonly maxRecord: number;
-  private readonly intern = makeInterner();
-  private carry = '';
+  private readonly intern = new KeyInterner();
+  private readonly shapes = new StatsShapes();
+  /** Copies of the bytes of the unterminated last line (callers may reuse their buffers). */
+  private carry: Uint8Array[] = [];
+  private carryLen = 0;
   private carryCut = false;
   private out: TrainerEvent[] = [];
   private main!: Writer;
@@ -68,7 +74,8 @@ export class TrainerLogParser {
 
   /** Drops every partial line and record (e.g. after a followed file was truncated). */
   reset(): void {
-    this.carry = '';
+    this.carry = [];
+    this.carryLen = 0;
     this.carryCut = false;
     this.main = { source: 'main', main: true, rec: null };
     this.writers = new Map();
@@ -78,30 +85,28 @@ export class TrainerLogParser {
   push(chunk: Uint8Array): TrainerEvent[] {
     const out: TrainerEvent[] = (this.out = []);
     if (chunk.length === 0) return out;
-    const text = latin1(chunk);
+    const b = asBuffer(chunk);
+    const len = b.length;
     let pos = 0;
-    if (this.carry.length > 0 || this.carryCut) {
-      const nl = text.indexOf('\n');
+    if (this.carryLen > 0 || this.carryCut) {
+      const nl = b.indexOf(10);
       if (nl < 0) {
-        this.appendCarry(text, 0, text.length);
+        this.appendCarry(b, 0, len);
         return out;
       }
-      this.appendCarry(text, 0, nl);
-      const line = this.carry;
-      const cut = this.carryCut;
-      this.carry = '';
-      this.carryCut = false;
-      this.line(line, 0, line.length, cut);
+      this.appendCarry(b, 0, nl);
+      this.takeCarryLine();
       pos = nl + 1;
     }
+    const max = this.maxRecord;
     for (;;) {
-      const nl = text.indexOf('\n', pos);
+      const nl = b.indexOf(10, pos);
       if (nl < 0) break;
-      if (nl - pos > this.maxRecord) this.line(text, pos, pos + this.maxRecord, true);
-      else this.line(text, pos, nl, false);
+      if (nl - pos > max) this.line(b, pos, pos + max, true);
+      else this.line(b, pos, nl, false);
       pos = nl + 1;
     }
-    if (pos < text.length) this.appendCarry(text, pos, text.length);
+    if (pos < len) this.appendCarry(b, pos, len);
     return out;
   }
 
@@ -109,13 +114,7 @@ export class TrainerLogParser {
    *  or step cut by the end is reported as an `incomplete-record` warning. */
   end(): TrainerEvent[] {
     const out: TrainerEvent[] = (this.out = []);
-    if (this.carry.length > 0 || this.carryCut) {
-      const line = this.carry;
-      const cut = this.carryCut;
-      this.carry = '';
-      this.carryCut = false;
-      this.line(line, 0, line.length, cut);
-    }
+    if (this.carryLen > 0 || this.carryCut) this.takeCarryLine();
     this.closeStep(true);
     this.closeRecord(this.main);
     for (const w of this.writers.values()) this.closeRecord(w);
@@ -123,26 +122,38 @@ export class TrainerLogParser {
     return out;
   }
 
-  private appendCarry(text: string, from: number, to: number): void {
-    const room = this.maxRecord - this.carry.length;
+  private appendCarry(b: Uint8Array, from: number, to: number): void {
+    const room = this.maxRecord - this.carryLen;
     if (to - from > room) {
-      if (room > 0) this.carry += text.slice(from, from + room);
       this.carryCut = true;
-    } else {
-      this.carry += text.slice(from, to);
+      to = from + Math.max(0, room);
+    }
+    if (to > from) {
+      // A copy: Buffer#slice is a view, and callers may reuse their buffer for the next read.
+      this.carry.push(Uint8Array.prototype.slice.call(b, from, to));
+      this.carryLen += to - from;
     }
   }
 
-  private line(s: string, start: number, end: number, cut: boolean): void {
-    if (end > start && s.charCodeAt(end - 1) === 13) end--;
+  private takeCarryLine(): void {
+    const line = this.carry.length === 1 ? this.carry[0] : joinBytes(this.carry, this.carryLen);
+    const cut = this.carryCut;
+    this.carry = [];
+    this.carryLen = 0;
+    this.carryCut = false;
+    this.line(asBuffer(line), 0, line.length, cut);
+  }
+
+  private line(b: Buffer, start: number, end: number, cut: boolean): void {
+    if (end > start && b[end - 1] === 13) end--;
     if (cut) this.warn('record-truncated', `a line longer than ${this.maxRecord} bytes was cut`, null, 'main');
-    // Fast path: the rows of an open stats table (most of the bytes of a log).
+    // Fast path: the lines of an open stats table (most of the bytes of a log), never decoded.
     const step = this.step;
-    if (step !== null && step.inTable && s.charCodeAt(start) === 0xe2) {
-      this.tableLine(step, s, start, end);
+    if (step !== null && step.inTable && b[start] === 0xe2) {
+      this.tableLine(step, b, start, end);
       return;
     }
-    let line = s.slice(start, end);
+    let line = latin1Slice(b, start, end);
     if (line.indexOf('\x1b') >= 0) line = stripAnsi(line);
     let writer = this.main;
     let body = line;
@@ -169,7 +180,9 @@ export class TrainerLogParser {
       }
     }
     if (writer.main && step !== null && step.inTable && body.charCodeAt(0) === 0xe2) {
-      this.tableLine(step, body, 0, body.length);
+      // A table line that carried escape codes: back to bytes for the table reader.
+      const bytes = Buffer.from(body, 'latin1');
+      this.tableLine(step, bytes, 0, bytes.length);
       return;
     }
     this.continuation(writer, body);
@@ -225,7 +238,9 @@ export class TrainerLogParser {
       head: {
         type: 'step', epoch: +m[1], epochs: +m[2], step: +m[3], stepsPerEpoch: +m[4], globalStep: +m[5], totalSteps: +m[6], time: h.time,
       },
-      stats: {},
+      keys: [],
+      values: [],
+      raws: [],
       expected: 1,
       done: 0,
       inTable: false,
@@ -236,16 +251,17 @@ export class TrainerLogParser {
     return true;
   }
 
-  private tableLine(step: PendingStep, s: string, start: number, end: number): void {
-    const kind = tableLineKind(s, start);
+  private tableLine(step: PendingStep, b: Uint8Array, start: number, end: number): void {
+    const kind = tableLineKind(b, start);
     if (kind === 'row') {
       if (step.table === null) step.table = new TableBuilder(this.maxRecord, this.intern);
-      step.table.addRow(s, start, end);
+      if (ROWS_AS_TEXT) step.table.addRowText(latin1Slice(b, start, end));
+      else step.table.addRow(b, start, end);
     } else if (kind === 'top') {
       step.table = new TableBuilder(this.maxRecord, this.intern);
     } else if (kind === 'bottom') {
       const t = step.table ?? new TableBuilder(this.maxRecord, this.intern);
-      t.collect(step.stats);
+      t.collect(step.keys, step.values, step.raws);
       if (t.truncated) step.truncated = true;
       step.table = null;
       step.inTable = false;
@@ -261,7 +277,7 @@ export class TrainerLogParser {
     this.step = null;
     const { head } = step;
     if (step.done >= step.expected) {
-      this.out.push({ ...head, stats: step.stats });
+      this.out.push({ ...head, stats: this.shapes.build(step.keys, step.values, step.raws) });
       if (step.truncated) this.warn('record-truncated', `the stats table of train step ${head.globalStep} exceeded ${this.maxRecord} bytes and was cut`, head.time, 'main');
       return;
     }
@@ -354,4 +370,14 @@ export function parseLogBytes(buf: Uint8Array, opts?: ParserOptions): TrainerEve
   const events = p.push(buf);
   for (const e of p.end()) events.push(e);
   return events;
+}
+
+function joinBytes(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }

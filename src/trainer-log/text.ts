@@ -129,6 +129,73 @@ export function parseNumber(s: string, start: number, end: number): number | nul
   return Number.isNaN(v) ? null : v;
 }
 
+/** The same on bytes (the table fast path never makes a string of a value). */
+export function parseNumberBytes(s: Uint8Array, start: number, end: number): number | null {
+  // trim spaces
+  while (start < end && s[start] === 0x20) start++;
+  while (end > start && s[end - 1] === 0x20) end--;
+  if (start >= end) return null;
+  let i = start;
+  let neg = false;
+  let c = s[i];
+  if (c === 0x2d || c === 0x2b) { neg = c === 0x2d; i++; }
+  let mant = 0;
+  let digits = 0;
+  let scale = 0;
+  let sawDigit = false;
+  while (i < end) {
+    c = s[i];
+    if (c < 0x30 || c > 0x39) break;
+    if (digits > 0 || c !== 0x30) { mant = mant * 10 + (c - 0x30); digits++; }
+    sawDigit = true;
+    i++;
+  }
+  if (i < end && s[i] === 0x2e) {
+    i++;
+    while (i < end) {
+      c = s[i];
+      if (c < 0x30 || c > 0x39) break;
+      if (digits > 0 || c !== 0x30) { mant = mant * 10 + (c - 0x30); digits++; }
+      scale--;
+      sawDigit = true;
+      i++;
+    }
+  }
+  if (!sawDigit) return slowNumber(latin1Of(s, start, end));
+  let exp = 0;
+  if (i < end && (s[i] | 0x20) === 0x65) {
+    i++;
+    let eneg = false;
+    c = s[i];
+    if (c === 0x2d || c === 0x2b) { eneg = c === 0x2d; i++; }
+    let ed = 0;
+    while (i < end) {
+      c = s[i];
+      if (c < 0x30 || c > 0x39) break;
+      exp = exp * 10 + (c - 0x30);
+      ed++;
+      i++;
+      if (exp > 10000) break;
+    }
+    if (ed === 0) return null;
+    if (eneg) exp = -exp;
+  }
+  if (i !== end) return slowNumber(latin1Of(s, start, end));
+  const e = exp + scale;
+  if (digits <= 15 && e >= -22 && e <= 22) {
+    const v = e < 0 ? mant / POW10[-e] : mant * POW10[e];
+    return neg ? -v : v;
+  }
+  const v = Number(latin1Of(s, start, end));
+  return Number.isNaN(v) ? null : v;
+}
+
+function latin1Of(b: Uint8Array, start: number, end: number): string {
+  let out = '';
+  for (let i = start; i < end && i < start + 64; i++) out += String.fromCharCode(b[i]);
+  return out;
+}
+
 function slowNumber(t: string): number | null {
   const lower = t.toLowerCase();
   if (lower === 'inf' || lower === '+inf' || lower === 'infinity') return Infinity;

@@ -87,3 +87,23 @@ describe('fuzz', () => {
     }
   });
 });
+
+describe('buffer reuse', () => {
+  it('gives the same events when the caller reuses one read buffer (as the CLI does)', () => {
+    const buf = new Uint8Array(readFileSync(DIR + 'merged.log'));
+    const whole = parseLogBytes(buf);
+    for (const size of [997, 4096, 65_536]) {
+      const p = new TrainerLogParser();
+      const scratch = new Uint8Array(size);
+      const out: TrainerEvent[] = [];
+      for (let at = 0; at < buf.length; at += size) {
+        const n = Math.min(size, buf.length - at);
+        scratch.set(buf.subarray(at, at + n));
+        out.push(...p.push(scratch.subarray(0, n)));
+        scratch.fill(0x41); // whatever the parser kept must not be a view of this
+      }
+      out.push(...p.end());
+      expect(out).toEqual(whole);
+    }
+  });
+});
