@@ -131,6 +131,20 @@ describe.each(KINDS)('transport %s', (kind) => {
     expect(rs.every((r) => r.code === 0)).toBe(true);
   });
 
+  it.skipIf(kind !== 'ssh')('keeps at most 8 channels open; further commands queue and then run', async () => {
+    const gate = join(dir, 'gate');
+    const script = 'touch "$1.$2"; for i in $(seq 400); do [ -e "$1.go" ] && exit 0; sleep 0.05; done; exit 1';
+    const runs = Array.from({ length: 12 }, (_, i) => t.exec(remoteScript(script, [gate, String(i)])));
+    const started = (): number => Array.from({ length: 12 }, (_, i) => existsSync(`${gate}.${i}`)).filter(Boolean).length;
+    let most = 0;
+    await waitFor(() => (most = Math.max(most, started())) === 8, { what: '8 commands to be running' });
+    writeFileSync(`${gate}.go`, '');
+    const rs = await Promise.all(runs);
+    expect(most).toBe(8);
+    expect(rs.every((r) => r.code === 0)).toBe(true);
+    expect(started()).toBe(12);
+  });
+
   it('follow delivers appended bytes once, with resets on truncation and rotation', async () => {
     const p = join(dir, 'follow.log');
     const events: FollowEvent[] = [];
