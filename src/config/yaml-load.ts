@@ -1,6 +1,6 @@
 // Load the trainer's YAML: typed like OmegaConf's loader, with the position of every key, and the
 // parsed Document kept (comments included) so an edited file can be written back.
-import { Document, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, type Node as YNode } from 'yaml';
+import { Document, isAlias, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './yaml-scalars.js';
 import type { Val } from './values.js';
 
@@ -31,13 +31,37 @@ export function loadYaml(text: string): LoadedYaml {
   }
   if (problems.length) return { doc, lineCounter, root: null, problems };
 
-  const convert = (node: unknown, keyPath: string[], keyOffset: number): Val => {
+  const convert = (node0: unknown, keyPath: string[], keyOffset: number, depth = 0): Val => {
     const p = at(keyOffset);
     const origin = { kind: 'file' as const, line: p.line, col: p.col };
+    // PyYAML's SafeLoader resolves anchors/aliases; the value is the anchored node's.
+    const node = isAlias(node0) ? node0.resolve(doc) : node0;
     if (node === null || node === undefined) return { t: 'null', origin };
+    if (depth > 200) {
+      problems.push({ message: 'aliases nest too deeply (a recursive anchor?)', line: p.line, col: p.col });
+      return { t: 'null', origin };
+    }
     if (isMap(node)) {
       const m = new Map<string, Val>();
+      // Merge keys (`<<: *base`, `<<: [*a, *b]`): entries of the merged maps come first and the
+      // map's own keys win, as in PyYAML's flatten_mapping.
+      const merged = new Map<string, Val>();
       for (const pair of node.items) {
+        if (!isPair(pair) || !isScalar(pair.key) || pair.key.value !== '<<' || pair.key.type !== 'PLAIN') continue;
+        const srcs = isSeq(pair.value) ? pair.value.items : [pair.value];
+        for (const src of [...srcs].reverse()) {
+          const v = convert(src, keyPath, (pair.key.range?.[0] ?? keyOffset), depth + 1);
+          if (v.t !== 'map') {
+            const kp = at(pair.key.range?.[0] ?? keyOffset);
+            problems.push({ message: 'a merge key (<<) needs a mapping or a list of mappings', line: kp.line, col: kp.col });
+            continue;
+          }
+          for (const [k, x] of v.m) merged.set(k, x);
+        }
+      }
+      for (const [k, x] of merged) m.set(k, x);
+      for (const pair of node.items) {
+        if (isPair(pair) && isScalar(pair.key) && pair.key.value === '<<' && pair.key.type === 'PLAIN') continue;
         if (!isPair(pair)) continue;
         const k = pair.key as YNode | null;
         let name: string;
@@ -51,14 +75,15 @@ export function loadYaml(text: string): LoadedYaml {
           continue;
         }
         const ko = k.range?.[0] ?? keyOffset;
-        m.set(name, convert(pair.value, [...keyPath, name], ko));
+        m.delete(name); // an explicit key placed after merged ones keeps file order
+        m.set(name, convert(pair.value, [...keyPath, name], ko, depth + 1));
       }
       return { t: 'map', m, origin };
     }
     if (isSeq(node)) {
       return {
         t: 'list',
-        a: node.items.map((item, i) => convert(item, [...keyPath, String(i)], (item as YNode | null)?.range?.[0] ?? keyOffset)),
+        a: node.items.map((item, i) => convert(item, [...keyPath, String(i)], (item as YNode | null)?.range?.[0] ?? keyOffset, depth + 1)),
         origin,
       };
     }
@@ -74,7 +99,7 @@ export function loadYaml(text: string): LoadedYaml {
       return { ...r, origin } as Val;
     }
     const vp = at(keyOffset);
-    problems.push({ message: 'aliases and anchors are not supported here', line: vp.line, col: vp.col, key: keyPath.join('.') });
+    problems.push({ message: 'unsupported YAML node', line: vp.line, col: vp.col, key: keyPath.join('.') });
     return { t: 'null', origin };
   };
 

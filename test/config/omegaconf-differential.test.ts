@@ -142,6 +142,37 @@ INTERP_DOCS.forEach((text, i) => {
   cases.push({ name: `interpolation #${i + 1} ${JSON.stringify(text)}`, ref: { kind: 'yaml', text }, mine: () => fromGeneric(text) });
 });
 
+// ---- 5. YAML documents: block/flow styles, quoting, anchors and merge keys, comments, errors --
+// (A top-level list is a valid ListConfig but never a trainer config, so it is not compared.)
+const YAML_DOCS = [
+  'a: |\n  line1\n  line2\nb: >\n  folded\n  text\n',
+  'a: |-\n  keep\nb: >+\n  x\n\nc: 1\n',
+  'a: "tab\\tq\\"x\\u00e9"\nb: \'it\'\'s\'\n',
+  'a: {b: [1, {c: d}], e: []}\nf: {}\n',
+  'a:\nb: ~\nc: null\n',
+  'base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  y: 3\nl: *b\n',
+  'a: &a [1, 2]\nb: *a\n',
+  'x: &x {p: 1}\ny: &y {q: 2}\nz:\n  <<: [*x, *y]\n  r: 3\n',
+  'a: 1 # comment\n# full line\nb: "# not a comment"\n',
+  'a: 1\na: 2\n',
+  'a: [1, 2\n',
+  'a: b: c\n',
+  'key with spaces: 1\n"quoted key": 2\n',
+  '',
+  '# only a comment\n',
+  'a: !!str 010\nb: !!float 1\nc: !!int "0x1f"\n',
+  'a: 2001-12-14t21:59:43.10-05:00\n',
+  'a: :x\nb: x:y\nc: -x\n',
+  'a: "${b}"\nb: \'${c}\'\nc: 5\n',
+  'a:\n  - b: 1\n    c: 2\n  - d\n',
+  'a: 0o17\nb: 0O17\nc: 1_2:30\n',
+  'a: 1e1000\nb: -1e1000\n',
+  'a: 123456789012345678\n',
+];
+YAML_DOCS.forEach((text, i) => {
+  cases.push({ name: `yaml document #${i + 1} ${JSON.stringify(text)}`, ref: { kind: 'yaml', text }, mine: () => fromGeneric(text) });
+});
+
 // ---- run ---------------------------------------------------------------------------------
 let ref: RefResult[] = [];
 beforeAll(() => {
