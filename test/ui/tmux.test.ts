@@ -24,7 +24,12 @@ describe('watch in tmux (120x40, then 80x24)', () => {
   beforeAll(async () => {
     process.env.AWRL_SIM_SPEED = '400';
     sim = await launchSim();
-    t = await TmuxSession.start({ command: wrapped(`node ${BIN} watch ${sim.runId} --target local --workdir ${sim.dir}`), width: 120, height: 40 });
+    // The simulator's fake nvidia-smi on PATH: the GPU panel polls it through the transport.
+    t = await TmuxSession.start({
+      command: wrapped(`PATH=${sim.dir}/bin:$PATH node ${BIN} watch ${sim.runId} --target local --workdir ${sim.dir}`),
+      width: 120,
+      height: 40,
+    });
   });
 
   afterAll(async () => {
@@ -41,6 +46,9 @@ describe('watch in tmux (120x40, then 80x24)', () => {
     expect(later).toMatch(/connected │ running/);
     expect(REWARD.exec(later)![1]).not.toBe('—');
     for (const panel of ['─ Reward', '─ Staleness', '─ Throughput', '─ GPU memory', '─ Alerts', '─ Log']) expect(later).toContain(panel);
+    // Live per-GPU bars from nvidia-smi (8 simulated H100s of 80 GB).
+    const gpus = await t.waitForScreen((s) => (s.match(/\d+\/80G/g) ?? []).length >= 8, 'eight GPU bars');
+    expect(gpus).toMatch(/local\s+0\s+[█░]+ \d+\/80G/);
     const rows = await t.capture();
     expect(rows.length).toBeLessThanOrEqual(40);
     expect(rows[0]).toMatch(/^ 1 Runs/);

@@ -4,6 +4,7 @@
 import type { Transport } from '../../remote/transport.js';
 import { launchRun, listRuns, stopRun, type RunSummary as RunsSummary, type Target } from '../../runs/index.js';
 import { requiredSecretNames } from '../../config/index.js';
+import { GpuPoller } from '../../gpu/index.js';
 import { buildConfigView, overrideKey, typedValueText, withValue, type ConfigSource } from './config-view.js';
 import { RunFeed, type RunFacts } from './run-feed.js';
 import { emptyState } from './static-session.js';
@@ -29,7 +30,8 @@ export interface LiveSessionOptions {
   openRunId?: string;
   runsPollMs?: number;
   statePollMs?: number;
-  gpuPoller?: GpuPollerFactory;
+  /** Default: src/gpu's poller on the run's head node every 5 s; null: no GPU polling. */
+  gpuPoller?: GpuPollerFactory | null;
   /** Facts of a run's config (budget, batch size), read from its config.yaml; overridable for tests. */
   runFacts?: (conn: TargetConnection, record: RunsSummary) => Promise<RunFacts>;
   clock?: () => number;
@@ -195,7 +197,8 @@ export class LiveSession implements Session {
     });
     this.feed = feed;
     feed.start();
-    if (this.o.gpuPoller) this.stopGpu = this.o.gpuPoller(conn, [], (s) => feed.setGpus(s));
+    const poller = this.o.gpuPoller === undefined ? defaultGpuPoller : this.o.gpuPoller;
+    if (poller) this.stopGpu = poller(conn, [], (s) => feed.setGpus(s));
     this.update({ notice: null });
   }
 
@@ -304,6 +307,24 @@ async function defaultRunFacts(conn: TargetConnection, run: RunsSummary): Promis
     recoverFreqSecs: num(r.recover?.freq_secs),
   };
 }
+
+/** src/gpu's poller: one exec per round on the head (fanning out to `nodes` when given). */
+export const defaultGpuPoller: GpuPollerFactory = (conn, nodes, onSnapshots) => {
+  const p = new GpuPoller(conn.transport, {
+    nodes: nodes.length ? nodes : undefined,
+    intervalMs: 5000,
+    onSnapshot: (snaps) =>
+      onSnapshots(
+        snaps.map((n) => ({
+          node: n.node,
+          error: n.error,
+          gpus: n.gpus.map((g, i) => ({ index: g.index ?? i, name: g.name ?? undefined, usedMiB: g.memoryUsedMiB, totalMiB: g.memoryTotalMiB, utilPct: g.utilizationPct })),
+        })),
+      ),
+  });
+  p.start();
+  return () => p.stop();
+};
 
 export function createLiveSession(o: LiveSessionOptions): LiveSession {
   return new LiveSession(o).start();
