@@ -1,5 +1,130 @@
+// `awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]`: the cockpit on a simulated run, on this
+// machine, with no cluster. It goes through the same path as a real run: `sim init` makes a checkout
+// whose webgym/train.py is the simulator, the config engine validates its config, src/runs launches
+// it as a detached job through the local Transport, and the cockpit follows its stdout.log.
+// Without a terminal it prints progress lines instead (what `--launch --follow` prints).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CliError, EXIT } from './errors.js';
+import { evaluateConfig, formatDiagnostic, requiredSecretNames } from '../config/index.js';
+import { LocalTransport } from '../remote/index.js';
+import { followToEnd, launchRun, progressLine, stopRun, type Target } from '../runs/index.js';
+import { simInit } from '../sim/init.js';
+import type { StepEvent } from '../trainer-log/events.js';
+import { notInteractiveReason } from '../ui/tty.js';
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CliError('`demo` is not available in this build yet.', EXIT.usage);
+interface DemoArgs {
+  keep: boolean;
+  speed: string;
+  fault: string | null;
+}
+
+function parseArgs(args: string[]): DemoArgs {
+  const out: DemoArgs = { keep: false, speed: process.env.AWRL_SIM_SPEED ?? '150', fault: null };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const value = (name: string): string => {
+      if (a.startsWith(`${name}=`)) return a.slice(name.length + 1);
+      const v = args[++i];
+      if (v === undefined) throw new CliError(`${name} needs a value`, EXIT.usage);
+      return v;
+    };
+    if (a === '--keep') out.keep = true;
+    else if (a === '--sim-speed' || a.startsWith('--sim-speed=')) out.speed = value('--sim-speed');
+    else if (a === '--fault' || a.startsWith('--fault=')) out.fault = value('--fault');
+    else throw new CliError(`--demo: unknown argument '${a}' (options: --keep, --sim-speed X, --fault SPEC)`, EXIT.usage);
+  }
+  if (out.speed !== 'instant' && !(Number(out.speed) > 0)) throw new CliError(`--sim-speed wants a positive number or 'instant', got '${out.speed}'`, EXIT.usage);
+  return out;
+}
+
+export async function run(args: string[]): Promise<number> {
+  const opts = parseArgs(args);
+  const distDir = dirname(dirname(fileURLToPath(import.meta.url)));
+  const dir = mkdtempSync(join(tmpdir(), 'awrl-demo-'));
+  const cleanup = () => {
+    if (!opts.keep) rmSync(dir, { recursive: true, force: true });
+  };
+  const init = simInit(dir, distDir, dirname(distDir));
+  if (!init.config) {
+    cleanup();
+    throw new CliError('the simulator wrote no demo config', EXIT.internal);
+  }
+  // The job and the fake nvidia-smi inherit this process's environment through the local Transport.
+  process.env.PATH = `${join(dir, 'bin')}${delimiter}${process.env.PATH ?? ''}`;
+  process.env.AWRL_SIM_SPEED = opts.speed;
+  process.env.AWRL_SIM_WARM_START ??= '1';
+  if (opts.fault) process.env.AWRL_SIM_FAULT = opts.fault;
+  // The demo config names the Omniboxes token variable like a real one; the simulator never uses it.
+  const env: Record<string, string | undefined> = { CPU_CLUSTER_TOKEN: 'demo-token-not-a-secret', ...process.env };
+
+  const text = readFileSync(init.config, 'utf8');
+  const ev = evaluateConfig({ fileName: init.config, text, envNames: Object.keys(env).filter((k) => env[k] !== undefined) });
+  if (ev.hasErrors || !ev.resolved) {
+    cleanup();
+    throw new CliError(`the demo config has errors:\n${ev.diagnostics.map((d) => formatDiagnostic(d, init.config!)).join('\n')}`, EXIT.internal);
+  }
+  const target: Target = { name: 'local', host: 'local', workdir: dir, python: 'python3', backend: 'direct', slurm: { extraArgs: [] } };
+  const transport = new LocalTransport();
+  let runId: string | null = null;
+  try {
+    const res = await launchRun(
+      {
+        target,
+        configText: text,
+        experiment: ev.experimentName!,
+        trial: ev.trialName!,
+        trainerArgv: (remoteConfigPath) => ev.launchArgv({ remoteConfigPath, python: target.python }),
+        secretNames: requiredSecretNames(ev.resolved)
+          .filter((s) => s.required)
+          .map((s) => s.name),
+        nodes: 1,
+      },
+      transport,
+      { env },
+    );
+    runId = res.record.runId;
+    if (notInteractiveReason() === null) await openCockpit(target, transport, runId);
+    else await printProgress(target, transport, runId, res.logPath, dir);
+    return EXIT.ok;
+  } finally {
+    // Quitting the demo stops the simulated run (a real run is never stopped by quitting).
+    if (runId) await stopRun(transport, target, runId, { graceSeconds: 3 }).catch(() => undefined);
+    await transport.close().catch(() => undefined);
+    cleanup();
+  }
+}
+
+async function openCockpit(target: Target, transport: LocalTransport, runId: string): Promise<void> {
+  const { createLiveSession } = await import('../ui/session/live-session.js');
+  const { runCockpit } = await import('../ui/index.js');
+  const session = createLiveSession({ targets: [{ target, transport }], openRunId: runId });
+  try {
+    await runCockpit({ session, initialScreen: 'dashboard' });
+  } finally {
+    await session.close();
+  }
+}
+
+async function printProgress(target: Target, transport: LocalTransport, runId: string, logPath: string, dir: string): Promise<void> {
+  const say = (s: string) => process.stdout.write(`${s}\n`);
+  say(`demo run ${runId} in ${dir} (no terminal: printing progress; Ctrl-C stops the demo)`);
+  let prev: StepEvent | null = null;
+  const interrupted = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  const ended = followToEnd(transport, target, runId, logPath, {
+    onEvent: (e) => {
+      if (e.type === 'step') {
+        say(progressLine(e, prev));
+        prev = e;
+      } else if (e.type === 'error') say(`error: ${e.message}`);
+      else if (e.type === 'resume') say(`resumed at step ${e.resumeStep}`);
+      else if (e.type === 'finished') say('training finished');
+    },
+  });
+  await Promise.race([ended, interrupted]);
 }

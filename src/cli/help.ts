@@ -20,6 +20,8 @@ Usage:
   awrl-tui config argv FILE [OVERRIDE...] [--remote-config PATH]
   awrl-tui parse FILE... [--json]       trainer logs -> events (JSON Lines with --json)
   awrl-tui sim init DIR                 create a directory with a simulated webgym/train.py
+  awrl-tui sim run [--sim-speed X|instant] --config FILE [OVERRIDE...]
+                                        run the simulated trainer in the foreground
 
 Targets: 'local', an ssh alias, or user@host[:port]; '-F FILE' selects an ssh config file.
 

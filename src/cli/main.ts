@@ -36,15 +36,20 @@ async function dispatch(argv: string[]): Promise<number> {
   return (await import('./cockpit-command.js')).run(argv);
 }
 
+let code: number;
 try {
-  process.exitCode = await dispatch(process.argv.slice(2));
+  code = await dispatch(process.argv.slice(2));
 } catch (err) {
   if (err instanceof CliError) {
     process.stderr.write(`awrl-tui: ${err.message}\n`);
-    process.exitCode = err.exitCode;
+    code = err.exitCode;
   } else {
     // An unexpected failure is a bug: say so plainly, keep the stack for the report.
     process.stderr.write(`awrl-tui: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = EXIT.internal;
+    code = EXIT.internal;
   }
 }
+// A finished command exits now, even if a poller or a socket forgot to unref itself: a CLI that
+// hangs after its work is done is worse than one that cuts a stray timer. (stdout/stderr writes to
+// files and pipes are synchronous on Linux, so nothing printed is lost.)
+process.exit(code);

@@ -5,6 +5,8 @@
 //   AWRL_SIM_SEED          overrides the config's seed for the simulated numbers
 //   AWRL_SIM_DATASET_SIZE  tasks in the training set (default 2048: 16 steps/epoch at batch 128)
 //   AWRL_SIM_TRUTH         append ground-truth events (JSON lines) to this file
+//   AWRL_SIM_WARM_START   1: start-up (~10 nominal minutes) and the first step pass quickly, so a demo
+//                          shows its first step within a few seconds; later steps keep the pace
 //   AWRL_SIM_HOME          the `sim init` directory (set by its shim): the fake nvidia-smi reads state there
 // Pure.
 import { parseFaults, type Fault } from './faults.js';
@@ -16,6 +18,7 @@ export interface SimEnv {
   datasetSize: number;
   truthPath?: string;
   home?: string;
+  warmStart: boolean;
 }
 
 export class SimEnvError extends Error {}
@@ -42,5 +45,6 @@ export function readSimEnv(env: Record<string, string | undefined>): SimEnv {
   const dsRaw = env.AWRL_SIM_DATASET_SIZE?.trim();
   const datasetSize = dsRaw ? Number(dsRaw) : 2048;
   if (!(Number.isInteger(datasetSize) && datasetSize > 0)) throw new SimEnvError(`AWRL_SIM_DATASET_SIZE='${dsRaw}' is not a positive integer`);
-  return { speed, faults, seed, datasetSize, truthPath: env.AWRL_SIM_TRUTH || undefined, home: env.AWRL_SIM_HOME || undefined };
+  const warmStart = env.AWRL_SIM_WARM_START === '1';
+  return { speed, faults, seed, datasetSize, truthPath: env.AWRL_SIM_TRUTH || undefined, home: env.AWRL_SIM_HOME || undefined, warmStart };
 }

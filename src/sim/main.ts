@@ -62,6 +62,7 @@ export async function simMain(argv: string[], env: Record<string, string | undef
     faults: simEnv.faults,
     speed: speedOverride ?? simEnv.speed,
     truthPath: simEnv.truthPath,
+    warmStart: simEnv.warmStart,
     statePaths,
     stdout: io.stdout,
   });

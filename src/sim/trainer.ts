@@ -17,6 +17,7 @@ import { eventTime } from './pyfmt.js';
 
 /** Default pace: a nominal ~10-minute trainer step takes ~4 s. */
 export const DEFAULT_SPEED = 150;
+const WARM_FACTOR = 12;
 
 export interface TrainerOptions {
   plan: SimPlan;
@@ -27,6 +28,8 @@ export interface TrainerOptions {
   /** Nominal trainer seconds per real second, or 'instant' (no waiting; timestamps at the default pace). */
   speed: number | 'instant';
   truthPath?: string;
+  /** Start-up and the first step at 1/WARM_FACTOR of their time (the demo's first step within seconds). */
+  warmStart?: boolean;
   statePaths: string[];
   stdout: (text: string) => void;
 }
@@ -35,6 +38,8 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
   const { plan } = o;
   const clock = new SimClock(o.speed !== 'instant');
   const ts = 1 / (o.speed === 'instant' ? DEFAULT_SPEED : o.speed);
+  // Logged durations are scaled like the waits, so a warm start stays self-consistent in the logs.
+  const startTs = o.warmStart ? ts / WARM_FACTOR : ts;
   const out = new SimOutput({ logDir: plan.logDir, scheduler: plan.scheduler, writeStdout: o.stdout, truthPath: o.truthPath });
   const memo = readMemo(plan);
   const attempt = memo.attempts;
@@ -84,25 +89,25 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
     const yamlText = (o.resolvedYaml ?? stringify(o.resolvedConfig)).replace(/^(\s*experiment_name: )auto$/gm, `$1${plan.experimentName}`);
     writeFileSync(join(plan.logDir, 'config.yaml'), yamlText);
     ensureWandbId(plan, clock.now());
-    await clock.advance(2.8 * ts);
+    await clock.advance(2.8 * startTs);
 
     const sched = plan.scheduler === 'ray' ? 'RayScheduler' : plan.scheduler === 'slurm' ? 'SlurmScheduler' : 'LocalScheduler';
     if (plan.scheduler === 'ray') out.controller(log(sched, 'INFO', cleanSplitMessage(plan)));
-    await clock.advance(0.1 * ts);
+    await clock.advance(0.1 * startTs);
     out.controller(log(sched, 'INFO', `Creating ${plan.actor.gpus} workers for role '${plan.actor.name}' (strategy: SchedulingStrategyType.separation, colocate_with: None)`));
-    await clock.advance(60 * ts);
+    await clock.advance(60 * startTs);
     // A worker's own Memory-Usage record: not a controller memory event (events.ts), so no truth for it.
     out.worker(plan.actor.name, log('IOStruct', 'INFO', memoryMessage({ allocatedGB: 16.42, reservedGB: 16.9, usedGB: 20.7, totalGB: 79.11 }, 'after model creation/loading')));
-    await clock.advance(34 * ts);
+    await clock.advance(34 * startTs);
     out.controller(log('RolloutController', 'INFO', 'Creating workers via scheduler...'));
-    await clock.advance(30 * ts);
+    await clock.advance(30 * startTs);
     const nRolloutWorkers = Math.max(1, Math.ceil(plan.rollout.dp / 16));
     const names = Array.from({ length: nRolloutWorkers }, (_, i) => `'${plan.rollout.name}/${i}'`).join(', ');
     out.controller(log('RolloutController', 'INFO', `Workers ready: [${names}]`));
     out.workerRaw(plan.rollout.name, 'TaskMonitor dashboard running at http://0.0.0.0:5003');
-    await clock.advance(460 * ts);
+    await clock.advance(460 * startTs);
     out.controller(log('RolloutController', 'INFO', 'All engines are initialized...'));
-    await clock.advance(9 * ts);
+    await clock.advance(9 * startTs);
 
     out.controller(log('Recover', 'INFO', `Loading recover info from ${recoverInfoDir(plan)}`));
     const info = readStepInfo(plan);
@@ -126,6 +131,7 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
       const active = faultsAt(o.faults, g).filter((f) => !(('step' in f) && f.kind !== 'stall' && memo.fired.includes(faultId(f))));
       const crash = active.find((f) => f.kind === 'nccl-timeout' || f.kind === 'oom');
       if (crash) writeMemo(plan, { attempts: attempt + 1, fired: [...memo.fired, faultId(crash)] });
+      ctx.ts = g === first ? startTs : ts; // (runStep also updates ctx's save bookkeeping: keep one ctx)
       const result = await runStep(ctx, g, active);
       if (result === 'crashed') {
         setPhase('crashed');
