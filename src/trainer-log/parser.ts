@@ -51,7 +51,6 @@ interface PendingStep {
 }
 
 const MAX_WRITERS = 4096;
-const ROWS_AS_TEXT = process.env.AWRL_ROWS !== 'bytes';
 const TRACEBACK = 'Traceback (most recent call last)';
 
 export class TrainerLogParser {
@@ -255,8 +254,7 @@ export class TrainerLogParser {
     const kind = tableLineKind(b, start);
     if (kind === 'row') {
       if (step.table === null) step.table = new TableBuilder(this.maxRecord, this.intern);
-      if (ROWS_AS_TEXT) step.table.addRowText(latin1Slice(b, start, end));
-      else step.table.addRow(b, start, end);
+      step.table.addRowText(latin1Slice(b, start, end));
     } else if (kind === 'top') {
       step.table = new TableBuilder(this.maxRecord, this.intern);
     } else if (kind === 'bottom') {

@@ -1,9 +1,9 @@
 // The stats table of a train step: tabulate(..., tablefmt="fancy_grid", floatfmt=".4e") with
-// 4 key/value pairs per row, keys filled column-major. Table lines are most of the bytes of a log,
-// so they are read straight from the bytes: separator lines are skipped without being decoded,
-// values are parsed from bytes, and keys are interned by a hash of their bytes (a run has a few
-// hundred distinct keys, seen once per step) so no string is made for a key already known.
-import { bytesToUtf8, parseNumber, parseNumberBytes } from './text.js';
+// 4 key/value pairs per row, keys filled column-major. Table lines are most of the bytes of a log:
+// separator lines are skipped by their first bytes without being decoded; a row is decoded alone
+// (latin1, a plain copy), its values are parsed in place, and its keys are compared in place with
+// the key at the same cell of the previous table (a run prints the same layout every step).
+import { bytesToUtf8, parseNumber } from './text.js';
 
 const BAR = '\xe2\x94\x82';
 
@@ -24,14 +24,6 @@ export function tableLineKind(b: Uint8Array, at: number): TableLine {
   return null;
 }
 
-/** Index of the next `│` (E2 94 82) in [from, end), or -1. */
-function nextBar(b: Uint8Array, from: number, end: number): number {
-  for (let i = from; i + 2 < end; i++) {
-    if (b[i] === 0xe2 && b[i + 1] === 0x94 && b[i + 2] === 0x82) return i;
-  }
-  return -1;
-}
-
 /** Collects the rows of one table, then yields the pairs in the trainer's (column-major) order. */
 export class TableBuilder {
   private keys: (string | undefined)[] = [];
@@ -48,49 +40,7 @@ export class TableBuilder {
     private readonly intern: KeyInterner,
   ) {}
 
-  addRow(b: Uint8Array, start: number, end: number): void {
-    this.bytes += end - start + 1;
-    if (this.bytes > this.maxBytes) {
-      this.truncated = true;
-      return;
-    }
-    let p = nextBar(b, start, end);
-    if (p < 0) return;
-    p += 3;
-    const base = this.rows * this.cols;
-    let pair = 0;
-    for (;;) {
-      const kEnd = nextBar(b, p, end);
-      if (kEnd < 0) break;
-      const vStart = kEnd + 3;
-      const vEnd = nextBar(b, vStart, end);
-      if (vEnd < 0) break;
-      let ks = p;
-      let ke = kEnd;
-      while (ks < ke && b[ks] === 0x20) ks++;
-      while (ke > ks && b[ke - 1] === 0x20) ke--;
-      if (this.rows === 0 || pair < this.cols) {
-        const at = base + pair;
-        if (ke > ks) {
-          this.keys[at] = this.intern.get(b, ks, ke);
-          this.values[at] = parseNumberBytes(b, vStart, vEnd);
-        } else {
-          this.keys[at] = undefined;
-        }
-      }
-      pair++;
-      p = vEnd + 3;
-    }
-    if (this.rows === 0) {
-      if (pair === 0) return;
-      this.cols = pair;
-    }
-    // A row with fewer pairs than the first leaves holes: those keys stay undefined.
-    for (let j = pair; j < this.cols; j++) this.keys[base + j] = undefined;
-    this.rows++;
-  }
-
-  /** The same row given as a latin1 string (one char per byte). */
+  /** Reads one `│ key │ value │ …` row, given as a latin1 string (one char per byte). */
   addRowText(s: string): void {
     this.bytes += s.length + 1;
     if (this.bytes > this.maxBytes) {
@@ -237,15 +187,8 @@ function sameKeys(a: string[], b: string[]): boolean {
   return true;
 }
 
-interface Entry {
-  bytes: Uint8Array;
-  str: string;
-}
-
-/** Byte-keyed intern table for stats keys, bounded (cleared when full). */
+/** Intern table for stats keys, bounded (cleared when full). */
 export class KeyInterner {
-  private map = new Map<number, Entry | Entry[]>();
-  private size = 0;
   private texts = new Map<string, string>();
   /** The key seen at each cell position of the previous table: tables repeat their layout. */
   readonly byPosition: (string | undefined)[] = [];
@@ -264,40 +207,9 @@ export class KeyInterner {
 
   constructor(private readonly limit = 20_000) {}
 
-  get(b: Uint8Array, start: number, end: number): string {
-    let h = 0x811c9dc5;
-    for (let i = start; i < end; i++) h = Math.imul(h ^ b[i], 0x01000193);
-    h &= 0x3fffffff; // a small integer: no heap number per lookup
-    const hit = this.map.get(h);
-    if (hit !== undefined) {
-      if (!Array.isArray(hit)) {
-        if (same(hit.bytes, b, start, end)) return hit.str;
-      } else {
-        for (const e of hit) if (same(e.bytes, b, start, end)) return e.str;
-      }
-    }
-    if (this.size >= this.limit) {
-      this.map = new Map();
-      this.size = 0;
-    }
-    const bytes = Uint8Array.prototype.slice.call(b, start, end); // a copy, not a view
-    let s = '';
-    for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
-    const e: Entry = { bytes, str: bytesToUtf8(s) };
-    const cur = this.map.get(h);
-    if (cur === undefined) this.map.set(h, e);
-    else if (Array.isArray(cur)) cur.push(e);
-    else this.map.set(h, [cur, e]);
-    this.size++;
-    return e.str;
-  }
+
 }
 
-function same(a: Uint8Array, b: Uint8Array, start: number, end: number): boolean {
-  if (a.length !== end - start) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[start + i]) return false;
-  return true;
-}
 
 /** JSON's number grammar: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? (Python's `1.2345e-03` qualifies). */
 export function isJsonNumber(s: string, a: number, b: number): boolean {
