@@ -121,6 +121,17 @@ export class TrainerLogParser {
     return out;
   }
 
+  /** For a followed, live log that has gone quiet: emits the error records still open (a crash
+   *  traceback is the last thing a dying trainer writes, so nothing would ever close it). Lines
+   *  of such a record that arrive later are not attached to it. Steps and tables are untouched
+   *  (a table is written in one piece). Not part of the chunking guarantee: call it on idle only. */
+  flushIdle(): TrainerEvent[] {
+    const out: TrainerEvent[] = (this.out = []);
+    this.closeRecord(this.main);
+    for (const w of this.writers.values()) this.closeRecord(w);
+    return out;
+  }
+
   private appendCarry(b: Uint8Array, from: number, to: number): void {
     const room = this.maxRecord - this.carryLen;
     if (to - from > room) {

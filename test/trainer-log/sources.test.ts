@@ -128,3 +128,17 @@ describe('robustness', () => {
     expect(p.end()).toEqual([]);
   });
 });
+
+describe('flushIdle', () => {
+  it('emits a crash traceback that nothing follows, once', async () => {
+    const { TrainerLogParser } = await import('../../src/trainer-log/index.js');
+    const p = new TrainerLogParser();
+    const crash = [rec(T, 'RLTrainer', 'ERROR', 'Training step failed'), 'Traceback (most recent call last):', '  File "a.py", line 1, in f', 'torch.OutOfMemoryError: CUDA out of memory.', ''].join('\n');
+    expect(p.push(new TextEncoder().encode(crash))).toEqual([]);
+    const flushed = p.flushIdle();
+    expect(flushed).toHaveLength(1);
+    expect(flushed[0]).toMatchObject({ type: 'error', kind: 'oom', message: 'Training step failed' });
+    expect(p.flushIdle()).toEqual([]);
+    expect(p.end()).toEqual([]);
+  });
+});
