@@ -2,9 +2,8 @@
 // `awrl-tui --launch --resume RUN --target T [--follow] [--json]`
 // Validation happens before any connection: a config error touches nothing on the target.
 import { readFileSync } from 'node:fs';
-import { evaluateConfig, formatDiagnostic, requiredSecretNames } from '../config/index.js';
 import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
-import { launchRun, resumeRun, collectSecrets, RunError, type LaunchResult, type Target } from '../runs/index.js';
+import { launchRun, resumeRun, collectSecrets, planFromConfig, RunError, type LaunchResult, type Target } from '../runs/index.js';
 import { parseCli, readProfiles, targetFromFlags, connect } from '../runs/cli-target.js';
 import { followToEnd, progressLine } from '../runs/follow-to-end.js';
 import type { Transport } from '../remote/transport.js';
@@ -58,43 +57,23 @@ export async function run(args: string[]): Promise<number> {
     } catch (e) {
       throw new CliError(`cannot read config ${configFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, EXIT.usage);
     }
-    const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
-    const ev = evaluateConfig({ fileName: configFile, text, overrides: p.positional, envNames });
-    for (const d of ev.diagnostics) err(formatDiagnostic(d, configFile));
-    if (ev.hasErrors || !ev.resolved) {
-      throw new CliError(`${configFile}: ${ev.diagnostics.filter((d) => d.severity === 'error').length} error(s); nothing was started`, EXIT.usage);
-    }
-    const resolved = ev.resolved;
-    if (target.backend === 'slurm' && target.slurm.timeLimit && (resolved.recover?.freq_secs === null || resolved.recover?.freq_secs === undefined)) {
-      err(`${configFile}: warning: recover.freq_secs is unset but the Slurm time limit is ${target.slurm.timeLimit}: a run killed at the limit resumes from its last step-based checkpoint only`);
-    }
-    const needs = requiredSecretNames(resolved);
-    const secretNames = target.forwardEnv ?? needs.filter((n) => n.required || process.env[n.name]).map((n) => n.name);
-    for (const n of needs) if (!n.required && !process.env[n.name]) err(`warning: ${n.name} is not set (${n.why})`);
+    const planned = planFromConfig({
+      target,
+      fileName: configFile,
+      text,
+      overrides: p.positional,
+      env: process.env,
+      autoResume,
+      force: p.switches.has('--force'),
+    });
+    for (const m of planned.messages) err(m);
+    if (!planned.ok) throw new CliError(`${configFile}: ${planned.errorCount} error(s); nothing was started`, EXIT.usage);
     try {
-      collectSecrets(secretNames, process.env); // fail before connecting
+      collectSecrets(planned.plan.secretNames, process.env); // fail before connecting
     } catch (e) {
       throw new CliError((e as Error).message, EXIT.usage);
     }
-    const experiment = ev.experimentName ?? String(resolved.experiment_name);
-    const trial = ev.trialName ?? String(resolved.trial_name);
-    launch = (t) =>
-      launchRun(
-        {
-          target,
-          configText: text,
-          experiment,
-          trial,
-          trainerArgv: (remoteConfigPath) => ev.launchArgv({ remoteConfigPath, python: target.python }),
-          secretNames,
-          nodes: Number(resolved.cluster?.n_nodes ?? 1) || 1,
-          gpusPerNode: typeof resolved.cluster?.n_gpus_per_node === 'number' ? resolved.cluster.n_gpus_per_node : undefined,
-          autoResume,
-          force: p.switches.has('--force'),
-        },
-        t,
-        { env: process.env },
-      );
+    launch = (t) => launchRun(planned.plan, t, { env: process.env });
   } else {
     launch = (t) => resumeRun(resumeId!, t, target, { env: process.env, autoResume });
   }

@@ -2,7 +2,7 @@
 // Nothing is assumed to run already; everything is stopped by PID. Clients reach it through
 // SLURM_CONF (exported in `env` and `setupLine`), so the system's /etc/slurm is never touched.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, chmodSync, chownSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, chmodSync, chownSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, hostname } from 'node:os';
 import { join } from 'node:path';
@@ -66,8 +66,11 @@ export async function startSlurm(): Promise<SlurmCluster> {
   for (const sub of ['ctld', 'spool', 'log']) mkdirSync(join(dir, sub));
 
   const children: ChildProcess[] = [];
+  // slurmd's job steps (slurmstepd) are not its children: they inherit this marker instead, so
+  // stop() can find and end them (and the jobs under them) by PID.
+  const marker = `AWRL_SLURM_HARNESS=${dir}`;
   const startDaemon = (cmd: string, args: string[], extra: { uid?: number; gid?: number } = {}) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], ...extra });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, AWRL_SLURM_HARNESS: dir }, ...extra });
     let stderr = '';
     child.stderr?.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
     child.on('exit', (code) => {
@@ -78,6 +81,22 @@ export async function startSlurm(): Promise<SlurmCluster> {
   };
 
   const stop = async () => {
+    if (existsSync(join(dir, 'slurm.conf'))) {
+      // Cancel every job first, so that no slurmstepd outlives the cluster.
+      const env = { ...process.env, SLURM_CONF: join(dir, 'slurm.conf') };
+      try {
+        execFileSync('scancel', ['--full', `--user=${process.getuid?.() ?? 0}`], { env, stdio: 'ignore', timeout: 10_000 });
+        await pollUntil('jobs to leave the queue', () => {
+          try {
+            return execFileSync('squeue', ['-h'], { env, encoding: 'utf8', timeout: 10_000 }).trim() === '';
+          } catch {
+            return true;
+          }
+        }, 20_000, () => '').catch(() => undefined);
+      } catch {
+        /* controller already gone: the sweep below still ends the steps */
+      }
+    }
     for (const c of children.reverse()) {
       if (c.exitCode === null && c.signalCode === null && c.pid) {
         const gone = new Promise((r) => c.once('exit', r));
@@ -91,6 +110,9 @@ export async function startSlurm(): Promise<SlurmCluster> {
         clearTimeout(t);
       }
     }
+    const leftovers = markedProcesses(marker);
+    for (const pid of leftovers.flatMap((p) => [...descendantsOf(p), p])) safeKill(pid, 'SIGKILL');
+    await pollUntil('job steps to exit', () => markedProcesses(marker).length === 0, 10_000, () => `still: ${markedProcesses(marker).join(' ')}`);
     rmSync(dir, { recursive: true, force: true });
   };
 
@@ -163,6 +185,40 @@ export async function startSlurm(): Promise<SlurmCluster> {
     await stop();
     throw err;
   }
+}
+
+function procPids(): number[] {
+  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number);
+}
+
+/** Live (non-zombie) processes whose environment holds `marker` exactly. */
+function markedProcesses(marker: string): number[] {
+  return procPids().filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') return false;
+      return readFileSync(`/proc/${pid}/environ`).toString('latin1').split('\0').includes(marker);
+    } catch {
+      return false;
+    }
+  });
+}
+
+function descendantsOf(root: number): number[] {
+  const kids = new Map<number, number[]>();
+  for (const pid of procPids()) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      kids.set(ppid, [...(kids.get(ppid) ?? []), pid]);
+    } catch {
+      /* gone */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => (kids.get(p) ?? []).forEach((c) => (walk(c), out.push(c)));
+  walk(root);
+  return out;
 }
 
 function safeKill(pid: number, sig: NodeJS.Signals): void {
