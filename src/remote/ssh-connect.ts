@@ -1,10 +1,13 @@
 // One ssh2 connection attempt to a target, through its ProxyJump chain if any: resolve each hop,
 // authenticate like OpenSSH (agent, then identity files), verify host keys against known_hosts.
 // The returned chain is treated as ONE connection: when any link closes, the whole attempt is over.
-import { Client, utils } from 'ssh2';
+// ssh2 is CommonJS: under Node's ESM loader only its default export is reliable.
+import ssh2, { type Client } from 'ssh2';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import type { OpenTransportOptions } from './options.js';
+
+const { utils } = ssh2;
 import { resolveSshSettings, type SshSettings } from './ssh-config.js';
 import { addHostKey, checkHostKey, fingerprint, hostKeyAlgorithmsFor, knownKeyTypes } from './known-hosts.js';
 
@@ -127,7 +130,7 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
     const countMax = ctx.opts.keepaliveCountMax ?? s.serverAliveCountMax;
 
     return new Promise<Client>((resolve, reject) => {
-      const client = new Client();
+      const client = new ssh2.Client();
       let hostKeyError: Error | null = null;
       let decided: { blob: Buffer; ok: boolean } | null = null;
       let settled = false;
