@@ -2,7 +2,7 @@
 // Reads the file here (the engine is pure) and passes the NAMES of set env vars, never values.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
+import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, maskOverride, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
 import { CliError, EXIT } from './errors.js';
 
 const USAGE = `usage:
@@ -55,7 +55,7 @@ function readConfig(file: string): string {
 }
 
 // These stop show/diff/argv: the file or an override cannot be read as the trainer would read it.
-const FATAL = /^(yaml-syntax|override.*|unknown-key|type-mismatch|not-optional|interpolation)$/;
+const FATAL = /^(yaml-syntax|override.*|unknown-key|type-mismatch|not-optional|interpolation|secret-in-config)$/;
 
 function failOnFatal(ev: ConfigEvaluation, file: string): void {
   const fatal = ev.diagnostics.filter((d) => d.severity === 'error' && FATAL.test(d.code));
@@ -97,7 +97,7 @@ export async function run(args: string[]): Promise<number> {
       if (changes.length === 0) out('no changes');
       for (const c of changes) {
         const o = ev.originOf(c.key);
-        const why = o.kind === 'override' ? `  (override ${o.index} '${p.overrides[o.index - 1]}')` : c.kind === 'changed' ? '  (through an interpolation)' : '';
+        const why = o.kind === 'override' ? `  (override ${o.index} '${maskOverride(p.overrides[o.index - 1])}')` : c.kind === 'changed' ? '  (through an interpolation)' : '';
         out(`${formatChange(c)}${why}`);
       }
       return EXIT.ok;

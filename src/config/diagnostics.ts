@@ -1,5 +1,14 @@
 // The diagnostic contract shared by every rule, and the `config check` line format.
+import { SECRET_KEY } from './rules/secrets.js';
 import type { Origin } from './values.js';
+
+/** An override as shown in messages: the value of a secret key is replaced by <secret>. */
+export function maskOverride(text: string): string {
+  const eq = text.indexOf('=');
+  if (eq < 0) return text;
+  const key = text.slice(0, eq).replace(/^[+~]+/, '');
+  return SECRET_KEY.test(key) ? `${text.slice(0, eq + 1)}<secret>` : text;
+}
 
 export interface Diagnostic {
   severity: 'error' | 'warning';

@@ -33,7 +33,10 @@ export function diffConfigs(before: Record<string, any>, after: Record<string, a
 
 const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : Array.isArray(v) || (v && typeof v === 'object') ? JSON.stringify(v) : pyStr(v));
 
+const SECRET_KEY = /(?:^|\.)(?:wandb_api_key|api_key|openai_api_key|cpu_cluster_token|token|password|secret)$/i;
+
 export function formatChange(c: ConfigChange): string {
+  if (SECRET_KEY.test(c.key)) c = { ...c, before: c.before === undefined ? undefined : '<secret>', after: c.after === undefined ? undefined : '<secret>' };
   if (c.kind === 'added') return `+ ${c.key}: ${show(c.after)}`;
   if (c.kind === 'removed') return `- ${c.key}: ${show(c.before)}`;
   return `~ ${c.key}: ${show(c.before)} -> ${show(c.after)}`;

@@ -2,7 +2,7 @@
 // defaults → interpolation → rules. Every stage reports Diagnostics with the position of the key
 // or the override that caused them.
 import { isMap, type Document } from 'yaml';
-import { placed, type Diagnostic } from './diagnostics.js';
+import { maskOverride, placed, type Diagnostic } from './diagnostics.js';
 import { buildLaunchArgv } from './launch-argv.js';
 import { resolveTree, type InterpolationProblem } from './interpolation.js';
 import { mergeField, type MergeProblem } from './merge.js';
@@ -84,7 +84,9 @@ function missingLeaves(v: Val, path: string[], out: { key: string; origin?: Orig
 
 export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   const { fileName, text } = input;
-  const overrideTexts = input.overrides ?? [];
+  const rawOverrides = input.overrides ?? [];
+  // Shown in messages with secret values masked.
+  const overrideTexts = rawOverrides.map(maskOverride);
   const envNames = input.envNames instanceof Set ? (input.envNames as ReadonlySet<string>) : new Set(input.envNames ?? []);
   const diags: Diagnostic[] = [];
   const put = (d: Omit<Diagnostic, 'file' | 'line' | 'col' | 'override'>, origin?: Origin) => diags.push(placed(d, origin, fileName, overrideTexts));
@@ -95,21 +97,25 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   const applied: ParsedOverride[] = [];
   let root: MapVal | null = loaded.root ? (cloneVal(loaded.root) as MapVal) : null;
   const doc: Document = loaded.doc;
-  overrideTexts.forEach((t, i) => {
+  rawOverrides.forEach((raw, i) => {
     const index = i + 1;
+    const t = overrideTexts[i];
+    // Messages quote the override; never with a secret's value.
+    const secretValue = t !== raw ? raw.slice(raw.indexOf('=') + 1) : '';
+    const mask = (m: string) => (secretValue ? m.split(secretValue).join('<secret>') : m);
     let o: ParsedOverride;
     try {
-      o = parseOverride(t);
+      o = parseOverride(raw);
     } catch (e) {
       if (!(e instanceof OverrideSyntaxError)) throw e;
-      diags.push({ severity: 'error', code: 'override-syntax', message: /column \d+/.test(e.message) ? e.message : `${e.message} (column ${e.col})`, override: { index, text: t } });
+      diags.push({ severity: 'error', code: 'override-syntax', message: mask(/column \d+/.test(e.message) ? e.message : `${e.message} (column ${e.col})`), override: { index, text: t } });
       return;
     }
     if (!root) return;
     const err = applyOverride(root, o, index);
     if (err) {
       const code = OVERRIDE_CODES.find(([re]) => re.test(err))?.[1] ?? 'override';
-      diags.push({ severity: 'error', code, message: err, key: o.key, override: { index, text: t } });
+      diags.push({ severity: 'error', code, message: mask(err), key: o.key, override: { index, text: t } });
       return;
     }
     applied.push(o);

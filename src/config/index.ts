@@ -1,6 +1,6 @@
 // Public API of the config engine (pure: text in, typed config + diagnostics out).
 export { evaluateConfig, type ConfigEvaluation, type ConfigInput, type KeyOrigin } from './evaluate.js';
-export { formatDiagnostic, type Diagnostic } from './diagnostics.js';
+export { formatDiagnostic, maskOverride, type Diagnostic } from './diagnostics.js';
 export { formatOverrideValue, formatTypedValue, hydraQuote } from './format-value.js';
 export { requiredSecretNames, type SecretNeed } from './secrets.js';
 export { parseAllocationMode, type AllocationComponent, type AllocationParse } from './allocation-mode.js';

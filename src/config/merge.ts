@@ -3,6 +3,7 @@
 // and keeps interpolation strings as text; they are typed after resolution (interpolation.ts).
 import { coerceScalar } from './coerce.js';
 import { MISSING, type Field } from './schema/dsl.js';
+import { SECRET_KEY } from './rules/secrets.js';
 import { isInterpolation, toPlain, type Origin, type Val } from './values.js';
 
 export interface MergeProblem {
@@ -60,7 +61,8 @@ export function mergeField(f: Field, src: Val | undefined, key: string, problems
     case 'str': {
       const r = coerceScalar(f.k, src);
       if (r.ok) return r.value;
-      problems.push({ code: 'type-mismatch', key, message: `${r.message} (field '${key}' is ${f.k})`, origin: src.origin });
+      const msg = SECRET_KEY.test(key) ? `the value of '${key}' (not shown: a secret) is not a valid ${f.k}` : `${r.message} (field '${key}' is ${f.k})`;
+      problems.push({ code: 'type-mismatch', key, message: msg, origin: src.origin });
       return src;
     }
     case 'list': {

@@ -3,6 +3,7 @@
 // existing non-null key, `++` adds or changes, `~a.b` deletes. Values are applied with merge=True,
 // so a dict value merges into an existing dict while a list replaces.
 import type { ParsedOverride } from './overrides-grammar.js';
+import { SECRET_KEY } from './rules/secrets.js';
 import { cloneVal, toPlain, type Origin, type Val } from './values.js';
 
 type MapVal = Extract<Val, { t: 'map' }>;
@@ -110,7 +111,9 @@ export function applyOverride(root: MapVal, o: ParsedOverride, index: number): s
       case 'delete': {
         if (!existing || existing.t === 'null' || existing.t === 'missing') return `Could not delete from config. '${o.key}' does not exist.`;
         if (o.value && !plainEq(toPlain(existing), toPlain(o.value)))
-          return `Could not delete from config. The value of '${o.key}' is ${show(existing)} and not ${show(o.value)}.`;
+          return SECRET_KEY.test(o.key)
+            ? `Could not delete from config. The value of '${o.key}' differs from the one given (values not shown: a secret).`
+            : `Could not delete from config. The value of '${o.key}' is ${show(existing)} and not ${show(o.value)}.`;
         const parent = select(root, o.path.slice(0, -1))!;
         const last = o.path[o.path.length - 1];
         if (parent.t === 'list') return `Could not delete from config. '${o.key}' is a list element; Hydra cannot delete by index: override the whole list instead.`;

@@ -208,3 +208,23 @@ describe('yaml and override errors', () => {
     expect(ev.diagnostics[1].message).toContain('+nope=1');
   });
 });
+
+describe('secrets', () => {
+  it('secret-in-config: a key in the YAML or an override is an error that never shows the value', () => {
+    const t = mutate("    entity: webgym", "    entity: webgym\n    wandb_api_key: 'sk-live-abc123'");
+    const d = expectAt(t, 'secret-in-config', 'error', 'wandb_api_key');
+    expect(d.message).toContain('WANDB_API_KEY');
+    const ev = evaluate(REFERENCE, ['++webgym.cpu_cluster_token=tok-xyz987', 'stats_logger.wandb.mode=disabled']);
+    const s = only(ev, 'secret-in-config');
+    expect(s.override?.index).toBe(1);
+    expect(s.override?.text).toBe('++webgym.cpu_cluster_token=<secret>');
+    const exists = evaluate(REFERENCE, ['+webgym.cpu_cluster_token=tok-xyz987', '+webgym.cpu_cluster_token=tok-xyz987']);
+    const sweep = evaluate(REFERENCE, ['webgym.cpu_cluster_token=a,tok-xyz987']);
+    expect(exists.diagnostics.map((d) => d.code)).toContain('override-exists');
+    expect(sweep.diagnostics.map((d) => d.code)).toEqual(['override-syntax']);
+    for (const x of [...ev.diagnostics, ...exists.diagnostics, ...sweep.diagnostics, ...evaluate(t).diagnostics]) expect(JSON.stringify(x)).not.toMatch(/sk-live-abc123|tok-xyz987/);
+  });
+  it('*_env_var keys only name a variable and are fine', () => {
+    expect(evaluate(REFERENCE).diagnostics).toEqual([]);
+  });
+});

@@ -4,10 +4,11 @@ import type { RuleContext, RuleFinding } from './context.js';
 import { dataRules } from './data.js';
 import { inferenceRules } from './inference.js';
 import { runtimeRules } from './runtime.js';
+import { secretRules } from './secrets.js';
 
 export type { RuleContext, RuleFinding } from './context.js';
 
-export const RULES = [allocationRules, dataRules, actorRules, inferenceRules, runtimeRules];
+export const RULES = [allocationRules, dataRules, actorRules, inferenceRules, runtimeRules, secretRules];
 
 export function runRules(ctx: RuleContext): RuleFinding[] {
   return RULES.flatMap((r) => r(ctx));
