@@ -92,9 +92,7 @@ describe('direct run over ssh', () => {
   });
 
   it('launches, survives a cut connection, follows, is listed, stops cleanly, leaks no secret', async () => {
-    const t0 = Date.now();
     const res = await launchRun(plan(100_000), t, { env: { AWRL_SENTINEL: SENTINEL } });
-    console.log("launch took", Date.now() - t0);
     const pid = res.pid!;
     expect(pid).toBeGreaterThan(0);
     expect(res.runDir).toBe(`${workdir}/.awrl/runs/${res.record.runId}`);

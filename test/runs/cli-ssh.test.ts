@@ -1,0 +1,142 @@
+// The headless commands a user types (`--launch`, `runs`, `stop`, `--resume`), run as processes
+// against a real sshd, with the simulator (`awrl-tui sim init`) as the trainer. Needs dist/ built.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { simInit } from '../../src/sim/init.js';
+import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { waitFor, pidAlive } from '../harness/wait.js';
+
+const ROOT = dirname(dirname(dirname(new URL(import.meta.url).pathname)));
+const BIN = join(ROOT, 'bin', 'awrl-tui.js');
+const SECRET = `cli-sentinel-${process.pid}-Vb3`;
+
+interface Proc {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  done: Promise<number | null>;
+}
+
+function start(args: string[]): Proc {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, CPU_CLUSTER_TOKEN: SECRET, XDG_CONFIG_HOME: join(tmpdir(), 'awrl-no-profiles') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const p: Proc = { child, stdout: '', stderr: '', done: Promise.resolve(null) };
+  child.stdout!.on('data', (b) => (p.stdout += b));
+  child.stderr!.on('data', (b) => (p.stderr += b));
+  p.done = new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  return p;
+}
+
+async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const p = start(args);
+  const code = await p.done;
+  expect(p.stdout + p.stderr).not.toContain(SECRET);
+  return { code, stdout: p.stdout, stderr: p.stderr };
+}
+
+function snapshot(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true }).map((f) => {
+      const st = statSync(join(dir, String(f)));
+      return `${f}:${st.size}:${st.mtimeMs}`;
+    }).sort();
+  } catch {
+    return [];
+  }
+}
+
+describe('launch, runs, stop and resume from the command line over ssh', () => {
+  let sshd: SshdHandle;
+  let workdir: string;
+  let config: string;
+  const running: Proc[] = [];
+  const target = (setup = '') => [
+    '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
+    '--setup', `export AWRL_SIM_DATASET_SIZE=256 ${setup}`.trim(),
+  ];
+
+  beforeAll(async () => {
+    sshd = await startSshd();
+    workdir = mkdtempSync(join(tmpdir(), 'awrl-runs-cli-'));
+    config = simInit(workdir, join(ROOT, 'dist'), ROOT).config!;
+  });
+  afterAll(async () => {
+    for (const p of running) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
+    await sshd?.stop();
+    if (workdir) rmSync(workdir, { recursive: true, force: true });
+  });
+
+  it('an invalid config exits 2 with file:line and leaves the target untouched', async () => {
+    mkdirSync(join(workdir, '.awrl', 'runs'), { recursive: true });
+    writeFileSync(join(workdir, '.awrl', 'marker'), 'x');
+    const before = snapshot(join(workdir, '.awrl'));
+    const bad = join(workdir, 'bad.yaml');
+    writeFileSync(bad, readFileSync(config, 'utf8').replace(/^allocation_mode: .*$/m, 'allocation_mode: sglang.d4+fsdp.d4'));
+    const r = await cli(['--launch', ...target(), '--config', bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+`));
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const typo = await cli(['--launch', ...target(), '--config', config, 'actor.no_such_key=1']);
+    expect(typo.code).toBe(2);
+    expect(snapshot(join(workdir, '.awrl'))).toEqual(before);
+  });
+
+  it('--follow --json prints exactly the events of `parse --json`, and exits 0 when the run finishes', async () => {
+    const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant'), '--config', config, 'total_train_epochs=1', '++trial_name=cli-json', '--follow', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const runId = /run\s+(\S+)/.exec(r.stderr)![1];
+    const log = join(workdir, '.awrl', 'runs', runId, 'stdout.log');
+    const parsed = await cli(['parse', log, '--json']);
+    expect(parsed.code).toBe(0);
+    expect(r.stdout).toBe(parsed.stdout);
+    const steps = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'step');
+    expect(steps.map((e) => e.globalStep)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+
+    const runs = await cli(['runs', ...target(), '--json']);
+    const me = (JSON.parse(runs.stdout) as Array<{ runId: string; state: string; globalStep: number }>).find((x) => x.runId === runId);
+    expect(me).toMatchObject({ state: 'finished', globalStep: 8 });
+  });
+
+  it('a failed run exits 1; --resume relaunches it in the same run dir, it resumes and finishes', async () => {
+    const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant AWRL_SIM_FAULT=oom@3'), '--config', config, 'total_train_epochs=1', 'recover.freq_steps=1', '++trial_name=cli-fail', '--follow']);
+    expect(r.code, r.stderr).toBe(1);
+    const runId = /run\s+(\S+)/.exec(r.stdout)![1];
+    expect(r.stdout).toMatch(/step 2\/8/);
+    expect(r.stdout).toMatch(/error: /);
+
+    const again = await cli(['--launch', '--resume', runId, ...target('AWRL_SIM_SPEED=instant'), '--follow', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    const events = again.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    // The log is followed from its start: the first attempt's steps, then the resume, then the rest.
+    const resume = events.find((e) => e.type === 'resume');
+    expect(resume.resumeStep).toBeGreaterThan(1);
+    expect(events.filter((e) => e.type === 'step').at(-1).globalStep).toBe(8);
+    const record = JSON.parse(readFileSync(join(workdir, '.awrl', 'runs', runId, 'run.json'), 'utf8'));
+    expect(record.attempts.map((a: { reason: string }) => a.reason)).toEqual(['launch', 'resume']);
+  });
+
+  it('stop ends a followed run (the follower exits 3), a second launch is refused while it runs', async () => {
+    const follower = start(['--launch', ...target('AWRL_SIM_SPEED=150'), '--config', config, '++trial_name=cli-stop', '--follow']);
+    running.push(follower);
+    await waitFor(() => /step 1\//.test(follower.stdout), { timeoutMs: 60_000, what: 'the first step line' });
+    const runId = /run\s+(\S+)/.exec(follower.stdout)![1];
+    const pid = Number(/pid\s+(\d+)/.exec(follower.stdout)![1]);
+
+    const second = await cli(['--launch', ...target(), '--config', config, '++trial_name=cli-stop']);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(runId);
+
+    const stop = await cli(['stop', runId, ...target(), '--grace', '5']);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toContain(`SIGTERM to process group ${pid}`);
+    expect(await follower.done).toBe(3);
+    expect(pidAlive(pid)).toBe(false);
+    const runs = await cli(['runs', ...target()]);
+    expect(runs.stdout).toMatch(new RegExp(`${runId}\\s+stopped`));
+  });
+});
