@@ -8,7 +8,7 @@ import { MetricsStore, STEP_TIME_KEY } from '../metrics/index.js';
 
 const USAGE = 'usage: awrl-tui parse FILE... [--json]';
 const READ_SIZE = 1 << 20;
-const FLUSH_AT = 1 << 20;
+const FLUSH_AT = 1 << 18;
 
 function openAll(files: string[]): number[] {
   const fds: number[] = [];
@@ -72,16 +72,23 @@ export async function run(args: string[]): Promise<number> {
   });
 
   if (json) {
-    let pending = '';
+    // Lines are gathered and joined once per ~1 MB: one flat string per write, no ropes.
+    let pending: string[] = [];
+    let size = 0;
     await feed(fds, files, async (evs) => {
-      for (const e of evs) pending += eventToJsonLine(e) + '\n';
-      if (pending.length >= FLUSH_AT) {
-        const s = pending;
-        pending = '';
+      for (const e of evs) {
+        const line = eventToJsonLine(e);
+        pending.push(line);
+        size += line.length + 1;
+      }
+      if (size >= FLUSH_AT) {
+        const s = pending.join('\n') + '\n';
+        pending = [];
+        size = 0;
         await writeOut(s);
       }
     });
-    if (pending) await writeOut(pending);
+    if (pending.length) await writeOut(pending.join('\n') + '\n');
     return EXIT.ok;
   }
 
