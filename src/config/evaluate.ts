@@ -63,11 +63,11 @@ function nodeAt(root: Val | null, key: string): Val | undefined {
 }
 
 /** Merge + resolve; returns the typed resolved tree and the problems met on the way. */
-function mergeAndResolve(root: MapVal): { merged: Val; resolved: Val; merge: MergeProblem[]; interp: InterpolationProblem[] } {
+function mergeAndResolve(root: MapVal, envNames: ReadonlySet<string>): { merged: Val; resolved: Val; merge: MergeProblem[]; interp: InterpolationProblem[] } {
   const merge: MergeProblem[] = [];
   const merged = mergeField(webGymConfig, root, '', merge, true);
   const interp: InterpolationProblem[] = [];
-  const resolved = resolveTree(merged, webGymConfig, interp);
+  const resolved = resolveTree(merged, webGymConfig, interp, envNames);
   // PPOConfig.__post_init__: eval_gconfig defaults to a copy of gconfig.
   if (resolved.t === 'map' && resolved.m.get('eval_gconfig')?.t === 'null') {
     const g = resolved.m.get('gconfig');
@@ -126,11 +126,11 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   let resolvedTree: Val | null = null;
   let resolved: Record<string, any> | null = null;
   if (root) {
-    const r = mergeAndResolve(root);
+    const r = mergeAndResolve(root, envNames);
     merged = r.merged;
     resolvedTree = r.resolved;
     for (const p of r.merge) put({ severity: 'error', code: p.code, message: p.message, key: p.key }, p.origin);
-    for (const p of r.interp) put({ severity: 'error', code: p.code, message: p.message, key: p.key }, p.origin);
+    for (const p of r.interp) put({ severity: p.severity ?? 'error', code: p.code, message: p.message, key: p.key }, p.origin);
     const missing: { key: string; origin?: Origin }[] = [];
     missingLeaves(r.resolved, [], missing);
     for (const m of missing) put({ severity: 'error', code: 'missing-value', key: m.key, message: `${m.key} is mandatory ('???') and has no value; set it in the file or with ++${m.key}=…` }, m.origin);

@@ -24,6 +24,7 @@ export function resolveWithoutSchema(text: string, overrides: readonly string[] 
   }
   const problems: InterpolationProblem[] = [];
   const resolved = resolveTree(root, dict(any()), problems);
-  if (problems.length) return { stage: 'resolve', message: problems[0].message };
+  const errors = problems.filter((p) => p.severity !== 'warning');
+  if (errors.length) return { stage: 'resolve', message: errors[0].message };
   return { ok: toTyped(resolved) };
 }

@@ -7,7 +7,8 @@ import type { Field } from './schema/dsl.js';
 import { hasInterpolation, pyStrVal, type Origin, type Val } from './values.js';
 
 export interface InterpolationProblem {
-  code: 'interpolation' | 'missing-value' | 'type-mismatch';
+  code: 'interpolation' | 'missing-value' | 'type-mismatch' | 'resolver';
+  severity?: 'warning';
   key: string;
   message: string;
   origin?: Origin;
@@ -67,6 +68,25 @@ function fieldAt(schema: Field, path: readonly string[]): Field | null {
   return f;
 }
 
+// `${oc.env:HOME}`, `${oc.select:a.b,1}`: a resolver call, evaluated by the trainer at run time.
+const RESOLVER = /^[A-Za-z_][\w.]*:/;
+
+class ResolverCall extends Error {
+  constructor(readonly call: string) {
+    super(call);
+  }
+}
+
+function resolverNote(call: string, envNames: ReadonlySet<string> | undefined): string {
+  const name = call.slice(0, call.indexOf(':'));
+  if (name === 'oc.env' || name === 'env') {
+    const [v, ...dflt] = call.slice(call.indexOf(':') + 1).split(',');
+    const set = envNames?.has(v.trim());
+    return `\${${call}} is resolved by the trainer from its environment; ${set ? `${v.trim()} is set here` : dflt.length ? `${v.trim()} is not set here (default ${dflt.join(',').trim()})` : `${v.trim()} is not set here: make sure it is set where the trainer runs`}. The value is left as text here.`;
+  }
+  return `resolver ${name} is evaluated by the trainer at run time; the value is left as text here and not type-checked`;
+}
+
 class ResolveError extends Error {
   constructor(
     message: string,
@@ -77,7 +97,7 @@ class ResolveError extends Error {
 }
 
 /** Resolve every interpolation of a merged tree; returns a new tree without `${}` strings. */
-export function resolveTree(root: Val, schema: Field, problems: InterpolationProblem[]): Val {
+export function resolveTree(root: Val, schema: Field, problems: InterpolationProblem[], envNames?: ReadonlySet<string>): Val {
   const done = new Map<string, Val>();
   const active = new Set<string>();
 
@@ -107,7 +127,7 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
 
   const resolveRef = (ref: string, at: readonly string[]): Val => {
     const inner = hasInterpolation(ref) ? resolveString(ref, at) : ref;
-    if (/^[A-Za-z_][\w.]*:/.test(inner)) throw new ResolveError(`resolver '${inner.split(':')[0]}' is not supported here (in '\${${ref}}')`);
+    if (RESOLVER.test(inner)) throw new ResolverCall(inner);
     const path = refPath(inner, at);
     const target = nodeAt(path);
     if (target === undefined) throw new ResolveError(`Interpolation key '${inner}' not found`);
@@ -172,6 +192,10 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
     try {
       return resolveNode(n, path);
     } catch (e) {
+      if (e instanceof ResolverCall) {
+        problems.push({ code: 'resolver', severity: 'warning', key: path.join('.'), message: resolverNote(e.call, envNames), origin: n.origin });
+        return n;
+      }
       if (!(e instanceof ResolveError)) throw e;
       problems.push({ code: e.code, key: path.join('.'), message: `${e.message} (in '${path.join('.')}')`, origin: n.origin });
       return { t: 'null', origin: n.origin };

@@ -228,3 +228,16 @@ describe('secrets', () => {
     expect(evaluate(REFERENCE).diagnostics).toEqual([]);
   });
 });
+
+describe('resolvers', () => {
+  it('${oc.env:X} is left to the trainer with a warning that names the variable, never its value', () => {
+    const t = mutate('  fileroot: /path/to/areal-fileroot', '  fileroot: ${oc.env:AREAL_ROOT}/fileroot');
+    const ev = evaluate(t, [], ['WANDB_API_KEY']);
+    const d = ev.diagnostics.find((x) => x.code === 'resolver' && x.key === 'cluster.fileroot')!;
+    expect(d.severity).toBe('warning');
+    expect(d.message).toContain('AREAL_ROOT is not set here');
+    expect(ev.hasErrors).toBe(false);
+    expect(ev.resolved!.cluster.fileroot).toBe('${oc.env:AREAL_ROOT}/fileroot');
+    expect(evaluate(t, [], ['WANDB_API_KEY', 'AREAL_ROOT']).diagnostics.find((x) => x.key === 'cluster.fileroot')!.message).toContain('AREAL_ROOT is set here');
+  });
+});
