@@ -83,20 +83,25 @@ export function loadTargets(text: string, fileName: string): Record<string, Targ
   }
   const parsed = fileSchema.safeParse(doc.toJS() ?? {});
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    // Point at the deepest node that exists on the issue's path (a missing key: its parent).
+    // An unknown key (a typo) explains the "missing" errors that come with it: report it first.
+    const issues = parsed.error.issues;
+    const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0];
     const path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
+    const focus = issue.code === 'unrecognized_keys' ? [...path, issue.keys[0]] : path;
+    // Point at the deepest node that exists on the path (a missing key: its parent).
     let line = 1;
-    for (let n = path.length; n >= 0; n--) {
-      const node = doc.getIn(path.slice(0, n), true);
+    for (let n = focus.length; n >= 0; n--) {
+      const node = doc.getIn(focus.slice(0, n), true);
       if (isNode(node)) {
         line = lineOf(node.range?.[0]);
         break;
       }
     }
     const key = path.length > 0 ? path.join('.') : '(top level)';
-    const extra = issue.code === 'unrecognized_keys' ? `: ${issue.keys.join(', ')}` : '';
-    throw new TargetsFileError(`${fileName}:${line}: ${key}: ${issue.message}${extra}`);
+    const missing = issue.code === 'invalid_type' && doc.getIn(path) === undefined;
+    const message =
+      issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : missing ? 'missing (required)' : issue.message;
+    throw new TargetsFileError(`${fileName}:${line}: ${key}: ${message}`);
   }
   const out: Record<string, Target> = {};
   for (const [name, t] of Object.entries(parsed.data.targets)) {

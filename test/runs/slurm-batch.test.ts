@@ -1,0 +1,106 @@
+// The generated batch script, run by real bash outside Slurm (SLURM_JOB_ID set by hand, a stand-in
+// `scontrol` on PATH for the guard), and the sbatch options. The real-Slurm path is in slurm.test.ts.
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync, rmSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { batchScript, sbatchArgs, serializeRunRecord, parseRunRecord, type RunRecord, type Target } from '../../src/runs/index.js';
+import { START_DIRECT_SCRIPT } from '../../src/runs/remote-scripts.js';
+
+const WEIRD = `it's "odd"; $(echo no) \`echo no\` \${oc.env:HOME} * ? [x] {a,b} \\ end`;
+
+describe('slurm batch script', () => {
+  let dir: string;
+  let runDir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'awrl-batch-'));
+    runDir = join(dir, 'run dir');
+    mkdirSync(runDir);
+    mkdirSync(join(dir, 'bin'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const script = (nodes = 1) =>
+    batchScript({
+      runId: 'r1', runDir, workdir: dir, setup: 'export FROM_SETUP=yes',
+      argv: ['/usr/bin/python3', '-c', 'import json,os,sys; print(json.dumps([sys.argv[1:], os.getcwd(), os.environ.get("FROM_SETUP"), os.environ.get("AWRL_RUN_ID")]))', WEIRD],
+      nodes,
+    });
+
+  function runBatch(args: string[], scontrolState?: string) {
+    writeFileSync(join(runDir, 'job.sbatch'), script());
+    if (scontrolState) {
+      writeFileSync(join(dir, 'bin', 'scontrol'), `#!/bin/sh\necho "JobId=$4 JobName=x JobState=${scontrolState} Reason=None"\n`);
+      chmodSync(join(dir, 'bin', 'scontrol'), 0o755);
+    }
+    return spawnSync('bash', [join(runDir, 'job.sbatch'), ...args], {
+      env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin`, SLURM_JOB_ID: '7' },
+      encoding: 'utf8',
+    });
+  }
+
+  it('is valid bash for one and for many nodes', () => {
+    for (const n of [1, 8]) {
+      writeFileSync(join(dir, 's.sh'), script(n));
+      expect(spawnSync('bash', ['-n', join(dir, 's.sh')]).status).toBe(0);
+    }
+    expect(script(8)).toContain('ray start --head');
+    expect(script(1)).not.toContain('ray start');
+  });
+
+  it('attempt 1 runs the trainer with its argv byte for byte, after the setup line, and records the exit', () => {
+    const r = runBatch(['1']);
+    expect(r.status).toBe(0);
+    const [argv, cwd, setup, runId] = JSON.parse(readFileSync(join(runDir, 'stdout.log'), 'utf8'));
+    expect(argv).toEqual([WEIRD]);
+    expect([cwd, setup, runId]).toEqual([dir, 'yes', 'r1']);
+    expect(readFileSync(join(runDir, 'slurm-exit.7'), 'utf8').trim()).toBe('0');
+  });
+
+  it('a later attempt runs only after TIMEOUT/PREEMPTED/NODE_FAIL and records itself in run.json', () => {
+    const record: RunRecord = {
+      version: 1, runId: 'r1', experiment: 'e', trial: 't', target: 'x', workdir: dir, runDir, backend: 'slurm', argv: [],
+      secretNames: [], createdAt: 'c', attempts: [{ n: 1, reason: 'launch', startedAt: 's', jobId: '6' }], chainJobIds: ['7'], autoResume: 1, nodes: 1,
+    };
+    writeFileSync(join(runDir, 'run.json'), serializeRunRecord(record));
+    const skipped = runBatch(['2', '6'], 'FAILED');
+    expect(skipped.status).toBe(0);
+    expect(skipped.stdout).toContain('attempt 2 not needed: job 6 ended FAILED');
+    expect(existsSync(join(runDir, 'stdout.log'))).toBe(false);
+
+    const resumed = runBatch(['2', '6'], 'TIMEOUT');
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(existsSync(join(runDir, 'stdout.log'))).toBe(true);
+    const after = parseRunRecord(readFileSync(join(runDir, 'run.json'), 'utf8'));
+    expect(after?.attempts.at(-1)).toMatchObject({ n: 2, reason: 'auto-resume', jobId: '7', after: 'TIMEOUT' });
+  });
+
+  it('sbatch options: no GPUs asked when gpus_per_node is 0, the target\'s extras last', () => {
+    const t: Target = {
+      name: 'c', host: 'c', workdir: '/w', python: 'python3', backend: 'slurm',
+      slurm: { partition: 'gpu', timeLimit: '60', account: 'acc', cpusPerTask: 4, extraArgs: ['--exclusive'] },
+    };
+    const args = sbatchArgs(t, { runId: 'r', runDir: '/w/.awrl/runs/r', nodes: 8, gpusPerNode: 8 });
+    expect(args).toEqual([
+      '--job-name=awrl-r', '--chdir=/w/.awrl/runs/r', '--output=/w/.awrl/runs/r/slurm-%j.out', '--open-mode=append', '--nodes=8',
+      '--ntasks-per-node=1', '--gpus-per-node=8', '--cpus-per-task=4', '--partition=gpu', '--time=60', '--account=acc', '--exclusive',
+    ]);
+    expect(sbatchArgs({ ...t, slurm: { ...t.slurm, gpusPerNode: 0 } }, { runId: 'r', runDir: '/d', nodes: 1, gpusPerNode: 8 })).not.toContain('--gpus-per-node=8');
+  });
+});
+
+describe('direct start script', () => {
+  it('refuses a malformed variable name on stdin before starting anything', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'awrl-start-'));
+    try {
+      const r = spawnSync('bash', ['-c', START_DIRECT_SCRIPT, 'awrl-start', dir, 'r1', dir, '', 'true'], { input: 'GOOD=1\nBAD-NAME=2\n', encoding: 'utf8' });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/malformed environment variable name/);
+      expect(r.stderr).not.toContain('BAD-NAME');
+      expect(existsSync(join(dir, 'job.pid'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
