@@ -114,8 +114,17 @@ function toSettings(name: string, parts: { user?: string; host: string; port?: n
     serverAliveIntervalS: num('serveraliveinterval', 0),
     serverAliveCountMax: num('serveralivecountmax', 3),
     connectTimeoutS: ct && ct !== 'none' ? Number(ct) : null,
-    identityAgent: agent && agent.toLowerCase() !== 'none' ? expandHome(agent) : agent?.toLowerCase() === 'none' ? 'none' : null,
+    identityAgent: agentPath(agent),
   };
+}
+
+/** IdentityAgent: `none`, a path, or the name of an environment variable (`SSH_AUTH_SOCK`, `$VAR`). */
+function agentPath(v: string | undefined): string | null {
+  if (!v) return null;
+  if (v.toLowerCase() === 'none') return 'none';
+  if (v === 'SSH_AUTH_SOCK') return process.env.SSH_AUTH_SOCK ?? null;
+  if (v.startsWith('$')) return process.env[v.slice(1).replace(/^\{(.*)\}$/, '$1')] ?? null;
+  return expandHome(v);
 }
 
 /** OpenSSH pattern: `*`, `?`, case-insensitive; a list matches if some pattern does and no `!` one. */

@@ -125,8 +125,11 @@ export class SshTransport implements Transport {
   }
 
   /** Resolves when connected; rejects once the transport has failed or been closed. */
-  private whenReady(): Promise<Chain> {
+  private whenReady(signal?: AbortSignal): Promise<Chain> {
     return new Promise((resolve, reject) => {
+      // A caller may give up waiting for a reconnect (e.g. a poller on a timer).
+      if (signal?.aborted) return reject(new Error(`${this.target}: aborted while waiting for the connection`));
+      signal?.addEventListener('abort', () => reject(new Error(`${this.target}: aborted while waiting for the connection`)), { once: true });
       const check = (): boolean => {
         const s = this.current;
         if (s.state === 'ready' && this.conn) resolve(this.conn);
@@ -154,8 +157,8 @@ export class SshTransport implements Transport {
     const run = async (): Promise<{ code: number | null; signal: string | null }> => {
       const release = await this.channels.acquire();
       try {
-        if (userClosed) return { code: null, signal: null };
-        const chain = await this.whenReady();
+        if (userClosed) throw new Error(`${this.target}: ${argv[0]} was ${opts.signal?.aborted ? 'aborted' : 'closed'} before it started`);
+        const chain = await this.whenReady(opts.signal);
         let exit: { code: number | null; signal: string | null } | null = null;
         let closedResolve: () => void = () => undefined;
         const closedP = new Promise<void>((r) => (closedResolve = r));
@@ -197,7 +200,10 @@ export class SshTransport implements Transport {
     };
     const done = run();
     done.then(
-      () => stderr.end(),
+      () => {
+        stderr.end();
+        if (!channel) stdout.end();
+      },
       () => {
         stderr.end();
         stdout.end();

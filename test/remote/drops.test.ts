@@ -155,6 +155,27 @@ describe('drops', () => {
     h.close();
   });
 
+  it('gives up after maxElapsedMs (state failed, commands reject) and lets a waiting command be aborted', async () => {
+    const cfg = proxiedConfig(sshd, proxy);
+    const t2 = await openTransport(cfg.alias, { sshConfigFile: cfg.file, connectTimeoutMs: 1000, reconnect: { baseMs: 50, capMs: 200, maxElapsedMs: 1500 } });
+    try {
+      await proxy.refuse();
+      proxy.resetAll();
+      await waitFor(() => t2.state.state === 'reconnecting', { what: 't2 to notice the drop' });
+      const ac = new AbortController();
+      const waiting = t2.exec(['echo', 'never'], { signal: ac.signal });
+      ac.abort();
+      await expect(waiting).rejects.toThrow(/aborted/);
+      await waitFor(() => t2.state.state === 'failed', { what: 't2 to give up' });
+      expect((t2.state as { reason: string }).reason).toMatch(/could not reconnect .* within 1500 ms/);
+      await expect(t2.exec(['echo', 'x'])).rejects.toThrow(/could not reconnect/);
+    } finally {
+      await proxy.pass();
+      await t2.close();
+    }
+    await waitState('ready', 'the main transport to recover');
+  });
+
   it('no remote follower outlives a client whose path went silent', async () => {
     const p = join(dir, 'hb.log');
     writeFileSync(p, 'x\n');
