@@ -1,0 +1,102 @@
+// `--launch --follow` through a TCP proxy that cuts the connection: across a reset every event is
+// printed exactly once (same bytes as `parse --json` of the run's log); when the host stays
+// unreachable beyond --reconnect-timeout the follower exits 4 and the run goes on.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { simInit } from '../../src/sim/init.js';
+import { parseLogBytes, eventToJsonLine } from '../../src/trainer-log/index.js';
+import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
+import { waitFor, pidAlive } from '../harness/wait.js';
+
+const ROOT = dirname(dirname(dirname(new URL(import.meta.url).pathname)));
+const BIN = join(ROOT, 'bin', 'awrl-tui.js');
+
+interface Proc {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  done: Promise<number | null>;
+}
+
+function start(args: string[]): Proc {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, CPU_CLUSTER_TOKEN: 'token', XDG_CONFIG_HOME: join(tmpdir(), 'awrl-no-profiles') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const p: Proc = { child, stdout: '', stderr: '', done: Promise.resolve(null) };
+  child.stdout!.on('data', (b) => (p.stdout += b));
+  child.stderr!.on('data', (b) => (p.stderr += b));
+  p.done = new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  return p;
+}
+
+describe('--follow across connection drops', () => {
+  let sshd: SshdHandle;
+  let proxy: TcpProxy;
+  let workdir: string;
+  let config: string;
+  let proxied: { file: string; alias: string };
+  const procs: Proc[] = [];
+  const target = (speed: string) => [
+    '--target', proxied.alias, '-F', proxied.file, '--workdir', workdir,
+    '--setup', `export AWRL_SIM_DATASET_SIZE=256 AWRL_SIM_SPEED=${speed}`,
+  ];
+
+  beforeAll(async () => {
+    sshd = await startSshd();
+    proxy = await startTcpProxy(sshd.port);
+    const alias = `proxied-${proxy.port}`;
+    const kh = join(sshd.dir, 'known_hosts_proxy');
+    writeFileSync(kh, `[127.0.0.1]:${proxy.port} ${sshd.hostPublicKey}\n`);
+    const file = join(sshd.dir, 'ssh_config_proxy');
+    writeFileSync(file, [`Host ${alias}`, '  HostName 127.0.0.1', `  Port ${proxy.port}`, `  User ${sshd.user}`, `  IdentityFile ${sshd.identityFile}`,
+      '  IdentitiesOnly yes', `  UserKnownHostsFile ${kh}`, '  StrictHostKeyChecking yes', '  ServerAliveInterval 1', '  ServerAliveCountMax 2', ''].join('\n'));
+    proxied = { file, alias };
+    workdir = mkdtempSync(join(tmpdir(), 'awrl-runs-drops-'));
+    config = simInit(workdir, join(ROOT, 'dist'), ROOT).config!;
+  });
+  afterAll(async () => {
+    for (const p of procs) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
+    await proxy?.stop();
+    await sshd?.stop();
+    if (workdir) rmSync(workdir, { recursive: true, force: true });
+  });
+
+  it('prints every event once across a reset and exits 0', async () => {
+    const f = start(['--launch', ...target('600'), '--config', config, 'total_train_epochs=1', '++trial_name=drop-reset', '--follow', '--json']);
+    procs.push(f);
+    await waitFor(() => /"globalStep":2,/.test(f.stdout), { timeoutMs: 60_000, what: 'step 2' });
+    const acceptedBefore = proxy.accepted;
+    proxy.resetAll();
+    await waitFor(() => proxy.accepted > acceptedBefore, { timeoutMs: 30_000, what: 'a reconnection' });
+    expect(await f.done).toBe(0);
+    const runId = /run\s+(\S+)/.exec(f.stderr)![1];
+    const log = readFileSync(join(workdir, '.awrl', 'runs', runId, 'stdout.log'));
+    const expected = parseLogBytes(log).map((e) => `${eventToJsonLine(e)}\n`).join('');
+    expect(f.stdout).toBe(expected);
+    const steps = f.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'step').map((e) => e.globalStep);
+    expect(steps).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  }, 120_000);
+
+  it('exits 4 when the host stays unreachable beyond --reconnect-timeout; the run goes on', async () => {
+    const f = start(['--launch', ...target('150'), '--config', config, '++trial_name=drop-gone', '--follow', '--reconnect-timeout', '3']);
+    procs.push(f);
+    await waitFor(() => /step 1\//.test(f.stdout), { timeoutMs: 60_000, what: 'the first step line' });
+    const pid = Number(/pid\s+(\d+)/.exec(f.stdout)![1]);
+    await proxy.refuse();
+    proxy.resetAll();
+    expect(await f.done).toBe(4);
+    expect(f.stderr).toMatch(/lost the connection/);
+    expect(f.stderr).not.toMatch(/\n\s+at /);
+    expect(pidAlive(pid)).toBe(true);
+    await proxy.pass();
+    const stop = start(['stop', /run\s+(\S+)/.exec(f.stdout)![1], ...target('150'), '--grace', '5']);
+    procs.push(stop);
+    expect(await stop.done).toBe(0);
+    expect(pidAlive(pid)).toBe(false);
+  }, 120_000);
+});
