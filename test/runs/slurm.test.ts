@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { simInit } from '../../src/sim/init.js';
 import { openTransport, type Transport } from '../../src/remote/index.js';
-import { planFromConfig, launchRun, listRuns, resolveTarget, type Target } from '../../src/runs/index.js';
+import { planFromConfig, launchRun, listRuns, stopRun, resolveTarget, type Target } from '../../src/runs/index.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
 import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
@@ -112,4 +112,19 @@ describe('slurm backend over ssh', () => {
     expect(steps[steps.length - 1]).toBe(40);
     expect(events.some((e) => e.type === 'finished')).toBe(true);
   }, 400_000);
+
+  it('stop cancels every job of the run (attempt and queued chain) and the run reads stopped', async () => {
+    const { res: info } = await launch(['++trial_name=slurm-stop'], { autoResume: 2 });
+    expect(info.jobIds).toHaveLength(3);
+    await waitFor(async () => ((await runState(info.record.runId))?.state === 'running' ? true : null), { timeoutMs: 60_000, intervalMs: 300, what: 'RUNNING' });
+    const report = await stopRun(t, target(), info.record.runId);
+    expect(report.cancelledJobs).toEqual(info.jobIds);
+    const s = await waitFor(async () => {
+      const r = await runState(info.record.runId);
+      return r && r.state !== 'running' ? r : null;
+    }, { timeoutMs: 30_000, intervalMs: 300, what: 'the run to leave RUNNING' });
+    expect(s.state).toBe('stopped');
+    const queue = execFileSync('squeue', ['-h', '-o', '%i'], { env: slurm.env, encoding: 'utf8' }).trim();
+    expect(queue).toBe('');
+  }, 120_000);
 });
