@@ -108,11 +108,14 @@ describe('actor rules', () => {
     // A list item is reported where its first key starts, just after the dash.
     expect({ line: d.line, col: d.col }).toEqual({ line: posOf(t, '- task_type: worker').line, col: posOf(t, '- task_type: worker').col + 2 });
   });
-  it('scheduling-spec-count: three specs is an error at the override', () => {
+  it('scheduling-spec-count: three specs is an error at the override (rollout inherits it)', () => {
     const ev = evaluate(REFERENCE, ['actor.scheduling_spec=[{gpu:1},{gpu:1},{gpu:1}]']);
-    const d = only(ev, 'scheduling-spec-count');
-    expect(d.severity).toBe('error');
-    expect(d.override?.index).toBe(1);
+    const ds = ev.diagnostics.filter((d) => d.code === 'scheduling-spec-count');
+    // File positions first (rollout and ref take theirs through an interpolation), then the override.
+    expect(ds.map((d) => d.key)).toEqual(['rollout.scheduling_spec', 'ref.scheduling_spec', 'actor.scheduling_spec']);
+    expect(ds.every((d) => d.severity === 'error')).toBe(true);
+    expect(ds[2].override?.index).toBe(1);
+    expect(ds[0].line).toBe(posOf(REFERENCE, 'scheduling_spec: ${actor.scheduling_spec}').line);
   });
 });
 
@@ -140,6 +143,10 @@ describe('runtime rules', () => {
   it('recover-freq is a warning under slurm when unset', () => {
     const t = mutate('scheduler:\n  type: ray', 'scheduler:\n  type: slurm');
     expectAt(mutate('  freq_secs: 1200', '  freq_secs: null', t), 'recover-freq', 'warning', 'freq_secs: null', 'recover:');
+  });
+  it('saver-mode must be auto, sync or async', () => {
+    const t = mutate('saver:\n  experiment_name: ${experiment_name}', 'saver:\n  mode: fast\n  experiment_name: ${experiment_name}');
+    expectAt(t, 'saver-mode', 'error', 'mode: fast');
   });
   it('wandb-api-key: online without WANDB_API_KEY is an error; the value is never needed', () => {
     const d = expectAt(REFERENCE, 'wandb-api-key', 'error', 'mode: online', '', [], []);

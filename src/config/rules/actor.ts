@@ -27,10 +27,14 @@ export const actorRules: Rule = ({ cfg }) => {
       out.push({ severity: 'warning', code: 'hub-model-path', key, message: `${key} '${p}' is a Hugging Face Hub id; SGLang produces garbage on shared-GPU nodes with Hub paths: download it (snapshot_download) and give the local directory` });
   }
 
+  // TrainEngineConfig / InferenceEngineConfig.__post_init__ refuse any other count.
+  for (const group of ['actor', 'rollout', 'ref', 'critic']) {
+    const s = get(cfg, `${group}.scheduling_spec`);
+    if (Array.isArray(s) && (s.length < 1 || s.length > 2))
+      out.push({ severity: 'error', code: 'scheduling-spec-count', key: `${group}.scheduling_spec`, message: `${group}.scheduling_spec has ${s.length} entries; it takes 1 (worker with embedded engine) or 2 (worker, engine)` });
+  }
   const specs = get(cfg, 'actor.scheduling_spec');
   if (Array.isArray(specs)) {
-    if (specs.length < 1 || specs.length > 2)
-      out.push({ severity: 'error', code: 'scheduling-spec-count', key: 'actor.scheduling_spec', message: `actor.scheduling_spec has ${specs.length} entries; it takes 1 (worker with embedded engine) or 2 (worker, engine)` });
     const env = specs[0]?.env_vars ?? {};
     const raw = env.SGLANG_VLM_CACHE_SIZE_MB;
     const mb = raw === undefined ? null : Number(raw);
