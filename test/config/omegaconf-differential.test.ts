@@ -95,6 +95,21 @@ for (const set of OVERRIDE_SETS) {
   cases.push({ name: `overrides ${set.join(' ')}`, ref: { kind: 'apply', text: BASE, overrides: parsed }, mine: () => fromGeneric(BASE, set) });
 }
 
+// Random override sequences over the same base (fixed seed: the same cases every run).
+const KEYS = ['seed', 'name', 'opt.lr', 'opt.betas', 'opt.betas.0', 'nested.a.b', 'nested.empty', 'nested.a', 'specs.0.gpu', 'specs.1', 'new.k', 'ref', 'flag', 'missing'];
+const VALUES = ['1', '2.5', 'null', 'true', 'abc', '[1,2]', '{x:1}', '{b:7}', '${seed}', '${nested.a.b}', "'q r'", ''];
+const overrideArb = fc
+  .tuple(fc.constantFrom('', '+', '++', '~'), fc.constantFrom(...KEYS), fc.constantFrom(...VALUES), fc.boolean())
+  .map(([pre, key, value, withValue]) => (pre === '~' ? (withValue ? `~${key}=${value}` : `~${key}`) : `${pre}${key}=${value}`));
+const randomSets = fc.sample(fc.array(overrideArb, { minLength: 1, maxLength: 3 }), { numRuns: 80, seed: 1129 });
+for (const set of randomSets) {
+  const parsed = set.map((t) => {
+    const p = parseOverride(t);
+    return { kind: p.kind, key: p.key, ...(p.value ? { value: toTyped(p.value) } : {}) };
+  });
+  cases.push({ name: `random overrides ${set.join(' ')}`, ref: { kind: 'apply', text: BASE, overrides: parsed }, mine: () => fromGeneric(BASE, set) });
+}
+
 // ---- 4. Interpolation: absolute, relative, embedded, chained, containers, errors -------------
 const INTERP_DOCS = [
   'a: 1\nb: ${a}',
