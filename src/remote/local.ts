@@ -37,15 +37,22 @@ export class LocalTransport implements Transport {
     const child = spawn(argv[0], argv.slice(1), { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'], signal: opts.signal });
     // A missing program is reported the way a shell reports it (127 + a message on stderr), so
     // callers see the same result from local and ssh.
+    // Always drained, even if the caller never reads it: a child blocked on a full stderr pipe
+    // would stop producing stdout too (same rule as ssh's shared window). Capped in memory.
     const stderr = new PassThrough();
-    child.stderr.pipe(stderr);
+    child.stderr.on('data', (b: Buffer) => {
+      if (stderr.readableLength < 64 << 20) stderr.write(b);
+    });
+    let spawnFailed = false;
+    child.stderr.on('end', () => {
+      if (!spawnFailed) stderr.end();
+    });
     const done = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-      let spawnFailed = false;
       child.once('error', (err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR') {
           spawnFailed = true;
           const code = err.code === 'ENOENT' ? 127 : 126;
-          stderr.end(`${argv[0]}: ${err.code === 'ENOENT' ? 'command not found' : err.message}\n`);
+          if (!stderr.writableEnded) stderr.end(`${argv[0]}: ${err.code === 'ENOENT' ? 'command not found' : err.message}\n`);
           resolve({ code, signal: null });
         }
       });
