@@ -11,7 +11,7 @@ import { waitFor, pidAlive } from './wait.js';
 export interface SshdOptions {
   /** Reuse this host key (private key path) instead of generating one: e.g. to fake a re-keyed host. */
   hostKeyFile?: string;
-  /** Extra sshd_config lines. */
+  /** Extra sshd_config lines; they come first, so they override the harness defaults. */
   extraConfig?: string[];
   /** Extra lines for the generated ssh_config's Host block (e.g. `ProxyJump other-alias`). */
   extraClientConfig?: string[];
@@ -126,6 +126,8 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
   writeFileSync(
     cfg,
     [
+      // sshd keeps the first value it reads for a keyword: the caller's lines go first to override.
+      ...(opts.extraConfig ?? []),
       `Port ${port}`,
       'ListenAddress 127.0.0.1',
       `HostKey ${hostKeyFile}`,
@@ -142,7 +144,6 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
       // this machine root's .bashrc runs `pyenv init` (0.5 s idle, many seconds under load). With
       // SHLVL=1 the session's bash is not top-level, so tests pay for sshd, not for pyenv.
       ...(opts.runRcFiles ? [] : ['SetEnv SHLVL=1']),
-      ...(opts.extraConfig ?? []),
     ].join('\n') + '\n',
   );
 

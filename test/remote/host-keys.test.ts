@@ -113,6 +113,27 @@ describe('host keys and authentication', () => {
     expect(readFileSync(kh, 'utf8')).toMatch(/^\|1\|/);
   });
 
+  it('asks once per connection even though the server re-keys (ssh2 re-verifies on every rekey)', async () => {
+    const rekeying = await startSshd({ extraConfig: ['RekeyLimit 16K 1s', 'LogLevel DEBUG1'] });
+    try {
+      const kh = join(rekeying.dir, 'kh_rekey');
+      writeFileSync(kh, '');
+      let asked = 0;
+      const cfg = writeConfig(rekeying, 'rekey', kh, ['StrictHostKeyChecking ask']);
+      const t = await openTransport('rekey', {
+        sshConfigFile: cfg,
+        interactive: { askHostKey: async () => (++asked, true), askPassphrase: async () => null },
+      });
+      for (let i = 0; i < 3; i++) expect((await t.exec(['head', '-c', '200000', '/dev/zero'])).stdout.length).toBe(200000);
+      expect(readFileSync(join(rekeying.dir, 'sshd.log'), 'utf8')).toMatch(/rekey/i);
+      expect(asked).toBe(1);
+      expect(readFileSync(kh, 'utf8').trim().split('\n')).toHaveLength(1);
+      await t.close();
+    } finally {
+      await rekeying.stop();
+    }
+  });
+
   it('refuses a mismatched key, naming both the offered fingerprint and the disagreeing line', async () => {
     const kh = join(s.dir, 'kh_mismatch');
     const line = `[127.0.0.1]:${s.port} ${other.hostPublicKey}`;

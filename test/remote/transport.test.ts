@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync, appendFileSync, existsSync, readFileSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, remoteScript, type Transport, type FollowEvent } from '../../src/remote/index.js';
-import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { startSshd, descendants, type SshdHandle } from '../harness/sshd.js';
 import { waitFor } from '../harness/wait.js';
 
 const KINDS = (process.env.AWRL_TRANSPORTS ?? 'local,ssh').split(',');
@@ -166,6 +166,19 @@ describe.each(KINDS)('transport %s', (kind) => {
     await waitFor(() => events.some((e) => e.type === 'reset' && e.reason === 'replaced'), { what: 'a rotation reset' });
     await waitFor(() => got().endsWith('four\n'), { what: 'data after rotation' });
     h.close();
+    if (sshd) {
+      // Closing the handle ends the remote follower too (stdin EOF), not only after its heartbeat timeout.
+      const s = sshd;
+      const followers = (): number =>
+        descendants(s.pid).filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`).includes(Buffer.from('\0awrl-follow\0'));
+          } catch {
+            return false;
+          }
+        }).length;
+      await waitFor(() => followers() === 0, { timeoutMs: 5000, what: 'the remote follower to exit after close()' });
+    }
     // Offsets are contiguous between resets.
     let expected = 8;
     for (const e of events) {
