@@ -156,7 +156,7 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
 
   diags.sort(byPosition);
   const experimentName = resolved ? resolveExperimentName(resolved) : null;
-  const trialName = resolved && typeof resolved.trial_name === 'string' ? resolved.trial_name : null;
+  const trialName = resolved && typeof resolved.trial_name === 'string' && resolved.trial_name !== '???' ? resolved.trial_name : null;
   return {
     diagnostics: diags,
     hasErrors: diags.some((d) => d.severity === 'error'),

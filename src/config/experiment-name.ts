@@ -33,6 +33,6 @@ export function inferExperimentName(cfg: Record<string, any>): string {
 
 export function resolveExperimentName(cfg: Record<string, any>): string | null {
   const n = cfg.experiment_name;
-  if (typeof n !== 'string') return null;
+  if (typeof n !== 'string' || n === '???') return null; // '???': mandatory and unset
   return n === 'auto' ? inferExperimentName(cfg) : n;
 }

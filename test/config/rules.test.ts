@@ -180,6 +180,8 @@ describe('schema', () => {
   it('missing-value: a mandatory ??? left unset', () => {
     const ev = evaluate(REFERENCE, ['~trial_name']);
     expect(ev.diagnostics.find((d) => d.code === 'missing-value' && d.key === 'trial_name')?.severity).toBe('error');
+    expect(ev.trialName).toBeNull();
+    expect(evaluate(REFERENCE, ['~experiment_name']).experimentName).toBeNull();
   });
   it('interpolation: a missing target names the key', () => {
     const t = mutate('tokenizer_path: ${actor.path}', 'tokenizer_path: ${actor.pth}');
