@@ -62,8 +62,10 @@ follower() {
     local n got
     while [ "$off" -lt "$1" ]; do
       n=$(($1 - off)); [ "$n" -gt 4194304 ] && n=4194304
-      dd if=/dev/fd/3 of="$w/chunk" iflag=skip_bytes,count_bytes skip="$off" count="$n" bs=65536 status=none 2>/dev/null || return
-      got=$(stat -c %s "$w/chunk")
+      # dd's own summary ("N bytes ... copied", last line) gives the count without another fork.
+      LC_ALL=C dd if=/dev/fd/3 of="$w/chunk" iflag=skip_bytes,count_bytes skip="$off" count="$n" bs=65536 2>"$w/err" || return
+      got=; while IFS= read -r line; do got=\${line%% *}; done < "$w/err"
+      case $got in ''|*[!0-9]*) got=$(stat -c %s "$w/chunk") ;; esac
       [ "$got" -gt 0 ] || return
       printf 'D %s %s\\n' "$off" "$got"; cat "$w/chunk"
       off=$((off + got))
