@@ -104,7 +104,10 @@ export async function run(args: string[]): Promise<number> {
     }
     case 'argv': {
       failOnFatal(ev, p.file);
-      const argv = ev.launchArgv({ remoteConfigPath: p.remoteConfig ?? basename(p.file) });
+      // The trainer finds its config by stripping '.yaml' (Hydra config name): any other suffix fails.
+      const remote = p.remoteConfig ?? basename(p.file).replace(/\.(yml|YAML|YML)$/, '.yaml');
+      if (!remote.endsWith('.yaml')) throw new CliError(`--remote-config ${remote}: the uploaded config must end with .yaml (the trainer strips .yaml to find it)`, EXIT.usage);
+      const argv = ev.launchArgv({ remoteConfigPath: remote });
       for (const a of argv) out(a);
       out(`# experiment_name: ${ev.experimentName ?? '(unset)'}`);
       out(`# trial_name: ${ev.trialName ?? '(unset)'}`);

@@ -116,6 +116,11 @@ describe('config show / diff / argv', () => {
       '',
     ]);
   });
+  it('argv wants a remote path ending in .yaml', () => {
+    const r = cli(['argv', REFERENCE_PATH, '--remote-config', '/r/config.yml'], { WANDB_API_KEY: 'x' });
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('must end with .yaml');
+  });
   it('rejects unknown options and subcommands with exit 2', () => {
     expect(cli(['check', REFERENCE_PATH, '--frobnicate']).code).toBe(2);
     expect(cli(['explode', REFERENCE_PATH]).code).toBe(2);
