@@ -11,11 +11,13 @@ const DIR = '/work/shared/fixtures/areal-logs/run-a/';
 const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, 'parse', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
 
 describe('awrl-tui parse', () => {
-  it('--json prints one event per line, type first, same as the library', () => {
-    const r = cli('--json', DIR + 'merged.log');
+  it.each(['merged.log', 'stdout.log'])('--json prints one event per line, type first, same as the library (%s)', (file) => {
+    const r = cli('--json', DIR + file);
     expect(r.status).toBe(0);
-    const expected = parseLogBytes(readFileSync(DIR + 'merged.log')).map(eventToJsonLine);
+    const expected = parseLogBytes(readFileSync(DIR + file)).map(eventToJsonLine);
     expect(r.stdout.trimEnd().split('\n')).toEqual(expected);
+    // UTF-8 survives (stdout.log's worker warnings hold an em dash).
+    if (file === 'stdout.log') expect(r.stdout).toContain('45min — terminating episode');
   });
 
   it('reads several files in order as one stream (a record cut between files is joined)', () => {
