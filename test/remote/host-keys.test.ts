@@ -182,6 +182,19 @@ describe('host keys and authentication', () => {
     );
   });
 
+  it('without an OpenSSH client on PATH, reads the config file itself', async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = '/nonexistent-awrl';
+    try {
+      const t = await openTransport(s.alias, { sshConfigFile: s.sshConfigFile });
+      process.env.PATH = saved;
+      expect((await t.exec(['echo', 'fallback'])).stdout.toString()).toBe('fallback\n');
+      await t.close();
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
   it('connects by user@host:port with the options given', async () => {
     const cfg = join(s.dir, 'ssh_config_direct');
     writeFileSync(cfg, `Host *\n  IdentityFile ${s.identityFile}\n  UserKnownHostsFile ${s.knownHostsFile}\n  StrictHostKeyChecking yes\n`);
