@@ -42,6 +42,12 @@ describe('allocation rules', () => {
     expect(d.message).toContain('sglang:d48+fsdp:d16');
     expect(d.key).toBe('allocation_mode');
   });
+  it('allocation-mode: exactly one training component', () => {
+    const none = evaluate(REFERENCE, ["allocation_mode='sglang[rollout]:d64'"]);
+    expect(only(none, 'allocation-mode').message).toContain('no training component');
+    const two = evaluate(REFERENCE, ["allocation_mode='sglang[rollout]:d32+fsdp[actor]:d16+fsdp[critic]:d16'"]);
+    expect(only(two, 'allocation-mode').message).toContain('2 training components');
+  });
   it('gpu-count: more GPUs than the cluster is an error', () => {
     const t = mutate('fsdp[actor]:d16', 'fsdp[actor]:d32');
     expect(expectAt(t, 'gpu-count', 'error', 'allocation_mode: sglang').message).toMatch(/80 GPUs.*8 x 8 = 64/);

@@ -27,6 +27,20 @@ export const allocationRules: Rule = ({ cfg }) => {
   }
   const n = get(cfg, 'gconfig.n_samples');
   const cbs = get(cfg, 'rollout.consumer_batch_size');
+  // webgym/train.py reads `AllocationMode.train.data_parallel_size`: it needs exactly one training
+  // component (none → None has no attribute; several → "Ambiguous 'train' property").
+  const training = a.components.filter((c) => c.backend === null || ['fsdp', 'megatron', 'archon'].includes(c.backend));
+  if (typeof n === 'number' && n > 1 && training.length !== 1) {
+    out.push({
+      severity: 'error',
+      code: 'allocation-mode',
+      key: 'allocation_mode',
+      message: training.length === 0
+        ? `allocation_mode '${mode}' has no training component; add one, e.g. +fsdp[actor]:d4`
+        : `allocation_mode '${mode}' has ${training.length} training components; the trainer needs exactly one to size the batch (it fails with "Ambiguous 'train' property")`,
+    });
+    return out;
+  }
   const dp = a.actorDp;
   // The trainer checks only when n_samples > 1 (webgym/train.py).
   if (typeof n === 'number' && n > 1 && typeof cbs === 'number' && dp) {
