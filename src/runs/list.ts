@@ -45,17 +45,34 @@ interface Raw {
   runId: string;
   record: RunRecord | null;
   probe: RunProbe;
-  tail?: string;
+}
+
+/** `tail -v` output over several logs -> run id (the log's directory name) -> its last bytes. */
+function splitTails(b64: string): Map<string, Buffer> {
+  const all = Buffer.from(b64, 'base64');
+  // latin1 keeps one char per byte, so string offsets are byte offsets.
+  const text = all.toString('latin1');
+  const header = /(?:^|\n)==> (.*?) <==\n/g;
+  const heads: Array<{ path: string; start: number; end: number }> = [];
+  for (let m = header.exec(text); m; m = header.exec(text)) heads.push({ path: m[1], start: m.index, end: m.index + m[0].length });
+  const out = new Map<string, Buffer>();
+  heads.forEach((h, i) => {
+    const id = h.path.split('/').slice(-2, -1)[0];
+    if (id) out.set(id, all.subarray(h.end, i + 1 < heads.length ? heads[i + 1].start : all.length));
+  });
+  return out;
 }
 
 /** The list script's marked lines -> summaries (pure; exported for tests). */
 export function parseListOutput(text: string): RunSummary[] {
   const raws: Raw[] = [];
   const slurm: Record<string, string> = {};
+  let tails = new Map<string, Buffer>();
   for (const [key, f] of parseMarkedLines(text)) {
     const cur = raws[raws.length - 1];
     if (key === 'run') raws.push({ runId: f[0], record: null, probe: { slurmExit: {} } });
     else if (key === 'squeue') slurm[f[0]] = f[1];
+    else if (key === 'tails') tails = splitTails(f[0] ?? '');
     else if (!cur) continue;
     else if (key === 'json') cur.record = parseRunRecord(f[0]);
     else if (key === 'alive') cur.probe.alive = f[0] === '1';
@@ -63,13 +80,13 @@ export function parseListOutput(text: string): RunSummary[] {
     else if (key === 'sexit') {
       const code = toInt(f[1]);
       if (code !== null) cur.probe.slurmExit![f[0]] = code;
-    } else if (key === 'tail') cur.tail = f[0];
+    }
   }
   const out: RunSummary[] = [];
   for (const raw of raws) {
     if (!raw.record) continue; // unreadable run.json: not ours, or mid-write
     const d = deriveRunState(raw.record, { ...raw.probe, slurm });
-    out.push({ runId: raw.runId, record: raw.record, state: d.state, detail: d.detail, ...lastStep(raw.tail) });
+    out.push({ runId: raw.runId, record: raw.record, state: d.state, detail: d.detail, ...lastStep(tails.get(raw.runId)) });
   }
   return out.sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt));
 }
@@ -79,9 +96,9 @@ function toInt(s: string | undefined): number | null {
   return s !== undefined && s.trim() !== '' && Number.isInteger(n) ? n : null;
 }
 
-function lastStep(tailB64: string | undefined): Pick<RunSummary, 'globalStep' | 'totalSteps' | 'lastReward'> {
-  if (!tailB64) return {};
-  let bytes = Buffer.from(tailB64, 'base64');
+function lastStep(tail: Buffer | undefined): Pick<RunSummary, 'globalStep' | 'totalSteps' | 'lastReward'> {
+  if (!tail) return {};
+  let bytes = tail;
   // The tail starts mid-line (mid-table, even): begin at the first full line.
   const nl = bytes.indexOf(0x0a);
   bytes = nl >= 0 ? bytes.subarray(nl + 1) : bytes;

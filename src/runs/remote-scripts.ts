@@ -19,9 +19,21 @@ while IFS= read -r line || [ -n "$line" ]; do
 done
 `;
 
-/** Alive = a non-zombie process still in the job's session (PID = PGID = SID of the job). */
+/**
+ * job_alive PID RUN_ID: the job's leader (PID = PGID = SID) exists, is not a zombie, and carries the
+ * run tag, so a PID reused by an unrelated process is never taken for the job (nor signalled).
+ * Bash builtins only: listing hundreds of runs must not fork per run.
+ */
 const ALIVE_FN = sh`
-job_alive() { [ -n "$1" ] && ps -o stat= -s "$1" 2>/dev/null | grep -qv '^Z'; }
+job_alive() {
+  [ -n "$1" ] && [ -r "/proc/$1/stat" ] || return 1
+  local st kv
+  IFS= read -r st < "/proc/$1/stat" || return 1
+  st=$\{st##*) }
+  [ "$\{st%% *}" != Z ] || return 1
+  while IFS= read -r -d '' kv; do [ "$kv" = "AWRL_RUN_ID=$2" ] && return 0; done 2>/dev/null < "/proc/$1/environ"
+  return 1
+}
 `;
 
 /**
@@ -69,33 +81,37 @@ done
 `;
 
 /**
- * Lists runs. Args: RUNS_ROOT NAME(glob: * or a run id) SETUP TAIL_BYTES.  Output, per run: `@@run ID`, `@@json {...}`,
- * `@@alive 0|1`, optional `@@exit N`, `@@sexit JOBID N`, `@@tail BASE64`; then `@@squeue ID STATE`
- * lines when any run uses Slurm. Tab-separated.
+ * Lists runs. Args: RUNS_ROOT NAME(glob: * or a run id) SETUP TAIL_BYTES.  Output, per run: `@@run ID`,
+ * `@@json {...}`, `@@alive 0|1`, optional `@@exit N`, `@@sexit JOBID N`; then `@@squeue ID STATE`
+ * lines when any run uses Slurm; then `@@tails BASE64` of one `tail -v` over every non-empty log
+ * (headers `==> PATH <==` separate them). Tab-separated. Per run only builtins run: no fork.
  */
 export const LIST_SCRIPT = sh`set -u
 root=$1; name=$2; setup=$3; tail_bytes=$4
 ${ALIVE_FN}
 slurm=0
+logs=()
 for d in "$root"/$name/; do
   d=$\{d%/}
   [ -f "$d/run.json" ] || continue
-  printf '@@run\t%s\n@@json\t' "$\{d##*/}"
-  tr -d '\n' < "$d/run.json"; printf '\n'
-  case $(cat "$d/run.json") in *'"backend":"slurm"'*) slurm=1;; esac
-  pid=$(cat "$d/job.pid" 2>/dev/null || true)
-  if job_alive "$pid"; then printf '@@alive\t1\n'; else printf '@@alive\t0\n'; fi
-  [ -f "$d/exit.code" ] && printf '@@exit\t%s\n' "$(cat "$d/exit.code")"
+  json=""; IFS= read -r json < "$d/run.json"
+  printf '@@run\t%s\n@@json\t%s\n' "$\{d##*/}" "$json"
+  case $json in *'"backend":"slurm"'*) slurm=1;; esac
+  id=$\{d##*/}; pid=""
+  [ -f "$d/job.pid" ] && IFS= read -r pid < "$d/job.pid"
+  if job_alive "$pid" "$id"; then printf '@@alive\t1\n'; else printf '@@alive\t0\n'; fi
+  if [ -f "$d/exit.code" ]; then code=""; IFS= read -r code < "$d/exit.code"; printf '@@exit\t%s\n' "$code"; fi
   for f in "$d"/slurm-exit.*; do
-    [ -f "$f" ] && printf '@@sexit\t%s\t%s\n' "$\{f##*.}" "$(cat "$f")"
+    if [ -f "$f" ]; then code=""; IFS= read -r code < "$f"; printf '@@sexit\t%s\t%s\n' "$\{f##*.}" "$code"; fi
   done
-  if [ "$tail_bytes" -gt 0 ] && [ -f "$d/stdout.log" ]; then
-    printf '@@tail\t'; tail -c "$tail_bytes" "$d/stdout.log" | base64 | tr -d '\n'; printf '\n'
-  fi
+  [ -s "$d/stdout.log" ] && logs+=("$d/stdout.log")
 done
 if [ "$slurm" = 1 ]; then
   eval "$setup" >&2
   squeue -h -t all -u "$(id -un)" -o '%i %T' 2>/dev/null | while read -r id st; do printf '@@squeue\t%s\t%s\n' "$id" "$st"; done
+fi
+if [ "$tail_bytes" -gt 0 ] && [ "$\{#logs[@]}" -gt 0 ]; then
+  printf '@@tails\t'; tail -v -c "$tail_bytes" -- "$\{logs[@]}" | base64 | tr -d '\n'; printf '\n'
 fi
 true
 `;
@@ -107,12 +123,13 @@ true
 export const STOP_DIRECT_SCRIPT = sh`set -u
 run_dir=$1; run_id=$2; grace=$3
 ${ALIVE_FN}
-pid=$(cat "$run_dir/job.pid" 2>/dev/null || true)
-if job_alive "$pid"; then
+pid=""
+[ -f "$run_dir/job.pid" ] && IFS= read -r pid < "$run_dir/job.pid"
+if job_alive "$pid" "$run_id"; then
   kill -TERM -- "-$pid" 2>/dev/null && printf '@@term\t%s\n' "$pid"
   n=0
-  while job_alive "$pid" && [ "$n" -lt $((grace * 10)) ]; do sleep 0.1; n=$((n + 1)); done
-  if job_alive "$pid"; then kill -KILL -- "-$pid" 2>/dev/null && printf '@@kill\t%s\n' "$pid"; fi
+  while job_alive "$pid" "$run_id" && [ "$n" -lt $((grace * 10)) ]; do sleep 0.1; n=$((n + 1)); done
+  if job_alive "$pid" "$run_id"; then kill -KILL -- "-$pid" 2>/dev/null && printf '@@kill\t%s\n' "$pid"; fi
 fi
 # torchrun puts workers in their own sessions: find whatever still carries the run tag.
 tagged() {

@@ -71,6 +71,7 @@ describe('run record and ids', () => {
 describe('list script output', () => {
   it('turns marked lines into summaries with step and reward from the log tail', () => {
     const tail = Buffer.from(
+      '==> /w/.awrl/runs/r2/stdout.log <==\nother run\n\n==> /w/.awrl/runs/r1/stdout.log <==\n' +
       'partial line from the middle\n' +
         '\x1b[37m(AReaL)\x1b[0m \x1b[37m20260525-12:00:00.000 StatsLogger INFO: Epoch 1/1 Step 3/8 Train step 3/8 done.\x1b[0m\n' +
         '\x1b[37m(AReaL)\x1b[0m \x1b[37m20260525-12:00:00.000 StatsLogger INFO: Stats (1/1):\x1b[0m\n' +
@@ -79,12 +80,13 @@ describe('list script output', () => {
     ).toString('base64');
     const text = [
       '@@run\tr2', `@@json\t${JSON.stringify(slurm({ runId: 'r2', createdAt: '2026-01-02T00:00:00.000Z' }))}`, '@@alive\t0', '@@sexit\t10\t0',
-      '@@run\tr1', `@@json\t${JSON.stringify(direct({ runId: 'r1' }))}`, '@@alive\t1', `@@tail\t${tail}`,
+      '@@run\tr1', `@@json\t${JSON.stringify(direct({ runId: 'r1' }))}`, '@@alive\t1',
       '@@run\tjunk', '@@json\t{', '@@alive\t0',
-      '@@squeue\t10\tRUNNING', '@@squeue\t11\tPENDING',
+      '@@squeue\t10\tRUNNING', '@@squeue\t11\tPENDING', `@@tails\t${tail}`,
     ].join('\n');
     const runs = parseListOutput(text);
     expect(runs.map((r) => [r.runId, r.state])).toEqual([['r1', 'running'], ['r2', 'running']]);
     expect(runs[0]).toMatchObject({ globalStep: 3, totalSteps: 8, lastReward: 0.45 });
+    expect(runs[1].globalStep).toBeUndefined();
   });
 });
