@@ -94,3 +94,18 @@ describe('launch argv', () => {
     );
   });
 });
+
+describe('effective YAML with arbitrary strings', () => {
+  it('a string set by an override reads back identically from the effective YAML (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', ' ', ':', '#', '-', '?', '[', ']', '{', '}', ',', "'", '"', '&', '*', '!', '|', '>', '%', '@', '`', '1', '.', 'e', 'y', '\\') }), (s) => {
+        const ev = evaluate(REFERENCE, [`trial_name=${formatOverrideValue(s)}`]);
+        if (s.includes('${')) return;
+        const back = evaluate(ev.effectiveYaml());
+        expect(back.resolved!.trial_name).toBe(s);
+        expect(evaluate(ev.effectiveYaml({ resolved: true })).resolved!.trial_name).toBe(s);
+      }),
+      { numRuns: 200, seed: 9 },
+    );
+  });
+});
