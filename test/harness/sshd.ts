@@ -43,6 +43,21 @@ export interface SshdHandle {
   stop(): Promise<void>;
 }
 
+// Safety net for a test that times out before its cleanup ran: when the worker exits, every sshd
+// this module started (and its sessions) is killed by PID. Normal cleanup is still stop().
+const live = new Set<number>();
+process.once('exit', () => {
+  for (const pid of live) {
+    for (const p of [...descendants(pid), pid]) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+});
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -170,6 +185,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
 
   const child: ChildProcess = spawn('/usr/sbin/sshd', ['-D', '-f', cfg, '-E', logFile], { stdio: 'ignore' });
   const pid = child.pid!;
+  live.add(pid);
   let exited = false;
   child.once('exit', () => (exited = true));
   try {
@@ -182,6 +198,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
     );
   } catch (err) {
     await killTree(pid).catch(() => undefined);
+    live.delete(pid);
     throw err;
   }
 
@@ -200,6 +217,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
     pid,
     async stop() {
       await killTree(pid);
+      live.delete(pid);
       rmSync(dir, { recursive: true, force: true });
     },
   };
