@@ -7,7 +7,7 @@ import { TrainerLogParser, eventToJsonLine, type TrainerEvent } from '../trainer
 import { MetricsStore, STEP_TIME_KEY } from '../metrics/index.js';
 
 const USAGE = 'usage: awrl-tui parse FILE... [--json]';
-const READ_SIZE = 1 << 20;
+const READ_SIZE = 1 << 18;
 const FLUSH_AT = 1 << 18;
 
 function openAll(files: string[]): number[] {
