@@ -3,16 +3,19 @@
 // The cockpit's root: tab bar, one screen, status line. Reads the session through a frame-bounded
 // hook, turns keys into effects with the pure reducer in ui-state.ts, never draws more than
 // rows-1 lines (Ink clears the whole screen, i.e. flickers, when a frame reaches the last row).
-import React, { useCallback, useMemo, useRef, useState } from 'react';
-import { Box, Text, useApp, useInput } from 'ink';
+import React, { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useApp, useInput } from 'ink';
 import { useNow } from './hooks/use-now.js';
 import { useSessionState } from './hooks/use-session.js';
 import { useTerminalSize, type Size } from './hooks/use-terminal-size.js';
 import { SCREENS, SCREEN_TITLES, type ScreenId } from './keys.js';
-import { Lines, type Line, type Seg } from './lines.js';
+import { frame, hstack, lineText, lineToAnsi, Lines, type Line, type Seg } from './lines.js';
+import { formatAge, wrap } from './format.js';
+import type { TerminalPainter } from './painter.js';
+import { connectionText, headerLines } from './panels/header.js';
 import { logLines } from './panels/log.js';
 import { configLines, confirmLaunchLines } from './screens/config.js';
-import { Dashboard } from './screens/dashboard.js';
+import { dashboardBody, dashboardHeader } from './screens/dashboard.js';
 import { helpLines } from './screens/help.js';
 import { flatRuns, runsLines } from './screens/runs.js';
 import type { Session, SessionState } from './session/types.js';
@@ -32,6 +35,8 @@ export interface AppProps {
   frameMs?: number;
   clock?: () => number;
   onQuit?: () => void;
+  /** Draw through this painter (a real terminal) instead of Ink's renderer. */
+  painter?: TerminalPainter;
 }
 
 function tabBar(screen: ScreenId, width: number): Line {
@@ -69,7 +74,7 @@ function keyContext(state: SessionState, page: number): KeyContext {
   };
 }
 
-export function App({ session, initialScreen = 'runs', size: fixedSize, colors = colorsEnabled(), frameMs = 100, clock = Date.now, onQuit }: AppProps) {
+export function App({ session, initialScreen = 'runs', size: fixedSize, colors = colorsEnabled(), frameMs = 100, clock = Date.now, onQuit, painter }: AppProps) {
   const state = useSessionState(session, frameMs);
   const size = useTerminalSize(fixedSize);
   const [ui, setUi] = useState(() => initialUiState(initialScreen));
@@ -80,7 +85,17 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   const height = Math.max(1, size.rows - 1);
   const bodyH = height - 2;
   const clockActive = ui.screen === 'runs' || (ui.screen === 'dashboard' && state.run !== null);
-  const now = useNow(clockActive, 1000, clock);
+  // Only the clock-driven text decides when the clock re-renders (see useNow).
+  const clockKey = (t: number): string => {
+    if (ui.screen === 'dashboard' && state.run) {
+      const r = state.run;
+      return lineText(headerLines({ runId: r.summary.id, target: r.summary.target, connection: r.connection, connectionAt: r.connectionAt, runState: r.summary.state, figures: r.figures, now: t })[1]) + lineText(headerLines({ runId: '', target: '', connection: r.connection, connectionAt: r.connectionAt, runState: r.summary.state, figures: r.figures, now: t })[0]);
+    }
+    return flatRuns(state.targets)
+      .map((r) => (r.lastStepAt === null ? '' : formatAge((t - r.lastStepAt) / 1000)))
+      .join('|') + state.targets.map((x) => lineText([connectionText(x.connection)])).join('|');
+  };
+  const now = useNow(clockActive, clockKey, 1000, clock);
 
   const run = useCallback(
     (effects: Effect[]) => {
@@ -152,51 +167,39 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
     () => ({ zoom: ui.zoom, showDifficulty: ui.showDifficulty, logAll: ui.logAll, logSearch: ui.logSearch, logScroll: ui.logScroll }),
     [ui.zoom, ui.showDifficulty, ui.logAll, ui.logSearch, ui.logScroll],
   );
+  const tooSmall = width < MIN_COLUMNS || size.rows < MIN_ROWS;
+  // The expensive part (panels, charts) depends on data, size and view options, never on the clock.
+  const dashboard = useMemo(
+    () => (ui.screen === 'dashboard' && !ui.help && !tooSmall ? dashboardBody(state.run, width, bodyH - 2, colors, dashUi) : null),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [ui.screen, ui.help, tooSmall, state.run, state.version, width, bodyH, colors, dashUi],
+  );
 
-  if (width < MIN_COLUMNS || size.rows < MIN_ROWS) {
-    const msg = `Terminal too small (${width}×${size.rows}): awrl-tui needs at least ${MIN_COLUMNS}×${MIN_ROWS}. Enlarge it, or q to quit.`;
-    return (
-      <Box width={width} height={Math.min(height, 3)} overflow="hidden">
-        <Text wrap="wrap">{msg}</Text>
-      </Box>
-    );
-  }
-
-  let body: React.ReactNode;
-  if (ui.help) {
-    body = <Lines lines={helpLines(width)} width={width} height={bodyH} colors={colors} />;
-  } else if (ui.confirm?.kind === 'launch' && state.config) {
-    body = <Lines lines={confirmLaunchLines(state.config, width)} width={width} height={bodyH} colors={colors} />;
-  } else if (ui.screen === 'dashboard') {
-    body = <Dashboard run={state.run} version={state.version} width={width} height={bodyH} colors={colors} ui={dashUi} now={now} />;
-  } else if (ui.screen === 'log') {
-    const lines = state.run ? logLines({ lines: state.run.log, showAll: ui.logAll, search: ui.logSearch, scroll: ui.logScroll }, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' as const }]];
-    body = <Lines lines={lines} width={width} height={bodyH} colors={colors} />;
+  let body: Line[];
+  if (ui.help) body = helpLines(width);
+  else if (ui.confirm?.kind === 'launch' && state.config) body = confirmLaunchLines(state.config, width);
+  else if (ui.screen === 'dashboard') body = [...frame(dashboardHeader(state.run, now), width, 2), ...(dashboard ?? [])];
+  else if (ui.screen === 'log') {
+    body = state.run ? logLines({ lines: state.run.log, showAll: ui.logAll, search: ui.logSearch, scroll: ui.logScroll }, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {
     const editing = ui.input?.kind === 'edit' ? { key: ui.input.key, text: ui.input.text } : null;
     const adding = ui.input?.kind === 'add' ? ui.input.text : null;
     const c = configLines(state.config, { cursor: ui.configCursor, editing, adding }, width, bodyH);
-    body = c.right ? (
-      <Box flexDirection="row" height={bodyH}>
-        <Lines lines={c.left} width={c.leftWidth} height={bodyH} colors={colors} />
-        <Box marginLeft={1}>
-          <Lines lines={c.right} width={width - c.leftWidth - 1} height={bodyH} colors={colors} />
-        </Box>
-      </Box>
-    ) : (
-      <Lines lines={c.left} width={width} height={bodyH} colors={colors} />
-    );
-  } else {
-    body = <Lines lines={runsLines(state.targets, ui.runsCursor, now, width, bodyH)} width={width} height={bodyH} colors={colors} />;
-  }
+    body = c.right ? hstack([{ lines: c.left, width: c.leftWidth }, { lines: c.right, width: width - c.leftWidth - 1 }], bodyH) : c.left;
+  } else body = runsLines(state.targets, ui.runsCursor, now, width, bodyH);
 
-  return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      <Lines lines={[tabBar(ui.screen, width)]} width={width} height={1} colors={colors} />
-      <Box height={bodyH} overflow="hidden">
-        {body}
-      </Box>
-      <Lines lines={[statusLine(state, ui)]} width={width} height={1} colors={colors} />
-    </Box>
-  );
+  const lines: Line[] = tooSmall
+    ? wrapPlain(`Terminal too small (${width}×${size.rows}): awrl-tui needs at least ${MIN_COLUMNS}×${MIN_ROWS}. Enlarge it, or q to quit.`, width, Math.min(height, 3))
+    : [tabBar(ui.screen, width), ...frame(body, width, bodyH), statusLine(state, ui)];
+
+  // In a real terminal the painter draws; under test (or without one) Ink draws the same lines.
+  useEffect(() => {
+    if (painter) painter.paint(frame(lines, width, height).map((l) => lineToAnsi(l, colors)), width, size.rows);
+  });
+  if (painter) return null;
+  return <Lines lines={lines} width={width} height={tooSmall ? Math.min(height, 3) : height} colors={colors} />;
+}
+
+function wrapPlain(text: string, width: number, height: number): Line[] {
+  return wrap(text, width, height);
 }

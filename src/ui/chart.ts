@@ -79,6 +79,50 @@ function labelFormatter(min: number, max: number): (x: number) => string {
   return (x) => x.toFixed(decimals);
 }
 
+/** asciichart colours every character on its own (`C x RESET C y RESET`); a terminal UI pays per
+ *  escape, so runs of one colour become one `C xy RESET`. */
+export function mergeColorRuns(line: string): string {
+  if (!line.includes('\x1b')) return line;
+  let out = '';
+  let active: string | null = null;
+  const re = /\x1b\[([0-9;]*)m/g;
+  let last = 0;
+  let m: RegExpExecArray | null;
+  let pendingReset = false;
+  while ((m = re.exec(line))) {
+    const text = line.slice(last, m.index);
+    if (text) {
+      if (pendingReset) {
+        out += '\x1b[0m';
+        active = null;
+        pendingReset = false;
+      }
+      out += text;
+    }
+    last = re.lastIndex;
+    const code = m[1];
+    if (code === '0' || code === '') {
+      if (active !== null) pendingReset = true;
+    } else if (pendingReset && code === active) {
+      pendingReset = false; // same colour continues: drop "reset + colour"
+    } else {
+      if (pendingReset) out += '\x1b[0m';
+      pendingReset = false;
+      out += m[0];
+      active = code;
+    }
+  }
+  const tail = line.slice(last);
+  if (pendingReset && tail) {
+    out += '\x1b[0m';
+    active = null;
+    pendingReset = false;
+  }
+  out += tail;
+  if (pendingReset || active !== null) out += '\x1b[0m';
+  return out;
+}
+
 /**
  * Draw up to a few series in a `width`×`height` box. Returns exactly `height` lines (padded);
  * `["(no data)"]`-style placeholder when nothing is finite.
@@ -134,7 +178,7 @@ export function drawChart(series: ChartSeries[], opts: ChartOptions): string[] {
     colors,
     format: (x: number) => format(x).padStart(Math.max(2, labelWidth)),
   });
-  const lines = plot.split('\n').slice(0, height);
+  const lines = plot.split('\n').slice(0, height).map(mergeColorRuns);
   while (lines.length < height) lines.push('');
   return lines;
 }

@@ -11,6 +11,17 @@ export function formatDuration(seconds: number | null | undefined): string {
   return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
 }
 
+/** Coarse ages for clock-driven text ("elapsed", "ETA", "last step … ago"): seconds only under a
+ *  minute, so the text (and with it the frame) changes once a minute, not every second. */
+export function formatAge(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '—';
+  const s = Math.floor(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+  return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
+}
+
 /** Numbers as a person reads them on a dashboard: 4 significant digits, exponent only when needed. */
 export function formatNumber(v: number | null | undefined, digits = 4): string {
   if (v === null || v === undefined) return '—';

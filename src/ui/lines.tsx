@@ -3,8 +3,8 @@
 // Panels are pure functions that return lines of styled segments; <Lines> draws them. Keeping the
 // text out of React's tree makes a frame cheap (one <Text> per line) and makes panels trivially
 // testable: a panel's output is plain data whose widths can be checked.
-import React, { memo } from 'react';
-import { Box, Text } from 'ink';
+import React, { memo, useMemo } from 'react';
+import { Box, Text, Transform } from 'ink';
 import { palette, type PaletteName } from './theme.js';
 
 export interface Seg {
@@ -71,12 +71,47 @@ export function frame(lines: Line[], width: number, height: number): Line[] {
   return out;
 }
 
+/** Panels side by side: line i of each part cut/padded to its width, joined by `gap` spaces. */
+export function hstack(parts: { lines: Line[]; width: number }[], height: number, gap = 1): Line[] {
+  const out: Line[] = [];
+  for (let i = 0; i < height; i++) {
+    const segs: Seg[] = [];
+    parts.forEach((p, j) => {
+      if (j > 0) segs.push({ t: ' '.repeat(gap) });
+      const l = clipLine(p.lines[i] ?? '', p.width);
+      const asSegs = typeof l === 'string' ? [{ t: l }] : l;
+      segs.push(...asSegs);
+      const used = asSegs.reduce((n, s) => n + visibleLength(s.t), 0);
+      if (j < parts.length - 1 && used < p.width) segs.push({ t: ' '.repeat(p.width - used) });
+    });
+    out.push(segs);
+  }
+  return out;
+}
+
 /** A section title that fills the width: "─ Reward ─────── step 120". */
 export function titleLine(title: string, width: number, right = ''): Line {
   const head = `─ ${title} `;
   const tail = right ? ` ${right} ─` : '';
   const fill = Math.max(0, width - head.length - tail.length);
   return [{ t: head, c: 'title', bold: true }, { t: '─'.repeat(fill), c: 'dim' }, { t: tail, c: 'dim' }];
+}
+
+const SGR_COLOR: Record<PaletteName, string> = { accent: '36', good: '32', warn: '33', bad: '31', dim: '90', title: '34' };
+
+/** One line as text with SGR codes (none when colours are off; bold and inverse are kept). */
+export function lineToAnsi(line: Line, colors: boolean): string {
+  if (typeof line === 'string') return line;
+  let out = '';
+  for (const s of line) {
+    if (!s.t) continue;
+    const on: string[] = [];
+    if (colors && s.c) on.push(SGR_COLOR[palette[s.c] ? s.c : 'dim']);
+    if (s.bold) on.push('1');
+    if (s.inverse) on.push('7');
+    out += on.length ? `\x1b[${on.join(';')}m${s.t}\x1b[0m` : s.t;
+  }
+  return out;
 }
 
 interface LinesProps {
@@ -86,26 +121,20 @@ interface LinesProps {
   colors: boolean;
 }
 
+// One text node per panel, and a constant one: Ink measures a <Text> by its content and caches
+// every measured string forever (a module-level Map), which over days of changing numbers is
+// unbounded growth. So the node holds a blank block of the panel's size (one cache entry per size)
+// and <Transform> swaps in the real, pre-styled lines at output time. Widths are guaranteed by
+// frame(), so no Box clips (Ink's clipping slices every line of every frame).
 function LinesImpl({ lines, width, height, colors }: LinesProps) {
-  const shown = frame(lines, width, height);
+  const blank = useMemo(() => Array.from({ length: Math.max(0, height) }, () => ' '.repeat(Math.max(0, width))).join('\n'), [width, height]);
+  const painted = frame(lines, width, height).map((l) => lineToAnsi(l, colors));
+  if (width <= 0 || height <= 0) return null;
   return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      {shown.map((l, i) => (
-        <Text key={i} wrap="truncate">
-          {typeof l === 'string'
-            ? l || ' '
-            : l.map((s, j) => (
-                <Text
-                  key={j}
-                  color={colors && s.c ? palette[s.c] : undefined}
-                  bold={s.bold}
-                  inverse={s.inverse}
-                >
-                  {s.t}
-                </Text>
-              ))}
-        </Text>
-      ))}
+    <Box width={width} height={height}>
+      <Transform transform={(_line, index) => painted[index] ?? ''}>
+        <Text>{blank}</Text>
+      </Transform>
     </Box>
   );
 }

@@ -6,6 +6,7 @@
 import React from 'react';
 import { render } from 'ink';
 import { App } from './app.js';
+import { TerminalPainter } from './painter.js';
 import type { ScreenId } from './keys.js';
 import type { Session } from './session/types.js';
 
@@ -49,7 +50,8 @@ export async function renderCockpit(o: RenderCockpitOptions): Promise<void> {
     process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
   };
   stdout.write(ENTER_ALT);
-  const instance = render(<App session={o.session} initialScreen={o.initialScreen} />, {
+  const painter = new TerminalPainter(stdout);
+  const instance = render(<App session={o.session} initialScreen={o.initialScreen} painter={painter} />, {
     stdin,
     stdout,
     stderr,

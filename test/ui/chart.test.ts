@@ -81,3 +81,17 @@ describe('format helpers', () => {
     expect(fit('abcdef', 4)).toBe('abc…');
   });
 });
+
+describe('mergeColorRuns', () => {
+  it('collapses per-character colours into runs, keeping the visible text and colours', async () => {
+    const { mergeColorRuns } = await import('../../src/ui/chart.js');
+    const C = '\x1b[36m';
+    const Y = '\x1b[33m';
+    const R = '\x1b[0m';
+    const line = `0.5┤${C}─${R}${C}─${R}${C}╮${R}  ${Y}╭${R}${Y}─${R}`;
+    const merged = mergeColorRuns(line);
+    expect(merged).toBe(`0.5┤${C}──╮${R}  ${Y}╭─${R}`);
+    expect(merged.replace(/\x1b\[[0-9;]*m/g, '')).toBe(line.replace(/\x1b\[[0-9;]*m/g, ''));
+    expect(mergeColorRuns('plain')).toBe('plain');
+  });
+});

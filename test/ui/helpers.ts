@@ -9,10 +9,15 @@ export function renderInk(el: ReactElement): Rendered {
   return render(el);
 }
 
+/** Frames without SGR codes: bold and inverse stay on even under NO_COLOR, tests read the text. */
+export function stripSgr(s: string): string {
+  return s.replace(/\x1b\[[0-9;]*m/g, '');
+}
+
 export async function waitForFrame(r: Rendered, pred: (frame: string) => boolean, what = 'frame', timeoutMs = 3000): Promise<string> {
   const start = Date.now();
   for (;;) {
-    const f = r.lastFrame() ?? '';
+    const f = stripSgr(r.lastFrame() ?? '');
     if (pred(f)) return f;
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}; last frame:\n${f}`);
     await new Promise((res) => setTimeout(res, 10));

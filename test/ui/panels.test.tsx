@@ -12,11 +12,11 @@ import { rewardLines } from '../../src/ui/panels/reward.js';
 import { stalenessLines } from '../../src/ui/panels/staleness.js';
 import { throughputLines } from '../../src/ui/panels/throughput.js';
 import type { Alert, DashboardFigures, GpuSnapshot, LogLine } from '../../src/ui/session/types.js';
-import { maxLineWidth, renderInk } from './helpers.js';
+import { maxLineWidth, renderInk, stripSgr } from './helpers.js';
 
 function draw(lines: Line[], width: number, height: number): string {
   const r = renderInk(<Lines lines={lines} width={width} height={height} colors={false} />);
-  const f = r.lastFrame() ?? '';
+  const f = stripSgr(r.lastFrame() ?? '');
   r.unmount();
   expect(maxLineWidth(f)).toBeLessThanOrEqual(width);
   expect(f.split('\n').length).toBeLessThanOrEqual(height);
@@ -166,7 +166,7 @@ describe('header', () => {
     const lines = headerLines({ runId: 'r1', target: 'gpu-head', connection: { state: 'ready' }, connectionAt: 0, runState: 'running', figures, now: 3_600_000 });
     const f = draw(lines, 100, 2);
     expect(f).toContain('r1 on gpu-head │ connected │ running');
-    expect(f).toContain('step 120/1600  epoch 1/10  elapsed 1 h 00 min  ETA 16 min 36 s  last step 4 s ago');
+    expect(f).toContain('step 120/1600  epoch 1/10  elapsed 1 h 00 min  ETA 16 min  last step 4 s ago');
   });
   it('counts the reconnect down: "reconnecting in 4 s (attempt 3)"', () => {
     const c = { state: 'reconnecting' as const, attempt: 3, nextInMs: 5000, lastError: 'ECONNRESET' };

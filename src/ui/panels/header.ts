@@ -1,5 +1,5 @@
 // The dashboard's two header lines: who/where/how connected, then progress and timing.
-import { formatDuration } from '../format.js';
+import { formatAge } from '../format.js';
 import type { Line, Seg } from '../lines.js';
 import type { ConnectionState, DashboardFigures, RunState } from '../session/types.js';
 
@@ -54,8 +54,8 @@ export function headerLines(p: HeaderProps): Line[] {
     ],
     [
       { t: step, bold: true },
-      { t: `  ${epoch}  elapsed ${formatDuration(elapsedS)}  ETA ${formatDuration(etaS)}  last step ` },
-      { t: ageS === null ? '—' : `${formatDuration(ageS)} ago`, c: stale ? 'warn' : undefined },
+      { t: `  ${epoch}  elapsed ${formatAge(elapsedS)}  ETA ${formatAge(etaS)}  last step ` },
+      { t: ageS === null ? '—' : `${formatAge(ageS)} ago`, c: stale ? 'warn' : undefined },
     ],
   ];
 }

@@ -1,5 +1,5 @@
 // Runs screen: targets and their runs (state, step, reward, age of the last step).
-import { cell, fit, formatDuration, formatNumber, ageSeconds } from '../format.js';
+import { cell, fit, formatAge, formatNumber, ageSeconds } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import { connectionText, runStateSeg } from '../panels/header.js';
 import type { RunSummary, TargetSummary } from '../session/types.js';
@@ -33,7 +33,7 @@ export function runsLines(targets: TargetSummary[], cursor: number, now: number,
         line: [
           { t: (selected ? '▸ ' : '  ') + cell(r.id, idW) + ' ', inverse: selected },
           { ...state, t: cell(state.t, 10) },
-          { t: cell(r.step !== null ? `${r.step}/${r.totalSteps ?? '?'}` : '—', 12) + cell(formatNumber(r.reward), 10) + (age === null ? '—' : `${formatDuration(age)} ago`) },
+          { t: cell(r.step !== null ? `${r.step}/${r.totalSteps ?? '?'}` : '—', 12) + cell(formatNumber(r.reward), 10) + (age === null ? '—' : `${formatAge(age)} ago`) },
         ],
       });
       index++;

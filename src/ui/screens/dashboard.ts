@@ -1,11 +1,8 @@
-/** @jsxRuntime classic */
-// (classic JSX: vitest runs with NODE_ENV=production, where the automatic dev runtime has no jsxDEV)
-// The dashboard of one run: header, panels laid out by dashboardLayout, nothing taller than `height`.
-import React, { memo, useMemo } from 'react';
-import { Box } from 'ink';
+// The dashboard of one run as lines: header, panels laid out by dashboardLayout, a footer.
+// Pure; the App memoises it on the session version, the size and the view options.
 import { bucketMean } from '../chart.js';
 import { dashboardLayout, type PanelId } from '../layout.js';
-import { Lines, type Line } from '../lines.js';
+import { frame, hstack, type Line } from '../lines.js';
 import { alertsLines } from '../panels/alerts.js';
 import { gpuLines } from '../panels/gpu.js';
 import { headerLines } from '../panels/header.js';
@@ -23,18 +20,6 @@ export interface DashboardUi {
   logScroll: number;
 }
 
-interface Props {
-  run: RunView | null;
-  /** Changes whenever the run's data changed (the session version): the memo key for panel inputs. */
-  version: number;
-  width: number;
-  height: number;
-  colors: boolean;
-  ui: DashboardUi;
-  /** Wall clock (ms) for ages and countdowns; ticks at 1 Hz. */
-  now: number;
-}
-
 function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, height: number, colors: boolean): Line[] {
   const s = run.series;
   const points = Math.max(2, width - 8);
@@ -48,11 +33,7 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
           stepsPerPoint: reward.length ? s.stepCount / reward.length : 1,
           latest: s.latest('rollout/reward'),
           difficulty: ui.showDifficulty
-            ? {
-                easy: s.downsample('rollout/easy/reward', points),
-                medium: s.downsample('rollout/medium/reward', points),
-                hard: s.downsample('rollout/hard/reward', points),
-              }
+            ? { easy: s.downsample('rollout/easy/reward', points), medium: s.downsample('rollout/medium/reward', points), hard: s.downsample('rollout/hard/reward', points) }
             : null,
           evalReward: hasEval ? s.downsample('test_rollout/trajectory/reward', points) : null,
           latestEval: s.latest('test_rollout/trajectory/reward'),
@@ -80,9 +61,7 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
       );
     case 'throughput': {
       const f = run.figures;
-      const phases = TIMEPERF_KEYS.map((key) => ({ key, seconds: s.latest(key) })).filter(
-        (x): x is { key: (typeof TIMEPERF_KEYS)[number]; seconds: number } => x.seconds !== null,
-      );
+      const phases = TIMEPERF_KEYS.map((key) => ({ key, seconds: s.latest(key) })).filter((x): x is { key: (typeof TIMEPERF_KEYS)[number]; seconds: number } => x.seconds !== null);
       return throughputLines(
         {
           stepTimes: f.stepTimes ? bucketMean(f.stepTimes, points) : s.downsample(STEP_TIME_SERIES, points),
@@ -106,47 +85,28 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
   }
 }
 
-function DashboardImpl({ run, version, width, height, colors, ui, now }: Props) {
-  const header = useMemo(
-    () =>
-      run
-        ? headerLines({ runId: run.summary.id, target: run.summary.target, connection: run.connection, connectionAt: run.connectionAt, runState: run.summary.state, figures: run.figures, now })
-        : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' as const }]],
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [run, version, now],
-  );
-  const headerH = Math.min(2, height);
-  const layout = useMemo(() => dashboardLayout(width, Math.max(0, height - headerH - 1), ui.zoom), [width, height, headerH, ui.zoom]);
-  const rows = useMemo(() => {
-    if (!run) return [];
-    return layout.rows.map((row) => ({
-      height: row.height,
-      cols: row.cols.map((c) => ({ id: c.id, width: c.width, lines: panelLines(c.id, run, ui, c.width, row.height, colors) })),
-    }));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [run, version, layout, ui, colors]);
-  const footer: Line = !run
-    ? ''
-    : ui.zoom
+/** The header (2 lines): changes with the clock, so it is drawn apart from the panels. */
+export function dashboardHeader(run: RunView | null, now: number): Line[] {
+  return run
+    ? headerLines({ runId: run.summary.id, target: run.summary.target, connection: run.connection, connectionAt: run.connectionAt, runState: run.summary.state, figures: run.figures, now })
+    : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
+}
+
+/** Panels and footer for `height` rows (the header's 2 rows not included). */
+export function dashboardBody(run: RunView | null, width: number, height: number, colors: boolean, ui: DashboardUi): Line[] {
+  if (!run || height <= 0) return frame([], width, height);
+  const layout = dashboardLayout(width, Math.max(0, height - 1), ui.zoom);
+  const out: Line[] = [];
+  for (const row of layout.rows) {
+    const parts = row.cols.map((c) => ({ lines: frame(panelLines(c.id, run, ui, c.width, row.height, colors), c.width, row.height), width: c.width }));
+    out.push(...hstack(parts, row.height));
+  }
+  out.push(
+    ui.zoom
       ? [{ t: `zoomed on ${ui.zoom} (z: next panel)`, c: 'dim' }]
       : layout.hidden.length
         ? [{ t: `hidden: ${layout.hidden.join(', ')} (z: zoom one panel, or enlarge)`, c: 'dim' }]
-        : [{ t: 'z zoom · d difficulty · a all log lines · / search', c: 'dim' }];
-  return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      <Lines lines={header} width={width} height={headerH} colors={colors} />
-      {rows.map((row, i) => (
-        <Box key={i} flexDirection="row" height={row.height}>
-          {row.cols.map((c, j) => (
-            <Box key={c.id} marginLeft={j > 0 ? 1 : 0}>
-              <Lines lines={c.lines} width={c.width} height={row.height} colors={colors} />
-            </Box>
-          ))}
-        </Box>
-      ))}
-      {height > headerH ? <Lines lines={[footer]} width={width} height={1} colors={colors} /> : null}
-    </Box>
+        : [{ t: 'z zoom · d difficulty · a all log lines · / search', c: 'dim' }],
   );
+  return frame(out, width, height);
 }
-
-export const Dashboard = memo(DashboardImpl);
