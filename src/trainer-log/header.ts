@@ -31,7 +31,8 @@ export interface Prefix {
 }
 
 const ROLE = /^\[([A-Za-z0-9_.\-/]{1,40})\]/;
-const RAY = /^\((?:[A-Za-z_][\w.:\-]* )?pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\) ?/;
+// `(Name pid=1, ip=10.0.0.9) `, `(pid=1) `, `(raylet, ip=10.0.0.9) `: a pid or an ip is required.
+const RAY = /^\((?:(?:[A-Za-z_][\w.:\-]* )?pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?|[A-Za-z_][\w.:\-]*, ip=[0-9A-Fa-f.:]+)\) ?/;
 
 /** merged.log pads the role prefix to 10 characters (`[main]    `, `[rollout] `); requiring the
  *  exact padding keeps a controller continuation line such as `[step_level_adv] eps=128` from

@@ -142,3 +142,18 @@ describe('flushIdle', () => {
     expect(p.end()).toEqual([]);
   });
 });
+
+describe('Ray prefixes without an actor name or pid', () => {
+  it('keeps (raylet, ip=…) and (pid=…) lines out of the controller traceback', () => {
+    const log = [
+      rec(T, 'RLTrainer', 'ERROR', 'Training step failed'),
+      'Traceback (most recent call last):',
+      '(raylet, ip=10.0.0.9) A worker died or was killed while executing a task',
+      '(pid=77) some worker print',
+      'RuntimeError: boom',
+      '',
+    ].join('\n');
+    const err = parseAll(log).find((e) => e.type === 'error');
+    expect(err && err.type === 'error' && err.detail).toBe('Traceback (most recent call last):\nRuntimeError: boom');
+  });
+});
