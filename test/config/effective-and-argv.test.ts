@@ -90,7 +90,7 @@ describe('launch argv', () => {
         if (!s.includes('${')) expect(back.resolved!.trial_name).toBe(s);
         expect(back.resolved!.trial_name).toBe(ev.resolved!.trial_name);
       }),
-      { numRuns: 150, seed: 5 },
+      { numRuns: 50, seed: 5 },
     );
   });
 });
@@ -105,7 +105,7 @@ describe('effective YAML with arbitrary strings', () => {
         expect(back.resolved!.trial_name).toBe(s);
         expect(evaluate(ev.effectiveYaml({ resolved: true })).resolved!.trial_name).toBe(s);
       }),
-      { numRuns: 200, seed: 9 },
+      { numRuns: 60, seed: 9 },
     );
   });
 });
