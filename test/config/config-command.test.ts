@@ -13,7 +13,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function cli(args: string[], env: Record<string, string> = {}) {
   const base = { ...process.env };
   delete base.WANDB_API_KEY;
-  const r = spawnSync(process.execPath, [BIN, 'config', ...args], { encoding: 'utf8', env: { ...base, ...env } });
+  let r = spawnSync(process.execPath, [BIN, 'config', ...args], { encoding: 'utf8', env: { ...base, ...env } });
+  // dist/ is shared with other builds of the tree: a module caught half-written by a concurrent
+  // `tsc` fails to link. Run again (bounded) until the build is whole.
+  for (let i = 0; i < 5 && r.status === 70 && /SyntaxError|Cannot find module|does not provide an export/.test(r.stderr); i++)
+    r = spawnSync(process.execPath, [BIN, 'config', ...args], { encoding: 'utf8', env: { ...base, ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 function file(name: string, text: string): string {
