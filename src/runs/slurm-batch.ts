@@ -8,12 +8,8 @@
 // and starts the trainer, which resumes from its recover point. A job that finishes makes the rest
 // of the chain unsatisfiable and Slurm drops it. Requeue was rejected: it reuses the job id (attempts
 // become invisible to squeue), and a script cannot requeue itself once the time limit has killed it.
+import { shellQuote as q } from '../remote/quote.js';
 import type { Target } from './targets.js';
-
-const q = (s: string): string => {
-  if (s.includes('\0')) throw new Error('argument contains a NUL byte');
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-};
 
 export interface BatchScriptInput {
   runId: string;

@@ -3,9 +3,9 @@
 // SLURM_CONF (exported in `env` and `setupLine`), so the system's /etc/slurm is never touched.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync, mkdirSync, chmodSync, chownSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, hostname } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './sshd.js';
 
 export interface SlurmCluster {
   dir: string;
@@ -16,18 +16,6 @@ export interface SlurmCluster {
   setupLine: string;
   partition: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function pollUntil(what: string, check: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {

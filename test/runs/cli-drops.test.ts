@@ -2,37 +2,18 @@
 // printed exactly once (same bytes as `parse --json` of the run's log); when the host stays
 // unreachable beyond --reconnect-timeout the follower exits 4 and the run goes on.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
+import { join } from 'node:path';
+import { startCli, ROOT, type CliProcess } from './cli-process.js';
 import { simInit } from '../../src/sim/init.js';
 import { parseLogBytes, eventToJsonLine } from '../../src/trainer-log/index.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
 
-const ROOT = dirname(dirname(dirname(new URL(import.meta.url).pathname)));
-const BIN = join(ROOT, 'bin', 'awrl-tui.js');
 
-interface Proc {
-  child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  done: Promise<number | null>;
-}
-
-function start(args: string[]): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, CPU_CLUSTER_TOKEN: 'token', XDG_CONFIG_HOME: join(tmpdir(), 'awrl-no-profiles') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const p: Proc = { child, stdout: '', stderr: '', done: Promise.resolve(null) };
-  child.stdout!.on('data', (b) => (p.stdout += b));
-  child.stderr!.on('data', (b) => (p.stderr += b));
-  p.done = new Promise((resolve) => child.on('close', (code) => resolve(code)));
-  return p;
-}
+const start = (args: string[]): CliProcess => startCli(args, { CPU_CLUSTER_TOKEN: 'token' });
 
 describe('--follow across connection drops', () => {
   let sshd: SshdHandle;
@@ -40,7 +21,7 @@ describe('--follow across connection drops', () => {
   let workdir: string;
   let config: string;
   let proxied: { file: string; alias: string };
-  const procs: Proc[] = [];
+  const procs: CliProcess[] = [];
   const target = (speed: string) => [
     '--target', proxied.alias, '-F', proxied.file, '--workdir', workdir,
     '--setup', `export AWRL_SIM_DATASET_SIZE=256 AWRL_SIM_SPEED=${speed}`,

@@ -1,36 +1,17 @@
 // The headless commands a user types (`--launch`, `runs`, `stop`, `--resume`), run as processes
 // against a real sshd, with the simulator (`awrl-tui sim init`) as the trainer. Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
+import { join } from 'node:path';
+import { startCli, ROOT, type CliProcess } from './cli-process.js';
 import { simInit } from '../../src/sim/init.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
 
-const ROOT = dirname(dirname(dirname(new URL(import.meta.url).pathname)));
-const BIN = join(ROOT, 'bin', 'awrl-tui.js');
 const SECRET = `cli-sentinel-${process.pid}-Vb3`;
 
-interface Proc {
-  child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  done: Promise<number | null>;
-}
-
-function start(args: string[]): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, CPU_CLUSTER_TOKEN: SECRET, XDG_CONFIG_HOME: join(tmpdir(), 'awrl-no-profiles') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const p: Proc = { child, stdout: '', stderr: '', done: Promise.resolve(null) };
-  child.stdout!.on('data', (b) => (p.stdout += b));
-  child.stderr!.on('data', (b) => (p.stderr += b));
-  p.done = new Promise((resolve) => child.on('close', (code) => resolve(code)));
-  return p;
-}
+const start = (args: string[]): CliProcess => startCli(args, { CPU_CLUSTER_TOKEN: SECRET });
 
 async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const p = start(args);
@@ -54,7 +35,7 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
   let sshd: SshdHandle;
   let workdir: string;
   let config: string;
-  const running: Proc[] = [];
+  const running: CliProcess[] = [];
   const target = (setup = '') => [
     '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
     '--setup', `export AWRL_SIM_DATASET_SIZE=256 ${setup}`.trim(),
