@@ -16,7 +16,7 @@ function cli(args: string[], env: Record<string, string> = {}) {
   let r = spawnSync(process.execPath, [BIN, 'config', ...args], { encoding: 'utf8', env: { ...base, ...env } });
   // dist/ is shared with other builds of the tree: a module caught half-written by a concurrent
   // `tsc` fails to link. Run again (bounded) until the build is whole.
-  for (let i = 0; i < 5 && r.status === 70 && /SyntaxError|Cannot find module|does not provide an export/.test(r.stderr); i++)
+  for (let i = 0; i < 5 && r.status === 70 && /internal error/.test(r.stderr); i++)
     r = spawnSync(process.execPath, [BIN, 'config', ...args], { encoding: 'utf8', env: { ...base, ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
