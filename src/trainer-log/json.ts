@@ -4,11 +4,11 @@
 // Step events from the parser carry the printed text of their values (`1.2345e-03` is already a
 // JSON number): writing those texts is several times cheaper than formatting 200 doubles.
 import type { StepEvent, TrainerEvent } from './events.js';
-import { RAW_STATS } from './table.js';
+import { rawStatsOf } from './table.js';
 
 export function eventToJsonLine(e: TrainerEvent): string {
   if (e.type === 'step') {
-    const raw = RAW_STATS.get(e.stats);
+    const raw = rawStatsOf(e.stats);
     if (raw !== undefined) return stepJson(e, raw.prefixes, raw.raws, raw.values);
   }
   return JSON.stringify(e);

@@ -133,7 +133,13 @@ export interface RawStats {
   raws: (string | undefined)[];
   values: (number | null)[];
 }
-export const RAW_STATS = new WeakMap<object, RawStats>();
+/** Hidden (non-enumerable symbol) property of a stats object: invisible to Object.keys, JSON and
+ *  deep-equality helpers. A WeakMap would do the same but costs ephemeron work in every GC. */
+export const RAW_STATS = Symbol('awrl.rawStats');
+
+export function rawStatsOf(stats: object): RawStats | undefined {
+  return (stats as { [RAW_STATS]?: RawStats })[RAW_STATS];
+}
 
 export class StatsShapes {
   private shapes: Shape[] = [];
@@ -163,8 +169,8 @@ export class StatsShapes {
     const stats = shape?.make ? shape.make(values) : dynamic(keys, values);
     if (shape?.prefixes && raws) {
       // Frozen, so the printed texts can never disagree with the values.
+      Object.defineProperty(stats, RAW_STATS, { value: { prefixes: shape.prefixes, raws, values } });
       Object.freeze(stats);
-      RAW_STATS.set(stats, { prefixes: shape.prefixes, raws, values });
     }
     return stats;
   }
