@@ -112,7 +112,7 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
     await transport.writeFileAtomic(`${runDir}/job.sbatch`, batchScript({ runId, runDir, workdir: t.workdir, setup: t.setup, argv, nodes: plan.nodes }), 0o755);
   }
   await writeRecord(transport, record);
-  return start(transport, t, record, 'launch', secrets, now, { nodes: plan.nodes, gpusPerNode: plan.gpusPerNode });
+  return start(transport, t, record, 'launch', secrets, now);
 }
 
 /** `--launch --resume RUN`: same config, argv, experiment and trial; a new attempt in the same run dir. */
@@ -122,23 +122,27 @@ export async function resumeRun(
   target: Target,
   io: LaunchIo & { autoResume?: number },
 ): Promise<LaunchResult> {
-  const current = (await listRuns(transport, target, { tailBytes: 0, only: runId }))[0];
+  const all = await listRuns(transport, target, { tailBytes: 0 });
+  const current = all.find((x) => x.runId === runId);
   if (!current) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs --target ${target.name})`);
   if (isActive(current.state)) {
     throw new RunError(`run ${runId} is still ${current.state} on ${target.name} (${current.detail}): nothing to resume`);
   }
   const r = current.record;
+  // Two trainers on one experiment+trial would write the same checkpoints.
+  const twin = all.find((x) => x.runId !== runId && x.record.experiment === r.experiment && x.record.trial === r.trial && isActive(x.state));
+  if (twin) throw new RunError(`run ${twin.runId} (experiment ${r.experiment}, trial ${r.trial}) is ${twin.state} on ${target.name}: stop it first (awrl-tui stop ${twin.runId})`);
   if (r.backend !== target.backend) {
     throw new RunError(`run ${runId} was launched with backend ${r.backend}; resume it with --backend ${r.backend}`);
   }
   const secrets = collectSecrets(r.secretNames, io.env);
   const now = io.now ?? (() => new Date());
   const record: RunRecord = { ...r, stopRequestedAt: undefined, chainJobIds: [], autoResume: io.autoResume ?? r.autoResume };
-  const nodes = r.nodes;
   if (r.backend === 'slurm') {
-    await transport.writeFileAtomic(`${r.runDir}/job.sbatch`, batchScript({ runId, runDir: r.runDir, workdir: r.workdir, setup: target.setup, argv: r.argv, nodes }), 0o755);
+    // Regenerated: the target's setup line may have changed since the first launch.
+    await transport.writeFileAtomic(`${r.runDir}/job.sbatch`, batchScript({ runId, runDir: r.runDir, workdir: r.workdir, setup: target.setup, argv: r.argv, nodes: r.nodes }), 0o755);
   }
-  return start(transport, target, record, 'resume', secrets, now, { nodes, gpusPerNode: r.gpusPerNode });
+  return start(transport, target, record, 'resume', secrets, now);
 }
 
 async function start(
@@ -148,7 +152,6 @@ async function start(
   reason: Attempt['reason'],
   secrets: string,
   now: () => Date,
-  size: { nodes: number; gpusPerNode?: number },
 ): Promise<LaunchResult> {
   const n = record.attempts.length + 1;
   const logPath = `${record.runDir}/stdout.log`;
@@ -165,7 +168,7 @@ async function start(
     await writeRecord(transport, record);
     return { record, runDir: record.runDir, logPath, pid, jobIds: [] };
   }
-  const args = sbatchArgs(t, { runId: record.runId, runDir: record.runDir, ...size });
+  const args = sbatchArgs(t, { runId: record.runId, runDir: record.runDir, nodes: record.nodes, gpusPerNode: record.gpusPerNode });
   const res = await transport.exec(
     remoteScript(SUBMIT_SLURM_SCRIPT, [record.runDir, t.setup ?? '', String(n), String(record.autoResume), ...args], 'awrl-submit'),
     { stdin: secrets },
