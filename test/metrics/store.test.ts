@@ -109,3 +109,17 @@ describe('MetricsStore memory', () => {
     expect(after - before).toBeLessThan(128 * 1024 * 1024);
   }, 600_000);
 });
+
+describe('MetricsStore and repeated steps', () => {
+  it('keeps the latest value of a step logged again after a resume', () => {
+    const store = new MetricsStore();
+    for (const g of [1, 2, 3, 4]) store.ingest(step(g, { 'rollout/reward': g }));
+    store.ingest({ type: 'resume', resumeStep: 3, time: '2026-01-01T00:00:00.000' });
+    store.ingest(step(3, { 'rollout/reward': 30 }));
+    store.ingest(step(4, { 'rollout/reward': 40 }));
+    store.ingest(step(5, { 'rollout/reward': 50 }));
+    expect(store.series('rollout/reward')).toEqual({ steps: [1, 2, 3, 4, 5], values: [1, 2, 30, 40, 50] });
+    expect(store.stepCount).toBe(7);
+    expect(store.resumes).toBe(1);
+  });
+});

@@ -1,6 +1,6 @@
 // Writers other than the controller: merged.log role prefixes, Ray-forwarded lines, bare tracebacks.
 import { describe, expect, it } from 'vitest';
-import { parseAll, rec, stepRecords } from './helpers.js';
+import { parseAll, rec, stepRecords, table } from './helpers.js';
 
 const T = '20260601-10:00:00.000';
 const MEM = 'Memory-Usage after model creation/loading: memory allocated (GB): 15.00, memory reserved (GB): 16.00, device memory used/total (GB): 17.00/79.11';
@@ -155,5 +155,30 @@ describe('Ray prefixes without an actor name or pid', () => {
     ].join('\n');
     const err = parseAll(log).find((e) => e.type === 'error');
     expect(err && err.type === 'error' && err.detail).toBe('Traceback (most recent call last):\nRuntimeError: boom');
+  });
+});
+
+describe('steps over several tables and repeated steps', () => {
+  const ESC = '\x1b';
+  const tableRec = (stats: [string, string][]) => `${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m ${ESC}[92m${T} StatsLogger INFO: \n${table(stats)}${ESC}[0m`;
+
+  it('merges the tables of `Stats (1/2)` and `Stats (2/2)` into one step', () => {
+    const log = [
+      rec(T, 'StatsLogger', 'INFO', 'Epoch 1/1 Step 3/9 Train step 3/9 done.'),
+      rec(T, 'StatsLogger', 'INFO', 'Stats (1/2):'),
+      tableRec([['a', '1.0000e+00'], ['b', 'nan']]),
+      rec(T, 'StatsLogger', 'INFO', 'Stats (2/2):'),
+      tableRec([['c', '-2.5000e-01']]),
+      '',
+    ].join('\n');
+    const steps = parseAll(log).filter((e) => e.type === 'step');
+    expect(steps).toHaveLength(1);
+    expect(steps[0].type === 'step' && steps[0].stats).toEqual({ a: 1, b: null, c: -0.25 });
+  });
+
+  it('reports a step again after a resume, every time it is logged', () => {
+    const log = [stepRecords(T, 7, [['x', '1.0000e+00']]), rec(T, 'Recover', 'INFO', 'Recovering from StepInfo(epoch=0, epoch_step=6, global_step=6, steps_per_epoch=10).'), stepRecords(T, 7, [['x', '2.0000e+00']]), ''].join('\n');
+    const events = parseAll(log);
+    expect(events.map((e) => (e.type === 'step' ? `step${e.globalStep}:${e.stats.x}` : e.type))).toEqual(['step7:1', 'resume', 'step7:2']);
   });
 });
