@@ -46,6 +46,9 @@ export async function run(args: string[]): Promise<number> {
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
+  if (autoResume > 0 && target.backend !== 'slurm') {
+    throw new CliError('--auto-resume resubmits Slurm jobs after TIMEOUT/PREEMPTED/NODE_FAIL: it needs --backend slurm', EXIT.usage);
+  }
   // Informational lines go to stderr when stdout carries JSON.
   const info = json ? err : out;
 
