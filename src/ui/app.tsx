@@ -8,10 +8,12 @@ import { useApp, useInput } from 'ink';
 import { useNow } from './hooks/use-now.js';
 import { useSessionState } from './hooks/use-session.js';
 import { useTerminalSize, type Size } from './hooks/use-terminal-size.js';
-import { SCREENS, SCREEN_TITLES, type ScreenId } from './keys.js';
-import { frame, hstack, lineText, lineToAnsi, Lines, type Line, type Seg } from './lines.js';
+import { type ScreenId } from './keys.js';
+import { frame, hstack, lineText, lineToAnsi, type Line, type Seg } from './lines.js';
+import { Lines } from './lines-view.js';
 import { formatAge, wrap } from './format.js';
 import type { TerminalPainter } from './painter.js';
+import { tabBar } from './chrome.js';
 import { connectionText, headerLines } from './panels/header.js';
 import { logLines } from './panels/log.js';
 import { configLines, confirmLaunchLines } from './screens/config.js';
@@ -37,18 +39,6 @@ export interface AppProps {
   onQuit?: () => void;
   /** Draw through this painter (a real terminal) instead of Ink's renderer. */
   painter?: TerminalPainter;
-}
-
-function tabBar(screen: ScreenId, width: number): Line {
-  const segs: Seg[] = [];
-  SCREENS.forEach((s, i) => {
-    segs.push({ t: ` ${i + 1} ${SCREEN_TITLES[s]} `, inverse: s === screen, bold: s === screen });
-    segs.push({ t: ' ' });
-  });
-  const used = segs.reduce((n, s) => n + s.t.length, 0);
-  const right = '? help  q quit';
-  if (width - used > right.length) segs.push({ t: ' '.repeat(width - used - right.length) + right, c: 'dim' });
-  return segs;
 }
 
 function statusLine(state: SessionState, ui: UiState): Line {

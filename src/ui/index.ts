@@ -9,9 +9,13 @@ export { LiveSession, createLiveSession, type LiveSessionOptions, type TargetCon
 
 import type { ScreenId } from './keys.js';
 import type { Session } from './session/types.js';
+import type { Splash } from './chrome.js';
+export { openSplash, type Splash } from './chrome.js';
 
 export interface CockpitOptions {
   session: Session;
+  /** From openSplash(): the first frame already painted before the heavy modules loaded. */
+  splash?: Splash;
   initialScreen?: ScreenId;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;

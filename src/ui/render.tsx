@@ -7,20 +7,20 @@ import React from 'react';
 import { render } from 'ink';
 import { App } from './app.js';
 import { TerminalPainter } from './painter.js';
+import { ENTER_ALT, LEAVE_ALT, SHOW_CURSOR, type Splash } from './chrome.js';
 import type { ScreenId } from './keys.js';
 import type { Session } from './session/types.js';
 
 export interface RenderCockpitOptions {
   session: Session;
+  /** The splash already on screen (alternate screen entered, first frame painted). */
+  splash?: Splash;
   initialScreen?: ScreenId;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
 }
 
-const ENTER_ALT = '\x1b[?1049h\x1b[H';
-const LEAVE_ALT = '\x1b[?1049l';
-const SHOW_CURSOR = '\x1b[?25h';
 
 export async function renderCockpit(o: RenderCockpitOptions): Promise<void> {
   const stdin = o.stdin ?? process.stdin;
@@ -35,7 +35,8 @@ export async function renderCockpit(o: RenderCockpitOptions): Promise<void> {
     } catch {
       // stdin already closed: nothing to restore.
     }
-    stdout.write(SHOW_CURSOR + LEAVE_ALT);
+    if (o.splash) o.splash.close();
+    else stdout.write(SHOW_CURSOR + LEAVE_ALT);
   };
   // A crash must not leave the user's terminal in raw mode on the alternate screen.
   const onCrash = (err: unknown) => {
@@ -49,8 +50,8 @@ export async function renderCockpit(o: RenderCockpitOptions): Promise<void> {
     restore();
     process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
   };
-  stdout.write(ENTER_ALT);
-  const painter = new TerminalPainter(stdout);
+  if (!o.splash || o.splash.closed) stdout.write(ENTER_ALT);
+  const painter = o.splash && !o.splash.closed ? o.splash.painter : new TerminalPainter(stdout);
   const instance = render(<App session={o.session} initialScreen={o.initialScreen} painter={painter} />, {
     stdin,
     stdout,

@@ -128,7 +128,7 @@ const { TerminalPainter } = await import(dist('ui/painter.js'));
   const t0 = Date.parse('2026-05-25T00:00:00');
   for (let g = 1; g <= 10_000; g++) feed.ingest(stepEvent(g, 200, t0));
   const { dashboardBody } = await import(dist('ui/screens/dashboard.js'));
-  const { Lines } = await import(dist('ui/lines.js'));
+  const { Lines } = await import(dist('ui/lines-view.js'));
   const ui = { zoom: null, showDifficulty: true, logAll: false, logSearch: '', logScroll: 0 };
   const mk = () => h(Lines, { lines: dashboardBody(feed.getView(), 200, 47, true, ui), width: 200, height: 47, colors: true });
   const inst = render(mk(), { stdout: new FakeTty(200, 50), stdin: fakeStdin(), debug: true, patchConsole: false });

@@ -3,7 +3,8 @@
 // and say the right things.
 import React from 'react';
 import { describe, expect, it } from 'vitest';
-import { Lines, type Line } from '../../src/ui/lines.js';
+import type { Line } from '../../src/ui/lines.js';
+import { Lines } from '../../src/ui/lines-view.js';
 import { alertsLines } from '../../src/ui/panels/alerts.js';
 import { gpuLines } from '../../src/ui/panels/gpu.js';
 import { headerLines } from '../../src/ui/panels/header.js';

@@ -1,10 +1,6 @@
-/** @jsxRuntime classic */
-// (classic JSX: vitest runs with NODE_ENV=production, where the automatic dev runtime has no jsxDEV)
-// Panels are pure functions that return lines of styled segments; <Lines> draws them. Keeping the
-// text out of React's tree makes a frame cheap (one <Text> per line) and makes panels trivially
-// testable: a panel's output is plain data whose widths can be checked.
-import React, { memo, useMemo } from 'react';
-import { Box, Text, Transform } from 'ink';
+// Panels are pure functions that return lines of styled segments; frames are lists of such lines.
+// Keeping the text out of React's tree makes a frame cheap and panels trivially testable: a
+// panel's output is plain data whose widths can be checked. (No Ink here: the splash uses it.)
 import { palette, type PaletteName } from './theme.js';
 
 export interface Seg {
@@ -114,29 +110,3 @@ export function lineToAnsi(line: Line, colors: boolean): string {
   return out;
 }
 
-interface LinesProps {
-  lines: Line[];
-  width: number;
-  height: number;
-  colors: boolean;
-}
-
-// One text node per panel, and a constant one: Ink measures a <Text> by its content and caches
-// every measured string forever (a module-level Map), which over days of changing numbers is
-// unbounded growth. So the node holds a blank block of the panel's size (one cache entry per size)
-// and <Transform> swaps in the real, pre-styled lines at output time. Widths are guaranteed by
-// frame(), so no Box clips (Ink's clipping slices every line of every frame).
-function LinesImpl({ lines, width, height, colors }: LinesProps) {
-  const blank = useMemo(() => Array.from({ length: Math.max(0, height) }, () => ' '.repeat(Math.max(0, width))).join('\n'), [width, height]);
-  const painted = frame(lines, width, height).map((l) => lineToAnsi(l, colors));
-  if (width <= 0 || height <= 0) return null;
-  return (
-    <Box width={width} height={height}>
-      <Transform transform={(_line, index) => painted[index] ?? ''}>
-        <Text>{blank}</Text>
-      </Transform>
-    </Box>
-  );
-}
-
-export const Lines = memo(LinesImpl);

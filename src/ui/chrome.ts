@@ -1,0 +1,60 @@
+// The cockpit's frame around the screens (tab bar), and the splash: the first frame, painted
+// before Ink, React and the session's modules load (~1-2 s on a busy machine), so the cockpit
+// appears at once. Light on purpose: no Ink, no React, no config engine.
+import { colorsEnabled } from './theme.js';
+import { SCREENS, SCREEN_TITLES, type ScreenId } from './keys.js';
+import { frame, lineToAnsi, type Line, type Seg } from './lines.js';
+import { TerminalPainter } from './painter.js';
+
+export function tabBar(screen: ScreenId, width: number): Line {
+  const segs: Seg[] = [];
+  SCREENS.forEach((s, i) => {
+    segs.push({ t: ` ${i + 1} ${SCREEN_TITLES[s]} `, inverse: s === screen, bold: s === screen });
+    segs.push({ t: ' ' });
+  });
+  const used = segs.reduce((n, s) => n + s.t.length, 0);
+  const right = '? help  q quit';
+  if (width - used > right.length) segs.push({ t: ' '.repeat(width - used - right.length) + right, c: 'dim' });
+  return segs;
+}
+
+export const ENTER_ALT = '\x1b[?1049h\x1b[H';
+export const LEAVE_ALT = '\x1b[?1049l';
+export const SHOW_CURSOR = '\x1b[?25h';
+
+export interface Splash {
+  painter: TerminalPainter;
+  /** Say what is happening (connecting, launching…). */
+  status(message: string): void;
+  /** Leave the alternate screen (when the cockpit will not open after all). */
+  close(): void;
+  readonly closed: boolean;
+}
+
+/** Enter the alternate screen and paint the first frame at once. */
+export function openSplash(stdout: NodeJS.WriteStream = process.stdout, screen: ScreenId = 'runs', message = 'starting…'): Splash {
+  const colors = colorsEnabled();
+  const painter = new TerminalPainter(stdout);
+  let closed = false;
+  const paint = (msg: string) => {
+    if (closed) return;
+    const width = stdout.columns || 80;
+    const rows = stdout.rows || 24;
+    const lines: Line[] = [tabBar(screen, width), ...frame([], width, Math.max(0, rows - 3)), [{ t: msg, c: 'dim' }]];
+    painter.paint(lines.map((l) => lineToAnsi(l, colors)), width, rows);
+  };
+  stdout.write(ENTER_ALT);
+  paint(message);
+  return {
+    painter,
+    status: paint,
+    close() {
+      if (closed) return;
+      closed = true;
+      stdout.write(SHOW_CURSOR + LEAVE_ALT);
+    },
+    get closed() {
+      return closed;
+    },
+  };
+}
