@@ -5,6 +5,8 @@
 import { HealthMonitor } from '../../health/index.js';
 import { deriveFigures, evaluateAlerts, MetricsStore } from '../../metrics/index.js';
 import type { ConnectionState, Transport } from '../../remote/transport.js';
+import { backfill } from './backfill.js';
+import { TrainerLogParser } from '../../trainer-log/index.js';
 import { followRun, watchRunState, type RunFollower, type RunStateWatcher, type Target } from '../../runs/index.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
 import { formatNumber } from '../format.js';
@@ -24,6 +26,8 @@ export interface RunFeedOptions {
   facts?: RunFacts;
   logLimit?: number;
   statePollMs?: number;
+  /** Logs larger than this are backfilled through the target-side filter (default 2 MiB). */
+  backfillThresholdBytes?: number;
   clock?: () => number;
   onChange(): void;
 }
@@ -105,10 +109,7 @@ export class RunFeed {
       this.connectionAt = this.clock();
       this.changed();
     });
-    this.follower = followRun(transport, this.o.logPath, {
-      onEvent: (e) => this.ingest(e),
-      onReset: (reason) => this.pushLog({ seq: 0, level: 'warning', time: null, text: `log ${reason}: following it from the start` }),
-    });
+    void this.attach();
     this.watcher = watchRunState(transport, target, this.summary.id, {
       intervalMs: this.o.statePollMs,
       onChange: (s) => {
@@ -119,7 +120,46 @@ export class RunFeed {
     });
   }
 
-  ingest(e: TrainerEvent): void {
+  /** Backfill a long log through the target-side filter, then follow from where it ended. */
+  private async attach(): Promise<void> {
+    const { transport } = this.o;
+    let fromOffset = 0;
+    let parser: TrainerLogParser | undefined;
+    const threshold = this.o.backfillThresholdBytes ?? 2 * 1024 * 1024;
+    try {
+      const st = await transport.stat(this.o.logPath);
+      if (st && st.size > threshold) {
+        const started = this.clock();
+        const b = await backfill(transport, this.o.logPath, st.size);
+        for (const e of b.events) this.ingest(e, false);
+        fromOffset = b.offset;
+        parser = b.parser;
+        this.pushLog({
+          seq: 0,
+          level: 'info',
+          time: null,
+          text: `history: ${(b.coveredBytes / 1048576).toFixed(1)} MiB of log backfilled with ${(b.sentBytes / 1048576).toFixed(2)} MiB sent (${b.events.length} records, ${this.clock() - started} ms)`,
+        });
+      }
+    } catch (err) {
+      // Fall back to reading the whole log: slower, never wrong.
+      this.pushLog({ seq: 0, level: 'warning', time: null, text: `backfill failed (${err instanceof Error ? err.message : String(err)}): reading the whole log` });
+      fromOffset = 0;
+      parser = undefined;
+    }
+    if (this.closed) return;
+    this.follower = followRun(transport, this.o.logPath, {
+      fromOffset,
+      parser,
+      onEvent: (e) => this.ingest(e),
+      onReset: (reason) => this.pushLog({ seq: 0, level: 'warning', time: null, text: `log ${reason}: following it from the start` }),
+    });
+    this.changed();
+  }
+
+  private closed = false;
+
+  ingest(e: TrainerEvent, notify = true): void {
     this.store.ingest(e);
     this.health.ingest(e);
     if (e.type !== 'step') {
@@ -131,8 +171,9 @@ export class RunFeed {
     }
     if ((e.type === 'start' || e.type === 'resume') && this.startedAt === null) this.startedAt = localTimeMs(e.time);
     const line = eventLogLine(e, 0);
-    if (line) this.pushLog(line);
-    this.changed();
+    if (line) this.appendLog(line);
+    this.dirty = true;
+    if (notify) this.o.onChange();
   }
 
   setGpus(snapshots: GpuSnapshot[]): void {
@@ -140,11 +181,15 @@ export class RunFeed {
     this.changed();
   }
 
-  private pushLog(line: LogLine): void {
+  private appendLog(line: LogLine): void {
     this.log.push({ ...line, seq: ++this.seq });
     const limit = this.o.logLimit ?? 2000;
     // Trim in chunks so the array is not shifted on every line.
     if (this.log.length > limit * 1.25) this.log = this.log.slice(-limit);
+  }
+
+  private pushLog(line: LogLine): void {
+    this.appendLog(line);
     this.changed();
   }
 
@@ -205,6 +250,7 @@ export class RunFeed {
   }
 
   close(): void {
+    this.closed = true;
     this.follower?.close();
     this.watcher?.stop();
     this.unsubscribeState?.();

@@ -1,0 +1,62 @@
+// Attaching to a long run: its history comes from the log, but not the whole log through SSH.
+// A filter on the target keeps only what the panels and alert rules read: every record header
+// (steps, memory, batch, resume, errors, warnings…) and, of each stats table, its borders and the
+// rows holding a key the cockpit uses; table separators and other rows stay on the target. The
+// result is gzipped. Following then continues from the exact byte where the filtered part ended,
+// with the same parser, so no step is lost or doubled at the seam.
+import { gunzipSync } from 'node:zlib';
+import type { Transport } from '../../remote/transport.js';
+import { ALERT_KEYS } from '../../metrics/index.js';
+import { TrainerLogParser, type TrainerEvent } from '../../trainer-log/index.js';
+import { TIMEPERF_KEYS } from '../panels/throughput.js';
+
+/** Keys whose history the cockpit draws or evaluates. */
+export const BACKFILL_KEYS: string[] = [
+  'rollout/reward',
+  'rollout/easy/reward',
+  'rollout/medium/reward',
+  'rollout/hard/reward',
+  'test_rollout/trajectory/reward',
+  'staleness/gap/offpolicy_avg',
+  'staleness/gap/offpolicy_max',
+  'ppo_actor/behave_cap_ratio',
+  'staleness/update/awaiting_train',
+  'staleness/rollout/in_progress',
+  'ppo_actor/n_tokens',
+  ...TIMEPERF_KEYS,
+  ...Object.values(ALERT_KEYS),
+];
+
+// $1 size to cover, $2 file, $3 keys joined by '|'. Prints the byte offset where the filtered
+// part ends (the last newline at or before $1), then the gzipped filtered lines.
+const SCRIPT = [
+  'S="$1"; F="$2"',
+  'last=$(head -c "$S" "$F" | tail -c 1 | od -An -tx1 | tr -d " \\n")',
+  'if [ -z "$last" ] || [ "$last" = "0a" ]; then cut=$S; else p=$(head -c "$S" "$F" | tail -c 4194304 | LC_ALL=C awk \'END{print length($0)}\'); cut=$((S-p)); fi',
+  'echo "$cut"',
+  'head -c "$cut" "$F" | LC_ALL=C awk -v keys="$3" \'BEGIN{n=split(keys,K,"|")} {c=substr($0,1,3)} c=="\\342\\224\\234"{next} c=="\\342\\224\\202"{for(i=1;i<=n;i++) if(index($0,K[i])){print; next}; next} {print}\' | gzip -1',
+].join('\n');
+
+export interface BackfillResult {
+  /** Byte offset in the log where following must continue. */
+  offset: number;
+  /** The parser holding any record still open at `offset`: give it to the follower. */
+  parser: TrainerLogParser;
+  events: TrainerEvent[];
+  /** Bytes that crossed the network (gzipped) vs bytes of log covered. */
+  sentBytes: number;
+  coveredBytes: number;
+}
+
+export async function backfill(transport: Transport, logPath: string, size: number): Promise<BackfillResult> {
+  const r = await transport.exec(['bash', '-c', SCRIPT, 'awrl-backfill', String(size), logPath, BACKFILL_KEYS.join('|')]);
+  if (r.code !== 0) throw new Error(`backfill filter failed on ${transport.target}: ${r.stderr.toString().trim().split('\n').pop() ?? `exit ${r.code}`}`);
+  const nl = r.stdout.indexOf(0x0a);
+  const offset = Number(r.stdout.subarray(0, nl).toString('latin1'));
+  if (!Number.isFinite(offset) || offset < 0 || offset > size) throw new Error(`backfill filter gave a bad offset on ${transport.target}`);
+  const gz = r.stdout.subarray(nl + 1);
+  const bytes = gz.length ? gunzipSync(gz) : Buffer.alloc(0);
+  const parser = new TrainerLogParser();
+  const events = parser.push(bytes);
+  return { offset, parser, events, sentBytes: r.stdout.length, coveredBytes: offset };
+}
