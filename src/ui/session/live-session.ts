@@ -198,7 +198,13 @@ export class LiveSession implements Session {
     this.feed = feed;
     feed.start();
     const poller = this.o.gpuPoller === undefined ? defaultGpuPoller : this.o.gpuPoller;
-    if (poller) this.stopGpu = poller(conn, [], (s) => feed.setGpus(s));
+    if (poller) {
+      // Slurm runs (the head is a login node): one command on it fans out to the allocation's
+      // nodes (src/gpu), never one SSH channel per node. Direct runs: the head's own GPUs.
+      const nodes = run.record.backend === 'slurm' ? await slurmNodes(conn, run).catch(() => []) : [];
+      if (this.state.selectedRunId !== runId || this.feed !== feed) return;
+      this.stopGpu = poller(conn, nodes, (s) => feed.setGpus(s));
+    }
     this.update({ notice: null });
   }
 
@@ -291,6 +297,15 @@ export class LiveSession implements Session {
     this.stopGpu?.();
     this.listeners.clear();
   }
+}
+
+/** Hostnames of a Slurm run's current allocation ([] when not on Slurm or not running). */
+async function slurmNodes(conn: TargetConnection, run: RunsSummary): Promise<string[]> {
+  const job = [...run.record.attempts].reverse().find((a) => a.jobId)?.jobId;
+  if (run.record.backend !== 'slurm' || !job) return [];
+  const r = await conn.transport.exec(['bash', '-c', 'n=$(squeue -h -j "$1" -o %N) && [ -n "$n" ] && scontrol show hostnames "$n"', 'awrl-nodes', job]);
+  if (r.code !== 0) return [];
+  return r.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
 }
 
 /** Budget and batch size from the run's uploaded config.yaml, through the config engine. */
