@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, EXIT } from './errors.js';
-import { evaluateConfig, formatDiagnostic, requiredSecretNames } from '../config/index.js';
 import { LocalTransport } from '../remote/index.js';
-import { followToEnd, launchRun, progressLine, stopRun, type Target } from '../runs/index.js';
+import { followToEnd, launchRun, planFromConfig, progressLine, stopRun, type Target } from '../runs/index.js';
 import { simInit } from '../sim/init.js';
 import type { StepEvent } from '../trainer-log/events.js';
 import { notInteractiveReason } from '../ui/tty.js';
@@ -61,39 +60,40 @@ export async function run(args: string[]): Promise<number> {
   const env: Record<string, string | undefined> = { CPU_CLUSTER_TOKEN: 'demo-token-not-a-secret', ...process.env };
 
   const text = readFileSync(init.config, 'utf8');
-  const ev = evaluateConfig({ fileName: init.config, text, envNames: Object.keys(env).filter((k) => env[k] !== undefined) });
-  if (ev.hasErrors || !ev.resolved) {
-    cleanup();
-    throw new CliError(`the demo config has errors:\n${ev.diagnostics.map((d) => formatDiagnostic(d, init.config!)).join('\n')}`, EXIT.internal);
-  }
   const target: Target = { name: 'local', host: 'local', workdir: dir, python: 'python3', backend: 'direct', slurm: { extraArgs: [] } };
+  const planned = planFromConfig({ target, fileName: init.config, text, overrides: [], env });
+  if (!planned.ok) {
+    cleanup();
+    throw new CliError(`the demo config has errors:\n${planned.messages.join('\n')}`, EXIT.internal);
+  }
   const transport = new LocalTransport();
   let runId: string | null = null;
+  // Closing the terminal (tmux kill, SSH drop) or a kill must still stop the simulated run and
+  // remove its files: otherwise a demo leaves a trainer running in /tmp.
+  let finishing: Promise<void> | null = null;
+  const finish = (): Promise<void> =>
+    (finishing ??= (async () => {
+      if (runId) await stopRun(transport, target, runId, { graceSeconds: 3 }).catch(() => undefined);
+      await transport.close().catch(() => undefined);
+      cleanup();
+    })());
+  const onSignal = (sig: NodeJS.Signals, code: number) => () => void finish().then(() => process.exit(code));
+  const handlers = [['SIGHUP', 129], ['SIGTERM', 143]] as const;
+  const installed = handlers.map(([sig, code]) => {
+    const h = onSignal(sig, code);
+    process.once(sig, h);
+    return [sig, h] as const;
+  });
   try {
-    const res = await launchRun(
-      {
-        target,
-        configText: text,
-        experiment: ev.experimentName!,
-        trial: ev.trialName!,
-        trainerArgv: (remoteConfigPath) => ev.launchArgv({ remoteConfigPath, python: target.python }),
-        secretNames: requiredSecretNames(ev.resolved)
-          .filter((s) => s.required)
-          .map((s) => s.name),
-        nodes: 1,
-      },
-      transport,
-      { env },
-    );
+    const res = await launchRun(planned.plan, transport, { env });
     runId = res.record.runId;
     if (notInteractiveReason() === null) await openCockpit(target, transport, runId);
     else await printProgress(target, transport, runId, res.logPath, dir);
     return EXIT.ok;
   } finally {
     // Quitting the demo stops the simulated run (a real run is never stopped by quitting).
-    if (runId) await stopRun(transport, target, runId, { graceSeconds: 3 }).catch(() => undefined);
-    await transport.close().catch(() => undefined);
-    cleanup();
+    for (const [sig, h] of installed) process.off(sig, h);
+    await finish();
   }
 }
 
@@ -112,10 +112,7 @@ async function printProgress(target: Target, transport: LocalTransport, runId: s
   const say = (s: string) => process.stdout.write(`${s}\n`);
   say(`demo run ${runId} in ${dir} (no terminal: printing progress; Ctrl-C stops the demo)`);
   let prev: StepEvent | null = null;
-  const interrupted = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  const interrupted = new Promise<void>((resolve) => process.once('SIGINT', resolve));
   const ended = followToEnd(transport, target, runId, logPath, {
     onEvent: (e) => {
       if (e.type === 'step') {
