@@ -1,17 +1,22 @@
-// `awrl-tui --launch --target T --config FILE [OVERRIDE…] [--follow] [--json] [--force] [--auto-resume N]`
-// `awrl-tui --launch --resume RUN --target T [--follow] [--json]`
-// Validation happens before any connection: a config error touches nothing on the target.
+// `awrl-tui --launch --target T --config FILE [OVERRIDE…] [--follow] [--json] [--force] [--auto-resume N] [--skip-preflight]`
+// `awrl-tui --launch --resume RUN --target T [--follow] [--json] [--skip-preflight]`
+// Validation happens before any connection: a config error touches nothing on the target. Then the
+// pre-flight probes the target; an error-level check stops the launch (exit 2) with nothing created,
+// unless --skip-preflight is given (recorded in run.json).
 import { readFileSync } from 'node:fs';
 import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
 import { launchRun, resumeRun, collectSecrets, planFromConfig, RunError, type LaunchResult, type Target } from '../runs/index.js';
 import { parseCli, readProfiles, targetFromFlags, connect } from '../runs/cli-target.js';
 import { followToEnd, progressLine } from '../runs/follow-to-end.js';
 import type { Transport } from '../remote/transport.js';
+import type { ConfigEvaluation } from '../config/index.js';
+import { preflightGate, evaluationForResume } from '../runs/preflight-gate.js';
+import type { PreflightSummary } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
 
 const OWN = {
   values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout'],
-  switches: ['--follow', '--json', '--force', '--accept-new-host-key'],
+  switches: ['--follow', '--json', '--force', '--accept-new-host-key', '--skip-preflight'],
 };
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -52,7 +57,11 @@ export async function run(args: string[]): Promise<number> {
   // Informational lines go to stderr when stdout carries JSON.
   const info = json ? err : out;
 
-  let launch: (t: Transport) => Promise<LaunchResult>;
+  const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
+  const skipPreflight = p.switches.has('--skip-preflight');
+  let launch: (t: Transport, preflight: PreflightSummary | undefined) => Promise<LaunchResult>;
+  /** The config to pre-flight (for a resume: the run's own, read from the target once connected). */
+  let evaluationOf: (t: Transport) => Promise<ConfigEvaluation | null>;
   if (configFile) {
     let text: string;
     try {
@@ -76,9 +85,11 @@ export async function run(args: string[]): Promise<number> {
     } catch (e) {
       throw new CliError((e as Error).message, EXIT.usage);
     }
-    launch = (t) => launchRun(planned.plan, t, { env: process.env });
+    launch = (t, preflight) => launchRun({ ...planned.plan, ...(preflight ? { preflight } : {}) }, t, { env: process.env });
+    evaluationOf = async () => planned.evaluation;
   } else {
-    launch = (t) => resumeRun(resumeId!, t, target, { env: process.env, autoResume });
+    launch = (t, preflight) => resumeRun(resumeId!, t, target, { env: process.env, autoResume, ...(preflight ? { preflight } : {}) });
+    evaluationOf = (t) => evaluationForResume(t, target, resumeId!, envNames);
   }
 
   let transport: Transport;
@@ -88,9 +99,21 @@ export async function run(args: string[]): Promise<number> {
     throw new CliError((e as Error).message, EXIT.disconnected);
   }
   try {
+    let preflight: PreflightSummary | undefined;
+    const evaluation = await evaluationOf(transport).catch(() => null);
+    if (evaluation) {
+      const gate = await preflightGate(transport, { evaluation, target, envNames, skip: skipPreflight, ...(resumeId ? { runId: resumeId } : {}) });
+      info(`preflight on ${target.name}:`);
+      (json ? err : out)(gate.text.replace(/\n$/, ''));
+      if (gate.blocked) throw new CliError(gate.reason, EXIT.usage);
+      preflight = gate.summary;
+    } else if (resumeId) {
+      // resumeRun says what is wrong when the run itself is missing; otherwise its config no longer reads.
+      info(`preflight: skipped (the config of run ${resumeId} could not be read or evaluated on ${target.name})`);
+    }
     let res: LaunchResult;
     try {
-      res = await launch(transport);
+      res = await launch(transport, preflight);
     } catch (e) {
       if (e instanceof RunError) throw new CliError(e.message, e.exitCode);
       throw new CliError(`launch on ${target.name} failed: ${(e as Error).message}`, EXIT.failed);

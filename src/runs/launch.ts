@@ -4,7 +4,7 @@
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
 import type { Target } from './targets.js';
-import { makeRunId, parseRunRecord, serializeRunRecord, type Attempt, type RunRecord } from './run-record.js';
+import { makeRunId, parseRunRecord, serializeRunRecord, type Attempt, type PreflightSummary, type RunRecord } from './run-record.js';
 import { START_DIRECT_SCRIPT, SUBMIT_SLURM_SCRIPT } from './remote-scripts.js';
 import { batchScript, sbatchArgs } from './slurm-batch.js';
 import { isActive } from './run-state.js';
@@ -38,12 +38,16 @@ export interface LaunchPlan {
   autoResume?: number;
   /** Launch even when a run with the same experiment+trial is active. */
   force?: boolean;
+  /** What the pre-flight found (kept in run.json), when one ran or was skipped. */
+  preflight?: PreflightSummary;
 }
 
 export interface LaunchIo {
   /** Where secret values come from (normally process.env). */
   env: Record<string, string | undefined>;
   now?: () => Date;
+  /** The pre-flight of this (re)launch, recorded in run.json. */
+  preflight?: PreflightSummary;
 }
 
 export interface LaunchResult {
@@ -107,6 +111,7 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
     autoResume: t.backend === 'slurm' ? (plan.autoResume ?? 0) : 0,
     nodes: plan.nodes,
     gpusPerNode: plan.gpusPerNode,
+    ...((plan.preflight ?? io.preflight) ? { preflight: plan.preflight ?? io.preflight } : {}),
   };
   if (t.backend === 'slurm') {
     await transport.writeFileAtomic(`${runDir}/job.sbatch`, batchScript({ runId, runDir, workdir: t.workdir, setup: t.setup, argv, nodes: plan.nodes }), 0o755);
@@ -137,7 +142,7 @@ export async function resumeRun(
   }
   const secrets = collectSecrets(r.secretNames, io.env);
   const now = io.now ?? (() => new Date());
-  const record: RunRecord = { ...r, stopRequestedAt: undefined, chainJobIds: [], autoResume: io.autoResume ?? r.autoResume };
+  const record: RunRecord = { ...r, stopRequestedAt: undefined, chainJobIds: [], autoResume: io.autoResume ?? r.autoResume, ...(io.preflight ? { preflight: io.preflight } : {}) };
   if (r.backend === 'slurm') {
     // Regenerated: the target's setup line may have changed since the first launch.
     await transport.writeFileAtomic(`${r.runDir}/job.sbatch`, batchScript({ runId, runDir: r.runDir, workdir: r.workdir, setup: target.setup, argv: r.argv, nodes: r.nodes }), 0o755);

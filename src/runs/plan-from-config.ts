@@ -1,6 +1,6 @@
 // A config file + overrides + a target -> a LaunchPlan, through the one config engine. Pure (the
 // caller reads the file and passes the environment); used by `--launch`, the cockpit and tests.
-import { evaluateConfig, formatDiagnostic, requiredSecretNames } from '../config/index.js';
+import { evaluateConfig, formatDiagnostic, requiredSecretNames, type ConfigEvaluation } from '../config/index.js';
 import type { Target } from './targets.js';
 import type { LaunchPlan } from './launch.js';
 
@@ -16,7 +16,8 @@ export interface PlanInput {
 }
 
 export type PlanResult =
-  | { ok: true; plan: LaunchPlan; messages: string[] }
+  /** `evaluation` is the config engine's result, for the pre-flight (so the config is read once). */
+  | { ok: true; plan: LaunchPlan; messages: string[]; evaluation: ConfigEvaluation }
   /** Config errors: formatted `file:line: …` lines (plus any warnings). Nothing may be started. */
   | { ok: false; messages: string[]; errorCount: number };
 
@@ -41,6 +42,7 @@ export function planFromConfig(input: PlanInput): PlanResult {
   return {
     ok: true,
     messages,
+    evaluation: ev,
     plan: {
       target,
       configText: input.text,

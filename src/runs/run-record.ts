@@ -17,6 +17,16 @@ const attemptSchema = z.object({
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 
+const preflightSchema = z.object({
+  /** --skip-preflight was given: the launch went ahead whatever the checks said. */
+  skipped: z.boolean(),
+  errors: z.number().int().nonnegative(),
+  warnings: z.number().int().nonnegative(),
+  /** The probe itself could not run (only with --skip-preflight: otherwise nothing is launched). */
+  failed: z.string().optional(),
+});
+export type PreflightSummary = z.infer<typeof preflightSchema>;
+
 const recordSchema = z.object({
   version: z.literal(1),
   runId: z.string(),
@@ -39,6 +49,8 @@ const recordSchema = z.object({
   nodes: z.number().int().positive().default(1),
   gpusPerNode: z.number().int().nonnegative().optional(),
   stopRequestedAt: z.string().optional(),
+  /** The pre-flight of the latest launch or resume: counts, and whether --skip-preflight overrode it. */
+  preflight: preflightSchema.optional(),
 });
 export type RunRecord = z.infer<typeof recordSchema>;
 
