@@ -158,6 +158,25 @@ describe('config screen in tmux', () => {
     }
   });
 
+  it('SIGTERM to the cockpit restores the terminal too', async () => {
+    const c = simCheckout();
+    const other = await TmuxSession.start({ command: wrapped(`node ${BIN} --config ${c.configPath}`), width: 100, height: 30 });
+    try {
+      await other.waitForScreen((s) => s.includes('─ Diagnostics'), 'the config screen');
+      const shPid = Number(await other.display('#{pane_pid}'));
+      const { readFileSync, rmSync } = await import('node:fs');
+      const children = readFileSync(`/proc/${shPid}/task/${shPid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+      expect(children).toHaveLength(1);
+      process.kill(children[0], 'SIGTERM');
+      await other.waitForScreen((s) => s.includes('EXITED=143'), 'the cockpit to exit on SIGTERM');
+      expect(await other.display('#{alternate_on}')).toBe('0');
+      expect(await other.display('#{cursor_flag}')).toBe('1');
+      rmSync(c.dir, { recursive: true, force: true });
+    } finally {
+      await other.kill();
+    }
+  });
+
   it('q exits with the terminal restored', async () => {
     await t.type('q');
     await t.waitForScreen((s) => s.includes('EXITED=0'), 'exit');
