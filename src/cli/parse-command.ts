@@ -1,14 +1,15 @@
 // `awrl-tui parse FILE… [--json]`: the files, in the order given, as ONE stream through the one
 // trainer-log parser. `--json`: JSON Lines, one event per line. Otherwise a short summary.
-import { openSync, readSync, closeSync, fstatSync } from 'node:fs';
+import { openSync, readSync, closeSync, fstatSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { CliError, EXIT } from './errors.js';
-import { TrainerLogParser, eventToJsonLine, type TrainerEvent } from '../trainer-log/index.js';
+import { JsonLinesParser, TrainerLogParser, type TrainerEvent } from '../trainer-log/index.js';
 import { MetricsStore, STEP_TIME_KEY } from '../metrics/index.js';
 
 const USAGE = 'usage: awrl-tui parse FILE... [--json]';
 const READ_SIZE = 1 << 18;
-const FLUSH_AT = 1 << 18;
+/** --json: one read and at most one write per MiB; the parser copies only what it keeps. */
+const JSON_READ_SIZE = 1 << 20;
 
 function openAll(files: string[]): number[] {
   const fds: number[] = [];
@@ -59,13 +60,47 @@ async function writeOut(s: string | Buffer): Promise<void> {
   if (!process.stdout.write(s)) await once(process.stdout, 'drain');
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+/** `--json`: bytes in, bytes out, synchronously. JsonLinesParser hands back the JSON lines of
+ *  each chunk as one buffer, written with one write(2): no stream, no per-line strings. */
+function jsonLines(fds: number[], files: string[]): void {
+  const parser = new JsonLinesParser();
+  const buf = Buffer.allocUnsafe(JSON_READ_SIZE);
+  for (let i = 0; i < fds.length; i++) {
+    const fd = fds[i];
+    try {
+      for (;;) {
+        let n: number;
+        try {
+          n = readSync(fd, buf, 0, JSON_READ_SIZE, null);
+        } catch (e) {
+          throw new CliError(`cannot read ${files[i]}: ${(e as Error).message}`, EXIT.usage);
+        }
+        if (n === 0) break;
+        writeAll(parser.push(buf.subarray(0, n)));
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  writeAll(parser.end());
+}
 
-/** One JSON line as a one-char-per-byte string of its UTF-8 bytes. Nearly every line is ASCII
- *  (then it is itself); a batch of such strings is written with a plain latin1 copy, which is
- *  several times cheaper than UTF-8-encoding a large string. */
-function utf8Bytes(line: string): string {
-  return NON_ASCII.test(line) ? Buffer.from(line, 'utf8').toString('latin1') : line;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Writes all of `bytes` to stdout. `… | head` closing the pipe early ends the command quietly;
+ *  a non-blocking stdout (inherited O_NONBLOCK) that is full is retried after a short wait. */
+function writeAll(bytes: Uint8Array): void {
+  let at = 0;
+  while (at < bytes.length) {
+    try {
+      at += writeSync(1, bytes, at, bytes.length - at);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') process.exit(EXIT.ok);
+      if (code !== 'EAGAIN') throw new CliError(`cannot write the output: ${(e as Error).message}`, EXIT.failed);
+      Atomics.wait(pause, 0, 0, 5);
+    }
+  }
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -75,31 +110,15 @@ export async function run(args: string[]): Promise<number> {
   const files = args.filter((a) => a !== '--json');
   if (files.length === 0) throw new CliError(`no log file given. ${USAGE}`, EXIT.usage);
   const fds = openAll(files);
+  if (json) {
+    // process.stdout is never touched here: fd 1 keeps the blocking mode it was given.
+    jsonLines(fds, files);
+    return EXIT.ok;
+  }
   // `parse … | head` closes the pipe early: stop quietly.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(EXIT.ok);
   });
-
-  if (json) {
-    // Lines are gathered and joined once per ~1 MB: one flat string per write, no ropes.
-    let pending: string[] = [];
-    let size = 0;
-    await feed(fds, files, async (evs) => {
-      for (const e of evs) {
-        const line = utf8Bytes(eventToJsonLine(e));
-        pending.push(line);
-        size += line.length + 1;
-      }
-      if (size >= FLUSH_AT) {
-        const s = pending.join('\n') + '\n';
-        pending = [];
-        size = 0;
-        await writeOut(Buffer.from(s, 'latin1'));
-      }
-    });
-    if (pending.length) await writeOut(Buffer.from(pending.join('\n') + '\n', 'latin1'));
-    return EXIT.ok;
-  }
 
   const summary = new Summary();
   await feed(fds, files, (evs) => {

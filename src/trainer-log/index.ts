@@ -3,3 +3,4 @@ export type * from './events.js';
 export { TrainerLogParser, parseLogBytes, type ParserOptions } from './parser.js';
 export { eventToJsonLine } from './json.js';
 export { stripAnsi, toIsoTime, isoTimeToMs, parseNumber } from './text.js';
+export { JsonLinesParser } from './json-lines.js';

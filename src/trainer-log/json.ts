@@ -5,6 +5,7 @@
 // JSON number): writing those texts is several times cheaper than formatting 200 doubles.
 import type { StepEvent, TrainerEvent } from './events.js';
 import { rawStatsOf } from './table.js';
+import { jsonNum as num, stepHeadJson } from './json-sink.js';
 
 export function eventToJsonLine(e: TrainerEvent): string {
   if (e.type === 'step') {
@@ -17,9 +18,7 @@ export function eventToJsonLine(e: TrainerEvent): string {
 function stepJson(e: StepEvent, prefixes: string[], raws: (string | undefined)[], values: (number | null)[]): string {
   // One flat string from an array join: `+=` would build a rope of 400 pieces per step.
   const parts: string[] = new Array(prefixes.length * 2 + 2);
-  parts[0] =
-    `{"type":"step","epoch":${num(e.epoch)},"epochs":${num(e.epochs)},"step":${num(e.step)},"stepsPerEpoch":${num(e.stepsPerEpoch)},` +
-    `"globalStep":${num(e.globalStep)},"totalSteps":${num(e.totalSteps)},"time":${JSON.stringify(e.time)},"stats":{`;
+  parts[0] = stepHeadJson(e);
   let j = 1;
   for (let i = 0; i < prefixes.length; i++) {
     const r = raws[i];
@@ -28,8 +27,4 @@ function stepJson(e: StepEvent, prefixes: string[], raws: (string | undefined)[]
   }
   parts[j] = '}}';
   return parts.join('');
-}
-
-function num(v: number | null): string {
-  return v === null || !Number.isFinite(v) ? 'null' : String(v);
 }

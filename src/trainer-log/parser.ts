@@ -7,7 +7,10 @@ import { parseHeader, matchRayPrefix, matchRolePrefix, type RecordHeader } from 
 import {
   MEMORY, RECOVER, STATS_PART, STEP_DONE, classifyError, classifyWarning, exceptionLine, isChainMarker, parseBatch,
 } from './classify.js';
-import { KeyInterner, StatsShapes, TableBuilder, tableLineKind } from './table.js';
+import { KeyInterner, StatsShapes, TableBuilder, ValueArena, cellValues, tableLineKind, type StepCells } from './table.js';
+import { JsonSink, jsonNum, stepHeadJson } from './json-sink.js';
+import { eventToJsonLine } from './json.js';
+import { parseNumber } from './text.js';
 import { bytesToUtf8, stripAnsi } from './text.js';
 import { asBuffer, latin1Slice } from './bytes.js';
 
@@ -38,15 +41,13 @@ interface Writer {
 /** The controller's train step being assembled from `Epoch…done.`, `Stats (i/n):` and tables. */
 interface PendingStep {
   head: Omit<StepEvent, 'stats'>;
-  keys: string[];
-  values: (number | null)[];
-  raws: (string | undefined)[];
+  /** The cells of its tables so far; their value bytes are in the parser's arena. */
+  cells: StepCells;
   expected: number;
   done: number;
   /** The table record header (empty message) has been seen: box lines belong to this step. */
   inTable: boolean;
   table: TableBuilder | null;
-  bytes: number;
   truncated: boolean;
 }
 
@@ -57,6 +58,9 @@ export class TrainerLogParser {
   private readonly maxRecord: number;
   private readonly intern = new KeyInterner();
   private readonly shapes = new StatsShapes();
+  private readonly arena = new ValueArena();
+  /** When set (JsonLinesParser), events are written here as JSON Lines instead of returned. */
+  private readonly sink: JsonSink | null;
   /** Copies of the bytes of the unterminated last line (callers may reuse their buffers). */
   private carry: Uint8Array[] = [];
   private carryLen = 0;
@@ -66,7 +70,8 @@ export class TrainerLogParser {
   private writers!: Map<string, Writer>;
   private step: PendingStep | null = null;
 
-  constructor(opts: ParserOptions = {}) {
+  constructor(opts: ParserOptions = {}, sink?: JsonSink) {
+    this.sink = sink ?? null;
     this.maxRecord = Math.max(1024, opts.maxRecordBytes ?? 1 << 20);
     this.reset();
   }
@@ -222,7 +227,7 @@ export class TrainerLogParser {
     if (h.level === 'ERROR' || h.level === 'CRITICAL') {
       w.rec = { kind: 'error', header: h, lines: [], bytes: h.message.length, truncated: false, bare: false, sawException: false };
     } else if (h.level === 'WARNING' && !(w.main && h.message.startsWith('Resume info not found'))) {
-      this.out.push({ type: 'warning', message: firstLine(h.message), kind: classifyWarning(h.message), time: h.time, source: w.source });
+      this.emit({ type: 'warning', message: firstLine(h.message), kind: classifyWarning(h.message), time: h.time, source: w.source });
     }
   }
 
@@ -244,18 +249,16 @@ export class TrainerLogParser {
     }
     const m = STEP_DONE.exec(msg);
     if (!m) return false;
+    this.arena.len = 0;
     this.step = {
       head: {
         type: 'step', epoch: +m[1], epochs: +m[2], step: +m[3], stepsPerEpoch: +m[4], globalStep: +m[5], totalSteps: +m[6], time: h.time,
       },
-      keys: [],
-      values: [],
-      raws: [],
+      cells: { keys: [], starts: [], ends: [], json: [] },
       expected: 1,
       done: 0,
       inTable: false,
       table: null,
-      bytes: 0,
       truncated: false,
     };
     return true;
@@ -264,13 +267,13 @@ export class TrainerLogParser {
   private tableLine(step: PendingStep, b: Uint8Array, start: number, end: number): void {
     const kind = tableLineKind(b, start);
     if (kind === 'row') {
-      if (step.table === null) step.table = new TableBuilder(this.maxRecord, this.intern);
-      step.table.addRowText(latin1Slice(b, start, end));
+      if (step.table === null) step.table = new TableBuilder(this.maxRecord, this.intern, this.arena);
+      step.table.addRow(b, start, end);
     } else if (kind === 'top') {
-      step.table = new TableBuilder(this.maxRecord, this.intern);
+      step.table = new TableBuilder(this.maxRecord, this.intern, this.arena);
     } else if (kind === 'bottom') {
-      const t = step.table ?? new TableBuilder(this.maxRecord, this.intern);
-      t.collect(step.keys, step.values, step.raws);
+      const t = step.table ?? new TableBuilder(this.maxRecord, this.intern, this.arena);
+      t.collect(step.cells);
       if (t.truncated) step.truncated = true;
       step.table = null;
       step.inTable = false;
@@ -286,7 +289,14 @@ export class TrainerLogParser {
     this.step = null;
     const { head } = step;
     if (step.done >= step.expected) {
-      this.out.push({ ...head, stats: this.shapes.build(step.keys, step.values, step.raws) });
+      const { cells } = step;
+      const shape = this.shapes.find(cells.keys);
+      if (this.sink !== null && shape !== null && shape.jsonPrefixes !== null) {
+        this.stepJson(this.sink, head, shape.jsonPrefixes, cells);
+      } else {
+        const { values, raws } = cellValues(cells, this.arena);
+        this.emit({ ...head, stats: this.shapes.make(shape, cells.keys, values, raws) });
+      }
       if (step.truncated) this.warn('record-truncated', `the stats table of train step ${head.globalStep} exceeded ${this.maxRecord} bytes and was cut`, head.time, 'main');
       return;
     }
@@ -299,17 +309,17 @@ export class TrainerLogParser {
     const time = h.time;
     if (msg.startsWith('Memory-Usage ')) {
       const m = MEMORY.exec(msg);
-      if (m) this.out.push({ type: 'memory', phase: m[1], allocatedGB: num(m[2]), reservedGB: num(m[3]), usedGB: num(m[4]), totalGB: num(m[5]), time });
+      if (m) this.emit({ type: 'memory', phase: m[1], allocatedGB: num(m[2]), reservedGB: num(m[3]), usedGB: num(m[4]), totalGB: num(m[5]), time });
     } else if (msg.startsWith('prepare_batch/rollout:')) {
       const b = parseBatch(msg);
-      if (b) this.out.push({ type: 'batch', waitS: b.waitS, totalS: b.totalS, episodes: b.episodes, time });
+      if (b) this.emit({ type: 'batch', waitS: b.waitS, totalS: b.totalS, episodes: b.episodes, time });
     } else if (msg.startsWith('Training completes!')) {
-      this.out.push({ type: 'finished', time });
+      this.emit({ type: 'finished', time });
     } else if (msg.startsWith('Resume info not found')) {
-      this.out.push({ type: 'start', time });
+      this.emit({ type: 'start', time });
     } else if (msg.includes('Recovering from StepInfo(')) {
       const m = RECOVER.exec(msg);
-      if (m) this.out.push({ type: 'resume', resumeStep: Number(m[1]) + 1, time });
+      if (m) this.emit({ type: 'resume', resumeStep: Number(m[1]) + 1, time });
     }
   }
 
@@ -354,13 +364,50 @@ export class TrainerLogParser {
     const time = rec.header ? rec.header.time : null;
     const kind = classifyError(rec.header ? `${rec.header.message}\n${detail}` : detail);
     const ev: ErrorEvent = { type: 'error', message, detail, kind, time, source: w.source };
-    this.out.push(ev);
+    this.emit(ev);
     if (rec.truncated) this.warn('record-truncated', `an error record exceeded ${this.maxRecord} bytes; its detail was cut`, time, w.source);
+  }
+
+  private emit(ev: TrainerEvent): void {
+    if (this.sink !== null) this.sink.line(eventToJsonLine(ev));
+    else this.out.push(ev);
+  }
+
+  /** A step's JSON line straight from the printed value bytes: the same bytes as
+   *  eventToJsonLine of its event (whose stats carry the same printed texts), with no string or
+   *  object per cell. */
+  private stepJson(sink: JsonSink, head: Omit<StepEvent, 'stats'>, prefixes: Uint8Array[], cells: StepCells): void {
+    sink.text(stepHeadJson(head));
+    const { starts, ends, json } = cells;
+    const src = this.arena.buf;
+    const n = prefixes.length;
+    let room = 3;
+    for (let i = 0; i < n; i++) room += prefixes[i].length + ends[i] - starts[i];
+    let buf = sink.reserve(room);
+    let at = sink.len;
+    for (let i = 0; i < n; i++) {
+      const p = prefixes[i];
+      for (let k = 0; k < p.length; k++) buf[at++] = p[k];
+      if (json[i]) {
+        for (let k = starts[i], e = ends[i]; k < e; k++) buf[at++] = src[k];
+      } else {
+        // Not a JSON number as printed (nan, inf, 1., True): written as JSON.stringify would.
+        const s = latin1Slice(src, starts[i], ends[i]);
+        const t = jsonNum(parseNumber(s, 0, s.length));
+        sink.len = at;
+        buf = sink.reserve(t.length + room);
+        for (let k = 0; k < t.length; k++) buf[at++] = t.charCodeAt(k);
+      }
+    }
+    buf[at++] = 0x7d;
+    buf[at++] = 0x7d;
+    buf[at++] = 10;
+    sink.len = at;
   }
 
   private warn(kind: WarningKind, message: string, time: string | null, source: string): void {
     const ev: WarningEvent = { type: 'warning', message, kind, time, source };
-    this.out.push(ev);
+    this.emit(ev);
   }
 }
 

@@ -4,8 +4,7 @@
 // (latin1, a plain copy), its values are parsed in place, and its keys are compared in place with
 // the key at the same cell of the previous table (a run prints the same layout every step).
 import { bytesToUtf8, parseNumber } from './text.js';
-
-const BAR = '\xe2\x94\x82';
+import { latin1Slice } from './bytes.js';
 
 export type TableLine = 'row' | 'top' | 'mid' | 'bottom' | null;
 
@@ -24,12 +23,42 @@ export function tableLineKind(b: Uint8Array, at: number): TableLine {
   return null;
 }
 
-/** Collects the rows of one table, then yields the pairs in the trainer's (column-major) order. */
+/** Where a table's cell values live: their bytes, copied out of the caller's chunk (callers may
+ *  reuse their read buffer) into one reused buffer per step, so no string is made per cell. */
+export class ValueArena {
+  buf: Buffer = Buffer.allocUnsafe(1 << 14);
+  len = 0;
+
+  add(b: Uint8Array, start: number, end: number): number {
+    const n = end - start;
+    if (this.len + n > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
+      this.buf.copy(bigger, 0, 0, this.len);
+      this.buf = bigger;
+    }
+    const at = this.len;
+    const buf = this.buf;
+    for (let i = 0; i < n; i++) buf[at + i] = b[start + i];
+    this.len = at + n;
+    return at;
+  }
+}
+
+/** The cells of a step, in the trainer's order: key, value bytes [start, end) in the arena, and
+ *  whether the printed value is already a valid JSON number (most are: `1.2345e-03`). */
+export interface StepCells {
+  keys: string[];
+  starts: number[];
+  ends: number[];
+  json: boolean[];
+}
+
+/** Collects the rows of one table, then yields the cells in the trainer's (column-major) order. */
 export class TableBuilder {
   private keys: (string | undefined)[] = [];
-  private values: (number | null)[] = [];
-  /** The value as printed when it is already a valid JSON number (most are: `1.2345e-03`). */
-  private raws: (string | undefined)[] = [];
+  private starts: number[] = [];
+  private ends: number[] = [];
+  private json: boolean[] = [];
   private rows = 0;
   private cols = 0;
   bytes = 0;
@@ -38,49 +67,56 @@ export class TableBuilder {
   constructor(
     private readonly maxBytes: number,
     private readonly intern: KeyInterner,
+    private readonly arena: ValueArena,
   ) {}
 
-  /** Reads one `│ key │ value │ …` row, given as a latin1 string (one char per byte). */
-  addRowText(s: string): void {
-    this.bytes += s.length + 1;
+  /** Reads one `│ key │ value │ …` row from bytes [start, end) (line end excluded). */
+  addRow(b: Uint8Array, start: number, end: number): void {
+    this.bytes += end - start + 1;
     if (this.bytes > this.maxBytes) {
       this.truncated = true;
       return;
     }
-    let p = s.indexOf(BAR);
+    let p = findBar(b, start, end);
     if (p < 0) return;
     p += 3;
     const base = this.rows * this.cols;
+    const intern = this.intern;
     let pair = 0;
     for (;;) {
-      const kEnd = s.indexOf(BAR, p);
+      const kEnd = findBar(b, p, end);
       if (kEnd < 0) break;
       const vStart = kEnd + 3;
-      const vEnd = s.indexOf(BAR, vStart);
+      const vEnd = findBar(b, vStart, end);
       if (vEnd < 0) break;
       let ks = p;
       let ke = kEnd;
-      while (ks < ke && s.charCodeAt(ks) === 0x20) ks++;
-      while (ke > ks && s.charCodeAt(ke - 1) === 0x20) ke--;
+      while (ks < ke && b[ks] === 0x20) ks++;
+      while (ke > ks && b[ke - 1] === 0x20) ke--;
       if (this.rows === 0 || pair < this.cols) {
         const at = base + pair;
         if (ke > ks) {
-          // Same key as at this position in the previous table? Compare in place, no slice.
-          const prev = this.intern.byPosition[at];
-          if (prev !== undefined && prev.length === ke - ks && s.startsWith(prev, ks)) {
-            this.keys[at] = prev;
+          // Same key as at this position in the previous table? Compare in place, no string.
+          const prev = intern.rawByPosition[at];
+          if (prev !== undefined && sameBytes(b, ks, ke, prev)) {
+            this.keys[at] = intern.keyByPosition[at];
           } else {
-            const k = this.intern.text(s.slice(ks, ke));
+            const raw = latin1Slice(b, ks, ke);
+            const k = intern.text(raw);
             this.keys[at] = k;
-            if (at < 100_000) this.intern.byPosition[at] = k;
+            if (at < 100_000) {
+              intern.rawByPosition[at] = raw;
+              intern.keyByPosition[at] = k;
+            }
           }
           let vs = vStart;
           let ve = vEnd;
-          while (vs < ve && s.charCodeAt(vs) === 0x20) vs++;
-          while (ve > vs && s.charCodeAt(ve - 1) === 0x20) ve--;
-          const v = parseNumber(s, vs, ve);
-          this.values[at] = v;
-          this.raws[at] = v !== null && isJsonNumber(s, vs, ve) ? s.slice(vs, ve) : undefined;
+          while (vs < ve && b[vs] === 0x20) vs++;
+          while (ve > vs && b[ve - 1] === 0x20) ve--;
+          const a = this.arena.add(b, vs, ve);
+          this.starts[at] = a;
+          this.ends[at] = a + (ve - vs);
+          this.json[at] = isJsonNumberBytes(b, vs, ve);
         } else {
           this.keys[at] = undefined;
         }
@@ -96,21 +132,51 @@ export class TableBuilder {
     this.rows++;
   }
 
-  /** Appends the table's pairs in the order the trainer's dict had them. */
-  collect(keysOut: string[], valuesOut: (number | null)[], rawsOut: (string | undefined)[]): void {
-    const { rows, cols, keys, values, raws } = this;
+  /** Appends the table's cells in the order the trainer's dict had them. */
+  collect(out: StepCells): void {
+    const { rows, cols, keys } = this;
     for (let j = 0; j < cols; j++) {
       for (let i = 0; i < rows; i++) {
         const at = i * cols + j;
         const k = keys[at];
         if (k !== undefined) {
-          keysOut.push(k);
-          valuesOut.push(values[at]);
-          rawsOut.push(raws[at]);
+          out.keys.push(k);
+          out.starts.push(this.starts[at]);
+          out.ends.push(this.ends[at]);
+          out.json.push(this.json[at]);
         }
       }
     }
   }
+}
+
+/** Values and printed texts of a step's cells (for the stats object and its hidden RAW_STATS). */
+export function cellValues(cells: StepCells, arena: ValueArena): { values: (number | null)[]; raws: (string | undefined)[] } {
+  const n = cells.keys.length;
+  const values: (number | null)[] = new Array(n);
+  const raws: (string | undefined)[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = latin1Slice(arena.buf, cells.starts[i], cells.ends[i]);
+    const v = parseNumber(s, 0, s.length);
+    values[i] = v;
+    raws[i] = v !== null && cells.json[i] ? s : undefined;
+  }
+  return { values, raws };
+}
+
+/** The first `│` (E2 94 82) in bytes [from, end), or -1. A plain loop: cheaper than a native
+ *  indexOf call for the few dozen bytes of a cell. */
+function findBar(b: Uint8Array, from: number, end: number): number {
+  for (let i = from; i + 2 < end; i++) {
+    if (b[i] === 0xe2 && b[i + 1] === 0x94 && b[i + 2] === 0x82) return i;
+  }
+  return -1;
+}
+
+function sameBytes(b: Uint8Array, start: number, end: number, s: string): boolean {
+  if (s.length !== end - start) return false;
+  for (let i = 0; i < s.length; i++) if (b[start + i] !== s.charCodeAt(i)) return false;
+  return true;
 }
 
 type Maker = (v: (number | null)[]) => Record<string, number | null>;
@@ -119,12 +185,14 @@ type Maker = (v: (number | null)[]) => Record<string, number | null>;
  *  function with an object literal is compiled once: its objects are created in one go with a
  *  fixed shape, which is several times cheaper to build, serialise and enumerate than an object
  *  grown key by key (V8 turns those into slow dictionaries past a few dozen keys). */
-interface Shape {
+export interface Shape {
   keys: string[];
   make: Maker | null;
   seen: number;
   /** `"key":` per key, for the JSON form. */
   prefixes: string[] | null;
+  /** The same as UTF-8 bytes, with the separating comma (all but the first), for JsonLinesParser. */
+  jsonPrefixes: Uint8Array[] | null;
 }
 
 /** Printed texts of a frozen stats object's values, for eventToJsonLine (see json.ts). */
@@ -144,9 +212,9 @@ export function rawStatsOf(stats: object): RawStats | undefined {
 export class StatsShapes {
   private shapes: Shape[] = [];
 
-  build(keys: string[], values: (number | null)[], raws?: (string | undefined)[]): Record<string, number | null> {
+  /** The known shape of this key set (most recently used first), compiled once it recurs. */
+  find(keys: string[]): Shape | null {
     const shapes = this.shapes;
-    let shape: Shape | null = null;
     for (let i = 0; i < shapes.length; i++) {
       const s = shapes[i];
       if (!sameKeys(s.keys, keys)) continue;
@@ -158,14 +226,22 @@ export class StatsShapes {
       if (s.make === null && ++s.seen >= 3) {
         s.make = compile(keys);
         s.prefixes = keys.map((k) => JSON.stringify(k) + ':');
+        s.jsonPrefixes = s.prefixes.map((p, j) => Buffer.from(j > 0 ? ',' + p : p, 'utf8'));
       }
-      shape = s;
-      break;
+      return s;
     }
-    if (shape === null && keys.length > 0 && keys.length <= 2000 && !keys.includes('__proto__') && new Set(keys).size === keys.length) {
-      shapes.unshift({ keys: [...keys], make: null, seen: 1, prefixes: null });
+    if (keys.length > 0 && keys.length <= 2000 && !keys.includes('__proto__') && new Set(keys).size === keys.length) {
+      shapes.unshift({ keys: [...keys], make: null, seen: 1, prefixes: null, jsonPrefixes: null });
       if (shapes.length > 16) shapes.pop();
     }
+    return null;
+  }
+
+  build(keys: string[], values: (number | null)[], raws?: (string | undefined)[]): Record<string, number | null> {
+    return this.make(this.find(keys), keys, values, raws);
+  }
+
+  make(shape: Shape | null, keys: string[], values: (number | null)[], raws?: (string | undefined)[]): Record<string, number | null> {
     const stats = shape?.make ? shape.make(values) : dynamic(keys, values);
     if (shape?.prefixes && raws) {
       // Frozen, so the printed texts can never disagree with the values.
@@ -196,8 +272,10 @@ function sameKeys(a: string[], b: string[]): boolean {
 /** Intern table for stats keys, bounded (cleared when full). */
 export class KeyInterner {
   private texts = new Map<string, string>();
-  /** The key seen at each cell position of the previous table: tables repeat their layout. */
-  readonly byPosition: (string | undefined)[] = [];
+  /** The key seen at each cell position of the previous table (its latin1 bytes and its text):
+   *  tables repeat their layout. */
+  readonly rawByPosition: (string | undefined)[] = [];
+  readonly keyByPosition: (string | undefined)[] = [];
 
   /** Interns a latin1 key: one flat UTF-8-decoded copy per distinct key. */
   text(raw: string): string {
@@ -240,6 +318,34 @@ export function isJsonNumber(s: string, a: number, b: number): boolean {
     if (i < b && ((c = s.charCodeAt(i)) === 0x2b || c === 0x2d)) i++;
     const d = i;
     while (i < b && (c = s.charCodeAt(i)) >= 0x30 && c <= 0x39) i++;
+    if (i === d) return false;
+  }
+  return i === b;
+}
+
+/** isJsonNumber over bytes [a, b). */
+export function isJsonNumberBytes(s: Uint8Array, a: number, b: number): boolean {
+  let i = a;
+  if (i < b && s[i] === 0x2d) i++;
+  if (i >= b) return false;
+  let c = s[i];
+  if (c === 0x30) {
+    i++;
+  } else if (c >= 0x31 && c <= 0x39) {
+    while (i < b && (c = s[i]) >= 0x30 && c <= 0x39) i++;
+  } else {
+    return false;
+  }
+  if (i < b && s[i] === 0x2e) {
+    const d = ++i;
+    while (i < b && (c = s[i]) >= 0x30 && c <= 0x39) i++;
+    if (i === d) return false;
+  }
+  if (i < b && (s[i] | 0x20) === 0x65) {
+    i++;
+    if (i < b && ((c = s[i]) === 0x2b || c === 0x2d)) i++;
+    const d = i;
+    while (i < b && (c = s[i]) >= 0x30 && c <= 0x39) i++;
     if (i === d) return false;
   }
   return i === b;

@@ -1,0 +1,67 @@
+// The bytes of JSON Lines output, gathered in one reused buffer: `awrl-tui parse --json` writes
+// a whole chunk's worth of lines with one write, and a step's line is assembled from the printed
+// value bytes and per-key-set prefix bytes without building a string (see JsonLinesParser).
+import type { StepEvent } from './events.js';
+
+export class JsonSink {
+  private buf: Buffer = Buffer.allocUnsafe(1 << 20);
+  len = 0;
+
+  /** Room for n more bytes. */
+  reserve(n: number): Buffer {
+    if (this.len + n > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
+      this.buf.copy(bigger, 0, 0, this.len);
+      this.buf = bigger;
+    }
+    return this.buf;
+  }
+
+  /** A string as UTF-8 (lone surrogates become U+FFFD, as Buffer.from(s, 'utf8') does). */
+  text(s: string): void {
+    const buf = this.reserve(s.length * 3);
+    this.len += buf.write(s, this.len, 'utf8');
+  }
+
+  /** One JSON line: the text and its newline. */
+  line(s: string): void {
+    this.text(s);
+    this.byte(10);
+  }
+
+  byte(c: number): void {
+    this.reserve(1)[this.len++] = c;
+  }
+
+  bytes(src: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    const buf = this.reserve(n);
+    let at = this.len;
+    if (n > 64) {
+      buf.set(src.subarray(start, end), at);
+    } else {
+      for (let i = start; i < end; i++) buf[at++] = src[i];
+    }
+    this.len += n;
+  }
+
+  /** The bytes gathered since the last take(); valid until the next write to the sink. */
+  take(): Uint8Array {
+    const out = this.buf.subarray(0, this.len);
+    this.len = 0;
+    return out;
+  }
+}
+
+/** `{"type":"step",…,"stats":{` — the part of a step's JSON line before its stats. */
+export function stepHeadJson(e: Omit<StepEvent, 'stats'>): string {
+  return (
+    `{"type":"step","epoch":${jsonNum(e.epoch)},"epochs":${jsonNum(e.epochs)},"step":${jsonNum(e.step)},"stepsPerEpoch":${jsonNum(e.stepsPerEpoch)},` +
+    `"globalStep":${jsonNum(e.globalStep)},"totalSteps":${jsonNum(e.totalSteps)},"time":${JSON.stringify(e.time)},"stats":{`
+  );
+}
+
+/** A number as JSON.stringify writes it; non-finite numbers (inf in a stats table) become null. */
+export function jsonNum(v: number | null): string {
+  return v === null || !Number.isFinite(v) ? 'null' : String(v);
+}
