@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { evaluateConfig } from '../../dist/config/index.js';
 
 const BIN = fileURLToPath(new URL('../../bin/awrl-tui.js', import.meta.url));
-const REF = fileURLToPath(new URL('../../../shared/reference/config_8x8h100_grpo_inst_nokl.yaml', import.meta.url));
+const REF = fileURLToPath(new URL('../fixtures/shared/reference/config_8x8h100_grpo_inst_nokl.yaml', import.meta.url));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const RUNS = 9;

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { HealthFeed, HealthMonitor } from '../../dist/health/index.js';
 
-const FIX = '/work/shared/fixtures/areal-logs/run-a/stdout.log';
+const FIX = new URL('../fixtures/shared/fixtures/areal-logs/run-a/stdout.log', import.meta.url).pathname;
 const one = readFileSync(FIX);
 const reps = 40;
 const t0 = performance.now();

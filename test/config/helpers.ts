@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { evaluateConfig, type ConfigEvaluation, type Diagnostic } from '../../src/config/index.js';
 
-export const REFERENCE_PATH = new URL('../../../shared/reference/config_8x8h100_grpo_inst_nokl.yaml', import.meta.url).pathname;
+export const REFERENCE_PATH = new URL('../fixtures/shared/reference/config_8x8h100_grpo_inst_nokl.yaml', import.meta.url).pathname;
 export const REFERENCE = readFileSync(REFERENCE_PATH, 'utf8');
 
 /** Replace the first occurrence of `from` (which must exist) in the reference config. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { NvidiaSmiError, parseSmiCsv, smiValue } from '../../src/gpu/index.js';
+import { SHARED } from '../harness/fixtures.js';
 
-const DIR = '/work/shared/fixtures/nvidia-smi/';
+const DIR = `${SHARED}fixtures/nvidia-smi/`;
 const read = (f: string) => readFileSync(DIR + f, 'utf8');
 const QUERY = 'index,uuid,name,memory.used,memory.total,memory.free,utilization.gpu,utilization.memory,temperature.gpu,power.draw,power.limit,clocks.sm'.split(',');
 

@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { HealthFeed, HealthMonitor, evaluateHealth, findCheckpointSaves, mergeSaves } from '../../src/health/index.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
+import { SHARED } from '../harness/fixtures.js';
 
-const FIX = '/work/shared/fixtures/areal-logs/run-a';
+const FIX = `${SHARED}fixtures/areal-logs/run-a`;
 
 function eventsOf(name: string) {
   const bytes = readFileSync(`${FIX}/${name}`);

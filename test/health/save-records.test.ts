@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { CheckpointSaveScanner, findCheckpointSaves, parseSaveLine } from '../../src/health/index.js';
+import { SHARED } from '../harness/fixtures.js';
 
-const FIX = '/work/shared/fixtures/areal-logs/run-a';
+const FIX = `${SHARED}fixtures/areal-logs/run-a`;
 const expected = [
   { type: 'save', time: '2026-05-25T13:02:18.087', step: 4, what: 'HF + DCP checkpoints (periodic (1200s), step=4)' },
   { type: 'save', time: '2026-05-25T16:18:39.120', step: 9, what: 'HF + DCP checkpoints (periodic (1200s), step=9)' },

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parseLogBytes, isoTimeToMs, type StepEvent, type TrainerEvent } from '../../src/trainer-log/index.js';
 import { MetricsStore, evaluateAlerts } from '../../src/metrics/index.js';
+import { SHARED } from '../harness/fixtures.js';
 
 const HEALTHY = {
   'rollout/reward': 0.4, 'ppo_actor/update/grad_norm': 0.3, 'ppo_actor/update/update_successful': 1,
@@ -62,7 +63,7 @@ describe('alert rules', () => {
   });
 
   it('turns every error event into an error alert with advice (run-a: the NCCL timeout)', () => {
-    const events = parseLogBytes(readFileSync('/work/shared/fixtures/areal-logs/run-a/main.log'));
+    const events = parseLogBytes(readFileSync(`${SHARED}fixtures/areal-logs/run-a/main.log`));
     const a = run(events, { consumerBatchSize: 128 }).filter((x) => x.id.startsWith('error:'));
     expect(a).toHaveLength(1);
     expect(a[0]).toMatchObject({ severity: 'error', time: '2026-05-25T15:12:05.214' });

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parseLogBytes, type StepEvent } from '../../src/trainer-log/index.js';
 import { MetricsStore, Series, STEP_TIME_KEY, deriveFigures } from '../../src/metrics/index.js';
+import { SHARED } from '../harness/fixtures.js';
 
-const DIR = '/work/shared/fixtures/areal-logs/run-a/';
+const DIR = `${SHARED}fixtures/areal-logs/run-a/`;
 
 function step(g: number, stats: Record<string, number | null>, time = '2026-01-01T00:00:00.000'): StepEvent {
   return { type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 100, globalStep: g, totalSteps: 100, time, stats };

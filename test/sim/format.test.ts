@@ -11,7 +11,7 @@ const golden = JSON.parse(readFileSync(new URL('./golden/tabulate-0.8.9.json', i
   tables: { entries: [string, J][]; text: string }[];
   formats: [J, string][];
 };
-const FIXTURE = new URL('../../../shared/fixtures/areal-logs/run-a/main.log', import.meta.url);
+const FIXTURE = new URL('../fixtures/shared/fixtures/areal-logs/run-a/main.log', import.meta.url);
 
 describe('formatExp (Python .4e)', () => {
   it('matches Python for every golden value, ties and specials included', () => {

@@ -6,7 +6,7 @@ import { answer, snapshot, H100_TOTAL_MIB } from '../../src/sim/nvidia-smi.js';
 import type { SimState } from '../../src/sim/state.js';
 import { parseSmiCsv, NvidiaSmiError } from '../../src/gpu/index.js';
 
-const FIX = new URL('../../../shared/fixtures/nvidia-smi/', import.meta.url);
+const FIX = new URL('../fixtures/shared/fixtures/nvidia-smi/', import.meta.url);
 const fixture = (n: string): string => readFileSync(new URL(n, FIX), 'utf8');
 const FIELDS = 'index,uuid,name,memory.used,memory.total,memory.free,utilization.gpu,utilization.memory,temperature.gpu,power.draw,power.limit,clocks.sm';
 const NOW = new Date(2026, 10, 29, 7, 44, 16, 355).getTime();

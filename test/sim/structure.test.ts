@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { simWorkspace, CONFIG_RAY, type SimWorkspace } from './helpers.js';
 import { FIXTURE_KEY_COUNT } from '../../src/sim/keys.js';
 
-const FIX = new URL('../../../shared/fixtures/areal-logs/run-a/', import.meta.url);
+const FIX = new URL('../fixtures/shared/fixtures/areal-logs/run-a/', import.meta.url);
 const fixture = (name: string): string => readFileSync(new URL(name, FIX), 'utf8');
 
 // eslint-disable-next-line no-control-regex

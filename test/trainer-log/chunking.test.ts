@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { TrainerLogParser, parseLogBytes, type TrainerEvent } from '../../src/trainer-log/index.js';
+import { SHARED } from '../harness/fixtures.js';
 
-const DIR = '/work/shared/fixtures/areal-logs/run-a/';
+const DIR = `${SHARED}fixtures/areal-logs/run-a/`;
 
 function parseChunked(buf: Uint8Array, cuts: number[]): TrainerEvent[] {
   const p = new TrainerLogParser();

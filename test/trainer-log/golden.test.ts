@@ -8,10 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { JsonLinesParser, eventToJsonLine, parseLogBytes } from '../../src/trainer-log/index.js';
+import { SHARED } from '../harness/fixtures.js';
 
 const BIN = new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
 const GOLDEN = new URL('./golden/', import.meta.url).pathname;
-const RUN_A = '/work/shared/fixtures/areal-logs/run-a/';
+const RUN_A = `${SHARED}fixtures/areal-logs/run-a/`;
 const CASES: [string, string][] = [
   ['main.log', RUN_A + 'main.log'],
   ['merged.log', RUN_A + 'merged.log'],

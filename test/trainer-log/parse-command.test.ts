@@ -5,9 +5,10 @@ import { readFileSync, mkdtempSync, writeFileSync, rmSync, chmodSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseLogBytes, eventToJsonLine } from '../../src/trainer-log/index.js';
+import { SHARED } from '../harness/fixtures.js';
 
 const BIN = new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
-const DIR = '/work/shared/fixtures/areal-logs/run-a/';
+const DIR = `${SHARED}fixtures/areal-logs/run-a/`;
 const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, 'parse', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
 
 describe('awrl-tui parse', () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parseLogBytes, eventToJsonLine, type TrainerEvent } from '../../src/trainer-log/index.js';
+import { SHARED } from '../harness/fixtures.js';
 
-const DIR = '/work/shared/fixtures/areal-logs/run-a/';
+const DIR = `${SHARED}fixtures/areal-logs/run-a/`;
 const LISTED = new Set(['step', 'memory', 'resume', 'error', 'finished']);
 const expected = readFileSync(DIR + 'expected.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 
