@@ -104,7 +104,7 @@ export async function run(args: string[]): Promise<number> {
     if (evaluation) {
       const gate = await preflightGate(transport, { evaluation, target, envNames, skip: skipPreflight, ...(resumeId ? { runId: resumeId } : {}) });
       info(`preflight on ${target.name}:`);
-      (json ? err : out)(gate.text.replace(/\n$/, ''));
+      info(gate.text.replace(/\n$/, ''));
       if (gate.blocked) throw new CliError(gate.reason, EXIT.usage);
       preflight = gate.summary;
     } else if (resumeId) {

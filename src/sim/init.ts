@@ -1,8 +1,13 @@
 // `awrl-tui sim init DIR`: a directory that looks like an AsyncWebRL checkout from the outside.
 //   DIR/webgym/train.py   a few lines of Python that exec node on the simulator (same CLI as the trainer)
 //   DIR/bin/nvidia-smi    the fake nvidia-smi, reading the simulator's live state under DIR/state/
-//   DIR/configs/sim_local.yaml  the project's single-node example with fileroot under DIR, wandb off
+//   DIR/configs/sim_local.yaml  the project's single-node example with fileroot under DIR, wandb off,
+//                         actor.path and the datasets pointing at the two entries below
+//   DIR/models/Qwen3-VL-8B-Instruct/config.json   a model directory as pre-flight expects one
+//   DIR/data/webgym_tasks/{train,test}.jsonl      WebGym-like task files; the simulator takes its
+//                         steps per epoch from the train file's line count, as the trainer does
 // Paths to node and to the project are absolute and baked in, so the shim works from any shell.
+// With DIR/bin on PATH (for the fake nvidia-smi), the checkout passes `awrl-tui preflight`.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
@@ -12,6 +17,42 @@ export interface InitResult {
   trainPy: string;
   nvidiaSmi: string;
   config: string | null;
+  modelDir: string;
+  trainDataset: string;
+  validDataset: string;
+}
+
+/** Tasks in the train file sim init writes: 64 steps per epoch at the example's batch size 32. */
+export const SIM_TRAIN_TASKS = 2048;
+export const SIM_VALID_TASKS = 256;
+
+const WEBSITES = ['amazon.com', 'github.com', 'wikipedia.org', 'booking.com', 'arxiv.org', 'imdb.com', 'espn.com', 'allrecipes.com'];
+
+/**
+ * Writes `count` WebGym-like tasks (one JSON object per line) to `file`. Tests use it to size an
+ * epoch: the simulator reads the train file's line count (train_dataset.path) for steps per epoch.
+ */
+export function writeWebgymTasks(file: string, count: number, split = 'train'): void {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const site = WEBSITES[i % WEBSITES.length];
+    lines.push(JSON.stringify({ task_id: `sim-${split}-${i}`, website: `https://www.${site}`, task: `Simulated task ${i} on ${site}`, difficulty: 1 + (i % 3) }));
+  }
+  writeFileSync(file, lines.length ? `${lines.join('\n')}\n` : '');
+}
+
+/** A model directory as the trainer and pre-flight expect it: config.json (no weights: the simulator needs none). */
+function writeFakeModel(modelDir: string): void {
+  mkdirSync(modelDir, { recursive: true });
+  const config = {
+    architectures: ['Qwen3VLForConditionalGeneration'],
+    model_type: 'qwen3_vl',
+    torch_dtype: 'bfloat16',
+    // The simulator's checkpoints are a few kB: sized as such, so the disk check holds on any machine.
+    num_parameters: 1_000_000,
+    _awrl_sim: 'fake model written by `awrl-tui sim init`; the simulated trainer never loads it',
+  };
+  writeFileSync(join(modelDir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
 }
 
 const pyStr = (s: string): string => JSON.stringify(s); // a JSON string is a valid Python literal here
@@ -55,6 +96,14 @@ export function simInit(dirArg: string, distDir: string, projectRoot: string, no
   const nvidiaSmi = join(dir, 'bin', 'nvidia-smi');
   writeFileSync(nvidiaSmi, nvidiaSmiText(nodePath, join(distDir, 'sim', 'nvidia-smi-main.js'), join(dir, 'state', 'state.json')));
   chmodSync(nvidiaSmi, 0o755);
+  const modelDir = join(dir, 'models', 'Qwen3-VL-8B-Instruct');
+  writeFakeModel(modelDir);
+  const dataDir = join(dir, 'data', 'webgym_tasks');
+  mkdirSync(dataDir, { recursive: true });
+  const trainDataset = join(dataDir, 'train.jsonl');
+  const validDataset = join(dataDir, 'test.jsonl');
+  writeWebgymTasks(trainDataset, SIM_TRAIN_TASKS, 'train');
+  writeWebgymTasks(validDataset, SIM_VALID_TASKS, 'test');
 
   let config: string | null = null;
   const example = join(projectRoot, 'configs', 'webgym_1x8_grpo_inst_nokl_local.yaml');
@@ -62,9 +111,13 @@ export function simInit(dirArg: string, distDir: string, projectRoot: string, no
     const doc = parseDocument(readFileSync(example, 'utf8'));
     doc.setIn(['cluster', 'fileroot'], join(dir, 'areal-fileroot'));
     if (doc.hasIn(['stats_logger', 'wandb', 'mode'])) doc.setIn(['stats_logger', 'wandb', 'mode'], 'disabled');
+    doc.setIn(['actor', 'path'], modelDir);
+    if (doc.hasIn(['test_rollout', 'base_model_checkpoint'])) doc.setIn(['test_rollout', 'base_model_checkpoint'], modelDir);
+    doc.setIn(['train_dataset', 'path'], trainDataset);
+    doc.setIn(['valid_dataset', 'path'], validDataset);
     mkdirSync(join(dir, 'configs'), { recursive: true });
     config = join(dir, 'configs', 'sim_local.yaml');
     writeFileSync(config, doc.toString());
   }
-  return { dir, trainPy, nvidiaSmi, config };
+  return { dir, trainPy, nvidiaSmi, config, modelDir, trainDataset, validDataset };
 }

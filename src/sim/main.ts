@@ -1,7 +1,7 @@
 // Entry of the simulated trainer: what `python3 webgym/train.py --config FILE k=v …` runs when the
 // `sim init` shim stands in for the real train.py. Reads the config with the project's config engine
 // (a config that fails its errors exits 1, as the trainer does), then runs the simulated trainer.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { evaluateConfig, formatDiagnostic } from '../config/index.js';
@@ -50,7 +50,7 @@ export async function simMain(argv: string[], env: Record<string, string | undef
     experimentName: ev.experimentName,
     trialName: ev.trialName,
     user: pythonUser(env, safeAccountName()),
-    datasetSize: simEnv.datasetSize,
+    datasetSize: trainDatasetLines(ev.resolved) ?? simEnv.datasetSize,
   });
   if (simEnv.seed !== null) plan.seed = simEnv.seed;
   const statePaths = [join(plan.fileroot, '.awrl-sim', 'state.json')];
@@ -66,6 +66,25 @@ export async function simMain(argv: string[], env: Record<string, string | undef
     statePaths,
     stdout: io.stdout,
   });
+}
+
+/**
+ * Lines of train_dataset.path when that file exists (relative to the working directory, as the
+ * trainer opens it): the trainer's steps per epoch come from its dataset, so the simulator's do too.
+ * Null (AWRL_SIM_DATASET_SIZE applies) when there is no such file or it is empty.
+ */
+function trainDatasetLines(resolved: Record<string, any>): number | null {
+  const path = resolved?.train_dataset?.path;
+  if (typeof path !== 'string' || path === '') return null;
+  try {
+    if (!statSync(path).isFile()) return null;
+    const buf = readFileSync(path);
+    let n = 0;
+    for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) n++;
+    return n > 0 ? n : null;
+  } catch {
+    return null;
+  }
 }
 
 function safeAccountName(): string {

@@ -161,6 +161,19 @@ describe('awrl-tui preflight (the command)', () => {
     expect(r.stdout + r.stderr).not.toContain(SENTINEL);
   });
 
+  it('a fresh `sim init` checkout passes pre-flight with its bin/ on PATH', () => {
+    const dist = new URL('../../dist', import.meta.url).pathname;
+    const root = new URL('../..', import.meta.url).pathname;
+    const sim = simInit(join(world.dir, 'sim-clean'), dist, root);
+    const r = preflight(['--target', 'local', '--workdir', sim.dir, '--setup', `export PATH='${sim.dir}/bin':"$PATH"`, '--config', sim.config!, '--json'], { CPU_CLUSTER_TOKEN: SENTINEL }, world.dir);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.json.checks.filter((c: CheckResult) => c.result === 'error')).toEqual([]);
+    expect(check(r.json, 'model')).toMatchObject({ result: 'ok', seen: `${sim.modelDir} has config.json (Qwen3VLForConditionalGeneration)` });
+    expect(check(r.json, 'dataset:train')).toMatchObject({ result: 'ok', seen: `${sim.trainDataset}: 2048 lines ÷ batch_size 32 = 64 steps per epoch; × 10 epochs = 640 steps` });
+    expect(check(r.json, 'gpus').result).toBe('ok');
+    expect(check(r.json, 'gpu-memory')).toMatchObject({ result: 'ok', seen: 'all 8 GPUs free' });
+  });
+
   it('exits 2 with --json when a check fails', () => {
     const r = cli(['--target', 'local'], ['--json', `actor.path=${world.dir}/nope`]);
     expect(r.status).toBe(2);

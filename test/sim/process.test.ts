@@ -10,6 +10,7 @@ import { waitFor, pidAlive } from '../harness/wait.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
 import { parseSmiCsv } from '../../src/gpu/index.js';
 import type { SimState } from '../../src/sim/state.js';
+import { writeWebgymTasks, SIM_TRAIN_TASKS } from '../../src/sim/init.js';
 
 const BIN = new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
 const PY = '/usr/bin/python3';
@@ -38,6 +39,9 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'awrl-siminit-'));
   const r = spawnSync(process.execPath, [BIN, 'sim', 'init', dir], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
+  // The train file's line count sizes an epoch: 96 tasks at batch 32 = 3 steps per epoch.
+  expect(readFileSync(join(dir, 'data', 'webgym_tasks', 'train.jsonl'), 'utf8').split('\n')).toHaveLength(SIM_TRAIN_TASKS + 1);
+  writeWebgymTasks(join(dir, 'data', 'webgym_tasks', 'train.jsonl'), 96);
 });
 afterAll(() => {
   for (const c of children) if (c.pid && pidAlive(c.pid)) process.kill(c.pid, 'SIGKILL');
@@ -47,8 +51,18 @@ afterAll(() => {
 describe('sim init', () => {
   it('writes an executable webgym/train.py, bin/nvidia-smi and a runnable config', () => {
     for (const f of ['webgym/train.py', 'bin/nvidia-smi']) expect(statSync(join(dir, f)).mode & 0o111).not.toBe(0);
-    expect(readFileSync(join(dir, 'configs', 'sim_local.yaml'), 'utf8')).toContain(join(dir, 'areal-fileroot'));
+    const yaml = readFileSync(join(dir, 'configs', 'sim_local.yaml'), 'utf8');
+    expect(yaml).toContain(join(dir, 'areal-fileroot'));
+    const model = join(dir, 'models', 'Qwen3-VL-8B-Instruct');
+    expect(yaml).toContain(`path: ${model}\n`);
+    expect(yaml).toContain(`base_model_checkpoint: ${model}\n`);
+    expect(yaml).toContain(`path: ${join(dir, 'data', 'webgym_tasks', 'train.jsonl')}\n`);
+    expect(yaml).toContain(`path: ${join(dir, 'data', 'webgym_tasks', 'test.jsonl')}\n`);
+    expect(yaml).not.toMatch(/: \/path\/to\//);
+    expect(JSON.parse(readFileSync(join(model, 'config.json'), 'utf8')).architectures).toEqual(['Qwen3VLForConditionalGeneration']);
+    for (const line of readFileSync(join(dir, 'data', 'webgym_tasks', 'test.jsonl'), 'utf8').trim().split('\n')) expect(JSON.parse(line)).toHaveProperty('task_id');
   });
+
 });
 
 describe('python3 webgym/train.py (the shim)', () => {
@@ -114,5 +128,19 @@ describe('python3 webgym/train.py (the shim)', () => {
     expect(events.filter((e) => e.type === 'step')).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ type: 'warning', message: expect.stringContaining('SIGTERM') });
     expect(smi().rows.map((r) => r['memory.used'])).toEqual(Array(8).fill(0));
+  });
+});
+
+describe('the dataset sizes an epoch', () => {
+  it('steps per epoch come from the train file\'s line count; AWRL_SIM_DATASET_SIZE only when there is no file', () => {
+    const small = join(dir, 'data', 'webgym_tasks', 'small.jsonl');
+    writeWebgymTasks(small, 64);
+    const steps = (trial: string, path: string) => {
+      const r = trainer(['--config', 'configs/sim_local.yaml', 'total_train_epochs=1', `train_dataset.path=${path}`, `trial_name=${trial}`]);
+      expect(r.status, r.stderr).toBe(0);
+      return parseLogBytes(readFileSync(join(logDir().replace(/[^/]+$/, trial), 'main.log'))).filter((e) => e.type === 'step').length;
+    };
+    expect(steps('from-file', small)).toBe(2); // 64 lines, although AWRL_SIM_DATASET_SIZE=96
+    expect(steps('from-env', join(dir, 'data', 'webgym_tasks', 'no-such.jsonl'))).toBe(3); // 96 // 32
   });
 });
