@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, EXIT } from './errors.js';
-import { LocalTransport } from '../remote/index.js';
-import { followToEnd, launchRun, planFromConfig, progressLine, stopRun, type Target } from '../runs/index.js';
-import { simInit } from '../sim/init.js';
+import type { LocalTransport } from '../remote/index.js';
+import type { Target } from '../runs/index.js';
 import type { StepEvent } from '../trainer-log/events.js';
 import { notInteractiveReason } from '../ui/tty.js';
+import type { Splash } from '../ui/chrome.js';
 
 interface DemoArgs {
   keep: boolean;
@@ -41,6 +41,23 @@ function parseArgs(args: string[]): DemoArgs {
 
 export async function run(args: string[]): Promise<number> {
   const opts = parseArgs(args);
+  // The first frame goes up before the heavy modules load and the run starts (the goal is a frame
+  // within ~0.7 s); the cockpit then paints over it.
+  const interactive = notInteractiveReason() === null;
+  const splash: Splash | null = interactive ? (await import('../ui/chrome.js')).openSplash(process.stdout, 'dashboard', 'starting the simulated run…') : null;
+  try {
+    return await runDemo(opts, splash);
+  } finally {
+    splash?.close();
+  }
+}
+
+async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
+  const [{ LocalTransport }, { followToEnd, launchRun, planFromConfig, progressLine, stopRun }, { simInit }] = await Promise.all([
+    import('../remote/index.js'),
+    import('../runs/index.js'),
+    import('../sim/init.js'),
+  ]);
   const distDir = dirname(dirname(fileURLToPath(import.meta.url)));
   const dir = mkdtempSync(join(tmpdir(), 'awrl-demo-'));
   const cleanup = () => {
@@ -87,8 +104,8 @@ export async function run(args: string[]): Promise<number> {
   try {
     const res = await launchRun(planned.plan, transport, { env });
     runId = res.record.runId;
-    if (notInteractiveReason() === null) await openCockpit(target, transport, runId);
-    else await printProgress(target, transport, runId, res.logPath, dir);
+    if (splash) await openCockpit(target, transport, runId, splash);
+    else await printProgress(target, transport, runId, res.logPath, dir, followToEnd, progressLine);
     return EXIT.ok;
   } finally {
     // Quitting the demo stops the simulated run (a real run is never stopped by quitting).
@@ -97,18 +114,28 @@ export async function run(args: string[]): Promise<number> {
   }
 }
 
-async function openCockpit(target: Target, transport: LocalTransport, runId: string): Promise<void> {
+async function openCockpit(target: Target, transport: LocalTransport, runId: string, splash: Splash): Promise<void> {
   const { createLiveSession } = await import('../ui/session/live-session.js');
   const { runCockpit } = await import('../ui/index.js');
   const session = createLiveSession({ targets: [{ target, transport }], openRunId: runId });
   try {
-    await runCockpit({ session, initialScreen: 'dashboard' });
+    await runCockpit({ session, initialScreen: 'dashboard', splash });
   } finally {
     await session.close();
   }
 }
 
-async function printProgress(target: Target, transport: LocalTransport, runId: string, logPath: string, dir: string): Promise<void> {
+type RunsModule = typeof import('../runs/index.js');
+
+async function printProgress(
+  target: Target,
+  transport: LocalTransport,
+  runId: string,
+  logPath: string,
+  dir: string,
+  followToEnd: RunsModule['followToEnd'],
+  progressLine: RunsModule['progressLine'],
+): Promise<void> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
   say(`demo run ${runId} in ${dir} (no terminal: printing progress; Ctrl-C stops the demo)`);
   let prev: StepEvent | null = null;
