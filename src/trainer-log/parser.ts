@@ -59,6 +59,7 @@ export class TrainerLogParser {
   private readonly intern = new KeyInterner();
   private readonly shapes = new StatsShapes();
   private readonly arena = new ValueArena();
+  private readonly tables: TableBuilder;
   /** When set (JsonLinesParser), events are written here as JSON Lines instead of returned. */
   private readonly sink: JsonSink | null;
   /** Copies of the bytes of the unterminated last line (callers may reuse their buffers). */
@@ -73,6 +74,7 @@ export class TrainerLogParser {
   constructor(opts: ParserOptions = {}, sink?: JsonSink) {
     this.sink = sink ?? null;
     this.maxRecord = Math.max(1024, opts.maxRecordBytes ?? 1 << 20);
+    this.tables = new TableBuilder(this.maxRecord, this.intern, this.arena);
     this.reset();
   }
 
@@ -267,12 +269,12 @@ export class TrainerLogParser {
   private tableLine(step: PendingStep, b: Uint8Array, start: number, end: number): void {
     const kind = tableLineKind(b, start);
     if (kind === 'row') {
-      if (step.table === null) step.table = new TableBuilder(this.maxRecord, this.intern, this.arena);
+      if (step.table === null) step.table = this.tables.reset();
       step.table.addRow(b, start, end);
     } else if (kind === 'top') {
-      step.table = new TableBuilder(this.maxRecord, this.intern, this.arena);
+      step.table = this.tables.reset();
     } else if (kind === 'bottom') {
-      const t = step.table ?? new TableBuilder(this.maxRecord, this.intern, this.arena);
+      const t = step.table ?? this.tables.reset();
       t.collect(step.cells);
       if (t.truncated) step.truncated = true;
       step.table = null;

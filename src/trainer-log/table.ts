@@ -53,7 +53,8 @@ export interface StepCells {
   json: boolean[];
 }
 
-/** Collects the rows of one table, then yields the cells in the trainer's (column-major) order. */
+/** Collects the rows of one table, then yields the cells in the trainer's (column-major) order.
+ *  One instance is reused for every table (reset()): its arrays keep their storage. */
 export class TableBuilder {
   private keys: (string | undefined)[] = [];
   private starts: number[] = [];
@@ -70,7 +71,18 @@ export class TableBuilder {
     private readonly arena: ValueArena,
   ) {}
 
-  /** Reads one `│ key │ value │ …` row from bytes [start, end) (line end excluded). */
+  /** Starts a new table. Cells of the previous one are never read again (collect reads only the
+   *  rows x cols cells this table wrote). */
+  reset(): this {
+    this.rows = 0;
+    this.cols = 0;
+    this.bytes = 0;
+    this.truncated = false;
+    return this;
+  }
+
+  /** Reads one `│ key │ value │ …` row from bytes [start, end) (line end excluded): the pairs
+   *  between the bars, keys and values trimmed of spaces, empty keys skipped. */
   addRow(b: Uint8Array, start: number, end: number): void {
     this.bytes += end - start + 1;
     if (this.bytes > this.maxBytes) {
@@ -81,38 +93,67 @@ export class TableBuilder {
     if (p < 0) return;
     p += 3;
     const base = this.rows * this.cols;
+    const first = this.rows === 0;
     const intern = this.intern;
     let pair = 0;
     for (;;) {
-      const kEnd = findBar(b, p, end);
-      if (kEnd < 0) break;
-      const vStart = kEnd + 3;
-      const vEnd = findBar(b, vStart, end);
-      if (vEnd < 0) break;
+      const at = base + pair;
+      const use = first || pair < this.cols;
+      // The usual row repeats the previous table's key at this cell: one pass over the cell
+      // (spaces, those key bytes, spaces, a bar) finds the bar and checks the key together.
+      const prev = use ? intern.rawByPosition[at] : undefined;
+      let kEnd = -1;
       let ks = p;
-      let ke = kEnd;
-      while (ks < ke && b[ks] === 0x20) ks++;
-      while (ke > ks && b[ke - 1] === 0x20) ke--;
-      if (this.rows === 0 || pair < this.cols) {
-        const at = base + pair;
-        if (ke > ks) {
-          // Same key as at this position in the previous table? Compare in place, no string.
-          const prev = intern.rawByPosition[at];
-          if (prev !== undefined && sameBytes(b, ks, ke, prev)) {
-            this.keys[at] = intern.keyByPosition[at];
-          } else {
-            const raw = latin1Slice(b, ks, ke);
-            const k = intern.text(raw);
-            this.keys[at] = k;
-            if (at < 100_000) {
-              intern.rawByPosition[at] = raw;
-              intern.keyByPosition[at] = k;
-            }
+      let ke = p;
+      if (prev !== undefined) {
+        while (ks < end && b[ks] === 0x20) ks++;
+        ke = ks + prev.length;
+        if (ke <= end && sameBytes(b, ks, prev)) {
+          let j = ke;
+          while (j < end && b[j] === 0x20) j++;
+          if (isBar(b, j, end)) kEnd = j;
+        }
+      }
+      let key: string | undefined;
+      if (kEnd >= 0) {
+        key = intern.keyByPosition[at];
+      } else {
+        kEnd = findBar(b, p, end);
+        if (kEnd < 0) break;
+        ks = p;
+        ke = kEnd;
+        while (ks < ke && b[ks] === 0x20) ks++;
+        while (ke > ks && b[ke - 1] === 0x20) ke--;
+        if (use && ke > ks) {
+          const raw = latin1Slice(b, ks, ke);
+          key = intern.text(raw);
+          if (at < 100_000) {
+            intern.rawByPosition[at] = raw;
+            intern.keyByPosition[at] = key;
           }
-          let vs = vStart;
-          let ve = vEnd;
-          while (vs < ve && b[vs] === 0x20) vs++;
-          while (ve > vs && b[ve - 1] === 0x20) ve--;
+        }
+      }
+      const vStart = kEnd + 3;
+      // The value: spaces, one run of printable ASCII, spaces, a bar; anything else (inner
+      // spaces, non-ASCII) takes the general scan.
+      let vs = vStart;
+      while (vs < end && b[vs] === 0x20) vs++;
+      let ve = vs;
+      let c = 0;
+      while (ve < end && (c = b[ve]) > 0x20 && c < 0x80) ve++;
+      let vEnd = ve;
+      while (vEnd < end && b[vEnd] === 0x20) vEnd++;
+      if (!isBar(b, vEnd, end)) {
+        vEnd = findBar(b, vStart, end);
+        if (vEnd < 0) break;
+        vs = vStart;
+        ve = vEnd;
+        while (vs < ve && b[vs] === 0x20) vs++;
+        while (ve > vs && b[ve - 1] === 0x20) ve--;
+      }
+      if (use) {
+        if (key !== undefined) {
+          this.keys[at] = key;
           const a = this.arena.add(b, vs, ve);
           this.starts[at] = a;
           this.ends[at] = a + (ve - vs);
@@ -124,7 +165,7 @@ export class TableBuilder {
       pair++;
       p = vEnd + 3;
     }
-    if (this.rows === 0) {
+    if (first) {
       if (pair === 0) return;
       this.cols = pair;
     }
@@ -173,10 +214,14 @@ function findBar(b: Uint8Array, from: number, end: number): number {
   return -1;
 }
 
-function sameBytes(b: Uint8Array, start: number, end: number, s: string): boolean {
-  if (s.length !== end - start) return false;
+/** Bytes from `start` equal the latin1 string `s` (the caller checked they fit). */
+function sameBytes(b: Uint8Array, start: number, s: string): boolean {
   for (let i = 0; i < s.length; i++) if (b[start + i] !== s.charCodeAt(i)) return false;
   return true;
+}
+
+function isBar(b: Uint8Array, at: number, end: number): boolean {
+  return at + 2 < end && b[at] === 0xe2 && b[at + 1] === 0x94 && b[at + 2] === 0x82;
 }
 
 type Maker = (v: (number | null)[]) => Record<string, number | null>;
