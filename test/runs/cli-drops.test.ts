@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli, ROOT, type CliProcess } from './cli-process.js';
-import { simInit } from '../../src/sim/init.js';
+import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
 import { parseLogBytes, eventToJsonLine } from '../../src/trainer-log/index.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
@@ -24,7 +24,7 @@ describe('--follow across connection drops', () => {
   const procs: CliProcess[] = [];
   const target = (speed: string) => [
     '--target', proxied.alias, '-F', proxied.file, '--workdir', workdir,
-    '--setup', `export AWRL_SIM_DATASET_SIZE=256 AWRL_SIM_SPEED=${speed}`,
+    '--setup', `export PATH=${workdir}/bin:$PATH AWRL_SIM_SPEED=${speed}`,
   ];
 
   beforeAll(async () => {
@@ -38,7 +38,9 @@ describe('--follow across connection drops', () => {
       '  IdentitiesOnly yes', `  UserKnownHostsFile ${kh}`, '  StrictHostKeyChecking yes', '  ServerAliveInterval 1', '  ServerAliveCountMax 2', ''].join('\n'));
     proxied = { file, alias };
     workdir = mkdtempSync(join(tmpdir(), 'awrl-runs-drops-'));
-    config = simInit(workdir, join(ROOT, 'dist'), ROOT).config!;
+    const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
+    config = sim.config!;
+    writeWebgymTasks(sim.trainDataset, 256); // 8 steps per epoch at batch 32
   });
   afterAll(async () => {
     for (const p of procs) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
@@ -55,7 +57,7 @@ describe('--follow across connection drops', () => {
     proxy.resetAll();
     await waitFor(() => proxy.accepted > acceptedBefore, { timeoutMs: 30_000, what: 'a reconnection' });
     expect(await f.done).toBe(0);
-    const runId = /run\s+(\S+)/.exec(f.stderr)![1];
+    const runId = /^run\s+(\S+)/m.exec(f.stderr)![1];
     const log = readFileSync(join(workdir, '.awrl', 'runs', runId, 'stdout.log'));
     const expected = parseLogBytes(log).map((e) => `${eventToJsonLine(e)}\n`).join('');
     expect(f.stdout).toBe(expected);
@@ -67,7 +69,7 @@ describe('--follow across connection drops', () => {
     const f = start(['--launch', ...target('150'), '--config', config, '++trial_name=drop-gone', '--follow', '--reconnect-timeout', '3']);
     procs.push(f);
     await waitFor(() => /step 1\//.test(f.stdout), { timeoutMs: 60_000, what: 'the first step line' });
-    const pid = Number(/pid\s+(\d+)/.exec(f.stdout)![1]);
+    const pid = Number(/^pid\s+(\d+)/m.exec(f.stdout)![1]);
     await proxy.refuse();
     proxy.resetAll();
     expect(await f.done).toBe(4);
@@ -75,7 +77,7 @@ describe('--follow across connection drops', () => {
     expect(f.stderr).not.toMatch(/\n\s+at /);
     expect(pidAlive(pid)).toBe(true);
     await proxy.pass();
-    const stop = start(['stop', /run\s+(\S+)/.exec(f.stdout)![1], ...target('150'), '--grace', '5']);
+    const stop = start(['stop', /^run\s+(\S+)/m.exec(f.stdout)![1], ...target('150'), '--grace', '5']);
     procs.push(stop);
     expect(await stop.done).toBe(0);
     expect(pidAlive(pid)).toBe(false);

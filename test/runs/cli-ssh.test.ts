@@ -5,7 +5,7 @@ import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli, ROOT, type CliProcess } from './cli-process.js';
-import { simInit } from '../../src/sim/init.js';
+import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
 
@@ -36,15 +36,18 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
   let workdir: string;
   let config: string;
   const running: CliProcess[] = [];
+  // The sim checkout's bin/ (its fake nvidia-smi) on the target's PATH: the launch's pre-flight passes.
   const target = (setup = '') => [
     '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
-    '--setup', `export AWRL_SIM_DATASET_SIZE=256 ${setup}`.trim(),
+    '--setup', `export PATH=${workdir}/bin:$PATH ${setup}`.trim(),
   ];
 
   beforeAll(async () => {
     sshd = await startSshd();
     workdir = mkdtempSync(join(tmpdir(), 'awrl-runs-cli-'));
-    config = simInit(workdir, join(ROOT, 'dist'), ROOT).config!;
+    const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
+    config = sim.config!;
+    writeWebgymTasks(sim.trainDataset, 256); // 8 steps per epoch at batch 32
   });
   afterAll(async () => {
     for (const p of running) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
@@ -70,7 +73,7 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
   it('--follow --json prints exactly the events of `parse --json`, and exits 0 when the run finishes', async () => {
     const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant'), '--config', config, 'total_train_epochs=1', '++trial_name=cli-json', '--follow', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const runId = /run\s+(\S+)/.exec(r.stderr)![1];
+    const runId = /^run\s+(\S+)/m.exec(r.stderr)![1];
     const log = join(workdir, '.awrl', 'runs', runId, 'stdout.log');
     const parsed = await cli(['parse', log, '--json']);
     expect(parsed.code).toBe(0);
@@ -81,12 +84,39 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
     const runs = await cli(['runs', ...target(), '--json']);
     const me = (JSON.parse(runs.stdout) as Array<{ runId: string; state: string; globalStep: number }>).find((x) => x.runId === runId);
     expect(me).toMatchObject({ state: 'finished', globalStep: 8 });
+    expect(r.stderr).toMatch(/preflight: no errors/);
+    const record = JSON.parse(readFileSync(join(workdir, '.awrl', 'runs', runId, 'run.json'), 'utf8'));
+    expect(record.preflight).toMatchObject({ skipped: false, errors: 0 });
+  });
+
+  it('pre-flight: a config naming a missing model path exits 2 with the error and creates nothing on the target', async () => {
+    mkdirSync(join(workdir, '.awrl', 'runs'), { recursive: true });
+    const before = snapshot(join(workdir, '.awrl'));
+    const missing = join(workdir, 'models', 'missing-model');
+    const r = await cli(['--launch', ...target(), '--config', config, `actor.path=${missing}`, '++trial_name=cli-nomodel']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^ERROR model +actor\.path .* does not exist/m);
+    expect(r.stdout).toContain(`actor.path ${missing} does not exist`);
+    expect(r.stderr).toMatch(/^awrl-tui: preflight found 1 error on .*: nothing was started .*--skip-preflight/m);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(snapshot(join(workdir, '.awrl'))).toEqual(before);
+  });
+
+  it('--skip-preflight launches despite the error, and run.json records it', async () => {
+    const missing = join(workdir, 'models', 'missing-model');
+    const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant'), '--config', config, `actor.path=${missing}`, 'total_train_epochs=1', '++trial_name=cli-skip', '--skip-preflight', '--follow']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('ERROR model');
+    expect(r.stdout).toMatch(/--skip-preflight given: launching despite 1 error/);
+    const runId = /^run\s+(\S+)/m.exec(r.stdout)![1];
+    const record = JSON.parse(readFileSync(join(workdir, '.awrl', 'runs', runId, 'run.json'), 'utf8'));
+    expect(record.preflight).toEqual({ skipped: true, errors: 1, warnings: expect.any(Number) });
   });
 
   it('a failed run exits 1; --resume relaunches it in the same run dir, it resumes and finishes', async () => {
     const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant AWRL_SIM_FAULT=oom@3'), '--config', config, 'total_train_epochs=1', 'recover.freq_steps=1', '++trial_name=cli-fail', '--follow']);
     expect(r.code, r.stderr).toBe(1);
-    const runId = /run\s+(\S+)/.exec(r.stdout)![1];
+    const runId = /^run\s+(\S+)/m.exec(r.stdout)![1];
     expect(r.stdout).toMatch(/step 2\/8/);
     expect(r.stdout).toMatch(/error: /);
 
@@ -99,16 +129,20 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
     expect(events.filter((e) => e.type === 'step').at(-1).globalStep).toBe(8);
     const record = JSON.parse(readFileSync(join(workdir, '.awrl', 'runs', runId, 'run.json'), 'utf8'));
     expect(record.attempts.map((a: { reason: string }) => a.reason)).toEqual(['launch', 'resume']);
+    // The resume was pre-flighted with the run's own config (its checkpoint is found).
+    expect(again.stderr).toMatch(/this launch will RESUME from step \d+/);
+    expect(record.preflight).toMatchObject({ skipped: false, errors: 0 });
   });
 
   it('stop ends a followed run (the follower exits 3), a second launch is refused while it runs', async () => {
     const follower = start(['--launch', ...target('AWRL_SIM_SPEED=150'), '--config', config, '++trial_name=cli-stop', '--follow']);
     running.push(follower);
     await waitFor(() => /step 1\//.test(follower.stdout), { timeoutMs: 60_000, what: 'the first step line' });
-    const runId = /run\s+(\S+)/.exec(follower.stdout)![1];
-    const pid = Number(/pid\s+(\d+)/.exec(follower.stdout)![1]);
+    const runId = /^run\s+(\S+)/m.exec(follower.stdout)![1];
+    const pid = Number(/^pid\s+(\d+)/m.exec(follower.stdout)![1]);
 
-    const second = await cli(['--launch', ...target(), '--config', config, '++trial_name=cli-stop']);
+    // --skip-preflight: this is about the refusal of a twin, not about the busy GPUs pre-flight would report.
+    const second = await cli(['--launch', ...target(), '--config', config, '++trial_name=cli-stop', '--skip-preflight']);
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(runId);
 

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
-import { simInit } from '../../src/sim/init.js';
+import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { planFromConfig, launchRun, listRuns, stopRun, resolveTarget, type Target } from '../../src/runs/index.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
@@ -29,12 +29,14 @@ describe('slurm backend over ssh', () => {
   beforeAll(async () => {
     [slurm, sshd] = await Promise.all([startSlurm(), startSshd()]);
     workdir = mkdtempSync(join(tmpdir(), 'awrl-runs-slurm-'));
-    config = simInit(workdir, join(ROOT, 'dist'), ROOT).config!;
+    const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
+    config = sim.config!;
+    writeWebgymTasks(sim.trainDataset, 256); // 8 steps per epoch at batch 32
     target = (o = {}) => {
       const r = resolveTarget(
         {
           target: sshd.alias, sshConfigFile: sshd.sshConfigFile, workdir, backend: 'slurm',
-          setup: `${slurm.setupLine}; export AWRL_SIM_SPEED=300 AWRL_SIM_DATASET_SIZE=256`,
+          setup: `${slurm.setupLine}; export AWRL_SIM_SPEED=300`,
           partition: slurm.partition, gpusPerNode: 0, cpusPerTask: 1, timeLimit: o.timeLimit,
         },
         {},
