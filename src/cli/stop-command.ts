@@ -1,6 +1,13 @@
-// `awrl-tui stop RUN [--target T] [--grace SECONDS]`: SIGTERM, grace, SIGKILL, sweep by run tag;
-// scancel on Slurm. Without --target, every target in targets.yaml is searched for RUN.
+// `awrl-tui stop RUN [--target T] [--grace SECONDS] [--yes]`: SIGTERM to the job's group, grace,
+// SIGKILL; scancel on Slurm. Then the leftover check on the target: processes still carrying the
+// run's tag (torchrun/Ray workers in their own sessions) and processes holding GPU memory, listed
+// with PID and command. Only the tagged ones are stopped, and only with --yes or a "y" at the
+// terminal; without either (and without a TTY) they are listed with how to stop them, exit 1.
+// Nothing is ever matched by a name pattern. Without --target, every target in targets.yaml is
+// searched for RUN.
+import { createInterface } from 'node:readline/promises';
 import { stopRun, readRecord, runsRoot, RunError, type StopReport, type Target } from '../runs/index.js';
+import { findLeftovers, stopLeftovers, formatLeftovers, type Leftover } from '../preflight/leftovers.js';
 import { parseCli, readProfiles, targetFromFlags, connect } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
@@ -16,6 +23,59 @@ export function formatStopReport(r: StopReport, target: string): string {
   if (parts.length === 0) parts.push('no process was running');
   const left = r.left.length ? `; STILL RUNNING: ${r.left.join(', ')}` : '';
   return `stopped ${r.runId} on ${target}: ${parts.join('; ')}${left}`;
+}
+
+const out = (s: string) => process.stdout.write(`${s}\n`);
+const indent = (s: string) => s.split('\n').map((l) => `  ${l}`).join('\n');
+const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * The leftover check after a stop. Returns false when processes tagged with the run are still alive
+ * (not confirmed, or they survived SIGKILL); GPU holders without the tag never count: not ours to judge.
+ */
+async function leftoverCheck(transport: Transport, target: Target, runId: string, o: { yes: boolean; graceSeconds: number }): Promise<boolean> {
+  const setup = target.setup ?? '';
+  let found: Leftover[];
+  try {
+    found = await findLeftovers(transport, runId, { setup });
+  } catch (e) {
+    process.stderr.write(`awrl-tui: could not check ${target.name} for leftover processes: ${(e as Error).message}\n`);
+    return true;
+  }
+  const tagged = found.filter((l) => l.tagged);
+  const holders = found.filter((l) => !l.tagged);
+  if (found.length === 0) {
+    out(`leftovers: none on ${target.name} (no process carries the run's tag, no GPU memory is held)`);
+    return true;
+  }
+  if (tagged.length > 0) out(`leftovers: ${plural(tagged.length, 'process')} on ${target.name} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged))}`);
+  if (holders.length > 0) {
+    out(`GPU memory on ${target.name} is held by ${plural(holders.length, 'process')} without this run's tag (left alone: stop them yourself if they are yours):\n${indent(formatLeftovers(holders))}`);
+  }
+  if (tagged.length === 0) return true;
+  const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  const go = o.yes || (interactive && (await confirm(`stop the ${plural(tagged.length, 'tagged process')} (SIGTERM, ${o.graceSeconds} s grace, SIGKILL)? [y/N] `)));
+  if (!go) {
+    out(`not stopped: to stop the tagged ${tagged.length === 1 ? 'process' : 'processes'}, run this command again with --yes`);
+    return false;
+  }
+  const sweep = await stopLeftovers(transport, runId, { graceSeconds: o.graceSeconds, setup });
+  if (sweep.stopped.length > 0) out(`stopped ${plural(sweep.stopped.length, 'tagged process')}: PID ${sweep.stopped.map((l) => l.pid).join(', ')}`);
+  const still = sweep.remaining.filter((l) => l.tagged);
+  if (still.length > 0) {
+    out(`STILL RUNNING after SIGKILL (e.g. in uninterruptible sleep):\n${indent(formatLeftovers(still))}`);
+    return false;
+  }
+  return true;
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -49,9 +109,12 @@ export async function run(args: string[]): Promise<number> {
     }
     try {
       if (targets.length > 1 && !(await readRecord(transport, `${runsRoot(target)}/${runId}`))) continue;
-      const report = await stopRun(transport, target, runId, { graceSeconds: Number(graceRaw) });
-      process.stdout.write(`${formatStopReport(report, target.name)}\n`);
-      return report.left.length ? EXIT.failed : EXIT.ok;
+      const graceSeconds = Number(graceRaw);
+      // The tag sweep outside the job's group is the leftover check's, below: listed first, stopped on --yes.
+      const report = await stopRun(transport, target, runId, { graceSeconds, sweep: false });
+      out(formatStopReport(report, target.name));
+      const clean = await leftoverCheck(transport, target, runId, { yes: p.switches.has('--yes') || p.switches.has('-y'), graceSeconds });
+      return report.left.length || !clean ? EXIT.failed : EXIT.ok;
     } catch (e) {
       if (e instanceof RunError) throw new CliError(e.message, e.exitCode);
       throw new CliError(`stop on ${target.name} failed: ${(e as Error).message}`, EXIT.failed);

@@ -117,11 +117,11 @@ true
 `;
 
 /**
- * Direct stop. Args: RUN_DIR RUN_ID GRACE_SECONDS.  Output lines: `@@term PGID`, `@@kill PGID`,
+ * Direct stop. Args: RUN_DIR RUN_ID GRACE_SECONDS [SWEEP=1|0].  Output lines: `@@term PGID`, `@@kill PGID`,
  * `@@sweep PID` (tagged leftovers), `@@left PID` (still there after everything).
  */
 export const STOP_DIRECT_SCRIPT = sh`set -u
-run_dir=$1; run_id=$2; grace=$3
+run_dir=$1; run_id=$2; grace=$3; sweep=$\{4:-1}
 ${ALIVE_FN}
 pid=""
 [ -f "$run_dir/job.pid" ] && IFS= read -r pid < "$run_dir/job.pid"
@@ -133,11 +133,14 @@ if job_alive "$pid" "$run_id"; then
 fi
 # torchrun puts workers in their own sessions: find whatever still carries the run tag.
 tagged() {
-  for f in $(grep -l -s -z "^AWRL_RUN_ID=$run_id\$" /proc/[0-9]*/environ); do
+  # -x -F: the whole environ entry, literally (a run id is never a pattern).
+  for f in $(grep -l -s -z -x -F "AWRL_RUN_ID=$run_id" /proc/[0-9]*/environ); do
     p=$\{f#/proc/}; p=$\{p%/environ}
     [ "$p" = "$$" ] || echo "$p"
   done
 }
+# SWEEP=0: the caller lists what is left and asks before stopping it (awrl-tui stop).
+[ "$sweep" = 1 ] || exit 0
 for p in $(tagged); do kill -TERM "$p" 2>/dev/null && printf '@@sweep\t%s\n' "$p"; done
 n=0
 while [ -n "$(tagged)" ] && [ "$n" -lt $((grace * 10)) ]; do sleep 0.1; n=$((n + 1)); done

@@ -26,7 +26,8 @@ export async function stopRun(
   transport: Transport,
   target: Target,
   runId: string,
-  opts: { graceSeconds?: number; now?: () => Date } = {},
+  /** sweep: false leaves processes tagged outside the job's group to the caller (`awrl-tui stop` lists them and asks). */
+  opts: { graceSeconds?: number; now?: () => Date; sweep?: boolean } = {},
 ): Promise<StopReport> {
   if (!isValidRunId(runId)) throw new RunError(`'${runId}' is not a run id (see awrl-tui runs --target ${target.name})`);
   const runDir = `${runsRoot(target)}/${runId}`;
@@ -51,7 +52,7 @@ export async function stopRun(
     return report;
   }
   const grace = Math.max(0, Math.round(opts.graceSeconds ?? 10));
-  const res = await transport.exec(remoteScript(STOP_DIRECT_SCRIPT, [runDir, runId, String(grace)], 'awrl-stop'));
+  const res = await transport.exec(remoteScript(STOP_DIRECT_SCRIPT, [runDir, runId, String(grace), opts.sweep === false ? '0' : '1'], 'awrl-stop'));
   for (const [k, f] of parseMarkedLines(res.stdout.toString())) {
     const pid = Number(f[0]);
     if (k === 'term') report.terminated.push(pid);

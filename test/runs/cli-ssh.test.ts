@@ -8,6 +8,10 @@ import { startCli, ROOT, type CliProcess } from './cli-process.js';
 import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+
+// The pre-flight tests' fake nvidia-smi: answers from $AWRL_FAKE_SMI_DIR/{gpus,apps}.csv.
+const FAKE_SMI = new URL('../preflight/fixtures', import.meta.url).pathname;
 
 const SECRET = `cli-sentinel-${process.pid}-Vb3`;
 
@@ -36,6 +40,7 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
   let workdir: string;
   let config: string;
   const running: CliProcess[] = [];
+  const others: ChildProcess[] = [];
   // The sim checkout's bin/ (its fake nvidia-smi) on the target's PATH: the launch's pre-flight passes.
   const target = (setup = '') => [
     '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
@@ -51,6 +56,7 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
   });
   afterAll(async () => {
     for (const p of running) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
+    for (const c of others) if (c.pid && pidAlive(c.pid)) process.kill(c.pid, 'SIGKILL');
     await sshd?.stop();
     if (workdir) rmSync(workdir, { recursive: true, force: true });
   });
@@ -153,5 +159,44 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
     expect(pidAlive(pid)).toBe(false);
     const runs = await cli(['runs', ...target()]);
     expect(runs.stdout).toMatch(new RegExp(`${runId}\\s+stopped`));
+  });
+
+  it('stop lists what is left: stops the processes tagged with the run (--yes), leaves an untagged GPU holder alone', async () => {
+    const launched = await cli(['--launch', ...target('AWRL_SIM_SPEED=150'), '--config', config, '++trial_name=cli-leftover']);
+    expect(launched.code, launched.stderr).toBe(0);
+    const runId = /^run\s+(\S+)/m.exec(launched.stdout)![1];
+    const pid = Number(/^pid\s+(\d+)/m.exec(launched.stdout)![1]);
+    // A worker of the run in its own session (as torchrun starts them: the group kill misses it), and
+    // someone else's process holding GPU memory.
+    const env = { ...process.env };
+    delete env.AWRL_RUN_ID;
+    const worker = spawn('sleep', ['300'], { env: { ...env, AWRL_RUN_ID: runId }, stdio: 'ignore', detached: true });
+    const holder = spawn('sleep', ['301'], { env, stdio: 'ignore' });
+    others.push(worker, holder);
+    await waitFor(() => pidAlive(worker.pid!) && pidAlive(holder.pid!), { what: 'the two processes' });
+    const smiDir = join(workdir, 'fake-smi');
+    mkdirSync(smiDir, { recursive: true });
+    writeFileSync(join(smiDir, 'gpus.csv'), '0, GPU-00000000-1111-2222-3333-444444444444, NVIDIA H100 80GB HBM3, 30000, 81559\n');
+    writeFileSync(join(smiDir, 'apps.csv'), `${holder.pid}, GPU-00000000-1111-2222-3333-444444444444, 29990, sleep\n`);
+    const stopTarget = [...target(), '--setup', `export PATH='${FAKE_SMI}':"$PATH" AWRL_FAKE_SMI_DIR='${smiDir}'`];
+
+    // Headless without --yes: the run is stopped, the leftovers only listed, with how to stop them.
+    const listed = await cli(['stop', runId, ...stopTarget, '--grace', '5']);
+    expect(listed.code).toBe(1);
+    expect(listed.stdout).toContain(`SIGTERM to process group ${pid}`);
+    expect(listed.stdout).toContain(`PID ${worker.pid} `);
+    expect(listed.stdout).toMatch(new RegExp(`PID ${worker.pid} \\(\\S+\\) sleep 300 \\[tagged with this run\\]`));
+    expect(listed.stdout).toMatch(new RegExp(`PID ${holder.pid} \\(\\S+\\) sleep 301 — 29990 MiB GPU \\[untagged\\]`));
+    expect(listed.stdout).toContain('run this command again with --yes');
+    expect(pidAlive(pid)).toBe(false);
+    expect(pidAlive(worker.pid!)).toBe(true);
+
+    const swept = await cli(['stop', runId, ...stopTarget, '--grace', '5', '--yes']);
+    expect(swept.code, swept.stdout + swept.stderr).toBe(0);
+    expect(swept.stdout).toContain(`stopped 1 tagged process: PID ${worker.pid}`);
+    await waitFor(() => !pidAlive(worker.pid!), { what: 'the tagged worker to be gone' });
+    expect(pidAlive(holder.pid!)).toBe(true);
+    expect(swept.stdout).toMatch(new RegExp(`PID ${holder.pid} .*\\[untagged\\]`));
+    process.kill(holder.pid!, 'SIGKILL');
   });
 });
