@@ -191,6 +191,11 @@ export class TrainerLogParser {
     if (body.startsWith('(AReaL) ')) {
       const h = parseHeader(body);
       if (h) {
+        if (!writer.main && (h.level === 'INFO' || h.level === 'DEBUG')) {
+          // A worker's ordinary record (most lines of stdout.log): it only ends the open one.
+          this.closeRecord(writer);
+          return;
+        }
         h.message = bytesToUtf8(h.message);
         this.header(writer, h);
         return;
@@ -389,7 +394,8 @@ export class TrainerLogParser {
     let at = sink.len;
     for (let i = 0; i < n; i++) {
       const p = prefixes[i];
-      for (let k = 0; k < p.length; k++) buf[at++] = p[k];
+      buf.set(p, at);
+      at += p.length;
       if (json[i]) {
         for (let k = starts[i], e = ends[i]; k < e; k++) buf[at++] = src[k];
       } else {

@@ -128,7 +128,7 @@ export class TableBuilder {
           const raw = latin1Slice(b, ks, ke);
           key = intern.text(raw);
           if (at < 100_000) {
-            intern.rawByPosition[at] = raw;
+            intern.rawByPosition[at] = Uint8Array.prototype.slice.call(b, ks, ke);
             intern.keyByPosition[at] = key;
           }
         }
@@ -214,9 +214,9 @@ function findBar(b: Uint8Array, from: number, end: number): number {
   return -1;
 }
 
-/** Bytes from `start` equal the latin1 string `s` (the caller checked they fit). */
-function sameBytes(b: Uint8Array, start: number, s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (b[start + i] !== s.charCodeAt(i)) return false;
+/** Bytes from `start` equal `s` (the caller checked they fit). */
+function sameBytes(b: Uint8Array, start: number, s: Uint8Array): boolean {
+  for (let i = 0; i < s.length; i++) if (b[start + i] !== s[i]) return false;
   return true;
 }
 
@@ -319,7 +319,7 @@ export class KeyInterner {
   private texts = new Map<string, string>();
   /** The key seen at each cell position of the previous table (its latin1 bytes and its text):
    *  tables repeat their layout. */
-  readonly rawByPosition: (string | undefined)[] = [];
+  readonly rawByPosition: (Uint8Array | undefined)[] = [];
   readonly keyByPosition: (string | undefined)[] = [];
 
   /** Interns a latin1 key: one flat UTF-8-decoded copy per distinct key. */
