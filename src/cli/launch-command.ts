@@ -12,6 +12,8 @@ import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
 import { preflightGate, evaluationForResume } from '../runs/preflight-gate.js';
 import type { PreflightSummary } from '../runs/run-record.js';
+import { FollowAlerts, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
+import type { Alert } from '../metrics/index.js';
 import { CliError, EXIT } from './errors.js';
 
 const OWN = {
@@ -137,6 +139,18 @@ export async function run(args: string[]): Promise<number> {
     }
     if (!follow) return EXIT.ok;
     let prev: StepEvent | null = null;
+    // Health and metric alerts ride along as extra lines, each once, never changing the event lines.
+    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+    const resolved = evaluation?.resolved as Record<string, any> | undefined;
+    const maxHead = num(resolved?.rollout?.max_head_offpolicyness);
+    const freqSecs = num(resolved?.recover?.freq_secs);
+    const alerts = new FollowAlerts({ ...(maxHead !== undefined ? { maxHeadOffpolicyness: maxHead } : {}), ...(freqSecs !== undefined ? { recoverFreqSecs: freqSecs } : {}) });
+    const report = (list: Alert[]) => {
+      for (const a of list) out(json ? alertJsonLine(a) : alertLine(a));
+    };
+    // A stall brings no events: ask the time-based rules on the wall clock too.
+    const ticker = setInterval(() => report(alerts.tick(new Date())), 30_000);
+    ticker.unref();
     const outcome = await followToEnd(transport, target, res.record.runId, res.logPath, {
       onEvent: (e) => {
         if (json) out(eventToJsonLine(e));
@@ -145,9 +159,10 @@ export async function run(args: string[]): Promise<number> {
           prev = e;
         } else if (e.type === 'error') out(`error: ${e.message}`);
         else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
+        report(alerts.push(e));
       },
       onState: (s) => info(`state    ${s.state} (${s.detail})`),
-    });
+    }).finally(() => clearInterval(ticker));
     if (outcome.kind === 'disconnected') {
       err(`awrl-tui: lost the connection to ${target.name} for more than ${reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui runs --target ${target.name}`);
       return EXIT.disconnected;

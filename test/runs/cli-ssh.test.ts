@@ -24,6 +24,8 @@ async function cli(args: string[]): Promise<{ code: number | null; stdout: strin
   return { code, stdout: p.stdout, stderr: p.stderr };
 }
 
+const withoutAlerts = (stdout: string): string => stdout.split('\n').filter((l) => !l.startsWith('{"type":"alert"')).join('\n');
+
 function snapshot(dir: string): string[] {
   try {
     return readdirSync(dir, { recursive: true }).map((f) => {
@@ -83,7 +85,8 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
     const log = join(workdir, '.awrl', 'runs', runId, 'stdout.log');
     const parsed = await cli(['parse', log, '--json']);
     expect(parsed.code).toBe(0);
-    expect(r.stdout).toBe(parsed.stdout);
+    // Alerts are extra lines; every other line is exactly `parse --json`'s.
+    expect(withoutAlerts(r.stdout)).toBe(parsed.stdout);
     const steps = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'step');
     expect(steps.map((e) => e.globalStep)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
 
@@ -125,10 +128,18 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
     const runId = /^run\s+(\S+)/m.exec(r.stdout)![1];
     expect(r.stdout).toMatch(/step 2\/8/);
     expect(r.stdout).toMatch(/error: /);
+    // The crash is reported as an alert too, once.
+    expect(r.stdout.match(/^alert: \[error\] oom/gm)).toHaveLength(1);
 
     const again = await cli(['--launch', '--resume', runId, ...target('AWRL_SIM_SPEED=instant'), '--follow', '--json']);
     expect(again.code, again.stderr).toBe(0);
-    const events = again.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    // The first attempt's crash (followed from the log's start) becomes one alert line, as JSON.
+    const alerts = lines.filter((e) => e.type === 'alert');
+    expect(alerts.filter((a) => a.severity === 'error' && /^oom/.test(a.title))).toHaveLength(1);
+    expect(new Set(alerts.map((a) => a.id)).size).toBe(alerts.length);
+    for (const a of alerts) expect(a).toMatchObject({ id: expect.any(String), title: expect.any(String), advice: expect.any(String) });
+    const events = lines.filter((e) => e.type !== 'alert');
     // The log is followed from its start: the first attempt's steps, then the resume, then the rest.
     const resume = events.find((e) => e.type === 'resume');
     expect(resume.resumeStep).toBeGreaterThan(1);

@@ -1,0 +1,46 @@
+// The alerts `--launch --follow` prints next to the events: health and metric rules over the same
+// events, each alert once (by id), a stall found on the wall-clock tick when no events come.
+import { describe, it, expect } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { FollowAlerts, alertJsonLine, alertLine } from '../../src/runs/follow-alerts.js';
+import { parseLogBytes, type TrainerEvent } from '../../src/trainer-log/index.js';
+
+const RUN_A = readFileSync('/work/shared/fixtures/areal-logs/run-a/main.log');
+const events = parseLogBytes(RUN_A);
+
+const addHours = (iso: string, h: number) => new Date(Date.parse(`${iso}Z`) + h * 3600_000).toISOString().slice(0, 23);
+
+describe('FollowAlerts', () => {
+  it('reports what run-a shows (nan grad norm at step 4, the NCCL crash) once each, as it happens', () => {
+    const fa = new FollowAlerts({ maxHeadOffpolicyness: 4 });
+    const seen: Array<[string, string]> = [];
+    for (const e of events) for (const a of fa.push(e)) seen.push([e.type === 'step' ? `step ${e.globalStep}` : e.type, a.id]);
+    expect(seen).toEqual([
+      ['step 4', 'grad-norm-nonfinite'],
+      ['step 4', 'update-unsuccessful'],
+      ['error', 'error:0'],
+    ]);
+  });
+
+  it('each error gets its own alert', () => {
+    const fa = new FollowAlerts();
+    const err = (message: string): TrainerEvent => ({ type: 'error', message, detail: '', kind: 'other', time: '2026-05-01T10:00:00.000' });
+    const ids = [...fa.push(err('first')), ...fa.push(err('second'))].map((a) => a.id);
+    expect(ids).toEqual(['error:0', 'error:1']);
+  });
+
+  it('a run that stops logging mid-step raises a stall alert on the tick, once', () => {
+    const fa = new FollowAlerts();
+    const cut = events.findIndex((e) => e.type === 'step' && e.globalStep === 4);
+    for (const e of events.slice(0, cut + 1)) fa.push(e);
+    const last = events[cut].time!;
+    expect(fa.tick(new Date(`${addHours(last, 0.001)}Z`)).filter((a) => a.id.includes('stall'))).toEqual([]);
+    // Dates are read on this machine's clock: build one whose local time is 3 h after the last record.
+    const later = new Date(Date.parse(`${addHours(last, 3)}Z`) + new Date().getTimezoneOffset() * 60_000);
+    const stall = fa.tick(later).filter((a) => a.id.includes('stall'));
+    expect(stall).toHaveLength(1);
+    expect(fa.tick(later)).toEqual([]);
+    expect(JSON.parse(alertJsonLine(stall[0]))).toMatchObject({ type: 'alert', id: stall[0].id, severity: stall[0].severity });
+    expect(alertLine(stall[0])).toMatch(/^alert: \[(warning|error)\] /);
+  });
+});
