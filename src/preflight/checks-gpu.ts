@@ -1,11 +1,45 @@
 // GPUs per node against the config, and memory already held on them (by whom, and whether it is a
 // leftover of another awrl run: its processes carry AWRL_RUN_ID).
 import { cfg, type PreflightInput } from './input.js';
-import { parseAppRows, parseGpuRows, type AppRow, type GpuRow } from './gpu-csv.js';
+import { parseSmiCsv, type SmiValue } from '../gpu/nvidia-smi.js';
 import type { CheckResult, GpuNodeFacts } from './types.js';
 
 /** Below this a GPU counts as idle: the driver and a display context hold a few hundred MiB. */
 const BUSY_MIB = 1024;
+
+interface GpuRow {
+  index: number;
+  uuid: string;
+  name: string;
+  usedMiB: number | null;
+  totalMiB: number | null;
+}
+
+interface AppRow {
+  pid: number;
+  gpuUuid: string;
+  usedMiB: number | null;
+  name: string;
+}
+
+// The probe's two queries (--format=csv,noheader,nounits), read with src/gpu's nvidia-smi parser.
+const GPU_FIELDS = ['index', 'uuid', 'name', 'memory.used', 'memory.total'];
+const APP_FIELDS = ['pid', 'gpu_uuid', 'used_memory', 'process_name'];
+const numOrNull = (v: SmiValue | undefined): number | null => (typeof v === 'number' ? v : null);
+const text = (v: SmiValue | undefined): string => (v === null || v === undefined ? '' : String(v));
+
+function parseGpuRows(out: string): GpuRow[] {
+  // Rows without a numeric index are not GPUs ("No devices were found", a stray warning).
+  return parseSmiCsv(out, { fields: GPU_FIELDS, header: false })
+    .rows.filter((r) => typeof r.index === 'number')
+    .map((r) => ({ index: r.index as number, uuid: text(r.uuid), name: text(r.name), usedMiB: numOrNull(r['memory.used']), totalMiB: numOrNull(r['memory.total']) }));
+}
+
+function parseAppRows(out: string): AppRow[] {
+  return parseSmiCsv(out, { fields: APP_FIELDS, header: false })
+    .rows.filter((r) => typeof r.pid === 'number')
+    .map((r) => ({ pid: r.pid as number, gpuUuid: text(r.gpu_uuid), usedMiB: numOrNull(r.used_memory), name: text(r.process_name) }));
+}
 
 interface NodeGpus {
   node: string;
@@ -21,7 +55,11 @@ function readNode(n: GpuNodeFacts): NodeGpus {
     const error = n.gpus.rc === 127 ? 'nvidia-smi not found' : n.gpus.out.trim().split('\n')[0] || `nvidia-smi exit ${n.gpus.rc}`;
     return { node: n.node, gpus: [], apps: [], error };
   }
-  return { node: n.node, gpus: parseGpuRows(n.gpus.out), apps: n.apps.ok ? parseAppRows(n.apps.out) : [], error: null };
+  try {
+    return { node: n.node, gpus: parseGpuRows(n.gpus.out), apps: n.apps.ok ? parseAppRows(n.apps.out) : [], error: null };
+  } catch (e) {
+    return { node: n.node, gpus: [], apps: [], error: (e as Error).message }; // e.g. an unknown query field
+  }
 }
 
 function describeModels(gpus: GpuRow[]): string {
