@@ -5,13 +5,15 @@ Usage:
   awrl-tui --demo [--keep] [--sim-speed X]
                                         run the simulated trainer locally and open the cockpit on it
   awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]
-                                        validate, then start a run on a target (headless)
-  awrl-tui --launch --resume RUN --target T
+           [--skip-preflight] [--auto-resume N] [--reconnect-timeout S] [--accept-new-host-key]
+                                        validate, pre-flight the target, then start a run (headless)
+  awrl-tui --launch --resume RUN --target T [--follow] [--json] [--skip-preflight]
                                         relaunch a run with the same config, experiment and trial
   awrl-tui watch RUN [--target T]       open the dashboard of one run
   awrl-tui runs --target T [--json]     list runs on a target with their live state
-  awrl-tui stop RUN [--target T] [--yes]
-                                        stop a run (SIGTERM, grace, SIGKILL; scancel on Slurm)
+  awrl-tui stop RUN [--target T] [--grace S] [--yes]
+                                        stop a run (SIGTERM, grace, SIGKILL; scancel on Slurm), then
+                                        list leftovers (run-tagged processes, GPU holders)
   awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json]
                                         check a config against the live target
   awrl-tui config check FILE [OVERRIDE...] [--json]
@@ -24,6 +26,33 @@ Usage:
                                         run the simulated trainer in the foreground
 
 Targets: 'local', an ssh alias, or user@host[:port]; '-F FILE' selects an ssh config file.
+
+Target flags (override the profile in targets.yaml; --launch, runs, stop, preflight):
+  -F FILE                 ssh config file
+  --workdir DIR           the AsyncWebRL checkout on the target
+  --python CMD            the trainer's Python (default python3)
+  --setup LINE            shell line run before the trainer (conda activate, module load, export)
+  --backend direct|slurm  a detached process group, or sbatch
+  --partition P, --nodes N, --gpus-per-node N, --cpus-per-task N, --time LIMIT, --account A
+                          Slurm request
+  --sbatch-arg ARG        extra sbatch option (repeatable)
+  --forward-env NAME      environment variable to forward to the trainer (repeatable; replaces the
+                          list derived from the config)
+
+Launch options:
+  --follow                follow the run until it ends (progress lines; alerts as 'alert: ...')
+  --json                  JSON: the run summary, or with --follow the events as JSON Lines plus
+                          {"type":"alert",...} lines; informational lines go to stderr
+  --force                 launch even if a run of the same experiment+trial is active
+  --skip-preflight        launch even when a pre-flight check fails (recorded in run.json)
+  --auto-resume N         Slurm: resubmit up to N times after TIMEOUT, PREEMPTED or NODE_FAIL
+  --reconnect-timeout S   with --follow: give up (exit 4) after S seconds without a connection (300)
+  --accept-new-host-key   trust a host key seen for the first time (otherwise refused)
+
+Stop options:
+  --grace S               seconds between SIGTERM and SIGKILL (default 10)
+  --yes, -y               also stop leftover processes tagged with the run, without asking
+                          (untagged GPU holders are only listed; nothing is matched by name)
 
 Exit codes: 0 ok, 1 run failed, 2 bad input (config errors, bad arguments), 3 run stopped,
 4 connection lost beyond --reconnect-timeout.
