@@ -149,7 +149,7 @@ export async function run(args: string[]): Promise<number> {
       for (const a of list) out(json ? alertJsonLine(a) : alertLine(a));
     };
     // A stall brings no events: ask the time-based rules on the wall clock too.
-    const ticker = setInterval(() => report(alerts.tick(new Date())), 30_000);
+    const ticker = setInterval(() => report(alerts.tick()), 30_000);
     ticker.unref();
     const outcome = await followToEnd(transport, target, res.record.runId, res.logPath, {
       onEvent: (e) => {

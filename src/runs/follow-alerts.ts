@@ -1,8 +1,10 @@
 // Alerts for `--launch --follow`: the run-health rules (src/health) and the metric rules
 // (src/metrics) over the same events the follower prints, each alert reported once, when it first
 // appears (deduplicated by id). Events are evaluated as they arrive (on the log's own clock); a stall
-// shows no events at all, so the caller also asks on a timer with the wall clock.
-import { HealthMonitor, type HealthContext } from '../health/index.js';
+// shows no events at all, so the caller also asks on a timer. The timer's "now" is the last record's
+// log time plus the wall time since it arrived: the target's clock and zone never enter (a zone
+// difference would otherwise read as hours of stall).
+import { HealthMonitor, naiveMs, type HealthContext } from '../health/index.js';
 import { MetricsStore, evaluateAlerts, type Alert } from '../metrics/index.js';
 import type { TrainerEvent } from '../trainer-log/index.js';
 
@@ -22,14 +24,19 @@ export class FollowAlerts {
   private readonly seen = new Set<string>();
   private errors = 0;
   private lastTime: string | null = null;
+  /** Wall-clock ms when the event carrying lastTime arrived. */
+  private lastArrivalMs = 0;
 
   constructor(private readonly opts: FollowAlertsOptions = {}) {}
 
-  /** Feeds one event; returns the alerts that appear for the first time. */
-  push(e: TrainerEvent): Alert[] {
+  /** Feeds one event (arrived at wall-clock `arrivedMs`); returns the alerts that appear for the first time. */
+  push(e: TrainerEvent, arrivedMs: number = Date.now()): Alert[] {
     this.health.ingest(e);
     this.store.ingest(e);
-    if (e.time) this.lastTime = e.time;
+    if (e.time && naiveMs(e.time) !== null) {
+      this.lastTime = e.time;
+      this.lastArrivalMs = arrivedMs;
+    }
     const found: Alert[] = [];
     // The metric rules number error alerts by their index in the list they are given: renumber them
     // by the run's error count, so every error gets its own id.
@@ -41,9 +48,11 @@ export class FollowAlerts {
     return this.fresh(found);
   }
 
-  /** Re-evaluates the time-based rules (stalls, resume guard, wall time) at `now`. */
-  tick(now: Date): Alert[] {
-    return this.fresh(this.health.evaluate(this.ctxHealth(now)));
+  /** Re-evaluates the time-based rules (stalls, resume guard) at wall-clock `wallMs`. */
+  tick(wallMs: number = Date.now()): Alert[] {
+    if (this.lastTime === null) return [];
+    const logNow = naiveMs(this.lastTime)! + Math.max(0, wallMs - this.lastArrivalMs);
+    return this.fresh(this.health.evaluate(this.ctxHealth(new Date(logNow).toISOString().slice(0, 23))));
   }
 
   private ctxMetrics() {
