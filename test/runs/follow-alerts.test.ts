@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { FollowAlerts, alertJsonLine, alertLine } from '../../src/runs/follow-alerts.js';
 import { parseLogBytes, type TrainerEvent } from '../../src/trainer-log/index.js';
 
-const RUN_A = readFileSync('/work/shared/fixtures/areal-logs/run-a/main.log');
+const RUN_A = readFileSync(new URL('../fixtures/shared/fixtures/areal-logs/run-a/main.log', import.meta.url));
 const events = parseLogBytes(RUN_A);
 
 describe('FollowAlerts', () => {
