@@ -11,16 +11,10 @@
 //
 // A crash fault fires once per experiment+trial (remembered beside the checkpoints), so a resumed run
 // gets past it as a real restarted trainer would. Pure parsing here.
+import { PHASES } from '../health/phases.js';
 
-export const STALL_PHASES = [
-  'rollout_wait',
-  'recompute_logp',
-  'ref_logp',
-  'compute_advantages',
-  'ppo_update',
-  'update_weights',
-  'save',
-] as const;
+// The phases a stall can hold are the ones the health rules tell apart (src/health/phases.ts).
+export const STALL_PHASES = PHASES;
 export type SimPhase = (typeof STALL_PHASES)[number];
 
 const PHASE_ALIASES: Record<string, SimPhase> = {
