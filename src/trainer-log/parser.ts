@@ -11,7 +11,7 @@ import { KeyInterner, StatsShapes, TableBuilder, ValueArena, cellValues, tableLi
 import { JsonSink, jsonNum, stepHeadJson } from './json-sink.js';
 import { eventToJsonLine } from './json.js';
 import { parseNumber } from './text.js';
-import { bytesToUtf8, stripAnsi } from './text.js';
+import { bytesToUtf8 } from './text.js';
 import { asBuffer, latin1Slice } from './bytes.js';
 
 export interface ParserOptions {
@@ -60,6 +60,11 @@ export class TrainerLogParser {
   private readonly shapes = new StatsShapes();
   private readonly arena = new ValueArena();
   private readonly tables: TableBuilder;
+  /** A line's bytes without escape codes (grown to the record cap at most). */
+  private scratch: Buffer = Buffer.allocUnsafe(1 << 12);
+  private readonly head: Buffer = Buffer.allocUnsafe(HEAD);
+  /** Newline positions of the chunk being read, a batch at a time (see lineEnds). */
+  private readonly ends = new Int32Array(4096);
   /** When set (JsonLinesParser), events are written here as JSON Lines instead of returned. */
   private readonly sink: JsonSink | null;
   /** Copies of the bytes of the unterminated last line (callers may reuse their buffers). */
@@ -105,12 +110,16 @@ export class TrainerLogParser {
       pos = nl + 1;
     }
     const max = this.maxRecord;
+    const ends = this.ends;
     for (;;) {
-      const nl = b.indexOf(10, pos);
-      if (nl < 0) break;
-      if (nl - pos > max) this.line(b, pos, pos + max, true);
-      else this.line(b, pos, nl, false);
-      pos = nl + 1;
+      const n = lineEnds(b, pos, ends);
+      for (let i = 0; i < n; i++) {
+        const nl = ends[i];
+        if (nl - pos > max) this.line(b, pos, pos + max, true);
+        else this.line(b, pos, nl, false);
+        pos = nl + 1;
+      }
+      if (n < ends.length) break;
     }
     if (pos < len) this.appendCarry(b, pos, len);
     return out;
@@ -170,8 +179,11 @@ export class TrainerLogParser {
       this.tableLine(step, b, start, end);
       return;
     }
-    let line = latin1Slice(b, start, end);
-    if (line.indexOf('\x1b') >= 0) line = stripAnsi(line);
+    // The line without its escape codes, as one flat latin1 string (stripAnsi on bytes).
+    if (this.scratch.length < end - start) this.scratch = Buffer.allocUnsafe(end - start);
+    if (b[start] === 0x28 /* ( */ && this.routineWorkerLine(b, start, end)) return;
+    const n = stripAnsiBytes(b, start, end, this.scratch);
+    const line = n < 0 ? latin1Slice(b, start, end) : latin1Slice(this.scratch, 0, n);
     let writer = this.main;
     let body = line;
     const c0 = line.charCodeAt(0);
@@ -208,6 +220,28 @@ export class TrainerLogParser {
       return;
     }
     this.continuation(writer, body);
+  }
+
+  /** Most lines of a controller's stdout are Ray-forwarded INFO records of workers. For one of a
+   *  known writer (its prefix, up to the `)`, is a key of `writers`, which only matched prefixes
+   *  become), that only ends the writer's open record: done here on the escape-free bytes `s`,
+   *  without strings or regular expressions. False: the line takes the general path. */
+  private routineWorkerLine(b: Buffer, lineStart: number, lineEnd: number): boolean {
+    // Only the head of the line is needed: stripping a prefix of a line gives a prefix of the
+    // stripped line, and whatever reaches the end of the head is left to the general path.
+    const headEnd = Math.min(lineEnd, lineStart + HEAD);
+    const n = stripAnsiBytes(b, lineStart, headEnd, this.head);
+    const s = n < 0 ? b : this.head;
+    const start = n < 0 ? lineStart : 0;
+    const end = n < 0 ? headEnd : n;
+    let close = start + 1;
+    while (close < end && s[close] !== 0x29 /* ) */) close++;
+    // A prefix without the space after `)` could be longer in the general path's eyes.
+    if (close + 1 >= end || s[close + 1] !== 0x20) return false;
+    const w = this.writers.get(latin1Slice(s, start, close + 1));
+    if (w === undefined || !isRoutineHeader(s, close + 2, end, headEnd === lineEnd)) return false;
+    this.closeRecord(w);
+    return true;
   }
 
   private writer(key: string, source: string): Writer {
@@ -426,6 +460,111 @@ function firstLine(s: string): string {
 
 function num(s: string): number {
   return Number(s);
+}
+
+/** Fills `ends` with the positions of the next newlines from `pos`; returns how many. A small
+ *  loop of its own: optimised early, its Buffer#indexOf becomes a direct memchr call, which in
+ *  the big line loop it was not (a slow native call per line). */
+/** How much of a line's head the worker fast path strips and reads. */
+const HEAD = 192;
+const AREAL = [0x28, 0x41, 0x52, 0x65, 0x61, 0x4c, 0x29, 0x20]; // `(AReaL) `
+const LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'].map((l) => [...l].map((c) => c.charCodeAt(0)));
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/** Whether bytes [i, end) are a record header (header.ts HEADER, exactly) of level INFO or DEBUG:
+ *  `(AReaL) `, `\d{8}-\d{2}:\d{2}:\d{2}(\.\d+)? `, then the first `LEVEL:` followed by a space
+ *  or the end of the line, with no line terminator (a lone CR) before it. Levels contain no `:`,
+ *  so the first level is found at the first colon that ends one. `whole`: [i, end) reaches the
+ *  end of the line (otherwise a level right at `end` is undecided: false). */
+function isRoutineHeader(s: Uint8Array, i: number, end: number, whole: boolean): boolean {
+  if (end - i < 8 + 18) return false;
+  for (let k = 0; k < 8; k++) if (s[i + k] !== AREAL[k]) return false;
+  i += 8;
+  for (let k = 0; k < 17; k++) {
+    const c = s[i + k];
+    if (k === 8 ? c !== 0x2d : k === 11 || k === 14 ? c !== 0x3a : !isDigit(c)) return false;
+  }
+  i += 17;
+  if (s[i] === 0x2e && i + 1 < end && isDigit(s[i + 1])) {
+    i += 2;
+    while (i < end && isDigit(s[i])) i++;
+  }
+  if (i >= end || s[i] !== 0x20) return false;
+  const from = i + 1;
+  for (let x = from; x < end; x++) {
+    const c = s[x];
+    if (c === 0x0d) return false;
+    if (c !== 0x3a /* : */) continue;
+    if (x + 1 < end ? s[x + 1] !== 0x20 : !whole) continue;
+    const l = levelEndingAt(s, from, x);
+    if (l >= 0) return l <= 1;
+  }
+  return false;
+}
+
+/** The index in LEVELS of the level word that ends right before `colon` (and starts at or after
+ *  `from`), or -1. */
+function levelEndingAt(s: Uint8Array, from: number, colon: number): number {
+  for (let l = 0; l < LEVELS.length; l++) {
+    const w = LEVELS[l];
+    const x = colon - w.length;
+    if (x < from) continue;
+    let k = 0;
+    while (k < w.length && s[x + k] === w[k]) k++;
+    if (k === w.length) return l;
+  }
+  return -1;
+}
+
+/** Copies bytes [start, end) without ANSI escape sequences into `out` (exactly what stripAnsi
+ *  removes from the same text); returns the length, or -1 when there was no ESC (nothing copied). */
+function stripAnsiBytes(b: Uint8Array, start: number, end: number, out: Buffer): number {
+  let i = start;
+  while (i < end && b[i] !== 0x1b) i++;
+  if (i === end) return -1;
+  let n = 0;
+  for (let k = start; k < i; k++) out[n++] = b[k];
+  while (i < end) {
+    const c = b[i];
+    if (c !== 0x1b) {
+      out[n++] = c;
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    const d = j < end ? b[j] : -1;
+    if (d === 0x5b /* [ */) {
+      j++;
+      while (j < end) {
+        const e = b[j++];
+        if (e >= 0x40 && e <= 0x7e) break;
+      }
+    } else if (d === 0x5d /* ] */) {
+      j++;
+      while (j < end) {
+        const e = b[j];
+        if (e === 0x07) { j++; break; }
+        if (e === 0x1b && j + 1 < end && b[j + 1] === 0x5c) { j += 2; break; }
+        j++;
+      }
+    } else if (j < end) {
+      j++;
+    }
+    i = j;
+  }
+  return n;
+}
+
+function lineEnds(b: Buffer, pos: number, ends: Int32Array): number {
+  let n = 0;
+  while (n < ends.length) {
+    const nl = b.indexOf(10, pos);
+    if (nl < 0) break;
+    ends[n++] = nl;
+    pos = nl + 1;
+  }
+  return n;
 }
 
 /** Parses a whole log at once (same events as any chunking of it). */
