@@ -76,6 +76,30 @@ lines.push('[actor]     File "x.py", line 1, in <module>');
 lines.push('[actor]   torch.OutOfMemoryError: CUDA out of memory');
 lines.push(rec(stamp(g), 'IOStruct', 'INFO', 'Memory-Usage ppo update: memory allocated (GB): 18.20, memory reserved (GB): 60.10, device memory used/total (GB): 64.00/79.11'));
 lines.push(rec(stamp(g), 'RolloutController', 'INFO', 'prepare_batch/rollout: pending_before=1, consumed=16, wait=512.3s, localize+concat=4.1s, total=530.2s, batch_shape=[1093, 15211], n_episodes=128, mmi_len=1093'));
+// Ray-forwarded lines of known workers around their open records (the worker fast path): an
+// INFO line closes an open ERROR record; look-alikes that are not INFO headers must not.
+const ray = (w, rest) => `(RayRPCServer pid=${4800 + w}, ip=10.0.0.${w}) ` + rest;
+const areal = (s, body) => `${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m ${ESC}[37m${s} ${body}${ESC}[0m`;
+lines.push(ray(0, rec(stamp(g), 'Worker', 'ERROR', 'first failure')));
+lines.push(ray(0, 'Traceback (most recent call last):'));
+lines.push(ray(0, '  File "w.py", line 3'));
+lines.push(ray(0, areal(stamp(g), 'Worker INFO:x not a header')));
+lines.push(ray(0, areal(stamp(g), 'Worker INFO')));
+lines.push(ray(0, areal(stamp(g), 'Wor\rker INFO: after a lone CR')));
+lines.push(ray(0, areal(stamp(g), 'INFO WARNING: the first level is WARNING')));
+lines.push(ray(0, areal(stamp(g).slice(0, 17), 'Worker INFO: no milliseconds')));
+lines.push(ray(0, areal(stamp(g) + 'x', 'Worker INFO: bad stamp')));
+lines.push(ray(0, areal(stamp(g), 'L'.repeat(300) + ' INFO: level beyond the head')));
+lines.push(ray(0, 'RuntimeError: worker 0 failed'));
+lines.push(ray(0, areal(stamp(g), 'Worker INFO:')));
+lines.push(ray(1, rec(stamp(g), 'Worker', 'CRITICAL', 'second failure')));
+lines.push(`(RayRPCServer pid=4801, ip=10.0.0.1)` + areal(stamp(g), 'Worker INFO: no space after the prefix'));
+lines.push(`(RayRPCServer pid=4801,${ESC}[0m ip=10.0.0.1) ` + areal(stamp(g), 'Worker INFO: escape code in the prefix'));
+lines.push(`(RayRPCServer pid=4801, ip=10.0.0.1) ` + areal(stamp(g), 'Worker DEBUG: closes it'));
+lines.push(ray(2, rec(stamp(g), 'Worker', 'ERROR', 'third failure')));
+lines.push(ray(2, `${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m${ESC}[37m ${stamp(g)} Worker INFO: escape codes between the parts`));
+lines.push(ray(3, rec(stamp(g), 'Worker', 'ERROR', 'fourth failure, closed by a long INFO line')));
+lines.push(ray(3, rec(stamp(g), 'Worker', 'INFO', 'x'.repeat(500))));
 // A step interrupted by another record before its table; a table with no header before it.
 lines.push(rec(stamp(++g), 'StatsLogger', 'INFO', `Epoch 1/3 Step ${g}/50 Train step ${g}/150 done.`));
 lines.push(rec(stamp(g), 'StatsLogger', 'INFO', 'Stats (1/1):'));
