@@ -45,10 +45,17 @@ export async function renderCockpit(o: RenderCockpitOptions): Promise<void> {
     stderr.write(`awrl-tui: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(70);
   };
+  // A caller that handles the signal itself (--demo: stop its simulated run, remove its temp dir)
+  // must get to finish: then the cockpit only closes and leaves the exit to it. Counted before Ink
+  // mounts, since Ink's own exit hooks listen to signals too.
+  const callerHandles = { SIGTERM: process.listenerCount('SIGTERM') > 0, SIGHUP: process.listenerCount('SIGHUP') > 0 };
   const onSignal = (signal: NodeJS.Signals) => {
+    // SIGHUP: the terminal is gone; writes to it fail with EIO, which must not crash the clean-up.
+    if (signal === 'SIGHUP') stdout.on('error', () => undefined);
     instance.unmount();
     restore();
-    process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
+    if (signal === 'SIGHUP' ? callerHandles.SIGHUP : callerHandles.SIGTERM) return;
+    process.exit(128 + (signal === 'SIGHUP' ? 1 : 15));
   };
   if (!o.splash || o.splash.closed) stdout.write(ENTER_ALT);
   const painter = o.splash && !o.splash.closed ? o.splash.painter : new TerminalPainter(stdout);
