@@ -74,6 +74,7 @@ export class TableBuilder {
   /** Starts a new table. Cells of the previous one are never read again (collect reads only the
    *  rows x cols cells this table wrote). */
   reset(): this {
+    this.intern.startTable();
     this.rows = 0;
     this.cols = 0;
     this.bytes = 0;
@@ -99,24 +100,30 @@ export class TableBuilder {
     for (;;) {
       const at = base + pair;
       const use = first || pair < this.cols;
-      // The usual row repeats the previous table's key at this cell: one pass over the cell
+      // The usual row repeats a recent table's key at this cell: one pass over the cell
       // (spaces, those key bytes, spaces, a bar) finds the bar and checks the key together.
-      const prev = use ? intern.rawByPosition[at] : undefined;
+      // Two layouts are remembered (a run alternates, e.g. evaluation steps add keys).
       let kEnd = -1;
       let ks = p;
       let ke = p;
-      if (prev !== undefined) {
-        while (ks < end && b[ks] === 0x20) ks++;
-        ke = ks + prev.length;
-        if (ke <= end && sameBytes(b, ks, prev)) {
-          let j = ke;
-          while (j < end && b[j] === 0x20) j++;
-          if (isBar(b, j, end)) kEnd = j;
-        }
-      }
       let key: string | undefined;
+      if (use) {
+        while (ks < end && b[ks] === 0x20) ks++;
+        const slot = intern.slot;
+        const prev = intern.raws[slot][at];
+        if (prev !== undefined && (kEnd = keyCellEnd(b, ks, end, prev)) >= 0) {
+          key = intern.keys[slot][at];
+        } else {
+          const prev2 = intern.raws[1 - slot][at];
+          if (prev2 !== undefined && (kEnd = keyCellEnd(b, ks, end, prev2)) >= 0) {
+            key = intern.keys[1 - slot][at];
+            intern.slot = 1 - slot;
+          }
+        }
+        if (key !== undefined) ke = ks + intern.raws[intern.slot][at]!.length;
+      }
       if (kEnd >= 0) {
-        key = intern.keyByPosition[at];
+        intern.hits[intern.slot]++;
       } else {
         kEnd = findBar(b, p, end);
         if (kEnd < 0) break;
@@ -128,8 +135,8 @@ export class TableBuilder {
           const raw = latin1Slice(b, ks, ke);
           key = intern.text(raw);
           if (at < 100_000) {
-            intern.rawByPosition[at] = Uint8Array.prototype.slice.call(b, ks, ke);
-            intern.keyByPosition[at] = key;
+            intern.raws[intern.fill][at] = Uint8Array.prototype.slice.call(b, ks, ke);
+            intern.keys[intern.fill][at] = key;
           }
         }
       }
@@ -218,6 +225,15 @@ function findBar(b: Uint8Array, from: number, end: number): number {
 function sameBytes(b: Uint8Array, start: number, s: Uint8Array): boolean {
   for (let i = 0; i < s.length; i++) if (b[start + i] !== s[i]) return false;
   return true;
+}
+
+/** Where the bar after a key cell is when the cell holds `key` at `ks` (then only spaces), or -1. */
+function keyCellEnd(b: Uint8Array, ks: number, end: number, key: Uint8Array): number {
+  const ke = ks + key.length;
+  if (ke > end || !sameBytes(b, ks, key)) return -1;
+  let j = ke;
+  while (j < end && b[j] === 0x20) j++;
+  return isBar(b, j, end) ? j : -1;
 }
 
 function isBar(b: Uint8Array, at: number, end: number): boolean {
@@ -317,10 +333,23 @@ function sameKeys(a: string[], b: string[]): boolean {
 /** Intern table for stats keys, bounded (cleared when full). */
 export class KeyInterner {
   private texts = new Map<string, string>();
-  /** The key seen at each cell position of the previous table (its latin1 bytes and its text):
-   *  tables repeat their layout. */
-  readonly rawByPosition: (Uint8Array | undefined)[] = [];
-  readonly keyByPosition: (string | undefined)[] = [];
+  /** The keys seen at each cell position (their bytes and their text) in two recent table
+   *  layouts: tables repeat their layout, or alternate between two. */
+  readonly raws: (Uint8Array | undefined)[][] = [[], []];
+  readonly keys: (string | undefined)[][] = [[], []];
+  /** The layout that matched last (tried first). */
+  slot = 0;
+  /** Cells of the current table found in each layout; new keys are written to `fill`, the
+   *  layout the previous table used least, so the layout in use is never overwritten. */
+  hits = [0, 0];
+  fill = 1;
+
+  /** A new table begins. */
+  startTable(): void {
+    if (this.hits[0] + this.hits[1] > 0) this.fill = this.hits[0] >= this.hits[1] ? 1 : 0;
+    this.hits[0] = 0;
+    this.hits[1] = 0;
+  }
 
   /** Interns a latin1 key: one flat UTF-8-decoded copy per distinct key. */
   text(raw: string): string {
