@@ -59,6 +59,8 @@ export class TrainerLogParser {
   private readonly intern = new KeyInterner();
   private readonly shapes = new StatsShapes();
   private readonly arena = new ValueArena();
+  /** The cells of the pending step (one step is pending at a time). */
+  private readonly cells: StepCells = { n: 0, keys: [], starts: [], ends: [], json: [] };
   private readonly tables: TableBuilder;
   /** A line's bytes without escape codes (grown to the record cap at most). */
   private scratch: Buffer = Buffer.allocUnsafe(1 << 12);
@@ -291,11 +293,12 @@ export class TrainerLogParser {
     const m = STEP_DONE.exec(msg);
     if (!m) return false;
     this.arena.len = 0;
+    this.cells.n = 0;
     this.step = {
       head: {
         type: 'step', epoch: +m[1], epochs: +m[2], step: +m[3], stepsPerEpoch: +m[4], globalStep: +m[5], totalSteps: +m[6], time: h.time,
       },
-      cells: { keys: [], starts: [], ends: [], json: [] },
+      cells: this.cells,
       expected: 1,
       done: 0,
       inTable: false,
@@ -331,6 +334,8 @@ export class TrainerLogParser {
     const { head } = step;
     if (step.done >= step.expected) {
       const { cells } = step;
+      // The exact key list (the reused array may hold more from a bigger step).
+      if (cells.keys.length !== cells.n) cells.keys.length = cells.n;
       const shape = this.shapes.find(cells.keys);
       if (this.sink !== null && shape !== null && shape.jsonPrefixes !== null) {
         this.stepJson(this.sink, head, shape.jsonPrefixes, cells);

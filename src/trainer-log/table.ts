@@ -47,6 +47,8 @@ export class ValueArena {
 /** The cells of a step, in the trainer's order: key, value bytes [start, end) in the arena, and
  *  whether the printed value is already a valid JSON number (most are: `1.2345e-03`). */
 export interface StepCells {
+  /** How many cells (the arrays are reused from step to step and may be longer). */
+  n: number;
   keys: string[];
   starts: number[];
   ends: number[];
@@ -188,10 +190,11 @@ export class TableBuilder {
         const at = i * cols + j;
         const k = keys[at];
         if (k !== undefined) {
-          out.keys.push(k);
-          out.starts.push(this.starts[at]);
-          out.ends.push(this.ends[at]);
-          out.json.push(this.json[at]);
+          const n = out.n++;
+          out.keys[n] = k;
+          out.starts[n] = this.starts[at];
+          out.ends[n] = this.ends[at];
+          out.json[n] = this.json[at];
         }
       }
     }
@@ -200,7 +203,7 @@ export class TableBuilder {
 
 /** Values and printed texts of a step's cells (for the stats object and its hidden RAW_STATS). */
 export function cellValues(cells: StepCells, arena: ValueArena): { values: (number | null)[]; raws: (string | undefined)[] } {
-  const n = cells.keys.length;
+  const n = cells.n;
   const values: (number | null)[] = new Array(n);
   const raws: (string | undefined)[] = new Array(n);
   for (let i = 0; i < n; i++) {
