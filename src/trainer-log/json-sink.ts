@@ -1,7 +1,7 @@
 // The bytes of JSON Lines output, gathered in one reused buffer: `awrl-tui parse --json` writes
 // a whole chunk's worth of lines with one write, and a step's line is assembled from the printed
 // value bytes and per-key-set prefix bytes without building a string (see JsonLinesParser).
-import type { StepEvent } from './events.js';
+import type { StepEvent, TrainerEvent } from './events.js';
 
 export class JsonSink {
   private buf: Buffer = Buffer.allocUnsafe(1 << 20);
@@ -64,4 +64,21 @@ export function stepHeadJson(e: Omit<StepEvent, 'stats'>): string {
 /** A number as JSON.stringify writes it; non-finite numbers (inf in a stats table) become null. */
 export function jsonNum(v: number | null): string {
   return v === null || !Number.isFinite(v) ? 'null' : String(v);
+}
+
+/** The JSON line of the parser's most frequent small events, written field by field: the same
+ *  text as JSON.stringify of the object literals the parser builds for them (same field order,
+ *  numbers and nulls alike), without walking an object. Other events: undefined. */
+export function smallEventJson(e: TrainerEvent): string | undefined {
+  switch (e.type) {
+    case 'memory':
+      return `{"type":"memory","phase":${JSON.stringify(e.phase)},"allocatedGB":${jsonNum(e.allocatedGB)},"reservedGB":${jsonNum(e.reservedGB)},"usedGB":${jsonNum(e.usedGB)},"totalGB":${jsonNum(e.totalGB)},"time":${JSON.stringify(e.time)}}`;
+    case 'batch':
+      return `{"type":"batch","waitS":${jsonNum(e.waitS)},"totalS":${jsonNum(e.totalS)},"episodes":${jsonNum(e.episodes)},"time":${JSON.stringify(e.time)}}`;
+    case 'warning':
+      if (e.source === undefined) return undefined;
+      return `{"type":"warning","message":${JSON.stringify(e.message)},"kind":${JSON.stringify(e.kind)},"time":${JSON.stringify(e.time)},"source":${JSON.stringify(e.source)}}`;
+    default:
+      return undefined;
+  }
 }

@@ -8,7 +8,7 @@ import {
   MEMORY, RECOVER, STATS_PART, STEP_DONE, classifyError, classifyWarning, exceptionLine, isChainMarker, parseBatch,
 } from './classify.js';
 import { KeyInterner, StatsShapes, TableBuilder, ValueArena, cellValues, tableLineKind, type StepCells } from './table.js';
-import { JsonSink, jsonNum, stepHeadJson } from './json-sink.js';
+import { JsonSink, jsonNum, smallEventJson, stepHeadJson } from './json-sink.js';
 import { eventToJsonLine } from './json.js';
 import { parseNumber } from './text.js';
 import { bytesToUtf8 } from './text.js';
@@ -415,7 +415,7 @@ export class TrainerLogParser {
   }
 
   private emit(ev: TrainerEvent): void {
-    if (this.sink !== null) this.sink.line(eventToJsonLine(ev));
+    if (this.sink !== null) this.sink.line(smallEventJson(ev) ?? eventToJsonLine(ev));
     else this.out.push(ev);
   }
 
