@@ -439,8 +439,7 @@ export class TrainerLogParser {
         for (let k = starts[i], e = ends[i]; k < e; k++) buf[at++] = src[k];
       } else {
         // Not a JSON number as printed (nan, inf, 1., True): written as JSON.stringify would.
-        const s = latin1Slice(src, starts[i], ends[i]);
-        const t = jsonNum(parseNumber(s, 0, s.length));
+        const t = isNan(src, starts[i], ends[i]) ? 'null' : jsonText(src, starts[i], ends[i]);
         sink.len = at;
         buf = sink.reserve(t.length + room);
         for (let k = 0; k < t.length; k++) buf[at++] = t.charCodeAt(k);
@@ -470,6 +469,17 @@ function num(s: string): number {
 /** Fills `ends` with the positions of the next newlines from `pos`; returns how many. A small
  *  loop of its own: optimised early, its Buffer#indexOf becomes a direct memchr call, which in
  *  the big line loop it was not (a slow native call per line). */
+/** `nan`, the usual non-number of a stats table (parseNumber gives null for it). */
+function isNan(b: Uint8Array, start: number, end: number): boolean {
+  return end - start === 3 && b[start] === 0x6e && b[start + 1] === 0x61 && b[start + 2] === 0x6e;
+}
+
+/** A printed value as JSON.stringify would write its number (null for nan, inf, garbage). */
+function jsonText(b: Buffer, start: number, end: number): string {
+  const s = latin1Slice(b, start, end);
+  return jsonNum(parseNumber(s, 0, s.length));
+}
+
 /** How much of a line's head the worker fast path strips and reads. */
 const HEAD = 192;
 const AREAL = [0x28, 0x41, 0x52, 0x65, 0x61, 0x4c, 0x29, 0x20]; // `(AReaL) `

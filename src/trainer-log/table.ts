@@ -333,13 +333,22 @@ function sameKeys(a: string[], b: string[]): boolean {
   return true;
 }
 
+/** An empty array already of V8's "holey, any value" kind: both layouts' arrays then share one
+ *  hidden class, so the row reader's optimised code does not bail out on the other one. */
+function holey<T>(): T[] {
+  const a: (T | undefined)[] = [];
+  a[1] = undefined;
+  a.length = 0;
+  return a as T[];
+}
+
 /** Intern table for stats keys, bounded (cleared when full). */
 export class KeyInterner {
   private texts = new Map<string, string>();
   /** The keys seen at each cell position (their bytes and their text) in two recent table
    *  layouts: tables repeat their layout, or alternate between two. */
-  readonly raws: (Uint8Array | undefined)[][] = [[], []];
-  readonly keys: (string | undefined)[][] = [[], []];
+  readonly raws: (Uint8Array | undefined)[][] = [holey(), holey()];
+  readonly keys: (string | undefined)[][] = [holey(), holey()];
   /** The layout that matched last (tried first). */
   slot = 0;
   /** Cells of the current table found in each layout; new keys are written to `fill`, the
