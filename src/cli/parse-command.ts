@@ -4,7 +4,8 @@ import { openSync, readSync, closeSync, fstatSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { CliError, EXIT } from './errors.js';
 import { JsonLinesParser, TrainerLogParser, type TrainerEvent } from '../trainer-log/index.js';
-import { MetricsStore, STEP_TIME_KEY } from '../metrics/index.js';
+// The metrics store is loaded only for the summary: `--json` does not pay for it.
+type Metrics = typeof import('../metrics/index.js');
 
 const USAGE = 'usage: awrl-tui parse FILE... [--json]';
 const READ_SIZE = 1 << 18;
@@ -120,7 +121,7 @@ export async function run(args: string[]): Promise<number> {
     if (e.code === 'EPIPE') process.exit(EXIT.ok);
   });
 
-  const summary = new Summary();
+  const summary = new Summary(await import('../metrics/index.js'));
   await feed(fds, files, (evs) => {
     for (const e of evs) summary.add(e);
   });
@@ -129,7 +130,14 @@ export async function run(args: string[]): Promise<number> {
 }
 
 class Summary {
-  readonly store = new MetricsStore();
+  readonly store: InstanceType<Metrics['MetricsStore']>;
+  private readonly stepTimeKey: string;
+
+  constructor(metrics: Metrics) {
+    this.store = new metrics.MetricsStore();
+    this.stepTimeKey = metrics.STEP_TIME_KEY;
+  }
+
   steps = 0;
   starts = 0;
   stepTimeSum = 0;
@@ -139,11 +147,11 @@ class Summary {
   warnings = new Map<string, number>();
 
   add(e: TrainerEvent): void {
-    const before = this.store.recent(STEP_TIME_KEY, 1).steps[0];
+    const before = this.store.recent(this.stepTimeKey, 1).steps[0];
     this.store.ingest(e);
     if (e.type === 'step') {
       this.steps++;
-      const st = this.store.recent(STEP_TIME_KEY, 1);
+      const st = this.store.recent(this.stepTimeKey, 1);
       if (st.steps[0] === e.globalStep && st.steps[0] !== before && st.values[0] !== null) {
         this.stepTimeSum += st.values[0];
         this.stepTimeN++;
