@@ -64,6 +64,9 @@ export class TableBuilder {
   private json: boolean[] = [];
   private rows = 0;
   private cols = 0;
+  /** A DataView of the bytes last read (one per chunk), for comparing keys a word at a time. */
+  private dv: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private dvOf: Uint8Array | null = null;
   bytes = 0;
   truncated = false;
 
@@ -97,6 +100,11 @@ export class TableBuilder {
     p += 3;
     const base = this.rows * this.cols;
     const first = this.rows === 0;
+    if (b !== this.dvOf) {
+      this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      this.dvOf = b;
+    }
+    const dv = this.dv;
     const intern = this.intern;
     let pair = 0;
     for (;;) {
@@ -113,16 +121,16 @@ export class TableBuilder {
         while (ks < end && b[ks] === 0x20) ks++;
         const slot = intern.slot;
         const prev = intern.raws[slot][at];
-        if (prev !== undefined && (kEnd = keyCellEnd(b, ks, end, prev)) >= 0) {
+        if (prev !== undefined && (kEnd = keyCellEnd(b, dv, ks, end, prev)) >= 0) {
           key = intern.keys[slot][at];
         } else {
           const prev2 = intern.raws[1 - slot][at];
-          if (prev2 !== undefined && (kEnd = keyCellEnd(b, ks, end, prev2)) >= 0) {
+          if (prev2 !== undefined && (kEnd = keyCellEnd(b, dv, ks, end, prev2)) >= 0) {
             key = intern.keys[1 - slot][at];
             intern.slot = 1 - slot;
           }
         }
-        if (key !== undefined) ke = ks + intern.raws[intern.slot][at]!.length;
+        if (key !== undefined) ke = ks + intern.raws[intern.slot][at]!.bytes.length;
       }
       if (kEnd >= 0) {
         intern.hits[intern.slot]++;
@@ -137,7 +145,7 @@ export class TableBuilder {
           const raw = latin1Slice(b, ks, ke);
           key = intern.text(raw);
           if (at < 100_000) {
-            intern.raws[intern.fill][at] = Uint8Array.prototype.slice.call(b, ks, ke);
+            intern.raws[intern.fill][at] = keyBytes(b, ks, ke);
             intern.keys[intern.fill][at] = key;
           }
         }
@@ -225,15 +233,32 @@ function findBar(b: Uint8Array, from: number, end: number): number {
 }
 
 /** Bytes from `start` equal `s` (the caller checked they fit). */
-function sameBytes(b: Uint8Array, start: number, s: Uint8Array): boolean {
-  for (let i = 0; i < s.length; i++) if (b[start + i] !== s[i]) return false;
+function sameBytes(b: Uint8Array, dv: DataView, start: number, key: KeyBytes): boolean {
+  // Four bytes at a time, then the rest.
+  const { bytes, words } = key;
+  for (let k = 0; k < words.length; k++) if (dv.getInt32(start + 4 * k, true) !== words[k]) return false;
+  for (let i = words.length * 4; i < bytes.length; i++) if (b[start + i] !== bytes[i]) return false;
   return true;
 }
 
+/** A key's latin1 bytes, and the same as little-endian 32-bit words (the whole ones). */
+export interface KeyBytes {
+  bytes: Uint8Array;
+  words: Int32Array;
+}
+
+function keyBytes(b: Uint8Array, start: number, end: number): KeyBytes {
+  const bytes = Uint8Array.prototype.slice.call(b, start, end);
+  const words = new Int32Array((end - start) >> 2);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let k = 0; k < words.length; k++) words[k] = dv.getInt32(4 * k, true);
+  return { bytes, words };
+}
+
 /** Where the bar after a key cell is when the cell holds `key` at `ks` (then only spaces), or -1. */
-function keyCellEnd(b: Uint8Array, ks: number, end: number, key: Uint8Array): number {
-  const ke = ks + key.length;
-  if (ke > end || !sameBytes(b, ks, key)) return -1;
+function keyCellEnd(b: Uint8Array, dv: DataView, ks: number, end: number, key: KeyBytes): number {
+  const ke = ks + key.bytes.length;
+  if (ke > end || !sameBytes(b, dv, ks, key)) return -1;
   let j = ke;
   while (j < end && b[j] === 0x20) j++;
   return isBar(b, j, end) ? j : -1;
@@ -347,7 +372,7 @@ export class KeyInterner {
   private texts = new Map<string, string>();
   /** The keys seen at each cell position (their bytes and their text) in two recent table
    *  layouts: tables repeat their layout, or alternate between two. */
-  readonly raws: (Uint8Array | undefined)[][] = [holey(), holey()];
+  readonly raws: (KeyBytes | undefined)[][] = [holey(), holey()];
   readonly keys: (string | undefined)[][] = [holey(), holey()];
   /** The layout that matched last (tried first). */
   slot = 0;
