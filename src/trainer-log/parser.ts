@@ -232,7 +232,8 @@ export class TrainerLogParser {
     // Only the head of the line is needed: stripping a prefix of a line gives a prefix of the
     // stripped line, and whatever reaches the end of the head is left to the general path.
     const headEnd = Math.min(lineEnd, lineStart + HEAD);
-    const n = stripAnsiBytes(b, lineStart, headEnd, this.head);
+    const n = stripAnsiBytes(b, lineStart, headEnd, this.head, true);
+    const whole = stripStop === lineEnd;
     const s = n < 0 ? b : this.head;
     const start = n < 0 ? lineStart : 0;
     const end = n < 0 ? headEnd : n;
@@ -241,7 +242,7 @@ export class TrainerLogParser {
     // A prefix without the space after `)` could be longer in the general path's eyes.
     if (close + 1 >= end || s[close + 1] !== 0x20) return false;
     const w = this.writers.get(latin1Slice(s, start, close + 1));
-    if (w === undefined || !isRoutineHeader(s, close + 2, end, headEnd === lineEnd)) return false;
+    if (w === undefined || !isRoutineHeader(s, close + 2, end, whole)) return false;
     this.closeRecord(w);
     return true;
   }
@@ -532,11 +533,16 @@ function levelEndingAt(s: Uint8Array, from: number, colon: number): number {
   return -1;
 }
 
+/** Where the last stripAnsiBytes stopped reading (`end`, unless it stopped at a `: `). */
+let stripStop = 0;
+
 /** Copies bytes [start, end) without ANSI escape sequences into `out` (exactly what stripAnsi
- *  removes from the same text); returns the length, or -1 when there was no ESC (nothing copied). */
-function stripAnsiBytes(b: Uint8Array, start: number, end: number, out: Buffer): number {
+ *  removes from the same text); returns the length, or -1 when there was no ESC (nothing copied).
+ *  `stopAtColonSpace`: stop after the first `: ` copied (see stripStop). */
+function stripAnsiBytes(b: Uint8Array, start: number, end: number, out: Buffer, stopAtColonSpace = false): number {
   let i = start;
   while (i < end && b[i] !== 0x1b) i++;
+  stripStop = end;
   if (i === end) return -1;
   let n = 0;
   for (let k = start; k < i; k++) out[n++] = b[k];
@@ -545,6 +551,11 @@ function stripAnsiBytes(b: Uint8Array, start: number, end: number, out: Buffer):
     if (c !== 0x1b) {
       out[n++] = c;
       i++;
+      if (stopAtColonSpace && c === 0x20 && n >= 2 && out[n - 2] === 0x3a) {
+        // Enough for a record header's level (a prefix of the stripped line, as always).
+        stripStop = i;
+        return n;
+      }
       continue;
     }
     let j = i + 1;
