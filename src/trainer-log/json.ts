@@ -4,7 +4,7 @@
 // Step events from the parser carry the printed text of their values (`1.2345e-03` is already a
 // JSON number): writing those texts is several times cheaper than formatting 200 doubles.
 import type { StepEvent, TrainerEvent } from './events.js';
-import { rawStatsOf } from './table.js';
+import { rawStatsOf } from './stats-shapes.js';
 import { jsonNum as num, stepHeadJson } from './json-sink.js';
 
 export function eventToJsonLine(e: TrainerEvent): string {

@@ -1,8 +1,9 @@
 // The stats table of a train step: tabulate(..., tablefmt="fancy_grid", floatfmt=".4e") with
 // 4 key/value pairs per row, keys filled column-major. Table lines are most of the bytes of a log:
-// separator lines are skipped by their first bytes without being decoded; a row is decoded alone
-// (latin1, a plain copy), its values are parsed in place, and its keys are compared in place with
-// the key at the same cell of the previous table (a run prints the same layout every step).
+// separator lines are skipped by their first bytes; a row is read on its bytes, never decoded:
+// each key cell is compared in one pass with the key at the same cell of a recent table (a run
+// prints the same layout every step, or alternates two), and value bytes are copied to an arena
+// (no string per cell). Only a key not seen at that cell before becomes a string.
 import { bytesToUtf8, parseNumber } from './text.js';
 import { latin1Slice } from './bytes.js';
 
@@ -268,96 +269,6 @@ function isBar(b: Uint8Array, at: number, end: number): boolean {
   return at + 2 < end && b[at] === 0xe2 && b[at + 1] === 0x94 && b[at + 2] === 0x82;
 }
 
-type Maker = (v: (number | null)[]) => Record<string, number | null>;
-
-/** Builds stats objects. Steps repeat the same key set, so for each key set seen a small
- *  function with an object literal is compiled once: its objects are created in one go with a
- *  fixed shape, which is several times cheaper to build, serialise and enumerate than an object
- *  grown key by key (V8 turns those into slow dictionaries past a few dozen keys). */
-export interface Shape {
-  keys: string[];
-  make: Maker | null;
-  seen: number;
-  /** `"key":` per key, for the JSON form. */
-  prefixes: string[] | null;
-  /** The same as UTF-8 bytes, with the separating comma (all but the first), for JsonLinesParser. */
-  jsonPrefixes: Uint8Array[] | null;
-}
-
-/** Printed texts of a frozen stats object's values, for eventToJsonLine (see json.ts). */
-export interface RawStats {
-  prefixes: string[];
-  raws: (string | undefined)[];
-  values: (number | null)[];
-}
-/** Hidden (non-enumerable symbol) property of a stats object: invisible to Object.keys, JSON and
- *  deep-equality helpers. A WeakMap would do the same but costs ephemeron work in every GC. */
-export const RAW_STATS = Symbol('awrl.rawStats');
-
-export function rawStatsOf(stats: object): RawStats | undefined {
-  return (stats as { [RAW_STATS]?: RawStats })[RAW_STATS];
-}
-
-export class StatsShapes {
-  private shapes: Shape[] = [];
-
-  /** The known shape of this key set (most recently used first), compiled once it recurs. */
-  find(keys: string[]): Shape | null {
-    const shapes = this.shapes;
-    for (let i = 0; i < shapes.length; i++) {
-      const s = shapes[i];
-      if (!sameKeys(s.keys, keys)) continue;
-      if (i > 0) {
-        shapes.splice(i, 1);
-        shapes.unshift(s);
-      }
-      // Compile only for a key set that recurs: a one-off table is cheaper built key by key.
-      if (s.make === null && ++s.seen >= 3) {
-        s.make = compile(keys);
-        s.prefixes = keys.map((k) => JSON.stringify(k) + ':');
-        s.jsonPrefixes = s.prefixes.map((p, j) => Buffer.from(j > 0 ? ',' + p : p, 'utf8'));
-      }
-      return s;
-    }
-    if (keys.length > 0 && keys.length <= 2000 && !keys.includes('__proto__') && new Set(keys).size === keys.length) {
-      shapes.unshift({ keys: [...keys], make: null, seen: 1, prefixes: null, jsonPrefixes: null });
-      if (shapes.length > 16) shapes.pop();
-    }
-    return null;
-  }
-
-  build(keys: string[], values: (number | null)[], raws?: (string | undefined)[]): Record<string, number | null> {
-    return this.make(this.find(keys), keys, values, raws);
-  }
-
-  make(shape: Shape | null, keys: string[], values: (number | null)[], raws?: (string | undefined)[]): Record<string, number | null> {
-    const stats = shape?.make ? shape.make(values) : dynamic(keys, values);
-    if (shape?.prefixes && raws) {
-      // Frozen, so the printed texts can never disagree with the values.
-      Object.defineProperty(stats, RAW_STATS, { value: { prefixes: shape.prefixes, raws, values } });
-      Object.freeze(stats);
-    }
-    return stats;
-  }
-}
-
-function compile(keys: string[]): Maker {
-  const body = 'return {' + keys.map((k, i) => `${JSON.stringify(k)}:v[${i}]`).join(',') + '};';
-  return new Function('v', body) as Maker;
-}
-
-function dynamic(keys: string[], values: (number | null)[]): Record<string, number | null> {
-  const o: Record<string, number | null> = {};
-  for (let i = 0; i < keys.length; i++) o[keys[i]] = values[i];
-  return o;
-}
-
-function sameKeys(a: string[], b: string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** An empty array already of V8's "holey, any value" kind: both layouts' arrays then share one
  *  hidden class, so the row reader's optimised code does not bail out on the other one. */
 function holey<T>(): T[] {
@@ -406,35 +317,8 @@ export class KeyInterner {
 }
 
 
-/** JSON's number grammar: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? (Python's `1.2345e-03` qualifies). */
-export function isJsonNumber(s: string, a: number, b: number): boolean {
-  let i = a;
-  if (i < b && s.charCodeAt(i) === 0x2d) i++;
-  if (i >= b) return false;
-  let c = s.charCodeAt(i);
-  if (c === 0x30) {
-    i++;
-  } else if (c >= 0x31 && c <= 0x39) {
-    while (i < b && (c = s.charCodeAt(i)) >= 0x30 && c <= 0x39) i++;
-  } else {
-    return false;
-  }
-  if (i < b && s.charCodeAt(i) === 0x2e) {
-    const d = ++i;
-    while (i < b && (c = s.charCodeAt(i)) >= 0x30 && c <= 0x39) i++;
-    if (i === d) return false;
-  }
-  if (i < b && (s.charCodeAt(i) | 0x20) === 0x65) {
-    i++;
-    if (i < b && ((c = s.charCodeAt(i)) === 0x2b || c === 0x2d)) i++;
-    const d = i;
-    while (i < b && (c = s.charCodeAt(i)) >= 0x30 && c <= 0x39) i++;
-    if (i === d) return false;
-  }
-  return i === b;
-}
-
-/** isJsonNumber over bytes [a, b). */
+/** JSON's number grammar over bytes [a, b): -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? (Python's
+ *  `1.2345e-03` qualifies). */
 export function isJsonNumberBytes(s: Uint8Array, a: number, b: number): boolean {
   let i = a;
   if (i < b && s[i] === 0x2d) i++;
