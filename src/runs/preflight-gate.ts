@@ -22,6 +22,8 @@ export interface GateInput {
   skip: boolean;
   /** The run being resumed: its own processes are not leftovers. */
   runId?: string;
+  /** How the user overrides a blocked launch, for the reason line (default: pass --skip-preflight). */
+  skipHint?: string;
 }
 
 export interface GateResult {
@@ -37,6 +39,7 @@ export interface GateResult {
 
 export async function preflightGate(transport: Transport, input: GateInput): Promise<GateResult> {
   const { target } = input;
+  const hint = input.skipHint ?? 'pass --skip-preflight';
   let checks: CheckResult[];
   try {
     checks = await runPreflight(transport, {
@@ -52,7 +55,7 @@ export async function preflightGate(transport: Transport, input: GateInput): Pro
       checks: [],
       summary: { skipped: input.skip, errors: 0, warnings: 0, failed: why },
       blocked: !input.skip,
-      reason: `preflight could not run on ${target.name} (${why}); nothing was started: pass --skip-preflight to launch anyway`,
+      reason: `preflight could not run on ${target.name} (${why}); nothing was started: ${hint} to launch anyway`,
     };
   }
   const errors = checks.filter((c) => c.result === 'error').length;
@@ -66,7 +69,7 @@ export async function preflightGate(transport: Transport, input: GateInput): Pro
     summary: { skipped: input.skip, errors, warnings },
     blocked,
     reason: blocked
-      ? `preflight found ${errors} error${errors === 1 ? '' : 's'} on ${target.name}: nothing was started (fix ${errors === 1 ? 'it' : 'them'}, or pass --skip-preflight to launch anyway)`
+      ? `preflight found ${errors} error${errors === 1 ? '' : 's'} on ${target.name}: nothing was started (fix ${errors === 1 ? 'it' : 'them'}, or ${hint} to launch anyway)`
       : '',
   };
 }

@@ -19,6 +19,7 @@ import { logLines } from './panels/log.js';
 import { configLines, confirmLaunchLines } from './screens/config.js';
 import { dashboardBody, dashboardHeader } from './screens/dashboard.js';
 import { helpLines } from './screens/help.js';
+import { leftoverLines } from './screens/leftovers.js';
 import { flatRuns, runsLines } from './screens/runs.js';
 import type { Session, SessionState } from './session/types.js';
 import { initialUiState, reduceKey, type Effect, type KeyContext, type KeyInfo, type UiState } from './ui-state.js';
@@ -41,6 +42,8 @@ export interface AppProps {
   painter?: TerminalPainter;
 }
 
+const ENDED = new Set(['finished', 'failed', 'stopped', 'timeout']);
+
 function statusLine(state: SessionState, ui: UiState): Line {
   if (ui.confirm?.kind === 'quit') return [{ t: 'A launch is in progress. Quit the cockpit anyway (the run is not stopped)? y/n', c: 'warn', bold: true }];
   if (ui.confirm?.kind === 'stop') return [{ t: `Stop run ${ui.confirm.runId}? y/n`, c: 'warn', bold: true }];
@@ -51,6 +54,8 @@ function statusLine(state: SessionState, ui: UiState): Line {
   if (state.notice) return [{ t: state.notice, c: 'warn' }];
   if (l.phase === 'launched') return [{ t: l.message, c: 'good' }];
   if (l.phase === 'failed') return [{ t: `launch failed: ${l.message}`, c: 'bad' }];
+  const run = state.run?.summary;
+  if (ui.screen === 'dashboard' && run && ENDED.has(run.state)) return [{ t: `run ${run.state}: o checks for leftover processes (tagged with the run or holding GPU memory)`, c: 'dim' }];
   return '';
 }
 
@@ -61,7 +66,19 @@ function keyContext(state: SessionState, page: number): KeyContext {
     launchInProgress: state.launch.phase === 'launching',
     configHasErrors: state.config?.hasErrors ?? false,
     page,
+    preflight: preflightKey(state),
+    selectedRun: state.run ? { id: state.run.summary.id, ended: ENDED.has(state.run.summary.state) } : null,
+    leftovers: state.leftovers
+      ? { phase: state.leftovers.phase, tagged: state.leftovers.phase === 'found' ? state.leftovers.list.filter((l) => l.tagged).length : 0 }
+      : undefined,
   };
+}
+
+function preflightKey(state: SessionState): KeyContext['preflight'] {
+  const p = state.preflight;
+  if (!p || p.phase === 'idle') return 'none';
+  if (p.phase === 'running') return 'running';
+  return p.blocked ? 'blocked' : 'ok';
 }
 
 export function App({ session, initialScreen = 'runs', size: fixedSize, colors = colorsEnabled(), frameMs = 100, clock = Date.now, onQuit, painter }: AppProps) {
@@ -118,7 +135,16 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
             a.removeOverride(e.index);
             break;
           case 'launch':
-            void a.launch().catch(() => {});
+            void a.launch(e.skipPreflight ? { skipPreflight: true } : undefined).catch(() => {});
+            break;
+          case 'preflight':
+            void a.runPreflight().catch(() => {});
+            break;
+          case 'checkLeftovers':
+            void a.checkLeftovers(e.runId).catch(() => {});
+            break;
+          case 'stopLeftovers':
+            void a.stopLeftovers(e.runId).catch(() => {});
             break;
         }
       }
@@ -167,14 +193,15 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
 
   let body: Line[];
   if (ui.help) body = helpLines(width);
-  else if (ui.confirm?.kind === 'launch' && state.config) body = confirmLaunchLines(state.config, width);
+  else if (ui.confirm?.kind === 'launch' && state.config) body = confirmLaunchLines(state.config, width, state.preflight, bodyH);
+  else if (ui.confirm?.kind === 'leftovers') body = leftoverLines(state.leftovers, ui.confirm.runId, width);
   else if (ui.screen === 'dashboard') body = [...frame(dashboardHeader(state.run, now), width, 2), ...(dashboard ?? [])];
   else if (ui.screen === 'log') {
     body = state.run ? logLines({ lines: state.run.log, showAll: ui.logAll, search: ui.logSearch, scroll: ui.logScroll }, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {
     const editing = ui.input?.kind === 'edit' ? { key: ui.input.key, text: ui.input.text } : null;
     const adding = ui.input?.kind === 'add' ? ui.input.text : null;
-    const c = configLines(state.config, { cursor: ui.configCursor, editing, adding }, width, bodyH);
+    const c = configLines(state.config, { cursor: ui.configCursor, editing, adding }, width, bodyH, state.preflight);
     body = c.right ? hstack([{ lines: c.left, width: c.leftWidth }, { lines: c.right, width: width - c.leftWidth - 1 }], bodyH) : c.left;
   } else body = runsLines(state.targets, ui.runsCursor, now, width, bodyH);
 

@@ -21,7 +21,7 @@ export interface KeyInfo {
   meta?: boolean;
 }
 
-export type Confirm = { kind: 'quit' } | { kind: 'stop'; runId: string } | { kind: 'launch' };
+export type Confirm = { kind: 'quit' } | { kind: 'stop'; runId: string } | { kind: 'launch' } | { kind: 'leftovers'; runId: string };
 export type TextInput =
   | { kind: 'search'; text: string }
   | { kind: 'find'; text: string; from: number }
@@ -62,7 +62,10 @@ export type Effect =
   | { kind: 'setValue'; key: string; text: string }
   | { kind: 'addOverride'; text: string }
   | { kind: 'removeOverride'; index: number }
-  | { kind: 'launch' };
+  | { kind: 'launch'; skipPreflight?: boolean }
+  | { kind: 'preflight' }
+  | { kind: 'checkLeftovers'; runId: string }
+  | { kind: 'stopLeftovers'; runId: string };
 
 /** What the reducer needs to know about the session's state. */
 export interface KeyContext {
@@ -73,6 +76,12 @@ export interface KeyContext {
   configHasErrors: boolean;
   /** Rows a page key moves. */
   page: number;
+  /** The launch pre-flight: 'ok' lets y launch; 'blocked' needs an explicit S (skip). */
+  preflight?: 'none' | 'running' | 'ok' | 'blocked';
+  /** The run on the dashboard, and whether it has ended (finished/failed/stopped/timeout). */
+  selectedRun?: { id: string; ended: boolean } | null;
+  /** The leftover check in progress or done, with how many found processes carry the run's tag. */
+  leftovers?: { phase: 'idle' | 'checking' | 'found' | 'stopping' | 'stopped' | 'failed'; tagged: number };
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {
@@ -128,7 +137,23 @@ function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx:
 function handleConfirm(s: UiState, c: Confirm, input: string, ctx: KeyContext): Result {
   const yes = input === 'y' || input === 'Y';
   const closed = { ...s, confirm: null };
-  if (c.kind === 'launch' && ctx.configHasErrors) return same(closed);
+  if (c.kind === 'launch') {
+    if (ctx.configHasErrors) return same(closed);
+    const pf = ctx.preflight ?? 'none';
+    // y launches only after a clean pre-flight; while it runs, or when it found errors, y waits.
+    if (yes) return pf === 'ok' ? same(closed, [{ kind: 'launch' }]) : same(s);
+    // An error-level check blocks unless the user explicitly skips (recorded in run.json).
+    if (input === 'S') return pf === 'blocked' ? same(closed, [{ kind: 'launch', skipPreflight: true }]) : same(s);
+    if (input === 'p' && pf !== 'running') return same(s, [{ kind: 'preflight' }]);
+    return same(closed);
+  }
+  if (c.kind === 'leftovers') {
+    const lo = ctx.leftovers ?? { phase: 'idle', tagged: 0 };
+    // Only the run's tagged processes are ever offered for stopping, and only after a y.
+    if (yes && lo.phase === 'found' && lo.tagged > 0) return same(s, [{ kind: 'stopLeftovers', runId: c.runId }]);
+    if ((lo.phase === 'checking' || lo.phase === 'stopping') && input !== 'n') return same(s);
+    return same(closed);
+  }
   if (!yes) return same(closed);
   if (c.kind === 'quit') return same(closed, [{ kind: 'quit' }]);
   if (c.kind === 'stop') return same(closed, [{ kind: 'stop', runId: c.runId }]);
@@ -175,6 +200,10 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
       if (input === 'd') return same({ ...s, showDifficulty: !s.showDifficulty });
       if (input === 'a') return same({ ...s, logAll: !s.logAll, logScroll: 0 });
       if (input === '/') return same({ ...s, input: { kind: 'search', text: s.logSearch } });
+      const run = ctx.selectedRun;
+      if (input === 'o' && s.screen === 'dashboard' && run?.ended) {
+        return same({ ...s, confirm: { kind: 'leftovers', runId: run.id } }, [{ kind: 'checkLeftovers', runId: run.id }]);
+      }
       return same(s);
     }
     case 'config': {
@@ -191,7 +220,9 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
         if (m) return same(s, [{ kind: 'removeOverride', index: Number(m[1]) }]);
         return same(s);
       }
-      if (input === 'L' && ctx.configRows.length) return same({ ...s, confirm: { kind: 'launch' } });
+      // The confirmation runs the pre-flight (the same gate as --launch) while it shows the argv.
+      if (input === 'L' && ctx.configRows.length) return same({ ...s, confirm: { kind: 'launch' } }, ctx.configHasErrors ? [] : [{ kind: 'preflight' }]);
+      if (input === 'p' && ctx.configRows.length && ctx.preflight !== 'running') return same(s, [{ kind: 'preflight' }]);
       return same(s);
     }
   }

@@ -145,18 +145,63 @@ describe('config screen', () => {
     const r = press(typeText(s, '++seed=3').state, '', { return: true });
     expect(r.effects).toEqual([{ kind: 'addOverride', text: '++seed=3' }]);
   });
-  it('L asks with the argv first; y launches; with errors y only closes', () => {
+  it('L asks with the argv and runs the pre-flight; y launches only after a clean one; with errors y only closes', () => {
     const asked = press(initialUiState('config'), 'L');
     expect(asked.state.confirm).toEqual({ kind: 'launch' });
-    expect(press(asked.state, 'y').effects).toEqual([{ kind: 'launch' }]);
+    expect(asked.effects).toEqual([{ kind: 'preflight' }]);
+    expect(press(asked.state, 'y', {}, { ...ctx, preflight: 'ok' }).effects).toEqual([{ kind: 'launch' }]);
+    // While the pre-flight runs, y waits (the confirmation stays open).
+    const waiting = press(asked.state, 'y', {}, { ...ctx, preflight: 'running' });
+    expect(waiting.effects).toEqual([]);
+    expect(waiting.state.confirm).toEqual({ kind: 'launch' });
     expect(press(asked.state, 'y', {}, { ...ctx, configHasErrors: true }).effects).toEqual([]);
+    expect(press(initialUiState('config'), 'L', {}, { ...ctx, configHasErrors: true }).effects).toEqual([]);
+  });
+  it('a blocking pre-flight: y does nothing, S launches with the skip recorded, p runs it again, n cancels', () => {
+    const asked = press(initialUiState('config'), 'L').state;
+    const blocked = { ...ctx, preflight: 'blocked' as const };
+    const y = press(asked, 'y', {}, blocked);
+    expect(y.effects).toEqual([]);
+    expect(y.state.confirm).toEqual({ kind: 'launch' });
+    const skip = press(asked, 'S', {}, blocked);
+    expect(skip.effects).toEqual([{ kind: 'launch', skipPreflight: true }]);
+    expect(skip.state.confirm).toBeNull();
+    expect(press(asked, 'S', {}, { ...ctx, preflight: 'ok' }).effects).toEqual([]);
+    // S before the pre-flight has answered neither launches nor closes.
+    const early = press(asked, 'S', {}, { ...ctx, preflight: 'running' });
+    expect(early.effects).toEqual([]);
+    expect(early.state.confirm).toEqual({ kind: 'launch' });
+    expect(press(asked, 'p', {}, blocked).effects).toEqual([{ kind: 'preflight' }]);
+    expect(press(asked, 'n', {}, blocked).state.confirm).toBeNull();
+  });
+  it('p on the Config screen runs the pre-flight on demand', () => {
+    expect(press(initialUiState('config'), 'p').effects).toEqual([{ kind: 'preflight' }]);
+    expect(press(initialUiState('config'), 'p', {}, { ...ctx, preflight: 'running' }).effects).toEqual([]);
+  });
+});
+
+describe('leftovers after a run ended', () => {
+  const ended = { ...ctx, selectedRun: { id: 'r1', ended: true } };
+  it('o checks only when the run has ended', () => {
+    expect(press(initialUiState('dashboard'), 'o', {}, { ...ctx, selectedRun: { id: 'r1', ended: false } }).effects).toEqual([]);
+    const r = press(initialUiState('dashboard'), 'o', {}, ended);
+    expect(r.effects).toEqual([{ kind: 'checkLeftovers', runId: 'r1' }]);
+    expect(r.state.confirm).toEqual({ kind: 'leftovers', runId: 'r1' });
+  });
+  it('y stops only when tagged processes were found; otherwise any key closes', () => {
+    const open = press(initialUiState('dashboard'), 'o', {}, ended).state;
+    expect(press(open, 'y', {}, { ...ended, leftovers: { phase: 'found', tagged: 1 } }).effects).toEqual([{ kind: 'stopLeftovers', runId: 'r1' }]);
+    const none = press(open, 'y', {}, { ...ended, leftovers: { phase: 'found', tagged: 0 } });
+    expect(none.effects).toEqual([]);
+    expect(none.state.confirm).toBeNull();
+    expect(press(open, 'y', {}, { ...ended, leftovers: { phase: 'checking', tagged: 0 } }).state.confirm).not.toBeNull();
   });
 });
 
 describe('help table', () => {
   it('lists every key the reducer handles', () => {
     const listed = KEY_HELP.map((k) => k.keys).join(' ');
-    for (const k of ['1 2 3 4', 'Tab', '?', 'q', 'j', 'k', 'Enter', 'n', 's', 'r', 'z', 'd', 'a', '/', '+', 'x', 'L', 'Ctrl-c', 'Ctrl-g']) expect(listed).toContain(k);
+    for (const k of ['1 2 3 4', 'Tab', '?', 'q', 'j', 'k', 'Enter', 'n', 's', 'r', 'z', 'd', 'a', '/', '+', 'x', 'p', 'L', 'o', 'Ctrl-c', 'Ctrl-g']) expect(listed).toContain(k);
   });
 });
 

@@ -2,7 +2,8 @@
 // file, the overrides; plus the launch confirmation that shows the exact argv.
 import { cell, fit, wrap } from '../format.js';
 import { titleLine, type Line, type Seg } from '../lines.js';
-import type { ConfigView } from '../session/types.js';
+import type { ConfigView, PreflightPhase } from '../session/types.js';
+import { preflightLines } from './preflight.js';
 
 export interface ConfigUi {
   cursor: number;
@@ -44,7 +45,7 @@ function treeLines(c: ConfigView, ui: ConfigUi, width: number, height: number): 
   return out;
 }
 
-function sideLines(c: ConfigView, width: number): Line[] {
+function sideLines(c: ConfigView, width: number, preflight: PreflightPhase | undefined): Line[] {
   const out: Line[] = [];
   const errors = c.diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = c.diagnostics.length - errors;
@@ -55,6 +56,10 @@ function sideLines(c: ConfigView, width: number): Line[] {
     text.forEach((t, i) =>
       out.push([{ t: i === 0 ? (d.severity === 'error' ? 'error ' : 'warn  ') : '      ', c: d.severity === 'error' ? 'bad' : 'warn', bold: true }, { t }]),
     );
+  }
+  if (preflight && preflight.phase !== 'idle') {
+    out.push(titleLine('Pre-flight', width, preflight.phase === 'done' ? preflight.target : ''));
+    out.push(...preflightLines(preflight, c.overrides, width));
   }
   out.push(titleLine('Diff against the file', width, `${c.diff.length}`));
   if (c.diff.length === 0) out.push([{ t: 'no changes', c: 'dim' }]);
@@ -68,7 +73,13 @@ function sideLines(c: ConfigView, width: number): Line[] {
   return out;
 }
 
-export function configLines(c: ConfigView | null, ui: ConfigUi, width: number, height: number): { left: Line[]; right: Line[] | null; leftWidth: number } {
+export function configLines(
+  c: ConfigView | null,
+  ui: ConfigUi,
+  width: number,
+  height: number,
+  preflight?: PreflightPhase,
+): { left: Line[]; right: Line[] | null; leftWidth: number } {
   if (!c) return { left: [titleLine('Config', width), [{ t: 'No config loaded: start the cockpit with --config FILE [OVERRIDE…].', c: 'dim' }]], right: null, leftWidth: width };
   const head: Line[] = [
     titleLine(`Config ${c.fileName}`, width, `${c.overrides.length} override(s)${c.target ? ' → ' + c.target : ''}`),
@@ -76,33 +87,54 @@ export function configLines(c: ConfigView | null, ui: ConfigUi, width: number, h
       ? [{ t: 'add override: ', c: 'accent', bold: true }, { t: `${ui.adding}▏`, c: 'warn' }, { t: '  Enter add · Ctrl-c cancel', c: 'dim' }]
       : ui.editing
         ? [{ t: `edit ${ui.editing.key}: `, c: 'accent', bold: true }, { t: `${ui.editing.text}▏`, c: 'warn' }, { t: '  Enter set · Ctrl-c cancel', c: 'dim' }]
-        : [{ t: 'Enter edit · + add override · x remove override · L launch', c: 'dim' }],
+        : [{ t: 'Enter edit · + add override · x remove override · p pre-flight · L launch', c: 'dim' }],
   ];
   if (width >= WIDE_CONFIG_WIDTH) {
     const leftWidth = Math.floor(width * 0.55);
     const left = [...head.map((l) => l), ...treeLines(c, ui, leftWidth, height - head.length)];
-    return { left, right: sideLines(c, width - leftWidth - 1), leftWidth };
+    return { left, right: sideLines(c, width - leftWidth - 1, preflight), leftWidth };
   }
-  const side = sideLines(c, width);
+  const side = sideLines(c, width, preflight);
   const sideH = Math.min(side.length, Math.max(4, Math.floor((height - head.length) * 0.4)));
   const tree = treeLines(c, ui, width, height - head.length - sideH);
   return { left: [...head, ...tree, ...side.slice(0, sideH)], right: null, leftWidth: width };
 }
 
-/** The launch confirmation: the exact argv (secrets by name only) and what y/n do. */
-export function confirmLaunchLines(c: ConfigView, width: number): Line[] {
+/** The launch confirmation: the exact argv (secrets by name only), the pre-flight, and what the keys do.
+ *  Never taller than `height`: the argv is cut first, the key line always stays. */
+export function confirmLaunchLines(c: ConfigView, width: number, preflight?: PreflightPhase, height = Infinity): Line[] {
   const out: Line[] = [titleLine('Launch?', width, c.target ?? '')];
   if (c.hasErrors) {
     out.push([{ t: 'The config has errors: fix them first (see Diagnostics).', c: 'bad', bold: true }]);
     out.push([{ t: 'Press any key to go back.', c: 'dim' }]);
     return out;
   }
-  out.push([{ t: 'argv (one element per line):', c: 'dim' }]);
-  for (const a of c.argv) out.push([{ t: '  ' + fit(a, width - 2) }]);
+  const argv: Line[] = [[{ t: 'argv (one element per line):', c: 'dim' }], ...c.argv.map((a): Line => [{ t: '  ' + fit(a, width - 2) }])];
+  const secrets: Line[] = [];
   if (c.secrets.length) {
-    out.push([{ t: 'secrets sent on stdin (names only):', c: 'dim' }]);
-    for (const s of c.secrets) out.push([{ t: `  ${s.name} `, bold: true }, { t: s.present ? 'set' : s.required ? 'MISSING' : 'not set', c: s.present ? 'good' : s.required ? 'bad' : 'dim' }]);
+    secrets.push([{ t: 'secrets sent on stdin (names only):', c: 'dim' }]);
+    for (const s of c.secrets) secrets.push([{ t: `  ${s.name} `, bold: true }, { t: s.present ? 'set' : s.required ? 'MISSING' : 'not set', c: s.present ? 'good' : s.required ? 'bad' : 'dim' }]);
   }
-  out.push([{ t: 'y', bold: true, c: 'good' }, { t: ' launch   ' }, { t: 'n', bold: true, c: 'bad' }, { t: ' cancel' }]);
+  const pf: Line[] = [titleLine('Pre-flight', width, preflight?.phase === 'done' ? preflight.target : ''), ...preflightLines(preflight ?? { phase: 'running', target: c.target ?? '' }, c.overrides, width)];
+  let keys: Line;
+  if (!preflight || preflight.phase === 'running' || preflight.phase === 'idle') keys = [{ t: 'waiting for the pre-flight…  ', c: 'warn' }, { t: 'n', bold: true, c: 'bad' }, { t: ' cancel' }];
+  else if (preflight.blocked)
+    keys = [
+      { t: 'blocked by the pre-flight  ', c: 'bad', bold: true },
+      { t: 'S', bold: true, c: 'warn' },
+      { t: ' launch anyway (skips it; recorded in run.json)   ' },
+      { t: 'p', bold: true },
+      { t: ' run again   ' },
+      { t: 'n', bold: true, c: 'bad' },
+      { t: ' cancel' },
+    ];
+  else keys = [{ t: 'y', bold: true, c: 'good' }, { t: ' launch   ' }, { t: 'p', bold: true }, { t: ' run the pre-flight again   ' }, { t: 'n', bold: true, c: 'bad' }, { t: ' cancel' }];
+  const room = height - out.length - 1 - secrets.length - pf.length;
+  if (room < argv.length) {
+    // Keep the head of the argv (the command and the config) and say what was cut.
+    const keep = Math.max(0, room - 1);
+    out.push(...argv.slice(0, keep), [{ t: `  … ${argv.length - keep} more argv lines (enlarge the terminal to see them)`, c: 'dim' }]);
+  } else out.push(...argv);
+  out.push(...secrets, ...pf, keys);
   return out;
 }

@@ -5,10 +5,14 @@ import type { Transport } from '../../remote/transport.js';
 import { launchRun, listRuns, stopRun, type RunSummary as RunsSummary, type Target } from '../../runs/index.js';
 import { requiredSecretNames } from '../../config/index.js';
 import { GpuPoller } from '../../gpu/index.js';
+import type { ConfigEvaluation } from '../../config/index.js';
+// Direct modules, not the indexes: src/preflight imports runs modules itself (see preflight-gate.ts).
+import { preflightGate, type GateResult } from '../../runs/preflight-gate.js';
+import { findLeftovers, stopLeftovers } from '../../preflight/leftovers.js';
 import { buildConfigView, overrideKey, typedValueText, withValue, type ConfigSource } from './config-view.js';
 import { RunFeed, type RunFacts } from './run-feed.js';
 import { emptyState } from './static-session.js';
-import type { ConfigRow, GpuSnapshot, RunState, RunSummary, Session, SessionActions, SessionState, TargetSummary } from './types.js';
+import type { ConfigRow, GpuSnapshot, LeftoverProcess, RunState, RunSummary, Session, SessionActions, SessionState, TargetSummary } from './types.js';
 
 export interface TargetConnection {
   target: Target;
@@ -88,7 +92,10 @@ export class LiveSession implements Session {
       setValue: (key, text) => this.setOverrides(withValue(this.configSource?.overrides ?? [], key, typedValueText(this.rowTypes.get(key) ?? 'other', text))),
       addOverride: (text) => this.setOverrides([...(this.configSource?.overrides ?? []).filter((x) => overrideKey(x) !== overrideKey(text)), text]),
       removeOverride: (index) => this.setOverrides((this.configSource?.overrides ?? []).filter((_, i) => i !== index - 1)),
-      launch: () => this.launch(env),
+      launch: (opts) => this.launch(env, opts?.skipPreflight ?? false),
+      runPreflight: () => this.runPreflight(env),
+      checkLeftovers: (id) => this.checkLeftovers(id),
+      stopLeftovers: (id) => this.stopLeftovers(id),
     };
   }
 
@@ -239,29 +246,80 @@ export class LiveSession implements Session {
     this.evaluateConfig(null);
   }
 
-  private async launch(env: Record<string, string | undefined>): Promise<void> {
+  private envNames(env: Record<string, string | undefined>): string[] {
+    return Object.keys(env).filter((k) => env[k] !== undefined && env[k] !== '');
+  }
+
+  /** The Config screen's committed config, evaluated; null (with the launch/notice updated) when it cannot launch. */
+  private launchable(): { src: ConfigSource; conn: TargetConnection; ev: ConfigEvaluation } | { error: string } {
     const src = this.configSource;
     const conn = this.launchConn();
-    if (!src || !conn) return this.update({ launch: { phase: 'failed', message: 'no config or no target to launch on' } });
+    if (!src || !conn) return { error: 'no config or no target to launch on' };
     const { evaluation: ev } = buildConfigView(src, null);
-    if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName) {
-      return this.update({ launch: { phase: 'failed', message: 'the config has errors: see Diagnostics' } });
+    if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName) return { error: 'the config has errors: see Diagnostics' };
+    return { src, conn, ev };
+  }
+
+  // Each pre-flight gets a number: a slower earlier one must not overwrite a newer result.
+  private preflightSeq = 0;
+  /** The same gate as `--launch`: one probe on the target, results into state.preflight. */
+  private async gate(conn: TargetConnection, ev: ConfigEvaluation, overrides: string[], env: Record<string, string | undefined>, skip: boolean): Promise<GateResult> {
+    const seq = ++this.preflightSeq;
+    this.update({ preflight: { phase: 'running', target: conn.target.name } });
+    const g = await preflightGate(conn.transport, { evaluation: ev, target: conn.target, envNames: this.envNames(env), skip, skipHint: 'press S in the launch confirmation' });
+    if (seq === this.preflightSeq) {
+      this.update({
+        preflight: {
+          phase: 'done',
+          target: conn.target.name,
+          checks: g.checks.map((c) => ({ id: c.id, result: c.result, seen: c.seen, todo: c.todo })),
+          errors: g.summary.errors,
+          warnings: g.summary.warnings,
+          blocked: g.summary.failed !== undefined || g.summary.errors > 0,
+          reason: g.summary.failed !== undefined || g.summary.errors > 0 ? g.reason || `preflight found ${g.summary.errors} error(s) on ${conn.target.name}` : '',
+          ...(g.summary.failed !== undefined ? { failed: g.summary.failed } : {}),
+          overrides: [...overrides],
+        },
+      });
     }
+    return g;
+  }
+
+  private async runPreflight(env: Record<string, string | undefined>): Promise<void> {
+    const l = this.launchable();
+    if ('error' in l) {
+      // Said where the pre-flight is shown, so a launch confirmation never waits for nothing.
+      const target = this.launchConn()?.target.name ?? 'no target';
+      return this.update({ preflight: { phase: 'done', target, checks: [], errors: 0, warnings: 0, blocked: true, reason: l.error, failed: l.error, overrides: [...(this.configSource?.overrides ?? [])] } });
+    }
+    await this.gate(l.conn, l.ev, l.src.overrides, env, false).catch((err) => {
+      this.update({ preflight: { phase: 'idle' }, notice: `pre-flight failed: ${err instanceof Error ? err.message : String(err)}` });
+    });
+  }
+
+  private async launch(env: Record<string, string | undefined>, skipPreflight: boolean): Promise<void> {
+    const l = this.launchable();
+    if ('error' in l) return this.update({ launch: { phase: 'failed', message: l.error } });
+    const { src, conn, ev } = l;
     this.update({ launch: { phase: 'launching' } });
     try {
-      const needs = requiredSecretNames(ev.resolved);
+      // Every launch goes through the gate, like `--launch`: an error stops it unless skipped.
+      const g = await this.gate(conn, ev, src.overrides, env, skipPreflight);
+      if (g.blocked) return this.update({ launch: { phase: 'failed', message: g.reason } });
+      const needs = requiredSecretNames(ev.resolved!);
       const secretNames = conn.target.forwardEnv ?? needs.filter((s) => s.required || (env[s.name] ?? '') !== '').map((s) => s.name);
-      const cluster = (ev.resolved.cluster ?? {}) as { n_nodes?: number; n_gpus_per_node?: number };
+      const cluster = (ev.resolved!.cluster ?? {}) as { n_nodes?: number; n_gpus_per_node?: number };
       const result = await launchRun(
         {
           target: conn.target,
           configText: src.text,
-          experiment: ev.experimentName,
-          trial: ev.trialName,
+          experiment: ev.experimentName!,
+          trial: ev.trialName!,
           trainerArgv: (remoteConfigPath) => ev.launchArgv({ remoteConfigPath, python: conn.target.python }),
           secretNames,
           nodes: cluster.n_nodes ?? 1,
           gpusPerNode: cluster.n_gpus_per_node,
+          preflight: g.summary,
         },
         conn.transport,
         { env },
@@ -288,6 +346,36 @@ export class LiveSession implements Session {
     await this.refresh(found.conn);
   }
 
+  private leftoverTarget(runId: string): TargetConnection | null {
+    return this.findRun(runId)?.conn ?? null;
+  }
+
+  private async checkLeftovers(runId: string): Promise<void> {
+    const conn = this.leftoverTarget(runId);
+    if (!conn) return this.update({ leftovers: { phase: 'failed', runId, message: `run ${runId} not found` } });
+    this.update({ leftovers: { phase: 'checking', runId } });
+    try {
+      const list = await findLeftovers(conn.transport, runId, { setup: conn.target.setup });
+      this.update({ leftovers: { phase: 'found', runId, list: list.map(leftoverView) } });
+    } catch (err) {
+      this.update({ leftovers: { phase: 'failed', runId, message: err instanceof Error ? err.message : String(err) } });
+    }
+  }
+
+  private async stopLeftovers(runId: string): Promise<void> {
+    const conn = this.leftoverTarget(runId);
+    const cur = this.state.leftovers;
+    if (!conn || !cur || cur.phase !== 'found' || cur.runId !== runId) return;
+    this.update({ leftovers: { phase: 'stopping', runId, list: cur.list } });
+    try {
+      // Only processes tagged with this run are ever signalled (src/preflight re-checks each PID's tag).
+      const r = await stopLeftovers(conn.transport, runId, { setup: conn.target.setup, graceSeconds: 5 });
+      this.update({ leftovers: { phase: 'stopped', runId, stopped: r.stopped.map(leftoverView), remaining: r.remaining.map(leftoverView) } });
+    } catch (err) {
+      this.update({ leftovers: { phase: 'failed', runId, message: err instanceof Error ? err.message : String(err) } });
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.draftTimer) clearTimeout(this.draftTimer);
@@ -297,6 +385,10 @@ export class LiveSession implements Session {
     this.stopGpu?.();
     this.listeners.clear();
   }
+}
+
+function leftoverView(l: LeftoverProcess): LeftoverProcess {
+  return { pid: l.pid, tagged: l.tagged, otherRunId: l.otherRunId, user: l.user, cmd: l.cmd, gpuMiB: l.gpuMiB };
 }
 
 /** Hostnames of a Slurm run's current allocation ([] when not on Slurm or not running). */

@@ -32,6 +32,9 @@ export class StaticSession implements Session {
       addOverride: record('addOverride', () => {}),
       removeOverride: record('removeOverride', () => {}),
       launch: record('launch', async () => {}),
+      runPreflight: record('runPreflight', async () => {}),
+      checkLeftovers: record('checkLeftovers', async () => {}),
+      stopLeftovers: record('stopLeftovers', async () => {}),
     };
   }
 

@@ -168,6 +168,53 @@ export type LaunchPhase =
   | { phase: 'launched'; runId: string; message: string }
   | { phase: 'failed'; message: string };
 
+/** One pre-flight check (src/preflight's CheckResult). */
+export interface PreflightCheck {
+  id: string;
+  result: 'ok' | 'warning' | 'error';
+  seen: string;
+  todo: string;
+}
+
+/** The pre-flight of the Config screen's launch: the same gate as `--launch` (src/runs/preflight-gate). */
+export type PreflightPhase =
+  | { phase: 'idle' }
+  | { phase: 'running'; target: string }
+  | {
+      phase: 'done';
+      target: string;
+      checks: PreflightCheck[];
+      errors: number;
+      warnings: number;
+      /** An error-level check failed (or the probe could not run): launching needs an explicit skip. */
+      blocked: boolean;
+      /** Why it is blocked (one line), or ''. */
+      reason: string;
+      /** Set when the probe itself could not run. */
+      failed?: string;
+      /** The overrides it ran with: results for another config are stale. */
+      overrides: string[];
+    };
+
+/** A process found after a run ended (src/preflight's Leftover). */
+export interface LeftoverProcess {
+  pid: number;
+  /** Carries AWRL_RUN_ID=<this run>: the only kind ever offered for stopping. */
+  tagged: boolean;
+  otherRunId: string | null;
+  user: string;
+  cmd: string;
+  gpuMiB: number | null;
+}
+
+export type LeftoverPhase =
+  | { phase: 'idle' }
+  | { phase: 'checking'; runId: string }
+  | { phase: 'found'; runId: string; list: LeftoverProcess[] }
+  | { phase: 'stopping'; runId: string; list: LeftoverProcess[] }
+  | { phase: 'stopped'; runId: string; stopped: LeftoverProcess[]; remaining: LeftoverProcess[] }
+  | { phase: 'failed'; runId: string; message: string };
+
 export interface SessionState {
   /** Bumped on every change; the UI samples it on a timer to bound its frame rate. */
   version: number;
@@ -178,6 +225,10 @@ export interface SessionState {
   launch: LaunchPhase;
   /** A one-line message for the status bar (errors of actions, hints). */
   notice: string | null;
+  /** Pre-flight of the Config screen's launch (absent: never ran). */
+  preflight?: PreflightPhase;
+  /** Leftover check of an ended run (absent: never ran). */
+  leftovers?: LeftoverPhase;
 }
 
 export interface SessionActions {
@@ -191,7 +242,15 @@ export interface SessionActions {
   addOverride(text: string): void;
   /** 1-based, as shown ('override 2'). */
   removeOverride(index: number): void;
-  launch(): Promise<void>;
+  /** Launch the Config screen's config through the pre-flight gate; `skipPreflight` launches
+   *  despite errors and is recorded in run.json (like `--skip-preflight`). */
+  launch(opts?: { skipPreflight?: boolean }): Promise<void>;
+  /** Run the pre-flight for the Config screen's config on the launch target, without launching. */
+  runPreflight(): Promise<void>;
+  /** List processes still tagged with the (ended) run, or holding GPU memory, on its target. */
+  checkLeftovers(runId: string): Promise<void>;
+  /** Stop only the processes tagged with the run (after the user confirmed). */
+  stopLeftovers(runId: string): Promise<void>;
 }
 
 export interface Session {
