@@ -44,9 +44,9 @@ export class StatsShapes {
         shapes.splice(i, 1);
         shapes.unshift(s);
       }
-      // Compile only for a key set that recurs: a one-off table is cheaper built key by key.
-      if (s.make === null && ++s.seen >= 3) {
-        s.make = compile(keys);
+      // Only a key set that recurs gets a fixed shape: a one-off table is cheaper built key by
+      // key. Its maker is compiled when an object is first needed (JSON Lines never need one).
+      if (s.prefixes === null && ++s.seen >= 3) {
         s.prefixes = keys.map((k) => JSON.stringify(k) + ':');
         s.jsonPrefixes = s.prefixes.map((p, j) => Buffer.from(j > 0 ? ',' + p : p, 'utf8'));
       }
@@ -60,7 +60,13 @@ export class StatsShapes {
   }
 
   make(shape: Shape | null, keys: string[], values: (number | null)[], raws?: (string | undefined)[]): Record<string, number | null> {
-    const stats = shape?.make ? shape.make(values) : dynamic(keys, values);
+    let stats: Record<string, number | null>;
+    if (shape?.prefixes) {
+      shape.make ??= compile(shape.keys);
+      stats = shape.make(values);
+    } else {
+      stats = dynamic(keys, values);
+    }
     if (shape?.prefixes && raws) {
       // Frozen, so the printed texts can never disagree with the values.
       Object.defineProperty(stats, RAW_STATS, { value: { prefixes: shape.prefixes, raws, values } });
