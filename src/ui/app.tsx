@@ -193,8 +193,10 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
 
   let body: Line[];
   if (ui.help) body = helpLines(width);
-  else if (ui.confirm?.kind === 'launch' && state.config) body = confirmLaunchLines(state.config, width, state.preflight, bodyH);
-  else if (ui.confirm?.kind === 'leftovers') body = leftoverLines(state.leftovers, ui.confirm.runId, width);
+  // The session's current pre-flight/leftover phase, not the frame-sampled one: the key that opened
+  // the dialog started a new check, and the previous result must not show for a frame as if current.
+  else if (ui.confirm?.kind === 'launch' && state.config) body = confirmLaunchLines(state.config, width, session.getState().preflight, bodyH);
+  else if (ui.confirm?.kind === 'leftovers') body = leftoverLines(session.getState().leftovers, ui.confirm.runId, width);
   else if (ui.screen === 'dashboard') body = [...frame(dashboardHeader(state.run, now), width, 2), ...(dashboard ?? [])];
   else if (ui.screen === 'log') {
     body = state.run ? logLines({ lines: state.run.log, showAll: ui.logAll, search: ui.logSearch, scroll: ui.logScroll }, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];

@@ -77,6 +77,10 @@ describe('pre-flight in the cockpit (live session, local sim target)', () => {
       // The confirmation runs the pre-flight again: wait for that new result, not the one from p.
       const previous = session.getState().preflight;
       r.stdin.write('L');
+      // The earlier result (from p) is never shown as the confirmation's own: it starts as running.
+      const opening = await waitForFrame(r, (x) => x.includes('─ Launch?'), 'the confirmation');
+      expect(opening).toContain('waiting for the pre-flight');
+      expect(opening).not.toContain('blocked by the pre-flight');
       await waitFor(() => { const p = session.getState().preflight; return p !== previous && p?.phase === 'done'; }, { timeoutMs: 30_000, what: 'the confirmation\'s own pre-flight' });
       const confirm = await waitForFrame(r, (x) => x.includes('─ Launch?') && x.includes('blocked by the pre-flight'), 'the blocked confirmation', 30_000);
       expect(confirm).toContain('webgym/train.py');
