@@ -1,33 +1,17 @@
 // Turning command-line target flags into connected transports for the cockpit, before Ink takes
 // the terminal (host-key and passphrase questions are asked on plain stderr/stdin).
 import { createInterface } from 'node:readline/promises';
-import { homedir } from 'node:os';
-import { readFile } from 'node:fs/promises';
 import { openTransport } from '../remote/index.js';
-import { loadTargets, resolveTarget, targetsFilePath, TargetsFileError, type Target, type TargetFlags } from '../runs/index.js';
+import { resolveTarget, type Target, type TargetFlags } from '../runs/index.js';
+import { readProfiles } from '../runs/cli-target.js';
 import type { TargetConnection } from './session/live-session.js';
 
 export { parseCockpitArgs, type CockpitArgs } from './cockpit-args.js';
 
-async function loadProfiles(): Promise<Record<string, Target>> {
-  const path = targetsFilePath(process.env, homedir());
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return {};
-  }
-  try {
-    return loadTargets(text, path);
-  } catch (err) {
-    if (err instanceof TargetsFileError) throw new Error(err.message);
-    throw err;
-  }
-}
-
 /** The targets the cockpit shows: the one given with --target, else every profile. */
 export async function resolveTargets(flags: TargetFlags): Promise<Target[]> {
-  const profiles = await loadProfiles();
+  // The same profile file (and AWRL_TARGETS_FILE) as the headless commands.
+  const profiles = readProfiles();
   if (flags.target) {
     const t = resolveTarget(flags, profiles);
     if (typeof t === 'string') throw new Error(t);

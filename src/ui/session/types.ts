@@ -2,11 +2,12 @@
 // actions; only session implementations talk to metrics, runs and remote. Everything here is
 // plain data so panels can be rendered in tests from literals.
 import type { ConnectionState } from '../../remote/transport.js';
+import type { Alert } from '../../metrics/alerts.js';
 
 export type { ConnectionState };
 
-/** The store's derived step wall-time series (src/metrics STEP_TIME_KEY). */
-export const STEP_TIME_SERIES = 'derived/step_time_s';
+/** The store's derived step wall-time series. */
+export { STEP_TIME_KEY as STEP_TIME_SERIES } from '../../metrics/store.js';
 
 export type RunState = 'submitted' | 'pending' | 'running' | 'finished' | 'failed' | 'timeout' | 'stopped' | 'unknown';
 
@@ -30,16 +31,7 @@ export interface TargetSummary {
   error?: string;
 }
 
-/** Same shape as src/metrics' Alert. */
-export interface Alert {
-  id: string;
-  severity: 'error' | 'warning' | 'info';
-  title: string;
-  detail: string;
-  advice: string;
-  step?: number;
-  time?: string;
-}
+export type { Alert };
 
 export interface GpuInfo {
   index: number;
