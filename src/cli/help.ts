@@ -2,7 +2,7 @@ export const HELP = `awrl-tui: a terminal cockpit for AsyncWebRL training runs
 
 Usage:
   awrl-tui                              open the cockpit (needs a terminal)
-  awrl-tui --demo [--keep] [--sim-speed X]
+  awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]
                                         run the simulated trainer locally and open the cockpit on it
   awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]
            [--skip-preflight] [--auto-resume N] [--reconnect-timeout S] [--accept-new-host-key]
