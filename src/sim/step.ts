@@ -143,8 +143,10 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
   await clock.advance(dur('update_weights') + evalS);
 
   if (saveReason !== null) {
-    await enter('save');
+    // The trainer logs `Saving … checkpoints` first and then saves (trainer.md, run-a main.log), so a
+    // stall while saving shows in the log as the save phase, not as update_weights.
     out.controller(log('RLTrainer', 'INFO', `Saving HF + DCP checkpoints (${saveReason}, step=${g - 1})`));
+    await enter('save');
     await clock.advance(dur('save'));
     writeStepInfo(plan, { epoch, epoch_step: epochStep, global_step: g - 1, steps_per_epoch: plan.stepsPerEpoch });
     ctx.nominalSinceSave = 0;

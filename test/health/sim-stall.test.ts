@@ -32,12 +32,13 @@ function mainLog(trial: string): string {
 
 const addHours = (iso: string, h: number) => new Date(Date.parse(`${iso}Z`) + h * 3600_000).toISOString().slice(0, 23);
 
-// The sim enters `save` before it writes its `Saving … checkpoints` record, so a stall there looks
-// like update_weights from the log alone (the real trainer logs the record first); not covered here.
+// Like the real trainer, the sim writes its `Saving … checkpoints` record and then saves. The save
+// stall needs a save at every step (recover.freq_steps=1) so that steps 1-3 give the phase a median.
 describe('stall alerts on simulator logs', () => {
-  it.each(['rollout_wait', 'recompute_logp', 'compute_advantages', 'ppo_update', 'update_weights'])('names %s', async (phase) => {
+  it.each(['rollout_wait', 'recompute_logp', 'compute_advantages', 'ppo_update', 'update_weights', 'save'])('names %s', async (phase) => {
     const trial = `stall-${phase.replace(/_/g, '-')}`;
-    const child = spawn(PY, ['webgym/train.py', '--config', 'configs/sim_local.yaml', `trial_name=${trial}`], {
+    const overrides = phase === 'save' ? ['recover.freq_steps=1'] : [];
+    const child = spawn(PY, ['webgym/train.py', '--config', 'configs/sim_local.yaml', `trial_name=${trial}`, ...overrides], {
       cwd: dir,
       env: { ...process.env, USER: 'simuser', LOGNAME: 'simuser', AWRL_SIM_SPEED: 'instant', AWRL_SIM_DATASET_SIZE: '96', AWRL_SIM_FAULT: `stall:${phase}@4` },
       stdio: 'ignore',
