@@ -8,4 +8,4 @@ export { parseSlurmTime } from './slurm-time.js';
 export { parseSinfo } from './checks-slurm.js';
 export type { PreflightInput, PreflightTargetInfo, SecretRequirement } from './input.js';
 export type { CheckResult, ProbeFacts, GpuNodeFacts, ProcessFacts, ProbeCommandResult } from './types.js';
-export { findLeftovers, stopLeftovers, formatLeftovers, type Leftover, type SweepReport } from './leftovers.js';
+export { findLeftovers, stopLeftovers, formatLeftovers, leftoverCommand, parseLeftoverFanOut, type Leftover, type LeftoverOptions, type NodeFailure, type SweepReport } from './leftovers.js';

@@ -2,9 +2,16 @@
 // /proc/PID/environ: torchrun and Ray put workers in their own sessions, so a group kill can miss
 // them) and processes holding GPU memory. Only TAGGED processes are ever stopped; GPU holders without
 // the tag are listed for the user to judge. Nothing is ever matched by a name pattern.
+//
+// A run on several nodes (Slurm) leaves processes on its NODES, not on the head: with `nodes` given,
+// ONE command on the head fans out to them (`ssh -o BatchMode=yes NODE bash -s`, in parallel, a
+// marker line per node, as src/gpu's poller does; never one SSH channel per node), each node
+// sweeping (and stopping) its own processes.
 import type { Transport } from '../remote/transport.js';
 
 export interface Leftover {
+  /** The node the process runs on (the target's name when the target itself was checked). */
+  node: string;
   pid: number;
   /** The process carries AWRL_RUN_ID=<this run>. */
   tagged: boolean;
@@ -21,6 +28,25 @@ export interface SweepReport {
   stopped: Leftover[];
   /** Tagged processes still alive after SIGKILL (e.g. in uninterruptible sleep), and every untagged GPU holder. */
   remaining: Leftover[];
+  /** Nodes that could not be checked (ssh failed, script failed), with why. */
+  unreachable: NodeFailure[];
+}
+
+export interface NodeFailure {
+  node: string;
+  error: string;
+}
+
+export interface LeftoverOptions {
+  setup?: string;
+  /**
+   * Hostnames to check, as the head resolves them (a Slurm run's recorded node list). Absent or
+   * empty: the target itself. `includeHead` adds the target itself to a node list.
+   */
+  nodes?: readonly string[];
+  includeHead?: boolean;
+  /** Nodes that could not be checked while others could (when none could, the call rejects). */
+  onUnreachable?: (failures: NodeFailure[]) => void;
 }
 
 // $1 mode (list|stop), $2 run id, $3 grace seconds, $4 setup line. Values are argv, never script text.
@@ -69,49 +95,136 @@ done
 exit 0
 `.replaceAll('@{', '${');
 
-const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const NODE_MARK = '@@awrl-node ';
+const RC_MARK = '@@awrl-rc ';
+/** Stands for the head itself in the fan-out's node list (not a hostname: it has a space). */
+const HEAD = '@ head';
 
-function parseLines(out: string): { list: Leftover[]; stopped: number[] } {
-  const list: Leftover[] = [];
-  const stopped: number[] = [];
-  for (const line of out.split('\n')) {
+// $1 the sweep script, $2..$5 its arguments, then the nodes. Each node gets `bash -s` with the
+// arguments as a `set --` line of printf %q words ahead of the script on stdin, so no value ever
+// reaches a remote command line. The script runs as one { } block with stdin from /dev/null: bash
+// reads the whole block before running it, so nothing in it (setup line, nvidia-smi) eats its text.
+// Answers are collected per node, then printed between markers.
+const FAN_OUT_SCRIPT = String.raw`
+set -u
+script=$1; args=$(printf '%q ' "$2" "$3" "$4" "$5"); shift 5
+d=$(mktemp -d) || exit 1
+i=0
+for h in "$@"; do
+  i=$((i+1))
+  {
+    if [ "$h" = '${HEAD}' ]; then printf 'set -- %s\n{\n%s\n} </dev/null\n' "$args" "$script" | bash -s
+    else printf 'set -- %s\n{\n%s\n} </dev/null\n' "$args" "$script" | ssh -o BatchMode=yes -o ConnectTimeout=5 "$h" bash -s; fi
+    echo $? >"$d/$i.rc"
+  } >"$d/$i" 2>&1 &
+done
+wait
+i=0
+for h in "$@"; do
+  i=$((i+1)); echo "${NODE_MARK}$h"; cat "$d/$i"; echo "${RC_MARK}$(cat "$d/$i.rc" 2>/dev/null || echo 255)"
+done
+rm -rf "$d"
+exit 0
+`;
+
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+// ssh would read a leading '-' as an option; a name with spaces or quotes is no hostname.
+const NODE_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.:@-]{0,253}$/;
+
+interface NodeAnswer {
+  list: Leftover[];
+  stopped: Array<{ node: string; pid: number }>;
+  failures: NodeFailure[];
+}
+
+function parseLines(node: string, lines: readonly string[], into: NodeAnswer): void {
+  for (const line of lines) {
     if (!line.startsWith('{')) continue;
     const o = JSON.parse(line);
-    if (typeof o.stopped === 'number') stopped.push(o.stopped);
-    else list.push(o as Leftover);
+    if (typeof o.stopped === 'number') into.stopped.push({ node, pid: o.stopped });
+    else into.list.push({ node, ...(o as Omit<Leftover, 'node'>) });
   }
-  return { list, stopped };
 }
 
-async function sweep(transport: Transport, mode: 'list' | 'stop', runId: string, graceSeconds: number, setup: string): Promise<{ list: Leftover[]; stopped: number[] }> {
+/** Splits the fan-out's output per node; a node without an answer or with a non-zero exit failed. */
+export function parseLeftoverFanOut(nodes: readonly string[], stdout: string, headName: string): NodeAnswer {
+  const byNode = new Map<string, { lines: string[]; rc: number | null }>();
+  let cur: { lines: string[]; rc: number | null } | null = null;
+  for (const line of stdout.split('\n')) {
+    if (line.startsWith(NODE_MARK)) byNode.set(line.slice(NODE_MARK.length), (cur = { lines: [], rc: null }));
+    else if (line.startsWith(RC_MARK) && cur) { cur.rc = Number(line.slice(RC_MARK.length)); cur = null; }
+    else if (cur) cur.lines.push(line);
+  }
+  const out: NodeAnswer = { list: [], stopped: [], failures: [] };
+  for (const n of nodes) {
+    const name = n === HEAD ? headName : n;
+    const got = byNode.get(n);
+    if (!got || got.rc !== 0) {
+      const said = got?.lines.filter((l) => l.trim() && !l.startsWith('{')).pop()?.trim() ?? '';
+      const why = !got ? 'no answer from the fan-out script' : got.rc === 255 ? 'ssh to the node failed (check that the head can ssh to it without a password)' : `the sweep exited with ${got.rc}`;
+      out.failures.push({ node: name, error: `${name}: ${why}${said ? `: ${said}` : ''}` });
+      continue;
+    }
+    parseLines(name, got.lines, out);
+  }
+  return out;
+}
+
+/** The argv of one sweep: the sweep itself on the target, or the fan-out to `nodes` from it. */
+export function leftoverCommand(mode: 'list' | 'stop', runId: string, graceSeconds: number, setup: string, nodes: readonly string[]): string[] {
+  const args = [mode, runId, String(graceSeconds), setup];
+  if (nodes.length === 0) return ['bash', '-c', SWEEP_SCRIPT, 'awrl-sweep', ...args];
+  return ['bash', '-c', FAN_OUT_SCRIPT, 'awrl-sweep-nodes', SWEEP_SCRIPT, ...args, ...nodes];
+}
+
+function nodeList(opts: LeftoverOptions): string[] {
+  const nodes = [...new Set(opts.nodes ?? [])];
+  for (const n of nodes) if (!NODE_NAME.test(n)) throw new Error(`'${n}' is not a node name`);
+  if (nodes.length === 0) return [];
+  return opts.includeHead ? [HEAD, ...nodes] : nodes;
+}
+
+async function sweep(transport: Transport, mode: 'list' | 'stop', runId: string, graceSeconds: number, opts: LeftoverOptions): Promise<NodeAnswer> {
   if (!RUN_ID.test(runId)) throw new Error(`'${runId}' is not a run id`);
-  const r = await transport.exec(['bash', '-c', SWEEP_SCRIPT, 'awrl-sweep', mode, runId, String(graceSeconds), setup]);
+  const nodes = nodeList(opts);
+  const r = await transport.exec(leftoverCommand(mode, runId, graceSeconds, opts.setup ?? '', nodes));
   if (r.code !== 0) throw new Error(`${transport.target}: leftover sweep failed (exit ${r.code}): ${r.stderr.toString().trim().split('\n').pop() ?? ''}`);
-  return parseLines(r.stdout.toString('utf8'));
+  const stdout = r.stdout.toString('utf8');
+  if (nodes.length === 0) {
+    const one: NodeAnswer = { list: [], stopped: [], failures: [] };
+    parseLines(transport.target, stdout.split('\n'), one);
+    return one;
+  }
+  const answer = parseLeftoverFanOut(nodes, stdout, transport.target);
+  if (answer.failures.length === nodes.length) throw new Error(`could not check any node for leftovers: ${answer.failures.map((f) => f.error).join('; ')}`);
+  if (answer.failures.length > 0) opts.onUnreachable?.(answer.failures);
+  return answer;
 }
 
-/** Processes of run `runId` still alive on the target, plus every process holding GPU memory there. */
-export async function findLeftovers(transport: Transport, runId: string, opts: { setup?: string } = {}): Promise<Leftover[]> {
-  return (await sweep(transport, 'list', runId, 0, opts.setup ?? '')).list;
+/** Processes of run `runId` still alive on the target (or on each of `opts.nodes`), plus every process holding GPU memory there. */
+export async function findLeftovers(transport: Transport, runId: string, opts: LeftoverOptions = {}): Promise<Leftover[]> {
+  return (await sweep(transport, 'list', runId, 0, opts)).list;
 }
 
 /**
- * SIGTERM every process tagged with `runId`, wait up to `graceSeconds` for them to go, SIGKILL the
- * rest (each PID re-checked for the tag right before each signal: a reused PID is never hit).
+ * SIGTERM every process tagged with `runId` (on its own node), wait up to `graceSeconds` for them to
+ * go, SIGKILL the rest (each PID re-checked for the tag right before each signal: a reused PID is
+ * never hit).
  */
-export async function stopLeftovers(transport: Transport, runId: string, opts: { graceSeconds?: number; setup?: string } = {}): Promise<SweepReport> {
-  const before = await findLeftovers(transport, runId, opts);
-  const { list, stopped } = await sweep(transport, 'stop', runId, opts.graceSeconds ?? 10, opts.setup ?? '');
-  const gone = new Set(stopped);
-  return { stopped: before.filter((l) => l.tagged && gone.has(l.pid)), remaining: list };
+export async function stopLeftovers(transport: Transport, runId: string, opts: LeftoverOptions & { graceSeconds?: number } = {}): Promise<SweepReport> {
+  const before = await findLeftovers(transport, runId, { ...opts, onUnreachable: undefined });
+  const { list, stopped, failures } = await sweep(transport, 'stop', runId, opts.graceSeconds ?? 10, opts);
+  const gone = new Set(stopped.map((s) => `${s.node}\0${s.pid}`));
+  return { stopped: before.filter((l) => l.tagged && gone.has(`${l.node}\0${l.pid}`)), remaining: list, unreachable: failures };
 }
 
-/** One line per process, for `stop` and the cockpit. */
+/** One line per process, for `stop` and the cockpit (the node named when the list spans several). */
 export function formatLeftovers(list: readonly Leftover[]): string {
+  const several = new Set(list.map((l) => l.node)).size > 1;
   return list
     .map((l) => {
       const why = l.tagged ? 'tagged with this run' : l.otherRunId === '?' ? `owned by ${l.user || 'another user'}` : l.otherRunId ? `leftover of run ${l.otherRunId}` : 'untagged';
-      return `PID ${l.pid} ${l.user ? `(${l.user}) ` : ''}${l.cmd.trim()}${l.gpuMiB !== null ? ` — ${l.gpuMiB} MiB GPU` : ''} [${why}]`;
+      return `${several ? `${l.node}: ` : ''}PID ${l.pid} ${l.user ? `(${l.user}) ` : ''}${l.cmd.trim()}${l.gpuMiB !== null ? ` — ${l.gpuMiB} MiB GPU` : ''} [${why}]`;
     })
     .join('\n');
 }
