@@ -14,6 +14,8 @@ const attemptSchema = z.object({
   jobId: z.string().optional(),
   /** How the previous attempt ended, as the auto-resume guard saw it (TIMEOUT, PREEMPTED, NODE_FAIL). */
   after: z.string().optional(),
+  /** Slurm: the attempt's nodes (hostnames), written by the batch script when it starts. */
+  nodes: z.array(z.string()).optional(),
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 
@@ -71,6 +73,11 @@ export function serializeRunRecord(r: RunRecord): string {
 export function runJobIds(r: RunRecord): string[] {
   const ids = r.attempts.map((a) => a.jobId).filter((x): x is string => !!x);
   return [...new Set([...ids, ...r.chainJobIds])];
+}
+
+/** Every node any attempt of the run ran on, in order of first use ([] when none was recorded). */
+export function runNodes(r: RunRecord): string[] {
+  return [...new Set(r.attempts.flatMap((a) => a.nodes ?? []))];
 }
 
 /** `<trial>-<yyyymmdd-HHMMSS>-<4 hex>`: sortable, readable, safe as a directory and tmux name. */

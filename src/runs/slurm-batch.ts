@@ -44,11 +44,11 @@ export function batchScript(b: BatchScriptInput): string {
     'fi',
     `export AWRL_RUN_ID=${q(b.runId)} AWRL_RUN_DIR="$RUN_DIR"`,
     b.setup ? b.setup : ':',
-    'if [ -n "$prev" ]; then',
-    '  "${ARGV[0]}" - "$RUN_DIR/run.json" "$attempt" "$SLURM_JOB_ID" "$prev_state" <<\'PY\' || echo "awrl: could not record attempt $attempt in run.json" >&2',
+    '# The attempt\'s nodes go into run.json now: after the job ended only the record knows them (leftover check).',
+    'mapfile -t awrl_nodes < <(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" 2>/dev/null)',
+    '"${ARGV[0]}" - "$RUN_DIR/run.json" "$attempt" "$SLURM_JOB_ID" "$prev_state" "$prev" "${awrl_nodes[@]}" <<\'PY\' || echo "awrl: could not record attempt $attempt in run.json" >&2',
     ...RECORD_ATTEMPT_PY,
     'PY',
-    'fi',
     'cd "$WORKDIR" || exit 1',
     ...(b.nodes > 1 ? RAY_CLUSTER : []),
     '"${ARGV[@]}" < /dev/null >> "$RUN_DIR/stdout.log" 2>&1',
@@ -60,21 +60,42 @@ export function batchScript(b: BatchScriptInput): string {
   return lines.join('\n');
 }
 
-/** Appends the attempt to run.json atomically (same compact format the cockpit writes). */
+/**
+ * Records the attempt's node list in run.json atomically (same compact format the cockpit writes):
+ * on the attempt the launcher recorded (first launch, --resume), or on a new auto-resume attempt.
+ * The launcher records its attempt right after sbatch returns, which can be after the job started:
+ * wait for it (60 s at most) rather than race its write.
+ */
 const RECORD_ATTEMPT_PY = [
-  'import datetime, json, os, sys',
-  'path, n, job, after = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]',
-  'with open(path) as f:',
-  '    r = json.load(f)',
-  'if not any(a.get("jobId") == job for a in r["attempts"]):',
-  '    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")',
-  '    a = {"n": n, "reason": "auto-resume", "startedAt": now, "jobId": job}',
-  '    if after:',
-  '        a["after"] = after',
-  '    r["attempts"].append(a)',
+  'import datetime, json, os, sys, time',
+  'path, n, job, after, prev = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]',
+  'nodes = [x for x in sys.argv[6:] if x]',
+  'def save(r):',
   '    with open(path + ".tmp", "w") as f:',
   '        f.write(json.dumps(r, separators=(",", ":")) + "\\n")',
   '    os.replace(path + ".tmp", path)',
+  'for _ in range(120):',
+  '    with open(path) as f:',
+  '        r = json.load(f)',
+  '    mine = [a for a in r["attempts"] if a.get("jobId") == job]',
+  '    if mine:',
+  '        if nodes and mine[0].get("nodes") != nodes:',
+  '            mine[0]["nodes"] = nodes',
+  '            save(r)',
+  '        break',
+  '    if prev:',
+  '        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")',
+  '        a = {"n": n, "reason": "auto-resume", "startedAt": now, "jobId": job}',
+  '        if after:',
+  '            a["after"] = after',
+  '        if nodes:',
+  '            a["nodes"] = nodes',
+  '        r["attempts"].append(a)',
+  '        save(r)',
+  '        break',
+  '    time.sleep(0.5)',
+  'else:',
+  '    sys.exit("attempt %d (job %s) is not in run.json" % (n, job))',
 ];
 
 /** As AsyncWebRL's own scripts do: Ray head on the first node, workers on the others, trainer on the head. */

@@ -4,11 +4,11 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, hostname } from 'node:os';
 import { join, dirname } from 'node:path';
 import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
 import { openTransport, type Transport } from '../../src/remote/index.js';
-import { planFromConfig, launchRun, listRuns, stopRun, resolveTarget, type Target } from '../../src/runs/index.js';
+import { planFromConfig, launchRun, listRuns, stopRun, resolveTarget, runNodes, type Target } from '../../src/runs/index.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
 import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
@@ -86,6 +86,9 @@ describe('slurm backend over ssh', () => {
     }, { timeoutMs: 120_000, intervalMs: 500, what: 'the run to end' });
     expect(done.state).toBe('finished');
     expect(done.detail).toContain('COMPLETED');
+    // The batch script recorded the attempt's node list (this one-node cluster's node) for the leftover check.
+    expect(done.record.attempts[0].nodes).toEqual([hostname().split('.')[0]]);
+    expect(runNodes(done.record)).toEqual([hostname().split('.')[0]]);
 
     const log = readFileSync(join(info.runDir, 'stdout.log'));
     expect(parseLogBytes(log).filter((e) => e.type === 'step')).toHaveLength(8);
@@ -105,7 +108,7 @@ describe('slurm backend over ssh', () => {
     expect(end.state, end.detail).toBe('finished');
     expect(end.record.attempts).toHaveLength(2);
     expect(end.record.attempts[0].jobId).toBe(info.jobIds[0]);
-    expect(end.record.attempts[1]).toMatchObject({ jobId: info.jobIds[1], after: 'TIMEOUT' });
+    expect(end.record.attempts[1]).toMatchObject({ jobId: info.jobIds[1], after: 'TIMEOUT', nodes: [hostname().split('.')[0]] });
 
     const events = parseLogBytes(readFileSync(join(info.runDir, 'stdout.log')));
     const resume = events.find((e) => e.type === 'resume');
