@@ -11,7 +11,7 @@ Usage:
                                         relaunch a run with the same config, experiment and trial
   awrl-tui watch RUN [--target T]       open the dashboard of one run
   awrl-tui runs --target T [--json]     list runs on a target with their live state
-  awrl-tui stop RUN [--target T] [--grace S] [--yes]
+  awrl-tui stop RUN [--target T] [--grace S] [--yes] [--check-nodes H1,H2]
                                         stop a run (SIGTERM, grace, SIGKILL; scancel on Slurm), then
                                         list leftovers (run-tagged processes, GPU holders)
   awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json]

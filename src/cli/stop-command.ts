@@ -1,13 +1,15 @@
-// `awrl-tui stop RUN [--target T] [--grace SECONDS] [--yes]`: SIGTERM to the job's group, grace,
-// SIGKILL; scancel on Slurm. Then the leftover check on the target: processes still carrying the
+// `awrl-tui stop RUN [--target T] [--grace SECONDS] [--yes] [--check-nodes H1,H2]`: SIGTERM to the
+// job's group, grace, SIGKILL; scancel on Slurm. Then the leftover check on the run's nodes (Slurm:
+// every node an attempt ran on, as run.json recorded them, reached from the head in one command;
+// direct: the target, plus the --check-nodes hosts): processes still carrying the
 // run's tag (torchrun/Ray workers in their own sessions) and processes holding GPU memory, listed
 // with PID and command. Only the tagged ones are stopped, and only with --yes or a "y" at the
 // terminal; without either (and without a TTY) they are listed with how to stop them, exit 1.
 // Nothing is ever matched by a name pattern. Without --target, every target in targets.yaml is
 // searched for RUN.
 import { createInterface } from 'node:readline/promises';
-import { stopRun, readRecord, runsRoot, RunError, type StopReport, type Target } from '../runs/index.js';
-import { findLeftovers, stopLeftovers, formatLeftovers, type Leftover } from '../preflight/leftovers.js';
+import { stopRun, readRecord, runsRoot, runNodes, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
+import { findLeftovers, stopLeftovers, formatLeftovers, type Leftover, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
 import { parseCli, readProfiles, targetFromFlags, connect } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
@@ -38,28 +40,46 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
+/** Where leftovers can be: a Slurm run's recorded nodes; a direct run's target (plus --check-nodes). */
+export function leftoverScope(record: RunRecord | null, extraNodes: readonly string[]): Pick<LeftoverOptions, 'nodes' | 'includeHead'> {
+  if (record?.backend === 'slurm') {
+    const nodes = runNodes(record);
+    if (nodes.length > 0) return { nodes: [...new Set([...nodes, ...extraNodes])], includeHead: false };
+  }
+  return extraNodes.length > 0 ? { nodes: [...extraNodes], includeHead: true } : {};
+}
+
 /**
  * The leftover check after a stop. Returns false when processes tagged with the run are still alive
  * (not confirmed, or they survived SIGKILL); GPU holders without the tag never count: not ours to judge.
  */
-async function leftoverCheck(transport: Transport, target: Target, runId: string, o: { yes: boolean; graceSeconds: number }): Promise<boolean> {
+async function leftoverCheck(transport: Transport, target: Target, runId: string, o: { yes: boolean; graceSeconds: number; extraNodes: string[] }): Promise<boolean> {
   const setup = target.setup ?? '';
+  const record = await readRecord(transport, `${runsRoot(target)}/${runId}`);
+  const scope = leftoverScope(record, o.extraNodes);
+  if (record?.backend === 'slurm' && !scope.nodes) {
+    out(`leftovers: run.json records no node for ${runId} (the job never started, or it predates node recording): checking ${target.name} only`);
+  }
+  const where = scope.nodes ? [...(scope.includeHead ? [target.name] : []), ...scope.nodes].join(', ') : target.name;
+  const unreachable = (f: NodeFailure[]) => {
+    for (const x of f) process.stderr.write(`awrl-tui: could not check for leftover processes: ${x.error}\n`);
+  };
   let found: Leftover[];
   try {
-    found = await findLeftovers(transport, runId, { setup });
+    found = await findLeftovers(transport, runId, { setup, ...scope, onUnreachable: unreachable });
   } catch (e) {
-    process.stderr.write(`awrl-tui: could not check ${target.name} for leftover processes: ${(e as Error).message}\n`);
+    process.stderr.write(`awrl-tui: could not check ${where} for leftover processes: ${(e as Error).message}\n`);
     return true;
   }
   const tagged = found.filter((l) => l.tagged);
   const holders = found.filter((l) => !l.tagged);
   if (found.length === 0) {
-    out(`leftovers: none on ${target.name} (no process carries the run's tag, no GPU memory is held)`);
+    out(`leftovers: none on ${where} (no process carries the run's tag, no GPU memory is held)`);
     return true;
   }
-  if (tagged.length > 0) out(`leftovers: ${plural(tagged.length, 'process')} on ${target.name} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged))}`);
+  if (tagged.length > 0) out(`leftovers: ${plural(tagged.length, 'process')} on ${where} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged))}`);
   if (holders.length > 0) {
-    out(`GPU memory on ${target.name} is held by ${plural(holders.length, 'process')} without this run's tag (left alone: stop them yourself if they are yours):\n${indent(formatLeftovers(holders))}`);
+    out(`GPU memory on ${where} is held by ${plural(holders.length, 'process')} without this run's tag (left alone: stop them yourself if they are yours):\n${indent(formatLeftovers(holders))}`);
   }
   if (tagged.length === 0) return true;
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
@@ -68,8 +88,8 @@ async function leftoverCheck(transport: Transport, target: Target, runId: string
     out(`not stopped: to stop the tagged ${tagged.length === 1 ? 'process' : 'processes'}, run this command again with --yes`);
     return false;
   }
-  const sweep = await stopLeftovers(transport, runId, { graceSeconds: o.graceSeconds, setup });
-  if (sweep.stopped.length > 0) out(`stopped ${plural(sweep.stopped.length, 'tagged process')}: PID ${sweep.stopped.map((l) => l.pid).join(', ')}`);
+  const sweep = await stopLeftovers(transport, runId, { graceSeconds: o.graceSeconds, setup, ...scope });
+  if (sweep.stopped.length > 0) out(`stopped ${plural(sweep.stopped.length, 'tagged process')}: PID ${sweep.stopped.map((l) => (scope.nodes ? `${l.node}:${l.pid}` : l.pid)).join(', ')}`);
   const still = sweep.remaining.filter((l) => l.tagged);
   if (still.length > 0) {
     out(`STILL RUNNING after SIGKILL (e.g. in uninterruptible sleep):\n${indent(formatLeftovers(still))}`);
@@ -81,7 +101,7 @@ async function leftoverCheck(transport: Transport, target: Target, runId: string
 export async function run(args: string[]): Promise<number> {
   let p;
   try {
-    p = parseCli(args, { values: ['--grace'], switches: ['--yes', '-y', '--accept-new-host-key'] });
+    p = parseCli(args, { values: ['--grace', '--check-nodes'], switches: ['--yes', '-y', '--accept-new-host-key'] });
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
@@ -90,6 +110,9 @@ export async function run(args: string[]): Promise<number> {
   if (extra.length) throw new CliError(`unexpected argument '${extra[0]}'`, EXIT.usage);
   const graceRaw = p.values['--grace'] ?? '10';
   if (!/^\d+$/.test(graceRaw)) throw new CliError(`--grace needs whole seconds, not '${graceRaw}'`, EXIT.usage);
+  const extraNodes = (p.values['--check-nodes'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const badNode = extraNodes.find((n) => !/^[A-Za-z0-9_.][A-Za-z0-9_.:@-]*$/.test(n));
+  if (badNode !== undefined) throw new CliError(`--check-nodes: '${badNode}' is not a host name`, EXIT.usage);
   let targets: Target[];
   try {
     const profiles = readProfiles();
@@ -113,7 +136,7 @@ export async function run(args: string[]): Promise<number> {
       // The tag sweep outside the job's group is the leftover check's, below: listed first, stopped on --yes.
       const report = await stopRun(transport, target, runId, { graceSeconds, sweep: false });
       out(formatStopReport(report, target.name));
-      const clean = await leftoverCheck(transport, target, runId, { yes: p.switches.has('--yes') || p.switches.has('-y'), graceSeconds });
+      const clean = await leftoverCheck(transport, target, runId, { yes: p.switches.has('--yes') || p.switches.has('-y'), graceSeconds, extraNodes });
       return report.left.length || !clean ? EXIT.failed : EXIT.ok;
     } catch (e) {
       if (e instanceof RunError) throw new CliError(e.message, e.exitCode);

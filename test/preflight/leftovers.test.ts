@@ -143,3 +143,15 @@ describe('leftover sweep across a run\'s nodes', () => {
     }
   });
 });
+
+describe('where `awrl-tui stop` looks for leftovers', () => {
+  it('a Slurm run: every node its attempts recorded; a direct run: the target, plus --check-nodes', async () => {
+    const { leftoverScope } = await import('../../src/cli/stop-command.js');
+    const rec = (backend: 'slurm' | 'direct', nodes: string[][]) =>
+      ({ backend, attempts: nodes.map((n, i) => ({ n: i + 1, reason: 'launch', startedAt: '', nodes: n })) }) as unknown as Parameters<typeof leftoverScope>[0];
+    expect(leftoverScope(rec('slurm', [['gpu-1', 'gpu-2'], ['gpu-2', 'gpu-7']]), [])).toEqual({ nodes: ['gpu-1', 'gpu-2', 'gpu-7'], includeHead: false });
+    expect(leftoverScope(rec('slurm', [[]]), [])).toEqual({});
+    expect(leftoverScope(rec('direct', []), [])).toEqual({});
+    expect(leftoverScope(rec('direct', []), ['box-2'])).toEqual({ nodes: ['box-2'], includeHead: true });
+  });
+});

@@ -8,7 +8,7 @@ import type { LeftoverPhase, LeftoverProcess } from '../session/types.js';
 function processLine(l: LeftoverProcess, width: number): Line {
   const why = l.tagged ? 'tagged with this run' : l.otherRunId === '?' ? `owned by ${l.user || 'another user'}` : l.otherRunId ? `run ${l.otherRunId}` : 'untagged: not stopped from here';
   const gpu = l.gpuMiB !== null ? `  ${l.gpuMiB} MiB GPU` : '';
-  const head = `PID ${String(l.pid).padStart(7)}  `;
+  const head = `${l.node ? `${l.node}  ` : ''}PID ${String(l.pid).padStart(7)}  `;
   const tail = `${gpu}  [${why}]`;
   return [
     { t: head, bold: true, c: l.tagged ? 'warn' : undefined },

@@ -2,13 +2,13 @@
 // Transport), the selected run's feed, the Config screen's evaluation, and launch/stop through
 // src/runs — the same code paths as the headless commands.
 import type { Transport } from '../../remote/transport.js';
-import { launchRun, listRuns, stopRun, type RunSummary as RunsSummary, type Target } from '../../runs/index.js';
+import { launchRun, listRuns, runNodes, stopRun, type RunSummary as RunsSummary, type Target } from '../../runs/index.js';
 import { requiredSecretNames } from '../../config/index.js';
 import { GpuPoller } from '../../gpu/index.js';
 import type { ConfigEvaluation } from '../../config/index.js';
 // Direct modules, not the indexes: src/preflight imports runs modules itself (see preflight-gate.ts).
 import { preflightGate, type GateResult } from '../../runs/preflight-gate.js';
-import { findLeftovers, stopLeftovers } from '../../preflight/leftovers.js';
+import { findLeftovers, stopLeftovers, type LeftoverOptions, type NodeFailure } from '../../preflight/leftovers.js';
 import { buildConfigView, overrideKey, typedValueText, withValue, type ConfigSource } from './config-view.js';
 import { RunFeed, type RunFacts } from './run-feed.js';
 import { emptyState } from './static-session.js';
@@ -350,13 +350,22 @@ export class LiveSession implements Session {
     return this.findRun(runId)?.conn ?? null;
   }
 
+  /** A Slurm run's nodes as its run.json recorded them (the job has ended: squeue no longer knows them). */
+  private leftoverScope(runId: string): LeftoverOptions {
+    const run = this.findRun(runId)?.run;
+    const nodes = run?.record.backend === 'slurm' ? runNodes(run.record) : [];
+    const onUnreachable = (f: NodeFailure[]) => this.update({ notice: `leftover check: ${f.map((x) => x.error).join('; ')}` });
+    return nodes.length ? { nodes, onUnreachable } : {};
+  }
+
   private async checkLeftovers(runId: string): Promise<void> {
     const conn = this.leftoverTarget(runId);
     if (!conn) return this.update({ leftovers: { phase: 'failed', runId, message: `run ${runId} not found` } });
     this.update({ leftovers: { phase: 'checking', runId } });
     try {
-      const list = await findLeftovers(conn.transport, runId, { setup: conn.target.setup });
-      this.update({ leftovers: { phase: 'found', runId, list: list.map(leftoverView) } });
+      const scope = this.leftoverScope(runId);
+      const list = await findLeftovers(conn.transport, runId, { setup: conn.target.setup, ...scope });
+      this.update({ leftovers: { phase: 'found', runId, list: list.map((l) => leftoverView(l, !!scope.nodes)) } });
     } catch (err) {
       this.update({ leftovers: { phase: 'failed', runId, message: err instanceof Error ? err.message : String(err) } });
     }
@@ -369,8 +378,10 @@ export class LiveSession implements Session {
     this.update({ leftovers: { phase: 'stopping', runId, list: cur.list } });
     try {
       // Only processes tagged with this run are ever signalled (src/preflight re-checks each PID's tag).
-      const r = await stopLeftovers(conn.transport, runId, { setup: conn.target.setup, graceSeconds: 5 });
-      this.update({ leftovers: { phase: 'stopped', runId, stopped: r.stopped.map(leftoverView), remaining: r.remaining.map(leftoverView) } });
+      const scope = this.leftoverScope(runId);
+      const r = await stopLeftovers(conn.transport, runId, { setup: conn.target.setup, graceSeconds: 5, ...scope });
+      const view = (l: LeftoverProcess) => leftoverView(l, !!scope.nodes);
+      this.update({ leftovers: { phase: 'stopped', runId, stopped: r.stopped.map(view), remaining: r.remaining.map(view) } });
     } catch (err) {
       this.update({ leftovers: { phase: 'failed', runId, message: err instanceof Error ? err.message : String(err) } });
     }
@@ -387,8 +398,8 @@ export class LiveSession implements Session {
   }
 }
 
-function leftoverView(l: LeftoverProcess): LeftoverProcess {
-  return { pid: l.pid, tagged: l.tagged, otherRunId: l.otherRunId, user: l.user, cmd: l.cmd, gpuMiB: l.gpuMiB };
+function leftoverView(l: LeftoverProcess & { node?: string }, spansNodes: boolean): LeftoverProcess {
+  return { ...(spansNodes && l.node ? { node: l.node } : {}), pid: l.pid, tagged: l.tagged, otherRunId: l.otherRunId, user: l.user, cmd: l.cmd, gpuMiB: l.gpuMiB };
 }
 
 /** Hostnames of a Slurm run's current allocation ([] when not on Slurm or not running). */

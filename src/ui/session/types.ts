@@ -190,6 +190,8 @@ export type PreflightPhase =
 
 /** A process found after a run ended (src/preflight's Leftover). */
 export interface LeftoverProcess {
+  /** The node it runs on, when the check spanned a run's nodes (absent: the target itself). */
+  node?: string;
   pid: number;
   /** Carries AWRL_RUN_ID=<this run>: the only kind ever offered for stopping. */
   tagged: boolean;
