@@ -32,27 +32,34 @@ function openAll(files: string[]): number[] {
   return fds;
 }
 
-/** Reads each file with one reused buffer: the parser copies what it keeps. */
-async function feed(fds: number[], files: string[], onEvents: (evs: TrainerEvent[]) => Promise<void> | void): Promise<void> {
-  const parser = new TrainerLogParser();
-  const buf = Buffer.allocUnsafe(READ_SIZE);
+/** The files' bytes in order, through one reused buffer (the parser copies what it keeps); each
+ *  file is closed once read, or on error. */
+function* chunks(fds: number[], files: string[], size: number): Generator<Buffer> {
+  const buf = Buffer.allocUnsafe(size);
   for (let i = 0; i < fds.length; i++) {
     const fd = fds[i];
     try {
       for (;;) {
         let n: number;
         try {
-          n = readSync(fd, buf, 0, READ_SIZE, null);
+          n = readSync(fd, buf, 0, size, null);
         } catch (e) {
           throw new CliError(`cannot read ${files[i]}: ${(e as Error).message}`, EXIT.usage);
         }
         if (n === 0) break;
-        const evs = parser.push(buf.subarray(0, n));
-        if (evs.length) await onEvents(evs);
+        yield buf.subarray(0, n);
       }
     } finally {
       closeSync(fd);
     }
+  }
+}
+
+async function feed(fds: number[], files: string[], onEvents: (evs: TrainerEvent[]) => Promise<void> | void): Promise<void> {
+  const parser = new TrainerLogParser();
+  for (const chunk of chunks(fds, files, READ_SIZE)) {
+    const evs = parser.push(chunk);
+    if (evs.length) await onEvents(evs);
   }
   await onEvents(parser.end());
 }
@@ -65,24 +72,7 @@ async function writeOut(s: string | Buffer): Promise<void> {
  *  each chunk as one buffer, written with one write(2): no stream, no per-line strings. */
 function jsonLines(fds: number[], files: string[]): void {
   const parser = new JsonLinesParser();
-  const buf = Buffer.allocUnsafe(JSON_READ_SIZE);
-  for (let i = 0; i < fds.length; i++) {
-    const fd = fds[i];
-    try {
-      for (;;) {
-        let n: number;
-        try {
-          n = readSync(fd, buf, 0, JSON_READ_SIZE, null);
-        } catch (e) {
-          throw new CliError(`cannot read ${files[i]}: ${(e as Error).message}`, EXIT.usage);
-        }
-        if (n === 0) break;
-        writeAll(parser.push(buf.subarray(0, n)));
-      }
-    } finally {
-      closeSync(fd);
-    }
-  }
+  for (const chunk of chunks(fds, files, JSON_READ_SIZE)) writeAll(parser.push(chunk));
   writeAll(parser.end());
 }
 
