@@ -3,6 +3,7 @@
 // plain data so panels can be rendered in tests from literals.
 import type { ConnectionState } from '../../remote/transport.js';
 import type { Alert } from '../../metrics/alerts.js';
+import type { Leftover } from '../../preflight/leftovers.js';
 
 export type { ConnectionState };
 
@@ -188,18 +189,10 @@ export type PreflightPhase =
       overrides: string[];
     };
 
-/** A process found after a run ended (src/preflight's Leftover). */
-export interface LeftoverProcess {
-  /** The node it runs on, when the check spanned a run's nodes (absent: the target itself). */
-  node?: string;
-  pid: number;
-  /** Carries AWRL_RUN_ID=<this run>: the only kind ever offered for stopping. */
-  tagged: boolean;
-  otherRunId: string | null;
-  user: string;
-  cmd: string;
-  gpuMiB: number | null;
-}
+/** A process found after a run ended: src/preflight's Leftover, whose node is shown only when the
+ *  check spanned several nodes of the run (absent: the target itself). Only `tagged` ones (they carry
+ *  AWRL_RUN_ID=<this run>) are ever offered for stopping. */
+export type LeftoverProcess = Omit<Leftover, 'node'> & { node?: string };
 
 export type LeftoverPhase =
   | { phase: 'idle' }
