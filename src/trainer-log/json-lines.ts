@@ -25,6 +25,15 @@ export class JsonLinesParser {
     return this.sink.take();
   }
 
+  /** See TrainerLogParser#atRest. */
+  atRest(): boolean {
+    return this.parser.atRest();
+  }
+
+  get writerCount(): number {
+    return this.parser.writerCount;
+  }
+
   reset(): void {
     this.parser.reset();
     this.sink.take();

@@ -53,7 +53,8 @@ interface PendingStep {
   truncated: boolean;
 }
 
-const MAX_WRITERS = 4096;
+/** Writers remembered at once (garbage can invent endless prefixes). */
+export const MAX_WRITERS = 4096;
 const TRACEBACK = 'Traceback (most recent call last)';
 
 export class TrainerLogParser {
@@ -139,6 +140,21 @@ export class TrainerLogParser {
     for (const w of this.writers.values()) this.closeRecord(w);
     this.reset();
     return out;
+  }
+
+  /** True when nothing is open at this point of the input: no partial line, no pending step, no
+   *  open record of any writer. From here on, this parser emits the same events as a fresh one fed
+   *  the rest of the input, as long as neither has to forget a writer (MAX_WRITERS): the writers it
+   *  knows only speed their lines up. `awrl-tui parse` cuts a big file at such points. */
+  atRest(): boolean {
+    if (this.carryLen > 0 || this.carryCut || this.step !== null || this.main.rec !== null) return false;
+    for (const w of this.writers.values()) if (w.rec !== null) return false;
+    return true;
+  }
+
+  /** How many writers (roles, Ray workers) this parser has met since its last reset. */
+  get writerCount(): number {
+    return this.writers.size;
   }
 
   /** For a followed, live log that has gone quiet: emits the error records still open (a crash
