@@ -1,14 +1,16 @@
 // Polls GPU state through a Transport at a fixed cadence with ONE exec per round: on one node
-// `nvidia-smi` itself; on several, one bash script on the head that asks each node over ssh in
-// parallel and prints a marker line per node (never one SSH channel per node: OpenSSH allows
-// 10 sessions per connection and each exec pays the login shell's start-up).
+// `nvidia-smi` itself; on several (a Slurm allocation, or the hosts of a direct Ray run, the head
+// included), one bash script on the head that asks each node over ssh in parallel and prints each
+// answer under a marker line naming the node (src/remote/node-fan-out.ts; never one SSH channel per
+// node: OpenSSH allows 10 sessions per connection and each exec pays the login shell's start-up).
+// A node that cannot be asked is reported unreachable (its GPUs unknown, not zero), and its last
+// good figures are kept, marked stale, so a blip does not blank the panel.
 import type { Transport } from '../remote/transport.js';
+import { HEAD_NODE, NODE_NAME, nodeFanOutArgv, splitNodeAnswers, unreachableReason, type NodeFanOutOptions } from '../remote/node-fan-out.js';
 import { parseSmiCsv, smiFieldError } from './nvidia-smi.js';
 
 export const GPU_QUERY_FIELDS = ['index', 'name', 'memory.used', 'memory.total', 'utilization.gpu'] as const;
 const SMI = ['nvidia-smi', `--query-gpu=${GPU_QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'];
-const NODE_MARK = '@@awrl-node ';
-const RC_MARK = '@@awrl-rc ';
 
 export interface GpuSample {
   index: number | null;
@@ -22,32 +24,43 @@ export interface GpuSnapshot {
   node: string;
   /** ms (Date.now() of the poller) when the answer arrived. */
   at: number;
+  /** This round's figures; when `stale`, the node's last good ones (read at `figuresAt`). */
   gpus: GpuSample[];
+  /** Why this round has no figures for the node (it names the node). */
   error?: string;
+  /** The node could not be asked (ssh failed, no answer in time, head unreachable): its GPUs are UNKNOWN, not zero. */
+  unreachable?: true;
+  /** `gpus` are from an earlier round because this one failed. */
+  stale?: true;
+  /** When the stale figures were read (ms, the poller's clock). */
+  figuresAt?: number;
 }
 
-// Positional args: the node names ("$@"); output per node is collected in a temp dir so that
-// slow nodes do not interleave, then printed between markers in the order given.
-const FAN_OUT = [
-  'd=$(mktemp -d) || exit 1',
-  'i=0',
-  'for h in "$@"; do i=$((i+1)); (ssh -n -o BatchMode=yes -o ConnectTimeout=5 "$h" ' + SMI.join(' ') + ' >"$d/$i" 2>&1; echo $? >"$d/$i.rc") & done',
-  'wait',
-  'i=0',
-  `for h in "$@"; do i=$((i+1)); echo "${NODE_MARK}$h"; cat "$d/$i"; echo "${RC_MARK}$(cat "$d/$i.rc" 2>/dev/null || echo 255)"; done`,
-  'rm -rf "$d"',
-].join('\n');
+export interface GpuCommandOptions extends NodeFanOutOptions {
+  /** Shell line run on each node before nvidia-smi (the target's `setup`, e.g. `module load cuda`). */
+  setup?: string;
+  /** Poll the head's own GPUs too (without ssh), ahead of `nodes`: a direct multi-node (Ray) run. */
+  includeHead?: boolean;
+}
 
-/** The argv of one polling round. `nodes` empty or absent: the transport's own host. */
-export function gpuCommand(nodes?: readonly string[]): string[] {
-  if (!nodes || nodes.length === 0) return [...SMI];
-  return ['bash', '-c', FAN_OUT, 'awrl-gpu', ...nodes];
+// What each node runs (through src/remote's fan-out): the setup line, then nvidia-smi. $1 = setup.
+const NODE_SCRIPT = ['[ -n "${1:-}" ] && { eval "$1"; } >/dev/null 2>&1', SMI.join(' ')].join('\n');
+
+/**
+ * The argv of one polling round. No nodes (and no includeHead): nvidia-smi on the transport's own
+ * host. Otherwise ONE command on the head that asks every node in parallel over ssh (the head
+ * itself without ssh, listed as HEAD_NODE), each answer between marker lines (src/remote/node-fan-out.ts).
+ */
+export function gpuCommand(nodes?: readonly string[], opts: GpuCommandOptions = {}): string[] {
+  const list = [...(opts.includeHead ? [HEAD_NODE] : []), ...(nodes ?? [])];
+  if (list.length === 0) return opts.setup ? ['bash', '-c', NODE_SCRIPT, 'awrl-gpu', opts.setup] : [...SMI];
+  return nodeFanOutArgv('awrl-gpu', NODE_SCRIPT, [opts.setup ?? ''], list, opts);
 }
 
 /** The GPU rows of one node's answer, or an error that says what to do. */
 export function parseGpuAnswer(node: string, text: string, code: number | null, at: number): GpuSnapshot {
   const fieldErr = smiFieldError(text);
-  if (fieldErr) return { node, at, gpus: [], error: fieldErr.message };
+  if (fieldErr) return { node, at, gpus: [], error: `${node}: ${fieldErr.message}` };
   if (code !== 0) {
     const first = text.trim().split('\n')[0] ?? '';
     const hint = code === 127 || /not found/.test(first) ? 'nvidia-smi is not installed or not on PATH there' : code === 255 ? 'ssh to the node failed (check that the head can ssh to it without a password)' : `nvidia-smi exited with ${code}`;
@@ -68,31 +81,37 @@ export function parseGpuAnswer(node: string, text: string, code: number | null, 
   }
 }
 
-/** Splits the fan-out script's output into one snapshot per node (nodes missing from it: error). */
-export function parseFanOut(nodes: readonly string[], stdout: string, at: number): GpuSnapshot[] {
-  const byNode = new Map<string, { text: string[]; rc: number | null }>();
-  let cur: { text: string[]; rc: number | null } | null = null;
-  for (const line of stdout.split('\n')) {
-    if (line.startsWith(NODE_MARK)) {
-      cur = { text: [], rc: null };
-      byNode.set(line.slice(NODE_MARK.length), cur);
-    } else if (line.startsWith(RC_MARK) && cur) {
-      cur.rc = Number(line.slice(RC_MARK.length));
-      cur = null;
-    } else if (cur) {
-      cur.text.push(line);
-    }
-  }
+/**
+ * Splits the fan-out's output into one snapshot per node, in the order given. A node that could not
+ * be reached (ssh failed, no answer in time, missing from the output) is `unreachable`, never a node
+ * with zero GPUs. `names` maps a listed name to the one shown (HEAD_NODE -> the head's name).
+ */
+export function parseFanOut(nodes: readonly string[], stdout: string, at: number, names: ReadonlyMap<string, string> = new Map(), limitSec?: number): GpuSnapshot[] {
+  const answers = splitNodeAnswers(stdout);
   return nodes.map((n) => {
-    const got = byNode.get(n);
-    if (!got) return { node: n, at, gpus: [], error: `${n}: no answer from the fan-out script` };
-    return parseGpuAnswer(n, got.text.join('\n'), got.rc, at);
+    const node = names.get(n) ?? n;
+    const got = answers.get(n);
+    const why = unreachableReason(got, limitSec);
+    if (why) {
+      const said = got?.lines.map((l) => l.trim()).filter(Boolean).pop() ?? '';
+      return { node, at, gpus: [], unreachable: true, error: `${node}: ${why}${said ? `: ${said}` : ''}` };
+    }
+    return parseGpuAnswer(node, got!.lines.join('\n'), got!.rc, at);
   });
 }
 
-export interface GpuPollerOptions {
-  /** Node hostnames as the head resolves them; omit to ask the transport's host itself. */
+export interface GpuPollerOptions extends NodeFanOutOptions {
+  /**
+   * Node hostnames as the head resolves them (a Slurm allocation, or the hosts of a direct Ray run);
+   * omit to ask the transport's host itself. Polled with ONE exec on the head per round.
+   */
   nodes?: string[];
+  /** With `nodes`: poll the head's own GPUs too (a direct run whose head is a node). */
+  includeHead?: boolean;
+  /** The head's name in snapshots (default: the transport's target). */
+  headName?: string;
+  /** Shell line run on each node before nvidia-smi (the target's `setup`). */
+  setup?: string;
   intervalMs?: number;
   onSnapshot: (snapshots: GpuSnapshot[]) => void;
   now?: () => number;
@@ -102,32 +121,61 @@ export class GpuPoller {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
   private inFlight: AbortController | null = null;
+  /** Each node's last good figures, shown (marked stale) while the node does not answer. */
+  private readonly lastGood = new Map<string, { gpus: GpuSample[]; at: number }>();
 
   constructor(
     private readonly transport: Pick<Transport, 'exec' | 'target'>,
     private readonly opts: GpuPollerOptions,
   ) {}
 
-  /** One round: one exec, one snapshot per node. Never rejects. */
+  /** One round: one exec, one snapshot per node (head first when included). Never rejects. */
   async pollOnce(): Promise<GpuSnapshot[]> {
     const now = this.opts.now ?? Date.now;
-    const nodes = this.opts.nodes ?? [];
+    const headName = this.opts.headName ?? this.transport.target;
+    const given = [...new Set(this.opts.nodes ?? [])];
+    // A bad name (from a user's host list) is reported on its own line, never passed to ssh.
+    const bad = given.filter((n) => !NODE_NAME.test(n));
+    const nodes = given.filter((n) => NODE_NAME.test(n));
+    const fanOut = given.length > 0;
+    const listed = fanOut ? [...(this.opts.includeHead ? [HEAD_NODE] : []), ...nodes] : [];
+    const shown = (n: string) => (n === HEAD_NODE ? headName : n);
     const ac = new AbortController();
     this.inFlight = ac;
+    let snaps: GpuSnapshot[];
     try {
-      const r = await this.transport.exec(gpuCommand(nodes), { signal: ac.signal });
-      const at = now();
-      const out = r.stdout.toString('utf8');
-      if (nodes.length === 0) return [parseGpuAnswer(this.transport.target, out + r.stderr.toString('utf8'), r.code, at)];
-      return parseFanOut(nodes, out, at);
+      if (fanOut && listed.length === 0) snaps = [];
+      else {
+        const argv = fanOut ? gpuCommand(listed, { ...this.opts, includeHead: false }) : gpuCommand(undefined, { setup: this.opts.setup });
+        const r = await this.transport.exec(argv, { signal: ac.signal });
+        const at = now();
+        const out = r.stdout.toString('utf8');
+        snaps = fanOut
+          ? parseFanOut(listed, out, at, new Map([[HEAD_NODE, headName]]), this.opts.nodeTimeoutSec)
+          : [parseGpuAnswer(this.transport.target, out + r.stderr.toString('utf8'), r.code, at)];
+      }
     } catch (e) {
       const at = now();
       const msg = `cannot reach ${this.transport.target}: ${e instanceof Error ? e.message : String(e)}`;
-      const names = nodes.length ? nodes : [this.transport.target];
-      return names.map((node) => ({ node, at, gpus: [], error: msg }));
+      const names = fanOut ? listed.map(shown) : [this.transport.target];
+      snaps = names.map((node) => ({ node, at, gpus: [], unreachable: true as const, error: msg }));
     } finally {
       this.inFlight = null;
     }
+    const at = now();
+    const rejected = bad.map((node) => ({ node, at, gpus: [], error: `'${node}' is not a node name` }));
+    return [...snaps.map((s) => this.withLastGood(s)), ...rejected];
+  }
+
+  private withLastGood(s: GpuSnapshot): GpuSnapshot {
+    if (!s.error) {
+      this.lastGood.set(s.node, { gpus: s.gpus, at: s.at });
+      return s;
+    }
+    const last = this.lastGood.get(s.node);
+    if (!last) return s;
+    const age = Math.max(0, Math.round((s.at - last.at) / 1000));
+    return { ...s, gpus: last.gpus, stale: true, figuresAt: last.at, error: `${s.error} (its figures are ${age} s old)` };
   }
 
   /** Polls now and then every intervalMs after each answer (rounds never overlap). */

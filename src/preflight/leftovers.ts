@@ -4,10 +4,11 @@
 // the tag are listed for the user to judge. Nothing is ever matched by a name pattern.
 //
 // A run on several nodes (Slurm) leaves processes on its NODES, not on the head: with `nodes` given,
-// ONE command on the head fans out to them (`ssh -o BatchMode=yes NODE bash -s`, in parallel, a
-// marker line per node, as src/gpu's poller does; never one SSH channel per node), each node
-// sweeping (and stopping) its own processes.
+// ONE command on the head fans out to them (src/remote/node-fan-out.ts: `ssh -o BatchMode=yes NODE
+// bash -s`, in parallel, a marker line per node, as src/gpu's poller does; never one SSH channel per
+// node), each node sweeping (and stopping) its own processes.
 import type { Transport } from '../remote/transport.js';
+import { HEAD_NODE, NODE_NAME, nodeFanOutArgv, splitNodeAnswers, unreachableReason, type NodeFanOutOptions } from '../remote/node-fan-out.js';
 
 export interface Leftover {
   /** The node the process runs on (the target's name when the target itself was checked). */
@@ -45,6 +46,11 @@ export interface LeftoverOptions {
    */
   nodes?: readonly string[];
   includeHead?: boolean;
+  /**
+   * ssh_config file ON THE HEAD for reaching `nodes` (`ssh -F`). Default: the head's
+   * AWRL_NODE_SSH_CONFIG environment variable when set, else the head user's ~/.ssh/config.
+   */
+  sshConfigFile?: string;
   /** Nodes that could not be checked while others could (when none could, the call rejects). */
   onUnreachable?: (failures: NodeFailure[]) => void;
 }
@@ -95,41 +101,7 @@ done
 exit 0
 `.replaceAll('@{', '${');
 
-const NODE_MARK = '@@awrl-node ';
-const RC_MARK = '@@awrl-rc ';
-/** Stands for the head itself in the fan-out's node list (not a hostname: it has a space). */
-const HEAD = '@ head';
-
-// $1 the sweep script, $2..$5 its arguments, then the nodes. Each node gets `bash -s` with the
-// arguments as a `set --` line of printf %q words ahead of the script on stdin, so no value ever
-// reaches a remote command line. The script runs as one { } block with stdin from /dev/null: bash
-// reads the whole block before running it, so nothing in it (setup line, nvidia-smi) eats its text.
-// Answers are collected per node, then printed between markers.
-const FAN_OUT_SCRIPT = String.raw`
-set -u
-script=$1; args=$(printf '%q ' "$2" "$3" "$4" "$5"); shift 5
-d=$(mktemp -d) || exit 1
-i=0
-for h in "$@"; do
-  i=$((i+1))
-  {
-    if [ "$h" = '${HEAD}' ]; then printf 'set -- %s\n{\n%s\n} </dev/null\n' "$args" "$script" | bash -s
-    else printf 'set -- %s\n{\n%s\n} </dev/null\n' "$args" "$script" | ssh -o BatchMode=yes -o ConnectTimeout=5 "$h" bash -s; fi
-    echo $? >"$d/$i.rc"
-  } >"$d/$i" 2>&1 &
-done
-wait
-i=0
-for h in "$@"; do
-  i=$((i+1)); echo "${NODE_MARK}$h"; cat "$d/$i"; echo "${RC_MARK}$(cat "$d/$i.rc" 2>/dev/null || echo 255)"
-done
-rm -rf "$d"
-exit 0
-`;
-
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-// ssh would read a leading '-' as an option; a name with spaces or quotes is no hostname.
-const NODE_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.:@-]{0,253}$/;
 
 interface NodeAnswer {
   list: Leftover[];
@@ -147,21 +119,15 @@ function parseLines(node: string, lines: readonly string[], into: NodeAnswer): v
 }
 
 /** Splits the fan-out's output per node; a node without an answer or with a non-zero exit failed. */
-export function parseLeftoverFanOut(nodes: readonly string[], stdout: string, headName: string): NodeAnswer {
-  const byNode = new Map<string, { lines: string[]; rc: number | null }>();
-  let cur: { lines: string[]; rc: number | null } | null = null;
-  for (const line of stdout.split('\n')) {
-    if (line.startsWith(NODE_MARK)) byNode.set(line.slice(NODE_MARK.length), (cur = { lines: [], rc: null }));
-    else if (line.startsWith(RC_MARK) && cur) { cur.rc = Number(line.slice(RC_MARK.length)); cur = null; }
-    else if (cur) cur.lines.push(line);
-  }
+export function parseLeftoverFanOut(nodes: readonly string[], stdout: string, headName: string, limitSec = SWEEP_LIMIT_SEC): NodeAnswer {
+  const answers = splitNodeAnswers(stdout);
   const out: NodeAnswer = { list: [], stopped: [], failures: [] };
   for (const n of nodes) {
-    const name = n === HEAD ? headName : n;
-    const got = byNode.get(n);
+    const name = n === HEAD_NODE ? headName : n;
+    const got = answers.get(n);
     if (!got || got.rc !== 0) {
       const said = got?.lines.filter((l) => l.trim() && !l.startsWith('{')).pop()?.trim() ?? '';
-      const why = !got ? 'no answer from the fan-out script' : got.rc === 255 ? 'ssh to the node failed (check that the head can ssh to it without a password)' : `the sweep exited with ${got.rc}`;
+      const why = unreachableReason(got, limitSec) ?? `the sweep exited with ${got?.rc}`;
       out.failures.push({ node: name, error: `${name}: ${why}${said ? `: ${said}` : ''}` });
       continue;
     }
@@ -171,23 +137,28 @@ export function parseLeftoverFanOut(nodes: readonly string[], stdout: string, he
 }
 
 /** The argv of one sweep: the sweep itself on the target, or the fan-out to `nodes` from it. */
-export function leftoverCommand(mode: 'list' | 'stop', runId: string, graceSeconds: number, setup: string, nodes: readonly string[]): string[] {
+export function leftoverCommand(mode: 'list' | 'stop', runId: string, graceSeconds: number, setup: string, nodes: readonly string[], fanOut: NodeFanOutOptions = {}): string[] {
   const args = [mode, runId, String(graceSeconds), setup];
   if (nodes.length === 0) return ['bash', '-c', SWEEP_SCRIPT, 'awrl-sweep', ...args];
-  return ['bash', '-c', FAN_OUT_SCRIPT, 'awrl-sweep-nodes', SWEEP_SCRIPT, ...args, ...nodes];
+  // A node's sweep may wait out the grace period (then SIGKILL and up to 1 s more) before answering.
+  return nodeFanOutArgv('awrl-sweep-nodes', SWEEP_SCRIPT, args, nodes, { nodeTimeoutSec: sweepLimit(graceSeconds), ...fanOut });
 }
+
+const SWEEP_LIMIT_SEC = 30;
+const sweepLimit = (graceSeconds: number) => SWEEP_LIMIT_SEC + Math.max(0, graceSeconds);
 
 function nodeList(opts: LeftoverOptions): string[] {
   const nodes = [...new Set(opts.nodes ?? [])];
   for (const n of nodes) if (!NODE_NAME.test(n)) throw new Error(`'${n}' is not a node name`);
   if (nodes.length === 0) return [];
-  return opts.includeHead ? [HEAD, ...nodes] : nodes;
+  return opts.includeHead ? [HEAD_NODE, ...nodes] : nodes;
 }
 
 async function sweep(transport: Transport, mode: 'list' | 'stop', runId: string, graceSeconds: number, opts: LeftoverOptions): Promise<NodeAnswer> {
   if (!RUN_ID.test(runId)) throw new Error(`'${runId}' is not a run id`);
   const nodes = nodeList(opts);
-  const r = await transport.exec(leftoverCommand(mode, runId, graceSeconds, opts.setup ?? '', nodes));
+  const fanOut: NodeFanOutOptions = opts.sshConfigFile ? { sshConfigFile: opts.sshConfigFile } : {};
+  const r = await transport.exec(leftoverCommand(mode, runId, graceSeconds, opts.setup ?? '', nodes, fanOut));
   if (r.code !== 0) throw new Error(`${transport.target}: leftover sweep failed (exit ${r.code}): ${r.stderr.toString().trim().split('\n').pop() ?? ''}`);
   const stdout = r.stdout.toString('utf8');
   if (nodes.length === 0) {
@@ -195,7 +166,7 @@ async function sweep(transport: Transport, mode: 'list' | 'stop', runId: string,
     parseLines(transport.target, stdout.split('\n'), one);
     return one;
   }
-  const answer = parseLeftoverFanOut(nodes, stdout, transport.target);
+  const answer = parseLeftoverFanOut(nodes, stdout, transport.target, sweepLimit(graceSeconds));
   if (answer.failures.length === nodes.length) throw new Error(`could not check any node for leftovers: ${answer.failures.map((f) => f.error).join('; ')}`);
   if (answer.failures.length > 0) opts.onUnreachable?.(answer.failures);
   return answer;
