@@ -15,7 +15,7 @@ import { formatAge, wrap } from './format.js';
 import type { TerminalPainter } from './painter.js';
 import { tabBar } from './chrome.js';
 import { connectionText, headerLines } from './panels/header.js';
-import { logLines } from './panels/log.js';
+import { logPaneLines } from './panels/log.js';
 import { configLines, confirmLaunchLines } from './screens/config.js';
 import { dashboardBody, dashboardHeader } from './screens/dashboard.js';
 import { helpLines } from './screens/help.js';
@@ -54,14 +54,22 @@ function statusLine(state: SessionState, ui: UiState): Line {
   if (state.notice) return [{ t: state.notice, c: 'warn' }];
   if (l.phase === 'launched') return [{ t: l.message, c: 'good' }];
   if (l.phase === 'failed') return [{ t: `launch failed: ${l.message}`, c: 'bad' }];
+  if (ui.screen === 'runs') {
+    const sel = flatRuns(state.targets)[ui.runsCursor];
+    if (sel && ENDED.has(sel.state)) return [{ t: `${sel.id} ${sel.state}: o checks for leftover processes (tagged with the run or holding GPU memory)`, c: 'dim' }];
+    return '';
+  }
   const run = state.run?.summary;
   if (ui.screen === 'dashboard' && run && ENDED.has(run.state)) return [{ t: `run ${run.state}: o checks for leftover processes (tagged with the run or holding GPU memory)`, c: 'dim' }];
   return '';
 }
 
 function keyContext(state: SessionState, page: number): KeyContext {
+  const runs = flatRuns(state.targets);
   return {
-    runIds: flatRuns(state.targets).map((r) => r.id),
+    runIds: runs.map((r) => r.id),
+    endedRuns: new Set(runs.filter((r) => ENDED.has(r.state)).map((r) => r.id)),
+    trainerLines: state.run?.trainerLines !== undefined,
     configRows: state.config?.rows ?? [],
     launchInProgress: state.launch.phase === 'launching',
     configHasErrors: state.config?.hasErrors ?? false,
@@ -180,8 +188,8 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   });
 
   const dashUi = useMemo(
-    () => ({ zoom: ui.zoom, showDifficulty: ui.showDifficulty, logAll: ui.logAll, logSearch: ui.logSearch, logScroll: ui.logScroll }),
-    [ui.zoom, ui.showDifficulty, ui.logAll, ui.logSearch, ui.logScroll],
+    () => ({ zoom: ui.zoom, showDifficulty: ui.showDifficulty, logAll: ui.logAll, logSearch: ui.logSearch, logScroll: ui.logScroll, logView: ui.logView, trainerProblemsOnly: ui.trainerProblemsOnly }),
+    [ui.zoom, ui.showDifficulty, ui.logAll, ui.logSearch, ui.logScroll, ui.logView, ui.trainerProblemsOnly],
   );
   const tooSmall = width < MIN_COLUMNS || size.rows < MIN_ROWS;
   // The expensive part (panels, charts) depends on data, size and view options, never on the clock.
@@ -199,7 +207,7 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   else if (ui.confirm?.kind === 'leftovers') body = leftoverLines(session.getState().leftovers, ui.confirm.runId, width);
   else if (ui.screen === 'dashboard') body = [...frame(dashboardHeader(state.run, now), width, 2), ...(dashboard ?? [])];
   else if (ui.screen === 'log') {
-    body = state.run ? logLines({ lines: state.run.log, showAll: ui.logAll, search: ui.logSearch, scroll: ui.logScroll }, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
+    body = state.run ? logPaneLines(state.run, ui, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {
     const editing = ui.input?.kind === 'edit' ? { key: ui.input.key, text: ui.input.text } : null;
     const adding = ui.input?.kind === 'add' ? ui.input.text : null;

@@ -19,8 +19,10 @@ export const KEY_HELP: KeyHelp[] = [
   { keys: 'n', what: 'new launch (opens Config)', where: 'runs' },
   { keys: 's', what: 'stop the selected run (asks first)', where: 'runs' },
   { keys: 'r', what: 'refresh the list', where: 'runs' },
+  { keys: 'o', what: 'selected run ended: leftover processes (PID, command); y stops only the run-tagged ones', where: 'runs' },
   { keys: 'z', what: 'zoom: cycle one panel full screen, then back', where: 'dashboard' },
   { keys: 'd', what: 'reward per difficulty on/off', where: 'dashboard' },
+  { keys: 'L', what: "log pane: the trainer's own lines (ANSI stripped, stats tables as one line) / lines from parsed events", where: 'dashboard' },
   { keys: 'a', what: 'log: all lines / warnings and errors only', where: 'dashboard' },
   { keys: '/', what: 'search the log (Enter keeps it, an empty search clears it)', where: 'dashboard' },
   { keys: 'Enter', what: 'edit the selected value (typed by the schema; checked as you type)', where: 'config' },
@@ -31,6 +33,7 @@ export const KEY_HELP: KeyHelp[] = [
   { keys: 'L', what: 'launch: shows the exact argv and the pre-flight, then asks (y; S launches despite pre-flight errors)', where: 'config' },
   { keys: 'o', what: 'after the run ended: leftover processes (PID, command); y stops only the run-tagged ones', where: 'dashboard' },
   { keys: 'a /', what: 'all lines on/off, search', where: 'log' },
+  { keys: 'L', what: "the trainer's own lines / lines from parsed events", where: 'log' },
   { keys: 'Enter', what: 'accept the text', where: 'input' },
   { keys: 'Ctrl-c / Ctrl-g', what: 'cancel the text (never quits)', where: 'input' },
 ];

@@ -51,6 +51,10 @@ export interface UiState {
   logAll: boolean;
   logSearch: string;
   logScroll: number;
+  /** The log pane: the trainer's own lines (default) or lines built from parser events. */
+  logView: 'trainer' | 'events';
+  /** In the trainer view, warnings and errors only (`a`; the event view's `a` is `logAll`). */
+  trainerProblemsOnly: boolean;
 }
 
 export type Effect =
@@ -82,10 +86,14 @@ export interface KeyContext {
   selectedRun?: { id: string; ended: boolean } | null;
   /** The leftover check in progress or done, with how many found processes carry the run's tag. */
   leftovers?: { phase: 'idle' | 'checking' | 'found' | 'stopping' | 'stopped' | 'failed'; tagged: number };
+  /** Runs of the Runs screen that have ended (the leftover check is offered for them). */
+  endedRuns?: ReadonlySet<string>;
+  /** The selected run has the trainer's own lines (otherwise the pane shows only the event view). */
+  trainerLines?: boolean;
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {
-  return { screen, help: false, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0 };
+  return { screen, help: false, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'trainer', trainerProblemsOnly: false };
 }
 
 type Result = { state: UiState; effects: Effect[] };
@@ -188,6 +196,8 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
       if (input === 's' && runId) return same({ ...s, confirm: { kind: 'stop', runId } });
       if (input === 'r') return same(s, [{ kind: 'refresh' }]);
       if (input === 'n') return same({ ...s, screen: 'config' });
+      // The same check and confirmation as the dashboard's `o`, for the run under the cursor.
+      if (input === 'o' && runId && ctx.endedRuns?.has(runId)) return same({ ...s, confirm: { kind: 'leftovers', runId } }, [{ kind: 'checkLeftovers', runId }]);
       return same(s);
     }
     case 'dashboard':
@@ -198,7 +208,9 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
         return same({ ...s, zoom: i < PANEL_ORDER.length ? PANEL_ORDER[i] : null });
       }
       if (input === 'd') return same({ ...s, showDifficulty: !s.showDifficulty });
-      if (input === 'a') return same({ ...s, logAll: !s.logAll, logScroll: 0 });
+      const trainerView = s.logView === 'trainer' && ctx.trainerLines === true;
+      if (input === 'a') return same(trainerView ? { ...s, trainerProblemsOnly: !s.trainerProblemsOnly, logScroll: 0 } : { ...s, logAll: !s.logAll, logScroll: 0 });
+      if (input === 'L' && ctx.trainerLines) return same({ ...s, logView: s.logView === 'trainer' ? 'events' : 'trainer', logScroll: 0 });
       if (input === '/') return same({ ...s, input: { kind: 'search', text: s.logSearch } });
       const run = ctx.selectedRun;
       if (input === 'o' && s.screen === 'dashboard' && run?.ended) {

@@ -6,7 +6,7 @@ import { frame, hstack, type Line } from '../lines.js';
 import { alertsLines } from '../panels/alerts.js';
 import { gpuLines } from '../panels/gpu.js';
 import { headerLines } from '../panels/header.js';
-import { logLines } from '../panels/log.js';
+import { logPaneLines } from '../panels/log.js';
 import { rewardLines } from '../panels/reward.js';
 import { stalenessLines } from '../panels/staleness.js';
 import { throughputLines, TIMEPERF_KEYS } from '../panels/throughput.js';
@@ -18,6 +18,8 @@ export interface DashboardUi {
   logAll: boolean;
   logSearch: string;
   logScroll: number;
+  logView: 'trainer' | 'events';
+  trainerProblemsOnly: boolean;
 }
 
 function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, height: number, colors: boolean): Line[] {
@@ -81,7 +83,7 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
     case 'alerts':
       return alertsLines(run.alerts, width, height);
     case 'log':
-      return logLines({ lines: run.log, showAll: ui.logAll, search: ui.logSearch, scroll: ui.logScroll }, width, height);
+      return logPaneLines(run, ui, width, height);
   }
 }
 
@@ -106,7 +108,7 @@ export function dashboardBody(run: RunView | null, width: number, height: number
       ? [{ t: `zoomed on ${ui.zoom} (z: next panel)`, c: 'dim' }]
       : layout.hidden.length
         ? [{ t: `hidden: ${layout.hidden.join(', ')} (z: zoom one panel, or enlarge)`, c: 'dim' }]
-        : [{ t: 'z zoom · d difficulty · a all log lines · / search', c: 'dim' }],
+        : [{ t: `z zoom · d difficulty · a log: all / problems · / search${run.trainerLines ? ' · L log: trainer lines / events' : ''}`, c: 'dim' }],
   );
   return frame(out, width, height);
 }

@@ -10,7 +10,7 @@ export function flatRuns(targets: TargetSummary[]): RunSummary[] {
 }
 
 export function runsLines(targets: TargetSummary[], cursor: number, now: number, width: number, height: number): Line[] {
-  const out: Line[] = [titleLine('Runs', width, 'Enter open · n new launch · s stop · r refresh')];
+  const out: Line[] = [titleLine('Runs', width, 'Enter open · n new launch · s stop · o leftovers (ended) · r refresh')];
   if (targets.length === 0) {
     out.push([{ t: 'No targets yet. Start one with `awrl-tui --launch --target T --config FILE`, or press n.', c: 'dim' }]);
     return out;

@@ -60,3 +60,11 @@ export async function backfill(transport: Transport, logPath: string, size: numb
   const events = parser.push(bytes);
   return { offset, parser, events, sentBytes: r.stdout.length, coveredBytes: offset };
 }
+
+/** The raw log in [from, end) for the trainer-lines pane, reading one byte before `from` to know
+ *  whether `from` starts a line. `midLog`: bytes before `from` exist and are not shown. */
+export async function readTail(transport: Transport, logPath: string, from: number, end: number): Promise<{ bytes: Buffer; midLog: boolean; insideLine: boolean }> {
+  if (from <= 0) return { bytes: await transport.readFile(logPath, { offset: 0, length: end }), midLog: false, insideLine: false };
+  const bytes = await transport.readFile(logPath, { offset: from - 1, length: end - from + 1 });
+  return { bytes: bytes.subarray(1), midLog: true, insideLine: bytes[0] !== 0x0a };
+}

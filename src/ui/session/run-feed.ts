@@ -1,11 +1,13 @@
 // One watched run: its log followed through the Transport into the metrics store, its state
 // polled, its alerts evaluated. Ingesting only marks the feed dirty; the RunView (figures, alerts)
 // is rebuilt when the UI asks for a frame, so a burst of 10,000 backfilled steps costs one
-// derivation, not 10,000. Memory is bounded: the store's caps, a ring of log lines, a ring of events.
+// derivation, not 10,000. Memory is bounded: the store's caps, a ring of log lines, a ring of events,
+// a ring of the trainer's own lines (the log pane's default view).
 import { HealthMonitor } from '../../health/index.js';
 import { deriveFigures, evaluateAlerts, MetricsStore } from '../../metrics/index.js';
-import type { ConnectionState, Transport } from '../../remote/transport.js';
-import { backfill } from './backfill.js';
+import type { ConnectionState, FollowEvent, Transport } from '../../remote/transport.js';
+import { backfill, readTail } from './backfill.js';
+import { TrainerLineRing } from './trainer-lines.js';
 import { TrainerLogParser } from '../../trainer-log/index.js';
 import { followRun, watchRunState, type RunFollower, type RunStateWatcher, type Target } from '../../runs/index.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
@@ -33,6 +35,26 @@ export interface RunFeedOptions {
 }
 
 const EVENT_RING = 256;
+/** Raw log read before the backfill's seam for the trainer-lines pane (the filter drops table rows). */
+const TAIL_BYTES = 256 * 1024;
+
+/** The transport, with every `follow` delivery also handed to `tap` first (the parser's follower and
+ *  the trainer-lines ring read the same bytes: one stream over the network, not two). A Proxy, so
+ *  the Transport contract can grow without this wrapper falling behind. */
+export function teeFollow(t: Transport, tap: (e: FollowEvent) => void): Transport {
+  const follow: Transport['follow'] = (path, fromOffset, onEvent) =>
+    t.follow(path, fromOffset, (e) => {
+      tap(e);
+      onEvent(e);
+    });
+  return new Proxy(t, {
+    get(target, prop) {
+      if (prop === 'follow') return follow;
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
 
 /** A trainer local time ("2026-05-25T12:19:55.952", no zone) as epoch ms, read as our local time. */
 export function localTimeMs(time: string | null | undefined): number | null {
@@ -71,6 +93,9 @@ export class RunFeed {
   private readonly health = new HealthMonitor();
   private readonly events: TrainerEvent[] = [];
   private log: LogLine[] = [];
+  private readonly trainer = new TrainerLineRing();
+  /** Bytes of the log the trainer ring has read (overlaps after a reconnect are cut by offset). */
+  private rawOffset = 0;
   private seq = 0;
   private follower: RunFollower | null = null;
   private watcher: RunStateWatcher | null = null;
@@ -134,6 +159,7 @@ export class RunFeed {
         for (const e of b.events) this.ingest(e, false);
         fromOffset = b.offset;
         parser = b.parser;
+        await this.loadTail(b.offset);
         this.pushLog({
           seq: 0,
           level: 'info',
@@ -148,13 +174,44 @@ export class RunFeed {
       parser = undefined;
     }
     if (this.closed) return;
-    this.follower = followRun(transport, this.o.logPath, {
+    this.rawOffset = fromOffset;
+    this.follower = followRun(teeFollow(transport, (e) => this.tapRaw(e)), this.o.logPath, {
       fromOffset,
       parser,
       onEvent: (e) => this.ingest(e),
       onReset: (reason) => this.pushLog({ seq: 0, level: 'warning', time: null, text: `log ${reason}: following it from the start` }),
     });
     this.changed();
+  }
+
+  /** The raw lines just before `end` (the seam where following starts), for the trainer pane. */
+  private async loadTail(end: number): Promise<void> {
+    const from = Math.max(0, end - TAIL_BYTES);
+    try {
+      const { bytes, midLog, insideLine } = await readTail(this.o.transport, this.o.logPath, from, end);
+      if (midLog) this.trainer.startMidLog(insideLine);
+      this.trainer.push(bytes);
+    } catch {
+      // Following starts at a line boundary: the pane's lines simply begin there.
+      this.trainer.startMidLog(false);
+    }
+  }
+
+  private tapRaw(e: FollowEvent): void {
+    if (this.closed) return;
+    if (e.type === 'reset') {
+      this.rawOffset = 0;
+      this.trainer.reset(e.reason);
+      return;
+    }
+    const end = e.offset + e.bytes.length;
+    if (end <= this.rawOffset) return;
+    this.trainer.push(e.offset < this.rawOffset ? e.bytes.subarray(this.rawOffset - e.offset) : e.bytes);
+    this.rawOffset = end;
+    // The follower's events mark the view dirty and notify; a chunk without a complete record
+    // (a table still arriving) must still reach the pane.
+    this.dirty = true;
+    this.o.onChange();
   }
 
   private closed = false;
@@ -244,6 +301,7 @@ export class RunFeed {
       memory: [...this.store.memoryByPhase.values()].map((m) => ({ phase: m.phase, allocatedGB: m.allocatedGB, reservedGB: m.reservedGB, usedGB: m.usedGB, totalGB: m.totalGB })),
       gpus: this.gpus,
       log: this.log,
+      trainerLines: this.trainer.view(),
       offpolicyBudget: facts.maxHeadOffpolicyness ?? null,
     };
     return this.view;

@@ -66,6 +66,24 @@ export interface LogLine {
   text: string;
 }
 
+/** One line the trainer printed, cleaned (no ANSI, no control characters); a stats table is one
+ *  `kind: 'table'` summary line; `kind: 'note'` lines are the cockpit's own (reset, backfill). */
+export interface TrainerLine {
+  seq: number;
+  level: 'error' | 'warning' | 'info';
+  text: string;
+  kind?: 'table' | 'note';
+}
+
+/** The last lines of the followed log (a bounded ring, oldest first). */
+export interface TrainerLinesView {
+  lines: readonly TrainerLine[];
+  /** The lines start in the middle of the log (a long log was backfilled: earlier lines not loaded). */
+  startsMidLog: boolean;
+  /** Lines that fell out of the ring. */
+  dropped: number;
+}
+
 /** Read access to the run's series store (src/metrics MetricsStore fits through an adapter). */
 export interface SeriesSource {
   /** Number of distinct steps held. */
@@ -106,8 +124,10 @@ export interface RunView {
   alerts: Alert[];
   memory: MemoryFigure[];
   gpus: GpuSnapshot[];
-  /** Bounded ring of recent log lines (oldest first). */
+  /** Bounded ring of recent log lines built from parser events (oldest first). */
   log: LogLine[];
+  /** The trainer's own lines (absent: this session has none, the pane shows `log`). */
+  trainerLines?: TrainerLinesView;
   /** rollout.max_head_offpolicyness when the config is known. */
   offpolicyBudget: number | null;
 }
