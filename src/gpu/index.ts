@@ -1,2 +1,3 @@
 export * from './nvidia-smi.js';
 export * from './poller.js';
+export * from './scope.js';

@@ -1,6 +1,6 @@
-// A real OpenSSH server for tests: /usr/sbin/sshd on 127.0.0.1, a free port, throwaway ed25519 host
-// and client keys in a temp dir, plus the client-side files a test needs (ssh_config with a Host
-// alias, known_hosts). Nothing is assumed to be running already; stop() kills everything by PID.
+// A real OpenSSH server for tests: /usr/sbin/sshd on 127.0.0.1 (or another loopback address such as
+// 127.0.0.2, for a second "host"), a free port, throwaway ed25519 host and client keys in a temp dir,
+// plus the client-side files a test needs (ssh_config with a Host alias, known_hosts). Nothing is assumed to be running already; stop() kills everything by PID.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -21,6 +21,8 @@ export interface SshdOptions {
   identityFile?: string;
   /** Let the login shell run the user's rc files (default false: see SetEnv SHLVL below). */
   runRcFiles?: boolean;
+  /** Loopback address to listen on (default 127.0.0.1; e.g. 127.0.0.2 for a second "host"). */
+  listenAddress?: string;
 }
 
 export interface SshdHandle {
@@ -58,11 +60,11 @@ process.once('exit', () => {
   }
 });
 
-export async function freePort(): Promise<number> {
+export async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.listen(0, host, () => {
       const addr = srv.address();
       const port = typeof addr === 'object' && addr ? addr.port : 0;
       srv.close(() => resolve(port));
@@ -116,7 +118,8 @@ export async function killTree(pid: number): Promise<void> {
 export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'awrl-sshd-'));
   mkdirSync('/run/sshd', { recursive: true });
-  const port = await freePort();
+  const host = opts.listenAddress ?? '127.0.0.1';
+  const port = await freePort(host);
   const user = userInfo().username;
   const alias = `awrl-test-${port}`;
 
@@ -144,7 +147,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
       // sshd keeps the first value it reads for a keyword: the caller's lines go first to override.
       ...(opts.extraConfig ?? []),
       `Port ${port}`,
-      'ListenAddress 127.0.0.1',
+      `ListenAddress ${host}`,
       `HostKey ${hostKeyFile}`,
       `PidFile ${pidFile}`,
       `AuthorizedKeysFile ${authorizedKeys}`,
@@ -164,13 +167,13 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
 
   const hostPublicKey = readFileSync(`${hostKeyFile}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
   const knownHostsFile = join(dir, 'known_hosts');
-  writeFileSync(knownHostsFile, `[127.0.0.1]:${port} ${hostPublicKey}\n`);
+  writeFileSync(knownHostsFile, `[${host}]:${port} ${hostPublicKey}\n`);
   const sshConfigFile = join(dir, 'ssh_config');
   writeFileSync(
     sshConfigFile,
     [
       `Host ${alias}`,
-      '  HostName 127.0.0.1',
+      `  HostName ${host}`,
       `  Port ${port}`,
       `  User ${user}`,
       `  IdentityFile ${identityFile}`,
@@ -203,7 +206,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
   }
 
   return {
-    host: '127.0.0.1',
+    host,
     port,
     user,
     alias,
