@@ -4,8 +4,11 @@
 // each key cell is compared in one pass with the key at the same cell of a recent table (a run
 // prints the same layout every step, or alternates two), and value bytes are copied to an arena
 // (no string per cell). Only a key not seen at that cell before becomes a string.
-import { bytesToUtf8, parseNumber } from './text.js';
+// This file is the row reader; the key memory it compares with is key-interner.ts, and the value
+// bytes it copies out go to cell-values.ts's arena.
 import { latin1Slice } from './bytes.js';
+import { KeyInterner, keyBytes, type KeyBytes } from './key-interner.js';
+import { ValueArena, isJsonNumberBytes, type StepCells } from './cell-values.js';
 
 export type TableLine = 'row' | 'top' | 'mid' | 'bottom' | null;
 
@@ -22,38 +25,6 @@ export function tableLineKind(b: Uint8Array, at: number): TableLine {
     if (b2 === 0x98) return 'bottom';
   }
   return null;
-}
-
-/** Where a table's cell values live: their bytes, copied out of the caller's chunk (callers may
- *  reuse their read buffer) into one reused buffer per step, so no string is made per cell. */
-export class ValueArena {
-  buf: Buffer = Buffer.allocUnsafe(1 << 14);
-  len = 0;
-
-  add(b: Uint8Array, start: number, end: number): number {
-    const n = end - start;
-    if (this.len + n > this.buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
-      this.buf.copy(bigger, 0, 0, this.len);
-      this.buf = bigger;
-    }
-    const at = this.len;
-    const buf = this.buf;
-    for (let i = 0; i < n; i++) buf[at + i] = b[start + i];
-    this.len = at + n;
-    return at;
-  }
-}
-
-/** The cells of a step, in the trainer's order: key, value bytes [start, end) in the arena, and
- *  whether the printed value is already a valid JSON number (most are: `1.2345e-03`). */
-export interface StepCells {
-  /** How many cells (the arrays are reused from step to step and may be longer). */
-  n: number;
-  keys: string[];
-  starts: number[];
-  ends: number[];
-  json: boolean[];
 }
 
 /** Collects the rows of one table, then yields the cells in the trainer's (column-major) order.
@@ -210,20 +181,6 @@ export class TableBuilder {
   }
 }
 
-/** Values and printed texts of a step's cells (for the stats object and its hidden RAW_STATS). */
-export function cellValues(cells: StepCells, arena: ValueArena): { values: (number | null)[]; raws: (string | undefined)[] } {
-  const n = cells.n;
-  const values: (number | null)[] = new Array(n);
-  const raws: (string | undefined)[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const s = latin1Slice(arena.buf, cells.starts[i], cells.ends[i]);
-    const v = parseNumber(s, 0, s.length);
-    values[i] = v;
-    raws[i] = v !== null && cells.json[i] ? s : undefined;
-  }
-  return { values, raws };
-}
-
 /** The first `│` (E2 94 82) in bytes [from, end), or -1. A plain loop: cheaper than a native
  *  indexOf call for the few dozen bytes of a cell. */
 function findBar(b: Uint8Array, from: number, end: number): number {
@@ -233,27 +190,13 @@ function findBar(b: Uint8Array, from: number, end: number): number {
   return -1;
 }
 
-/** Bytes from `start` equal `s` (the caller checked they fit). */
+/** Bytes from `start` equal `key` (the caller checked they fit). */
 function sameBytes(b: Uint8Array, dv: DataView, start: number, key: KeyBytes): boolean {
   // Four bytes at a time, then the rest.
   const { bytes, words } = key;
   for (let k = 0; k < words.length; k++) if (dv.getInt32(start + 4 * k, true) !== words[k]) return false;
   for (let i = words.length * 4; i < bytes.length; i++) if (b[start + i] !== bytes[i]) return false;
   return true;
-}
-
-/** A key's latin1 bytes, and the same as little-endian 32-bit words (the whole ones). */
-export interface KeyBytes {
-  bytes: Uint8Array;
-  words: Int32Array;
-}
-
-function keyBytes(b: Uint8Array, start: number, end: number): KeyBytes {
-  const bytes = Uint8Array.prototype.slice.call(b, start, end);
-  const words = new Int32Array((end - start) >> 2);
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let k = 0; k < words.length; k++) words[k] = dv.getInt32(4 * k, true);
-  return { bytes, words };
 }
 
 /** Where the bar after a key cell is when the cell holds `key` at `ks` (then only spaces), or -1. */
@@ -267,81 +210,4 @@ function keyCellEnd(b: Uint8Array, dv: DataView, ks: number, end: number, key: K
 
 function isBar(b: Uint8Array, at: number, end: number): boolean {
   return at + 2 < end && b[at] === 0xe2 && b[at + 1] === 0x94 && b[at + 2] === 0x82;
-}
-
-/** An empty array already of V8's "holey, any value" kind: both layouts' arrays then share one
- *  hidden class, so the row reader's optimised code does not bail out on the other one. */
-function holey<T>(): T[] {
-  const a: (T | undefined)[] = [];
-  a[1] = undefined;
-  a.length = 0;
-  return a as T[];
-}
-
-/** Intern table for stats keys, bounded (cleared when full). */
-export class KeyInterner {
-  private texts = new Map<string, string>();
-  /** The keys seen at each cell position (their bytes and their text) in two recent table
-   *  layouts: tables repeat their layout, or alternate between two. */
-  readonly raws: (KeyBytes | undefined)[][] = [holey(), holey()];
-  readonly keys: (string | undefined)[][] = [holey(), holey()];
-  /** The layout that matched last (tried first). */
-  slot = 0;
-  /** Cells of the current table found in each layout; new keys are written to `fill`, the
-   *  layout the previous table used least, so the layout in use is never overwritten. */
-  hits = [0, 0];
-  fill = 1;
-
-  /** A new table begins. */
-  startTable(): void {
-    if (this.hits[0] + this.hits[1] > 0) this.fill = this.hits[0] >= this.hits[1] ? 1 : 0;
-    this.hits[0] = 0;
-    this.hits[1] = 0;
-  }
-
-  /** Interns a latin1 key: one flat UTF-8-decoded copy per distinct key. */
-  text(raw: string): string {
-    const hit = this.texts.get(raw);
-    if (hit !== undefined) return hit;
-    if (this.texts.size >= this.limit) this.texts = new Map();
-    // A JSON round trip makes a flat copy: a slice would pin the whole line it came from.
-    const key = JSON.parse(JSON.stringify(raw)) as string;
-    const value = bytesToUtf8(key);
-    this.texts.set(key, value);
-    return value;
-  }
-
-  constructor(private readonly limit = 20_000) {}
-
-
-}
-
-
-/** JSON's number grammar over bytes [a, b): -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? (Python's
- *  `1.2345e-03` qualifies). */
-export function isJsonNumberBytes(s: Uint8Array, a: number, b: number): boolean {
-  let i = a;
-  if (i < b && s[i] === 0x2d) i++;
-  if (i >= b) return false;
-  let c = s[i];
-  if (c === 0x30) {
-    i++;
-  } else if (c >= 0x31 && c <= 0x39) {
-    while (i < b && (c = s[i]) >= 0x30 && c <= 0x39) i++;
-  } else {
-    return false;
-  }
-  if (i < b && s[i] === 0x2e) {
-    const d = ++i;
-    while (i < b && (c = s[i]) >= 0x30 && c <= 0x39) i++;
-    if (i === d) return false;
-  }
-  if (i < b && (s[i] | 0x20) === 0x65) {
-    i++;
-    if (i < b && ((c = s[i]) === 0x2b || c === 0x2d)) i++;
-    const d = i;
-    while (i < b && (c = s[i]) >= 0x30 && c <= 0x39) i++;
-    if (i === d) return false;
-  }
-  return i === b;
 }

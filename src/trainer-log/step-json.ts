@@ -1,0 +1,49 @@
+// A step's JSON line for `parse --json`, written from the printed value bytes (cell-values.ts)
+// and the per-key-set prefix bytes (stats-shapes.ts): the same bytes as eventToJsonLine of its
+// event, whose stats carry the same printed texts, with no string or object per cell. This is
+// most of the output of a log, hence bytes in, bytes out.
+import type { StepEvent } from './events.js';
+import { JsonSink, jsonNum, stepHeadJson } from './json-sink.js';
+import type { StepCells, ValueArena } from './cell-values.js';
+import { parseNumber } from './text.js';
+import { latin1Slice } from './bytes.js';
+
+export function writeStepJson(sink: JsonSink, head: Omit<StepEvent, 'stats'>, prefixes: Uint8Array[], cells: StepCells, arena: ValueArena): void {
+  sink.text(stepHeadJson(head));
+  const { starts, ends, json } = cells;
+  const src = arena.buf;
+  const n = prefixes.length;
+  let room = 3;
+  for (let i = 0; i < n; i++) room += prefixes[i].length + ends[i] - starts[i];
+  let buf = sink.reserve(room);
+  let at = sink.len;
+  for (let i = 0; i < n; i++) {
+    const p = prefixes[i];
+    buf.set(p, at);
+    at += p.length;
+    if (json[i]) {
+      for (let k = starts[i], e = ends[i]; k < e; k++) buf[at++] = src[k];
+    } else {
+      // Not a JSON number as printed (nan, inf, 1., True): written as JSON.stringify would.
+      const t = isNan(src, starts[i], ends[i]) ? 'null' : jsonText(src, starts[i], ends[i]);
+      sink.len = at;
+      buf = sink.reserve(t.length + room);
+      for (let k = 0; k < t.length; k++) buf[at++] = t.charCodeAt(k);
+    }
+  }
+  buf[at++] = 0x7d;
+  buf[at++] = 0x7d;
+  buf[at++] = 10;
+  sink.len = at;
+}
+
+/** `nan`, the usual non-number of a stats table (parseNumber gives null for it). */
+function isNan(b: Uint8Array, start: number, end: number): boolean {
+  return end - start === 3 && b[start] === 0x6e && b[start + 1] === 0x61 && b[start + 2] === 0x6e;
+}
+
+/** A printed value as JSON.stringify would write its number (null for nan, inf, garbage). */
+function jsonText(b: Buffer, start: number, end: number): string {
+  const s = latin1Slice(b, start, end);
+  return jsonNum(parseNumber(s, 0, s.length));
+}

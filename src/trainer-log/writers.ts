@@ -1,0 +1,148 @@
+// Who wrote a line, and the error record each writer has open. merged.log interleaves roles and
+// the controller's stdout interleaves Ray-forwarded workers, so a record (an ERROR with its
+// detail lines, a bare traceback) belongs to its writer and stays open across the others' lines
+// until that writer's next record, or the end of its traceback, closes it.
+import type { ErrorEvent } from './events.js';
+import type { RecordHeader } from './header.js';
+import { classifyError, exceptionLine, isChainMarker } from './classify.js';
+import { bytesToUtf8 } from './text.js';
+import type { EventOut } from './event-out.js';
+
+/** Writers remembered at once (garbage can invent endless prefixes). */
+export const MAX_WRITERS = 4096;
+const TRACEBACK = 'Traceback (most recent call last)';
+
+/** An ERROR/CRITICAL record or a bare traceback being collected. */
+interface ErrorRecord {
+  kind: 'error';
+  header: RecordHeader | null;
+  lines: string[];
+  bytes: number;
+  truncated: boolean;
+  /** A bare traceback ends at its exception line; a logged error at the writer's next header. */
+  bare: boolean;
+  sawException: boolean;
+}
+
+export interface Writer {
+  source: string;
+  main: boolean;
+  rec: ErrorRecord | null;
+}
+
+export class Writers {
+  /** The controller (unprefixed lines and `[main]`). */
+  main!: Writer;
+  /** The other writers by their line prefix, oldest first. */
+  private byPrefix!: Map<string, Writer>;
+
+  constructor(
+    private readonly out: EventOut,
+    private readonly maxRecord: number,
+  ) {
+    this.reset();
+  }
+
+  /** Forgets every writer and its open record. */
+  reset(): void {
+    this.main = { source: 'main', main: true, rec: null };
+    this.byPrefix = new Map();
+  }
+
+  get size(): number {
+    return this.byPrefix.size;
+  }
+
+  /** The writer of a prefix already met, if any (the parser's fast path makes no new one). */
+  known(prefix: string): Writer | undefined {
+    return this.byPrefix.get(prefix);
+  }
+
+  /** The writer of a prefix, met now or before. */
+  of(prefix: string, source: string): Writer {
+    let w = this.byPrefix.get(prefix);
+    if (w === undefined) {
+      if (this.byPrefix.size >= MAX_WRITERS) {
+        // Garbage can invent endless prefixes: forget the oldest writer to stay bounded.
+        const [oldKey, old] = this.byPrefix.entries().next().value as [string, Writer];
+        this.close(old);
+        this.byPrefix.delete(oldKey);
+      }
+      w = { source, main: false, rec: null };
+      this.byPrefix.set(prefix, w);
+    }
+    return w;
+  }
+
+  /** No writer has a record open. */
+  atRest(): boolean {
+    if (this.main.rec !== null) return false;
+    for (const w of this.byPrefix.values()) if (w.rec !== null) return false;
+    return true;
+  }
+
+  /** Closes every open record: the controller's first, then the others oldest first. */
+  closeAll(): void {
+    this.close(this.main);
+    for (const w of this.byPrefix.values()) this.close(w);
+  }
+
+  /** An ERROR/CRITICAL header opens a record that collects the writer's next lines. */
+  openError(w: Writer, h: RecordHeader): void {
+    w.rec = { kind: 'error', header: h, lines: [], bytes: h.message.length, truncated: false, bare: false, sawException: false };
+  }
+
+  /** A line of the writer that is not a record header: a detail line of its open record, the
+   *  first line of a bare traceback, or nothing to keep. */
+  continuation(w: Writer, body: string): void {
+    const rec = w.rec;
+    if (rec !== null) {
+      if (rec.bare && rec.sawException && body !== '' && !/^\s/.test(body) && !isChainMarker(body) && !body.startsWith(TRACEBACK)) {
+        // The traceback is over; this line is someone's ordinary output.
+        this.close(w);
+      } else {
+        this.addDetail(rec, body);
+        return;
+      }
+    }
+    if (body.startsWith(TRACEBACK)) {
+      w.rec = { kind: 'error', header: null, lines: [], bytes: 0, truncated: false, bare: true, sawException: false };
+      this.addDetail(w.rec, body);
+    }
+  }
+
+  private addDetail(rec: ErrorRecord, body: string): void {
+    if (rec.truncated) return;
+    if (rec.bytes + body.length + 1 > this.maxRecord) {
+      rec.truncated = true;
+      return;
+    }
+    rec.bytes += body.length + 1;
+    rec.lines.push(bytesToUtf8(body));
+    if (rec.bare && rec.lines.length > 1 && body !== '' && !/^\s/.test(body) && !isChainMarker(body) && !body.startsWith(TRACEBACK)) {
+      rec.sawException = true;
+    }
+  }
+
+  /** Emits the writer's open record, if any, as an error event. */
+  close(w: Writer): void {
+    const rec = w.rec;
+    if (rec === null) return;
+    w.rec = null;
+    const lines = rec.lines;
+    while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
+    const detail = lines.join('\n');
+    const message = rec.header ? firstLine(rec.header.message) : (exceptionLine(lines) ?? firstLine(detail));
+    const time = rec.header ? rec.header.time : null;
+    const kind = classifyError(rec.header ? `${rec.header.message}\n${detail}` : detail);
+    const ev: ErrorEvent = { type: 'error', message, detail, kind, time, source: w.source };
+    this.out.emit(ev);
+    if (rec.truncated) this.out.warn('record-truncated', `an error record exceeded ${this.maxRecord} bytes; its detail was cut`, time, w.source);
+  }
+}
+
+/** The first line of a message, without trailing spaces. */
+export function firstLine(s: string): string {
+  const nl = s.indexOf('\n');
+  return (nl < 0 ? s : s.slice(0, nl)).trimEnd();
+}
