@@ -23,7 +23,8 @@ export function filterLog(lines: LogLine[], showAll: boolean, search: string): L
 
 /** The visible slice [start, end) of `n` lines for a body of `body` rows scrolled `scroll` up. */
 function window(n: number, body: number, scroll: number): [number, number] {
-  const end = Math.max(0, n - Math.max(0, scroll));
+  // Scrolling past the oldest line keeps a full page (the key handler does not know the count).
+  const end = Math.max(Math.min(n, body), n - Math.max(0, scroll));
   return [Math.max(0, end - body), end];
 }
 
