@@ -255,6 +255,11 @@ export class RunFeed {
     this.o.onChange();
   }
 
+  /** Bytes of the log the trainer-lines ring has read (tests wait on it). */
+  get trainerLinesOffset(): number {
+    return this.rawOffset;
+  }
+
   get runId(): string {
     return this.summary.id;
   }
