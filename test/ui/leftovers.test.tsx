@@ -2,7 +2,7 @@
 // After a run ended, the dashboard offers a leftover check (live session, a real finished sim run on
 // the local target): processes still tagged with the run and processes holding GPU memory are listed
 // with PID and command; after a y only the TAGGED ones are stopped; an untagged GPU holder is listed
-// and never offered for stopping. The GPU holder is reported by a stand-in nvidia-smi on the
+// and never offered for stopping. The same check is reachable from the Runs screen (`o` on an ended run). The GPU holder is reported by a stand-in nvidia-smi on the
 // target's PATH (through its setup line), naming a real process of this test.
 import React from 'react';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -95,6 +95,30 @@ describe('leftover check after a run ended (live session, local sim run)', () =>
       expect(pidAlive(untagged.pid!)).toBe(true);
     } finally {
       r.unmount();
+    }
+  });
+
+  it('the same check from the Runs screen, for the run under the cursor: lists, asks, y stops only the tagged one', async () => {
+    const env = { ...process.env };
+    delete env.AWRL_RUN_ID;
+    const another = sleeper({ ...env, AWRL_RUN_ID: sim.runId });
+    const r = renderInk(<App session={session} initialScreen="runs" size={{ columns: 140, rows: 45 }} colors={false} />);
+    try {
+      await waitForFrame(r, (x) => x.includes(`${sim.runId} finished: o checks for leftover processes`), 'the finished run under the cursor', 30_000);
+      r.stdin.write('o');
+      const found = await waitForFrame(r, (x) => x.includes(`─ Leftovers of ${sim.runId}`) && x.includes('Stop the 1 process tagged'), 'the leftover list', 30_000);
+      expect(found).toMatch(new RegExp(`PID\\s+${another.pid}\\s+sleep 600\\s+\\[tagged with this run\\]`));
+      expect(found).toMatch(new RegExp(`PID\\s+${untagged.pid}\\s+sleep 600\\s+1234 MiB GPU`));
+      r.stdin.write('y');
+      await waitForFrame(r, (x) => x.includes('stopped 1 tagged process'), 'the stop result', 30_000);
+      await waitFor(() => !pidAlive(another.pid!), { timeoutMs: 10_000, what: 'the tagged leftover to be gone' });
+      expect(pidAlive(untagged.pid!)).toBe(true);
+      r.stdin.write(KEYS.enter);
+      const back = await waitForFrame(r, (x) => !x.includes('─ Leftovers of'), 'the list closed');
+      expect(back).toContain('─ Runs');
+    } finally {
+      r.unmount();
+      if (another.pid && pidAlive(another.pid)) another.kill('SIGKILL');
     }
   });
 });
