@@ -2,7 +2,7 @@
 // Reads the file here (the engine is pure) and passes the NAMES of set env vars, never values.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, maskOverride, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
+import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
 import { CliError, EXIT } from './errors.js';
 
 const USAGE = `usage:
@@ -55,11 +55,19 @@ function readConfig(file: string): string {
 }
 
 // These stop show/diff/argv: the file or an override cannot be read as the trainer would read it.
-const FATAL = /^(yaml-syntax|override.*|unknown-key|type-mismatch|not-optional|interpolation|secret-in-config)$/;
+const FATAL = /^(yaml-syntax|override.*|unknown-key|type-mismatch|not-optional|interpolation)$/;
 
 function failOnFatal(ev: ConfigEvaluation, file: string): void {
   const fatal = ev.diagnostics.filter((d) => d.severity === 'error' && FATAL.test(d.code));
   if (fatal.length) throw new CliError(fatal.map((d) => formatDiagnostic(d, file)).join('\n'), EXIT.usage);
+}
+
+/** A secret written into the config: show/diff/argv still print (the value <redacted>, key and
+ *  line kept), then the error, and the exit status says the config cannot be launched. */
+function secretErrors(ev: ConfigEvaluation, file: string): number {
+  const ds = ev.diagnostics.filter((d) => d.code === 'secret-in-config');
+  for (const d of ds) process.stderr.write(`${formatDiagnostic(d, file)}\n`);
+  return ds.length ? EXIT.usage : EXIT.ok;
 }
 
 const envNames = () => new Set(Object.keys(process.env).filter((k) => process.env[k] !== undefined));
@@ -85,9 +93,9 @@ export async function run(args: string[]): Promise<number> {
     }
     case 'show': {
       failOnFatal(ev, p.file);
-      if (p.json) out(JSON.stringify(p.resolved ? ev.resolved : ev.effective, null, 2));
+      if (p.json) out(JSON.stringify(p.resolved ? ev.redact(ev.resolved) : ev.effective, null, 2));
       else out(ev.effectiveYaml({ resolved: p.resolved }));
-      return EXIT.ok;
+      return secretErrors(ev, p.file);
     }
     case 'diff': {
       failOnFatal(ev, p.file);
@@ -97,10 +105,10 @@ export async function run(args: string[]): Promise<number> {
       if (changes.length === 0) out('no changes');
       for (const c of changes) {
         const o = ev.originOf(c.key);
-        const why = o.kind === 'override' ? `  (override ${o.index} '${maskOverride(p.overrides[o.index - 1])}')` : c.kind === 'changed' ? '  (through an interpolation)' : '';
+        const why = o.kind === 'override' ? `  (override ${o.index} '${ev.maskedOverrides[o.index - 1]}')` : c.kind === 'changed' ? '  (through an interpolation)' : '';
         out(`${formatChange(c)}${why}`);
       }
-      return EXIT.ok;
+      return secretErrors(ev, p.file);
     }
     case 'argv': {
       failOnFatal(ev, p.file);
@@ -111,8 +119,8 @@ export async function run(args: string[]): Promise<number> {
       for (const a of argv) out(a);
       out(`# experiment_name: ${ev.experimentName ?? '(unset)'}`);
       out(`# trial_name: ${ev.trialName ?? '(unset)'}`);
-      for (const d of ev.diagnostics.filter((x) => x.severity === 'error')) process.stderr.write(`${formatDiagnostic(d, p.file)}\n`);
-      return EXIT.ok;
+      for (const d of ev.diagnostics.filter((x) => x.severity === 'error' && x.code !== 'secret-in-config')) process.stderr.write(`${formatDiagnostic(d, p.file)}\n`);
+      return secretErrors(ev, p.file);
     }
   }
   return EXIT.usage;

@@ -1,13 +1,14 @@
 // The diagnostic contract shared by every rule, and the `config check` line format.
-import { SECRET_KEY } from './rules/secrets.js';
+import { isSecretKey, REDACTED, secretEnvNames } from './secret-keys.js';
 import type { Origin } from './values.js';
 
-/** An override as shown in messages: the value of a secret key is replaced by <secret>. */
-export function maskOverride(text: string): string {
+/** An override as shown in messages: the value of a secret key is replaced by <redacted>.
+ *  `envNames`: the config's secret env var names (secretEnvNames), for keys like env_vars.GEMINI_API_KEY. */
+export function maskOverride(text: string, envNames: ReadonlySet<string> = secretEnvNames(null)): string {
   const eq = text.indexOf('=');
   if (eq < 0) return text;
   const key = text.slice(0, eq).replace(/^[+~]+/, '');
-  return SECRET_KEY.test(key) ? `${text.slice(0, eq + 1)}<secret>` : text;
+  return isSecretKey(key, envNames) && text.length > eq + 1 ? `${text.slice(0, eq + 1)}${REDACTED}` : text;
 }
 
 export interface Diagnostic {

@@ -1,5 +1,6 @@
 // What the overrides change, key by key: compare the resolved config without and with them, so a
 // change that flows through an interpolation (seed → sglang.random_seed) shows too.
+import { isSecretKey, isSecretValue, REDACTED, SECRET_KEY, secretEnvNames } from './secret-keys.js';
 import { pyStr } from './values.js';
 
 export interface ConfigChange {
@@ -17,7 +18,15 @@ function leaves(v: unknown, prefix: string, out: Map<string, unknown>): void {
   } else out.set(prefix, v);
 }
 
+/** Changes between two configs; a secret's values come out as <redacted> (a change is still shown). */
 export function diffConfigs(before: Record<string, any>, after: Record<string, any>): ConfigChange[] {
+  const names = secretEnvNames(before);
+  for (const n of secretEnvNames(after)) names.add(n);
+  const hide = (key: string, v: unknown) => (isSecretValue(v) && isSecretKey(key, names) ? REDACTED : v);
+  return rawDiff(before, after).map((c) => ({ ...c, ...('before' in c ? { before: hide(c.key, c.before) } : {}), ...('after' in c ? { after: hide(c.key, c.after) } : {}) }));
+}
+
+function rawDiff(before: Record<string, any>, after: Record<string, any>): ConfigChange[] {
   const a = new Map<string, unknown>();
   const b = new Map<string, unknown>();
   leaves(before, '', a);
@@ -31,12 +40,12 @@ export function diffConfigs(before: Record<string, any>, after: Record<string, a
   return out;
 }
 
-const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : Array.isArray(v) || (v && typeof v === 'object') ? JSON.stringify(v) : pyStr(v));
-
-const SECRET_KEY = /(?:^|\.)(?:wandb_api_key|api_key|openai_api_key|cpu_cluster_token|token|password|secret)$/i;
+const show = (v: unknown) => (v === REDACTED ? REDACTED : typeof v === 'string' ? JSON.stringify(v) : Array.isArray(v) || (v && typeof v === 'object') ? JSON.stringify(v) : pyStr(v));
 
 export function formatChange(c: ConfigChange): string {
-  if (SECRET_KEY.test(c.key)) c = { ...c, before: c.before === undefined ? undefined : '<secret>', after: c.after === undefined ? undefined : '<secret>' };
+  // diffConfigs already hid secrets; a change built by hand under a secret key is hidden here.
+  const hide = (v: unknown) => (SECRET_KEY.test(c.key) && isSecretValue(v) ? REDACTED : v);
+  c = { ...c, before: hide(c.before), after: hide(c.after) };
   if (c.kind === 'added') return `+ ${c.key}: ${show(c.after)}`;
   if (c.kind === 'removed') return `- ${c.key}: ${show(c.before)}`;
   return `~ ${c.key}: ${show(c.before)} -> ${show(c.after)}`;

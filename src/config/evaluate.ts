@@ -1,8 +1,8 @@
 // The pipeline: YAML (typed, positioned) → Hydra overrides → structured merge onto the dataclass
 // defaults → interpolation → rules. Every stage reports Diagnostics with the position of the key
 // or the override that caused them.
-import { isMap, type Document } from 'yaml';
 import { maskOverride, placed, type Diagnostic } from './diagnostics.js';
+import { renderEffectiveYaml, type AppliedOverride } from './effective-yaml.js';
 import { buildLaunchArgv } from './launch-argv.js';
 import { resolveTree, type InterpolationProblem } from './interpolation.js';
 import { mergeField, type MergeProblem } from './merge.js';
@@ -11,8 +11,9 @@ import { OverrideSyntaxError, parseOverride, type ParsedOverride } from './overr
 import { resolveExperimentName } from './experiment-name.js';
 import { runRules } from './rules/index.js';
 import { webGymConfig } from './schema/experiment.js';
+import { isSecretKey, redactPlain, redactVal, REDACTED, scrub, secretEnvNames, secretEnvNamesInOverrides, secretLeaves } from './secret-keys.js';
 import { cloneVal, toPlain, type Origin, type Val } from './values.js';
-import { emitYaml, toYNode } from './yaml-emit.js';
+import { emitYaml } from './yaml-emit.js';
 import { loadYaml } from './yaml-load.js';
 
 export interface ConfigInput {
@@ -31,14 +32,23 @@ export interface ConfigEvaluation {
   resolved: Record<string, any> | null;
   experimentName: string | null;
   trialName: string | null;
+  /** The file with the overrides written in (comments, blank lines kept), or the resolved tree;
+   *  secret values are <redacted> in both. */
   effectiveYaml(opts?: { resolved?: boolean }): string;
   originOf(key: string): KeyOrigin;
+  /** The trainer's argv; an override of a secret key shows <redacted> (such a config is an error). */
   launchArgv(opts: { remoteConfigPath: string; python?: string }): string[];
+  /** Dotted keys that hold a secret value (in the file or an override); their values are never shown. */
+  secretKeys: string[];
+  /** A copy of plain JSON of this config (resolved or effective) with secret values <redacted>. */
+  redact<T>(plain: T): T;
+  /** The overrides as given, with secret values <redacted>: what messages may quote. */
+  maskedOverrides: string[];
   /** The typed resolved tree (floats stay floats), for callers that must tell 5 from 5.0. */
   resolvedTree: Val | null;
   /** Overrides that parsed and applied, in order. */
   overrides: ParsedOverride[];
-  /** File + overrides as plain JSON, before defaults and interpolation; null if fatal. */
+  /** File + overrides as plain JSON, before defaults and interpolation, secrets <redacted>; null if fatal. */
   effective: Record<string, any> | null;
 }
 
@@ -85,24 +95,32 @@ function missingLeaves(v: Val, path: string[], out: { key: string; origin?: Orig
 export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   const { fileName, text } = input;
   const rawOverrides = input.overrides ?? [];
+  const loaded = loadYaml(text);
+  // Secret env var names used as keys (env_vars.GEMINI_API_KEY) are secrets too: the names come
+  // from the config, so look at the file and at overrides of the *_env_var keys first.
+  const secretNames = secretEnvNames(loaded.root ? (toPlain(loaded.root) as Record<string, any>) : null);
+  for (const n of secretEnvNamesInOverrides(rawOverrides)) secretNames.add(n);
   // Shown in messages with secret values masked.
-  const overrideTexts = rawOverrides.map(maskOverride);
+  const overrideTexts = rawOverrides.map((o) => maskOverride(o, secretNames));
   const envNames = input.envNames instanceof Set ? (input.envNames as ReadonlySet<string>) : new Set(input.envNames ?? []);
   const diags: Diagnostic[] = [];
   const put = (d: Omit<Diagnostic, 'file' | 'line' | 'col' | 'override'>, origin?: Origin) => diags.push(placed(d, origin, fileName, overrideTexts));
 
-  const loaded = loadYaml(text);
-  for (const p of loaded.problems) diags.push({ severity: 'error', code: 'yaml-syntax', message: p.message, key: p.key, file: fileName, line: p.line, col: p.col });
+  for (const p of loaded.problems) {
+    // A loader message may quote the bad value (`invalid !!int value '…'`): not a secret's.
+    const message = p.key && isSecretKey(p.key, secretNames) ? p.message.replace(/'.*'/s, `'${REDACTED}'`) : p.message;
+    diags.push({ severity: 'error', code: 'yaml-syntax', message, key: p.key, file: fileName, line: p.line, col: p.col });
+  }
 
   const applied: ParsedOverride[] = [];
+  const appliedAt: AppliedOverride[] = [];
   let root: MapVal | null = loaded.root ? (cloneVal(loaded.root) as MapVal) : null;
-  const doc: Document = loaded.doc;
   rawOverrides.forEach((raw, i) => {
     const index = i + 1;
     const t = overrideTexts[i];
     // Messages quote the override; never with a secret's value.
     const secretValue = t !== raw ? raw.slice(raw.indexOf('=') + 1) : '';
-    const mask = (m: string) => (secretValue ? m.split(secretValue).join('<secret>') : m);
+    const mask = (m: string) => (secretValue ? m.split(secretValue).join(REDACTED) : m);
     let o: ParsedOverride;
     try {
       o = parseOverride(raw);
@@ -119,7 +137,7 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
       return;
     }
     applied.push(o);
-    editDocument(doc, o, index);
+    appliedAt.push({ override: o, index });
   });
 
   let merged: Val | null = null;
@@ -154,10 +172,21 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     for (const f of runRules({ cfg: resolved, originOf, envNames })) put({ severity: f.severity, code: f.code, message: f.message, key: f.key }, originOf(f.key));
   }
 
+  // The last word on secrets: whatever a message quotes, a secret value is not in it.
+  if (resolvedTree) for (const n of secretEnvNames(toPlain(resolvedTree) as Record<string, any>)) secretNames.add(n);
+  const secretsIn = (v: Val | null) => (v ? secretLeaves(v, secretNames) : []);
+  const secrets = [...secretsIn(root), ...secretsIn(resolvedTree)];
+  const secretTexts = [...new Set(secrets.map((s) => s.text))].sort((a, b) => b.length - a.length);
+  if (secretTexts.length) for (const d of diags) d.message = scrub(d.message, secretTexts);
   diags.sort(byPosition);
   const experimentName = resolved ? resolveExperimentName(resolved) : null;
   const trialName = resolved && typeof resolved.trial_name === 'string' && resolved.trial_name !== '???' ? resolved.trial_name : null;
+  const isSecret = (key: string) => isSecretKey(key, secretNames);
+  let effectiveText: string | null = null;
   return {
+    secretKeys: [...new Set(secrets.map((s) => s.path.join('.')))],
+    redact: (plain) => redactPlain(plain, secretNames),
+    maskedOverrides: overrideTexts,
     diagnostics: diags,
     hasErrors: diags.some((d) => d.severity === 'error'),
     resolved,
@@ -165,14 +194,22 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     experimentName,
     trialName,
     overrides: applied,
-    effective: root ? (toPlain(root) as Record<string, any>) : null,
+    effective: root ? redactPlain(toPlain(root) as Record<string, any>, secretNames) : null,
     originOf,
     effectiveYaml(opts) {
-      if (opts?.resolved) return resolvedTree ? emitYaml(resolvedTree) : '';
-      return doc.toString({ lineWidth: 0 });
+      if (opts?.resolved) return resolvedTree ? emitYaml(redactVal(resolvedTree, secretNames)) : '';
+      if (!root) return text;
+      effectiveText ??= renderEffectiveYaml({
+        text,
+        doc: loaded.doc,
+        overrides: appliedAt,
+        expected: redactVal(root, secretNames) as MapVal,
+        secretPaths: secretsIn(root).map((s) => s.path),
+      });
+      return effectiveText;
     },
     launchArgv(opts) {
-      return buildLaunchArgv(applied, opts);
+      return buildLaunchArgv(applied, opts, isSecret);
     },
   };
 }
@@ -186,27 +223,4 @@ function byPosition(a: Diagnostic, b: Diagnostic): number {
   if (ra === 0) return a.line! - b.line! || (a.col ?? 0) - (b.col ?? 0);
   if (ra === 1) return a.override!.index - b.override!.index;
   return 0;
-}
-
-/** Mirror an applied override in the comment-keeping Document. */
-function editDocument(doc: Document, o: ParsedOverride, index: number): void {
-  const path = o.path.map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-  try {
-    if (!isMap(doc.contents)) return;
-    if (o.kind === 'delete') {
-      doc.deleteIn(path);
-      return;
-    }
-    const v = o.value!;
-    const cur = doc.getIn(path, true);
-    if (v.t === 'map' && isMap(cur)) {
-      for (const [k, x] of v.m) editDocument(doc, { ...o, path: [...o.path, k], value: x }, index);
-      return;
-    }
-    const node = toYNode(v.t === 'str' && v.v === '???' ? { t: 'missing' } : v) as { comment?: string | null };
-    node.comment = ` override ${index}`;
-    doc.setIn(path, node);
-  } catch {
-    // The Document is only for display; the typed tree above is authoritative.
-  }
 }

@@ -3,7 +3,7 @@
 // and keeps interpolation strings as text; they are typed after resolution (interpolation.ts).
 import { coerceScalar } from './coerce.js';
 import { MISSING, type Field } from './schema/dsl.js';
-import { SECRET_KEY } from './rules/secrets.js';
+import { SECRET_KEY } from './secret-keys.js';
 import { isInterpolation, toPlain, type Origin, type Val } from './values.js';
 
 export interface MergeProblem {

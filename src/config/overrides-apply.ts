@@ -3,7 +3,7 @@
 // existing non-null key, `++` adds or changes, `~a.b` deletes. Values are applied with merge=True,
 // so a dict value merges into an existing dict while a list replaces.
 import type { ParsedOverride } from './overrides-grammar.js';
-import { SECRET_KEY } from './rules/secrets.js';
+import { SECRET_KEY } from './secret-keys.js';
 import { cloneVal, toPlain, type Origin, type Val } from './values.js';
 
 type MapVal = Extract<Val, { t: 'map' }>;

@@ -232,7 +232,7 @@ describe('secrets', () => {
     const ev = evaluate(REFERENCE, ['++webgym.cpu_cluster_token=tok-xyz987', 'stats_logger.wandb.mode=disabled']);
     const s = only(ev, 'secret-in-config');
     expect(s.override?.index).toBe(1);
-    expect(s.override?.text).toBe('++webgym.cpu_cluster_token=<secret>');
+    expect(s.override?.text).toBe('++webgym.cpu_cluster_token=<redacted>');
     const exists = evaluate(REFERENCE, ['+webgym.cpu_cluster_token=tok-xyz987', '+webgym.cpu_cluster_token=tok-xyz987']);
     const sweep = evaluate(REFERENCE, ['webgym.cpu_cluster_token=a,tok-xyz987']);
     expect(exists.diagnostics.map((d) => d.code)).toContain('override-exists');

@@ -1,10 +1,10 @@
 // A secret written into the config ends up in the uploaded file, in the resolved config.yaml the
 // trainer writes next to its logs, and (as an override) in `ps`: ask for the env var instead.
 // The finding names the key, never the value.
+import { isSecretKey, isSecretValue, secretEnvNames } from '../secret-keys.js';
 import type { Rule, RuleFinding } from './context.js';
 
-/** Keys whose value is a credential (`*_env_var` keys only NAME a variable and are fine). */
-export const SECRET_KEY = /(?:^|\.)(?:wandb_api_key|api_key|openai_api_key|cpu_cluster_token|token|password|secret)$/i;
+export { SECRET_KEY } from '../secret-keys.js';
 
 const ALTERNATIVE: Record<string, string> = {
   'stats_logger.wandb.wandb_api_key': 'export WANDB_API_KEY instead',
@@ -13,15 +13,23 @@ const ALTERNATIVE: Record<string, string> = {
 };
 
 export const secretRules: Rule = ({ cfg }) => {
+  const names = secretEnvNames(cfg);
   const out: RuleFinding[] = [];
   const walk = (v: unknown, path: string[]) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(x, [...path, String(i)]));
+      return;
+    }
+    if (v && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
       return;
     }
     const key = path.join('.');
-    if (typeof v === 'string' && v !== '' && SECRET_KEY.test(key))
-      out.push({ severity: 'error', code: 'secret-in-config', key, message: `${key} holds a secret in the config, where it is uploaded, logged and visible in ps; remove it and ${ALTERNATIVE[key] ?? 'pass it through an environment variable'}` });
+    if (!path.length || !isSecretValue(v) || !isSecretKey(path, names)) return;
+    const last = path[path.length - 1];
+    // An env var set through the config (env_vars.WANDB_API_KEY) is the same leak under another name.
+    const instead = ALTERNATIVE[key] ?? (names.has(last) ? `export ${last} in your shell instead (awrl-tui forwards it to the trainer on stdin)` : 'pass it through an environment variable');
+    out.push({ severity: 'error', code: 'secret-in-config', key, message: `${key} holds a secret in the config, where it is uploaded, logged and visible in ps; remove it and ${instead}` });
   };
   walk(cfg, []);
   return out;
