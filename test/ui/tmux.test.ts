@@ -54,6 +54,19 @@ describe('watch in tmux (120x40, then 80x24)', () => {
     expect(rows[0]).toMatch(/^ 1 Runs/);
   });
 
+  it("the log pane shows the trainer's own lines: no ANSI codes, stats tables as one line; L switches to events", async () => {
+    const pane = await t.waitForScreen((s) => /\[stats table: \d+ keys\]/.test(s) && /\(AReaL\) \d{8}-\d\d:\d\d:\d\d\.\d{3} /.test(s), 'trainer lines in the log pane', 30_000);
+    expect(pane).toMatch(/─ Log ─+ trainer · all/);
+    // Table rows never reach the screen (the screen's own borders are ─ and │ only between panels).
+    expect(pane).not.toMatch(/[╒╘]/);
+    expect(await t.captureEscaped()).not.toContain('38;2;180;140;80');
+    await t.type('L');
+    const events = await t.waitForScreen((s) => s.includes('L: trainer'), 'the event view');
+    expect(events).not.toMatch(/\[stats table: \d+ keys\]/);
+    await t.type('L');
+    await t.waitForScreen((s) => /─ Log ─+ trainer · all/.test(s), 'the trainer view again');
+  });
+
   it('? opens the help and any key closes it', async () => {
     await t.type('?');
     await t.waitForScreen((s) => s.includes('Help — keys') && s.includes('quit the cockpit'), 'help overlay');
