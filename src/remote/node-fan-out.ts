@@ -9,7 +9,8 @@
 // nothing in it (a setup line, nvidia-smi) eats its text. Answers are collected per node in a temp
 // dir (slow nodes never interleave), then printed in the order given, each between marker lines:
 //   @@awrl-node NODE        the node's name as given
-//   ... its output ...      stdout and stderr
+//   ... its output ...      stdout, then stderr only when it failed (ssh's warnings such as
+//                           "Permanently added ... to the list of known hosts" must never read as data)
 //   @@awrl-rc CODE          the exit code: 255 ssh failed, 124/137 no answer in time
 import { shellQuote } from './quote.js';
 
@@ -50,12 +51,13 @@ for h in "$@"; do
     else printf '%s\n' "$body" | timeout -k 2 "$limit" ssh -o BatchMode=yes -o ConnectTimeout="$ct" \
       -o ServerAliveInterval=5 -o ServerAliveCountMax=2 @{cfg:+-F "$cfg"} -- "$h" bash -s; fi
     echo $? >"$d/$i.rc"
-  } >"$d/$i" 2>&1 &
+  } >"$d/$i" 2>"$d/$i.err" &
 done
 wait
 i=0
 for h in "$@"; do
-  i=$((i+1)); echo "${NODE_MARK}$h"; cat "$d/$i"; echo "${RC_MARK}$(cat "$d/$i.rc" 2>/dev/null || echo 255)"
+  i=$((i+1)); rc=$(cat "$d/$i.rc" 2>/dev/null || echo 255)
+  echo "${NODE_MARK}$h"; cat "$d/$i"; [ "$rc" = 0 ] || cat "$d/$i.err"; echo "${RC_MARK}$rc"
 done
 rm -rf "$d"
 exit 0
@@ -81,7 +83,7 @@ export function nodeFanOutArgv(argv0: string, script: string, args: readonly str
 }
 
 export interface NodeAnswer {
-  /** Output lines (stdout and stderr together). */
+  /** Output lines: stdout, then stderr when the exit code is not 0. */
   lines: string[];
   /** Exit code; null when the marker was missing (the output was cut). */
   rc: number | null;
