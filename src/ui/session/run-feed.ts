@@ -159,13 +159,13 @@ export class RunFeed {
         for (const e of b.events) this.ingest(e, false);
         fromOffset = b.offset;
         parser = b.parser;
-        await this.loadTail(b.offset);
         this.pushLog({
           seq: 0,
           level: 'info',
           time: null,
           text: `history: ${(b.coveredBytes / 1048576).toFixed(1)} MiB of log backfilled with ${(b.sentBytes / 1048576).toFixed(2)} MiB sent (${b.events.length} records, ${this.clock() - started} ms)`,
         });
+        await this.loadTail(b.offset);
       }
     } catch (err) {
       // Fall back to reading the whole log: slower, never wrong.
