@@ -44,7 +44,8 @@ export interface ConfigEvaluation {
   redact<T>(plain: T): T;
   /** The overrides as given, with secret values <redacted>: what messages may quote. */
   maskedOverrides: string[];
-  /** The typed resolved tree (floats stay floats), for callers that must tell 5 from 5.0. */
+  /** The typed resolved tree (floats stay floats), for callers that must tell 5 from 5.0, and for
+   *  display: secret values are <redacted> here (`resolved` keeps them, for the rules). */
   resolvedTree: Val | null;
   /** Overrides that parsed and applied, in order. */
   overrides: ParsedOverride[];
@@ -169,42 +170,50 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   };
 
   if (resolved) {
-    for (const f of runRules({ cfg: resolved, originOf, envNames })) put({ severity: f.severity, code: f.code, message: f.message, key: f.key }, originOf(f.key));
+    const written = root ? (toPlain(root) as Record<string, any>) : undefined;
+    for (const f of runRules({ cfg: resolved, originOf, envNames, written })) put({ severity: f.severity, code: f.code, message: f.message, key: f.key }, originOf(f.key));
   }
 
   // The last word on secrets: whatever a message quotes, a secret value is not in it.
   if (resolvedTree) for (const n of secretEnvNames(toPlain(resolvedTree) as Record<string, any>)) secretNames.add(n);
-  const secretsIn = (v: Val | null) => (v ? secretLeaves(v, secretNames) : []);
-  const secrets = [...secretsIn(root), ...secretsIn(resolvedTree)];
-  const secretTexts = [...new Set(secrets.map((s) => s.text))].sort((a, b) => b.length - a.length);
+  // Secrets by key in the resolved tree, then everywhere their values are written (a secret key
+  // may get its value through an interpolation from a key of any name).
+  const resolvedSecrets = resolvedTree ? secretLeaves(resolvedTree, secretNames) : [];
+  const secretValues = new Set(resolvedSecrets.map((s) => s.text).filter((t) => t.length >= 4));
+  const writtenSecrets = root ? secretLeaves(root, secretNames, secretValues) : [];
+  // Where a secret is written, then copies an interpolation made elsewhere (same value, not listed again).
+  const secrets = [...writtenSecrets, ...resolvedSecrets.filter((s) => !writtenSecrets.some((w) => w.text === s.text))];
+  for (const s of secrets) if (s.text.length >= 4) secretValues.add(s.text);
+  const secretTexts = [...secretValues].sort((a, b) => b.length - a.length);
   if (secretTexts.length) for (const d of diags) d.message = scrub(d.message, secretTexts);
   diags.sort(byPosition);
   const experimentName = resolved ? resolveExperimentName(resolved) : null;
   const trialName = resolved && typeof resolved.trial_name === 'string' && resolved.trial_name !== '???' ? resolved.trial_name : null;
   const isSecret = (key: string) => isSecretKey(key, secretNames);
+  const shownTree = resolvedTree && secrets.length ? redactVal(resolvedTree, secretNames, secretValues) : resolvedTree;
   let effectiveText: string | null = null;
   return {
     secretKeys: [...new Set(secrets.map((s) => s.path.join('.')))],
-    redact: (plain) => redactPlain(plain, secretNames),
+    redact: (plain) => redactPlain(plain, secretNames, secretValues),
     maskedOverrides: overrideTexts,
     diagnostics: diags,
     hasErrors: diags.some((d) => d.severity === 'error'),
     resolved,
-    resolvedTree,
+    resolvedTree: shownTree,
     experimentName,
     trialName,
     overrides: applied,
-    effective: root ? redactPlain(toPlain(root) as Record<string, any>, secretNames) : null,
+    effective: root ? redactPlain(toPlain(root) as Record<string, any>, secretNames, secretValues) : null,
     originOf,
     effectiveYaml(opts) {
-      if (opts?.resolved) return resolvedTree ? emitYaml(redactVal(resolvedTree, secretNames)) : '';
+      if (opts?.resolved) return shownTree ? emitYaml(shownTree) : '';
       if (!root) return text;
       effectiveText ??= renderEffectiveYaml({
         text,
         doc: loaded.doc,
         overrides: appliedAt,
-        expected: redactVal(root, secretNames) as MapVal,
-        secretPaths: secretsIn(root).map((s) => s.path),
+        expected: redactVal(root, secretNames, secretValues) as MapVal,
+        secretPaths: writtenSecrets.map((s) => s.path),
       });
       return effectiveText;
     },

@@ -5,7 +5,7 @@
 //    `*.env_vars`): WANDB_API_KEY, SWANLAB_API_KEY, the variable named by
 //    `webgym.cpu_cluster_token_env_var` (CPU_CLUSTER_TOKEN) and by `openai_config.openai_api_key_env_var`.
 // Only the names are known here; values are replaced, never logged.
-import type { Val } from './values.js';
+import { hasInterpolation, type Val } from './values.js';
 
 /** Keys whose value is a credential (`*_env_var` keys only NAME a variable and are fine). */
 export const SECRET_KEY = /(?:^|\.)(?:wandb_api_key|api_key|openai_api_key|cpu_cluster_token|token|password|secret)$/i;
@@ -45,40 +45,45 @@ export function isSecretKey(key: string | readonly string[], envNames: ReadonlyS
   return envNames.has(last);
 }
 
-/** `${oc.env:NAME}` asks the trainer's environment: the right way to pass a secret, not a secret. */
-const ENV_REFERENCE = /^\$\{oc\.env:[A-Za-z_][A-Za-z0-9_]*\}$/;
-
-/** A value at a secret key that is a credential (an empty string, null or an env reference is not). */
+/** A value at a secret key that is a credential. An empty string, null or `???` is not; nor is an
+ *  interpolation: `${oc.env:NAME}` asks the trainer's environment (the right way to pass a secret),
+ *  and `${a.b}` is judged by the value it resolves to. */
 export function isSecretValue(v: unknown): boolean {
-  if (typeof v === 'string') return v !== '' && v !== '???' && !ENV_REFERENCE.test(v);
+  if (typeof v === 'string') return v !== '' && v !== '???' && !hasInterpolation(v);
   return typeof v === 'number' || typeof v === 'bigint';
 }
 
-/** A deep copy of plain JSON with every secret value replaced by REDACTED. */
-export function redactPlain<T>(v: T, envNames: ReadonlySet<string>, path: string[] = []): T {
-  if (Array.isArray(v)) return v.map((x, i) => redactPlain(x, envNames, [...path, String(i)])) as T;
+/** A deep copy of plain JSON with every secret value replaced by REDACTED: values at secret keys,
+ *  and `values` (known secret texts) wherever they stand (`wandb_api_key: ${webgym.k}` puts the
+ *  secret itself under webgym.k). */
+export function redactPlain<T>(v: T, envNames: ReadonlySet<string>, values: ReadonlySet<string> = new Set(), path: string[] = []): T {
+  if (Array.isArray(v)) return v.map((x, i) => redactPlain(x, envNames, values, [...path, String(i)])) as T;
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = redactPlain(x, envNames, [...path, k]);
+    for (const [k, x] of Object.entries(v)) out[k] = redactPlain(x, envNames, values, [...path, k]);
     return out as T;
   }
-  return path.length && isSecretValue(v) && isSecretKey(path, envNames) ? (REDACTED as T) : v;
+  if (!path.length || !isSecretValue(v)) return v;
+  return isSecretKey(path, envNames) || values.has(String(v)) ? (REDACTED as T) : v;
 }
 
 const valIsSecret = (v: Val): boolean => (v.t === 'str' ? isSecretValue(v.v) : v.t === 'int' || v.t === 'float');
 
-/** A copy of a typed tree with every secret value replaced by the string REDACTED. */
-export function redactVal(v: Val, envNames: ReadonlySet<string>, path: string[] = []): Val {
-  if (v.t === 'map') return { ...v, m: new Map([...v.m].map(([k, x]) => [k, redactVal(x, envNames, [...path, k])])) };
-  if (v.t === 'list') return { ...v, a: v.a.map((x, i) => redactVal(x, envNames, [...path, String(i)])) };
-  return path.length && valIsSecret(v) && isSecretKey(path, envNames) ? { t: 'str', v: REDACTED, origin: v.origin } : v;
+const valText = (v: Val): string => (v.t === 'str' ? v.v : String((v as { v: unknown }).v));
+
+/** A copy of a typed tree with every secret value (as in redactPlain) replaced by the string REDACTED. */
+export function redactVal(v: Val, envNames: ReadonlySet<string>, values: ReadonlySet<string> = new Set(), path: string[] = []): Val {
+  if (v.t === 'map') return { ...v, m: new Map([...v.m].map(([k, x]) => [k, redactVal(x, envNames, values, [...path, k])])) };
+  if (v.t === 'list') return { ...v, a: v.a.map((x, i) => redactVal(x, envNames, values, [...path, String(i)])) };
+  if (!path.length || !valIsSecret(v)) return v;
+  return isSecretKey(path, envNames) || values.has(valText(v)) ? { t: 'str', v: REDACTED, origin: v.origin } : v;
 }
 
-/** Paths (and values as text) of the secrets in a typed tree. */
-export function secretLeaves(v: Val, envNames: ReadonlySet<string>, path: string[] = [], out: { path: string[]; text: string }[] = []): { path: string[]; text: string }[] {
-  if (v.t === 'map') for (const [k, x] of v.m) secretLeaves(x, envNames, [...path, k], out);
-  else if (v.t === 'list') v.a.forEach((x, i) => secretLeaves(x, envNames, [...path, String(i)], out));
-  else if (path.length && valIsSecret(v) && isSecretKey(path, envNames)) out.push({ path, text: v.t === 'str' ? v.v : String((v as { v: number }).v) });
+/** Paths (and values as text) of the secrets in a typed tree (as in redactVal). */
+export function secretLeaves(v: Val, envNames: ReadonlySet<string>, values: ReadonlySet<string> = new Set(), path: string[] = [], out: { path: string[]; text: string }[] = []): { path: string[]; text: string }[] {
+  if (v.t === 'map') for (const [k, x] of v.m) secretLeaves(x, envNames, values, [...path, k], out);
+  else if (v.t === 'list') v.a.forEach((x, i) => secretLeaves(x, envNames, values, [...path, String(i)], out));
+  else if (path.length && valIsSecret(v) && (isSecretKey(path, envNames) || values.has(valText(v)))) out.push({ path, text: valText(v) });
   return out;
 }
 

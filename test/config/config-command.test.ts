@@ -131,3 +131,63 @@ describe('config show / diff / argv', () => {
     expect(cli(['check']).code).toBe(2);
   });
 });
+
+describe('config show / diff / argv with a secret in the config', () => {
+  // Each secret the trainer knows, written into the YAML: printed <redacted> on its own line, the
+  // error kept (stderr, exit 2), the value nowhere.
+  const ENV_ANCHOR = '        WEBGYM_SKIP_IMAGE_JUDGE: "0"';
+  const SECRETS: [string, string, (v: string) => string][] = [
+    ['wandb_api_key', 'stats_logger.wandb.wandb_api_key', (v) => mutate('    entity: webgym', `    entity: webgym\n    wandb_api_key: ${v}`)],
+    ['cpu_cluster_token', 'webgym.cpu_cluster_token', (v) => mutate('  master_port: 8443', `  master_port: 8443\n  cpu_cluster_token: "${v}"`)],
+    ['api_key', 'stats_logger.swanlab.api_key', (v) => mutate('    id_suffix: timestamp', `    id_suffix: timestamp\n  swanlab:\n    api_key: ${v}`)],
+    ...['WANDB_API_KEY', 'CPU_CLUSTER_TOKEN', 'GEMINI_API_KEY', 'SWANLAB_API_KEY'].map(
+      (n): [string, string, (v: string) => string] => [n, `actor.scheduling_spec.0.env_vars.${n}`, (v) => mutate(ENV_ANCHOR, `${ENV_ANCHOR}\n        ${n}: '${v}'`)],
+    ),
+  ];
+  for (const [last, key, write] of SECRETS) {
+    it(`${key}: show, show --resolved, show --json, diff, argv print <redacted> and the error`, () => {
+      const value = `sk-cli-${last.length}-77aa99bb`;
+      const text = write(value);
+      const f = file(`secret-${last}.yaml`, text);
+      const line = text.split('\n').findIndex((l) => l.includes(value)) + 1;
+      const env = { WANDB_API_KEY: 'x' };
+      const runs = {
+        show: cli(['show', f, 'seed=3'], env),
+        resolved: cli(['show', f, '--resolved'], env),
+        json: cli(['show', f, '--json'], env),
+        resolvedJson: cli(['show', f, '--resolved', '--json'], env),
+        diff: cli(['diff', f, 'seed=3'], env),
+        argv: cli(['argv', f, 'seed=3'], env),
+      };
+      for (const [name, r] of Object.entries(runs)) {
+        expect(r.out + r.err, name).not.toContain(value);
+        expect(r.code, name).toBe(2);
+        expect(r.err, name).toContain(`${f}:${line}:`);
+        expect(r.err, name).toContain(`error secret-in-config ${key} holds a secret`);
+        noStack(r.err);
+      }
+      expect(runs.show.out.split('\n')[line - 1]).toMatch(new RegExp(`^\\s+${last}: <redacted>$`));
+      expect(runs.show.out).toMatch(/^seed: 3 # override 1$/m);
+      expect(runs.resolved.out).toMatch(new RegExp(`^\\s+${last}: <redacted>$`, 'm'));
+      expect(runs.json.out).toContain(`"${last}": "<redacted>"`);
+      expect(runs.resolvedJson.out).toContain(`"${last}": "<redacted>"`);
+      expect(runs.diff.out).toContain("~ seed: 1 -> 3  (override 1 'seed=3')");
+      expect(runs.argv.out).toContain('++seed=3\n');
+    });
+  }
+  it('a secret given as an override: diff and argv show <redacted>, never the value', () => {
+    const value = 'tok-override-5544';
+    const ov = `+webgym.cpu_cluster_token=${value}`;
+    const diff = cli(['diff', REFERENCE_PATH, ov], { WANDB_API_KEY: 'x' });
+    const argv = cli(['argv', REFERENCE_PATH, ov], { WANDB_API_KEY: 'x' });
+    const show = cli(['show', REFERENCE_PATH, ov], { WANDB_API_KEY: 'x' });
+    for (const r of [diff, argv, show]) {
+      expect(r.out + r.err).not.toContain(value);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain("override 1 '+webgym.cpu_cluster_token=<redacted>': error secret-in-config");
+    }
+    expect(diff.out).toContain("+ webgym.cpu_cluster_token: <redacted>  (override 1 '+webgym.cpu_cluster_token=<redacted>')");
+    expect(argv.out).toContain('++webgym.cpu_cluster_token=<redacted>\n');
+    expect(show.out).toMatch(/^ {2}cpu_cluster_token: <redacted> # override 1$/m);
+  });
+});

@@ -12,6 +12,8 @@ export interface RuleContext {
   cfg: Record<string, any>;
   originOf(key: string): Origin;
   envNames: ReadonlySet<string>;
+  /** The file + overrides before defaults and interpolation (what the user wrote), when known. */
+  written?: Record<string, any>;
 }
 
 export type Rule = (ctx: RuleContext) => RuleFinding[];
