@@ -168,3 +168,45 @@ describe('the ring', () => {
     expect(texts(ring)).toEqual(['complete', '— log truncated: reading it again from the start —', 'fresh']);
   });
 });
+
+describe('levels of other record heads on the same stdout', () => {
+  const levels = (text: string) => feed(Buffer.from(text), []).view().lines.map((l) => `${l.level} ${l.text}`);
+  it('Ray, Python, glog/c10d and Python warnings; a traceback after them is red until the next head', () => {
+    expect(
+      levels(
+        [
+          '(raylet, ip=10.0.0.9) 2026-05-25 12:00:00,000\tERROR worker.py:1353 -- Failed to start the dashboard',
+          '2026-05-25 12:00:01,000\tINFO worker.py:1 -- fine, no ERROR here that counts',
+          '[rank3]:[E1120 10:00:00.000000000 ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout',
+          '[W ProcessGroupNCCL.cpp:1234] Warning: something',
+          'ERROR:root:basic config error',
+          '/opt/webgym/x.py:12: UserWarning: deprecated',
+          '[rollout] Traceback (most recent call last):',
+          '[rollout]   File "x.py", line 1, in <module>',
+          '[rollout] ValueError: bad',
+          'plain line',
+          'ERROR:root:again',
+          '  an indented continuation',
+          '[rollout] (AReaL) 20260525-12:00:00.000 WebGymWorkflow INFO: recovered',
+          '[rollout] after the info head',
+        ].join('\n') + '\n',
+      ),
+    ).toEqual([
+      'error (raylet, ip=10.0.0.9) 2026-05-25 12:00:00,000   ERROR worker.py:1353 -- Failed to start the dashboard',
+      'info 2026-05-25 12:00:01,000 INFO worker.py:1 -- fine, no ERROR here that counts',
+      'error [rank3]:[E1120 10:00:00.000000000 ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout',
+      'warning [W ProcessGroupNCCL.cpp:1234] Warning: something',
+      'error ERROR:root:basic config error',
+      'warning /opt/webgym/x.py:12: UserWarning: deprecated',
+      'error [rollout] Traceback (most recent call last):',
+      'error [rollout]   File "x.py", line 1, in <module>',
+      'error [rollout] ValueError: bad',
+      // Another source: the controller's last head was the Python warning (warnings do not carry over).
+      'info plain line',
+      'error ERROR:root:again',
+      'error   an indented continuation',
+      'info [rollout] (AReaL) 20260525-12:00:00.000 WebGymWorkflow INFO: recovered',
+      'info [rollout] after the info head',
+    ]);
+  });
+});

@@ -40,9 +40,35 @@ function expandTabs(s: string): string {
 }
 
 // What may precede a line's own text: merged.log's `[role]` prefix (padded to 10) or Ray's
-// `(RayRPCServer pid=48213, ip=10.0.0.9) `. Used to classify lines only; they are shown as printed.
-const PREFIX = /^(?:\[[A-Za-z][\w./-]{0,40}\] *|\([^()]{0,120}?pid=\d+[^()]{0,80}\) ?)/;
+// `(RayRPCServer pid=48213, ip=10.0.0.9) ` (or `(raylet, ip=…) ` before a dated line). Used to
+// classify lines only; they are shown as printed.
+const PREFIX = /^(?:\[[A-Za-z][\w./-]{0,40}\](?!:) *|\([^()]{0,120}?pid=\d+[^()]{0,80}\) ?|\((?!AReaL\))[A-Za-z_][\w.:-]{0,40}(?:, ip=[^()\s]{1,60})?\) (?=\d{4}-|\[|\(AReaL\)))/;
 const HEADER = /^\(AReaL\) \d{8}-\d\d:\d\d:\d\d(?:\.\d+)? .*? (DEBUG|INFO|WARNING|ERROR|CRITICAL): /;
+// Other record heads seen on a trainer's stdout: Ray/Python/SGLang lines starting with a date,
+// Python's basicConfig (`ERROR:root:`), glog/c10d (`[E ProcessGroupNCCL.cpp:…]`, `[rank3]:[W1120 …]`),
+// Python warnings (`file.py:12: UserWarning:`).
+const DATED = /^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d/;
+const BASIC = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL):/;
+const GLOG = /^(?:\[rank\d+\]:)?\[([EWIF])[\d ]/;
+const PY_WARNING = /^\S+\.py:\d+: \w*Warning: /;
+
+/** The level a line starts a record with; null for a line that continues a record (a traceback). */
+export function headerLevel(body: string): Level | null {
+  const h = HEADER.exec(body);
+  if (h) return h[1] === 'ERROR' || h[1] === 'CRITICAL' ? 'error' : h[1] === 'WARNING' ? 'warning' : 'info';
+  if (body.startsWith('Traceback (most recent call last)')) return 'error';
+  if (DATED.test(body)) {
+    // The level sits right after the date (Ray: `2026-05-25 12:00:00,000\tERROR worker.py:…`).
+    const head = body.slice(0, 48);
+    return /\b(ERROR|CRITICAL|FATAL)\b/.test(head) ? 'error' : /\bWARN(ING)?\b/.test(head) ? 'warning' : 'info';
+  }
+  const b = BASIC.exec(body);
+  if (b) return b[1] === 'ERROR' || b[1] === 'CRITICAL' ? 'error' : b[1] === 'WARNING' ? 'warning' : 'info';
+  const g = GLOG.exec(body);
+  if (g) return g[1] === 'E' || g[1] === 'F' ? 'error' : g[1] === 'W' ? 'warning' : 'info';
+  if (PY_WARNING.test(body)) return 'warning';
+  return null;
+}
 
 type Level = TrainerLine['level'];
 interface OpenTable {
@@ -176,18 +202,10 @@ export class TrainerLineRing {
       return;
     }
     if (table) this.closeTable(source, table, true);
-    const h = HEADER.exec(body);
-    let level: Level;
-    if (h) {
-      level = h[1] === 'ERROR' || h[1] === 'CRITICAL' ? 'error' : h[1] === 'WARNING' ? 'warning' : 'info';
-      this.setLevel(source, level);
-    } else if (body.startsWith('Traceback (most recent call last)')) {
-      level = 'error';
-      this.setLevel(source, level);
-    } else {
-      // Only an error's level carries over to its unheaded lines (the traceback); a warning is one line.
-      level = this.levels.get(source) === 'error' ? 'error' : 'info';
-    }
+    let level = headerLevel(body);
+    if (level) this.setLevel(source, level);
+    // Only an error's level carries over to its unheaded lines (the traceback); a warning is one line.
+    else level = this.levels.get(source) === 'error' ? 'error' : 'info';
     this.append({ level, text });
   }
 
