@@ -198,6 +198,36 @@ describe('leftovers after a run ended', () => {
   });
 });
 
+describe('log pane view and the Runs screen leftover check', () => {
+  it('L switches the pane between trainer lines and events only when the run has trainer lines; a filters the view shown', () => {
+    const withLines = { ...ctx, trainerLines: true };
+    for (const screen of ['dashboard', 'log'] as const) {
+      const s = { ...initialUiState(screen), logScroll: 5 };
+      expect(s.logView).toBe('trainer');
+      const toggled = press(s, 'L', {}, withLines).state;
+      expect(toggled.logView).toBe('events');
+      expect(toggled.logScroll).toBe(0);
+      expect(press(toggled, 'L', {}, withLines).state.logView).toBe('trainer');
+      expect(press(s, 'L').state).toEqual(s);
+      const a = press(s, 'a', {}, withLines).state;
+      expect([a.trainerProblemsOnly, a.logAll]).toEqual([true, false]);
+      const b = press(toggled, 'a', {}, withLines).state;
+      expect([b.trainerProblemsOnly, b.logAll]).toEqual([false, true]);
+      // Without trainer lines the event view is what is shown: a filters it.
+      const c = press(s, 'a').state;
+      expect([c.trainerProblemsOnly, c.logAll]).toEqual([false, true]);
+    }
+  });
+  it('o on the Runs screen checks the run under the cursor for leftovers only when it has ended', () => {
+    const c = { ...ctx, endedRuns: new Set(['run-b']) };
+    expect(press(initialUiState('runs'), 'o', {}, c).effects).toEqual([]);
+    const r = press({ ...initialUiState('runs'), runsCursor: 1 }, 'o', {}, c);
+    expect(r.effects).toEqual([{ kind: 'checkLeftovers', runId: 'run-b' }]);
+    expect(r.state.confirm).toEqual({ kind: 'leftovers', runId: 'run-b' });
+    expect(press(r.state, 'y', {}, { ...c, leftovers: { phase: 'found', tagged: 2 } }).effects).toEqual([{ kind: 'stopLeftovers', runId: 'run-b' }]);
+  });
+});
+
 describe('help table', () => {
   it('lists every key the reducer handles', () => {
     const listed = KEY_HELP.map((k) => k.keys).join(' ');

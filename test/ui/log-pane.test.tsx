@@ -118,7 +118,7 @@ describe('the log pane in the cockpit', () => {
       const f = await waitForFrame(r, (x) => x.includes('─ Log'), 'the dashboard');
       expect(f).toContain('trainer · all');
       expect(f).toContain('[stats table: 160 keys]');
-      expect(f).toContain('L log: trainer lines / events');
+      expect(f).toContain('a log filter · / search · L trainer/event log');
       r.stdin.write('L');
       const events = await waitForFrame(r, (x) => x.includes('L: trainer'), 'the event view');
       expect(events).toContain('warnings+errors');

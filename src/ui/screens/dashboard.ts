@@ -108,7 +108,7 @@ export function dashboardBody(run: RunView | null, width: number, height: number
       ? [{ t: `zoomed on ${ui.zoom} (z: next panel)`, c: 'dim' }]
       : layout.hidden.length
         ? [{ t: `hidden: ${layout.hidden.join(', ')} (z: zoom one panel, or enlarge)`, c: 'dim' }]
-        : [{ t: `z zoom · d difficulty · a log: all / problems · / search${run.trainerLines ? ' · L log: trainer lines / events' : ''}`, c: 'dim' }],
+        : [{ t: `z zoom · d difficulty · a log filter · / search${run.trainerLines ? ' · L trainer/event log' : ''}`, c: 'dim' }],
   );
   return frame(out, width, height);
 }
