@@ -1,0 +1,55 @@
+// The one way the interactive commands (`awrl-tui`, `awrl-tui watch RUN`) open the cockpit: paint
+// the splash at once, connect the targets behind it (the transport and the session load only
+// then), open the cockpit on the chosen screen, and on the way out close the session and every
+// connection. The splash is closed on every path, so a failure leaves a clean terminal and one
+// CliError.
+import { CliError, EXIT } from './errors.js';
+import { openSplash } from '../ui/chrome.js';
+import type { ScreenId } from '../ui/keys.js';
+import type { TargetFlags } from '../runs/index.js';
+import type { LiveSessionOptions } from '../ui/session/live-session.js';
+
+export interface CockpitFlow {
+  flags: TargetFlags;
+  /** The screen the splash paints and the cockpit opens on. */
+  screen: ScreenId;
+  /** What the splash says while connecting. */
+  connecting: string;
+  /** When set, no target at all is this error (watch has nowhere to look for its run). */
+  noTargets?: string;
+  /** The session's options besides the connections. */
+  session: Omit<LiveSessionOptions, 'targets'>;
+}
+
+/** Connect, run the cockpit until the user quits; returns the targets that could not be reached. */
+export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ failures: string[] }> {
+  const splash = openSplash(process.stdout, flow.screen, flow.connecting);
+  const { resolveTargets, connectTargets } = await import('../ui/connect.js');
+  let connections: Awaited<ReturnType<typeof connectTargets>>['connections'] = [];
+  let failures: string[] = [];
+  try {
+    const targets = await resolveTargets(flow.flags).catch((err: Error) => {
+      throw new CliError(err.message, EXIT.usage);
+    });
+    if (targets.length === 0 && flow.noTargets) throw new CliError(flow.noTargets, EXIT.usage);
+    ({ connections, failures } = await connectTargets(targets));
+    if (targets.length > 0 && connections.length === 0) throw new CliError(`cannot connect: ${failures.join('; ')}`, EXIT.disconnected);
+    // A host-key or passphrase question may have written over the splash.
+    splash.painter.invalidate();
+    splash.status('loading…');
+  } catch (err) {
+    splash.close();
+    throw err;
+  }
+  const { createLiveSession } = await import('../ui/session/live-session.js');
+  const { runCockpit } = await import('../ui/index.js');
+  const session = createLiveSession({ ...flow.session, targets: connections });
+  try {
+    await runCockpit({ session, initialScreen: flow.screen, splash });
+  } finally {
+    splash.close();
+    await session.close();
+    await Promise.all(connections.map((c) => c.transport.close().catch(() => {})));
+  }
+  return { failures };
+}
