@@ -177,6 +177,8 @@ describe('levels of other record heads on the same stdout', () => {
         [
           '(raylet, ip=10.0.0.9) 2026-05-25 12:00:00,000\tERROR worker.py:1353 -- Failed to start the dashboard',
           '2026-05-25 12:00:01,000\tINFO worker.py:1 -- fine, no ERROR here that counts',
+          '2026-05-25 12:00:02,000 - webgym.env - WARNING - slow page',
+          '[2026-05-25 12:00:03 TP0] Prefill batch. ERROR counts here only as text',
           '[rank3]:[E1120 10:00:00.000000000 ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout',
           '[W ProcessGroupNCCL.cpp:1234] Warning: something',
           'ERROR:root:basic config error',
@@ -194,6 +196,8 @@ describe('levels of other record heads on the same stdout', () => {
     ).toEqual([
       'error (raylet, ip=10.0.0.9) 2026-05-25 12:00:00,000   ERROR worker.py:1353 -- Failed to start the dashboard',
       'info 2026-05-25 12:00:01,000 INFO worker.py:1 -- fine, no ERROR here that counts',
+      'warning 2026-05-25 12:00:02,000 - webgym.env - WARNING - slow page',
+      'info [2026-05-25 12:00:03 TP0] Prefill batch. ERROR counts here only as text',
       'error [rank3]:[E1120 10:00:00.000000000 ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout',
       'warning [W ProcessGroupNCCL.cpp:1234] Warning: something',
       'error ERROR:root:basic config error',

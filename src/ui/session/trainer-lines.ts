@@ -48,6 +48,7 @@ const HEADER = /^\(AReaL\) \d{8}-\d\d:\d\d:\d\d(?:\.\d+)? .*? (DEBUG|INFO|WARNIN
 // Python's basicConfig (`ERROR:root:`), glog/c10d (`[E ProcessGroupNCCL.cpp:…]`, `[rank3]:[W1120 …]`),
 // Python warnings (`file.py:12: UserWarning:`).
 const DATED = /^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d/;
+const DATED_LEVEL = /^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+\]?(?:\s+\S*[^\s.,;:!?]){0,3}?\s+\[?(ERROR|CRITICAL|FATAL|WARNING|WARN|INFO|DEBUG)\b/;
 const BASIC = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL):/;
 const GLOG = /^(?:\[rank\d+\]:)?\[([EWIF])[\d ]/;
 const PY_WARNING = /^\S+\.py:\d+: \w*Warning: /;
@@ -58,9 +59,10 @@ export function headerLevel(body: string): Level | null {
   if (h) return h[1] === 'ERROR' || h[1] === 'CRITICAL' ? 'error' : h[1] === 'WARNING' ? 'warning' : 'info';
   if (body.startsWith('Traceback (most recent call last)')) return 'error';
   if (DATED.test(body)) {
-    // The level sits right after the date (Ray: `2026-05-25 12:00:00,000\tERROR worker.py:…`).
-    const head = body.slice(0, 48);
-    return /\b(ERROR|CRITICAL|FATAL)\b/.test(head) ? 'error' : /\bWARN(ING)?\b/.test(head) ? 'warning' : 'info';
+    // The level is a word right after the date, at most a few tokens in (Ray:
+    // `2026-05-25 12:00:00,000\tERROR worker.py:…`, Python: `… - root - WARNING - …`); not the message.
+    const lv = DATED_LEVEL.exec(body)?.[1];
+    return lv === 'ERROR' || lv === 'CRITICAL' || lv === 'FATAL' ? 'error' : lv === 'WARNING' || lv === 'WARN' ? 'warning' : 'info';
   }
   const b = BASIC.exec(body);
   if (b) return b[1] === 'ERROR' || b[1] === 'CRITICAL' ? 'error' : b[1] === 'WARNING' ? 'warning' : 'info';
