@@ -38,7 +38,7 @@ describe('trainer lines through a RunFeed (local transport)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function open(log: string, backfillThresholdBytes?: number): RunFeed {
+  function open(log: string, backfillThresholdBytes?: number, onChange: () => void = () => {}): RunFeed {
     const target: Target = { name: 'local', host: 'local', workdir: dir, python: 'python3', backend: 'direct', slurm: { extraArgs: [] } };
     const feed = new RunFeed({
       transport,
@@ -47,7 +47,7 @@ describe('trainer lines through a RunFeed (local transport)', () => {
       logPath: log,
       statePollMs: 60_000,
       backfillThresholdBytes,
-      onChange: () => {},
+      onChange,
     });
     feeds.push(feed);
     feed.start();
@@ -81,6 +81,17 @@ describe('trainer lines through a RunFeed (local transport)', () => {
     appendFileSync(log, 'fresh start\n');
     await waitFor(() => shown(feed).at(-1) === 'fresh start', { timeoutMs: 15_000, what: 'the line after the truncation' });
     expect(shown(feed).at(-2)).toMatch(/^— log (truncated|replaced): reading it again from the start —$/);
+  });
+
+  it('a new run whose log appears after following started: its lines, with no reset note', async () => {
+    const log = join(dir, 'later.log');
+    let changes = 0;
+    const feed = open(log, undefined, () => changes++);
+    // The feed has attached (its follower looks for the file at once): the file then appears to it.
+    await waitFor(() => changes > 0, { what: 'the feed to attach' });
+    writeFileSync(log, '\x1b[37m(AReaL)\x1b[0m \x1b[37m20260525-12:00:00.000 WebGymTrain INFO: GRPO starting\x1b[0m\n');
+    await waitFor(() => shown(feed).length > 0, { timeoutMs: 15_000, what: 'the first line' });
+    expect(shown(feed)).toEqual(['(AReaL) 20260525-12:00:00.000 WebGymTrain INFO: GRPO starting']);
   });
 
   it('a long log attached through the backfill: the raw lines before the seam, marked mid-log, then the new ones', async () => {

@@ -166,6 +166,12 @@ describe('the ring', () => {
     ring.reset('truncated');
     ring.push(Buffer.from('fresh\n'));
     expect(texts(ring)).toEqual(['complete', '— log truncated: reading it again from the start —', 'fresh']);
+    // A log appearing before anything was read: no note.
+    const quiet = new TrainerLineRing();
+    quiet.push(Buffer.from('half'));
+    quiet.reset(null);
+    quiet.push(Buffer.from('first\n'));
+    expect(texts(quiet)).toEqual(['first']);
   });
 });
 

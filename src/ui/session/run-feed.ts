@@ -200,8 +200,9 @@ export class RunFeed {
   private tapRaw(e: FollowEvent): void {
     if (this.closed) return;
     if (e.type === 'reset') {
+      // A new run's log appears after following started: nothing was shown, nothing to say.
+      this.trainer.reset(e.reason === 'appeared' && this.rawOffset === 0 ? null : e.reason);
       this.rawOffset = 0;
-      this.trainer.reset(e.reason);
       return;
     }
     const end = e.offset + e.bytes.length;

@@ -124,15 +124,16 @@ export class TrainerLineRing {
     if (from < buf.length && !this.skipToNewline) this.addPending(buf.subarray(from));
   }
 
-  /** The log was truncated or replaced: what was held of the old one's last line is dropped. */
-  reset(reason: string): void {
+  /** The log was truncated or replaced: what was held of the old one's last line is dropped, and
+   *  the pane says so (`reason` null: silently, e.g. the log appearing before anything was read). */
+  reset(reason: string | null): void {
     this.pending = [];
     this.pendingLen = 0;
     this.overflow = false;
     this.skipToNewline = false;
     this.tables.clear();
     this.levels.clear();
-    this.append({ level: 'warning', text: `— log ${reason}: reading it again from the start —`, kind: 'note' });
+    if (reason) this.append({ level: 'warning', text: `— log ${reason}: reading it again from the start —`, kind: 'note' });
   }
 
   /** A line the cockpit itself adds (backfill figures, a failure to read). */
