@@ -187,7 +187,12 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   const secretTexts = [...secretValues].sort((a, b) => b.length - a.length);
   if (secretTexts.length) for (const d of diags) d.message = scrub(d.message, secretTexts);
   diags.sort(byPosition);
-  const experimentName = resolved ? resolveExperimentName(resolved) : null;
+  let experimentName: string | null = null;
+  try {
+    experimentName = resolved ? resolveExperimentName(resolved) : null;
+  } catch {
+    // A config that cannot name its experiment has diagnostics saying why; no name, no crash.
+  }
   const trialName = resolved && typeof resolved.trial_name === 'string' && resolved.trial_name !== '???' ? resolved.trial_name : null;
   const isSecret = (key: string) => isSecretKey(key, secretNames);
   const shownTree = resolvedTree && secrets.length ? redactVal(resolvedTree, secretNames, secretValues) : resolvedTree;

@@ -8,7 +8,8 @@ const pyNum = (v: unknown, isFloat: boolean): string =>
 export function inferExperimentName(cfg: Record<string, any>): string {
   const parts: string[] = [];
   const actor = cfg.actor ?? {};
-  const modelPath: string = actor.path ?? '';
+  // A wrong type here is already a type-mismatch diagnostic; the name must still not throw.
+  const modelPath: string = typeof actor.path === 'string' ? actor.path : actor.path == null ? '' : String(actor.path);
   if (modelPath) {
     const short = modelPath.split('/').pop()!.toLowerCase().replace('qwen3-vl-', 'qwen3vl').replace('-instruct', '-inst').replace('-thinking', '-think');
     parts.push(short);

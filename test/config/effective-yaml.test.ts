@@ -119,3 +119,13 @@ describe('effective YAML of the reference config under random scalar overrides (
     });
   });
 });
+
+describe('a list or mapping where the model path goes', () => {
+  it('is a diagnostic, not a crash', () => {
+    for (const o of ['actor.path=[1,2]', 'actor.path={a:1}']) {
+      const ev = evaluate(REFERENCE, [o]);
+      expect(ev.diagnostics.map((d) => d.code)).toContain('type-mismatch');
+      expect(() => ev.effectiveYaml()).not.toThrow();
+    }
+  });
+});
