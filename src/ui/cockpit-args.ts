@@ -3,21 +3,44 @@
 import type { TargetFlags } from '../runs/index.js';
 import { parseCli } from '../runs/cli-args.js';
 
+/**
+ * The target flags plus the cockpit's own `--check-nodes H1,H2`: the other hosts of a direct
+ * multi-node run (run.json does not record them), as for `awrl-tui stop`. They ride on the flags
+ * because the flags are what reaches resolveTargets (src/ui/connect.ts), which hands them to each
+ * target's connection (TargetConnection.directRunHosts).
+ */
+export interface CockpitFlags extends TargetFlags {
+  directRunHosts?: string[];
+}
+
 export interface CockpitArgs {
-  flags: TargetFlags;
+  flags: CockpitFlags;
   /** Positional words (RUN for watch; FILE OVERRIDE… after --config). */
   positional: string[];
   configFile?: string;
   overrides: string[];
 }
 
-/** `[--target T] [-F FILE] [--workdir D] … [--config FILE [OVERRIDE…]] [WORD…]`: the same target flags
- *  as the headless commands (src/runs parseCli); with --config, the words are its overrides. Throws a
- *  one-line message. */
+// The same rule as `awrl-tui stop --check-nodes` and src/remote's NODE_NAME: ssh would read a
+// leading '-' as an option, and a name with spaces or quotes is no hostname.
+const HOST_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.:@-]{0,253}$/;
+
+/** `--check-nodes H1,H2` -> ['H1', 'H2']; throws a one-line message on a name that is no host. */
+export function parseHostList(flag: string, value: string): string[] {
+  const hosts = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
+  const bad = hosts.find((h) => !HOST_NAME.test(h));
+  if (bad !== undefined) throw new Error(`${flag}: '${bad}' is not a host name`);
+  if (hosts.length === 0) throw new Error(`${flag} needs host names (H1,H2)`);
+  return hosts;
+}
+
+/** `[--target T] [-F FILE] [--workdir D] … [--check-nodes H1,H2] [--config FILE [OVERRIDE…]] [WORD…]`:
+ *  the same target flags as the headless commands (src/runs parseCli); with --config, the words are
+ *  its overrides. Throws a one-line message. */
 export function parseCockpitArgs(args: string[]): CockpitArgs {
-  const p = parseCli(args, { values: ['--config'] });
+  const p = parseCli(args, { values: ['--config', '--check-nodes'] });
+  const hosts = p.values['--check-nodes'];
+  const flags: CockpitFlags = hosts !== undefined ? { ...p.flags, directRunHosts: parseHostList('--check-nodes', hosts) } : p.flags;
   const configFile = p.values['--config'];
-  return configFile !== undefined
-    ? { flags: p.flags, positional: [], configFile, overrides: p.positional }
-    : { flags: p.flags, positional: p.positional, overrides: [] };
+  return configFile !== undefined ? { flags, positional: [], configFile, overrides: p.positional } : { flags, positional: p.positional, overrides: [] };
 }

@@ -5,19 +5,25 @@ import { openTransport } from '../remote/index.js';
 import { resolveTarget, type Target, type TargetFlags } from '../runs/index.js';
 import { readProfiles } from '../runs/cli-target.js';
 import type { TargetConnection } from './session/live-session.js';
+import type { CockpitFlags } from './cockpit-args.js';
 
-export { parseCockpitArgs, type CockpitArgs } from './cockpit-args.js';
+export { parseCockpitArgs, type CockpitArgs, type CockpitFlags } from './cockpit-args.js';
 
-/** The targets the cockpit shows: the one given with --target, else every profile. */
-export async function resolveTargets(flags: TargetFlags): Promise<Target[]> {
+/** A target with the hosts of a direct multi-node run the user named (`--check-nodes`). */
+export type CockpitTarget = Target & { directRunHosts?: string[] };
+
+/** The targets the cockpit shows: the one given with --target, else every profile. `--check-nodes`
+ *  hosts go with each (a run is found on one of them; the hosts belong to its head). */
+export async function resolveTargets(flags: TargetFlags & CockpitFlags): Promise<CockpitTarget[]> {
   // The same profile file (and AWRL_TARGETS_FILE) as the headless commands.
   const profiles = readProfiles();
+  const hosts = flags.directRunHosts?.length ? { directRunHosts: [...flags.directRunHosts] } : {};
   if (flags.target) {
     const t = resolveTarget(flags, profiles);
     if (typeof t === 'string') throw new Error(t);
-    return [t];
+    return [{ ...t, ...hosts }];
   }
-  return Object.values(profiles);
+  return Object.values(profiles).map((t) => ({ ...t, ...hosts }));
 }
 
 async function ask(question: string): Promise<string> {
@@ -30,10 +36,11 @@ async function ask(question: string): Promise<string> {
 }
 
 /** Connect every target; a target that cannot be reached is reported, not fatal, unless all fail. */
-export async function connectTargets(targets: Target[]): Promise<{ connections: TargetConnection[]; failures: string[] }> {
+export async function connectTargets(targets: CockpitTarget[]): Promise<{ connections: TargetConnection[]; failures: string[] }> {
   const results = await Promise.allSettled(
-    targets.map(async (target) => ({
+    targets.map(async ({ directRunHosts, ...target }) => ({
       target,
+      ...(directRunHosts?.length ? { directRunHosts } : {}),
       transport: await openTransport(target.host, {
         sshConfigFile: target.sshConfigFile,
         interactive: {

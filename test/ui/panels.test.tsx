@@ -108,7 +108,7 @@ describe('gpu panel', () => {
   it('extreme: 8 nodes × 8 GPUs fit or say how much is hidden', () => {
     const nodes: GpuSnapshot[] = Array.from({ length: 8 }, (_, n) => ({ node: `node${n}`, gpus: Array.from({ length: 8 }, (_, i) => ({ index: i, usedMiB: 80000, totalMiB: 81559 })) }));
     const f = draw(gpuLines({ nodes, memory: [] }, 60, 8), 60, 8);
-    expect(f).toContain('more lines');
+    expect(f).toContain('… 2 more nodes (z: zoom)');
     const wide = draw(gpuLines({ nodes, memory: [] }, 200, 40), 200, 40);
     expect(wide.match(/node\d/g)).toHaveLength(8);
   });

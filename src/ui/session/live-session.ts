@@ -4,7 +4,7 @@
 import type { Transport } from '../../remote/transport.js';
 import { launchRun, listRuns, runNodes, stopRun, type RunSummary as RunsSummary, type Target } from '../../runs/index.js';
 import { requiredSecretNames } from '../../config/index.js';
-import { GpuPoller } from '../../gpu/index.js';
+import { GpuPoller, gpuPollScope, type GpuPollScope, type GpuSnapshot as PolledGpus } from '../../gpu/index.js';
 import type { ConfigEvaluation } from '../../config/index.js';
 // Direct modules, not the indexes: src/preflight imports runs modules itself (see preflight-gate.ts).
 import { preflightGate, type GateResult } from '../../runs/preflight-gate.js';
@@ -17,10 +17,19 @@ import type { ConfigRow, GpuSnapshot, LeftoverProcess, RunState, RunSummary, Ses
 export interface TargetConnection {
   target: Target;
   transport: Transport;
+  /**
+   * The other hosts of a direct multi-node (Ray) run on this target, as the user named them
+   * (`--check-nodes H1,H2`, like `awrl-tui stop`): run.json does not record them. The GPU panel
+   * polls the head AND these; the leftover check looks on them too. Ignored for nothing else.
+   */
+  directRunHosts?: string[];
 }
 
-/** GPU polling is injected (src/gpu's poller): start it for a run, get snapshots, stop it. */
-export type GpuPollerFactory = (conn: TargetConnection, nodes: string[], onSnapshots: (s: GpuSnapshot[]) => void) => () => void;
+/**
+ * GPU polling is injected (src/gpu's poller): start it for a run on `scope` (src/gpu's
+ * gpuPollScope: which hosts, the head or not), get snapshots, stop it.
+ */
+export type GpuPollerFactory = (conn: TargetConnection, scope: GpuPollScope, onSnapshots: (s: GpuSnapshot[]) => void) => () => void;
 
 export interface LiveSessionOptions {
   targets: TargetConnection[];
@@ -206,11 +215,12 @@ export class LiveSession implements Session {
     feed.start();
     const poller = this.o.gpuPoller === undefined ? defaultGpuPoller : this.o.gpuPoller;
     if (poller) {
-      // Slurm runs (the head is a login node): one command on it fans out to the allocation's
-      // nodes (src/gpu), never one SSH channel per node. Direct runs: the head's own GPUs.
-      const nodes = run.record.backend === 'slurm' ? await slurmNodes(conn, run).catch(() => []) : [];
+      // Slurm runs (the head is a login node): the allocation's nodes. Direct runs: the head, plus
+      // the hosts the user named for a multi-node run. Either way ONE command per round on the
+      // head fans out to the nodes (src/gpu), never one SSH channel per node.
+      const scope = await runGpuScope(conn, run);
       if (this.state.selectedRunId !== runId || this.feed !== feed) return;
-      this.stopGpu = poller(conn, nodes, (s) => feed.setGpus(s));
+      this.stopGpu = poller(conn, scope, (s) => feed.setGpus(s));
     }
     this.update({ notice: null });
   }
@@ -350,12 +360,16 @@ export class LiveSession implements Session {
     return this.findRun(runId)?.conn ?? null;
   }
 
-  /** A Slurm run's nodes as its run.json recorded them (the job has ended: squeue no longer knows them). */
+  /** A Slurm run's nodes as its run.json recorded them (the job has ended: squeue no longer knows
+   *  them); a direct run's head plus the hosts the user named (like `awrl-tui stop --check-nodes`). */
   private leftoverScope(runId: string): LeftoverOptions {
-    const run = this.findRun(runId)?.run;
-    const nodes = run?.record.backend === 'slurm' ? runNodes(run.record) : [];
+    const found = this.findRun(runId);
+    const run = found?.run;
+    const hosts = found?.conn.directRunHosts ?? [];
+    const recorded = run?.record.backend === 'slurm' ? runNodes(run.record) : [];
     const onUnreachable = (f: NodeFailure[]) => this.update({ notice: `leftover check: ${f.map((x) => x.error).join('; ')}` });
-    return nodes.length ? { nodes, onUnreachable } : {};
+    if (recorded.length) return { nodes: [...new Set([...recorded, ...hosts])], includeHead: false, onUnreachable };
+    return hosts.length ? { nodes: [...hosts], includeHead: true, onUnreachable } : {};
   }
 
   private async checkLeftovers(runId: string): Promise<void> {
@@ -402,13 +416,32 @@ function leftoverView(l: LeftoverProcess & { node?: string }, spansNodes: boolea
   return { ...(spansNodes && l.node ? { node: l.node } : {}), pid: l.pid, tagged: l.tagged, otherRunId: l.otherRunId, user: l.user, cmd: l.cmd, gpuMiB: l.gpuMiB };
 }
 
-/** Hostnames of a Slurm run's current allocation ([] when not on Slurm or not running). */
-async function slurmNodes(conn: TargetConnection, run: RunsSummary): Promise<string[]> {
+/**
+ * Hostnames of a Slurm run's current allocation ([] when not on Slurm or not running). The target's
+ * setup line runs first, as for every Slurm command (it may be what puts squeue on PATH or sets
+ * SLURM_CONF); its output is dropped so that it never reads as a hostname.
+ */
+export async function slurmNodes(conn: TargetConnection, run: RunsSummary): Promise<string[]> {
   const job = [...run.record.attempts].reverse().find((a) => a.jobId)?.jobId;
   if (run.record.backend !== 'slurm' || !job) return [];
-  const r = await conn.transport.exec(['bash', '-c', 'n=$(squeue -h -j "$1" -o %N) && [ -n "$n" ] && scontrol show hostnames "$n"', 'awrl-nodes', job]);
+  const script = '[ -n "$2" ] && { eval "$2"; } >/dev/null 2>&1 </dev/null; n=$(squeue -h -j "$1" -o %N) && [ -n "$n" ] && scontrol show hostnames "$n"';
+  const r = await conn.transport.exec(['bash', '-c', script, 'awrl-nodes', job, conn.target.setup ?? '']);
   if (r.code !== 0) return [];
   return r.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+}
+
+/**
+ * Which hosts a run's GPU panel polls (src/gpu's gpuPollScope). Slurm: the live allocation, else
+ * the nodes the latest attempt recorded in run.json (squeue may not answer, or the job just ended).
+ * Direct: the head, plus the target's `directRunHosts` when the user named them.
+ */
+export async function runGpuScope(conn: TargetConnection, run: RunsSummary): Promise<GpuPollScope> {
+  let nodes: string[] = [];
+  if (run.record.backend === 'slurm') {
+    nodes = await slurmNodes(conn, run).catch(() => []);
+    if (nodes.length === 0) nodes = [...run.record.attempts].reverse().find((a) => a.nodes?.length)?.nodes ?? [];
+  }
+  return gpuPollScope(run.record.backend, nodes, conn.directRunHosts ?? []);
 }
 
 /** Budget and batch size from the run's uploaded config.yaml, through the config engine. */
@@ -426,19 +459,28 @@ async function defaultRunFacts(conn: TargetConnection, run: RunsSummary): Promis
   };
 }
 
-/** src/gpu's poller: one exec per round on the head (fanning out to `nodes` when given). */
-export const defaultGpuPoller: GpuPollerFactory = (conn, nodes, onSnapshots) => {
+/** src/gpu's snapshot as the panel reads it (unreachable and stale carried, never zero GPUs). */
+export function gpuView(n: PolledGpus): GpuSnapshot {
+  return {
+    node: n.node,
+    at: n.at,
+    gpus: n.gpus.map((g, i) => ({ index: g.index ?? i, name: g.name ?? undefined, usedMiB: g.memoryUsedMiB, totalMiB: g.memoryTotalMiB, utilPct: g.utilizationPct })),
+    ...(n.error !== undefined ? { error: n.error } : {}),
+    ...(n.unreachable ? { unreachable: true } : {}),
+    ...(n.stale ? { stale: true } : {}),
+    ...(n.figuresAt !== undefined ? { figuresAt: n.figuresAt } : {}),
+  };
+}
+
+/** src/gpu's poller: one exec per round on the head (fanning out to the scope's nodes), every 5 s;
+ *  the target's setup line runs before nvidia-smi on each node. */
+export const defaultGpuPoller: GpuPollerFactory = (conn, scope, onSnapshots) => {
   const p = new GpuPoller(conn.transport, {
-    nodes: nodes.length ? nodes : undefined,
+    ...scope,
+    setup: conn.target.setup,
+    headName: conn.target.name,
     intervalMs: 5000,
-    onSnapshot: (snaps) =>
-      onSnapshots(
-        snaps.map((n) => ({
-          node: n.node,
-          error: n.error,
-          gpus: n.gpus.map((g, i) => ({ index: g.index ?? i, name: g.name ?? undefined, usedMiB: g.memoryUsedMiB, totalMiB: g.memoryTotalMiB, utilPct: g.utilizationPct })),
-        })),
-      ),
+    onSnapshot: (snaps) => onSnapshots(snaps.map(gpuView)),
   });
   p.start();
   return () => p.stop();

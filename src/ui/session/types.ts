@@ -42,10 +42,21 @@ export interface GpuInfo {
   utilPct?: number | null;
 }
 
+/** One node's GPUs in one polling round (src/gpu's GpuSnapshot, as the panel needs it). */
 export interface GpuSnapshot {
   node: string;
+  /** This round's figures; when `stale`, the node's last good ones (read at `figuresAt`). */
   gpus: GpuInfo[];
+  /** Why this round has no figures for the node. */
   error?: string;
+  /** ms (the poller's clock) when this round's answer arrived. */
+  at?: number;
+  /** The node could not be asked: its GPUs are UNKNOWN (never shown as zero GPUs). */
+  unreachable?: boolean;
+  /** `gpus` are from an earlier round because this one failed. */
+  stale?: boolean;
+  /** When the stale figures were read (ms, the poller's clock: compare with `at`). */
+  figuresAt?: number;
 }
 
 /** The trainer's own `Memory-Usage <phase>:` figures, latest per phase. */
