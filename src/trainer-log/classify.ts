@@ -1,6 +1,7 @@
 // What a record means: error and warning kinds (trainer.md §5 "trouble signatures") and the
 // controller messages that become events.
-import type { ErrorKind, WarningKind } from './events.js';
+import type { ErrorKind, TrainerEvent, WarningKind } from './events.js';
+import type { RecordHeader } from './header.js';
 
 export function classifyError(text: string): ErrorKind {
   if (text.includes('CUDA out of memory') || text.includes('OutOfMemoryError')) return 'oom';
@@ -32,6 +33,29 @@ export function parseBatch(message: string): { waitS: number; totalS: number; ep
   const n = BATCH_EPISODES.exec(message);
   if (!w || !t || !n) return null;
   return { waitS: Number(w[1]), totalS: Number(t[1]), episodes: Number(n[1]) };
+}
+
+/** The event of a controller record (memory, batch timing, start, resume, finish), or null.
+ *  The parser asks only for the controller's own (main) records: a worker writing the same
+ *  words is not the run starting or ending. */
+export function controllerEvent(h: RecordHeader): TrainerEvent | null {
+  const msg = h.message;
+  const time = h.time;
+  if (msg.startsWith('Memory-Usage ')) {
+    const m = MEMORY.exec(msg);
+    if (m) return { type: 'memory', phase: m[1], allocatedGB: Number(m[2]), reservedGB: Number(m[3]), usedGB: Number(m[4]), totalGB: Number(m[5]), time };
+  } else if (msg.startsWith('prepare_batch/rollout:')) {
+    const b = parseBatch(msg);
+    if (b) return { type: 'batch', waitS: b.waitS, totalS: b.totalS, episodes: b.episodes, time };
+  } else if (msg.startsWith('Training completes!')) {
+    return { type: 'finished', time };
+  } else if (msg.startsWith('Resume info not found')) {
+    return { type: 'start', time };
+  } else if (msg.includes('Recovering from StepInfo(')) {
+    const m = RECOVER.exec(msg);
+    if (m) return { type: 'resume', resumeStep: Number(m[1]) + 1, time };
+  }
+  return null;
 }
 
 const CHAIN = /^(During handling of the above exception|The above exception was the direct cause)/;

@@ -4,12 +4,13 @@
 // their lines interleave in merged.log and in the controller's stdout.
 // This file is the line loop and the dispatch of records; its parts are the writers and their
 // error records (writers.ts), the pending train step (pending-step.ts, reading tables with
-// table.ts and writing JSON with step-json.ts), the controller's facts (controller-records.ts),
-// the partial line between chunks (line-carry.ts) and where events go (event-out.ts). Each part
+// table.ts and writing JSON with step-json.ts), the controller's facts (classify.ts), the
+// partial line between chunks (line-carry.ts) and where events go (event-out.ts). Each part
 // is one class (or plain functions) used from one place, so the hot calls stay monomorphic.
+// The parts are few on purpose: every ES module adds a millisecond or two to each command's start.
 import type { TrainerEvent } from './events.js';
 import { parseHeader, matchRayPrefix, matchRolePrefix, type RecordHeader } from './header.js';
-import { classifyWarning } from './classify.js';
+import { classifyWarning, controllerEvent } from './classify.js';
 import { JsonSink } from './json-sink.js';
 import { HEAD, isRoutineHeader, lastStripStop, lineEnds, stripAnsiBytes } from './line-bytes.js';
 import { bytesToUtf8 } from './text.js';
@@ -18,7 +19,6 @@ import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
 import { Writers, firstLine, type Writer } from './writers.js';
 import { StepAssembler } from './pending-step.js';
-import { controllerEvent } from './controller-records.js';
 
 export { MAX_WRITERS } from './writers.js';
 

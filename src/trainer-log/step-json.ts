@@ -1,10 +1,10 @@
-// A step's JSON line for `parse --json`, written from the printed value bytes (cell-values.ts)
+// A step's JSON line for `parse --json`, written from the printed value bytes (table-cells.ts)
 // and the per-key-set prefix bytes (stats-shapes.ts): the same bytes as eventToJsonLine of its
 // event, whose stats carry the same printed texts, with no string or object per cell. This is
 // most of the output of a log, hence bytes in, bytes out.
 import type { StepEvent } from './events.js';
 import { JsonSink, jsonNum, stepHeadJson } from './json-sink.js';
-import type { StepCells, ValueArena } from './cell-values.js';
+import type { StepCells, ValueArena } from './table-cells.js';
 import { parseNumber } from './text.js';
 import { latin1Slice } from './bytes.js';
 

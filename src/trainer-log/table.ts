@@ -4,11 +4,10 @@
 // each key cell is compared in one pass with the key at the same cell of a recent table (a run
 // prints the same layout every step, or alternates two), and value bytes are copied to an arena
 // (no string per cell). Only a key not seen at that cell before becomes a string.
-// This file is the row reader; the key memory it compares with is key-interner.ts, and the value
-// bytes it copies out go to cell-values.ts's arena.
+// This file is the row reader; the key memory it compares with and the arena its value bytes
+// are copied to are in table-cells.ts.
 import { latin1Slice } from './bytes.js';
-import { KeyInterner, keyBytes, type KeyBytes } from './key-interner.js';
-import { ValueArena, isJsonNumberBytes, type StepCells } from './cell-values.js';
+import { KeyInterner, ValueArena, isJsonNumberBytes, keyBytes, type KeyBytes, type StepCells } from './table-cells.js';
 
 export type TableLine = 'row' | 'top' | 'mid' | 'bottom' | null;
 

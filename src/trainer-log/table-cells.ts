@@ -1,0 +1,150 @@
+// What the table reader (table.ts) keeps of the cells it reads, past the row they came in.
+// Keys: a run prints the same key layout every step (or alternates two, e.g. evaluation steps
+// add keys), so each cell position remembers the key bytes it held in two recent layouts, and a
+// row's key cell is compared with them on bytes (KeyInterner); only a key new at its cell becomes
+// a string, interned, one flat copy per distinct key. Values: their printed bytes, copied to one
+// reused arena per step (ValueArena); the JSON writer (step-json.ts) copies those bytes straight
+// into its line, the event path (cellValues) makes numbers and texts of them. So the common
+// --json path makes no string per cell.
+import { bytesToUtf8, parseNumber } from './text.js';
+import { latin1Slice } from './bytes.js';
+
+// ---- Keys
+
+/** A key's latin1 bytes, and the same as little-endian 32-bit words (the whole ones), so the
+ *  row reader compares a key four bytes at a time. */
+export interface KeyBytes {
+  bytes: Uint8Array;
+  words: Int32Array;
+}
+
+/** A copy of bytes [start, end) as KeyBytes. */
+export function keyBytes(b: Uint8Array, start: number, end: number): KeyBytes {
+  const bytes = Uint8Array.prototype.slice.call(b, start, end);
+  const words = new Int32Array((end - start) >> 2);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let k = 0; k < words.length; k++) words[k] = dv.getInt32(4 * k, true);
+  return { bytes, words };
+}
+
+/** An empty array already of V8's "holey, any value" kind: both layouts' arrays then share one
+ *  hidden class, so the row reader's optimised code does not bail out on the other one. */
+function holey<T>(): T[] {
+  const a: (T | undefined)[] = [];
+  a[1] = undefined;
+  a.length = 0;
+  return a as T[];
+}
+
+/** Intern table for stats keys, bounded (cleared when full). */
+export class KeyInterner {
+  private texts = new Map<string, string>();
+  /** The keys seen at each cell position (their bytes and their text) in two recent table
+   *  layouts: tables repeat their layout, or alternate between two. */
+  readonly raws: (KeyBytes | undefined)[][] = [holey(), holey()];
+  readonly keys: (string | undefined)[][] = [holey(), holey()];
+  /** The layout that matched last (tried first). */
+  slot = 0;
+  /** Cells of the current table found in each layout; new keys are written to `fill`, the
+   *  layout the previous table used least, so the layout in use is never overwritten. */
+  hits = [0, 0];
+  fill = 1;
+
+  constructor(private readonly limit = 20_000) {}
+
+  /** A new table begins. */
+  startTable(): void {
+    if (this.hits[0] + this.hits[1] > 0) this.fill = this.hits[0] >= this.hits[1] ? 1 : 0;
+    this.hits[0] = 0;
+    this.hits[1] = 0;
+  }
+
+  /** Interns a latin1 key: one flat UTF-8-decoded copy per distinct key. */
+  text(raw: string): string {
+    const hit = this.texts.get(raw);
+    if (hit !== undefined) return hit;
+    if (this.texts.size >= this.limit) this.texts = new Map();
+    // A JSON round trip makes a flat copy: a slice would pin the whole line it came from.
+    const key = JSON.parse(JSON.stringify(raw)) as string;
+    const value = bytesToUtf8(key);
+    this.texts.set(key, value);
+    return value;
+  }
+}
+
+// ---- Values
+
+/** Where a table's cell values live: their bytes, copied out of the caller's chunk (callers may
+ *  reuse their read buffer) into one reused buffer per step, so no string is made per cell. */
+export class ValueArena {
+  buf: Buffer = Buffer.allocUnsafe(1 << 14);
+  len = 0;
+
+  add(b: Uint8Array, start: number, end: number): number {
+    const n = end - start;
+    if (this.len + n > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
+      this.buf.copy(bigger, 0, 0, this.len);
+      this.buf = bigger;
+    }
+    const at = this.len;
+    const buf = this.buf;
+    for (let i = 0; i < n; i++) buf[at + i] = b[start + i];
+    this.len = at + n;
+    return at;
+  }
+}
+
+/** The cells of a step, in the trainer's order: key, value bytes [start, end) in the arena, and
+ *  whether the printed value is already a valid JSON number (most are: `1.2345e-03`). */
+export interface StepCells {
+  /** How many cells (the arrays are reused from step to step and may be longer). */
+  n: number;
+  keys: string[];
+  starts: number[];
+  ends: number[];
+  json: boolean[];
+}
+
+/** Values and printed texts of a step's cells (for the stats object and its hidden RAW_STATS). */
+export function cellValues(cells: StepCells, arena: ValueArena): { values: (number | null)[]; raws: (string | undefined)[] } {
+  const n = cells.n;
+  const values: (number | null)[] = new Array(n);
+  const raws: (string | undefined)[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = latin1Slice(arena.buf, cells.starts[i], cells.ends[i]);
+    const v = parseNumber(s, 0, s.length);
+    values[i] = v;
+    raws[i] = v !== null && cells.json[i] ? s : undefined;
+  }
+  return { values, raws };
+}
+
+/** JSON's number grammar over bytes [a, b): -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? (Python's
+ *  `1.2345e-03` qualifies). */
+export function isJsonNumberBytes(s: Uint8Array, a: number, b: number): boolean {
+  let i = a;
+  if (i < b && s[i] === 0x2d) i++;
+  if (i >= b) return false;
+  let c = s[i];
+  if (c === 0x30) {
+    i++;
+  } else if (c >= 0x31 && c <= 0x39) {
+    while (i < b && (c = s[i]) >= 0x30 && c <= 0x39) i++;
+  } else {
+    return false;
+  }
+  if (i < b && s[i] === 0x2e) {
+    const d = ++i;
+    while (i < b && (c = s[i]) >= 0x30 && c <= 0x39) i++;
+    if (i === d) return false;
+  }
+  if (i < b && (s[i] | 0x20) === 0x65) {
+    i++;
+    if (i < b && ((c = s[i]) === 0x2b || c === 0x2d)) i++;
+    const d = i;
+    while (i < b && (c = s[i]) >= 0x30 && c <= 0x39) i++;
+    if (i === d) return false;
+  }
+  return i === b;
+}
