@@ -149,10 +149,41 @@ function setKeeping(doc: Document, path: (string | number)[], node: YNode & { co
 
 const docPath = (path: readonly string[]) => path.map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 
+type Commented = { commentBefore?: string | null; spaceBefore?: boolean; comment?: string | null };
+
+/** The comment (and blank line) above a deleted key is the file's, not the key's: it moves to the
+ *  next key of the same mapping, or after the mapping's last one. */
+function keepCommentsOfDeleted(doc: Document, path: (string | number)[]): void {
+  const parent = path.length > 1 ? doc.getIn(path.slice(0, -1), true) : doc.contents;
+  if (!isMap(parent)) return;
+  const last = String(path[path.length - 1]);
+  const i = parent.items.findIndex((p) => isScalar(p.key) && String(p.key.value) === last);
+  const key = parent.items[i]?.key as Commented | undefined;
+  if (!key || (!key.commentBefore && !key.spaceBefore)) return;
+  const next = parent.items[i + 1]?.key as Commented | undefined;
+  if (next && typeof next === 'object') {
+    if (!key.commentBefore) {
+      next.spaceBefore = true;
+      return;
+    }
+    // blank? · deleted key's comment · blank? · next key's comment · next key: a blank line inside
+    // a comment is an empty line of it (a trailing one prints before the key).
+    const lines = [key.commentBefore];
+    if (next.spaceBefore) lines.push('');
+    if (next.commentBefore) lines.push(next.commentBefore);
+    next.commentBefore = lines.join('\n');
+    next.spaceBefore = !!key.spaceBefore;
+  } else if (key.commentBefore) {
+    const p = parent as Commented;
+    p.comment = [p.comment, key.commentBefore].filter((c) => c).join('\n');
+  }
+}
+
 /** Mirror an applied override in the comment-keeping Document. */
 function editDocument(doc: Document, o: ParsedOverride, index: number): void {
   const path = docPath(o.path);
   if (o.kind === 'delete') {
+    keepCommentsOfDeleted(doc, path);
     doc.deleteIn(path);
     return;
   }

@@ -49,6 +49,12 @@ export function toYNode(v: Val): YNode {
     for (const x of v.a) s.items.push(toYNode(x));
     return s;
   }
+  if (v.t === 'missing') {
+    // Quoted: the loader (ours and OmegaConf's) reads '???' as missing either way.
+    const s = new Scalar('???');
+    s.type = 'QUOTE_SINGLE';
+    return s;
+  }
   if (v.t === 'str' && !v.v.includes('\n') && needsQuotes(v.v)) {
     const s = new Scalar(v.v);
     s.type = 'QUOTE_SINGLE';

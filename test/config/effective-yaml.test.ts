@@ -64,8 +64,14 @@ const valueArb = fc.oneof(
   fc.constantFrom('true', 'false', 'null', '', '1e-8', '5e-06', 'yes', 'off', '010', "'???'", 'inf', 'nan'),
   text.map((s) => formatOverrideValue(s)),
 );
-const setArb = fc.uniqueArray(fc.tuple(fc.constantFrom(...leaves), valueArb), { minLength: 1, maxLength: 5, selector: ([l]) => l.key });
-const samples = fc.sample(setArb, { numRuns: 60, seed: 20261129 }).map((set) => ({ set, overrides: set.map(([l, v]) => `${l.key}=${v}`) }));
+// Interpolations to keys that hold plain values in the file (and that the same sample does not
+// override, so no sample builds a cycle).
+const TARGETS = ['cluster.n_nodes', 'gconfig.n_samples', 'trial_name', 'actor.optimizer.lr', 'webgym.master_port'];
+const withInterp = fc.oneof({ weight: 5, arbitrary: valueArb }, { weight: 1, arbitrary: fc.constantFrom(...TARGETS).map((t) => `\${${t}}`) });
+const setArb = fc
+  .uniqueArray(fc.tuple(fc.constantFrom(...leaves), withInterp), { minLength: 1, maxLength: 5, selector: ([l]) => l.key })
+  .filter((set) => set.every(([, v]) => !TARGETS.some((t) => v === `\${${t}}` && set.some(([l]) => l.key === t))));
+const samples = fc.sample(setArb, { numRuns: 50, seed: 20261129 }).map((set) => ({ set, overrides: set.map(([l, v]) => `${l.key}=${v}`) }));
 
 describe('effective YAML of the reference config under random scalar overrides (property)', () => {
   let ref: RefResult[] = [];
@@ -87,7 +93,9 @@ describe('effective YAML of the reference config under random scalar overrides (
 
   it('has scalar keys to draw from, and samples', () => {
     expect(leaves.length).toBeGreaterThan(150);
-    expect(samples.length).toBe(60);
+    expect(samples.length).toBe(50);
+    expect(samples.some((s) => s.overrides.some((o) => o.includes('${')))).toBe(true);
+    expect(ref.filter((r, i) => i % 2 === 1 && 'ok' in r).length).toBeGreaterThan(samples.length * 0.8);
   });
 
   it('every line not holding an overridden key is unchanged; blank lines and comments are kept', () => {
@@ -112,10 +120,10 @@ describe('effective YAML of the reference config under random scalar overrides (
 
   it('real OmegaConf loads it to the same values as the file merged with the overrides', () => {
     samples.forEach((s, i) => {
-      const mine = ref[2 * i];
-      const theirs = ref[2 * i + 1];
-      expect(theirs, `OmegaConf applies ${s.overrides.join(' ')}`).toHaveProperty('ok');
-      expect(mine, `effective YAML of ${s.overrides.join(' ')}`).toEqual(theirs);
+      const [mine, theirs] = [ref[2 * i], ref[2 * i + 1]];
+      // '???' where others interpolate fails to resolve in both; the effective YAML must agree.
+      if ('ok' in theirs) expect(mine, `effective YAML of ${s.overrides.join(' ')}`).toEqual(theirs);
+      else expect(mine, `effective YAML of ${s.overrides.join(' ')} (OmegaConf: ${JSON.stringify(theirs)})`).toMatchObject({ stage: 'resolve', error: theirs.error });
     });
   });
 });
@@ -127,5 +135,70 @@ describe('a list or mapping where the model path goes', () => {
       expect(ev.diagnostics.map((d) => d.code)).toContain('type-mismatch');
       expect(() => ev.effectiveYaml()).not.toThrow();
     }
+  });
+});
+
+// ---- property: overrides that change the file's shape too (adds, deletes, lists) -------------
+const deletable = leaves.filter((l) => l.value !== null && !/\.\d+(\.|$)/.test(l.key));
+/** A deleted key's line, and its mapping's line when it was the only key (`scheduler: {}`). */
+const deletedLines = (key: string): number[] => {
+  const parent = key.slice(0, key.lastIndexOf('.'));
+  const siblings = parent ? parent.split('.').reduce<any>((o, k) => o?.[k], base.effective) : base.effective;
+  const o = base.originOf(parent);
+  return [base.originOf(key), ...(parent && Object.keys(siblings ?? {}).length === 1 ? [o] : [])].flatMap((x) => (x.kind === 'file' ? [x.line] : []));
+};
+const shapeArb = fc.oneof(
+  fc.constantFrom(...deletable).map((l) => ({ keys: [l.key], lines: deletedLines(l.key), text: `~${l.key}` })),
+  fc.tuple(fc.constantFrom('webgym', 'openai_config', 'actor.scheduling_spec.0.env_vars'), fc.integer({ min: 1, max: 9 }), valueArb).map(([at, n, v]) => ({ keys: [`${at}.extra_${n}`], lines: [] as number[], text: `+${at}.extra_${n}=${v}` })),
+  fc.constantFrom(...leaves).map((l) => ({ keys: [l.key], lines: [l.line], text: `${l.key}=[1,'two']` })),
+  fc.tuple(fc.constantFrom(...leaves), valueArb).map(([l, v]) => ({ keys: [l.key], lines: [l.line], text: `${l.key}=${v}` })),
+);
+// Distinct keys, and no key under another one (`~a` then `a.b=…` is a Hydra error, not our subject).
+const mixedArb = fc
+  .uniqueArray(shapeArb, { minLength: 2, maxLength: 5, selector: (o) => o.keys[0] })
+  .filter((set) => set.every((a) => set.every((b) => a === b || !b.keys[0].startsWith(`${a.keys[0]}.`))));
+const mixed = fc.sample(mixedArb, { numRuns: 25, seed: 1130 });
+
+describe('effective YAML under overrides that change its shape (property)', () => {
+  let ref: RefResult[] = [];
+  const outputs: string[] = [];
+  beforeAll(() => {
+    const cases: RefCase[] = [];
+    for (const set of mixed) {
+      const overrides = set.map((o) => o.text);
+      const y = show(REFERENCE, overrides);
+      outputs.push(y);
+      const parsed = overrides.map((t) => {
+        const p = parseOverride(t);
+        return { kind: p.kind, key: p.key, ...(p.value ? { value: toTyped(p.value) } : {}) };
+      });
+      cases.push({ kind: 'yaml', text: y }, { kind: 'apply', text: REFERENCE, overrides: parsed });
+    }
+    ref = runOmegaConf(cases);
+  });
+
+  it('samples resolve in OmegaConf mostly (so the comparison is about values)', () => {
+    expect(ref.filter((r, i) => i % 2 === 1 && 'ok' in r).length).toBeGreaterThan(mixed.length / 2);
+  });
+  it('keeps every other line, in order (blank lines and comments included)', () => {
+    const before = REFERENCE.split('\n');
+    mixed.forEach((set, i) => {
+      const touched = new Set(set.flatMap((o) => o.lines.map((l) => l - 1)));
+      const kept = before.filter((_, n) => !touched.has(n));
+      const after = outputs[i].split('\n');
+      let j = 0;
+      for (const line of after) if (j < kept.length && line === kept[j]) j++;
+      expect(kept.slice(j, j + 1), set.map((o) => o.text).join(' ')).toEqual([]);
+    });
+  });
+
+  it('real OmegaConf loads it to the same values as the file merged with the overrides', () => {
+    mixed.forEach((set, i) => {
+      const what = set.map((o) => o.text).join(' ');
+      const [mine, theirs] = [ref[2 * i], ref[2 * i + 1]];
+      // Deleting a key others interpolate fails to resolve in both; the effective YAML must agree.
+      if ('ok' in theirs) expect(mine, `effective YAML of ${what}`).toEqual(theirs);
+      else expect(mine, `effective YAML of ${what} (OmegaConf: ${JSON.stringify(theirs)})`).toMatchObject({ stage: 'resolve', error: theirs.error });
+    });
   });
 });
