@@ -135,6 +135,15 @@ describe('secret values in other messages', () => {
     expect(ev.diagnostics.filter((d) => d.code === 'secret-in-config')).toEqual([]);
     expect(ev.effectiveYaml()).toContain('wandb_api_key: ${oc.env:WANDB_API_KEY}');
   });
+  it('in a flow mapping, a block scalar, behind an alias, as a number: <redacted> on its line', () => {
+    const show = (t: string) => evaluate(t).effectiveYaml();
+    expect(show('webgym: {cpu_cluster_token: sk-abc-123456, x: 1}\n\nseed: 1\n')).toBe("webgym: {cpu_cluster_token: '<redacted>', x: 1}\n\nseed: 1\n");
+    expect(show('webgym:\n  cpu_cluster_token: |\n    sk-abc-123456\n\nseed: 1\n')).toBe('webgym:\n  cpu_cluster_token: <redacted>\n\nseed: 1\n');
+    expect(show('webgym:\n  cpu_cluster_token: 12345678\n')).toBe('webgym:\n  cpu_cluster_token: <redacted>\n');
+    const aliased = show('a: &s sk-abc-123456\nwebgym:\n  cpu_cluster_token: *s\n');
+    expect(aliased).not.toContain('sk-abc-123456');
+    expect(aliased).toContain('  cpu_cluster_token: <redacted>');
+  });
   it('an empty secret key is not a secret', () => {
     const ev = evaluate(REFERENCE, ['++stats_logger.wandb.wandb_api_key=']);
     expect(ev.diagnostics.filter((d) => d.code === 'secret-in-config')).toEqual([]);
