@@ -20,7 +20,7 @@ export interface TargetConnection {
   /**
    * The other hosts of a direct multi-node (Ray) run on this target, as the user named them
    * (`--check-nodes H1,H2`, like `awrl-tui stop`): run.json does not record them. The GPU panel
-   * polls the head AND these; the leftover check looks on them too. Ignored for nothing else.
+   * polls the head AND these; the leftover check looks on them too. Slurm runs ignore them.
    */
   directRunHosts?: string[];
 }
@@ -365,10 +365,10 @@ export class LiveSession implements Session {
   private leftoverScope(runId: string): LeftoverOptions {
     const found = this.findRun(runId);
     const run = found?.run;
-    const hosts = found?.conn.directRunHosts ?? [];
+    const hosts = run?.record.backend === 'direct' ? (found?.conn.directRunHosts ?? []) : [];
     const recorded = run?.record.backend === 'slurm' ? runNodes(run.record) : [];
     const onUnreachable = (f: NodeFailure[]) => this.update({ notice: `leftover check: ${f.map((x) => x.error).join('; ')}` });
-    if (recorded.length) return { nodes: [...new Set([...recorded, ...hosts])], includeHead: false, onUnreachable };
+    if (recorded.length) return { nodes: recorded, onUnreachable };
     return hosts.length ? { nodes: [...hosts], includeHead: true, onUnreachable } : {};
   }
 
@@ -433,7 +433,8 @@ export async function slurmNodes(conn: TargetConnection, run: RunsSummary): Prom
 /**
  * Which hosts a run's GPU panel polls (src/gpu's gpuPollScope). Slurm: the live allocation, else
  * the nodes the latest attempt recorded in run.json (squeue may not answer, or the job just ended).
- * Direct: the head, plus the target's `directRunHosts` when the user named them.
+ * Direct: the head, plus the target's `directRunHosts` when the user named them (never added to a
+ * Slurm run: its GPUs are on its allocation only).
  */
 export async function runGpuScope(conn: TargetConnection, run: RunsSummary): Promise<GpuPollScope> {
   let nodes: string[] = [];
@@ -441,7 +442,7 @@ export async function runGpuScope(conn: TargetConnection, run: RunsSummary): Pro
     nodes = await slurmNodes(conn, run).catch(() => []);
     if (nodes.length === 0) nodes = [...run.record.attempts].reverse().find((a) => a.nodes?.length)?.nodes ?? [];
   }
-  return gpuPollScope(run.record.backend, nodes, conn.directRunHosts ?? []);
+  return gpuPollScope(run.record.backend, nodes, run.record.backend === 'direct' ? (conn.directRunHosts ?? []) : []);
 }
 
 /** Budget and batch size from the run's uploaded config.yaml, through the config engine. */
