@@ -139,6 +139,13 @@ describe('the live session polls a run\'s GPUs where the run is', () => {
     ]);
   });
 
+  it('direct run with hosts: the leftover check looks on the hosts too (node3 said unreachable)', async () => {
+    await session!.actions.checkLeftovers('direct-20261129-111500-0001');
+    const st = session!.getState();
+    expect(st.leftovers).toMatchObject({ phase: 'found', runId: 'direct-20261129-111500-0001', list: [] });
+    expect(st.notice).toMatch(/^leftover check: node3: /);
+  });
+
   it('Slurm run squeue no longer knows: the nodes its latest attempt recorded, not the login node', async () => {
     const gpus = await open('slurm-ended-20261129-111500-0002', 'the ended Slurm run', (g) => g.length === 1 && g[0].gpus.length > 0);
     // The target's direct-run hosts (node3) are not added to a Slurm run.
