@@ -2,7 +2,7 @@
 // the same lines, byte for byte, as eventToJsonLine of each event TrainerLogParser returns, but a
 // step's line is written from the printed value bytes, so no string or object is made per cell.
 import { TrainerLogParser, type ParserOptions } from './parser.js';
-import { JsonSink } from './json-sink.js';
+import { JsonSink } from './json.js';
 
 export class JsonLinesParser {
   private readonly sink = new JsonSink();

@@ -1,11 +1,13 @@
-// JSON Lines form of an event: `type` first, then the fields in contract order (the parser builds
-// every event with `type` as its first property, so JSON.stringify keeps that order).
-// Non-finite numbers (inf in a stats table) become null, as JSON has no spelling for them.
+// JSON Lines form of events. eventToJsonLine: `type` first, then the fields in contract order
+// (the parser builds every event with `type` as its first property, so JSON.stringify keeps that
+// order). Non-finite numbers (inf in a stats table) become null, as JSON has no spelling for them.
 // Step events from the parser carry the printed text of their values (`1.2345e-03` is already a
 // JSON number): writing those texts is several times cheaper than formatting 200 doubles.
+// JsonSink: the same lines as bytes, gathered in one reused buffer: `awrl-tui parse --json` writes
+// a whole chunk's worth of lines with one write, and a step's line is assembled from the printed
+// value bytes and per-key-set prefix bytes without building a string (see JsonLinesParser).
 import type { StepEvent, TrainerEvent } from './events.js';
 import { rawStatsOf } from './stats-shapes.js';
-import { jsonNum as num, stepHeadJson } from './json-sink.js';
 
 export function eventToJsonLine(e: TrainerEvent): string {
   if (e.type === 'step') {
@@ -23,8 +25,88 @@ function stepJson(e: StepEvent, prefixes: string[], raws: (string | undefined)[]
   for (let i = 0; i < prefixes.length; i++) {
     const r = raws[i];
     parts[j++] = i > 0 ? ',' + prefixes[i] : prefixes[i];
-    parts[j++] = r !== undefined ? r : num(values[i]);
+    parts[j++] = r !== undefined ? r : jsonNum(values[i]);
   }
   parts[j] = '}}';
   return parts.join('');
+}
+
+export class JsonSink {
+  private buf: Buffer = Buffer.allocUnsafe(1 << 20);
+  len = 0;
+
+  /** Room for n more bytes. */
+  reserve(n: number): Buffer {
+    if (this.len + n > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
+      this.buf.copy(bigger, 0, 0, this.len);
+      this.buf = bigger;
+    }
+    return this.buf;
+  }
+
+  /** A string as UTF-8 (lone surrogates become U+FFFD, as Buffer.from(s, 'utf8') does). */
+  text(s: string): void {
+    const buf = this.reserve(s.length * 3);
+    this.len += buf.write(s, this.len, 'utf8');
+  }
+
+  /** One JSON line: the text and its newline. */
+  line(s: string): void {
+    this.text(s);
+    this.byte(10);
+  }
+
+  byte(c: number): void {
+    this.reserve(1)[this.len++] = c;
+  }
+
+  bytes(src: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    const buf = this.reserve(n);
+    let at = this.len;
+    if (n > 64) {
+      buf.set(src.subarray(start, end), at);
+    } else {
+      for (let i = start; i < end; i++) buf[at++] = src[i];
+    }
+    this.len += n;
+  }
+
+  /** The bytes gathered since the last take(); valid until the next write to the sink. */
+  take(): Uint8Array {
+    const out = this.buf.subarray(0, this.len);
+    this.len = 0;
+    return out;
+  }
+}
+
+/** `{"type":"step",…,"stats":{` — the part of a step's JSON line before its stats. */
+export function stepHeadJson(e: Omit<StepEvent, 'stats'>): string {
+  return (
+    `{"type":"step","epoch":${jsonNum(e.epoch)},"epochs":${jsonNum(e.epochs)},"step":${jsonNum(e.step)},"stepsPerEpoch":${jsonNum(e.stepsPerEpoch)},` +
+    `"globalStep":${jsonNum(e.globalStep)},"totalSteps":${jsonNum(e.totalSteps)},"time":${JSON.stringify(e.time)},"stats":{`
+  );
+}
+
+/** A number as JSON.stringify writes it; non-finite numbers (inf in a stats table) become null. */
+export function jsonNum(v: number | null): string {
+  return v === null || !Number.isFinite(v) ? 'null' : String(v);
+}
+
+/** The JSON line of the parser's most frequent small events, written field by field: the same
+ *  text as JSON.stringify of the object literals the parser builds for them (same field order,
+ *  numbers and nulls alike), without walking an object. Other events: undefined. */
+export function smallEventJson(e: TrainerEvent): string | undefined {
+  switch (e.type) {
+    case 'memory':
+      return `{"type":"memory","phase":${JSON.stringify(e.phase)},"allocatedGB":${jsonNum(e.allocatedGB)},"reservedGB":${jsonNum(e.reservedGB)},"usedGB":${jsonNum(e.usedGB)},"totalGB":${jsonNum(e.totalGB)},"time":${JSON.stringify(e.time)}}`;
+    case 'batch':
+      return `{"type":"batch","waitS":${jsonNum(e.waitS)},"totalS":${jsonNum(e.totalS)},"episodes":${jsonNum(e.episodes)},"time":${JSON.stringify(e.time)}}`;
+    case 'warning':
+      if (e.source === undefined) return undefined;
+      return `{"type":"warning","message":${JSON.stringify(e.message)},"kind":${JSON.stringify(e.kind)},"time":${JSON.stringify(e.time)},"source":${JSON.stringify(e.source)}}`;
+    default:
+      return undefined;
+  }
 }

@@ -1,6 +1,6 @@
 // The unterminated last line of a chunk, kept until the chunk that ends it: chunks are cut
 // anywhere, and the parser must see the same lines as if it were fed the whole input.
-import { asBuffer } from './bytes.js';
+import { asBuffer } from './text.js';
 
 export class LineCarry {
   /** Copies of the line's pieces (callers may reuse their buffers for the next read). */

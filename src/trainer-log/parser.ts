@@ -11,10 +11,9 @@
 import type { TrainerEvent } from './events.js';
 import { parseHeader, matchRayPrefix, matchRolePrefix, type RecordHeader } from './header.js';
 import { classifyWarning, controllerEvent } from './classify.js';
-import { JsonSink } from './json-sink.js';
+import { JsonSink } from './json.js';
 import { HEAD, isRoutineHeader, lastStripStop, lineEnds, stripAnsiBytes } from './line-bytes.js';
-import { bytesToUtf8 } from './text.js';
-import { asBuffer, latin1Slice } from './bytes.js';
+import { asBuffer, bytesToUtf8, latin1Slice } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
 import { Writers, firstLine, type Writer } from './writers.js';

@@ -3,10 +3,9 @@
 // event, whose stats carry the same printed texts, with no string or object per cell. This is
 // most of the output of a log, hence bytes in, bytes out.
 import type { StepEvent } from './events.js';
-import { JsonSink, jsonNum, stepHeadJson } from './json-sink.js';
+import { JsonSink, jsonNum, stepHeadJson } from './json.js';
 import type { StepCells, ValueArena } from './table-cells.js';
-import { parseNumber } from './text.js';
-import { latin1Slice } from './bytes.js';
+import { latin1Slice, parseNumber } from './text.js';
 
 export function writeStepJson(sink: JsonSink, head: Omit<StepEvent, 'stats'>, prefixes: Uint8Array[], cells: StepCells, arena: ValueArena): void {
   sink.text(stepHeadJson(head));

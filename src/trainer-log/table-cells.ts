@@ -6,8 +6,7 @@
 // reused arena per step (ValueArena); the JSON writer (step-json.ts) copies those bytes straight
 // into its line, the event path (cellValues) makes numbers and texts of them. So the common
 // --json path makes no string per cell.
-import { bytesToUtf8, parseNumber } from './text.js';
-import { latin1Slice } from './bytes.js';
+import { bytesToUtf8, latin1Slice, parseNumber } from './text.js';
 
 // ---- Keys
 

@@ -6,7 +6,7 @@
 // (no string per cell). Only a key not seen at that cell before becomes a string.
 // This file is the row reader; the key memory it compares with and the arena its value bytes
 // are copied to are in table-cells.ts.
-import { latin1Slice } from './bytes.js';
+import { latin1Slice } from './text.js';
 import { KeyInterner, ValueArena, isJsonNumberBytes, keyBytes, type KeyBytes, type StepCells } from './table-cells.js';
 
 export type TableLine = 'row' | 'top' | 'mid' | 'bottom' | null;

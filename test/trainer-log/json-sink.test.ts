@@ -2,7 +2,7 @@
 // for any field values (odd numbers, unicode, lone surrogates, quotes, control characters).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { smallEventJson } from '../../src/trainer-log/json-sink.js';
+import { smallEventJson } from '../../src/trainer-log/json.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 
 const num = fc.oneof(fc.double(), fc.constantFrom(0, -0, NaN, Infinity, -Infinity, 1e21, 5e-324), fc.integer());
