@@ -6,11 +6,12 @@
 import { CliError, EXIT } from './errors.js';
 import { openSplash } from '../ui/chrome.js';
 import type { ScreenId } from '../ui/keys.js';
-import type { TargetFlags } from '../runs/index.js';
+import type { CockpitFlags } from '../ui/cockpit-args.js';
 import type { LiveSessionOptions } from '../ui/session/live-session.js';
 
 export interface CockpitFlow {
-  flags: TargetFlags;
+  /** Target flags as parsed (with the cockpit's own, e.g. --check-nodes), handed to resolveTargets. */
+  flags: CockpitFlags;
   /** The screen the splash paints and the cockpit opens on. */
   screen: ScreenId;
   /** What the splash says while connecting. */
