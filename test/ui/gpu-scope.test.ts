@@ -31,6 +31,7 @@ let slurm: SlurmCluster;
 let transport: LocalTransport;
 let session: LiveSession | undefined;
 let jobId = '';
+let heldJobId = '';
 const savedSshConfig = process.env.AWRL_NODE_SSH_CONFIG;
 /** Every scope the session asked a poller for, in order. */
 const scopes: GpuPollScope[] = [];
@@ -74,6 +75,9 @@ beforeAll(async () => {
   jobId = execFileSync('sbatch', ['--parsable', '-c', '1', '--wrap', 'sleep 300'], { env: slurm.env, cwd: slurm.dir, encoding: 'utf8' }).trim().split(';')[0];
   await waitFor(() => execFileSync('squeue', ['-h', '-j', jobId, '-o', '%T'], { env: slurm.env, encoding: 'utf8' }).trim() === 'RUNNING', { timeoutMs: 30_000, what: `Slurm job ${jobId} to run` });
 
+  // A queued job (held until the test releases it): its run has no node yet.
+  heldJobId = execFileSync('sbatch', ['--parsable', '--hold', '-c', '1', '--wrap', 'sleep 300'], { env: slurm.env, cwd: slurm.dir, encoding: 'utf8' }).trim().split(';')[0];
+  writeRun('slurm-queued-20261129-111500-0004', 'slurm', { jobId: heldJobId });
   writeRun('direct-20261129-111500-0001', 'direct', { pid: 999_999 });
   writeRun('slurm-ended-20261129-111500-0002', 'slurm', { jobId: '999999', nodes: ['node2'] });
   writeRun('slurm-live-20261129-111500-0003', 'slurm', { jobId, nodes: ['some-old-node'] });
@@ -95,7 +99,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await session?.close();
   await transport?.close();
-  if (jobId) execFileSync('scancel', [jobId], { env: slurm.env });
+  for (const id of [jobId, heldJobId]) if (id) execFileSync('scancel', [id], { env: slurm.env });
   await Promise.all([node2?.stop(), slurm?.stop()]);
   if (savedSshConfig === undefined) delete process.env.AWRL_NODE_SSH_CONFIG;
   else process.env.AWRL_NODE_SSH_CONFIG = savedSshConfig;
@@ -157,5 +161,18 @@ describe('the live session polls a run\'s GPUs where the run is', () => {
   it('Slurm run with a live job: its allocation as squeue names it (after the target\'s setup line)', async () => {
     await open('slurm-live-20261129-111500-0003', 'the live Slurm run', () => true);
     expect(scopes.at(-1)).toEqual({ nodes: [HOST], includeHead: false });
+  });
+
+  it('Slurm run opened while queued: once its job runs, the poller moves to the allocation', async () => {
+    const runId = 'slurm-queued-20261129-111500-0004';
+    await open(runId, 'the queued Slurm run', () => true);
+    expect(scopes.at(-1)).toEqual({}); // no node of its own yet
+    const before = scopes.length;
+    execFileSync('scontrol', ['release', heldJobId], { env: slurm.env });
+    await waitFor(() => execFileSync('squeue', ['-h', '-j', heldJobId, '-o', '%T'], { env: slurm.env, encoding: 'utf8' }).trim() === 'RUNNING', { timeoutMs: 30_000, what: `Slurm job ${heldJobId} to run` });
+    // The runs list (every 5 s in the cockpit; asked for here) is what notices the job started.
+    await waitFor(() => (session!.actions.refreshRuns(), scopes.length > before), { timeoutMs: 20_000, intervalMs: 500, what: 'the poller to be restarted' });
+    expect(scopes.slice(before)).toEqual([{ nodes: [HOST], includeHead: false }]);
+    expect(session!.getState().selectedRunId).toBe(runId);
   });
 });

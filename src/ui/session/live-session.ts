@@ -70,6 +70,9 @@ export class LiveSession implements Session {
   private readonly raw = new Map<string, RunsSummary[]>();
   private feed: RunFeed | null = null;
   private stopGpu: (() => void) | null = null;
+  /** What the selected run's GPU poller was started for (a Slurm run's scope is derived again when
+   *  its allocation changes: the job left the queue, an auto-resume attempt got other nodes). */
+  private gpu: { runId: string; allocation: string; scope: string; poller: GpuPollerFactory } | null = null;
   private timers: NodeJS.Timeout[] = [];
   private unsubs: (() => void)[] = [];
   private configSource: ConfigSource | null = null;
@@ -159,6 +162,7 @@ export class LiveSession implements Session {
     try {
       const runs = await listRuns(c.transport, c.target, { tailBytes: 64 * 1024 });
       this.raw.set(c.target.name, runs);
+      void this.followAllocation(c);
       this.patchTarget(c.target.name, { runs: runs.map((r) => toSummary(r, c.target.name)), error: undefined });
     } catch (err) {
       this.patchTarget(c.target.name, { error: err instanceof Error ? err.message : String(err) });
@@ -183,6 +187,7 @@ export class LiveSession implements Session {
     this.stopGpu?.();
     this.feed = null;
     this.stopGpu = null;
+    this.gpu = null;
     this.update({ selectedRunId: runId, run: null });
     if (runId) void this.open(runId);
   }
@@ -221,8 +226,24 @@ export class LiveSession implements Session {
       const scope = await runGpuScope(conn, run);
       if (this.state.selectedRunId !== runId || this.feed !== feed) return;
       this.stopGpu = poller(conn, scope, (s) => feed.setGpus(s));
+      this.gpu = { runId, allocation: allocationKey(run), scope: JSON.stringify(scope), poller };
     }
     this.update({ notice: null });
+  }
+
+  /** A Slurm run opened while queued polls no node of its own yet: once the list shows its
+   *  allocation changed, the scope is derived again and the poller restarted on the new one. */
+  private async followAllocation(c: TargetConnection): Promise<void> {
+    const gpu = this.gpu;
+    const feed = this.feed;
+    const run = gpu && this.raw.get(c.target.name)?.find((r) => r.runId === gpu.runId);
+    if (!gpu || !feed || !run || run.record.backend !== 'slurm' || allocationKey(run) === gpu.allocation) return;
+    gpu.allocation = allocationKey(run);
+    const scope = await runGpuScope(c, run);
+    if (this.gpu !== gpu || this.feed !== feed || this.closed || JSON.stringify(scope) === gpu.scope) return;
+    this.stopGpu?.();
+    gpu.scope = JSON.stringify(scope);
+    this.stopGpu = gpu.poller(c, scope, (s) => feed.setGpus(s));
   }
 
   private evaluateConfig(draft: { key: string; text: string } | null): void {
@@ -428,6 +449,12 @@ export async function slurmNodes(conn: TargetConnection, run: RunsSummary): Prom
   const r = await conn.transport.exec(['bash', '-c', script, 'awrl-nodes', job, conn.target.setup ?? '']);
   if (r.code !== 0) return [];
   return r.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+}
+
+/** What a Slurm run's allocation depends on, as the run list sees it. */
+function allocationKey(run: RunsSummary): string {
+  const last = run.record.attempts.at(-1);
+  return [run.state, run.record.attempts.length, last?.jobId ?? '', (last?.nodes ?? []).join(',')].join('|');
 }
 
 /**
