@@ -3,7 +3,8 @@
 // the head over a real ssh hop (a test-only ssh_config given through AWRL_NODE_SSH_CONFIG, the way
 // a user would), "node3" a closed port on 127.0.0.3, and a real one-node Slurm cluster for the live
 // allocation. Each host's fake nvidia-smi (test/preflight/fixtures) answers from its own data dir,
-// so figures shown for node2 can only have come through node2's sshd.
+// so figures shown for node2 can only have come through node2's sshd. Last, the real command
+// (`awrl-tui watch RUN --check-nodes node2,node3`, built dist/) in tmux shows the same panel.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,13 +19,17 @@ import type { GpuSnapshot } from '../../src/ui/session/types.js';
 import { lineText } from '../../src/ui/lines.js';
 import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
 import { freePort, startSshd, type SshdHandle } from '../harness/sshd.js';
+import { TmuxSession } from '../harness/tmux.js';
 import { waitFor } from '../harness/wait.js';
+import { BIN } from './sim-run.js';
 
 const FAKE_SMI_DIR = new URL('../preflight/fixtures', import.meta.url).pathname;
 const H100 = 'NVIDIA H100 80GB HBM3';
 const HOST = hostname().split('.')[0];
 
 let dir: string;
+let nodesConfig: string;
+let headSmiDir: string;
 let workdir: string;
 let node2: SshdHandle;
 let slurm: SlurmCluster;
@@ -66,7 +71,8 @@ beforeAll(async () => {
     `Host ${name}`, `  HostName ${addr}`, `  Port ${port}`, `  User ${node2.user}`, `  IdentityFile ${node2.identityFile}`,
     '  IdentitiesOnly yes', `  UserKnownHostsFile ${node2.knownHostsFile}`, '  GlobalKnownHostsFile /dev/null', '  StrictHostKeyChecking yes',
   ];
-  const nodesConfig = join(dir, 'nodes_ssh_config');
+  nodesConfig = join(dir, 'nodes_ssh_config');
+  headSmiDir = smi.head;
   writeFileSync(nodesConfig, [...hostBlock('node2', '127.0.0.2', node2.port), ...hostBlock('node3', '127.0.0.3', closedPort)].join('\n') + '\n');
   // The head is this process's machine: the fan-out reads the variable from its environment.
   process.env.AWRL_NODE_SSH_CONFIG = nodesConfig;
@@ -174,5 +180,29 @@ describe('the live session polls a run\'s GPUs where the run is', () => {
     await waitFor(() => (session!.actions.refreshRuns(), scopes.length > before), { timeoutMs: 20_000, intervalMs: 500, what: 'the poller to be restarted' });
     expect(scopes.slice(before)).toEqual([{ nodes: [HOST], includeHead: false }]);
     expect(session!.getState().selectedRunId).toBe(runId);
+  });
+});
+
+describe('awrl-tui watch RUN --check-nodes H1,H2 (the real command in tmux)', () => {
+  it('the dashboard\'s GPU panel shows the head, node2 through its sshd, node3 unreachable', async () => {
+    const targets = join(dir, 'targets.yaml');
+    const setup = `export PATH='${FAKE_SMI_DIR}':"$PATH" AWRL_FAKE_SMI_DIR="\${AWRL_FAKE_SMI_DIR:-${headSmiDir}}"`;
+    writeFileSync(targets, `targets:\n  box:\n    host: local\n    workdir: ${workdir}\n    setup: ${JSON.stringify(setup)}\n`);
+    const t = await TmuxSession.start({
+      command: `sh -c 'node ${BIN} watch direct-20261129-111500-0001 --target box --check-nodes node2,node3; echo EXITED=$?; exec sleep 600'`,
+      env: { AWRL_TARGETS_FILE: targets, AWRL_NODE_SSH_CONFIG: nodesConfig },
+      width: 120,
+      height: 40,
+    });
+    try {
+      const screen = await t.waitForScreen((x) => /node3\s+unreachable/.test(x) && /node2\s+0\s+[█░]+ 68\/80G/.test(x), 'the three nodes in the GPU panel', 30_000);
+      expect(screen).toMatch(/─ GPU memory ─+ 3 nodes · 6 GPUs · 1 unreachable ─/);
+      expect(screen).toMatch(/box\s+0\s+[█░]+ 10\/80G\s+1\s+[█░]+ 11\/80G/);
+      expect(screen).toMatch(/node3\s+unreachable: ssh to the node failed/);
+      await t.type('q');
+      await t.waitForScreen((x) => x.includes('EXITED=0'), 'the cockpit to quit', 15_000);
+    } finally {
+      await t.kill();
+    }
   });
 });
