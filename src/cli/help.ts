@@ -1,7 +1,8 @@
 export const HELP = `awrl-tui: a terminal cockpit for AsyncWebRL training runs
 
 Usage:
-  awrl-tui                              open the cockpit (needs a terminal)
+  awrl-tui [--target T] [--check-nodes H1,H2]
+                                        open the cockpit (needs a terminal)
   awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]
                                         run the simulated trainer locally and open the cockpit on it
   awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]
@@ -9,7 +10,8 @@ Usage:
                                         validate, pre-flight the target, then start a run (headless)
   awrl-tui --launch --resume RUN --target T [--follow] [--json] [--skip-preflight]
                                         relaunch a run with the same config, experiment and trial
-  awrl-tui watch RUN [--target T]       open the dashboard of one run
+  awrl-tui watch RUN [--target T] [--check-nodes H1,H2]
+                                        open the dashboard of one run
   awrl-tui runs --target T [--json]     list runs on a target with their live state
   awrl-tui stop RUN [--target T] [--grace S] [--yes] [--check-nodes H1,H2]
                                         stop a run (SIGTERM, grace, SIGKILL; scancel on Slurm), then
@@ -49,10 +51,15 @@ Launch options:
   --reconnect-timeout S   with --follow: give up (exit 4) after S seconds without a connection (300)
   --accept-new-host-key   trust a host key seen for the first time (otherwise refused)
 
+Cockpit and watch options:
+  --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
+                          leftover check cover them too, through one ssh fan-out on the head
+
 Stop options:
   --grace S               seconds between SIGTERM and SIGKILL (default 10)
   --yes, -y               also stop leftover processes tagged with the run, without asking
                           (untagged GPU holders are only listed; nothing is matched by name)
+  --check-nodes H1,H2     also look for leftovers on these hosts (a direct multi-node run)
 
 Exit codes: 0 ok, 1 run failed, 2 bad input (config errors, bad arguments), 3 run stopped,
 4 connection lost beyond --reconnect-timeout.
