@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
 import { Lines } from '../../src/ui/lines-view.js';
-import { trainerLogLines } from '../../src/ui/panels/log.js';
+import { compactHeader, trainerLogLines } from '../../src/ui/panels/log.js';
 import { sampleRunView } from '../../src/ui/session/sample-run.js';
 import { StaticSession } from '../../src/ui/session/static-session.js';
 import { TrainerLineRing } from '../../src/ui/session/trainer-lines.js';
@@ -42,10 +42,11 @@ describe('trainer view of the log pane', () => {
     const f = draw(full, 70, 8);
     const rows = f.split('\n');
     expect(rows[0]).toMatch(/^─ Log ─+ trainer · all \d+-\d+\/\d+ · L: events ─$/);
-    expect(rows.at(-1)).toBe('(AReaL) 20260525-16:40:12.885 RLTrainer INFO: Training completes! Tot…');
+    // The header is shown as its time of day: the tag, date and milliseconds would fill the pane.
+    expect(rows.at(-1)).toMatch(/^16:40:12 RLTrainer INFO: Training completes! Total time elapsed .*…$/);
     expect([...rows.at(-1)!].length).toBe(70);
     expect(f).toContain('  [stats table: 160 keys]');
-    expect(f).toContain('(AReaL) 20260525-16:40:12.885 StatsLogger INFO: Epoch 1/10 Step 12/16…');
+    expect(f).toContain('16:40:12 StatsLogger INFO: Epoch 1/10 Step 12/16 Train step 12/16');
     expect(f).not.toMatch(/[╒│├╘]/);
     expect(f).not.toContain('\x1b');
   });
@@ -140,7 +141,7 @@ describe('the log pane in the cockpit', () => {
     const r = renderInk(<App session={s} initialScreen="log" size={{ columns: 100, rows: 30 }} colors={false} clock={() => NOW} />);
     try {
       const f = await waitForFrame(r, (x) => x.includes('Training completes!'), 'the log screen');
-      expect(f).toContain('(AReaL) 20260525-16:40:12.885 RLTrainer INFO: Training completes! Total time elapsed 1234.56.');
+      expect(f).toContain('16:40:12 RLTrainer INFO: Training completes! Total time elapsed 1234.56.');
       expect(maxLineWidth(f)).toBeLessThanOrEqual(100);
     } finally {
       r.unmount();
@@ -202,5 +203,15 @@ describe('leftover check from the Runs screen', () => {
     } finally {
       r.unmount();
     }
+  });
+});
+
+describe('compactHeader', () => {
+  it('shows an AReaL header as its time of day, after any role or Ray prefix; other lines as they are', () => {
+    expect(compactHeader('(AReaL) 20260525-16:40:12.885 RLTrainer INFO: done')).toBe('16:40:12 RLTrainer INFO: done');
+    expect(compactHeader('[main]    (AReaL) 20260525-16:40:12.885 RLTrainer INFO: x')).toBe('[main]    16:40:12 RLTrainer INFO: x');
+    expect(compactHeader('(RayRPCServer pid=1, ip=10.0.0.1) (AReaL) 20260525-16:40:12 W INFO: y')).toBe('(RayRPCServer pid=1, ip=10.0.0.1) 16:40:12 W INFO: y');
+    expect(compactHeader('worker said (AReaL) 2026 not a header')).toBe('worker said (AReaL) 2026 not a header');
+    expect(compactHeader('  File "x.py", line 1')).toBe('  File "x.py", line 1');
   });
 });

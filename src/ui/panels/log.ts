@@ -64,6 +64,17 @@ function filterTrainer(lines: readonly TrainerLine[], problemsOnly: boolean, sea
 
 const MISSING_EARLIER = '… earlier lines not loaded';
 
+/** `(AReaL) 20261129-11:14:47.751 ` → `11:14:47 `: in a pane 60 columns wide the tag, the date
+ *  and the milliseconds would take half the line, and the pane is for reading the messages.
+ *  A role or Ray prefix before the header is kept. */
+const AREAL_HEAD = /\(AReaL\) \d{8}-(\d\d:\d\d:\d\d)(?:\.\d+)? /;
+export function compactHeader(text: string): string {
+  const at = text.indexOf('(AReaL) ');
+  if (at < 0 || at > 160) return text;
+  const m = AREAL_HEAD.exec(text.slice(at, at + 40));
+  return m && m.index === 0 ? text.slice(0, at) + m[1] + ' ' + text.slice(at + m[0].length) : text;
+}
+
 export function trainerLogLines(p: TrainerLogProps, width: number, height: number): Line[] {
   const lines = filterTrainer(p.view.lines, p.problemsOnly, p.search);
   // Where the lines begin mid-log, the first row says so (it scrolls with the lines).
@@ -85,7 +96,7 @@ export function trainerLogLines(p: TrainerLogProps, width: number, height: numbe
       continue;
     }
     const l = lines[i - g];
-    const seg: Seg = { t: fitCells(l.text, width) };
+    const seg: Seg = { t: fitCells(compactHeader(l.text), width) };
     if (l.level === 'error') seg.c = 'bad';
     else if (l.level === 'warning') seg.c = 'warn';
     else if (l.kind) seg.c = 'dim';
