@@ -2,7 +2,7 @@
 // JsonSink as JSON Lines (JsonLinesParser). One object shared by the parser and its parts (the
 // writers' records, the pending step), so they all emit in the one order of the input.
 import type { TrainerEvent, WarningEvent, WarningKind } from './events.js';
-import { JsonSink, eventToJsonLine, smallEventJson } from './json.js';
+import { eventToJsonLine, smallEventJson, type JsonSink } from './json.js';
 
 export class EventOut {
   /** The events of the current push/end/flushIdle call (when there is no sink). */

@@ -11,7 +11,7 @@
 import type { TrainerEvent } from './events.js';
 import { parseHeader, matchRayPrefix, matchRolePrefix, type RecordHeader } from './header.js';
 import { classifyWarning, controllerEvent } from './classify.js';
-import { JsonSink } from './json.js';
+import type { JsonSink } from './json.js';
 import { HEAD, isRoutineHeader, lastStripStop, lineEnds, stripAnsiBytes } from './line-bytes.js';
 import { asBuffer, bytesToUtf8, latin1Slice } from './text.js';
 import { EventOut } from './event-out.js';
