@@ -4,12 +4,12 @@
 // through the setup line). Median and max of 5 rounds each. Figures are printed, never asserted.
 // Every process started here is stopped by PID.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, rmSync, mkdirSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, writeFileSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { openTransport } from '../../dist/remote/index.js';
 import { GpuPoller } from '../../dist/gpu/index.js';
+import { descendants, freePort } from './bench-util.mjs';
 
 const ADDR = '127.0.0.2';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -22,36 +22,11 @@ async function until(cond, what, timeoutMs = 30_000) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, ADDR, () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function descendants(pid) {
-  const kids = new Map();
-  for (const n of readdirSync('/proc')) {
-    if (!/^\d+$/.test(n)) continue;
-    try {
-      const st = readFileSync(`/proc/${n}/stat`, 'utf8');
-      const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
-      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(n)]);
-    } catch {}
-  }
-  const out = [];
-  const visit = (p) => (kids.get(p) ?? []).forEach((c) => (visit(c), out.push(c)));
-  visit(pid);
-  return out;
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'awrl-gpu-bench-'));
 let sshdPid = null;
 try {
   mkdirSync('/run/sshd', { recursive: true });
-  const port = await freePort();
+  const port = await freePort(ADDR);
   for (const k of ['host', 'client']) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, k)]);
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client.pub')));
   const cfg = join(dir, 'sshd_config');

@@ -4,11 +4,12 @@
 //  - time from a connection reset (RST through a TCP proxy) to resumed delivery
 // Figures are printed, never asserted. Every process started here is stopped by PID.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, appendFileSync, readFileSync, rmSync, mkdirSync, readdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, appendFileSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
 import { createServer, createConnection } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { openTransport } from '../../dist/remote/index.js';
+import { descendants, freePort } from './bench-util.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(cond, what, timeoutMs = 30_000) {
@@ -19,31 +20,6 @@ async function until(cond, what, timeoutMs = 30_000) {
   }
 }
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function descendants(pid) {
-  const kids = new Map();
-  for (const n of readdirSync('/proc')) {
-    if (!/^\d+$/.test(n)) continue;
-    try {
-      const st = readFileSync(`/proc/${n}/stat`, 'utf8');
-      const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
-      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(n)]);
-    } catch {}
-  }
-  const out = [];
-  const visit = (p) => (kids.get(p) ?? []).forEach((c) => (visit(c), out.push(c)));
-  visit(pid);
-  return out;
-}
 
 async function startSshd(dir) {
   mkdirSync('/run/sshd', { recursive: true });

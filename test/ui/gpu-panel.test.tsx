@@ -1,23 +1,13 @@
-/** @jsxRuntime classic */
 // The GPU panel with several nodes, drawn through Ink: nodes grouped under their name; a node that
 // could not be asked is one "unreachable" line (never zero GPUs); a node's kept figures are dim with
 // their age; a short panel summarises each node on one line and never spills out of its box.
-import React from 'react';
 import { describe, expect, it } from 'vitest';
 import { lineText, type Line, type Seg } from '../../src/ui/lines.js';
-import { Lines } from '../../src/ui/lines-view.js';
 import { gpuLines, gpuSummary, nodeProblem, shortGpuName } from '../../src/ui/panels/gpu.js';
 import type { GpuInfo, GpuSnapshot } from '../../src/ui/session/types.js';
-import { maxLineWidth, renderInk, stripSgr } from './helpers.js';
+import { drawLines } from './draw-lines.js';
 
-function draw(lines: Line[], width: number, height: number): string {
-  const r = renderInk(<Lines lines={lines} width={width} height={height} colors={false} />);
-  const f = stripSgr(r.lastFrame() ?? '');
-  r.unmount();
-  expect(maxLineWidth(f)).toBeLessThanOrEqual(width);
-  expect(f.split('\n').length).toBeLessThanOrEqual(height);
-  return f;
-}
+const draw = drawLines;
 
 const H100 = 'NVIDIA H100 80GB HBM3';
 const gpus = (used: number[], util: number[] = used.map(() => 95)): GpuInfo[] =>

@@ -1,10 +1,7 @@
-/** @jsxRuntime classic */
 // Each panel with empty, normal and extreme data, drawn through Ink: frames stay inside their box
 // and say the right things.
-import React from 'react';
 import { describe, expect, it } from 'vitest';
 import type { Line } from '../../src/ui/lines.js';
-import { Lines } from '../../src/ui/lines-view.js';
 import { alertsLines } from '../../src/ui/panels/alerts.js';
 import { gpuLines } from '../../src/ui/panels/gpu.js';
 import { headerLines } from '../../src/ui/panels/header.js';
@@ -13,16 +10,9 @@ import { rewardLines } from '../../src/ui/panels/reward.js';
 import { stalenessLines } from '../../src/ui/panels/staleness.js';
 import { throughputLines } from '../../src/ui/panels/throughput.js';
 import type { Alert, DashboardFigures, GpuSnapshot, LogLine } from '../../src/ui/session/types.js';
-import { maxLineWidth, renderInk, stripSgr } from './helpers.js';
+import { drawLines } from './draw-lines.js';
 
-function draw(lines: Line[], width: number, height: number): string {
-  const r = renderInk(<Lines lines={lines} width={width} height={height} colors={false} />);
-  const f = stripSgr(r.lastFrame() ?? '');
-  r.unmount();
-  expect(maxLineWidth(f)).toBeLessThanOrEqual(width);
-  expect(f.split('\n').length).toBeLessThanOrEqual(height);
-  return f;
-}
+const draw = drawLines;
 
 const SIZES: [number, number][] = [[40, 8], [60, 12], [118, 20]];
 const long = Array.from({ length: 10_000 }, (_, i) => 0.1 + 0.5 * (1 - Math.exp(-i / 2000)) + (i % 7) * 0.01);
