@@ -21,7 +21,7 @@ import { dashboardBody, dashboardHeader } from './screens/dashboard.js';
 import { helpLines } from './screens/help.js';
 import { leftoverLines } from './screens/leftovers.js';
 import { flatRuns, runsLines } from './screens/runs.js';
-import type { Session, SessionState } from './session/types.js';
+import { ENDED_STATES as ENDED, type Session, type SessionState } from './session/types.js';
 import { initialUiState, reduceKey, type Effect, type KeyContext, type KeyInfo, type UiState } from './ui-state.js';
 import { colorsEnabled } from './theme.js';
 
@@ -41,8 +41,6 @@ export interface AppProps {
   /** Draw through this painter (a real terminal) instead of Ink's renderer. */
   painter?: TerminalPainter;
 }
-
-const ENDED = new Set(['finished', 'failed', 'stopped', 'timeout']);
 
 function statusLine(state: SessionState, ui: UiState): Line {
   if (ui.confirm?.kind === 'quit') return [{ t: 'A launch is in progress. Quit the cockpit anyway (the run is not stopped)? y/n', c: 'warn', bold: true }];

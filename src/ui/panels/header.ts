@@ -1,7 +1,7 @@
 // The dashboard's two header lines: who/where/how connected, then progress and timing.
 import { formatAge } from '../format.js';
 import type { Line, Seg } from '../lines.js';
-import type { ConnectionState, DashboardFigures, RunState } from '../session/types.js';
+import { ENDED_STATES, type ConnectionState, type DashboardFigures, type RunState } from '../session/types.js';
 
 export interface HeaderProps {
   runId: string;
@@ -38,10 +38,13 @@ export function headerLines(p: HeaderProps): Line[] {
   const step = f.step !== null ? `step ${f.step}/${f.totalSteps ?? '?'}` : 'step —';
   const epoch = f.epoch !== null ? `epoch ${f.epoch}/${f.epochs ?? '?'}` : 'epoch —';
   const ageS = f.lastStepAt !== null ? Math.max(0, (p.now - f.lastStepAt) / 1000) : null;
-  const elapsedS = f.startedAt !== null ? Math.max(0, (p.now - f.startedAt) / 1000) : null;
+  // An ended run's clock stops at its last record, and it has no ETA (nor a late step).
+  const ended = ENDED_STATES.has(p.runState);
+  const until = ended ? (f.endedAt ?? null) : p.now;
+  const elapsedS = f.startedAt !== null && until !== null ? Math.max(0, (until - f.startedAt) / 1000) : null;
   // The ETA was estimated at the last step: count it down since then.
-  const etaS = f.etaS !== null && ageS !== null ? Math.max(0, f.etaS - ageS) : f.etaS;
-  const stale = ageS !== null && f.stepTimeS !== null && ageS > 3 * f.stepTimeS;
+  const etaS = ended ? null : f.etaS !== null && ageS !== null ? Math.max(0, f.etaS - ageS) : f.etaS;
+  const stale = !ended && ageS !== null && f.stepTimeS !== null && ageS > 3 * f.stepTimeS;
   return [
     [
       { t: p.runId, bold: true },

@@ -12,7 +12,7 @@ import { TrainerLogParser } from '../../trainer-log/index.js';
 import { followRun, watchRunState, type RunFollower, type RunStateWatcher, type Target } from '../../runs/index.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
 import { formatNumber } from '../format.js';
-import type { Alert, DashboardFigures, GpuSnapshot, LogLine, RunState, RunSummary, RunView, SeriesSource } from './types.js';
+import { ENDED_STATES, type Alert, type DashboardFigures, type GpuSnapshot, type LogLine, type RunState, type RunSummary, type RunView, type SeriesSource } from './types.js';
 
 export interface RunFacts {
   consumerBatchSize?: number;
@@ -108,6 +108,9 @@ export class RunFeed {
   private gpus: GpuSnapshot[] = [];
   private startedAt: number | null = null;
   private lastArrivalAt: number | null = null;
+  /** Trainer time (epoch ms) of the latest record read: where an ended run's clock stops. */
+  private lastRecordAt: number | null = null;
+  private draining = false;
   private readonly clock: () => number;
   readonly series: SeriesSource;
 
@@ -139,6 +142,7 @@ export class RunFeed {
       intervalMs: this.o.statePollMs,
       onChange: (s) => {
         this.summary = { ...this.summary, state: s.state as RunState };
+        if (ENDED_STATES.has(s.state)) void this.drainEnded();
         this.changed();
       },
       onError: (m) => this.pushLog({ seq: 0, level: 'warning', time: null, text: m }),
@@ -217,6 +221,32 @@ export class RunFeed {
 
   private closed = false;
 
+  /**
+   * The run has ended: once everything written is read, close the records still open. A dying
+   * trainer's traceback is the last thing it writes, and the parser closes an error record only
+   * when the next record starts, which never comes: without this the failure would never reach
+   * the event log or the alerts. Following goes on (a Slurm run may be resubmitted).
+   */
+  private async drainEnded(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        if (this.closed) return;
+        const f = this.follower;
+        const st = f ? await this.o.transport.stat(this.o.logPath).catch(() => null) : null;
+        if ((f && (!st || f.offset >= st.size)) || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const events = this.follower?.parser.flushIdle() ?? [];
+      for (const e of events) this.ingest(e, false);
+      if (events.length) this.changed();
+    } finally {
+      this.draining = false;
+    }
+  }
+
   ingest(e: TrainerEvent, notify = true): void {
     this.store.ingest(e);
     this.health.ingest(e);
@@ -228,6 +258,8 @@ export class RunFeed {
       if (this.startedAt === null) this.startedAt = localTimeMs(e.time);
     }
     if ((e.type === 'start' || e.type === 'resume') && this.startedAt === null) this.startedAt = localTimeMs(e.time);
+    const at = 'time' in e ? localTimeMs(e.time) : null;
+    if (at !== null && (this.lastRecordAt === null || at > this.lastRecordAt)) this.lastRecordAt = at;
     const line = eventLogLine(e, 0);
     if (line) this.appendLog(line);
     this.dirty = true;
@@ -273,10 +305,13 @@ export class RunFeed {
     const f = deriveFigures(this.store, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness });
     const last = this.store.lastStepEvent;
     const now = this.clock();
-    const alerts: Alert[] = [
+    const ended = ENDED_STATES.has(this.summary.state);
+    const all: Alert[] = [
       ...evaluateAlerts(this.store, this.events, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness, lastStepArrivedAt: this.lastArrivalAt ?? undefined, wallNow: now }),
       ...this.health.evaluate({ now: new Date(now), maxHeadOffpolicyness: facts.maxHeadOffpolicyness, recoverFreqSecs: facts.recoverFreqSecs }),
     ];
+    // An ended run has no step coming: a stall alert would send the user hunting a hang.
+    const alerts = ended ? all.filter((a) => a.id !== 'stall' && !a.id.startsWith('health/stall')) : all;
     const figures: DashboardFigures = {
       step: f.globalStep,
       totalSteps: f.totalSteps,
@@ -289,6 +324,7 @@ export class RunFeed {
       episodesPerS: f.episodesPerS,
       trainTokensPerS: f.trainTokensPerS,
       rolloutWaitS: this.store.lastBatch?.waitS ?? this.store.latest('timeperf/rollout'),
+      endedAt: ended ? (this.lastRecordAt ?? localTimeMs(last?.time)) : null,
     };
     const summary: RunSummary = {
       ...this.summary,

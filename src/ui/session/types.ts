@@ -123,7 +123,12 @@ export interface DashboardFigures {
   rolloutWaitS: number | null;
   /** Step time per series (seconds), aligned with the store's steps (for the throughput chart). */
   stepTimes?: number[];
+  /** Epoch ms of the run's last log record once it has ended (elapsed stops there); else null. */
+  endedAt?: number | null;
 }
+
+/** Run states after which nothing more happens (the leftover check is offered, clocks stop). */
+export const ENDED_STATES: ReadonlySet<string> = new Set(['finished', 'failed', 'stopped', 'timeout']);
 
 export interface RunView {
   summary: RunSummary;

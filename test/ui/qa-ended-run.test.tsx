@@ -1,0 +1,59 @@
+/** @jsxRuntime classic */
+// QA: a run that dies (the simulator's CUDA OOM: a traceback is the last thing the trainer
+// writes, then it exits 1), watched live in the cockpit. Once the run is `failed`, the error must
+// reach the event log and the alerts (nothing will ever follow the traceback to close its record),
+// no "no new step for a while" stall alert may advise hunting a hang in a run that has ended, and
+// the header must not count an ETA down nor the elapsed time up.
+import React from 'react';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { App } from '../../src/ui/app.js';
+import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
+import { renderInk, waitForFrame, type Rendered } from './helpers.js';
+import { launchSim, type SimRun } from './sim-run.js';
+import { waitFor } from '../harness/wait.js';
+
+describe('a run that failed while watched', () => {
+  let sim: SimRun;
+  let session: LiveSession;
+  let r: Rendered;
+  let now = Date.now();
+
+  beforeAll(async () => {
+    const saved = { speed: process.env.AWRL_SIM_SPEED, fault: process.env.AWRL_SIM_FAULT };
+    process.env.AWRL_SIM_SPEED = '400';
+    process.env.AWRL_SIM_FAULT = 'oom@4';
+    try {
+      sim = await launchSim(['++trial_name=qa-oom']);
+    } finally {
+      process.env.AWRL_SIM_FAULT = saved.fault;
+      if (saved.fault === undefined) delete process.env.AWRL_SIM_FAULT;
+      process.env.AWRL_SIM_SPEED = saved.speed;
+    }
+    session = createLiveSession({ targets: [{ target: sim.target, transport: sim.transport }], openRunId: sim.runId, runsPollMs: 500, statePollMs: 300, gpuPoller: null, clock: () => now });
+    r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} frameMs={50} clock={() => now} />);
+  }, 60_000);
+
+  afterAll(async () => {
+    r?.unmount();
+    await session?.close();
+    await sim?.stop();
+  });
+
+  it('shows the error in the event log and the alerts, no stall alert, no running ETA', async () => {
+    await waitFor(() => session.getState().run?.summary.state === 'failed', { timeoutMs: 40_000, what: 'the run to fail' });
+    // Long after the end: a live run would have stalled many times over.
+    now += 10 * 60_000;
+    const view = await waitFor(() => {
+      const v = session.getState().run;
+      return v && v.log.some((l) => l.level === 'error') ? v : null;
+    }, { timeoutMs: 10_000, what: 'the OOM error in the event log' });
+    expect(view.log.find((l) => l.level === 'error')!.text).toMatch(/Training step failed|OutOfMemory|CUDA/);
+    expect(view.alerts.some((a) => a.severity === 'error')).toBe(true);
+    expect(view.alerts.map((a) => a.id).filter((id) => id === 'stall' || id.startsWith('health/stall'))).toEqual([]);
+    r.stdin.write('L');
+    const f = await waitForFrame(r, (x) => /failed/.test(x) && x.includes('warnings+errors'), 'the failed dashboard in the event view', 5000);
+    expect(f).toMatch(/ETA —/);
+    expect(f).not.toMatch(/elapsed 1\d min/);
+    expect(f).not.toContain('No new step for a while');
+  }, 60_000);
+});
