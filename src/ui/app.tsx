@@ -18,9 +18,9 @@ import { connectionText, headerLines } from './panels/header.js';
 import { logPaneLines } from './panels/log.js';
 import { configLines, confirmLaunchLines } from './screens/config.js';
 import { dashboardBody, dashboardHeader } from './screens/dashboard.js';
-import { helpLines } from './screens/help.js';
+import { helpLines, helpScrollMax } from './screens/help.js';
 import { leftoverLines } from './screens/leftovers.js';
-import { flatRuns, runsLines } from './screens/runs.js';
+import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type Session, type SessionState } from './session/types.js';
 import { initialUiState, reduceKey, type Effect, type KeyContext, type KeyInfo, type UiState } from './ui-state.js';
 import { colorsEnabled } from './theme.js';
@@ -104,7 +104,7 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
       const r = state.run;
       return lineText(headerLines({ runId: r.summary.id, target: r.summary.target, connection: r.connection, connectionAt: r.connectionAt, runState: r.summary.state, figures: r.figures, now: t })[1]) + lineText(headerLines({ runId: '', target: '', connection: r.connection, connectionAt: r.connectionAt, runState: r.summary.state, figures: r.figures, now: t })[0]);
     }
-    return flatRuns(state.targets)
+    return flatRuns(withLiveRun(state.targets, state.run?.summary))
       .map((r) => (r.lastStepAt === null ? '' : formatAge((t - r.lastStepAt) / 1000)))
       .join('|') + state.targets.map((x) => lineText([connectionText(x.connection)])).join('|');
   };
@@ -159,7 +159,7 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   );
 
   useInput((input, key) => {
-    const ctx = keyContext(session.getState(), Math.max(1, bodyH - 4));
+    const ctx = { ...keyContext(session.getState(), Math.max(1, bodyH - 4)), helpScrollMax: helpScrollMax(width, bodyH) };
     // Fast typing and pastes (and tmux send-keys) arrive as one chunk: feed it key by key, so
     // "/seed" opens the finder and then types "seed". Control characters are never text.
     const plain = !key.ctrl && !key.meta && !key.return && !key.tab && !key.backspace && !key.delete;
@@ -198,12 +198,12 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   );
 
   let body: Line[];
-  if (ui.help) body = helpLines(width);
+  if (ui.help) body = helpLines(width, bodyH, ui.helpScroll);
   // The session's current pre-flight/leftover phase, not the frame-sampled one: the key that opened
   // the dialog started a new check, and the previous result must not show for a frame as if current.
   else if (ui.confirm?.kind === 'launch' && state.config) body = confirmLaunchLines(state.config, width, session.getState().preflight, bodyH);
   else if (ui.confirm?.kind === 'leftovers') body = leftoverLines(session.getState().leftovers, ui.confirm.runId, width);
-  else if (ui.screen === 'dashboard') body = [...frame(dashboardHeader(state.run, now), width, 2), ...(dashboard ?? [])];
+  else if (ui.screen === 'dashboard') body = [...frame(dashboardHeader(state.run, now, width), width, 2), ...(dashboard ?? [])];
   else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, ui, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {
@@ -211,7 +211,7 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
     const adding = ui.input?.kind === 'add' ? ui.input.text : null;
     const c = configLines(state.config, { cursor: ui.configCursor, editing, adding }, width, bodyH, state.preflight);
     body = c.right ? hstack([{ lines: c.left, width: c.leftWidth }, { lines: c.right, width: width - c.leftWidth - 1 }], bodyH) : c.left;
-  } else body = runsLines(state.targets, ui.runsCursor, now, width, bodyH);
+  } else body = runsLines(withLiveRun(state.targets, state.run?.summary), ui.runsCursor, now, width, bodyH);
 
   const lines: Line[] = tooSmall
     ? wrapPlain(`Terminal too small (${width}×${size.rows}): awrl-tui needs at least ${MIN_COLUMNS}×${MIN_ROWS}. Enlarge it, or q to quit.`, width, Math.min(height, 3))

@@ -47,6 +47,15 @@ export function fit(text: string, width: number): string {
   return text.slice(0, width - 1) + '…';
 }
 
+/** Cut in the middle to `width` columns: for names whose end tells them apart (run ids end in
+ *  -YYYYMMDD-HHMMSS-xxxx, so cutting the end would make every run of an experiment look alike). */
+export function fitMiddle(text: string, width: number): string {
+  if (text.length <= width) return text;
+  if (width <= 2) return fit(text, width);
+  const head = Math.floor((width - 1) / 3);
+  return text.slice(0, head) + '…' + text.slice(text.length - (width - 1 - head));
+}
+
 /** Cut or pad to exactly `width` columns. */
 export function cell(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   const t = fit(text, width);

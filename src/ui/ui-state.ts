@@ -23,7 +23,8 @@ export interface KeyInfo {
 
 export type Confirm = { kind: 'quit' } | { kind: 'stop'; runId: string } | { kind: 'launch' } | { kind: 'leftovers'; runId: string };
 export type TextInput =
-  | { kind: 'search'; text: string }
+  /** `prev`: the search before this one was opened (the filter is live while typing; Ctrl-c restores it). */
+  | { kind: 'search'; text: string; prev: string }
   | { kind: 'find'; text: string; from: number }
   | { kind: 'edit'; key: string; text: string }
   | { kind: 'add'; text: string };
@@ -42,6 +43,8 @@ export function findRow(rows: KeyContext['configRows'], text: string, from: numb
 export interface UiState {
   screen: ScreenId;
   help: boolean;
+  /** Rows the help is scrolled down (it is longer than a small terminal). */
+  helpScroll: number;
   confirm: Confirm | null;
   input: TextInput | null;
   runsCursor: number;
@@ -88,12 +91,14 @@ export interface KeyContext {
   leftovers?: { phase: 'idle' | 'checking' | 'found' | 'stopping' | 'stopped' | 'failed'; tagged: number };
   /** Runs of the Runs screen that have ended (the leftover check is offered for them). */
   endedRuns?: ReadonlySet<string>;
+  /** How far the help overlay can scroll at this size (0: it fits). */
+  helpScrollMax?: number;
   /** The selected run has the trainer's own lines (otherwise the pane shows only the event view). */
   trainerLines?: boolean;
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {
-  return { screen, help: false, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'trainer', trainerProblemsOnly: false };
+  return { screen, help: false, helpScroll: 0, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'trainer', trainerProblemsOnly: false };
 }
 
 type Result = { state: UiState; effects: Effect[] };
@@ -114,6 +119,7 @@ function move(key: KeyInfo, input: string, page: number): number {
 function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx: KeyContext): Result {
   if (key.ctrl && (input === 'c' || input === 'g')) {
     if (t.kind === 'find') return same({ ...s, input: null, configCursor: t.from });
+    if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.prev, logScroll: 0 });
     return same({ ...s, input: null }, t.kind === 'edit' ? [{ kind: 'draft', draft: null }] : []);
   }
   if (key.return) {
@@ -169,7 +175,12 @@ function handleConfirm(s: UiState, c: Confirm, input: string, ctx: KeyContext): 
 }
 
 export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyContext): Result {
-  if (s.help) return same({ ...s, help: false });
+  if (s.help) {
+    // Arrows and page keys scroll a help longer than the screen; any other key closes it.
+    const d = move(key, input, ctx.page);
+    if (d && (ctx.helpScrollMax ?? 0) > 0) return same({ ...s, helpScroll: Math.max(0, Math.min(s.helpScroll + d, ctx.helpScrollMax ?? 0)) });
+    return same({ ...s, help: false });
+  }
   if (s.confirm) return handleConfirm(s, s.confirm, input, ctx);
   if (s.input) return handleInput(s, s.input, input, key, ctx);
 
@@ -179,7 +190,7 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
   }
   // Ctrl/Meta chords (tmux's Ctrl-b prefix, Ctrl-j/k) and a lone Esc (which tmux delays) do nothing.
   if (key.ctrl || key.meta || key.escape) return same(s);
-  if (input === '?') return same({ ...s, help: true });
+  if (input === '?') return same({ ...s, help: true, helpScroll: 0 });
   if (key.tab) {
     const i = SCREENS.indexOf(s.screen);
     const next = SCREENS[(i + (key.shift ? SCREENS.length - 1 : 1)) % SCREENS.length];
@@ -211,7 +222,7 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
       const trainerView = s.logView === 'trainer' && ctx.trainerLines === true;
       if (input === 'a') return same(trainerView ? { ...s, trainerProblemsOnly: !s.trainerProblemsOnly, logScroll: 0 } : { ...s, logAll: !s.logAll, logScroll: 0 });
       if (input === 'L' && ctx.trainerLines) return same({ ...s, logView: s.logView === 'trainer' ? 'events' : 'trainer', logScroll: 0 });
-      if (input === '/') return same({ ...s, input: { kind: 'search', text: s.logSearch } });
+      if (input === '/') return same({ ...s, input: { kind: 'search', text: s.logSearch, prev: s.logSearch } });
       const run = ctx.selectedRun;
       if (input === 'o' && s.screen === 'dashboard' && run?.ended) {
         return same({ ...s, confirm: { kind: 'leftovers', runId: run.id } }, [{ kind: 'checkLeftovers', runId: run.id }]);

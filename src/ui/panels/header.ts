@@ -1,5 +1,5 @@
 // The dashboard's two header lines: who/where/how connected, then progress and timing.
-import { formatAge } from '../format.js';
+import { fitMiddle, formatAge } from '../format.js';
 import type { Line, Seg } from '../lines.js';
 import { ENDED_STATES, type ConnectionState, type DashboardFigures, type RunState } from '../session/types.js';
 
@@ -11,6 +11,9 @@ export interface HeaderProps {
   figures: DashboardFigures;
   connectionAt: number;
   now: number;
+  /** Columns: in a narrow terminal the run id is cut in its middle and the least useful figures
+   *  are left out, so the run state and the age of the last step stay on screen. */
+  width?: number;
 }
 
 export function connectionText(c: ConnectionState, sinceMs = 0): Seg {
@@ -45,20 +48,18 @@ export function headerLines(p: HeaderProps): Line[] {
   // The ETA was estimated at the last step: count it down since then.
   const etaS = ended ? null : f.etaS !== null && ageS !== null ? Math.max(0, f.etaS - ageS) : f.etaS;
   const stale = !ended && ageS !== null && f.stepTimeS !== null && ageS > 3 * f.stepTimeS;
+  const width = p.width ?? Infinity;
+  const conn = connectionText(p.connection, Math.max(0, p.now - p.connectionAt));
+  const state = runStateSeg(p.runState);
+  const rest = ` on ${p.target} │ ${conn.t} │ ${state.t}`.length;
+  const id = fitMiddle(p.runId, Math.max(12, width - rest));
+  // Figures by how much they are missed when left out: the epoch, then the elapsed time, then the ETA.
+  const age: Seg = { t: ageS === null ? '—' : `${formatAge(ageS)} ago`, c: stale ? 'warn' : undefined };
+  const parts = [`  ${epoch}`, `  elapsed ${formatAge(elapsedS)}`, `  ETA ${formatAge(etaS)}`];
+  const fixed = step.length + '  last step '.length + age.t.length;
+  while (parts.length && fixed + parts.join('').length > width) parts.shift();
   return [
-    [
-      { t: p.runId, bold: true },
-      { t: ' on ' },
-      { t: p.target, c: 'accent' },
-      { t: ' │ ' },
-      connectionText(p.connection, Math.max(0, p.now - p.connectionAt)),
-      { t: ' │ ' },
-      runStateSeg(p.runState),
-    ],
-    [
-      { t: step, bold: true },
-      { t: `  ${epoch}  elapsed ${formatAge(elapsedS)}  ETA ${formatAge(etaS)}  last step ` },
-      { t: ageS === null ? '—' : `${formatAge(ageS)} ago`, c: stale ? 'warn' : undefined },
-    ],
+    [{ t: id, bold: true }, { t: ' on ' }, { t: p.target, c: 'accent' }, { t: ' │ ' }, conn, { t: ' │ ' }, state],
+    [{ t: step, bold: true }, { t: `${parts.join('')}  last step ` }, age],
   ];
 }

@@ -1,18 +1,38 @@
-// The help overlay: every key from KEY_HELP, grouped by where it applies.
-import { cell, fit } from '../format.js';
+// The help overlay: every key from KEY_HELP, grouped by where it applies. Descriptions wrap
+// rather than being cut; when the list is longer than the screen (80x24 and smaller) it scrolls
+// under a fixed title, and the last row says there is more, so no key is out of reach.
+import { cell, wrap } from '../format.js';
 import { KEY_HELP } from '../keys.js';
 import { titleLine, type Line } from '../lines.js';
 
-export function helpLines(width: number): Line[] {
-  const out: Line[] = [titleLine('Help — keys', width)];
+const KEY_COL = 17;
+
+/** Every row of the help below its title, for `width` columns. */
+export function helpRows(width: number): Line[] {
+  const out: Line[] = [];
   let where = '';
+  const textW = Math.max(10, width - KEY_COL - 2);
   for (const k of KEY_HELP) {
     if (k.where !== where) {
       where = k.where;
       out.push([{ t: where === 'input' ? 'while typing' : where, c: 'accent', bold: true }]);
     }
-    out.push([{ t: '  ' + cell(k.keys, 17), bold: true }, { t: fit(k.what, width - 19) }]);
+    wrap(k.what, textW).forEach((part, i) => out.push([{ t: '  ' + cell(i === 0 ? k.keys : '', KEY_COL), bold: true }, { t: part }]));
   }
-  out.push([{ t: 'Press any key to close.', c: 'dim' }]);
   return out;
+}
+
+/** How far the help can scroll in `height` rows (title and footer included). */
+export function helpScrollMax(width: number, height: number): number {
+  return Math.max(0, helpRows(width).length - Math.max(1, height - 2));
+}
+
+export function helpLines(width: number, height = Infinity, scroll = 0): Line[] {
+  const rows = helpRows(width);
+  const room = Math.max(1, height - 2);
+  if (rows.length <= room) return [titleLine('Help — keys', width), ...rows, [{ t: 'Press any key to close.', c: 'dim' }]];
+  const top = Math.max(0, Math.min(scroll, rows.length - room));
+  const end = top + room;
+  const footer = end < rows.length ? `↓ more (${top + 1}-${end} of ${rows.length}) · ↑ ↓ PgUp PgDn scroll · any other key closes` : 'Press any key to close. (↑ PgUp: back up)';
+  return [titleLine('Help — keys', width), ...rows.slice(top, end), [{ t: footer, c: 'dim' }]];
 }

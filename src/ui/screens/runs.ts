@@ -1,5 +1,5 @@
 // Runs screen: targets and their runs (state, step, reward, age of the last step).
-import { cell, fit, formatAge, formatNumber, ageSeconds } from '../format.js';
+import { cell, fit, fitMiddle, formatAge, formatNumber, ageSeconds } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import { connectionText, runStateSeg } from '../panels/header.js';
 import type { RunSummary, TargetSummary } from '../session/types.js';
@@ -7,6 +7,13 @@ import type { RunSummary, TargetSummary } from '../session/types.js';
 /** Runs in display order: the cursor indexes this list. */
 export function flatRuns(targets: TargetSummary[]): RunSummary[] {
   return targets.flatMap((t) => t.runs);
+}
+
+/** The list with the followed run's own summary in place of the polled one: the list is read every
+ *  5 s from the log's tail and knows no time of the last step; the followed run knows both live. */
+export function withLiveRun(targets: TargetSummary[], live: RunSummary | null | undefined): TargetSummary[] {
+  if (!live) return targets;
+  return targets.map((t) => (t.name === live.target && t.runs.some((r) => r.id === live.id) ? { ...t, runs: t.runs.map((r) => (r.id === live.id ? { ...r, ...live } : r)) } : t));
 }
 
 export function runsLines(targets: TargetSummary[], cursor: number, now: number, width: number, height: number): Line[] {
@@ -31,7 +38,7 @@ export function runsLines(targets: TargetSummary[], cursor: number, now: number,
       rows.push({
         selected,
         line: [
-          { t: (selected ? '▸ ' : '  ') + cell(r.id, idW) + ' ', inverse: selected },
+          { t: (selected ? '▸ ' : '  ') + cell(fitMiddle(r.id, idW), idW) + ' ', inverse: selected },
           { ...state, t: cell(state.t, 10) },
           { t: cell(r.step !== null ? `${r.step}/${r.totalSteps ?? '?'}` : '—', 12) + cell(formatNumber(r.reward), 10) + (age === null ? '—' : `${formatAge(age)} ago`) },
         ],

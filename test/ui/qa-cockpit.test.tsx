@@ -1,0 +1,111 @@
+/** @jsxRuntime classic */
+// QA of the cockpit as a researcher uses it for days, in small terminals: defects found driving the
+// real binary in tmux, each pinned by the frames (or key transitions) that showed it.
+import React from 'react';
+import { describe, expect, it } from 'vitest';
+import { App } from '../../src/ui/app.js';
+import { sampleRunView } from '../../src/ui/session/sample-run.js';
+import { StaticSession } from '../../src/ui/session/static-session.js';
+import type { SessionState } from '../../src/ui/session/types.js';
+import { initialUiState, reduceKey, type KeyContext } from '../../src/ui/ui-state.js';
+import { KEYS, maxLineWidth, renderInk, waitForFrame } from './helpers.js';
+
+const NOW = Date.parse('2026-05-25T12:00:00');
+const clock = () => NOW;
+const LONG_ID = 'intuition-model-20261129-113717-ce92';
+
+const ctx: KeyContext = { runIds: [], configRows: [], launchInProgress: false, configHasErrors: false, page: 10 };
+
+function liveState(): Partial<SessionState> {
+  const base = sampleRunView({ steps: 120, now: NOW });
+  const run = { ...base, summary: { ...base.summary, id: LONG_ID } };
+  // The runs list (polled every 5 s, no time of the last step) lags the followed run.
+  const listed = { ...run.summary, step: 118, reward: 0.1, lastStepAt: null };
+  return { run, selectedRunId: LONG_ID, targets: [{ name: 'local', connection: { state: 'ready' }, runs: [listed, { ...listed, id: 'intuition-model-20261128-090000-ab12', state: 'finished' }] }] };
+}
+
+describe('log search', () => {
+  it('Ctrl-c cancels a search being typed: the previous search comes back', () => {
+    let s = initialUiState('dashboard');
+    for (const ch of '/oom') s = reduceKey(s, ch, {}, ctx).state;
+    s = reduceKey(s, '', { return: true }, ctx).state;
+    expect(s.logSearch).toBe('oom');
+    s = reduceKey(s, '/', {}, ctx).state;
+    for (const ch of 'zzz') s = reduceKey(s, ch, {}, ctx).state;
+    expect(s.logSearch).toBe('oomzzz');
+    s = reduceKey(s, 'c', { ctrl: true }, ctx).state;
+    expect(s.input).toBeNull();
+    expect(s.logSearch).toBe('oom');
+    // From no search at all, a cancelled one leaves none.
+    let t = reduceKey(initialUiState('log'), '/', {}, ctx).state;
+    t = reduceKey(t, 'x', {}, ctx).state;
+    expect(reduceKey(t, 'g', { ctrl: true }, ctx).state.logSearch).toBe('');
+  });
+});
+
+describe('help overlay', () => {
+  it('lists each place once (no second "dashboard" group)', async () => {
+    const r = renderInk(<App session={new StaticSession(liveState())} initialScreen="dashboard" size={{ columns: 120, rows: 50 }} colors={false} clock={clock} />);
+    r.stdin.write('?');
+    const f = await waitForFrame(r, (x) => x.includes('Help — keys'), 'the help');
+    const groups = f.split('\n').filter((l) => /^[a-z ]+$/.test(l.trim()) && !l.startsWith(' '));
+    expect(groups.map((l) => l.trim())).toEqual(['everywhere', 'runs', 'dashboard', 'config', 'log', 'while typing']);
+    r.unmount();
+  });
+
+  for (const [columns, rows] of [[80, 24], [60, 20]] as const) {
+    it(`at ${columns}x${rows} every key can be read: ↓/PgDn scroll the help, another key closes it`, async () => {
+      const r = renderInk(<App session={new StaticSession(liveState())} initialScreen="dashboard" size={{ columns, rows }} colors={false} clock={clock} />);
+      r.stdin.write('?');
+      const first = await waitForFrame(r, (x) => x.includes('Help — keys'), 'the help');
+      expect(first).not.toContain('while typing');
+      expect(first).toMatch(/↓ more/);
+      let f = first;
+      for (let i = 0; i < 20 && !f.includes('Press any key to close'); i++) {
+        const before = f;
+        r.stdin.write(i === 0 ? KEYS.down : '\u001B[6~');
+        f = await waitForFrame(r, (x) => x !== before, 'the help to scroll');
+      }
+      expect(f).toContain('while typing');
+      expect(f).toContain('Ctrl-c / Ctrl-g');
+      expect(f).toContain('Help — keys');
+      expect(maxLineWidth(f)).toBeLessThanOrEqual(columns);
+      expect(f.split('\n').length).toBeLessThanOrEqual(rows - 1);
+      r.stdin.write('x');
+      await waitForFrame(r, (x) => !x.includes('Help — keys') && x.includes('step 120'), 'the dashboard again');
+      r.unmount();
+    });
+  }
+});
+
+describe('runs screen', () => {
+  it("the followed run shows its live step, reward and last-step age (the list's are older)", async () => {
+    const r = renderInk(<App session={new StaticSession(liveState())} initialScreen="runs" size={{ columns: 120, rows: 30 }} colors={false} clock={clock} />);
+    const f = await waitForFrame(r, (x) => x.includes(LONG_ID), 'the runs list');
+    const row = f.split('\n').find((l) => l.includes(LONG_ID))!;
+    expect(row).toMatch(/running\s+120\/1600\s+0\.\d+\s+4 s ago/);
+    r.unmount();
+  });
+
+  it('at 60 columns run ids stay told apart (their unique end is kept)', async () => {
+    const r = renderInk(<App session={new StaticSession(liveState())} initialScreen="runs" size={{ columns: 60, rows: 20 }} colors={false} clock={clock} />);
+    const f = await waitForFrame(r, (x) => x.includes('running'), 'the runs list');
+    expect(f).toContain('ce92');
+    expect(f).toContain('ab12');
+    expect(maxLineWidth(f)).toBeLessThanOrEqual(60);
+    r.unmount();
+  });
+});
+
+describe('dashboard header in a narrow terminal', () => {
+  it('at 60 columns the run state and the age of the last step are still shown', async () => {
+    const r = renderInk(<App session={new StaticSession(liveState())} initialScreen="dashboard" size={{ columns: 60, rows: 20 }} colors={false} clock={clock} />);
+    const f = await waitForFrame(r, (x) => x.includes('step 120'), 'the dashboard');
+    const [, l1, l2] = f.split('\n');
+    expect(l1).toMatch(/connected │ running$/);
+    expect(l1).toContain('ce92');
+    expect(l2).toMatch(/last step 4 s ago/);
+    expect(maxLineWidth(f)).toBeLessThanOrEqual(60);
+    r.unmount();
+  });
+});
