@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
 import { launchRun, resumeRun, collectSecrets, planFromConfig, RunError, type LaunchResult, type Target } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags, connect } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags, connect, connectExit, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
+import { shellQuote } from '../remote/quote.js';
 import { followToEnd, progressLine } from '../runs/follow-to-end.js';
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
@@ -23,6 +24,20 @@ const OWN = {
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
 const err = (s: string) => process.stderr.write(`${s}\n`);
+
+/** The target words the user typed (`--target h -F f --workdir d` …), quoted, to repeat in advice. */
+export function targetWords(args: string[]): string {
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    if (!(name in TARGET_VALUE_FLAGS)) continue;
+    const v = eq > 0 ? a.slice(eq + 1) : args[++i];
+    if (v !== undefined) words.push(name, shellQuote(v));
+  }
+  return words.join(' ');
+}
 
 function wholeNumber(name: string, v: string | undefined, dflt: number): number {
   if (v === undefined) return dflt;
@@ -98,7 +113,7 @@ export async function run(args: string[]): Promise<number> {
   try {
     transport = await connect(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
   } catch (e) {
-    throw new CliError((e as Error).message, EXIT.disconnected);
+    throw new CliError((e as Error).message, connectExit(e));
   }
   try {
     let preflight: PreflightSummary | undefined;
@@ -151,6 +166,19 @@ export async function run(args: string[]): Promise<number> {
     // A stall brings no events: ask the time-based rules on the wall clock too.
     const ticker = setInterval(() => report(alerts.tick()), 30_000);
     ticker.unref();
+    // Ctrl-C ends the following, never the run (it is detached, or a Slurm job): say so, and how to
+    // get back to it, instead of dying silently with the run's fate unclear.
+    const where = targetWords(args);
+    const leave = (signal: NodeJS.Signals) => {
+      err(
+        `awrl-tui: stopped following ${res.record.runId}; the run goes on on ${target.name}. ` +
+          `Its state: awrl-tui runs ${where}; its dashboard: awrl-tui watch ${res.record.runId} ${where}; ` +
+          `to stop it: awrl-tui stop ${res.record.runId} ${where}`,
+      );
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    };
+    process.once('SIGINT', leave);
+    process.once('SIGTERM', leave);
     const outcome = await followToEnd(transport, target, res.record.runId, res.logPath, {
       onEvent: (e) => {
         if (json) out(eventToJsonLine(e));

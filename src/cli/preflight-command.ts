@@ -9,7 +9,7 @@ import { loadTargets, resolveTarget, targetsFilePath, TargetsFileError, type Tar
 import { formatChecks, hasErrors, runPreflight } from '../preflight/index.js';
 import { CliError, EXIT } from './errors.js';
 
-const USAGE = `usage: awrl-tui preflight --target T --config FILE [OVERRIDE…] [--json]
+const USAGE = `usage: awrl-tui preflight --target T --config FILE [OVERRIDE…] [--json] [--accept-new-host-key]
   target fields (override the profile in targets.yaml): -F/--ssh-config FILE, --workdir DIR, --python CMD,
   --setup LINE, --backend direct|slurm, --partition P, --nodes N, --gpus-per-node N, --time LIMIT,
   --account A, --sbatch-arg ARG (repeatable)
@@ -20,6 +20,8 @@ interface Parsed {
   config?: string;
   overrides: string[];
   json: boolean;
+  /** Trust a host key seen for the first time (the unknown-key error tells the user to pass it). */
+  acceptNewHostKey: boolean;
   nodes: string[];
   stepSeconds?: number;
 }
@@ -39,7 +41,7 @@ function positiveInt(flag: string, v: string): number {
 }
 
 export function parseArgs(args: string[]): Parsed {
-  const p: Parsed = { flags: {}, overrides: [], json: false, nodes: [] };
+  const p: Parsed = { flags: {}, overrides: [], json: false, acceptNewHostKey: false, nodes: [] };
   for (let i = 0; i < args.length; i++) {
     let a = args[i];
     let v: string | undefined;
@@ -49,6 +51,7 @@ export function parseArgs(args: string[]): Parsed {
       a = a.slice(0, eq);
     }
     if (a === '--json') p.json = true;
+    else if (a === '--accept-new-host-key') p.acceptNewHostKey = true;
     else if (a === '--help' || a === '-h') throw new CliError(USAGE, EXIT.usage);
     else if (VALUE_FLAGS[a]) {
       if (v === undefined) v = args[++i];
@@ -110,7 +113,7 @@ export async function run(args: string[]): Promise<number> {
   const t = target(p.flags);
   let transport: Transport;
   try {
-    transport = await openTransport(t.host, { ...(t.sshConfigFile ? { sshConfigFile: t.sshConfigFile } : {}), reconnect: { maxElapsedMs: 30_000 } });
+    transport = await openTransport(t.host, { ...(t.sshConfigFile ? { sshConfigFile: t.sshConfigFile } : {}), reconnect: { maxElapsedMs: 30_000 }, acceptNewHostKey: p.acceptNewHostKey });
   } catch (e) {
     throw new CliError(`cannot reach target '${t.name}': ${(e as Error).message}`, EXIT.usage);
   }

@@ -1,6 +1,6 @@
 // `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
 import { listRuns, runJobIdsOf, type RunSummary } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags, connect } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import { CliError, EXIT } from './errors.js';
 
 function row(r: RunSummary): string[] {
@@ -26,7 +26,7 @@ export async function run(args: string[]): Promise<number> {
     throw new CliError((e as Error).message, EXIT.usage);
   }
   const transport = await connect(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') }).catch((e: Error) => {
-    throw new CliError(e.message, EXIT.disconnected);
+    throw new CliError(e.message, connectExit(e));
   });
   try {
     const runs = await listRuns(transport, target).catch((e: Error) => {

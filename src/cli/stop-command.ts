@@ -10,11 +10,12 @@
 import { createInterface } from 'node:readline/promises';
 import { stopRun, readRecord, runsRoot, runNodes, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
 import { findLeftovers, stopLeftovers, formatLeftovers, type Leftover, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
-import { parseCli, readProfiles, targetFromFlags, connect } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
 
 export function formatStopReport(r: StopReport, target: string): string {
+  if (r.alreadyEnded) return `${r.runId} on ${target} had already ended (${r.alreadyEnded.state}: ${r.alreadyEnded.detail}): nothing to stop, its state is kept`;
   if (r.backend === 'slurm') {
     return r.cancelledJobs.length ? `stopped ${r.runId} on ${target}: scancel ${r.cancelledJobs.join(' ')}` : `${r.runId} on ${target}: no Slurm job left to cancel`;
   }
@@ -126,7 +127,7 @@ export async function run(args: string[]): Promise<number> {
     try {
       transport = await connect(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') });
     } catch (e) {
-      if (targets.length === 1) throw new CliError((e as Error).message, EXIT.disconnected);
+      if (targets.length === 1) throw new CliError((e as Error).message, connectExit(e));
       process.stderr.write(`awrl-tui: skipping ${target.name}: ${(e as Error).message}\n`);
       continue;
     }

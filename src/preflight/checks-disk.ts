@@ -64,6 +64,14 @@ export function checkResume(input: PreflightInput): CheckResult {
   const { facts: f, experimentName, trialName } = input;
   const run = `${experimentName}/${trialName}`;
   if (f.recover.content === null) {
+    if (input.resuming) {
+      return {
+        id: 'resume',
+        result: 'warning',
+        seen: `no recover checkpoint for ${run}: this resume STARTS OVER from step 1`,
+        todo: 'Expected if the run failed before its first recover checkpoint; otherwise check recover.freq_steps / recover.freq_secs and cluster.fileroot.',
+      };
+    }
     return { id: 'resume', result: 'ok', seen: `no recover checkpoint for ${run}: a fresh start`, todo: '' };
   }
   let g: number | null = null;

@@ -31,6 +31,8 @@ export interface PreflightInput {
   envNames: ReadonlySet<string>;
   /** Our own run tag: GPU processes carrying it are not leftovers. */
   runId?: string;
+  /** `--launch --resume`: the user expects a resume, so a fresh start is a surprise to flag. */
+  resuming?: boolean;
   /** Typical wall time of one train step; default 660 s (the reference config: "~11 min/step"). */
   typicalStepSeconds?: number;
 }

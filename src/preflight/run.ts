@@ -19,6 +19,8 @@ export interface PreflightOptions {
   envNames: ReadonlySet<string> | readonly string[];
   /** The run id this launch will use: its own processes are not leftovers. */
   runId?: string;
+  /** This launch is `--launch --resume RUN`: no recover checkpoint means it starts over (worth a warning). */
+  resuming?: boolean;
   /** Other nodes of a multi-node direct run whose GPUs to check (over ssh from the head). */
   nodes?: string[];
   /** Typical step wall time for the Slurm time-limit check (default: the reference run's ~11 min). */
@@ -86,6 +88,7 @@ export async function runPreflightReport(transport: Transport, opts: PreflightOp
     secrets: requiredSecretNames(resolved),
     envNames: new Set(opts.envNames),
     ...(opts.runId ? { runId: opts.runId } : {}),
+    ...(opts.resuming ? { resuming: true } : {}),
     ...(opts.typicalStepSeconds ? { typicalStepSeconds: opts.typicalStepSeconds } : {}),
   });
   return { checks, facts };

@@ -31,6 +31,24 @@ export function targetFromFlags(flags: TargetFlags, profiles: Record<string, Tar
   return t;
 }
 
+/** A failed first connection, with the CLI's exit code: when retrying cannot help (a refused or
+ *  unknown host key, failed authentication, a wrong passphrase) it is bad input, 2, as README's
+ *  exit codes say; an unreachable host is a lost connection, 4. */
+export class ConnectError extends Error {
+  override name = 'ConnectError';
+  readonly exitCode: number;
+  constructor(
+    message: string,
+    readonly fatal: boolean,
+  ) {
+    super(message);
+    this.exitCode = fatal ? 2 : 4;
+  }
+}
+
+/** The exit code for whatever connect() threw. */
+export const connectExit = (e: unknown): number => (e instanceof ConnectError ? e.exitCode : 4);
+
 /** Opens the transport headless; an unknown host key is accepted only with --accept-new-host-key. */
 export async function connect(
   target: Target,
@@ -43,6 +61,8 @@ export async function connect(
       reconnect: opts.reconnectTimeoutMs !== undefined ? { maxElapsedMs: opts.reconnectTimeoutMs } : undefined,
     });
   } catch (err) {
-    throw new Error(`cannot connect to ${target.name}: ${err instanceof Error ? err.message : String(err)}`);
+    // By name: importing FatalConnectError would load ssh2 for every command that only parses.
+    const fatal = err instanceof Error && err.name === 'FatalConnectError';
+    throw new ConnectError(`cannot connect to ${target.name}: ${err instanceof Error ? err.message : String(err)}`, fatal);
   }
 }

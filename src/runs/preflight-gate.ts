@@ -46,7 +46,7 @@ export async function preflightGate(transport: Transport, input: GateInput): Pro
       evaluation: input.evaluation,
       target,
       envNames: input.envNames,
-      ...(input.runId ? { runId: input.runId } : {}),
+      ...(input.runId ? { runId: input.runId, resuming: true } : {}),
     });
   } catch (e) {
     const why = (e as Error).message;

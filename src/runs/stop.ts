@@ -7,7 +7,8 @@ import type { Target } from './targets.js';
 import { isValidRunId, runJobIds } from './run-record.js';
 import { STOP_DIRECT_SCRIPT, STOP_SLURM_SCRIPT, parseMarkedLines } from './remote-scripts.js';
 import { RunError, readRecord, writeRecord } from './launch.js';
-import { runsRoot } from './list.js';
+import { listRuns, runsRoot } from './list.js';
+import { isTerminal, type DerivedState } from './run-state.js';
 
 export interface StopReport {
   runId: string;
@@ -20,6 +21,8 @@ export interface StopReport {
   /** Tagged processes still alive afterwards (should be empty). */
   left: number[];
   cancelledJobs: string[];
+  /** The run had already ended before the stop (its state is kept: a finished run stays finished). */
+  alreadyEnded?: DerivedState;
 }
 
 export async function stopRun(
@@ -33,9 +36,16 @@ export async function stopRun(
   const runDir = `${runsRoot(target)}/${runId}`;
   const record = await readRecord(transport, runDir);
   if (!record) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs --target ${target.name})`);
-  record.stopRequestedAt = (opts.now ?? (() => new Date()))().toISOString();
-  await writeRecord(transport, record);
   const report: StopReport = { runId, backend: record.backend, terminated: [], killed: [], swept: [], left: [], cancelledJobs: [] };
+  // Recording the stop of a run that already ended would turn `finished` (or `failed`) into
+  // `stopped`: its state is history, keep it. The signals and the sweep below still run (harmless
+  // on a dead group; they catch tagged leftovers).
+  const now = (await listRuns(transport, target, { only: runId, tailBytes: 0 }))[0];
+  if (now && isTerminal(now.state)) report.alreadyEnded = { state: now.state, detail: now.detail };
+  else {
+    record.stopRequestedAt = (opts.now ?? (() => new Date()))().toISOString();
+    await writeRecord(transport, record);
+  }
   if (record.backend === 'slurm') {
     const ids = runJobIds(record);
     if (ids.length > 0) {

@@ -1,0 +1,118 @@
+// QA of the headless path as a scripting user meets it, against a real sshd with the simulator as
+// the trainer: what `stop` does to a run that already ended, what Ctrl-C of `--follow` says, the
+// exit code of a refused host key, and a `--resume` of a run that never saved a checkpoint.
+// Needs dist/ built.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCli, ROOT, type CliProcess } from './cli-process.js';
+import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
+import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { waitFor, pidAlive } from '../harness/wait.js';
+
+const SECRET = `qa-sentinel-${process.pid}-Hd7`;
+const start = (args: string[]): CliProcess => startCli(args, { CPU_CLUSTER_TOKEN: SECRET });
+
+async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const p = start(args);
+  const code = await p.done;
+  expect(p.stdout + p.stderr).not.toContain(SECRET);
+  return { code, stdout: p.stdout, stderr: p.stderr };
+}
+
+const runIdOf = (text: string): string => /^run\s+(\S+)/m.exec(text)![1];
+
+describe('the headless path, as a scripting user meets it', () => {
+  let sshd: SshdHandle;
+  let workdir: string;
+  let config: string;
+  const running: CliProcess[] = [];
+  const target = (setup = '') => [
+    '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
+    '--setup', `export PATH=${workdir}/bin:$PATH ${setup}`.trim(),
+  ];
+  const stateOf = async (runId: string) => {
+    const r = await cli(['runs', ...target(), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    return (JSON.parse(r.stdout) as Array<{ runId: string; state: string; detail: string }>).find((x) => x.runId === runId)!;
+  };
+
+  beforeAll(async () => {
+    sshd = await startSshd();
+    workdir = mkdtempSync(join(tmpdir(), 'awrl-qa-headless-'));
+    const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
+    config = sim.config!;
+    writeWebgymTasks(sim.trainDataset, 256); // 8 steps per epoch at batch 32
+  });
+  afterAll(async () => {
+    for (const p of running) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
+    await sshd?.stop();
+    if (workdir) rmSync(workdir, { recursive: true, force: true });
+  });
+
+  it('stop of a run that already finished keeps it `finished` and says there was nothing to stop', async () => {
+    const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant'), '--config', config, 'total_train_epochs=1', '++trial_name=qa-done', '--follow']);
+    expect(r.code, r.stderr).toBe(0);
+    const runId = runIdOf(r.stdout);
+    expect(await stateOf(runId)).toMatchObject({ state: 'finished', detail: 'exit 0' });
+
+    const stop = await cli(['stop', runId, ...target(), '--grace', '2']);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toContain(`${runId} on ${sshd.alias} had already ended (finished: exit 0): nothing to stop`);
+    expect(await stateOf(runId)).toMatchObject({ state: 'finished', detail: 'exit 0' });
+    const record = JSON.parse(readFileSync(join(workdir, '.awrl', 'runs', runId, 'run.json'), 'utf8'));
+    expect(record.stopRequestedAt).toBeUndefined();
+  });
+
+  it('Ctrl-C of --follow leaves the run going and says how to get back to it', async () => {
+    const f = start(['--launch', ...target('AWRL_SIM_SPEED=150'), '--config', config, '++trial_name=qa-ctrlc', '--follow']);
+    running.push(f);
+    await waitFor(() => /^state\s+running/m.test(f.stdout), { timeoutMs: 60_000, what: 'the run to be running' });
+    const runId = runIdOf(f.stdout);
+    const pid = Number(/^pid\s+(\d+)/m.exec(f.stdout)![1]);
+    f.child.kill('SIGINT');
+    expect(await f.done).toBe(130);
+    expect(f.stderr).toContain(`stopped following ${runId}; the run goes on on ${sshd.alias}`);
+    expect(f.stderr).toContain(`awrl-tui watch ${runId} --target ${sshd.alias} -F ${sshd.sshConfigFile} --workdir ${workdir}`);
+    expect(f.stderr).toContain(`awrl-tui runs --target ${sshd.alias}`);
+    expect(f.stderr).not.toMatch(/\n\s+at /);
+    expect(pidAlive(pid)).toBe(true);
+    expect((await stateOf(runId)).state).toBe('running');
+
+    const stop = await cli(['stop', runId, ...target(), '--grace', '5']);
+    expect(stop.code, stop.stdout + stop.stderr).toBe(0);
+    expect(stop.stdout).toContain(`SIGTERM to process group ${pid}`);
+    expect(pidAlive(pid)).toBe(false);
+    expect((await stateOf(runId)).state).toBe('stopped');
+  });
+
+  it('an unknown host key is refused as bad input (exit 2) by --launch, runs and stop; nothing is created', async () => {
+    const kh = join(sshd.dir, 'qa_known_hosts_empty');
+    writeFileSync(kh, '');
+    const file = join(sshd.dir, 'qa_ssh_config_unknown');
+    writeFileSync(file, readFileSync(sshd.sshConfigFile, 'utf8').replace(/UserKnownHostsFile .*/, `UserKnownHostsFile ${kh}`));
+    const t = ['--target', sshd.alias, '-F', file, '--workdir', workdir];
+    for (const args of [['--launch', ...t, '--config', config, '++trial_name=qa-hostkey'], ['runs', ...t], ['stop', 'r-none', ...t]]) {
+      const r = await cli(args);
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(/host key of .* is unknown: SHA256:\S+.*--accept-new-host-key/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(readFileSync(kh, 'utf8')).toBe('');
+    // An unreachable host stays a lost connection (4).
+    const gone = await cli(['runs', '--target', 'nobody@127.0.0.1:1', '--workdir', workdir]);
+    expect(gone.code).toBe(4);
+  });
+
+  it('--resume of a run that never checkpointed warns that it starts over, then runs from step 1', async () => {
+    const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant AWRL_SIM_FAULT=oom@1'), '--config', config, 'total_train_epochs=1', '++trial_name=qa-nockpt', '--follow']);
+    expect(r.code, r.stderr).toBe(1);
+    const runId = runIdOf(r.stdout);
+    const again = await cli(['--launch', '--resume', runId, ...target('AWRL_SIM_SPEED=instant'), '--follow']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^WARN +resume +no recover checkpoint for \S+\/qa-nockpt: this resume STARTS OVER from step 1/m);
+    expect(again.stdout).toMatch(/^step 1\/8 /m);
+    expect(again.stdout).toMatch(/^step 8\/8 /m);
+  });
+});
