@@ -2,8 +2,11 @@
 // QA of the cockpit as a researcher uses it for days, in small terminals: defects found driving the
 // real binary in tmux, each pinned by the frames (or key transitions) that showed it.
 import React from 'react';
-import { describe, expect, it } from 'vitest';
+import { readFileSync, rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
+import { createLiveSession } from '../../src/ui/session/live-session.js';
+import { simCheckout } from './sim-run.js';
 import { sampleRunView } from '../../src/ui/session/sample-run.js';
 import { StaticSession } from '../../src/ui/session/static-session.js';
 import type { SessionState } from '../../src/ui/session/types.js';
@@ -107,5 +110,40 @@ describe('dashboard header in a narrow terminal', () => {
     expect(l2).toMatch(/last step 4 s ago/);
     expect(maxLineWidth(f)).toBeLessThanOrEqual(60);
     r.unmount();
+  });
+});
+
+describe('config screen on the real config engine', () => {
+  const c = simCheckout();
+  afterAll(() => rmSync(c.dir, { recursive: true, force: true }));
+  const open = () => createLiveSession({ targets: [], config: { fileName: c.configPath, text: readFileSync(c.configPath, 'utf8') }, env: { CPU_CLUSTER_TOKEN: 'x' } });
+
+  it('an int set to a wrong value and then to a right one is passed as an int again, not quoted', async () => {
+    const session = open();
+    try {
+      session.actions.setValue('seed', 'abc');
+      expect(session.getState().config!.hasErrors).toBe(true);
+      session.actions.setValue('seed', '7');
+      expect(session.getState().config!.overrides).toEqual(['++seed=7']);
+      expect(session.getState().config!.hasErrors).toBe(false);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('at 120 columns the key hints are whole and the title keeps its override count and target', async () => {
+    const session = open();
+    const r = renderInk(<App session={session} initialScreen="config" size={{ columns: 120, rows: 40 }} colors={false} />);
+    try {
+      const f = await waitForFrame(r, (x) => x.includes('0 errors'), 'the evaluated config', 10_000);
+      const [, title, hints] = f.split('\n');
+      expect(title).toMatch(/0 override\(s\)/);
+      // The hint ends in its own column: the launch key is named, and the side panel's text does
+      // not run on from it.
+      expect(hints).toMatch(/L launch\s/);
+    } finally {
+      r.unmount();
+      await session.close();
+    }
   });
 });

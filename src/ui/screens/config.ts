@@ -1,6 +1,6 @@
 // Config screen: the YAML as a tree (value, type, origin), live diagnostics, the diff against the
 // file, the overrides; plus the launch confirmation that shows the exact argv.
-import { cell, fit, wrap } from '../format.js';
+import { cell, fit, fitMiddle, wrap } from '../format.js';
 import { titleLine, type Line, type Seg } from '../lines.js';
 import type { ConfigView, PreflightPhase } from '../session/types.js';
 import { preflightLines } from './preflight.js';
@@ -81,16 +81,21 @@ export function configLines(
   preflight?: PreflightPhase,
 ): { left: Line[]; right: Line[] | null; leftWidth: number } {
   if (!c) return { left: [titleLine('Config', width), [{ t: 'No config loaded: start the cockpit with --config FILE [OVERRIDE…].', c: 'dim' }]], right: null, leftWidth: width };
+  // In the wide layout the head sits in the left column: it is laid out for that width (a title
+  // or hint made for the whole width would be cut, and run on into the side panel).
+  const wide = width >= WIDE_CONFIG_WIDTH;
+  const headW = wide ? Math.floor(width * 0.55) : width;
+  const hints = 'Enter edit · + add override · x remove override · p pre-flight · L launch';
   const head: Line[] = [
-    titleLine(`Config ${c.fileName}`, width, `${c.overrides.length} override(s)${c.target ? ' → ' + c.target : ''}`),
+    titleLine(fitMiddle(`Config ${c.fileName}`, Math.max(8, headW - 26)), headW, `${c.overrides.length} override(s)${c.target ? ' → ' + c.target : ''}`),
     ui.adding !== null
       ? [{ t: 'add override: ', c: 'accent', bold: true }, { t: `${ui.adding}▏`, c: 'warn' }, { t: '  Enter add · Ctrl-c cancel', c: 'dim' }]
       : ui.editing
         ? [{ t: `edit ${ui.editing.key}: `, c: 'accent', bold: true }, { t: `${ui.editing.text}▏`, c: 'warn' }, { t: '  Enter set · Ctrl-c cancel', c: 'dim' }]
-        : [{ t: 'Enter edit · + add override · x remove override · p pre-flight · L launch', c: 'dim' }],
+        : [{ t: hints.length < headW ? hints : fit('Enter edit · + add · x remove · p pre-flight · L launch', headW - 1), c: 'dim' }],
   ];
-  if (width >= WIDE_CONFIG_WIDTH) {
-    const leftWidth = Math.floor(width * 0.55);
+  if (wide) {
+    const leftWidth = headW;
     const left = [...head.map((l) => l), ...treeLines(c, ui, leftWidth, height - head.length)];
     return { left, right: sideLines(c, width - leftWidth - 1, preflight), leftWidth };
   }

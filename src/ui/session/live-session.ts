@@ -250,7 +250,12 @@ export class LiveSession implements Session {
     if (!this.configSource) return;
     const { view } = buildConfigView(this.configSource, draft, this.rowTypes);
     // Types come from the committed config only: a draft of the wrong type must not retype the key.
-    if (!draft) this.rowTypes = new Map(view.rows.map((r) => [r.key, r.type]));
+    // Nor may a committed override of the wrong type: a key keeps the type it had before any
+    // override set it (seed=abc then seed=7 must give an int 7 again, not the string '7').
+    if (!draft) {
+      const before = this.rowTypes;
+      this.rowTypes = new Map(view.rows.map((r) => [r.key, (r.origin.startsWith('override') && before.get(r.key)) || r.type]));
+    }
     this.update({ config: view });
   }
 
