@@ -38,7 +38,16 @@ export async function listRuns(transport: Transport, target: Target, opts: ListO
   if (res.code !== 0) {
     throw new Error(`listing runs on ${target.name} failed: ${res.stderr.toString().trim().split('\n').pop() ?? `exit ${res.code}`}`);
   }
-  return parseListOutput(res.stdout.toString('utf8'));
+  const text = res.stdout.toString('utf8');
+  // Without squeue's answer a Slurm job that is running looks like one Slurm forgot ("failed"):
+  // say what is wrong instead of reporting states nobody saw (a follower keeps polling on a throw).
+  if (/^@@squeuefailed\t/m.test(text)) {
+    const why = res.stderr.toString('utf8').trim().split('\n').pop() || 'no message';
+    throw new Error(
+      `squeue failed on ${target.name} (${why}): the state of its Slurm runs is unknown; check that the target's setup line (--setup) puts squeue on PATH and that the Slurm controller answers`,
+    );
+  }
+  return parseListOutput(text);
 }
 
 interface Raw {

@@ -83,7 +83,7 @@ done
 /**
  * Lists runs. Args: RUNS_ROOT NAME(glob: * or a run id) SETUP TAIL_BYTES.  Output, per run: `@@run ID`,
  * `@@json {...}`, `@@alive 0|1`, optional `@@exit N`, `@@sexit JOBID N`; then `@@squeue ID STATE`
- * lines when any run uses Slurm; then `@@tails BASE64` of one `tail -v` over every non-empty log
+ * lines when any run uses Slurm (or `@@squeuefailed STATUS`, its stderr on the exec's); then `@@tails BASE64` of one `tail -v` over every non-empty log
  * (headers `==> PATH <==` separate them). Tab-separated. Per run only builtins run: no fork.
  */
 export const LIST_SCRIPT = sh`set -u
@@ -108,7 +108,12 @@ for d in "$root"/$name/; do
 done
 if [ "$slurm" = 1 ]; then
   eval "$setup" >&2
-  squeue -h -t all -u "$(id -un)" -o '%i %T' 2>/dev/null | while read -r id st; do printf '@@squeue\t%s\t%s\n' "$id" "$st"; done
+  # A failed squeue (controller down, not on PATH) must not read as "every job is gone".
+  if q=$(squeue -h -t all -u "$(id -un)" -o '%i %T'); then
+    [ -z "$q" ] || printf '%s\n' "$q" | while read -r id st; do printf '@@squeue\t%s\t%s\n' "$id" "$st"; done
+  else
+    printf '@@squeuefailed\t%s\n' "$?"
+  fi
 fi
 if [ "$tail_bytes" -gt 0 ] && [ "$\{#logs[@]}" -gt 0 ]; then
   printf '@@tails\t'; tail -v -c "$tail_bytes" -- "$\{logs[@]}" | base64 | tr -d '\n'; printf '\n'

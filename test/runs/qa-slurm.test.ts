@@ -1,0 +1,86 @@
+// QA of the headless path on a real one-node Slurm, reached over a real sshd: when squeue fails
+// for a while (controller unreachable, a broken module), a followed Slurm run must not be declared
+// failed (the job is still running); `runs` says squeue failed instead of inventing states.
+// Needs dist/ built.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCli, ROOT, type CliProcess } from './cli-process.js';
+import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
+import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
+import { waitFor, pidAlive } from '../harness/wait.js';
+
+const start = (args: string[]): CliProcess => startCli(args, { CPU_CLUSTER_TOKEN: 'qa-token' });
+
+describe('a followed Slurm run while squeue fails', () => {
+  let sshd: SshdHandle;
+  let slurm: SlurmCluster;
+  let workdir: string;
+  let config: string;
+  let flag: string;
+  let calls: string;
+  const procs: CliProcess[] = [];
+  // While `flag` exists, a squeue that fails at once (as when the controller does not answer) comes
+  // first on PATH; it counts its calls so the test knows the follower asked it.
+  const target = () => [
+    '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
+    '--backend', 'slurm', '--partition', slurm.partition, '--gpus-per-node', '0', '--cpus-per-task', '1',
+    '--setup', `${slurm.setupLine}; [ -e '${flag}' ] && export PATH='${join(workdir, 'broken')}':$PATH; export PATH=${workdir}/bin:$PATH AWRL_SIM_SPEED=60`,
+  ];
+
+  beforeAll(async () => {
+    [slurm, sshd] = await Promise.all([startSlurm(), startSshd()]);
+    workdir = mkdtempSync(join(tmpdir(), 'awrl-qa-slurm-'));
+    const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
+    config = sim.config!;
+    writeWebgymTasks(sim.trainDataset, 256);
+    flag = join(workdir, 'squeue-broken');
+    calls = join(workdir, 'squeue-calls');
+    mkdirSync(join(workdir, 'broken'));
+    writeFileSync(
+      join(workdir, 'broken', 'squeue'),
+      `#!/bin/sh\necho x >> '${calls}'\necho 'slurm_load_jobs error: Unable to contact slurm controller (connect failure)' >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
+  });
+  afterAll(async () => {
+    for (const p of procs) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
+    await sshd?.stop();
+    await slurm?.stop();
+    if (workdir) rmSync(workdir, { recursive: true, force: true });
+  });
+
+  it('the follower keeps following (no "failed"), `runs` exits 1 naming squeue, and the run is still there after', async () => {
+    const f = start(['--launch', ...target(), '--config', config, '++trial_name=qa-squeue', '--skip-preflight', '--follow']);
+    procs.push(f);
+    await waitFor(() => /^state\s+running/m.test(f.stdout), { timeoutMs: 60_000, what: 'the Slurm job to run' });
+    const runId = /^run\s+(\S+)/m.exec(f.stdout)![1];
+
+    writeFileSync(flag, '');
+    const callsNow = () => (existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').length - 1 : 0);
+    // Two failed polls of the follower's state watcher (every 2 s).
+    await waitFor(() => callsNow() >= 2 || f.child.exitCode !== null, { timeoutMs: 30_000, what: 'the follower to ask the broken squeue twice' });
+    expect(f.stdout).not.toMatch(/^state\s+failed/m);
+    expect(f.child.exitCode).toBeNull();
+    const runs = start(['runs', ...target()]);
+    procs.push(runs);
+    expect(await runs.done).toBe(1);
+    expect(runs.stderr).toMatch(/^awrl-tui: squeue failed on \S+ \(slurm_load_jobs error: Unable to contact slurm controller \(connect failure\)\): the state of its Slurm runs is unknown/m);
+    expect(runs.stdout).not.toMatch(/failed/);
+    rmSync(flag);
+
+    expect(f.child.exitCode).toBeNull();
+    expect(f.stdout).not.toMatch(/^state\s+failed/m);
+    const list = start(['runs', ...target(), '--json']);
+    procs.push(list);
+    expect(await list.done, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as Array<{ runId: string; state: string }>).find((r) => r.runId === runId)?.state).toBe('running');
+
+    const stop = start(['stop', runId, ...target()]);
+    procs.push(stop);
+    expect(await stop.done, stop.stderr).toBe(0);
+    expect(await f.done).toBe(3);
+  }, 120_000);
+});
