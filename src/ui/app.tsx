@@ -15,7 +15,7 @@ import { formatAge, wrap } from './format.js';
 import type { TerminalPainter } from './painter.js';
 import { tabBar } from './chrome.js';
 import { connectionText, headerLines } from './panels/header.js';
-import { logPaneLines } from './panels/log.js';
+import { countAfter, logPaneLines, logPaneShown } from './panels/log.js';
 import { configLines, confirmLaunchLines } from './screens/config.js';
 import { dashboardBody, dashboardHeader } from './screens/dashboard.js';
 import { helpLines, helpScrollMax } from './screens/help.js';
@@ -158,13 +158,23 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
     [session, exit, onQuit],
   );
 
+  // A log pane scrolled back stays on the lines being read: the scroll is counted from the newest
+  // line, so each line that arrives adds one to it (`pin`: the newest line when the user scrolled).
+  const pin = useRef<number | null>(null);
+  const pinnedScroll = (st: SessionState, u: UiState): number => {
+    if (u.logScroll <= 0 || pin.current === null || !st.run) return u.logScroll;
+    return u.logScroll + countAfter(logPaneShown(st.run, u), pin.current);
+  };
+
   useInput((input, key) => {
     const ctx = { ...keyContext(session.getState(), Math.max(1, bodyH - 4)), helpScrollMax: helpScrollMax(width, bodyH) };
     // Fast typing and pastes (and tmux send-keys) arrive as one chunk: feed it key by key, so
     // "/seed" opens the finder and then types "seed". Control characters are never text.
     const plain = !key.ctrl && !key.meta && !key.return && !key.tab && !key.backspace && !key.delete;
     const chars = plain && input.length > 1 ? [...input] : [input];
-    let state = uiRef.current;
+    const current = session.getState();
+    const scroll = pinnedScroll(current, uiRef.current);
+    let state = scroll === uiRef.current.logScroll ? uiRef.current : { ...uiRef.current, logScroll: scroll };
     const effects: Effect[] = [];
     for (const ch of chars) {
       let k = key as KeyInfo;
@@ -178,6 +188,8 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
       state = result.state;
       effects.push(...result.effects);
     }
+    const shown = state.logScroll > 0 && current.run ? logPaneShown(current.run, state) : null;
+    pin.current = shown ? (shown.at(-1)?.seq ?? null) : null;
     if (state !== uiRef.current) {
       uiRef.current = state;
       setUi(state);
@@ -185,9 +197,10 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
     if (effects.length) run(effects);
   });
 
+  const logScroll = pinnedScroll(state, ui);
   const dashUi = useMemo(
-    () => ({ zoom: ui.zoom, showDifficulty: ui.showDifficulty, logAll: ui.logAll, logSearch: ui.logSearch, logScroll: ui.logScroll, logView: ui.logView, trainerProblemsOnly: ui.trainerProblemsOnly }),
-    [ui.zoom, ui.showDifficulty, ui.logAll, ui.logSearch, ui.logScroll, ui.logView, ui.trainerProblemsOnly],
+    () => ({ zoom: ui.zoom, showDifficulty: ui.showDifficulty, logAll: ui.logAll, logSearch: ui.logSearch, logScroll, logView: ui.logView, trainerProblemsOnly: ui.trainerProblemsOnly }),
+    [ui.zoom, ui.showDifficulty, ui.logAll, ui.logSearch, logScroll, ui.logView, ui.trainerProblemsOnly],
   );
   const tooSmall = width < MIN_COLUMNS || size.rows < MIN_ROWS;
   // The expensive part (panels, charts) depends on data, size and view options, never on the clock.
@@ -205,7 +218,7 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   else if (ui.confirm?.kind === 'leftovers') body = leftoverLines(session.getState().leftovers, ui.confirm.runId, width);
   else if (ui.screen === 'dashboard') body = [...frame(dashboardHeader(state.run, now, width), width, 2), ...(dashboard ?? [])];
   else if (ui.screen === 'log') {
-    body = state.run ? logPaneLines(state.run, ui, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
+    body = state.run ? logPaneLines(state.run, { ...ui, logScroll }, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {
     const editing = ui.input?.kind === 'edit' ? { key: ui.input.key, text: ui.input.text } : null;
     const adding = ui.input?.kind === 'add' ? ui.input.text : null;

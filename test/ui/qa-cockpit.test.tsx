@@ -147,3 +147,32 @@ describe('config screen on the real config engine', () => {
     }
   });
 });
+
+describe('log pane scrolled back', () => {
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ seq: i + 1, level: 'info' as const, text: `trainer line ${i + 1}` }));
+  const withLines = (n: number): Partial<SessionState> => {
+    const s = liveState();
+    return { ...s, run: { ...s.run!, trainerLines: { lines: lines(n), startsMidLog: false, dropped: 0 } } };
+  };
+
+  it('stays on the lines being read while new ones arrive; the keys move from there', async () => {
+    const session = new StaticSession(withLines(100));
+    const r = renderInk(<App session={session} initialScreen="log" size={{ columns: 80, rows: 24 }} colors={false} clock={clock} />);
+    await waitForFrame(r, (x) => x.includes('trainer line 100'), 'the newest line');
+    for (let i = 0; i < 30; i++) r.stdin.write('k');
+    const before = await waitForFrame(r, (x) => !x.includes('trainer line 100') && /\b70\/100\b/.test(x), 'the pane scrolled 30 lines up');
+    const top = before.split('\n')[2];
+    session.update(withLines(110));
+    const after = await waitForFrame(r, (x) => x.includes('/110'), 'the new lines counted');
+    expect(after.split('\n')[2]).toBe(top);
+    r.stdin.write('j');
+    const down = await waitForFrame(r, (x) => x.split('\n')[2] !== top, 'one line down');
+    expect(down.split('\n')[2]).toBe(top.replace(/\d+$/, (n) => String(Number(n) + 1)));
+    // Back at the bottom, the pane follows the tail again.
+    for (let i = 0; i < 60; i++) r.stdin.write('j');
+    await waitForFrame(r, (x) => x.includes('trainer line 110'), 'the tail');
+    session.update(withLines(115));
+    await waitForFrame(r, (x) => x.includes('trainer line 115'), 'following the tail');
+    r.unmount();
+  });
+});

@@ -119,3 +119,16 @@ export function logPaneLines(run: RunView, ui: LogPaneUi, width: number, height:
   if (run.trainerLines && ui.logView === 'trainer') return trainerLogLines({ view: run.trainerLines, problemsOnly: ui.trainerProblemsOnly, search: ui.logSearch, scroll: ui.logScroll }, width, height);
   return logLines({ lines: run.log, showAll: ui.logAll, search: ui.logSearch, scroll: ui.logScroll, hint: run.trainerLines ? 'L: trainer' : undefined }, width, height);
 }
+
+/** The lines the pane would list (its view and filters), for keeping a scrolled-back pane still. */
+export function logPaneShown(run: RunView, ui: LogPaneUi): readonly { seq: number }[] {
+  if (run.trainerLines && ui.logView === 'trainer') return filterTrainer(run.trainerLines.lines, ui.trainerProblemsOnly, ui.logSearch);
+  return filterLog(run.log, ui.logAll, ui.logSearch);
+}
+
+/** How many of `shown` came after the line numbered `seq` (scanned from the newest end). */
+export function countAfter(shown: readonly { seq: number }[], seq: number): number {
+  let n = 0;
+  for (let i = shown.length - 1; i >= 0 && shown[i].seq > seq; i--) n++;
+  return n;
+}
