@@ -62,7 +62,7 @@ describe('help overlay', () => {
       r.stdin.write('?');
       const first = await waitForFrame(r, (x) => x.includes('Help — keys'), 'the help');
       expect(first).not.toContain('while typing');
-      expect(first).toMatch(/↓ more/);
+      expect(first).toMatch(/↓ more .* other keys close$/m);
       let f = first;
       for (let i = 0; i < 20 && !f.includes('Press any key to close'); i++) {
         const before = f;
@@ -108,6 +108,8 @@ describe('dashboard header in a narrow terminal', () => {
     expect(l1).toMatch(/connected │ running$/);
     expect(l1).toContain('ce92');
     expect(l2).toMatch(/last step 4 s ago/);
+    // The note on hidden panels says its key whole.
+    expect(f).toMatch(/hidden: .*\(z: zoom\)/);
     expect(maxLineWidth(f)).toBeLessThanOrEqual(60);
     r.unmount();
   });

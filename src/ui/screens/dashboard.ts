@@ -94,6 +94,12 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
     : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
 }
 
+/** Which panels did not fit, and what to do about it, said whole even at 60 columns. */
+function hiddenNote(hidden: PanelId[], width: number): string {
+  const long = `hidden: ${hidden.join(', ')} (z: zoom one panel, or enlarge)`;
+  return long.length <= width ? long : `hidden: ${hidden.join(', ')} (z: zoom)`;
+}
+
 /** Panels and footer for `height` rows (the header's 2 rows not included). */
 export function dashboardBody(run: RunView | null, width: number, height: number, colors: boolean, ui: DashboardUi): Line[] {
   if (!run || height <= 0) return frame([], width, height);
@@ -107,7 +113,7 @@ export function dashboardBody(run: RunView | null, width: number, height: number
     ui.zoom
       ? [{ t: `zoomed on ${ui.zoom} (z: next panel)`, c: 'dim' }]
       : layout.hidden.length
-        ? [{ t: `hidden: ${layout.hidden.join(', ')} (z: zoom one panel, or enlarge)`, c: 'dim' }]
+        ? [{ t: hiddenNote(layout.hidden, width), c: 'dim' }]
         : [{ t: `z zoom · d difficulty · a log filter · / search${run.trainerLines ? ' · L trainer/event log' : ''}`, c: 'dim' }],
   );
   return frame(out, width, height);

@@ -33,6 +33,6 @@ export function helpLines(width: number, height = Infinity, scroll = 0): Line[] 
   if (rows.length <= room) return [titleLine('Help — keys', width), ...rows, [{ t: 'Press any key to close.', c: 'dim' }]];
   const top = Math.max(0, Math.min(scroll, rows.length - room));
   const end = top + room;
-  const footer = end < rows.length ? `↓ more (${top + 1}-${end} of ${rows.length}) · ↑ ↓ PgUp PgDn scroll · any other key closes` : 'Press any key to close. (↑ PgUp: back up)';
+  const footer = end < rows.length ? `↓ more (${top + 1}-${end}/${rows.length}) · ↑↓ PgUp PgDn scroll · other keys close` : 'Press any key to close. (↑ PgUp: back up)';
   return [titleLine('Help — keys', width), ...rows.slice(top, end), [{ t: footer, c: 'dim' }]];
 }
