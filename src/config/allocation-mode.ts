@@ -18,7 +18,10 @@ const TRAINING = new Set(['fsdp', 'megatron', 'archon']);
 const fail = (message: string, col: number): AllocationParse => ({ ok: false, message, col });
 
 export function parseAllocationMode(input: string): AllocationParse {
-  // The Lark grammar ignores whitespace anywhere.
+  // The Lark grammar ignores whitespace between tokens, but a space cannot split a token: a
+  // number (`d4 8`), a backend (`fs dp`) or a name (`[roll out]`) with a space in it is refused.
+  const split = /[A-Za-z_]\s+[A-Za-z_]|\d\s+\d/.exec(input);
+  if (split) return fail(`a space inside '${split[0].replace(/\s+/, ' ')}' splits a backend, name or number; remove it`, split.index + 2);
   const s = input.replace(/\s+/g, '');
   if (s === '') return fail('allocation_mode is empty; e.g. sglang[rollout]:d4+fsdp[actor]:d4', 1);
   const old = /^(sglang|vllm|fsdp|megatron|archon)\.([a-z]\d+)/.exec(s) ?? /\+(sglang|vllm|fsdp|megatron|archon)\./.exec(s);
@@ -28,7 +31,8 @@ export function parseAllocationMode(input: string): AllocationParse {
   const components: AllocationComponent[] = [];
   let total = 0;
   let pos = 0;
-  for (const group of splitTop(s, '+')) {
+  const groups = splitTop(s, '+');
+  for (const group of groups) {
     let inGroup = 0;
     let off = pos;
     let anchor: AllocationComponent | null = null;
@@ -49,9 +53,11 @@ export function parseAllocationMode(input: string): AllocationParse {
     }
     pos += group.length + 1;
   }
-  if (components.length >= 3 && components.some((c) => !c.name))
+  // These two checks belong to the '+' chain (disaggregate_chain): a lone '|' group skips them.
+  const chain = groups.length > 1;
+  if (chain && components.length >= 3 && components.some((c) => !c.name))
     return fail(`with ${components.length} components every component needs a name, e.g. sglang[rollout]:d4+fsdp[actor]:d4+fsdp[critic]:d4`, 1);
-  if (components.filter((c) => c.backend === null && !c.name).length > 0 && components.filter((c) => c.backend === null).length > 1)
+  if (chain && components.filter((c) => c.backend === null && !c.name).length > 0 && components.filter((c) => c.backend === null).length > 1)
     return fail('several training components without a backend need names, e.g. [actor]:d4+[critic]:d4', 1);
   const seen = new Set<string>();
   for (const c of components) {
@@ -93,7 +99,10 @@ function parseComponent(text: string, off: number): AllocationComponent | { mess
   const hybrid = parseHybrid(text.replace(/^(fsdp|megatron|archon):/, ''), /^(fsdp|megatron|archon):/.exec(text)?.[1] ?? null, off);
   if (hybrid) return hybrid;
   const m = /^(?:([A-Za-z_][A-Za-z0-9_]*)?(?:\[([A-Za-z_][A-Za-z0-9_]*)\])?:)?(.*)$/.exec(text)!;
-  const [, backend = null, name = null, dimsText] = m;
+  const [whole, backend = null, name = null, dimsText] = m;
+  // Bare dims have no colon: `:d4` matches no rule of the grammar.
+  if (backend === null && name === null && whole.length > dimsText.length)
+    return { message: `'${text}' starts with ':'; write backend:dims (fsdp:d4), [name]:dims or bare dims (d4)`, col: off + 1 };
   if (backend !== null && !INFERENCE.has(backend) && !TRAINING.has(backend))
     return { message: `unknown backend '${backend}': use sglang or vllm (inference), fsdp, megatron or archon (training)`, col: off + 1 };
   const dimsAt = off + text.length - dimsText.length;

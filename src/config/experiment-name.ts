@@ -11,7 +11,8 @@ export function inferExperimentName(cfg: Record<string, any>): string {
   // A wrong type here is already a type-mismatch diagnostic; the name must still not throw.
   const modelPath: string = typeof actor.path === 'string' ? actor.path : actor.path == null ? '' : String(actor.path);
   if (modelPath) {
-    const short = modelPath.split('/').pop()!.toLowerCase().replace('qwen3-vl-', 'qwen3vl').replace('-instruct', '-inst').replace('-thinking', '-think');
+    // Python's str.replace replaces every occurrence.
+    const short = modelPath.split('/').pop()!.toLowerCase().replaceAll('qwen3-vl-', 'qwen3vl').replaceAll('-instruct', '-inst').replaceAll('-thinking', '-think');
     parts.push(short);
   }
   const critic = actor.critic_loss ?? 'none';

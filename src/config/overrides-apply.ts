@@ -4,7 +4,7 @@
 // so a dict value merges into an existing dict while a list replaces.
 import type { ParsedOverride } from './overrides-grammar.js';
 import { SECRET_KEY } from './secret-keys.js';
-import { cloneVal, toPlain, type Origin, type Val } from './values.js';
+import { cloneVal, pyStrVal, toPlain, type Origin, type Val } from './values.js';
 
 type MapVal = Extract<Val, { t: 'map' }>;
 
@@ -95,11 +95,6 @@ const plainEq = (a: unknown, b: unknown): boolean => JSON.stringify(norm(a)) ===
 const norm = (v: unknown): unknown =>
   typeof v === 'boolean' ? Number(v) : Array.isArray(v) ? v.map(norm) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)])) : v;
 
-/** Python-ish rendering of a value for Hydra's messages. */
-const show = (v: Val): string => {
-  const p = toPlain(v);
-  return typeof p === 'string' ? p : JSON.stringify(p);
-};
 
 /** Apply one override in place. Returns an error message (what to change) or null. */
 export function applyOverride(root: MapVal, o: ParsedOverride, index: number): string | null {
@@ -110,10 +105,11 @@ export function applyOverride(root: MapVal, o: ParsedOverride, index: number): s
     switch (o.kind) {
       case 'delete': {
         if (!existing || existing.t === 'null' || existing.t === 'missing') return `Could not delete from config. '${o.key}' does not exist.`;
+        // Hydra's f-string prints each value with str(): a float keeps its '.0'.
         if (o.value && !plainEq(toPlain(existing), toPlain(o.value)))
           return SECRET_KEY.test(o.key)
             ? `Could not delete from config. The value of '${o.key}' differs from the one given (values not shown: a secret).`
-            : `Could not delete from config. The value of '${o.key}' is ${show(existing)} and not ${show(o.value)}.`;
+            : `Could not delete from config. The value of '${o.key}' is ${pyStrVal(existing)} and not ${pyStrVal(o.value)}.`;
         const parent = select(root, o.path.slice(0, -1))!;
         const last = o.path[o.path.length - 1];
         if (parent.t === 'list') return `Could not delete from config. '${o.key}' is a list element; Hydra cannot delete by index: override the whole list instead.`;

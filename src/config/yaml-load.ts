@@ -1,6 +1,6 @@
 // Load the trainer's YAML: typed like OmegaConf's loader, with the position of every key, and the
 // parsed Document kept (comments included) so an edited file can be written back.
-import { Document, isAlias, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, type Node as YNode } from 'yaml';
+import { Document, isAlias, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, visit, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './yaml-scalars.js';
 import type { Val } from './values.js';
 
@@ -24,9 +24,23 @@ export function loadYaml(text: string): LoadedYaml {
   const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: true, keepSourceTokens: true, lineCounter, prettyErrors: false });
   const problems: YamlProblem[] = [];
   const at = (offset: number) => lineCounter.linePos(offset);
+  const dups = doc.errors.some((e) => e.code === 'DUPLICATE_KEY') ? duplicateKeys(doc) : new Map<number, { name: string; first: number }>();
+  // After one syntax error the parser's next ones are mostly its consequences (a tab gives five):
+  // like PyYAML, report the first, plus every duplicate key (each is a mistake of its own).
+  let syntaxShown = false;
   for (const e of doc.errors) {
     const p = at(e.pos[0]);
-    const msg = e.code === 'DUPLICATE_KEY' ? 'duplicate key (the trainer refuses a key defined twice)' : e.message.split('\n')[0];
+    if (e.code === 'DUPLICATE_KEY') {
+      const d = dups.get(e.pos[0]);
+      const msg = d
+        ? `duplicate key '${d.name}' (first defined at line ${at(d.first).line}); the trainer refuses a key defined twice: remove one`
+        : 'duplicate key (the trainer refuses a key defined twice): remove one';
+      problems.push({ message: msg, line: p.line, col: p.col });
+      continue;
+    }
+    if (syntaxShown) continue;
+    syntaxShown = true;
+    const msg = e.code === 'TAB_AS_INDENT' ? 'a tab is used as indentation; YAML indents with spaces only: replace the tab with spaces' : e.message.split('\n')[0];
     problems.push({ message: msg, line: p.line, col: p.col });
   }
   if (problems.length) return { doc, lineCounter, root: null, problems };
@@ -115,4 +129,23 @@ export function loadYaml(text: string): LoadedYaml {
   const root = convert(contents, [], contents.range?.[0] ?? 0) as Extract<Val, { t: 'map' }>;
   root.origin = undefined;
   return { doc, lineCounter, root: problems.length ? null : root, problems };
+}
+
+/** Each repeated key of every mapping, by the offset of the repetition: its name and the offset of
+ *  the first definition (to name both in the message). */
+function duplicateKeys(doc: Document): Map<number, { name: string; first: number }> {
+  const out = new Map<number, { name: string; first: number }>();
+  visit(doc, {
+    Map(_, node) {
+      const seen = new Map<string, number>();
+      for (const pair of node.items) {
+        if (!isScalar(pair.key) || !pair.key.range) continue;
+        const name = String(pair.key.value);
+        const first = seen.get(name);
+        if (first === undefined) seen.set(name, pair.key.range[0]);
+        else out.set(pair.key.range[0], { name, first });
+      }
+    },
+  });
+  return out;
 }

@@ -1,0 +1,72 @@
+// QA pass: disagreements with the trainer found by probing its rules at their edges. Each case
+// names what the trainer does (areal/api/alloc_mode.py's Lark grammar, webgym/train.py, Hydra,
+// PyYAML) and this engine used to do otherwise.
+import { describe, expect, it } from 'vitest';
+import { inferExperimentName, parseAllocationMode } from '../../src/config/index.js';
+import { evaluate, mutate, only, posOf, REFERENCE } from './helpers.js';
+
+describe('allocation_mode: what the Lark grammar accepts and refuses', () => {
+  // The grammar has no component that starts with ':' (bare dims are `common_dim+`).
+  it.each([':d4', 'sglang:d4+:d4'])('refuses a colon with neither backend nor name: %s', (mode) => {
+    expect(parseAllocationMode(mode).ok).toBe(false);
+  });
+
+  // Whitespace is ignored BETWEEN tokens only: it cannot split a number, a backend or a name.
+  it.each([
+    ['sglang[rollout]:d4 8+fsdp[actor]:d16', 'a number split by a space'],
+    ['fs dp:d4', 'a backend split by a space'],
+    ['sglang[roll out]:d4+fsdp:d4', 'a name split by a space'],
+  ])('refuses %s (%s)', (mode) => {
+    expect(parseAllocationMode(mode).ok).toBe(false);
+  });
+  it('still accepts spaces between tokens, as the grammar does', () => {
+    expect(parseAllocationMode(' sglang [rollout] : d48 + fsdp[actor]:d 16 ')).toMatchObject({ ok: true, totalGpus: 64, actorDp: 16 });
+  });
+
+  // "3+ components need names" and "several anonymous training components need names" are
+  // checks of the '+' chain (disaggregate_chain); a lone '|' group only needs its later members named.
+  it.each(['fsdp:d4|fsdp[b]:d4|fsdp[c]:d4', 'd4|[b]:d4'])('accepts the lone colocation group %s', (mode) => {
+    expect(parseAllocationMode(mode)).toMatchObject({ ok: true, totalGpus: 4 });
+  });
+  it('keeps refusing them in a + chain', () => {
+    expect(parseAllocationMode('sglang:d4+fsdp:d4|fsdp[c]:d4').ok).toBe(false);
+    expect(parseAllocationMode('sglang:d4+d4+[c]:d4').ok).toBe(false);
+  });
+});
+
+describe('experiment name', () => {
+  // Python's str.replace replaces every occurrence, not only the first.
+  it('replaces every -instruct / -thinking / qwen3-vl- like str.replace', () => {
+    const cfg = {
+      actor: { path: '/m/Qwen3-VL-8B-Instruct-instruct-thinking-thinking', actor_loss: 'grpo', critic_loss: 'none', kl_ctl: 0, recompute_logprob: true, optimizer: { lr: 5e-6 } },
+      rollout: { max_head_offpolicyness: 2, consumer_batch_size: 128 },
+      gconfig: { n_samples: 8 },
+    };
+    expect(inferExperimentName(cfg)).toBe('qwen3vl8b-inst-inst-think-think-grpo-offpolicy2-nokl-prox-batch128-k8-lr5e-06');
+  });
+});
+
+describe('messages', () => {
+  // Hydra prints the config value with str(): a float field keeps its '.0'.
+  it('~key=value with another value shows the values as Python prints them', () => {
+    const d = only(evaluate(REFERENCE, ['~actor.kl_ctl=0.1']), 'override-delete');
+    expect(d.message).toContain("The value of 'actor.kl_ctl' is 0.0 and not 0.1.");
+  });
+
+  it('a duplicate key names the key and the line of its first definition', () => {
+    const t = mutate('  n_samples: 8\n', '  n_samples: 8\n  n_samples: 4\n');
+    const d = only(evaluate(t), 'yaml-syntax');
+    expect(d.line).toBe(posOf(t, 'n_samples: 4').line);
+    expect(d.message).toContain("'n_samples'");
+    expect(d.message).toContain(`line ${posOf(t, 'n_samples: 8').line}`);
+  });
+
+  it('a tab used as indentation is one error that says to indent with spaces', () => {
+    const t = mutate('  n_gpus_per_node: 8\n', '\tn_gpus_per_node: 8\n');
+    const ev = evaluate(t);
+    const d = only(ev, 'yaml-syntax');
+    expect(d.line).toBe(posOf(t, 'n_gpus_per_node: 8').line);
+    expect(d.message).toMatch(/tab/i);
+    expect(d.message).toMatch(/spaces/);
+  });
+});
