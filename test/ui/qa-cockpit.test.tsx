@@ -178,3 +178,19 @@ describe('log pane scrolled back', () => {
     r.unmount();
   });
 });
+
+describe('alerts panel, small', () => {
+  it("a run's fatal error (no step of its own) comes before older warnings, so a short panel shows it", async () => {
+    const { alertsLines } = await import('../../src/ui/panels/alerts.js');
+    const { lineText } = await import('../../src/ui/lines.js');
+    const lines = alertsLines(
+      [
+        { id: 'omniboxes-failed', severity: 'warning', title: 'Browser environments failing', detail: 'rollout/omniboxes_failed = 3', advice: 'check the cluster', step: 4, time: '2026-11-29T11:54:10.000' },
+        { id: 'error:0', severity: 'error', title: 'nccl-timeout: Training step failed', detail: 'Traceback (most recent call last):', advice: 'look at the watchdog', time: '2026-11-29T11:54:30.000' },
+      ],
+      60,
+      4,
+    ).map(lineText);
+    expect(lines[1]).toContain('nccl-timeout: Training step failed');
+  });
+});

@@ -1,4 +1,4 @@
-// Alerts panel: the store's alert rules, newest first, each with what to do.
+// Alerts panel: the store's alert rules, errors first, then newest first, each with what to do.
 import { fit } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import type { Alert } from '../session/types.js';
@@ -9,10 +9,12 @@ export function alertsLines(alerts: Alert[], width: number, height: number): Lin
     out.push([{ t: 'no alerts', c: 'good' }]);
     return out;
   }
-  // Newest first: by step, then time, then list order (later = newer).
+  // Errors first (a fatal error has no step of its own and must not sink below the warnings of
+  // earlier steps, out of a short panel), then newest first: by step, time, list order (later = newer).
+  const rank = (a: Alert) => (a.severity === 'error' ? 0 : a.severity === 'warning' ? 1 : 2);
   const ordered = alerts
     .map((a, i) => ({ a, i }))
-    .sort((x, y) => (y.a.step ?? -1) - (x.a.step ?? -1) || (y.a.time ?? '').localeCompare(x.a.time ?? '') || y.i - x.i)
+    .sort((x, y) => rank(x.a) - rank(y.a) || (y.a.step ?? -1) - (x.a.step ?? -1) || (y.a.time ?? '').localeCompare(x.a.time ?? '') || y.i - x.i)
     .map((x) => x.a);
   for (const a of ordered) {
     const c = a.severity === 'error' ? 'bad' : a.severity === 'warning' ? 'warn' : 'accent';
