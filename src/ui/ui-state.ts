@@ -236,6 +236,9 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
         const text = row.value;
         return same({ ...s, input: { kind: 'edit', key: row.key, text } }, [{ kind: 'draft', draft: { key: row.key, text } }]);
       }
+      // Without a config (the demo, no --config) the screen only says so: a text field opened
+      // there would be drawn nowhere and swallow every key, q included.
+      if (!ctx.configRows.length) return same(s);
       if (input === '+') return same({ ...s, input: { kind: 'add', text: '' } });
       if (input === '/') return same({ ...s, input: { kind: 'find', text: '', from: s.configCursor } });
       if (input === 'x' && row) {

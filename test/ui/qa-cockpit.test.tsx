@@ -194,3 +194,13 @@ describe('alerts panel, small', () => {
     expect(lines[1]).toContain('nccl-timeout: Training step failed');
   });
 });
+
+describe('config screen without a config (the demo, or no --config)', () => {
+  it('+ and / open no invisible text field that would swallow q', () => {
+    for (const k of ['+', '/']) {
+      const s = reduceKey(initialUiState('config'), k, {}, ctx).state;
+      expect(s.input).toBeNull();
+      expect(reduceKey(s, 'q', {}, ctx).effects).toEqual([{ kind: 'quit' }]);
+    }
+  });
+});
