@@ -216,6 +216,7 @@ export class TrainerLogParser {
       this.writers.openError(w, h);
     } else if (h.level === 'WARNING' && !(w.main && h.message.startsWith('Resume info not found'))) {
       this.out.emit({ type: 'warning', message: firstLine(h.message), kind: classifyWarning(h.message), time: h.time, source: w.source });
+      w.afterWarning = true;
     }
   }
 }

@@ -22,12 +22,16 @@ interface ErrorRecord {
   /** A bare traceback ends at its exception line; a logged error at the writer's next header. */
   bare: boolean;
   sawException: boolean;
+  /** The traceback of a WARNING logged with exc_info: part of that warning, not an error. */
+  quiet: boolean;
 }
 
 export interface Writer {
   source: string;
   main: boolean;
   rec: ErrorRecord | null;
+  /** Its last line was a WARNING header: a traceback right after it is that warning's exc_info. */
+  afterWarning: boolean;
 }
 
 export class Writers {
@@ -45,7 +49,7 @@ export class Writers {
 
   /** Forgets every writer and its open record. */
   reset(): void {
-    this.main = { source: 'main', main: true, rec: null };
+    this.main = { source: 'main', main: true, rec: null, afterWarning: false };
     this.byPrefix = new Map();
   }
 
@@ -68,7 +72,7 @@ export class Writers {
         this.close(old);
         this.byPrefix.delete(oldKey);
       }
-      w = { source, main: false, rec: null };
+      w = { source, main: false, rec: null, afterWarning: false };
       this.byPrefix.set(prefix, w);
     }
     return w;
@@ -89,12 +93,14 @@ export class Writers {
 
   /** An ERROR/CRITICAL header opens a record that collects the writer's next lines. */
   openError(w: Writer, h: RecordHeader): void {
-    w.rec = { kind: 'error', header: h, lines: [], bytes: h.message.length, truncated: false, bare: false, sawException: false };
+    w.rec = { kind: 'error', header: h, lines: [], bytes: h.message.length, truncated: false, bare: false, sawException: false, quiet: false };
   }
 
   /** A line of the writer that is not a record header: a detail line of its open record, the
    *  first line of a bare traceback, or nothing to keep. */
   continuation(w: Writer, body: string): void {
+    const afterWarning = w.afterWarning;
+    w.afterWarning = false;
     const rec = w.rec;
     if (rec !== null) {
       if (rec.bare && rec.sawException && body !== '' && !/^\s/.test(body) && !isChainMarker(body) && !body.startsWith(TRACEBACK)) {
@@ -106,7 +112,8 @@ export class Writers {
       }
     }
     if (body.startsWith(TRACEBACK)) {
-      w.rec = { kind: 'error', header: null, lines: [], bytes: 0, truncated: false, bare: true, sawException: false };
+      // logging writes `logger.warning(..., exc_info=True)` as the header line, then the traceback.
+      w.rec = { kind: 'error', header: null, lines: [], bytes: 0, truncated: false, bare: true, sawException: false, quiet: afterWarning };
       this.addDetail(w.rec, body);
     }
   }
@@ -126,9 +133,11 @@ export class Writers {
 
   /** Emits the writer's open record, if any, as an error event. */
   close(w: Writer): void {
+    w.afterWarning = false;
     const rec = w.rec;
     if (rec === null) return;
     w.rec = null;
+    if (rec.quiet) return; // the warning itself was reported at its header
     const lines = rec.lines;
     while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
     const detail = lines.join('\n');
