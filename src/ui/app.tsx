@@ -42,7 +42,14 @@ export interface AppProps {
   painter?: TerminalPainter;
 }
 
-function statusLine(state: SessionState, ui: UiState): Line {
+/** `text` plus `more` when the whole fits in `width`, else `text` alone (hints say their key whole). */
+function hint(text: string, more: string, width: number): string {
+  return text.length + more.length <= width ? text + more : text;
+}
+
+const LEFTOVER_MORE = ' (tagged with the run or holding GPU memory)';
+
+function statusLine(state: SessionState, ui: UiState, width: number): Line {
   if (ui.confirm?.kind === 'quit') return [{ t: 'A launch is in progress. Quit the cockpit anyway (the run is not stopped)? y/n', c: 'warn', bold: true }];
   if (ui.confirm?.kind === 'stop') return [{ t: `Stop run ${ui.confirm.runId}? y/n`, c: 'warn', bold: true }];
   if (ui.input?.kind === 'find') return [{ t: 'find key: ', c: 'accent', bold: true }, { t: `${ui.input.text}▏` }, { t: '  Enter keep · Ctrl-c back', c: 'dim' }];
@@ -54,11 +61,11 @@ function statusLine(state: SessionState, ui: UiState): Line {
   if (l.phase === 'failed') return [{ t: `launch failed: ${l.message}`, c: 'bad' }];
   if (ui.screen === 'runs') {
     const sel = flatRuns(state.targets)[ui.runsCursor];
-    if (sel && ENDED.has(sel.state)) return [{ t: `${sel.id} ${sel.state}: o checks for leftover processes (tagged with the run or holding GPU memory)`, c: 'dim' }];
+    if (sel && ENDED.has(sel.state)) return [{ t: hint(`${sel.id} ${sel.state}: o checks for leftover processes`, LEFTOVER_MORE, width), c: 'dim' }];
     return '';
   }
   const run = state.run?.summary;
-  if (ui.screen === 'dashboard' && run && ENDED.has(run.state)) return [{ t: `run ${run.state}: o checks for leftover processes (tagged with the run or holding GPU memory)`, c: 'dim' }];
+  if (ui.screen === 'dashboard' && run && ENDED.has(run.state)) return [{ t: hint(`run ${run.state}: o checks for leftover processes`, LEFTOVER_MORE, width), c: 'dim' }];
   return '';
 }
 
@@ -228,7 +235,7 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
 
   const lines: Line[] = tooSmall
     ? wrapPlain(`Terminal too small (${width}×${size.rows}): awrl-tui needs at least ${MIN_COLUMNS}×${MIN_ROWS}. Enlarge it, or q to quit.`, width, Math.min(height, 3))
-    : [tabBar(ui.screen, width), ...frame(body, width, bodyH), statusLine(state, ui)];
+    : [tabBar(ui.screen, width), ...frame(body, width, bodyH), statusLine(state, ui, width)];
 
   // In a real terminal the painter draws; under test (or without one) Ink draws the same lines.
   useEffect(() => {

@@ -204,3 +204,14 @@ describe('config screen without a config (the demo, or no --config)', () => {
     }
   });
 });
+
+describe('status line at 80 columns', () => {
+  it("an ended run's leftover hint is said whole (the parenthesis goes first)", async () => {
+    const s = liveState();
+    const run = { ...s.run!, summary: { ...s.run!.summary, state: 'stopped' as const } };
+    const r = renderInk(<App session={new StaticSession({ ...s, run })} initialScreen="dashboard" size={{ columns: 80, rows: 24 }} colors={false} clock={clock} />);
+    const f = await waitForFrame(r, (x) => x.includes('o checks'), 'the hint');
+    expect(f.split('\n').find((l) => l.includes('o checks'))).toMatch(/^run stopped: o checks for leftover processes\s*$/);
+    r.unmount();
+  });
+});
