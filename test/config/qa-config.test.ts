@@ -70,3 +70,10 @@ describe('messages', () => {
     expect(d.message).toMatch(/spaces/);
   });
 });
+
+describe('rule messages print a float field as Python does', () => {
+  it('behav_imp_weight_cap=1.0 is said as 1.0', () => {
+    const d = only(evaluate(REFERENCE, ['actor.behav_imp_weight_cap=1.0']), 'behav-imp-weight-cap');
+    expect(d.message).toContain('actor.behav_imp_weight_cap=1.0 must be > 1');
+  });
+});

@@ -1,4 +1,5 @@
 // Actor and its workers: micro-batch size, importance-weight cap, model path, scheduling specs.
+import { pyFloatRepr } from '../values.js';
 import { get, type Rule, type RuleFinding } from './context.js';
 
 const MIN_TOKENS_PER_MB = 16384;
@@ -14,9 +15,10 @@ export const actorRules: Rule = ({ cfg }) => {
   else if (typeof mtpm === 'number' && mtpm < MIN_TOKENS_PER_MB)
     out.push({ severity: 'error', code: 'max-tokens-per-mb', key: 'actor.mb_spec.max_tokens_per_mb', message: `actor.mb_spec.max_tokens_per_mb=${mtpm} cannot hold a whole multi-step trajectory; set it to at least ${MIN_TOKENS_PER_MB}` });
 
+  // A float field: printed as Python prints it (1.0, not 1).
   const cap = get(cfg, 'actor.behav_imp_weight_cap');
   if (typeof cap === 'number') {
-    if (!(cap > 1)) out.push({ severity: 'error', code: 'behav-imp-weight-cap', key: 'actor.behav_imp_weight_cap', message: `actor.behav_imp_weight_cap=${cap} must be > 1 (e.g. 5.0), or null to disable the cap` });
+    if (!(cap > 1)) out.push({ severity: 'error', code: 'behav-imp-weight-cap', key: 'actor.behav_imp_weight_cap', message: `actor.behav_imp_weight_cap=${pyFloatRepr(cap)} must be > 1 (e.g. 5.0), or null to disable the cap` });
     if (get(cfg, 'actor.use_decoupled_loss') !== true)
       out.push({ severity: 'error', code: 'behav-imp-weight-cap-decoupled', key: 'actor.behav_imp_weight_cap', message: 'actor.behav_imp_weight_cap needs actor.use_decoupled_loss: true; set it, or set the cap to null' });
   }
