@@ -60,6 +60,9 @@ export interface LaunchResult {
 
 /** NAME=VALUE lines for the remote script's stdin; a missing or multi-line value is an error. */
 export function collectSecrets(names: string[], env: Record<string, string | undefined>): string {
+  // The remote script refuses such a name, but only after the run dir exists: refuse it here first.
+  const badName = names.filter((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
+  if (badName.length > 0) throw new RunError(`'${badName.join("', '")}' is not a usable environment variable name (letters, digits and _ only, not starting with a digit): rename it in the config`);
   const missing = names.filter((n) => env[n] === undefined || env[n] === '');
   if (missing.length > 0) {
     throw new RunError(
@@ -117,7 +120,13 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
     await transport.writeFileAtomic(`${runDir}/job.sbatch`, batchScript({ runId, runDir, workdir: t.workdir, setup: t.setup, argv, nodes: plan.nodes }), 0o755);
   }
   await writeRecord(transport, record);
-  return start(transport, t, record, 'launch', secrets, now);
+  try {
+    return await start(transport, t, record, 'launch', secrets, now);
+  } catch (e) {
+    // Leave the run dir (its stdout.log may say why) but not as a run that is still starting.
+    if (e instanceof RunError) await writeRecord(transport, { ...record, startError: e.message }).catch(() => undefined);
+    throw e;
+  }
 }
 
 /** `--launch --resume RUN`: same config, argv, experiment and trial; a new attempt in the same run dir. */
@@ -142,12 +151,18 @@ export async function resumeRun(
   }
   const secrets = collectSecrets(r.secretNames, io.env);
   const now = io.now ?? (() => new Date());
-  const record: RunRecord = { ...r, stopRequestedAt: undefined, chainJobIds: [], autoResume: io.autoResume ?? r.autoResume, ...(io.preflight ? { preflight: io.preflight } : {}) };
+  const record: RunRecord = { ...r, stopRequestedAt: undefined, startError: undefined, chainJobIds: [], autoResume: io.autoResume ?? r.autoResume, ...(io.preflight ? { preflight: io.preflight } : {}) };
   if (r.backend === 'slurm') {
     // Regenerated: the target's setup line may have changed since the first launch.
     await transport.writeFileAtomic(`${r.runDir}/job.sbatch`, batchScript({ runId, runDir: r.runDir, workdir: r.workdir, setup: target.setup, argv: r.argv, nodes: r.nodes }), 0o755);
   }
-  return start(transport, target, record, 'resume', secrets, now);
+  try {
+    return await start(transport, target, record, 'resume', secrets, now);
+  } catch (e) {
+    // A run that never started keeps saying why (its latest reason); one with attempts keeps its state.
+    if (e instanceof RunError && record.attempts.length === 0) await writeRecord(transport, { ...record, startError: e.message }).catch(() => undefined);
+    throw e;
+  }
 }
 
 async function start(

@@ -51,6 +51,9 @@ const recordSchema = z.object({
   nodes: z.number().int().positive().default(1),
   gpusPerNode: z.number().int().nonnegative().optional(),
   stopRequestedAt: z.string().optional(),
+  /** The launch wrote the run dir but could not start the job (setup line, sbatch, start script):
+   *  the run is `failed`, not forever `submitted` (which would block the next launch of its trial). */
+  startError: z.string().optional(),
   /** The pre-flight of the latest launch or resume: counts, and whether --skip-preflight overrode it. */
   preflight: preflightSchema.optional(),
 });

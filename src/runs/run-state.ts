@@ -39,7 +39,11 @@ function fromSlurmEnd(s: string): RunState {
 
 export function deriveRunState(r: RunRecord, p: RunProbe): DerivedState {
   const last = r.attempts[r.attempts.length - 1];
-  if (!last) return { state: 'submitted', detail: 'not started yet' };
+  if (!last) {
+    if (r.startError) return { state: 'failed', detail: `could not start: ${r.startError}` };
+    if (r.stopRequestedAt) return { state: 'stopped', detail: `stopped before it started, at ${r.stopRequestedAt}` };
+    return { state: 'submitted', detail: 'not started yet' };
+  }
   return r.backend === 'slurm' ? deriveSlurm(r, p) : deriveDirect(r, p, last.pid);
 }
 

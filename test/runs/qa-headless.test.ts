@@ -3,7 +3,7 @@
 // exit code of a refused host key, and a `--resume` of a run that never saved a checkpoint.
 // Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli, ROOT, type CliProcess } from './cli-process.js';
@@ -103,6 +103,24 @@ describe('the headless path, as a scripting user meets it', () => {
     // An unreachable host stays a lost connection (4).
     const gone = await cli(['runs', '--target', 'nobody@127.0.0.1:1', '--workdir', workdir]);
     expect(gone.code).toBe(4);
+    // preflight gives the same advice, and takes the flag it advises.
+    const pf = await cli(['preflight', ...t, '--config', config]);
+    expect(pf.code).toBe(2);
+    expect(pf.stderr).toMatch(/is unknown: SHA256:\S+.*--accept-new-host-key/);
+    const accepted = await cli(['preflight', ...t, '--config', config, '--json', '--accept-new-host-key']);
+    expect(accepted.stderr).not.toMatch(/cannot reach|unknown option/);
+    expect(JSON.parse(accepted.stdout).target).toBe(sshd.alias);
+    expect(readFileSync(kh, 'utf8')).toMatch(/^\|1\|/); // the key, written hashed
+  });
+
+  it('a secret name the remote shell cannot export is refused before anything is created (exit 2)', async () => {
+    const runs = join(workdir, '.awrl', 'runs');
+    const before = existsSync(runs) ? readdirSync(runs).length : 0;
+    const p = startCli(['--launch', ...target(), '--config', config, 'webgym.cpu_cluster_token_env_var=MY-TOKEN', '++trial_name=qa-badname'], { 'MY-TOKEN': SECRET });
+    expect(await p.done).toBe(2);
+    expect(p.stderr).toContain("'MY-TOKEN' is not a usable environment variable name");
+    expect(p.stdout + p.stderr).not.toContain(SECRET);
+    expect(existsSync(runs) ? readdirSync(runs).length : 0).toBe(before);
   });
 
   it('--resume of a run that never checkpointed warns that it starts over, then runs from step 1', async () => {

@@ -83,4 +83,28 @@ describe('a followed Slurm run while squeue fails', () => {
     expect(await stop.done, stop.stderr).toBe(0);
     expect(await f.done).toBe(3);
   }, 120_000);
+
+  it('an sbatch that refuses the job (--skip-preflight) leaves a failed run, not one that blocks the next launch', async () => {
+    const words = target();
+    const bad = [...words];
+    bad[bad.indexOf('--partition') + 1] = 'no-such-partition';
+    const first = start(['--launch', ...bad, '--config', config, '++trial_name=qa-sbatch', '--skip-preflight']);
+    procs.push(first);
+    expect(await first.done).toBe(1);
+    expect(first.stderr).toMatch(/^awrl-tui: sbatch failed on \S+: .*partition/im);
+    const list = start(['runs', ...words, '--json']);
+    procs.push(list);
+    expect(await list.done, list.stderr).toBe(0);
+    const ghost = (JSON.parse(list.stdout) as Array<{ trial: string; state: string; detail: string }>).find((r) => r.trial === 'qa-sbatch');
+    expect(ghost?.state).toBe('failed');
+    expect(ghost?.detail).toMatch(/^could not start: sbatch failed/);
+
+    const again = start(['--launch', ...words, '--config', config, '++trial_name=qa-sbatch', '--skip-preflight', '--json']);
+    procs.push(again);
+    expect(await again.done, again.stderr).toBe(0);
+    const runId = (JSON.parse(again.stdout) as { runId: string }).runId;
+    const stop = start(['stop', runId, ...words]);
+    procs.push(stop);
+    expect(await stop.done, stop.stderr).toBe(0);
+  }, 120_000);
 });
