@@ -12,7 +12,7 @@ export { followRun } from './follow-run.js';
 export type { FollowRunOptions, RunFollower } from './follow-run.js';
 export { watchRunState } from './watch-state.js';
 export type { RunStateWatcher, WatchOptions } from './watch-state.js';
-export { deriveRunState, isActive, isTerminal, canTransition, RESUMABLE_SLURM_ENDS } from './run-state.js';
+export { deriveRunState, isActive, isTerminal, mayBeActive, canTransition, RESUMABLE_SLURM_ENDS } from './run-state.js';
 export type { RunProbe, DerivedState } from './run-state.js';
 export { RUN_STATES, makeRunId, isValidRunId, parseRunRecord, serializeRunRecord, runJobIds as runJobIdsOf, runNodes } from './run-record.js';
 export type { RunRecord, RunState, Attempt, PreflightSummary } from './run-record.js';

@@ -7,7 +7,7 @@ import type { Target } from './targets.js';
 import { makeRunId, parseRunRecord, serializeRunRecord, type Attempt, type PreflightSummary, type RunRecord } from './run-record.js';
 import { START_DIRECT_SCRIPT, SUBMIT_SLURM_SCRIPT } from './remote-scripts.js';
 import { batchScript, sbatchArgs } from './slurm-batch.js';
-import { isActive } from './run-state.js';
+import { mayBeActive } from './run-state.js';
 import { listRuns, runsRoot } from './list.js';
 
 /** A user-facing launch problem: one line, with the exit code the CLI should use. */
@@ -82,11 +82,11 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
   }
   if (!plan.force) {
     const active = (await listRuns(transport, t, { tailBytes: 0 })).find(
-      (r) => r.record.experiment === plan.experiment && r.record.trial === plan.trial && isActive(r.state),
+      (r) => r.record.experiment === plan.experiment && r.record.trial === plan.trial && mayBeActive(r.state),
     );
     if (active) {
       throw new RunError(
-        `run ${active.runId} (experiment ${plan.experiment}, trial ${plan.trial}) is already ${active.state} on ${t.name}: stop it first (awrl-tui stop ${active.runId}) or pass --force`,
+        `run ${active.runId} (experiment ${plan.experiment}, trial ${plan.trial}) is ${stateWords(active)} on ${t.name}: stop it first (awrl-tui stop ${active.runId}) or pass --force`,
       );
     }
   }
@@ -120,6 +120,20 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
     await transport.writeFileAtomic(`${runDir}/job.sbatch`, batchScript({ runId, runDir, workdir: t.workdir, setup: t.setup, argv, nodes: plan.nodes }), 0o755);
   }
   await writeRecord(transport, record);
+  if (!plan.force) {
+    // The check above and this run.json are two steps: two launches of the same trial at the same
+    // moment both pass it. Now that ours is visible, look again; a rival still starting or started
+    // wins (if both see each other, neither starts: safe, and the user tries again).
+    const rival = (await listRuns(transport, t, { tailBytes: 0 })).find(
+      (r) => r.runId !== runId && r.record.experiment === plan.experiment && r.record.trial === plan.trial && mayBeActive(r.state),
+    );
+    if (rival) {
+      await writeRecord(transport, { ...record, startError: `not started: run ${rival.runId} of the same trial was launched at the same time` }).catch(() => undefined);
+      throw new RunError(
+        `run ${rival.runId} (experiment ${plan.experiment}, trial ${plan.trial}) was launched at the same time on ${t.name}; ${runId} was not started: stop the other first (awrl-tui stop ${rival.runId}) or pass --force`,
+      );
+    }
+  }
   try {
     return await start(transport, t, record, 'launch', secrets, now);
   } catch (e) {
@@ -139,13 +153,13 @@ export async function resumeRun(
   const all = await listRuns(transport, target, { tailBytes: 0 });
   const current = all.find((x) => x.runId === runId);
   if (!current) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs --target ${target.name})`);
-  if (isActive(current.state)) {
-    throw new RunError(`run ${runId} is still ${current.state} on ${target.name} (${current.detail}): nothing to resume`);
+  if (mayBeActive(current.state)) {
+    throw new RunError(`run ${runId} is ${current.state === 'unknown' ? 'of unknown state' : `still ${current.state}`} on ${target.name} (${current.detail}): nothing to resume`);
   }
   const r = current.record;
   // Two trainers on one experiment+trial would write the same checkpoints.
-  const twin = all.find((x) => x.runId !== runId && x.record.experiment === r.experiment && x.record.trial === r.trial && isActive(x.state));
-  if (twin) throw new RunError(`run ${twin.runId} (experiment ${r.experiment}, trial ${r.trial}) is ${twin.state} on ${target.name}: stop it first (awrl-tui stop ${twin.runId})`);
+  const twin = all.find((x) => x.runId !== runId && x.record.experiment === r.experiment && x.record.trial === r.trial && mayBeActive(x.state));
+  if (twin) throw new RunError(`run ${twin.runId} (experiment ${r.experiment}, trial ${r.trial}) is ${stateWords(twin)} on ${target.name}: stop it first (awrl-tui stop ${twin.runId})`);
   if (r.backend !== target.backend) {
     throw new RunError(`run ${runId} was launched with backend ${r.backend}; resume it with --backend ${r.backend}`);
   }
@@ -214,6 +228,11 @@ export async function readRecord(transport: Transport, runDir: string): Promise<
   } catch {
     return null;
   }
+}
+
+/** `already running`, or for a run squeue could not be asked about, `of unknown state (why)`. */
+function stateWords(r: { state: string; detail: string }): string {
+  return r.state === 'unknown' ? `of unknown state (${r.detail})` : `already ${r.state}`;
 }
 
 function oneLine(b: Buffer): string {

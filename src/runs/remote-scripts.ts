@@ -83,7 +83,7 @@ done
 /**
  * Lists runs. Args: RUNS_ROOT NAME(glob: * or a run id) SETUP TAIL_BYTES.  Output, per run: `@@run ID`,
  * `@@json {...}`, `@@alive 0|1`, optional `@@exit N`, `@@sexit JOBID N`; then `@@squeue ID STATE`
- * lines when any run uses Slurm (or `@@squeuefailed STATUS`, its stderr on the exec's); then `@@tails BASE64` of one `tail -v` over every non-empty log
+ * lines when any run uses Slurm (or `@@squeuefailed STATUS MESSAGE`); then `@@tails BASE64` of one `tail -v` over every non-empty log
  * (headers `==> PATH <==` separate them). Tab-separated. Per run only builtins run: no fork.
  */
 export const LIST_SCRIPT = sh`set -u
@@ -109,10 +109,11 @@ done
 if [ "$slurm" = 1 ]; then
   eval "$setup" >&2
   # A failed squeue (controller down, not on PATH) must not read as "every job is gone".
-  if q=$(squeue -h -t all -u "$(id -un)" -o '%i %T'); then
+  # (stderr joins the answer: a warning line makes a key no job id matches.)
+  if q=$(squeue -h -t all -u "$(id -un)" -o '%i %T' 2>&1); then
     [ -z "$q" ] || printf '%s\n' "$q" | while read -r id st; do printf '@@squeue\t%s\t%s\n' "$id" "$st"; done
   else
-    printf '@@squeuefailed\t%s\n' "$?"
+    st=$?; printf '@@squeuefailed\t%s\t%s\n' "$st" "$(printf '%s\n' "$q" | tail -n 1 | tr '\t' ' ')"
   fi
 fi
 if [ "$tail_bytes" -gt 0 ] && [ "$\{#logs[@]}" -gt 0 ]; then

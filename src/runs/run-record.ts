@@ -3,7 +3,9 @@
 // true while no cockpit is connected). Compact one-line JSON: the list script relies on it.
 import { z } from 'zod';
 
-export const RUN_STATES = ['submitted', 'pending', 'running', 'finished', 'failed', 'timeout', 'stopped'] as const;
+// `unknown`: a Slurm run while squeue does not answer; neither active nor ended (nothing may be
+// concluded from it: a follower keeps following, a launch of the same trial is refused).
+export const RUN_STATES = ['submitted', 'pending', 'running', 'finished', 'failed', 'timeout', 'stopped', 'unknown'] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
 const attemptSchema = z.object({

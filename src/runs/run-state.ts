@@ -12,6 +12,8 @@ export interface RunProbe {
   slurm?: Record<string, string>;
   /** slurm: job id -> exit status written by the batch script when the trainer ended. */
   slurmExit?: Record<string, number>;
+  /** slurm: squeue failed (its message): `slurm` says nothing about any job. */
+  squeueFailed?: string;
 }
 
 export interface DerivedState {
@@ -21,8 +23,12 @@ export interface DerivedState {
 }
 
 const ACTIVE: ReadonlySet<RunState> = new Set(['submitted', 'pending', 'running']);
+const ENDED: ReadonlySet<RunState> = new Set(['finished', 'failed', 'timeout', 'stopped']);
 export const isActive = (s: RunState): boolean => ACTIVE.has(s);
-export const isTerminal = (s: RunState): boolean => !ACTIVE.has(s);
+/** Ended for sure (`unknown` is neither active nor terminal). */
+export const isTerminal = (s: RunState): boolean => ENDED.has(s);
+/** Active, or possibly so: what a launch of the same experiment+trial must not run next to. */
+export const mayBeActive = (s: RunState): boolean => ACTIVE.has(s) || s === 'unknown';
 
 /** Slurm ends that `--auto-resume` resubmits after. */
 export const RESUMABLE_SLURM_ENDS: ReadonlySet<string> = new Set(['TIMEOUT', 'PREEMPTED', 'NODE_FAIL']);
@@ -74,6 +80,10 @@ function deriveSlurm(r: RunRecord, p: RunProbe): DerivedState {
     if (nextState && SLURM_PENDING.has(nextState)) return { state: 'pending', detail: `job ${next} ${nextState} after ${curState}` };
   }
   if (r.stopRequestedAt) return { state: 'stopped', detail: `cancelled at ${r.stopRequestedAt}` };
+  if (p.squeueFailed !== undefined && p.slurmExit?.[cur] === undefined) {
+    // A job squeue cannot be asked about is not a job Slurm forgot: do not call it failed.
+    return { state: 'unknown', detail: `job ${cur}: squeue failed (${p.squeueFailed})${tag}` };
+  }
   if (curState) return { state: fromSlurmEnd(curState), detail: `job ${cur} ${curState}${tag}` };
   const code = p.slurmExit?.[cur];
   if (code === 0) return { state: 'finished', detail: `job ${cur} exit 0${tag}` };
@@ -83,13 +93,15 @@ function deriveSlurm(r: RunRecord, p: RunProbe): DerivedState {
 
 /** Legal moves of the run state machine; the watcher reports anything else as a jump it saw. */
 const TRANSITIONS: Record<RunState, readonly RunState[]> = {
-  submitted: ['pending', 'running', 'finished', 'failed', 'timeout', 'stopped'],
-  pending: ['running', 'finished', 'failed', 'timeout', 'stopped'],
-  running: ['pending', 'finished', 'failed', 'timeout', 'stopped'],
-  timeout: ['pending', 'running'], // auto-resume or --resume
-  failed: ['submitted', 'pending', 'running'], // --resume
-  stopped: ['submitted', 'pending', 'running'],
-  finished: ['submitted', 'pending', 'running'],
+  submitted: ['pending', 'running', 'finished', 'failed', 'timeout', 'stopped', 'unknown'],
+  pending: ['running', 'finished', 'failed', 'timeout', 'stopped', 'unknown'],
+  running: ['pending', 'finished', 'failed', 'timeout', 'stopped', 'unknown'],
+  timeout: ['pending', 'running', 'unknown'], // auto-resume or --resume
+  failed: ['submitted', 'pending', 'running', 'unknown'], // --resume
+  stopped: ['submitted', 'pending', 'running', 'unknown'],
+  finished: ['submitted', 'pending', 'running', 'unknown'],
+  // squeue answers again: whatever it says now.
+  unknown: ['submitted', 'pending', 'running', 'finished', 'failed', 'timeout', 'stopped'],
 };
 
 export function canTransition(from: RunState, to: RunState): boolean {

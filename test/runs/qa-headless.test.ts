@@ -123,6 +123,23 @@ describe('the headless path, as a scripting user meets it', () => {
     expect(existsSync(runs) ? readdirSync(runs).length : 0).toBe(before);
   });
 
+  it('two launches of the same experiment+trial at the same moment never both start', async () => {
+    const args = ['--launch', ...target('AWRL_SIM_SPEED=150'), '--config', config, '++trial_name=qa-twin', '--skip-preflight', '--json'];
+    const [a, b] = [start(args), start(args)];
+    running.push(a, b);
+    const codes = await Promise.all([a.done, b.done]);
+    for (const [i, p] of [a, b].entries()) {
+      expect([0, 2], p.stderr).toContain(codes[i]);
+      if (codes[i] === 2) expect(p.stderr).toMatch(/^awrl-tui: run \S+ \(experiment \S+, trial qa-twin\) (was launched at the same time|is already)/m);
+    }
+    const r = await cli(['runs', ...target(), '--json']);
+    const twins = (JSON.parse(r.stdout) as Array<{ runId: string; trial: string; state: string }>).filter((x) => x.trial === 'qa-twin');
+    const live = twins.filter((x) => x.state === 'running' || x.state === 'submitted');
+    expect(live.length).toBeLessThanOrEqual(1);
+    expect(live.length).toBe(codes.filter((c) => c === 0).length);
+    for (const x of live) expect((await cli(['stop', x.runId, ...target(), '--grace', '5'])).code).toBe(0);
+  });
+
   it('--resume of a run that never checkpointed warns that it starts over, then runs from step 1', async () => {
     const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant AWRL_SIM_FAULT=oom@1'), '--config', config, 'total_train_epochs=1', '++trial_name=qa-nockpt', '--follow']);
     expect(r.code, r.stderr).toBe(1);

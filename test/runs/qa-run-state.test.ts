@@ -2,7 +2,7 @@
 // later launch of its experiment+trial ("already submitted: stop it first"), and even `stop` did not
 // clear it. And a secret name the remote script would refuse is refused before anything is created.
 import { describe, it, expect } from 'vitest';
-import { deriveRunState, collectSecrets, isActive, type RunRecord } from '../../src/runs/index.js';
+import { deriveRunState, collectSecrets, isActive, isTerminal, mayBeActive, parseListOutput, serializeRunRecord, type RunRecord } from '../../src/runs/index.js';
 
 const never: RunRecord = {
   version: 1, runId: 'r', experiment: 'e', trial: 't', target: 'local', workdir: '/w', runDir: '/w/.awrl/runs/r',
@@ -31,5 +31,25 @@ describe('secret names', () => {
     expect(() => collectSecrets(['MY-TOKEN'], { 'MY-TOKEN': 'x' })).toThrow(/'MY-TOKEN' is not a usable environment variable name/);
     expect(() => collectSecrets(['1ABC'], {})).toThrow(/'1ABC' is not a usable environment variable name/);
     expect(collectSecrets(['CPU_CLUSTER_TOKEN'], { CPU_CLUSTER_TOKEN: 'v=1 2' })).toBe('CPU_CLUSTER_TOKEN=v=1 2\n');
+  });
+});
+
+describe('a Slurm run while squeue fails', () => {
+  const slurmRun: RunRecord = { ...never, runId: 's1', backend: 'slurm', attempts: [{ n: 1, reason: 'launch', startedAt: 'x', jobId: '10' }] };
+  const listed = (extra: string) =>
+    parseListOutput(`@@run\ts1\n@@json\t${serializeRunRecord(slurmRun).trim()}\n@@alive\t0\n${extra}@@squeuefailed\t1\tslurm_load_jobs error: Unable to contact slurm controller\n`);
+  it('is unknown (neither active nor ended), not failed, and says why', () => {
+    const [r] = listed('');
+    expect(r).toMatchObject({ state: 'unknown', detail: 'job 10: squeue failed (slurm_load_jobs error: Unable to contact slurm controller)' });
+    expect(isTerminal(r.state)).toBe(false);
+    expect(isActive(r.state)).toBe(false);
+    expect(mayBeActive(r.state)).toBe(true);
+  });
+  it('an exit status the batch script wrote still decides', () => {
+    expect(listed('@@sexit\t10\t0\n')[0]).toMatchObject({ state: 'finished' });
+    expect(listed('@@sexit\t10\t1\n')[0]).toMatchObject({ state: 'failed' });
+  });
+  it('a direct run next to it is not affected', () => {
+    expect(deriveRunState({ ...never, attempts: [{ n: 1, reason: 'launch', startedAt: 'x', pid: 7 }] }, { alive: true, squeueFailed: 'x' }).state).toBe('running');
   });
 });
