@@ -215,3 +215,13 @@ describe('status line at 80 columns', () => {
     r.unmount();
   });
 });
+
+describe('ETA of a stalled run', () => {
+  it('counts down only until the next step is due, then holds (a hung run never reaches ETA 0)', async () => {
+    const { headerLines } = await import('../../src/ui/panels/header.js');
+    const { lineText } = await import('../../src/ui/lines.js');
+    const figures = { step: 10, totalSteps: 100, epoch: 1, epochs: 1, startedAt: NOW - 3_600_000, lastStepAt: NOW - 7_200_000, etaS: 5400, stepTimeS: 60, episodesPerS: null, trainTokensPerS: null, rolloutWaitS: null };
+    const l2 = lineText(headerLines({ runId: 'r', target: 'local', connection: { state: 'ready' }, connectionAt: NOW, runState: 'running', figures, now: NOW })[1]);
+    expect(l2).toContain('ETA 1 h 29 min');
+  });
+});

@@ -45,8 +45,9 @@ export function headerLines(p: HeaderProps): Line[] {
   const ended = ENDED_STATES.has(p.runState);
   const until = ended ? (f.endedAt ?? null) : p.now;
   const elapsedS = f.startedAt !== null && until !== null ? Math.max(0, (until - f.startedAt) / 1000) : null;
-  // The ETA was estimated at the last step: count it down since then.
-  const etaS = ended ? null : f.etaS !== null && ageS !== null ? Math.max(0, f.etaS - ageS) : f.etaS;
+  // The ETA was estimated at the last step: count it down since then, but only until the next step
+  // is due (a stalled or hung run must not count down to 0; the late step is marked instead).
+  const etaS = ended ? null : f.etaS !== null && ageS !== null ? Math.max(0, f.etaS - Math.min(ageS, f.stepTimeS ?? ageS)) : f.etaS;
   const stale = !ended && ageS !== null && f.stepTimeS !== null && ageS > 3 * f.stepTimeS;
   const width = p.width ?? Infinity;
   const conn = connectionText(p.connection, Math.max(0, p.now - p.connectionAt));
