@@ -1,9 +1,15 @@
 // QA pass: disagreements with the trainer found by probing its rules at their edges. Each case
 // names what the trainer does (areal/api/alloc_mode.py's Lark grammar, webgym/train.py, Hydra,
 // PyYAML) and this engine used to do otherwise.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inferExperimentName, parseAllocationMode } from '../../src/config/index.js';
 import { evaluate, mutate, only, posOf, REFERENCE } from './helpers.js';
+
+const BIN = new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
 
 describe('allocation_mode: what the Lark grammar accepts and refuses', () => {
   // The grammar has no component that starts with ':' (bare dims are `common_dim+`).
@@ -75,5 +81,31 @@ describe('rule messages print a float field as Python does', () => {
   it('behav_imp_weight_cap=1.0 is said as 1.0', () => {
     const d = only(evaluate(REFERENCE, ['actor.behav_imp_weight_cap=1.0']), 'behav-imp-weight-cap');
     expect(d.message).toContain('actor.behav_imp_weight_cap=1.0 must be > 1');
+  });
+});
+
+describe('a long config through a pipe', () => {
+  // Node writes to a pipe asynchronously once the pipe is full, and the CLI ends with
+  // process.exit: `config show` must hand over all its output before it returns.
+  it('config show prints all of a 2 MB config to a pipe', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'awrl-qa-'));
+    try {
+      // Few keys with long values: quick to evaluate, one big write.
+      const keys = Array.from({ length: 20 }, (_, i) => `  key_${i}: ${'v'.repeat(100_000)}\n`).join('');
+      const text = mutate('webgym:\n', `webgym:\n${keys}`);
+      const f = join(dir, 'long.yaml');
+      writeFileSync(f, text);
+      const r = spawnSync(process.execPath, [BIN, 'config', 'show', f], { encoding: 'utf8', maxBuffer: 1 << 26, env: { ...process.env, WANDB_API_KEY: 'x' } });
+      expect(r.status).toBe(0);
+      expect(r.stdout.length).toBeGreaterThan(2_000_000);
+      expect(r.stdout.split('\n').length).toBe(text.split('\n').length);
+      expect(r.stdout.endsWith('    enabled: true\n')).toBe(true);
+      // A reader that stops early (`| head`) ends it quietly: no EPIPE stack trace.
+      const h = spawnSync('/bin/sh', ['-c', '"$0" "$1" config show "$2" | head -c 100 >/dev/null', process.execPath, BIN, f], { encoding: 'utf8', env: { ...process.env, WANDB_API_KEY: 'x' } });
+      expect(h.status).toBe(0);
+      expect(h.stderr).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
