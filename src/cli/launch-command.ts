@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
 import { launchRun, resumeRun, collectSecrets, planFromConfig, RunError, type LaunchResult, type Target } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags, connect, connectExit, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags, connect, connectExit, quietWhenStdoutCloses, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
 import { shellQuote } from '../remote/quote.js';
 import { followToEnd, progressLine } from '../runs/follow-to-end.js';
 import type { Transport } from '../remote/transport.js';
@@ -46,6 +46,7 @@ function wholeNumber(name: string, v: string | undefined, dflt: number): number 
 }
 
 export async function run(args: string[]): Promise<number> {
+  quietWhenStdoutCloses();
   let p;
   try {
     p = parseCli(args, OWN);

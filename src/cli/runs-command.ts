@@ -1,6 +1,6 @@
 // `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
 import { listRuns, runJobIdsOf, type RunSummary } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags, connect, connectExit, quietWhenStdoutCloses } from '../runs/cli-target.js';
 import { CliError, EXIT } from './errors.js';
 
 function row(r: RunSummary): string[] {
@@ -16,6 +16,7 @@ export function formatRunsTable(runs: RunSummary[]): string {
 }
 
 export async function run(args: string[]): Promise<number> {
+  quietWhenStdoutCloses();
   let p;
   let target;
   try {

@@ -10,7 +10,7 @@
 import { createInterface } from 'node:readline/promises';
 import { stopRun, readRecord, runsRoot, runNodes, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
 import { findLeftovers, stopLeftovers, formatLeftovers, type Leftover, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
-import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags, connect, connectExit, quietWhenStdoutCloses } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
 
@@ -100,6 +100,7 @@ async function leftoverCheck(transport: Transport, target: Target, runId: string
 }
 
 export async function run(args: string[]): Promise<number> {
+  quietWhenStdoutCloses();
   let p;
   try {
     p = parseCli(args, { values: ['--grace', '--check-nodes'], switches: ['--yes', '-y', '--accept-new-host-key'] });

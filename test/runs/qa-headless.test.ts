@@ -140,6 +140,17 @@ describe('the headless path, as a scripting user meets it', () => {
     for (const x of live) expect((await cli(['stop', x.runId, ...target(), '--grace', '5'])).code).toBe(0);
   });
 
+  it('--follow --json | head: the follower ends quietly when its reader goes, the run goes on', async () => {
+    const f = start(['--launch', ...target('AWRL_SIM_SPEED=instant'), '--config', config, 'total_train_epochs=1', '++trial_name=qa-pipe', '--follow', '--json']);
+    running.push(f);
+    await waitFor(() => f.stdout.includes('\n'), { timeoutMs: 60_000, what: 'the first event line' });
+    f.child.stdout!.destroy(); // like `head -1` exiting
+    expect(await f.done).toBe(0);
+    expect(f.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    const runId = runIdOf(f.stderr);
+    await waitFor(async () => (await stateOf(runId)).state === 'finished', { timeoutMs: 60_000, what: 'the run to finish on its own' });
+  });
+
   it('--resume of a run that never checkpointed warns that it starts over, then runs from step 1', async () => {
     const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant AWRL_SIM_FAULT=oom@1'), '--config', config, 'total_train_epochs=1', '++trial_name=qa-nockpt', '--follow']);
     expect(r.code, r.stderr).toBe(1);
