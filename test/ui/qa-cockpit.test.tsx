@@ -225,3 +225,20 @@ describe('ETA of a stalled run', () => {
     expect(l2).toContain('ETA 1 h 29 min');
   });
 });
+
+describe('launch confirmation at 80 columns', () => {
+  it('a blocked pre-flight still names every key, n cancel included', async () => {
+    const { confirmLaunchLines } = await import('../../src/ui/screens/config.js');
+    const { lineText } = await import('../../src/ui/lines.js');
+    const view = { fileName: 'c.yaml', overrides: [], rows: [], diagnostics: [], hasErrors: false, diff: [], argv: ['python3', 'webgym/train.py', '--config', '/w/.awrl/runs/<run-id>/config.yaml'], secrets: [], target: 'local', draft: null };
+    const pf = { phase: 'done' as const, target: 'local', checks: [{ id: 'gpus', result: 'error' as const, seen: 'nvidia-smi not found', todo: 'run on nodes with GPUs' }], errors: 1, warnings: 0, blocked: true, reason: 'preflight found 1 error(s) on local', overrides: [] };
+    for (const width of [80, 60]) {
+      const lines = confirmLaunchLines(view, width, pf, 21).map(lineText);
+      // The key line is the last one, and the frame cuts whatever is wider than the terminal.
+      const keys = lines.at(-1)!.slice(0, width);
+      expect(keys).toMatch(/S launch anyway/);
+      expect(keys).toMatch(/p run again/);
+      expect(keys).toMatch(/n cancel$/);
+    }
+  });
+});

@@ -123,16 +123,23 @@ export function confirmLaunchLines(c: ConfigView, width: number, preflight?: Pre
   const pf: Line[] = [titleLine('Pre-flight', width, preflight?.phase === 'done' ? preflight.target : ''), ...preflightLines(preflight ?? { phase: 'running', target: c.target ?? '' }, c.overrides, width)];
   let keys: Line;
   if (!preflight || preflight.phase === 'running' || preflight.phase === 'idle') keys = [{ t: 'waiting for the pre-flight…  ', c: 'warn' }, { t: 'n', bold: true, c: 'bad' }, { t: ' cancel' }];
-  else if (preflight.blocked)
+  else if (preflight.blocked) {
+    // The longest wording that fits: every key must stay named (n cancel last, so cut first).
+    const [head, why] = [
+      ['blocked by the pre-flight  ', ' launch anyway (skips it; recorded in run.json)   '],
+      ['blocked by the pre-flight  ', ' launch anyway   '],
+      ['blocked  ', ' launch anyway  '],
+    ].find(([h, w]) => h.length + 1 + w.length + 'p run again   n cancel'.length <= width) ?? ['blocked  ', ' launch anyway  '];
     keys = [
-      { t: 'blocked by the pre-flight  ', c: 'bad', bold: true },
+      { t: head, c: 'bad', bold: true },
       { t: 'S', bold: true, c: 'warn' },
-      { t: ' launch anyway (skips it; recorded in run.json)   ' },
+      { t: why },
       { t: 'p', bold: true },
       { t: ' run again   ' },
       { t: 'n', bold: true, c: 'bad' },
       { t: ' cancel' },
     ];
+  }
   else keys = [{ t: 'y', bold: true, c: 'good' }, { t: ' launch   ' }, { t: 'p', bold: true }, { t: ' run the pre-flight again   ' }, { t: 'n', bold: true, c: 'bad' }, { t: ' cancel' }];
   const room = height - out.length - 1 - secrets.length - pf.length;
   if (room < argv.length) {
