@@ -95,6 +95,8 @@ describe('runs screen', () => {
     const f = await waitForFrame(r, (x) => x.includes('running'), 'the runs list');
     expect(f).toContain('ce92');
     expect(f).toContain('ab12');
+    // The title's key hints end whole (r refresh is the last of them).
+    expect(f.split('\n')[1]).toMatch(/r refresh ─$/);
     expect(maxLineWidth(f)).toBeLessThanOrEqual(60);
     r.unmount();
   });

@@ -17,7 +17,9 @@ export function withLiveRun(targets: TargetSummary[], live: RunSummary | null | 
 }
 
 export function runsLines(targets: TargetSummary[], cursor: number, now: number, width: number, height: number): Line[] {
-  const out: Line[] = [titleLine('Runs', width, 'Enter open · n new launch · s stop · o leftovers (ended) · r refresh')];
+  const keys = 'Enter open · n new launch · s stop · o leftovers (ended) · r refresh';
+  // The longest wording of the key hints that fits beside the title.
+  const out: Line[] = [titleLine('Runs', width, keys.length + 10 <= width ? keys : 'Enter · n new · s stop · o leftovers · r refresh')];
   if (targets.length === 0) {
     out.push([{ t: 'No targets yet. Start one with `awrl-tui --launch --target T --config FILE`, or press n.', c: 'dim' }]);
     return out;
