@@ -63,7 +63,21 @@ const targetSchema = z
     slurm: slurmSchema.optional(),
     forward_env: z.array(envName).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((t, ctx) => {
+    const why = workdirProblem(t.host, t.workdir);
+    if (why) ctx.addIssue({ code: 'custom', path: ['workdir'], message: why });
+  });
+
+/** Why a workdir cannot work on `host`, or null. Nothing on the way expands `~` (scripts quote the
+ *  path, SFTP takes it literally), and a relative path would mean one place to SFTP and another to
+ *  the scripts: the checkout would be reported missing, which misleads. */
+function workdirProblem(host: string, workdir: string): string | null {
+  if (workdir.startsWith('~') || (host !== 'local' && !workdir.startsWith('/'))) {
+    return `'${workdir}' must be an absolute path on the target (~ and relative paths are not expanded there): e.g. /home/<user>/AsyncWebRL`;
+  }
+  return null;
+}
 
 const fileSchema = z.object({ targets: z.record(z.string(), targetSchema) }).strict();
 
@@ -160,6 +174,8 @@ export function resolveTarget(flags: TargetFlags, profiles: Record<string, Targe
   if (!workdir) {
     return `target '${flags.target}' has no workdir: give --workdir DIR (the AsyncWebRL checkout on it) or define it in targets.yaml`;
   }
+  const bad = workdirProblem(base.host ?? flags.target, workdir);
+  if (bad) return `workdir of target '${flags.target}': ${bad}`;
   const s = base.slurm ?? { extraArgs: [] };
   return {
     name: base.name ?? flags.target,

@@ -2,7 +2,7 @@
 // later launch of its experiment+trial ("already submitted: stop it first"), and even `stop` did not
 // clear it. And a secret name the remote script would refuse is refused before anything is created.
 import { describe, it, expect } from 'vitest';
-import { deriveRunState, collectSecrets, isActive, isTerminal, mayBeActive, parseListOutput, serializeRunRecord, type RunRecord } from '../../src/runs/index.js';
+import { deriveRunState, collectSecrets, isActive, isTerminal, mayBeActive, parseListOutput, serializeRunRecord, resolveTarget, loadTargets, type RunRecord, type Target } from '../../src/runs/index.js';
 
 const never: RunRecord = {
   version: 1, runId: 'r', experiment: 'e', trial: 't', target: 'local', workdir: '/w', runDir: '/w/.awrl/runs/r',
@@ -51,5 +51,23 @@ describe('a Slurm run while squeue fails', () => {
   });
   it('a direct run next to it is not affected', () => {
     expect(deriveRunState({ ...never, attempts: [{ n: 1, reason: 'launch', startedAt: 'x', pid: 7 }] }, { alive: true, squeueFailed: 'x' }).state).toBe('running');
+  });
+});
+
+describe('a target workdir', () => {
+  it('~ or a relative path on a remote target is refused with what to give instead', () => {
+    for (const workdir of ['~/AsyncWebRL', 'AsyncWebRL', './x']) {
+      expect(resolveTarget({ target: 'me@login', workdir }, {})).toBe(
+        `workdir of target 'me@login': '${workdir}' must be an absolute path on the target (~ and relative paths are not expanded there): e.g. /home/<user>/AsyncWebRL`,
+      );
+    }
+    const profiles = { h100: { ...(resolveTarget({ target: 'me@login', workdir: '/w' }, {}) as Target), name: 'h100', workdir: '~/w' } };
+    expect(resolveTarget({ target: 'h100' }, profiles)).toMatch(/^workdir of target 'h100': '~\/w' must be an absolute path/);
+    // In the profile file: file:line:key, as for any other mistake there.
+    expect(() => loadTargets('targets:\n  h100:\n    host: me@login\n    workdir: ~/AsyncWebRL\n', 'targets.yaml')).toThrow(
+      /^targets\.yaml:4: targets\.h100\.workdir: '~\/AsyncWebRL' must be an absolute path on the target/,
+    );
+    expect(resolveTarget({ target: 'me@login', workdir: '/home/me/AsyncWebRL' }, {})).toMatchObject({ workdir: '/home/me/AsyncWebRL' });
+    expect(resolveTarget({ target: 'local', workdir: 'rel/dir' }, {})).toMatchObject({ workdir: 'rel/dir' });
   });
 });
