@@ -46,6 +46,9 @@ function fromSlurmEnd(s: string): RunState {
 export function deriveRunState(r: RunRecord, p: RunProbe): DerivedState {
   const last = r.attempts[r.attempts.length - 1];
   if (!last) {
+    // The job started but its attempt was never recorded (the launcher was interrupted, or job.pid
+    // came late): what runs is what counts.
+    if (p.alive) return { state: 'running', detail: 'job.pid alive, start not recorded in run.json' };
     if (r.startError) return { state: 'failed', detail: `could not start: ${r.startError}` };
     if (r.stopRequestedAt) return { state: 'stopped', detail: `stopped before it started, at ${r.stopRequestedAt}` };
     return { state: 'submitted', detail: 'not started yet' };

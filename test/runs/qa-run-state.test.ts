@@ -21,6 +21,9 @@ describe('a run that never started', () => {
     expect(d.state).toBe('stopped');
     expect(isActive(d.state)).toBe(false);
   });
+  it('is running when its job is alive although run.json recorded no start (the launcher was interrupted)', () => {
+    expect(deriveRunState({ ...never, startError: 'did not write job.pid within 15 s' }, { alive: true }).state).toBe('running');
+  });
   it('is still submitted while neither happened (the launcher is starting it)', () => {
     expect(deriveRunState(never, {}).state).toBe('submitted');
   });
