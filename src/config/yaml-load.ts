@@ -21,28 +21,24 @@ export interface LoadedYaml {
 
 export function loadYaml(text: string): LoadedYaml {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: true, keepSourceTokens: true, lineCounter, prettyErrors: false });
+  // Duplicate keys are found here, not by the yaml package: its check compares each key with
+  // every earlier one (quadratic: 30,000 keys took seconds), ours is one pass with a Map.
+  const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: false, keepSourceTokens: true, lineCounter, prettyErrors: false });
   const problems: YamlProblem[] = [];
   const at = (offset: number) => lineCounter.linePos(offset);
-  const dups = doc.errors.some((e) => e.code === 'DUPLICATE_KEY') ? duplicateKeys(doc) : new Map<number, { name: string; first: number }>();
   // After one syntax error the parser's next ones are mostly its consequences (a tab gives five):
   // like PyYAML, report the first, plus every duplicate key (each is a mistake of its own).
-  let syntaxShown = false;
-  for (const e of doc.errors) {
-    const p = at(e.pos[0]);
-    if (e.code === 'DUPLICATE_KEY') {
-      const d = dups.get(e.pos[0]);
-      const msg = d
-        ? `duplicate key '${d.name}' (first defined at line ${at(d.first).line}); the trainer refuses a key defined twice: remove one`
-        : 'duplicate key (the trainer refuses a key defined twice): remove one';
-      problems.push({ message: msg, line: p.line, col: p.col });
-      continue;
-    }
-    if (syntaxShown) continue;
-    syntaxShown = true;
-    const msg = e.code === 'TAB_AS_INDENT' ? 'a tab is used as indentation; YAML indents with spaces only: replace the tab with spaces' : e.message.split('\n')[0];
+  const first = doc.errors[0];
+  if (first) {
+    const p = at(first.pos[0]);
+    const msg = first.code === 'TAB_AS_INDENT' ? 'a tab is used as indentation; YAML indents with spaces only: replace the tab with spaces' : first.message.split('\n')[0];
     problems.push({ message: msg, line: p.line, col: p.col });
   }
+  for (const [offset, d] of duplicateKeys(doc)) {
+    const p = at(offset);
+    problems.push({ message: `duplicate key '${d.name}' (first defined at line ${at(d.first).line}); the trainer refuses a key defined twice: remove one`, line: p.line, col: p.col });
+  }
+  problems.sort((a, b) => a.line - b.line || a.col - b.col);
   if (problems.length) return { doc, lineCounter, root: null, problems };
 
   const convert = (node0: unknown, keyPath: string[], keyOffset: number, depth = 0): Val => {
@@ -141,6 +137,8 @@ function duplicateKeys(doc: Document): Map<number, { name: string; first: number
       for (const pair of node.items) {
         if (!isScalar(pair.key) || !pair.key.range) continue;
         const name = String(pair.key.value);
+        // Merge keys (`<<`) may repeat, as in PyYAML (OmegaConf checks only string keys).
+        if (name === '<<' && pair.key.type === 'PLAIN') continue;
         const first = seen.get(name);
         if (first === undefined) seen.set(name, pair.key.range[0]);
         else out.set(pair.key.range[0], { name, first });

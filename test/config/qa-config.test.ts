@@ -67,6 +67,13 @@ describe('messages', () => {
     expect(d.message).toContain(`line ${posOf(t, 'n_samples: 8').line}`);
   });
 
+  it('duplicates in a flow mapping are found too; two merge keys (<<) are not duplicates, as in PyYAML', () => {
+    const t = mutate('  n_samples: 8\n', '  n_samples: 8\n  stop: {a: 1, a: 2}\n');
+    expect(only(evaluate(t), 'yaml-syntax').message).toContain("duplicate key 'a'");
+    const m = mutate('webgym:\n', 'x_base: &xb {p: 1}\ny_base: &yb {q: 2}\nwebgym:\n  merged:\n    <<: *xb\n    <<: *yb\n');
+    expect(evaluate(m).diagnostics.filter((d) => d.code === 'yaml-syntax')).toEqual([]);
+  });
+
   it('a tab used as indentation is one error that says to indent with spaces', () => {
     const t = mutate('  n_gpus_per_node: 8\n', '\tn_gpus_per_node: 8\n');
     const ev = evaluate(t);
