@@ -244,3 +244,17 @@ describe('launch confirmation at 80 columns', () => {
     }
   });
 });
+
+describe('leftovers dialog at 60 columns', () => {
+  it('the stop question keeps its y/n keys on screen', async () => {
+    const { leftoverLines } = await import('../../src/ui/screens/leftovers.js');
+    const { lineText } = await import('../../src/ui/lines.js');
+    const list = [
+      { pid: 4242, tagged: true, otherRunId: null, user: 'me', cmd: 'python3 webgym/train.py --config x.yaml', gpuMiB: 61000 },
+      { pid: 4343, tagged: false, otherRunId: null, user: 'me', cmd: 'python3 other.py', gpuMiB: 1000 },
+    ];
+    const lines = leftoverLines({ phase: 'found', runId: LONG_ID, list }, LONG_ID, 60).map(lineText);
+    const ask = lines.find((l) => l.includes('Stop the'))!;
+    expect(ask.slice(0, 60)).toMatch(/y\/n$/);
+  });
+});

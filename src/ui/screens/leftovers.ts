@@ -43,8 +43,11 @@ export function leftoverLines(p: LeftoverPhase | undefined, runId: string, width
   for (const l of list) out.push(processLine(l, width));
   if (p.phase === 'stopping') out.push([{ t: `stopping ${tagged} tagged process${tagged === 1 ? '' : 'es'}…`, c: 'warn', bold: true }]);
   else if (tagged > 0) {
+    const procs = `${tagged} process${tagged === 1 ? '' : 'es'}`;
+    const long = `Stop the ${procs} tagged with this run (SIGTERM, then SIGKILL)? `;
+    // The y/n must stay on screen: the shorter question when the long one would push it off.
     out.push([
-      { t: `Stop the ${tagged} process${tagged === 1 ? '' : 'es'} tagged with this run (SIGTERM, then SIGKILL)? `, c: 'warn', bold: true },
+      { t: long.length + 3 <= width ? long : `Stop the ${procs} tagged with this run? `, c: 'warn', bold: true },
       { t: 'y', bold: true, c: 'good' },
       { t: '/' },
       { t: 'n', bold: true, c: 'bad' },
