@@ -50,7 +50,10 @@ function hint(text: string, more: string, width: number): string {
 const LEFTOVER_MORE = ' (tagged with the run or holding GPU memory)';
 
 function statusLine(state: SessionState, ui: UiState, width: number): Line {
-  if (ui.confirm?.kind === 'quit') return [{ t: 'A launch is in progress. Quit the cockpit anyway (the run is not stopped)? y/n', c: 'warn', bold: true }];
+  if (ui.confirm?.kind === 'quit') {
+    const long = 'A launch is in progress. Quit the cockpit anyway (the run is not stopped)? y/n';
+    return [{ t: long.length <= width ? long : 'Launch in progress: quit anyway (run not stopped)? y/n', c: 'warn', bold: true }];
+  }
   if (ui.confirm?.kind === 'stop') return [{ t: `Stop run ${ui.confirm.runId}? y/n`, c: 'warn', bold: true }];
   if (ui.input?.kind === 'find') return [{ t: 'find key: ', c: 'accent', bold: true }, { t: `${ui.input.text}▏` }, { t: '  Enter keep · Ctrl-c back', c: 'dim' }];
   if (ui.input?.kind === 'search') return [{ t: '/', c: 'accent', bold: true }, { t: `${ui.input.text}▏` }, { t: '  Enter keep · Ctrl-c cancel', c: 'dim' }];

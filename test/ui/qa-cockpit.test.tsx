@@ -258,3 +258,14 @@ describe('leftovers dialog at 60 columns', () => {
     expect(ask.slice(0, 60)).toMatch(/y\/n$/);
   });
 });
+
+describe('quit question at 60 columns', () => {
+  it('while a launch is in progress, the question keeps its y/n on screen', async () => {
+    const r = renderInk(<App session={new StaticSession({ ...liveState(), launch: { phase: 'launching' } })} initialScreen="runs" size={{ columns: 60, rows: 20 }} colors={false} clock={clock} />);
+    await waitForFrame(r, (x) => x.includes('launching'), 'the launching status');
+    r.stdin.write('q');
+    const f = await waitForFrame(r, (x) => /[Qq]uit/.test(x.split('\n').filter(Boolean).at(-1) ?? ''), 'the quit question');
+    expect(f.split('\n').filter(Boolean).at(-1)).toMatch(/y\/n$/);
+    r.unmount();
+  });
+});
