@@ -12,7 +12,7 @@ import { CliError, EXIT } from './errors.js';
 const USAGE = `usage: awrl-tui preflight --target T --config FILE [OVERRIDE…] [--json] [--accept-new-host-key]
   target fields (override the profile in targets.yaml): -F/--ssh-config FILE, --workdir DIR, --python CMD,
   --setup LINE, --backend direct|slurm, --partition P, --nodes N, --gpus-per-node N, --time LIMIT,
-  --account A, --sbatch-arg ARG (repeatable)
+  --account A, --cpus-per-task N, --sbatch-arg ARG (repeatable), --forward-env NAME (repeatable)
   checks: --node HOST (another node's GPUs, repeatable), --step-seconds S (typical step time)`;
 
 interface Parsed {
@@ -31,6 +31,8 @@ const VALUE_FLAGS: Record<string, keyof TargetFlags | 'config' | 'node' | 'stepS
   '--python': 'python', '--setup': 'setup', '--backend': 'backend', '--partition': 'partition',
   '--nodes': 'nodes', '--gpus-per-node': 'gpusPerNode', '--time': 'timeLimit', '--time-limit': 'timeLimit',
   '--account': 'account', '--sbatch-arg': 'sbatchArgs', '--config': 'config', '--node': 'node',
+  // The same target flags as --launch, so one script can pre-flight then launch with the same words.
+  '--cpus-per-task': 'cpusPerTask', '--forward-env': 'forwardEnv',
   '--step-seconds': 'stepSeconds',
 };
 
@@ -60,8 +62,10 @@ export function parseArgs(args: string[]): Parsed {
       if (k === 'config') p.config = v;
       else if (k === 'node') p.nodes.push(v);
       else if (k === 'stepSeconds') p.stepSeconds = positiveInt(a, v);
-      else if (k === 'sbatchArgs') (p.flags.sbatchArgs ??= []).push(v);
-      else if (k === 'nodes' || k === 'gpusPerNode') p.flags[k] = positiveInt(a, v);
+      else if (k === 'sbatchArgs' || k === 'forwardEnv') (p.flags[k] ??= []).push(v);
+      else if (k === 'nodes' || k === 'cpusPerTask') p.flags[k] = positiveInt(a, v);
+      // 0 is a real answer (a CPU-only partition), as --launch takes it.
+      else if (k === 'gpusPerNode') p.flags[k] = v === '0' ? 0 : positiveInt(a, v);
       else (p.flags as Record<string, unknown>)[k] = v;
     } else if (a.startsWith('-') && !a.startsWith('+') && !a.startsWith('~')) {
       throw new CliError(`unknown option '${a}'\n${USAGE}`, EXIT.usage);
@@ -84,7 +88,7 @@ function readText(file: string, what: string): string | null {
 }
 
 function target(flags: TargetFlags): Target {
-  const file = targetsFilePath(process.env, homedir());
+  const file = process.env.AWRL_TARGETS_FILE || targetsFilePath(process.env, homedir());
   const text = readText(file, 'profiles');
   let profiles: Record<string, Target> = {};
   if (text !== null) {
