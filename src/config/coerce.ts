@@ -69,3 +69,8 @@ export function coerceScalar(kind: ScalarKind, v: Val): CoerceResult {
     }
   }
 }
+
+/** What to write instead of a value the field's type refuses (said after the trainer's message). */
+export function writeInstead(kind: 'int' | 'float' | 'bool' | 'str'): string {
+  return { int: 'write a whole number, e.g. 8', float: 'write a number, e.g. 5e-6', bool: 'write true or false', str: "write a string (quote it: 'text')" }[kind];
+}

@@ -2,7 +2,7 @@
 // relative to the node's container, each extra dot climbs one level. A whole-value interpolation
 // takes the target's value (then the field's type), an embedded one builds a string. A missing
 // target or a cycle is an error naming the key.
-import { coerceScalar } from './coerce.js';
+import { coerceScalar, writeInstead } from './coerce.js';
 import type { Field } from './schema/dsl.js';
 import { hasInterpolation, pyStrVal, type Origin, type Val } from './values.js';
 
@@ -169,7 +169,7 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
           if (!f.opt) throw new ResolveError(`'${key}' resolved to null but is not Optional`, 'type-mismatch');
         } else {
           const r = coerceScalar(f.k, out);
-          if (!r.ok) throw new ResolveError(`${r.message} (field '${key}' is ${f.k}, from '${n.v}')`, 'type-mismatch');
+          if (!r.ok) throw new ResolveError(`${r.message} (field '${key}' is ${f.k}, from '${n.v}'); ${writeInstead(f.k)}`, 'type-mismatch');
           out = r.value;
         }
       }

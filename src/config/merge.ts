@@ -1,7 +1,7 @@
 // The structured merge: OmegaConf.merge(OmegaConf.structured(WebGymConfig), yaml_after_overrides).
 // Fills defaults, coerces scalars, rejects unknown keys (`Key 'foo' not in 'PPOActorConfig'`),
 // and keeps interpolation strings as text; they are typed after resolution (interpolation.ts).
-import { coerceScalar } from './coerce.js';
+import { coerceScalar, writeInstead } from './coerce.js';
 import { MISSING, type Field } from './schema/dsl.js';
 import { SECRET_KEY } from './secret-keys.js';
 import { isInterpolation, toPlain, type Origin, type Val } from './values.js';
@@ -49,7 +49,7 @@ export function mergeField(f: Field, src: Val | undefined, key: string, problems
   if (isInterpolation(src)) return src; // typed after resolution
   if (src.t === 'null') {
     if (f.opt || f.k === 'any') return src;
-    problems.push({ code: 'not-optional', key, message: `'${key}' cannot be null: it is not Optional`, origin: src.origin });
+    problems.push({ code: 'not-optional', key, message: `'${key}' cannot be null: it is not Optional; give it a value, or delete the override or line that sets null (the default then applies)`, origin: src.origin });
     return defaultVal(f, problems, key);
   }
   switch (f.k) {
@@ -61,7 +61,7 @@ export function mergeField(f: Field, src: Val | undefined, key: string, problems
     case 'str': {
       const r = coerceScalar(f.k, src);
       if (r.ok) return r.value;
-      const msg = SECRET_KEY.test(key) ? `the value of '${key}' (not shown: a secret) is not a valid ${f.k}` : `${r.message} (field '${key}' is ${f.k})`;
+      const msg = SECRET_KEY.test(key) ? `the value of '${key}' (not shown: a secret) is not a valid ${f.k}` : `${r.message} (field '${key}' is ${f.k}); ${writeInstead(f.k)}`;
       problems.push({ code: 'type-mismatch', key, message: msg, origin: src.origin });
       return src;
     }

@@ -116,3 +116,19 @@ describe('a long config through a pipe', () => {
     }
   });
 });
+
+describe('type errors say what to write instead', () => {
+  it.each([
+    ['actor.optimizer.lr=abc', /field 'actor\.optimizer\.lr' is float\); write a number, e\.g\. 5e-6/],
+    ['gconfig.n_samples=8.5', /field 'gconfig\.n_samples' is int\); write a whole number, e\.g\. 8/],
+    ['actor.use_decoupled_loss=maybe', /field 'actor\.use_decoupled_loss' is bool\); write true or false/],
+    ['seed=null', /'seed' cannot be null: it is not Optional; give it a value, or delete the override/],
+  ])('%s', (override, re) => {
+    const ev = evaluate(REFERENCE, [override]);
+    expect(ev.diagnostics.some((d) => re.test(d.message))).toBe(true);
+  });
+  it('an interpolated value of the wrong type says it too', () => {
+    const ev = evaluate(REFERENCE, ['seed=None']);
+    expect(ev.diagnostics.some((d) => d.key === 'sglang.random_seed' && /is int, from '\$\{seed\}'\); write a whole number/.test(d.message))).toBe(true);
+  });
+});
