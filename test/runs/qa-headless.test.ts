@@ -23,7 +23,7 @@ async function cli(args: string[]): Promise<{ code: number | null; stdout: strin
 
 const runIdOf = (text: string): string => /^run\s+(\S+)/m.exec(text)![1];
 
-describe('the headless path, as a scripting user meets it', () => {
+describe('the headless path, as a scripting user meets it', { timeout: 120_000 }, () => {
   let sshd: SshdHandle;
   let workdir: string;
   let config: string;
