@@ -77,8 +77,15 @@ function processesOf(run: DemoRun): number[] {
 async function startDemo(): Promise<{ t: TmuxSession; run: DemoRun; first: string }> {
   const t = await TmuxSession.start({ command: wrapped(`node ${BIN} --demo`), width: 120, height: 40, env: { AWRL_SIM_SPEED: '400' } });
   let run: DemoRun | null = null;
-  const first = await t.waitForScreen((s) => stepOf(s) >= 1 && (run = findDemoRun(s)) !== null, 'the demo run with a first step', 40_000);
-  return { t, run: run!, first };
+  try {
+    const first = await t.waitForScreen((s) => stepOf(s) >= 1 && (run = findDemoRun(s)) !== null, 'the demo run with a first step', 40_000);
+    return { t, run: run!, first };
+  } catch (err) {
+    // Not yet in the caller's list: a demo that never showed its first step (a loaded machine)
+    // must not outlive the test. Killing its tmux server hangs it up: it stops its run itself.
+    await t.kill();
+    throw err;
+  }
 }
 
 describe('awrl-tui --demo in tmux (120x40)', () => {
