@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
 import { CliError, EXIT } from './errors.js';
+import { quietWhenStdoutCloses } from './stdio.js';
 
 const USAGE = `usage:
   awrl-tui config check FILE [OVERRIDE…] [--json]
@@ -76,19 +77,8 @@ const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`)
 const diagJson = (d: Diagnostic) => ({ ...d });
 
 export async function run(args: string[]): Promise<number> {
-  const code = await runCommand(args);
-  // main.ts ends with process.exit; a pipe that was full keeps the rest of a big output (a long
-  // config's `show`) queued in memory: hand it all over first (a write callback runs in order).
-  await new Promise<void>((resolve) => {
-    // A reader that went away (`… | head`) wants nothing more: end quietly, without a stack
-    // (the listener stays: the write's callback and its 'error' event come in either order).
-    process.stdout.on('error', () => resolve());
-    process.stdout.write('', () => resolve());
-  });
-  return code;
-}
-
-async function runCommand(args: string[]): Promise<number> {
+  // `config show … | head`: the reader wants nothing more; main.ts hands over the rest (flushStdio).
+  quietWhenStdoutCloses();
   const p = parseArgs(args);
   const text = readConfig(p.file);
   const ev = evaluateConfig({ fileName: p.file, text, overrides: p.overrides, envNames: envNames() });

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
 import { launchRun, resumeRun, collectSecrets, planFromConfig, RunError, type LaunchResult, type Target } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags, connect, connectExit, quietWhenStdoutCloses, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags, connect, connectExit, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
 import { shellQuote } from '../remote/quote.js';
 import { followToEnd, progressLine } from '../runs/follow-to-end.js';
 import type { Transport } from '../remote/transport.js';
@@ -16,6 +16,7 @@ import type { PreflightSummary } from '../runs/run-record.js';
 import { FollowAlerts, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
 import type { Alert } from '../metrics/index.js';
 import { CliError, EXIT } from './errors.js';
+import { quietWhenStdoutCloses } from './stdio.js';
 
 const OWN = {
   values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout'],

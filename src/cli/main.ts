@@ -3,6 +3,7 @@
 import { CliError, EXIT } from './errors.js';
 import { readVersion } from './version.js';
 import { HELP } from './help.js';
+import { flushStdio } from './stdio.js';
 
 type CommandModule = { run(args: string[]): Promise<number> };
 
@@ -50,6 +51,7 @@ try {
   }
 }
 // A finished command exits now, even if a poller or a socket forgot to unref itself: a CLI that
-// hangs after its work is done is worse than one that cuts a stray timer. (stdout/stderr writes to
-// files and pipes are synchronous on Linux, so nothing printed is lost.)
+// hangs after its work is done is worse than one that cuts a stray timer. What it printed is
+// handed over first: a pipe's slow reader would otherwise lose the end of a big output.
+await flushStdio();
 process.exit(code);

@@ -1,7 +1,8 @@
 // `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
 import { listRuns, runJobIdsOf, type RunSummary } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags, connect, connectExit, quietWhenStdoutCloses } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import { CliError, EXIT } from './errors.js';
+import { quietWhenStdoutCloses } from './stdio.js';
 
 function row(r: RunSummary): string[] {
   const step = r.globalStep !== undefined ? `${r.globalStep}/${r.totalSteps}` : '-';

@@ -10,9 +10,10 @@
 import { createInterface } from 'node:readline/promises';
 import { stopRun, readRecord, runsRoot, runNodes, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
 import { findLeftovers, stopLeftovers, formatLeftovers, type Leftover, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
-import { parseCli, readProfiles, targetFromFlags, connect, connectExit, quietWhenStdoutCloses } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
+import { quietWhenStdoutCloses } from './stdio.js';
 
 export function formatStopReport(r: StopReport, target: string): string {
   if (r.alreadyEnded) return `${r.runId} on ${target} had already ended (${r.alreadyEnded.state}: ${r.alreadyEnded.detail}): nothing to stop, its state is kept`;

@@ -8,19 +8,6 @@ import { loadTargets, resolveTarget, targetsFilePath, TargetsFileError, type Tar
 
 export { parseCli, TARGET_VALUE_FLAGS, type ParsedCli } from './cli-args.js';
 
-/**
- * `awrl-tui runs | head -3`, `--follow --json | head`: once the reader is gone, writing to stdout
- * raises EPIPE as an unhandled 'error' (a crash with a stack trace). The reader asked for no more:
- * end quietly. (A detached run is not affected.)
- */
-export function quietWhenStdoutCloses(): void {
-  if (process.stdout.listenerCount('error') > 0) return;
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
-}
-
 /** Reads the profile file (absent = no profiles); a bad file is an error naming file:line. */
 export function readProfiles(env: Record<string, string | undefined> = process.env): Record<string, Target> {
   const path = env.AWRL_TARGETS_FILE || targetsFilePath(env, homedir());

@@ -24,3 +24,24 @@ describe('awrl-tui entry point', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('the end of a command', () => {
+  const STDIO = new URL('../../dist/cli/stdio.js', import.meta.url).href;
+  // Like main.ts: print a lot, flushStdio, process.exit. The reader starts late, so most of the
+  // output is still queued in the process when it exits.
+  const script = `const { flushStdio } = await import(${JSON.stringify(STDIO)});
+    for (let i = 0; i < 20000; i++) process.stdout.write('line ' + i + ' ' + 'x'.repeat(60) + '\\n');
+    await flushStdio();
+    process.exit(0);`;
+
+  it('hands a slow pipe reader every byte before process.exit', () => {
+    const r = spawnSync('/bin/sh', ['-c', '"$0" --input-type=module -e "$1" | (sleep 0.5; wc -l)', process.execPath, script], { encoding: 'utf8' });
+    expect(r.stdout.trim()).toBe('20000');
+  });
+
+  it('ends quietly when the reader goes away early', () => {
+    const r = spawnSync('/bin/sh', ['-c', '"$0" --input-type=module -e "$1" | head -c 10 > /dev/null; echo "rc=$?"', process.execPath, script], { encoding: 'utf8' });
+    expect(r.stdout.trim()).toBe('rc=0');
+    expect(r.stderr).toBe('');
+  });
+});
