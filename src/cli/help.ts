@@ -12,11 +12,14 @@ Usage:
                                         relaunch a run with the same config, experiment and trial
   awrl-tui watch RUN [--target T] [--check-nodes H1,H2]
                                         open the dashboard of one run
+  awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]
+                                        follow a running run headless, from its log's start, to its
+                                        end (what --launch --follow prints; exit codes alike)
   awrl-tui runs --target T [--json]     list runs on a target with their live state
   awrl-tui stop RUN [--target T] [--grace S] [--yes] [--check-nodes H1,H2]
                                         stop a run (SIGTERM, grace, SIGKILL; scancel on Slurm), then
                                         list leftovers (run-tagged processes, GPU holders)
-  awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json]
+  awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json] [--accept-new-host-key]
                                         check a config against the live target
   awrl-tui config check FILE [OVERRIDE...] [--json]
   awrl-tui config show FILE [OVERRIDE...] [--resolved] [--json]
@@ -61,8 +64,9 @@ Stop options:
                           (untagged GPU holders are only listed; nothing is matched by name)
   --check-nodes H1,H2     also look for leftovers on these hosts (a direct multi-node run)
 
-Exit codes: 0 ok, 1 run failed, 2 bad input (config errors, bad arguments), 3 run stopped,
-4 connection lost beyond --reconnect-timeout.
+Exit codes: 0 ok, 1 run failed, 2 bad input (config errors, bad arguments, a refused host key or
+login), 3 run stopped, 4 connection lost beyond --reconnect-timeout (or host unreachable),
+130 following ended by Ctrl-C (the run goes on).
 
 Options:
   -h, --help       this text

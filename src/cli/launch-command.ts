@@ -4,19 +4,16 @@
 // pre-flight probes the target; an error-level check stops the launch (exit 2) with nothing created,
 // unless --skip-preflight is given (recorded in run.json).
 import { readFileSync } from 'node:fs';
-import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
 import { launchRun, resumeRun, collectSecrets, planFromConfig, RunError, type LaunchResult, type Target } from '../runs/index.js';
 import { parseCli, readProfiles, targetFromFlags, connect, connectExit, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
 import { shellQuote } from '../remote/quote.js';
-import { followToEnd, progressLine } from '../runs/follow-to-end.js';
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
 import { preflightGate, evaluationForResume } from '../runs/preflight-gate.js';
 import type { PreflightSummary } from '../runs/run-record.js';
-import { FollowAlerts, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
-import type { Alert } from '../metrics/index.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
+import { followAndPrint } from './follow-output.js';
 
 const OWN = {
   values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout'],
@@ -155,51 +152,16 @@ export async function run(args: string[]): Promise<number> {
       if (res.jobIds.length) info(`job      ${res.jobIds[0]}${res.jobIds.length > 1 ? ` (auto-resume chain: ${res.jobIds.slice(1).join(', ')})` : ''}`);
     }
     if (!follow) return EXIT.ok;
-    let prev: StepEvent | null = null;
-    // Health and metric alerts ride along as extra lines, each once, never changing the event lines.
-    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-    const resolved = evaluation?.resolved as Record<string, any> | undefined;
-    const maxHead = num(resolved?.rollout?.max_head_offpolicyness);
-    const freqSecs = num(resolved?.recover?.freq_secs);
-    const alerts = new FollowAlerts({ ...(maxHead !== undefined ? { maxHeadOffpolicyness: maxHead } : {}), ...(freqSecs !== undefined ? { recoverFreqSecs: freqSecs } : {}) });
-    const report = (list: Alert[]) => {
-      for (const a of list) out(json ? alertJsonLine(a) : alertLine(a));
-    };
-    // A stall brings no events: ask the time-based rules on the wall clock too.
-    const ticker = setInterval(() => report(alerts.tick()), 30_000);
-    ticker.unref();
-    // Ctrl-C ends the following, never the run (it is detached, or a Slurm job): say so, and how to
-    // get back to it, instead of dying silently with the run's fate unclear.
-    const where = targetWords(args);
-    const leave = (signal: NodeJS.Signals) => {
-      err(
-        `awrl-tui: stopped following ${res.record.runId}; the run goes on on ${target.name}. ` +
-          `Its state: awrl-tui runs ${where}; its dashboard: awrl-tui watch ${res.record.runId} ${where}; ` +
-          `to stop it: awrl-tui stop ${res.record.runId} ${where}`,
-      );
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    };
-    process.once('SIGINT', leave);
-    process.once('SIGTERM', leave);
-    const outcome = await followToEnd(transport, target, res.record.runId, res.logPath, {
-      onEvent: (e) => {
-        if (json) out(eventToJsonLine(e));
-        else if (e.type === 'step') {
-          out(progressLine(e, prev));
-          prev = e;
-        } else if (e.type === 'error') out(`error: ${e.message}`);
-        else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
-        report(alerts.push(e));
-      },
-      onState: (s) => info(`state    ${s.state} (${s.detail})`),
-    }).finally(() => clearInterval(ticker));
-    if (outcome.kind === 'disconnected') {
-      err(`awrl-tui: lost the connection to ${target.name} for more than ${reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui runs --target ${target.name}`);
-      return EXIT.disconnected;
-    }
-    if (outcome.state === 'finished') return EXIT.ok;
-    if (outcome.state === 'stopped') return EXIT.stopped;
-    return EXIT.failed;
+    return await followAndPrint({
+      transport,
+      target,
+      runId: res.record.runId,
+      logPath: res.logPath,
+      json,
+      evaluation,
+      reconnectTimeoutS,
+      where: targetWords(args),
+    });
   } finally {
     await transport.close().catch(() => undefined);
   }

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   runs: () => import('./runs-command.js'),
   stop: () => import('./stop-command.js'),
   watch: () => import('./watch-command.js'),
+  follow: () => import('./follow-command.js'),
   preflight: () => import('./preflight-command.js'),
 };
 

@@ -14,7 +14,7 @@ export { watchRunState } from './watch-state.js';
 export type { RunStateWatcher, WatchOptions } from './watch-state.js';
 export { deriveRunState, isActive, isTerminal, mayBeActive, canTransition, RESUMABLE_SLURM_ENDS } from './run-state.js';
 export type { RunProbe, DerivedState } from './run-state.js';
-export { RUN_STATES, makeRunId, isValidRunId, parseRunRecord, serializeRunRecord, runJobIds as runJobIdsOf, runNodes } from './run-record.js';
+export { RUN_STATES, makeRunId, isValidRunId, parseRunRecord, serializeRunRecord, runJobIds as runJobIdsOf, runNodes, runLogPath } from './run-record.js';
 export type { RunRecord, RunState, Attempt, PreflightSummary } from './run-record.js';
 export { batchScript, sbatchArgs } from './slurm-batch.js';
 export { followToEnd, progressLine } from './follow-to-end.js';

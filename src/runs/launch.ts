@@ -4,7 +4,7 @@
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
 import type { Target } from './targets.js';
-import { makeRunId, parseRunRecord, serializeRunRecord, type Attempt, type PreflightSummary, type RunRecord } from './run-record.js';
+import { makeRunId, parseRunRecord, runLogPath, serializeRunRecord, type Attempt, type PreflightSummary, type RunRecord } from './run-record.js';
 import { START_DIRECT_SCRIPT, SUBMIT_SLURM_SCRIPT } from './remote-scripts.js';
 import { batchScript, sbatchArgs } from './slurm-batch.js';
 import { mayBeActive } from './run-state.js';
@@ -188,7 +188,7 @@ async function start(
   now: () => Date,
 ): Promise<LaunchResult> {
   const n = record.attempts.length + 1;
-  const logPath = `${record.runDir}/stdout.log`;
+  const logPath = runLogPath(record);
   if (record.backend === 'direct') {
     const res = await transport.exec(
       remoteScript(START_DIRECT_SCRIPT, [record.runDir, record.runId, record.workdir, t.setup ?? '', ...record.argv], 'awrl-start'),

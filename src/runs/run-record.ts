@@ -98,3 +98,8 @@ export function makeRunId(trial: string, now: Date, random: () => number = Math.
 export function isValidRunId(id: string): boolean {
   return /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(id) && !id.includes('..');
 }
+
+/** The run's log: the controller's stdout and stderr (and, with Ray, every worker's lines). */
+export function runLogPath(record: Pick<RunRecord, 'runDir'>): string {
+  return `${record.runDir}/stdout.log`;
+}

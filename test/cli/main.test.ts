@@ -12,7 +12,7 @@ describe('awrl-tui entry point', () => {
 
   it('prints help listing every command', () => {
     const out = execFileSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
-    for (const cmd of ['--demo', '--launch', 'config check', 'parse', 'runs', 'stop', 'watch', 'preflight']) {
+    for (const cmd of ['--demo', '--launch', 'config check', 'parse', 'runs', 'stop', 'watch', 'follow', 'preflight']) {
       expect(out).toContain(cmd);
     }
   });

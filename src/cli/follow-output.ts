@@ -1,0 +1,78 @@
+// Following a run to its end on the command line: what `--launch --follow` and `awrl-tui follow`
+// print (progress lines, or the events as JSON Lines) with health and metric alerts riding along,
+// what Ctrl-C says, and the exit code the run's end maps to.
+import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
+import type { Target } from '../runs/index.js';
+import { followToEnd, progressLine } from '../runs/follow-to-end.js';
+import { FollowAlerts, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
+import type { Transport } from '../remote/transport.js';
+import type { ConfigEvaluation } from '../config/index.js';
+import type { Alert } from '../metrics/index.js';
+import { EXIT } from './errors.js';
+
+export interface FollowPrintOptions {
+  transport: Transport;
+  target: Target;
+  runId: string;
+  logPath: string;
+  /** JSON Lines on stdout (events and `{"type":"alert"}`); informational lines go to stderr. */
+  json: boolean;
+  /** The run's config, for the staleness budget and the checkpoint interval (null: unknown). */
+  evaluation: ConfigEvaluation | null;
+  reconnectTimeoutS: number;
+  /** The target flags as the user typed them, to repeat in advice. */
+  where: string;
+}
+
+const out = (s: string) => process.stdout.write(`${s}\n`);
+const err = (s: string) => process.stderr.write(`${s}\n`);
+
+/** Follows the run's log from its first byte to the run's end; returns the exit code. */
+export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
+  const { json, runId, target, where } = o;
+  const info = json ? err : out;
+  let prev: StepEvent | null = null;
+  // Health and metric alerts ride along as extra lines, each once, never changing the event lines.
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const resolved = o.evaluation?.resolved as Record<string, any> | undefined;
+  const maxHead = num(resolved?.rollout?.max_head_offpolicyness);
+  const freqSecs = num(resolved?.recover?.freq_secs);
+  const alerts = new FollowAlerts({ ...(maxHead !== undefined ? { maxHeadOffpolicyness: maxHead } : {}), ...(freqSecs !== undefined ? { recoverFreqSecs: freqSecs } : {}) });
+  const report = (list: Alert[]) => {
+    for (const a of list) out(json ? alertJsonLine(a) : alertLine(a));
+  };
+  // A stall brings no events: ask the time-based rules on the wall clock too.
+  const ticker = setInterval(() => report(alerts.tick()), 30_000);
+  ticker.unref();
+  // Ctrl-C ends the following, never the run (it is detached, or a Slurm job): say so, and how to
+  // get back to it, instead of dying silently with the run's fate unclear.
+  const leave = (signal: NodeJS.Signals) => {
+    err(
+      `awrl-tui: stopped following ${runId}; the run goes on on ${target.name}. ` +
+        `Follow it again: awrl-tui follow ${runId} ${where}; its state: awrl-tui runs ${where}; ` +
+        `its dashboard: awrl-tui watch ${runId} ${where}; to stop it: awrl-tui stop ${runId} ${where}`,
+    );
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', leave);
+  process.once('SIGTERM', leave);
+  const outcome = await followToEnd(o.transport, target, runId, o.logPath, {
+    onEvent: (e) => {
+      if (json) out(eventToJsonLine(e));
+      else if (e.type === 'step') {
+        out(progressLine(e, prev));
+        prev = e;
+      } else if (e.type === 'error') out(`error: ${e.message}`);
+      else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
+      report(alerts.push(e));
+    },
+    onState: (s) => info(`state    ${s.state} (${s.detail})`),
+  }).finally(() => clearInterval(ticker));
+  if (outcome.kind === 'disconnected') {
+    err(`awrl-tui: lost the connection to ${target.name} for more than ${o.reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui follow ${runId} ${where}`);
+    return EXIT.disconnected;
+  }
+  if (outcome.state === 'finished') return EXIT.ok;
+  if (outcome.state === 'stopped') return EXIT.stopped;
+  return EXIT.failed;
+}
