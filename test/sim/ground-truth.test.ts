@@ -108,6 +108,12 @@ describe.each([
       expect(last.get(9)!['rollout/reward']).toBe(0);
       expect(last.get(11)!['rollout/reward']).toBeGreaterThan(0);
     }
+    // rollout/omniboxes_failed is a fraction of the episodes (as the trainer logs it): above the
+    // cockpit's 5% alert on the fault's step, below it elsewhere.
+    const omniStep = Number(/omniboxes@(\d+)/.exec(faults)![1]);
+    expect(last.get(omniStep)!['rollout/omniboxes_failed']).toBeGreaterThan(0.05);
+    expect(last.get(omniStep)!['rollout/omniboxes_failed']).toBeLessThan(1);
+    expect(last.get(nanStep)!['rollout/omniboxes_failed']).toBeLessThan(0.05);
     const kinds = events.filter((e) => e.type === 'warning').map((e) => (e as { kind: string }).kind);
     expect(kinds).toContain('omniboxes-alloc');
     expect(kinds).toContain('episode-timeout');
