@@ -51,7 +51,7 @@ describe('a run that failed while watched', () => {
     expect(view.alerts.some((a) => a.severity === 'error')).toBe(true);
     expect(view.alerts.map((a) => a.id).filter((id) => id === 'stall' || id.startsWith('health/stall'))).toEqual([]);
     r.stdin.write('L');
-    const f = await waitForFrame(r, (x) => /failed/.test(x) && x.includes('warnings+errors'), 'the failed dashboard in the event view', 5000);
+    const f = await waitForFrame(r, (x) => /│ failed/.test(x) && x.includes('warnings+errors'), 'the failed dashboard in the event view', 15_000);
     expect(f).toMatch(/ETA —/);
     expect(f).not.toMatch(/elapsed 1\d min/);
     expect(f).not.toContain('No new step for a while');
