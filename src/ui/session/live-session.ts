@@ -2,7 +2,7 @@
 // Transport), the selected run's feed, the Config screen's evaluation, and launch/stop through
 // src/runs — the same code paths as the headless commands.
 import type { Transport } from '../../remote/transport.js';
-import { launchRun, listRuns, runNodes, stopRun, type RunSummary as RunsSummary, type Target } from '../../runs/index.js';
+import { launchRun, listRuns, runLogPath, runNodes, stopRun, type RunSummary as RunsSummary, type Target } from '../../runs/index.js';
 import { requiredSecretNames } from '../../config/index.js';
 import { GpuPoller, gpuPollScope, type GpuPollScope, type GpuSnapshot as PolledGpus } from '../../gpu/index.js';
 import type { ConfigEvaluation } from '../../config/index.js';
@@ -210,7 +210,7 @@ export class LiveSession implements Session {
       transport: conn.transport,
       target: conn.target,
       summary: toSummary(run, conn.target.name),
-      logPath: `${run.record.runDir}/stdout.log`,
+      logPath: runLogPath(run.record),
       facts,
       statePollMs: this.o.statePollMs,
       clock: this.o.clock,
