@@ -3,14 +3,14 @@
 // cron): the same lines as `--launch --follow`, from the log's first byte, so `--json` gives every
 // event once, then follows to the run's end. Exit codes as `--launch --follow`.
 import { readRecord, runsRoot, type Target } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags } from '../runs/cli-target.js';
+import { connectOrExit } from './connect-target.js';
 import { evaluationForResume } from '../runs/preflight-gate.js';
 import { runLogPath } from '../runs/run-record.js';
-import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
-import { targetWords } from './launch-command.js';
+import { targetWords, wholeNumber } from './launch-command.js';
 
 const USAGE = 'usage: awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]';
 
@@ -25,21 +25,14 @@ export async function run(args: string[]): Promise<number> {
   const [runId, ...extra] = p.positional;
   if (!runId) throw new CliError(`follow needs a RUN id (see awrl-tui runs --target T)\n${USAGE}`, EXIT.usage);
   if (extra.length) throw new CliError(`unexpected argument '${extra[0]}'\n${USAGE}`, EXIT.usage);
-  const rawTimeout = p.values['--reconnect-timeout'] ?? '300';
-  if (!/^\d+$/.test(rawTimeout)) throw new CliError(`--reconnect-timeout needs whole seconds, not '${rawTimeout}'`, EXIT.usage);
-  const reconnectTimeoutS = Number(rawTimeout);
+  const reconnectTimeoutS = wholeNumber('--reconnect-timeout', p.values['--reconnect-timeout'], 300);
   let target: Target;
   try {
     target = targetFromFlags(p.flags, readProfiles());
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
-  let transport: Transport;
-  try {
-    transport = await connect(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
-  } catch (e) {
-    throw new CliError((e as Error).message, connectExit(e));
-  }
+  const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
   try {
     const record = await readRecord(transport, `${runsRoot(target)}/${runId}`).catch(() => null);
     if (!record) throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)}); list them with: awrl-tui runs ${targetWords(args)}`, EXIT.usage);

@@ -5,7 +5,8 @@
 // unless --skip-preflight is given (recorded in run.json).
 import { readFileSync } from 'node:fs';
 import { launchRun, resumeRun, collectSecrets, planFromConfig, RunError, type LaunchResult, type Target } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags, connect, connectExit, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
+import { connectOrExit } from './connect-target.js';
 import { shellQuote } from '../remote/quote.js';
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
@@ -37,7 +38,8 @@ export function targetWords(args: string[]): string {
   return words.join(' ');
 }
 
-function wholeNumber(name: string, v: string | undefined, dflt: number): number {
+/** A flag's whole-number value (seconds, counts), or the default when absent. */
+export function wholeNumber(name: string, v: string | undefined, dflt: number): number {
   if (v === undefined) return dflt;
   if (!/^\d+$/.test(v)) throw new CliError(`${name} needs a whole number, not '${v}'`, EXIT.usage);
   return Number(v);
@@ -108,12 +110,7 @@ export async function run(args: string[]): Promise<number> {
     evaluationOf = (t) => evaluationForResume(t, target, resumeId!, envNames);
   }
 
-  let transport: Transport;
-  try {
-    transport = await connect(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
-  } catch (e) {
-    throw new CliError((e as Error).message, connectExit(e));
-  }
+  const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
   try {
     let preflight: PreflightSummary | undefined;
     const evaluation = await evaluationOf(transport).catch(() => null);

@@ -1,6 +1,7 @@
 // `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
 import { listRuns, runJobIdsOf, type RunSummary } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
+import { parseCli, readProfiles, targetFromFlags } from '../runs/cli-target.js';
+import { connectOrExit } from './connect-target.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 
@@ -27,9 +28,7 @@ export async function run(args: string[]): Promise<number> {
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
-  const transport = await connect(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') }).catch((e: Error) => {
-    throw new CliError(e.message, connectExit(e));
-  });
+  const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') });
   try {
     const runs = await listRuns(transport, target).catch((e: Error) => {
       throw new CliError(e.message, EXIT.failed);
