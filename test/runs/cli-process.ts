@@ -1,4 +1,5 @@
 // Running `bin/awrl-tui.js` as a user would, for the CLI tests (needs dist/ built).
+import { expect } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -24,4 +25,17 @@ export function startCli(args: string[], env: Record<string, string>): CliProces
   child.stderr!.on('data', (b) => (p.stderr += b));
   p.done = new Promise((resolve) => child.on('close', (code) => resolve(code)));
   return p;
+}
+
+/** The CLI with a secret in its environment (the Omniboxes token variable the sim config names):
+ *  `cli` runs a command to its end and checks the secret never shows in its output. */
+export function sentinelCli(secret: string) {
+  const start = (args: string[]): CliProcess => startCli(args, { CPU_CLUSTER_TOKEN: secret });
+  const cli = async (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+    const p = start(args);
+    const code = await p.done;
+    expect(p.stdout + p.stderr).not.toContain(secret);
+    return { code, stdout: p.stdout, stderr: p.stderr };
+  };
+  return { start, cli };
 }

@@ -1,12 +1,11 @@
 // The headless commands a user types (`--launch`, `runs`, `stop`, `--resume`), run as processes
 // against a real sshd, with the simulator (`awrl-tui sim init`) as the trainer. Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCli, ROOT, type CliProcess } from './cli-process.js';
-import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
-import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { sentinelCli, type CliProcess } from './cli-process.js';
+import type { SshdHandle } from '../harness/sshd.js';
+import { startSimOverSshd, type SimOverSshd } from './sim-over-sshd.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 
@@ -14,15 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 const FAKE_SMI = new URL('../preflight/fixtures', import.meta.url).pathname;
 
 const SECRET = `cli-sentinel-${process.pid}-Vb3`;
-
-const start = (args: string[]): CliProcess => startCli(args, { CPU_CLUSTER_TOKEN: SECRET });
-
-async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = start(args);
-  const code = await p.done;
-  expect(p.stdout + p.stderr).not.toContain(SECRET);
-  return { code, stdout: p.stdout, stderr: p.stderr };
-}
+const { start, cli } = sentinelCli(SECRET);
 
 const withoutAlerts = (stdout: string): string => stdout.split('\n').filter((l) => !l.startsWith('{"type":"alert"')).join('\n');
 
@@ -43,24 +34,17 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
   let config: string;
   const running: CliProcess[] = [];
   const others: ChildProcess[] = [];
-  // The sim checkout's bin/ (its fake nvidia-smi) on the target's PATH: the launch's pre-flight passes.
-  const target = (setup = '') => [
-    '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
-    '--setup', `export PATH=${workdir}/bin:$PATH ${setup}`.trim(),
-  ];
+  let env: SimOverSshd;
+  const target = (setup = '') => env.target(setup);
 
   beforeAll(async () => {
-    sshd = await startSshd();
-    workdir = mkdtempSync(join(tmpdir(), 'awrl-runs-cli-'));
-    const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
-    config = sim.config!;
-    writeWebgymTasks(sim.trainDataset, 256); // 8 steps per epoch at batch 32
+    env = await startSimOverSshd('awrl-runs-cli-');
+    ({ sshd, workdir, config } = env);
   });
   afterAll(async () => {
     for (const p of running) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
     for (const c of others) if (c.pid && pidAlive(c.pid)) process.kill(c.pid, 'SIGKILL');
-    await sshd?.stop();
-    if (workdir) rmSync(workdir, { recursive: true, force: true });
+    await env?.stop();
   });
 
   it('an invalid config exits 2 with file:line and leaves the target untouched', async () => {

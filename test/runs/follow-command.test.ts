@@ -2,49 +2,37 @@
 // the simulator as the trainer. `--json` gives every event of the log once (the same lines as
 // `parse --json` of the whole log), then the run's end sets the exit code. Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCli, ROOT, type CliProcess } from './cli-process.js';
-import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
-import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { ROOT, sentinelCli, type CliProcess } from './cli-process.js';
+import { startSimOverSshd, type SimOverSshd } from './sim-over-sshd.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
 
 const BIN = join(ROOT, 'bin', 'awrl-tui.js');
 const runIdOf = (text: string): string => /^run\s+(\S+)/m.exec(text)![1];
+const { start: startCli } = sentinelCli(`follow-sentinel-${process.pid}-Qz4`);
 
 describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
-  let sshd: SshdHandle;
-  let workdir: string;
-  let config: string;
+  let env: SimOverSshd;
   const running: CliProcess[] = [];
   const start = (args: string[]) => {
-    const p = startCli(args, { CPU_CLUSTER_TOKEN: 'follow-test-token' });
+    const p = startCli(args);
     running.push(p);
     return p;
   };
-  const target = (setup = '') => [
-    '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
-    '--setup', `export PATH=${workdir}/bin:$PATH ${setup}`.trim(),
-  ];
+  const target = (setup = '') => env.target(setup);
   const launch = async (speed: string, trial: string) => {
-    const l = start(['--launch', ...target(`AWRL_SIM_SPEED=${speed}`), '--config', config, 'total_train_epochs=1', `++trial_name=${trial}`]);
+    const l = start(['--launch', ...target(`AWRL_SIM_SPEED=${speed}`), '--config', env.config, 'total_train_epochs=1', `++trial_name=${trial}`]);
     expect(await l.done, (l.stdout + l.stderr).slice(-600)).toBe(0);
     return { runId: runIdOf(l.stdout), pid: Number(/^pid\s+(\d+)/m.exec(l.stdout)?.[1]) };
   };
 
   beforeAll(async () => {
-    sshd = await startSshd();
-    workdir = mkdtempSync(join(tmpdir(), 'awrl-follow-'));
-    const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
-    config = sim.config!;
-    writeWebgymTasks(sim.trainDataset, 256); // 8 steps per epoch at batch 32
+    env = await startSimOverSshd('awrl-follow-');
   });
   afterAll(async () => {
     for (const p of running) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
-    await sshd?.stop();
-    if (workdir) rmSync(workdir, { recursive: true, force: true });
+    await env?.stop();
   });
 
   it('--json: every event of the log once, in order (as parse --json of the whole log), then exit 0 when it finishes', async () => {
@@ -54,7 +42,7 @@ describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
     const events = f.stdout.split('\n').filter((l) => l && !l.startsWith('{"type":"alert"'));
     const steps = events.map((l) => JSON.parse(l)).filter((e) => e.type === 'step').map((e) => e.globalStep);
     expect(steps).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    const log = join(workdir, '.awrl', 'runs', runId, 'stdout.log');
+    const log = join(env.workdir, '.awrl', 'runs', runId, 'stdout.log');
     const parsed = spawnSync(process.execPath, [BIN, 'parse', '--json', log], { encoding: 'utf8' });
     expect(events).toEqual(parsed.stdout.trimEnd().split('\n'));
     expect(f.stderr).toMatch(/^state\s+finished/m);
@@ -67,7 +55,7 @@ describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
     f.child.kill('SIGINT');
     expect(await f.done).toBe(130);
     expect(f.stderr).toContain(`stopped following ${runId}; the run goes on`);
-    expect(f.stderr).toContain(`awrl-tui follow ${runId} --target ${sshd.alias}`);
+    expect(f.stderr).toContain(`awrl-tui follow ${runId} --target ${env.sshd.alias}`);
     expect(pidAlive(pid)).toBe(true);
     const stop = start(['stop', runId, ...target(), '--grace', '5']);
     expect(await stop.done, stop.stdout + stop.stderr).toBe(0);

@@ -3,23 +3,15 @@
 // exit code of a refused host key, and a `--resume` of a run that never saved a checkpoint.
 // Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCli, ROOT, type CliProcess } from './cli-process.js';
-import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
-import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { sentinelCli, startCli, type CliProcess } from './cli-process.js';
+import type { SshdHandle } from '../harness/sshd.js';
+import { startSimOverSshd, type SimOverSshd } from './sim-over-sshd.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
 
 const SECRET = `qa-sentinel-${process.pid}-Hd7`;
-const start = (args: string[]): CliProcess => startCli(args, { CPU_CLUSTER_TOKEN: SECRET });
-
-async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = start(args);
-  const code = await p.done;
-  expect(p.stdout + p.stderr).not.toContain(SECRET);
-  return { code, stdout: p.stdout, stderr: p.stderr };
-}
+const { start, cli } = sentinelCli(SECRET);
 
 const runIdOf = (text: string): string => /^run\s+(\S+)/m.exec(text)![1];
 
@@ -28,10 +20,8 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
   let workdir: string;
   let config: string;
   const running: CliProcess[] = [];
-  const target = (setup = '') => [
-    '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
-    '--setup', `export PATH=${workdir}/bin:$PATH ${setup}`.trim(),
-  ];
+  let env: SimOverSshd;
+  const target = (setup = '') => env.target(setup);
   const stateOf = async (runId: string) => {
     const r = await cli(['runs', ...target(), '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -39,16 +29,12 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
   };
 
   beforeAll(async () => {
-    sshd = await startSshd();
-    workdir = mkdtempSync(join(tmpdir(), 'awrl-qa-headless-'));
-    const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
-    config = sim.config!;
-    writeWebgymTasks(sim.trainDataset, 256); // 8 steps per epoch at batch 32
+    env = await startSimOverSshd('awrl-qa-headless-');
+    ({ sshd, workdir, config } = env);
   });
   afterAll(async () => {
     for (const p of running) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
-    await sshd?.stop();
-    if (workdir) rmSync(workdir, { recursive: true, force: true });
+    await env?.stop();
   });
 
   it('stop of a run that already finished keeps it `finished` and says there was nothing to stop', async () => {
