@@ -4,6 +4,9 @@ import { CliError, EXIT } from './errors.js';
 import { readVersion } from './version.js';
 import { HELP } from './help.js';
 import { flushStdio } from './stdio.js';
+import { giveBackCaCerts } from './launcher-env.js';
+
+giveBackCaCerts(process.env);
 
 type CommandModule = { run(args: string[]): Promise<number> };
 

@@ -1,8 +1,9 @@
 // `awrl-tui parse FILE… [--json]`: the files, in the order given, as ONE stream through the one
 // trainer-log parser. `--json`: JSON Lines, one event per line. Otherwise a short summary.
-import { openSync, readSync, closeSync, fstatSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { CliError, EXIT } from './errors.js';
+import { openAll, readAhead } from './file-chunks.js';
 import { JsonLinesParser, TrainerLogParser, type TrainerEvent } from '../trainer-log/index.js';
 // The metrics store is loaded only for the summary: `--json` does not pay for it.
 type Metrics = typeof import('../metrics/index.js');
@@ -12,52 +13,9 @@ const READ_SIZE = 1 << 18;
 /** --json: one read and at most one write per MiB; the parser copies only what it keeps. */
 const JSON_READ_SIZE = 1 << 20;
 
-function openAll(files: string[]): number[] {
-  const fds: number[] = [];
-  for (const f of files) {
-    try {
-      const fd = openSync(f, 'r');
-      if (fstatSync(fd).isDirectory()) {
-        closeSync(fd);
-        throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-      }
-      fds.push(fd);
-    } catch (e) {
-      for (const fd of fds) closeSync(fd);
-      const code = (e as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
-      throw new CliError(`cannot read ${f}: ${why}`, EXIT.usage);
-    }
-  }
-  return fds;
-}
-
-/** The files' bytes in order, through one reused buffer (the parser copies what it keeps); each
- *  file is closed once read, or on error. */
-function* chunks(fds: number[], files: string[], size: number): Generator<Buffer> {
-  const buf = Buffer.allocUnsafe(size);
-  for (let i = 0; i < fds.length; i++) {
-    const fd = fds[i];
-    try {
-      for (;;) {
-        let n: number;
-        try {
-          n = readSync(fd, buf, 0, size, null);
-        } catch (e) {
-          throw new CliError(`cannot read ${files[i]}: ${(e as Error).message}`, EXIT.usage);
-        }
-        if (n === 0) break;
-        yield buf.subarray(0, n);
-      }
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
-
 async function feed(fds: number[], files: string[], onEvents: (evs: TrainerEvent[]) => Promise<void> | void): Promise<void> {
   const parser = new TrainerLogParser();
-  for (const chunk of chunks(fds, files, READ_SIZE)) {
+  for await (const chunk of readAhead(fds, files, READ_SIZE)) {
     const evs = parser.push(chunk);
     if (evs.length) await onEvents(evs);
   }
@@ -68,11 +26,12 @@ async function writeOut(s: string | Buffer): Promise<void> {
   if (!process.stdout.write(s)) await once(process.stdout, 'drain');
 }
 
-/** `--json`: bytes in, bytes out, synchronously. JsonLinesParser hands back the JSON lines of
- *  each chunk as one buffer, written with one write(2): no stream, no per-line strings. */
-function jsonLines(fds: number[], files: string[]): void {
+/** `--json`: bytes in, bytes out. JsonLinesParser hands back the JSON lines of each chunk as one
+ *  buffer, written with one write(2): no stream, no per-line strings. The next chunk is being
+ *  read meanwhile (readAhead). */
+async function jsonLines(fds: number[], files: string[]): Promise<void> {
   const parser = new JsonLinesParser();
-  for (const chunk of chunks(fds, files, JSON_READ_SIZE)) writeAll(parser.push(chunk));
+  for await (const chunk of readAhead(fds, files, JSON_READ_SIZE)) writeAll(parser.push(chunk));
   writeAll(parser.end());
 }
 
@@ -103,7 +62,7 @@ export async function run(args: string[]): Promise<number> {
   const fds = openAll(files);
   if (json) {
     // process.stdout is never touched here: fd 1 keeps the blocking mode it was given.
-    jsonLines(fds, files);
+    await jsonLines(fds, files);
     return EXIT.ok;
   }
   // `parse … | head` closes the pipe early: stop quietly.

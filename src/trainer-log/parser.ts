@@ -18,6 +18,7 @@ import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
 import { Writers, firstLine, type Writer } from './writers.js';
 import { StepAssembler } from './pending-step.js';
+import { viewOf } from './table.js';
 
 export { MAX_WRITERS } from './writers.js';
 
@@ -72,14 +73,16 @@ export class TrainerLogParser {
       this.takeCarryLine();
       pos = nl + 1;
     }
+    // Made here, once per chunk, before the line loop (see viewOf).
+    const dv = viewOf(b);
     const max = this.maxRecord;
     const ends = this.ends;
     for (;;) {
       const n = lineEnds(b, pos, ends);
       for (let i = 0; i < n; i++) {
         const nl = ends[i];
-        if (nl - pos > max) this.line(b, pos, pos + max, true);
-        else this.line(b, pos, nl, false);
+        if (nl - pos > max) this.line(b, dv, pos, pos + max, true);
+        else this.line(b, dv, pos, nl, false);
         pos = nl + 1;
       }
       if (n < ends.length) break;
@@ -125,16 +128,16 @@ export class TrainerLogParser {
   private takeCarryLine(): void {
     const cut = this.carry.cut;
     const line = this.carry.take();
-    this.line(line, 0, line.length, cut);
+    this.line(line, viewOf(line), 0, line.length, cut);
   }
 
-  private line(b: Buffer, start: number, end: number, cut: boolean): void {
+  private line(b: Buffer, dv: DataView, start: number, end: number, cut: boolean): void {
     if (end > start && b[end - 1] === 13) end--;
     if (cut) this.out.warn('record-truncated', `a line longer than ${this.maxRecord} bytes was cut`, null, 'main');
     // Fast path: the lines of an open stats table (most of the bytes of a log), never decoded.
     const step = this.steps.step;
     if (step !== null && step.inTable && b[start] === 0xe2) {
-      this.steps.tableLine(step, b, start, end);
+      this.steps.tableLine(step, b, dv, start, end);
       return;
     }
     // The line without its escape codes, as one flat latin1 string (stripAnsi on bytes).
@@ -174,7 +177,7 @@ export class TrainerLogParser {
     if (writer.main && step !== null && step.inTable && body.charCodeAt(0) === 0xe2) {
       // A table line that carried escape codes: back to bytes for the table reader.
       const bytes = Buffer.from(body, 'latin1');
-      this.steps.tableLine(step, bytes, 0, bytes.length);
+      this.steps.tableLine(step, bytes, viewOf(bytes), 0, bytes.length);
       return;
     }
     this.writers.continuation(writer, body);

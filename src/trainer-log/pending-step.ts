@@ -79,11 +79,11 @@ export class StepAssembler {
   }
 
   /** A box line of the step's open table, bytes [start, end). */
-  tableLine(step: PendingStep, b: Uint8Array, start: number, end: number): void {
+  tableLine(step: PendingStep, b: Uint8Array, dv: DataView, start: number, end: number): void {
     const kind = tableLineKind(b, start);
     if (kind === 'row') {
       if (step.table === null) step.table = this.tables.reset();
-      step.table.addRow(b, start, end);
+      step.table.addRow(b, dv, start, end);
     } else if (kind === 'top') {
       step.table = this.tables.reset();
     } else if (kind === 'bottom') {

@@ -35,9 +35,6 @@ export class TableBuilder {
   private json: boolean[] = [];
   private rows = 0;
   private cols = 0;
-  /** A DataView of the bytes last read (one per chunk), for comparing keys a word at a time. */
-  private dv: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
-  private dvOf: Uint8Array | null = null;
   bytes = 0;
   truncated = false;
 
@@ -59,8 +56,9 @@ export class TableBuilder {
   }
 
   /** Reads one `│ key │ value │ …` row from bytes [start, end) (line end excluded): the pairs
-   *  between the bars, keys and values trimmed of spaces, empty keys skipped. */
-  addRow(b: Uint8Array, start: number, end: number): void {
+   *  between the bars, keys and values trimmed of spaces, empty keys skipped. `dv`: viewOf(b),
+   *  for comparing keys a word at a time. */
+  addRow(b: Uint8Array, dv: DataView, start: number, end: number): void {
     this.bytes += end - start + 1;
     if (this.bytes > this.maxBytes) {
       this.truncated = true;
@@ -71,11 +69,6 @@ export class TableBuilder {
     p += 3;
     const base = this.rows * this.cols;
     const first = this.rows === 0;
-    if (b !== this.dvOf) {
-      this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-      this.dvOf = b;
-    }
-    const dv = this.dv;
     const intern = this.intern;
     let pair = 0;
     for (;;) {
@@ -178,6 +171,14 @@ export class TableBuilder {
       }
     }
   }
+}
+
+/** A DataView of `b`, made once per chunk by the caller of the row reader. Never made inside the
+ *  hot line loop: code that runs once per chunk there has no type feedback when the loop is
+ *  optimized (within the first chunk), so the second chunk would throw the optimized code out
+ *  and wait tens of milliseconds for it to be compiled again. */
+export function viewOf(b: Uint8Array): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength);
 }
 
 /** The first `│` (E2 94 82) in bytes [from, end), or -1. A plain loop: cheaper than a native

@@ -144,7 +144,8 @@ writeFileSync(pyFile, PY);
 const REPEAT = Math.max(1, Number(process.env.AWRL_BENCH_REPEAT ?? 3));
 const runs = { ours: [], grep: [], py: [] };
 for (let i = 0; i < REPEAT; i++) {
-  runs.ours.push(timed(`exec ${q(process.execPath)} ${q(BIN)} parse --json ${q(FILE)} > /dev/null`, true));
+  // As a user runs it: the launcher itself (its #! line), not `node BIN`.
+  runs.ours.push(timed(`exec ${q(BIN)} parse --json ${q(FILE)} > /dev/null`, true));
   runs.grep.push(timed(['grep', '-c', 'Train step', FILE]));
   runs.py.push(timed(['/usr/bin/python3', pyFile, FILE]));
 }

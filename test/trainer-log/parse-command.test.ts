@@ -35,6 +35,37 @@ describe('awrl-tui parse', () => {
     }
   });
 
+  it('reads a file of many chunks (read ahead) with the same events as the library, and stops quietly under head', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'awrl-parse-'));
+    try {
+      // run-a's stdout.log again and again: > 3 MiB, several 1 MiB reads, cut inside records.
+      const one = readFileSync(DIR + 'stdout.log');
+      const big = Buffer.concat(Array.from({ length: Math.ceil((3.2 * 2 ** 20) / one.length) }, () => one));
+      const f = join(dir, 'big.log');
+      writeFileSync(f, big);
+      const r = cli('--json', f);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe(parseLogBytes(big).map(eventToJsonLine).join('\n') + '\n');
+      const summary = cli(f);
+      expect(summary.stdout).toMatch(new RegExp(`steps: ${parseLogBytes(big).filter((e) => e.type === 'step').length} step records`));
+      const head = spawnSync('/bin/sh', ['-c', '"$0" "$1" parse --json "$2" | head -c 100 > /dev/null; echo "rc=$?"', process.execPath, BIN, f], { encoding: 'utf8' });
+      expect(head.stdout.trim()).toBe('rc=0');
+      expect(head.stderr).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('exits 2 naming the file when a read fails part-way (not a stack trace)', () => {
+    // /proc/self/mem opens fine and fails on its first read (EIO).
+    for (const args of [['--json', '/proc/self/mem'], ['/proc/self/mem']]) {
+      const r = cli(DIR + 'main.log', ...args);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^awrl-tui: cannot read \/proc\/self\/mem: .*\n$/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it('summarises steps, resumes, reward, step time and errors', () => {
     const r = cli(DIR + 'stdout.log');
     expect(r.status).toBe(0);
