@@ -9,4 +9,5 @@ export { parseOverride, OverrideSyntaxError, type ParsedOverride } from './overr
 export { diffConfigs, formatChange, type ConfigChange } from './diff.js';
 export { PyFloat, pyFloatRepr, toTyped, type Val } from './values.js';
 export { resolveWithoutSchema, type GenericResult } from './generic.js';
+export { looksLikeHubId } from './rules/actor.js';
 export { REDACTED, isSecretKey, secretEnvNames, redactPlain } from './secret-keys.js';

@@ -1,4 +1,5 @@
 // The checkout, Python, the setup line, the model and the datasets: what the trainer opens first.
+import { looksLikeHubId } from '../config/index.js';
 import { cfg, type PreflightInput } from './input.js';
 import type { CheckResult } from './types.js';
 
@@ -38,18 +39,26 @@ export function checkPython({ facts: f }: PreflightInput): CheckResult {
   };
 }
 
-export function checkModel({ facts: f, resolved }: PreflightInput): CheckResult {
+export function checkModel({ facts: f, resolved, target }: PreflightInput): CheckResult {
   const path = String(cfg(resolved, 'actor.path') ?? '');
   const m = f.model;
-  const hubId = !path.startsWith('/') && !path.startsWith('.') && /^[\w.-]+\/[\w.-]+$/.test(path);
+  // The trainer runs in the workdir, so a relative actor.path is a directory under it; the probe
+  // looks there. Only when nothing is there is `models/qwen3-vl` or `Qwen/…` read as a Hub id.
+  const relative = !path.startsWith('/');
+  const where = relative && path ? `${path} (under ${target.workdir})` : path;
   if (!m.exists) {
-    if (hubId) {
-      return { id: 'model', result: 'error', seen: `actor.path '${path}' is a Hub id, not a path on ${f.host}`, todo: 'Download it once (huggingface-cli download) to a shared path and set actor.path to that directory: SGLang on shared-GPU nodes produces garbage with Hub paths.' };
+    if (looksLikeHubId(path)) {
+      return {
+        id: 'model',
+        result: 'warning',
+        seen: `actor.path '${path}' is a Hub id: no such directory under ${target.workdir} on ${f.host}`,
+        todo: `SGLang on shared-GPU nodes produces garbage with Hub paths: download it once (huggingface-cli download ${path} --local-dir DIR) to a shared path and set actor.path to that directory.`,
+      };
     }
-    return { id: 'model', result: 'error', seen: `actor.path ${path} does not exist on ${f.host}`, todo: `Put the model there (e.g. huggingface-cli download Qwen/Qwen3-VL-8B-Instruct --local-dir ${path}) or fix actor.path.` };
+    return { id: 'model', result: 'error', seen: `actor.path ${where} does not exist on ${f.host}`, todo: `Put the model there (e.g. huggingface-cli download Qwen/Qwen3-VL-8B-Instruct --local-dir ${path}) or fix actor.path.` };
   }
   if (!m.isDir || m.configJson === null) {
-    return { id: 'model', result: 'error', seen: `actor.path ${path} has no config.json`, todo: 'actor.path must be a Hugging Face model directory (config.json, tokenizer, *.safetensors).' };
+    return { id: 'model', result: 'error', seen: `actor.path ${where} has no config.json`, todo: 'actor.path must be a Hugging Face model directory (config.json, tokenizer, *.safetensors).' };
   }
   let arch = '';
   try {
@@ -59,7 +68,7 @@ export function checkModel({ facts: f, resolved }: PreflightInput): CheckResult 
   } catch {
     return { id: 'model', result: 'error', seen: `${path}/config.json is not valid JSON`, todo: 'Re-download the model: its config.json is damaged or truncated.' };
   }
-  return { id: 'model', result: 'ok', seen: `${path} has config.json${arch}`, todo: '' };
+  return { id: 'model', result: 'ok', seen: `${where} has config.json${arch}`, todo: '' };
 }
 
 export function checkDatasets({ facts: f, resolved }: PreflightInput): CheckResult[] {

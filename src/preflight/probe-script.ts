@@ -45,6 +45,8 @@ printf ',"workdir":{"path":%s,"exists":%s,"trainPy":%s}' "$(j "$workdir")" "$(b 
 
 # The setup line is the user's own shell line (conda activate, module load, export SLURM_CONF=…):
 # tried in a subshell first so an 'exit' in it cannot end the probe, then applied for what follows.
+# It runs in the workdir, as a direct launch runs it (source .venv/bin/activate is relative to it).
+cd "$workdir" 2>/dev/null || cd /
 if [ -n "$setup" ]; then
   setup_out=$( (eval "$setup") 2>&1 ); setup_rc=$?
   setup_out=@{setup_out:0:8000}
@@ -54,6 +56,7 @@ else
   printf ',"setup":{"given":false,"ok":true,"rc":0,"out":""}'
 fi
 
+# The trainer's working directory: relative model and dataset paths are looked up from here.
 cd "$workdir" 2>/dev/null || cd /
 printf ',"python":{"command":%s,' "$(j "$python")"
 cmd "$python" -c 'import sys; print(sys.version.split()[0])' | sed 's/^{//'

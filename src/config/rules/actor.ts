@@ -4,8 +4,12 @@ import { get, type Rule, type RuleFinding } from './context.js';
 
 const MIN_TOKENS_PER_MB = 16384;
 const MIN_VLM_CACHE_MB = 8192;
-// An HF Hub id (`Qwen/Qwen3-VL-8B-Instruct`): one slash, no leading '/', '.', '~'.
+// An HF Hub id (`Qwen/Qwen3-VL-8B-Instruct`): one slash, no leading '/', '.', '~'. A relative
+// local directory (`models/qwen3-vl`) looks the same: only the target can tell (pre-flight asks).
 const HUB_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** `namespace/name` as the Hub spells a model id; also what a relative two-part path looks like. */
+export const looksLikeHubId = (path: string): boolean => HUB_ID.test(path);
 
 export const actorRules: Rule = ({ cfg }) => {
   const out: RuleFinding[] = [];
@@ -25,8 +29,8 @@ export const actorRules: Rule = ({ cfg }) => {
 
   for (const key of ['actor.path', 'test_rollout.base_model_checkpoint']) {
     const p = get(cfg, key);
-    if (typeof p === 'string' && HUB_ID.test(p))
-      out.push({ severity: 'warning', code: 'hub-model-path', key, message: `${key} '${p}' is a Hugging Face Hub id; SGLang produces garbage on shared-GPU nodes with Hub paths: download it (snapshot_download) and give the local directory` });
+    if (typeof p === 'string' && looksLikeHubId(p))
+      out.push({ severity: 'warning', code: 'hub-model-path', key, message: `${key} '${p}' looks like a Hugging Face Hub id; SGLang produces garbage on shared-GPU nodes with Hub paths: download it (snapshot_download) and give the local directory (if '${p}' is a directory relative to the workdir on the target, \`awrl-tui preflight\` checks that it exists there)` });
   }
 
   // TrainEngineConfig / InferenceEngineConfig.__post_init__ refuse any other count.
