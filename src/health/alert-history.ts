@@ -1,0 +1,114 @@
+// What the alerts did while nobody was looking: a bounded history per alert rule+subject. The rules
+// (src/metrics, src/health) only say what is wrong NOW; an alert that fired at 03:00 and cleared at
+// 03:20 is gone from their output by morning. The cockpit feeds every evaluation here (`observe`)
+// and shows what cleared, when, and how often it fired. Pure: the caller passes `now`.
+import type { Alert } from './alert.js';
+
+export interface AlertHistoryEntry {
+  /** Rule + subject (see `alertHistoryKey`). */
+  key: string;
+  /** The alert as last seen (its title, severity, detail and advice). */
+  alert: Alert;
+  /** When it was first seen (the caller's clock, ms), and the alert's step then. */
+  firstSeenAt: number;
+  firstStep: number | null;
+  /** When it was last seen active, and its step then. */
+  lastSeenAt: number;
+  lastStep: number | null;
+  /** How many times it went from not active to active (the first time included), and the last time. */
+  fired: number;
+  lastFiredAt: number;
+  active: boolean;
+  /** When it was first seen inactive again (null while active). */
+  clearedAt: number | null;
+}
+
+export const ALERT_HISTORY_CAP = 200;
+
+/**
+ * The identity of an alert across evaluations. Most rule ids already name their subject
+ * (`drift:<key>`, `health/stall/<phase>`), but an error alert's id is its index in the feed's
+ * event ring, which shifts as old events fall out of it: errors are told apart by time and title.
+ */
+export function alertHistoryKey(a: Alert): string {
+  if (a.id.startsWith('error:')) return `error@${a.time ?? ''}|${a.title}`;
+  return a.id;
+}
+
+export class AlertHistory {
+  private readonly byKey = new Map<string, AlertHistoryEntry>();
+  private list: readonly AlertHistoryEntry[] = [];
+  private changed = false;
+
+  constructor(readonly cap = ALERT_HISTORY_CAP) {}
+
+  /** Record one evaluation: `active` is everything the rules report now. Returns whether the
+   *  history changed (an alert fired, cleared, or moved on to another step). */
+  observe(active: readonly Alert[], now: number): boolean {
+    const seen = new Set<string>();
+    let changed = false;
+    for (const a of active) {
+      const key = alertHistoryKey(a);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const step = a.step ?? null;
+      const e = this.byKey.get(key);
+      if (!e) {
+        this.byKey.set(key, { key, alert: a, firstSeenAt: now, firstStep: step, lastSeenAt: now, lastStep: step, fired: 1, lastFiredAt: now, active: true, clearedAt: null });
+        changed = true;
+        continue;
+      }
+      // Only what is shown counts as a change: lastSeenAt moving on alone is not one, or every
+      // frame of a long-standing alert would rebuild the history.
+      if (!e.active || e.lastStep !== step || e.alert.title !== a.title || e.alert.detail !== a.detail) changed = true;
+      if (!e.active) {
+        e.fired++;
+        e.lastFiredAt = now;
+        e.active = true;
+        e.clearedAt = null;
+      }
+      e.alert = a;
+      e.lastSeenAt = now;
+      e.lastStep = step;
+    }
+    for (const e of this.byKey.values()) {
+      if (e.active && !seen.has(e.key)) {
+        e.active = false;
+        e.clearedAt = now;
+        changed = true;
+      }
+    }
+    if (changed) {
+      this.trim();
+      this.changed = true;
+    }
+    return changed;
+  }
+
+  /** Over the cap, the entries that cleared longest ago go first; active ones only when nothing
+   *  cleared is left (hundreds of distinct active alerts: the oldest-seen go). */
+  private trim(): void {
+    const over = this.byKey.size - this.cap;
+    if (over <= 0) return;
+    const victims = [...this.byKey.values()]
+      .sort((x, y) => Number(x.active) - Number(y.active) || (x.clearedAt ?? x.lastSeenAt) - (y.clearedAt ?? y.lastSeenAt))
+      .slice(0, over);
+    for (const v of victims) this.byKey.delete(v.key);
+  }
+
+  /** Every entry, active ones first (the latest to fire first), then the cleared ones (most recently cleared
+   *  first). Copies, rebuilt only after a change: a view may hold on to the array. */
+  entries(): readonly AlertHistoryEntry[] {
+    if (this.changed) {
+      this.changed = false;
+      this.list = [...this.byKey.values()]
+        .sort((x, y) => Number(y.active) - Number(x.active) || (x.active ? y.lastFiredAt - x.lastFiredAt : (y.clearedAt ?? 0) - (x.clearedAt ?? 0)))
+        .map((e) => ({ ...e }));
+    }
+    return this.list;
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+}
