@@ -19,7 +19,8 @@ export interface RunFollower {
   readonly offset: number;
   readonly parser: TrainerLogParser;
   /** Waits until everything up to the file's current size is parsed, flushes the parser's last
-   *  record, and stops following. For the end of a run. */
+   *  record, and stops following. For the end of a run. Gives up after `timeoutMs` without
+   *  progress while connected, or when the transport fails. */
   finish(timeoutMs?: number): Promise<void>;
   close(): void;
 }
@@ -57,10 +58,29 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
     },
     parser,
     async finish(timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
+      // The limit is on time WITHOUT progress while connected, not on the whole drain: a follower
+      // started after a long run ended has a big backlog, and a drop during the drain (the end
+      // of a run is when a laptop sleeps) must wait for the reconnect, not cut the tail off.
+      let lastProgress = Date.now();
+      let lastConsumed = consumed;
       for (;;) {
-        const st = await transport.stat(logPath).catch(() => null);
-        if (!st || consumed >= st.size || Date.now() > deadline) break;
+        const st = transport.state.state;
+        if (st === 'failed' || st === 'closed') break;
+        let size: number | null = null;
+        let missing = false;
+        try {
+          const s = await transport.stat(logPath);
+          if (s) size = s.size;
+          else missing = true;
+        } catch {
+          // The connection dropped under the stat: the transport reconnects (or fails, above).
+        }
+        if (missing || (size !== null && consumed >= size)) break;
+        const now = Date.now();
+        if (consumed !== lastConsumed || transport.state.state !== 'ready') {
+          lastConsumed = consumed;
+          lastProgress = now;
+        } else if (now - lastProgress > timeoutMs) break;
         await new Promise((r) => setTimeout(r, 50));
       }
       close();
