@@ -5,6 +5,7 @@ import { basename } from 'node:path';
 import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
+import { withJsonErrors } from './json-errors.js';
 
 const USAGE = `usage:
   awrl-tui config check FILE [OVERRIDE…] [--json]
@@ -51,7 +52,7 @@ function readConfig(file: string): string {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
-    throw new CliError(`cannot read config ${file}: ${why}`, EXIT.usage);
+    throw new CliError(`cannot read config ${file}: ${why}`, EXIT.usage, { code: 'file-unreadable' });
   }
 }
 
@@ -60,7 +61,7 @@ const FATAL = /^(yaml-syntax|override.*|unknown-key|type-mismatch|not-optional|i
 
 function failOnFatal(ev: ConfigEvaluation, file: string): void {
   const fatal = ev.diagnostics.filter((d) => d.severity === 'error' && FATAL.test(d.code));
-  if (fatal.length) throw new CliError(fatal.map((d) => formatDiagnostic(d, file)).join('\n'), EXIT.usage);
+  if (fatal.length) throw new CliError(fatal.map((d) => formatDiagnostic(d, file)).join('\n'), EXIT.usage, { code: 'config-invalid' });
 }
 
 /** A secret written into the config: show/diff/argv still print (the value <redacted>, key and
@@ -76,7 +77,9 @@ const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`)
 
 const diagJson = (d: Diagnostic) => ({ ...d });
 
-export async function run(args: string[]): Promise<number> {
+export const run = (args: string[]): Promise<number> => withJsonErrors(args, () => config(args));
+
+async function config(args: string[]): Promise<number> {
   // `config show … | head`: the reader wants nothing more; main.ts hands over the rest (flushStdio).
   quietWhenStdoutCloses();
   const p = parseArgs(args);
@@ -103,7 +106,7 @@ export async function run(args: string[]): Promise<number> {
     case 'diff': {
       failOnFatal(ev, p.file);
       const base = evaluateConfig({ fileName: p.file, text, envNames: envNames() });
-      if (!base.resolved || !ev.resolved) throw new CliError(`${p.file}: cannot resolve the config`, EXIT.usage);
+      if (!base.resolved || !ev.resolved) throw new CliError(`${p.file}: cannot resolve the config`, EXIT.usage, { code: 'config-invalid' });
       const changes = diffConfigs(base.resolved, ev.resolved);
       if (changes.length === 0) out('no changes');
       for (const c of changes) {

@@ -3,7 +3,7 @@
 // cron): the same lines as `--launch --follow`, from the log's first byte, so `--json` gives every
 // event once, then follows to the run's end. Exit codes as `--launch --follow`.
 import { readRecord, runsRoot, type Target } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags } from '../runs/cli-target.js';
+import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { evaluationForResume } from '../runs/preflight-gate.js';
 import { runLogPath } from '../runs/run-record.js';
@@ -11,10 +11,14 @@ import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
 import { targetWords, wholeNumber } from './launch-command.js';
+import { withJsonErrors } from './json-errors.js';
+import { cliTarget } from './run-errors.js';
 
 const USAGE = 'usage: awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]';
 
-export async function run(args: string[]): Promise<number> {
+export const run = (args: string[]): Promise<number> => withJsonErrors(args, () => follow(args));
+
+async function follow(args: string[]): Promise<number> {
   quietWhenStdoutCloses();
   let p;
   try {
@@ -26,16 +30,11 @@ export async function run(args: string[]): Promise<number> {
   if (!runId) throw new CliError(`follow needs a RUN id (see awrl-tui runs --target T)\n${USAGE}`, EXIT.usage);
   if (extra.length) throw new CliError(`unexpected argument '${extra[0]}'\n${USAGE}`, EXIT.usage);
   const reconnectTimeoutS = wholeNumber('--reconnect-timeout', p.values['--reconnect-timeout'], 300);
-  let target: Target;
-  try {
-    target = targetFromFlags(p.flags, readProfiles());
-  } catch (e) {
-    throw new CliError((e as Error).message, EXIT.usage);
-  }
+  const target: Target = cliTarget(p.flags);
   const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
   try {
     const record = await readRecord(transport, `${runsRoot(target)}/${runId}`).catch(() => null);
-    if (!record) throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)}); list them with: awrl-tui runs ${targetWords(args)}`, EXIT.usage);
+    if (!record) throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)}); list them with: awrl-tui runs ${targetWords(args)}`, EXIT.usage, { code: 'run-not-found' });
     const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
     const evaluation = await evaluationForResume(transport, target, runId, envNames).catch(() => null);
     return await followAndPrint({

@@ -8,7 +8,7 @@ import { FollowAlerts, alertJsonLine, alertLine } from '../runs/follow-alerts.js
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
 import type { Alert } from '../metrics/index.js';
-import { EXIT } from './errors.js';
+import { CliError, EXIT } from './errors.js';
 
 export interface FollowPrintOptions {
   transport: Transport;
@@ -69,8 +69,11 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     onState: (s) => info(`state    ${s.state} (${s.detail})`),
   }).finally(() => clearInterval(ticker));
   if (outcome.kind === 'disconnected') {
-    err(`awrl-tui: lost the connection to ${target.name} for more than ${o.reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui follow ${runId} ${where}`);
-    return EXIT.disconnected;
+    // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
+    throw new CliError(`lost the connection to ${target.name} for more than ${o.reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui follow ${runId} ${where}`, EXIT.disconnected, {
+      code: 'disconnected',
+      hint: `follow it again once the host answers: awrl-tui follow ${runId} ${where}`,
+    });
   }
   if (outcome.state === 'finished') return EXIT.ok;
   if (outcome.state === 'stopped') return EXIT.stopped;

@@ -1,3 +1,21 @@
+import { ERROR_CODES } from './errors.js';
+import { formatExitTable } from './exit-table.js';
+
+/** The codes, wrapped to the help text's width under their label. */
+function wrapCodes(): string {
+  const lines: string[] = [];
+  let cur = '';
+  for (const c of ERROR_CODES) {
+    const next = cur ? `${cur}, ${c}` : c;
+    if (next.length > 56 && cur) {
+      lines.push(`${cur},`);
+      cur = c;
+    } else cur = next;
+  }
+  lines.push(cur);
+  return lines.join(`\n${' '.repeat(44)}`);
+}
+
 export const HELP = `awrl-tui: a terminal cockpit for AsyncWebRL training runs
 
 Usage:
@@ -64,9 +82,17 @@ Stop options:
                           (untagged GPU holders are only listed; nothing is matched by name)
   --check-nodes H1,H2     also look for leftovers on these hosts (a direct multi-node run)
 
-Exit codes: 0 ok, 1 run failed, 2 bad input (config errors, bad arguments, a refused host key or
-login), 3 run stopped, 4 connection lost beyond --reconnect-timeout (or host unreachable),
-130 following ended by Ctrl-C (the run goes on).
+Exit codes: 0 ok, 1 run failed, 2 bad input (fix it: retrying the same command cannot help: config
+errors, bad arguments, unknown run, failed pre-flight, a refused host key or login), 3 run stopped,
+4 host unreachable or connection lost beyond --reconnect-timeout (retrying may help), 130 following
+ended by Ctrl-C (the run goes on), 70 internal error (a bug). By command and failure:
+${formatExitTable()}
+
+Errors with --json (--launch, runs, follow, preflight, config): a failure also writes ONE line to
+stdout, the human line still goes to stderr and the exit code is the same:
+  {"type":"error","exit":N,"code":"CODE","message":"...","hint":"..."}
+  CODE (stable; scripts may branch on it): ${wrapCodes()}
+  (A failed run or failed checks are results, not errors: events, or "ok":false.)
 
 Options:
   -h, --help       this text

@@ -5,7 +5,7 @@
 // unless --skip-preflight is given (recorded in run.json).
 import { readFileSync } from 'node:fs';
 import { launchRun, resumeRun, collectSecrets, planFromConfig, RunError, type LaunchResult, type Target } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
+import { parseCli, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { shellQuote } from '../remote/quote.js';
 import type { Transport } from '../remote/transport.js';
@@ -15,6 +15,8 @@ import type { PreflightSummary } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
+import { withJsonErrors } from './json-errors.js';
+import { cliErrorFromRun, cliTarget } from './run-errors.js';
 
 const OWN = {
   values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout'],
@@ -45,7 +47,9 @@ export function wholeNumber(name: string, v: string | undefined, dflt: number): 
   return Number(v);
 }
 
-export async function run(args: string[]): Promise<number> {
+export const run = (args: string[]): Promise<number> => withJsonErrors(args, () => launch(args));
+
+async function launch(args: string[]): Promise<number> {
   quietWhenStdoutCloses();
   let p;
   try {
@@ -63,12 +67,7 @@ export async function run(args: string[]): Promise<number> {
   if (resumeId && configFile) throw new CliError('--resume relaunches with the run\'s own config: drop --config', EXIT.usage);
   if (resumeId && p.positional.length > 0) throw new CliError(`--resume takes no overrides (got '${p.positional[0]}')`, EXIT.usage);
 
-  let target: Target;
-  try {
-    target = targetFromFlags(p.flags, readProfiles());
-  } catch (e) {
-    throw new CliError((e as Error).message, EXIT.usage);
-  }
+  const target: Target = cliTarget(p.flags);
   if (autoResume > 0 && target.backend !== 'slurm') {
     throw new CliError('--auto-resume resubmits Slurm jobs after TIMEOUT/PREEMPTED/NODE_FAIL: it needs --backend slurm', EXIT.usage);
   }
@@ -85,7 +84,7 @@ export async function run(args: string[]): Promise<number> {
     try {
       text = readFileSync(configFile, 'utf8');
     } catch (e) {
-      throw new CliError(`cannot read config ${configFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, EXIT.usage);
+      throw new CliError(`cannot read config ${configFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, EXIT.usage, { code: 'file-unreadable' });
     }
     const planned = planFromConfig({
       target,
@@ -97,11 +96,16 @@ export async function run(args: string[]): Promise<number> {
       force: p.switches.has('--force'),
     });
     for (const m of planned.messages) err(m);
-    if (!planned.ok) throw new CliError(`${configFile}: ${planned.errorCount} error(s); nothing was started`, EXIT.usage);
+    if (!planned.ok) {
+      throw new CliError(`${configFile}: ${planned.errorCount} error(s); nothing was started`, EXIT.usage, {
+        code: 'config-invalid',
+        hint: `the errors are listed on stderr; as JSON: awrl-tui config check ${shellQuote(configFile)} --json`,
+      });
+    }
     try {
       collectSecrets(planned.plan.secretNames, process.env); // fail before connecting
     } catch (e) {
-      throw new CliError((e as Error).message, EXIT.usage);
+      throw new CliError((e as Error).message, EXIT.usage, { code: 'secret-missing' });
     }
     launch = (t, preflight) => launchRun({ ...planned.plan, ...(preflight ? { preflight } : {}) }, t, { env: process.env });
     evaluationOf = async () => planned.evaluation;
@@ -118,7 +122,7 @@ export async function run(args: string[]): Promise<number> {
       const gate = await preflightGate(transport, { evaluation, target, envNames, skip: skipPreflight, ...(resumeId ? { runId: resumeId } : {}) });
       info(`preflight on ${target.name}:`);
       info(gate.text.replace(/\n$/, ''));
-      if (gate.blocked) throw new CliError(gate.reason, EXIT.usage);
+      if (gate.blocked) throw new CliError(gate.reason, EXIT.usage, { code: 'preflight-failed', hint: 'fix the errors listed on stderr, or pass --skip-preflight to launch anyway' });
       preflight = gate.summary;
     } else if (resumeId) {
       // resumeRun says what is wrong when the run itself is missing; otherwise its config no longer reads.
@@ -128,8 +132,8 @@ export async function run(args: string[]): Promise<number> {
     try {
       res = await launch(transport, preflight);
     } catch (e) {
-      if (e instanceof RunError) throw new CliError(e.message, e.exitCode);
-      throw new CliError(`launch on ${target.name} failed: ${(e as Error).message}`, EXIT.failed);
+      if (e instanceof RunError) throw cliErrorFromRun(e);
+      throw new CliError(`launch on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, { code: 'remote-failed' });
     }
     const summary = {
       runId: res.record.runId,

@@ -4,10 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { evaluateConfig, formatDiagnostic } from '../config/index.js';
-import { openTransport, type Transport } from '../remote/index.js';
+import type { Transport } from '../remote/index.js';
 import { loadTargets, resolveTarget, targetsFilePath, TargetsFileError, type Target, type TargetFlags } from '../runs/index.js';
 import { formatChecks, hasErrors, runPreflight } from '../preflight/index.js';
 import { CliError, EXIT } from './errors.js';
+import { connectOrExit } from './connect-target.js';
+import { withJsonErrors } from './json-errors.js';
 
 const USAGE = `usage: awrl-tui preflight --target T --config FILE [OVERRIDE…] [--json] [--accept-new-host-key]
   target fields (override the profile in targets.yaml): -F/--ssh-config FILE, --workdir DIR, --python CMD,
@@ -83,7 +85,7 @@ function readText(file: string, what: string): string | null {
     const code = (e as NodeJS.ErrnoException).code;
     if (what === 'profiles' && code === 'ENOENT') return null;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
-    throw new CliError(`cannot read ${what === 'profiles' ? 'targets file' : 'config'} ${file}: ${why}`, EXIT.usage);
+    throw new CliError(`cannot read ${what === 'profiles' ? 'targets file' : 'config'} ${file}: ${why}`, EXIT.usage, { code: 'file-unreadable' });
   }
 }
 
@@ -95,7 +97,7 @@ function target(flags: TargetFlags): Target {
     try {
       profiles = loadTargets(text, file);
     } catch (e) {
-      if (e instanceof TargetsFileError) throw new CliError(e.message, EXIT.usage);
+      if (e instanceof TargetsFileError) throw new CliError(e.message, EXIT.usage, { code: 'targets-file' });
       throw e;
     }
   }
@@ -104,7 +106,9 @@ function target(flags: TargetFlags): Target {
   return t;
 }
 
-export async function run(args: string[]): Promise<number> {
+export const run = (args: string[]): Promise<number> => withJsonErrors(args, () => preflight(args));
+
+async function preflight(args: string[]): Promise<number> {
   const p = parseArgs(args);
   const file = p.config!;
   const text = readText(file, 'config')!;
@@ -112,15 +116,12 @@ export async function run(args: string[]): Promise<number> {
   const ev = evaluateConfig({ fileName: file, text, overrides: p.overrides, envNames });
   if (ev.hasErrors || !ev.resolved) {
     const errs = ev.diagnostics.filter((d) => d.severity === 'error').map((d) => formatDiagnostic(d, file));
-    throw new CliError(`${errs.join('\n')}\nthe config has errors: fix them first (nothing was checked on the target)`, EXIT.usage);
+    throw new CliError(`${errs.join('\n')}\nthe config has errors: fix them first (nothing was checked on the target)`, EXIT.usage, { code: 'config-invalid' });
   }
   const t = target(p.flags);
-  let transport: Transport;
-  try {
-    transport = await openTransport(t.host, { ...(t.sshConfigFile ? { sshConfigFile: t.sshConfigFile } : {}), reconnect: { maxElapsedMs: 30_000 }, acceptNewHostKey: p.acceptNewHostKey });
-  } catch (e) {
-    throw new CliError(`cannot reach target '${t.name}': ${(e as Error).message}`, EXIT.usage);
-  }
+  // The same first connection as every other command: an unreachable host is 4 (retrying may
+  // help), a refused host key or login 2, each with its --json code.
+  const transport: Transport = await connectOrExit(t, { acceptNewHostKey: p.acceptNewHostKey, reconnectTimeoutMs: 30_000 });
   try {
     const checks = await runPreflight(transport, {
       evaluation: ev,
@@ -139,7 +140,7 @@ export async function run(args: string[]): Promise<number> {
     return failed ? EXIT.usage : EXIT.ok;
   } catch (e) {
     if (e instanceof CliError) throw e;
-    throw new CliError(`preflight on '${t.name}' failed: ${(e as Error).message}`, EXIT.usage);
+    throw new CliError(`preflight on '${t.name}' failed: ${(e as Error).message}`, EXIT.usage, { code: 'preflight-failed' });
   } finally {
     await transport.close();
   }

@@ -1,9 +1,11 @@
 // `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
 import { listRuns, runJobIdsOf, type RunSummary } from '../runs/index.js';
-import { parseCli, readProfiles, targetFromFlags } from '../runs/cli-target.js';
+import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
+import { withJsonErrors } from './json-errors.js';
+import { cliTarget } from './run-errors.js';
 
 function row(r: RunSummary): string[] {
   const step = r.globalStep !== undefined ? `${r.globalStep}/${r.totalSteps}` : '-';
@@ -17,21 +19,22 @@ export function formatRunsTable(runs: RunSummary[]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
 }
 
-export async function run(args: string[]): Promise<number> {
+export const run = (args: string[]): Promise<number> => withJsonErrors(args, () => list(args));
+
+async function list(args: string[]): Promise<number> {
   quietWhenStdoutCloses();
   let p;
-  let target;
   try {
     p = parseCli(args, { switches: ['--json', '--accept-new-host-key'] });
     if (p.positional.length) throw new Error(`unexpected argument '${p.positional[0]}'`);
-    target = targetFromFlags(p.flags, readProfiles());
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
+  const target = cliTarget(p.flags);
   const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') });
   try {
     const runs = await listRuns(transport, target).catch((e: Error) => {
-      throw new CliError(e.message, EXIT.failed);
+      throw new CliError(e.message, EXIT.failed, { code: 'remote-failed' });
     });
     if (p.switches.has('--json')) {
       const rows = runs.map((r) => ({

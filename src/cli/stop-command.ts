@@ -14,6 +14,8 @@ import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '.
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
+import { connectFailure } from './connect-target.js';
+import { cliErrorFromRun } from './run-errors.js';
 
 export function formatStopReport(r: StopReport, target: string): string {
   if (r.alreadyEnded) return `${r.runId} on ${target} had already ended (${r.alreadyEnded.state}: ${r.alreadyEnded.detail}): nothing to stop, its state is kept`;
@@ -116,21 +118,29 @@ export async function run(args: string[]): Promise<number> {
   const extraNodes = (p.values['--check-nodes'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const badNode = extraNodes.find((n) => !/^[A-Za-z0-9_.][A-Za-z0-9_.:@-]*$/.test(n));
   if (badNode !== undefined) throw new CliError(`--check-nodes: '${badNode}' is not a host name`, EXIT.usage);
+  let profiles: Record<string, Target>;
+  try {
+    profiles = readProfiles();
+  } catch (e) {
+    throw new CliError((e as Error).message, EXIT.usage, { code: 'targets-file' });
+  }
   let targets: Target[];
   try {
-    const profiles = readProfiles();
     targets = p.flags.target ? [targetFromFlags(p.flags, profiles)] : Object.values(profiles);
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
   if (targets.length === 0) throw new CliError('stop needs --target T (no targets.yaml profiles to search)', EXIT.usage);
+  const skipped: Array<{ name: string; message: string; exit: number }> = [];
   for (const target of targets) {
     let transport: Transport;
     try {
       transport = await connect(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') });
     } catch (e) {
-      if (targets.length === 1) throw new CliError((e as Error).message, connectExit(e));
-      process.stderr.write(`awrl-tui: skipping ${target.name}: ${(e as Error).message}\n`);
+      const message = (e as Error).message;
+      if (targets.length === 1) throw new CliError(message, connectExit(e), connectFailure(message, connectExit(e)));
+      process.stderr.write(`awrl-tui: skipping ${target.name}: ${message}\n`);
+      skipped.push({ name: target.name, message, exit: connectExit(e) });
       continue;
     }
     try {
@@ -142,11 +152,18 @@ export async function run(args: string[]): Promise<number> {
       const clean = await leftoverCheck(transport, target, runId, { yes: p.switches.has('--yes') || p.switches.has('-y'), graceSeconds, extraNodes });
       return report.left.length || !clean ? EXIT.failed : EXIT.ok;
     } catch (e) {
-      if (e instanceof RunError) throw new CliError(e.message, e.exitCode);
-      throw new CliError(`stop on ${target.name} failed: ${(e as Error).message}`, EXIT.failed);
+      if (e instanceof RunError) throw cliErrorFromRun(e);
+      throw new CliError(`stop on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, { code: 'remote-failed' });
     } finally {
       await transport.close().catch(() => undefined);
     }
   }
-  throw new CliError(`no run ${runId} on ${targets.map((t) => t.name).join(', ')}`, EXIT.usage);
+  const searched = targets.filter((t) => !skipped.some((s) => s.name === t.name)).map((t) => t.name);
+  if (skipped.length > 0) {
+    // Not found where we could look, but it may be on a target we could not reach: not "no run".
+    const worst = skipped.find((s) => s.exit === EXIT.disconnected) ?? skipped[0];
+    const where = searched.length ? `no run ${runId} on ${searched.join(', ')}, and ` : '';
+    throw new CliError(`${where}could not search ${skipped.map((s) => s.name).join(', ')} for it (${worst.message})`, worst.exit, connectFailure(worst.message, worst.exit));
+  }
+  throw new CliError(`no run ${runId} on ${targets.map((t) => t.name).join(', ')}`, EXIT.usage, { code: 'run-not-found' });
 }

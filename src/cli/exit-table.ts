@@ -1,0 +1,41 @@
+// The exit code of every headless command for every kind of failure, as one table: --help prints
+// it, and test/cli/exit-codes.test.ts runs each cell against a real sshd. Meanings are errors.ts's
+// EXIT: 2 = fix your input (retrying the same command cannot help), 4 = the host did not answer
+// (retrying may), 1 / 3 = how the run ended. A '-' cell: the command cannot meet that failure.
+import { EXIT, type ErrorCode } from './errors.js';
+
+export const TABLE_COMMANDS = ['--launch', 'runs', 'follow', 'stop', 'preflight', 'config'] as const;
+export type TableCommand = (typeof TABLE_COMMANDS)[number];
+
+export interface ExitRow {
+  failure: string;
+  /** The --json error line's code(s) for this failure ('' when it is a result, not an error). */
+  codes: ErrorCode[];
+  exits: Partial<Record<TableCommand, number | string>>;
+}
+
+const { usage, disconnected, failed, stopped } = EXIT;
+const all = (n: number, cmds: readonly TableCommand[] = TABLE_COMMANDS) => Object.fromEntries(cmds.map((c) => [c, n]));
+const remote = ['--launch', 'runs', 'follow', 'stop', 'preflight'] as const;
+
+export const EXIT_TABLE: ExitRow[] = [
+  { failure: 'bad arguments, unreadable file', codes: ['usage', 'file-unreadable'], exits: all(usage) },
+  { failure: 'config errors', codes: ['config-invalid'], exits: { '--launch': usage, preflight: usage, config: usage } },
+  { failure: 'host unreachable', codes: ['host-unreachable'], exits: all(disconnected, remote) },
+  { failure: 'host key unknown or changed', codes: ['host-key-unknown', 'host-key-mismatch'], exits: all(usage, remote) },
+  { failure: 'login refused', codes: ['auth-failed'], exits: all(usage, remote) },
+  { failure: 'unknown run', codes: ['run-not-found'], exits: { '--launch': usage, follow: usage, stop: usage } },
+  { failure: 'pre-flight errors', codes: ['preflight-failed'], exits: { '--launch': usage, preflight: usage } },
+  { failure: 'connection lost (following)', codes: ['disconnected'], exits: { '--launch': disconnected, follow: disconnected } },
+  { failure: 'the run failed / was stopped', codes: [], exits: { '--launch': `${failed}/${stopped}`, follow: `${failed}/${stopped}` } },
+  { failure: 'tagged leftovers after stop', codes: [], exits: { stop: failed } },
+];
+
+/** The table as --help prints it (within 100 columns; the --json codes are listed under it). */
+export function formatExitTable(): string {
+  const head = ['failure', ...TABLE_COMMANDS];
+  const rows = EXIT_TABLE.map((r) => [r.failure, ...TABLE_COMMANDS.map((c) => String(r.exits[c] ?? '-'))]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')}`;
+  return [line(head), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,47 @@
+// `--json` failures: a script piping a command into `jq` gets ONE JSON line on stdout when the
+// command fails, `{"type":"error","exit":N,"code":"…","message":"…","hint":"…"}`, instead of
+// nothing it can parse. The human line still goes to stderr (main.ts prints it from the rethrown
+// error) and the exit code is unchanged. The message is the same text as the human line, which
+// never carries a secret's value (secrets travel on the SSH channel's stdin only).
+import { CliError, EXIT, type ErrorCode } from './errors.js';
+
+export interface JsonError {
+  type: 'error';
+  exit: number;
+  code: ErrorCode;
+  message: string;
+  hint: string;
+}
+
+export function jsonErrorOf(err: unknown): JsonError {
+  if (err instanceof CliError) return { type: 'error', exit: err.exitCode, code: err.code, message: err.message, hint: err.hint };
+  // A bug: the message only (the stack stays on stderr for the report).
+  const message = err instanceof Error ? err.message : String(err);
+  return { type: 'error', exit: EXIT.internal, code: 'internal', message: `internal error: ${message}`, hint: 'this is a bug in awrl-tui: please report it with the stderr output' };
+}
+
+export const jsonErrorLine = (e: JsonError): string => `${JSON.stringify(e)}\n`;
+
+/** Was JSON output asked for? (`--json` anywhere before a `--` end of options.) */
+export function wantsJson(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).includes('--json');
+}
+
+/**
+ * Runs a command; with --json in its args, a failure also writes its JSON error line to stdout
+ * before the error goes on to main.ts (stderr line, exit code).
+ */
+export async function withJsonErrors(args: readonly string[], body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (err) {
+    if (wantsJson(args) && !stdoutGone()) process.stdout.write(jsonErrorLine(jsonErrorOf(err)));
+    throw err;
+  }
+}
+
+/** A reader that went away (`… --json | head -1`) gets nothing more. */
+function stdoutGone(): boolean {
+  return process.stdout.destroyed || process.stdout.writableEnded;
+}
