@@ -68,19 +68,24 @@ describe('--follow across connection drops', () => {
     expect(steps).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   }, 120_000);
 
-  it('exits 4 when the host stays unreachable beyond --reconnect-timeout; the run goes on', async () => {
-    const f = start(['--launch', ...target('150'), '--config', config, '++trial_name=drop-gone', '--follow', '--reconnect-timeout', '3']);
+  it('exits 4 when the host stays unreachable beyond --reconnect-timeout, --json ending with one error line; the run goes on', async () => {
+    const f = start(['--launch', ...target('150'), '--config', config, '++trial_name=drop-gone', '--follow', '--json', '--reconnect-timeout', '3']);
     procs.push(f);
-    await waitFor(() => /step 1\//.test(f.stdout), { timeoutMs: 60_000, what: 'the first step line' });
-    const pid = Number(/^pid\s+(\d+)/m.exec(f.stdout)![1]);
+    await waitFor(() => /"globalStep":1,/.test(f.stdout), { timeoutMs: 60_000, what: 'the first step' });
+    const pid = Number(/^pid\s+(\d+)/m.exec(f.stderr)![1]);
     await proxy.refuse();
     proxy.resetAll();
     expect(await f.done).toBe(4);
     expect(f.stderr).toMatch(/lost the connection/);
     expect(f.stderr).not.toMatch(/\n\s+at /);
+    // The events, then ONE error line a script can tell from the trainer's error events by its exit.
+    const last = JSON.parse(f.stdout.trim().split('\n').at(-1)!);
+    expect(last).toMatchObject({ type: 'error', exit: 4, code: 'disconnected', message: expect.stringMatching(/^lost the connection/) });
+    expect(last.hint).toContain('awrl-tui follow');
+    expect(f.stdout.split('\n').filter((l) => l.includes('"code":"disconnected"'))).toHaveLength(1);
     expect(pidAlive(pid)).toBe(true);
     await proxy.pass();
-    const stop = start(['stop', /^run\s+(\S+)/m.exec(f.stdout)![1], ...target('150'), '--grace', '5']);
+    const stop = start(['stop', /^run\s+(\S+)/m.exec(f.stderr)![1], ...target('150'), '--grace', '5']);
     procs.push(stop);
     expect(await stop.done).toBe(0);
     expect(pidAlive(pid)).toBe(false);

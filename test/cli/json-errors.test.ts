@@ -1,0 +1,54 @@
+// The pure parts of --json errors: when JSON was asked for, what an error becomes, and which code a
+// connection failure's message gets (the messages are src/remote/ssh-connect.ts's own words).
+import { describe, it, expect } from 'vitest';
+import { jsonErrorOf, wantsJson } from '../../src/cli/json-errors.js';
+import { connectFailure } from '../../src/cli/connect-target.js';
+import { runErrorCode } from '../../src/cli/run-errors.js';
+import { CliError, ERROR_CODES, EXIT } from '../../src/cli/errors.js';
+import { EXIT_TABLE } from '../../src/cli/exit-table.js';
+
+describe('--json errors', () => {
+  it('is asked for by --json before any `--`', () => {
+    expect(wantsJson(['runs', '--json'])).toBe(true);
+    expect(wantsJson(['runs'])).toBe(false);
+    expect(wantsJson(['--', '--json'])).toBe(false);
+  });
+
+  it('a CliError keeps its exit code, code and hint; anything else is an internal error without its stack', () => {
+    expect(jsonErrorOf(new CliError('no run x on h', EXIT.usage, { code: 'run-not-found', hint: 'list them' }))).toEqual({
+      type: 'error', exit: 2, code: 'run-not-found', message: 'no run x on h', hint: 'list them',
+    });
+    expect(jsonErrorOf(new CliError('lost it', EXIT.disconnected))).toMatchObject({ exit: 4, code: 'host-unreachable', hint: '' });
+    const bug = jsonErrorOf(new TypeError('x is undefined'));
+    expect(bug).toMatchObject({ exit: 70, code: 'internal', message: 'internal error: x is undefined' });
+    expect(JSON.stringify(bug)).not.toMatch(/\bat /);
+  });
+
+  it('names connection failures from the transport\'s messages', () => {
+    const c = (m: string, exit: number) => connectFailure(m, exit).code;
+    expect(c('cannot connect to h: cannot reach h at 127.0.0.1:1 (ECONNREFUSED)', 4)).toBe('host-unreachable');
+    expect(c('cannot connect to h: host key of h (127.0.0.1:22) is unknown: SHA256:x. Check …', 2)).toBe('host-key-unknown');
+    expect(c('cannot connect to h: host key of h (127.0.0.1:22) does NOT match the recorded one: …', 2)).toBe('host-key-mismatch');
+    expect(c('cannot connect to h: host key of h (127.0.0.1:22) is REVOKED: …', 2)).toBe('host-key-mismatch');
+    expect(c('cannot connect to h: authentication to u@h failed (tried key).', 2)).toBe('auth-failed');
+    expect(c('cannot connect to h: wrong passphrase for /k', 2)).toBe('auth-failed');
+    expect(c('cannot connect to h: something else', 2)).toBe('connect-failed');
+  });
+
+  it('names src/runs refusals from their messages', () => {
+    expect(runErrorCode('no run r1 on h (see awrl-tui runs --target h)', 2)).toBe('run-not-found');
+    expect(runErrorCode('run r1 (experiment e, trial t) is running on h: stop it first (awrl-tui stop r1) or pass --force', 2)).toBe('run-active');
+    expect(runErrorCode('run r1 is still running on h (pid 3): nothing to resume', 2)).toBe('run-active');
+    expect(runErrorCode('workdir /w does not exist on h: give --workdir the AsyncWebRL checkout there', 2)).toBe('workdir-missing');
+    expect(runErrorCode('sbatch failed on h: no partition', 1)).toBe('remote-failed');
+    expect(runErrorCode('something new', 2)).toBe('usage');
+  });
+
+  it('the exit table only uses documented exit codes and error codes', () => {
+    const exits = new Set<number>(Object.values(EXIT));
+    for (const row of EXIT_TABLE) {
+      for (const code of row.codes) expect(ERROR_CODES).toContain(code);
+      for (const v of Object.values(row.exits)) for (const n of String(v).split('/')) expect(exits.has(Number(n)), `${row.failure}: ${v}`).toBe(true);
+    }
+  });
+});
