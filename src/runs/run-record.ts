@@ -14,7 +14,8 @@ const attemptSchema = z.object({
   startedAt: z.string(),
   pid: z.number().int().positive().optional(),
   jobId: z.string().optional(),
-  /** How the previous attempt ended, as the auto-resume guard saw it (TIMEOUT, PREEMPTED, NODE_FAIL). */
+  /** How the previous attempt ended, as the auto-resume guard saw it (TIMEOUT, PREEMPTED, NODE_FAIL, or
+   *  ENDED_BY_SLURM: Slurm no longer remembered the job and the trainer left no exit status). */
   after: z.string().optional(),
   /** Slurm: the attempt's nodes (hostnames), written by the batch script when it starts. */
   nodes: z.array(z.string()).optional(),

@@ -91,6 +91,14 @@ function deriveSlurm(r: RunRecord, p: RunProbe): DerivedState {
   const code = p.slurmExit?.[cur];
   if (code === 0) return { state: 'finished', detail: `job ${cur} exit 0${tag}` };
   if (code !== undefined) return { state: 'failed', detail: `job ${cur} exit ${code}${tag}` };
+  if (next && nextState && !r.stopRequestedAt) {
+    // Slurm forgets an ended job after MinJobAge (300 s by default), and a successor can wait in the
+    // queue for hours. No exit status means the trainer did not end by itself: Slurm ended it (time
+    // limit, preemption, node failure), and the chain's next job takes over (the batch script's
+    // guard reasons the same way).
+    if (SLURM_RUNNING.has(nextState)) return { state: 'running', detail: `job ${next} ${nextState} (resubmitted)` };
+    if (SLURM_PENDING.has(nextState)) return { state: 'pending', detail: `job ${next} ${nextState} after job ${cur} ended (Slurm no longer remembers how)` };
+  }
   return { state: 'failed', detail: `job ${cur} unknown to Slurm and no exit status${tag}` };
 }
 

@@ -4,7 +4,9 @@
 // Auto-resume mechanism (chosen over `--requeue`): at launch, N extra jobs are submitted as an
 // afternotok dependency chain with --kill-on-invalid-dep. Slurm starts job k+1 only when job k
 // ended badly, with no cockpit connected; the batch script's guard then checks that job k ended in
-// TIMEOUT, PREEMPTED or NODE_FAIL (a genuine crash is not retried), records the attempt in run.json
+// TIMEOUT, PREEMPTED or NODE_FAIL (a genuine crash is not retried; when Slurm has forgotten job k,
+// the absence of its slurm-exit file, written only when the trainer ended by itself, stands for
+// "Slurm ended it": ENDED_BY_SLURM), records the attempt in run.json
 // and starts the trainer, which resumes from its recover point. A job that finishes makes the rest
 // of the chain unsatisfiable and Slurm drops it. Requeue was rejected: it reuses the job id (attempts
 // become invisible to squeue), and a script cannot requeue itself once the time limit has killed it.
@@ -37,8 +39,13 @@ export function batchScript(b: BatchScriptInput): string {
     'if [ -n "$prev" ]; then',
     '  # Only a time limit, a preemption or a node failure is worth another attempt.',
     `  prev_state=$(scontrol show job -o "$prev" 2>/dev/null | sed -n 's/.*JobState=\\([A-Z_]*\\).*/\\1/p')`,
+    '  # Slurm forgets an ended job after MinJobAge (300 s by default) while this attempt may have',
+    '  # queued for hours: ask accounting, then the run dir. slurm-exit.JOB is written only when the',
+    '  # trainer ended by itself; without it Slurm ended the job (time limit, preemption, node failure).',
+    `  [ -n "$prev_state" ] || prev_state=$(sacct -n -X -P -o State -j "$prev" 2>/dev/null | sed -n '1s/^\\([A-Z_]*\\).*/\\1/p')`,
+    '  if [ -z "$prev_state" ] && [ ! -e "$RUN_DIR/slurm-exit.$prev" ]; then prev_state=ENDED_BY_SLURM; fi',
     '  case $prev_state in',
-    '    TIMEOUT|PREEMPTED|NODE_FAIL) ;;',
+    '    TIMEOUT|PREEMPTED|NODE_FAIL|ENDED_BY_SLURM) ;;',
     '    *) echo "awrl: attempt $attempt not needed: job $prev ended ${prev_state:-unknown}"; exit 0;;',
     '  esac',
     'fi',
