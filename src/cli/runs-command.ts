@@ -1,5 +1,6 @@
 // `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
 import { listRuns, runJobIdsOf, type RunSummary } from '../runs/index.js';
+import { chainShort } from '../runs/list.js';
 import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { CliError, EXIT } from './errors.js';
@@ -7,14 +8,19 @@ import { quietWhenStdoutCloses } from './stdio.js';
 import { withJsonErrors } from './json-errors.js';
 import { cliTarget } from './run-errors.js';
 
-function row(r: RunSummary): string[] {
+function row(r: RunSummary, withChain: boolean): string[] {
   const step = r.globalStep !== undefined ? `${r.globalStep}/${r.totalSteps}` : '-';
   const reward = r.lastReward === undefined ? '-' : r.lastReward === null ? 'nan' : r.lastReward.toFixed(4);
-  return [r.runId, r.state, `${r.record.experiment}/${r.record.trial}`, step, reward, r.record.backend, r.detail];
+  const cells = [r.runId, r.state, `${r.record.experiment}/${r.record.trial}`, step, reward, r.record.backend, r.detail];
+  if (withChain) cells.push(r.chain && r.chain.length > 1 ? chainShort(r.chain) : '-');
+  return cells;
 }
 
+/** The runs as a table; a CHAIN column (`17 TIMEOUT > 18 from step 13 running`) when a run was resumed. */
 export function formatRunsTable(runs: RunSummary[]): string {
-  const rows = [['RUN', 'STATE', 'EXPERIMENT/TRIAL', 'STEP', 'REWARD', 'BACKEND', 'DETAIL'], ...runs.map(row)];
+  const withChain = runs.some((r) => (r.chain?.length ?? 0) > 1);
+  const head = ['RUN', 'STATE', 'EXPERIMENT/TRIAL', 'STEP', 'REWARD', 'BACKEND', 'DETAIL', ...(withChain ? ['CHAIN'] : [])];
+  const rows = [head, ...runs.map((r) => row(r, withChain))];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
 }
@@ -33,7 +39,7 @@ async function list(args: string[]): Promise<number> {
   const target = cliTarget(p.flags);
   const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') });
   try {
-    const runs = await listRuns(transport, target).catch((e: Error) => {
+    const runs = await listRuns(transport, target, { chain: true }).catch((e: Error) => {
       throw new CliError(e.message, EXIT.failed, { code: 'remote-failed' });
     });
     if (p.switches.has('--json')) {
@@ -50,6 +56,8 @@ async function list(args: string[]): Promise<number> {
         createdAt: r.record.createdAt,
         attempts: r.record.attempts,
         jobIds: runJobIdsOf(r.record),
+        // Each attempt: job id or pid, start, end, why it ended, the step it resumed from.
+        chain: r.chain ?? [],
         runDir: r.record.runDir,
       }));
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
