@@ -19,6 +19,7 @@ import { countAfter, logPaneLines, logPaneShown } from './panels/log.js';
 import { configLines, confirmLaunchLines } from './screens/config.js';
 import { dashboardBody, dashboardHeader } from './screens/dashboard.js';
 import { helpLines, helpScrollMax } from './screens/help.js';
+import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
 import { leftoverLines } from './screens/leftovers.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type Session, type SessionState } from './session/types.js';
@@ -177,7 +178,12 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   };
 
   useInput((input, key) => {
-    const ctx = { ...keyContext(session.getState(), Math.max(1, bodyH - 4)), helpScrollMax: helpScrollMax(width, bodyH) };
+    const st = session.getState();
+    const ctx = {
+      ...keyContext(st, Math.max(1, bodyH - 4)),
+      helpScrollMax: helpScrollMax(width, bodyH),
+      historyScrollMax: uiRef.current.history || st.run ? alertHistoryScrollMax(st.run?.alertHistory ?? [], width, bodyH) : 0,
+    };
     // Fast typing and pastes (and tmux send-keys) arrive as one chunk: feed it key by key, so
     // "/seed" opens the finder and then types "seed". Control characters are never text.
     const plain = !key.ctrl && !key.meta && !key.return && !key.tab && !key.backspace && !key.delete;
@@ -215,13 +221,14 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   const tooSmall = width < MIN_COLUMNS || size.rows < MIN_ROWS;
   // The expensive part (panels, charts) depends on data, size and view options, never on the clock.
   const dashboard = useMemo(
-    () => (ui.screen === 'dashboard' && !ui.help && !tooSmall ? dashboardBody(state.run, width, bodyH - 2, colors, dashUi) : null),
+    () => (ui.screen === 'dashboard' && !ui.help && !ui.history && !tooSmall ? dashboardBody(state.run, width, bodyH - 2, colors, dashUi) : null),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [ui.screen, ui.help, tooSmall, state.run, state.version, width, bodyH, colors, dashUi],
+    [ui.screen, ui.help, ui.history, tooSmall, state.run, state.version, width, bodyH, colors, dashUi],
   );
 
   let body: Line[];
   if (ui.help) body = helpLines(width, bodyH, ui.helpScroll);
+  else if (ui.history) body = alertHistoryLines(state.run?.alertHistory ?? [], width, bodyH, ui.historyScroll);
   // The session's current pre-flight/leftover phase, not the frame-sampled one: the key that opened
   // the dialog started a new check, and the previous result must not show for a frame as if current.
   else if (ui.confirm?.kind === 'launch' && state.config) body = confirmLaunchLines(state.config, width, session.getState().preflight, bodyH);

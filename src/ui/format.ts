@@ -118,3 +118,15 @@ export function wrap(text: string, width: number, maxLines = Infinity): string[]
   }
   return out;
 }
+
+/** "03:20": epoch ms as the cockpit machine's local time of day. */
+export function clockTime(ms: number): string {
+  const d = new Date(ms);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
+/** "05-24 03:20": with the day, for lists that span more than a day (a cockpit left open). */
+export function dayClockTime(ms: number): string {
+  const d = new Date(ms);
+  return `${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')} ${clockTime(ms)}`;
+}

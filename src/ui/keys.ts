@@ -26,6 +26,7 @@ export const KEY_HELP: KeyHelp[] = [
   { keys: 'a', what: 'log: all lines / warnings and errors only', where: 'dashboard' },
   { keys: '/', what: 'search the log (Enter keeps it, an empty search clears it, Ctrl-c restores the previous one)', where: 'dashboard' },
   { keys: 'o', what: 'after the run ended: leftover processes (PID, command); y stops only the run-tagged ones', where: 'dashboard' },
+  { keys: 'h', what: 'alert history: every alert seen, active and cleared (first seen, how often it fired, when it cleared); j k ↑ ↓ PgUp PgDn scroll, Esc or q closes', where: 'dashboard' },
   { keys: 'Enter', what: 'edit the selected value (typed by the schema; checked as you type)', where: 'config' },
   { keys: '/', what: 'find a key (jumps as you type)', where: 'config' },
   { keys: '+', what: 'add an override (a.b=v, +a.b=v, ++a.b=v, ~a.b)', where: 'config' },
@@ -34,6 +35,7 @@ export const KEY_HELP: KeyHelp[] = [
   { keys: 'L', what: 'launch: shows the exact argv and the pre-flight, then asks (y; S launches despite pre-flight errors)', where: 'config' },
   { keys: 'a /', what: 'all lines on/off, search', where: 'log' },
   { keys: 'L', what: "the trainer's own lines / lines from parsed events", where: 'log' },
+  { keys: 'h', what: 'alert history (as on the dashboard)', where: 'log' },
   { keys: 'Enter', what: 'accept the text', where: 'input' },
   { keys: 'Ctrl-c / Ctrl-g', what: 'cancel the text (never quits)', where: 'input' },
 ];

@@ -58,6 +58,9 @@ export interface UiState {
   logView: 'trainer' | 'events';
   /** In the trainer view, warnings and errors only (`a`; the event view's `a` is `logAll`). */
   trainerProblemsOnly: boolean;
+  /** The full alert history is open (`h`), scrolled down this many rows. */
+  history: boolean;
+  historyScroll: number;
 }
 
 export type Effect =
@@ -95,10 +98,12 @@ export interface KeyContext {
   helpScrollMax?: number;
   /** The selected run has the trainer's own lines (otherwise the pane shows only the event view). */
   trainerLines?: boolean;
+  /** How far the alert history can scroll at this size (0: it fits). */
+  historyScrollMax?: number;
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {
-  return { screen, help: false, helpScroll: 0, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'trainer', trainerProblemsOnly: false };
+  return { screen, help: false, helpScroll: 0, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'trainer', trainerProblemsOnly: false, history: false, historyScroll: 0 };
 }
 
 type Result = { state: UiState; effects: Effect[] };
@@ -181,6 +186,15 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
     if (d && (ctx.helpScrollMax ?? 0) > 0) return same({ ...s, helpScroll: Math.max(0, Math.min(s.helpScroll + d, ctx.helpScrollMax ?? 0)) });
     return same({ ...s, help: false });
   }
+  if (s.history) {
+    // A list to read: j k arrows and page keys scroll it, Esc or q closes it (q does not quit here),
+    // other keys do nothing (a stray key must not close what the user is reading).
+    if (key.escape || input === 'q') return same({ ...s, history: false, historyScroll: 0 });
+    if (key.ctrl && input === 'c') return reduceKey({ ...s, history: false, historyScroll: 0 }, input, key, ctx);
+    const d = move(key, input, ctx.page);
+    if (d) return same({ ...s, historyScroll: Math.max(0, Math.min(s.historyScroll + d, ctx.historyScrollMax ?? 0)) });
+    return same(s);
+  }
   if (s.confirm) return handleConfirm(s, s.confirm, input, ctx);
   if (s.input) return handleInput(s, s.input, input, key, ctx);
 
@@ -223,6 +237,7 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
       if (input === 'a') return same(trainerView ? { ...s, trainerProblemsOnly: !s.trainerProblemsOnly, logScroll: 0 } : { ...s, logAll: !s.logAll, logScroll: 0 });
       if (input === 'L' && ctx.trainerLines) return same({ ...s, logView: s.logView === 'trainer' ? 'events' : 'trainer', logScroll: 0 });
       if (input === '/') return same({ ...s, input: { kind: 'search', text: s.logSearch, prev: s.logSearch } });
+      if (input === 'h') return same({ ...s, history: true, historyScroll: 0 });
       const run = ctx.selectedRun;
       if (input === 'o' && s.screen === 'dashboard' && run?.ended) {
         return same({ ...s, confirm: { kind: 'leftovers', runId: run.id } }, [{ kind: 'checkLeftovers', runId: run.id }]);

@@ -1,14 +1,32 @@
-// Alerts panel: the store's alert rules, errors first, then newest first, each with what to do.
-import { fit } from '../format.js';
+// Alerts panel: the store's alert rules, errors first, then newest first, each with what to do;
+// below them, dimmed, the alerts that fired and cleared while the cockpit watched (the rules only
+// say what holds now: an alert from 03:00 that cleared at 03:20 would be gone by morning).
+import { clockTime, fit } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
-import type { Alert } from '../session/types.js';
+import type { Alert, AlertHistoryEntry } from '../session/types.js';
 
-export function alertsLines(alerts: Alert[], width: number, height: number): Line[] {
-  const out: Line[] = [titleLine('Alerts', width, alerts.length ? `${alerts.length}` : '')];
-  if (alerts.length === 0) {
-    out.push([{ t: 'no alerts', c: 'good' }]);
-    return out;
-  }
+/** The key that opens the full history (ui-state.ts binds it; the panel names it). */
+export const HISTORY_KEY = 'h';
+
+export function severityMark(s: Alert['severity']): string {
+  return s === 'error' ? '✖ ' : s === 'warning' ? '▲ ' : '● ';
+}
+
+/** "cleared 03:20, fired 2× since 03:00" */
+export function clearedText(e: AlertHistoryEntry): string {
+  return `cleared ${e.clearedAt === null ? '—' : clockTime(e.clearedAt)}, fired ${e.fired}× since ${clockTime(e.firstSeenAt)}`;
+}
+
+function stepText(step: number | null | undefined): string {
+  return step !== undefined && step !== null ? ` (step ${step})` : '';
+}
+
+export function alertsLines(alerts: Alert[], width: number, height: number, history: readonly AlertHistoryEntry[] = []): Line[] {
+  const cleared = history.filter((e) => !e.active);
+  const count = alerts.length ? `${alerts.length}` : '';
+  const right = cleared.length ? `${count ? count + ' · ' : ''}${cleared.length} cleared` : count;
+  const out: Line[] = [titleLine('Alerts', width, right)];
+  if (alerts.length === 0) out.push([{ t: cleared.length ? 'no active alerts' : 'no alerts', c: 'good' }]);
   // Errors first (a fatal error has no step of its own and must not sink below the warnings of
   // earlier steps, out of a short panel), then newest first: by step, time, list order (later = newer).
   const rank = (a: Alert) => (a.severity === 'error' ? 0 : a.severity === 'warning' ? 1 : 2);
@@ -18,13 +36,18 @@ export function alertsLines(alerts: Alert[], width: number, height: number): Lin
     .map((x) => x.a);
   for (const a of ordered) {
     const c = a.severity === 'error' ? 'bad' : a.severity === 'warning' ? 'warn' : 'accent';
-    const where = a.step !== undefined ? ` (step ${a.step})` : '';
-    out.push([{ t: a.severity === 'error' ? '✖ ' : a.severity === 'warning' ? '▲ ' : '● ', c }, { t: fit(a.title + where, width - 2), bold: true }]);
+    out.push([{ t: severityMark(a.severity), c }, { t: fit(a.title + stepText(a.step), width - 2), bold: true }]);
     if (a.detail) out.push([{ t: '  ' + fit(a.detail, width - 2) }]);
     if (a.advice) out.push([{ t: '  → ' + fit(a.advice, width - 4), c: 'accent' }]);
   }
+  // Most recently cleared first (the history's order).
+  for (const e of cleared) {
+    out.push([{ t: '✓ ', c: 'dim' }, { t: fit(e.alert.title + stepText(e.lastStep), width - 2), c: 'dim' }]);
+    out.push([{ t: '  ' + fit(clearedText(e), width - 2), c: 'dim' }]);
+  }
   if (out.length > height && height > 1) {
-    return [...out.slice(0, height - 1), [{ t: `… more (z: zoom)`, c: 'dim' }]];
+    const more = history.length ? `… more (z: zoom · ${HISTORY_KEY}: alert history)` : '… more (z: zoom)';
+    return [...out.slice(0, height - 1), [{ t: more.length <= width ? more : fit(`… more (${HISTORY_KEY}: history)`, width), c: 'dim' }]];
   }
   return out;
 }

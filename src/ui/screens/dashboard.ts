@@ -81,7 +81,7 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
     case 'gpu':
       return gpuLines({ nodes: run.gpus, memory: run.memory }, width, height);
     case 'alerts':
-      return alertsLines(run.alerts, width, height);
+      return alertsLines(run.alerts, width, height, run.alertHistory);
     case 'log':
       return logPaneLines(run, ui, width, height);
   }
@@ -97,7 +97,22 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
 /** Which panels did not fit, and what to do about it, said whole even at 60 columns. */
 function hiddenNote(hidden: PanelId[], width: number): string {
   const long = `hidden: ${hidden.join(', ')} (z: zoom one panel, or enlarge)`;
-  return long.length <= width ? long : `hidden: ${hidden.join(', ')} (z: zoom)`;
+  const short = `hidden: ${hidden.join(', ')} (z: zoom)`;
+  // The alert history key too, when it fits whole.
+  const tries = [`${long} · h alert history`, `${long} · h history`, `${short} · h alert history`, `${short} · h history`, long, short];
+  return tries.find((t) => t.length <= width) ?? short;
+}
+
+/** The footer's key hints: as many as fit whole, in this order (a hint cut in half names no key). */
+function footerHints(run: RunView, width: number): string {
+  const all = ['z zoom', 'h alert history', 'd difficulty', 'a log filter', '/ search', ...(run.trainerLines ? ['L trainer/event log'] : [])];
+  let out = '';
+  for (const h of all) {
+    const next = out ? `${out} · ${h}` : h;
+    if (next.length > width) break;
+    out = next;
+  }
+  return out;
 }
 
 /** Panels and footer for `height` rows (the header's 2 rows not included). */
@@ -114,7 +129,7 @@ export function dashboardBody(run: RunView | null, width: number, height: number
       ? [{ t: `zoomed on ${ui.zoom} (z: next panel)`, c: 'dim' }]
       : layout.hidden.length
         ? [{ t: hiddenNote(layout.hidden, width), c: 'dim' }]
-        : [{ t: `z zoom · d difficulty · a log filter · / search${run.trainerLines ? ' · L trainer/event log' : ''}`, c: 'dim' }],
+        : [{ t: footerHints(run, width), c: 'dim' }],
   );
   return frame(out, width, height);
 }

@@ -3,7 +3,7 @@
 // is rebuilt when the UI asks for a frame, so a burst of 10,000 backfilled steps costs one
 // derivation, not 10,000. Memory is bounded: the store's caps, a ring of log lines, a ring of events,
 // a ring of the trainer's own lines (the log pane's default view).
-import { HealthMonitor } from '../../health/index.js';
+import { AlertHistory, HealthMonitor } from '../../health/index.js';
 import { deriveFigures, evaluateAlerts, MetricsStore } from '../../metrics/index.js';
 import type { ConnectionState, FollowEvent, Transport } from '../../remote/transport.js';
 import { backfill, readTail } from './backfill.js';
@@ -91,6 +91,8 @@ export function eventLogLine(e: TrainerEvent, seq: number): LogLine | null {
 export class RunFeed {
   readonly store = new MetricsStore();
   private readonly health = new HealthMonitor();
+  /** Alerts that fired and cleared while the cockpit was open (the rules only say what holds now). */
+  private readonly alertHistory = new AlertHistory();
   private readonly events: TrainerEvent[] = [];
   private log: LogLine[] = [];
   private readonly trainer = new TrainerLineRing();
@@ -312,6 +314,7 @@ export class RunFeed {
     ];
     // An ended run has no step coming: a stall alert would send the user hunting a hang.
     const alerts = ended ? all.filter((a) => a.id !== 'stall' && !a.id.startsWith('health/stall')) : all;
+    this.alertHistory.observe(alerts, now);
     const figures: DashboardFigures = {
       step: f.globalStep,
       totalSteps: f.totalSteps,
@@ -340,6 +343,7 @@ export class RunFeed {
       series: this.series,
       figures,
       alerts,
+      alertHistory: this.alertHistory.entries(),
       memory: [...this.store.memoryByPhase.values()].map((m) => ({ phase: m.phase, allocatedGB: m.allocatedGB, reservedGB: m.reservedGB, usedGB: m.usedGB, totalGB: m.totalGB })),
       gpus: this.gpus,
       log: this.log,

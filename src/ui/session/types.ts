@@ -4,6 +4,7 @@
 import type { ConnectionState } from '../../remote/transport.js';
 import type { Alert } from '../../metrics/alerts.js';
 import type { Leftover } from '../../preflight/leftovers.js';
+import type { AlertHistoryEntry } from '../../health/alert-history.js';
 
 export type { ConnectionState };
 
@@ -32,7 +33,7 @@ export interface TargetSummary {
   error?: string;
 }
 
-export type { Alert };
+export type { Alert, AlertHistoryEntry };
 
 export interface GpuInfo {
   index: number;
@@ -138,6 +139,8 @@ export interface RunView {
   series: SeriesSource;
   figures: DashboardFigures;
   alerts: Alert[];
+  /** Every alert seen while the cockpit watched (active and cleared), bounded; absent: none kept. */
+  alertHistory?: readonly AlertHistoryEntry[];
   memory: MemoryFigure[];
   gpus: GpuSnapshot[];
   /** Bounded ring of recent log lines built from parser events (oldest first). */
