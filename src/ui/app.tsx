@@ -25,6 +25,7 @@ import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type Session, type SessionState } from './session/types.js';
 import { initialUiState, reduceKey, type Effect, type KeyContext, type KeyInfo, type UiState } from './ui-state.js';
 import { colorsEnabled } from './theme.js';
+import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
 
 export const MIN_COLUMNS = 60;
 export const MIN_ROWS = 15;
@@ -50,7 +51,8 @@ function hint(text: string, more: string, width: number): string {
 
 const LEFTOVER_MORE = ' (tagged with the run or holding GPU memory)';
 
-function statusLine(state: SessionState, ui: UiState, width: number): Line {
+/** `fresh`: the transient messages (notice, launch result) still young enough to show. */
+function statusLine(state: SessionState, ui: UiState, width: number, fresh: ReadonlySet<string>): Line {
   if (ui.confirm?.kind === 'quit') {
     const long = 'A launch is in progress. Quit the cockpit anyway (the run is not stopped)? y/n';
     return [{ t: long.length <= width ? long : 'Launch in progress: quit anyway (run not stopped)? y/n', c: 'warn', bold: true }];
@@ -60,9 +62,9 @@ function statusLine(state: SessionState, ui: UiState, width: number): Line {
   if (ui.input?.kind === 'search') return [{ t: '/', c: 'accent', bold: true }, { t: `${ui.input.text}▏` }, { t: '  Enter keep · Ctrl-c cancel', c: 'dim' }];
   const l = state.launch;
   if (l.phase === 'launching') return [{ t: 'launching…', c: 'warn', bold: true }];
-  if (state.notice) return [{ t: state.notice, c: 'warn' }];
-  if (l.phase === 'launched') return [{ t: l.message, c: 'good' }];
-  if (l.phase === 'failed') return [{ t: `launch failed: ${l.message}`, c: 'bad' }];
+  if (state.notice && fresh.has(noticeKey(state.notice))) return [{ t: state.notice, c: 'warn' }];
+  if (l.phase === 'launched' && fresh.has(`launched:${l.runId}:${l.message}`)) return [{ t: l.message, c: 'good' }];
+  if (l.phase === 'failed' && fresh.has(`failed:${l.message}`)) return [{ t: `launch failed: ${l.message}`, c: 'bad' }];
   if (ui.screen === 'runs') {
     const sel = flatRuns(state.targets)[ui.runsCursor];
     if (sel && ENDED.has(sel.state)) return [{ t: hint(`${sel.id} ${sel.state}: o checks for leftover processes`, LEFTOVER_MORE, width), c: 'dim' }];
@@ -108,9 +110,16 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   const width = size.columns;
   const height = Math.max(1, size.rows - 1);
   const bodyH = height - 2;
-  const clockActive = ui.screen === 'runs' || (ui.screen === 'dashboard' && state.run !== null);
+  // Transient messages: when each was first shown (they go after STATUS_TTL_MS; the clock below
+  // re-renders when one expires, so no timer per message).
+  const expiry = useRef<StatusExpiry | null>(null);
+  expiry.current ??= new StatusExpiry();
+  const transient = transientKeys(state);
+  const fresh = expiry.current.note(transient, clock());
+  const clockActive = ui.screen === 'runs' || (ui.screen === 'dashboard' && state.run !== null) || fresh.size > 0;
   // Only the clock-driven text decides when the clock re-renders (see useNow).
-  const clockKey = (t: number): string => {
+  const clockKey = (t: number): string => expiry.current!.fresh(transient, t).join('|') + '#' + screenClockKey(t);
+  const screenClockKey = (t: number): string => {
     if (ui.screen === 'dashboard' && state.run) {
       const r = state.run;
       return lineText(headerLines({ runId: r.summary.id, target: r.summary.target, connection: r.connection, connectionAt: r.connectionAt, runState: r.summary.state, figures: r.figures, now: t })[1]) + lineText(headerLines({ runId: '', target: '', connection: r.connection, connectionAt: r.connectionAt, runState: r.summary.state, figures: r.figures, now: t })[0]);
@@ -245,7 +254,7 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
 
   const lines: Line[] = tooSmall
     ? wrapPlain(`Terminal too small (${width}×${size.rows}): awrl-tui needs at least ${MIN_COLUMNS}×${MIN_ROWS}. Enlarge it, or q to quit.`, width, Math.min(height, 3))
-    : [tabBar(ui.screen, width), ...frame(body, width, bodyH), statusLine(state, ui, width)];
+    : [tabBar(ui.screen, width), ...frame(body, width, bodyH), statusLine(state, ui, width, fresh)];
 
   // In a real terminal the painter draws; under test (or without one) Ink draws the same lines.
   useEffect(() => {

@@ -1,0 +1,49 @@
+// Transient status-line messages (the result of an action: "stopped …", "launched …", "launch
+// failed: …", a notice) go after STATUS_TTL_MS. The session keeps its last message forever (it
+// is plain state); the cockpit remembers when it first showed each one and stops showing it once
+// it is older. Pure bookkeeping: the caller passes its clock's time, and the App's one clock hook
+// (useNow) re-renders when a message's expiry changes what is on screen: no timer per message.
+import type { SessionState } from './session/types.js';
+
+export const STATUS_TTL_MS = 8000;
+
+/** The transient messages the state holds now, as keys (text included: a new text is a new message). */
+export function transientKeys(state: Pick<SessionState, 'notice' | 'launch'>): string[] {
+  const keys: string[] = [];
+  if (state.notice) keys.push(noticeKey(state.notice));
+  const l = state.launch;
+  if (l.phase === 'launched') keys.push(`launched:${l.runId}:${l.message}`);
+  if (l.phase === 'failed') keys.push(`failed:${l.message}`);
+  return keys;
+}
+
+export function noticeKey(notice: string): string {
+  return `notice:${notice}`;
+}
+
+/** When each transient message was first shown; forgets messages the state no longer holds
+ *  (so the map never holds more than the few current ones). */
+export class StatusExpiry {
+  private readonly since = new Map<string, number>();
+
+  constructor(readonly ttlMs = STATUS_TTL_MS) {}
+
+  /** Record the messages present at `now`; returns the set of those still fresh. */
+  note(keys: readonly string[], now: number): Set<string> {
+    for (const k of this.since.keys()) if (!keys.includes(k)) this.since.delete(k);
+    const fresh = new Set<string>();
+    for (const k of keys) {
+      if (!this.since.has(k)) this.since.set(k, now);
+      if (now - this.since.get(k)! < this.ttlMs) fresh.add(k);
+    }
+    return fresh;
+  }
+
+  /** Which of `keys` are fresh at `now`, without recording anything (for the clock hook's key). */
+  fresh(keys: readonly string[], now: number): string[] {
+    return keys.filter((k) => {
+      const at = this.since.get(k);
+      return at === undefined || now - at < this.ttlMs;
+    });
+  }
+}
