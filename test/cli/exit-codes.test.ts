@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sentinelCli } from '../runs/cli-process.js';
+import { sentinelCli, startCli } from '../runs/cli-process.js';
 import { startSimOverSshd, type SimOverSshd } from '../runs/sim-over-sshd.js';
 import { EXIT_TABLE, type TableCommand } from '../../src/cli/exit-table.js';
 import type { ErrorCode } from '../../src/cli/errors.js';
@@ -135,6 +135,24 @@ describe('exit codes and --json errors, by command and failure', () => {
     const cases = casesOf('unknown run', (cmd) => (cmd === '--launch' ? ['--launch', '--resume', RUN, ...good()] : words(cmd, good())));
     expect(cases.map((c) => c.cmd).sort()).toEqual(['--launch', 'follow', 'stop']);
     for (const c of cases) await check(c);
+  }, 60_000);
+
+  it('stop without --target: a run not found where it could look, with a profile unreachable, is 4 (not "no run")', async () => {
+    const profiles = join(dir, 'targets.yaml');
+    writeFileSync(profiles, [
+      'targets:',
+      `  good: { host: ${env.sshd.alias}, ssh_config: ${env.sshd.sshConfigFile}, workdir: ${env.workdir} }`,
+      `  gone: { host: ${env.sshd.alias}, ssh_config: ${cfg.unreachable}, workdir: ${env.workdir} }`,
+      '',
+    ].join('\n'));
+    const p = startCli(['stop', RUN], { AWRL_TARGETS_FILE: profiles, CPU_CLUSTER_TOKEN: SECRET });
+    expect(await p.done, p.stderr).toBe(4);
+    expect(p.stderr).toMatch(new RegExp(`^awrl-tui: no run ${RUN} on good, and could not search gone for it`, 'm'));
+    // Reachable everywhere and absent: the plain unknown run.
+    writeFileSync(profiles, ['targets:', `  good: { host: ${env.sshd.alias}, ssh_config: ${env.sshd.sshConfigFile}, workdir: ${env.workdir} }`, ''].join('\n'));
+    const q = startCli(['stop', RUN], { AWRL_TARGETS_FILE: profiles, CPU_CLUSTER_TOKEN: SECRET });
+    expect(await q.done, q.stderr).toBe(2);
+    expect(q.stderr).toContain(`no run ${RUN} on good`);
   }, 60_000);
 
   it('pre-flight errors exit 2: --launch fails (preflight-failed); preflight answers with "ok":false', async () => {
