@@ -19,7 +19,7 @@ export function openAll(files: string[]): number[] {
       for (const fd of fds) closeSync(fd);
       const code = (e as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
-      throw new CliError(`cannot read ${f}: ${why}`, EXIT.usage);
+      throw new CliError(`cannot read ${f}: ${why}`, EXIT.usage, { code: 'file-unreadable' });
     }
   }
   return fds;
@@ -52,7 +52,7 @@ export async function* readAhead(fds: number[], files: string[], size: number): 
         }
       } catch (e) {
         if (e instanceof CliError) throw e;
-        throw new CliError(`cannot read ${files[i]}: ${(e as Error).message}`, EXIT.usage);
+        throw new CliError(`cannot read ${files[i]}: ${(e as Error).message}`, EXIT.usage, { code: 'file-unreadable' });
       } finally {
         // The consumer stopped early (or a read failed): let the read in flight end first.
         if (pending !== null) await pending.catch(() => 0);

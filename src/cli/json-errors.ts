@@ -36,9 +36,23 @@ export async function withJsonErrors(args: readonly string[], body: () => Promis
   try {
     return await body();
   } catch (err) {
-    if (wantsJson(args) && !stdoutGone()) process.stdout.write(jsonErrorLine(jsonErrorOf(err)));
+    reportJsonError(args, err);
     throw err;
   }
+}
+
+/** Errors whose JSON line was written (a command's own wrapper, then main.ts, see the same one). */
+const reported = new WeakSet<object>();
+
+/** With --json in `args`, writes the JSON line of `err` once. main.ts calls it for every failure,
+ *  so commands without their own wrapper (parse, an unknown command) answer in JSON too. */
+export function reportJsonError(args: readonly string[], err: unknown): void {
+  if (!wantsJson(args) || stdoutGone()) return;
+  if (typeof err === 'object' && err !== null) {
+    if (reported.has(err)) return;
+    reported.add(err);
+  }
+  process.stdout.write(jsonErrorLine(jsonErrorOf(err)));
 }
 
 /** A reader that went away (`… --json | head -1`) gets nothing more. */

@@ -5,6 +5,7 @@ import { readVersion } from './version.js';
 import { HELP } from './help.js';
 import { flushStdio } from './stdio.js';
 import { giveBackCaCerts } from './launcher-env.js';
+import { reportJsonError } from './json-errors.js';
 
 giveBackCaCerts(process.env);
 
@@ -45,6 +46,7 @@ let code: number;
 try {
   code = await dispatch(process.argv.slice(2));
 } catch (err) {
+  reportJsonError(process.argv.slice(2), err);
   if (err instanceof CliError) {
     process.stderr.write(`awrl-tui: ${err.message}\n`);
     code = err.exitCode;

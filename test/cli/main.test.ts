@@ -22,6 +22,11 @@ describe('awrl-tui entry point', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/unknown command 'frobnicate'/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+    // With --json, the same failure is one JSON line on stdout (main.ts answers for every command).
+    const j = spawnSync(process.execPath, [BIN, 'frobnicate', '--json'], { encoding: 'utf8' });
+    expect(j.status).toBe(2);
+    expect(JSON.parse(j.stdout)).toMatchObject({ type: 'error', exit: 2, code: 'usage' });
+    expect(j.stdout.trim().split('\n')).toHaveLength(1);
   });
 });
 

@@ -194,8 +194,8 @@ describe('awrl-tui preflight (the command)', () => {
     expect(r.stderr).toContain('nothing was checked on the target');
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const u = preflight(['--target', 'nobody@127.0.0.1:1', '--workdir', '/x', '--config', CONFIG, ...world.overrides], {}, world.dir);
-    expect(u.status).toBe(2);
-    expect(u.stderr).toMatch(/^awrl-tui: cannot reach target 'nobody@127\.0\.0\.1:1'/);
+    expect(u.status).toBe(4);
+    expect(u.stderr).toMatch(/^awrl-tui: cannot connect to nobody@127\.0\.0\.1:1: cannot reach/);
     expect(u.stderr).not.toMatch(/\n\s+at /);
     const m = preflight(['--config', CONFIG], {}, world.dir);
     expect(m.status).toBe(2);
