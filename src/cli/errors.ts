@@ -10,7 +10,7 @@ export const EXIT = {
 
 /**
  * Stable machine-readable names for what went wrong, as `--json` prints them in
- * `{"type":"error","code":…}`. Scripts branch on these: add new ones, never rename one.
+ * `{"type":"cli-error","code":…}`. Scripts branch on these: add new ones, never rename one.
  */
 export const ERROR_CODES = [
   'usage', // bad or missing arguments

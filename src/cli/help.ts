@@ -88,9 +88,10 @@ errors, bad arguments, unknown run, failed pre-flight, a refused host key or log
 ended by Ctrl-C (the run goes on), 70 internal error (a bug). By command and failure:
 ${formatExitTable()}
 
-Errors with --json (--launch, runs, follow, preflight, config): a failure also writes ONE line to
-stdout, the human line still goes to stderr and the exit code is the same:
-  {"type":"error","exit":N,"code":"CODE","message":"...","hint":"..."}
+Errors with --json (any command): a failure also writes ONE line to stdout, after any events
+already written, the human line still goes to stderr and the exit code is the same. Its type is
+"cli-error", never "error", which is the trainer's own error event in parse/follow output:
+  {"type":"cli-error","exit":N,"code":"CODE","message":"...","hint":"..."}
   CODE (stable; scripts may branch on it): ${wrapCodes()}
   (A failed run or failed checks are results, not errors: events, or "ok":false.)
 

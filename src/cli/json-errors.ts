@@ -1,12 +1,14 @@
 // `--json` failures: a script piping a command into `jq` gets ONE JSON line on stdout when the
-// command fails, `{"type":"error","exit":N,"code":"…","message":"…","hint":"…"}`, instead of
-// nothing it can parse. The human line still goes to stderr (main.ts prints it from the rethrown
+// command fails, `{"type":"cli-error","exit":N,"code":"…","message":"…","hint":"…"}`, instead of
+// nothing it can parse. Its type is not "error": in `follow --json` and `parse --json` that is the
+// trainer's own error event, and a script must tell "the run crashed" from "awrl-tui could not
+// follow it". The human line still goes to stderr (main.ts prints it from the rethrown
 // error) and the exit code is unchanged. The message is the same text as the human line, which
 // never carries a secret's value (secrets travel on the SSH channel's stdin only).
 import { CliError, EXIT, type ErrorCode } from './errors.js';
 
 export interface JsonError {
-  type: 'error';
+  type: 'cli-error';
   exit: number;
   code: ErrorCode;
   message: string;
@@ -14,10 +16,10 @@ export interface JsonError {
 }
 
 export function jsonErrorOf(err: unknown): JsonError {
-  if (err instanceof CliError) return { type: 'error', exit: err.exitCode, code: err.code, message: err.message, hint: err.hint };
+  if (err instanceof CliError) return { type: 'cli-error', exit: err.exitCode, code: err.code, message: err.message, hint: err.hint };
   // A bug: the message only (the stack stays on stderr for the report).
   const message = err instanceof Error ? err.message : String(err);
-  return { type: 'error', exit: EXIT.internal, code: 'internal', message: `internal error: ${message}`, hint: 'this is a bug in awrl-tui: please report it with the stderr output' };
+  return { type: 'cli-error', exit: EXIT.internal, code: 'internal', message: `internal error: ${message}`, hint: 'this is a bug in awrl-tui: please report it with the stderr output' };
 }
 
 export const jsonErrorLine = (e: JsonError): string => `${JSON.stringify(e)}\n`;

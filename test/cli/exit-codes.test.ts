@@ -99,12 +99,12 @@ describe('exit codes and --json errors, by command and failure', () => {
     if (!json) return;
     const lines = r.stdout.trim().split('\n');
     const last = JSON.parse(lines[lines.length - 1]);
-    expect(last, what).toMatchObject({ type: 'error', exit: c.exit, message: expect.any(String), hint: expect.any(String) });
+    expect(last, what).toMatchObject({ type: 'cli-error', exit: c.exit, message: expect.any(String), hint: expect.any(String) });
     expect(c.codes, what).toContain(last.code);
     // The human line on stderr says the same thing.
     expect(r.stderr, what).toContain(`awrl-tui: ${last.message.split('\n')[0]}`);
     // The error is the only JSON error line (stdout carries no other).
-    expect(lines.filter((l) => l.startsWith('{"type":"error"'))).toHaveLength(1);
+    expect(lines.filter((l) => l.startsWith('{"type":"cli-error"'))).toHaveLength(1);
   }
 
   it('bad arguments and unreadable files exit 2 (usage, file-unreadable)', async () => {

@@ -16,7 +16,7 @@ describe('--json errors', () => {
 
   it('a CliError keeps its exit code, code and hint; anything else is an internal error without its stack', () => {
     expect(jsonErrorOf(new CliError('no run x on h', EXIT.usage, { code: 'run-not-found', hint: 'list them' }))).toEqual({
-      type: 'error', exit: 2, code: 'run-not-found', message: 'no run x on h', hint: 'list them',
+      type: 'cli-error', exit: 2, code: 'run-not-found', message: 'no run x on h', hint: 'list them',
     });
     expect(jsonErrorOf(new CliError('lost it', EXIT.disconnected))).toMatchObject({ exit: 4, code: 'host-unreachable', hint: '' });
     const bug = jsonErrorOf(new TypeError('x is undefined'));

@@ -25,7 +25,7 @@ describe('awrl-tui entry point', () => {
     // With --json, the same failure is one JSON line on stdout (main.ts answers for every command).
     const j = spawnSync(process.execPath, [BIN, 'frobnicate', '--json'], { encoding: 'utf8' });
     expect(j.status).toBe(2);
-    expect(JSON.parse(j.stdout)).toMatchObject({ type: 'error', exit: 2, code: 'usage' });
+    expect(JSON.parse(j.stdout)).toMatchObject({ type: 'cli-error', exit: 2, code: 'usage' });
     expect(j.stdout.trim().split('\n')).toHaveLength(1);
   });
 });

@@ -80,7 +80,7 @@ describe('--follow across connection drops', () => {
     expect(f.stderr).not.toMatch(/\n\s+at /);
     // The events, then ONE error line a script can tell from the trainer's error events by its exit.
     const last = JSON.parse(f.stdout.trim().split('\n').at(-1)!);
-    expect(last).toMatchObject({ type: 'error', exit: 4, code: 'disconnected', message: expect.stringMatching(/^lost the connection/) });
+    expect(last).toMatchObject({ type: 'cli-error', exit: 4, code: 'disconnected', message: expect.stringMatching(/^lost the connection/) });
     expect(last.hint).toContain('awrl-tui follow');
     expect(f.stdout.split('\n').filter((l) => l.includes('"code":"disconnected"'))).toHaveLength(1);
     expect(pidAlive(pid)).toBe(true);

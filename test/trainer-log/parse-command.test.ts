@@ -69,10 +69,10 @@ describe('awrl-tui parse', () => {
   it('with --json, a failure is also one JSON error line on stdout (after any events already written)', () => {
     const missing = cli('--json', '/nonexistent/x.log');
     expect(missing.status).toBe(2);
-    expect(JSON.parse(missing.stdout)).toEqual({ type: 'error', exit: 2, code: 'file-unreadable', message: 'cannot read /nonexistent/x.log: no such file', hint: '' });
+    expect(JSON.parse(missing.stdout)).toEqual({ type: 'cli-error', exit: 2, code: 'file-unreadable', message: 'cannot read /nonexistent/x.log: no such file', hint: '' });
     const partWay = cli('--json', DIR + 'main.log', '/proc/self/mem');
     const lines = partWay.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(lines.at(-1)).toMatchObject({ type: 'error', exit: 2, code: 'file-unreadable' });
+    expect(lines.at(-1)).toMatchObject({ type: 'cli-error', exit: 2, code: 'file-unreadable' });
     expect(lines.slice(0, -1).some((e) => e.type === 'step')).toBe(true);
   });
 
