@@ -181,24 +181,27 @@ export interface ChainFacts {
 const emptyFacts = (): ChainFacts => ({ slurmExitAt: {}, jobs: {}, starts: [] });
 
 /**
- * Args: ROOT SETUP JOBS(comma-separated) RUN_ID...  Per run: `@@run ID`, `@@sexitat JOB EPOCH`,
+ * Args: ROOT SETUP JOBS(comma-separated) SCAN(run ids whose log to read, comma-separated) RUN_ID...
+ * Per run: `@@run ID`, `@@sexitat JOB EPOCH`,
  * `@@exitat EPOCH`, `@@marks BASE64` (awk over the whole log: `M<TAB>line` for each attempt's
  * start, `S<TAB>line` for the last step done before it and at the end). Then per job, when Slurm
  * still knows it: `@@job ID STATE END_UTC` (sacct when accounting is on, else scontrol).
  */
 // Bash's `${…}` is written `$\{…}` here (a template literal would read it), and restored below.
 const CHAIN_SCRIPT = String.raw`set -u
-root=$1; setup=$2; jobs=$3; shift 3
+root=$1; setup=$2; jobs=$3; scan=$4; shift 4
 for id in "$@"; do
   d="$root/$id"
   printf '@@run\t%s\n' "$id"
   for f in "$d"/slurm-exit.*; do [ -f "$f" ] && printf '@@sexitat\t%s\t%s\n' "$\{f##*.}" "$(stat -c %Y "$f")"; done
   [ -f "$d/exit.code" ] && printf '@@exitat\t%s\n' "$(stat -c %Y "$d/exit.code")"
-  if [ -s "$d/stdout.log" ]; then
+  if [ -s "$d/stdout.log" ] && case ",$scan," in *",$id,"*) true ;; *) false ;; esac; then
     printf '@@marks\t'
+    # grep first: a days-long run's stdout.log holds GBs of worker lines, which awk would crawl.
+    LC_ALL=C grep -a -E 'Recovering from StepInfo|Resume info not found|Train step [0-9]+/[0-9]+ done' "$d/stdout.log" |
     LC_ALL=C awk '/Recovering from StepInfo|Resume info not found/ { if (last != "") print "S\t" last; print "M\t" substr($0, 1, 400); last = ""; next }
       /Train step [0-9]+\/[0-9]+ done/ { last = substr($0, 1, 400) }
-      END { if (last != "") print "S\t" last }' "$d/stdout.log" | base64 | tr -d '\n'
+      END { if (last != "") print "S\t" last }' | base64 | tr -d '\n'
     printf '\n'
   fi
 done
@@ -219,8 +222,11 @@ true
 `.replaceAll('$\\{', '${');
 
 async function chainFacts(transport: Transport, target: Target, runs: RunSummary[]): Promise<Map<string, ChainFacts>> {
+  // Only the logs of runs that were resumed are read (for their resume steps): `runs` must not
+  // read the logs of a hundred runs that never restarted.
+  const scan = runs.filter((r) => r.record.attempts.length > 1).map((r) => r.runId);
   const jobs = [...new Set(runs.flatMap((r) => r.record.attempts.map((a) => a.jobId).filter((j): j is string => !!j && /^\d+(_\d+)?$/.test(j))))];
-  const res = await transport.exec(remoteScript(CHAIN_SCRIPT, [runsRoot(target), target.setup ?? '', jobs.join(','), ...runs.map((r) => r.runId)], 'awrl-chain'));
+  const res = await transport.exec(remoteScript(CHAIN_SCRIPT, [runsRoot(target), target.setup ?? '', jobs.join(','), scan.join(','), ...runs.map((r) => r.runId)], 'awrl-chain'));
   // The chain is extra detail: a failure leaves it to what run.json alone says.
   return res.code === 0 ? parseChainOutput(res.stdout.toString('utf8')) : new Map();
 }
