@@ -53,6 +53,9 @@ for (let i = 0; i < 300; i++) {
 t0 = process.hrtime.bigint();
 const runs = await listRuns(t, target);
 console.log(`runs: ${runs.length} runs (one with a 256 KiB tail parsed) in ${ms(t0)} ms`);
+t0 = process.hrtime.bigint();
+const chained = await listRuns(t, target, { chain: true });
+console.log(`runs with their attempt chains (what \`awrl-tui runs\` asks for): ${chained.length} runs in ${ms(t0)} ms`);
 
 t0 = process.hrtime.bigint();
 const report = await stopRun(t, target, res.record.runId, { graceSeconds: 5 });
