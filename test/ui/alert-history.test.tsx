@@ -147,9 +147,10 @@ describe('a watched run that fires and clears an alert', () => {
     try {
       sim = await launchSim(['++trial_name=qa-history']);
     } finally {
-      if (saved.fault === undefined) delete process.env.AWRL_SIM_FAULT;
-      else process.env.AWRL_SIM_FAULT = saved.fault;
-      process.env.AWRL_SIM_SPEED = saved.speed;
+      for (const [name, value] of [['AWRL_SIM_FAULT', saved.fault], ['AWRL_SIM_SPEED', saved.speed]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
     }
     session = createLiveSession({ targets: [{ target: sim.target, transport: sim.transport }], openRunId: sim.runId, runsPollMs: 1000, statePollMs: 500, gpuPoller: null });
     r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} frameMs={50} />);

@@ -11,6 +11,8 @@ export interface HeaderProps {
   figures: DashboardFigures;
   connectionAt: number;
   now: number;
+  /** The run ended and nothing is polled but its state, every this many seconds. */
+  pollingStopped?: { statePollS: number };
   /** Columns: in a narrow terminal the run id is cut in its middle and the least useful figures
    *  are left out, so the run state and the age of the last step stay on screen. */
   width?: number;
@@ -52,7 +54,11 @@ export function headerLines(p: HeaderProps): Line[] {
   const width = p.width ?? Infinity;
   const conn = connectionText(p.connection, Math.max(0, p.now - p.connectionAt));
   const state = runStateSeg(p.runState);
-  const rest = ` on ${p.target} │ ${conn.t} │ ${state.t}`.length;
+  // An ended run is no longer followed: say so (the figures are final, not frozen by a fault).
+  const polling = p.pollingStopped
+    ? [` │ polling stopped (log read to its end; state and GPUs every ${p.pollingStopped.statePollS} s)`, ' │ polling stopped'].find((t) => ` on ${p.target} │ ${conn.t} │ ${state.t}${t}`.length + 12 <= width) ?? ''
+    : '';
+  const rest = ` on ${p.target} │ ${conn.t} │ ${state.t}${polling}`.length;
   const id = fitMiddle(p.runId, Math.max(12, width - rest));
   // Figures by how much they are missed when left out: the epoch, then the elapsed time, then the ETA.
   const age: Seg = { t: ageS === null ? '—' : `${formatAge(ageS)} ago`, c: stale ? 'warn' : undefined };
@@ -60,7 +66,7 @@ export function headerLines(p: HeaderProps): Line[] {
   const fixed = step.length + '  last step '.length + age.t.length;
   while (parts.length && fixed + parts.join('').length > width) parts.shift();
   return [
-    [{ t: id, bold: true }, { t: ' on ' }, { t: p.target, c: 'accent' }, { t: ' │ ' }, conn, { t: ' │ ' }, state],
+    [{ t: id, bold: true }, { t: ' on ' }, { t: p.target, c: 'accent' }, { t: ' │ ' }, conn, { t: ' │ ' }, state, ...(polling ? [{ t: polling, c: 'dim' as const }] : [])],
     [{ t: step, bold: true }, { t: `${parts.join('')}  last step ` }, age],
   ];
 }

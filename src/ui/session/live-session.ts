@@ -43,12 +43,17 @@ export interface LiveSessionOptions {
   openRunId?: string;
   runsPollMs?: number;
   statePollMs?: number;
+  /** How often an ended run's state (for a resume) and GPUs are still checked; default 60 s. */
+  endedStatePollMs?: number;
   /** Default: src/gpu's poller on the run's head node every 5 s; null: no GPU polling. */
   gpuPoller?: GpuPollerFactory | null;
   /** Facts of a run's config (budget, batch size), read from its config.yaml; overridable for tests. */
   runFacts?: (conn: TargetConnection, record: RunsSummary) => Promise<RunFacts>;
   clock?: () => number;
 }
+
+/** An ended run: its state and GPUs are checked this often (its log is no longer followed). */
+export const ENDED_POLL_MS = 60_000;
 
 function toSummary(r: RunsSummary, target: string): RunSummary {
   return {
@@ -214,7 +219,9 @@ export class LiveSession implements Session {
       facts,
       statePollMs: this.o.statePollMs,
       clock: this.o.clock,
+      endedStatePollMs: this.o.endedStatePollMs,
       onChange: () => this.update({}),
+      onPollingChange: (live) => void this.gpuFollowsFeed(feed, live),
     });
     this.feed = feed;
     feed.start();
@@ -225,10 +232,49 @@ export class LiveSession implements Session {
       // head fans out to the nodes (src/gpu), never one SSH channel per node.
       const scope = await runGpuScope(conn, run);
       if (this.state.selectedRunId !== runId || this.feed !== feed) return;
-      this.stopGpu = poller(conn, scope, (s) => feed.setGpus(s));
+      // An ended run (its feed may have stopped following already): one round only.
+      this.stopGpu = feed.pollingStopped ? this.slowGpu(poller, conn, scope, feed) : poller(conn, scope, (s) => feed.setGpus(s));
       this.gpu = { runId, allocation: allocationKey(run), scope: JSON.stringify(scope), poller };
     }
     this.update({ notice: null });
+  }
+
+  /**
+   * The selected run ended (its feed stopped following): its GPUs are polled slowly (slowGpu).
+   * It runs again: poll as before.
+   */
+  private async gpuFollowsFeed(feed: RunFeed, live: boolean): Promise<void> {
+    const gpu = this.gpu;
+    if (!gpu || this.feed !== feed || this.closed) return;
+    this.stopGpu?.();
+    this.stopGpu = null;
+    const found = this.findRun(gpu.runId);
+    const conn = found?.conn;
+    if (!conn) return;
+    // The scope again: a resumed Slurm run may be on other nodes.
+    const scope = found.run ? await runGpuScope(conn, found.run).catch(() => JSON.parse(gpu.scope) as GpuPollScope) : (JSON.parse(gpu.scope) as GpuPollScope);
+    if (this.gpu !== gpu || this.feed !== feed || this.closed) return;
+    gpu.scope = JSON.stringify(scope);
+    if (live) {
+      this.stopGpu = gpu.poller(conn, scope, (s) => feed.setGpus(s));
+      return;
+    }
+    this.stopGpu = this.slowGpu(gpu.poller, conn, scope, feed);
+  }
+
+  /** An ended run's GPUs: one round now (the GPUs freed, or still held by leftovers), then one
+   *  every `endedStatePollMs` (a round that failed on a loaded head is not the last word). */
+  private slowGpu(poller: GpuPollerFactory, conn: TargetConnection, scope: GpuPollScope, feed: RunFeed): () => void {
+    let stopRound = finalPoll(poller, conn, scope, (s) => feed.setGpus(s));
+    const timer = setInterval(() => {
+      stopRound();
+      stopRound = finalPoll(poller, conn, scope, (s) => feed.setGpus(s));
+    }, this.o.endedStatePollMs ?? ENDED_POLL_MS);
+    timer.unref?.();
+    return () => {
+      clearInterval(timer);
+      stopRound();
+    };
   }
 
   /** A Slurm run opened while queued polls no node of its own yet: once the list shows its
@@ -243,7 +289,7 @@ export class LiveSession implements Session {
     if (this.gpu !== gpu || this.feed !== feed || this.closed || JSON.stringify(scope) === gpu.scope) return;
     this.stopGpu?.();
     gpu.scope = JSON.stringify(scope);
-    this.stopGpu = gpu.poller(c, scope, (s) => feed.setGpus(s));
+    this.stopGpu = feed.pollingStopped ? this.slowGpu(gpu.poller, c, scope, feed) : gpu.poller(c, scope, (s) => feed.setGpus(s));
   }
 
   private evaluateConfig(draft: { key: string; text: string } | null): void {
@@ -454,6 +500,25 @@ export async function slurmNodes(conn: TargetConnection, run: RunsSummary): Prom
   const r = await conn.transport.exec(['bash', '-c', script, 'awrl-nodes', job, conn.target.setup ?? '']);
   if (r.code !== 0) return [];
   return r.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+}
+
+/** One round of `poller`, then stopped (the factory only knows how to start and stop: the round
+ *  may be delivered before the factory returns). Returns a stop for a close meanwhile. */
+export function finalPoll(poller: GpuPollerFactory, conn: TargetConnection, scope: GpuPollScope, onSnapshots: (s: GpuSnapshot[]) => void): () => void {
+  let done = false;
+  let stop: (() => void) | null = null;
+  stop = poller(conn, scope, (s) => {
+    if (done) return;
+    done = true;
+    onSnapshots(s);
+    // After the poller's own bookkeeping for this round (it arms its next round after calling
+    // back: stopping inside the callback would leave that timer armed).
+    queueMicrotask(() => stop?.());
+  });
+  return () => {
+    done = true;
+    stop?.();
+  };
 }
 
 /** What a Slurm run's allocation depends on, as the run list sees it. */

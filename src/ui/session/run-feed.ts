@@ -28,6 +28,12 @@ export interface RunFeedOptions {
   facts?: RunFacts;
   logLimit?: number;
   statePollMs?: number;
+  /** Once the run has ended and its log is read to the end: the log is no longer followed, and
+   *  its state is checked this often (default 60 s) in case it is resumed. */
+  endedStatePollMs?: number;
+  /** Told when following stops (the run ended) and starts again (it was resumed): the GPU poller
+   *  follows it. */
+  onPollingChange?(live: boolean): void;
   /** Logs larger than this are backfilled through the target-side filter (default 2 MiB). */
   backfillThresholdBytes?: number;
   clock?: () => number;
@@ -113,6 +119,11 @@ export class RunFeed {
   /** Trainer time (epoch ms) of the latest record read: where an ended run's clock stops. */
   private lastRecordAt: number | null = null;
   private draining = false;
+  /** The run ended and its log was read to the end: the follower is closed (`resumeFrom` keeps
+   *  where it stopped, with its parser) and the state is polled slowly. */
+  private idle = false;
+  private settling = false;
+  private resumeFrom: { offset: number; parser: TrainerLogParser } | null = null;
   private readonly clock: () => number;
   readonly series: SeriesSource;
 
@@ -140,15 +151,72 @@ export class RunFeed {
       this.changed();
     });
     void this.attach();
-    this.watcher = watchRunState(transport, target, this.summary.id, {
-      intervalMs: this.o.statePollMs,
+    this.watch(this.o.statePollMs);
+  }
+
+  private watch(intervalMs: number | undefined): void {
+    this.watcher?.stop();
+    this.watcher = watchRunState(this.o.transport, this.o.target, this.summary.id, {
+      intervalMs,
       onChange: (s) => {
         this.summary = { ...this.summary, state: s.state as RunState };
-        if (ENDED_STATES.has(s.state)) void this.drainEnded();
+        if (ENDED_STATES.has(s.state)) void this.settleEnded();
+        else if (this.idle) this.wake();
         this.changed();
       },
       onError: (m) => this.pushLog({ seq: 0, level: 'warning', time: null, text: m }),
     });
+  }
+
+  /**
+   * The run has ended: read what is left of its log, close the records still open, then stop
+   * following it (an ended run's log does not grow: polling it, and its state every 2 s, cost
+   * ~3% CPU for nothing). Its state is still checked, slowly, for a resume.
+   */
+  private async settleEnded(): Promise<void> {
+    if (this.idle || this.settling || this.closed) return;
+    this.settling = true;
+    try {
+      await this.drainEnded();
+      // Opened on an ended run whose (long) log is still being backfilled: attach() settles it
+      // once its follower exists.
+      const f = this.follower;
+      if (this.closed || !f || !ENDED_STATES.has(this.summary.state)) return;
+      this.resumeFrom = { offset: f.offset, parser: f.parser };
+      f.close();
+      this.follower = null;
+      this.idle = true;
+      this.watch(this.o.endedStatePollMs ?? 60_000);
+      this.o.onPollingChange?.(false);
+      this.changed();
+    } finally {
+      this.settling = false;
+    }
+  }
+
+  /** The ended run runs again (a resume, a Slurm requeue): follow its log from where it stopped. */
+  private wake(): void {
+    if (!this.idle || this.closed) return;
+    this.idle = false;
+    const from = this.resumeFrom;
+    this.resumeFrom = null;
+    this.follow(from?.offset ?? this.rawOffset, from?.parser);
+    this.watch(this.o.statePollMs);
+    this.o.onPollingChange?.(true);
+  }
+
+  private follow(fromOffset: number, parser: TrainerLogParser | undefined): void {
+    this.follower = followRun(teeFollow(this.o.transport, (e) => this.tapRaw(e)), this.o.logPath, {
+      fromOffset,
+      parser,
+      onEvent: (e) => this.ingest(e),
+      onReset: (reason) => this.pushLog({ seq: 0, level: 'warning', time: null, text: `log ${reason}: following it from the start` }),
+    });
+  }
+
+  /** Following stopped because the run ended (its state is still checked, slowly). */
+  get pollingStopped(): boolean {
+    return this.idle;
   }
 
   /** Backfill a long log through the target-side filter, then follow from where it ended. */
@@ -181,13 +249,9 @@ export class RunFeed {
     }
     if (this.closed) return;
     this.rawOffset = fromOffset;
-    this.follower = followRun(teeFollow(transport, (e) => this.tapRaw(e)), this.o.logPath, {
-      fromOffset,
-      parser,
-      onEvent: (e) => this.ingest(e),
-      onReset: (reason) => this.pushLog({ seq: 0, level: 'warning', time: null, text: `log ${reason}: following it from the start` }),
-    });
+    this.follow(fromOffset, parser);
     this.changed();
+    if (ENDED_STATES.has(this.summary.state)) void this.settleEnded();
   }
 
   /** The raw lines just before `end` (the seam where following starts), for the trainer pane. */
@@ -349,6 +413,7 @@ export class RunFeed {
       log: this.log,
       trainerLines: this.trainer.view(),
       offpolicyBudget: facts.maxHeadOffpolicyness ?? null,
+      ...(this.idle ? { pollingStopped: { statePollS: Math.round((this.o.endedStatePollMs ?? 60_000) / 1000) } } : {}),
     };
     return this.view;
   }

@@ -149,6 +149,9 @@ export interface RunView {
   trainerLines?: TrainerLinesView;
   /** rollout.max_head_offpolicyness when the config is known. */
   offpolicyBudget: number | null;
+  /** The run ended and its log is read: nothing is followed or polled any more but its state,
+   *  every `statePollS` (a resume starts everything again). */
+  pollingStopped?: { statePollS: number };
 }
 
 export interface ConfigRow {
