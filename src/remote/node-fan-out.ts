@@ -33,31 +33,74 @@ export interface NodeFanOutOptions {
   sshConfigFile?: string;
   /** ssh ConnectTimeout in seconds (default 5). */
   connectTimeoutSec?: number;
-  /** A node's whole answer must arrive within this (default 30 s): a hung node must not hang the round. */
+  /** The round waits this long for a node's answer (default 30 s): a hung node must not hang the round. */
   nodeTimeoutSec?: number;
+  /**
+   * A node that did not answer within nodeTimeoutSec keeps its question running in the background
+   * for up to this long (default max(300, 10 x nodeTimeoutSec)); until it ends, later rounds report
+   * the node at once instead of asking again and waiting for it again.
+   */
+  pendingTimeoutSec?: number;
 }
 
 // The values come first as single-quoted assignments (shellQuote: POSIX quotes are valid bash), the
 // nodes as "$@". ServerAlive*: a path that dies mid-answer is noticed in ~10 s, not hours.
+//
+// A hung node (nvidia-smi stuck on a GPU that fell off the bus, a frozen sshd) would otherwise hold
+// every round for the whole limit: with 64 nodes polled every few seconds, one sick node made every
+// node's figures ~30 s late, and each round left one more stuck process on it. Its question is
+// therefore left running (bounded by `pend` seconds) and remembered in a per-user directory on the
+// head: a file per node (`PID START`) that the question's shell holds flock'ed while it lives (a
+// lock, not `kill -0`: an orphan's zombie or a reused PID would read as alive). While it is locked
+// and older than the limit, rounds answer "still no answer" for that node at once.
+// `wait -n` (bash >= 4.3) wakes the loop when a node answers; older bash polls every 0.2 s.
 const FAN_OUT = String.raw`
 set -u
 cfg=@{cfg:-@{AWRL_NODE_SSH_CONFIG:-}}
 d=$(mktemp -d) || exit 1
+pending=@{TMPDIR:-/tmp}/awrl-fanout-$(id -u)
+mkdir -p -m 700 "$pending" 2>/dev/null
+[ -d "$pending" ] && [ -O "$pending" ] || pending=
+# Keyed by caller, ssh config and node name: the same name may be another host under another config.
+a0=@{0//[!A-Za-z0-9_.-]/_}.$(printf '%s' "$cfg" | cksum | cut -d' ' -f1)
+printf -v now '%(%s)T' -1
 i=0
 for h in "$@"; do
-  i=$((i+1))
+  i=$((i+1)); key=
+  if [ -n "$pending" ]; then
+    key=$pending/$a0.@{h//[!A-Za-z0-9_.:@-]/_}
+    # Locked (flock's conflict status is 1) while the earlier question's shell lives; younger than
+    # the limit, it is another cockpit's question in flight, not a hung node: ask as well.
+    flock -n "$key" true 2>/dev/null
+    if [ $? = 1 ] && read -r p since 2>/dev/null <"$key" && [ $((now - since)) -ge "$limit" ]; then
+      : >"$d/$i"; echo "still no answer to the question asked $((now - since)) s ago" >"$d/$i.err"; echo 124 >"$d/$i.rc"
+      continue
+    fi
+  fi
   {
-    if [ "$h" = '${HEAD_NODE}' ]; then printf '%s\n' "$body" | timeout -k 2 "$limit" bash -s
-    else printf '%s\n' "$body" | timeout -k 2 "$limit" ssh -o BatchMode=yes -o ConnectTimeout="$ct" \
-      -o ServerAliveInterval=5 -o ServerAliveCountMax=2 @{cfg:+-F "$cfg"} -- "$h" bash -s; fi
+    if [ -n "$key" ]; then exec 9>"$key"; echo "$BASHPID $now" >&9; flock -n 9; fi
+    # 9>&-: only this shell holds the lock (an ssh ControlMaster left behind must not).
+    if [ "$h" = '${HEAD_NODE}' ]; then printf '%s\n' "$body" | timeout -k 2 "$pend" bash -s 9>&-
+    else printf '%s\n' "$body" | timeout -k 2 "$pend" ssh -o BatchMode=yes -o ConnectTimeout="$ct" \
+      -o ServerAliveInterval=5 -o ServerAliveCountMax=2 @{cfg:+-F "$cfg"} -- "$h" bash -s 9>&-; fi
     echo $? >"$d/$i.rc"
-  } >"$d/$i" 2>"$d/$i.err" &
+  } >"$d/$i" 2>"$d/$i.err" </dev/null &
 done
-wait
+sleep "$limit" </dev/null >/dev/null 2>&1 & timer=$!
+deadline=$((SECONDS + limit))
+while :; do
+  j=0; left=0
+  for h in "$@"; do j=$((j+1)); [ -s "$d/$j.rc" ] || { left=1; break; }; done
+  [ "$left" = 0 ] || [ "$SECONDS" -ge "$deadline" ] && break
+  wait -n 2>/dev/null || sleep 0.2
+done
+kill "$timer" 2>/dev/null
 i=0
 for h in "$@"; do
-  i=$((i+1)); rc=$(cat "$d/$i.rc" 2>/dev/null || echo 255)
-  echo "${NODE_MARK}$h"; cat "$d/$i"; [ "$rc" = 0 ] || cat "$d/$i.err"; echo "${RC_MARK}$rc"
+  i=$((i+1)); echo "${NODE_MARK}$h"
+  if [ -s "$d/$i.rc" ]; then rc=$(cat "$d/$i.rc"); cat "$d/$i"; [ "$rc" = 0 ] || cat "$d/$i.err"
+  else rc=124; fi
+  echo "${RC_MARK}$rc"
 done
 rm -rf "$d"
 exit 0
@@ -78,7 +121,8 @@ export function nodeFanOutArgv(argv0: string, script: string, args: readonly str
   checkNodeNames(nodes);
   const ct = Math.max(1, Math.round(opts.connectTimeoutSec ?? 5));
   const limit = Math.max(1, Math.round(opts.nodeTimeoutSec ?? 30));
-  const prelude = [`body=${shellQuote(nodeScriptBody(script, args))}`, `cfg=${shellQuote(opts.sshConfigFile ?? '')}`, `ct=${ct}`, `limit=${limit}`].join('\n');
+  const pend = Math.max(limit, Math.round(opts.pendingTimeoutSec ?? Math.max(300, 10 * limit)));
+  const prelude = [`body=${shellQuote(nodeScriptBody(script, args))}`, `cfg=${shellQuote(opts.sshConfigFile ?? '')}`, `ct=${ct}`, `limit=${limit}`, `pend=${pend}`].join('\n');
   return ['bash', '-c', `${prelude}\n${FAN_OUT}`, argv0, ...nodes];
 }
 

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HEAD_NODE, nodeFanOutArgv, splitNodeAnswers, unreachableReason } from '../../src/remote/node-fan-out.js';
+import { endPendingQuestions } from '../harness/fan-out-pending.js';
 
 let bin: string;
 
@@ -29,11 +30,14 @@ beforeAll(() => {
   ].join('\n'), { mode: 0o755 });
 });
 
-afterAll(() => rmSync(bin, { recursive: true, force: true }));
+afterAll(async () => {
+  await endPendingQuestions(bin); // the hung node's question, left pending in the background
+  rmSync(bin, { recursive: true, force: true });
+});
 
 function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
   return new Promise((resolve, reject) =>
-    execFile(argv[0], argv.slice(1), { env: { ...process.env, ...env, PATH: `${bin}:${process.env.PATH}` }, maxBuffer: 1 << 24 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    execFile(argv[0], argv.slice(1), { env: { ...process.env, ...env, TMPDIR: bin, PATH: `${bin}:${process.env.PATH}` }, maxBuffer: 1 << 24 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
   );
 }
 
