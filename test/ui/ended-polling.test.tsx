@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resumeRun, type Target } from '../../src/runs/index.js';
 import type { FollowHandle, Transport } from '../../src/remote/transport.js';
 import { App } from '../../src/ui/app.js';
+import { headerLines } from '../../src/ui/panels/header.js';
+import { lineText } from '../../src/ui/lines.js';
 import { createLiveSession, defaultGpuPoller, type GpuPollerFactory, type LiveSession } from '../../src/ui/session/live-session.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
 import { launchSim, type SimRun } from './sim-run.js';
@@ -79,7 +81,7 @@ describe('a run that ended while watched', () => {
     }
     const transport = countingFollows(sim.transport, follows);
     session = createLiveSession({ targets: [{ target: sim.target, transport }], openRunId: sim.runId, runsPollMs: 1000, statePollMs: 300, endedStatePollMs: 1000, gpuPoller: poller });
-    r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 140, rows: 40 }} colors={false} frameMs={50} />);
+    r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 170, rows: 40 }} colors={false} frameMs={50} />);
   }, 60_000);
 
   afterAll(async () => {
@@ -115,4 +117,20 @@ describe('a run that ended while watched', () => {
     await waitFor(() => (session.getState().run?.summary.step ?? 0) >= 3, { timeoutMs: 60_000, what: 'steps from the resumed run' });
     await waitForFrame(r, (x) => /│ running/.test(x) && !x.includes('polling stopped'), 'the header without polling stopped', 10_000);
   }, 200_000);
+});
+
+describe('the header of an ended run', () => {
+  const figures = { step: 2, totalSteps: 640, epoch: 1, epochs: 10, startedAt: 0, lastStepAt: 1000, etaS: null, stepTimeS: 10, episodesPerS: null, trainTokensPerS: null, rolloutWaitS: null, endedAt: 2000 };
+  const id = 'intuition-model-20261129-134319-138b';
+  const line = (width: number, stopped = true) =>
+    lineText(headerLines({ runId: id, target: 'local', connection: { state: 'ready' }, connectionAt: 0, runState: 'failed', figures, now: 5000, width, ...(stopped ? { pollingStopped: { statePollS: 60 } } : {}) })[0]);
+
+  it('says polling stopped, in full where the run id still fits whole, short otherwise, never wider', () => {
+    expect(line(200)).toBe(`${id} on local │ connected │ failed │ polling stopped (log read to its end; state and GPUs every 60 s)`);
+    expect(line(120)).toBe(`${id} on local │ connected │ failed │ polling stopped`);
+    const narrow = line(60);
+    expect(narrow).toMatch(/│ failed │ polling stopped$/);
+    expect(narrow.length).toBeLessThanOrEqual(60);
+    expect(line(120, false)).not.toContain('polling');
+  });
 });

@@ -55,9 +55,10 @@ export function headerLines(p: HeaderProps): Line[] {
   const conn = connectionText(p.connection, Math.max(0, p.now - p.connectionAt));
   const state = runStateSeg(p.runState);
   // An ended run is no longer followed: say so (the figures are final, not frozen by a fault).
-  const polling = p.pollingStopped
-    ? [` │ polling stopped (log read to its end; state and GPUs every ${p.pollingStopped.statePollS} s)`, ' │ polling stopped'].find((t) => ` on ${p.target} │ ${conn.t} │ ${state.t}${t}`.length + 12 <= width) ?? ''
-    : '';
+  // The long wording only where the run id still fits whole; the short one even at 60 columns.
+  const base = ` on ${p.target} │ ${conn.t} │ ${state.t}`.length;
+  const long = ` │ polling stopped (log read to its end; state and GPUs every ${p.pollingStopped?.statePollS} s)`;
+  const polling = !p.pollingStopped ? '' : p.runId.length + base + long.length <= width ? long : base + 12 + ' │ polling stopped'.length <= width ? ' │ polling stopped' : '';
   const rest = ` on ${p.target} │ ${conn.t} │ ${state.t}${polling}`.length;
   const id = fitMiddle(p.runId, Math.max(12, width - rest));
   // Figures by how much they are missed when left out: the epoch, then the elapsed time, then the ETA.
