@@ -20,9 +20,12 @@ const fail = (message: string, col: number): AllocationParse => ({ ok: false, me
 export function parseAllocationMode(input: string): AllocationParse {
   // The Lark grammar ignores whitespace between tokens, but a space cannot split a token: a
   // number (`d4 8`), a backend (`fs dp`) or a name (`[roll out]`) with a space in it is refused.
-  const split = /[A-Za-z_]\s+[A-Za-z_]|\d\s+\d/.exec(input);
+  const split = /[A-Za-z_][ \t\f\r\n]+[A-Za-z_]|\d[ \t\f\r\n]+\d/.exec(input);
   if (split) return fail(`a space inside '${split[0].replace(/\s+/, ' ')}' splits a backend, name or number; remove it`, split.index + 2);
-  const s = input.replace(/\s+/g, '');
+  // Lark's common.WS is [ \t\f\r\n]: any other character (a no-break space…) is a parse error.
+  const odd = /[^ \t\f\r\n\x21-\x7e]/.exec(input);
+  if (odd) return fail(`character U+${odd[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} is not allowed in allocation_mode; use plain ASCII, e.g. sglang[rollout]:d4+fsdp[actor]:d4`, odd.index + 1);
+  const s = input.replace(/[ \t\f\r\n]+/g, '');
   if (s === '') return fail('allocation_mode is empty; e.g. sglang[rollout]:d4+fsdp[actor]:d4', 1);
   const old = /^(sglang|vllm|fsdp|megatron|archon)\.([a-z]\d+)/.exec(s) ?? /\+(sglang|vllm|fsdp|megatron|archon)\./.exec(s);
   if (old) {
@@ -64,8 +67,10 @@ export function parseAllocationMode(input: string): AllocationParse {
     if (c.name && seen.has(c.name)) return fail(`component name '${c.name}' is used twice; names must be unique`, s.indexOf(`[${c.name}]`, s.indexOf(`[${c.name}]`) + 1) + 1);
     if (c.name) seen.add(c.name);
   }
+  // The trainer sizes the batch with `allocation_mode.train.data_parallel_size`: a TRAINING
+  // component (an inference one named 'actor' does not count).
   const training = components.filter((c) => c.backend === null || TRAINING.has(c.backend));
-  const actor = components.find((c) => c.name === 'actor') ?? training[0];
+  const actor = training.find((c) => c.name === 'actor') ?? training[0];
   return { ok: true, components, totalGpus: total, actorDp: actor ? (actor.dims.d ?? 1) : null };
 }
 

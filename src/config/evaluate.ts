@@ -149,7 +149,17 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     merged = r.merged;
     resolvedTree = r.resolved;
     for (const p of r.merge) put({ severity: 'error', code: p.code, message: p.message, key: p.key }, p.origin);
-    for (const p of r.interp) put({ severity: p.severity ?? 'error', code: p.code, message: p.message, key: p.key }, p.origin);
+    // `seed=1.5` fails at seed and again at every `${seed}` copy (sglang.random_seed, …): one
+    // mistake, one error, where it was made (the trainer too stops at the first).
+    const failed = new Set(r.merge.map((p) => p.key));
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const p of r.interp) if (p.from && failed.has(p.from) && !failed.has(p.key)) grew = !!failed.add(p.key);
+    }
+    for (const p of r.interp) {
+      if (p.from && failed.has(p.from)) continue;
+      put({ severity: p.severity ?? 'error', code: p.code, message: p.message, key: p.key }, p.origin);
+    }
     const missing: { key: string; origin?: Origin }[] = [];
     missingLeaves(r.resolved, [], missing);
     for (const m of missing) put({ severity: 'error', code: 'missing-value', key: m.key, message: `${m.key} is mandatory ('???') and has no value; set it in the file or with ++${m.key}=…` }, m.origin);

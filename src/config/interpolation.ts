@@ -12,6 +12,9 @@ export interface InterpolationProblem {
   key: string;
   message: string;
   origin?: Origin;
+  /** A whole-value `${X}` whose type did not fit: X, absolute. When X itself failed the merge this
+   *  is the same mistake seen again (the trainer stops at the first), not a new one. */
+  from?: string;
 }
 
 type Piece = { lit: string } | { ref: string };
@@ -91,6 +94,7 @@ class ResolveError extends Error {
   constructor(
     message: string,
     readonly code: InterpolationProblem['code'] = 'interpolation',
+    readonly from?: string,
   ) {
     super(message);
   }
@@ -169,7 +173,8 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
           if (!f.opt) throw new ResolveError(`'${key}' resolved to null but is not Optional`, 'type-mismatch');
         } else {
           const r = coerceScalar(f.k, out);
-          if (!r.ok) throw new ResolveError(`${r.message} (field '${key}' is ${f.k}, from '${n.v}'); ${writeInstead(f.k)}`, 'type-mismatch');
+          const from = pieces.length === 1 && 'ref' in pieces[0] ? refPath(pieces[0].ref, path).join('.') : undefined;
+          if (!r.ok) throw new ResolveError(`${r.message} (field '${key}' is ${f.k}, from '${n.v}'); ${writeInstead(f.k)}`, 'type-mismatch', from);
           out = r.value;
         }
       }
@@ -197,7 +202,7 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
         return n;
       }
       if (!(e instanceof ResolveError)) throw e;
-      problems.push({ code: e.code, key: path.join('.'), message: `${e.message} (in '${path.join('.')}')`, origin: n.origin });
+      problems.push({ code: e.code, key: path.join('.'), message: `${e.message} (in '${path.join('.')}')`, origin: n.origin, ...(e.from ? { from: e.from } : {}) });
       return { t: 'null', origin: n.origin };
     }
   };

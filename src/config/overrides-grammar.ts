@@ -190,6 +190,7 @@ export function parseOverride(text: string): ParsedOverride {
   }
   if (p.peek()) {
     const t = p.peek()!;
+    if (t.k === '}' && /\$\{[^}]*\$\{/.test(body)) p.fail(`a nested interpolation must be quoted: ${keyText}='${body}' ('}' at column ${t.at + 1} ends the first \${)`, t);
     p.fail(`'${t.s}' at column ${t.at + 1} must be quoted or escaped with a backslash`, t);
   }
   return { kind, path, key: keyText, value: first, text };

@@ -53,25 +53,13 @@ export function lex(src: string, base: number): Tok[] {
       continue;
     }
     if (c === '$' && src[i + 1] === '{') {
+      // Hydra's INTERPOLATION token is '${' ~('}')+ '}': it ends at the FIRST '}', so a nested
+      // `${a.${b}}` leaves a stray '}' (Hydra refuses it unquoted; quoted it is just a string).
       const close = src.indexOf('}', i + 2);
       if (close > i + 2) {
-        // Nested interpolations `${a.${b}}`: extend to the matching brace.
-        let depth = 0;
-        let j = i;
-        for (; j < n; j++) {
-          if (src[j] === '$' && src[j + 1] === '{') {
-            depth++;
-            j++;
-          } else if (src[j] === '}') {
-            depth--;
-            if (depth === 0) break;
-          }
-        }
-        if (j < n) {
-          toks.push({ k: 'interp', s: src.slice(i, j + 1), at });
-          i = j + 1;
-          continue;
-        }
+        toks.push({ k: 'interp', s: src.slice(i, close + 1), at });
+        i = close + 1;
+        continue;
       }
     }
     if (c === '\\') {
@@ -114,7 +102,7 @@ function matchWord(src: string, i: number): { k: Tok['k']; s: string } | null {
     const m = re.exec(rest);
     if (m && (!best || m[0].length > best.s.length)) best = { k, s: m[0] };
   };
-  tryRe('float', /^[+-]?(?:(?:(?:0|[1-9](?:_?[0-9])*)|(?:0|[1-9](?:_?[0-9])*)\.|(?:0|[1-9](?:_?[0-9])*)?\.[0-9](?:_?[0-9])*)[eE][+-]?[0-9]+|(?:0|[1-9](?:_?[0-9])*)?\.[0-9](?:_?[0-9])*|(?:0|[1-9](?:_?[0-9])*)\.|[Ii][Nn][Ff]|[Nn][Aa][Nn])/);
+  tryRe('float', /^[+-]?(?:(?:(?:0|[1-9](?:_?[0-9])*)|(?:0|[1-9](?:_?[0-9])*)\.|(?:0|[1-9](?:_?[0-9])*)?\.[0-9](?:_?[0-9])*)[eE][+-]?[0-9](?:_?[0-9])*|(?:0|[1-9](?:_?[0-9])*)?\.[0-9](?:_?[0-9])*|(?:0|[1-9](?:_?[0-9])*)\.|[Ii][Nn][Ff]|[Nn][Aa][Nn])/);
   tryRe('int', /^[+-]?(?:0|[1-9](?:_?[0-9])*)/);
   tryRe('bool', /^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])/);
   tryRe('null', /^[Nn][Uu][Ll][Ll]/);

@@ -44,8 +44,23 @@ export function loadYaml(text: string): LoadedYaml {
   const convert = (node0: unknown, keyPath: string[], keyOffset: number, depth = 0): Val => {
     const p = at(keyOffset);
     const origin = { kind: 'file' as const, line: p.line, col: p.col };
-    // PyYAML's SafeLoader resolves anchors/aliases; the value is the anchored node's.
+    // PyYAML's SafeLoader resolves anchors/aliases; the value is the anchored node's. PyYAML
+    // refuses an alias with no anchor before it, and anchor names beyond [A-Za-z0-9_-]; the yaml
+    // package takes both (an undefined alias would silently become null).
+    const badName = (n: { range?: unknown } | null | undefined, kind: 'an alias' | 'an anchor', name: string): boolean => {
+      if (/^[A-Za-z0-9_-]+$/.test(name)) return false;
+      const np = at(((n?.range as number[] | undefined)?.[0]) ?? keyOffset);
+      problems.push({ message: `while scanning ${kind}: '${name}' is not a valid name (letters, digits, '_' and '-' only)`, line: np.line, col: np.col, key: keyPath.join('.') });
+      return true;
+    };
+    if (isAlias(node0) && badName(node0, 'an alias', node0.source)) return { t: 'null', origin };
     const node = isAlias(node0) ? node0.resolve(doc) : node0;
+    if (isAlias(node0) && node === undefined) {
+      const np = at(node0.range?.[0] ?? keyOffset);
+      problems.push({ message: `found undefined alias '${node0.source}': define the anchor (&${node0.source}) before using it`, line: np.line, col: np.col, key: keyPath.join('.') });
+      return { t: 'null', origin };
+    }
+    if (node && !isAlias(node0) && (node as YNode).anchor && badName(node as YNode, 'an anchor', (node as YNode).anchor!)) return { t: 'null', origin };
     if (node === null || node === undefined) return { t: 'null', origin };
     if (depth > 200) {
       problems.push({ message: 'aliases nest too deeply (a recursive anchor?)', line: p.line, col: p.col });

@@ -128,7 +128,8 @@ describe('type errors say what to write instead', () => {
     expect(ev.diagnostics.some((d) => re.test(d.message))).toBe(true);
   });
   it('an interpolated value of the wrong type says it too', () => {
-    const ev = evaluate(REFERENCE, ['seed=None']);
-    expect(ev.diagnostics.some((d) => d.key === 'sglang.random_seed' && /is int, from '\$\{seed\}'\); write a whole number/.test(d.message))).toBe(true);
+    // The source (trial_name, a str) is fine; only the copy into an int field is wrong.
+    const ev = evaluate(REFERENCE, ['sglang.random_seed=${trial_name}']);
+    expect(ev.diagnostics.some((d) => d.key === 'sglang.random_seed' && /is int, from '\$\{trial_name\}'\); write a whole number/.test(d.message))).toBe(true);
   });
 });

@@ -1,0 +1,133 @@
+// QA pass as a demanding user: disagreements with the trainer found by probing the config engine at
+// its edges. Each case names what the trainer does (real OmegaConf 2.2 on /usr/bin/python3, Hydra's
+// OverrideLexer.g4, areal/api/alloc_mode.py, webgym/train.py) and the engine used to do otherwise.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { coerceScalar } from '../../src/config/coerce.js';
+import { parseAllocationMode, parseOverride, resolveWithoutSchema, toTyped } from '../../src/config/index.js';
+import { omegaconfAvailable, runOmegaConf, type RefResult } from '../harness/omegaconf.js';
+import { evaluate, mutate, only, posOf, REFERENCE } from './helpers.js';
+
+const errors = (overrides: string[], text = REFERENCE) => evaluate(text, overrides).diagnostics.filter((d) => d.severity === 'error');
+
+describe('a list or dict given to a scalar field: the trainer names it as an OmegaConf node', () => {
+  // The engine used to print "Value 'list' of type 'list'".
+  const values = { list: { t: 'list' as const, a: [{ t: 'int' as const, v: 1 }, { t: 'int' as const, v: 2 }] }, dict: { t: 'map' as const, m: new Map([['a', { t: 'int' as const, v: 1 }]]) } };
+  const cases = (['int', 'float', 'bool', 'str'] as const).flatMap((type) => (['list', 'dict'] as const).map((shape) => ({ type, shape })));
+  let ref: RefResult[] = [];
+  beforeAll(() => {
+    if (omegaconfAvailable()) ref = runOmegaConf(cases.map(({ type, shape }) => ({ kind: 'coerce' as const, type, value: toTyped(values[shape]) })));
+  });
+  it.each(cases.map((c, i) => [`${c.shape} into ${c.type}`, i] as const))('%s: same message as OmegaConf', (_, i) => {
+    if (!omegaconfAvailable()) return;
+    const { type, shape } = cases[i];
+    const mine = coerceScalar(type, values[shape]);
+    const r = ref[i];
+    expect('message' in r).toBe(true);
+    expect(mine.ok).toBe(false);
+    expect(!mine.ok && mine.message).toBe((r as { message: string }).message);
+  });
+  it('seed=[1,2] says so in one error, at the override', () => {
+    const errs = errors(['seed=[1,2]']);
+    expect(errs).toHaveLength(1);
+    expect(errs[0]).toMatchObject({ code: 'type-mismatch', override: { index: 1 } });
+    expect(errs[0].message).toMatch(/^Value '\[1, 2\]' of type 'ListConfig' could not be converted to Integer \(field 'seed' is int\)/);
+  });
+});
+
+describe('one mistake, one error', () => {
+  // seed feeds sglang.random_seed and vllm.seed through ${seed}: the trainer stops at seed; the
+  // engine used to add an error per copy, listed BEFORE the cause.
+  it.each(['seed=.5', 'seed=1e5', 'seed=inf', 'seed=0x10', 'seed=', 'seed=true'])('%s: only the override is wrong', (o) => {
+    const errs = errors([o]);
+    expect(errs.map((d) => [d.code, d.key, d.override?.index])).toEqual([['type-mismatch', 'seed', 1]]);
+  });
+  it('the same from the file: one error at the line that is wrong', () => {
+    const text = mutate('seed: 1', 'seed: 1.5');
+    const errs = errors([], text);
+    expect(errs).toHaveLength(1);
+    expect(errs[0]).toMatchObject({ code: 'type-mismatch', key: 'seed', ...posOf(text, 'seed: 1.5') });
+  });
+  it('a copy that is wrong on its own is still reported', () => {
+    const errs = errors(['sglang.random_seed=${trial_name}']);
+    expect(errs.map((d) => d.key)).toEqual(['sglang.random_seed']);
+  });
+});
+
+describe('Unicode digits: Python int()/float() read them, so OmegaConf does', () => {
+  it.each([
+    ['int', '٣', 3],
+    ['int', '１２', 12],
+    ['float', '٣.5', 3.5],
+    ['int', '𝟗𝟎', 90],
+  ] as const)('%s field takes %s', (type, text, want) => {
+    const r = coerceScalar(type, { t: 'str', v: text });
+    expect(r).toMatchObject({ ok: true, value: { t: type, v: want } });
+  });
+  it('and matches real OmegaConf', () => {
+    if (!omegaconfAvailable()) return;
+    const vals = ['٣', '１２', '٣_٣', '٣.5', '𝟗𝟎'];
+    const ref = runOmegaConf(vals.flatMap((v) => [{ kind: 'coerce' as const, type: 'int' as const, value: v }, { kind: 'coerce' as const, type: 'float' as const, value: v }]));
+    vals.forEach((v, i) => {
+      for (const [j, type] of (['int', 'float'] as const).entries()) {
+        const r = ref[i * 2 + j];
+        const mine = coerceScalar(type, { t: 'str', v });
+        if ('ok' in r) expect(mine.ok && (mine.value as { v: number }).v).toBe(typeof r.ok === 'object' ? Number((r.ok as { float: string }).float) : r.ok);
+        else expect(mine.ok).toBe(false);
+      }
+    });
+  });
+  it("the reference config with seed: '٣' is fine, and seed is 3", () => {
+    const ev = evaluate(mutate('seed: 1', "seed: '٣'"));
+    expect(ev.hasErrors).toBe(false);
+    expect(ev.resolved!.seed).toBe(3);
+  });
+});
+
+describe('YAML aliases: PyYAML refuses what the yaml package lets through', () => {
+  // An alias without its anchor used to become null silently.
+  it('an undefined alias is an error at its position', () => {
+    const text = mutate('seed: 1', 'seed: *base_seed');
+    const errs = errors([], text);
+    expect(errs).toHaveLength(1);
+    expect(errs[0]).toMatchObject({ code: 'yaml-syntax', line: posOf(text, 'seed: *base_seed').line });
+    expect(errs[0].message).toMatch(/undefined alias 'base_seed'/);
+  });
+  it.each(['v: *.\n', 'v: &a.b 1\n'])('an alias or anchor name outside [A-Za-z0-9_-] is refused: %j', (text) => {
+    expect(resolveWithoutSchema(text)).toMatchObject({ stage: 'load' });
+    if (omegaconfAvailable()) expect(runOmegaConf([{ kind: 'yaml', text }])[0]).toMatchObject({ stage: 'load' });
+  });
+  it('a defined alias still works', () => {
+    expect(resolveWithoutSchema('a: &x 5\nb: *x\n')).toEqual({ ok: { a: 5, b: 5 } });
+  });
+});
+
+describe('Hydra override lexing (OverrideLexer.g4)', () => {
+  // EXPONENT_FLOAT: ... [eE] [+-]? DIGIT (('_')? DIGIT)* : underscores in the exponent too.
+  it('1e1_0 is a float (1e10), as Python float() reads it', () => {
+    expect(parseOverride('k=1e1_0').value).toEqual({ t: 'float', v: 1e10 });
+    expect(parseOverride('k=1.5E-0_5').value).toEqual({ t: 'float', v: 1.5e-5 });
+  });
+  // INTERPOLATION: '${' ~('}')+ '}' ends at the first '}': nested needs quotes.
+  it('a nested interpolation unquoted is refused and the fix is named', () => {
+    const d = only(evaluate(REFERENCE, ['experiment_name=${a.${b}}']), 'override-syntax');
+    expect(d.message).toContain("a nested interpolation must be quoted: experiment_name='${a.${b}}'");
+    expect(parseOverride("k='${a.${b}}'").value).toEqual({ t: 'str', v: '${a.${b}}' });
+  });
+});
+
+describe('allocation_mode', () => {
+  // webgym/train.py: dp_size = AllocationMode.from_str(...).train.data_parallel_size: the TRAINING
+  // component, whatever the names. An inference component named 'actor' used to be taken.
+  it("the batch is sized by the training component, not by an inference component named 'actor'", () => {
+    expect(parseAllocationMode('sglang[actor]:d48+fsdp[train]:d16')).toMatchObject({ ok: true, actorDp: 16 });
+    const ev = evaluate(REFERENCE, ["allocation_mode='sglang[actor]:d48+fsdp[train]:d16'"]);
+    expect(ev.diagnostics.filter((d) => d.code === 'batch-divisibility')).toEqual([]);
+  });
+  // Lark's %ignore WS is [ \t\f\r\n]+ only.
+  it('a no-break space is not whitespace to the trainer', () => {
+    const r = parseAllocationMode('sglang[rollout]:d48\u00a0+fsdp[actor]:d16');
+    expect(r).toMatchObject({ ok: false, col: 20 });
+    expect(!r.ok && r.message).toMatch(/U\+00A0/);
+    expect(parseAllocationMode('sglang[rollout]:d48\t+\nfsdp[actor]:d16')).toMatchObject({ ok: true, totalGpus: 64 });
+  });
+});
