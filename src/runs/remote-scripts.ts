@@ -37,7 +37,8 @@ job_alive() {
 `;
 
 /**
- * Direct start. Args: RUN_DIR RUN_ID WORKDIR SETUP ARGV...  Prints the job's PID.
+ * Direct start. Args: RUN_DIR RUN_ID WORKDIR SETUP ARGV...  Prints `@@now ISO-TIME` (the head's
+ * clock) and then the job's PID.
  * The wrapper does not `exec` the trainer so that it can record the exit status (finished vs failed);
  * its TERM trap only defers to the trainer, which receives the group's TERM itself.
  */
@@ -54,6 +55,8 @@ while [ ! -s job.pid ]; do
   if [ "$n" -gt 150 ]; then echo "awrl: the job did not write job.pid within 15 s" >&2; exit 1; fi
   sleep 0.1
 done
+# The head's clock, for the record: the client's may be off (every other time in it is the head's).
+date -u +'@@now %Y-%m-%dT%H:%M:%S.%3NZ' || true
 cat job.pid
 `;
 
@@ -61,7 +64,7 @@ cat job.pid
  * Slurm submit. Args: RUN_DIR SETUP FIRST_ATTEMPT CHAIN SBATCH_ARGS...  The batch script is
  * RUN_DIR/job.sbatch. Submits attempt FIRST_ATTEMPT, then CHAIN jobs chained with afternotok (each
  * guarded in the batch script to run only after TIMEOUT/PREEMPTED/NODE_FAIL). Prints one job id per
- * line. Secrets on stdin reach the jobs through sbatch's default --export=ALL, never a file or argv.
+ * line, and `@@now ISO-TIME` (the head's clock) after the first. Secrets on stdin reach the jobs through sbatch's default --export=ALL, never a file or argv.
  */
 export const SUBMIT_SLURM_SCRIPT = sh`set -e
 run_dir=$1; setup=$2; attempt=$3; chain=$4; shift 4
@@ -70,6 +73,7 @@ cd "$run_dir"
 eval "$setup" >&2
 prev=$(sbatch --parsable "$@" job.sbatch "$attempt")
 prev=$\{prev%%;*}
+date -u +'@@now %Y-%m-%dT%H:%M:%S.%3NZ' || true
 echo "$prev"
 i=0
 while [ "$i" -lt "$chain" ]; do
