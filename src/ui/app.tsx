@@ -16,7 +16,7 @@ import type { TerminalPainter } from './painter.js';
 import { tabBar } from './chrome.js';
 import { connectionText, headerLines } from './panels/header.js';
 import { countAfter, logPaneLines, logPaneShown } from './panels/log.js';
-import { configLines, confirmLaunchLines } from './screens/config.js';
+import { argvScrollMax, configLines, confirmLaunchLines } from './screens/config.js';
 import { dashboardBody, dashboardHeader } from './screens/dashboard.js';
 import { helpLines, helpScrollMax } from './screens/help.js';
 import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
@@ -192,6 +192,7 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
       ...keyContext(st, Math.max(1, bodyH - 4)),
       helpScrollMax: helpScrollMax(width, bodyH),
       historyScrollMax: uiRef.current.history || st.run ? alertHistoryScrollMax(st.run?.alertHistory ?? [], width, bodyH) : 0,
+      argvScrollMax: uiRef.current.confirm?.kind === 'launch' && st.config ? argvScrollMax(st.config, width, st.preflight, bodyH) : 0,
     };
     // Fast typing and pastes (and tmux send-keys) arrive as one chunk: feed it key by key, so
     // "/seed" opens the finder and then types "seed". Control characters are never text.
@@ -240,7 +241,7 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   else if (ui.history) body = alertHistoryLines(state.run?.alertHistory ?? [], width, bodyH, ui.historyScroll);
   // The session's current pre-flight/leftover phase, not the frame-sampled one: the key that opened
   // the dialog started a new check, and the previous result must not show for a frame as if current.
-  else if (ui.confirm?.kind === 'launch' && state.config) body = confirmLaunchLines(state.config, width, session.getState().preflight, bodyH);
+  else if (ui.confirm?.kind === 'launch' && state.config) body = confirmLaunchLines(state.config, width, session.getState().preflight, bodyH, ui.argvScroll);
   else if (ui.confirm?.kind === 'leftovers') body = leftoverLines(session.getState().leftovers, ui.confirm.runId, width);
   else if (ui.screen === 'dashboard') body = [...frame(dashboardHeader(state.run, now, width), width, 2), ...(dashboard ?? [])];
   else if (ui.screen === 'log') {

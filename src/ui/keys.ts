@@ -32,7 +32,7 @@ export const KEY_HELP: KeyHelp[] = [
   { keys: '+', what: 'add an override (a.b=v, +a.b=v, ++a.b=v, ~a.b)', where: 'config' },
   { keys: 'x', what: 'remove the override that sets the selected key', where: 'config' },
   { keys: 'p', what: 'pre-flight: check the target for this config now (the same checks as --launch)', where: 'config' },
-  { keys: 'L', what: 'launch: shows the exact argv and the pre-flight, then asks (y; S launches despite pre-flight errors)', where: 'config' },
+  { keys: 'L', what: 'launch: shows the exact argv (j k ↑ ↓ PgUp PgDn scroll it when it is longer than the screen) and the pre-flight, then asks (y; S launches despite pre-flight errors; n cancels)', where: 'config' },
   { keys: 'a /', what: 'all lines on/off, search', where: 'log' },
   { keys: 'L', what: "the trainer's own lines / lines from parsed events", where: 'log' },
   { keys: 'h', what: 'alert history (as on the dashboard)', where: 'log' },

@@ -61,6 +61,8 @@ export interface UiState {
   /** The full alert history is open (`h`), scrolled down this many rows. */
   history: boolean;
   historyScroll: number;
+  /** Rows the launch confirmation's argv is scrolled down (it is longer than a small terminal). */
+  argvScroll: number;
 }
 
 export type Effect =
@@ -100,10 +102,12 @@ export interface KeyContext {
   trainerLines?: boolean;
   /** How far the alert history can scroll at this size (0: it fits). */
   historyScrollMax?: number;
+  /** How far the launch confirmation's argv can scroll at this size (0: it fits). */
+  argvScrollMax?: number;
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {
-  return { screen, help: false, helpScroll: 0, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'trainer', trainerProblemsOnly: false, history: false, historyScroll: 0 };
+  return { screen, help: false, helpScroll: 0, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'trainer', trainerProblemsOnly: false, history: false, historyScroll: 0, argvScroll: 0 };
 }
 
 type Result = { state: UiState; effects: Effect[] };
@@ -153,11 +157,14 @@ function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx:
   return same({ ...s, ...live, input: next }, effects);
 }
 
-function handleConfirm(s: UiState, c: Confirm, input: string, ctx: KeyContext): Result {
+function handleConfirm(s: UiState, c: Confirm, input: string, key: KeyInfo, ctx: KeyContext): Result {
   const yes = input === 'y' || input === 'Y';
   const closed = { ...s, confirm: null };
   if (c.kind === 'launch') {
     if (ctx.configHasErrors) return same(closed);
+    // Every argument can be read before confirming: the scroll keys move the argv (not a cancel).
+    const d = move(key, input, ctx.page);
+    if (d) return same({ ...s, argvScroll: Math.max(0, Math.min(s.argvScroll + d, ctx.argvScrollMax ?? 0)) });
     const pf = ctx.preflight ?? 'none';
     // y launches only after a clean pre-flight; while it runs, or when it found errors, y waits.
     if (yes) return pf === 'ok' ? same(closed, [{ kind: 'launch' }]) : same(s);
@@ -195,7 +202,7 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
     if (d) return same({ ...s, historyScroll: Math.max(0, Math.min(s.historyScroll + d, ctx.historyScrollMax ?? 0)) });
     return same(s);
   }
-  if (s.confirm) return handleConfirm(s, s.confirm, input, ctx);
+  if (s.confirm) return handleConfirm(s, s.confirm, input, key, ctx);
   if (s.input) return handleInput(s, s.input, input, key, ctx);
 
   // Global keys.
@@ -262,7 +269,7 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
         return same(s);
       }
       // The confirmation runs the pre-flight (the same gate as --launch) while it shows the argv.
-      if (input === 'L' && ctx.configRows.length) return same({ ...s, confirm: { kind: 'launch' } }, ctx.configHasErrors ? [] : [{ kind: 'preflight' }]);
+      if (input === 'L' && ctx.configRows.length) return same({ ...s, confirm: { kind: 'launch' }, argvScroll: 0 }, ctx.configHasErrors ? [] : [{ kind: 'preflight' }]);
       if (input === 'p' && ctx.configRows.length && ctx.preflight !== 'running') return same(s, [{ kind: 'preflight' }]);
       return same(s);
     }

@@ -105,22 +105,58 @@ export function configLines(
   return { left: [...head, ...tree, ...side.slice(0, sideH)], right: null, leftWidth: width };
 }
 
+/** The argv as rows: one element per row, a long element wrapped (never cut: every character of
+ *  what will run can be read), its continuation rows indented further. */
+export function argvRows(argv: readonly string[], width: number): Line[] {
+  const out: Line[] = [];
+  const first = Math.max(1, width - 2);
+  const rest = Math.max(1, width - 6);
+  for (const a of argv) {
+    out.push([{ t: '  ' + a.slice(0, first) }]);
+    for (let i = first; i < a.length; i += rest) out.push([{ t: '    ↳ ', c: 'dim' }, { t: a.slice(i, i + rest) }]);
+  }
+  return out;
+}
+
+/** How far the confirmation's argv can scroll at this size (0: it fits). */
+export function argvScrollMax(c: ConfigView, width: number, preflight: PreflightPhase | undefined, height: number): number {
+  const { rows, room } = confirmLayout(c, width, preflight, height);
+  return rows.length > room ? rows.length - room : 0;
+}
+
+function secretLines(c: ConfigView): Line[] {
+  const secrets: Line[] = [];
+  if (c.secrets.length) {
+    secrets.push([{ t: 'secrets sent on stdin (names only):', c: 'dim' }]);
+    for (const s of c.secrets) secrets.push([{ t: `  ${s.name} `, bold: true }, { t: s.present ? 'set' : s.required ? 'MISSING' : 'not set', c: s.present ? 'good' : s.required ? 'bad' : 'dim' }]);
+  }
+  return secrets;
+}
+
+function preflightSection(c: ConfigView, width: number, preflight: PreflightPhase | undefined): Line[] {
+  return [titleLine('Pre-flight', width, preflight?.phase === 'done' ? preflight.target : ''), ...preflightLines(preflight ?? { phase: 'running', target: c.target ?? '' }, c.overrides, width)];
+}
+
+/** The argv rows and how many of them fit between the title, its head line, the secrets, the
+ *  pre-flight and the key line (at least 2: a huge pre-flight does not hide the argv entirely). */
+function confirmLayout(c: ConfigView, width: number, preflight: PreflightPhase | undefined, height: number): { rows: Line[]; room: number } {
+  const rows = argvRows(c.argv, width);
+  const fixed = 1 + 1 + secretLines(c).length + preflightSection(c, width, preflight).length + 1;
+  return { rows, room: Math.max(2, height - fixed) };
+}
+
 /** The launch confirmation: the exact argv (secrets by name only), the pre-flight, and what the keys do.
- *  Never taller than `height`: the argv is cut first, the key line always stays. */
-export function confirmLaunchLines(c: ConfigView, width: number, preflight?: PreflightPhase, height = Infinity): Line[] {
+ *  Never taller than `height`: when the argv does not fit it scrolls (`argvScroll`, j k ↑ ↓ PgUp
+ *  PgDn), its head line says which rows are shown; the key line always stays. */
+export function confirmLaunchLines(c: ConfigView, width: number, preflight?: PreflightPhase, height = Infinity, argvScroll = 0): Line[] {
   const out: Line[] = [titleLine('Launch?', width, c.target ?? '')];
   if (c.hasErrors) {
     out.push([{ t: 'The config has errors: fix them first (see Diagnostics).', c: 'bad', bold: true }]);
     out.push([{ t: 'Press any key to go back.', c: 'dim' }]);
     return out;
   }
-  const argv: Line[] = [[{ t: 'argv (one element per line):', c: 'dim' }], ...c.argv.map((a): Line => [{ t: '  ' + fit(a, width - 2) }])];
-  const secrets: Line[] = [];
-  if (c.secrets.length) {
-    secrets.push([{ t: 'secrets sent on stdin (names only):', c: 'dim' }]);
-    for (const s of c.secrets) secrets.push([{ t: `  ${s.name} `, bold: true }, { t: s.present ? 'set' : s.required ? 'MISSING' : 'not set', c: s.present ? 'good' : s.required ? 'bad' : 'dim' }]);
-  }
-  const pf: Line[] = [titleLine('Pre-flight', width, preflight?.phase === 'done' ? preflight.target : ''), ...preflightLines(preflight ?? { phase: 'running', target: c.target ?? '' }, c.overrides, width)];
+  const secrets = secretLines(c);
+  const pf = preflightSection(c, width, preflight);
   let keys: Line;
   if (!preflight || preflight.phase === 'running' || preflight.phase === 'idle') keys = [{ t: 'waiting for the pre-flight…  ', c: 'warn' }, { t: 'n', bold: true, c: 'bad' }, { t: ' cancel' }];
   else if (preflight.blocked) {
@@ -141,12 +177,16 @@ export function confirmLaunchLines(c: ConfigView, width: number, preflight?: Pre
     ];
   }
   else keys = [{ t: 'y', bold: true, c: 'good' }, { t: ' launch   ' }, { t: 'p', bold: true }, { t: ' run the pre-flight again   ' }, { t: 'n', bold: true, c: 'bad' }, { t: ' cancel' }];
-  const room = height - out.length - 1 - secrets.length - pf.length;
-  if (room < argv.length) {
-    // Keep the head of the argv (the command and the config) and say what was cut.
-    const keep = Math.max(0, room - 1);
-    out.push(...argv.slice(0, keep), [{ t: `  … ${argv.length - keep} more argv lines (enlarge the terminal to see them)`, c: 'dim' }]);
-  } else out.push(...argv);
+  const { rows, room } = confirmLayout(c, width, preflight, height);
+  if (rows.length <= room) out.push([{ t: 'argv (one element per line):', c: 'dim' }], ...rows);
+  else {
+    // Scrolled: the head line says which rows are shown and how to see the others.
+    const top = Math.max(0, Math.min(argvScroll, rows.length - room));
+    const end = top + room;
+    const where = `argv rows ${top + 1}-${end} of ${rows.length}`;
+    const more = `${top > 0 ? '↑' : ''}${end < rows.length ? '↓' : ''} more: j k ↑ ↓ PgUp PgDn scroll`;
+    out.push([{ t: fit(`${where} (one element per line) · ${more}`.length <= width ? `${where} (one element per line) · ${more}` : `${where} · ${more}`, width), c: 'warn' }], ...rows.slice(top, end));
+  }
   out.push(...secrets, ...pf, keys);
   return out;
 }
