@@ -14,13 +14,16 @@ export type FollowOutcome = { kind: 'ended'; state: RunState; detail: string } |
 
 export interface FollowToEndOptions {
   onEvent(e: TrainerEvent): void;
+  /** The log was truncated or replaced: the events after this restart from the new file's start
+   *  (a `--follow --json` reader cannot tell them from a resume's repeated steps otherwise). */
+  onReset?(reason: string): void;
   onState?(s: RunSummary): void;
   pollMs?: number;
 }
 
 export function followToEnd(transport: Transport, target: Target, runId: string, logPath: string, opts: FollowToEndOptions): Promise<FollowOutcome> {
   return new Promise((resolve) => {
-    const follower = followRun(transport, logPath, { onEvent: opts.onEvent });
+    const follower = followRun(transport, logPath, { onEvent: opts.onEvent, ...(opts.onReset ? { onReset: opts.onReset } : {}) });
     let done = false;
     const finish = (o: FollowOutcome, drain: boolean) => {
       if (done) return;
