@@ -225,8 +225,8 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
 
   const logScroll = pinnedScroll(state, ui);
   const dashUi = useMemo(
-    () => ({ zoom: ui.zoom, showDifficulty: ui.showDifficulty, logAll: ui.logAll, logSearch: ui.logSearch, logScroll, logView: ui.logView, trainerProblemsOnly: ui.trainerProblemsOnly }),
-    [ui.zoom, ui.showDifficulty, ui.logAll, ui.logSearch, logScroll, ui.logView, ui.trainerProblemsOnly],
+    () => ({ zoom: ui.zoom, showDifficulty: ui.showDifficulty, logAll: ui.logAll, logSearch: ui.logSearch, logScroll, logView: ui.logView, trainerProblemsOnly: ui.trainerProblemsOnly, logWrap: ui.logWrap }),
+    [ui.zoom, ui.showDifficulty, ui.logAll, ui.logSearch, logScroll, ui.logView, ui.trainerProblemsOnly, ui.logWrap],
   );
   const tooSmall = width < MIN_COLUMNS || size.rows < MIN_ROWS;
   // The expensive part (panels, charts) depends on data, size and view options, never on the clock.

@@ -24,6 +24,7 @@ export const KEY_HELP: KeyHelp[] = [
   { keys: 'd', what: 'reward per difficulty on/off', where: 'dashboard' },
   { keys: 'L', what: "log pane: the trainer's own lines (ANSI stripped, stats tables as one line) / lines from parsed events", where: 'dashboard' },
   { keys: 'a', what: 'log: all lines / warnings and errors only', where: 'dashboard' },
+  { keys: 'w', what: 'log: wrap long lines onto more rows / cut them with …', where: 'dashboard' },
   { keys: '/', what: 'search the log (Enter keeps it, an empty search clears it, Ctrl-c restores the previous one)', where: 'dashboard' },
   { keys: 'o', what: 'after the run ended: leftover processes (PID, command); y stops only the run-tagged ones', where: 'dashboard' },
   { keys: 'h', what: 'alert history: every alert seen, active and cleared (first seen, how often it fired, when it cleared); j k ↑ ↓ PgUp PgDn scroll, Esc or q closes', where: 'dashboard' },
@@ -36,6 +37,7 @@ export const KEY_HELP: KeyHelp[] = [
   { keys: 'a /', what: 'all lines on/off, search', where: 'log' },
   { keys: 'L', what: "the trainer's own lines / lines from parsed events", where: 'log' },
   { keys: 'h', what: 'alert history (as on the dashboard)', where: 'log' },
+  { keys: 'w', what: 'wrap long lines / cut them', where: 'log' },
   { keys: 'Enter', what: 'accept the text', where: 'input' },
   { keys: 'Ctrl-c / Ctrl-g', what: 'cancel the text (never quits)', where: 'input' },
 ];

@@ -55,3 +55,34 @@ export function fitCells(text: string, width: number): string {
   }
   return out + '…';
 }
+
+/**
+ * `text` in pieces of at most `width` cells (the first) and `rest` cells (the others), every
+ * character kept: a long line wrapped for reading. A piece ends at a space when one falls in its
+ * last third (words stay whole where that costs little), else at the width.
+ */
+export function wrapCells(text: string, width: number, rest = width): string[] {
+  if (width <= 0 || rest <= 0) return [text];
+  const out: string[] = [];
+  let chars = [...text];
+  let w = width;
+  while (chars.length) {
+    let used = 0;
+    let i = 0;
+    while (i < chars.length) {
+      const cw = cellWidth(chars[i].codePointAt(0)!);
+      if (used + cw > w) break;
+      used += cw;
+      i++;
+    }
+    if (i === 0) i = 1; // a character wider than the width: alone on its row (cut by the frame)
+    if (i < chars.length) {
+      const space = chars.lastIndexOf(' ', i - 1);
+      if (space >= Math.floor((i * 2) / 3) && space > 0) i = space + 1;
+    }
+    out.push(chars.slice(0, i).join(''));
+    chars = chars.slice(i);
+    w = rest;
+  }
+  return out.length ? out : [''];
+}

@@ -58,6 +58,8 @@ export interface UiState {
   logView: 'trainer' | 'events';
   /** In the trainer view, warnings and errors only (`a`; the event view's `a` is `logAll`). */
   trainerProblemsOnly: boolean;
+  /** Long log lines wrap onto more rows (`w`) instead of being cut with '…'. */
+  logWrap: boolean;
   /** The full alert history is open (`h`), scrolled down this many rows. */
   history: boolean;
   historyScroll: number;
@@ -107,7 +109,7 @@ export interface KeyContext {
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {
-  return { screen, help: false, helpScroll: 0, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'trainer', trainerProblemsOnly: false, history: false, historyScroll: 0, argvScroll: 0 };
+  return { screen, help: false, helpScroll: 0, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'trainer', trainerProblemsOnly: false, logWrap: false, history: false, historyScroll: 0, argvScroll: 0 };
 }
 
 type Result = { state: UiState; effects: Effect[] };
@@ -245,6 +247,7 @@ export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyConte
       if (input === 'L' && ctx.trainerLines) return same({ ...s, logView: s.logView === 'trainer' ? 'events' : 'trainer', logScroll: 0 });
       if (input === '/') return same({ ...s, input: { kind: 'search', text: s.logSearch, prev: s.logSearch } });
       if (input === 'h') return same({ ...s, history: true, historyScroll: 0 });
+      if (input === 'w') return same({ ...s, logWrap: !s.logWrap });
       const run = ctx.selectedRun;
       if (input === 'o' && s.screen === 'dashboard' && run?.ended) {
         return same({ ...s, confirm: { kind: 'leftovers', runId: run.id } }, [{ kind: 'checkLeftovers', runId: run.id }]);

@@ -20,6 +20,7 @@ export interface DashboardUi {
   logScroll: number;
   logView: 'trainer' | 'events';
   trainerProblemsOnly: boolean;
+  logWrap?: boolean;
 }
 
 function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, height: number, colors: boolean): Line[] {
@@ -104,8 +105,8 @@ function hiddenNote(hidden: PanelId[], width: number): string {
 }
 
 /** The footer's key hints: as many as fit whole, in this order (a hint cut in half names no key). */
-function footerHints(run: RunView, width: number): string {
-  const all = ['z zoom', 'h alert history', 'd difficulty', 'a log filter', '/ search', ...(run.trainerLines ? ['L trainer/event log'] : [])];
+function footerHints(run: RunView, ui: DashboardUi, width: number): string {
+  const all = ['z zoom', 'h alert history', 'd difficulty', 'a log filter', '/ search', ...(run.trainerLines ? ['L trainer/event log'] : []), `w ${ui.logWrap ? 'cut' : 'wrap'} long lines`];
   let out = '';
   for (const h of all) {
     const next = out ? `${out} · ${h}` : h;
@@ -129,7 +130,7 @@ export function dashboardBody(run: RunView | null, width: number, height: number
       ? [{ t: `zoomed on ${ui.zoom} (z: next panel)`, c: 'dim' }]
       : layout.hidden.length
         ? [{ t: hiddenNote(layout.hidden, width), c: 'dim' }]
-        : [{ t: footerHints(run, width), c: 'dim' }],
+        : [{ t: footerHints(run, ui, width), c: 'dim' }],
   );
   return frame(out, width, height);
 }
