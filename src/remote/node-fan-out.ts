@@ -57,7 +57,9 @@ export interface NodeFanOutOptions {
 const FAN_OUT = String.raw`
 set -u
 cfg=@{cfg:-@{AWRL_NODE_SSH_CONFIG:-}}
-d=$(mktemp -d) || exit 1
+d=
+for b in "@{TMPDIR:-/tmp}" /tmp /dev/shm "@{HOME:-/nonexistent}"; do d=$(mktemp -d "$b/awrl-fanout.XXXXXX" 2>/dev/null) && break; done
+[ -n "$d" ] || { echo "awrl: no writable temporary directory on the head (TMPDIR, /tmp, /dev/shm, HOME)" >&2; exit 1; }
 pending=@{TMPDIR:-/tmp}/awrl-fanout-$(id -u)
 mkdir -p -m 700 "$pending" 2>/dev/null
 [ -d "$pending" ] && [ -O "$pending" ] || pending=

@@ -45,7 +45,13 @@ rm -f -- "$t"; exit 1
  */
 export const FOLLOW_SCRIPT = `
 f=$1; off=$2; eino=$3; efp=$4; eplen=$5; hbt=$6; poll=$7
-w=$(mktemp -d "\${TMPDIR:-/tmp}/awrl-follow.XXXXXX") || exit 1
+# A full, read-only or missing TMPDIR must not stop the follower (it would exit at once, retried
+# every second without a word): try the usual other places.
+w=
+for b in "\${TMPDIR:-/tmp}" /tmp /dev/shm "\${HOME:-/nonexistent}"; do
+  w=$(mktemp -d "$b/awrl-follow.XXXXXX" 2>/dev/null) && break
+done
+[ -n "$w" ] || { echo "awrl-follow: no writable temporary directory (TMPDIR, /tmp, /dev/shm, HOME)" >&2; exit 1; }
 mkfifo "$w/nap" || exit 1
 follower() {
   exec 5<>"$w/nap"
