@@ -20,8 +20,9 @@ export interface RunFollower {
   readonly parser: TrainerLogParser;
   /** Waits until everything up to the file's current size is parsed, flushes the parser's last
    *  record, and stops following. For the end of a run. Gives up after `timeoutMs` without
-   *  progress while connected, or when the transport fails. */
-  finish(timeoutMs?: number): Promise<void>;
+   *  progress while connected, or when the transport fails: resolves false then (the log's tail
+   *  was not read), true when everything was. */
+  finish(timeoutMs?: number): Promise<boolean>;
   close(): void;
 }
 
@@ -63,6 +64,7 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
       // of a run is when a laptop sleeps) must wait for the reconnect, not cut the tail off.
       let lastProgress = Date.now();
       let lastConsumed = consumed;
+      let drained = false;
       for (;;) {
         const st = transport.state.state;
         if (st === 'failed' || st === 'closed') break;
@@ -75,7 +77,10 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
         } catch {
           // The connection dropped under the stat: the transport reconnects (or fails, above).
         }
-        if (missing || (size !== null && consumed >= size)) break;
+        if (missing || (size !== null && consumed >= size)) {
+          drained = true;
+          break;
+        }
         const now = Date.now();
         if (consumed !== lastConsumed || transport.state.state !== 'ready') {
           lastConsumed = consumed;
@@ -85,6 +90,7 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
       }
       close();
       emit(parser.end());
+      return drained;
     },
     close,
   };

@@ -30,8 +30,14 @@ export function followToEnd(transport: Transport, target: Target, runId: string,
       done = true;
       watcher.stop();
       offState();
-      if (drain) void follower.finish().then(() => resolve(o), () => resolve(o));
-      else {
+      if (drain) {
+        // A run that ended while the log's tail could not be read (the connection failed during
+        // the drain) is reported as a lost connection: its last events are missing.
+        void follower.finish().then(
+          (drained) => resolve(drained || transport.state.state !== 'failed' ? o : { kind: 'disconnected', reason: (transport.state as { reason: string }).reason }),
+          () => resolve(o),
+        );
+      } else {
         follower.close();
         resolve(o);
       }

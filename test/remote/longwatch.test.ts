@@ -204,9 +204,29 @@ describe('long watches', () => {
       const drained = f.finish(30_000);
       await waitFor(() => t.state.state === 'reconnecting', { timeoutMs: 20_000, what: 'keepalive to notice the silent path' });
       await proxy.pass();
-      await drained;
+      expect(await drained).toBe(true);
       expect(f.offset).toBe(all.length);
       expect(got.map(eventToJsonLine)).toEqual(parseLogBytes(all).map(eventToJsonLine));
+    });
+    it('a drain the transport gives up on says so (resolves false), with what it had', async () => {
+      const cfg = proxiedConfig(sshd, proxy);
+      const t2 = await openTransport(cfg.alias, { sshConfigFile: cfg.file, ...FAST, reconnect: { baseMs: 50, capMs: 200, maxElapsedMs: 1500 } });
+      try {
+        const p = join(dir, 'lost-tail.log');
+        writeFileSync(p, 'first line\n');
+        const f = followRun(t2, p, { onEvent: () => undefined });
+        await waitFor(() => f.offset === 11, { what: 'the first line' });
+        await proxy.refuse();
+        proxy.resetAll();
+        appendFileSync(p, 'never read\n');
+        expect(await f.finish(30_000)).toBe(false);
+        expect(t2.state.state).toBe('failed');
+        expect(f.offset).toBe(11);
+      } finally {
+        await proxy.pass();
+        await t2.close();
+      }
+      await waitFor(() => t.state.state === 'ready', { timeoutMs: 20_000, what: 'the shared transport to recover' });
     });
   });
 });
