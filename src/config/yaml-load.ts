@@ -30,9 +30,9 @@ export function loadYaml(text: string): LoadedYaml {
   // like PyYAML, report the first, plus every duplicate key (each is a mistake of its own).
   const first = doc.errors[0];
   if (first) {
-    const p = at(first.pos[0]);
-    const msg = first.code === 'TAB_AS_INDENT' ? 'a tab is used as indentation; YAML indents with spaces only: replace the tab with spaces' : first.message.split('\n')[0];
-    problems.push({ message: msg, line: p.line, col: p.col });
+    const { offset, message } = firstProblem(doc, text);
+    const p = at(offset);
+    problems.push({ message, line: p.line, col: p.col });
   }
   for (const [offset, d] of duplicateKeys(doc)) {
     const p = at(offset);
@@ -140,6 +140,40 @@ export function loadYaml(text: string): LoadedYaml {
   const root = convert(contents, [], contents.range?.[0] ?? 0) as Extract<Val, { t: 'map' }>;
   root.origin = undefined;
   return { doc, lineCounter, root: problems.length ? null : root, problems };
+}
+
+/** Where and what PyYAML (the trainer's loader) reports for the first syntax error. The yaml
+ *  package's first error can sit lines away: an over-indented `key: v` line makes the previous
+ *  plain value multi-line and PyYAML stops at that line's ':'; a stray `- item` is reported from the
+ *  blank line or comment before it. Its next error marks the place PyYAML names. */
+function firstProblem(doc: Document, text: string): { offset: number; message: string } {
+  const [first, next] = doc.errors;
+  if (first.code === 'TAB_AS_INDENT') return { offset: first.pos[0], message: 'a tab is used as indentation; YAML indents with spaces only: replace the tab with spaces' };
+  if (first.code === 'BLOCK_AS_IMPLICIT_KEY' && next && (next.code === 'MULTILINE_IMPLICIT_KEY' || next.code === 'MISSING_CHAR')) {
+    if (first.message.startsWith('A block sequence'))
+      return { offset: next.pos[0], message: "expected a key, but found '-' (a list item where the mapping goes on); check this line's indentation" };
+    if (next.code === 'MULTILINE_IMPLICIT_KEY')
+      return { offset: next.pos[1], message: "mapping values are not allowed here: this line is indented deeper than the key above it, which makes it part of that key's value; align it with its sibling keys" };
+  }
+  // A key less indented than its siblings: PyYAML points at the key, the yaml package at the line start.
+  if (first.code === 'BAD_INDENT' && first.message.startsWith('All mapping items')) {
+    let o = first.pos[0];
+    while (text[o] === ' ') o++;
+    return { offset: o, message: "expected the end of the mapping above, but found a key at another indentation: all keys of one mapping start at the same column" };
+  }
+  // An unclosed quote is reported where the file ends; the user needs the line that opens it.
+  const q = /^Missing closing (["'])quote/.exec(first.message);
+  if (first.code === 'MISSING_CHAR' && q) {
+    let open: number | null = null;
+    visit(doc, {
+      Scalar(_, node) {
+        const r = node.range;
+        if (r && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && r[0] <= first.pos[0] && r[1] >= first.pos[0]) open ??= r[0];
+      },
+    });
+    if (open !== null) return { offset: open, message: `this ${q[1]} quote is never closed (missing closing ${q[1]}quote); the trainer's loader reads on to the next ${q[1]} in the file` };
+  }
+  return { offset: first.pos[0], message: first.message.split('\n')[0] };
 }
 
 /** Each repeated key of every mapping, by the offset of the repetition: its name and the offset of

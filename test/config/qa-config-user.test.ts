@@ -131,3 +131,46 @@ describe('allocation_mode', () => {
     expect(parseAllocationMode('sglang[rollout]:d48\t+\nfsdp[actor]:d16')).toMatchObject({ ok: true, totalGpus: 64 });
   });
 });
+
+describe('YAML syntax errors are placed where the trainer (PyYAML) places them', () => {
+  const yamlErr = (text: string) => only(evaluate(text), 'yaml-syntax');
+  // The yaml package reports the line ABOVE (start of the value that became multi-line).
+  it("an over-indented key: PyYAML's mark, the ':' of that line", () => {
+    const text = mutate('  min_new_tokens: 0', '   min_new_tokens: 0');
+    const d = yamlErr(text);
+    expect(d).toMatchObject({ line: posOf(text, '   min_new_tokens: 0').line, col: 18 });
+    expect(d.message).toMatch(/^mapping values are not allowed here/);
+  });
+  it('an over-indented FIRST key: the next key, at its column (the yaml package said column 1)', () => {
+    const text = mutate('  n_samples: 8', '   n_samples: 8');
+    expect(yamlErr(text)).toMatchObject({ line: posOf(text, '  min_new_tokens: 0').line, col: 3 });
+  });
+  // The yaml package reported a stray '- item' from the blank line above the comments before it.
+  it("a stray '- key:' line: its own line", () => {
+    const text = mutate('\nallocation_mode:', '\n- allocation_mode:');
+    expect(yamlErr(text)).toMatchObject({ line: posOf(text, '- allocation_mode:').line, col: 1 });
+  });
+  // PyYAML: "while scanning a quoted scalar (the opening quote) … found unexpected end of stream";
+  // the yaml package pointed at the end of the file only.
+  it('an unclosed quote: the line that opens it', () => {
+    const text = mutate('    target: actor', "    target: 'actor");
+    const d = yamlErr(text);
+    expect(d).toMatchObject({ line: posOf(text, "target: 'actor").line, col: 13 });
+    expect(d.message).toMatch(/quote is never closed/);
+  });
+});
+
+describe('SGLANG_VLM_CACHE_SIZE_MB as SGLang reads it (int())', () => {
+  const cache = (v: string) => evaluate(REFERENCE, [`actor.scheduling_spec.0.env_vars.SGLANG_VLM_CACHE_SIZE_MB=${v}`]).diagnostics.filter((d) => d.code === 'sglang-vlm-cache');
+  // 1e4 on the command line is a float; in the str field it becomes '10000.0', which int() refuses.
+  it.each(['1e4', '0x2000', "'8192 MB'"])('%s is not a number of MB to SGLang: warned', (v) => {
+    expect(cache(v)).toHaveLength(1);
+    expect(cache(v)[0].message).toMatch(/cannot read as a whole number of MB/);
+  });
+  it.each(['8192', '8_192', "' 9000 '", '16384'])('%s is fine', (v) => {
+    expect(cache(v)).toEqual([]);
+  });
+  it('8191 is one short', () => {
+    expect(cache('8191')).toHaveLength(1);
+  });
+});

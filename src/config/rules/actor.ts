@@ -1,4 +1,5 @@
 // Actor and its workers: micro-batch size, importance-weight cap, model path, scheduling specs.
+import { pyInt } from '../coerce.js';
 import { pyFloatRepr } from '../values.js';
 import { get, type Rule, type RuleFinding } from './context.js';
 
@@ -43,14 +44,17 @@ export const actorRules: Rule = ({ cfg }) => {
   if (Array.isArray(specs)) {
     const env = specs[0]?.env_vars ?? {};
     const raw = env.SGLANG_VLM_CACHE_SIZE_MB;
-    const mb = raw === undefined ? null : Number(raw);
+    // SGLang reads it with Python's int() (EnvInt): '1e4' or '10000.0' (what 1e4 in the file
+    // becomes in a str field) is not a number of MB to it.
+    const mb = raw === undefined ? null : pyInt(String(raw));
     const key = raw === undefined ? 'actor.scheduling_spec.0' : 'actor.scheduling_spec.0.env_vars.SGLANG_VLM_CACHE_SIZE_MB';
-    if (mb === null || !Number.isFinite(mb) || mb < MIN_VLM_CACHE_MB)
+    const what = raw === undefined ? 'not set (default 100 MB)' : mb === null ? `'${raw}', which SGLang cannot read as a whole number of MB` : `'${raw}'`;
+    if (mb === null || mb < MIN_VLM_CACHE_MB)
       out.push({
         severity: 'warning',
         code: 'sglang-vlm-cache',
         key,
-        message: `SGLANG_VLM_CACHE_SIZE_MB is ${raw === undefined ? 'not set (default 100 MB)' : `'${raw}'`} in actor.scheduling_spec[0].env_vars; set it to at least "${MIN_VLM_CACHE_MB}": a small cache overflows on screenshots and silently yields zero reward`,
+        message: `SGLANG_VLM_CACHE_SIZE_MB is ${what} in actor.scheduling_spec[0].env_vars; set it to at least "${MIN_VLM_CACHE_MB}": a small cache overflows on screenshots and silently yields zero reward`,
       });
   }
   return out;
