@@ -80,7 +80,7 @@ for h in "$@"; do
     fi
   fi
   {
-    if [ -n "$key" ]; then exec 9>"$key"; echo "$BASHPID $now" >&9; flock -n 9; fi
+    if [ -n "$key" ] && { exec 9>"$key"; } 2>/dev/null; then echo "$BASHPID $now" >&9; flock -n 9 2>/dev/null; fi
     # 9>&-: only this shell holds the lock (an ssh ControlMaster left behind must not).
     if [ "$h" = '${HEAD_NODE}' ]; then printf '%s\n' "$body" | timeout -k 2 "$pend" bash -s 9>&-
     else printf '%s\n' "$body" | timeout -k 2 "$pend" ssh -o BatchMode=yes -o ConnectTimeout="$ct" \
