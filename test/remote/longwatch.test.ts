@@ -228,5 +228,26 @@ describe('long watches', () => {
       }
       await waitFor(() => t.state.state === 'ready', { timeoutMs: 20_000, what: 'the shared transport to recover' });
     });
+    it('drop after drop, each as soon as delivery resumed: every byte once', async () => {
+      const p = join(dir, 'flap.log');
+      writeFileSync(p, '');
+      const events: FollowEvent[] = [];
+      const h = t.follow(p, 0, (e) => events.push(e));
+      let n = 0;
+      const writer = setInterval(() => appendFileSync(p, `flap ${++n} │ ${'1.2345e-03 │ '.repeat(n % 9)}\n`), 5);
+      try {
+        for (let i = 0; i < 8; i++) {
+          const before = received(events);
+          await waitFor(() => received(events) > before, { timeoutMs: 30_000, what: `delivery before drop ${i + 1}` });
+          proxy.resetAll();
+        }
+      } finally {
+        clearInterval(writer);
+      }
+      await waitFor(() => received(events) === readFileSync(p).length, { timeoutMs: 30_000, what: 'every byte after the last drop' });
+      h.close();
+      expectExactlyOnce(events, p);
+    });
+
   });
 });
