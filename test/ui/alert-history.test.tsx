@@ -126,7 +126,7 @@ describe('the full history (h)', () => {
       expect(f).not.toContain('Alert a0');
       for (let i = 0; i < 60; i++) r.stdin.write('j');
       const end = await waitForFrame(r, (x) => x.includes('Alert a0'), 'the oldest entry after scrolling');
-      expect(end).toContain('cleared 05-25 03:00');
+      expect(end).toContain('cleared 05-25 03:00 (last at step 0); fired 1× since 05-25 03:00 (step 0)');
       r.stdin.write('\u001B');
       await waitForFrame(r, (x) => x.includes('─ Reward'), 'the dashboard again');
     } finally {

@@ -21,7 +21,7 @@ export function alertHistoryRows(entries: readonly AlertHistoryEntry[], width: n
     out.push([{ t: e.active ? severityMark(a.severity) : '✓ ', c }, { t: fit(a.title, width - 2), bold: e.active, c: e.active ? undefined : 'dim' }]);
     const times = e.active
       ? `active since ${dayClockTime(e.firstSeenAt)}${step(e.firstStep)}, fired ${e.fired}×, last at step ${e.lastStep ?? '—'}`
-      : `cleared ${e.clearedAt === null ? '—' : dayClockTime(e.clearedAt)} after ${dayClockTime(e.lastSeenAt)}${step(e.lastStep)}; fired ${e.fired}× since ${dayClockTime(e.firstSeenAt)}${step(e.firstStep)}`;
+      : `cleared ${e.clearedAt === null ? '—' : dayClockTime(e.clearedAt)}${e.lastStep === null ? '' : ` (last at step ${e.lastStep})`}; fired ${e.fired}× since ${dayClockTime(e.firstSeenAt)}${step(e.firstStep)}`;
     out.push([{ t: '  ' + fit(times, width - 2), c: e.active ? 'accent' : 'dim' }]);
     if (a.detail) out.push([{ t: '  ' + fit(a.detail.split('\n')[0], width - 2), c: e.active ? undefined : 'dim' }]);
     if (a.advice) out.push([{ t: '  → ' + fit(a.advice, width - 4), c: e.active ? 'accent' : 'dim' }]);
