@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startCli, type CliProcess } from './cli-process.js';
 import { startSimOverSshd, type SimOverSshd } from './sim-over-sshd.js';
 import { restartSshd, type RestartedSshd } from '../harness/sshd-restart.js';
+import { killTree } from '../harness/sshd.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
 import { eventToJsonLine } from '../../src/trainer-log/index.js';
@@ -40,4 +41,22 @@ describe('--follow across an sshd restart on the head', () => {
     expect(printed).toEqual(expected);
     expect(printed.map((l) => JSON.parse(l)).filter((e) => e.type === 'step').map((e) => e.globalStep)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   }, 120_000);
+
+  it('a new host key after the restart: exit 4 with the mismatch warning and what to do, no stack trace', async () => {
+    const f = startCli(['--launch', ...sim.target('AWRL_SIM_SPEED=150'), '--config', sim.config, 'total_train_epochs=1', '++trial_name=sshd-rekeyed', '--follow'], { CPU_CLUSTER_TOKEN: 'token' });
+    procs.push(f);
+    await waitFor(() => /^step 1\//m.test(f.stdout), { timeoutMs: 60_000, what: 'step 1' });
+    const pid = Number(/^pid\s+(\d+)/m.exec(f.stdout + f.stderr)![1]);
+    await restarted?.stop();
+    restarted = await restartSshd(sim.sshd, { newHostKey: true });
+    try {
+      expect(await f.done).toBe(4);
+      expect(f.stderr).toMatch(/does NOT match the recorded one/);
+      expect(f.stderr).toMatch(/ssh-keygen -R/);
+      expect(f.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      if (pidAlive(pid)) await killTree(pid);
+    }
+  }, 120_000);
 });
+
