@@ -49,7 +49,7 @@ export function formatTypedValue(v: Val): string {
     case 'bool':
       return v.v ? 'true' : 'false';
     case 'int':
-      return String(v.v);
+      return v.digits ?? String(v.v);
     case 'float':
       return hydraFloat(v.v);
     case 'str':

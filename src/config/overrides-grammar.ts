@@ -2,7 +2,7 @@
 // `~key`, `~key=v`, typed values, quoted strings with Hydra's backslash rules, lists, dicts,
 // interpolations. Command-line typing is NOT the file's typing: see docs/omegaconf-typing.md col 4.
 import { lex, OverrideSyntaxError, type Tok } from './overrides-lexer.js';
-import type { Val } from './values.js';
+import { exactInt, type Val } from './values.js';
 
 export { OverrideSyntaxError };
 
@@ -67,7 +67,7 @@ class Parser {
     const p = parts[0];
     switch (p.k) {
       case 'int':
-        return { t: 'int', v: Number(p.s.replace(/_/g, '')) + 0 }; // + 0: Python has no int -0
+        return exactInt(p.s.replace(/_/g, ''));
       case 'float': {
         const s = p.s.replace(/_/g, '').toLowerCase();
         const sign = s.startsWith('-') ? -1 : 1;

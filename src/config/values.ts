@@ -12,7 +12,9 @@ export type Origin = { kind: 'file'; line: number; col: number } | { kind: 'over
 export type Val =
   | { t: 'map'; m: Map<string, Val>; origin?: Origin }
   | { t: 'list'; a: Val[]; origin?: Origin }
-  | { t: 'int'; v: number; origin?: Origin }
+  // `digits`: the exact decimal text when the int is beyond 2^53 (Python ints are exact, JS numbers
+  // are not): what launch argv, YAML and str() print, so `seed=12345678901234567890` stays itself.
+  | { t: 'int'; v: number; digits?: string; origin?: Origin }
   | { t: 'float'; v: number; origin?: Origin }
   | { t: 'str'; v: string; origin?: Origin }
   | { t: 'bool'; v: boolean; origin?: Origin }
@@ -68,6 +70,7 @@ export function pyStr(v: unknown): string {
 
 /** Python's str() of a typed value (floats keep their '.0'; containers print like dict/list). */
 export function pyStrVal(v: Val): string {
+  if (v.t === 'int' && v.digits) return v.digits;
   if (v.t === 'float') return pyFloatRepr(v.v);
   if (v.t === 'map' || v.t === 'list') return pyRepr(v);
   if (v.t === 'missing') return '???';
@@ -87,6 +90,15 @@ function pyRepr(v: Val): string {
     default:
       return pyStrVal(v);
   }
+}
+
+/** An int Val from Python's int() of decimal text: exact digits kept when a JS number cannot hold them. */
+export function exactInt(text: string): Extract<Val, { t: 'int' }> {
+  const v = Number(text) + 0; // + 0: Python has no int -0
+  if (Number.isSafeInteger(v)) return { t: 'int', v };
+  const neg = text.startsWith('-');
+  const digits = text.replace(/^[+-]/, '').replace(/^0+(?=\d)/, '');
+  return { t: 'int', v, digits: `${neg ? '-' : ''}${digits}` };
 }
 
 /** Marks a float whose value is integral (5.0) when it must stay a float in plain output. */

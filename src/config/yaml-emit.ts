@@ -26,7 +26,7 @@ export function scalarText(v: Val): string {
     case 'bool':
       return v.v ? 'true' : 'false';
     case 'int':
-      return String(v.v);
+      return v.digits ?? String(v.v);
     case 'float':
       return Number.isNaN(v.v) ? '.nan' : v.v === Infinity ? '.inf' : v.v === -Infinity ? '-.inf' : pyFloatRepr(v.v);
     case 'str':

@@ -1,7 +1,7 @@
 // How OmegaConf's YAML loader types a plain scalar: PyYAML SafeLoader's YAML 1.1 resolvers, with
 // OmegaConf's float rule (floats without a dot, `5e-6`) and no timestamps. See
 // docs/omegaconf-typing.md, column 1. Quoted and block scalars are always strings.
-import type { Scalar } from './values.js';
+import { exactInt, type Scalar } from './values.js';
 
 const BOOL_TRUE = new Set(['yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
 const BOOL_FALSE = new Set(['no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
@@ -53,7 +53,12 @@ export function resolvePlain(text: string): PlainResult {
   if (NULLS.has(text)) return { t: 'null' };
   if (BOOL_TRUE.has(text)) return { t: 'bool', v: true };
   if (BOOL_FALSE.has(text)) return { t: 'bool', v: false };
-  if (INT_RE.test(text)) return { t: 'int', v: constructInt(text) };
+  if (INT_RE.test(text)) {
+    const dec = text.replace(/_/g, '');
+    // Plain decimal beyond 2^53: keep the exact digits (Python ints are exact).
+    if (/^[-+]?[1-9][0-9]*$/.test(dec)) return exactInt(dec);
+    return { t: 'int', v: constructInt(text) };
+  }
   if (FLOAT_RE.test(text)) return { t: 'float', v: constructFloat(text) };
   // PyYAML resolves a lone '=' to tag:yaml.org,2002:value, which SafeLoader cannot construct.
   if (text === '=') return { t: 'error', message: "could not determine a constructor for the tag 'tag:yaml.org,2002:value' (quote the '=')" };

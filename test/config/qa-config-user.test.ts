@@ -174,3 +174,16 @@ describe('SGLANG_VLM_CACHE_SIZE_MB as SGLang reads it (int())', () => {
     expect(cache('8191')).toHaveLength(1);
   });
 });
+
+describe('ints beyond 2^53 stay exact (Python ints are)', () => {
+  // The launch argv used to carry ++seed=12345678901234567000: another seed than the one asked for.
+  it('an override is relaunched with the digits the user typed', () => {
+    const ev = evaluate(REFERENCE, ['seed=12345678901234567890', 'trial_name=t${seed}']);
+    const argv = ev.launchArgv({ remoteConfigPath: '/r/c.yaml' });
+    expect(argv).toContain('++seed=12345678901234567890');
+    expect(ev.resolved!.trial_name).toBe('t12345678901234567890');
+  });
+  it('from the file too, through str() of an interpolation', () => {
+    expect(resolveWithoutSchema('seed: 98765432109876543210\nname: run${seed}\n')).toMatchObject({ ok: { name: 'run98765432109876543210' } });
+  });
+});
