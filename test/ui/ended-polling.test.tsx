@@ -10,7 +10,7 @@ import type { FollowHandle, Transport } from '../../src/remote/transport.js';
 import { App } from '../../src/ui/app.js';
 import { headerLines } from '../../src/ui/panels/header.js';
 import { lineText } from '../../src/ui/lines.js';
-import { createLiveSession, defaultGpuPoller, type GpuPollerFactory, type LiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession, defaultGpuPoller, IDLE_RUNS_POLL_MS, runsPollDelay, type GpuPollerFactory, type LiveSession } from '../../src/ui/session/live-session.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
 import { launchSim, type SimRun } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
@@ -132,5 +132,19 @@ describe('the header of an ended run', () => {
     expect(narrow).toMatch(/│ failed │ polling stopped$/);
     expect(narrow.length).toBeLessThanOrEqual(60);
     expect(line(120, false)).not.toContain('polling');
+  });
+});
+
+describe('the runs list once every run has ended', () => {
+  it('is polled slowly only when every run on every target has ended', () => {
+    const runs = (...states: string[]) => states.map((state) => ({ state })) as { state: never }[];
+    const fast = { runsPollMs: 5000 };
+    expect(runsPollDelay(new Map([['a', runs('failed', 'finished')], ['b', runs('stopped')]]), 2, fast)).toBe(IDLE_RUNS_POLL_MS);
+    expect(runsPollDelay(new Map([['a', runs('failed', 'running')]]), 1, fast)).toBe(5000);
+    expect(runsPollDelay(new Map([['a', runs('failed', 'unknown')]]), 1, fast)).toBe(5000);
+    expect(runsPollDelay(new Map([['a', runs('timeout', 'pending')]]), 1, fast)).toBe(5000);
+    // A target not listed yet, or no run at all: one may be on its way.
+    expect(runsPollDelay(new Map([['a', runs('failed')]]), 2, fast)).toBe(5000);
+    expect(runsPollDelay(new Map([['a', runs()]]), 1, fast)).toBe(5000);
   });
 });

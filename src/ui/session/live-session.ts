@@ -12,7 +12,7 @@ import { findLeftovers, stopLeftovers, type LeftoverOptions, type NodeFailure } 
 import { buildConfigView, overrideKey, typedValueText, withValue, type ConfigSource } from './config-view.js';
 import { RunFeed, type RunFacts } from './run-feed.js';
 import { emptyState } from './static-session.js';
-import type { ConfigRow, GpuSnapshot, LeftoverProcess, RunState, RunSummary, Session, SessionActions, SessionState, TargetSummary } from './types.js';
+import { ENDED_STATES, type ConfigRow, type GpuSnapshot, type LeftoverProcess, type RunState, type RunSummary, type Session, type SessionActions, type SessionState, type TargetSummary } from './types.js';
 
 export interface TargetConnection {
   target: Target;
@@ -42,6 +42,8 @@ export interface LiveSessionOptions {
   /** Open this run at start. */
   openRunId?: string;
   runsPollMs?: number;
+  /** The runs list once every listed run has ended (default 30 s). */
+  idleRunsPollMs?: number;
   statePollMs?: number;
   /** How often an ended run's state (for a resume) and GPUs are still checked; default 60 s. */
   endedStatePollMs?: number;
@@ -54,6 +56,8 @@ export interface LiveSessionOptions {
 
 /** An ended run: its state and GPUs are checked this often (its log is no longer followed). */
 export const ENDED_POLL_MS = 60_000;
+/** The runs list when every run on every target has ended. */
+export const IDLE_RUNS_POLL_MS = 30_000;
 
 function toSummary(r: RunsSummary, target: string): RunSummary {
   return {
@@ -78,7 +82,6 @@ export class LiveSession implements Session {
   /** What the selected run's GPU poller was started for (a Slurm run's scope is derived again when
    *  its allocation changes: the job left the queue, an auto-resume attempt got other nodes). */
   private gpu: { runId: string; allocation: string; scope: string; poller: GpuPollerFactory } | null = null;
-  private timers: NodeJS.Timeout[] = [];
   private unsubs: (() => void)[] = [];
   private configSource: ConfigSource | null = null;
   private rowTypes = new Map<string, ConfigRow['type']>();
@@ -127,11 +130,35 @@ export class LiveSession implements Session {
       );
       void this.refresh(c);
     }
-    const poll = setInterval(() => void this.refreshAll(), this.o.runsPollMs ?? 5000);
-    poll.unref?.();
-    this.timers.push(poll);
+    this.scheduleRunsPoll();
     if (this.o.openRunId) this.selectRun(this.o.openRunId);
     return this;
+  }
+
+  /**
+   * The runs list every `runsPollMs` while any listed run may still change; once every run on
+   * every target has ended, every `idleRunsPollMs` (each round lists every run dir and reads its
+   * log's tail: the largest cost of a cockpit left open on ended runs). A run launched from the
+   * cockpit, `r`, and a reconnect refresh at once.
+   */
+  private runsTimer: NodeJS.Timeout | null = null;
+  /** One chain of runs-list rounds: a kick starts a new chain, the old one stops at its next step. */
+  private runsChain = 0;
+  private scheduleRunsPoll(chain = ++this.runsChain): void {
+    if (this.closed || chain !== this.runsChain) return;
+    const ms = runsPollDelay(this.raw, this.o.targets.length, this.o);
+    this.runsTimer = setTimeout(() => {
+      if (chain !== this.runsChain) return;
+      void this.refreshAll().finally(() => this.scheduleRunsPoll(chain));
+    }, ms);
+    this.runsTimer.unref?.();
+  }
+
+  /** A run came back to life (resumed): list the runs now and at the fast pace again. */
+  private kickRunsPoll(): void {
+    if (this.runsTimer) clearTimeout(this.runsTimer);
+    const chain = ++this.runsChain;
+    void this.refreshAll().finally(() => this.scheduleRunsPoll(chain));
   }
 
   getState(): SessionState {
@@ -244,6 +271,7 @@ export class LiveSession implements Session {
    * It runs again: poll as before.
    */
   private async gpuFollowsFeed(feed: RunFeed, live: boolean): Promise<void> {
+    if (live && this.feed === feed && !this.closed) this.kickRunsPoll();
     const gpu = this.gpu;
     if (!gpu || this.feed !== feed || this.closed) return;
     this.stopGpu?.();
@@ -475,8 +503,8 @@ export class LiveSession implements Session {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.runsTimer) clearTimeout(this.runsTimer);
     if (this.draftTimer) clearTimeout(this.draftTimer);
-    for (const t of this.timers) clearInterval(t);
     for (const u of this.unsubs) u();
     this.feed?.close();
     this.stopGpu?.();
@@ -519,6 +547,14 @@ export function finalPoll(poller: GpuPollerFactory, conn: TargetConnection, scop
     done = true;
     stop?.();
   };
+}
+
+/** When to list the runs again: soon while any run may change (or a target was never listed, or
+ *  lists none: one is being waited for), slowly once every run on every target has ended. */
+export function runsPollDelay(raw: ReadonlyMap<string, readonly Pick<RunsSummary, 'state'>[]>, targets: number, o: Pick<LiveSessionOptions, 'runsPollMs' | 'idleRunsPollMs'> = {}): number {
+  const all = [...raw.values()].flat();
+  const idle = all.length > 0 && raw.size >= targets && all.every((r) => ENDED_STATES.has(r.state));
+  return idle ? (o.idleRunsPollMs ?? IDLE_RUNS_POLL_MS) : (o.runsPollMs ?? 5000);
 }
 
 /** What a Slurm run's allocation depends on, as the run list sees it. */
