@@ -86,6 +86,7 @@ for h in "$@"; do
     else printf '%s\n' "$body" | timeout -k 2 "$pend" ssh -o BatchMode=yes -o ConnectTimeout="$ct" \
       -o ServerAliveInterval=5 -o ServerAliveCountMax=2 @{cfg:+-F "$cfg"} -- "$h" bash -s 9>&-; fi
     echo $? >"$d/$i.rc"
+    [ -z "$key" ] || rm -f "$key" # answered: nothing pending (and no file left behind)
   } >"$d/$i" 2>"$d/$i.err" </dev/null &
 done
 sleep "$limit" </dev/null >/dev/null 2>&1 & timer=$!
