@@ -91,6 +91,26 @@ function setAt(root: MapVal, path: string[], value: Val, createParents: boolean)
   }
 }
 
+/** Why `path` cannot be reached through what is there: a list index past its end, or a key under a
+ *  plain value. Null when only the last mapping lacks a key (then `+`/`++` can add it). */
+function unreachable(root: Val, path: string[]): string | null {
+  let n: Val | undefined = root;
+  for (let i = 0; i < path.length; i++) {
+    if (!n || n.t === 'null' || n.t === 'missing') return null;
+    const at = path.slice(0, i).join('.');
+    const s = path[i];
+    if (n.t === 'list') {
+      if (!/^\d+$/.test(s)) return `'${at}' is a list: index it with a number, not '${s}'`;
+      if (Number(s) >= n.a.length)
+        return `index ${s} is out of range: '${at}' has ${n.a.length} entr${n.a.length === 1 ? 'y' : 'ies'} (indices from 0), and neither + nor ++ can add one; give the whole list: ${at}=[…]`;
+    } else if (n.t !== 'map') {
+      return `'${at}' is a plain value${SECRET_KEY.test(at) ? '' : ` (${pyStrVal(n)})`}, not a mapping: it has no '${s}'`;
+    }
+    n = child(n, s);
+  }
+  return null;
+}
+
 const plainEq = (a: unknown, b: unknown): boolean => JSON.stringify(norm(a)) === JSON.stringify(norm(b));
 const norm = (v: unknown): unknown =>
   typeof v === 'boolean' ? Number(v) : Array.isArray(v) ? v.map(norm) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)])) : v;
@@ -129,6 +149,8 @@ export function applyOverride(root: MapVal, o: ParsedOverride, index: number): s
       case 'set': {
         const v = withOrigin(o.value!, origin);
         const missing = !existing ? o.key : structMergeProblem(existing, v, o.key);
+        const why = missing === o.key ? unreachable(root, o.path) : null;
+        if (why) return `Could not override '${o.key}': ${why}.`;
         if (missing)
           return `Could not override '${o.key}': '${missing}' is not in the config file. To append it use +${o.key}=${valueText} (or ++${o.key}=${valueText} to add or override).`;
         setAt(root, o.path, v, false);
@@ -137,7 +159,10 @@ export function applyOverride(root: MapVal, o: ParsedOverride, index: number): s
     }
   } catch (e) {
     if (e instanceof OverrideApplyError && e.isReason) return `Could not override '${o.key}': ${e.message}; replace it with ~${o.key} first or give a value of the same kind.`;
-    if (e instanceof OverrideApplyError) return `Could not override '${o.key}': '${e.message}' cannot hold '${o.path[o.path.length - 1]}' (index out of range or not a mapping).`;
+    if (e instanceof OverrideApplyError) {
+      const why = unreachable(root, o.path);
+      return why ? `Could not override '${o.key}': ${why}.` : `Could not override '${o.key}': '${e.message}' cannot hold '${o.path[o.path.length - 1]}' (index out of range or not a mapping).`;
+    }
     throw e;
   }
 }

@@ -187,3 +187,18 @@ describe('ints beyond 2^53 stay exact (Python ints are)', () => {
     expect(resolveWithoutSchema('seed: 98765432109876543210\nname: run${seed}\n')).toMatchObject({ ok: { name: 'run98765432109876543210' } });
   });
 });
+
+describe('an override path that cannot be reached says why (not "use +", which fails too)', () => {
+  it.each(['actor.scheduling_spec.5.gpu=2', '+actor.scheduling_spec.5.gpu=2', '++actor.scheduling_spec.2={gpu:1}'])('%s: a list index past the end', (o) => {
+    const d = only(evaluate(REFERENCE, [o]), 'override-missing-key');
+    expect(d.message).toMatch(/index \d is out of range: 'actor\.scheduling_spec' has 1 entry .* give the whole list: actor\.scheduling_spec=\[…\]\.$/);
+    expect(d.message).not.toMatch(/To append it use \+/);
+  });
+  it('a key under a plain value', () => {
+    const d = only(evaluate(REFERENCE, ['actor.optimizer.lr.x=1']), 'override-missing-key');
+    expect(d.message).toBe("Could not override 'actor.optimizer.lr.x': 'actor.optimizer.lr' is a plain value (5e-06), not a mapping: it has no 'x'.");
+  });
+  it('a key missing from a mapping still gets the + advice', () => {
+    expect(only(evaluate(REFERENCE, ['actor.foo=1']), 'override-missing-key').message).toMatch(/To append it use \+actor\.foo=1/);
+  });
+});
