@@ -52,7 +52,7 @@ export class StatsShapes {
       }
       return s;
     }
-    if (keys.length > 0 && keys.length <= 2000 && !keys.includes('__proto__') && new Set(keys).size === keys.length) {
+    if (isPlainKeySet(keys)) {
       shapes.unshift({ keys: [...keys], make: null, seen: 1, prefixes: null, jsonPrefixes: null });
       if (shapes.length > 16) shapes.pop();
     }
@@ -67,13 +67,22 @@ export class StatsShapes {
     } else {
       stats = dynamic(keys, values);
     }
-    if (shape?.prefixes && raws) {
+    // Every step's JSON writes the printed texts, the first steps of a key set too: the same log
+    // gives the same bytes whatever a parser saw before (a follower reset after a rotation).
+    const prefixes = raws ? (shape?.prefixes ?? (isPlainKeySet(keys) ? keys.map((k) => JSON.stringify(k) + ':') : null)) : null;
+    if (prefixes !== null && raws) {
       // Frozen, so the printed texts can never disagree with the values.
-      Object.defineProperty(stats, RAW_STATS, { value: { prefixes: shape.prefixes, raws, values } });
+      Object.defineProperty(stats, RAW_STATS, { value: { prefixes, raws, values } });
       Object.freeze(stats);
     }
     return stats;
   }
+}
+
+/** Keys an object literal keeps as they are: distinct (a duplicate's later value wins in an object)
+ *  and no `__proto__` (which would set the prototype). */
+function isPlainKeySet(keys: string[]): boolean {
+  return keys.length > 0 && keys.length <= 2000 && !keys.includes('__proto__') && new Set(keys).size === keys.length;
 }
 
 function compile(keys: string[]): Maker {
