@@ -67,6 +67,8 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
       report(alerts.push(e));
     },
     onState: (s) => info(`state    ${s.state} (${s.detail})`),
+    // A log truncated or replaced under us: what follows comes from the new file's first byte.
+    onReset: (reason) => info(`log      ${reason === 'appeared' ? 'appeared' : `was ${reason}`}: reading it from its first byte (steps it repeats are shown again)`),
   }).finally(() => clearInterval(ticker));
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
