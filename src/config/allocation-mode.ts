@@ -78,16 +78,17 @@ export function parseAllocationMode(input: string): AllocationParse {
 function splitTop(s: string, sep: string): string[] {
   const out: string[] = [];
   let depth = 0;
-  let cur = '';
-  for (const ch of s) {
-    if (ch === '(') depth++;
-    if (ch === ')') depth--;
-    if (ch === sep && depth === 0) {
-      out.push(cur);
-      cur = '';
-    } else cur += ch;
+  let from = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === '(') depth++;
+    if (s[i] === ')') depth--;
+    // `attn:…|ffn:…` without parentheses is one hybrid MoE component, not a colocation.
+    if (s[i] === sep && depth === 0 && !(sep === '|' && s.startsWith('ffn:', i + 1))) {
+      out.push(s.slice(from, i));
+      from = i + 1;
+    }
   }
-  out.push(cur);
+  out.push(s.slice(from));
   return out;
 }
 
@@ -105,6 +106,15 @@ function parseComponent(text: string, off: number): AllocationComponent | { mess
   if (hybrid) return hybrid;
   const m = /^(?:([A-Za-z_][A-Za-z0-9_]*)?(?:\[([A-Za-z_][A-Za-z0-9_]*)\])?:)?(.*)$/.exec(text)!;
   const [whole, backend = null, name = null, dimsText] = m;
+  // NAME is /[a-zA-Z_][a-zA-Z0-9_]*/ in the grammar: say so rather than 'bad dimensions'.
+  const bracket = /^([A-Za-z_][A-Za-z0-9_]*)?\[([^\]]*)\]/.exec(text);
+  if (bracket && name === null) {
+    const why = bracket[2] === '' ? 'is empty' : `'${bracket[2]}' is not a valid name`;
+    const after = text.slice(bracket[0].length);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(bracket[2]))
+      return { message: `the component name in '${text}' ${why}: a letter or _ then letters, digits or _ (e.g. [rollout])`, col: off + (bracket[1]?.length ?? 0) + 2 };
+    if (!after.startsWith(':')) return { message: `'${text}' needs ':' after the name, e.g. ${bracket[0]}:d4`, col: off + bracket[0].length + 1 };
+  }
   // Bare dims have no colon: `:d4` matches no rule of the grammar.
   if (backend === null && name === null && whole.length > dimsText.length)
     return { message: `'${text}' starts with ':'; write backend:dims (fsdp:d4), [name]:dims or bare dims (d4)`, col: off + 1 };

@@ -202,3 +202,21 @@ describe('an override path that cannot be reached says why (not "use +", which f
     expect(only(evaluate(REFERENCE, ['actor.foo=1']), 'override-missing-key').message).toMatch(/To append it use \+actor\.foo=1/);
   });
 });
+
+describe('allocation_mode names and the hybrid MoE form (Lark grammar)', () => {
+  // NAME: /[a-zA-Z_][a-zA-Z0-9_]*/ — the engine used to say "bad dimensions 'fsdp[1abc]:d4'".
+  it.each([
+    ['fsdp[1abc]:d4', /'1abc' is not a valid name/],
+    ['sglang[roll-out]:d4+fsdp:d4', /'roll-out' is not a valid name/],
+    ['sglang[]:d4+fsdp:d4', /name in 'sglang\[\]:d4' is empty/],
+    ['sglang[r]d4+fsdp:d4', /needs ':' after the name/],
+  ])('%s is refused with a message about the name', (mode, re) => {
+    const r = parseAllocationMode(mode);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.message).toMatch(re);
+  });
+  // hybrid_moe_syntax: "("? attn_section "|" ffn_section ")"? — the parentheses are optional.
+  it('megatron:attn:d4t2|ffn:e4t2 without parentheses is one component', () => {
+    expect(parseAllocationMode('sglang:d4+megatron:attn:d4t2|ffn:e4t2')).toMatchObject({ ok: true, totalGpus: 12, actorDp: 4 });
+  });
+});
