@@ -43,7 +43,7 @@ describe('parseAllocationMode', () => {
     ['sglang[r]:d4+fsdp[a]:d4|fsdp[c]:d2', /matching world sizes/, 25],
     ['sglang[r]:d4+megatron[a]:d2e4', /cannot divide/, 14],
     ['d4+d4', /without a backend need names/, 1],
-    ['sglang[1r]:d4+fsdp[a]:d4', /bad dimensions|unknown backend|no dimensions/, 1],
+    ['sglang[1r]:d4+fsdp[a]:d4', /'1r' is not a valid name/, 8],
     ['sglang[a]:d4+fsdp[a]:d4', /used twice/, 18],
     ['tpu[r]:d4', /unknown backend/, 1],
     ['sglang[r]:+fsdp[a]:d4', /no dimensions/, 11],
