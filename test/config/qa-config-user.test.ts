@@ -220,3 +220,16 @@ describe('allocation_mode names and the hybrid MoE form (Lark grammar)', () => {
     expect(parseAllocationMode('sglang:d4+megatron:attn:d4t2|ffn:e4t2')).toMatchObject({ ok: true, totalGpus: 12, actorDp: 4 });
   });
 });
+
+describe('test rollout: what webgym/train.py computes before anything starts', () => {
+  it('n_gpus 0 with the test rollout on is an error at test_rollout.n_gpus (ZeroDivisionError in the trainer)', () => {
+    const d = only(evaluate(REFERENCE, ['test_rollout.enabled=true', 'test_rollout.n_gpus=0', 'allocation_mode=sglang:d48+fsdp:d16']), 'test-rollout');
+    expect(d).toMatchObject({ severity: 'error', key: 'test_rollout.n_gpus', override: { index: 2 } });
+  });
+  it('no inference component with the test rollout on is an error (alloc.gen is None)', () => {
+    expect(only(evaluate(REFERENCE, ['test_rollout.enabled=true', 'allocation_mode=d56']), 'test-rollout').key).toBe('test_rollout.enabled');
+  });
+  it('without a valid_dataset the trainer skips the test rollout: nothing to say', () => {
+    expect(evaluate(REFERENCE, ['test_rollout.enabled=true', 'test_rollout.n_gpus=0', 'valid_dataset=null']).diagnostics.filter((d) => d.code === 'test-rollout')).toEqual([]);
+  });
+});

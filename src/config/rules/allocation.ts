@@ -25,6 +25,15 @@ export const allocationRules: Rule = ({ cfg }) => {
     else if (used < have)
       out.push({ severity: 'warning', code: 'gpu-count', key: 'allocation_mode', message: `allocation uses ${what} GPUs of the ${nodes} x ${perNode} = ${have} the cluster has; ${have - used} would sit idle` });
   }
+  // webgym/train.py with the test rollout on (and a valid_dataset): it splits the rollout slots by
+  // `alloc.gen.data_parallel_size` and `test_share // test_rollout.n_gpus` before anything starts.
+  if (get(cfg, 'test_rollout.enabled') === true && get(cfg, 'valid_dataset') != null) {
+    const tn = get(cfg, 'test_rollout.n_gpus');
+    if (typeof tn === 'number' && tn <= 0)
+      out.push({ severity: 'error', code: 'test-rollout', key: 'test_rollout.n_gpus', message: `test_rollout.enabled with test_rollout.n_gpus=${tn}: the trainer divides the eval rollout slots by it and stops at start (ZeroDivisionError); give it GPUs (e.g. 8) or set test_rollout.enabled: false` });
+    if (!a.components.some((c) => c.backend === 'sglang' || c.backend === 'vllm'))
+      out.push({ severity: 'error', code: 'test-rollout', key: 'test_rollout.enabled', message: `test_rollout.enabled but allocation_mode '${mode}' has no inference component (sglang or vllm): the trainer sizes the split from it and stops at start; add one or set test_rollout.enabled: false` });
+  }
   const n = get(cfg, 'gconfig.n_samples');
   const cbs = get(cfg, 'rollout.consumer_batch_size');
   // webgym/train.py reads `AllocationMode.train.data_parallel_size`: it needs exactly one training
