@@ -1,6 +1,6 @@
 // `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
 import { listRuns, runJobIdsOf, type RunSummary } from '../runs/index.js';
-import { chainShort } from '../runs/list.js';
+import { chainShort } from '../runs/attempt-chain.js';
 import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { CliError, EXIT } from './errors.js';

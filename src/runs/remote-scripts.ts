@@ -168,6 +168,12 @@ eval "$setup" >&2
 scancel "$@" && for j in "$@"; do printf '@@scancel\t%s\n' "$j"; done
 `;
 
+/** A whole number a script printed (a pid, an exit code, an mtime), or null. */
+export function toInt(s: string | undefined): number | null {
+  const n = Number((s ?? '').trim());
+  return s !== undefined && s.trim() !== '' && Number.isInteger(n) ? n : null;
+}
+
 /** Parses `@@key<TAB>a<TAB>b` lines into [key, fields] pairs; anything else is ignored. */
 export function parseMarkedLines(text: string): Array<[string, string[]]> {
   const out: Array<[string, string[]]> = [];

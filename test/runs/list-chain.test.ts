@@ -1,7 +1,8 @@
 // The attempt chain of `runs --json` from its pieces (pure): run.json's attempts, what squeue and the
 // chain script said (exit-file times, Slurm's end state and time, the log's attempt starts).
 import { describe, it, expect } from 'vitest';
-import { buildChain, chainShort, parseChainOutput, type ListProbe } from '../../src/runs/list.js';
+import { buildChain, chainShort, parseChainOutput } from '../../src/runs/attempt-chain.js';
+import type { ListProbe } from '../../src/runs/list.js';
 import { parseRunRecord, type RunRecord } from '../../src/runs/run-record.js';
 
 const ESC = '\x1b';

@@ -1,0 +1,206 @@
+// The attempt chain of a run (`runs --json`, the table's CHAIN column): each attempt (the launch, a
+// `--resume`, an auto-resume job of a Slurm chain) with when and why it ended and the step the
+// trainer resumed from, from run.json, the exit-status files, Slurm's accounting and the log.
+import type { Transport } from '../remote/transport.js';
+import { remoteScript } from '../remote/quote.js';
+import type { Target } from './targets.js';
+import type { Attempt, RunRecord, RunState } from './run-record.js';
+import { parseMarkedLines, toInt } from './remote-scripts.js';
+import { parseLogBytes } from '../trainer-log/index.js';
+import type { ListProbe, RunSummary } from './list.js';
+
+/**
+ * One attempt of a run (the launch, a `--resume`, or an auto-resume job of the Slurm chain) as the
+ * record, Slurm and the log tell it. null = not known (or, for `ended`/`endedAt`, not ended yet).
+ */
+export interface AttemptSummary {
+  n: number;
+  reason: Attempt['reason'];
+  jobId: string | null;
+  pid: number | null;
+  nodes: string[];
+  /** When the attempt was recorded as started (ISO 8601 UTC, run.json's). */
+  startedAt: string;
+  /** When it ended (ISO 8601 UTC): the job's exit-status file, else Slurm's end time; null while it
+   *  runs, or when nothing recorded it (a job killed at its time limit once Slurm forgot it). */
+  endedAt: string | null;
+  /** Why it ended: Slurm's state (TIMEOUT, PREEMPTED, NODE_FAIL, COMPLETED, CANCELLED, FAILED, …),
+   *  `exit N`, `stopped`, or `unknown`; null while it runs. */
+  ended: string | null;
+  /** The 1-based step the trainer resumed at (its `Recovering from StepInfo` line); null for a
+   *  fresh start or when the log cannot be matched to the attempts. */
+  resumedFromStep: number | null;
+  /** The last `Train step g/G done.` of this attempt, and its time as the log prints it (no zone). */
+  lastStep: number | null;
+  lastStepAt: string | null;
+}
+
+
+/** What the chain script found for one run: exit-file times, Slurm's word on its jobs, log marks. */
+export interface ChainFacts {
+  /** Slurm job id -> mtime (epoch s) of `slurm-exit.JOB`, written when the trainer exited. */
+  slurmExitAt: Record<string, number>;
+  /** Direct: mtime of `exit.code` (the latest attempt's exit). */
+  exitAt?: number;
+  /** Slurm job id -> { state, end (ISO UTC) } from sacct, or scontrol while Slurm remembers the job. */
+  jobs: Record<string, { state: string; endedAt: string | null }>;
+  /** The log's attempt starts, in order: each `Recovering from StepInfo` / `Resume info not found`,
+   *  with the last step done before the next start. */
+  starts: Array<{ resumedFromStep: number | null; lastStep: number | null; lastStepAt: string | null }>;
+}
+export const emptyFacts = (): ChainFacts => ({ slurmExitAt: {}, jobs: {}, starts: [] });
+
+/**
+ * Args: ROOT SETUP JOBS(comma-separated) SCAN(run ids whose log to read, comma-separated) RUN_ID...
+ * Per run: `@@run ID`, `@@sexitat JOB EPOCH`,
+ * `@@exitat EPOCH`, `@@marks BASE64` (awk over the whole log: `M<TAB>line` for each attempt's
+ * start, `S<TAB>line` for the last step done before it and at the end). Then per job, when Slurm
+ * still knows it: `@@job ID STATE END_UTC` (sacct when accounting is on, else scontrol).
+ */
+// Bash's `${…}` is written `$\{…}` here (a template literal would read it), and restored below.
+const CHAIN_SCRIPT = String.raw`set -u
+root=$1; setup=$2; jobs=$3; scan=$4; shift 4
+for id in "$@"; do
+  d="$root/$id"
+  printf '@@run\t%s\n' "$id"
+  for f in "$d"/slurm-exit.*; do [ -f "$f" ] && printf '@@sexitat\t%s\t%s\n' "$\{f##*.}" "$(stat -c %Y "$f")"; done
+  [ -f "$d/exit.code" ] && printf '@@exitat\t%s\n' "$(stat -c %Y "$d/exit.code")"
+  if [ -s "$d/stdout.log" ] && case ",$scan," in *",$id,"*) true ;; *) false ;; esac; then
+    printf '@@marks\t'
+    # grep first: a days-long run's stdout.log holds GBs of worker lines, which awk would crawl.
+    LC_ALL=C grep -a -E 'Recovering from StepInfo|Resume info not found|Train step [0-9]+/[0-9]+ done' "$d/stdout.log" |
+    LC_ALL=C awk '/Recovering from StepInfo|Resume info not found/ { if (last != "") print "S\t" last; print "M\t" substr($0, 1, 400); last = ""; next }
+      /Train step [0-9]+\/[0-9]+ done/ { last = substr($0, 1, 400) }
+      END { if (last != "") print "S\t" last }' | base64 | tr -d '\n'
+    printf '\n'
+  fi
+done
+[ -n "$jobs" ] || exit 0
+eval "$setup" >&2
+utc() { [ -n "$1" ] && [ "$1" != Unknown ] && [ "$1" != None ] && date -u -d "$1" +%Y-%m-%dT%H:%M:%S.000Z 2>/dev/null || echo -; }
+if out=$(sacct -X -n -P -o JobID,State,End -j "$jobs" 2>/dev/null) && [ -n "$out" ]; then
+  printf '%s\n' "$out" | while IFS='|' read -r j st end; do printf '@@job\t%s\t%s\t%s\n' "$j" "$\{st%% *}" "$(utc "$end")"; done
+else
+  for j in $\{jobs//,/ }; do
+    line=$(scontrol show job -o "$j" 2>/dev/null) || continue
+    st=$(printf '%s' "$line" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+    end=$(printf '%s' "$line" | sed -n 's/.* EndTime=\([^ ]*\).*/\1/p')
+    printf '@@job\t%s\t%s\t%s\n' "$j" "$st" "$(utc "$end")"
+  done
+fi
+true
+`.replaceAll('$\\{', '${');
+
+export async function chainFacts(transport: Transport, target: Target, root: string, runs: RunSummary[]): Promise<Map<string, ChainFacts>> {
+  // Only the logs of runs that were resumed are read (for their resume steps): `runs` must not
+  // read the logs of a hundred runs that never restarted.
+  const scan = runs.filter((r) => r.record.attempts.length > 1).map((r) => r.runId);
+  const jobs = [...new Set(runs.flatMap((r) => r.record.attempts.map((a) => a.jobId).filter((j): j is string => !!j && /^\d+(_\d+)?$/.test(j))))];
+  const res = await transport.exec(remoteScript(CHAIN_SCRIPT, [root, target.setup ?? '', jobs.join(','), scan.join(','), ...runs.map((r) => r.runId)], 'awrl-chain'));
+  // The chain is extra detail: a failure leaves it to what run.json alone says.
+  return res.code === 0 ? parseChainOutput(res.stdout.toString('utf8')) : new Map();
+}
+
+/** The chain script's output -> facts per run id (pure; exported for tests). */
+export function parseChainOutput(text: string): Map<string, ChainFacts> {
+  const out = new Map<string, ChainFacts>();
+  const jobs: ChainFacts['jobs'] = {};
+  let cur: ChainFacts | undefined;
+  for (const [key, f] of parseMarkedLines(text)) {
+    if (key === 'run') out.set(f[0], (cur = { ...emptyFacts(), jobs }));
+    else if (key === 'job') jobs[f[0]] = { state: f[1] ?? '', endedAt: f[2] && f[2] !== '-' ? f[2] : null };
+    else if (!cur) continue;
+    else if (key === 'sexitat' && toInt(f[1]) !== null) cur.slurmExitAt[f[0]] = toInt(f[1])!;
+    else if (key === 'exitat' && toInt(f[0]) !== null) cur.exitAt = toInt(f[0])!;
+    else if (key === 'marks') cur.starts = parseMarks(Buffer.from(f[0] ?? '', 'base64'));
+  }
+  return out;
+}
+
+function parseMarks(bytes: Buffer): ChainFacts['starts'] {
+  const starts: ChainFacts['starts'] = [];
+  for (const line of bytes.toString('utf8').split('\n')) {
+    const kind = line.slice(0, 2);
+    const body = line.slice(2);
+    if (kind === 'M\t') {
+      // The trainer's own parser reads the start line (resume step, 0-based in the log, 1-based here).
+      const e = parseLogBytes(Buffer.from(`${body}\n`)).find((x) => x.type === 'resume' || x.type === 'start');
+      starts.push({ resumedFromStep: e?.type === 'resume' ? e.resumeStep : null, lastStep: null, lastStepAt: null });
+    } else if (kind === 'S\t' && starts.length > 0) {
+      const m = /(\d{8}-\d{2}:\d{2}:\d{2}\.\d{3}).*?Train step (\d+)\/\d+ done/.exec(body.replace(/\x1b\[[0-9;]*m/g, ''));
+      if (m) Object.assign(starts[starts.length - 1], { lastStep: Number(m[2]), lastStepAt: logTime(m[1]) });
+    }
+  }
+  return starts;
+}
+
+/** `20260525-12:19:55.952` -> `2026-05-25T12:19:55.952` (as the events print times: no zone). */
+const logTime = (t: string): string => `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}T${t.slice(9)}`;
+
+const SLURM_ACTIVE = new Set(['PENDING', 'RUNNING', 'CONFIGURING', 'COMPLETING', 'REQUEUED', 'RESIZING', 'SUSPENDED', 'STAGE_OUT', 'SIGNALING']);
+const iso = (epochS: number): string => new Date(epochS * 1000).toISOString();
+
+/**
+ * The run's attempts with how each ended (pure; exported for tests). An attempt followed by an
+ * auto-resume ended as that attempt's guard saw it (`after`); otherwise Slurm's state, the exit
+ * file, or (the latest attempt) the run's state. The log's attempt starts are matched to the
+ * attempts one to one only when they are as many: an attempt that died before the trainer logged
+ * its start would otherwise shift every resume step onto the wrong attempt.
+ */
+export function buildChain(record: RunRecord, state: RunState, probe: ListProbe, facts: ChainFacts): AttemptSummary[] {
+  const attempts = record.attempts;
+  const matched = facts.starts.length === attempts.length;
+  return attempts.map((a, i) => {
+    const last = i === attempts.length - 1;
+    const next = attempts[i + 1];
+    const job = a.jobId ? facts.jobs[a.jobId] : undefined;
+    const squeue = a.jobId ? probe.slurm[a.jobId] : undefined;
+    const slurmState = job?.state || squeue;
+    let ended: string | null;
+    if (next?.after) ended = next.after;
+    else if (slurmState && SLURM_ACTIVE.has(slurmState)) ended = null;
+    else if (slurmState) ended = slurmState;
+    else if (a.jobId && probe.slurmExit[a.jobId] !== undefined) ended = `exit ${probe.slurmExit[a.jobId]}`;
+    else if (last) ended = endOfRun(state, probe, record);
+    else ended = 'unknown';
+    let endedAt: string | null = null;
+    if (ended !== null) {
+      const exitAt = a.jobId ? facts.slurmExitAt[a.jobId] : last && record.backend === 'direct' ? facts.exitAt : undefined;
+      endedAt = exitAt !== undefined ? iso(exitAt) : (job?.endedAt ?? null);
+    }
+    const log = matched ? facts.starts[i] : undefined;
+    return {
+      n: a.n,
+      reason: a.reason,
+      jobId: a.jobId ?? null,
+      pid: a.pid ?? null,
+      nodes: a.nodes ?? [],
+      startedAt: a.startedAt,
+      endedAt,
+      ended,
+      resumedFromStep: log?.resumedFromStep ?? null,
+      lastStep: log?.lastStep ?? null,
+      lastStepAt: log?.lastStepAt ?? null,
+    };
+  });
+}
+
+/** How the latest attempt ended, from the run's derived state (null: it has not). */
+function endOfRun(state: RunState, probe: ListProbe, record: RunRecord): string | null {
+  if (state === 'running' || state === 'pending' || state === 'submitted' || state === 'unknown') return null;
+  if (state === 'stopped' || record.stopRequestedAt) return 'stopped';
+  if (probe.exitCode !== undefined && probe.exitCode !== null) return `exit ${probe.exitCode}`;
+  if (state === 'finished') return 'exit 0';
+  return 'unknown';
+}
+
+/** The chain in a few words for the table: `17 TIMEOUT > 18 from step 13, running`. */
+export function chainShort(chain: readonly AttemptSummary[]): string {
+  return chain
+    .map((a) => {
+      const who = a.jobId ?? `#${a.n}`;
+      const from = a.resumedFromStep !== null && a.resumedFromStep > 1 ? ` from step ${a.resumedFromStep}` : '';
+      return `${who}${from} ${a.ended ?? 'running'}`;
+    })
+    .join(' > ');
+}
