@@ -79,7 +79,9 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
 
   for (const key of [KEYS.importanceWeight, KEYS.behaveWeight]) {
     const w = store.latest(key);
-    if (w !== null && Math.abs(w - 1) > 0.1) {
+    // Compared with the bounds themselves, not |w - 1| > 0.1: 1.1 - 1 is 0.10000000000000009 in
+    // floating point, so a printed 1.1000e+00 (exactly 10%) fired while 9.0000e-01 did not.
+    if (w !== null && (w > 1.1 || w < 0.9)) {
       alerts.push({ id: `drift:${key}`, severity: 'warning', title: 'Importance weights drift from 1', detail: `${key} = ${fmt(w)} (more than 10% from 1.0)`, advice: 'Behaviour and current policy diverge: reduce staleness (max_head_offpolicyness) or check actor.behav_imp_weight_cap.', ...at });
     }
   }
@@ -105,7 +107,12 @@ function stallAlert(store: MetricsStore, ctx: AlertContext): Alert | null {
   if (med === null || med <= 0) return null;
   let elapsedS: number | null = null;
   if (ctx.lastStepArrivedAt !== undefined && ctx.wallNow !== undefined) elapsedS = (ctx.wallNow - ctx.lastStepArrivedAt) / 1000;
-  else if (ctx.now !== undefined && store.lastStepTimeMs !== null) elapsedS = (ctx.now - store.lastStepTimeMs) / 1000;
+  else if (ctx.now !== undefined && store.lastStepTimeMs !== null) {
+    // A restart (resume/start record) after the last step starts the wait afresh: the time before it
+    // was the crash and the restart, which the error alerts explain; "stalled since step N" is wrong.
+    const since = Math.max(store.lastStepTimeMs, store.lastRestartMs ?? -Infinity);
+    elapsedS = (ctx.now - since) / 1000;
+  }
   if (elapsedS === null || elapsedS <= 3 * med) return null;
   return {
     id: 'stall', severity: 'warning', title: 'No new step for a while',

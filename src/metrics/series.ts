@@ -140,11 +140,10 @@ export class Series {
 
   private rewind(step: number): void {
     while (this.n > 0 && this.lo[this.n - 1] >= step) this.n--;
-    // A merged bucket that straddles the resume point keeps its aggregate; it now ends before it.
-    if (this.n > 0 && this.hi[this.n - 1] >= step) {
-      this.hi[this.n - 1] = step - 1;
-      this.cnt[this.n - 1] = this.span;
-    }
+    // A merged bucket that straddles the resume point goes too: its last/min/max include replaced
+    // steps that cannot be taken out (a pre-crash spike would stay in the chart). That loses at
+    // most span-1 older steps from the chart; the replacements follow.
+    if (this.n > 0 && this.hi[this.n - 1] >= step) this.n--;
     while (this.rLen > 0 && this.rSteps[(this.rAt - 1 + RECENT) % RECENT] >= step) {
       this.rAt = (this.rAt - 1 + RECENT) % RECENT;
       this.rLen--;

@@ -24,6 +24,8 @@ export class MetricsStore {
   lastStepEvent: StepEvent | null = null;
   /** Naive-clock ms (see isoTimeToMs) of the latest step record. */
   lastStepTimeMs: number | null = null;
+  /** Naive-clock ms of the latest resume/start record (the trainer restarted). */
+  lastRestartMs: number | null = null;
   lastBatch: BatchEvent | null = null;
   readonly memoryByPhase = new Map<string, MemoryEvent>();
   resumes = 0;
@@ -32,6 +34,7 @@ export class MetricsStore {
   finished = false;
   droppedKeys = 0;
   private prevStepMs: number | null = null;
+  private prevStep: number | null = null;
   private lastKeys: string[] = [];
   private lastSeries: (Series | undefined)[] = [];
 
@@ -56,6 +59,7 @@ export class MetricsStore {
         if (e.type === 'resume') this.resumes++;
         // The gap across a restart is downtime, not a step.
         this.prevStepMs = null;
+        this.lastRestartMs = Number.isFinite(isoTimeToMs(e.time)) ? isoTimeToMs(e.time) : this.lastRestartMs;
         this.finished = false;
         break;
       case 'error':
@@ -83,10 +87,13 @@ export class MetricsStore {
     }
     const series = this.lastSeries;
     for (let i = 0; i < keys.length; i++) series[i]?.push(step, stats[keys[i]]);
-    if (this.prevStepMs !== null && Number.isFinite(ms) && ms >= this.prevStepMs) {
+    // Only a step that advances has a wall time: one that goes back (or repeats) was logged again
+    // after a restart whose Recover record we did not see, and its gap spans the downtime.
+    if (this.prevStepMs !== null && this.prevStep !== null && step > this.prevStep && Number.isFinite(ms) && ms >= this.prevStepMs) {
       this.seriesFor(STEP_TIME_KEY)?.push(step, (ms - this.prevStepMs) / 1000);
     }
     this.prevStepMs = Number.isFinite(ms) ? ms : null;
+    this.prevStep = step;
     this.lastStepTimeMs = Number.isFinite(ms) ? ms : this.lastStepTimeMs;
     this.lastStepEvent = e;
   }

@@ -1,0 +1,88 @@
+// QA as a demanding user: boundaries of the derived figures and alert rules that disagreed with
+// trainer.md §5–7 or with what a researcher concludes from the numbers.
+import { describe, expect, it } from 'vitest';
+import type { StepEvent, TrainerEvent } from '../../src/trainer-log/index.js';
+import { MetricsStore, Series, STEP_TIME_KEY, deriveFigures, evaluateAlerts } from '../../src/metrics/index.js';
+
+const HEALTHY = {
+  'rollout/reward': 0.4, 'ppo_actor/update/grad_norm': 0.3, 'ppo_actor/update/update_successful': 1,
+  'staleness/gap/offpolicy_max': 2, 'ppo_actor/update/importance_weight/avg': 1.01, 'ppo_actor/update/behave_imp_weight/avg': 0.99,
+  'rollout/omniboxes_failed': 0.01, 'ppo_actor/n_tokens': 1000, 'timeperf/train_step': 10,
+};
+
+/** Step g logged at minute `minute` (default 10 per step). */
+function step(g: number, over: Record<string, number | null> = {}, minute = g * 10): StepEvent {
+  const hh = String(Math.floor(minute / 60)).padStart(2, '0');
+  const mm = String(minute % 60).padStart(2, '0');
+  return { type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 50, globalStep: g, totalSteps: 50, time: `2026-01-01T${hh}:${mm}:00.000`, stats: { ...HEALTHY, ...over } };
+}
+const at = (minute: number) => Date.parse(`2026-01-01T${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}:00.000Z`);
+
+function storeOf(events: TrainerEvent[]): MetricsStore {
+  const s = new MetricsStore();
+  for (const e of events) s.ingest(e);
+  return s;
+}
+const ids = (a: { id: string }[]) => a.map((x) => x.id);
+
+describe('importance-weight drift boundary (trainer.md §6: both should stay close to 1.0)', () => {
+  it('exactly 10% away from 1 on either side is not "more than 10%"', () => {
+    for (const w of [1.1, 0.9]) {
+      const s = storeOf([step(1, { 'ppo_actor/update/importance_weight/avg': w, 'ppo_actor/update/behave_imp_weight/avg': w })]);
+      expect(ids(evaluateAlerts(s, [])), `w=${w}`).toEqual([]);
+    }
+  });
+
+  it('just past 10% fires, once per key', () => {
+    const s = storeOf([step(1, { 'ppo_actor/update/importance_weight/avg': 1.1001, 'ppo_actor/update/behave_imp_weight/avg': 0.8999 })]);
+    expect(ids(evaluateAlerts(s, []))).toEqual(['drift:ppo_actor/update/importance_weight/avg', 'drift:ppo_actor/update/behave_imp_weight/avg']);
+  });
+});
+
+describe('step time when step numbers go back', () => {
+  it('a step that goes back without a resume record yields no step time (the gap spans a restart)', () => {
+    // e.g. the Recover line was lost or the follower attached between records: steps 1..4, then 3 again 2 h later.
+    const s = storeOf([step(1), step(2), step(3), step(4), step(3, {}, 160), step(4, {}, 170)]);
+    const f = deriveFigures(s, { consumerBatchSize: 128 });
+    expect(s.series(STEP_TIME_KEY).values.every((v) => v === 10 * 60)).toBe(true);
+    expect(f.meanStepTimeS).toBe(600);
+    expect(f.etaS).toBe((50 - 4) * 600);
+  });
+});
+
+describe('stall rule after a restart', () => {
+  const before = [step(1), step(2), step(3), step(4)];
+  const resume: TrainerEvent = { type: 'resume', time: '2026-01-01T03:00:00.000', resumeStep: 4 } as TrainerEvent;
+
+  it('a run that just resumed is not "stalled since" its pre-crash step', () => {
+    const events = [...before, resume];
+    const s = storeOf(events);
+    // One minute after the resume record, 2 h 20 min after step 4.
+    expect(ids(evaluateAlerts(s, events, { now: at(181) }))).not.toContain('stall');
+  });
+
+  it('it is, once 3 median step times have passed since the resume with no step', () => {
+    const events = [...before, resume];
+    const s = storeOf(events);
+    const a = evaluateAlerts(s, events, { now: at(180 + 31) });
+    expect(ids(a)).toContain('stall');
+  });
+
+  it('a fresh start record in the same log anchors the stall too', () => {
+    const start = { type: 'start', time: '2026-01-01T03:00:00.000' } as TrainerEvent;
+    const events = [...before, start];
+    expect(ids(evaluateAlerts(storeOf(events), events, { now: at(181) }))).not.toContain('stall');
+  });
+});
+
+describe('series rewind across a merged bucket', () => {
+  it('a replaced step leaves neither its value nor its spike in the chart', () => {
+    const s = new Series(4);
+    for (let i = 1; i <= 8; i++) s.push(i, i === 6 ? 1000 : i);
+    // Buckets now span 2 steps: [1-2] [3-4] [5-6] [7-8]. Resume at 6: 6, 7, 8 logged again.
+    s.push(6, 6);
+    expect(s.downsample(100).max.some((v) => v === 1000)).toBe(false);
+    expect(s.view().values).not.toContain(1000);
+    expect(s.latest()).toBe(6);
+  });
+});
