@@ -106,7 +106,7 @@ export class LiveSession implements Session {
     }
     this.actions = {
       selectRun: (id) => this.selectRun(id),
-      refreshRuns: () => void this.refreshAll(),
+      refreshRuns: () => void this.refreshAll().finally(() => this.scheduleRunsPoll()),
       stopRun: (id) => this.stop(id),
       setDraft: (d) => this.setDraft(d),
       setValue: (key, text) => this.setOverrides(withValue(this.configSource?.overrides ?? [], key, typedValueText(this.rowTypes.get(key) ?? 'other', text))),
@@ -146,6 +146,7 @@ export class LiveSession implements Session {
   private runsChain = 0;
   private scheduleRunsPoll(chain = ++this.runsChain): void {
     if (this.closed || chain !== this.runsChain) return;
+    if (this.runsTimer) clearTimeout(this.runsTimer);
     const ms = runsPollDelay(this.raw, this.o.targets.length, this.o);
     this.runsTimer = setTimeout(() => {
       if (chain !== this.runsChain) return;
@@ -437,6 +438,8 @@ export class LiveSession implements Session {
       const runId = result.record.runId;
       this.update({ launch: { phase: 'launched', runId, message: `launched ${runId} on ${conn.target.name}` } });
       await this.refresh(conn);
+      // A run is live again: the runs list back to its fast pace now, not after an idle 30 s.
+      this.scheduleRunsPoll();
       this.selectRun(runId);
     } catch (err) {
       this.update({ launch: { phase: 'failed', message: err instanceof Error ? err.message : String(err) } });
