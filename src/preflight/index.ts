@@ -2,6 +2,7 @@
 export { runPreflight, runPreflightReport, type PreflightOptions, type PreflightReport } from './run.js';
 export { evaluatePreflight, checkSecrets, hasErrors } from './evaluate.js';
 export { formatChecks } from './format.js';
+export { settledByPreflight, unsettledDiagnostics } from './settled.js';
 export { runProbe, probeArgv, ProbeError, type ProbeParams } from './probe.js';
 export { estimateParams, CHECKPOINT_BYTES_PER_PARAM } from './checks-disk.js';
 export { parseSlurmTime } from './slurm-time.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { evaluateConfig, looksLikeHubId } from '../../src/config/index.js';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { resolveTarget } from '../../src/runs/index.js';
-import { evaluatePreflight, hasErrors, runPreflightReport, type CheckResult } from '../../src/preflight/index.js';
+import { evaluatePreflight, hasErrors, runPreflightReport, unsettledDiagnostics, type CheckResult } from '../../src/preflight/index.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { facts, input, resolved } from './synth.js';
 import { CONFIG, makeWorld, type World } from './world.js';
@@ -97,5 +97,18 @@ describe('model check over a real sshd', () => {
     expect(checks.find((c) => c.id === 'setup')).toMatchObject({ result: 'ok' });
     // The fake nvidia-smi came onto PATH through env.sh: the GPUs were seen.
     expect(checks.find((c) => c.id === 'gpus')).toMatchObject({ result: 'ok' });
+  });
+});
+
+describe('unsettledDiagnostics: the config warning a passing model check settles', () => {
+  const hub = { code: 'hub-model-path', key: 'actor.path', severity: 'warning' as const, message: '' };
+  const other = { code: 'sglang-vlm-cache', key: 'actor.scheduling_spec.0', severity: 'warning' as const, message: '' };
+  it('drops hub-model-path when the model check is ok, keeps everything else', () => {
+    const checks = evaluatePreflight(input({ resolved: resolved({ 'actor.path': 'models/qwen3-vl' }), facts: facts({ model: { path: 'models/qwen3-vl', exists: true, isDir: true, configJson: '{}', safetensorsBytes: null } }) }));
+    expect(unsettledDiagnostics([hub, other], checks)).toEqual([other]);
+  });
+  it('keeps it when the target has nothing there', () => {
+    const checks = evaluatePreflight(input({ resolved: resolved({ 'actor.path': 'Qwen/Qwen3-VL-8B-Instruct' }), facts: facts({ model: { path: 'Qwen/Qwen3-VL-8B-Instruct', ...absent } }) }));
+    expect(unsettledDiagnostics([hub, other], checks)).toEqual([hub, other]);
   });
 });
