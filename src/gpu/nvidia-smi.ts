@@ -10,6 +10,9 @@ export interface SmiTable {
   /** Unit per column from the header (`MiB`, `%`), null when none or no header. */
   units: (string | null)[];
   rows: Record<string, SmiValue>[];
+  /** Lines that are nvidia-smi messages, not rows (a GPU it cannot reach, a warning): one cell
+   *  where several fields were asked for. */
+  notes: string[];
 }
 
 export class NvidiaSmiError extends Error {
@@ -54,8 +57,12 @@ export function smiValue(cell: string, field?: string): SmiValue {
   return m ? Number(m[1]) : cell;
 }
 
-function isHeader(cells: string[]): boolean {
-  return cells.length > 0 && cells.every((c) => HEADER_CELL.test(c));
+function isHeader(cells: string[], fields?: string[]): boolean {
+  if (!(cells.length > 0 && cells.every((c) => HEADER_CELL.test(c)))) return false;
+  if (!fields) return true;
+  // With the query known, a word like `Default` (compute_mode) or `P0` (pstate) is data: a header
+  // cell is the field's name, a dotted/underscored name (clocks.sm prints clocks.current.sm) or has a unit.
+  return cells.every((c, j) => c.includes('[') || /[._]/.test(c) || c === fields[j]);
 }
 
 export function parseSmiCsv(text: string, opts: SmiParseOptions = {}): SmiTable {
@@ -66,7 +73,7 @@ export function parseSmiCsv(text: string, opts: SmiParseOptions = {}): SmiTable 
   let units: (string | null)[] = fields.map(() => null);
   let start = 0;
   const first = lines.length > 0 ? splitCsvLine(lines[0]) : [];
-  const hasHeader = opts.header ?? isHeader(first);
+  const hasHeader = opts.header ?? isHeader(first, opts.fields);
   if (hasHeader && lines.length > 0) {
     start = 1;
     const names = first.map((c) => c.replace(/ \[[^\]]+\]$/, ''));
@@ -74,8 +81,13 @@ export function parseSmiCsv(text: string, opts: SmiParseOptions = {}): SmiTable 
     if (!opts.fields) fields = names;
   }
   const rows: Record<string, SmiValue>[] = [];
+  const notes: string[] = [];
   for (let i = start; i < lines.length; i++) {
     const cells = splitCsvLine(lines[i]);
+    if (fields.length >= 2 && cells.length === 1) {
+      notes.push(lines[i].trim());
+      continue;
+    }
     const row: Record<string, SmiValue> = {};
     const n = Math.max(cells.length, fields.length);
     for (let j = 0; j < n; j++) {
@@ -84,5 +96,5 @@ export function parseSmiCsv(text: string, opts: SmiParseOptions = {}): SmiTable 
     }
     rows.push(row);
   }
-  return { fields, units, rows };
+  return { fields, units, rows, notes };
 }

@@ -34,6 +34,9 @@ export interface GpuSnapshot {
   stale?: true;
   /** When the stale figures were read (ms, the poller's clock). */
   figuresAt?: number;
+  /** PCI bus ids of GPUs nvidia-smi could not reach this round (fallen off the bus); `gpus` holds
+   *  the others and `error` says what to do. */
+  lostGpus?: string[];
 }
 
 export interface GpuCommandOptions extends NodeFanOutOptions {
@@ -57,28 +60,53 @@ export function gpuCommand(nodes?: readonly string[], opts: GpuCommandOptions = 
   return nodeFanOutArgv('awrl-gpu', NODE_SCRIPT, [opts.setup ?? ''], list, opts);
 }
 
-/** The GPU rows of one node's answer, or an error that says what to do. */
+/** `Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error` (also `GPU 0000:…`,
+ *  `… : GPU is lost. Reboot the system to recover this GPU`): printed among the other GPUs' rows. */
+const LOST_GPU = /^Unable to (?:determine|detect) the device handle for GPU ?([0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+\.[0-9A-Fa-f]+): *(.*)$/;
+
+/** What to do about nvidia-smi's own failure texts (the node, not the cockpit, needs fixing). */
+function failureHint(text: string, code: number | null): string {
+  if (/Driver\/library version mismatch/.test(text)) return 'the NVIDIA driver was updated without a reboot: reboot the node (or reload the nvidia kernel modules)';
+  if (/couldn't communicate with the NVIDIA driver/.test(text)) return 'the NVIDIA driver is not loaded on the node';
+  if (code === 127 || /not found/.test(text.trim().split('\n')[0] ?? '')) return 'nvidia-smi is not installed or not on PATH there';
+  if (code === 255) return 'ssh to the node failed (check that the head can ssh to it without a password)';
+  return `nvidia-smi exited with ${code}`;
+}
+
+/** The GPU rows of one node's answer, or an error that says what to do. Rows of the GPUs that
+ *  answered are kept when another GPU cannot be reached (its bus id goes to `lostGpus`). */
 export function parseGpuAnswer(node: string, text: string, code: number | null, at: number): GpuSnapshot {
   const fieldErr = smiFieldError(text);
   if (fieldErr) return { node, at, gpus: [], error: `${node}: ${fieldErr.message}` };
-  if (code !== 0) {
-    const first = text.trim().split('\n')[0] ?? '';
-    const hint = code === 127 || /not found/.test(first) ? 'nvidia-smi is not installed or not on PATH there' : code === 255 ? 'ssh to the node failed (check that the head can ssh to it without a password)' : `nvidia-smi exited with ${code}`;
-    return { node, at, gpus: [], error: `${node}: ${hint}${first ? `: ${first}` : ''}` };
-  }
+  let gpus: GpuSample[];
+  let notes: string[];
   try {
     const t = parseSmiCsv(text, { fields: [...GPU_QUERY_FIELDS], header: false });
-    const gpus = t.rows.map((r) => ({
-      index: typeof r['index'] === 'number' ? r['index'] : null,
+    notes = t.notes;
+    // A row without a numeric index is not a GPU (a stray message split on a comma).
+    gpus = t.rows.filter((r) => typeof r['index'] === 'number').map((r) => ({
+      index: r['index'] as number,
       name: r['name'] === null ? null : String(r['name']),
       memoryUsedMiB: typeof r['memory.used'] === 'number' ? r['memory.used'] : null,
       memoryTotalMiB: typeof r['memory.total'] === 'number' ? r['memory.total'] : null,
       utilizationPct: typeof r['utilization.gpu'] === 'number' ? r['utilization.gpu'] : null,
     }));
-    return { node, at, gpus };
   } catch (e) {
     return { node, at, gpus: [], error: `${node}: ${e instanceof Error ? e.message : String(e)}` };
   }
+  const lost = notes.map((n) => LOST_GPU.exec(n)).filter((m): m is RegExpExecArray => m !== null);
+  if (lost.length > 0) {
+    const which = lost.map((m) => `${m[1]}${m[2] ? ` (${m[2].replace(/\s+/g, ' ').trim()})` : ''}`).join(', ');
+    const error = `${node}: nvidia-smi cannot reach GPU ${which}: it has likely fallen off the bus (dmesg shows Xid 79); the node needs a GPU reset or a reboot, and the run's ranks on it will fail`;
+    return { node, at, gpus, error, lostGpus: lost.map((m) => m[1]) };
+  }
+  if (code !== 0 || gpus.length === 0) {
+    const first = text.trim().split('\n')[0] ?? '';
+    if (code === 0 && first === '') return { node, at, gpus: [], error: `${node}: nvidia-smi printed nothing (no GPU listed)` };
+    const why = code === 0 ? 'nvidia-smi listed no GPU' : failureHint(text, code);
+    return { node, at, gpus, error: `${node}: ${why}${first ? `: ${first}` : ''}` };
+  }
+  return { node, at, gpus };
 }
 
 /**
@@ -168,7 +196,8 @@ export class GpuPoller {
   }
 
   private withLastGood(s: GpuSnapshot): GpuSnapshot {
-    if (!s.error) {
+    // A partial answer (some GPUs lost) is this round's truth: never papered over with old figures.
+    if (!s.error || s.gpus.length > 0) {
       this.lastGood.set(s.node, { gpus: s.gpus, at: s.at });
       return s;
     }
