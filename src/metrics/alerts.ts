@@ -55,13 +55,15 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
   const alerts: Alert[] = [];
   const at = stepOf(store);
 
-  if (store.has(KEYS.gradNorm)) {
-    const g = store.latest(KEYS.gradNorm);
+  // The single-step rules read the latest step record only: a key it lacks says nothing (an older
+  // step's nan must not stay alerted, nor clear a newer one).
+  const g = store.current(KEYS.gradNorm);
+  if (g !== undefined) {
     if (g === null || !Number.isFinite(g)) {
       alerts.push({ id: 'grad-norm-nonfinite', severity: 'error', title: 'Gradient norm is not finite', detail: `${KEYS.gradNorm} = ${fmt(g)}`, advice: 'The update was likely skipped; if it repeats, lower the learning rate or check the rewards and advantages for nan.', ...at });
     }
   }
-  const ok = store.latest(KEYS.updateOk);
+  const ok = store.current(KEYS.updateOk) ?? null;
   if (ok !== null && ok < 1) {
     alerts.push({ id: 'update-unsuccessful', severity: 'warning', title: 'Optimizer update was not successful', detail: `${KEYS.updateOk} = ${fmt(ok)}`, advice: 'Some updates were skipped (non-finite gradients); watch the grad norm and the loss.', ...at });
   }
@@ -72,13 +74,13 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
   }
 
   const budget = ctx.maxHeadOffpolicyness;
-  const sMax = store.latest(KEYS.stalenessMax);
+  const sMax = store.current(KEYS.stalenessMax) ?? null;
   if (budget !== undefined && sMax !== null && sMax > budget) {
     alerts.push({ id: 'staleness-over-budget', severity: 'warning', title: 'Staleness above budget', detail: `${KEYS.stalenessMax} = ${fmt(sMax)} > rollout.max_head_offpolicyness = ${budget}`, advice: 'Rollouts lag the policy more than allowed: check the rollout/actor GPU split and the rollout wait time.', ...at });
   }
 
   for (const key of [KEYS.importanceWeight, KEYS.behaveWeight]) {
-    const w = store.latest(key);
+    const w = store.current(key) ?? null;
     // Compared with the bounds themselves, not |w - 1| > 0.1: 1.1 - 1 is 0.10000000000000009 in
     // floating point, so a printed 1.1000e+00 (exactly 10%) fired while 9.0000e-01 did not.
     if (w !== null && (w > 1.1 || w < 0.9)) {
@@ -86,7 +88,7 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
     }
   }
 
-  const failed = store.latest(KEYS.omniboxesFailed);
+  const failed = store.current(KEYS.omniboxesFailed) ?? null;
   if (failed !== null && failed > 0.05) {
     alerts.push({ id: 'omniboxes-failed', severity: 'warning', title: 'Browser environments failing', detail: `${KEYS.omniboxesFailed} = ${fmt(failed)} (> 5%)`, advice: 'The Omniboxes cluster is failing allocations: check its health and the token variable (webgym.cpu_cluster_token_env_var).', ...at });
   }

@@ -65,9 +65,10 @@ export function deriveFigures(store: MetricsStore, config: RunConfigFacts = {}, 
   const episodes = config.consumerBatchSize ?? store.lastBatch?.episodes ?? null;
   const perStep = stepTimeS ?? meanStepTimeS;
   const episodesPerS = episodes !== null && perStep ? episodes / perStep : null;
-  const nTokens = store.latest('ppo_actor/n_tokens');
-  const trainS = store.latest('timeperf/train_step');
-  const trainTokensPerS = nTokens !== null && trainS ? nTokens / trainS : null;
+  // Both from the latest step record: the newest value of each key may come from different steps.
+  const nTokens = store.current('ppo_actor/n_tokens') ?? null;
+  const trainS = store.current('timeperf/train_step') ?? null;
+  const trainTokensPerS = nTokens !== null && trainS !== null && trainS > 0 ? nTokens / trainS : null;
 
   const phases: PhaseShare[] = [];
   if (last) {
@@ -95,8 +96,8 @@ export function deriveFigures(store: MetricsStore, config: RunConfigFacts = {}, 
     }
   }
 
-  const sMax = store.latest('staleness/gap/offpolicy_max');
-  const sAvg = store.latest('staleness/gap/offpolicy_avg');
+  const sMax = store.current('staleness/gap/offpolicy_max') ?? null;
+  const sAvg = store.current('staleness/gap/offpolicy_avg') ?? null;
   const budget = config.maxHeadOffpolicyness ?? null;
   const staleness =
     sMax === null && sAvg === null && budget === null

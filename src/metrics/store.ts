@@ -90,12 +90,23 @@ export class MetricsStore {
     // Only a step that advances has a wall time: one that goes back (or repeats) was logged again
     // after a restart whose Recover record we did not see, and its gap spans the downtime.
     if (this.prevStepMs !== null && this.prevStep !== null && step > this.prevStep && Number.isFinite(ms) && ms >= this.prevStepMs) {
-      this.seriesFor(STEP_TIME_KEY)?.push(step, (ms - this.prevStepMs) / 1000);
+      this.stepTimes().push(step, (ms - this.prevStepMs) / 1000);
     }
     this.prevStepMs = Number.isFinite(ms) ? ms : null;
     this.prevStep = step;
     this.lastStepTimeMs = Number.isFinite(ms) ? ms : this.lastStepTimeMs;
     this.lastStepEvent = e;
+  }
+
+  /** The derived step-time series is exempt from the key cap: a run with more stats keys than the
+   *  cap still has its step times (and so its ETA, episodes/s and stall rule). */
+  private stepTimes(): Series {
+    let s = this.map.get(STEP_TIME_KEY);
+    if (s === undefined) {
+      s = new Series(this.capacity);
+      this.map.set(STEP_TIME_KEY, s);
+    }
+    return s;
   }
 
   private seriesFor(key: string): Series | undefined {
@@ -125,6 +136,15 @@ export class MetricsStore {
 
   downsample(key: string, buckets: number): DownsampledView {
     return this.map.get(key)?.downsample(buckets) ?? { steps: [], min: [], max: [], last: [] };
+  }
+
+  /** The key's value in the latest step record: null when nan, undefined when that step lacks it
+   *  (rules about "the current step" must not fall back to an older step's value). */
+  current(key: string): number | null | undefined {
+    const stats = this.lastStepEvent?.stats;
+    if (!stats || !(key in stats)) return undefined;
+    const v = stats[key];
+    return typeof v === 'number' && !Number.isNaN(v) ? v : null;
   }
 
   latest(key: string): number | null {

@@ -86,3 +86,101 @@ describe('series rewind across a merged bucket', () => {
     expect(s.latest()).toBe(6);
   });
 });
+
+describe('figures of the latest step are of the latest step', () => {
+  it('train tokens/s is not built from an older step when the latest lacks the keys', () => {
+    const two = step(2);
+    delete two.stats['ppo_actor/n_tokens'];
+    const s = storeOf([step(1), two]);
+    expect(deriveFigures(s).trainTokensPerS).toBeNull();
+    s.ingest(step(2, { 'ppo_actor/n_tokens': null, 'timeperf/train_step': 10 }));
+    expect(deriveFigures(s).trainTokensPerS).toBeNull();
+    const noKeys = { ...step(3) };
+    noKeys.stats = { 'rollout/reward': 0.4 };
+    s.ingest(noKeys);
+    expect(deriveFigures(s).trainTokensPerS).toBeNull();
+    s.ingest(step(4, { 'ppo_actor/n_tokens': 5000, 'timeperf/train_step': 0 }));
+    expect(deriveFigures(s).trainTokensPerS).toBeNull();
+    s.ingest(step(5, { 'ppo_actor/n_tokens': 0, 'timeperf/train_step': 4 }));
+    expect(deriveFigures(s).trainTokensPerS).toBe(0);
+    s.ingest(step(6, { 'ppo_actor/n_tokens': 5000, 'timeperf/train_step': 4 }));
+    expect(deriveFigures(s).trainTokensPerS).toBe(1250);
+  });
+
+  it('a non-finite grad norm from an older step does not stay alerted when the latest step has none', () => {
+    const s = storeOf([step(1, { 'ppo_actor/update/grad_norm': null })]);
+    expect(ids(evaluateAlerts(s, []))).toEqual(['grad-norm-nonfinite']);
+    const next = step(2);
+    delete next.stats['ppo_actor/update/grad_norm'];
+    s.ingest(next);
+    expect(ids(evaluateAlerts(s, []))).toEqual([]);
+  });
+});
+
+describe('the step time survives a full key table', () => {
+  it('is kept when the stats keys reach the store\'s key cap', () => {
+    const s = new MetricsStore({ maxKeys: 4 });
+    s.ingest(step(1));
+    s.ingest(step(2));
+    expect(s.latest(STEP_TIME_KEY)).toBe(600);
+    expect(deriveFigures(s).stepTimeS).toBe(600);
+  });
+});
+
+describe('rule boundaries (trainer.md §5 trouble signatures)', () => {
+  it('reward exactly 0: 2 steps say nothing, 3 fire, a resumed step that replaces a 0 clears it', () => {
+    const evs = [step(1), step(2, { 'rollout/reward': 0 }), step(3, { 'rollout/reward': 0 })];
+    const s = storeOf(evs);
+    expect(ids(evaluateAlerts(s, []))).toEqual([]);
+    s.ingest(step(4, { 'rollout/reward': 0 }));
+    expect(ids(evaluateAlerts(s, []))).toEqual(['reward-zero']);
+    s.ingest({ type: 'resume', time: '2026-01-01T01:00:00.000', resumeStep: 4 } as TrainerEvent);
+    s.ingest(step(4, { 'rollout/reward': 0.2 }, 70));
+    expect(ids(evaluateAlerts(s, []))).toEqual([]);
+    s.ingest(step(5, { 'rollout/reward': 0 }, 80));
+    expect(ids(evaluateAlerts(s, []))).toEqual([]);
+  });
+
+  it('nan reward is not 0', () => {
+    const s = storeOf([1, 2, 3].map((g) => step(g, { 'rollout/reward': null })));
+    expect(ids(evaluateAlerts(s, []))).toEqual([]);
+  });
+
+  it('omniboxes_failed exactly 5% does not fire; above does', () => {
+    expect(ids(evaluateAlerts(storeOf([step(1, { 'rollout/omniboxes_failed': 0.05 })]), []))).toEqual([]);
+    expect(ids(evaluateAlerts(storeOf([step(1, { 'rollout/omniboxes_failed': 0.0501 })]), []))).toEqual(['omniboxes-failed']);
+  });
+
+  it('staleness: budget 0 fires on any lag, unknown budget never, equal to the budget not', () => {
+    const s = storeOf([step(1, { 'staleness/gap/offpolicy_max': 1 })]);
+    expect(ids(evaluateAlerts(s, [], { maxHeadOffpolicyness: 0 }))).toEqual(['staleness-over-budget']);
+    expect(ids(evaluateAlerts(s, [], {}))).toEqual([]);
+    expect(ids(evaluateAlerts(s, [], { maxHeadOffpolicyness: 1 }))).toEqual([]);
+    expect(deriveFigures(s, { maxHeadOffpolicyness: 0 }).staleness).toMatchObject({ budget: 0, over: true });
+    expect(deriveFigures(s, {}).staleness).toMatchObject({ budget: null, over: false });
+  });
+
+  it('stall: exactly 3 median step times is not a stall, more is', () => {
+    const s = storeOf([step(1), step(2), step(3)]);
+    expect(ids(evaluateAlerts(s, [], { now: at(30 + 30) }))).toEqual([]);
+    expect(ids(evaluateAlerts(s, [], { now: at(30 + 31) }))).toEqual(['stall']);
+  });
+
+  it('update_successful below 1 warns; 1 and nan do not', () => {
+    expect(ids(evaluateAlerts(storeOf([step(1, { 'ppo_actor/update/update_successful': 0.5 })]), []))).toEqual(['update-unsuccessful']);
+    expect(ids(evaluateAlerts(storeOf([step(1, { 'ppo_actor/update/update_successful': null })]), []))).toEqual([]);
+  });
+});
+
+describe('phase shares', () => {
+  it('phases summing to more than the step are shares of their sum; missing phases are absent', () => {
+    const s = storeOf([step(1, { 'timeperf/rollout': 300, 'timeperf/train_step': 100 }), step(2, { 'timeperf/rollout': 500, 'timeperf/train_step': 200 })]);
+    const f = deriveFigures(s);
+    expect(f.stepTimeS).toBe(600);
+    expect(f.phases.map((p) => p.phase)).toEqual(['rollout', 'train_step']);
+    expect(f.phases.reduce((a, p) => a + p.share, 0)).toBeCloseTo(1, 12);
+    const s2 = storeOf([step(1), step(2, { 'timeperf/rollout': 300, 'timeperf/train_step': 60 })]);
+    const f2 = deriveFigures(s2);
+    expect(f2.phases.find((p) => p.phase === 'rollout')!.share).toBe(0.5);
+  });
+});
