@@ -233,3 +233,15 @@ describe('test rollout: what webgym/train.py computes before anything starts', (
     expect(evaluate(REFERENCE, ['test_rollout.enabled=true', 'test_rollout.n_gpus=0', 'valid_dataset=null']).diagnostics.filter((d) => d.code === 'test-rollout')).toEqual([]);
   });
 });
+
+describe('YAML scalars the resolver matches but Python cannot construct', () => {
+  // PyYAML: 0x_ matches the int resolver, then int('', 16) raises; ._ matches the float one, then
+  // float('.') raises. The engine used to load them as NaN.
+  it.each(['v: 0x_\n', 'v: 0b_\n', 'v: ._\n', 'v: !!int 0x_\n', 'v: !!float ._\n'])('%j is a load error, as in OmegaConf', (text) => {
+    expect(resolveWithoutSchema(text)).toMatchObject({ stage: 'load' });
+    if (omegaconfAvailable()) expect(runOmegaConf([{ kind: 'yaml', text }])[0]).toMatchObject({ stage: 'load' });
+  });
+  it('.nan is still NaN', () => {
+    expect(resolveWithoutSchema('v: .nan\n')).toMatchObject({ ok: { v: { float: 'nan' } } });
+  });
+});
