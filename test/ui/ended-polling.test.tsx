@@ -104,6 +104,18 @@ describe('a run that ended while watched', () => {
     const f = await waitForFrame(r, (x) => x.includes('polling stopped'), 'the header saying polling stopped', 10_000);
     expect(f).toMatch(/│ failed │ polling stopped \(log read to its end; state and GPUs every 1 s\)/);
 
+    // Opened after it ended (the common case: a run picked from the list): read to its end, then
+    // the same stop.
+    const later = { n: 0 };
+    const second = createLiveSession({ targets: [{ target: sim.target, transport: countingFollows(sim.transport, later) }], openRunId: sim.runId, statePollMs: 300, endedStatePollMs: 1000, gpuPoller: null });
+    try {
+      await waitFor(() => second.getState().run?.pollingStopped, { timeoutMs: 30_000, what: 'the reopened ended run to stop polling' });
+      expect(second.getState().run!.alerts.some((a) => a.severity === 'error')).toBe(true);
+      expect(later.n).toBe(0);
+    } finally {
+      await second.close();
+    }
+
     // Resumed (same run, a new attempt): following and GPU polling start again.
     const speed = process.env.AWRL_SIM_SPEED;
     process.env.AWRL_SIM_SPEED = '400';
