@@ -2,7 +2,7 @@
 // parsed Document kept (comments included) so an edited file can be written back.
 import { Document, isAlias, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, visit, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './yaml-scalars.js';
-import type { Val } from './values.js';
+import { pyFloatRepr, type Val } from './values.js';
 
 export interface YamlProblem {
   message: string;
@@ -38,6 +38,18 @@ export function loadYaml(text: string): LoadedYaml {
     const p = at(offset);
     problems.push({ message: `duplicate key '${d.name}' (first defined at line ${at(d.first).line}); the trainer refuses a key defined twice: remove one`, line: p.line, col: p.col });
   }
+  // PyYAML's composer refuses a second anchor of the same name; the yaml package lets the later win.
+  const anchors = new Map<string, number>();
+  visit(doc, (_, node) => {
+    const n = node as YNode | null;
+    if (!n || typeof n !== 'object' || !('anchor' in n) || !n.anchor || !n.range) return;
+    const firstAt = anchors.get(n.anchor);
+    if (firstAt === undefined) anchors.set(n.anchor, n.range[0]);
+    else {
+      const p = at(n.range[0]);
+      problems.push({ message: `found duplicate anchor '${n.anchor}' (first occurrence at line ${at(firstAt).line}); rename one`, line: p.line, col: p.col });
+    }
+  });
   problems.sort((a, b) => a.line - b.line || a.col - b.col);
   if (problems.length) return { doc, lineCounter, root: null, problems };
 
@@ -92,8 +104,13 @@ export function loadYaml(text: string): LoadedYaml {
         let name: string;
         if (isScalar(k)) {
           const r = k.type === 'PLAIN' && !k.tag ? resolvePlain(String(k.value)) : { t: 'str' as const, v: String(k.value) };
-          // OmegaConf turns non-string keys into their Python str() for us to compare; keep it simple.
-          name = r.t === 'str' ? r.v : r.t === 'int' || r.t === 'float' || r.t === 'bool' ? String(r.v) : r.t === 'null' ? 'None' : String(k.value);
+          // Non-string keys by their Python str() (True, 1.5); OmegaConf refuses a None key.
+          if (r.t === 'null') {
+            const kp = at(k.range?.[0] ?? keyOffset);
+            problems.push({ message: "Incompatible key type 'NoneType': a key cannot be null (quote it: 'null': …)", line: kp.line, col: kp.col, key: keyPath.join('.') });
+            continue;
+          }
+          name = r.t === 'str' ? r.v : r.t === 'bool' ? (r.v ? 'True' : 'False') : r.t === 'float' ? pyFloatRepr(r.v) : r.t === 'int' ? (r.digits ?? String(r.v)) : String(k.value);
         } else {
           const kp = at(k?.range?.[0] ?? keyOffset);
           problems.push({ message: 'a mapping key must be a scalar', line: kp.line, col: kp.col });
@@ -186,6 +203,8 @@ function duplicateKeys(doc: Document): Map<number, { name: string; first: number
       for (const pair of node.items) {
         if (!isScalar(pair.key) || !pair.key.range) continue;
         const name = String(pair.key.value);
+        // OmegaConf's loader checks only keys tagged str: `true:` or `1:` twice is allowed (last wins).
+        if (pair.key.type === 'PLAIN' && !pair.key.tag && resolvePlain(name).t !== 'str') continue;
         // Merge keys (`<<`) may repeat, as in PyYAML (OmegaConf checks only string keys).
         if (name === '<<' && pair.key.type === 'PLAIN') continue;
         const first = seen.get(name);

@@ -245,3 +245,31 @@ describe('YAML scalars the resolver matches but Python cannot construct', () => 
     expect(resolveWithoutSchema('v: .nan\n')).toMatchObject({ ok: { v: { float: 'nan' } } });
   });
 });
+
+describe('YAML keys as OmegaConf loads them', () => {
+  const both = (text: string) => ({ mine: resolveWithoutSchema(text), ref: omegaconfAvailable() ? runOmegaConf([{ kind: 'yaml', text }])[0] : null });
+  it('a null key is refused ("Incompatible key type"), at the key', () => {
+    const { mine, ref } = both('a: 1\nnull: 2\n');
+    expect(mine).toMatchObject({ stage: 'load' });
+    if (ref) expect(ref).toMatchObject({ stage: 'load', message: "Incompatible key type 'NoneType'" });
+    expect(only(evaluate(`${REFERENCE}\nwebgym_extra:\n  ~: 1\n`), 'yaml-syntax').message).toMatch(/Incompatible key type 'NoneType'/);
+  });
+  // OmegaConf's loader checks duplicates among str-tagged keys only.
+  it.each(['w:\n  true: 1\n  true: 2\n', 'w:\n  1: a\n  1: b\n'])('a repeated non-string key is allowed, the last wins: %j', (text) => {
+    const { mine, ref } = both(text);
+    expect(mine).toHaveProperty('ok');
+    if (ref) expect(mine).toEqual(ref);
+  });
+  it("a repeated quoted key is still a duplicate", () => {
+    expect(resolveWithoutSchema('a: 1\n"a": 2\n')).toMatchObject({ stage: 'load' });
+  });
+  it('a bool key is named as Python prints it (True)', () => {
+    expect(resolveWithoutSchema('w:\n  yes: 1\n')).toEqual({ ok: { w: { True: 1 } } });
+  });
+  // PyYAML's composer: "found duplicate anchor".
+  it('an anchor defined twice is refused', () => {
+    const { mine, ref } = both('a: &x 1\nb: &x 2\nc: *x\n');
+    expect(mine).toMatchObject({ stage: 'load' });
+    if (ref) expect(ref).toMatchObject({ stage: 'load' });
+  });
+});
