@@ -47,7 +47,9 @@ export interface GpuCommandOptions extends NodeFanOutOptions {
 }
 
 // What each node runs (through src/remote's fan-out): the setup line, then nvidia-smi. $1 = setup.
-const NODE_SCRIPT = ['[ -n "${1:-}" ] && { eval "$1"; } >/dev/null 2>&1', SMI.join(' ')].join('\n');
+// 2>&1: nvidia-smi says a GPU fell off the bus ("Unable to determine the device handle …") beside
+// the other GPUs' rows, and the fan-out keeps a node's stderr only when it exits non-zero.
+const NODE_SCRIPT = ['[ -n "${1:-}" ] && { eval "$1"; } >/dev/null 2>&1', `${SMI.join(' ')} 2>&1`].join('\n');
 
 /**
  * The argv of one polling round. No nodes (and no includeHead): nvidia-smi on the transport's own

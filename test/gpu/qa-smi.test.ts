@@ -69,3 +69,30 @@ describe('parseSmiCsv', () => {
     expect(t.notes).toEqual(['Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error']);
   });
 });
+
+describe('a lost GPU reported on stderr with rc 0, through the real fan-out script (bash, the head without ssh)', () => {
+  it('the fan-out answer names the lost GPU and keeps the 7 others', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { execFile } = await import('node:child_process');
+    const { GpuPoller } = await import('../../src/gpu/index.js');
+    const dir = mkdtempSync(join(tmpdir(), 'awrl-gpu-lost-'));
+    try {
+      const rows = eight.filter((_, i) => i !== 3).map((r) => `echo '${r}'`).join('\n');
+      writeFileSync(join(dir, 'nvidia-smi'), `#!/bin/bash\n${rows}\necho 'Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error' >&2\nexit 0\n`, { mode: 0o755 });
+      const setup = `export PATH='${dir}':"$PATH"`;
+      const run = (argv: string[]) =>
+        new Promise<import('../../src/remote/transport.js').ExecResult>((resolve) =>
+          execFile(argv[0], argv.slice(1), { encoding: 'buffer' }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, signal: null, stdout, stderr })),
+        );
+      // box-9 does not resolve (unreachable); the head answers through the fan-out's local branch.
+      const [fan] = await new GpuPoller({ target: 'box', exec: run }, { nodes: ['box-9'], includeHead: true, headName: 'box-0', setup, nodeTimeoutSec: 5, connectTimeoutSec: 1, onSnapshot: () => {} }).pollOnce();
+      expect(fan.node).toBe('box-0');
+      expect(fan.gpus.map((g) => g.index)).toEqual([0, 1, 2, 4, 5, 6, 7]);
+      expect(fan.lostGpus).toEqual(['0000:3B:00.0']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
