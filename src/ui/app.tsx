@@ -187,6 +187,8 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
   };
 
   useInput((input, key) => {
+    // Someone is at the keyboard: failures on the status line were seen and may now go.
+    expiry.current!.acknowledge(clock());
     const st = session.getState();
     const ctx = {
       ...keyContext(st, Math.max(1, bodyH - 4)),

@@ -25,6 +25,41 @@ describe('StatusExpiry', () => {
   });
 });
 
+describe('failures on the status line', () => {
+  it('a failure stays until a key is pressed after it, then goes like the others', () => {
+    const x = new StatusExpiry(8000);
+    const failed = 'notice:stop failed: connection lost';
+    expect([...x.note([failed, 'failed:launch failed: exit 2'], T0)]).toHaveLength(2);
+    // Nobody at the keyboard overnight: still said 10 hours later.
+    expect([...x.note([failed, 'failed:launch failed: exit 2'], T0 + 36e6)]).toHaveLength(2);
+    x.acknowledge(T0 + 36e6);
+    expect([...x.note([failed, 'failed:launch failed: exit 2'], T0 + 36e6 + 7999)]).toHaveLength(2);
+    expect([...x.note([failed, 'failed:launch failed: exit 2'], T0 + 36e6 + 8000)]).toHaveLength(0);
+    // An ordinary notice is not held by the keyboard.
+    expect([...x.note(['notice:stopped run-a'], T0)]).toEqual(['notice:stopped run-a']);
+    expect([...x.note(['notice:stopped run-a'], T0 + 8000)]).toEqual([]);
+  });
+
+  it('in the App: a stop failure is still there much later, and goes 8 s after the next key', async () => {
+    let now = T0;
+    const s = new StaticSession({ notice: 'stop failed: connection lost' });
+    const r = renderInk(<App session={s} initialScreen="config" size={{ columns: 100, rows: 30 }} colors={false} clock={() => now} />);
+    try {
+      await waitForFrame(r, (f) => f.includes('stop failed: connection lost'), 'the failure');
+      now += 3_600_000;
+      s.update({});
+      await waitForFrame(r, (f) => f.includes('stop failed: connection lost'), 'the failure, an hour later');
+      r.stdin.write('1');
+      await waitForFrame(r, (f) => f.includes('No targets yet') && f.includes('stop failed'), 'the Runs screen, failure still said');
+      now += STATUS_TTL_MS + 1;
+      r.stdin.write('3');
+      await waitForFrame(r, (f) => f.includes('No config loaded') && !f.includes('stop failed'), 'the failure to go');
+    } finally {
+      r.unmount();
+    }
+  });
+});
+
 describe('the status line', () => {
   it('a notice and a launch result go after ~8 s on a fake clock; a new notice shows again', async () => {
     let now = T0;
