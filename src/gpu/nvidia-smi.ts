@@ -60,9 +60,10 @@ export function smiValue(cell: string, field?: string): SmiValue {
 function isHeader(cells: string[], fields?: string[]): boolean {
   if (!(cells.length > 0 && cells.every((c) => HEADER_CELL.test(c)))) return false;
   if (!fields) return true;
-  // With the query known, a word like `Default` (compute_mode) or `P0` (pstate) is data: a header
-  // cell is the field's name, a dotted/underscored name (clocks.sm prints clocks.current.sm) or has a unit.
-  return cells.every((c, j) => c.includes('[') || /[._]/.test(c) || c === fields[j]);
+  // With the query known, a word like `Default` (compute_mode) or `P0` (pstate) is data. A header
+  // has at least one cell that is its field's name, a dotted/underscored name (clocks.sm prints
+  // clocks.current.sm, gpu_name prints name) or carries a unit.
+  return cells.some((c, j) => c.includes('[') || /[._]/.test(c) || c === fields[j]);
 }
 
 export function parseSmiCsv(text: string, opts: SmiParseOptions = {}): SmiTable {

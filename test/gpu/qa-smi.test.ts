@@ -96,3 +96,12 @@ describe('a lost GPU reported on stderr with rc 0, through the real fan-out scri
     }
   });
 });
+
+describe('parseSmiCsv header detection with the query known', () => {
+  it('a header whose names differ from the query (aliases) is still a header', () => {
+    const t = parseSmiCsv('index, name, pstate\n0, NVIDIA H200, P0\n', { fields: ['index', 'gpu_name', 'pstate'] });
+    expect(t.rows).toEqual([{ index: 0, gpu_name: 'NVIDIA H200', pstate: 'P0' }]);
+    expect(parseSmiCsv('pstate\nP0\n', { fields: ['pstate'] }).rows).toEqual([{ pstate: 'P0' }]);
+    expect(parseSmiCsv('P0\nP2\n', { fields: ['pstate'] }).rows).toEqual([{ pstate: 'P0' }, { pstate: 'P2' }]);
+  });
+});
