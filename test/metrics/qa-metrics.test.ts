@@ -184,3 +184,13 @@ describe('phase shares', () => {
     expect(f2.phases.find((p) => p.phase === 'rollout')!.share).toBe(0.5);
   });
 });
+
+describe('a step record missing between two others', () => {
+  it('the gap is shared by the steps it spans (time per step, not per record)', () => {
+    const s = storeOf([step(1), step(2), step(4)]);
+    expect(s.series(STEP_TIME_KEY)).toEqual({ steps: [2, 4], values: [600, 600] });
+    const f = deriveFigures(s, { consumerBatchSize: 120 });
+    expect(f.stepTimeS).toBe(600);
+    expect(f.episodesPerS).toBe(0.2);
+  });
+});
