@@ -4,7 +4,9 @@
 // so a dict value merges into an existing dict while a list replaces.
 import type { ParsedOverride } from './overrides-grammar.js';
 import { SECRET_KEY } from './secret-keys.js';
-import { cloneVal, pyStrVal, toPlain, type Origin, type Val } from './values.js';
+import { resolveTree, type InterpolationProblem } from './interpolation.js';
+import { any, dict } from './schema/dsl.js';
+import { cloneVal, isInterpolation, pyStrVal, toPlain, type Origin, type Val } from './values.js';
 
 type MapVal = Extract<Val, { t: 'map' }>;
 
@@ -73,10 +75,15 @@ function setAt(root: MapVal, path: string[], value: Val, createParents: boolean)
   for (let i = 0; i < path.length - 1; i++) {
     const s = path[i];
     let next = child(n, s);
-    if (!next || next.t === 'null') {
-      if (!createParents || n.t !== 'map') throw new OverrideApplyError(path.slice(0, i + 1).join('.'));
-      next = { t: 'map', m: new Map(), origin: value.origin };
-      n.m.set(s, next);
+    // OmegaConf.update(force_add=True) puts an empty mapping in place of a missing, null or plain
+    // value on the way (`++webgym.x.y=1` where webgym.x is 3); the structured merge judges the result.
+    if (!next || (next.t !== 'map' && next.t !== 'list')) {
+      if (!createParents) throw new OverrideApplyError(path.slice(0, i + 1).join('.'));
+      const fresh: Val = { t: 'map', m: new Map(), origin: value.origin };
+      if (n.t === 'map') n.m.set(s, fresh);
+      else if (n.t === 'list' && /^\d+$/.test(s) && Number(s) < n.a.length) n.a[Number(s)] = fresh;
+      else throw new OverrideApplyError(path.slice(0, i + 1).join('.'));
+      next = fresh;
     }
     n = next;
   }
@@ -111,6 +118,13 @@ function unreachable(root: Val, path: string[]): string | null {
   return null;
 }
 
+/** The value at `path` with its interpolations resolved (no schema), or undefined when that fails. */
+function resolvedAt(root: MapVal, path: string[]): Val | undefined {
+  const problems: InterpolationProblem[] = [];
+  const r = select(resolveTree(root, dict(any()), problems), path);
+  return problems.some((p) => p.severity !== 'warning') ? undefined : r;
+}
+
 const plainEq = (a: unknown, b: unknown): boolean => JSON.stringify(norm(a)) === JSON.stringify(norm(b));
 const norm = (v: unknown): unknown =>
   typeof v === 'boolean' ? Number(v) : Array.isArray(v) ? v.map(norm) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)])) : v;
@@ -125,11 +139,13 @@ export function applyOverride(root: MapVal, o: ParsedOverride, index: number): s
     switch (o.kind) {
       case 'delete': {
         if (!existing || existing.t === 'null' || existing.t === 'missing') return `Could not delete from config. '${o.key}' does not exist.`;
+        // Hydra compares with OmegaConf.select, which resolves: `~ref=1` deletes `ref: ${seed}` when seed is 1.
+        const current = o.value && isInterpolation(existing) ? resolvedAt(root, o.path) ?? existing : existing;
         // Hydra's f-string prints each value with str(): a float keeps its '.0'.
-        if (o.value && !plainEq(toPlain(existing), toPlain(o.value)))
+        if (o.value && !plainEq(toPlain(current), toPlain(o.value)))
           return SECRET_KEY.test(o.key)
             ? `Could not delete from config. The value of '${o.key}' differs from the one given (values not shown: a secret).`
-            : `Could not delete from config. The value of '${o.key}' is ${pyStrVal(existing)} and not ${pyStrVal(o.value)}.`;
+            : `Could not delete from config. The value of '${o.key}' is ${pyStrVal(current)} and not ${pyStrVal(o.value)}.`;
         const parent = select(root, o.path.slice(0, -1))!;
         const last = o.path[o.path.length - 1];
         if (parent.t === 'list') return `Could not delete from config. '${o.key}' is a list element; Hydra cannot delete by index: override the whole list instead.`;

@@ -273,3 +273,31 @@ describe('YAML keys as OmegaConf loads them', () => {
     if (ref) expect(ref).toMatchObject({ stage: 'load' });
   });
 });
+
+describe('override application as Hydra does it (OmegaConf.update), against real OmegaConf', () => {
+  const TEXT = 'seed: 1\nref: ${seed}\nspecs: [{gpu: 1}]\nmissing: ???\nw: {x: 3}\n';
+  const cases: string[][] = [
+    ['++w.x.y=1'], // force_add puts a mapping in place of the plain value 3
+    ['+seed.x=2.5'],
+    ['++specs.0=abc', '++specs.0.env.B=q'],
+    ['++missing.k=abc'],
+    ['~ref=1'], // the comparison resolves ${seed}
+    ['~ref=true'], // and True == 1 in Python
+    ['~ref=2'],
+    ['w.x.y=1'], // a plain `=` still cannot add
+  ];
+  it.each(cases.map((c, i) => [c.join(' '), i] as const))('%s', (_, i) => {
+    if (!omegaconfAvailable()) return;
+    const ovs = cases[i];
+    const [r] = runOmegaConf([{ kind: 'apply', text: TEXT, overrides: ovs.map((t) => { const p = parseOverride(t); return { kind: p.kind, key: p.key, ...(p.value ? { value: toTyped(p.value) } : {}) }; }) }]);
+    const mine = resolveWithoutSchema(TEXT, ovs);
+    if ('ok' in r) expect(mine).toEqual({ ok: r.ok });
+    else expect(mine).toMatchObject({ stage: r.stage, ...(r.index ? { index: r.index } : {}) });
+  });
+  it('the delete message quotes the resolved value, as Hydra does', () => {
+    expect(resolveWithoutSchema('seed: 1\nref: ${seed}\n', ['~ref=2'])).toMatchObject({ message: "Could not delete from config. The value of 'ref' is 1 and not 2." });
+  });
+  it('on the reference config a typed field given a mapping this way still fails in the merge', () => {
+    expect(only(evaluate(REFERENCE, ['++seed.x=1']), 'type-mismatch').message).toMatch(/^Value '\{'x': 1\}' of type 'DictConfig' could not be converted to Integer/);
+  });
+});
