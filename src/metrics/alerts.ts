@@ -109,11 +109,10 @@ function stallAlert(store: MetricsStore, ctx: AlertContext): Alert | null {
   if (med === null || med <= 0) return null;
   let elapsedS: number | null = null;
   if (ctx.lastStepArrivedAt !== undefined && ctx.wallNow !== undefined) elapsedS = (ctx.wallNow - ctx.lastStepArrivedAt) / 1000;
-  else if (ctx.now !== undefined && store.lastStepTimeMs !== null) {
+  else if (ctx.now !== undefined && store.awaitingStepSinceMs !== null) {
     // A restart (resume/start record) after the last step starts the wait afresh: the time before it
     // was the crash and the restart, which the error alerts explain; "stalled since step N" is wrong.
-    const since = Math.max(store.lastStepTimeMs, store.lastRestartMs ?? -Infinity);
-    elapsedS = (ctx.now - since) / 1000;
+    elapsedS = (ctx.now - store.awaitingStepSinceMs) / 1000;
   }
   if (elapsedS === null || elapsedS <= 3 * med) return null;
   return {

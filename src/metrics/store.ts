@@ -26,6 +26,9 @@ export class MetricsStore {
   lastStepTimeMs: number | null = null;
   /** Naive-clock ms of the latest resume/start record (the trainer restarted). */
   lastRestartMs: number | null = null;
+  /** Naive-clock ms of the record the next step is awaited from: the latest step or restart record,
+   *  in log order (a restarted trainer's clock may read earlier than the crashed one's last step). */
+  awaitingStepSinceMs: number | null = null;
   lastBatch: BatchEvent | null = null;
   readonly memoryByPhase = new Map<string, MemoryEvent>();
   resumes = 0;
@@ -59,7 +62,7 @@ export class MetricsStore {
         if (e.type === 'resume') this.resumes++;
         // The gap across a restart is downtime, not a step.
         this.prevStepMs = null;
-        this.lastRestartMs = Number.isFinite(isoTimeToMs(e.time)) ? isoTimeToMs(e.time) : this.lastRestartMs;
+        if (Number.isFinite(isoTimeToMs(e.time))) this.lastRestartMs = this.awaitingStepSinceMs = isoTimeToMs(e.time);
         this.finished = false;
         break;
       case 'error':
@@ -96,6 +99,7 @@ export class MetricsStore {
     this.prevStepMs = Number.isFinite(ms) ? ms : null;
     this.prevStep = step;
     this.lastStepTimeMs = Number.isFinite(ms) ? ms : this.lastStepTimeMs;
+    if (Number.isFinite(ms)) this.awaitingStepSinceMs = ms;
     this.lastStepEvent = e;
   }
 
