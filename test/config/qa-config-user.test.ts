@@ -301,3 +301,11 @@ describe('override application as Hydra does it (OmegaConf.update), against real
     expect(only(evaluate(REFERENCE, ['++seed.x=1']), 'type-mismatch').message).toMatch(/^Value '\{'x': 1\}' of type 'DictConfig' could not be converted to Integer/);
   });
 });
+
+describe('one error, no nonsense after it', () => {
+  it("a mapping for SGLANG_VLM_CACHE_SIZE_MB is the type error only (no '[object Object]' warning)", () => {
+    const ev = evaluate(REFERENCE, ['++actor.scheduling_spec.0.env_vars.SGLANG_VLM_CACHE_SIZE_MB.y=2']);
+    expect(ev.diagnostics.map((d) => d.code)).toContain('type-mismatch');
+    expect(ev.diagnostics.some((d) => d.message.includes('[object Object]'))).toBe(false);
+  });
+});

@@ -44,6 +44,8 @@ export const actorRules: Rule = ({ cfg }) => {
   if (Array.isArray(specs)) {
     const env = specs[0]?.env_vars ?? {};
     const raw = env.SGLANG_VLM_CACHE_SIZE_MB;
+    // A mapping or list there is already a type-mismatch error (env_vars holds strings).
+    if (raw !== null && typeof raw === 'object') return out;
     // SGLang reads it with Python's int() (EnvInt): '1e4' or '10000.0' (what 1e4 in the file
     // becomes in a str field) is not a number of MB to it.
     const mb = raw === undefined ? null : pyInt(String(raw));
