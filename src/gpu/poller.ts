@@ -70,6 +70,7 @@ const LOST_GPU = /^Unable to (?:determine|detect) the device handle for GPU ?([0
 function failureHint(text: string, code: number | null): string {
   if (/Driver\/library version mismatch/.test(text)) return 'the NVIDIA driver was updated without a reboot: reboot the node (or reload the nvidia kernel modules)';
   if (/couldn't communicate with the NVIDIA driver/.test(text)) return 'the NVIDIA driver is not loaded on the node';
+  if (/No devices were found/.test(text)) return 'nvidia-smi sees no GPU on the node (no GPU node, or the GPUs are hidden from this shell)';
   if (code === 127 || /not found/.test(text.trim().split('\n')[0] ?? '')) return 'nvidia-smi is not installed or not on PATH there';
   if (code === 255) return 'ssh to the node failed (check that the head can ssh to it without a password)';
   return `nvidia-smi exited with ${code}`;

@@ -48,6 +48,11 @@ describe('other answers that are not GPU rows', () => {
     expect(s.error).toMatch(/reboot/i);
   });
 
+  it('no devices (rc 6) and no driver (rc 9) say so', () => {
+    expect(parseGpuAnswer('login-1', 'No devices were found\n', 6, 1).error).toMatch(/^login-1: nvidia-smi sees no GPU on the node .*: No devices were found$/);
+    expect(parseGpuAnswer('n1', "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n", 9, 1).error).toMatch(/driver is not loaded/);
+  });
+
   it('16 GPUs, [N/A] and [Unknown Error] cells, MIG mode ([N/A] utilization) are read as nulls', () => {
     const rows = Array.from({ length: 16 }, (_, i) => (i === 5 ? `${i}, NVIDIA H100 80GB HBM3, [Unknown Error], 81559, [N/A]` : row(i, 100 * i)));
     const s = parseGpuAnswer('node1', rows.join('\n'), 0, 1);
