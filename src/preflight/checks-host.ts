@@ -71,7 +71,7 @@ export function checkModel({ facts: f, resolved, target }: PreflightInput): Chec
   return { id: 'model', result: 'ok', seen: `${where} has config.json${arch}`, todo: '' };
 }
 
-export function checkDatasets({ facts: f, resolved }: PreflightInput): CheckResult[] {
+export function checkDatasets({ facts: f, resolved, target }: PreflightInput): CheckResult[] {
   const out: CheckResult[] = [];
   const epochs = Number(cfg(resolved, 'total_train_epochs'));
   for (const [group, label] of [['train_dataset', 'train'], ['valid_dataset', 'valid']] as const) {
@@ -80,7 +80,9 @@ export function checkDatasets({ facts: f, resolved }: PreflightInput): CheckResu
     const id = `dataset:${label}`;
     const d = f.datasets.find((x) => x.path === path);
     if (!d || !d.exists) {
-      out.push({ id, result: 'error', seen: `${group}.path ${path} does not exist on ${f.host}`, todo: `Place the WebGym ${label} tasks (Hugging Face dataset microsoft/webgym_tasks, ${label === 'train' ? 'train' : 'test'}.jsonl) at ${path} or fix ${group}.path.` });
+      // Relative paths are looked up from the workdir, the trainer's working directory.
+      const where = path.startsWith('/') ? path : `${path} (under ${target.workdir})`;
+      out.push({ id, result: 'error', seen: `${group}.path ${where} does not exist on ${f.host}`, todo: `Place the WebGym ${label} tasks (Hugging Face dataset microsoft/webgym_tasks, ${label === 'train' ? 'train' : 'test'}.jsonl) at ${path} or fix ${group}.path.` });
       continue;
     }
     const lines = d.lines ?? 0;

@@ -112,3 +112,10 @@ describe('unsettledDiagnostics: the config warning a passing model check settles
     expect(unsettledDiagnostics([hub, other], checks)).toEqual([hub, other]);
   });
 });
+
+describe('datasets named relative to the workdir', () => {
+  it('a missing relative dataset says where it was looked for', () => {
+    const c = evaluatePreflight(input({ resolved: resolved({ 'train_dataset.path': 'data/webgym_tasks/train.jsonl' }), facts: facts({ datasets: [{ path: 'data/webgym_tasks/train.jsonl', exists: false, lines: null }] }) })).find((x) => x.id === 'dataset:train')!;
+    expect(c).toMatchObject({ result: 'error', seen: 'train_dataset.path data/webgym_tasks/train.jsonl (under /home/alice/webgym) does not exist on gpu-head' });
+  });
+});
