@@ -1,0 +1,59 @@
+// What the live cockpit session is given: the targets (each a Transport to one SSH host or Slurm
+// login node), the config the Config screen launches, and the poll paces. Kept apart from the
+// session itself so that the parts it is made of (runs list, GPU polling, launch, leftovers) can
+// share these types without importing the session.
+import type { Transport } from '../../remote/transport.js';
+import type { GpuPollScope } from '../../gpu/index.js';
+import type { RunSummary as RunsSummary, Target } from '../../runs/index.js';
+import type { RunFacts } from './run-feed.js';
+import type { GpuSnapshot } from './types.js';
+
+export interface TargetConnection {
+  target: Target;
+  transport: Transport;
+  /**
+   * The other hosts of a direct multi-node (Ray) run on this target, as the user named them
+   * (`--check-nodes H1,H2`, like `awrl-tui stop`): run.json does not record them. The GPU panel
+   * polls the head AND these; the leftover check looks on them too. Slurm runs ignore them.
+   */
+  directRunHosts?: string[];
+}
+
+/**
+ * GPU polling is injected (src/gpu's poller): start it for a run on `scope` (src/gpu's
+ * gpuPollScope: which hosts, the head or not), get snapshots, stop it.
+ */
+export type GpuPollerFactory = (conn: TargetConnection, scope: GpuPollScope, onSnapshots: (s: GpuSnapshot[]) => void) => () => void;
+
+export interface LiveSessionOptions {
+  targets: TargetConnection[];
+  /** The config the Config screen edits and launches. */
+  config?: { fileName: string; text: string; overrides?: string[] } | null;
+  /** Target name launches go to (default: the first). */
+  launchTarget?: string;
+  /** Secret values for launches (names only are ever shown). */
+  env?: Record<string, string | undefined>;
+  /** Open this run at start. */
+  openRunId?: string;
+  runsPollMs?: number;
+  /** The runs list once every listed run has ended (default 30 s). */
+  idleRunsPollMs?: number;
+  statePollMs?: number;
+  /** How often an ended run's state (for a resume) and GPUs are still checked; default 60 s. */
+  endedStatePollMs?: number;
+  /** Default: src/gpu's poller on the run's head node every 5 s; null: no GPU polling. */
+  gpuPoller?: GpuPollerFactory | null;
+  /** Facts of a run's config (budget, batch size), read from its config.yaml; overridable for tests. */
+  runFacts?: (conn: TargetConnection, record: RunsSummary) => Promise<RunFacts>;
+  clock?: () => number;
+}
+
+/** An ended run: its state and GPUs are checked this often (its log is no longer followed). */
+export const ENDED_POLL_MS = 60_000;
+/** The runs list when every run on every target has ended. */
+export const IDLE_RUNS_POLL_MS = 30_000;
+
+/** Names of the variables set to something (the values are never shown or passed on). */
+export function setEnvNames(env: Record<string, string | undefined>): string[] {
+  return Object.keys(env).filter((k) => env[k] !== undefined && env[k] !== '');
+}

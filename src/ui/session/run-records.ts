@@ -1,0 +1,132 @@
+// What has been read of one run's log, and the RunView derived from it: the metrics store, the
+// health monitor, the alert history, a ring of events and a ring of log-pane lines. Apart from the
+// feed because this part does not care how records arrive (backfill, follow, a test's ingest) or
+// when the run is polled: it only keeps what was read, bounded, and turns it into a frame's view.
+import { AlertHistory, HealthMonitor } from '../../health/index.js';
+import { deriveFigures, evaluateAlerts, MetricsStore } from '../../metrics/index.js';
+import type { ConnectionState } from '../../remote/transport.js';
+import type { TrainerEvent } from '../../trainer-log/events.js';
+import { eventLogLine, localTimeMs } from './event-log-line.js';
+import { ENDED_STATES, type Alert, type DashboardFigures, type GpuSnapshot, type LogLine, type RunSummary, type RunView, type SeriesSource, type TrainerLinesView } from './types.js';
+
+export interface RunFacts {
+  consumerBatchSize?: number;
+  maxHeadOffpolicyness?: number;
+  recoverFreqSecs?: number;
+}
+
+/** What the view shows that the records do not hold: the run's state, connection, GPUs, raw lines. */
+export interface RunViewContext {
+  summary: RunSummary;
+  connection: ConnectionState;
+  connectionAt: number;
+  gpus: GpuSnapshot[];
+  trainerLines: TrainerLinesView;
+  /** Set once the feed stopped following an ended run: how often its state is still checked. */
+  pollingStoppedS: number | null;
+}
+
+const EVENT_RING = 256;
+
+export class RunRecords {
+  readonly store = new MetricsStore();
+  private readonly health = new HealthMonitor();
+  /** Alerts that fired and cleared while the cockpit was open (the rules only say what holds now). */
+  private readonly alertHistory = new AlertHistory();
+  private readonly events: TrainerEvent[] = [];
+  private log: LogLine[] = [];
+  private seq = 0;
+  private startedAt: number | null = null;
+  private lastArrivalAt: number | null = null;
+  /** Trainer time (epoch ms) of the latest record read: where an ended run's clock stops. */
+  private lastRecordAt: number | null = null;
+  readonly series: SeriesSource;
+
+  constructor(private readonly o: { facts?: RunFacts; logLimit?: number; clock: () => number }) {
+    const store = this.store;
+    this.series = {
+      get stepCount() {
+        return store.lastStepEvent?.globalStep ?? 0;
+      },
+      keys: () => store.keys(),
+      downsample: (key, buckets) => store.downsample(key, buckets).last.map((v) => (v === null ? Number.NaN : v)),
+      latest: (key) => store.latest(key),
+    };
+  }
+
+  ingest(e: TrainerEvent): void {
+    this.store.ingest(e);
+    this.health.ingest(e);
+    if (e.type !== 'step') {
+      this.events.push(e);
+      if (this.events.length > EVENT_RING) this.events.splice(0, this.events.length - EVENT_RING);
+    } else {
+      this.lastArrivalAt = this.o.clock();
+      if (this.startedAt === null) this.startedAt = localTimeMs(e.time);
+    }
+    if ((e.type === 'start' || e.type === 'resume') && this.startedAt === null) this.startedAt = localTimeMs(e.time);
+    const at = 'time' in e ? localTimeMs(e.time) : null;
+    if (at !== null && (this.lastRecordAt === null || at > this.lastRecordAt)) this.lastRecordAt = at;
+    const line = eventLogLine(e, 0);
+    if (line) this.appendLog(line);
+  }
+
+  appendLog(line: LogLine): void {
+    this.log.push({ ...line, seq: ++this.seq });
+    const limit = this.o.logLimit ?? 2000;
+    // Trim in chunks so the array is not shifted on every line.
+    if (this.log.length > limit * 1.25) this.log = this.log.slice(-limit);
+  }
+
+  /** The view for a frame (the alert history observes every derivation). */
+  view(ctx: RunViewContext): RunView {
+    const facts = this.o.facts ?? {};
+    const f = deriveFigures(this.store, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness });
+    const last = this.store.lastStepEvent;
+    const now = this.o.clock();
+    const ended = ENDED_STATES.has(ctx.summary.state);
+    const all: Alert[] = [
+      ...evaluateAlerts(this.store, this.events, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness, lastStepArrivedAt: this.lastArrivalAt ?? undefined, wallNow: now }),
+      ...this.health.evaluate({ now: new Date(now), maxHeadOffpolicyness: facts.maxHeadOffpolicyness, recoverFreqSecs: facts.recoverFreqSecs }),
+    ];
+    // An ended run has no step coming: a stall alert would send the user hunting a hang.
+    const alerts = ended ? all.filter((a) => a.id !== 'stall' && !a.id.startsWith('health/stall')) : all;
+    this.alertHistory.observe(alerts, now);
+    const figures: DashboardFigures = {
+      step: f.globalStep,
+      totalSteps: f.totalSteps,
+      epoch: last?.epoch ?? null,
+      epochs: last?.epochs ?? null,
+      startedAt: this.startedAt,
+      lastStepAt: localTimeMs(last?.time),
+      etaS: f.etaS,
+      stepTimeS: f.stepTimeS ?? f.meanStepTimeS,
+      episodesPerS: f.episodesPerS,
+      trainTokensPerS: f.trainTokensPerS,
+      rolloutWaitS: this.store.lastBatch?.waitS ?? this.store.latest('timeperf/rollout'),
+      endedAt: ended ? (this.lastRecordAt ?? localTimeMs(last?.time)) : null,
+    };
+    const summary: RunSummary = {
+      ...ctx.summary,
+      step: f.globalStep ?? ctx.summary.step,
+      totalSteps: f.totalSteps ?? ctx.summary.totalSteps,
+      reward: this.store.latest('rollout/reward') ?? ctx.summary.reward,
+      lastStepAt: figures.lastStepAt ?? ctx.summary.lastStepAt,
+    };
+    return {
+      summary,
+      connection: ctx.connection,
+      connectionAt: ctx.connectionAt,
+      series: this.series,
+      figures,
+      alerts,
+      alertHistory: this.alertHistory.entries(),
+      memory: [...this.store.memoryByPhase.values()].map((m) => ({ phase: m.phase, allocatedGB: m.allocatedGB, reservedGB: m.reservedGB, usedGB: m.usedGB, totalGB: m.totalGB })),
+      gpus: ctx.gpus,
+      log: this.log,
+      trainerLines: ctx.trainerLines,
+      offpolicyBudget: facts.maxHeadOffpolicyness ?? null,
+      ...(ctx.pollingStoppedS !== null ? { pollingStopped: { statePollS: ctx.pollingStoppedS } } : {}),
+    };
+  }
+}

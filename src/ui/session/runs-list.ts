@@ -1,0 +1,99 @@
+// The runs list of every target, polled. It exists apart from the session because its pace is its
+// own concern: every `runsPollMs` while any listed run may still change; once every run on every
+// target has ended, every `idleRunsPollMs` (each round lists every run dir and reads its log's
+// tail: the largest cost of a cockpit left open on ended runs). A run launched from the cockpit,
+// `r`, a resume and a reconnect list at once.
+import { listRuns, type RunSummary as RunsSummary } from '../../runs/index.js';
+import { errorText } from './error-text.js';
+import { IDLE_RUNS_POLL_MS, type LiveSessionOptions, type TargetConnection } from './live-options.js';
+import { ENDED_STATES, type RunState, type RunSummary } from './types.js';
+
+export interface RunsListOptions extends Pick<LiveSessionOptions, 'targets' | 'runsPollMs' | 'idleRunsPollMs'> {
+  /** A target was listed (its runs as src/runs reports them). */
+  listed(c: TargetConnection, runs: RunsSummary[]): void;
+  /** A target could not be listed. */
+  failed(c: TargetConnection, message: string): void;
+}
+
+/** src/runs' summary as the cockpit shows it. */
+export function toSummary(r: RunsSummary, target: string): RunSummary {
+  return {
+    id: r.runId,
+    target,
+    experiment: r.record.experiment,
+    trial: r.record.trial,
+    state: r.state as RunState,
+    step: r.globalStep ?? null,
+    totalSteps: r.totalSteps ?? null,
+    reward: r.lastReward ?? null,
+    lastStepAt: null,
+  };
+}
+
+/** When to list the runs again: soon while any run may change (or a target was never listed, or
+ *  lists none: one is being waited for), slowly once every run on every target has ended. */
+export function runsPollDelay(raw: ReadonlyMap<string, readonly Pick<RunsSummary, 'state'>[]>, targets: number, o: Pick<LiveSessionOptions, 'runsPollMs' | 'idleRunsPollMs'> = {}): number {
+  const all = [...raw.values()].flat();
+  const idle = all.length > 0 && raw.size >= targets && all.every((r) => ENDED_STATES.has(r.state));
+  return idle ? (o.idleRunsPollMs ?? IDLE_RUNS_POLL_MS) : (o.runsPollMs ?? 5000);
+}
+
+export class RunsList {
+  /** The latest listing of each target, by target name. */
+  private readonly raw = new Map<string, RunsSummary[]>();
+  private timer: NodeJS.Timeout | null = null;
+  /** One chain of rounds: a kick starts a new chain, the old one stops at its next step. */
+  private chain = 0;
+  private closed = false;
+
+  constructor(private readonly o: RunsListOptions) {}
+
+  /** The next round, at the pace the runs call for (a new chain unless one is given). */
+  schedule(chain = ++this.chain): void {
+    if (this.closed || chain !== this.chain) return;
+    if (this.timer) clearTimeout(this.timer);
+    const ms = runsPollDelay(this.raw, this.o.targets.length, this.o);
+    this.timer = setTimeout(() => {
+      if (chain !== this.chain) return;
+      void this.refreshAll().finally(() => this.schedule(chain));
+    }, ms);
+    this.timer.unref?.();
+  }
+
+  /** A run came back to life (resumed): list the runs now and at the fast pace again. */
+  kick(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const chain = ++this.chain;
+    void this.refreshAll().finally(() => this.schedule(chain));
+  }
+
+  /** List one target now (skipped while it is not connected). */
+  async refresh(c: TargetConnection): Promise<void> {
+    if (c.transport.state.state !== 'ready') return;
+    try {
+      const runs = await listRuns(c.transport, c.target, { tailBytes: 64 * 1024 });
+      this.raw.set(c.target.name, runs);
+      this.o.listed(c, runs);
+    } catch (err) {
+      this.o.failed(c, errorText(err));
+    }
+  }
+
+  async refreshAll(): Promise<void> {
+    await Promise.all(this.o.targets.map((c) => this.refresh(c)));
+  }
+
+  /** A run by id in the latest listings, with the target it is on. */
+  find(runId: string): { conn: TargetConnection; run: RunsSummary } | null {
+    for (const c of this.o.targets) {
+      const run = this.raw.get(c.target.name)?.find((r) => r.runId === runId);
+      if (run) return { conn: c, run };
+    }
+    return null;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
