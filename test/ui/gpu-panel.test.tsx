@@ -90,6 +90,26 @@ describe('gpu panel: several nodes', () => {
     expect(rowsOf(f, 'gpu-1')[1]).toMatch(/^\s+\(42 s old\) nvidia-smi is not installed or not on PATH there$/);
   });
 
+  it('a node with a GPU fallen off the bus shows the others fresh and says which GPU is lost and what to do', () => {
+    const lost: GpuSnapshot = {
+      node: 'node4',
+      at: 50_000,
+      gpus: gpus([60, 61, 62, 63, 64, 65, 66]),
+      lostGpus: ['0000:3B:00.0'],
+      error: 'node4: nvidia-smi cannot reach GPU 0000:3B:00.0: it has likely fallen off the bus (dmesg shows Xid 79); the node needs a GPU reset or a reboot, and the run\'s ranks on it will fail',
+    };
+    const tall = draw(gpuLines({ nodes: [head, lost], memory: [] }, 120, 10), 120, 10);
+    expect(tall).toMatch(/─ GPU memory ─+ 2 nodes · 9 GPUs · 1 GPU lost ─/);
+    const rows = rowsOf(tall, 'node4');
+    expect(rows.at(-1)).toMatch(/^\s+nvidia-smi cannot reach GPU 0000:3B:00\.0: it has likely fallen off the bus/);
+    expect(rows[0]).not.toContain('old'); // fresh figures, not stale ones
+    // Short of room: the summary line says it too, and a hidden node's trouble is counted.
+    const short = draw(gpuLines({ nodes: [head, lost], memory: [] }, 120, 3), 120, 3).split('\n');
+    expect(short[2]).toMatch(/^node4\s+7× H100 .* nvidia-smi cannot reach GPU 0000:3B:00\.0/);
+    const many = [head, ...Array.from({ length: 5 }, (_, i) => ({ ...head, node: `n${i}` })), lost];
+    expect(draw(gpuLines({ nodes: many, memory: [] }, 80, 4), 80, 4)).toMatch(/… 5 more nodes \(1 failing\)/);
+  });
+
   it('8 nodes × 8 H100 in a short panel: one summary line per node, then a count of the rest naming their problems', () => {
     const nodes: GpuSnapshot[] = Array.from({ length: 8 }, (_, n) => ({
       node: `node${n}`,

@@ -63,8 +63,13 @@ function detailedLines(s: GpuSnapshot, labelW: number, width: number): Line[] {
     out.push(segs);
   }
   if (s.stale) out.push([{ t: cell('', labelW) }, { t: fit(staleMarker(s), width - labelW), c: 'warn' }]);
+  else if (s.error) out.push([{ t: cell('', labelW) }, { t: fit(nodeProblem(s), width - labelW), c: 'bad' }]);
   return out;
 }
+
+/** A node that answered, with GPUs, and still has a problem this round (a GPU fallen off the bus:
+ *  the others' figures are fresh, the lost one is not among them). */
+const troubled = (s: GpuSnapshot): boolean => !s.stale && !s.unreachable && !!s.error && s.gpus.length > 0;
 
 /** "node7  8× H100  mem 62–71/80 GB  util 93–100%", dim with its age when stale. */
 function summaryLine(s: GpuSnapshot, labelW: number, width: number): Line {
@@ -73,6 +78,7 @@ function summaryLine(s: GpuSnapshot, labelW: number, width: number): Line {
   const segs: Seg[] = [{ t: cell(s.node, labelW), c: 'accent' }, { t: `${sum.model}  `, c: s.stale ? 'dim' : undefined }, { t: sum.mem, c: s.stale ? 'dim' : shareColor(sum.worstShare) }];
   if (sum.util) segs.push({ t: `  ${sum.util}`, c: s.stale ? 'dim' : undefined });
   if (s.stale) segs.push({ t: `  ${staleMarker(s)}`, c: 'warn' });
+  else if (s.error) segs.push({ t: `  ${nodeProblem(s)}`, c: 'bad' });
   const text = segs.map((x) => x.t).join('');
   // Cut the tail (the marker's reason first), never the label or the figures' start.
   if (text.length <= width) return segs;
@@ -92,6 +98,10 @@ function titleRight(nodes: GpuSnapshot[]): string {
   const parts = [nodes.length > 1 ? `${nodes.length} nodes` : nodes[0].node, `${gpus} GPU${gpus === 1 ? '' : 's'}`];
   if (unreachable) parts.push(`${unreachable} unreachable`);
   if (stale) parts.push(`${stale} stale`);
+  const lost = nodes.reduce((n, s) => n + (troubled(s) ? (s.lostGpus?.length ?? 0) : 0), 0);
+  const failing = nodes.filter(troubled).length;
+  if (lost) parts.push(`${lost} GPU${lost === 1 ? '' : 's'} lost`);
+  else if (failing) parts.push(`${failing} failing`);
   return parts.join(' · ');
 }
 
@@ -109,6 +119,7 @@ function nodeLines(nodes: GpuSnapshot[], width: number, rows: number): Line[] {
   const problems = [
     [hidden.filter((s) => s.unreachable).length, 'unreachable'],
     [hidden.filter((s) => s.stale).length, 'stale'],
+    [hidden.filter(troubled).length, 'failing'],
   ] as const;
   const said = problems.filter(([n]) => n > 0).map(([n, w]) => `${n} ${w}`);
   const more: Line = [{ t: fit(`… ${hidden.length} more node${hidden.length === 1 ? '' : 's'}${said.length ? ` (${said.join(', ')})` : ''} (z: zoom)`, width), c: said.length ? 'warn' : 'dim' }];

@@ -58,6 +58,9 @@ export interface GpuSnapshot {
   stale?: boolean;
   /** When the stale figures were read (ms, the poller's clock: compare with `at`). */
   figuresAt?: number;
+  /** PCI bus ids of GPUs nvidia-smi could not reach this round (fallen off the bus): `gpus` holds
+   *  the others, `error` says what to do. */
+  lostGpus?: string[];
 }
 
 /** The trainer's own `Memory-Usage <phase>:` figures, latest per phase. */
