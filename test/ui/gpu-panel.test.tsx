@@ -6,6 +6,8 @@ import { lineText, type Line, type Seg } from '../../src/ui/lines.js';
 import { gpuLines, gpuSummary, nodeProblem, shortGpuName } from '../../src/ui/panels/gpu.js';
 import type { GpuInfo, GpuSnapshot } from '../../src/ui/session/types.js';
 import { drawLines } from './draw-lines.js';
+import { gpuView } from '../../src/ui/session/run-gpu-scope.js';
+import { parseGpuAnswer } from '../../src/gpu/poller.js';
 
 const draw = drawLines;
 
@@ -108,6 +110,15 @@ describe('gpu panel: several nodes', () => {
     expect(short[2]).toMatch(/^node4\s+7× H100 .* nvidia-smi cannot reach GPU 0000:3B:00\.0/);
     const many = [head, ...Array.from({ length: 5 }, (_, i) => ({ ...head, node: `n${i}` })), lost];
     expect(draw(gpuLines({ nodes: many, memory: [] }, 80, 4), 80, 4)).toMatch(/… 5 more nodes \(1 failing\)/);
+  });
+
+  it('the poller\'s answer for such a node reaches the panel with its lost GPU (gpuView)', () => {
+    const rows = Array.from({ length: 7 }, (_, i) => `${i}, NVIDIA H200, ${1000 + i}, 143771, 0`).join('\n');
+    const polled = parseGpuAnswer('node4', `Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error\n${rows}\n`, 0, 1);
+    const v = gpuView(polled);
+    expect(v.lostGpus).toEqual(['0000:3B:00.0']);
+    expect(v.gpus).toHaveLength(7);
+    expect(draw(gpuLines({ nodes: [v], memory: [] }, 120, 8), 120, 8)).toMatch(/1 GPU lost/);
   });
 
   it('8 nodes × 8 H100 in a short panel: one summary line per node, then a count of the rest naming their problems', () => {

@@ -71,6 +71,7 @@ export function gpuView(n: PolledGpus): GpuSnapshot {
     ...(n.unreachable ? { unreachable: true } : {}),
     ...(n.stale ? { stale: true } : {}),
     ...(n.figuresAt !== undefined ? { figuresAt: n.figuresAt } : {}),
+    ...(n.lostGpus?.length ? { lostGpus: [...n.lostGpus] } : {}),
   };
 }
 
