@@ -64,6 +64,9 @@ export class RunRecords {
       this.lastArrivalAt = this.o.clock();
       if (this.startedAt === null) this.startedAt = localTimeMs(e.time);
     }
+    // A restart starts the wait for the next step afresh (the stall rule's wall clock): the time
+    // before it was the crash and the restart, which the error alerts explain.
+    if (e.type === 'resume' || e.type === 'start') this.lastArrivalAt = this.o.clock();
     if ((e.type === 'start' || e.type === 'resume') && this.startedAt === null) this.startedAt = localTimeMs(e.time);
     const at = 'time' in e ? localTimeMs(e.time) : null;
     if (at !== null && (this.lastRecordAt === null || at > this.lastRecordAt)) this.lastRecordAt = at;

@@ -1,0 +1,37 @@
+// The stall alert's wall clock in the cockpit: it counts from the latest step's arrival, and a
+// restart (resume/start record) starts the wait afresh: the time before it was the crash and the
+// restart, which the error alerts explain, not a hang.
+import { describe, expect, it } from 'vitest';
+import { RunRecords, type RunViewContext } from '../../src/ui/session/run-records.js';
+import type { TrainerEvent } from '../../src/trainer-log/index.js';
+import type { TrainerLinesView } from '../../src/ui/session/types.js';
+
+const step = (g: number, sec: number): TrainerEvent => ({
+  type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 100, globalStep: g, totalSteps: 100,
+  time: `2026-05-25T12:${String(Math.floor(sec / 60)).padStart(2, '0')}:${String(sec % 60).padStart(2, '0')}.000`,
+  stats: { 'rollout/reward': 0.5 },
+});
+
+const ctx: RunViewContext = {
+  summary: { id: 'r', target: 't', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+  connection: 'ready', connectionAt: 0, gpus: [], trainerLines: { lines: [], total: 0 } as unknown as TrainerLinesView, pollingStoppedS: null,
+};
+
+describe('RunRecords: the stall clock', () => {
+  it('fires 3x the median step time after the last step arrived, and a restart record starts it afresh', () => {
+    let wall = 1_000_000;
+    const r = new RunRecords({ clock: () => wall });
+    for (let g = 1; g <= 5; g++) r.ingest(step(g, g * 60)); // 60 s steps
+    const stalled = () => r.view(ctx).alerts.some((a) => a.id === 'stall');
+    expect(stalled()).toBe(false);
+    wall += 10 * 60_000;
+    expect(stalled()).toBe(true);
+    // The trainer crashed and came back: its resume record arrives now.
+    r.ingest({ type: 'resume', resumeStep: 5, time: '2026-05-25T12:20:00.000' });
+    expect(stalled()).toBe(false);
+    wall += 2 * 60_000;
+    expect(stalled()).toBe(false);
+    wall += 2 * 60_000; // 4 min after the restart without a step: > 3 x 60 s
+    expect(stalled()).toBe(true);
+  });
+});
