@@ -152,6 +152,9 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     // `seed=1.5` fails at seed and again at every `${seed}` copy (sglang.random_seed, …): one
     // mistake, one error, where it was made (the trainer too stops at the first).
     const failed = new Set(r.merge.map((p) => p.key));
+    const missingNow: { key: string; origin?: Origin }[] = [];
+    missingLeaves(r.resolved, [], missingNow);
+    for (const m of missingNow) failed.add(m.key);
     for (let grew = true; grew; ) {
       grew = false;
       for (const p of r.interp) if (p.from && failed.has(p.from) && !failed.has(p.key)) grew = !!failed.add(p.key);

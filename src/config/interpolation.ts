@@ -135,7 +135,7 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
     const path = refPath(inner, at);
     const target = nodeAt(path);
     if (target === undefined) throw new ResolveError(`Interpolation key '${inner}' not found`);
-    if (target.t === 'missing') throw new ResolveError(`Interpolation key '${inner}' points to a missing value ('???'); set ${path.join('.')}`);
+    if (target.t === 'missing') throw new ResolveError(`Interpolation key '${inner}' points to a missing value ('???'); set ${path.join('.')}`, 'interpolation', path.join('.'));
     return resolveNode(target, path);
   };
 

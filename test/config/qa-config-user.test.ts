@@ -309,3 +309,10 @@ describe('one error, no nonsense after it', () => {
     expect(ev.diagnostics.some((d) => d.message.includes('[object Object]'))).toBe(false);
   });
 });
+
+describe('a mandatory value left ??? is one error, not one per ${copy}', () => {
+  it('seed=??? : the missing-value error at the override only', () => {
+    const errs = evaluate(REFERENCE, ['seed=???']).diagnostics.filter((d) => d.severity === 'error');
+    expect(errs.map((d) => [d.code, d.key])).toEqual([['missing-value', 'seed']]);
+  });
+});

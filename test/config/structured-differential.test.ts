@@ -93,7 +93,7 @@ beforeAll(() => {
   );
 });
 
-const REFUSING = /^(yaml-syntax|override-.*|unknown-key|type-mismatch|not-optional|interpolation)$/;
+const REFUSING = /^(yaml-syntax|override-.*|unknown-key|type-mismatch|not-optional|interpolation|missing-value)$/;
 
 describe('structured load vs real OmegaConf', () => {
   it.each(CASES.map(([name], i) => [name, i] as const))('%s', (_name, i) => {
