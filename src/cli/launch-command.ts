@@ -11,6 +11,7 @@ import { shellQuote } from '../remote/quote.js';
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
 import { preflightGate, evaluationForResume } from '../runs/preflight-gate.js';
+import { settledByPreflight } from '../preflight/settled.js';
 import type { PreflightSummary } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
@@ -122,6 +123,10 @@ async function launch(args: string[]): Promise<number> {
       const gate = await preflightGate(transport, { evaluation, target, envNames, skip: skipPreflight, ...(resumeId ? { runId: resumeId } : {}) });
       info(`preflight on ${target.name}:`);
       info(gate.text.replace(/\n$/, ''));
+      // A warning printed above that the target has now answered (actor.path found there).
+      for (const d of evaluation.diagnostics.filter((x) => x.severity === 'warning' && settledByPreflight(x, gate.checks))) {
+        info(`note: ${d.key} is there on ${target.name}: the warning above (${d.code}) does not apply`);
+      }
       if (gate.blocked) throw new CliError(gate.reason, EXIT.usage, { code: 'preflight-failed', hint: 'fix the errors listed on stderr, or pass --skip-preflight to launch anyway' });
       preflight = gate.summary;
     } else if (resumeId) {
