@@ -4,6 +4,7 @@ import { cell, fit, fitMiddle, wrap } from '../format.js';
 import { titleLine, type Line, type Seg } from '../lines.js';
 import type { ConfigView, PreflightPhase } from '../session/types.js';
 import { preflightLines } from './preflight.js';
+import { settledByPreflight } from '../../preflight/settled.js';
 
 export interface ConfigUi {
   cursor: number;
@@ -47,11 +48,18 @@ function treeLines(c: ConfigView, ui: ConfigUi, width: number, height: number): 
 
 function sideLines(c: ConfigView, width: number, preflight: PreflightPhase | undefined): Line[] {
   const out: Line[] = [];
-  const errors = c.diagnostics.filter((d) => d.severity === 'error').length;
-  const warnings = c.diagnostics.length - errors;
+  // A warning the target answered (pre-flight found a relative actor.path there) is not a problem.
+  const settled = preflight?.phase === 'done' ? c.diagnostics.filter((d) => d.severity === 'warning' && settledByPreflight(d, preflight.checks)) : [];
+  const shown = c.diagnostics.filter((d) => !settled.includes(d));
+  const errors = shown.filter((d) => d.severity === 'error').length;
+  const warnings = shown.length - errors;
   out.push(titleLine('Diagnostics', width, `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`));
-  if (c.diagnostics.length === 0) out.push([{ t: 'no problems found', c: 'good' }]);
-  for (const d of [...c.diagnostics].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1))) {
+  if (shown.length === 0) out.push([{ t: 'no problems found', c: 'good' }]);
+  for (const d of settled) {
+    const text = wrap(`${d.key ?? d.code}: found on ${preflight?.phase === 'done' ? preflight.target : 'the target'} by pre-flight (${d.code} does not apply)`, width - 6, 3);
+    text.forEach((t, i) => out.push([{ t: i === 0 ? 'ok    ' : '      ', c: 'good' }, { t, c: 'dim' }]));
+  }
+  for (const d of [...shown].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1))) {
     const text = wrap(`${d.where} ${d.code}: ${d.message}`, width - 6, 4);
     text.forEach((t, i) =>
       out.push([{ t: i === 0 ? (d.severity === 'error' ? 'error ' : 'warn  ') : '      ', c: d.severity === 'error' ? 'bad' : 'warn', bold: true }, { t }]),
