@@ -8,7 +8,7 @@
 // Nothing is ever matched by a name pattern. Without --target, every target in targets.yaml is
 // searched for RUN.
 import { createInterface } from 'node:readline/promises';
-import { stopRun, readRecord, runsRoot, runNodes, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
+import { stopRun, readRecord, runsRoot, runNodes, setupInWorkdir, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
 import { findLeftovers, stopLeftovers, formatLeftovers, type Leftover, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
 import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
@@ -58,7 +58,7 @@ export function leftoverScope(record: RunRecord | null, extraNodes: readonly str
  * (not confirmed, or they survived SIGKILL); GPU holders without the tag never count: not ours to judge.
  */
 async function leftoverCheck(transport: Transport, target: Target, runId: string, o: { yes: boolean; graceSeconds: number; extraNodes: string[] }): Promise<boolean> {
-  const setup = target.setup ?? '';
+  const setup = setupInWorkdir(target);
   const record = await readRecord(transport, `${runsRoot(target)}/${runId}`);
   const scope = leftoverScope(record, o.extraNodes);
   if (record?.backend === 'slurm' && !scope.nodes) {

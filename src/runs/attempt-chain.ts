@@ -3,7 +3,7 @@
 // trainer resumed from, from run.json, the exit-status files, Slurm's accounting and the log.
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
-import type { Target } from './targets.js';
+import { setupInWorkdir, type Target } from './targets.js';
 import type { Attempt, RunRecord, RunState } from './run-record.js';
 import { parseMarkedLines, toInt } from './remote-scripts.js';
 import { parseLogBytes } from '../trainer-log/index.js';
@@ -96,7 +96,7 @@ export async function chainFacts(transport: Transport, target: Target, root: str
   // read the logs of a hundred runs that never restarted.
   const scan = runs.filter((r) => r.record.attempts.length > 1).map((r) => r.runId);
   const jobs = [...new Set(runs.flatMap((r) => r.record.attempts.map((a) => a.jobId).filter((j): j is string => !!j && /^\d+(_\d+)?$/.test(j))))];
-  const res = await transport.exec(remoteScript(CHAIN_SCRIPT, [root, target.setup ?? '', jobs.join(','), scan.join(','), ...runs.map((r) => r.runId)], 'awrl-chain'));
+  const res = await transport.exec(remoteScript(CHAIN_SCRIPT, [root, setupInWorkdir(target), jobs.join(','), scan.join(','), ...runs.map((r) => r.runId)], 'awrl-chain'));
   // The chain is extra detail: a failure leaves it to what run.json alone says.
   return res.code === 0 ? parseChainOutput(res.stdout.toString('utf8')) : new Map();
 }

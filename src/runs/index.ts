@@ -1,6 +1,6 @@
 // Public face of src/runs: launch, list, stop, follow and watch runs on a target. The headless CLI,
 // the cockpit and `--demo` all go through these, so they never disagree about a run.
-export { loadTargets, resolveTarget, targetsFilePath, TargetsFileError } from './targets.js';
+export { loadTargets, resolveTarget, setupInWorkdir, targetsFilePath, TargetsFileError } from './targets.js';
 export type { Target, TargetFlags, SlurmOptions, Backend } from './targets.js';
 export { launchRun, resumeRun, collectSecrets, readRecord, RunError } from './launch.js';
 export type { LaunchPlan, LaunchIo, LaunchResult } from './launch.js';

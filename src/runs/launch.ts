@@ -3,7 +3,7 @@
 // cockpit and `--demo`, so there is one way a run starts.
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
-import type { Target } from './targets.js';
+import { setupInWorkdir, type Target } from './targets.js';
 import { makeRunId, parseRunRecord, runLogPath, serializeRunRecord, type Attempt, type PreflightSummary, type RunRecord } from './run-record.js';
 import { START_DIRECT_SCRIPT, SUBMIT_SLURM_SCRIPT } from './remote-scripts.js';
 import { batchScript, sbatchArgs } from './slurm-batch.js';
@@ -204,7 +204,7 @@ async function start(
   }
   const args = sbatchArgs(t, { runId: record.runId, runDir: record.runDir, nodes: record.nodes, gpusPerNode: record.gpusPerNode });
   const res = await transport.exec(
-    remoteScript(SUBMIT_SLURM_SCRIPT, [record.runDir, t.setup ?? '', String(n), String(record.autoResume), ...args], 'awrl-submit'),
+    remoteScript(SUBMIT_SLURM_SCRIPT, [record.runDir, setupInWorkdir(t), String(n), String(record.autoResume), ...args], 'awrl-submit'),
     { stdin: secrets },
   );
   const ids = res.stdout.toString().split('\n').map((s) => s.trim()).filter((s) => /^\d+$/.test(s));

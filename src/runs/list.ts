@@ -3,7 +3,7 @@
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
 import { parseLogBytes } from '../trainer-log/index.js';
-import type { Target } from './targets.js';
+import { setupInWorkdir, type Target } from './targets.js';
 import { isValidRunId, parseRunRecord, type Attempt, type RunRecord, type RunState } from './run-record.js';
 import { deriveRunState, type RunProbe } from './run-state.js';
 import { LIST_SCRIPT, parseMarkedLines, toInt } from './remote-scripts.js';
@@ -40,7 +40,7 @@ export async function listRuns(transport: Transport, target: Target, opts: ListO
   if (opts.only !== undefined && !isValidRunId(opts.only)) return [];
   const tailBytes = opts.tailBytes ?? 256 * 1024;
   const res = await transport.exec(
-    remoteScript(LIST_SCRIPT, [runsRoot(target), opts.only ?? '*', target.setup ?? '', String(tailBytes)], 'awrl-list'),
+    remoteScript(LIST_SCRIPT, [runsRoot(target), opts.only ?? '*', setupInWorkdir(target), String(tailBytes)], 'awrl-list'),
   );
   if (res.code !== 0) {
     throw new Error(`listing runs on ${target.name} failed: ${res.stderr.toString().trim().split('\n').pop() ?? `exit ${res.code}`}`);

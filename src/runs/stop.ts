@@ -3,7 +3,7 @@
 // a sweep of leftovers by the run tag; on Slurm, scancel of every job of the run.
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
-import type { Target } from './targets.js';
+import { setupInWorkdir, type Target } from './targets.js';
 import { isValidRunId, runJobIds } from './run-record.js';
 import { STOP_DIRECT_SCRIPT, STOP_SLURM_SCRIPT, parseMarkedLines } from './remote-scripts.js';
 import { RunError, readRecord, writeRecord } from './launch.js';
@@ -49,7 +49,7 @@ export async function stopRun(
   if (record.backend === 'slurm') {
     const ids = runJobIds(record);
     if (ids.length > 0) {
-      const res = await transport.exec(remoteScript(STOP_SLURM_SCRIPT, [target.setup ?? '', ...ids], 'awrl-stop'));
+      const res = await transport.exec(remoteScript(STOP_SLURM_SCRIPT, [setupInWorkdir(target), ...ids], 'awrl-stop'));
       // scancel of jobs that already ended is not an error worth failing the stop for.
       for (const [k, f] of parseMarkedLines(res.stdout.toString())) if (k === 'scancel') report.cancelledJobs.push(f[0]);
       if (res.code !== 0 && report.cancelledJobs.length === 0) {

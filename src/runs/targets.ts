@@ -3,6 +3,7 @@
 // command line. Pure: callers read the file and pass its text.
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import { z } from 'zod';
+import { shellQuote } from '../remote/quote.js';
 
 export type Backend = 'direct' | 'slurm';
 
@@ -199,6 +200,17 @@ export function resolveTarget(flags: TargetFlags, profiles: Record<string, Targe
 }
 
 /** Where the profile file lives: $XDG_CONFIG_HOME/awrl-tui/targets.yaml (default ~/.config). */
+/**
+ * The target's setup line as the remote scripts run it: in the workdir, wherever it runs (the
+ * trainer's start, sbatch, squeue, scancel, the GPU poll), so `source ./env.sh` means the same
+ * file everywhere; the script's own directory and the setup's exit status are kept. Lines, not
+ * `;`: a setup line that ends in a comment must not swallow what follows. '' when there is none.
+ */
+export function setupInWorkdir(t: Pick<Target, 'setup' | 'workdir'>): string {
+  if (!t.setup) return '';
+  return `awrl_here=$PWD; cd ${shellQuote(t.workdir)} 2>/dev/null\n${t.setup}\nawrl_rc=$?; cd "$awrl_here"; (exit $awrl_rc)`;
+}
+
 export function targetsFilePath(env: Record<string, string | undefined>, home: string): string {
   const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : `${home}/.config`;
   return `${base}/awrl-tui/targets.yaml`;

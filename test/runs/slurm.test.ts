@@ -3,7 +3,7 @@
 // list path as `awrl-tui --launch` and `awrl-tui runs`.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, hostname } from 'node:os';
 import { join, dirname } from 'node:path';
 import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
@@ -32,11 +32,14 @@ describe('slurm backend over ssh', () => {
     const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
     config = sim.config!;
     writeWebgymTasks(sim.trainDataset, 256); // 8 steps per epoch at batch 32
+    // Sourced by every script that runs the setup line (sbatch, squeue, the job): the job records where.
+    writeFileSync(join(workdir, 'awrl-env.sh'), 'if [ -n "${AWRL_RUN_DIR:-}" ]; then echo "$PWD" > "$AWRL_RUN_DIR/setup-pwd"; fi\n');
     target = (o = {}) => {
       const r = resolveTarget(
         {
           target: sshd.alias, sshConfigFile: sshd.sshConfigFile, workdir, backend: 'slurm',
-          setup: `${slurm.setupLine}; export AWRL_SIM_SPEED=300`,
+          // `. ./awrl-env.sh`: the setup line runs in the workdir, as for a direct launch.
+          setup: `${slurm.setupLine}; export AWRL_SIM_SPEED=300; . ./awrl-env.sh`,
           partition: slurm.partition, gpusPerNode: 0, cpusPerTask: 1, timeLimit: o.timeLimit,
         },
         {},
@@ -92,6 +95,7 @@ describe('slurm backend over ssh', () => {
 
     const log = readFileSync(join(info.runDir, 'stdout.log'));
     expect(parseLogBytes(log).filter((e) => e.type === 'step')).toHaveLength(8);
+    expect(readFileSync(join(info.runDir, 'setup-pwd'), 'utf8').trim()).toBe(workdir);
     for (const f of readdirSync(info.runDir)) expect(readFileSync(join(info.runDir, f)).includes(TOKEN), f).toBe(false);
   }, 300_000);
 

@@ -3,7 +3,7 @@
 // head plus the hosts the user named. Pure lookups and adapters; the selected run's poller
 // lifecycle is in selected-run-gpus.ts.
 import { GpuPoller, gpuPollScope, type GpuPollScope, type GpuSnapshot as PolledGpus } from '../../gpu/index.js';
-import type { RunSummary as RunsSummary } from '../../runs/index.js';
+import { setupInWorkdir, type RunSummary as RunsSummary } from '../../runs/index.js';
 import type { GpuPollerFactory, TargetConnection } from './live-options.js';
 import type { GpuSnapshot } from './types.js';
 
@@ -16,7 +16,7 @@ export async function slurmNodes(conn: TargetConnection, run: RunsSummary): Prom
   const job = [...run.record.attempts].reverse().find((a) => a.jobId)?.jobId;
   if (run.record.backend !== 'slurm' || !job) return [];
   const script = '[ -n "$2" ] && { eval "$2"; } >/dev/null 2>&1 </dev/null; n=$(squeue -h -j "$1" -o %N) && [ -n "$n" ] && scontrol show hostnames "$n"';
-  const r = await conn.transport.exec(['bash', '-c', script, 'awrl-nodes', job, conn.target.setup ?? '']);
+  const r = await conn.transport.exec(['bash', '-c', script, 'awrl-nodes', job, setupInWorkdir(conn.target)]);
   if (r.code !== 0) return [];
   return r.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
 }
@@ -80,7 +80,7 @@ export function gpuView(n: PolledGpus): GpuSnapshot {
 export const defaultGpuPoller: GpuPollerFactory = (conn, scope, onSnapshots) => {
   const p = new GpuPoller(conn.transport, {
     ...scope,
-    setup: conn.target.setup,
+    setup: setupInWorkdir(conn.target) || undefined,
     headName: conn.target.name,
     intervalMs: 5000,
     onSnapshot: (snaps) => onSnapshots(snaps.map(gpuView)),

@@ -1,7 +1,7 @@
 // Stopping a run from the cockpit (`x`) and, after a run ended, the leftover processes it may have
 // left on its nodes (`o`: list them, `y`: stop the tagged ones). Both act on a run found in the
 // runs list, through src/runs and src/preflight: the same code as `awrl-tui stop`.
-import { runNodes, stopRun, type RunSummary as RunsSummary } from '../../runs/index.js';
+import { runNodes, setupInWorkdir, stopRun, type RunSummary as RunsSummary } from '../../runs/index.js';
 // Direct module, not the index: src/preflight imports runs modules itself (see preflight-gate.ts).
 import { findLeftovers, stopLeftovers, type LeftoverOptions, type NodeFailure } from '../../preflight/leftovers.js';
 import { errorText } from './error-text.js';
@@ -39,7 +39,7 @@ export class RunStopper {
     this.o.update({ leftovers: { phase: 'checking', runId } });
     try {
       const scope = this.leftoverScope(runId);
-      const list = await findLeftovers(conn.transport, runId, { setup: conn.target.setup, ...scope });
+      const list = await findLeftovers(conn.transport, runId, { setup: setupInWorkdir(conn.target), ...scope });
       this.o.update({ leftovers: { phase: 'found', runId, list: list.map((l) => leftoverView(l, !!scope.nodes)) } });
     } catch (err) {
       this.o.update({ leftovers: { phase: 'failed', runId, message: errorText(err) } });
@@ -54,7 +54,7 @@ export class RunStopper {
     try {
       // Only processes tagged with this run are ever signalled (src/preflight re-checks each PID's tag).
       const scope = this.leftoverScope(runId);
-      const r = await stopLeftovers(conn.transport, runId, { setup: conn.target.setup, graceSeconds: 5, ...scope });
+      const r = await stopLeftovers(conn.transport, runId, { setup: setupInWorkdir(conn.target), graceSeconds: 5, ...scope });
       const view = (l: LeftoverProcess) => leftoverView(l, !!scope.nodes);
       this.o.update({ leftovers: { phase: 'stopped', runId, stopped: r.stopped.map(view), remaining: r.remaining.map(view) } });
     } catch (err) {

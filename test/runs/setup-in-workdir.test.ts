@@ -1,0 +1,44 @@
+// The target's setup line runs in the workdir wherever a remote script runs it (sbatch, squeue,
+// scancel, the GPU poll, the runs list), as it does for a direct start and pre-flight: checked with
+// real bash for what a user writes (`. ./env.sh`, a trailing comment, a failing line).
+import { describe, expect, it, afterAll } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setupInWorkdir } from '../../src/runs/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'awrl-setup-'));
+const workdir = join(dir, 'my checkout');
+const elsewhere = join(dir, 'elsewhere');
+mkdirSync(workdir);
+mkdirSync(elsewhere);
+writeFileSync(join(workdir, 'env.sh'), 'export AWRL_SETUP_MARK=from-env-sh\n');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Like the remote scripts: `eval "$setup"` in the script's own directory, then more commands. */
+function run(setup: string): { out: string; code: number | null } {
+  const script = 'cd "$2" && eval "$1"; rc=$?; printf "%s|%s|%s" "$rc" "$PWD" "${AWRL_SETUP_MARK:-}"';
+  const r = spawnSync('bash', ['-c', script, 'awrl-test', setupInWorkdir({ setup, workdir }), elsewhere], { encoding: 'utf8' });
+  return { out: r.stdout, code: r.status };
+}
+
+describe('setupInWorkdir', () => {
+  it('a relative `. ./env.sh` reads the workdir\'s file; the script stays where it was', () => {
+    expect(run('. ./env.sh').out).toBe(`0|${elsewhere}|from-env-sh`);
+  });
+
+  it('a trailing comment does not swallow the return to the script\'s directory', () => {
+    expect(run('. ./env.sh # load the env').out).toBe(`0|${elsewhere}|from-env-sh`);
+  });
+
+  it('the setup line\'s failure is the status the script sees', () => {
+    expect(run('false').out).toBe(`1|${elsewhere}|`);
+    expect(run('. ./no-such-file.sh').out).toMatch(new RegExp(`^1\\|${elsewhere.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\|$`));
+  });
+
+  it('no setup line: nothing to run', () => {
+    expect(setupInWorkdir({ workdir })).toBe('');
+    expect(setupInWorkdir({ setup: '', workdir })).toBe('');
+  });
+});
