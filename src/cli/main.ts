@@ -1,8 +1,6 @@
 // Entry point: argv -> one command. Each command lives in its own file and is loaded lazily so
 // that `awrl-tui --version` or `config check` does not pay for Ink, React or ssh2.
 import { CliError, EXIT } from './errors.js';
-import { readVersion } from './version.js';
-import { HELP } from './help.js';
 import { flushStdio } from './stdio.js';
 import { giveBackCaCerts } from './launcher-env.js';
 import { reportJsonError } from './json-errors.js';
@@ -25,11 +23,12 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
 async function dispatch(argv: string[]): Promise<number> {
   const first = argv[0];
   if (first === '--help' || first === '-h' || first === 'help') {
-    process.stdout.write(HELP);
+    // Loaded here only: every other command skips the help text's modules at start-up.
+    process.stdout.write((await import('./help.js')).HELP);
     return EXIT.ok;
   }
   if (first === '--version' || first === '-V') {
-    process.stdout.write(`awrl-tui ${readVersion()}\n`);
+    process.stdout.write(`awrl-tui ${(await import('./version.js')).readVersion()}\n`);
     return EXIT.ok;
   }
   if (argv.includes('--launch')) return (await import('./launch-command.js')).run(argv.filter((a) => a !== '--launch'));
