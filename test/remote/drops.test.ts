@@ -6,41 +6,10 @@ import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport, type FollowEvent, type ConnectionState } from '../../src/remote/index.js';
-import { startSshd, descendants, type SshdHandle } from '../harness/sshd.js';
+import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
+import { followers, proxiedConfig } from '../harness/proxied-ssh.js';
 import { waitFor } from '../harness/wait.js';
-
-/** Remote follower processes (bash running FOLLOW_SCRIPT, argv0 `awrl-follow`) under this sshd. */
-function followers(sshd: SshdHandle): number[] {
-  return descendants(sshd.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`).includes(Buffer.from('\0awrl-follow\0'));
-    } catch {
-      return false;
-    }
-  });
-}
-
-function proxiedConfig(sshd: SshdHandle, proxy: TcpProxy): { file: string; alias: string } {
-  const alias = `proxied-${proxy.port}`;
-  const kh = join(sshd.dir, `known_hosts_proxy_${proxy.port}`);
-  writeFileSync(kh, `[127.0.0.1]:${proxy.port} ${sshd.hostPublicKey}\n`);
-  const file = join(sshd.dir, `ssh_config_proxy_${proxy.port}`);
-  writeFileSync(
-    file,
-    [
-      `Host ${alias}`,
-      '  HostName 127.0.0.1',
-      `  Port ${proxy.port}`,
-      `  User ${sshd.user}`,
-      `  IdentityFile ${sshd.identityFile}`,
-      '  IdentitiesOnly yes',
-      `  UserKnownHostsFile ${kh}`,
-      '  StrictHostKeyChecking yes',
-    ].join('\n') + '\n',
-  );
-  return { file, alias };
-}
 
 describe('drops', () => {
   let sshd: SshdHandle;

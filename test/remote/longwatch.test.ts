@@ -6,9 +6,10 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport, type FollowEvent } from '../../src/remote/index.js';
-import { startSshd, descendants, type SshdHandle } from '../harness/sshd.js';
+import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { restartSshd, type RestartedSshd } from '../harness/sshd-restart.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
+import { followers, proxiedConfig } from '../harness/proxied-ssh.js';
 import { waitFor } from '../harness/wait.js';
 import { SHARED } from '../harness/fixtures.js';
 import { followRun } from '../../src/runs/follow-run.js';
@@ -39,27 +40,6 @@ function expectExactlyOnce(events: FollowEvent[], file: string): void {
 }
 
 const received = (events: FollowEvent[]): number => events.reduce((a, e) => a + (e.type === 'data' ? e.bytes.length : 0), 0);
-
-/** Remote follower processes (argv0 `awrl-follow`) under this sshd. */
-function followers(sshd: SshdHandle): number[] {
-  return descendants(sshd.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`).includes(Buffer.from('\0awrl-follow\0'));
-    } catch {
-      return false;
-    }
-  });
-}
-
-function proxiedConfig(sshd: SshdHandle, proxy: TcpProxy): { file: string; alias: string } {
-  const alias = `lw-${proxy.port}`;
-  const kh = join(sshd.dir, `known_hosts_lw_${proxy.port}`);
-  writeFileSync(kh, `[127.0.0.1]:${proxy.port} ${sshd.hostPublicKey}\n`);
-  const file = join(sshd.dir, `ssh_config_lw_${proxy.port}`);
-  writeFileSync(file, [`Host ${alias}`, '  HostName 127.0.0.1', `  Port ${proxy.port}`, `  User ${sshd.user}`, `  IdentityFile ${sshd.identityFile}`,
-    '  IdentitiesOnly yes', `  UserKnownHostsFile ${kh}`, '  StrictHostKeyChecking yes', ''].join('\n'));
-  return { file, alias };
-}
 
 describe('long watches', () => {
   let dir: string;
@@ -131,7 +111,7 @@ describe('long watches', () => {
     beforeAll(async () => {
       sshd = await startSshd();
       proxy = await startTcpProxy(sshd.port);
-      const cfg = proxiedConfig(sshd, proxy);
+      const cfg = proxiedConfig(sshd, proxy, 'lw');
       t = await openTransport(cfg.alias, { sshConfigFile: cfg.file, ...FAST });
     });
     afterAll(async () => {
@@ -209,7 +189,7 @@ describe('long watches', () => {
       expect(got.map(eventToJsonLine)).toEqual(parseLogBytes(all).map(eventToJsonLine));
     });
     it('a drain the transport gives up on says so (resolves false), with what it had', async () => {
-      const cfg = proxiedConfig(sshd, proxy);
+      const cfg = proxiedConfig(sshd, proxy, 'lw');
       const t2 = await openTransport(cfg.alias, { sshConfigFile: cfg.file, ...FAST, reconnect: { baseMs: 50, capMs: 200, maxElapsedMs: 1500 } });
       try {
         const p = join(dir, 'lost-tail.log');
