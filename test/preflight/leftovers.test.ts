@@ -62,10 +62,12 @@ describe('leftover sweep', () => {
     expect(formatLeftovers([byPid.get(other)!])).toMatch(new RegExp(`^PID ${other} \\(\\w+\\) sleep 300 — 20000 MiB GPU \\[leftover of run 20260529-run-other\\]$`));
 
     const report = await stopLeftovers(transport, '20260529-run-mine', { setup, graceSeconds: 1 });
-    // The stubborn loop's `sleep 1` child carries the tag too (and is stopped) when it was found in both passes.
-    const taggedFound = found.filter((l) => l.tagged).map((l) => l.pid);
+    // Only processes with the run's tag are stopped. The stubborn loop's `sleep 1` children carry the
+    // tag too, and a new one is born every second: the sweep may stop one the first listing never saw.
     expect(report.stopped.map((l) => l.pid)).toEqual(expect.arrayContaining([mine, stubborn]));
-    for (const l of report.stopped) expect(taggedFound).toContain(l.pid);
+    for (const l of report.stopped) expect(l.tagged, `stopped ${l.pid} (${l.cmd})`).toBe(true);
+    expect(report.stopped.map((l) => l.pid)).not.toContain(other);
+    expect(report.stopped.map((l) => l.pid)).not.toContain(untagged);
     await waitFor(() => !pidAlive(mine) && !pidAlive(stubborn), { what: 'tagged processes to be gone' });
     expect(pidAlive(other)).toBe(true);
     expect(pidAlive(untagged)).toBe(true);
