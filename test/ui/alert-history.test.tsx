@@ -17,7 +17,7 @@ import { StaticSession } from '../../src/ui/session/static-session.js';
 import { initialUiState, reduceKey, type KeyContext } from '../../src/ui/ui-state.js';
 import { drawLines } from './draw-lines.js';
 import { maxLineWidth, renderInk, waitForFrame, type Rendered } from './helpers.js';
-import { launchSim, type SimRun } from './sim-run.js';
+import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
 
 const T0 = Date.parse('2026-05-25T03:00:00');
@@ -141,17 +141,7 @@ describe('a watched run that fires and clears an alert', () => {
   let r: Rendered;
 
   beforeAll(async () => {
-    const saved = { speed: process.env.AWRL_SIM_SPEED, fault: process.env.AWRL_SIM_FAULT };
-    process.env.AWRL_SIM_SPEED = '400';
-    process.env.AWRL_SIM_FAULT = 'nan-grad@2-3';
-    try {
-      sim = await launchSim(['++trial_name=qa-history']);
-    } finally {
-      for (const [name, value] of [['AWRL_SIM_FAULT', saved.fault], ['AWRL_SIM_SPEED', saved.speed]] as const) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
-    }
+    sim = await withSimEnv({ AWRL_SIM_SPEED: '400', AWRL_SIM_FAULT: 'nan-grad@2-3' }, () => launchSim(['++trial_name=qa-history']));
     session = createLiveSession({ targets: [{ target: sim.target, transport: sim.transport }], openRunId: sim.runId, runsPollMs: 1000, statePollMs: 500, gpuPoller: null });
     r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} frameMs={50} />);
   }, 60_000);

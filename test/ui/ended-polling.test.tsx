@@ -12,7 +12,7 @@ import { headerLines } from '../../src/ui/panels/header.js';
 import { lineText } from '../../src/ui/lines.js';
 import { createLiveSession, defaultGpuPoller, IDLE_RUNS_POLL_MS, runsPollDelay, type GpuPollerFactory, type LiveSession } from '../../src/ui/session/live-session.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
-import { launchSim, type SimRun } from './sim-run.js';
+import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
 
 /** The transport, counting the follows open right now. */
@@ -42,10 +42,6 @@ function countingFollows(t: Transport, open: { n: number }): Transport {
   });
 }
 
-function restore(name: string, value: string | undefined): void {
-  if (value === undefined) delete process.env[name];
-  else process.env[name] = value;
-}
 
 describe('a run that ended while watched', () => {
   let sim: SimRun;
@@ -70,15 +66,7 @@ describe('a run that ended while watched', () => {
   };
 
   beforeAll(async () => {
-    const saved = { speed: process.env.AWRL_SIM_SPEED, fault: process.env.AWRL_SIM_FAULT };
-    process.env.AWRL_SIM_SPEED = '400';
-    process.env.AWRL_SIM_FAULT = 'oom@3';
-    try {
-      sim = await launchSim(['++trial_name=qa-ended-polling']);
-    } finally {
-      restore('AWRL_SIM_FAULT', saved.fault);
-      restore('AWRL_SIM_SPEED', saved.speed);
-    }
+    sim = await withSimEnv({ AWRL_SIM_SPEED: '400', AWRL_SIM_FAULT: 'oom@3' }, () => launchSim(['++trial_name=qa-ended-polling']));
     const transport = countingFollows(sim.transport, follows);
     session = createLiveSession({ targets: [{ target: sim.target, transport }], openRunId: sim.runId, runsPollMs: 1000, statePollMs: 300, endedStatePollMs: 1000, gpuPoller: poller });
     r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 170, rows: 40 }} colors={false} frameMs={50} />);
@@ -117,13 +105,7 @@ describe('a run that ended while watched', () => {
     }
 
     // Resumed (same run, a new attempt): following and GPU polling start again.
-    const speed = process.env.AWRL_SIM_SPEED;
-    process.env.AWRL_SIM_SPEED = '400';
-    try {
-      await resumeRun(sim.runId, sim.transport, sim.target as Target, { env: { CPU_CLUSTER_TOKEN: 'sim-token', ...process.env } });
-    } finally {
-      restore('AWRL_SIM_SPEED', speed);
-    }
+    await withSimEnv({ AWRL_SIM_SPEED: '400' }, () => resumeRun(sim.runId, sim.transport, sim.target as Target, { env: { CPU_CLUSTER_TOKEN: 'sim-token', ...process.env } }));
     await waitFor(() => session.getState().run?.summary.state === 'running' && !session.getState().run?.pollingStopped, { timeoutMs: 30_000, what: 'the resumed run to be followed again' });
     await waitFor(() => follows.n === 1 && gpu.active === 1, { timeoutMs: 20_000, what: 'the follower and the GPU poller again' });
     await waitFor(() => (session.getState().run?.summary.step ?? 0) >= 3, { timeoutMs: 60_000, what: 'steps from the resumed run' });

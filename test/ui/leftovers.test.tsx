@@ -14,7 +14,7 @@ import { createLiveSession, type LiveSession } from '../../src/ui/session/live-s
 import { listRuns } from '../../src/runs/index.js';
 import { pidAlive, waitFor } from '../harness/wait.js';
 import { KEYS, renderInk, waitForFrame } from './helpers.js';
-import { launchSim, type SimRun } from './sim-run.js';
+import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
 
 function sleeper(env: NodeJS.ProcessEnv): ChildProcess {
   const p = spawn('sleep', ['600'], { env, stdio: 'ignore' });
@@ -29,14 +29,7 @@ describe('leftover check after a run ended (live session, local sim run)', () =>
   let session: LiveSession;
 
   beforeAll(async () => {
-    const speed = process.env.AWRL_SIM_SPEED;
-    process.env.AWRL_SIM_SPEED = 'instant';
-    try {
-      sim = await launchSim();
-    } finally {
-      if (speed === undefined) delete process.env.AWRL_SIM_SPEED;
-      else process.env.AWRL_SIM_SPEED = speed;
-    }
+    sim = await withSimEnv({ AWRL_SIM_SPEED: 'instant' }, () => launchSim());
     await waitFor(async () => (await listRuns(sim.transport, sim.target, { tailBytes: 0 })).find((r) => r.runId === sim.runId)?.state === 'finished', {
       timeoutMs: 60_000,
       what: 'the simulated run to finish',

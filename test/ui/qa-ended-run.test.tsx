@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
 import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
-import { launchSim, type SimRun } from './sim-run.js';
+import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
 
 describe('a run that failed while watched', () => {
@@ -19,16 +19,7 @@ describe('a run that failed while watched', () => {
   let now = Date.now();
 
   beforeAll(async () => {
-    const saved = { speed: process.env.AWRL_SIM_SPEED, fault: process.env.AWRL_SIM_FAULT };
-    process.env.AWRL_SIM_SPEED = '400';
-    process.env.AWRL_SIM_FAULT = 'oom@4';
-    try {
-      sim = await launchSim(['++trial_name=qa-oom']);
-    } finally {
-      process.env.AWRL_SIM_FAULT = saved.fault;
-      if (saved.fault === undefined) delete process.env.AWRL_SIM_FAULT;
-      process.env.AWRL_SIM_SPEED = saved.speed;
-    }
+    sim = await withSimEnv({ AWRL_SIM_SPEED: '400', AWRL_SIM_FAULT: 'oom@4' }, () => launchSim(['++trial_name=qa-oom']));
     session = createLiveSession({ targets: [{ target: sim.target, transport: sim.transport }], openRunId: sim.runId, runsPollMs: 500, statePollMs: 300, gpuPoller: null, clock: () => now });
     r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} frameMs={50} clock={() => now} />);
   }, 60_000);

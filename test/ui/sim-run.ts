@@ -27,7 +27,22 @@ export function simCheckout(): { dir: string; configPath: string } {
   return { dir, configPath: r.config };
 }
 
-/** Launch the simulator (AWRL_SIM_SPEED in this process's env reaches the job). */
+/** Runs `fn` with `vars` set in this process's environment (the simulated job inherits it: its
+ *  AWRL_SIM_SPEED and AWRL_SIM_FAULT), then puts every one back as it was, unset included. */
+export async function withSimEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const saved = Object.keys(vars).map((k) => [k, process.env[k]] as const);
+  Object.assign(process.env, vars);
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/** Launch the simulator (AWRL_SIM_SPEED in this process's env reaches the job; see withSimEnv). */
 export async function launchSim(overrides: string[] = []): Promise<SimRun> {
   const { dir, configPath } = simCheckout();
   const text = readFileSync(configPath, 'utf8');
