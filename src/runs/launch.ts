@@ -11,11 +11,16 @@ import { mayBeActive } from './run-state.js';
 import { listRuns, runsRoot } from './list.js';
 
 /** A user-facing launch problem: one line, with the exit code the CLI should use. */
+/** What a refusal is about, for a script's sake (`--json`'s error code); absent: only the exit
+ *  code's broad meaning. */
+export type RunErrorKind = 'usage' | 'run-not-found' | 'run-active' | 'secret-missing' | 'workdir-missing';
+
 export class RunError extends Error {
   override name = 'RunError';
   constructor(
     message: string,
     readonly exitCode: number = 2,
+    readonly kind?: RunErrorKind,
   ) {
     super(message);
   }
@@ -62,15 +67,17 @@ export interface LaunchResult {
 export function collectSecrets(names: string[], env: Record<string, string | undefined>): string {
   // The remote script refuses such a name, but only after the run dir exists: refuse it here first.
   const badName = names.filter((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
-  if (badName.length > 0) throw new RunError(`'${badName.join("', '")}' is not a usable environment variable name (letters, digits and _ only, not starting with a digit): rename it in the config`);
+  if (badName.length > 0) throw new RunError(`'${badName.join("', '")}' is not a usable environment variable name (letters, digits and _ only, not starting with a digit): rename it in the config`, 2, 'secret-missing');
   const missing = names.filter((n) => env[n] === undefined || env[n] === '');
   if (missing.length > 0) {
     throw new RunError(
       `missing environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: the trainer needs ${missing.length > 1 ? 'them' : 'it'}; export ${missing.length > 1 ? 'them' : 'it'} before launching (the value is sent on the SSH channel's stdin only)`,
+      2,
+      'secret-missing',
     );
   }
   const bad = names.filter((n) => /[\n\r\0]/.test(env[n] ?? ''));
-  if (bad.length > 0) throw new RunError(`environment variable ${bad.join(', ')} contains a line break or NUL and cannot be forwarded`);
+  if (bad.length > 0) throw new RunError(`environment variable ${bad.join(', ')} contains a line break or NUL and cannot be forwarded`, 2, 'secret-missing');
   return names.map((n) => `${n}=${env[n]}\n`).join('');
 }
 
@@ -78,7 +85,7 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
   const secrets = collectSecrets(plan.secretNames, io.env);
   const t = plan.target;
   if ((await transport.stat(t.workdir)) === null) {
-    throw new RunError(`workdir ${t.workdir} does not exist on ${t.name}: give --workdir the AsyncWebRL checkout there`);
+    throw new RunError(`workdir ${t.workdir} does not exist on ${t.name}: give --workdir the AsyncWebRL checkout there`, 2, 'workdir-missing');
   }
   if (!plan.force) {
     const active = (await listRuns(transport, t, { tailBytes: 0 })).find(
@@ -87,6 +94,8 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
     if (active) {
       throw new RunError(
         `run ${active.runId} (experiment ${plan.experiment}, trial ${plan.trial}) is ${stateWords(active)} on ${t.name}: stop it first (awrl-tui stop ${active.runId}) or pass --force`,
+        2,
+        'run-active',
       );
     }
   }
@@ -131,6 +140,8 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
       await writeRecord(transport, { ...record, startError: `not started: run ${rival.runId} of the same trial was launched at the same time` }).catch(() => undefined);
       throw new RunError(
         `run ${rival.runId} (experiment ${plan.experiment}, trial ${plan.trial}) was launched at the same time on ${t.name}; ${runId} was not started: stop the other first (awrl-tui stop ${rival.runId}) or pass --force`,
+        2,
+        'run-active',
       );
     }
   }
@@ -152,14 +163,14 @@ export async function resumeRun(
 ): Promise<LaunchResult> {
   const all = await listRuns(transport, target, { tailBytes: 0 });
   const current = all.find((x) => x.runId === runId);
-  if (!current) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs --target ${target.name})`);
+  if (!current) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs --target ${target.name})`, 2, 'run-not-found');
   if (mayBeActive(current.state)) {
-    throw new RunError(`run ${runId} is ${current.state === 'unknown' ? 'of unknown state' : `still ${current.state}`} on ${target.name} (${current.detail}): nothing to resume`);
+    throw new RunError(`run ${runId} is ${current.state === 'unknown' ? 'of unknown state' : `still ${current.state}`} on ${target.name} (${current.detail}): nothing to resume`, 2, 'run-active');
   }
   const r = current.record;
   // Two trainers on one experiment+trial would write the same checkpoints.
   const twin = all.find((x) => x.runId !== runId && x.record.experiment === r.experiment && x.record.trial === r.trial && mayBeActive(x.state));
-  if (twin) throw new RunError(`run ${twin.runId} (experiment ${r.experiment}, trial ${r.trial}) is ${stateWords(twin)} on ${target.name}: stop it first (awrl-tui stop ${twin.runId})`);
+  if (twin) throw new RunError(`run ${twin.runId} (experiment ${r.experiment}, trial ${r.trial}) is ${stateWords(twin)} on ${target.name}: stop it first (awrl-tui stop ${twin.runId})`, 2, 'run-active');
   if (r.backend !== target.backend) {
     throw new RunError(`run ${runId} was launched with backend ${r.backend}; resume it with --backend ${r.backend}`);
   }

@@ -32,10 +32,10 @@ export async function stopRun(
   /** sweep: false leaves processes tagged outside the job's group to the caller (`awrl-tui stop` lists them and asks). */
   opts: { graceSeconds?: number; now?: () => Date; sweep?: boolean } = {},
 ): Promise<StopReport> {
-  if (!isValidRunId(runId)) throw new RunError(`'${runId}' is not a run id (see awrl-tui runs --target ${target.name})`);
+  if (!isValidRunId(runId)) throw new RunError(`'${runId}' is not a run id (see awrl-tui runs --target ${target.name})`, 2, 'usage');
   const runDir = `${runsRoot(target)}/${runId}`;
   const record = await readRecord(transport, runDir);
-  if (!record) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs --target ${target.name})`);
+  if (!record) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs --target ${target.name})`, 2, 'run-not-found');
   const report: StopReport = { runId, backend: record.backend, terminated: [], killed: [], swept: [], left: [], cancelledJobs: [] };
   // Recording the stop of a run that already ended would turn `finished` (or `failed`) into
   // `stopped`: its state is history, keep it. The signals and the sweep below still run (harmless

@@ -4,6 +4,7 @@ import { describe, it, expect } from 'vitest';
 import { jsonErrorOf, wantsJson } from '../../src/cli/json-errors.js';
 import { connectFailure } from '../../src/cli/connect-target.js';
 import { runErrorCode } from '../../src/cli/run-errors.js';
+import { RunError, collectSecrets, stopRun, type Target } from '../../src/runs/index.js';
 import { CliError, ERROR_CODES, EXIT } from '../../src/cli/errors.js';
 import { EXIT_TABLE } from '../../src/cli/exit-table.js';
 
@@ -35,13 +36,24 @@ describe('--json errors', () => {
     expect(c('cannot connect to h: something else', 2)).toBe('connect-failed');
   });
 
-  it('names src/runs refusals from their messages', () => {
-    expect(runErrorCode('no run r1 on h (see awrl-tui runs --target h)', 2)).toBe('run-not-found');
-    expect(runErrorCode('run r1 (experiment e, trial t) is running on h: stop it first (awrl-tui stop r1) or pass --force', 2)).toBe('run-active');
-    expect(runErrorCode('run r1 is still running on h (pid 3): nothing to resume', 2)).toBe('run-active');
-    expect(runErrorCode('workdir /w does not exist on h: give --workdir the AsyncWebRL checkout there', 2)).toBe('workdir-missing');
-    expect(runErrorCode('sbatch failed on h: no partition', 1)).toBe('remote-failed');
-    expect(runErrorCode('something new', 2)).toBe('usage');
+  it('names src/runs refusals by the kind they are thrown with, else by the exit code', async () => {
+    const thrown = (f: () => unknown): RunError => {
+      try {
+        f();
+      } catch (e) {
+        if (e instanceof RunError) return e;
+      }
+      throw new Error('no RunError');
+    };
+    expect(runErrorCode(thrown(() => collectSecrets(['CPU_CLUSTER_TOKEN'], {})))).toBe('secret-missing');
+    expect(runErrorCode(thrown(() => collectSecrets(['BAD-NAME'], { 'BAD-NAME': 'x' })))).toBe('secret-missing');
+    expect(runErrorCode(thrown(() => collectSecrets(['T'], { T: 'a\nb' })))).toBe('secret-missing');
+    const target = { name: 'h', host: 'h', workdir: '/w', python: 'python3', backend: 'direct', slurm: { extraArgs: [] } } as Target;
+    const notAnId = await stopRun(null as never, target, '../etc').catch((e: RunError) => e);
+    expect(runErrorCode(notAnId as RunError)).toBe('usage');
+    expect(runErrorCode(new RunError('no run r1 on h', 2, 'run-not-found'))).toBe('run-not-found');
+    expect(runErrorCode(new RunError('sbatch failed on h: no partition', 1))).toBe('remote-failed');
+    expect(runErrorCode(new RunError('something new', 2))).toBe('usage');
   });
 
   it('the exit table only uses documented exit codes and error codes', () => {
