@@ -17,9 +17,10 @@ export interface Alert {
 export interface AlertContext extends RunConfigFacts {
   /** Now on the trainer's naive clock (isoTimeToMs of a printed time). */
   now?: number;
-  /** When the clocks differ: wall-clock ms at which the latest step event arrived, and wall now.
+  /** When the clocks differ: wall-clock ms since which a step is awaited (the latest step or
+   *  restart record arrived then, as store.awaitingStepSinceMs on the log's clock), and wall now.
    *  Used by the stall rule in preference to `now`. */
-  lastStepArrivedAt?: number;
+  awaitingStepSinceWall?: number;
   wallNow?: number;
 }
 
@@ -108,7 +109,7 @@ function stallAlert(store: MetricsStore, ctx: AlertContext): Alert | null {
   const med = median(recentStepTimes(store));
   if (med === null || med <= 0) return null;
   let elapsedS: number | null = null;
-  if (ctx.lastStepArrivedAt !== undefined && ctx.wallNow !== undefined) elapsedS = (ctx.wallNow - ctx.lastStepArrivedAt) / 1000;
+  if (ctx.awaitingStepSinceWall !== undefined && ctx.wallNow !== undefined) elapsedS = (ctx.wallNow - ctx.awaitingStepSinceWall) / 1000;
   else if (ctx.now !== undefined && store.awaitingStepSinceMs !== null) {
     // A restart (resume/start record) after the last step starts the wait afresh: the time before it
     // was the crash and the restart, which the error alerts explain; "stalled since step N" is wrong.

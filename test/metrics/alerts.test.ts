@@ -58,7 +58,7 @@ describe('alert rules', () => {
     const last = isoTimeToMs(events[3].time);
     expect(ids(run(events, { now: last + 29 * 60_000 }))).toEqual([]);
     expect(ids(run(events, { now: last + 31 * 60_000 }))).toEqual(['stall']);
-    expect(ids(run(events, { lastStepArrivedAt: 1_000, wallNow: 1_000 + 31 * 60_000 }))).toEqual(['stall']);
+    expect(ids(run(events, { awaitingStepSinceWall: 1_000, wallNow: 1_000 + 31 * 60_000 }))).toEqual(['stall']);
     expect(ids(run([...events, { type: 'finished', time: events[3].time }], { now: last + 99 * 60_000 }))).toEqual([]);
   });
 

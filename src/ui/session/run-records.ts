@@ -37,7 +37,7 @@ export class RunRecords {
   private log: LogLine[] = [];
   private seq = 0;
   private startedAt: number | null = null;
-  private lastArrivalAt: number | null = null;
+  private awaitingStepSince: number | null = null;
   /** Trainer time (epoch ms) of the latest record read: where an ended run's clock stops. */
   private lastRecordAt: number | null = null;
   readonly series: SeriesSource;
@@ -61,12 +61,12 @@ export class RunRecords {
       this.events.push(e);
       if (this.events.length > EVENT_RING) this.events.splice(0, this.events.length - EVENT_RING);
     } else {
-      this.lastArrivalAt = this.o.clock();
+      this.awaitingStepSince = this.o.clock();
       if (this.startedAt === null) this.startedAt = localTimeMs(e.time);
     }
     // A restart starts the wait for the next step afresh (the stall rule's wall clock): the time
     // before it was the crash and the restart, which the error alerts explain.
-    if (e.type === 'resume' || e.type === 'start') this.lastArrivalAt = this.o.clock();
+    if (e.type === 'resume' || e.type === 'start') this.awaitingStepSince = this.o.clock();
     if ((e.type === 'start' || e.type === 'resume') && this.startedAt === null) this.startedAt = localTimeMs(e.time);
     const at = 'time' in e ? localTimeMs(e.time) : null;
     if (at !== null && (this.lastRecordAt === null || at > this.lastRecordAt)) this.lastRecordAt = at;
@@ -89,7 +89,7 @@ export class RunRecords {
     const now = this.o.clock();
     const ended = ENDED_STATES.has(ctx.summary.state);
     const all: Alert[] = [
-      ...evaluateAlerts(this.store, this.events, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness, lastStepArrivedAt: this.lastArrivalAt ?? undefined, wallNow: now }),
+      ...evaluateAlerts(this.store, this.events, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness, awaitingStepSinceWall: this.awaitingStepSince ?? undefined, wallNow: now }),
       ...this.health.evaluate({ now: new Date(now), maxHeadOffpolicyness: facts.maxHeadOffpolicyness, recoverFreqSecs: facts.recoverFreqSecs }),
     ];
     // An ended run has no step coming: a stall alert would send the user hunting a hang.
