@@ -14,10 +14,10 @@ export const looksLikeHubId = (path: string): boolean => HUB_ID.test(path);
 
 export const actorRules: Rule = ({ cfg }) => {
   const out: RuleFinding[] = [];
+  // null (the dataclass default) is no cap: AReaL splits micro-batches with
+  // DEFAULT_MAX_TOKENS_PER_MB = 10**12 then, so a whole trajectory always fits. Only a set cap can be too small.
   const mtpm = get(cfg, 'actor.mb_spec.max_tokens_per_mb');
-  if (mtpm === null || mtpm === undefined)
-    out.push({ severity: 'error', code: 'max-tokens-per-mb', key: 'actor.mb_spec.max_tokens_per_mb', message: `actor.mb_spec.max_tokens_per_mb is not set; set it to at least ${MIN_TOKENS_PER_MB} so a whole multi-step trajectory fits in one micro-batch` });
-  else if (typeof mtpm === 'number' && mtpm < MIN_TOKENS_PER_MB)
+  if (typeof mtpm === 'number' && mtpm < MIN_TOKENS_PER_MB)
     out.push({ severity: 'error', code: 'max-tokens-per-mb', key: 'actor.mb_spec.max_tokens_per_mb', message: `actor.mb_spec.max_tokens_per_mb=${mtpm} cannot hold a whole multi-step trajectory; set it to at least ${MIN_TOKENS_PER_MB}` });
 
   // A float field: printed as Python prints it (1.0, not 1).
