@@ -1,7 +1,9 @@
 // What the alerts did while nobody was looking: a bounded history per alert rule+subject. The rules
 // (src/metrics, src/health) only say what is wrong NOW; an alert that fired at 03:00 and cleared at
-// 03:20 is gone from their output by morning. The cockpit feeds every evaluation here (`observe`)
-// and shows what cleared, when, and how often it fired. Pure: the caller passes `now`.
+// 03:20 is gone from their output by morning. RunAlerts (run-alerts.ts) feeds it every evaluation
+// (`observe`) on the LOG's clock, record by record, so a backfilled night has its fired/cleared pairs
+// at the times they happened. Pure: the caller passes `now` (any one scale; RunAlerts uses the
+// trainer's local time read as this machine's, the scale the cockpit prints).
 import type { Alert } from './alert.js';
 
 export interface AlertHistoryEntry {
@@ -9,7 +11,7 @@ export interface AlertHistoryEntry {
   key: string;
   /** The alert as last seen (its title, severity, detail and advice). */
   alert: Alert;
-  /** When it was first seen (the caller's clock, ms), and the alert's step then. */
+  /** When it was first seen (the caller's clock, ms; the log's for RunAlerts), and the alert's step then. */
   firstSeenAt: number;
   firstStep: number | null;
   /** When it was last seen active, and its step then. */
@@ -39,12 +41,21 @@ export class AlertHistory {
   private readonly byKey = new Map<string, AlertHistoryEntry>();
   private list: readonly AlertHistoryEntry[] = [];
   private changed = false;
+  /** Entries removed by the cap so far (the history says so). */
+  private droppedCount = 0;
+  /** The latest `now` observed: a later call with an earlier time (a record that arrived late) is
+   *  taken as happening at this time, so no entry clears before it fired. */
+  private lastNow = -Infinity;
 
   constructor(readonly cap = ALERT_HISTORY_CAP) {}
 
-  /** Record one evaluation: `active` is everything the rules report now. Returns whether the
-   *  history changed (an alert fired, cleared, or moved on to another step). */
-  observe(active: readonly Alert[], now: number): boolean {
+  /** Record one evaluation: `active` is everything the rules report now. `firedAt` dates the alerts
+   *  that fire in this call when they started earlier than `now` (a threshold crossed between two
+   *  observations). Returns whether the history changed (an alert fired, cleared, or moved on to
+   *  another step); `fired`, when given, receives the alerts that went from not active to active. */
+  observe(active: readonly Alert[], now: number, firedAt?: ReadonlyMap<string, number>, fired?: Alert[]): boolean {
+    now = Math.max(now, this.lastNow);
+    this.lastNow = now;
     const seen = new Set<string>();
     let changed = false;
     for (const a of active) {
@@ -53,8 +64,10 @@ export class AlertHistory {
       seen.add(key);
       const step = a.step ?? null;
       const e = this.byKey.get(key);
+      const from = Math.min(now, firedAt?.get(key) ?? now);
       if (!e) {
-        this.byKey.set(key, { key, alert: a, firstSeenAt: now, firstStep: step, lastSeenAt: now, lastStep: step, fired: 1, lastFiredAt: now, active: true, clearedAt: null });
+        this.byKey.set(key, { key, alert: a, firstSeenAt: from, firstStep: step, lastSeenAt: now, lastStep: step, fired: 1, lastFiredAt: from, active: true, clearedAt: null });
+        fired?.push(a);
         changed = true;
         continue;
       }
@@ -63,7 +76,8 @@ export class AlertHistory {
       if (!e.active || e.lastStep !== step || e.alert.title !== a.title || e.alert.detail !== a.detail) changed = true;
       if (!e.active) {
         e.fired++;
-        e.lastFiredAt = now;
+        e.lastFiredAt = Math.max(from, e.clearedAt ?? from);
+        fired?.push(a);
         e.active = true;
         e.clearedAt = null;
       }
@@ -94,6 +108,17 @@ export class AlertHistory {
       .sort((x, y) => Number(x.active) - Number(y.active) || (x.clearedAt ?? x.lastSeenAt) - (y.clearedAt ?? y.lastSeenAt))
       .slice(0, over);
     for (const v of victims) this.byKey.delete(v.key);
+    this.droppedCount += victims.length;
+  }
+
+  /** How many entries the cap has removed (the oldest cleared first). */
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  /** Whether this key is active in the history now. */
+  isActive(key: string): boolean {
+    return this.byKey.get(key)?.active === true;
   }
 
   /** Every entry, active ones first (the latest to fire first), then the cleared ones (most recently cleared

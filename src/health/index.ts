@@ -8,3 +8,4 @@ export { DRIFT_WINDOW, DRIFT_FACTOR, DRIFT_FLOOR_S } from './drift.js';
 export { formatDuration, naiveMs, toNaiveMs } from './time.js';
 export { HealthFeed, mergeSaves } from './feed.js';
 export { AlertHistory, alertHistoryKey, ALERT_HISTORY_CAP, type AlertHistoryEntry } from './alert-history.js';
+export { RunAlerts, isHangAlert, type RunAlertsOptions } from './run-alerts.js';

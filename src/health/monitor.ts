@@ -4,14 +4,15 @@ import type { Alert } from './alert.js';
 import { DriftTracker } from './drift.js';
 import { PhaseTracker, type CurrentPhase, type HealthEvent } from './phases.js';
 import { resumeAlerts, type ResumeState } from './resume-guard.js';
-import { stallAlert } from './stall.js';
+import { STALL_MIN_SAMPLES, stallAlert } from './stall.js';
 import { naiveMs, toNaiveMs } from './time.js';
 import { wallTimeAlert } from './walltime.js';
 import { RecentWindow } from './window.js';
 
 export interface HealthContext {
-  /** The present: a Date (an instant) or an ISO string (zone-less = the trainer's local time). */
-  now: Date | string;
+  /** The present: a Date or epoch ms (an instant), or an ISO string (zone-less = the trainer's local
+   *  time). Naive ms (time.ts) with utcOffsetMinutes 0 are taken as they are. */
+  now: Date | string | number;
   /** rollout.max_head_offpolicyness, for the post-resume staleness check. */
   maxHeadOffpolicyness?: number;
   /** recover.freq_secs; the wall-time rule needs it. */
@@ -96,16 +97,37 @@ export class HealthMonitor {
     return m === null ? null : m / 1000;
   }
 
+  /**
+   * Whether these rules judge a hang now, so the metrics room's whole-step stall rule must defer
+   * (one hang, one alert). They know more whenever they can speak: right after a resume with a step
+   * time known (the resume guard: the new attempt has not made a step), or when the phase in
+   * progress has a history in this run (the phase stall: where it is stuck and the likely cause).
+   * Decided from the records alone, not from whether an alert fires yet, so the owner of a hang
+   * never changes while it lasts (which would show one hang as a cleared alert plus a new one).
+   */
+  judgesStall(): boolean {
+    if (this.finished) return false;
+    if (this.resumeOwnsHang()) return true;
+    const cur = this.phases.phase;
+    return cur !== null && this.phases.stats(cur.phase).samples >= STALL_MIN_SAMPLES;
+  }
+
+  /** After a resume, until its first step: the resume guard speaks for a hang (it knows the attempt
+   *  never got going), naming the phase; the phase stall defers to it. */
+  private resumeOwnsHang(): boolean {
+    return this.resume !== null && !this.resume.progressed && !this.finished && this.medianStepSeconds() !== null;
+  }
+
   evaluate(ctx: HealthContext): Alert[] {
     const nowMs = toNaiveMs(ctx.now, ctx.utcOffsetMinutes);
     if (nowMs === null) throw new TypeError(`health: 'now' is not a time: ${String(ctx.now)}`);
     const medianStepS = this.medianStepSeconds();
     const out: Alert[] = [];
-    if (!this.finished) {
+    if (!this.finished && !this.resumeOwnsHang()) {
       const stall = stallAlert(this.phases, nowMs);
       if (stall) out.push(stall);
     }
-    out.push(...resumeAlerts(this.resume, nowMs, medianStepS, this.finished, ctx.maxHeadOffpolicyness));
+    out.push(...resumeAlerts(this.resume, nowMs, medianStepS, this.finished, ctx.maxHeadOffpolicyness, this.phases.phase));
     if (!this.finished && ctx.slurmEndTime !== undefined && ctx.recoverFreqSecs !== undefined && ctx.recoverFreqSecs > 0) {
       const endMs = toNaiveMs(ctx.slurmEndTime, ctx.utcOffsetMinutes);
       if (endMs !== null) {

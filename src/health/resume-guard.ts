@@ -1,6 +1,7 @@
 // Resume guard: a resumed run must make progress past its recover point, and its first steps must
 // respect the staleness budget (rollouts generated before the crash by the old policy can be replayed).
 import type { Alert } from './alert.js';
+import { PHASE_LABEL, type CurrentPhase } from './phases.js';
 import { formatDuration, naiveIso } from './time.js';
 
 export const RESUME_FACTOR = 3;
@@ -21,6 +22,8 @@ export function resumeAlerts(
   medianStepS: number | null,
   finished: boolean,
   maxHeadOffpolicyness: number | undefined,
+  /** Where the new attempt is now (the phase stall defers to this alert, so it says it). */
+  phase: CurrentPhase | null = null,
 ): Alert[] {
   if (!r) return [];
   const out: Alert[] = [];
@@ -30,7 +33,9 @@ export function resumeAlerts(
       id: 'health/resume/no-progress',
       severity: 'warning',
       title: `No progress since resuming at step ${r.resumeStep}`,
-      detail: `resumed ${formatDuration(waitedS)} ago at step ${r.resumeStep} and no step has completed since (median step ${formatDuration(medianStepS)})`,
+      detail:
+        `resumed ${formatDuration(waitedS)} ago at step ${r.resumeStep} and no step has completed since (median step ${formatDuration(medianStepS)})` +
+        (phase ? `; ${PHASE_LABEL[phase.phase]} (${phase.phase}) for ${formatDuration((nowMs - phase.sinceMs) / 1000)}` : ''),
       advice:
         'Check stdout.log of the new attempt for an error during recovery (a checkpoint written by a different config or model, a missing shard) and that rollout workers came back; stop it rather than let it hold the GPUs.',
       step: r.resumeStep,

@@ -22,6 +22,10 @@ export interface AlertContext extends RunConfigFacts {
    *  Used by the stall rule in preference to `now`. */
   awaitingStepSinceWall?: number;
   wallNow?: number;
+  /** The health rules (src/health) judge the hang in progress: they know the phase the trainer is in
+   *  (or that it just resumed), so their alert says where it is stuck. This rule then stays silent:
+   *  one hang, one alert. See HealthMonitor.judgesStall. */
+  stallJudgedElsewhere?: boolean;
 }
 
 export const KEYS = {
@@ -94,14 +98,55 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
     alerts.push({ id: 'omniboxes-failed', severity: 'warning', title: 'Browser environments failing', detail: `${KEYS.omniboxesFailed} = ${fmt(failed)} (> 5%)`, advice: 'The Omniboxes cluster is failing allocations: check its health and the token variable (webgym.cpu_cluster_token_env_var).', ...at });
   }
 
-  const stall = stallAlert(store, ctx);
+  const stall = ctx.stallJudgedElsewhere ? null : stallAlert(store, ctx);
   if (stall) alerts.push(stall);
 
-  events.forEach((e, i) => {
-    if (e.type !== 'error') return;
-    alerts.push(errorAlert(e, i));
-  });
+  // One-shot form: the errors of `events` still standing at its end (see ErrorAlertTracker).
+  if (events.length) {
+    const errors = new ErrorAlertTracker();
+    for (const e of events) errors.ingest(e);
+    alerts.push(...errors.alerts());
+  }
   return alerts;
+}
+
+/** Errors kept active at once; more (a crash loop logging thousands) keep the latest. */
+export const MAX_ACTIVE_ERRORS = 64;
+
+/**
+ * The error alerts' lifecycle. An error raises an alert; it clears once the trainer restarted after
+ * it (a resume or fresh-start record) AND made a step after that restart: the run recovered, and
+ * the error stays in the alert history as fired/cleared. An error after the last restart, or a
+ * restart that has not made a step yet, keeps it active. Ids number the run's errors (`error:N`,
+ * the Nth error read), stable as the list changes. Bounded.
+ */
+export class ErrorAlertTracker {
+  private active: { alert: Alert; restarted: boolean }[] = [];
+  private count = 0;
+  private list: Alert[] | null = [];
+
+  ingest(e: TrainerEvent): void {
+    if (e.type === 'error') {
+      this.active.push({ alert: errorAlert(e, this.count++), restarted: false });
+      if (this.active.length > MAX_ACTIVE_ERRORS) this.active.splice(0, this.active.length - MAX_ACTIVE_ERRORS);
+      this.list = null;
+    } else if (e.type === 'resume' || e.type === 'start') {
+      for (const a of this.active) a.restarted = true;
+    } else if (e.type === 'step' && this.active.some((a) => a.restarted)) {
+      this.active = this.active.filter((a) => !a.restarted);
+      this.list = null;
+    }
+  }
+
+  /** The error alerts standing now, oldest first (the same array until one fires or clears). */
+  alerts(): Alert[] {
+    return (this.list ??= this.active.map((a) => a.alert));
+  }
+
+  /** Errors read so far. */
+  get errorCount(): number {
+    return this.count;
+  }
 }
 
 function stallAlert(store: MetricsStore, ctx: AlertContext): Alert | null {

@@ -62,12 +62,20 @@ describe('alert rules', () => {
     expect(ids(run([...events, { type: 'finished', time: events[3].time }], { now: last + 99 * 60_000 }))).toEqual([]);
   });
 
-  it('turns every error event into an error alert with advice (run-a: the NCCL timeout)', () => {
+  it('turns an error event into an error alert with advice, standing until the run resumed and stepped (run-a: the NCCL timeout)', () => {
     const events = parseLogBytes(readFileSync(`${SHARED}fixtures/areal-logs/run-a/main.log`));
-    const a = run(events, { consumerBatchSize: 128 }).filter((x) => x.id.startsWith('error:'));
+    const errorAt = events.findIndex((e) => e.type === 'error');
+    const resumeAt = events.findIndex((e) => e.type === 'resume');
+    const stepAfter = events.findIndex((e, i) => i > resumeAt && e.type === 'step');
+    const errorsOf = (upTo: number) => run(events.slice(0, upTo + 1), { consumerBatchSize: 128 }).filter((x) => x.id.startsWith('error:'));
+    const a = errorsOf(errorAt);
     expect(a).toHaveLength(1);
-    expect(a[0]).toMatchObject({ severity: 'error', time: '2026-05-25T15:12:05.214' });
+    expect(a[0]).toMatchObject({ id: 'error:0', severity: 'error', time: '2026-05-25T15:12:05.214' });
     expect(a[0].title).toContain('nccl-timeout');
     expect(a[0].advice).toMatch(/NCCL/);
+    // Resumed, no step yet: still standing. A step after the resume: cleared.
+    expect(errorsOf(stepAfter - 1)).toHaveLength(1);
+    expect(errorsOf(stepAfter)).toEqual([]);
+    expect(errorsOf(events.length - 1)).toEqual([]);
   });
 });

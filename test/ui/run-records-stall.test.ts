@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { RunRecords, type RunViewContext } from '../../src/ui/session/run-records.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
+import { isHangAlert } from '../../src/health/index.js';
 import type { TrainerLinesView } from '../../src/ui/session/types.js';
 
 const step = (g: number, sec: number): TrainerEvent => ({
@@ -22,7 +23,8 @@ describe('RunRecords: the stall clock', () => {
     let wall = 1_000_000;
     const r = new RunRecords({ clock: () => wall });
     for (let g = 1; g <= 5; g++) r.ingest(step(g, g * 60)); // 60 s steps
-    const stalled = () => r.view(ctx).alerts.some((a) => a.id === 'stall');
+    const hangs = () => r.view(ctx).alerts.filter(isHangAlert).map((a) => a.id);
+    const stalled = () => hangs().length > 0;
     expect(stalled()).toBe(false);
     wall += 10 * 60_000;
     expect(stalled()).toBe(true);
@@ -32,6 +34,7 @@ describe('RunRecords: the stall clock', () => {
     wall += 2 * 60_000;
     expect(stalled()).toBe(false);
     wall += 2 * 60_000; // 4 min after the restart without a step: > 3 x 60 s
-    expect(stalled()).toBe(true);
+    // One hang, one alert: the resume guard's, which knows the attempt has not made a step.
+    expect(hangs()).toEqual(['health/resume/no-progress']);
   });
 });

@@ -1,9 +1,10 @@
 // What has been read of one run's log, and the RunView derived from it: the metrics store, the
-// health monitor, the alert history, a ring of events and a ring of log-pane lines. Apart from the
+// alert rules with their history (RunAlerts: on the log's clock, record by record, so a backfilled
+// night keeps what fired and cleared), a ring of events and a ring of log-pane lines. Apart from the
 // feed because this part does not care how records arrive (backfill, follow, a test's ingest) or
 // when the run is polled: it only keeps what was read, bounded, and turns it into a frame's view.
-import { AlertHistory, HealthMonitor } from '../../health/index.js';
-import { deriveFigures, evaluateAlerts, MetricsStore } from '../../metrics/index.js';
+import { RunAlerts } from '../../health/index.js';
+import { deriveFigures, MetricsStore } from '../../metrics/index.js';
 import type { ConnectionState } from '../../remote/transport.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
 import { eventLogLine, localTimeMs } from './event-log-line.js';
@@ -30,20 +31,20 @@ const EVENT_RING = 256;
 
 export class RunRecords {
   readonly store = new MetricsStore();
-  private readonly health = new HealthMonitor();
-  /** Alerts that fired and cleared while the cockpit was open (the rules only say what holds now). */
-  private readonly alertHistory = new AlertHistory();
+  /** Every alert rule over the records, and what fired and cleared (the rules only say what holds now). */
+  private readonly alerts: RunAlerts;
   private readonly events: TrainerEvent[] = [];
   private log: LogLine[] = [];
   private seq = 0;
   private startedAt: number | null = null;
-  private awaitingStepSince: number | null = null;
   /** Trainer time (epoch ms) of the latest record read: where an ended run's clock stops. */
   private lastRecordAt: number | null = null;
   readonly series: SeriesSource;
 
   constructor(private readonly o: { facts?: RunFacts; logLimit?: number; clock: () => number }) {
     const store = this.store;
+    const facts = o.facts ?? {};
+    this.alerts = new RunAlerts(store, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness, recoverFreqSecs: facts.recoverFreqSecs });
     this.series = {
       get stepCount() {
         return store.lastStepEvent?.globalStep ?? 0;
@@ -55,18 +56,12 @@ export class RunRecords {
   }
 
   ingest(e: TrainerEvent): void {
-    this.store.ingest(e);
-    this.health.ingest(e);
+    // The store and the health monitor are fed through the alerts: they observe around each record.
+    this.alerts.ingest(e, this.o.clock());
     if (e.type !== 'step') {
       this.events.push(e);
       if (this.events.length > EVENT_RING) this.events.splice(0, this.events.length - EVENT_RING);
-    } else {
-      this.awaitingStepSince = this.o.clock();
-      if (this.startedAt === null) this.startedAt = localTimeMs(e.time);
-    }
-    // A restart starts the wait for the next step afresh (the stall rule's wall clock): the time
-    // before it was the crash and the restart, which the error alerts explain.
-    if (e.type === 'resume' || e.type === 'start') this.awaitingStepSince = this.o.clock();
+    } else if (this.startedAt === null) this.startedAt = localTimeMs(e.time);
     if ((e.type === 'start' || e.type === 'resume') && this.startedAt === null) this.startedAt = localTimeMs(e.time);
     const at = 'time' in e ? localTimeMs(e.time) : null;
     if (at !== null && (this.lastRecordAt === null || at > this.lastRecordAt)) this.lastRecordAt = at;
@@ -88,13 +83,9 @@ export class RunRecords {
     const last = this.store.lastStepEvent;
     const now = this.o.clock();
     const ended = ENDED_STATES.has(ctx.summary.state);
-    const all: Alert[] = [
-      ...evaluateAlerts(this.store, this.events, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness, awaitingStepSinceWall: this.awaitingStepSince ?? undefined, wallNow: now }),
-      ...this.health.evaluate({ now: new Date(now), maxHeadOffpolicyness: facts.maxHeadOffpolicyness, recoverFreqSecs: facts.recoverFreqSecs }),
-    ];
     // An ended run has no step coming: a stall alert would send the user hunting a hang.
-    const alerts = ended ? all.filter((a) => a.id !== 'stall' && !a.id.startsWith('health/stall')) : all;
-    this.alertHistory.observe(alerts, now);
+    this.alerts.setEnded(ended);
+    const alerts: Alert[] = [...this.alerts.evaluate(now)];
     const figures: DashboardFigures = {
       step: f.globalStep,
       totalSteps: f.totalSteps,
@@ -123,7 +114,8 @@ export class RunRecords {
       series: this.series,
       figures,
       alerts,
-      alertHistory: this.alertHistory.entries(),
+      alertHistory: this.alerts.history.entries(),
+      ...(this.alerts.history.dropped > 0 ? { alertHistoryDropped: this.alerts.history.dropped } : {}),
       memory: [...this.store.memoryByPhase.values()].map((m) => ({ phase: m.phase, allocatedGB: m.allocatedGB, reservedGB: m.reservedGB, usedGB: m.usedGB, totalGB: m.totalGB })),
       gpus: ctx.gpus,
       log: this.log,

@@ -144,6 +144,8 @@ export interface RunView {
   alerts: Alert[];
   /** Every alert seen while the cockpit watched (active and cleared), bounded; absent: none kept. */
   alertHistory?: readonly AlertHistoryEntry[];
+  /** Entries the history's cap removed (the oldest cleared); absent: none. */
+  alertHistoryDropped?: number;
   memory: MemoryFigure[];
   gpus: GpuSnapshot[];
   /** Bounded ring of recent log lines built from parser events (oldest first). */

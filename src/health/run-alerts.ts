@@ -1,0 +1,148 @@
+// Every alert rule of one run (the metrics room's, the health room's, the error lifecycle) over its
+// records, with the alert history kept on the LOG's clock. The cockpit and `follow` both use it, so
+// they agree on what is active and when it fired.
+//
+// Why record by record: a cockpit attaching in the morning backfills the night's log in one burst.
+// Evaluated once at the end, everything that fired and cleared in the night is lost and what is left
+// is dated by our clock. Here the rules are asked just BEFORE each record, at its time (what the gap
+// since the previous record crossed: a stall), and just AFTER it (what the record raised or cleared),
+// so the history holds the night's fired/cleared pairs at the record timestamps and steps. A
+// time-driven alert found at a record is dated back to the moment its threshold was crossed, by
+// bisection between the two observations. Live, "now" is the latest record's time plus the wall time
+// since it arrived: the same scale, whatever the target's zone. Pure; bounded (the history's cap).
+import { ErrorAlertTracker, evaluateAlerts, type Alert } from '../metrics/alerts.js';
+import type { MetricsStore } from '../metrics/store.js';
+import { AlertHistory, alertHistoryKey, ALERT_HISTORY_CAP } from './alert-history.js';
+import { HealthMonitor } from './monitor.js';
+import type { HealthEvent } from './phases.js';
+import { naiveIso, naiveMs } from './time.js';
+
+export interface RunAlertsOptions {
+  consumerBatchSize?: number;
+  maxHeadOffpolicyness?: number;
+  recoverFreqSecs?: number;
+  historyCap?: number;
+}
+
+/** The alerts that say the run is hung (no step coming). */
+export function isHangAlert(a: Alert): boolean {
+  return a.id === 'stall' || a.id.startsWith('health/stall/') || a.id === 'health/resume/no-progress';
+}
+
+/** How precisely a time-driven alert's start is dated (ms). */
+const DATING_PRECISION_MS = 1000;
+
+export class RunAlerts {
+  readonly health = new HealthMonitor();
+  readonly history: AlertHistory;
+  private readonly errors = new ErrorAlertTracker();
+  /** Naive ms (time.ts) of the latest record time, and the wall clock when that record arrived. */
+  private lastLogMs: number | null = null;
+  private lastArrivalWall = 0;
+  /** Naive ms of the latest observation. */
+  private observedAt: number | null = null;
+  private ended = false;
+  private current: Alert[] = [];
+
+  constructor(
+    readonly store: MetricsStore,
+    private readonly o: RunAlertsOptions = {},
+  ) {
+    this.history = new AlertHistory(o.historyCap ?? ALERT_HISTORY_CAP);
+  }
+
+  /**
+   * One record, read at wall-clock `arrivedWall` (this feeds the store and the health monitor: do
+   * not ingest it there too). Returns the alerts that fired around it, in the order they fired.
+   */
+  ingest(e: HealthEvent, arrivedWall: number): Alert[] {
+    const fired: Alert[] = [];
+    const t = 'time' in e ? naiveMs(e.time) : null;
+    if (t !== null && this.observedAt !== null && t > this.observedAt) this.observe(t, fired);
+    if (e.type !== 'save') {
+      this.store.ingest(e);
+      this.errors.ingest(e);
+    }
+    this.health.ingest(e);
+    if (t !== null && (this.lastLogMs === null || t >= this.lastLogMs)) {
+      this.lastLogMs = t;
+      this.lastArrivalWall = arrivedWall;
+    }
+    // A record without a time (an error whose header was cut) counts as happening at the latest time.
+    const at = Math.max(t ?? -Infinity, this.observedAt ?? -Infinity, this.lastLogMs ?? -Infinity);
+    if (Number.isFinite(at)) this.observe(at, fired);
+    return fired;
+  }
+
+  /** The run has ended (its state says so): no step is coming, so no hang alert either. */
+  setEnded(ended: boolean): void {
+    this.ended = ended;
+  }
+
+  /** Now on the log's clock (naive ms): the latest record's time plus the wall time since it arrived. */
+  logNow(wallMs: number): number | null {
+    return this.lastLogMs === null ? null : this.lastLogMs + Math.max(0, wallMs - this.lastArrivalWall);
+  }
+
+  /** The alerts active at wall-clock `wallMs` (observed into the history); `fired` receives the ones
+   *  that fired since the last observation. */
+  evaluate(wallMs: number, fired?: Alert[]): Alert[] {
+    const now = this.logNow(wallMs);
+    if (now === null) return this.current;
+    this.observe(Math.max(now, this.observedAt ?? now), fired);
+    return this.current;
+  }
+
+  /** The alerts as of the last observation. */
+  get active(): readonly Alert[] {
+    return this.current;
+  }
+
+  /** Every rule at log time `t` (naive ms), on the records read so far. */
+  private alertsAt(t: number): Alert[] {
+    const metric = evaluateAlerts(this.store, [], {
+      consumerBatchSize: this.o.consumerBatchSize,
+      maxHeadOffpolicyness: this.o.maxHeadOffpolicyness,
+      now: t,
+      stallJudgedElsewhere: this.health.judgesStall(),
+    });
+    const health = this.health.evaluate({ now: t, utcOffsetMinutes: 0, maxHeadOffpolicyness: this.o.maxHeadOffpolicyness, recoverFreqSecs: this.o.recoverFreqSecs });
+    const all = [...metric, ...this.errors.alerts(), ...health];
+    return this.ended ? all.filter((a) => !isHangAlert(a)) : all;
+  }
+
+  private observe(t: number, fired?: Alert[]): void {
+    const alerts = this.alertsAt(t);
+    let firedAt: Map<string, number> | undefined;
+    const from = this.observedAt;
+    if (from !== null && t > from) {
+      for (const a of alerts) {
+        const key = alertHistoryKey(a);
+        if (this.history.isActive(key)) continue;
+        (firedAt ??= new Map()).set(key, displayMs(this.firstActive(key, from, t)));
+      }
+    }
+    this.history.observe(alerts, displayMs(t), firedAt, fired);
+    this.observedAt = t;
+    this.current = alerts;
+  }
+
+  /** The earliest time in (from, to] at which `key` is active: the rules are monotone between two
+   *  records (nothing changes but the clock), so a bisection finds where the threshold was crossed. */
+  private firstActive(key: string, from: number, to: number): number {
+    let lo = from;
+    let hi = to;
+    while (hi - lo > DATING_PRECISION_MS) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      if (this.alertsAt(mid).some((a) => alertHistoryKey(a) === key)) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+}
+
+/** Naive ms as the cockpit prints times: the trainer's local time read as this machine's (as
+ *  localTimeMs does for every other time on the screen). */
+function displayMs(naive: number): number {
+  return Date.parse(naiveIso(naive));
+}
