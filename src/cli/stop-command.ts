@@ -14,8 +14,7 @@ import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '.
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
-import { connectFailure } from './connect-target.js';
-import { cliErrorFromRun } from './run-errors.js';
+import { cliErrorFromConnect, cliErrorFromRun } from './run-errors.js';
 
 export function formatStopReport(r: StopReport, target: string): string {
   if (r.alreadyEnded) return `${r.runId} on ${target} had already ended (${r.alreadyEnded.state}: ${r.alreadyEnded.detail}): nothing to stop, its state is kept`;
@@ -131,16 +130,16 @@ export async function run(args: string[]): Promise<number> {
     throw new CliError((e as Error).message, EXIT.usage);
   }
   if (targets.length === 0) throw new CliError('stop needs --target T (no targets.yaml profiles to search)', EXIT.usage);
-  const skipped: Array<{ name: string; message: string; exit: number }> = [];
+  const skipped: Array<{ name: string; message: string; exit: number; error: unknown }> = [];
   for (const target of targets) {
     let transport: Transport;
     try {
       transport = await connect(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') });
     } catch (e) {
       const message = (e as Error).message;
-      if (targets.length === 1) throw new CliError(message, connectExit(e), connectFailure(message, connectExit(e)));
+      if (targets.length === 1) throw cliErrorFromConnect(e);
       process.stderr.write(`awrl-tui: skipping ${target.name}: ${message}\n`);
-      skipped.push({ name: target.name, message, exit: connectExit(e) });
+      skipped.push({ name: target.name, message, exit: connectExit(e), error: e });
       continue;
     }
     try {
@@ -163,7 +162,7 @@ export async function run(args: string[]): Promise<number> {
     // Not found where we could look, but it may be on a target we could not reach: not "no run".
     const worst = skipped.find((s) => s.exit === EXIT.disconnected) ?? skipped[0];
     const where = searched.length ? `no run ${runId} on ${searched.join(', ')}, and ` : '';
-    throw new CliError(`${where}could not search ${skipped.map((s) => s.name).join(', ')} for it (${worst.message})`, worst.exit, connectFailure(worst.message, worst.exit));
+    throw cliErrorFromConnect(worst.error, `${where}could not search ${skipped.map((s) => s.name).join(', ')} for it (${worst.message})`);
   }
   throw new CliError(`no run ${runId} on ${targets.map((t) => t.name).join(', ')}`, EXIT.usage, { code: 'run-not-found' });
 }

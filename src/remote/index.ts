@@ -3,12 +3,13 @@ export type * from './transport.js';
 export type { OpenTransportOptions, InteractivePrompts, ReconnectOptions } from './options.js';
 export { shellQuote, commandLine, remoteScript } from './quote.js';
 export { LocalTransport } from './local.js';
+export { ConnectFailure, CONNECT_FAILURE_KINDS, isRetryable, type ConnectFailureKind } from './connect-failure.js';
 import type { Transport } from './transport.js';
 import type { OpenTransportOptions } from './options.js';
 import { LocalTransport } from './local.js';
 
-/** Resolves once connected the first time; rejects with a clear Error (host, what to do) on auth
- *  failure, a refused host key, or an unreachable host. */
+/** Resolves once connected the first time; rejects with a ConnectFailure (its `kind`, and a message
+ *  naming the host and what to do) on auth failure, a refused host key, or an unreachable host. */
 export async function openTransport(target: string, opts: OpenTransportOptions = {}): Promise<Transport> {
   if (target === 'local') return new LocalTransport({ followPollMs: opts.followPollMs });
   // Loaded lazily: local-only commands do not pay for ssh2.

@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, basename } from 'node:path';
+import { ConnectFailure } from './connect-failure.js';
 
 export interface SshSettings {
   /** The name as the user gave it (alias or host): used in messages. */
@@ -72,6 +73,8 @@ function sshDashG(parts: { user?: string; host: string; port?: number }, configF
   return new Promise((resolve, reject) => {
     execFile('ssh', args, { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) => {
       if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') return reject(err);
+      // ssh -G only reads files: past its time limit the machine is overloaded, which may pass.
+      if (err && err.killed) return reject(new ConnectFailure('timeout', `cannot resolve ssh settings for '${parts.host}': ssh -G did not answer within 10 s`));
       if (err) return reject(new Error(`cannot resolve ssh settings for '${parts.host}': ${stderr.trim() || err.message}`));
       const kv: KV = new Map();
       for (const line of stdout.split('\n')) {

@@ -10,11 +10,9 @@ import type { OpenTransportOptions } from './options.js';
 const { utils } = ssh2;
 import { resolveSshSettings, type SshSettings } from './ssh-config.js';
 import { addHostKey, checkHostKey, fingerprint, hostKeyAlgorithmsFor, knownKeyTypes } from './known-hosts.js';
+import { ConnectFailure } from './connect-failure.js';
 
-/** A failure that retrying cannot fix (auth, host key, encrypted key headless): state `failed`. */
-export class FatalConnectError extends Error {
-  override name = 'FatalConnectError';
-}
+export { ConnectFailure } from './connect-failure.js';
 
 export interface ConnectContext {
   opts: OpenTransportOptions;
@@ -42,14 +40,24 @@ const SSH2_DEFAULT_HOST_KEYS = [
 
 /** Resolves the target and its jump hosts (each resolved with the same config file). */
 export async function resolveChain(target: string, configFile?: string): Promise<SshSettings[]> {
-  const last = await resolveSshSettings(target, configFile);
+  const last = await resolveSettings(target, configFile);
   const hops: SshSettings[] = [];
   for (const hop of last.proxyJump) {
-    const s = await resolveSshSettings(hop, configFile);
+    const s = await resolveSettings(hop, configFile);
     // A hop's own ProxyJump is ignored by OpenSSH when it is part of a chain: the chain decides.
     hops.push({ ...s, proxyJump: [] });
   }
   return [...hops, last];
+}
+
+/** A target that is not one, or a config ssh -G refuses, will not resolve on a retry either. */
+async function resolveSettings(target: string, configFile?: string): Promise<SshSettings> {
+  try {
+    return await resolveSshSettings(target, configFile);
+  } catch (err) {
+    if (err instanceof ConnectFailure) throw err;
+    throw new ConnectFailure('ssh-settings', (err as Error).message);
+  }
 }
 
 export async function connectChain(chain: SshSettings[], ctx: ConnectContext): Promise<Chain> {
@@ -71,7 +79,7 @@ export async function connectChain(chain: SshSettings[], ctx: ConnectContext): P
 function forward(via: Client, next: SshSettings): Promise<Duplex> {
   return new Promise((resolve, reject) => {
     via.forwardOut('127.0.0.1', 0, next.hostname, next.port, (err, stream) => {
-      if (err) reject(new Error(`jump host could not open a connection to ${next.hostname}:${next.port}: ${err.message}`));
+      if (err) reject(new ConnectFailure('unreachable', `jump host could not open a connection to ${next.hostname}:${next.port}: ${err.message}`));
       else resolve(stream);
     });
   });
@@ -103,7 +111,7 @@ async function authMethods(s: SshSettings, ctx: ConnectContext): Promise<{ metho
       parsed = utils.parseKey(buf, pp);
       if (parsed instanceof Error) {
         ctx.passphrases.delete(file); // ask again next time
-        throw new FatalConnectError(`wrong passphrase for ${file}`);
+        throw new ConnectFailure('wrong-passphrase', `wrong passphrase for ${file}`);
       }
       passphrase = pp;
     }
@@ -131,7 +139,7 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
 
     return new Promise<Client>((resolve, reject) => {
       const client = new ssh2.Client();
-      let hostKeyError: Error | null = null;
+      let hostKeyError: ConnectFailure | null = null;
       let decided: { blob: Buffer; ok: boolean } | null = null;
       let settled = false;
       const fail = (err: Error): void => {
@@ -147,7 +155,8 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
         if (v.status === 'ok') return true;
         if (v.status === 'mismatch' || v.status === 'revoked') {
           const what = v.status === 'revoked' ? 'is REVOKED' : 'does NOT match the recorded one';
-          hostKeyError = new FatalConnectError(
+          hostKeyError = new ConnectFailure(
+            v.status === 'revoked' ? 'host-key-revoked' : 'host-key-mismatch',
             `host key of ${s.name} (${keyHost}:${keyPort}) ${what}: the server offered ${fp}, ` +
               `${v.file}:${v.lineNo} says "${v.line}". This may be an attack; if the host was really re-keyed, ` +
               `remove that line (ssh-keygen -R '${keyPort === 22 ? keyHost : `[${keyHost}]:${keyPort}`}' -f ${v.file}) and connect again.`,
@@ -161,7 +170,8 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
           accept = await ctx.opts.interactive.askHostKey({ host: keyPort === 22 ? keyHost : `[${keyHost}]:${keyPort}`, fingerprint: fp });
         }
         if (!accept) {
-          hostKeyError = new FatalConnectError(
+          hostKeyError = new ConnectFailure(
+            'host-key-unknown',
             `host key of ${s.name} (${keyHost}:${keyPort}) is unknown: ${fp}. Check this fingerprint with the host's ` +
               `administrator, then connect again with --accept-new-host-key (or add the key to ${file}).`,
           );
@@ -184,15 +194,24 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
             ...methods.map((m) => ((m as { type: string }).type === 'agent' ? 'ssh-agent' : 'key')),
           ];
           const extra = skipped.length ? ` Skipped: ${skipped.join('; ')}.` : '';
-          const hint = skipped.some((x) => x.includes('encrypted'))
+          const encrypted = skipped.some((x) => x.includes('encrypted'));
+          const hint = encrypted
             ? ' Load the encrypted key into ssh-agent (ssh-add) or run the cockpit interactively to type its passphrase.'
             : ' Check User and IdentityFile in your ssh config, or add your key with ssh-add.';
-          return fail(new FatalConnectError(`authentication to ${who} failed (tried ${tried.length ? tried.join(', ') : 'nothing: no usable key or agent'}).${extra}${hint}`));
+          return fail(new ConnectFailure(encrypted ? 'key-encrypted' : 'auth-failed', `authentication to ${who} failed (tried ${tried.length ? tried.join(', ') : 'nothing: no usable key or agent'}).${extra}${hint}`));
         }
         const code = err.code ? ` (${err.code})` : '';
-        fail(new Error(`cannot reach ${s.name} at ${s.hostname}:${s.port}${code}: ${err.message}. Is the host up and the port right?`));
+        // ssh2's levels: client-socket / client-dns (no TCP connection), client-timeout (no
+        // handshake in time); a server hanging up first is a 'protocol' error of its own words;
+        // anything else is a failed handshake (no common algorithm, a protocol error).
+        const kind =
+          err.level === 'client-timeout' ? 'timeout'
+          : err.level === 'client-socket' || err.level === 'client-dns' ? 'unreachable'
+          : /connection lost before handshake/i.test(err.message) ? 'closed'
+          : 'handshake-failed';
+        fail(new ConnectFailure(kind, `cannot reach ${s.name} at ${s.hostname}:${s.port}${code}: ${err.message}. Is the host up and the port right?`));
       });
-      client.once('close', () => fail(hostKeyError ?? new Error(`connection to ${s.name} at ${s.hostname}:${s.port} closed during the handshake`)));
+      client.once('close', () => fail(hostKeyError ?? new ConnectFailure('closed', `connection to ${s.name} at ${s.hostname}:${s.port} closed during the handshake`)));
 
       try {
         client.connect({
@@ -214,14 +233,15 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
                 cb(ok);
               },
               (err: Error) => {
-                hostKeyError = err;
+                hostKeyError = err instanceof ConnectFailure ? err : new ConnectFailure('ssh-settings', `cannot check the host key of ${s.name}: ${err.message}`);
                 cb(false);
               },
             );
           }) as never,
         });
       } catch (err) {
-        fail(new FatalConnectError(`cannot connect to ${who}: ${(err as Error).message}`));
+        // connect() throws synchronously on an encrypted key it cannot use, or settings it refuses.
+        fail(new ConnectFailure(/encrypted|passphrase/i.test((err as Error).message) ? 'key-encrypted' : 'ssh-settings', `cannot connect to ${who}: ${(err as Error).message}`));
       }
     });
   })();

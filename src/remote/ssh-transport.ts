@@ -6,7 +6,8 @@ import type { ClientChannel } from 'ssh2';
 import type { ConnectionState, ExecOptions, ExecResult, ExecStream, FileStat, FollowEvent, FollowHandle, Transport } from './transport.js';
 import type { OpenTransportOptions } from './options.js';
 import type { SshSettings } from './ssh-config.js';
-import { connectChain, resolveChain, FatalConnectError, type Chain, type ConnectContext } from './ssh-connect.js';
+import { connectChain, resolveChain, type Chain, type ConnectContext } from './ssh-connect.js';
+import { ConnectFailure } from './connect-failure.js';
 import { Semaphore } from './semaphore.js';
 import { commandLine, remoteScript } from './quote.js';
 import { READ_SCRIPT, STAT_SCRIPT, WRITE_SCRIPT } from './remote-scripts.js';
@@ -116,7 +117,7 @@ export class SshTransport implements Transport {
         return;
       } catch (err) {
         lastError = (err as Error).message;
-        if (err instanceof FatalConnectError) {
+        if (err instanceof ConnectFailure && err.fatal) {
           this.setState({ state: 'failed', reason: lastError });
           return;
         }

@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { openTransport, type Transport } from '../remote/index.js';
+// The light module (no ssh2): commands that only parse must not load the ssh client.
+import { ConnectFailure, isRetryable, type ConnectFailureKind } from '../remote/connect-failure.js';
 import { loadTargets, resolveTarget, targetsFilePath, TargetsFileError, type Target, type TargetFlags } from './targets.js';
 
 export { parseCli, TARGET_VALUE_FLAGS, type ParsedCli } from './cli-args.js';
@@ -31,18 +33,21 @@ export function targetFromFlags(flags: TargetFlags, profiles: Record<string, Tar
   return t;
 }
 
-/** A failed first connection, with the CLI's exit code: when retrying cannot help (a refused or
- *  unknown host key, failed authentication, a wrong passphrase) it is bad input, 2, as README's
- *  exit codes say; an unreachable host is a lost connection, 4. */
+/** A failed first connection, with what kind of failure it was (set where the transport failed,
+ *  src/remote/connect-failure.ts) and the CLI's exit code: when retrying cannot help (a refused or
+ *  unknown host key, failed authentication, a wrong passphrase, a target that is not one) it is bad
+ *  input, 2, as README's exit codes say; an unreachable host is a lost connection, 4. */
 export class ConnectError extends Error {
   override name = 'ConnectError';
   readonly exitCode: number;
+  readonly fatal: boolean;
   constructor(
     message: string,
-    readonly fatal: boolean,
+    readonly kind: ConnectFailureKind,
   ) {
     super(message);
-    this.exitCode = fatal ? 2 : 4;
+    this.fatal = !isRetryable(kind);
+    this.exitCode = this.fatal ? 2 : 4;
   }
 }
 
@@ -61,8 +66,9 @@ export async function connect(
       reconnect: opts.reconnectTimeoutMs !== undefined ? { maxElapsedMs: opts.reconnectTimeoutMs } : undefined,
     });
   } catch (err) {
-    // By name: importing FatalConnectError would load ssh2 for every command that only parses.
-    const fatal = err instanceof Error && err.name === 'FatalConnectError';
-    throw new ConnectError(`cannot connect to ${target.name}: ${err instanceof Error ? err.message : String(err)}`, fatal);
+    // Anything the transport did not name (it names every failure it knows) counts as not
+    // reaching the host: retrying is the one thing left to try.
+    const kind = err instanceof ConnectFailure ? err.kind : 'unreachable';
+    throw new ConnectError(`cannot connect to ${target.name}: ${err instanceof Error ? err.message : String(err)}`, kind);
   }
 }

@@ -19,7 +19,7 @@ export type { RunRecord, RunState, Attempt, PreflightSummary } from './run-recor
 export { batchScript, sbatchArgs } from './slurm-batch.js';
 export { followToEnd, progressLine } from './follow-to-end.js';
 export type { FollowOutcome, FollowToEndOptions } from './follow-to-end.js';
-export { parseCli, readProfiles, targetFromFlags, connect } from './cli-target.js';
+export { parseCli, readProfiles, targetFromFlags, connect, connectExit, ConnectError } from './cli-target.js';
 export type { ParsedCli } from './cli-target.js';
 export { planFromConfig } from './plan-from-config.js';
 export type { PlanInput, PlanResult } from './plan-from-config.js';

@@ -1,9 +1,10 @@
 // The pure parts of --json errors: when JSON was asked for, what an error becomes, and which code a
-// connection failure's message gets (the messages are src/remote/ssh-connect.ts's own words).
+// connection failure's kind gets (test/remote/connect-kinds.test.ts makes each kind for real).
 import { describe, it, expect } from 'vitest';
 import { jsonErrorOf, wantsJson } from '../../src/cli/json-errors.js';
-import { connectFailure } from '../../src/cli/connect-target.js';
-import { runErrorCode } from '../../src/cli/run-errors.js';
+import { cliErrorFromConnect, connectErrorCode, runErrorCode } from '../../src/cli/run-errors.js';
+import { ConnectError } from '../../src/runs/cli-target.js';
+import { CONNECT_FAILURE_KINDS } from '../../src/remote/connect-failure.js';
 import { RunError, collectSecrets, stopRun, type Target } from '../../src/runs/index.js';
 import { CliError, ERROR_CODES, EXIT } from '../../src/cli/errors.js';
 import { EXIT_TABLE } from '../../src/cli/exit-table.js';
@@ -25,15 +26,29 @@ describe('--json errors', () => {
     expect(JSON.stringify(bug)).not.toMatch(/\bat /);
   });
 
-  it('names connection failures from the transport\'s messages', () => {
-    const c = (m: string, exit: number) => connectFailure(m, exit).code;
-    expect(c('cannot connect to h: cannot reach h at 127.0.0.1:1 (ECONNREFUSED)', 4)).toBe('host-unreachable');
-    expect(c('cannot connect to h: host key of h (127.0.0.1:22) is unknown: SHA256:x. Check …', 2)).toBe('host-key-unknown');
-    expect(c('cannot connect to h: host key of h (127.0.0.1:22) does NOT match the recorded one: …', 2)).toBe('host-key-mismatch');
-    expect(c('cannot connect to h: host key of h (127.0.0.1:22) is REVOKED: …', 2)).toBe('host-key-mismatch');
-    expect(c('cannot connect to h: authentication to u@h failed (tried key).', 2)).toBe('auth-failed');
-    expect(c('cannot connect to h: wrong passphrase for /k', 2)).toBe('auth-failed');
-    expect(c('cannot connect to h: something else', 2)).toBe('connect-failed');
+  it('names connection failures by their kind, with the codes scripts already branch on', () => {
+    const code = (kind: (typeof CONNECT_FAILURE_KINDS)[number]) => connectErrorCode(kind).code;
+    expect(Object.fromEntries(CONNECT_FAILURE_KINDS.map((k) => [k, code(k)]))).toEqual({
+      unreachable: 'host-unreachable',
+      timeout: 'host-unreachable',
+      closed: 'host-unreachable',
+      'handshake-failed': 'host-unreachable',
+      'host-key-unknown': 'host-key-unknown',
+      'host-key-mismatch': 'host-key-mismatch',
+      'host-key-revoked': 'host-key-mismatch',
+      'auth-failed': 'auth-failed',
+      'key-encrypted': 'auth-failed',
+      'wrong-passphrase': 'auth-failed',
+      'ssh-settings': 'connect-failed',
+    });
+    for (const k of CONNECT_FAILURE_KINDS) expect(connectErrorCode(k).hint).not.toBe('');
+    // The kind decides, whatever the message says.
+    const e = cliErrorFromConnect(new ConnectError('cannot connect to h: authentication to u@h failed', 'host-key-unknown'));
+    expect(e).toMatchObject({ exitCode: 2, code: 'host-key-unknown', message: 'cannot connect to h: authentication to u@h failed' });
+    expect(cliErrorFromConnect(new ConnectError('cannot connect to h: x', 'timeout'))).toMatchObject({ exitCode: 4, code: 'host-unreachable' });
+    // Something connect() did not name is a host not reached: retrying may help.
+    expect(cliErrorFromConnect(new Error('odd'))).toMatchObject({ exitCode: 4, code: 'host-unreachable', message: 'odd' });
+    expect(cliErrorFromConnect(new ConnectError('m', 'auth-failed'), 'could not search h for it (m)')).toMatchObject({ exitCode: 2, code: 'auth-failed', message: 'could not search h for it (m)' });
   });
 
   it('names src/runs refusals by the kind they are thrown with, else by the exit code', async () => {
