@@ -3,14 +3,26 @@
 // way the remote follower sees them. Polling rather than fs.watch: watch misses renames on some
 // file systems (NFS, overlay) and the poll interval bounds latency anyway.
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import type { FollowEvent, FollowHandle } from './transport.js';
+import { FollowTrouble, PREFIX_WINDOW, TAIL_WINDOW } from './follow-frames.js';
 
 /** Bytes of the file's start remembered to catch truncate-then-regrow, which inode+size miss. */
-export const PREFIX_BYTES = 64;
+export const PREFIX_BYTES = PREFIX_WINDOW;
 const MAX_READ = 4 << 20;
 
 export interface LocalFollowOptions {
   pollMs?: number;
+}
+
+/** The path does not lead to a file yet (or any more): waited for quietly, not a problem. */
+const isMissing = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
+
+/** `PATH: Permission denied`, as the remote follower (bash) says it, rather than Node's `EACCES: …`. */
+function errorText(path: string, err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const words: Record<string, string> = { EACCES: 'Permission denied', EPERM: 'Operation not permitted', EISDIR: 'Is a directory', ELOOP: 'Too many levels of symbolic links', EIO: 'Input/output error' };
+  return `${path}: ${(e.code && words[e.code]) ?? e.message}`;
 }
 
 export function followLocal(
@@ -24,6 +36,9 @@ export function followLocal(
   let ino: number | null = null;
   let missing = false;
   let prefix: Buffer | null = null; // first min(offset, 64) bytes of the followed file
+  // The last ≤ TAIL_WINDOW bytes before `offset`: a regrown file rarely has them in the same place.
+  let tail: Buffer = Buffer.alloc(0);
+  let lastMtimeMs = -1;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
   // The followed file stays open: reads go to the inode being followed, never to whatever file
@@ -31,10 +46,12 @@ export function followLocal(
   // before the reset, as the remote follower does with its open descriptor.
   let fh: FileHandle | null = null;
   let ticking = false;
+  const trouble = new FollowTrouble('local', path);
 
   const reset = (reason: 'truncated' | 'replaced' | 'appeared'): void => {
     offset = 0;
     prefix = Buffer.alloc(0);
+    tail = Buffer.alloc(0);
     onEvent({ type: 'reset', reason });
   };
 
@@ -51,6 +68,7 @@ export function followLocal(
       if (prefix && prefix.length < PREFIX_BYTES && offset < PREFIX_BYTES) {
         prefix = Buffer.concat([prefix, chunk.subarray(0, PREFIX_BYTES - offset)]);
       }
+      tail = chunk.length >= TAIL_WINDOW ? Buffer.from(chunk.subarray(chunk.length - TAIL_WINDOW)) : Buffer.concat([tail, chunk]).subarray(-TAIL_WINDOW);
       const at = offset;
       offset += chunk.length;
       onEvent({ type: 'data', offset: at, bytes: chunk });
@@ -69,22 +87,39 @@ export function followLocal(
     }
   };
 
+  /** The file still holds what we delivered: the same first bytes and the same bytes before the offset. */
+  const unchanged = async (h: FileHandle): Promise<boolean> => {
+    if (prefix && prefix.length > 0 && !(await readAt(h, 0, prefix.length)).equals(prefix)) return false;
+    if (tail.length > 0 && !(await readAt(h, offset - tail.length, tail.length)).equals(tail)) return false;
+    return true;
+  };
+
+  /** Opens the path: the handle, null when it is missing, or throws when it is there but unusable. */
+  const openPath = async (st: Stats): Promise<FileHandle | null> => {
+    if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    try {
+      return await open(path, 'r');
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  };
+
   const tick = async (): Promise<void> => {
     let st;
     try {
       st = await stat(path);
-    } catch {
+    } catch (err) {
       await drainOld();
+      if (!isMissing(err)) throw err;
       missing = true;
       return;
     }
     if (fh === null || st.ino !== ino) {
       await drainOld();
       if (closed) return;
-      let h: FileHandle;
-      try {
-        h = await open(path, 'r');
-      } catch {
+      const h = await openPath(st);
+      if (h === null) {
         missing = true;
         return;
       }
@@ -93,19 +128,22 @@ export function followLocal(
         // First sight of the file: either at start (resume from fromOffset) or after it appeared.
         if (missing) reset('appeared');
         else if (hst.size < offset) reset('truncated');
-        else prefix = await readAt(h, 0, Math.min(offset, PREFIX_BYTES));
+        else {
+          prefix = await readAt(h, 0, Math.min(offset, PREFIX_BYTES));
+          tail = await readAt(h, Math.max(0, offset - TAIL_WINDOW), Math.min(offset, TAIL_WINDOW));
+        }
       } else if (hst.ino !== ino) reset(missing ? 'appeared' : 'replaced');
       ino = hst.ino;
       fh = h;
       missing = false;
+      lastMtimeMs = -1;
     }
     const cur = await fh.stat();
-    if (cur.size < offset) {
-      reset('truncated');
-    } else if (prefix && prefix.length > 0 && cur.size > offset) {
-      const now = await readAt(fh, 0, prefix.length);
-      if (!now.equals(prefix)) reset('truncated');
-    }
+    if (cur.size < offset) reset('truncated');
+    // Grown, or rewritten in place (mtime moved): a truncate-then-regrow between two looks shows
+    // only in the bytes.
+    else if ((cur.size > offset || cur.mtimeMs !== lastMtimeMs) && !(await unchanged(fh))) reset('truncated');
+    lastMtimeMs = cur.mtimeMs;
     missing = false;
     await deliver(fh, cur.size);
   };
@@ -115,8 +153,11 @@ export function followLocal(
     ticking = true;
     try {
       await tick();
-    } catch {
-      // A file that vanished between stat and open: the next poll sees it missing.
+      trouble.ok();
+    } catch (err) {
+      // A file that vanished between stat and open is missing at the next look; anything else
+      // (permissions, a directory, an I/O error) is reported if it persists.
+      if (!isMissing(err) && !closed) trouble.failed(errorText(path, err));
     }
     ticking = false;
     if (closed) {
@@ -135,6 +176,7 @@ export function followLocal(
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      trouble.close();
       // Mid-tick, the loop closes the file when the tick ends; otherwise nothing else will.
       if (!ticking) {
         void fh?.close().catch(() => undefined);

@@ -1,14 +1,12 @@
-// `follow` over ssh: one long-lived channel running FOLLOW_SCRIPT, restarted after every drop from
-// the last delivered offset with the inode and prefix fingerprint the follower last reported, so
-// the new follower can tell "same file, continue" from truncated / replaced while we were away.
+// `follow` over ssh: one long-lived channel running FOLLOWER_SCRIPT, restarted after every drop from
+// the last delivered offset with the inode, the prefix fingerprint and the md5 of the last bytes
+// delivered before the offset, so the new follower can tell "same file, continue" from truncated /
+// replaced while we were away. A follower that keeps failing on a live connection (unreadable file,
+// exits at once, prints garbage) is reported through FollowTrouble, not retried silently.
 import type { FollowEvent, FollowHandle, Transport, ExecStream } from './transport.js';
-import { FOLLOW_SCRIPT } from './remote-scripts.js';
 import { remoteScript } from './quote.js';
-import { FrameParser } from './follow-frames.js';
+import { FOLLOWER_SCRIPT, FrameParser, FollowTrouble, PREFIX_WINDOW, TAIL_WINDOW } from './follow-frames.js';
 import { createHash } from 'node:crypto';
-
-/** Must match the follower's 64-byte prefix window. */
-const PREFIX_BYTES = 64;
 
 export interface RemoteFollowOptions {
   heartbeatIntervalMs: number;
@@ -17,6 +15,13 @@ export interface RemoteFollowOptions {
   /** Called when bytes arrive: the connection demonstrably works (resets the reconnect backoff). */
   onProgress?: () => void;
 }
+
+/** Kept of a follower's stderr: enough for its last error lines. */
+const STDERR_KEEP = 4096;
+/** Pause before restarting a follower that ended on a live connection (it cannot make us spin). */
+const RESTART_PAUSE_MS = 1000;
+
+const md5 = (b: Buffer): string => createHash('md5').update(b).digest('hex');
 
 export function followRemote(
   t: Transport,
@@ -32,23 +37,44 @@ export function followRemote(
   // The file's first bytes as we delivered them (null when we started mid-file): the fingerprint
   // for a resume is computed from these, so it never depends on an `S` frame that a drop cut off.
   let prefix: Buffer | null = fromOffset === 0 ? Buffer.alloc(0) : null;
+  // The last ≤ TAIL_WINDOW bytes delivered, ending at `offset` (empty when we know none).
+  let tail: Buffer = Buffer.alloc(0);
   let closed = false;
   let current: ExecStream | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
   let unsubscribe: (() => void) | null = null;
+  const trouble = new FollowTrouble(t.target, path);
 
   const start = (): void => {
     if (closed) return;
     if (prefix !== null && prefix.length > 0) {
       prefixLen = Math.min(prefix.length, offset);
-      prefixHash = createHash('md5').update(prefix.subarray(0, prefixLen)).digest('hex');
+      prefixHash = md5(prefix.subarray(0, prefixLen));
     }
-    const args = [path, String(offset), inode, prefixHash, String(prefixLen), String(opts.heartbeatTimeoutMs / 1000), String(opts.pollMs / 1000)];
-    const s = t.execStream(remoteScript(FOLLOW_SCRIPT, args, 'awrl-follow'));
+    const args = [
+      path, String(offset), inode, prefixHash, String(prefixLen), String(opts.heartbeatTimeoutMs / 1000), String(opts.pollMs / 1000),
+      tail.length > 0 ? md5(tail) : '-', String(tail.length),
+    ];
+    const s = t.execStream(remoteScript(FOLLOWER_SCRIPT, args, 'awrl-follow'));
     current = s;
     let broken = false;
+    let brokenWhy = '';
+    let worked = false; // this follower sent the file's state or bytes
+    let stderrText = '';
+    const breakOff = (why: string): void => {
+      broken = true;
+      brokenWhy = why;
+      s.close();
+    };
     const parser = new FrameParser((f) => {
       if (closed || broken) return;
+      if (f.kind === 'problem') {
+        if (f.text === null) trouble.ok();
+        else trouble.failed(f.text);
+        return;
+      }
+      worked = true;
+      trouble.ok();
       if (f.kind === 'state') {
         inode = f.inode;
         if (prefix === null || prefix.length === 0) {
@@ -58,6 +84,7 @@ export function followRemote(
       } else if (f.kind === 'reset') {
         offset = 0;
         prefix = Buffer.alloc(0);
+        tail = Buffer.alloc(0);
         inode = '-';
         prefixLen = 0;
         prefixHash = '-';
@@ -65,15 +92,12 @@ export function followRemote(
       } else {
         // The follower starts exactly at our offset; anything else is a bug we must not paper over
         // by delivering bytes twice or skipping some: drop the channel and resume cleanly.
-        if (f.offset !== offset) {
-          broken = true;
-          s.close();
-          return;
-        }
+        if (f.offset !== offset) return breakOff(`the follower sent bytes at ${f.offset}, expected ${offset}`);
         offset += f.bytes.length;
-        if (prefix !== null && prefix.length < PREFIX_BYTES && prefix.length === f.offset) {
-          prefix = Buffer.concat([prefix, f.bytes.subarray(0, PREFIX_BYTES - prefix.length)]);
+        if (prefix !== null && prefix.length < PREFIX_WINDOW && prefix.length === f.offset) {
+          prefix = Buffer.concat([prefix, f.bytes.subarray(0, PREFIX_WINDOW - prefix.length)]);
         }
+        tail = f.bytes.length >= TAIL_WINDOW ? Buffer.from(f.bytes.subarray(f.bytes.length - TAIL_WINDOW)) : Buffer.concat([tail, f.bytes]).subarray(-TAIL_WINDOW);
         opts.onProgress?.();
         onEvent({ type: 'data', offset: f.offset, bytes: f.bytes });
       }
@@ -81,50 +105,59 @@ export function followRemote(
     s.stdout.on('data', (chunk: Buffer) => {
       try {
         parser.push(chunk);
-      } catch {
-        broken = true;
-        s.close();
+      } catch (err) {
+        // Usually a login shell whose startup files print to stdout.
+        breakOff(`unexpected output from the remote shell (${(err as Error).message.replace(/^follower protocol error: /, '')})`);
       }
     });
-    s.stderr.on('data', () => undefined); // always drained: stderr shares the window with stdout
+    // Always drained (stderr shares the window with stdout); its end says why a follower died.
+    s.stderr.on('data', (b: Buffer) => {
+      stderrText = (stderrText + b.toString('utf8')).slice(-STDERR_KEEP);
+    });
     const heartbeat = setInterval(() => s.stdin.write('\n'), opts.heartbeatIntervalMs);
     s.stdin.on('error', () => undefined);
     s.stdin.write('\n');
     // A channel that ended with an exit status ended on a live connection (the remote follower
-    // died or was killed): pause before retrying. A rejected one lost its connection: resume as
-    // soon as the transport is ready again (execStream itself waits for that).
-    const restart = (delayMs: number): void => {
+    // died or was killed, or never started): that is a failure to report if it keeps happening,
+    // and a pause before retrying. A rejected one lost its connection: the transport's state says
+    // so; resume as soon as it is ready again (execStream itself waits for that).
+    const ended = (exit: { code: number | null; signal: string | null } | null): void => {
       clearInterval(heartbeat);
       if (current === s) current = null;
       if (closed) return;
-      scheduleRestart(broken ? 0 : delayMs);
+      const onLiveConnection = exit !== null || broken;
+      if (onLiveConnection && (broken || !worked)) {
+        const lastLine = stderrText.trim().split('\n').filter(Boolean).at(-1);
+        const exitText = exit?.signal ? `the follower was killed by ${exit.signal}` : `the follower exited with code ${exit?.code ?? '?'}`;
+        trouble.failed(broken ? brokenWhy : (lastLine ?? exitText));
+      }
+      // A protocol slip is retried at once, unless it keeps happening.
+      const delay = !onLiveConnection ? 0 : broken && !trouble.failing ? 0 : RESTART_PAUSE_MS;
+      scheduleRestart(delay);
     };
     s.done.then(
-      () => restart(1000),
-      () => restart(0),
+      (exit) => ended(exit),
+      () => ended(broken ? { code: null, signal: null } : null),
     );
   };
 
   // After a drop wait for the transport to be ready again; a follower that ended on a live
   // connection is restarted after a pause so a broken remote cannot make us spin.
   const scheduleRestart = (delayMs: number): void => {
-    const whenReady = (): void => {
-      if (closed) return;
-      const st = t.state.state;
-      if (st === 'ready') {
-        retryTimer = setTimeout(start, delayMs);
-        return;
+    if (closed) return;
+    const st = t.state.state;
+    if (st === 'ready') {
+      retryTimer = setTimeout(start, delayMs);
+      return;
+    }
+    if (st === 'failed' || st === 'closed') return;
+    unsubscribe = t.onState((s) => {
+      if (s.state === 'ready' || s.state === 'failed' || s.state === 'closed') {
+        unsubscribe?.();
+        unsubscribe = null;
+        if (s.state === 'ready' && !closed) retryTimer = setTimeout(start, 0);
       }
-      if (st === 'failed' || st === 'closed') return;
-      unsubscribe = t.onState((s) => {
-        if (s.state === 'ready' || s.state === 'failed' || s.state === 'closed') {
-          unsubscribe?.();
-          unsubscribe = null;
-          if (s.state === 'ready' && !closed) retryTimer = setTimeout(start, 0);
-        }
-      });
-    };
-    whenReady();
+    });
   };
 
   start();
@@ -136,6 +169,7 @@ export function followRemote(
       closed = true;
       if (retryTimer) clearTimeout(retryTimer);
       unsubscribe?.();
+      trouble.close();
       current?.close();
     },
   };

@@ -1,0 +1,113 @@
+// A follower that keeps failing while the connection itself is fine (the log became unreadable,
+// the remote follower exits at once) used to retry silently: the user saw nothing at all. It must
+// publish a status naming the host, the path, the remote error and what to do, and clear it once
+// following works again, without a spurious reset or a byte delivered twice.
+import { describe, it, expect, afterEach } from 'vitest';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openTransport, type FollowEvent, type Transport } from '../../src/remote/index.js';
+import { onFollowProblem, type FollowProblem } from '../../src/remote/follow-frames.js';
+import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { waitFor } from '../harness/wait.js';
+
+/** Every status change for one followed path, in order (null = cleared). */
+function watchProblems(target: string, path: string): { list: (FollowProblem | null)[]; stop: () => void } {
+  const list: (FollowProblem | null)[] = [];
+  const stop = onFollowProblem((t, p, problem) => {
+    if (t === target && p === path) list.push(problem);
+  });
+  return { list, stop };
+}
+
+const text = (events: FollowEvent[]): string => events.map((e) => (e.type === 'data' ? e.bytes.toString() : `<${e.reason}>`)).join('');
+
+describe('a follower failing on a live connection says so', { timeout: 60_000 }, () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.reverse()) await c();
+    cleanups.length = 0;
+  });
+  const tempDir = (): string => {
+    const d = mkdtempSync(join(tmpdir(), 'awrl-follow-problem-'));
+    cleanups.push(() => rmSync(d, { recursive: true, force: true }));
+    return d;
+  };
+  const track = (t: Transport): Transport => {
+    cleanups.push(() => t.close());
+    return t;
+  };
+
+  it('ssh: an unreadable log (permissions) is reported with host, path, error and advice, and cleared once readable', async () => {
+    // Root reads everything: the sessions run without the capabilities that override file
+    // permissions, as an ordinary user's would.
+    const sshd = await startSshd({
+      extraConfig: ['ForceCommand exec setpriv --bounding-set=-dac_override,-dac_read_search -- /bin/bash -c "$SSH_ORIGINAL_COMMAND"'],
+    });
+    cleanups.push(() => sshd.stop());
+    const t = track(await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 50 }));
+    const dir = tempDir();
+    const p = join(dir, 'stdout.log');
+    writeFileSync(p, 'step 1\nstep 2\n');
+    chmodSync(p, 0o000);
+    const probe = await t.exec(['cat', p]);
+    expect(probe.stderr.toString()).toContain('Permission denied');
+    const w = watchProblems(sshd.alias, p);
+    cleanups.push(w.stop);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 7, (e) => events.push(e));
+    cleanups.push(() => h.close());
+    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    expect(problem.target).toBe(sshd.alias);
+    expect(problem.path).toBe(p);
+    expect(problem.error).toContain('Permission denied');
+    expect(problem.text).toContain(sshd.alias);
+    expect(problem.text).toContain(p);
+    expect(problem.text).toContain('Permission denied');
+    expect(problem.advice).toMatch(/permission/i);
+    expect(events).toEqual([]);
+    expect(t.state.state).toBe('ready');
+    chmodSync(p, 0o644);
+    await waitFor(() => text(events) === 'step 2\n', { timeoutMs: 20_000, what: 'the rest of the log once readable' });
+    await waitFor(() => w.list.at(-1) === null, { what: 'the problem to be cleared' });
+    expect(text(events)).toBe('step 2\n'); // resumed at its offset: no reset, nothing twice
+  });
+
+  it('ssh: a follower that exits at once every time is reported with the remote error text', async () => {
+    // A PATH without bash: the login shell cannot start the follower at all, ssh itself is fine.
+    const sshd = await startSshd({ extraConfig: ['SetEnv SHLVL=1 PATH=/nonexistent-awrl'] });
+    cleanups.push(() => sshd.stop());
+    const t = track(await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile }));
+    const p = join(tempDir(), 'stdout.log');
+    writeFileSync(p, 'x\n');
+    const w = watchProblems(sshd.alias, p);
+    cleanups.push(w.stop);
+    const h = t.follow(p, 0, () => undefined);
+    cleanups.push(() => h.close());
+    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    expect(problem.error).toMatch(/bash.*not found|No such file/);
+    expect(problem.attempts).toBeGreaterThanOrEqual(2);
+    expect(problem.text).toContain(sshd.alias);
+    expect(problem.text).toContain(p);
+    expect(t.state.state).toBe('ready');
+  });
+
+  it('local: a log path that cannot be read (a directory) is reported, and cleared once it is a file', async () => {
+    const t = track(await openTransport('local', { followPollMs: 30 }));
+    const p = join(tempDir(), 'stdout.log');
+    mkdirSync(p);
+    const w = watchProblems('local', p);
+    cleanups.push(w.stop);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    cleanups.push(() => h.close());
+    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 15_000, what: 'a follow problem to be reported' });
+    expect(problem.error).toMatch(/directory/i);
+    expect(problem.text).toContain(p);
+    expect(problem.text).toContain('local');
+    rmdirSync(p);
+    writeFileSync(p, 'hello\n');
+    await waitFor(() => text(events).endsWith('hello\n'), { what: 'the file once it is one' });
+    await waitFor(() => w.list.at(-1) === null, { what: 'the problem to be cleared' });
+  });
+});
