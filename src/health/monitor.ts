@@ -30,6 +30,8 @@ export class HealthMonitor {
   private readonly drift = new DriftTracker();
   private readonly stepGaps = new RecentWindow(256);
   private lastStepMs: number | null = null;
+  /** The latest step or restart record (naive ms): a step is awaited since then. */
+  private awaitingStepSinceMs: number | null = null;
   private resume: ResumeState | null = null;
   private lastCheckpointMs: number | null = null;
   private lastCheckpointStep: number | undefined;
@@ -42,7 +44,7 @@ export class HealthMonitor {
       case 'step': {
         // Step time = gap between consecutive step records of the same process.
         if (t !== null && this.lastStepMs !== null && t >= this.lastStepMs) this.stepGaps.push(t - this.lastStepMs);
-        if (t !== null) this.lastStepMs = t;
+        if (t !== null) this.lastStepMs = this.awaitingStepSinceMs = t;
         this.drift.ingestStep(e.globalStep, e.stats);
         const r = this.resume;
         if (r && e.globalStep >= r.resumeStep) r.progressed = true;
@@ -57,6 +59,7 @@ export class HealthMonitor {
       case 'start':
       case 'resume':
         this.lastStepMs = null; // the restart gap is not a step time
+        if (t !== null) this.awaitingStepSinceMs = t;
         this.finished = false;
         if (t !== null) {
           // The recover timer starts with the process; what was saved before is on disk.
@@ -124,7 +127,7 @@ export class HealthMonitor {
     const medianStepS = this.medianStepSeconds();
     const out: Alert[] = [];
     if (!this.finished && !this.resumeOwnsHang()) {
-      const stall = stallAlert(this.phases, nowMs);
+      const stall = stallAlert(this.phases, nowMs, { sinceMs: this.awaitingStepSinceMs, medianS: medianStepS });
       if (stall) out.push(stall);
     }
     out.push(...resumeAlerts(this.resume, nowMs, medianStepS, this.finished, ctx.maxHeadOffpolicyness, this.phases.phase));

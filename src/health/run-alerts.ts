@@ -64,13 +64,16 @@ export class RunAlerts {
       this.errors.ingest(e);
     }
     this.health.ingest(e);
-    if (t !== null && (this.lastLogMs === null || t >= this.lastLogMs)) {
+    // Every timed record re-anchors the log clock, an earlier one too: a log whose clock fell behind
+    // ours (a record that arrived late, a trainer that was paused) is judged on ITS clock, or the
+    // time it lagged would read as a stall. The history's times never go back (AlertHistory).
+    if (t !== null) {
       this.lastLogMs = t;
       this.lastArrivalWall = arrivedWall;
     }
     // A record without a time (an error whose header was cut) counts as happening at the latest time.
-    const at = Math.max(t ?? -Infinity, this.observedAt ?? -Infinity, this.lastLogMs ?? -Infinity);
-    if (Number.isFinite(at)) this.observe(at, fired);
+    const at = t ?? this.observedAt ?? this.lastLogMs;
+    if (at !== null) this.observe(at, fired);
     return fired;
   }
 
@@ -89,7 +92,7 @@ export class RunAlerts {
   evaluate(wallMs: number, fired?: Alert[]): Alert[] {
     const now = this.logNow(wallMs);
     if (now === null) return this.current;
-    this.observe(Math.max(now, this.observedAt ?? now), fired);
+    this.observe(now, fired);
     return this.current;
   }
 
@@ -104,7 +107,7 @@ export class RunAlerts {
       consumerBatchSize: this.o.consumerBatchSize,
       maxHeadOffpolicyness: this.o.maxHeadOffpolicyness,
       now: t,
-      stallJudgedElsewhere: this.health.judgesStall(),
+      stallJudgedElsewhere: this.health.judgesStall() || this.errors.failedSinceRestart,
     });
     const health = this.health.evaluate({ now: t, utcOffsetMinutes: 0, maxHeadOffpolicyness: this.o.maxHeadOffpolicyness, recoverFreqSecs: this.o.recoverFreqSecs });
     const all = [...metric, ...this.errors.alerts(), ...health];

@@ -1,6 +1,8 @@
 // Per-phase stall: a phase that has run for more than 3× its median in this run (and at least 10 min)
-// is named, with what usually causes it there. A whole-step stall alert exists in src/metrics; this
-// one says WHERE the trainer is stuck, which decides what to look at.
+// is named, with what usually causes it there. It also owns the whole-step stall (no step for 3× the
+// median step time) whenever it knows the phase: one hang gets one alert, the one that says WHERE
+// the trainer is stuck, which decides what to look at; src/metrics' whole-step rule defers to it
+// (HealthMonitor.judgesStall) and speaks only when the phase has no history yet.
 import type { Alert } from './alert.js';
 import { PHASE_LABEL, type Phase, type PhaseTracker } from './phases.js';
 import { formatDuration, naiveIso } from './time.js';
@@ -46,20 +48,31 @@ const CAUSE: Record<Phase, { likely: string; advice: string }> = {
   },
 };
 
-export function stallAlert(tracker: PhaseTracker, nowMs: number): Alert | null {
+/** The whole-step clock: since when a step is awaited (the latest step or restart record, naive ms)
+ *  and the run's median step time. */
+export interface StepClock {
+  sinceMs: number | null;
+  medianS: number | null;
+}
+
+export function stallAlert(tracker: PhaseTracker, nowMs: number, step: StepClock = { sinceMs: null, medianS: null }): Alert | null {
   const cur = tracker.phase;
   if (!cur) return null;
   const { medianS, samples } = tracker.stats(cur.phase);
   if (medianS === null || samples < STALL_MIN_SAMPLES) return null;
   const elapsedS = (nowMs - cur.sinceMs) / 1000;
   const limitS = Math.max(STALL_FACTOR * medianS, STALL_FLOOR_S);
-  if (elapsedS <= limitS) return null;
+  const sinceStepS = step.sinceMs === null ? null : (nowMs - step.sinceMs) / 1000;
+  // The whole-step trigger is the metrics rule's, taken over (3× the median step, no floor).
+  const stepOver = sinceStepS !== null && step.medianS !== null && step.medianS > 0 && sinceStepS > STALL_FACTOR * step.medianS;
+  if (elapsedS <= limitS && !stepOver) return null;
   const cause = CAUSE[cur.phase];
+  const phaseText = `${cur.phase} has run ${formatDuration(elapsedS)} (median ${formatDuration(medianS)}): ${cause.likely}`;
   const alert: Alert = {
     id: `health/stall/${cur.phase}`,
     severity: 'warning',
     title: `Stalled ${PHASE_LABEL[cur.phase]} (${cur.phase})`,
-    detail: `${cur.phase} has run ${formatDuration(elapsedS)} (median ${formatDuration(medianS)}): ${cause.likely}`,
+    detail: elapsedS > limitS || sinceStepS === null ? phaseText : `no step for ${formatDuration(sinceStepS)} (median step ${formatDuration(step.medianS!)}); ${phaseText}`,
     advice: cause.advice,
     time: naiveIso(cur.sinceMs),
   };

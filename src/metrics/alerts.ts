@@ -22,9 +22,10 @@ export interface AlertContext extends RunConfigFacts {
    *  Used by the stall rule in preference to `now`. */
   awaitingStepSinceWall?: number;
   wallNow?: number;
-  /** The health rules (src/health) judge the hang in progress: they know the phase the trainer is in
-   *  (or that it just resumed), so their alert says where it is stuck. This rule then stays silent:
-   *  one hang, one alert. See HealthMonitor.judgesStall. */
+  /** Another alert speaks for the wait: the health rules (src/health) judge the hang in progress
+   *  (they know the phase the trainer is in, or that it just resumed, so their alert says where it
+   *  is stuck), or an error since the last restart explains why no step comes. This rule then stays
+   *  silent: one hang, one alert. See HealthMonitor.judgesStall and RunAlerts. */
   stallJudgedElsewhere?: boolean;
 }
 
@@ -141,6 +142,12 @@ export class ErrorAlertTracker {
   /** The error alerts standing now, oldest first (the same array until one fires or clears). */
   alerts(): Alert[] {
     return (this.list ??= this.active.map((a) => a.alert));
+  }
+
+  /** An error stands that came after the latest restart: the trainer failed and no step is coming
+   *  until it is restarted (a stall alert would say the same thing worse). */
+  get failedSinceRestart(): boolean {
+    return this.active.some((a) => !a.restarted);
   }
 
   /** Errors read so far. */

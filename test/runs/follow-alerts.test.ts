@@ -9,15 +9,22 @@ const RUN_A = readFileSync(new URL('../fixtures/shared/fixtures/areal-logs/run-a
 const events = parseLogBytes(RUN_A);
 
 describe('FollowAlerts', () => {
-  it('reports what run-a shows (nan grad norm at step 4, the NCCL crash) once each, as it happens', () => {
+  it('reports what run-a shows as it fires: nan grad norm at steps 4 and 10, the 2 h hang before the NCCL crash (one alert), the crash', () => {
     const fa = new FollowAlerts({ maxHeadOffpolicyness: 4 });
     const seen: Array<[string, string]> = [];
     for (const e of events) for (const a of fa.push(e)) seen.push([e.type === 'step' ? `step ${e.globalStep}` : e.type, a.id]);
     expect(seen).toEqual([
       ['step 4', 'grad-norm-nonfinite'],
       ['step 4', 'update-unsuccessful'],
+      // Found at the error record (its time ends a 2 h gap), dated back to when it crossed 3x the median.
+      ['error', 'health/stall/rollout_wait'],
       ['error', 'error:0'],
+      // It cleared at step 5; firing again at step 10 is reported again.
+      ['step 10', 'grad-norm-nonfinite'],
+      ['step 10', 'update-unsuccessful'],
     ]);
+    // The run resumed and stepped: the crash no longer stands.
+    expect(fa.active.map((a) => a.id)).toEqual([]);
   });
 
   it('each error gets its own alert', () => {
