@@ -1,0 +1,109 @@
+// Truncate-and-regrow between two looks at the file (a restarted trainer or launcher rewriting the
+// log with `>`): the size is past the old offset again, the inode is the same, and a log whose
+// first line does not change (a launcher banner) has the same first bytes too. Reading on from the
+// old offset would glue the new file's middle onto the old one. It must be a `truncated` reset,
+// the new file then delivered from its first byte: nothing lost, nothing twice. Local and ssh,
+// while connected, and (ssh) while the connection was down.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openTransport, type Transport, type FollowEvent } from '../../src/remote/index.js';
+import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
+import { proxiedConfig } from '../harness/proxied-ssh.js';
+import { waitFor } from '../harness/wait.js';
+
+/** The same first line in every incarnation of the log, longer than the 64-byte prefix fingerprint. */
+const BANNER = 'awrl: run demo-20261129-153451-ab12 started on head-node by launcher version 0.4.2\n';
+const lines = (tag: string, n: number): string => Array.from({ length: n }, (_, i) => `${tag} step ${i + 1}: reward 0.${i}${i}${i}\n`).join('');
+const text = (events: FollowEvent[]): string => events.map((e) => (e.type === 'data' ? e.bytes.toString() : `<${e.reason}>`)).join('');
+
+describe.each(['local', 'ssh'])('truncate-and-regrow between two polls, transport %s', (kind) => {
+  let sshd: SshdHandle | undefined;
+  let t: Transport;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), `awrl-regrow-${kind}-`));
+    // A slow poll leaves a wide window between two looks.
+    if (kind === 'ssh') {
+      sshd = await startSshd();
+      t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 300 });
+    } else t = await openTransport('local', { followPollMs: 300 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sshd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a rewritten log with the same first line is a truncated reset, then the new file from its first byte', async () => {
+    const p = join(dir, 'stdout.log');
+    const first = BANNER + lines('first', 3);
+    writeFileSync(p, first);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    await waitFor(() => text(events) === first, { what: 'the first incarnation' });
+    // One synchronous rewrite, longer than before: between two looks the file is simply bigger.
+    const second = BANNER + lines('second', 6);
+    writeFileSync(p, second);
+    await waitFor(() => text(events).endsWith(second), { timeoutMs: 20_000, what: 'the second incarnation' });
+    h.close();
+    expect(text(events)).toBe(`${first}<truncated>${second}`);
+  });
+
+  it('a rewrite that keeps the size (only the bytes show it) is a truncated reset too', async () => {
+    const p = join(dir, 'same-size.log');
+    const first = BANNER + lines('aaaaa', 4);
+    writeFileSync(p, first);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    await waitFor(() => text(events) === first, { what: 'the first incarnation' });
+    const second = BANNER + lines('bbbbb', 4);
+    expect(second.length).toBe(first.length);
+    writeFileSync(p, second);
+    await waitFor(() => text(events).endsWith(second), { timeoutMs: 20_000, what: 'the rewritten file' });
+    h.close();
+    expect(text(events)).toBe(`${first}<truncated>${second}`);
+  });
+});
+
+describe('truncate-and-regrow while the ssh connection is down', () => {
+  let sshd: SshdHandle;
+  let proxy: TcpProxy;
+  let t: Transport;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awrl-regrow-drop-'));
+    sshd = await startSshd();
+    proxy = await startTcpProxy(sshd.port);
+    const cfg = proxiedConfig(sshd, proxy, 'regrow');
+    t = await openTransport(cfg.alias, { sshConfigFile: cfg.file, keepaliveIntervalMs: 500, keepaliveCountMax: 2, reconnect: { baseMs: 100, capMs: 400 }, followPollMs: 50 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await proxy?.stop();
+    await sshd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the new follower sees that the bytes before the offset changed, even with the same first line', async () => {
+    const p = join(dir, 'stdout.log');
+    const first = BANNER + lines('first', 3);
+    writeFileSync(p, first);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    await waitFor(() => text(events) === first, { what: 'the first incarnation' });
+    await proxy.refuse();
+    proxy.resetAll();
+    await waitFor(() => t.state.state === 'reconnecting', { what: 'the drop' });
+    const second = BANNER + lines('second', 6);
+    writeFileSync(p, second);
+    await proxy.pass();
+    await waitFor(() => text(events).endsWith(second), { timeoutMs: 20_000, what: 'the second incarnation after the reconnect' });
+    h.close();
+    expect(text(events)).toBe(`${first}<truncated>${second}`);
+  });
+});
