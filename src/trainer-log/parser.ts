@@ -16,7 +16,7 @@ import { HEAD, isRoutineHeader, lastStripStop, lineEnds, stripAnsiBytes } from '
 import { asBuffer, bytesToUtf8, latin1Slice } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
-import { Writers, firstLine, type Writer } from './writers.js';
+import { Writers, firstLine, prefixHash, type Writer } from './writers.js';
 import { StepAssembler } from './pending-step.js';
 import { viewOf } from './table.js';
 
@@ -185,11 +185,35 @@ export class TrainerLogParser {
 
   /** Most lines of a controller's stdout are Ray-forwarded INFO records of workers. For one of a
    *  known writer (its prefix, up to the `)`, names a known writer, which only matched prefixes
-   *  become), that only ends the writer's open record: done here on the escape-free bytes `s`,
-   *  without strings or regular expressions. False: the line takes the general path. */
+   *  become), that only ends the writer's open record: done here on bytes, without strings or
+   *  regular expressions. False: the line takes the general path. */
   private routineWorkerLine(b: Buffer, lineStart: number, lineEnd: number): boolean {
     // Only the head of the line is needed: stripping a prefix of a line gives a prefix of the
     // stripped line, and whatever reaches the end of the head is left to the general path.
+    const headEnd = Math.min(lineEnd, lineStart + HEAD);
+    // The prefix as written (Ray writes it without escape codes), hashed on the way to its `)`.
+    let close = lineStart + 1;
+    let h = prefixHash(0, 0x28);
+    let c = 0;
+    while (close < headEnd && (c = b[close]) !== 0x29 /* ) */) {
+      if (c === 0x1b || (c === 0x20 && b[close - 1] === 0x3a)) return this.routineWorkerLineStripped(b, lineStart, lineEnd);
+      h = prefixHash(h, c);
+      close++;
+    }
+    // A prefix without the space after `)` could be longer in the general path's eyes.
+    if (close + 1 >= headEnd || b[close + 1] !== 0x20) return false;
+    h = prefixHash(h, 0x29);
+    const w = this.writers.knownBytes(b, lineStart, close + 1, h) ?? this.writers.known(latin1Slice(b, lineStart, close + 1));
+    if (w === undefined) return false;
+    const n = stripAnsiBytes(b, close + 2, headEnd, this.head, true);
+    const whole = lastStripStop() === lineEnd;
+    if (!(n < 0 ? isRoutineHeader(b, close + 2, headEnd, whole) : isRoutineHeader(this.head, 0, n, whole))) return false;
+    this.writers.close(w);
+    return true;
+  }
+
+  /** routineWorkerLine for a prefix with escape codes (or a `: `) in it: stripped first. */
+  private routineWorkerLineStripped(b: Buffer, lineStart: number, lineEnd: number): boolean {
     const headEnd = Math.min(lineEnd, lineStart + HEAD);
     const n = stripAnsiBytes(b, lineStart, headEnd, this.head, true);
     const whole = lastStripStop() === lineEnd;
@@ -198,7 +222,6 @@ export class TrainerLogParser {
     const end = n < 0 ? headEnd : n;
     let close = start + 1;
     while (close < end && s[close] !== 0x29 /* ) */) close++;
-    // A prefix without the space after `)` could be longer in the general path's eyes.
     if (close + 1 >= end || s[close + 1] !== 0x20) return false;
     const w = this.writers.known(latin1Slice(s, start, close + 1));
     if (w === undefined || !isRoutineHeader(s, close + 2, end, whole)) return false;

@@ -108,7 +108,7 @@ export class StepAssembler {
       const { cells } = step;
       // The exact key list (the reused array may hold more from a bigger step).
       if (cells.keys.length !== cells.n) cells.keys.length = cells.n;
-      const shape = this.shapes.find(cells.keys);
+      const shape = this.shapes.find(cells.keys, out.sink !== null);
       if (out.sink !== null && shape !== null && shape.jsonPrefixes !== null) {
         writeStepJson(out.sink, head, shape.jsonPrefixes, cells, this.arena);
       } else {

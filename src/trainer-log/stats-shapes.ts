@@ -34,8 +34,11 @@ export function rawStatsOf(stats: object): RawStats | undefined {
 export class StatsShapes {
   private shapes: Shape[] = [];
 
-  /** The known shape of this key set (most recently used first), compiled once it recurs. */
-  find(keys: string[]): Shape | null {
+  /** The known shape of this key set (most recently used first), compiled once it recurs.
+   *  `json`: the caller writes JSON Lines (no objects), so the shape's prefixes are made at once:
+   *  the first steps of a key set need not take the object path, whose number parsing would
+   *  otherwise get hot enough to be compiled, ahead of the row reader, while the parse is cold. */
+  find(keys: string[], json = false): Shape | null {
     const shapes = this.shapes;
     for (let i = 0; i < shapes.length; i++) {
       const s = shapes[i];
@@ -46,15 +49,14 @@ export class StatsShapes {
       }
       // Only a key set that recurs gets a fixed shape: a one-off table is cheaper built key by
       // key. Its maker is compiled when an object is first needed (JSON Lines never need one).
-      if (s.prefixes === null && ++s.seen >= 3) {
-        s.prefixes = keys.map((k) => JSON.stringify(k) + ':');
-        s.jsonPrefixes = s.prefixes.map((p, j) => Buffer.from(j > 0 ? ',' + p : p, 'utf8'));
-      }
+      if (s.prefixes === null && (++s.seen >= 3 || json)) withPrefixes(s);
       return s;
     }
     if (isPlainKeySet(keys)) {
-      shapes.unshift({ keys: [...keys], make: null, seen: 1, prefixes: null, jsonPrefixes: null });
+      const s: Shape = { keys: [...keys], make: null, seen: 1, prefixes: null, jsonPrefixes: null };
+      shapes.unshift(s);
       if (shapes.length > 16) shapes.pop();
+      if (json) return withPrefixes(s);
     }
     return null;
   }
@@ -77,6 +79,12 @@ export class StatsShapes {
     }
     return stats;
   }
+}
+
+function withPrefixes(s: Shape): Shape {
+  s.prefixes = s.keys.map((k) => JSON.stringify(k) + ':');
+  s.jsonPrefixes = s.prefixes.map((p, j) => Buffer.from(j > 0 ? ',' + p : p, 'utf8'));
+  return s;
 }
 
 /** Keys an object literal keeps as they are: distinct (a duplicate's later value wins in an object)

@@ -8,6 +8,12 @@ import { classifyError, exceptionLine, isChainMarker } from './classify.js';
 import { bytesToUtf8 } from './text.js';
 import type { EventOut } from './event-out.js';
 
+function hashOf(prefix: string): number {
+  let h = 0;
+  for (let i = 0; i < prefix.length; i++) h = prefixHash(h, prefix.charCodeAt(i));
+  return h;
+}
+
 /** Writers remembered at once (garbage can invent endless prefixes). */
 export const MAX_WRITERS = 4096;
 const TRACEBACK = 'Traceback (most recent call last)';
@@ -32,6 +38,14 @@ export interface Writer {
   rec: ErrorRecord | null;
   /** Its last line was a WARNING header: a traceback right after it is that warning's exc_info. */
   afterWarning: boolean;
+  /** Its prefix as latin1 bytes (not for the controller): the parser's fast path compares them
+   *  instead of making a string of every worker line's prefix. */
+  prefixBytes: Uint8Array | null;
+}
+
+/** The hash the fast path computes over a prefix's bytes while it looks for the `)`. */
+export function prefixHash(h: number, c: number): number {
+  return (Math.imul(h, 31) + c) | 0;
 }
 
 export class Writers {
@@ -39,6 +53,9 @@ export class Writers {
   main!: Writer;
   /** The other writers by their line prefix, oldest first. */
   private byPrefix!: Map<string, Writer>;
+  /** The same writers by prefixHash of their prefix (one per hash: the others are found by
+   *  their prefix string). */
+  private byHash!: Map<number, Writer>;
 
   constructor(
     private readonly out: EventOut,
@@ -49,8 +66,9 @@ export class Writers {
 
   /** Forgets every writer and its open record. */
   reset(): void {
-    this.main = { source: 'main', main: true, rec: null, afterWarning: false };
+    this.main = { source: 'main', main: true, rec: null, afterWarning: false, prefixBytes: null };
     this.byPrefix = new Map();
+    this.byHash = new Map();
   }
 
   get size(): number {
@@ -62,6 +80,17 @@ export class Writers {
     return this.byPrefix.get(prefix);
   }
 
+  /** The writer whose prefix is bytes [start, end) of `s`, found by their prefixHash `hash`, if
+   *  one was met; undefined may still be a known writer whose hash another one took. */
+  knownBytes(s: Uint8Array, start: number, end: number, hash: number): Writer | undefined {
+    const w = this.byHash.get(hash);
+    if (w === undefined) return undefined;
+    const k = w.prefixBytes!;
+    if (k.length !== end - start) return undefined;
+    for (let i = 0; i < k.length; i++) if (s[start + i] !== k[i]) return undefined;
+    return w;
+  }
+
   /** The writer of a prefix, met now or before. */
   of(prefix: string, source: string): Writer {
     let w = this.byPrefix.get(prefix);
@@ -71,17 +100,22 @@ export class Writers {
         const [oldKey, old] = this.byPrefix.entries().next().value as [string, Writer];
         this.close(old);
         this.byPrefix.delete(oldKey);
+        const oldHash = hashOf(oldKey);
+        if (this.byHash.get(oldHash) === old) this.byHash.delete(oldHash);
       }
-      w = { source, main: false, rec: null, afterWarning: false };
+      w = { source, main: false, rec: null, afterWarning: false, prefixBytes: Buffer.from(prefix, 'latin1') };
       this.byPrefix.set(prefix, w);
+      const h = hashOf(prefix);
+      if (!this.byHash.has(h)) this.byHash.set(h, w);
     }
     return w;
   }
 
-  /** No writer has a record open. */
+  /** No writer has a record open, nor has just written a WARNING header (whose traceback would
+   *  follow as part of it). */
   atRest(): boolean {
-    if (this.main.rec !== null) return false;
-    for (const w of this.byPrefix.values()) if (w.rec !== null) return false;
+    if (this.main.rec !== null || this.main.afterWarning) return false;
+    for (const w of this.byPrefix.values()) if (w.rec !== null || w.afterWarning) return false;
     return true;
   }
 

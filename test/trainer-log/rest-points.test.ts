@@ -74,6 +74,19 @@ describe('atRest', () => {
     expect(p.atRest()).toBe(true);
     expect(p.writerCount).toBe(1);
   });
+
+  it('is false right after a WARNING header, whose traceback would follow as part of it', () => {
+    // A fresh parser started between the two would read the traceback as a bare error.
+    const warning = `(RayRPCServer pid=7, ip=10.0.0.1) ${rec(T, 'W', 'WARNING', 'Could not query cluster capacity')}\n`;
+    const traceback = '(RayRPCServer pid=7, ip=10.0.0.1) Traceback (most recent call last):\n(RayRPCServer pid=7, ip=10.0.0.1)   File "a.py", line 1, in f\n(RayRPCServer pid=7, ip=10.0.0.1) ValueError: x\n';
+    const p = new TrainerLogParser();
+    expect(p.push(enc.encode(warning)).map((e) => e.type)).toEqual(['warning']);
+    expect(p.atRest()).toBe(false);
+    expect(p.push(enc.encode(traceback)).map((e) => e.type)).toEqual([]);
+    expect(parseLogBytes(enc.encode(traceback)).map((e) => e.type)).toEqual(['error']);
+    p.push(enc.encode(`(RayRPCServer pid=7, ip=10.0.0.1) ${rec(T, 'W', 'INFO', 'next')}\n`));
+    expect(p.atRest()).toBe(true);
+  });
 });
 
 describe('MAX_WRITERS', () => {
