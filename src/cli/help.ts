@@ -34,7 +34,7 @@ Usage:
                                         follow a running run headless, from its log's start, to its
                                         end (what --launch --follow prints; exit codes alike)
   awrl-tui runs --target T [--json]     list runs on a target with their live state
-  awrl-tui stop RUN [--target T] [--grace S] [--yes] [--check-nodes H1,H2]
+  awrl-tui stop RUN [--target T] [--grace S] [--yes] [--check-nodes H1,H2] [--json]
                                         stop a run (SIGTERM, grace, SIGKILL; scancel on Slurm), then
                                         list leftovers (run-tagged processes, GPU holders)
   awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json] [--accept-new-host-key]
@@ -81,6 +81,9 @@ Stop options:
   --yes, -y               also stop leftover processes tagged with the run, without asking
                           (untagged GPU holders are only listed; nothing is matched by name)
   --check-nodes H1,H2     also look for leftovers on these hosts (a direct multi-node run)
+  --json                  one line on stdout: {"type":"stop","runId",...,"stoppedBy":"scancel"|
+                          "sigterm"|"sigkill"|null,"state","stopRequestedAt" (the head's clock),
+                          "leftovers"}; the human lines go to stderr; without --yes nothing is asked
 
 Exit codes: 0 ok, 1 run failed, 2 bad input (fix it: retrying the same command cannot help: config
 errors, bad arguments, unknown run, failed pre-flight, a refused host key or login), 3 run stopped,

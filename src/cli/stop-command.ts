@@ -1,4 +1,4 @@
-// `awrl-tui stop RUN [--target T] [--grace SECONDS] [--yes] [--check-nodes H1,H2]`: SIGTERM to the
+// `awrl-tui stop RUN [--target T] [--grace SECONDS] [--yes] [--check-nodes H1,H2] [--json]`: SIGTERM to the
 // job's group, grace, SIGKILL; scancel on Slurm. Then the leftover check on the run's nodes (Slurm:
 // every node an attempt ran on, as run.json recorded them, reached from the head in one command;
 // direct: the target, plus the --check-nodes hosts): processes still carrying the
@@ -6,14 +6,16 @@
 // with PID and command. Only the tagged ones are stopped, and only with --yes or a "y" at the
 // terminal; without either (and without a TTY) they are listed with how to stop them, exit 1.
 // Nothing is ever matched by a name pattern. Without --target, every target in targets.yaml is
-// searched for RUN.
+// searched for RUN. --json: one line on stdout (what was done, the state after, stopRequestedAt on
+// the head's clock, the leftovers), the human lines on stderr; a failure is the cli-error line.
 import { createInterface } from 'node:readline/promises';
-import { stopRun, readRecord, runsRoot, runNodes, setupInWorkdir, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
+import { stopRun, stoppedBy, readRecord, runsRoot, runNodes, setupInWorkdir, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
 import { findLeftovers, stopLeftovers, formatLeftovers, type Leftover, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
 import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
+import { withJsonErrors } from './json-errors.js';
 import { cliErrorFromConnect, cliErrorFromRun } from './run-errors.js';
 
 export function formatStopReport(r: StopReport, target: string): string {
@@ -30,7 +32,6 @@ export function formatStopReport(r: StopReport, target: string): string {
   return `stopped ${r.runId} on ${target}: ${parts.join('; ')}${left}`;
 }
 
-const out = (s: string) => process.stdout.write(`${s}\n`);
 const indent = (s: string) => s.split('\n').map((l) => `  ${l}`).join('\n');
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
@@ -52,63 +53,113 @@ export function leftoverScope(record: RunRecord | null, extraNodes: readonly str
   return extraNodes.length > 0 ? { nodes: [...extraNodes], includeHead: true } : {};
 }
 
+/** What the leftover check found and did (the `leftovers` of `stop --json`). */
+export interface LeftoverResult {
+  /** The hosts looked at. */
+  checked: string[];
+  /** Processes carrying the run's tag, and GPU holders without it (never touched), as found. */
+  tagged: Leftover[];
+  untagged: Leftover[];
+  /** Tagged processes stopped (--yes or a "y"), and tagged ones still alive at the end. */
+  stopped: Leftover[];
+  remaining: Leftover[];
+  /** Nodes that could not be checked, and why; `error` when no host could be checked at all. */
+  unreachable: NodeFailure[];
+  error: string | null;
+}
+
 /**
- * The leftover check after a stop. Returns false when processes tagged with the run are still alive
- * (not confirmed, or they survived SIGKILL); GPU holders without the tag never count: not ours to judge.
+ * The leftover check after a stop; `say` prints its human lines (stdout, or stderr under --json).
+ * Tagged processes left alive (not confirmed, or they survived SIGKILL) end in `remaining`; GPU
+ * holders without the tag never count: not ours to judge.
  */
-async function leftoverCheck(transport: Transport, target: Target, runId: string, o: { yes: boolean; graceSeconds: number; extraNodes: string[] }): Promise<boolean> {
+async function leftoverCheck(
+  transport: Transport,
+  target: Target,
+  runId: string,
+  o: { yes: boolean; graceSeconds: number; extraNodes: string[]; mayAsk: boolean; say: (s: string) => void },
+): Promise<LeftoverResult> {
+  const { say } = o;
   const setup = setupInWorkdir(target);
   const record = await readRecord(transport, `${runsRoot(target)}/${runId}`);
   const scope = leftoverScope(record, o.extraNodes);
   if (record?.backend === 'slurm' && !scope.nodes) {
-    out(`leftovers: run.json records no node for ${runId} (the job never started, or it predates node recording): checking ${target.name} only`);
+    say(`leftovers: run.json records no node for ${runId} (the job never started, or it predates node recording): checking ${target.name} only`);
   }
-  const where = scope.nodes ? [...(scope.includeHead ? [target.name] : []), ...scope.nodes].join(', ') : target.name;
+  const hosts = scope.nodes ? [...(scope.includeHead ? [target.name] : []), ...scope.nodes] : [target.name];
+  const where = hosts.join(', ');
+  const result: LeftoverResult = { checked: hosts, tagged: [], untagged: [], stopped: [], remaining: [], unreachable: [], error: null };
   const unreachable = (f: NodeFailure[]) => {
+    result.unreachable.push(...f);
     for (const x of f) process.stderr.write(`awrl-tui: could not check for leftover processes: ${x.error}\n`);
   };
   let found: Leftover[];
   try {
     found = await findLeftovers(transport, runId, { setup, ...scope, onUnreachable: unreachable });
   } catch (e) {
-    process.stderr.write(`awrl-tui: could not check ${where} for leftover processes: ${(e as Error).message}\n`);
-    return true;
+    result.error = `could not check ${where} for leftover processes: ${(e as Error).message}`;
+    process.stderr.write(`awrl-tui: ${result.error}\n`);
+    return result;
   }
-  const tagged = found.filter((l) => l.tagged);
-  const holders = found.filter((l) => !l.tagged);
+  const tagged = (result.tagged = found.filter((l) => l.tagged));
+  const holders = (result.untagged = found.filter((l) => !l.tagged));
   if (found.length === 0) {
-    out(`leftovers: none on ${where} (no process carries the run's tag, no GPU memory is held)`);
-    return true;
+    say(`leftovers: none on ${where} (no process carries the run's tag, no GPU memory is held)`);
+    return result;
   }
-  if (tagged.length > 0) out(`leftovers: ${plural(tagged.length, 'process')} on ${where} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged))}`);
+  if (tagged.length > 0) say(`leftovers: ${plural(tagged.length, 'process')} on ${where} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged))}`);
   if (holders.length > 0) {
-    out(`GPU memory on ${where} is held by ${plural(holders.length, 'process')} without this run's tag (left alone: stop them yourself if they are yours):\n${indent(formatLeftovers(holders))}`);
+    say(`GPU memory on ${where} is held by ${plural(holders.length, 'process')} without this run's tag (left alone: stop them yourself if they are yours):\n${indent(formatLeftovers(holders))}`);
   }
-  if (tagged.length === 0) return true;
-  const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
-  const go = o.yes || (interactive && (await confirm(`stop the ${plural(tagged.length, 'tagged process')} (SIGTERM, ${o.graceSeconds} s grace, SIGKILL)? [y/N] `)));
+  if (tagged.length === 0) return result;
+  const go = o.yes || (o.mayAsk && (await confirm(`stop the ${plural(tagged.length, 'tagged process')} (SIGTERM, ${o.graceSeconds} s grace, SIGKILL)? [y/N] `)));
   if (!go) {
-    out(`not stopped: to stop the tagged ${tagged.length === 1 ? 'process' : 'processes'}, run this command again with --yes`);
-    return false;
+    say(`not stopped: to stop the tagged ${tagged.length === 1 ? 'process' : 'processes'}, run this command again with --yes`);
+    result.remaining = tagged;
+    return result;
   }
   const sweep = await stopLeftovers(transport, runId, { graceSeconds: o.graceSeconds, setup, ...scope });
-  if (sweep.stopped.length > 0) out(`stopped ${plural(sweep.stopped.length, 'tagged process')}: PID ${sweep.stopped.map((l) => (scope.nodes ? `${l.node}:${l.pid}` : l.pid)).join(', ')}`);
-  const still = sweep.remaining.filter((l) => l.tagged);
-  if (still.length > 0) {
-    out(`STILL RUNNING after SIGKILL (e.g. in uninterruptible sleep):\n${indent(formatLeftovers(still))}`);
-    return false;
-  }
-  return true;
+  result.stopped = sweep.stopped;
+  if (sweep.stopped.length > 0) say(`stopped ${plural(sweep.stopped.length, 'tagged process')}: PID ${sweep.stopped.map((l) => (scope.nodes ? `${l.node}:${l.pid}` : l.pid)).join(', ')}`);
+  result.remaining = sweep.remaining.filter((l) => l.tagged);
+  if (result.remaining.length > 0) say(`STILL RUNNING after SIGKILL (e.g. in uninterruptible sleep):\n${indent(formatLeftovers(result.remaining))}`);
+  return result;
 }
 
-export async function run(args: string[]): Promise<number> {
+/** The `stop --json` line: what was done, the state after, and the leftovers. */
+export function stopJson(r: StopReport, target: string, leftovers: LeftoverResult): Record<string, unknown> {
+  return {
+    type: 'stop',
+    runId: r.runId,
+    target,
+    backend: r.backend,
+    stoppedBy: stoppedBy(r),
+    cancelledJobs: r.cancelledJobs,
+    terminated: r.terminated,
+    killed: r.killed,
+    swept: r.swept,
+    left: r.left,
+    alreadyEnded: r.alreadyEnded ?? null,
+    stopRequestedAt: r.stopRequestedAt ?? null,
+    state: r.after?.state ?? null,
+    detail: r.after?.detail ?? null,
+    leftovers,
+  };
+}
+
+export const run = (args: string[]): Promise<number> => withJsonErrors(args, () => stop(args));
+
+async function stop(args: string[]): Promise<number> {
   quietWhenStdoutCloses();
   let p;
   try {
-    p = parseCli(args, { values: ['--grace', '--check-nodes'], switches: ['--yes', '-y', '--accept-new-host-key'] });
+    p = parseCli(args, { values: ['--grace', '--check-nodes'], switches: ['--yes', '-y', '--accept-new-host-key', '--json'] });
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
+  const json = p.switches.has('--json');
+  // Under --json the human lines go to stderr: stdout carries the one JSON line.
+  const say = (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);
   const [runId, ...extra] = p.positional;
   if (!runId) throw new CliError('stop needs a RUN id (see awrl-tui runs --target T)', EXIT.usage);
   if (extra.length) throw new CliError(`unexpected argument '${extra[0]}'`, EXIT.usage);
@@ -147,9 +198,17 @@ export async function run(args: string[]): Promise<number> {
       const graceSeconds = Number(graceRaw);
       // The tag sweep outside the job's group is the leftover check's, below: listed first, stopped on --yes.
       const report = await stopRun(transport, target, runId, { graceSeconds, sweep: false });
-      out(formatStopReport(report, target.name));
-      const clean = await leftoverCheck(transport, target, runId, { yes: p.switches.has('--yes') || p.switches.has('-y'), graceSeconds, extraNodes });
-      return report.left.length || !clean ? EXIT.failed : EXIT.ok;
+      say(formatStopReport(report, target.name));
+      const leftovers = await leftoverCheck(transport, target, runId, {
+        yes: p.switches.has('--yes') || p.switches.has('-y'),
+        graceSeconds,
+        extraNodes,
+        // Under --json stdout is the one JSON line: no question on it, only --yes stops.
+        mayAsk: !json && process.stdin.isTTY === true && process.stdout.isTTY === true,
+        say,
+      });
+      if (json) process.stdout.write(`${JSON.stringify(stopJson(report, target.name, leftovers))}\n`);
+      return report.left.length || leftovers.remaining.length ? EXIT.failed : EXIT.ok;
     } catch (e) {
       if (e instanceof RunError) throw cliErrorFromRun(e);
       throw new CliError(`stop on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, { code: 'remote-failed' });

@@ -6,7 +6,7 @@ export { launchRun, resumeRun, collectSecrets, readRecord, RunError } from './la
 export type { LaunchPlan, LaunchIo, LaunchResult } from './launch.js';
 export { listRuns, runsRoot, parseListOutput } from './list.js';
 export type { RunSummary, ListOptions } from './list.js';
-export { stopRun } from './stop.js';
+export { stopRun, stoppedBy } from './stop.js';
 export type { StopReport } from './stop.js';
 export { followRun } from './follow-run.js';
 export type { FollowRunOptions, RunFollower } from './follow-run.js';

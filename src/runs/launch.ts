@@ -5,7 +5,7 @@ import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
 import { setupInWorkdir, type Target } from './targets.js';
 import { makeRunId, parseRunRecord, runLogPath, serializeRunRecord, type Attempt, type PreflightSummary, type RunRecord } from './run-record.js';
-import { START_DIRECT_SCRIPT, SUBMIT_SLURM_SCRIPT } from './remote-scripts.js';
+import { START_DIRECT_SCRIPT, SUBMIT_SLURM_SCRIPT, headNow } from './remote-scripts.js';
 import { batchScript, sbatchArgs } from './slurm-batch.js';
 import { mayBeActive } from './run-state.js';
 import { listRuns, runsRoot } from './list.js';
@@ -209,7 +209,7 @@ async function start(
     if (res.code !== 0 || !Number.isInteger(pid) || pid <= 0) {
       throw new RunError(`could not start the trainer on ${t.name}: ${oneLine(res.stderr) || `exit ${res.code}`}`, 1);
     }
-    record.attempts = [...record.attempts, { n, reason, startedAt: headTime(res.stdout) ?? now().toISOString(), pid }];
+    record.attempts = [...record.attempts, { n, reason, startedAt: headNow(res.stdout.toString('utf8')) ?? now().toISOString(), pid }];
     await writeRecord(transport, record);
     return { record, runDir: record.runDir, logPath, pid, jobIds: [] };
   }
@@ -223,7 +223,7 @@ async function start(
     throw new RunError(`sbatch failed on ${t.name}: ${oneLine(res.stderr) || `exit ${res.code}`}`, 1);
   }
   // Attempt n is recorded now; later ones by the batch script's guard when Slurm starts them.
-  record.attempts = [...record.attempts, { n, reason, startedAt: headTime(res.stdout) ?? now().toISOString(), jobId: ids[0] }];
+  record.attempts = [...record.attempts, { n, reason, startedAt: headNow(res.stdout.toString('utf8')) ?? now().toISOString(), jobId: ids[0] }];
   record.chainJobIds = ids.slice(1);
   await writeRecord(transport, record);
   return { record, runDir: record.runDir, logPath, jobIds: ids };
@@ -244,13 +244,6 @@ export async function readRecord(transport: Transport, runDir: string): Promise<
 /** `already running`, or for a run squeue could not be asked about, `of unknown state (why)`. */
 function stateWords(r: { state: string; detail: string }): string {
   return r.state === 'unknown' ? `of unknown state (${r.detail})` : `already ${r.state}`;
-}
-
-/** The head's clock as the start script read it (`@@now ISO`): a client's clock may be hours off,
- *  and every other time about the run (log, exit files, Slurm, auto-resume attempts) is the head's. */
-function headTime(stdout: Buffer): string | null {
-  const m = /^@@now (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)$/m.exec(stdout.toString('utf8'));
-  return m && !Number.isNaN(Date.parse(m[1])) ? m[1] : null;
 }
 
 function oneLine(b: Buffer): string {

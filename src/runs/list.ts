@@ -6,7 +6,7 @@ import { parseLogBytes } from '../trainer-log/index.js';
 import { setupInWorkdir, type Target } from './targets.js';
 import { isValidRunId, parseRunRecord, type Attempt, type RunRecord, type RunState } from './run-record.js';
 import { deriveRunState, type RunProbe } from './run-state.js';
-import { LIST_SCRIPT, parseMarkedLines, toInt } from './remote-scripts.js';
+import { LIST_SCRIPT, headNow, parseMarkedLines, toInt } from './remote-scripts.js';
 import { buildChain, chainFacts, emptyFacts, type AttemptSummary } from './attempt-chain.js';
 
 export interface RunSummary {
@@ -37,7 +37,12 @@ export interface ListOptions {
 export const runsRoot = (t: Pick<Target, 'workdir'>): string => `${t.workdir.replace(/\/+$/, '')}/.awrl/runs`;
 
 export async function listRuns(transport: Transport, target: Target, opts: ListOptions = {}): Promise<RunSummary[]> {
-  if (opts.only !== undefined && !isValidRunId(opts.only)) return [];
+  return (await listRunsOnHead(transport, target, opts)).runs;
+}
+
+/** The runs, and the head's clock when it listed them (null when it could not say). */
+export async function listRunsOnHead(transport: Transport, target: Target, opts: ListOptions = {}): Promise<{ runs: RunSummary[]; headNow: string | null }> {
+  if (opts.only !== undefined && !isValidRunId(opts.only)) return { runs: [], headNow: null };
   const tailBytes = opts.tailBytes ?? 256 * 1024;
   const res = await transport.exec(
     remoteScript(LIST_SCRIPT, [runsRoot(target), opts.only ?? '*', setupInWorkdir(target), String(tailBytes)], 'awrl-list'),
@@ -47,10 +52,11 @@ export async function listRuns(transport: Transport, target: Target, opts: ListO
   }
   const text = res.stdout.toString('utf8');
   const runs = parseListOutput(text);
-  if (!opts.chain || runs.length === 0) return runs;
+  const now = headNow(text);
+  if (!opts.chain || runs.length === 0) return { runs, headNow: now };
   const facts = await chainFacts(transport, target, runsRoot(target), runs);
   const probes = parseProbes(text);
-  return runs.map((r) => ({ ...r, chain: buildChain(r.record, r.state, probes.get(r.runId) ?? EMPTY_PROBE, facts.get(r.runId) ?? emptyFacts()) }));
+  return { runs: runs.map((r) => ({ ...r, chain: buildChain(r.record, r.state, probes.get(r.runId) ?? EMPTY_PROBE, facts.get(r.runId) ?? emptyFacts()) })), headNow: now };
 }
 
 interface Raw {

@@ -85,13 +85,16 @@ done
 `;
 
 /**
- * Lists runs. Args: RUNS_ROOT NAME(glob: * or a run id) SETUP TAIL_BYTES.  Output, per run: `@@run ID`,
+ * Lists runs. Args: RUNS_ROOT NAME(glob: * or a run id) SETUP TAIL_BYTES.  Output: `@@now ISO-TIME`
+ * (the head's clock), then per run: `@@run ID`,
  * `@@json {...}`, `@@alive 0|1`, optional `@@exit N`, `@@sexit JOBID N`; then `@@squeue ID STATE`
  * lines when any run uses Slurm (or `@@squeuefailed STATUS MESSAGE`); then `@@tails BASE64` of one `tail -v` over every non-empty log
  * (headers `==> PATH <==` separate them). Tab-separated. Per run only builtins run: no fork.
  */
 export const LIST_SCRIPT = sh`set -u
 root=$1; name=$2; setup=$3; tail_bytes=$4
+# The head's clock, first: what a stop records as its request time (the client's clock may be off).
+date -u +'@@now %Y-%m-%dT%H:%M:%S.%3NZ' || true
 ${ALIVE_FN}
 slurm=0
 logs=()
@@ -167,6 +170,14 @@ setup=$1; shift
 eval "$setup" >&2
 scancel "$@" && for j in "$@"; do printf '@@scancel\t%s\n' "$j"; done
 `;
+
+/** The head's clock as a script read it (`@@now ISO`, see START_DIRECT_SCRIPT): a client's clock may
+ *  be hours off, and every other time about a run (log, exit files, Slurm, auto-resume attempts)
+ *  is the head's. null when the script printed none (date failed). */
+export function headNow(stdout: string): string | null {
+  const m = /^@@now (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)$/m.exec(stdout);
+  return m && !Number.isNaN(Date.parse(m[1])) ? m[1] : null;
+}
 
 /** A whole number a script printed (a pid, an exit code, an mtime), or null. */
 export function toInt(s: string | undefined): number | null {

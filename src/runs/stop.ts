@@ -1,14 +1,15 @@
 // Stopping a run: the stop is recorded first (so the state reads `stopped`, not `failed`, and an
 // auto-resume guard sees a cancel), then SIGTERM to the job's group, a grace period, SIGKILL, and
-// a sweep of leftovers by the run tag; on Slurm, scancel of every job of the run.
+// a sweep of leftovers by the run tag; on Slurm, scancel of every job of the run. The request time
+// is the head's clock, like every other time about the run (log, attempts, exit files, Slurm).
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
 import { setupInWorkdir, type Target } from './targets.js';
 import { isValidRunId, runJobIds } from './run-record.js';
 import { STOP_DIRECT_SCRIPT, STOP_SLURM_SCRIPT, parseMarkedLines } from './remote-scripts.js';
 import { RunError, readRecord, writeRecord } from './launch.js';
-import { listRuns, runsRoot } from './list.js';
-import { isTerminal, type DerivedState } from './run-state.js';
+import { listRunsOnHead, runsRoot } from './list.js';
+import { isActive, isTerminal, type DerivedState } from './run-state.js';
 
 export interface StopReport {
   runId: string;
@@ -23,6 +24,19 @@ export interface StopReport {
   cancelledJobs: string[];
   /** The run had already ended before the stop (its state is kept: a finished run stays finished). */
   alreadyEnded?: DerivedState;
+  /** When the stop was asked for, on the head's clock, as run.json keeps it (an ended run's
+   *  earlier stop time; absent when it ended without one). */
+  stopRequestedAt?: string;
+  /** The run's state once the stop is done (Slurm: once its jobs left the queue, or the grace
+   *  period passed); absent when the target could not be asked. */
+  after?: DerivedState;
+}
+
+/** How the run was stopped: scancel, SIGTERM (it ended within the grace), SIGKILL, or null when
+ *  nothing was running. */
+export function stoppedBy(r: StopReport): 'scancel' | 'sigterm' | 'sigkill' | null {
+  if (r.backend === 'slurm') return r.cancelledJobs.length > 0 ? 'scancel' : null;
+  return r.killed.length > 0 ? 'sigkill' : r.terminated.length > 0 ? 'sigterm' : null;
 }
 
 export async function stopRun(
@@ -40,12 +54,18 @@ export async function stopRun(
   // Recording the stop of a run that already ended would turn `finished` (or `failed`) into
   // `stopped`: its state is history, keep it. The signals and the sweep below still run (harmless
   // on a dead group; they catch tagged leftovers).
-  const now = (await listRuns(transport, target, { only: runId, tailBytes: 0 }))[0];
-  if (now && isTerminal(now.state)) report.alreadyEnded = { state: now.state, detail: now.detail };
-  else {
-    record.stopRequestedAt = (opts.now ?? (() => new Date()))().toISOString();
+  const listed = await listRunsOnHead(transport, target, { only: runId, tailBytes: 0 });
+  const now = listed.runs[0];
+  if (now && isTerminal(now.state)) {
+    report.alreadyEnded = { state: now.state, detail: now.detail };
+    if (record.stopRequestedAt) report.stopRequestedAt = record.stopRequestedAt;
+  } else {
+    // The client's clock only when the head could not tell its own.
+    record.stopRequestedAt = listed.headNow ?? (opts.now ?? (() => new Date()))().toISOString();
+    report.stopRequestedAt = record.stopRequestedAt;
     await writeRecord(transport, record);
   }
+  const grace = Math.max(0, Math.round(opts.graceSeconds ?? 10));
   if (record.backend === 'slurm') {
     const ids = runJobIds(record);
     if (ids.length > 0) {
@@ -59,9 +79,10 @@ export async function stopRun(
         }
       }
     }
+    // scancel only asks: the jobs leave the queue when their processes are gone (up to the grace).
+    report.after = await stateAfter(transport, target, runId, report.cancelledJobs.length > 0 ? grace * 1000 : 0);
     return report;
   }
-  const grace = Math.max(0, Math.round(opts.graceSeconds ?? 10));
   const res = await transport.exec(remoteScript(STOP_DIRECT_SCRIPT, [runDir, runId, String(grace), opts.sweep === false ? '0' : '1'], 'awrl-stop'));
   for (const [k, f] of parseMarkedLines(res.stdout.toString())) {
     const pid = Number(f[0]);
@@ -70,5 +91,22 @@ export async function stopRun(
     else if (k === 'sweep') report.swept.push(pid);
     else if (k === 'left') report.left.push(pid);
   }
+  report.after = await stateAfter(transport, target, runId, 0);
   return report;
+}
+
+/** The run's state after the stop, asked again until it is no longer active or `waitMs` passed. */
+async function stateAfter(transport: Transport, target: Target, runId: string, waitMs: number): Promise<DerivedState | undefined> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    let r;
+    try {
+      r = (await listRunsOnHead(transport, target, { only: runId, tailBytes: 0 })).runs[0];
+    } catch {
+      return undefined; // the stop is done; only its report goes without the state
+    }
+    if (!r) return undefined;
+    if (!isActive(r.state) || Date.now() >= deadline) return { state: r.state, detail: r.detail };
+    await new Promise((res) => setTimeout(res, 250));
+  }
 }

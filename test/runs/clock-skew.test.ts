@@ -10,6 +10,7 @@ import { openTransport, type Transport } from '../../src/remote/index.js';
 import { launchRun, type LaunchPlan } from '../../src/runs/launch.js';
 import { stopRun } from '../../src/runs/stop.js';
 import type { Target } from '../../src/runs/targets.js';
+import { parseRunRecord } from '../../src/runs/run-record.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 
 const AHEAD_MS = 2 * 3600_000;
@@ -51,5 +52,27 @@ describe('a client clock two hours ahead of the head', () => {
     } finally {
       await stopRun(t, target, res.record.runId);
     }
+  });
+
+  it("records the stop request on the head's clock", async () => {
+    const plan: LaunchPlan = {
+      target,
+      configText: 'experiment_name: e\ntrial_name: skew-stop\n',
+      experiment: 'e',
+      trial: 'skew-stop',
+      trainerArgv: () => ['/usr/bin/python3', '-c', 'import time; time.sleep(600)'],
+      secretNames: [],
+      nodes: 1,
+    };
+    const clientNow = () => new Date(Date.now() + AHEAD_MS);
+    const res = await launchRun(plan, t, { env: {}, now: clientNow });
+    const report = await stopRun(t, target, res.record.runId, { now: clientNow, graceSeconds: 5 });
+    const requested = Date.parse(report.stopRequestedAt ?? '');
+    expect(Math.abs(requested - Date.now())).toBeLessThan(10 * 60_000);
+    // run.json keeps the same time, and it is not before the attempt started (one clock).
+    const record = parseRunRecord((await t.readFile(`${res.runDir}/run.json`)).toString('utf8'));
+    expect(record?.stopRequestedAt).toBe(report.stopRequestedAt);
+    expect(requested).toBeGreaterThanOrEqual(Date.parse(record!.attempts[0].startedAt));
+    expect(report.after).toMatchObject({ state: 'stopped' });
   });
 });
