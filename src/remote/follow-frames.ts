@@ -314,7 +314,8 @@ export class FollowTrouble {
       advice,
       since: this.since,
       attempts: this.attempts,
-      text: `cannot follow ${this.path} on ${this.target}: ${error}; ${advice} (still retrying)`,
+      // The target's error usually starts with the path: said once is enough.
+      text: `cannot follow ${this.path} on ${this.target}: ${error.startsWith(`${this.path}: `) ? error.slice(this.path.length + 2) : error}; ${advice} (still retrying)`,
     };
     this.published = true;
     current.set(this.key, p);
@@ -324,7 +325,7 @@ export class FollowTrouble {
 
 function adviceFor(error: string, target: string, path: string): string {
   const on = target === 'local' ? '' : ` on ${target}`;
-  if (/permission denied/i.test(error)) return `check its permissions for the user awrl-tui logs in as (ls -l ${path}${on})`;
+  if (/permission denied/i.test(error)) return target === 'local' ? `check its permissions for the user running awrl-tui (ls -l ${path})` : `check its permissions for the ssh user on ${target} (ls -l ${path})`;
   if (/is a directory/i.test(error)) return `the log path is a directory${on}, not a file: check the run's log path`;
   if (/not found|no such file/i.test(error)) return `a command the follower needs (bash, stat, dd, cmp, md5sum) is not found${on}: check PATH for non-interactive ssh sessions`;
   if (/unexpected (line|output)/i.test(error)) return `the remote shell printed text of its own: make the login shell's startup files quiet for non-interactive sessions`;

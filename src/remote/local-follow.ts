@@ -145,6 +145,7 @@ export function followLocal(
     else if ((cur.size > offset || cur.mtimeMs !== lastMtimeMs) && !(await unchanged(fh))) reset('truncated');
     lastMtimeMs = cur.mtimeMs;
     missing = false;
+    trouble.ok(); // before the bytes: "reading again" comes before what it reads
     await deliver(fh, cur.size);
   };
 
@@ -153,7 +154,7 @@ export function followLocal(
     ticking = true;
     try {
       await tick();
-      trouble.ok();
+      trouble.ok(); // also when the path is missing (again): waiting for it is no problem
     } catch (err) {
       // A file that vanished between stat and open is missing at the next look; anything else
       // (permissions, a directory, an I/O error) is reported if it persists.
