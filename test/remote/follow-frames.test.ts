@@ -1,0 +1,73 @@
+// The follower's problem frames and the FollowTrouble policy (pure: no follower, no sshd): when a
+// run of failures is published, that it is cleared once, and that secrets never reach its text.
+import { describe, it, expect, afterEach } from 'vitest';
+import { FrameParser, FollowTrouble, onFollowProblem, followProblems, PROBLEM_AFTER_ATTEMPTS, type Frame, type FollowProblem } from '../../src/remote/follow-frames.js';
+
+describe('P frames', () => {
+  it('parse a problem with its text (spaces, non-ASCII kept) and its clearing, between data frames', () => {
+    const frames: Frame[] = [];
+    const p = new FrameParser((f) => frames.push(f));
+    const stream = Buffer.from('P /data/ü log: Permission denied\nD 0 3\nabcP\n');
+    for (const b of stream) p.push(Buffer.from([b]));
+    expect(frames.filter((f) => f.kind !== 'data')).toEqual([
+      { kind: 'problem', text: '/data/ü log: Permission denied' },
+      { kind: 'problem', text: null },
+    ]);
+    expect(Buffer.concat(frames.flatMap((f) => (f.kind === 'data' ? [f.bytes] : []))).toString()).toBe('abc');
+  });
+});
+
+describe('FollowTrouble', () => {
+  const seen: (FollowProblem | null)[] = [];
+  let off = onFollowProblem((_t, _p, problem) => seen.push(problem));
+  afterEach(() => {
+    seen.length = 0;
+    off();
+    off = onFollowProblem((_t, _p, problem) => seen.push(problem));
+  });
+
+  it(`is published after ${PROBLEM_AFTER_ATTEMPTS} failed attempts, once cleared, and not at all when following works at once`, () => {
+    let now = 1000;
+    const quick = new FollowTrouble('head', '/runs/a/stdout.log', () => now);
+    quick.failed('awrl-follow: boom');
+    quick.ok();
+    expect(seen).toEqual([]);
+    const t = new FollowTrouble('head', '/runs/b/stdout.log', () => now);
+    for (let i = 0; i < PROBLEM_AFTER_ATTEMPTS - 1; i++) t.failed('bash: line 1: exec: bash: not found');
+    expect(seen).toEqual([]);
+    now += 10;
+    t.failed('bash: line 1: exec: bash: not found');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ target: 'head', path: '/runs/b/stdout.log', attempts: PROBLEM_AFTER_ATTEMPTS, since: 1000 });
+    expect(seen[0]!.advice).toMatch(/PATH/);
+    expect(followProblems().map((p) => p.path)).toContain('/runs/b/stdout.log');
+    t.ok();
+    t.ok();
+    expect(seen).toEqual([seen[0], null]);
+    expect(followProblems().map((p) => p.path)).not.toContain('/runs/b/stdout.log');
+  });
+
+  it('a failure that lasts is published after the delay even without more attempts; close clears it', async () => {
+    let now = 0;
+    const t = new FollowTrouble('local', '/x.log', () => now);
+    t.failed('/x.log: Is a directory');
+    now = 10_000;
+    t.failed('/x.log: Is a directory');
+    expect(seen.at(-1)?.text).toBe('cannot follow /x.log on local: Is a directory; the log path is a directory, not a file: check the run\'s log path (still retrying)');
+    t.close();
+    expect(seen.at(-1)).toBeNull();
+  });
+
+  it('scrubs the values of secret-looking environment variables out of the text', () => {
+    process.env.AWRL_TEST_API_KEY = 'sk-very-secret-value-123';
+    try {
+      const t = new FollowTrouble('head', '/y.log');
+      for (let i = 0; i < PROBLEM_AFTER_ATTEMPTS; i++) t.failed('env: WANDB=sk-very-secret-value-123 not found');
+      expect(seen.at(-1)!.text).not.toContain('sk-very-secret-value-123');
+      expect(seen.at(-1)!.error).toContain('<redacted>');
+      t.close();
+    } finally {
+      delete process.env.AWRL_TEST_API_KEY;
+    }
+  });
+});
