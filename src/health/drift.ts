@@ -36,8 +36,12 @@ class KeyWindows {
 
 export class DriftTracker {
   private readonly keys = new Map<string, KeyWindows>();
+  /** The alerts until the next step: they depend on the steps alone, and are asked for at every
+   *  observation (twice per record when a backfill rebuilds the alert history). */
+  private cached: Alert[] | null = null;
 
   ingestStep(globalStep: number, stats: Record<string, number | null>): void {
+    this.cached = null;
     for (const key in stats) {
       if (!key.startsWith('timeperf/')) continue;
       const v = stats[key];
@@ -53,6 +57,10 @@ export class DriftTracker {
   }
 
   alerts(): Alert[] {
+    return [...(this.cached ??= this.evaluate())];
+  }
+
+  private evaluate(): Alert[] {
     const out: Alert[] = [];
     for (const [key, w] of this.keys) {
       if (w.first.length < DRIFT_WINDOW || w.recent.length < DRIFT_WINDOW) continue;
