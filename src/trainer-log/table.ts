@@ -83,18 +83,16 @@ export class TableBuilder {
       let key: string | undefined;
       if (use) {
         while (ks < end && b[ks] === 0x20) ks++;
-        const slot = intern.slot;
-        const prev = intern.raws[slot][at];
-        if (prev !== undefined && (kEnd = keyCellEnd(b, dv, ks, end, prev)) >= 0) {
-          key = intern.keys[slot][at];
-        } else {
-          const prev2 = intern.raws[1 - slot][at];
-          if (prev2 !== undefined && (kEnd = keyCellEnd(b, dv, ks, end, prev2)) >= 0) {
-            key = intern.keys[1 - slot][at];
-            intern.slot = 1 - slot;
+        // The current layout first, then the other one (one call site: a smaller compiled loop).
+        for (let t = 0, s = intern.slot; t < 2; t++, s = 1 - s) {
+          const prev = intern.raws[s][at];
+          if (prev !== undefined && (kEnd = keyCellEnd(b, dv, ks, end, prev)) >= 0) {
+            key = intern.keys[s][at];
+            intern.slot = s;
+            ke = ks + prev.bytes.length;
+            break;
           }
         }
-        if (key !== undefined) ke = ks + intern.raws[intern.slot][at]!.bytes.length;
       }
       if (kEnd >= 0) {
         intern.hits[intern.slot]++;
