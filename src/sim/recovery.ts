@@ -36,6 +36,8 @@ export function writeStepInfo(plan: SimPlan, info: StepInfo): void {
 export interface SimMemo {
   attempts: number;
   fired: string[];
+  /** The simulated clock at the last phase change of the latest process (its restart starts after). */
+  lastTimeMs?: number;
 }
 
 const memoPath = (plan: SimPlan): string => join(plan.ckptDir, '.awrl-sim.json');
@@ -43,7 +45,7 @@ const memoPath = (plan: SimPlan): string => join(plan.ckptDir, '.awrl-sim.json')
 export function readMemo(plan: SimPlan): SimMemo {
   try {
     const j = JSON.parse(readFileSync(memoPath(plan), 'utf8')) as SimMemo;
-    return { attempts: j.attempts ?? 0, fired: j.fired ?? [] };
+    return { attempts: j.attempts ?? 0, fired: j.fired ?? [], ...(typeof j.lastTimeMs === 'number' ? { lastTimeMs: j.lastTimeMs } : {}) };
   } catch {
     return { attempts: 0, fired: [] };
   }

@@ -36,20 +36,26 @@ export interface TrainerOptions {
 
 export async function runTrainer(o: TrainerOptions): Promise<number> {
   const { plan } = o;
-  const clock = new SimClock(o.speed !== 'instant');
+  const memo = readMemo(plan);
+  const attempt = memo.attempts;
+  // Time goes on from the previous process of this trial (see SimClock), however it ended.
+  const clock = new SimClock(o.speed !== 'instant', memo.lastTimeMs ?? null);
   const ts = 1 / (o.speed === 'instant' ? DEFAULT_SPEED : o.speed);
   // Logged durations are scaled like the waits, so a warm start stays self-consistent in the logs.
   const startTs = o.warmStart ? ts / WARM_FACTOR : ts;
   const out = new SimOutput({ logDir: plan.logDir, scheduler: plan.scheduler, writeStdout: o.stdout, truthPath: o.truthPath });
-  const memo = readMemo(plan);
-  const attempt = memo.attempts;
-  writeMemo(plan, { ...memo, attempts: attempt + 1 });
+  // This process's memo, always written whole (the fired faults and the clock share one file).
+  const memoNow = { ...memo, attempts: attempt + 1, lastTimeMs: clock.now() };
+  writeMemo(plan, memoNow);
 
   let phase: StatePhase = 'starting';
   let step = 0;
   const setPhase = (p: StatePhase, s = step): void => {
     phase = p;
     step = s;
+    // Kept at every phase change, not at exit: a SIGKILL leaves no chance to write anything.
+    memoNow.lastTimeMs = clock.now();
+    writeMemo(plan, memoNow);
     writeState(o.statePaths, {
       pid: process.pid, phase, step, updatedMs: clock.now(), nNodes: plan.nNodes, gpusPerNode: plan.gpusPerNode,
       rolloutGpus: plan.rollout.gpus, actorGpus: plan.actor.gpus, seed: plan.seed,
@@ -130,7 +136,10 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
     for (let g = first; g <= plan.totalSteps; g++) {
       const active = faultsAt(o.faults, g).filter((f) => !(('step' in f) && f.kind !== 'stall' && memo.fired.includes(faultId(f))));
       const crash = active.find((f) => f.kind === 'nccl-timeout' || f.kind === 'oom');
-      if (crash) writeMemo(plan, { attempts: attempt + 1, fired: [...memo.fired, faultId(crash)] });
+      if (crash) {
+        memoNow.fired = [...memo.fired, faultId(crash)];
+        writeMemo(plan, memoNow);
+      }
       ctx.ts = g === first ? startTs : ts; // (runStep also updates ctx's save bookkeeping: keep one ctx)
       const result = await runStep(ctx, g, active);
       if (result === 'crashed') {
