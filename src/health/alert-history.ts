@@ -17,9 +17,11 @@ export interface AlertHistoryEntry {
   /** When it was last seen active, and its step then. */
   lastSeenAt: number;
   lastStep: number | null;
-  /** How many times it went from not active to active (the first time included), and the last time. */
+  /** How many times it went from not active to active (the first time included), the last time, and
+   *  the alert's step then. */
   fired: number;
   lastFiredAt: number;
+  lastFiredStep: number | null;
   active: boolean;
   /** When it was first seen inactive again (null while active). */
   clearedAt: number | null;
@@ -66,7 +68,7 @@ export class AlertHistory {
       const e = this.byKey.get(key);
       const from = Math.min(now, firedAt?.get(key) ?? now);
       if (!e) {
-        this.byKey.set(key, { key, alert: a, firstSeenAt: from, firstStep: step, lastSeenAt: now, lastStep: step, fired: 1, lastFiredAt: from, active: true, clearedAt: null });
+        this.byKey.set(key, { key, alert: a, firstSeenAt: from, firstStep: step, lastSeenAt: now, lastStep: step, fired: 1, lastFiredAt: from, lastFiredStep: step, active: true, clearedAt: null });
         fired?.push(a);
         changed = true;
         continue;
@@ -77,6 +79,7 @@ export class AlertHistory {
       if (!e.active) {
         e.fired++;
         e.lastFiredAt = Math.max(from, e.clearedAt ?? from);
+        e.lastFiredStep = step;
         fired?.push(a);
         e.active = true;
         e.clearedAt = null;

@@ -240,7 +240,7 @@ export function App({ session, initialScreen = 'runs', size: fixedSize, colors =
 
   let body: Line[];
   if (ui.help) body = helpLines(width, bodyH, ui.helpScroll);
-  else if (ui.history) body = alertHistoryLines(state.run?.alertHistory ?? [], width, bodyH, ui.historyScroll);
+  else if (ui.history) body = alertHistoryLines(state.run?.alertHistory ?? [], width, bodyH, ui.historyScroll, state.run?.alertHistoryDropped ?? 0);
   // The session's current pre-flight/leftover phase, not the frame-sampled one: the key that opened
   // the dialog started a new check, and the previous result must not show for a frame as if current.
   else if (ui.confirm?.kind === 'launch' && state.config) body = confirmLaunchLines(state.config, width, session.getState().preflight, bodyH, ui.argvScroll);

@@ -10,6 +10,7 @@ import { clockTime } from '../../src/ui/format.js';
 import { KEY_HELP } from '../../src/ui/keys.js';
 import { alertsLines } from '../../src/ui/panels/alerts.js';
 import { helpRows } from '../../src/ui/screens/help.js';
+import { alertHistoryLines, historyTimes, timeSpan } from '../../src/ui/screens/alert-history.js';
 import { lineText } from '../../src/ui/lines.js';
 import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
 import { sampleRunView } from '../../src/ui/session/sample-run.js';
@@ -73,6 +74,33 @@ describe('Alerts panel with history', () => {
   });
 });
 
+describe('the history list rows', () => {
+  it('a stretch that fired once: its time span and steps; fired again: the last span and since when', () => {
+    const h = new AlertHistory();
+    h.observe([alert('zero', 812)], T0 + 12 * MIN);
+    h.observe([alert('zero', 815)], T0 + 18 * MIN);
+    h.observe([], T0 + 20 * MIN);
+    expect(historyTimes(h.entries()[0])).toBe('05-25 03:12–03:20 (steps 812–815), cleared');
+    h.observe([alert('zero', 900)], T0 + 60 * MIN);
+    h.observe([], T0 + 62 * MIN);
+    expect(historyTimes(h.entries()[0])).toBe('last 05-25 04:00–04:02 (step 900); fired 2× since 05-25 03:12 (step 812)');
+    // Across midnight, both days.
+    expect(timeSpan(Date.parse('2026-05-25T23:50:00'), Date.parse('2026-05-26T00:10:00'))).toBe('05-25 23:50 – 05-26 00:10');
+  });
+
+  it('the title says how many entries the cap dropped', () => {
+    const h = new AlertHistory(3);
+    for (let i = 0; i < 5; i++) {
+      h.observe([alert(`a${i}`, i)], T0 + i * MIN);
+      h.observe([], T0 + i * MIN + 1000);
+    }
+    expect(h.dropped).toBe(2);
+    const title = lineText(alertHistoryLines(h.entries(), 100, 20, 0, h.dropped)[0]);
+    expect(title).toContain('0 active · 3 cleared · 2 older dropped');
+    expect(lineText(alertHistoryLines(h.entries(), 100, 20, 0)[0])).not.toContain('dropped');
+  });
+});
+
 describe('the full history (h)', () => {
   const ctx: KeyContext = { runIds: [], configRows: [], launchInProgress: false, configHasErrors: false, page: 10, historyScrollMax: 5 };
 
@@ -126,7 +154,8 @@ describe('the full history (h)', () => {
       expect(f).not.toContain('Alert a0');
       for (let i = 0; i < 60; i++) r.stdin.write('j');
       const end = await waitForFrame(r, (x) => x.includes('Alert a0'), 'the oldest entry after scrolling');
-      expect(end).toContain('cleared 05-25 03:00 (last at step 0); fired 1× since 05-25 03:00 (step 0)');
+      // When it was active (on the log's clock), at which step, that it cleared.
+      expect(end).toContain('05-25 03:00–03:00 (step 0), cleared');
       r.stdin.write('\u001B');
       await waitForFrame(r, (x) => x.includes('─ Reward'), 'the dashboard again');
     } finally {

@@ -1,28 +1,46 @@
-// The full alert history (h on the dashboard): every alert seen while the cockpit watched, active
-// ones first, then the cleared ones, most recent first; when it fired first, how often, when it
-// cleared, with what to do. Longer than the screen, it scrolls under a fixed title.
-import { dayClockTime, fit } from '../format.js';
+// The full alert history (h on the dashboard): every alert of the log read so far (a backfilled
+// night included), active ones first, then the cleared ones, most recent first; when it fired and
+// cleared on the LOG's clock, at which steps, how often, with what to do. Longer than the screen, it
+// scrolls under a fixed title; the title says how many entries the history's cap dropped.
+import { clockTime, dayClockTime, fit } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import { severityMark } from '../panels/alerts.js';
 import type { AlertHistoryEntry } from '../session/types.js';
-import { ALERT_HISTORY_CAP } from '../../health/alert-history.js';
 
 function step(s: number | null): string {
   return s === null ? '' : ` (step ${s})`;
 }
 
+/** "05-25 03:12–03:20", or with both days when it spans midnight. */
+export function timeSpan(from: number, to: number): string {
+  const a = dayClockTime(from);
+  const b = dayClockTime(to);
+  return a.slice(0, 5) === b.slice(0, 5) ? `${a}–${clockTime(to)}` : `${a} – ${b}`;
+}
+
+/** "steps 812–815", "step 812", or nothing. */
+export function stepSpan(from: number | null, to: number | null): string {
+  if (from === null && to === null) return '';
+  if (from === null || to === null || from === to) return ` (step ${from ?? to})`;
+  return ` (steps ${from}–${to})`;
+}
+
+/** The line under an entry's title: when it was active, at which steps, how often it fired. */
+export function historyTimes(e: AlertHistoryEntry): string {
+  if (e.active) return `active since ${dayClockTime(e.lastFiredAt)}${step(e.lastFiredStep)}, fired ${e.fired}×${e.fired > 1 ? ` since ${dayClockTime(e.firstSeenAt)}` : ''}, last at step ${e.lastStep ?? '—'}`;
+  const last = `${timeSpan(e.lastFiredAt, e.clearedAt ?? e.lastSeenAt)}${stepSpan(e.lastFiredStep, e.lastStep)}`;
+  return e.fired > 1 ? `last ${last}; fired ${e.fired}× since ${dayClockTime(e.firstSeenAt)}${step(e.firstStep)}` : `${last}, cleared`;
+}
+
 /** Every row of the list below its title, for `width` columns. */
 export function alertHistoryRows(entries: readonly AlertHistoryEntry[], width: number): Line[] {
   const out: Line[] = [];
-  if (entries.length === 0) return [[{ t: 'No alert has fired since the cockpit opened this run.', c: 'good' }]];
+  if (entries.length === 0) return [[{ t: 'No alert has fired in the log read so far.', c: 'good' }]];
   for (const e of entries) {
     const a = e.alert;
     const c = !e.active ? 'dim' : a.severity === 'error' ? 'bad' : a.severity === 'warning' ? 'warn' : 'accent';
     out.push([{ t: e.active ? severityMark(a.severity) : '✓ ', c }, { t: fit(a.title, width - 2), bold: e.active, c: e.active ? undefined : 'dim' }]);
-    const times = e.active
-      ? `active since ${dayClockTime(e.firstSeenAt)}${step(e.firstStep)}, fired ${e.fired}×, last at step ${e.lastStep ?? '—'}`
-      : `cleared ${e.clearedAt === null ? '—' : dayClockTime(e.clearedAt)}${e.lastStep === null ? '' : ` (last at step ${e.lastStep})`}; fired ${e.fired}× since ${dayClockTime(e.firstSeenAt)}${step(e.firstStep)}`;
-    out.push([{ t: '  ' + fit(times, width - 2), c: e.active ? 'accent' : 'dim' }]);
+    out.push([{ t: '  ' + fit(historyTimes(e), width - 2), c: e.active ? 'accent' : 'dim' }]);
     if (a.detail) out.push([{ t: '  ' + fit(a.detail.split('\n')[0], width - 2), c: e.active ? undefined : 'dim' }]);
     if (a.advice) out.push([{ t: '  → ' + fit(a.advice, width - 4), c: e.active ? 'accent' : 'dim' }]);
   }
@@ -34,10 +52,11 @@ export function alertHistoryScrollMax(entries: readonly AlertHistoryEntry[], wid
   return Math.max(0, alertHistoryRows(entries, width).length - Math.max(1, height - 2));
 }
 
-export function alertHistoryLines(entries: readonly AlertHistoryEntry[], width: number, height: number, scroll: number): Line[] {
+/** `dropped`: entries the history's cap removed (the longest-cleared), said in the title. */
+export function alertHistoryLines(entries: readonly AlertHistoryEntry[], width: number, height: number, scroll: number, dropped = 0): Line[] {
   const rows = alertHistoryRows(entries, width);
   const active = entries.filter((e) => e.active).length;
-  const right = `${active} active · ${entries.length - active} cleared${entries.length >= ALERT_HISTORY_CAP ? ` (last ${ALERT_HISTORY_CAP} kept)` : ''}`;
+  const right = `${active} active · ${entries.length - active} cleared${dropped > 0 ? ` · ${dropped} older dropped` : ''}`;
   const room = Math.max(1, height - 2);
   const top = Math.max(0, Math.min(scroll, rows.length - room));
   const end = Math.min(rows.length, top + room);
