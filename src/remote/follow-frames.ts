@@ -60,11 +60,12 @@ follower() {
   nap() { read -r -t "$poll" -u 5 _; }
   md5() { md5sum | cut -c1-32; }
   span() { dd if=/dev/fd/3 iflag=skip_bytes,count_bytes skip="$1" count="$2" bs=65536 2>/dev/null; }
+  # problem WHERE TEXT: reported once while it lasts; fine [WHERE]: it is over (WHERE: only that one).
   problem() {
-    local m=\${1//$'\\n'/ }; m=\${m:0:400}
+    local m=\${2//$'\\n'/ }; m=\${m:0:400}; psrc=$1
     [ "$m" = "$perr" ] && return; perr=$m; printf 'P %s\\n' "$m"
   }
-  fine() { [ -z "$perr" ] && return; perr=; printf 'P\\n'; }
+  fine() { [ -z "$perr" ] && return; [ -n "$1" ] && [ "$1" != "$psrc" ] && return; perr=; printf 'P\\n'; }
   reset() { off=0; plen=0; tlen=0; : > "$w/tail"; printf 'R %s\\n' "$1"; }
   state() {
     local n=$off; [ "$n" -gt 64 ] && n=64
@@ -87,7 +88,7 @@ follower() {
     local e; e=$(cat "$w/err" 2>/dev/null); e=\${e#*line *: }
     [ -d "$f" ] && e="$f: Is a directory"
     case $e in '' | *'No such file or directory'*) return 1 ;; esac
-    problem "$e"; return 2
+    problem open "$e"; return 2
   }
   attach() {
     openit; case $? in 1) pending=appeared; return 1 ;; 2) return 1 ;; esac
@@ -112,7 +113,7 @@ follower() {
     while [ "$off" -lt "$1" ]; do
       n=$(($1 - off)); [ "$n" -gt 4194304 ] && n=4194304
       # dd's own summary ("N bytes ... copied", last line) gives the count without another fork.
-      dd if=/dev/fd/3 of="$w/chunk" iflag=skip_bytes,count_bytes skip="$off" count="$n" bs=65536 2>"$w/err" || { problem "$(head -n 1 "$w/err")"; return 1; }
+      dd if=/dev/fd/3 of="$w/chunk" iflag=skip_bytes,count_bytes skip="$off" count="$n" bs=65536 2>"$w/err" || { problem read "$(head -n 1 "$w/err")"; return 1; }
       got=; while IFS= read -r line; do got=\${line%% *}; done < "$w/err"
       case $got in ''|*[!0-9]*) got=$(stat -c %s "$w/chunk") ;; esac
       [ "$got" -gt 0 ] || return 1
@@ -128,10 +129,16 @@ follower() {
   }
   while :; do
     if [ -n "$pending" ]; then attach || { nap; continue; }; fi
-    cur=$(stat -L -c '%i %s %.9Y' -- "$f" 2>/dev/null)
+    cur=$(stat -L -c '%i %s %.9Y' -- "$f" 2>"$w/err")
     if [ -z "$cur" ]; then
-      send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; pending=appeared; continue
+      # Gone: drain and wait for it. Not reachable (a directory made unreadable): the name may
+      # still lead to our file, so keep it, say why, and look again.
+      case $(cat "$w/err") in
+        *'No such file or directory'* | *'Not a directory'* | '') send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; pending=appeared; continue ;;
+        *) e=$(cat "$w/err"); problem stat "$f: \${e##*: }"; nap; continue ;;
+      esac
     fi
+    fine stat
     pino=\${cur%% *}; cur=\${cur#* }; psize=\${cur%% *}; pmt=\${cur#* }
     if [ "$pino" != "$ino" ]; then
       send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; pending=replaced; continue

@@ -3,7 +3,7 @@
 // publish a status naming the host, the path, the remote error and what to do, and clear it once
 // following works again, without a spurious reset or a byte delivered twice.
 import { describe, it, expect, afterEach } from 'vitest';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type FollowEvent, type Transport } from '../../src/remote/index.js';
@@ -71,6 +71,34 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     await waitFor(() => text(events) === 'step 2\n', { timeoutMs: 20_000, what: 'the rest of the log once readable' });
     await waitFor(() => w.list.at(-1) === null, { what: 'the problem to be cleared' });
     expect(text(events)).toBe('step 2\n'); // resumed at its offset: no reset, nothing twice
+  });
+
+  it('ssh: a directory made unreadable under a followed log is reported, not taken for a vanished log (no reset, nothing twice)', async () => {
+    const sshd = await startSshd({
+      extraConfig: ['ForceCommand exec setpriv --bounding-set=-dac_override,-dac_read_search -- /bin/bash -c "$SSH_ORIGINAL_COMMAND"'],
+    });
+    cleanups.push(() => sshd.stop());
+    const t = track(await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 50 }));
+    const dir = join(tempDir(), 'run');
+    mkdirSync(dir);
+    const p = join(dir, 'stdout.log');
+    writeFileSync(p, 'step 1\n');
+    const w = watchProblems(sshd.alias, p);
+    cleanups.push(w.stop);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    cleanups.push(() => h.close());
+    await waitFor(() => text(events) === 'step 1\n', { timeoutMs: 15_000, what: 'the first line' });
+    chmodSync(dir, 0o000);
+    cleanups.push(() => chmodSync(dir, 0o755));
+    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    expect(problem.error).toContain('Permission denied');
+    expect(problem.text).toContain(p);
+    chmodSync(dir, 0o755);
+    appendFileSync(p, 'step 2\n');
+    await waitFor(() => text(events).endsWith('step 2\n'), { timeoutMs: 20_000, what: 'the next line once reachable' });
+    await waitFor(() => w.list.at(-1) === null, { what: 'the problem to be cleared' });
+    expect(text(events)).toBe('step 1\nstep 2\n');
   });
 
   it('ssh: a follower that exits at once every time is reported with the remote error text', async () => {
