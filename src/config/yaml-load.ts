@@ -2,6 +2,7 @@
 // parsed Document kept (comments included) so an edited file can be written back.
 import { Document, isAlias, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, visit, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './yaml-scalars.js';
+import { blockQuotedProblem, flowProblem, type PyYamlProblem } from './pyyaml-scan.js';
 import { pyFloatRepr, type Val } from './values.js';
 
 export interface YamlProblem {
@@ -30,9 +31,18 @@ export function loadYaml(text: string): LoadedYaml {
   // like PyYAML, report the first, plus every duplicate key (each is a mistake of its own).
   const first = doc.errors[0];
   if (first) {
-    const { offset, message } = firstProblem(doc, text);
+    const { offset, message } = firstProblem(doc, text, (o) => at(o));
     const p = at(offset);
     problems.push({ message, line: p.line, col: p.col });
+  } else {
+    // PyYAML refuses some flow collections the yaml package takes (a tab between items): ask it.
+    for (const [start] of outerFlows(doc)) {
+      const fp = flowProblem(text, start);
+      if (!fp) continue;
+      const p = at(fp.offset);
+      problems.push({ message: pyMessage(fp, text, at), line: p.line, col: p.col });
+      break;
+    }
   }
   for (const [offset, d] of duplicateKeys(doc)) {
     const p = at(offset);
@@ -163,7 +173,7 @@ export function loadYaml(text: string): LoadedYaml {
  *  package's first error can sit lines away: an over-indented `key: v` line makes the previous
  *  plain value multi-line and PyYAML stops at that line's ':'; a stray `- item` is reported from the
  *  blank line or comment before it. Its next error marks the place PyYAML names. */
-function firstProblem(doc: Document, text: string): { offset: number; message: string } {
+function firstProblem(doc: Document, text: string, at: (offset: number) => { line: number; col: number }): { offset: number; message: string } {
   const [first, next] = doc.errors;
   if (first.code === 'TAB_AS_INDENT') return { offset: first.pos[0], message: 'a tab is used as indentation; YAML indents with spaces only: replace the tab with spaces' };
   if (first.code === 'BLOCK_AS_IMPLICIT_KEY' && next && (next.code === 'MULTILINE_IMPLICIT_KEY' || next.code === 'MISSING_CHAR')) {
@@ -178,9 +188,13 @@ function firstProblem(doc: Document, text: string): { offset: number; message: s
     while (text[o] === ' ') o++;
     return { offset: o, message: "expected the end of the mapping above, but found a key at another indentation: all keys of one mapping start at the same column" };
   }
-  // An unclosed quote is reported where the file ends; the user needs the line that opens it.
+  // Inside a flow collection (`[`/`{`) or a quoted scalar PyYAML checks no indentation: it reads on
+  // and stops elsewhere than the yaml package. Follow it from the opening character.
+  const openFlow = flowOpenBefore(doc, text, first.pos[0]);
+  const fp = openFlow === null ? null : flowProblem(text, openFlow);
+  if (fp) return { offset: fp.offset, message: pyMessage(fp, text, at) };
   const q = /^Missing closing (["'])quote/.exec(first.message);
-  if (first.code === 'MISSING_CHAR' && q) {
+  if ((first.code === 'MISSING_CHAR' && q) || first.code === 'BAD_DQ_ESCAPE') {
     let open: number | null = null;
     visit(doc, {
       Scalar(_, node) {
@@ -188,9 +202,52 @@ function firstProblem(doc: Document, text: string): { offset: number; message: s
         if (r && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && r[0] <= first.pos[0] && r[1] >= first.pos[0]) open ??= r[0];
       },
     });
-    if (open !== null) return { offset: open, message: `this ${q[1]} quote is never closed (missing closing ${q[1]}quote); the trainer's loader reads on to the next ${q[1]} in the file` };
+    if (open !== null) {
+      const qp = blockQuotedProblem(text, open);
+      if (qp) return { offset: qp.offset, message: pyMessage(qp, text, at) };
+      if (q) return { offset: open, message: `this ${q[1]} quote is never closed on its line (missing closing ${q[1]}quote); the trainer's loader reads on to the next ${q[1]} in the file` };
+    }
   }
   return { offset: first.pos[0], message: first.message.split('\n')[0] };
+}
+
+/** The outermost flow collections (`[`/`{` not inside another): their start and end offsets. */
+function outerFlows(doc: Document): [number, number][] {
+  const out: [number, number][] = [];
+  const take = (n: { flow?: boolean; range?: [number, number, number] | null }) => {
+    if (!n.flow || !n.range) return undefined;
+    out.push([n.range[0], n.range[1]]);
+    return visit.SKIP;
+  };
+  visit(doc, { Map: (_, n) => take(n), Seq: (_, n) => take(n) });
+  return out;
+}
+
+/** The outermost flow collection that opens before `pos` and is not closed before it. */
+function flowOpenBefore(doc: Document, text: string, pos: number): number | null {
+  let found: number | null = null;
+  for (const [start, end] of outerFlows(doc)) {
+    const closed = end > start && (text[end - 1] === ']' || text[end - 1] === '}') && end <= pos;
+    if (start <= pos && !closed) found = start;
+  }
+  return found;
+}
+
+/** PyYAML's problem in its words, with where the quote or bracket opened (the user's mistake). */
+function pyMessage(p: PyYamlProblem, text: string, at: (offset: number) => { line: number; col: number }): string {
+  const o = at(p.contextOffset);
+  const opener = text[p.contextOffset];
+  const where = `line ${o.line}, column ${o.col}`;
+  if (/quoted scalar/.test(p.context) && /end of stream|document separator/.test(p.problem))
+    return `${p.context}: ${p.problem}; the ${opener} quote opened at ${where} is never closed: add the closing ${opener}`;
+  if (/quoted scalar/.test(p.context)) return `${p.context}: ${p.problem} (in the ${opener} quote opened at ${where})`;
+  if (p.context === 'while parsing a block mapping')
+    return `${p.problem}: the ${opener} quote opened at ${where} is not closed on its line, so the trainer's loader reads everything up to the next ${opener} as one string; close it at line ${o.line}`;
+  if (/^while parsing a flow (sequence|mapping)/.test(p.context)) {
+    const close = opener === '[' ? ']' : '}';
+    return `${p.context}: ${p.problem}; the ${opener} opened at ${where} is still open here: a missing '${close}' or ','`;
+  }
+  return `${p.context}: ${p.problem}`;
 }
 
 /** Each repeated key of every mapping, by the offset of the repetition: its name and the offset of

@@ -152,11 +152,11 @@ describe('YAML syntax errors are placed where the trainer (PyYAML) places them',
   });
   // PyYAML: "while scanning a quoted scalar (the opening quote) … found unexpected end of stream";
   // the yaml package pointed at the end of the file only.
-  it('an unclosed quote: the line that opens it', () => {
+  it("an unclosed quote: where PyYAML's scanner ends (no ' follows: the end of the file), the opening named", () => {
     const text = mutate('    target: actor', "    target: 'actor");
     const d = yamlErr(text);
-    expect(d).toMatchObject({ line: posOf(text, "target: 'actor").line, col: 13 });
-    expect(d.message).toMatch(/quote is never closed/);
+    expect(d).toMatchObject({ line: text.split('\n').length, col: 1 });
+    expect(d.message).toContain(`quote opened at line ${posOf(text, "target: 'actor").line}, column 13 is never closed`);
   });
 });
 
