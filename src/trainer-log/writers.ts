@@ -17,6 +17,10 @@ function hashOf(prefix: string): number {
 /** Writers remembered at once (garbage can invent endless prefixes). */
 export const MAX_WRITERS = 4096;
 const TRACEBACK = 'Traceback (most recent call last)';
+const WATCHDOG = 'Watchdog caught collective operation timeout';
+/** A C10 (glog-style) error line: `[rank3]:[E1129 12:01:02.123456 1234 ProcessGroupNCCL.cpp:616] `
+ *  (PyTorch >= 2.3) or `[E ProcessGroupNCCL.cpp:475] ` (older). */
+const C10_ERROR_LINE = /^(?:\[rank\d+\]:)?\[[EF][^\]]*?[\w.\-]+\.(?:cpp|cc|cu|h|hpp):\d+\] /;
 
 /** An ERROR/CRITICAL record or a bare traceback being collected. */
 interface ErrorRecord {
@@ -149,6 +153,12 @@ export class Writers {
       // logging writes `logger.warning(..., exc_info=True)` as the header line, then the traceback.
       w.rec = { kind: 'error', header: null, lines: [], bytes: 0, truncated: false, bare: true, sawException: false, quiet: afterWarning };
       this.addDetail(w.rec, body);
+    } else if (body.charCodeAt(0) === 0x5b /* [ */ && body.includes(WATCHDOG) && C10_ERROR_LINE.test(body)) {
+      // PyTorch's NCCL watchdog writes its timeout through C10 logging, not Python's: a line of
+      // its own on each rank, and then the process aborts. It is the one trace a 2-hour
+      // collective hang leaves in the worker's output.
+      const text = bytesToUtf8(body).trimEnd();
+      this.out.emit({ type: 'error', message: text, detail: text, kind: 'nccl-timeout', time: null, source: w.source });
     }
   }
 
