@@ -18,6 +18,9 @@ export { eventLogLine, localTimeMs } from './event-log-line.js';
 export { teeFollow } from './run-log-follow.js';
 export type { RunFacts } from './run-records.js';
 
+/** The time-driven alerts (stalls, the resume guard) are evaluated at least this often. */
+const VIEW_MAX_AGE_MS = 5_000;
+
 export interface RunFeedOptions {
   transport: Transport;
   target: Target;
@@ -46,6 +49,7 @@ export class RunFeed {
   private watcher: RunStateWatcher | null = null;
   private unsubscribeState: (() => void) | null = null;
   private view: RunView | null = null;
+  private viewAt = 0;
   private dirty = true;
   private summary: RunSummary;
   private connection: ConnectionState;
@@ -181,10 +185,14 @@ export class RunFeed {
     return this.summary.id;
   }
 
-  /** The view for the next frame; rebuilt only when something changed. */
+  /** The view for the next frame; rebuilt when something changed, and at least every
+   *  VIEW_MAX_AGE_MS: a hang brings nothing to mark it dirty, yet its alerts are due as time passes
+   *  (without a GPU poller ticking, the cockpit never flagged a stall). */
   getView(): RunView {
-    if (this.view && !this.dirty) return this.view;
+    const now = this.clock();
+    if (this.view && !this.dirty && Math.abs(now - this.viewAt) < VIEW_MAX_AGE_MS) return this.view;
     this.dirty = false;
+    this.viewAt = now;
     this.view = this.records.view({
       summary: this.summary,
       connection: this.connection,
