@@ -44,17 +44,27 @@ export interface ChainFacts {
   exitAt?: number;
   /** Slurm job id -> { state, end (ISO UTC) } from sacct, or scontrol while Slurm remembers the job. */
   jobs: Record<string, { state: string; endedAt: string | null }>;
-  /** The log's attempt starts, in order: each `Recovering from StepInfo` / `Resume info not found`,
-   *  with the last step done before the next start. */
-  starts: Array<{ resumedFromStep: number | null; lastStep: number | null; lastStepAt: string | null }>;
+  /** The log's trainer starts before any `awrl: attempt N` marker (runs launched by versions that
+   *  wrote none), in order: each `Recovering from StepInfo` / `Resume info not found`, with the
+   *  last step done before the next start. Matched to attempts by count only. */
+  starts: LogPart[];
+  /** Attempt number -> its part of the log, from the `awrl: attempt N` marker the launcher or the
+   *  batch script writes before the trainer starts: the first trainer start after it, the last step. */
+  marked: Record<number, LogPart>;
 }
-export const emptyFacts = (): ChainFacts => ({ slurmExitAt: {}, jobs: {}, starts: [] });
+export interface LogPart {
+  resumedFromStep: number | null;
+  lastStep: number | null;
+  lastStepAt: string | null;
+}
+export const emptyFacts = (): ChainFacts => ({ slurmExitAt: {}, jobs: {}, starts: [], marked: {} });
 
 /**
  * Args: ROOT SETUP JOBS(comma-separated) SCAN(run ids whose log to read, comma-separated) RUN_ID...
  * Per run: `@@run ID`, `@@sexitat JOB EPOCH`,
- * `@@exitat EPOCH`, `@@marks BASE64` (awk over the whole log: `M<TAB>line` for each attempt's
- * start, `S<TAB>line` for the last step done before it and at the end). Then per job, when Slurm
+ * `@@exitat EPOCH`, `@@marks BASE64` (awk over the whole log: `A<TAB>N` for each `awrl: attempt N`
+ * marker, `M<TAB>line` for each trainer start, `S<TAB>line` for the last step done before the next
+ * marker or start, and at the end). Then per job, when Slurm
  * still knows it: `@@job ID STATE END_UTC` (sacct when accounting is on, else scontrol).
  */
 // Bash's `${…}` is written `$\{…}` here (a template literal would read it), and restored below.
@@ -68,8 +78,9 @@ for id in "$@"; do
   if [ -s "$d/stdout.log" ] && case ",$scan," in *",$id,"*) true ;; *) false ;; esac; then
     printf '@@marks\t'
     # grep first: a days-long run's stdout.log holds GBs of worker lines, which awk would crawl.
-    LC_ALL=C grep -a -E 'Recovering from StepInfo|Resume info not found|Train step [0-9]+/[0-9]+ done' "$d/stdout.log" |
-    LC_ALL=C awk '/Recovering from StepInfo|Resume info not found/ { if (last != "") print "S\t" last; print "M\t" substr($0, 1, 400); last = ""; next }
+    LC_ALL=C grep -a -E '^awrl: attempt [0-9]+\r?$|Recovering from StepInfo|Resume info not found|Train step [0-9]+/[0-9]+ done' "$d/stdout.log" |
+    LC_ALL=C awk '/^awrl: attempt [0-9]+\r?$/ { if (last != "") print "S\t" last; n = substr($0, 15); sub(/\r$/, "", n); print "A\t" n; last = ""; next }
+      /Recovering from StepInfo|Resume info not found/ { if (last != "") print "S\t" last; print "M\t" substr($0, 1, 400); last = ""; next }
       /Train step [0-9]+\/[0-9]+ done/ { last = substr($0, 1, 400) }
       END { if (last != "") print "S\t" last }' | base64 | tr -d '\n'
     printf '\n'
@@ -112,26 +123,38 @@ export function parseChainOutput(text: string): Map<string, ChainFacts> {
     else if (!cur) continue;
     else if (key === 'sexitat' && toInt(f[1]) !== null) cur.slurmExitAt[f[0]] = toInt(f[1])!;
     else if (key === 'exitat' && toInt(f[0]) !== null) cur.exitAt = toInt(f[0])!;
-    else if (key === 'marks') cur.starts = parseMarks(Buffer.from(f[0] ?? '', 'base64'));
+    else if (key === 'marks') Object.assign(cur, parseMarks(Buffer.from(f[0] ?? '', 'base64')));
   }
   return out;
 }
 
-function parseMarks(bytes: Buffer): ChainFacts['starts'] {
-  const starts: ChainFacts['starts'] = [];
+function parseMarks(bytes: Buffer): Pick<ChainFacts, 'starts' | 'marked'> {
+  const starts: LogPart[] = [];
+  const marked: Record<number, LogPart> = {};
+  // The part the next lines belong to: the latest start before any marker, or the marked attempt.
+  let part: LogPart | undefined;
+  let inMarked = false;
+  let started = false;
   for (const line of bytes.toString('utf8').split('\n')) {
     const kind = line.slice(0, 2);
     const body = line.slice(2);
-    if (kind === 'M\t') {
+    if (kind === 'A\t' && /^\d+$/.test(body)) {
+      part = marked[Number(body)] = { resumedFromStep: null, lastStep: null, lastStepAt: null };
+      inMarked = true;
+      started = false;
+    } else if (kind === 'M\t') {
       // The trainer's own parser reads the start line (resume step, 0-based in the log, 1-based here).
       const e = parseLogBytes(Buffer.from(`${body}\n`)).find((x) => x.type === 'resume' || x.type === 'start');
-      starts.push({ resumedFromStep: e?.type === 'resume' ? e.resumeStep : null, lastStep: null, lastStepAt: null });
-    } else if (kind === 'S\t' && starts.length > 0) {
+      const from = e?.type === 'resume' ? e.resumeStep : null;
+      if (!inMarked) starts.push((part = { resumedFromStep: from, lastStep: null, lastStepAt: null }));
+      else if (!started && part) part.resumedFromStep = from; // later starts in one attempt: its workers' echoes
+      started = true;
+    } else if (kind === 'S\t' && part) {
       const m = /(\d{8}-\d{2}:\d{2}:\d{2}\.\d{3}).*?Train step (\d+)\/\d+ done/.exec(body.replace(/\x1b\[[0-9;]*m/g, ''));
-      if (m) Object.assign(starts[starts.length - 1], { lastStep: Number(m[2]), lastStepAt: logTime(m[1]) });
+      if (m) Object.assign(part, { lastStep: Number(m[2]), lastStepAt: logTime(m[1]) });
     }
   }
-  return starts;
+  return { starts, marked };
 }
 
 /** `20260525-12:19:55.952` -> `2026-05-25T12:19:55.952` (as the events print times: no zone). */
@@ -143,13 +166,18 @@ const iso = (epochS: number): string => new Date(epochS * 1000).toISOString();
 /**
  * The run's attempts with how each ended (pure; exported for tests). An attempt followed by an
  * auto-resume ended as that attempt's guard saw it (`after`); otherwise Slurm's state, the exit
- * file, or (the latest attempt) the run's state. The log's attempt starts are matched to the
- * attempts one to one only when they are as many: an attempt that died before the trainer logged
- * its start would otherwise shift every resume step onto the wrong attempt.
+ * file, or (the latest attempt) the run's state. The log's parts are matched to attempts by their
+ * `awrl: attempt N` markers. Attempts from before markers were written (an older launcher) are
+ * matched to the unmarked trainer starts one to one, and only when they are as many: an attempt that
+ * died before the trainer logged its start would otherwise shift every resume step onto the wrong one.
  */
 export function buildChain(record: RunRecord, state: RunState, probe: ListProbe, facts: ChainFacts): AttemptSummary[] {
   const attempts = record.attempts;
-  const matched = facts.starts.length === attempts.length;
+  const firstMarked = Math.min(...Object.keys(facts.marked ?? {}).map(Number));
+  const unmarked = attempts.filter((a) => a.n < firstMarked);
+  const countMatched = facts.starts.length === unmarked.length;
+  const logOf = (a: Attempt): LogPart | undefined =>
+    facts.marked?.[a.n] ?? (a.n < firstMarked && countMatched ? facts.starts[unmarked.indexOf(a)] : undefined);
   return attempts.map((a, i) => {
     const last = i === attempts.length - 1;
     const next = attempts[i + 1];
@@ -164,11 +192,13 @@ export function buildChain(record: RunRecord, state: RunState, probe: ListProbe,
     else if (last) ended = endOfRun(state, probe, record);
     else ended = 'unknown';
     let endedAt: string | null = null;
-    if (ended !== null) {
+    // A job Slurm ran again (requeued) has one exit file and one end time: the latest run's.
+    const rerun = attempts.slice(i + 1).some((b) => b.jobId !== undefined && b.jobId === a.jobId);
+    if (ended !== null && !rerun) {
       const exitAt = a.jobId ? facts.slurmExitAt[a.jobId] : last && record.backend === 'direct' ? facts.exitAt : undefined;
       endedAt = exitAt !== undefined ? iso(exitAt) : (job?.endedAt ?? null);
     }
-    const log = matched ? facts.starts[i] : undefined;
+    const log = logOf(a);
     return {
       n: a.n,
       reason: a.reason,

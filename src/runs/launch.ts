@@ -202,7 +202,7 @@ async function start(
   const logPath = runLogPath(record);
   if (record.backend === 'direct') {
     const res = await transport.exec(
-      remoteScript(START_DIRECT_SCRIPT, [record.runDir, record.runId, record.workdir, t.setup ?? '', ...record.argv], 'awrl-start'),
+      remoteScript(START_DIRECT_SCRIPT, [record.runDir, record.runId, record.workdir, t.setup ?? '', String(n), ...record.argv], 'awrl-start'),
       { stdin: secrets },
     );
     const pid = Number(res.stdout.toString().trim().split('\n').pop());

@@ -19,6 +19,12 @@ while IFS= read -r line || [ -n "$line" ]; do
 done
 `;
 
+/** `awrl: attempt $attempt` on a line of its own in stdout.log (as slurm-batch.ts's attemptMarker). */
+const ATTEMPT_MARKER = sh`
+if [ -s stdout.log ] && [ -n "$(tail -c 1 stdout.log)" ]; then echo >> stdout.log; fi
+echo "awrl: attempt $attempt" >> stdout.log
+`;
+
 /**
  * job_alive PID RUN_ID: the job's leader (PID = PGID = SID) exists, is not a zombie, and carries the
  * run tag, so a PID reused by an unrelated process is never taken for the job (nor signalled).
@@ -37,16 +43,18 @@ job_alive() {
 `;
 
 /**
- * Direct start. Args: RUN_DIR RUN_ID WORKDIR SETUP ARGV...  Prints `@@now ISO-TIME` (the head's
+ * Direct start. Args: RUN_DIR RUN_ID WORKDIR SETUP ATTEMPT ARGV...  Writes `awrl: attempt N` into
+ * stdout.log where this attempt's part of the log starts. Prints `@@now ISO-TIME` (the head's
  * clock) and then the job's PID.
  * The wrapper does not `exec` the trainer so that it can record the exit status (finished vs failed);
  * its TERM trap only defers to the trainer, which receives the group's TERM itself.
  */
 export const START_DIRECT_SCRIPT = sh`set -eu
-run_dir=$1; run_id=$2; workdir=$3; setup=$4; shift 4
+run_dir=$1; run_id=$2; workdir=$3; setup=$4; attempt=$5; shift 5
 ${READ_SECRETS}
 cd "$run_dir"
 rm -f job.pid job.pid.tmp exit.code
+${ATTEMPT_MARKER}
 export AWRL_RUN_ID="$run_id" AWRL_RUN_DIR="$run_dir"
 setsid nohup bash -c 'echo $$ > job.pid.tmp && mv job.pid.tmp job.pid; cd "$1" || exit 127; eval "$2"; shift 2; trap : TERM; "$@"; echo $? > "$AWRL_RUN_DIR/exit.code"' awrl-job "$workdir" "$setup" "$@" < /dev/null >> stdout.log 2>&1 &
 n=0

@@ -15,8 +15,12 @@ const attemptSchema = z.object({
   pid: z.number().int().positive().optional(),
   jobId: z.string().optional(),
   /** How the previous attempt ended, as the auto-resume guard saw it (TIMEOUT, PREEMPTED, NODE_FAIL, or
-   *  ENDED_BY_SLURM: Slurm no longer remembered the job and the trainer left no exit status). */
+   *  ENDED_BY_SLURM: Slurm no longer remembered the job and the trainer left no exit status), or
+   *  REQUEUED: Slurm ran the same job again (scontrol requeue, a node failure). */
   after: z.string().optional(),
+  /** Slurm: the job's restart count (SLURM_RESTART_COUNT) when this attempt is a requeued run of a
+   *  job another attempt already ran under the same job id. */
+  restart: z.number().int().positive().optional(),
   /** Slurm: the attempt's nodes (hostnames), written by the batch script when it starts. */
   nodes: z.array(z.string()).optional(),
 });

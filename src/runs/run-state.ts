@@ -66,13 +66,15 @@ function deriveDirect(r: RunRecord, p: RunProbe, pid: number | undefined): Deriv
 }
 
 function deriveSlurm(r: RunRecord, p: RunProbe): DerivedState {
-  const attempt = r.attempts.length;
-  const cur = r.attempts[attempt - 1].jobId;
+  const attempt = r.attempts[r.attempts.length - 1].n;
+  const cur = r.attempts[r.attempts.length - 1].jobId;
   if (!cur) return { state: 'submitted', detail: 'not submitted yet' };
   const slurm = p.slurm ?? {};
   const curState = slurm[cur];
-  // The chain job queued behind the current attempt (attempt n+1 is chainJobIds[n-1]).
-  const next = r.chainJobIds[attempt - 1];
+  // The chain job queued behind the current attempt's job: the first of the chain after the job the
+  // launch submitted, else the one after it (by job, not by attempt count: a requeued job is one
+  // more attempt under the same job id).
+  const next = r.chainJobIds[r.chainJobIds.indexOf(cur) + 1];
   const nextState = next ? slurm[next] : undefined;
   const tag = attempt > 1 ? ` (attempt ${attempt})` : '';
   if (curState && SLURM_RUNNING.has(curState)) return { state: 'running', detail: `job ${cur} ${curState}${tag}` };

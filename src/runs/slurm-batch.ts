@@ -55,9 +55,15 @@ export function batchScript(b: BatchScriptInput): string {
     b.setup ? b.setup : ':',
     '# The attempt\'s nodes go into run.json now: after the job ended only the record knows them (leftover check).',
     'mapfile -t awrl_nodes < <(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" 2>/dev/null)',
-    '"${ARGV[0]}" - "$RUN_DIR/run.json" "$attempt" "$SLURM_JOB_ID" "$prev_state" "$prev" "${awrl_nodes[@]}" <<\'PY\' || echo "awrl: could not record attempt $attempt in run.json" >&2',
+    '# A requeued job (scontrol requeue, a node failure) runs this script again under the same job id',
+    '# and arguments: SLURM_RESTART_COUNT tells the runs apart, each one a new attempt. The record',
+    '# answers with the attempt number it recorded, which the marker below writes into the log.',
+    'awrl_n=$("${ARGV[0]}" - "$RUN_DIR/run.json" "$attempt" "$SLURM_JOB_ID" "$prev_state" "$prev" "${SLURM_RESTART_COUNT:-0}" "${awrl_nodes[@]}" <<\'PY\'',
     ...RECORD_ATTEMPT_PY,
     'PY',
+    ') || { echo "awrl: could not record attempt $attempt in run.json" >&2; awrl_n=$attempt; }',
+    'case $awrl_n in \'\'|*[!0-9]*) awrl_n=$attempt;; esac',
+    ...attemptMarker('"$RUN_DIR/stdout.log"', '$awrl_n'),
     ...(b.nodes > 1 ? RAY_CLUSTER : []),
     '"${ARGV[@]}" < /dev/null >> "$RUN_DIR/stdout.log" 2>&1',
     'rc=$?',
@@ -70,14 +76,17 @@ export function batchScript(b: BatchScriptInput): string {
 
 /**
  * Records the attempt's node list in run.json atomically (same compact format the cockpit writes):
- * on the attempt the launcher recorded (first launch, --resume), or on a new auto-resume attempt.
+ * on the attempt the launcher recorded (first launch, --resume), or on a new auto-resume attempt
+ * (a chain job, or a requeued run of a job: after REQUEUED, with its restart count). Prints the
+ * attempt's number.
  * The launcher records its attempt right after sbatch returns, which can be after the job started:
  * wait for it (60 s at most) rather than race its write.
  */
 const RECORD_ATTEMPT_PY = [
   'import datetime, json, os, sys, time',
   'path, n, job, after, prev = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]',
-  'nodes = [x for x in sys.argv[6:] if x]',
+  'restart = int(sys.argv[6] or 0)',
+  'nodes = [x for x in sys.argv[7:] if x]',
   'def save(r):',
   '    with open(path + ".tmp", "w") as f:',
   '        f.write(json.dumps(r, separators=(",", ":")) + "\\n")',
@@ -85,26 +94,45 @@ const RECORD_ATTEMPT_PY = [
   'for _ in range(120):',
   '    with open(path) as f:',
   '        r = json.load(f)',
-  '    mine = [a for a in r["attempts"] if a.get("jobId") == job]',
+  '    mine = [a for a in r["attempts"] if a.get("jobId") == job and a.get("restart", 0) == restart]',
   '    if mine:',
   '        if nodes and mine[0].get("nodes") != nodes:',
   '            mine[0]["nodes"] = nodes',
   '            save(r)',
+  '        print(mine[0]["n"])',
   '        break',
-  '    if prev:',
+  '    # A new attempt: a chain job, or a requeued run of a job whose first run is recorded (the',
+  '    # launcher writes run.json whole: appending before its record is there would be overwritten).',
+  '    if prev or (restart > 0 and any(a.get("jobId") == job for a in r["attempts"])):',
   '        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")',
-  '        a = {"n": n, "reason": "auto-resume", "startedAt": now, "jobId": job}',
-  '        if after:',
+  '        a = {"n": max([x["n"] for x in r["attempts"]] + [n - 1]) + 1, "reason": "auto-resume", "startedAt": now, "jobId": job}',
+  '        if restart > 0:',
+  '            a["after"] = "REQUEUED"',
+  '            a["restart"] = restart',
+  '        elif after:',
   '            a["after"] = after',
   '        if nodes:',
   '            a["nodes"] = nodes',
   '        r["attempts"].append(a)',
   '        save(r)',
+  '        print(a["n"])',
   '        break',
   '    time.sleep(0.5)',
   'else:',
   '    sys.exit("attempt %d (job %s) is not in run.json" % (n, job))',
 ];
+
+/**
+ * Bash lines that append `awrl: attempt N` to the log, on a line of its own (a killed attempt may
+ * have left half a line): where each attempt's part of the log starts, for the attempt chain. The
+ * trainer-log parser reads it as plain text, never as a record.
+ */
+export function attemptMarker(log: string, n: string): string[] {
+  return [
+    `if [ -s ${log} ] && [ -n "$(tail -c 1 ${log})" ]; then echo >> ${log}; fi`,
+    `echo "awrl: attempt ${n}" >> ${log}`,
+  ];
+}
 
 /** As AsyncWebRL's own scripts do: Ray head on the first node, workers on the others, trainer on the head. */
 const RAY_CLUSTER = [

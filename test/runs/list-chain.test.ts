@@ -81,4 +81,46 @@ describe('the attempt chain', () => {
     ]);
     expect(chainShort(chain)).toBe('#1 unknown > #2 from step 11 exit 1');
   });
+
+  describe('matched by the `awrl: attempt N` markers', () => {
+    const A = (n: number) => `A\t${n}`;
+
+    it('an attempt that died before the trainer logged anything shifts nothing', () => {
+      const facts = parseChainOutput(chainOutput('r1', [A(1), marks[0], marks[1], A(2), A(3), marks[4], marks[5]])).get('r1')!;
+      const chain = buildChain(record(attempts), 'running', { slurm: { '19': 'RUNNING' }, slurmExit: {} }, facts);
+      expect(chain.map((a) => [a.resumedFromStep, a.lastStep])).toEqual([[null, 12], [null, null], [25, 31]]);
+    });
+
+    it('a job Slurm requeued is a new attempt under the same job id', () => {
+      const requeued = [
+        { n: 1, reason: 'launch', startedAt: '2026-11-29T10:00:00.000Z', jobId: '17', nodes: ['n1'] },
+        { n: 2, reason: 'auto-resume', startedAt: '2026-11-29T11:00:05.000Z', jobId: '17', after: 'REQUEUED', restart: 1, nodes: ['n2'] },
+      ] as RunRecord['attempts'];
+      const facts = parseChainOutput(chainOutput('r1', [A(1), marks[0], marks[1], A(2), marks[2], marks[3]], ['@@sexitat\t17\t1795435200'])).get('r1')!;
+      const chain = buildChain({ ...record(requeued), chainJobIds: [] }, 'finished', { slurm: {}, slurmExit: { '17': 0 } }, facts);
+      expect(chain.map((a) => [a.jobId, a.ended, a.endedAt, a.resumedFromStep, a.lastStep])).toEqual([
+        ['17', 'REQUEUED', null, null, 12], // the exit file is the second run's
+        ['17', 'exit 0', new Date(1795435200 * 1000).toISOString(), 11, 25],
+      ]);
+      expect(chainShort(chain)).toBe('17 REQUEUED > 17 from step 11 exit 0');
+    });
+
+    it('the first trainer start after a marker counts (workers echoing the recover line do not)', () => {
+      const echo = `(RayRPCServer pid=4821, ip=10.0.0.9) ${recovering('20261129-11:01:02.000', 3)}`;
+      const facts = parseChainOutput(chainOutput('r1', [A(1), marks[0], marks[1], A(2), marks[2], `S\t${stepDone('20261129-11:01:01.000', 11)}`, `M\t${echo}`, marks[3]])).get('r1')!;
+      const two = attempts.slice(0, 2) as RunRecord['attempts'];
+      const chain = buildChain({ ...record(two), chainJobIds: ['18'] }, 'running', { slurm: { '18': 'RUNNING' }, slurmExit: {} }, facts);
+      expect(chain.map((a) => [a.resumedFromStep, a.lastStep])).toEqual([[null, 12], [11, 25]]);
+    });
+
+    it('attempts launched before markers existed are still matched by count; the marked ones by number', () => {
+      // Attempts 1 and 2 from an older launcher (no markers), attempt 3 resumed by this one.
+      const facts = parseChainOutput(chainOutput('r1', [...marks.slice(0, 4), A(3), marks[4], marks[5]])).get('r1')!;
+      const chain = buildChain(record(attempts), 'running', { slurm: { '19': 'RUNNING' }, slurmExit: {} }, facts);
+      expect(chain.map((a) => [a.resumedFromStep, a.lastStep])).toEqual([[null, 12], [11, 25], [25, 31]]);
+      // One unmarked start for two unmarked attempts: those two get nothing; the marked one still does.
+      const short = parseChainOutput(chainOutput('r1', [marks[2], marks[3], A(3), marks[4], marks[5]])).get('r1')!;
+      expect(buildChain(record(attempts), 'running', { slurm: { '19': 'RUNNING' }, slurmExit: {} }, short).map((a) => a.resumedFromStep)).toEqual([null, null, 25]);
+    });
+  });
 });

@@ -28,14 +28,14 @@ describe('slurm batch script', () => {
       nodes,
     });
 
-  function runBatch(args: string[], scontrolState?: string) {
+  function runBatch(args: string[], scontrolState?: string, env: Record<string, string> = {}) {
     writeFileSync(join(runDir, 'job.sbatch'), script());
     if (scontrolState) {
       writeFileSync(join(dir, 'bin', 'scontrol'), `#!/bin/sh\necho "JobId=$4 JobName=x JobState=${scontrolState} Reason=None"\n`);
       chmodSync(join(dir, 'bin', 'scontrol'), 0o755);
     }
     return spawnSync('bash', [join(runDir, 'job.sbatch'), ...args], {
-      env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin`, SLURM_JOB_ID: '7' },
+      env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin`, SLURM_JOB_ID: '7', ...env },
       encoding: 'utf8',
     });
   }
@@ -52,7 +52,10 @@ describe('slurm batch script', () => {
   it('attempt 1 runs the trainer with its argv byte for byte, after the setup line, and records the exit', () => {
     const r = runBatch(['1']);
     expect(r.status).toBe(0);
-    const [argv, cwd, setup, runId] = JSON.parse(readFileSync(join(runDir, 'stdout.log'), 'utf8'));
+    // The attempt's marker first (no run.json here: the attempt number it was submitted with).
+    const [marker, json] = readFileSync(join(runDir, 'stdout.log'), 'utf8').split('\n');
+    expect(marker).toBe('awrl: attempt 1');
+    const [argv, cwd, setup, runId] = JSON.parse(json);
     expect(argv).toEqual([WEIRD]);
     expect([cwd, setup, runId]).toEqual([dir, 'yes', 'r1']);
     expect(readFileSync(join(runDir, 'slurm-exit.7'), 'utf8').trim()).toBe('0');
@@ -74,6 +77,33 @@ describe('slurm batch script', () => {
     expect(existsSync(join(runDir, 'stdout.log'))).toBe(true);
     const after = parseRunRecord(readFileSync(join(runDir, 'run.json'), 'utf8'));
     expect(after?.attempts.at(-1)).toMatchObject({ n: 2, reason: 'auto-resume', jobId: '7', after: 'TIMEOUT' });
+    expect(readFileSync(join(runDir, 'stdout.log'), 'utf8')).toMatch(/^awrl: attempt 2\n/);
+  });
+
+  it('a requeued job (same id, SLURM_RESTART_COUNT) is a new attempt; its marker starts a line of its own', () => {
+    const record: RunRecord = {
+      version: 1, runId: 'r1', experiment: 'e', trial: 't', target: 'x', workdir: dir, runDir, backend: 'slurm', argv: [],
+      secretNames: [], createdAt: 'c', attempts: [{ n: 1, reason: 'launch', startedAt: 's', jobId: '7' }], chainJobIds: ['8'], autoResume: 1, nodes: 1,
+    };
+    writeFileSync(join(runDir, 'run.json'), serializeRunRecord(record));
+    // The first run was killed in the middle of a line.
+    writeFileSync(join(runDir, 'stdout.log'), 'awrl: attempt 1\nhalf a line');
+    const requeued = runBatch(['1'], undefined, { SLURM_RESTART_COUNT: '1' });
+    expect(requeued.status, requeued.stderr).toBe(0);
+    const after = parseRunRecord(readFileSync(join(runDir, 'run.json'), 'utf8'));
+    expect(after?.attempts).toHaveLength(2);
+    expect(after?.attempts[1]).toMatchObject({ n: 2, reason: 'auto-resume', jobId: '7', after: 'REQUEUED', restart: 1 });
+    expect(readFileSync(join(runDir, 'stdout.log'), 'utf8')).toMatch(/^awrl: attempt 1\nhalf a line\nawrl: attempt 2\n\[/);
+    // The chain job after it is attempt 3, whatever number it was submitted with (job 7 did not end
+    // by itself this time: no exit file).
+    rmSync(join(runDir, 'slurm-exit.7'));
+    const chained = spawnSync('bash', [join(runDir, 'job.sbatch'), '2', '7'], {
+      env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin`, SLURM_JOB_ID: '8' },
+      encoding: 'utf8',
+    });
+    expect(chained.status, chained.stderr).toBe(0);
+    expect(parseRunRecord(readFileSync(join(runDir, 'run.json'), 'utf8'))?.attempts[2]).toMatchObject({ n: 3, jobId: '8', after: 'ENDED_BY_SLURM' });
+    expect(readFileSync(join(runDir, 'stdout.log'), 'utf8')).toContain('\nawrl: attempt 3\n');
   });
 
   it('sbatch options: no GPUs asked when gpus_per_node is 0, the target\'s extras last', () => {
@@ -94,7 +124,7 @@ describe('direct start script', () => {
   it('refuses a malformed variable name on stdin before starting anything', () => {
     const dir = mkdtempSync(join(tmpdir(), 'awrl-start-'));
     try {
-      const r = spawnSync('bash', ['-c', START_DIRECT_SCRIPT, 'awrl-start', dir, 'r1', dir, '', 'true'], { input: 'GOOD=1\nBAD-NAME=2\n', encoding: 'utf8' });
+      const r = spawnSync('bash', ['-c', START_DIRECT_SCRIPT, 'awrl-start', dir, 'r1', dir, '', '1', 'true'], { input: 'GOOD=1\nBAD-NAME=2\n', encoding: 'utf8' });
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/malformed environment variable name/);
       expect(r.stderr).not.toContain('BAD-NAME');
