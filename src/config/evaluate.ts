@@ -127,7 +127,9 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
       o = parseOverride(raw);
     } catch (e) {
       if (!(e instanceof OverrideSyntaxError)) throw e;
-      diags.push({ severity: 'error', code: 'override-syntax', message: mask(/column \d+/.test(e.message) ? e.message : `${e.message} (column ${e.col})`), override: { index, text: t } });
+      // A function's message quotes its argument ('int(abc)', … 'abc'): for a secret, any quoted part.
+      const m = secretValue ? e.message.replace(/'[^'\n]*'/g, `'${REDACTED}'`) : e.message;
+      diags.push({ severity: 'error', code: 'override-syntax', message: mask(/column \d+/.test(m) ? m : `${m} (column ${e.col})`), override: { index, text: t } });
       return;
     }
     if (!root) return;

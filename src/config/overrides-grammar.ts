@@ -1,6 +1,7 @@
 // Hydra's override grammar (OverrideLexer/OverrideParser .g4): `key=v`, `+key=v`, `++key=v`,
 // `~key`, `~key=v`, typed values, quoted strings with Hydra's backslash rules, lists, dicts,
 // interpolations. Command-line typing is NOT the file's typing: see docs/omegaconf-typing.md col 4.
+import { callFunction, FunctionError, SweepError, type FnArg } from './overrides-functions.js';
 import { lex, OverrideSyntaxError, type Tok } from './overrides-lexer.js';
 import { exactInt, type Val } from './values.js';
 
@@ -38,10 +39,15 @@ class Parser {
     if (!t) this.fail('missing value');
     if (t.k === '[') return this.list();
     if (t.k === '{') return this.dict();
+    if (t.k === 'id') {
+      // ID POPEN is a function call (POPEN takes the whitespace before it: `int (3)`).
+      const j = this.toks[this.i + 1]?.k === 'ws' ? this.i + 2 : this.i + 1;
+      if (this.toks[j]?.k === '(') return this.call(j);
+    }
     if (t.k === 'quoted') {
       this.i++;
       const nx = this.peek();
-      if (nx && !(nx.k === ',' || nx.k === ']' || nx.k === '}' || nx.k === 'ws')) this.fail(`unexpected '${nx.s}' after a quoted string`, nx);
+      if (nx && !(nx.k === ',' || nx.k === ']' || nx.k === '}' || nx.k === ')' || nx.k === 'ws')) this.fail(`unexpected '${nx.s}' after a quoted string`, nx);
       if (nx?.k === 'ws') this.i++;
       return { t: 'str', v: t.value };
     }
@@ -57,7 +63,7 @@ class Parser {
     let parts = this.toks.slice(start, this.i);
     if (parts.length === 0) {
       const t = this.peek()!;
-      if (t.k === '(' || t.k === ')') this.fail(`'${t.s}' at column ${t.at + 1} must be quoted or escaped (functions like choice() or range() are not supported)`, t);
+      if (t.k === '(' || t.k === ')') this.fail(`'${t.s}' at column ${t.at + 1} must be quoted or escaped with a backslash (Hydra reads NAME(…) as a function call)`, t);
       this.fail(`'${t.s}' at column ${t.at + 1} must be quoted or escaped with a backslash`, t);
     }
     if (parts[0].k === 'ws') parts = parts.slice(1);
@@ -82,6 +88,35 @@ class Parser {
         return { t: 'str', v: unescape(p.s) };
       default:
         return { t: 'str', v: p.s };
+    }
+  }
+  /** `name(arg, key=arg, …)`, evaluated as Hydra does while it parses. */
+  call(open: number): Val {
+    const nameTok = this.toks[this.i];
+    this.i = open + 1;
+    const args: FnArg[] = [];
+    while (this.peek()?.k !== ')') {
+      if (!this.peek()) this.fail(`missing ')' to close ${nameTok.s}(`);
+      const t = this.peek()!;
+      const named = t.k === 'id' && this.toks[this.i + 1]?.k === '=';
+      if (named) this.i += 2;
+      else if (args.some((a) => a.name)) this.fail('positional argument follows keyword argument', t);
+      args.push({ name: named ? t.s : undefined, value: this.element() });
+      const sep = this.peek();
+      if (sep?.k === ',') this.i++;
+      else if (sep?.k !== ')') this.fail(sep ? `unexpected '${sep.s}' in ${nameTok.s}(…)` : `missing ')' to close ${nameTok.s}(`, sep);
+    }
+    const close = this.toks[this.i++];
+    // Hydra quotes the call as written (ctx.getText(): the tokens, whitespace included).
+    const callText = this.text.slice(nameTok.at, close.at + close.s.length);
+    try {
+      return callFunction(nameTok.s, args);
+    } catch (e) {
+      if (e instanceof SweepError) throw new SweepOverride(callText, nameTok.at + 1);
+      if (!(e instanceof FunctionError)) throw e;
+      if (e.kind === 'random')
+        throw new OverrideSyntaxError(`'${callText}' gives a random order at each launch: train.py would take some order, the cockpit cannot know which; write the list in the order you want`, nameTok.at + 1);
+      throw new OverrideSyntaxError(`${e.kind} while evaluating '${callText}': ${e.message}`, nameTok.at + 1);
     }
   }
   list(): Val {
@@ -144,8 +179,30 @@ const unescape = (s: string): string => {
   return out;
 };
 
+/** A sweep function met while parsing; the message needs the whole override. */
+class SweepOverride extends Error {
+  constructor(
+    readonly call: string,
+    readonly col: number,
+  ) {
+    super(call);
+  }
+}
+
 /** Parse one override. Throws OverrideSyntaxError with Hydra's kind of message on misuse. */
 export function parseOverride(text: string): ParsedOverride {
+  try {
+    return parseOverrideText(text);
+  } catch (e) {
+    if (!(e instanceof SweepOverride)) throw e;
+    throw new OverrideSyntaxError(
+      `sweeps are not supported by train.py: '${e.call}' makes a sweep, and Hydra refuses it ("Sweep parameters '${text}' requires --multirun"); train.py runs one config and has no --multirun: give one value`,
+      e.col,
+    );
+  }
+}
+
+function parseOverrideText(text: string): ParsedOverride {
   let kind: OverrideKind = 'set';
   let rest = text;
   let off = 0;
