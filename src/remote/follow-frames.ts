@@ -32,7 +32,7 @@ export const PREFIX_WINDOW = 64;
  * Truncation is seen by size and rotation by inode at every poll. A truncate-then-regrow between
  * two polls (a restarted trainer rewriting its log) hides behind a larger size, so whenever the
  * file grew or its mtime moved, the first bytes and the last ≤ 256 delivered bytes before the
- * offset are compared with the file (`cmp` on /dev/fd/3, two forks): a difference is `truncated`.
+ * offset are compared with the file (the shell's own `read`, and one `cmp`): a difference is `truncated`.
  * A new follower (after a reconnect) checks the same from the client's md5s.
  *
  * A missing file is waited for quietly (a run not started yet); one that exists but cannot be
@@ -67,15 +67,17 @@ follower() {
   }
   fine() { [ -z "$perr" ] && return; [ -n "$1" ] && [ "$1" != "$psrc" ] && return; perr=; printf 'P\\n'; }
   reset() { off=0; plen=0; tlen=0; : > "$w/tail"; printf 'R %s\\n' "$1"; }
+  # The first n bytes, read by the shell itself (no fork): /dev/fd/3 opens our file afresh at 0.
+  head4() { exec 4</dev/fd/3; IFS= read -r -N "$1" -u 4 "$2"; exec 4<&-; }
   state() {
     local n=$off; [ "$n" -gt 64 ] && n=64
-    plen=$n; head -c "$plen" /dev/fd/3 > "$w/prefix"
-    printf 'S %s %s %s\\n' "$ino" "$plen" "$(md5 < "$w/prefix")"
+    plen=$n; pstr=; [ "$plen" -gt 0 ] && head4 "$plen" pstr
+    printf 'S %s %s %s\\n' "$ino" "$plen" "$(head -c "$plen" /dev/fd/3 | md5)"
   }
-  # Still the file we delivered: same first bytes, same bytes just before the offset.
+  # Still the file we delivered: same first bytes, same bytes just before the offset (one fork).
   same() {
-    local k=$tlen; [ "$k" -gt 256 ] && k=256
-    if [ "$plen" -gt 0 ]; then cmp -s -n "$plen" /dev/fd/3 "$w/prefix" || return 1; fi
+    local k=$tlen x; [ "$k" -gt 256 ] && k=256
+    if [ "$plen" -gt 0 ]; then head4 "$plen" x; [ "$x" = "$pstr" ] || return 1; fi
     if [ "$k" -gt 0 ]; then cmp -s -n "$k" -i "$((off - k)):$((tlen - k))" /dev/fd/3 "$w/tail" || return 1; fi
     return 0
   }

@@ -53,6 +53,21 @@ describe.each(['local', 'ssh'])('truncate-and-regrow between two polls, transpor
     expect(text(events)).toBe(`${first}<truncated>${second}`);
   });
 
+  it('a rewrite whose last lines repeat (same bytes before the offset) is told by its first line', async () => {
+    const p = join(dir, 'repetitive.log');
+    const waiting = 'waiting for rollout batch...\n'.repeat(20);
+    const first = `20261129-15:34:51.001 started\n${waiting}`;
+    writeFileSync(p, first);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    await waitFor(() => text(events) === first, { what: 'the first incarnation' });
+    const second = `20261129-15:40:02.917 started\n${waiting}${waiting}`;
+    writeFileSync(p, second);
+    await waitFor(() => text(events).endsWith(second), { timeoutMs: 20_000, what: 'the second incarnation' });
+    h.close();
+    expect(text(events)).toBe(`${first}<truncated>${second}`);
+  });
+
   it('a rewrite that keeps the size (only the bytes show it) is a truncated reset too', async () => {
     const p = join(dir, 'same-size.log');
     const first = BANNER + lines('aaaaa', 4);
