@@ -70,7 +70,7 @@ describe('the auto-resume guard on a real Slurm, previous job forgotten', () => 
   it('no exit status from the previous job (Slurm ended it): the trainer resumes', async () => {
     const r = await attempt2('killed', '999991');
     expect(r.out).not.toMatch(/not needed/);
-    expect(r.log).toBe('trainer ran\n');
+    expect(r.log).toBe('awrl: attempt 2\ntrainer ran\n');
     expect(r.attempts).toHaveLength(2);
     expect(r.attempts[1]).toMatchObject({ n: 2, reason: 'auto-resume' });
   });
