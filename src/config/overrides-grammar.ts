@@ -114,6 +114,7 @@ class Parser {
     } catch (e) {
       if (e instanceof SweepError) throw new SweepOverride(callText, nameTok.at + 1);
       if (!(e instanceof FunctionError)) throw e;
+      if (e.kind === 'unsupported') throw new OverrideSyntaxError(`'${callText}': ${e.message}`, nameTok.at + 1);
       if (e.kind === 'random')
         throw new OverrideSyntaxError(`'${callText}' gives a random order at each launch: train.py would take some order, the cockpit cannot know which; write the list in the order you want`, nameTok.at + 1);
       throw new OverrideSyntaxError(`${e.kind} while evaluating '${callText}': ${e.message}`, nameTok.at + 1);

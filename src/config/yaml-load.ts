@@ -2,7 +2,8 @@
 // parsed Document kept (comments included) so an edited file can be written back.
 import { Document, isAlias, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, visit, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './yaml-scalars.js';
-import { blockQuotedProblem, flowProblem, type PyYamlProblem } from './pyyaml-scan.js';
+import { flowProblem } from './pyyaml-flow.js';
+import { blockQuotedProblem, type PyYamlProblem } from './pyyaml-scan.js';
 import { pyFloatRepr, type Val } from './values.js';
 
 export interface YamlProblem {

@@ -58,6 +58,10 @@ describe('casts: int() float() str() bool() json_str()', () => {
     },
   );
 
+  it('extend_list() (newer Hydra) is refused with what to write instead', () => {
+    expect(errorOf('extend_list(a, b)')).toMatch(/write the whole list/);
+  });
+
   it('shuffle() of a list is random at each launch: refused with why', () => {
     expect(errorOf('shuffle([1, 2, 3])')).toMatch(/random order at each launch/);
   });
