@@ -44,3 +44,9 @@ const withAlerts = performance.now() - t0;
 const entries = alerts.history.entries();
 console.log(`backfill ${events.length} records (${STEPS} steps x ${KEYS} keys): store+health ${bare.toFixed(0)} ms, with the alert history rebuilt record by record ${withAlerts.toFixed(0)} ms (${((withAlerts - bare) / events.length * 1000).toFixed(1)} us per record more)`);
 console.log(`history: ${entries.length} entries (${entries.filter((e) => !e.active).length} cleared), ${alerts.history.dropped} dropped by the cap`);
+
+// A live frame: one evaluation at the current wall time (the cockpit re-derives at least every 5 s).
+const K = 20_000;
+t0 = performance.now();
+for (let i = 0; i < K; i++) alerts.evaluate(i * 10);
+console.log(`live evaluation (every rule, observed into the history): ${(((performance.now() - t0) / K) * 1000).toFixed(1)} us per call`);
