@@ -3,6 +3,7 @@
 import { Document, isAlias, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, visit, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './yaml-scalars.js';
 import { flowProblem } from './pyyaml-flow.js';
+import { firstRefusedTab } from './yaml-tabs.js';
 import { blockQuotedProblem, type PyYamlProblem } from './pyyaml-scan.js';
 import { pyFloatRepr, type Val } from './values.js';
 
@@ -27,23 +28,33 @@ export function loadYaml(text: string): LoadedYaml {
   // every earlier one (quadratic: 30,000 keys took seconds), ours is one pass with a Map.
   const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: false, keepSourceTokens: true, lineCounter, prettyErrors: false });
   const problems: YamlProblem[] = [];
-  const at = (offset: number) => lineCounter.linePos(offset);
+  // PyYAML does not count a leading BOM as a column (its reader skips it).
+  const bom = text.startsWith('\ufeff');
+  const at = (offset: number) => {
+    const p = lineCounter.linePos(offset);
+    return bom && p.line === 1 && offset > 0 ? { line: 1, col: p.col - 1 } : p;
+  };
   // After one syntax error the parser's next ones are mostly its consequences (a tab gives five):
   // like PyYAML, report the first, plus every duplicate key (each is a mistake of its own).
-  const first = doc.errors[0];
-  if (first) {
-    const { offset, message } = firstProblem(doc, text, (o) => at(o));
-    const p = at(offset);
-    problems.push({ message, line: p.line, col: p.col });
-  } else {
+  let syntax: { offset: number; message: string } | null = null;
+  if (doc.errors[0]) syntax = firstProblem(doc, text, at);
+  else {
     // PyYAML refuses some flow collections the yaml package takes (a tab between items): ask it.
     for (const [start] of outerFlows(doc)) {
       const fp = flowProblem(text, start);
-      if (!fp) continue;
-      const p = at(fp.offset);
-      problems.push({ message: pyMessage(fp, text, at), line: p.line, col: p.col });
-      break;
+      if (fp) {
+        syntax = { offset: fp.offset, message: pyMessage(fp, text, at) };
+        break;
+      }
     }
+  }
+  // A tab the yaml package takes but PyYAML does not (`key:\t1`, `1\t# note`): the earlier wins.
+  const tab = firstRefusedTab(text);
+  if (tab !== null && (!syntax || tab < syntax.offset))
+    syntax = { offset: tab, message: "found character '\\t' that cannot start any token: the trainer's loader takes a tab only inside quotes, comments and block text; replace it with spaces" };
+  if (syntax) {
+    const p = at(syntax.offset);
+    problems.push({ message: syntax.message, line: p.line, col: p.col });
   }
   for (const [offset, d] of duplicateKeys(doc)) {
     const p = at(offset);
@@ -54,10 +65,12 @@ export function loadYaml(text: string): LoadedYaml {
   visit(doc, (_, node) => {
     const n = node as YNode | null;
     if (!n || typeof n !== 'object' || !('anchor' in n) || !n.anchor || !n.range) return;
+    // PyYAML marks an anchored node at its '&' (the yaml package's range starts at the value).
+    const amp = anchorOffset(text, n.anchor, n.range[0]);
     const firstAt = anchors.get(n.anchor);
-    if (firstAt === undefined) anchors.set(n.anchor, n.range[0]);
+    if (firstAt === undefined) anchors.set(n.anchor, amp);
     else {
-      const p = at(n.range[0]);
+      const p = at(amp);
       problems.push({ message: `found duplicate anchor '${n.anchor}' (first occurrence at line ${at(firstAt).line}); rename one`, line: p.line, col: p.col });
     }
   });
@@ -249,6 +262,14 @@ function pyMessage(p: PyYamlProblem, text: string, at: (offset: number) => { lin
     return `${p.context}: ${p.problem}; the ${opener} opened at ${where} is still open here: a missing '${close}' or ','`;
   }
   return `${p.context}: ${p.problem}`;
+}
+
+/** The `&name` before `before` (the anchored node's start). */
+function anchorOffset(text: string, name: string, before: number): number {
+  for (let i = text.lastIndexOf(`&${name}`, before); i >= 0; i = text.lastIndexOf(`&${name}`, i - 1)) {
+    if (!/[A-Za-z0-9_-]/.test(text[i + name.length + 1] ?? '')) return i;
+  }
+  return before;
 }
 
 /** Each repeated key of every mapping, by the offset of the repetition: its name and the offset of

@@ -1,6 +1,8 @@
 """PyYAML's own error position for each text, loaded the way the trainer loads its config
-(yaml.load with OmegaConf's loader). Reads a JSON list of texts on stdin, writes a JSON list of
-{problem, context, line, col, cline, ccol} (1-based) or {"ok": true}. Run with /usr/bin/python3."""
+(yaml.load with OmegaConf's loader). Reads a JSON list of texts, or of {"path": …} to read a file
+as Hydra does (open(path, encoding="utf-8"): a BOM stays, CRLF becomes LF), on stdin; writes a
+JSON list of {problem, context, line, col, cline, ccol} (1-based) or {"ok": true}.
+Run with /usr/bin/python3."""
 import json
 import sys
 
@@ -8,9 +10,13 @@ import yaml
 from omegaconf._utils import get_yaml_loader
 
 out = []
-for text in json.load(sys.stdin):
+for item in json.load(sys.stdin):
     try:
-        yaml.load(text, Loader=get_yaml_loader())
+        if isinstance(item, dict):
+            with open(item["path"], encoding="utf-8") as f:
+                yaml.load(f, Loader=get_yaml_loader())
+        else:
+            yaml.load(item, Loader=get_yaml_loader())
         out.append({"ok": True})
     except yaml.MarkedYAMLError as e:
         pm, cm = e.problem_mark, e.context_mark
