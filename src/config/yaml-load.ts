@@ -58,7 +58,7 @@ export function loadYaml(text: string): LoadedYaml {
   }
   for (const [offset, d] of duplicateKeys(doc)) {
     const p = at(offset);
-    problems.push({ message: `duplicate key '${d.name}' (first defined at line ${at(d.first).line}); the trainer refuses a key defined twice: remove one`, line: p.line, col: p.col });
+    problems.push({ message: `duplicate key '${d.name}' (first defined at line ${at(d.first).line}); the trainer refuses a key defined twice: remove one`, line: p.line, col: p.col, key: d.key });
   }
   // PyYAML's composer refuses a second anchor of the same name; the yaml package lets the later win.
   const anchors = new Map<string, number>();
@@ -274,10 +274,10 @@ function anchorOffset(text: string, name: string, before: number): number {
 
 /** Each repeated key of every mapping, by the offset of the repetition: its name and the offset of
  *  the first definition (to name both in the message). */
-function duplicateKeys(doc: Document): Map<number, { name: string; first: number }> {
-  const out = new Map<number, { name: string; first: number }>();
+function duplicateKeys(doc: Document): Map<number, { name: string; first: number; key: string }> {
+  const out = new Map<number, { name: string; first: number; key: string }>();
   visit(doc, {
-    Map(_, node) {
+    Map(_, node, path) {
       const seen = new Map<string, number>();
       for (const pair of node.items) {
         if (!isScalar(pair.key) || !pair.key.range) continue;
@@ -288,9 +288,20 @@ function duplicateKeys(doc: Document): Map<number, { name: string; first: number
         if (name === '<<' && pair.key.type === 'PLAIN') continue;
         const first = seen.get(name);
         if (first === undefined) seen.set(name, pair.key.range[0]);
-        else out.set(pair.key.range[0], { name, first });
+        else out.set(pair.key.range[0], { name, first, key: [...dottedPath(path, node), name].join('.') });
       }
     },
+  });
+  return out;
+}
+
+/** The dotted key of a node from its ancestors (keys of pairs, indexes in sequences). */
+function dottedPath(path: readonly unknown[], node: unknown): string[] {
+  const out: string[] = [];
+  const chain = [...path, node];
+  chain.forEach((n, i) => {
+    if (isPair(n) && isScalar(n.key)) out.push(String(n.key.value));
+    else if (isSeq(n)) out.push(String(n.items.indexOf(chain[i + 1] as never)));
   });
   return out;
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { omegaconfAvailable, PYTHON } from '../harness/omegaconf.js';
-import { mutate, REFERENCE } from './helpers.js';
+import { evaluate, mutate, REFERENCE } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/awrl-tui.js', import.meta.url));
 const MARKS = fileURLToPath(new URL('./pyyaml_marks.py', import.meta.url));
@@ -84,5 +84,16 @@ describe.skipIf(!omegaconfAvailable())('config check on hand-broken files: file:
       expect(syntax.length, `the trainer says ${answer.line}:${answer.col} ${answer.problem}`).toBeGreaterThan(0);
       expect(syntax[0].startsWith(`${path}:${answer.line}:${answer.col}: error yaml-syntax `), `${syntax[0]}\n  trainer: ${answer.line}:${answer.col} ${answer.problem}`).toBe(true);
     });
+  });
+});
+
+describe('a duplicate key names its dotted key (the trainer names only the last part)', () => {
+  it.each([
+    ['  n_nodes: 8', '  n_nodes: 8\n  n_nodes: 4', 'cluster.n_nodes'],
+    ['      gpu: 1\n', '      gpu: 1\n      gpu: 2\n', 'actor.scheduling_spec.0.gpu'],
+    ['seed: 1\n', 'seed: 1\nseed: 2\n', 'seed'],
+  ])('%s', (from, to, key) => {
+    const ds = evaluate(mutate(from, to)).diagnostics.filter((d) => d.code === 'yaml-syntax');
+    expect(ds.map((d) => d.key)).toEqual([key]);
   });
 });
