@@ -121,15 +121,16 @@ export function followRemote(
     // died or was killed, or never started): that is a failure to report if it keeps happening,
     // and a pause before retrying. A rejected one lost its connection: the transport's state says
     // so; resume as soon as it is ready again (execStream itself waits for that).
-    const ended = (exit: { code: number | null; signal: string | null } | null): void => {
+    const ended = (exit: { code: number | null; signal: string | null } | null, rejection?: string): void => {
       clearInterval(heartbeat);
       if (current === s) current = null;
       if (closed) return;
-      const onLiveConnection = exit !== null || broken;
+      // A channel refused while the transport still says ready (`open failed`) is no drop either.
+      const onLiveConnection = exit !== null || broken || t.state.state === 'ready';
       if (onLiveConnection && (broken || !worked)) {
         const lastLine = stderrText.trim().split('\n').filter(Boolean).at(-1);
         const exitText = exit?.signal ? `the follower was killed by ${exit.signal}` : `the follower exited with code ${exit?.code ?? '?'}`;
-        trouble.failed(broken ? brokenWhy : (lastLine ?? exitText));
+        trouble.failed(broken ? brokenWhy : (lastLine ?? rejection ?? exitText));
       }
       // A protocol slip is retried at once, unless it keeps happening.
       const delay = !onLiveConnection ? 0 : broken && !trouble.failing ? 0 : RESTART_PAUSE_MS;
@@ -137,7 +138,8 @@ export function followRemote(
     };
     s.done.then(
       (exit) => ended(exit),
-      () => ended(broken ? { code: null, signal: null } : null),
+      // Asked a moment later: a dropped connection may close its channels before it says it dropped.
+      (err: unknown) => setImmediate(() => ended(broken ? { code: null, signal: null } : null, err instanceof Error ? err.message : String(err))),
     );
   };
 
