@@ -120,6 +120,31 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     expect(t.state.state).toBe('ready');
   });
 
+  it('ssh: a follower channel the server keeps refusing (no free session) is reported, and cleared once it starts', async () => {
+    const sshd = await startSshd({ extraConfig: ['MaxSessions 1'] });
+    cleanups.push(() => sshd.stop());
+    const t = track(await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 50 }));
+    const p = join(tempDir(), 'stdout.log');
+    writeFileSync(p, 'x\n');
+    // Holds the only session until its stdin closes.
+    const hog = t.execStream(['bash', '-c', 'echo up; read -r _']);
+    cleanups.push(() => hog.close());
+    let hogOut = '';
+    hog.stdout.on('data', (b: Buffer) => (hogOut += b.toString()));
+    await waitFor(() => hogOut.includes('up'), { what: 'the only session to be taken' });
+    const w = watchProblems(sshd.alias, p);
+    cleanups.push(w.stop);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    cleanups.push(() => h.close());
+    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 40_000, what: 'a follow problem to be reported' });
+    expect(problem.error).toMatch(/open failed/);
+    expect(t.state.state).toBe('ready');
+    hog.close();
+    await waitFor(() => text(events) === 'x\n', { timeoutMs: 30_000, what: 'the file once a session is free' });
+    await waitFor(() => w.list.at(-1) === null, { what: 'the problem to be cleared' });
+  });
+
   it('local: a log path that cannot be read (a directory) is reported, and cleared once it is a file', async () => {
     const t = track(await openTransport('local', { followPollMs: 30 }));
     const p = join(tempDir(), 'stdout.log');
