@@ -56,8 +56,9 @@ export function scanQuoted(text: string, open: number): { end: number } | PyYaml
         const n = HEX_ESCAPES[e];
         for (let k = 0; k < n; k++) {
           const h = peek(text, i + 2 + k);
+          // PyYAML marks the start of the digits, whichever one is wrong.
           if (!/^[0-9A-Fa-f]$/.test(h))
-            return fail(i + 2 + k, `expected escape sequence of ${n} hexdecimal numbers, but found ${pyRepr(h)}`, 'while scanning a double-quoted scalar');
+            return fail(i + 2, `expected escape sequence of ${n} hexadecimal numbers, but found ${pyRepr(h)}`, 'while scanning a double-quoted scalar');
         }
         i += 2 + n;
       } else if (isBreak(e)) {

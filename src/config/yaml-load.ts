@@ -3,8 +3,8 @@
 import { Document, isAlias, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, visit, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './yaml-scalars.js';
 import { flowProblem } from './pyyaml-flow.js';
+import { firstProblem, outerFlows, pyMessage } from './yaml-syntax.js';
 import { firstRefusedTab } from './yaml-tabs.js';
-import { blockQuotedProblem, type PyYamlProblem } from './pyyaml-scan.js';
 import { pyFloatRepr, type Val } from './values.js';
 
 export interface YamlProblem {
@@ -23,6 +23,7 @@ export interface LoadedYaml {
 }
 
 export function loadYaml(text: string): LoadedYaml {
+  const source = text; // `text` is also each scalar's text below
   const lineCounter = new LineCounter();
   // Duplicate keys are found here, not by the yaml package: its check compares each key with
   // every earlier one (quadratic: 30,000 keys took seconds), ours is one pass with a Map.
@@ -48,6 +49,10 @@ export function loadYaml(text: string): LoadedYaml {
       }
     }
   }
+  // PyYAML's reader refuses control characters (its error gives a character index, not a line).
+  const np = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u.exec(text);
+  if (np && (!syntax || np.index < syntax.offset))
+    syntax = { offset: np.index, message: `unacceptable character #x${np[0].codePointAt(0)!.toString(16).padStart(4, '0')}: special characters are not allowed (position ${[...text.slice(0, np.index)].length}); delete it` };
   // A tab the yaml package takes but PyYAML does not (`key:\t1`, `1\t# note`): the earlier wins.
   const tab = firstRefusedTab(text);
   if (tab !== null && (!syntax || tab < syntax.offset))
@@ -85,8 +90,12 @@ export function loadYaml(text: string): LoadedYaml {
     // package takes both (an undefined alias would silently become null).
     const badName = (n: { range?: unknown } | null | undefined, kind: 'an alias' | 'an anchor', name: string): boolean => {
       if (/^[A-Za-z0-9_-]+$/.test(name)) return false;
-      const np = at(((n?.range as number[] | undefined)?.[0]) ?? keyOffset);
-      problems.push({ message: `while scanning ${kind}: '${name}' is not a valid name (letters, digits, '_' and '-' only)`, line: np.line, col: np.col, key: keyPath.join('.') });
+      // PyYAML stops at the first character that cannot be in a name, just after the '*' or '&'.
+      const start = ((n?.range as number[] | undefined)?.[0]) ?? keyOffset;
+      const sigil = kind === 'an alias' ? start : anchorOffset(text, name, start);
+      const valid = /^[A-Za-z0-9_-]*/.exec(name)![0].length;
+      const np = at(sigil + 1 + valid);
+      problems.push({ message: `while scanning ${kind}: expected alphabetic or numeric character, but found '${name[valid]}' ('${name}' is not a valid name: letters, digits, '_' and '-' only; quote the value if the ${kind === 'an alias' ? '*' : '&'} is text)`, line: np.line, col: np.col, key: keyPath.join('.') });
       return true;
     };
     if (isAlias(node0) && badName(node0, 'an alias', node0.source)) return { t: 'null', origin };
@@ -158,7 +167,8 @@ export function loadYaml(text: string): LoadedYaml {
       const tag = node.tag;
       const r = tag && tag !== '!' ? resolveTagged(tag, text) : node.type === 'PLAIN' && !tag ? resolvePlain(text) : text === '???' ? { t: 'missing' as const } : { t: 'str' as const, v: text };
       if (r.t === 'error') {
-        const vp = at(node.range?.[0] ?? keyOffset);
+        // PyYAML places a tag's error at the tag (`!custom`), the yaml package's range at the value.
+        const vp = at(tag && tag !== '!' ? tagOffset(source, node.range?.[0] ?? keyOffset) : (node.range?.[0] ?? keyOffset));
         problems.push({ message: r.message, line: vp.line, col: vp.col, key: keyPath.join('.') });
         return { t: 'null', origin };
       }
@@ -183,85 +193,13 @@ export function loadYaml(text: string): LoadedYaml {
   return { doc, lineCounter, root: problems.length ? null : root, problems };
 }
 
-/** Where and what PyYAML (the trainer's loader) reports for the first syntax error. The yaml
- *  package's first error can sit lines away: an over-indented `key: v` line makes the previous
- *  plain value multi-line and PyYAML stops at that line's ':'; a stray `- item` is reported from the
- *  blank line or comment before it. Its next error marks the place PyYAML names. */
-function firstProblem(doc: Document, text: string, at: (offset: number) => { line: number; col: number }): { offset: number; message: string } {
-  const [first, next] = doc.errors;
-  if (first.code === 'TAB_AS_INDENT') return { offset: first.pos[0], message: 'a tab is used as indentation; YAML indents with spaces only: replace the tab with spaces' };
-  if (first.code === 'BLOCK_AS_IMPLICIT_KEY' && next && (next.code === 'MULTILINE_IMPLICIT_KEY' || next.code === 'MISSING_CHAR')) {
-    if (first.message.startsWith('A block sequence'))
-      return { offset: next.pos[0], message: "expected a key, but found '-' (a list item where the mapping goes on); check this line's indentation" };
-    if (next.code === 'MULTILINE_IMPLICIT_KEY')
-      return { offset: next.pos[1], message: "mapping values are not allowed here: this line is indented deeper than the key above it, which makes it part of that key's value; align it with its sibling keys" };
-  }
-  // A key less indented than its siblings: PyYAML points at the key, the yaml package at the line start.
-  if (first.code === 'BAD_INDENT' && first.message.startsWith('All mapping items')) {
-    let o = first.pos[0];
-    while (text[o] === ' ') o++;
-    return { offset: o, message: "expected the end of the mapping above, but found a key at another indentation: all keys of one mapping start at the same column" };
-  }
-  // Inside a flow collection (`[`/`{`) or a quoted scalar PyYAML checks no indentation: it reads on
-  // and stops elsewhere than the yaml package. Follow it from the opening character.
-  const openFlow = flowOpenBefore(doc, text, first.pos[0]);
-  const fp = openFlow === null ? null : flowProblem(text, openFlow);
-  if (fp) return { offset: fp.offset, message: pyMessage(fp, text, at) };
-  const q = /^Missing closing (["'])quote/.exec(first.message);
-  if ((first.code === 'MISSING_CHAR' && q) || first.code === 'BAD_DQ_ESCAPE') {
-    let open: number | null = null;
-    visit(doc, {
-      Scalar(_, node) {
-        const r = node.range;
-        if (r && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && r[0] <= first.pos[0] && r[1] >= first.pos[0]) open ??= r[0];
-      },
-    });
-    if (open !== null) {
-      const qp = blockQuotedProblem(text, open);
-      if (qp) return { offset: qp.offset, message: pyMessage(qp, text, at) };
-      if (q) return { offset: open, message: `this ${q[1]} quote is never closed on its line (missing closing ${q[1]}quote); the trainer's loader reads on to the next ${q[1]} in the file` };
-    }
-  }
-  return { offset: first.pos[0], message: first.message.split('\n')[0] };
-}
-
-/** The outermost flow collections (`[`/`{` not inside another): their start and end offsets. */
-function outerFlows(doc: Document): [number, number][] {
-  const out: [number, number][] = [];
-  const take = (n: { flow?: boolean; range?: [number, number, number] | null }) => {
-    if (!n.flow || !n.range) return undefined;
-    out.push([n.range[0], n.range[1]]);
-    return visit.SKIP;
-  };
-  visit(doc, { Map: (_, n) => take(n), Seq: (_, n) => take(n) });
-  return out;
-}
-
-/** The outermost flow collection that opens before `pos` and is not closed before it. */
-function flowOpenBefore(doc: Document, text: string, pos: number): number | null {
-  let found: number | null = null;
-  for (const [start, end] of outerFlows(doc)) {
-    const closed = end > start && (text[end - 1] === ']' || text[end - 1] === '}') && end <= pos;
-    if (start <= pos && !closed) found = start;
-  }
-  return found;
-}
-
-/** PyYAML's problem in its words, with where the quote or bracket opened (the user's mistake). */
-function pyMessage(p: PyYamlProblem, text: string, at: (offset: number) => { line: number; col: number }): string {
-  const o = at(p.contextOffset);
-  const opener = text[p.contextOffset];
-  const where = `line ${o.line}, column ${o.col}`;
-  if (/quoted scalar/.test(p.context) && /end of stream|document separator/.test(p.problem))
-    return `${p.context}: ${p.problem}; the ${opener} quote opened at ${where} is never closed: add the closing ${opener}`;
-  if (/quoted scalar/.test(p.context)) return `${p.context}: ${p.problem} (in the ${opener} quote opened at ${where})`;
-  if (p.context === 'while parsing a block mapping')
-    return `${p.problem}: the ${opener} quote opened at ${where} is not closed on its line, so the trainer's loader reads everything up to the next ${opener} as one string; close it at line ${o.line}`;
-  if (/^while parsing a flow (sequence|mapping)/.test(p.context)) {
-    const close = opener === '[' ? ']' : '}';
-    return `${p.context}: ${p.problem}; the ${opener} opened at ${where} is still open here: a missing '${close}' or ','`;
-  }
-  return `${p.context}: ${p.problem}`;
+/** Where the tag of the value at `value` starts: the `!…` word before it on its line. */
+function tagOffset(text: string, value: number): number {
+  let j = value - 1;
+  while (j >= 0 && (text[j] === ' ' || text[j] === '\t')) j--;
+  const end = j + 1;
+  while (j >= 0 && !/\s/.test(text[j])) j--;
+  return text[j + 1] === '!' && j + 1 < end ? j + 1 : value;
 }
 
 /** The `&name` before `before` (the anchored node's start). */

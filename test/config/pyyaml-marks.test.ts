@@ -64,6 +64,24 @@ const BRACKETS: [string, string][] = [
   ['in the reference config: a list missing its comma', mutate('      transformer_layer_cls_to_wrap:\n        - Qwen3VLTextDecoderLayer\n        - Qwen3VLVisionBlock\n  mb_spec', '      transformer_layer_cls_to_wrap: [Qwen3VLTextDecoderLayer Qwen3VLVisionBlock\n  mb_spec')],
 ];
 
+// Other lines a user breaks: a key without ': ', a ': ' inside a value, a '*' or '!' starting a value.
+const LINES: [string, string][] = [
+  ['a key with no colon, then a key', 'a: 1\nseed 1\nb: 2\n'],
+  ['a key glued to its value', 'a: 1\nseed:1\nb: 2\n'],
+  ['a key with no colon, blank and comment lines after', 'a: 1\nseed 1\n\n# c\n  \nb: 2\n'],
+  ['a key with no colon at the end of the file', 'a: 1\nseed 1\n'],
+  ['a nested key with no colon', 'c:\n  x: 1\n  seed 1\n  y: 2\n'],
+  ['a key with no colon, a deeper line after', 'a: 1\nseed 1\n  more\nb: 2\n'],
+  ["': ' inside a value", 'cmd: python3 -m x: y\n'],
+  ["': ' inside a nested value", 'a:\n  b: c: d\n'],
+  ["': ' after a quoted value", 'a: "x": y\n'],
+  ['a glob that reads as an alias', 'path: *.jsonl\n'],
+  ['an unknown tag', 'a: !custom 1\n'],
+  ['a short \\u escape', 'a: "\\u00"\n'],
+  ['in the reference config: trial_name without colon', mutate('trial_name: intuition-model', 'trial_name intuition-model')],
+  ['in the reference config: cmd with ": "', mutate('      cmd: python3 -m areal.infra.rpc.rpc_server', '      cmd: python3 -m areal.infra.rpc.rpc_server --opt: 1')],
+];
+
 // Flow collections and quotes PyYAML reads without complaint: the checks above must stay silent.
 const ACCEPTED: string[] = [
   'a: [1, 2]\n',
@@ -88,12 +106,12 @@ const ACCEPTED: string[] = [
 describe.skipIf(!omegaconfAvailable())('yaml-syntax positions agree with PyYAML (unclosed quotes and brackets)', () => {
   let answers: Map<string, PyAnswer>;
   beforeAll(() => {
-    const texts = [...QUOTES, ...BRACKETS].map(([, t]) => t);
+    const texts = [...QUOTES, ...BRACKETS, ...LINES].map(([, t]) => t);
     const a = pyyaml(texts);
     answers = new Map(texts.map((t, i) => [t, a[i]]));
   });
 
-  for (const [name, text] of [...QUOTES, ...BRACKETS]) {
+  for (const [name, text] of [...QUOTES, ...BRACKETS, ...LINES]) {
     it(name, () => {
       const py = answers.get(text)!;
       expect(py.ok).toBeUndefined(); // every case is broken for PyYAML too
@@ -111,6 +129,14 @@ describe.skipIf(!omegaconfAvailable())('yaml-syntax positions agree with PyYAML 
       expect(py[i], t).toEqual({ ok: true });
       expect(evaluate(t).diagnostics.filter((d) => d.code === 'yaml-syntax'), t).toEqual([]);
     });
+  });
+
+  it('a control character is refused as PyYAML\'s reader refuses it, at its place', () => {
+    const text = 'a: 1\n\u0001\n';
+    expect(pyyaml([text])[0].ok).toBeUndefined();
+    const d = evaluate(text).diagnostics.find((x) => x.code === 'yaml-syntax');
+    expect(d).toMatchObject({ line: 2, col: 1 });
+    expect(d?.message).toContain('unacceptable character #x0001: special characters are not allowed (position 5)');
   });
 
   it('the reference config itself loads in both', () => {
