@@ -10,7 +10,9 @@ export type Frame =
   | { kind: 'reset'; reason: 'truncated' | 'replaced' | 'appeared' }
   | { kind: 'data'; offset: number; bytes: Buffer }
   /** The follower cannot read the file (text: its error) or can again (null). It keeps trying. */
-  | { kind: 'problem'; text: string | null };
+  | { kind: 'problem'; text: string | null }
+  /** The file does not exist (yet): the follower is up and waits for it. */
+  | { kind: 'waiting' };
 
 /** Bytes before the offset both ends compare to recognise the file they were reading. */
 export const TAIL_WINDOW = 256;
@@ -28,6 +30,7 @@ export const PREFIX_WINDOW = 64;
  *   `R <truncated|replaced|appeared>\n`    delivery restarts at offset 0
  *   `D <offset> <n>\n` + n bytes            file bytes
  *   `P <error>\n` / `P\n`                  the file is there but cannot be read / can again
+ *   `W\n`                                 the file does not exist yet (so the client knows it is up)
  *
  * Truncation is seen by size and rotation by inode at every poll. A truncate-then-regrow between
  * two polls (a restarted trainer rewriting its log) hides behind a larger size, so whenever the
@@ -93,7 +96,7 @@ follower() {
     problem open "$e"; return 2
   }
   attach() {
-    openit; case $? in 1) pending=appeared; return 1 ;; 2) return 1 ;; esac
+    openit; case $? in 1) [ "$pending" = start ] && printf 'W\\n'; pending=appeared; return 1 ;; 2) return 1 ;; esac
     fine
     if [ "$pending" = start ]; then
       size=$(stat -L -c %s /dev/fd/3)
@@ -211,6 +214,8 @@ export class FrameParser {
       this.emit({ kind: 'reset', reason: f[1] });
     } else if (f[0] === 'S' && f.length === 4) {
       this.emit({ kind: 'state', inode: f[1], prefixLen: Number(f[2]), prefixHash: f[3] });
+    } else if (line === 'W') {
+      this.emit({ kind: 'waiting' });
     } else if (line === 'P') {
       this.emit({ kind: 'problem', text: null });
     } else if (f[0] === 'P' && line.length > 2) {
@@ -279,8 +284,9 @@ export class FollowTrouble {
     return this.attempts > 0;
   }
 
-  /** One more failed attempt (a follower that ended at once, a look at the file that failed). */
-  failed(error: string): void {
+  /** One more failed attempt (a follower that ended at once, a look at the file that failed).
+   *  `lasting`: the failure has already lasted long enough to be said at once. */
+  failed(error: string, lasting = false): void {
     if (this.attempts === 0) {
       this.since = this.now();
       // A failure nobody retries soon (a follower that keeps running, reporting its problem
@@ -291,7 +297,7 @@ export class FollowTrouble {
     this.attempts++;
     const changed = error !== this.error;
     this.error = error;
-    if (this.attempts >= PROBLEM_AFTER_ATTEMPTS || this.now() - this.since >= PROBLEM_AFTER_MS || (this.published && changed)) this.publish();
+    if (lasting || this.attempts >= PROBLEM_AFTER_ATTEMPTS || this.now() - this.since >= PROBLEM_AFTER_MS || (this.published && changed)) this.publish();
   }
 
   /** Following works (bytes or the file's state arrived): clear any report. */
@@ -339,6 +345,7 @@ function adviceFor(error: string, target: string, path: string): string {
   if (/not found|no such file/i.test(error)) return `a command the follower needs (bash, stat, dd, cmp, md5sum) is not found${on}: check PATH for non-interactive ssh sessions`;
   if (/unexpected (line|output)/i.test(error)) return `the remote shell printed text of its own: make the login shell's startup files quiet for non-interactive sessions`;
   if (/temporary directory/i.test(error)) return `free some space in TMPDIR, /tmp or HOME${on}`;
+  if (/has not answered/i.test(error)) return `check that a shell${on} starts promptly (ssh ${target} true) and that TMPDIR and the log's file system respond; it may also wait for a free ssh channel`;
   return `check the file and the host${on}`;
 }
 

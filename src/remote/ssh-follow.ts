@@ -20,6 +20,10 @@ export interface RemoteFollowOptions {
 const STDERR_KEEP = 4096;
 /** Pause before restarting a follower that ended on a live connection (it cannot make us spin). */
 const RESTART_PAUSE_MS = 1000;
+/** A follower answers (state, a problem, or "waiting for the file") within a second or so of its
+ *  start; one silent this long while the connection is up hangs (a login shell's startup file, a
+ *  hung file system under TMPDIR or the log). */
+export const SILENT_FOLLOWER_MS = 10_000;
 
 const md5 = (b: Buffer): string => createHash('md5').update(b).digest('hex');
 
@@ -61,6 +65,11 @@ export function followRemote(
     let brokenWhy = '';
     let worked = false; // this follower sent the file's state or bytes
     let stderrText = '';
+    let answered = false;
+    const silent = setTimeout(() => {
+      if (!answered && !closed && t.state.state === 'ready') trouble.failed(`the follower has not answered for ${SILENT_FOLLOWER_MS / 1000} s`, true);
+    }, SILENT_FOLLOWER_MS);
+    silent.unref?.();
     const breakOff = (why: string): void => {
       broken = true;
       brokenWhy = why;
@@ -68,6 +77,9 @@ export function followRemote(
     };
     const parser = new FrameParser((f) => {
       if (closed || broken) return;
+      answered = true;
+      clearTimeout(silent);
+      if (f.kind === 'waiting') return trouble.ok();
       if (f.kind === 'problem') {
         if (f.text === null) trouble.ok();
         else trouble.failed(f.text);
@@ -123,6 +135,7 @@ export function followRemote(
     // so; resume as soon as it is ready again (execStream itself waits for that).
     const ended = (exit: { code: number | null; signal: string | null } | null, rejection?: string): void => {
       clearInterval(heartbeat);
+      clearTimeout(silent);
       if (current === s) current = null;
       if (closed) return;
       // A channel refused while the transport still says ready (`open failed`) is no drop either.
