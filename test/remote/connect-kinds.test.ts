@@ -115,16 +115,20 @@ describe('connection failures carry their kind', () => {
     expect((wrong as ConnectFailure).fatal).toBe(true);
   }, 60_000);
 
-  it('no host: a closed port, a listener that never answers, one that hangs up at once', async () => {
+  it('no host: a closed port, a listener that never answers, one that hangs up at once, one that is not SSH', async () => {
     await expectKind(await failure(withPort('refused', await freePort())), 'unreachable', 4, 'host-unreachable');
     const silent = await listener(() => undefined);
     const hangup = await listener((sock) => sock.destroy());
+    // Speaks SSH's banner, then garbage where the key exchange should be.
+    const garbage = await listener((sock) => sock.end('SSH-2.0-NotReally\r\n\x00\x00\x00\x0c\x0a\x14garbage!!!!\n'));
     try {
       await expectKind(await failure(withPort('silent', silent.port, '\n  ConnectTimeout 1')), 'timeout', 4, 'host-unreachable');
       await expectKind(await failure(withPort('hangup', hangup.port)), 'closed', 4, 'host-unreachable');
+      await expectKind(await failure(withPort('garbage', garbage.port)), 'handshake-failed', 4, 'host-unreachable');
     } finally {
       await silent.close();
       await hangup.close();
+      await garbage.close();
     }
   }, 60_000);
 
