@@ -166,6 +166,26 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     expect((await t.exec(['echo', 'still fine'])).stdout.toString()).toBe('still fine\n');
   });
 
+  it('ssh: a login shell that prints text of its own before the follower (a chatty startup file) is reported, not retried in a silent loop', async () => {
+    const dir = tempDir();
+    const chatty = join(dir, 'motd.sh');
+    writeFileSync(chatty, 'case $BASH_EXECUTION_STRING in *awrl-follow*) echo "Welcome to the cluster" ;; esac\n');
+    const sshd = await startSshd({ extraConfig: [`SetEnv SHLVL=1 BASH_ENV=${chatty}`] });
+    cleanups.push(() => sshd.stop());
+    const t = track(await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile }));
+    const p = join(dir, 'stdout.log');
+    writeFileSync(p, 'x\n');
+    const w = watchProblems(sshd.alias, p);
+    cleanups.push(w.stop);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    cleanups.push(() => h.close());
+    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    expect(problem.error).toContain('Welcome to the cluster');
+    expect(problem.advice).toMatch(/startup files/);
+    expect(events).toEqual([]);
+  });
+
   it('ssh: the follower says it waits for a log that does not exist yet (so its silence means a hang), and no problem is reported', async () => {
     const sshd = await startSshd();
     cleanups.push(() => sshd.stop());
