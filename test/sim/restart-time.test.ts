@@ -2,7 +2,7 @@
 // anything the crashed run wrote. The simulator's instant mode runs its virtual clock far ahead of
 // the wall clock (hours of training in a second), so a restart that started from the wall clock
 // again wrote its resume earlier than the crash. Times must be monotonic across restarts: in the
-// log files, in the events, whatever killed the previous process.
+// log files, in the events, whatever killed the previous process. (The SIGKILL case runs dist/: build first.)
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
