@@ -20,8 +20,10 @@ class Found extends Error {
 
 /** PyYAML's scanner in flow context, from the `[` or `{` at `open` to its match: the tokens, and
  *  the scanner's problem if it stopped on one (the parser still sees the tokens before it). */
-function flowTokens(text: string, open: number): { toks: Tok[]; problem: PyYamlProblem | null } {
+function flowTokens(text: string, open: number): { toks: Tok[]; problem: PyYamlProblem | null; comments: [number, number][]; multiline: boolean } {
   const toks: Tok[] = [];
+  const comments: [number, number][] = [];
+  let multiline = false; // a scalar running over more than one line
   let level = 0;
   let i = open;
   let line = 0;
@@ -42,9 +44,9 @@ function flowTokens(text: string, open: number): { toks: Tok[]; problem: PyYamlP
   };
   try {
     scan();
-    return { toks, problem: null };
+    return { toks, problem: null, comments, multiline };
   } catch (e) {
-    if (e instanceof Found) return { toks, problem: e.p };
+    if (e instanceof Found) return { toks, problem: e.p, comments, multiline };
     throw e;
   }
 
@@ -53,7 +55,11 @@ function flowTokens(text: string, open: number): { toks: Tok[]; problem: PyYamlP
     // scan_to_next_token: spaces (not tabs), comments, line breaks.
     for (;;) {
       while (text[i] === ' ') i++;
-      if (text[i] === '#') while (i < text.length && !isBreak(text[i])) i++;
+      if (text[i] === '#') {
+        const c0 = i;
+        while (i < text.length && !isBreak(text[i])) i++;
+        comments.push([c0, i]);
+      }
       if (!skipBreak()) break;
     }
     // stale_possible_simple_keys: a key must stay on one line and within 1024 characters.
@@ -142,7 +148,11 @@ function flowTokens(text: string, open: number): { toks: Tok[]; problem: PyYamlP
       allowSimpleKey = false;
       const r = scanQuoted(text, i);
       if ('problem' in r) throw new Found(r);
-      for (let j = i; j < r.end; j++) if (lineBreakLen(text, j) && !(text[j] === '\r' && text[j + 1] === '\n')) line++;
+      for (let j = i; j < r.end; j++)
+        if (lineBreakLen(text, j) && !(text[j] === '\r' && text[j + 1] === '\n')) {
+          line++;
+          multiline = true;
+        }
       toks.push({ k: '<scalar>', at: i });
       i = r.end;
       continue;
@@ -159,6 +169,7 @@ function flowTokens(text: string, open: number): { toks: Tok[]; problem: PyYamlP
 
   // scan_plain in flow context: words joined by spaces and line breaks, up to an indicator.
   function scanPlain(): void {
+    const startLine = line;
     for (;;) {
       if (text[i] === '#') return;
       let n = 0;
@@ -168,6 +179,7 @@ function flowTokens(text: string, open: number): { toks: Tok[]; problem: PyYamlP
         n++;
       }
       if (n === 0) return;
+      if (line !== startLine) multiline = true; // a second word on a later line: the scalar folds
       allowSimpleKey = false;
       i += n;
       if (!plainSpaces() || text[i] === '#') return;
@@ -266,3 +278,13 @@ export function flowProblem(text: string, open: number): PyYamlProblem | null {
   }
 }
 
+
+/** A flow collection PyYAML reads to its end: where it ends, its comments, and whether a scalar in
+ *  it runs over lines (its value then folds in a way a one-line rewrite would not keep). */
+export function flowSpan(text: string, open: number): { end: number; comments: [number, number][]; multiline: boolean } | null {
+  if (flowProblem(text, open)) return null;
+  const { toks, comments, multiline } = flowTokens(text, open);
+  const last = toks[toks.length - 1];
+  if (!last || (last.k !== ']' && last.k !== '}')) return null;
+  return { end: last.at + 1, comments, multiline };
+}

@@ -117,3 +117,73 @@ export function blockQuotedProblem(text: string, open: number): PyYamlProblem | 
   if (!found) return null;
   return { offset: j, context: 'while parsing a block mapping', contextOffset: open, problem: `expected <block end>, but found '${found}'` };
 }
+
+const REPLACEMENTS: Record<string, string> = {
+  '0': '\0', a: '\x07', b: '\x08', t: '\t', '\t': '\t', n: '\n', v: '\x0b', f: '\x0c', r: '\r', e: '\x1b',
+  ' ': ' ', '"': '"', '/': '/', '\\': '\\', N: '\x85', _: '\xa0', L: '\u2028', P: '\u2029',
+};
+/** PyYAML's scan_line_break: \r\n, \r and \x85 read as \n; \u2028/\u2029 stay. */
+const normBreak = (t: string, i: number): string => (t[i] === '\u2028' || t[i] === '\u2029' ? t[i] : '\n');
+
+/** The value PyYAML gives a quoted scalar that closes (scan_flow_scalar): escapes, `''`, and line
+ *  folding (a break between words is a space, n blank lines are n newlines, indentation dropped). */
+export function quotedValue(text: string, open: number): string | null {
+  const q = text[open];
+  const double = q === '"';
+  let out = '';
+  let i = open + 1;
+  // scan_flow_scalar_breaks: the breaks after a first one; spaces and tabs around them dropped.
+  const breaks = (): string | null => {
+    let b = '';
+    for (;;) {
+      if (docSeparator(text, i)) return null;
+      while (text[i] === ' ' || text[i] === '\t') i++;
+      const n = lineBreakLen(text, i);
+      if (!n) return b;
+      b += normBreak(text, i);
+      i += n;
+    }
+  };
+  for (;;) {
+    const c = peek(text, i);
+    if (c === '') return null;
+    if (c === q && !(!double && peek(text, i + 1) === "'")) return out;
+    if (!double && c === "'") {
+      out += "'";
+      i += 2;
+    } else if (double && c === '\\') {
+      const e = peek(text, i + 1);
+      if (e in REPLACEMENTS) {
+        out += REPLACEMENTS[e];
+        i += 2;
+      } else if (e in HEX_ESCAPES) {
+        const n = HEX_ESCAPES[e];
+        const hex = text.slice(i + 2, i + 2 + n);
+        if (!/^[0-9A-Fa-f]+$/.test(hex) || hex.length !== n) return null;
+        out += String.fromCodePoint(parseInt(hex, 16));
+        i += 2 + n;
+      } else if (isBreak(e)) {
+        i += 1 + lineBreakLen(text, i + 1);
+        const b = breaks();
+        if (b === null) return null;
+        out += b;
+      } else return null;
+    } else if (c === ' ' || c === '\t' || isBreak(c)) {
+      const ws = i;
+      while (text[i] === ' ' || text[i] === '\t') i++;
+      if (!isBreak(peek(text, i))) {
+        if (peek(text, i) === '') return null;
+        out += text.slice(ws, i);
+        continue;
+      }
+      const first = normBreak(text, i);
+      i += lineBreakLen(text, i);
+      const b = breaks();
+      if (b === null) return null;
+      out += first !== '\n' ? first + b : b ? b : ' ';
+    } else {
+      out += c;
+      i++;
+    }
+  }
+}

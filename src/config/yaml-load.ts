@@ -3,7 +3,7 @@
 import { Document, isAlias, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, visit, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './yaml-scalars.js';
 import { flowProblem } from './pyyaml-flow.js';
-import { firstProblem, outerFlows, pyMessage } from './yaml-syntax.js';
+import { firstProblem, outerFlows, pyMessage, pyyamlRewrite } from './yaml-syntax.js';
 import { firstRefusedTab } from './yaml-tabs.js';
 import { pyFloatRepr, type Val } from './values.js';
 
@@ -24,10 +24,23 @@ export interface LoadedYaml {
 
 export function loadYaml(text: string): LoadedYaml {
   const source = text; // `text` is also each scalar's text below
-  const lineCounter = new LineCounter();
   // Duplicate keys are found here, not by the yaml package: its check compares each key with
   // every earlier one (quadratic: 30,000 keys took seconds), ours is one pass with a Map.
-  const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: false, keepSourceTokens: true, lineCounter, prettyErrors: false });
+  const parse = (src: string) => parseDocument(src, { schema: 'failsafe', uniqueKeys: false, keepSourceTokens: true, prettyErrors: false });
+  // PyYAML reads a flow collection or a quoted string continued on lines indented less than YAML
+  // 1.2 asks; the yaml package stops there. Rewrite each on one line (same length: every offset,
+  // line and column stays the file's) and parse again.
+  let src = text;
+  let doc = parse(src);
+  for (let n = 0; n < 100 && doc.errors.length; n++) {
+    const rw = pyyamlRewrite(doc, src);
+    if (!rw) break;
+    src = src.slice(0, rw.start) + rw.replacement + src.slice(rw.end);
+    doc = parse(src);
+  }
+  const lineCounter = new LineCounter();
+  lineCounter.addNewLine(0);
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineCounter.addNewLine(i + 1);
   const problems: YamlProblem[] = [];
   // PyYAML does not count a leading BOM as a column (its reader skips it).
   const bom = text.startsWith('\ufeff');
@@ -38,13 +51,13 @@ export function loadYaml(text: string): LoadedYaml {
   // After one syntax error the parser's next ones are mostly its consequences (a tab gives five):
   // like PyYAML, report the first, plus every duplicate key (each is a mistake of its own).
   let syntax: { offset: number; message: string } | null = null;
-  if (doc.errors[0]) syntax = firstProblem(doc, text, at);
+  if (doc.errors[0]) syntax = firstProblem(doc, src, at);
   else {
     // PyYAML refuses some flow collections the yaml package takes (a tab between items): ask it.
     for (const [start] of outerFlows(doc)) {
-      const fp = flowProblem(text, start);
+      const fp = flowProblem(src, start);
       if (fp) {
-        syntax = { offset: fp.offset, message: pyMessage(fp, text, at) };
+        syntax = { offset: fp.offset, message: pyMessage(fp, src, at) };
         break;
       }
     }

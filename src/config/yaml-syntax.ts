@@ -2,8 +2,8 @@
 // it. The yaml package finds the same broken files but often stops elsewhere; this maps its first
 // error to PyYAML's problem_mark, following PyYAML's scanner where the two part ways.
 import { visit, type Document } from 'yaml';
-import { flowProblem } from './pyyaml-flow.js';
-import { blockQuotedProblem, scanQuoted, type PyYamlProblem } from './pyyaml-scan.js';
+import { flowProblem, flowSpan } from './pyyaml-flow.js';
+import { blockQuotedProblem, quotedValue, scanQuoted, type PyYamlProblem } from './pyyaml-scan.js';
 
 type At = (offset: number) => { line: number; col: number };
 
@@ -140,4 +140,39 @@ function colonInValue(text: string, pos: number): number | null {
     if (text[j] === ':' && [' ', '\t', '\n', '\r', undefined].includes(text[j + 1])) return j;
   }
   return null;
+}
+
+/** A piece of the text PyYAML reads without complaint where the yaml package stops (a flow
+ *  collection or a quoted string continued on lines indented less than YAML 1.2 asks), rewritten
+ *  on one line with the same length, so offsets (and so every line and column) stay the file's. */
+export function pyyamlRewrite(doc: Document, text: string): { start: number; end: number; replacement: string } | null {
+  const first = doc.errors[0];
+  if (!first) return null;
+  const followedByColon = (end: number) => /^[ ]*:/.test(text.slice(end, text.indexOf('\n', end) >>> 0));
+  const open = flowOpenBefore(doc, text, first.pos[0]);
+  if (open !== null) {
+    const span = flowSpan(text, open);
+    if (!span || span.multiline || span.end < first.pos[0] || followedByColon(span.end)) return null;
+    let region = text.slice(open, span.end);
+    if (!/[\r\n]/.test(region)) return null;
+    for (const [a, b] of span.comments) region = region.slice(0, a - open) + ' '.repeat(b - a) + region.slice(b - open);
+    return { start: open, end: span.end, replacement: region.replace(/[\r\n]/g, ' ') };
+  }
+  if (first.code !== 'MISSING_CHAR' || !/^Missing closing (["'])quote/.test(first.message)) return null;
+  let qOpen: number | null = null;
+  visit(doc, {
+    Scalar(_, node) {
+      const r = node.range;
+      if (r && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && r[0] <= first.pos[0] && r[1] >= first.pos[0]) qOpen ??= r[0];
+    },
+  });
+  if (qOpen === null) return null;
+  const r = scanQuoted(text, qOpen);
+  if ('problem' in r || blockQuotedProblem(text, qOpen) || followedByColon(r.end)) return null;
+  const value = quotedValue(text, qOpen);
+  if (value === null || /[\u2028\u2029\x85]/.test(value)) return null;
+  const replacement = JSON.stringify(value); // a JSON string reads the same as a YAML double-quoted one
+  const length = r.end - qOpen;
+  if (replacement.length > length || !/[\r\n]/.test(text.slice(qOpen, r.end))) return null;
+  return { start: qOpen, end: r.end, replacement: replacement + ' '.repeat(length - replacement.length) };
 }

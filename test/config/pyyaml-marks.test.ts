@@ -4,7 +4,9 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { omegaconfAvailable, PYTHON } from '../harness/omegaconf.js';
+import { toTyped } from '../../src/config/index.js';
+import { loadYaml } from '../../src/config/yaml-load.js';
+import { omegaconfAvailable, PYTHON, runOmegaConf } from '../harness/omegaconf.js';
 import { evaluate, mutate, REFERENCE } from './helpers.js';
 
 interface PyAnswer {
@@ -102,6 +104,41 @@ const ACCEPTED: string[] = [
   'a: [x,\n  y]   # after\nb: 2\n',
   'a: "x # not a comment"\n',
 ];
+
+// PyYAML reads these (no indentation rule inside flow collections and quoted strings); YAML 1.2's
+// yaml package does not. The trainer runs them: the cockpit must load them, to the same values.
+const LESS_INDENTED: string[] = [
+  'a: [1,\n2]\nb: 3\n',
+  'a:\n  b: [x,\n  y]\n  c: 1\n',
+  'a: {x: 1,\ny: 2}\n',
+  'a: [x, # c\ny]\n',
+  'a: [[1,\n2], {k: v,\nw: 3}]\n',
+  'a: "abc\ndef"\nb: 1\n',
+  'a:\n  b: "abc\n  def"\n  c: 1\n',
+  "a: 'it''s\n\n  here'\nb: 2\n",
+  'a: "x\\ty\n  z\\\n  w"\nb: 2\n',
+  'a: "abc\r\ndef"\r\nb: 1\r\n',
+  mutate('      transformer_layer_cls_to_wrap:\n        - Qwen3VLTextDecoderLayer\n        - Qwen3VLVisionBlock\n  mb_spec', '      transformer_layer_cls_to_wrap: [Qwen3VLTextDecoderLayer,\n    Qwen3VLVisionBlock]\n  mb_spec'),
+  mutate('  base_url: "https://generativelanguage.googleapis.com/v1beta/openai/"', '  base_url: "https://generativelanguage.googleapis.com/\n  v1beta/openai/"'),
+];
+
+describe.skipIf(!omegaconfAvailable())('what PyYAML reads though YAML 1.2 would not: loaded, to the same values', () => {
+  it.each(LESS_INDENTED.map((t) => [t.length > 60 ? `${t.slice(0, 60)}…` : t, t]))('%j', (_, text) => {
+    const [ref] = runOmegaConf([{ kind: 'yaml', text }]);
+    expect(ref, 'OmegaConf loads it').toHaveProperty('ok');
+    const loaded = loadYaml(text);
+    expect(loaded.problems).toEqual([]);
+    // The reference config's interpolations are resolved by OmegaConf: compare what they do not touch.
+    const pick = (v: any) => (text.includes('WebGym') ? { wrap: v.actor.fsdp.wrap_policy, url: v.openai_config.base_url } : v);
+    expect(pick(toTyped(loaded.root!))).toEqual(pick((ref as { ok: unknown }).ok));
+  });
+  it('the lines and columns of keys after such a value stay the file\'s', () => {
+    const text = 'a: [1,\n2]\nb: 3\nc: "x\ny"\nd: bogus_unknown\n';
+    const loaded = loadYaml(text);
+    expect(loaded.root?.m.get('b')?.origin).toEqual({ kind: 'file', line: 3, col: 1 });
+    expect(loaded.root?.m.get('d')?.origin).toEqual({ kind: 'file', line: 6, col: 1 });
+  });
+});
 
 describe.skipIf(!omegaconfAvailable())('yaml-syntax positions agree with PyYAML (unclosed quotes and brackets)', () => {
   let answers: Map<string, PyAnswer>;
