@@ -26,15 +26,32 @@ export function firstProblem(doc: Document, text: string, at: At): { offset: num
     while (text[o] === ' ') o++;
     return { offset: o, message: "expected the end of the mapping above, but found a key at another indentation: all keys of one mapping start at the same column" };
   }
+  // A quote that opens where the yaml package gave up and never closes: the end of the file.
+  if (first.pos[0] < text.length && (text[first.pos[0]] === '"' || text[first.pos[0]] === "'")) {
+    const r = scanQuoted(text, first.pos[0]);
+    if ('problem' in r) return { offset: r.offset, message: pyMessage(r, text, at) };
+  }
+  // A line starting with ': ': a value with no key; PyYAML stops at that ':'.
+  const ls = text.lastIndexOf('\n', first.pos[0] - 1) + 1;
+  const lead = /^ *:(?=[ \t\r\n]|$)/.exec(text.slice(ls, ls + 200));
+  if (lead && first.pos[0] - ls < 200) return { offset: ls + lead[0].length - 1, message: "expected <block end>, but found ':': a value with no key before it; write the key, or join the line to the one above" };
   // A line that is neither `key: value` nor a list item (`seed 1`, `seed:1`): PyYAML takes it for a
   // key and fails where that plain scalar ends (after the blank lines that follow it), looking for ':'.
   const simpleKey = first.code === 'MULTILINE_IMPLICIT_KEY' || (first.code === 'MISSING_CHAR' && first.message.startsWith('Implicit map keys need to be followed'));
-  if (simpleKey && /^[ ]*$/.test(text.slice(text.lastIndexOf('\n', first.pos[0] - 1) + 1, first.pos[0]))) {
+  if (simpleKey && startsPlainLine(text, first.pos[0])) {
     const k = at(first.pos[0]);
-    return { offset: plainEnd(text, first.pos[0]), message: `while scanning a simple key: could not find expected ':' (line ${k.line} is neither 'key: value' nor a list item: add ': ' after its key, or join it to the value above)` };
+    const why = `line ${k.line} is neither 'key: value' nor a list item: add ': ' after its key, or join it to the value above`;
+    // The first line under `key:` opens no mapping yet: PyYAML's indentation is still the parent's,
+    // deeper lines continue the scalar, and a ': ' there is a value where none may start.
+    const parent = parentKeyIndent(text, first.pos[0]);
+    if (parent !== null) {
+      const end = plainEnd(text, first.pos[0], parent + 1);
+      if (text[end] === ':') return { offset: end, message: `mapping values are not allowed here (${why})` };
+    }
+    return { offset: plainEnd(text, first.pos[0], k.col), message: `while scanning a simple key: could not find expected ':' (${why})` };
   }
   // `key: a: b`: a ': ' inside a value; PyYAML stops at that ':'.
-  if (first.code === 'BLOCK_AS_IMPLICIT_KEY' && first.message.startsWith('Nested mappings')) {
+  if (first.code === 'BLOCK_AS_IMPLICIT_KEY' && first.message.startsWith('Nested mappings') && afterKey(text, first.pos[0])) {
     const c = colonInValue(text, first.pos[0]);
     if (c !== null) return { offset: c, message: "mapping values are not allowed here: a ': ' inside a value starts a mapping; quote the value if the ': ' belongs to it" };
   }
@@ -101,10 +118,9 @@ export function pyMessage(p: PyYamlProblem, text: string, at: At): string {
 }
 
 
-/** Where PyYAML's block-context scan_plain ends for a plain scalar at `start` (a key's column):
- *  words, the spaces and line breaks after them, continuation lines deeper than the key. */
-function plainEnd(text: string, start: number): number {
-  const indent = start - (text.lastIndexOf('\n', start - 1) + 1) + 1;
+/** Where PyYAML's block-context scan_plain ends for a plain scalar at `start`: words, the spaces
+ *  and line breaks after them, continuation lines at column `indent` (0-based) or deeper. */
+function plainEnd(text: string, start: number, indent: number): number {
   const blank = (c: string | undefined) => c === undefined || c === ' ' || c === '\t' || c === '\r' || c === '\n';
   let i = start;
   for (;;) {
@@ -175,4 +191,35 @@ export function pyyamlRewrite(doc: Document, text: string): { start: number; end
   const length = r.end - qOpen;
   if (replacement.length > length || !/[\r\n]/.test(text.slice(qOpen, r.end))) return null;
   return { start: qOpen, end: r.end, replacement: replacement + ' '.repeat(length - replacement.length) };
+}
+
+/** `pos` is the first thing on its line and starts a plain scalar (not a quote, bracket, '-', …). */
+function startsPlainLine(text: string, pos: number): boolean {
+  const ls = text.lastIndexOf('\n', pos - 1) + 1;
+  if (!/^[ ]*$/.test(text.slice(ls, pos))) return false;
+  const c = text[pos] ?? '';
+  const next = text[pos + 1] ?? '';
+  if (c === '' || ' \t\r\n'.includes(c)) return false;
+  return !"-?:,[]{}#&*!|>'\"%@`".includes(c) || ('-?:'.includes(c) && next !== '' && !' \t\r\n'.includes(next));
+}
+
+/** `pos` is a value right after `key: ` on its line (a plain key, no quote or bracket). */
+function afterKey(text: string, pos: number): boolean {
+  const ls = text.lastIndexOf('\n', pos - 1) + 1;
+  return /^ *(?:- +)?[A-Za-z0-9_$][^#'"\[\]{}]*?: +$/.test(text.slice(ls, pos));
+}
+
+/** When the line at `pos` is the first one under a `key:` line less indented: that key's column. */
+function parentKeyIndent(text: string, pos: number): number | null {
+  const ls = text.lastIndexOf('\n', pos - 1) + 1;
+  const mine = pos - ls;
+  for (let end = ls - 1; end > 0; ) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(start, end).replace(/\r$/, '');
+    end = start - 1;
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    const indent = line.length - line.trimStart().length;
+    return indent < mine && /:[ ]*(#.*)?$/.test(line) ? indent : null;
+  }
+  return null;
 }
