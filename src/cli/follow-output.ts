@@ -4,7 +4,7 @@
 import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
 import type { Target } from '../runs/index.js';
 import { followToEnd, progressLine } from '../runs/follow-to-end.js';
-import { FollowAlerts, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
+import { FollowAlerts, alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
 import type { Transport } from '../remote/transport.js';
 import { onFollowProblem } from '../remote/follow-frames.js';
 import type { ConfigEvaluation } from '../config/index.js';
@@ -33,14 +33,19 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const { json, runId, target, where } = o;
   const info = json ? err : out;
   let prev: StepEvent | null = null;
-  // Health and metric alerts ride along as extra lines, each once, never changing the event lines.
+  // Health and metric alerts ride along as extra lines (when one fires, and when it clears), never
+  // changing the event lines.
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   const resolved = o.evaluation?.resolved as Record<string, any> | undefined;
   const maxHead = num(resolved?.rollout?.max_head_offpolicyness);
   const freqSecs = num(resolved?.recover?.freq_secs);
   const alerts = new FollowAlerts({ ...(maxHead !== undefined ? { maxHeadOffpolicyness: maxHead } : {}), ...(freqSecs !== undefined ? { recoverFreqSecs: freqSecs } : {}) });
-  const report = (list: Alert[]) => {
-    for (const a of list) out(json ? alertJsonLine(a) : alertLine(a));
+  const report = (fired: Alert[]) => {
+    const cleared = alerts.takeCleared(fired);
+    for (const a of cleared) if (!fired.includes(a)) out(json ? alertClearedJsonLine(a) : alertClearedLine(a));
+    for (const a of fired) out(json ? alertJsonLine(a) : alertLine(a));
+    // Fired and over with the same record (a hang found at the record that ends it): both said.
+    for (const a of cleared) if (fired.includes(a)) out(json ? alertClearedJsonLine(a) : alertClearedLine(a));
   };
   // A stall brings no events: ask the time-based rules on the wall clock too.
   const ticker = setInterval(() => report(alerts.tick()), 30_000);

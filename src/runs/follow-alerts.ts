@@ -19,6 +19,8 @@ export interface FollowAlertsOptions {
 
 export class FollowAlerts {
   private readonly alerts: RunAlerts;
+  /** The alerts standing at the last takeCleared, by id. */
+  private standing = new Map<string, Alert>();
 
   constructor(opts: FollowAlertsOptions = {}) {
     this.alerts = new RunAlerts(new MetricsStore({ capacity: 256 }), {
@@ -43,6 +45,28 @@ export class FollowAlerts {
   get active(): readonly Alert[] {
     return this.alerts.active;
   }
+
+  /** The alerts that stood at the previous call, or fired since (`fired`: what push or tick
+   *  returned), and no longer stand: a script that acted on an alert learns when it is over (a
+   *  reward back above 0, a stall ended by a step). A hang found at the record that ends it
+   *  fires and clears with that one record. */
+  takeCleared(fired: readonly Alert[] = []): Alert[] {
+    const now = new Map(this.alerts.active.map((a) => [a.id, a]));
+    const was = new Map(this.standing);
+    for (const a of fired) was.set(a.id, a);
+    this.standing = now;
+    return [...was.values()].filter((a) => !now.has(a.id));
+  }
+}
+
+/** `{"type":"alert-cleared","id":…,"title":…}`: the alert with that id no longer stands. */
+export function alertClearedJsonLine(a: Alert): string {
+  return JSON.stringify({ type: 'alert-cleared', id: a.id, severity: a.severity, title: a.title });
+}
+
+/** `alert cleared: title` for humans. */
+export function alertClearedLine(a: Alert): string {
+  return `alert cleared: ${a.title}`;
 }
 
 /** `{"type":"alert",...}`: one JSON line, next to the event lines of `--follow --json`. */

@@ -3,7 +3,7 @@
 // the hang; the health room's phase stall owns it (it knows the phase), the metrics room's
 // whole-step rule defers, so the output holds exactly one hang alert, and the run's later records
 // (whose clock lags ours by the hang: the simulator's clock does not count it) do not raise
-// another. Needs dist/ built.
+// another; the record that ends the wait ends it, and an alert-cleared line says so. Needs dist/ built.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sentinelCli, type CliProcess } from '../runs/cli-process.js';
 import { startSimOverSshd, type SimOverSshd } from '../runs/sim-over-sshd.js';
@@ -42,5 +42,11 @@ describe('follow --json: one hang, one alert', { timeout: 240_000 }, () => {
     const at = lines.indexOf(hangs[0]);
     expect(lines.slice(0, at).filter((x) => x.type === 'step').map((x) => x.globalStep)).toEqual([1, 2, 3]);
     expect(lines.filter((x) => x.type === 'step').map((x) => x.globalStep)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    // The first record after the wait (the batch arrived) ended the hang: its alert is said to be
+    // over right there, once, before step 4's event.
+    const cleared = lines.filter((x) => x.type === 'alert-cleared' && x.id === hangs[0].id);
+    expect(cleared).toHaveLength(1);
+    expect(lines.indexOf(cleared[0])).toBeGreaterThan(at);
+    expect(lines.slice(0, lines.indexOf(cleared[0])).filter((x) => x.type === 'step').map((x) => x.globalStep)).toEqual([1, 2, 3]);
   });
 });

@@ -2,7 +2,7 @@
 // events, each alert once (by id), a stall found on the wall-clock tick when no events come.
 import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { FollowAlerts, alertJsonLine, alertLine } from '../../src/runs/follow-alerts.js';
+import { FollowAlerts, alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../../src/runs/follow-alerts.js';
 import { parseLogBytes, type TrainerEvent } from '../../src/trainer-log/index.js';
 
 const RUN_A = readFileSync(new URL('../fixtures/shared/fixtures/areal-logs/run-a/main.log', import.meta.url));
@@ -47,6 +47,33 @@ describe('FollowAlerts', () => {
     expect(fa.tick(arrived + 4 * 3600_000)).toEqual([]);
     expect(JSON.parse(alertJsonLine(stall[0]))).toMatchObject({ type: 'alert', id: stall[0].id, severity: stall[0].severity });
     expect(alertLine(stall[0])).toMatch(/^alert: \[(warning|error)\] /);
+  });
+
+  it('says when a reported alert stops standing, once', () => {
+    const fa = new FollowAlerts({ maxHeadOffpolicyness: 4 });
+    const seen: Array<[string, string, string]> = [];
+    for (const e of events) {
+      const at = e.type === 'step' ? `step ${e.globalStep}` : e.type;
+      const fired = fa.push(e);
+      for (const a of fired) seen.push(['fired', at, a.id]);
+      for (const a of fa.takeCleared(fired)) seen.push(['cleared', at, a.id]);
+    }
+    // Every alert that fired and no longer stands was said to clear, after it fired, exactly once.
+    const fired = seen.filter((s) => s[0] === 'fired').map((s) => s[2]);
+    const cleared = seen.filter((s) => s[0] === 'cleared').map((s) => s[2]);
+    expect(cleared.length).toBeGreaterThan(0);
+    expect(fa.active.map((a) => a.id)).toEqual([]);
+    expect([...cleared].sort()).toEqual([...fired].sort());
+    for (const id of new Set(fired)) {
+      const order = seen.filter((s) => s[2] === id).map((s) => s[0]);
+      expect(order.every((kind, i) => kind === (i % 2 === 0 ? 'fired' : 'cleared'))).toBe(true);
+    }
+    // The nan grad norm of step 4 is over at step 5.
+    expect(seen).toContainEqual(['cleared', 'step 5', 'grad-norm-nonfinite']);
+    expect(fa.takeCleared()).toEqual([]);
+    const a = { id: 'x', severity: 'warning' as const, title: 'reward at 0', detail: '', advice: '' };
+    expect(JSON.parse(alertClearedJsonLine(a))).toEqual({ type: 'alert-cleared', id: 'x', severity: 'warning', title: 'reward at 0' });
+    expect(alertClearedLine(a)).toBe('alert cleared: reward at 0');
   });
 
   it('no tick alert before any event', () => {
