@@ -44,7 +44,7 @@ export function callFunction(name: string, args: FnArg[]): Val {
       // Newer Hydra (1.4 dev) appends to the list already in the config; not modelled here.
       throw new FunctionError('unsupported', 'extend_list() appends to the list already in the config, which the cockpit does not model: write the whole list instead (key=[a, b, …])');
     default:
-      throw new FunctionError('HydraException', `Unknown function '${name}'\nAvailable: ${KNOWN.join(',')}`);
+      throw new FunctionError('HydraException', `Unknown function '${name}' (available: ${KNOWN.join(',')}); quote the value if the parentheses are text`);
   }
 }
 

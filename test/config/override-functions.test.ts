@@ -58,6 +58,12 @@ describe('casts: int() float() str() bool() json_str()', () => {
     },
   );
 
+  it('an unknown function is one line naming the ones Hydra has', () => {
+    const m = errorOf('run(1)');
+    expect(m).toContain("HydraException while evaluating 'run(1)': Unknown function 'run' (available: bool,choice,float,glob,int,interval,json_str,range,shuffle,sort,str,tag)");
+    expect(m).not.toContain('\n');
+  });
+
   it('extend_list() (newer Hydra) is refused with what to write instead', () => {
     expect(errorOf('extend_list(a, b)')).toMatch(/write the whole list/);
   });
