@@ -22,6 +22,9 @@ import { viewOf } from './table.js';
 
 export { MAX_WRITERS } from './writers.js';
 
+/** The line awrl-tui's launch scripts write into stdout.log before each attempt (src/runs). */
+const ATTEMPT_MARKER = 'awrl: attempt ';
+
 export interface ParserOptions {
   /** Cap on what one record (a line, a table, a traceback) may hold; more is cut and reported
    *  with a `record-truncated` warning. Default 1 MiB. */
@@ -178,6 +181,13 @@ export class TrainerLogParser {
       // A table line that carried escape codes: back to bytes for the table reader.
       const bytes = Buffer.from(body, 'latin1');
       this.steps.tableLine(step, bytes, viewOf(bytes), 0, bytes.length);
+      return;
+    }
+    if (writer.main && body.startsWith(ATTEMPT_MARKER)) {
+      // awrl-tui's launcher starts a new attempt (a new trainer process): nothing the old one left
+      // open goes on, and the lines that follow are not part of its last error.
+      this.steps.close(false);
+      this.writers.closeAll();
       return;
     }
     this.writers.continuation(writer, body);

@@ -1,6 +1,7 @@
-// PyTorch's NCCL watchdog reports a collective timeout through C10 logging (glog-style lines), not
-// through Python's logging: each rank writes one such line, then aborts. trainer.md §5 names the
-// text as a trouble signature; these lines must give an `nccl-timeout` error.
+// Lines that do not come from Python's logging. PyTorch's NCCL watchdog reports a collective
+// timeout through C10 logging (glog-style lines): each rank writes one such line, then aborts.
+// trainer.md §5 names the text as a trouble signature; these lines must give an `nccl-timeout`
+// error. And awrl-tui's own launcher writes `awrl: attempt N` before each attempt.
 import { describe, expect, it } from 'vitest';
 import { JsonLinesParser, eventToJsonLine, parseLogBytes } from '../../src/trainer-log/index.js';
 import { rec } from './helpers.js';
@@ -51,5 +52,31 @@ describe('C10 watchdog lines', () => {
       '',
     ].join('\n'));
     expect(evs).toEqual([]);
+  });
+});
+
+describe('the launcher\'s attempt marker', () => {
+  it('ends what the crashed attempt left open: its error keeps only its own lines', () => {
+    const log = [
+      rec(T, 'RLTrainer', 'ERROR', 'Training step failed'),
+      'Traceback (most recent call last):',
+      '  File "train.py", line 1, in <module>',
+      'RuntimeError: CUDA error: an illegal memory access was encountered',
+      '(RayRPCServer pid=7, ip=10.0.0.1) ' + rec(T, 'W', 'ERROR', 'worker died'),
+      'awrl: attempt 2',
+      'some text the new process prints before its first record',
+      rec(T, 'Recover', 'INFO', 'Recovering from StepInfo(epoch=0, epoch_step=6, global_step=6, steps_per_epoch=16).'),
+      '',
+    ].join('\n');
+    const evs = parseLogBytes(enc.encode(log));
+    expect(evs.map((e) => e.type)).toEqual(['error', 'error', 'resume']);
+    const [trainer, worker] = evs;
+    expect(trainer).toMatchObject({ message: 'Training step failed', source: 'main' });
+    expect(trainer.type === 'error' && trainer.detail).toBe([
+      'Traceback (most recent call last):',
+      '  File "train.py", line 1, in <module>',
+      'RuntimeError: CUDA error: an illegal memory access was encountered',
+    ].join('\n'));
+    expect(worker).toMatchObject({ message: 'worker died', source: 'ray' });
   });
 });
