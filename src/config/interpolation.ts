@@ -198,6 +198,8 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
       return resolveNode(n, path);
     } catch (e) {
       if (e instanceof ResolverCall) {
+        // Warned once, where the call is written: a copy through ${a.b} is the same call.
+        if (n.t === 'str' && !n.v.includes(`\${${e.call}}`)) return n;
         problems.push({ code: 'resolver', severity: 'warning', key: path.join('.'), message: resolverNote(e.call, envNames), origin: n.origin });
         return n;
       }

@@ -97,3 +97,15 @@ describe('a duplicate key names its dotted key (the trainer names only the last 
     expect(ds.map((d) => d.key)).toEqual([key]);
   });
 });
+
+describe('${oc.env:…} is warned once, where it is written (its ${…} copies are the same call)', () => {
+  it('cluster.fileroot from the environment: one warning, at cluster.fileroot, not at rollout/saver/… fileroot', () => {
+    const ev = evaluate(mutate('  fileroot: /path/to/areal-fileroot', '  fileroot: ${oc.env:AREAL_ROOT}'));
+    expect(ev.diagnostics.filter((d) => d.code === 'resolver').map((d) => [d.key, d.line])).toEqual([['cluster.fileroot', 21]]);
+  });
+  it('an int field from the environment and its copies: one warning at seed', () => {
+    const ev = evaluate(mutate('seed: 1\n', 'seed: ${oc.env:SEED}\n'));
+    expect(ev.diagnostics.filter((d) => d.code === 'resolver').map((d) => d.key)).toEqual(['seed']);
+    expect(ev.hasErrors).toBe(false);
+  });
+});
