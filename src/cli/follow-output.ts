@@ -6,7 +6,6 @@ import type { Target } from '../runs/index.js';
 import { followToEnd, progressLine } from '../runs/follow-to-end.js';
 import { FollowAlerts, alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
 import type { Transport } from '../remote/transport.js';
-import { onFollowProblem } from '../remote/follow-frames.js';
 import type { ConfigEvaluation } from '../config/index.js';
 import type { Alert } from '../metrics/index.js';
 import { CliError, EXIT } from './errors.js';
@@ -62,12 +61,6 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   };
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
-  // The log cannot be read although the connection works (permissions, a follower that cannot
-  // start): say so, and say when it reads again, rather than waiting in silence.
-  const offProblem = onFollowProblem((tgt, path, problem) => {
-    if (tgt !== o.transport.target || path !== o.logPath) return;
-    info(problem ? `follow   ${problem.text}` : `follow   reading ${path} again`);
-  });
   const outcome = await followToEnd(o.transport, target, runId, o.logPath, {
     onEvent: (e) => {
       if (json) out(eventToJsonLine(e));
@@ -81,10 +74,10 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     onState: (s) => info(`state    ${s.state} (${s.detail})`),
     // A log truncated or replaced under us: what follows comes from the new file's first byte.
     onReset: (reason) => info(`log      ${reason === 'appeared' ? 'appeared' : `was ${reason}`}: reading it from its first byte (steps it repeats are shown again)`),
-  }).finally(() => {
-    clearInterval(ticker);
-    offProblem();
-  });
+    // The log cannot be read although the connection works (permissions, a follower that cannot
+    // start): say so, and say when it reads again, rather than waiting in silence.
+    onProblem: (problem) => info(problem ? `follow   ${problem.text}` : `follow   reading ${o.logPath} again`),
+  }).finally(() => clearInterval(ticker));
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
     throw new CliError(`lost the connection to ${target.name} for more than ${o.reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui follow ${runId} ${where}`, EXIT.disconnected, {

@@ -5,7 +5,8 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import type { FollowEvent, FollowHandle } from './transport.js';
-import { FollowTrouble, PREFIX_WINDOW, TAIL_WINDOW } from './follow-frames.js';
+import { PREFIX_WINDOW, TAIL_WINDOW } from './follow-frames.js';
+import { FollowTrouble } from './follow-status.js';
 
 /** Bytes of the file's start remembered to catch truncate-then-regrow, which inode+size miss. */
 export const PREFIX_BYTES = PREFIX_WINDOW;
@@ -46,7 +47,10 @@ export function followLocal(
   // before the reset, as the remote follower does with its open descriptor.
   let fh: FileHandle | null = null;
   let ticking = false;
-  const trouble = new FollowTrouble('local', path);
+  // A report after close (the trouble's own clearing, a timer) reaches no one: the consumer is gone.
+  const trouble = new FollowTrouble('local', path, (problem) => {
+    if (!closed) onEvent({ type: 'problem', problem });
+  });
 
   const reset = (reason: 'truncated' | 'replaced' | 'appeared'): void => {
     offset = 0;

@@ -2,10 +2,12 @@
 // the last delivered offset with the inode, the prefix fingerprint and the md5 of the last bytes
 // delivered before the offset, so the new follower can tell "same file, continue" from truncated /
 // replaced while we were away. A follower that keeps failing on a live connection (unreadable file,
-// exits at once, prints garbage) is reported through FollowTrouble, not retried silently.
+// exits at once, prints garbage) is reported through FollowTrouble as a `problem` event, not retried
+// silently.
 import type { FollowEvent, FollowHandle, Transport, ExecStream } from './transport.js';
 import { remoteScript } from './quote.js';
-import { FOLLOWER_SCRIPT, FrameParser, FollowTrouble, PREFIX_WINDOW, TAIL_WINDOW } from './follow-frames.js';
+import { FOLLOWER_SCRIPT, FrameParser, PREFIX_WINDOW, TAIL_WINDOW } from './follow-frames.js';
+import { FollowTrouble } from './follow-status.js';
 import { createHash } from 'node:crypto';
 
 export interface RemoteFollowOptions {
@@ -47,7 +49,10 @@ export function followRemote(
   let current: ExecStream | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
   let unsubscribe: (() => void) | null = null;
-  const trouble = new FollowTrouble(t.target, path);
+  // A report after close (the trouble's own clearing, a timer) reaches no one: the consumer is gone.
+  const trouble = new FollowTrouble(t.target, path, (problem) => {
+    if (!closed) onEvent({ type: 'problem', problem });
+  });
 
   const start = (): void => {
     if (closed) return;

@@ -2,6 +2,9 @@
 // Contract shared by src/remote (implementations), src/runs, src/gpu and the cockpit session.
 // Callers pass argv arrays; quoting for the remote shell is the transport's job, never theirs.
 import type { Readable, Writable } from 'node:stream';
+import type { FollowProblem } from './follow-status.js';
+
+export type { FollowProblem };
 
 export type ConnectionState =
   | { state: 'connecting' }
@@ -45,7 +48,11 @@ export type FollowEvent =
   | { type: 'data'; offset: number; bytes: Buffer }
   /** The file was truncated, replaced (rotated) or appeared: delivery restarts at offset 0.
    *  Consumers must drop any partial line/record they hold. */
-  | { type: 'reset'; reason: 'truncated' | 'replaced' | 'appeared' };
+  | { type: 'reset'; reason: 'truncated' | 'replaced' | 'appeared' }
+  /** The file cannot be followed although the connection works (the follower keeps trying), or
+   *  null: it is followed again. In order with the bytes: a clearing comes before what it reads.
+   *  Consumers that do not show it ignore it. Never delivered after `close()`. */
+  | { type: 'problem'; problem: FollowProblem | null };
 
 export interface FollowHandle {
   /** The offset just past the last delivered byte. */

@@ -2,7 +2,7 @@
 // worker's) through the Transport, into trainer events. Each byte is parsed once: the transport
 // resumes by byte offset across reconnects, and any overlap it might still deliver is cut off here
 // by offset, never by "step number already seen" (steps legitimately repeat after a resume).
-import type { Transport, FollowHandle } from '../remote/transport.js';
+import type { Transport, FollowHandle, FollowProblem } from '../remote/transport.js';
 import { TrainerLogParser, type TrainerEvent } from '../trainer-log/index.js';
 
 export interface FollowRunOptions {
@@ -12,6 +12,9 @@ export interface FollowRunOptions {
   onEvent(e: TrainerEvent): void;
   /** The log was truncated or replaced: what came before no longer applies. */
   onReset?(reason: string): void;
+  /** The log cannot be followed although the connection works (what, where, what to do), or null:
+   *  it is read again. Without it, nothing says why no events come. */
+  onProblem?(problem: FollowProblem | null): void;
 }
 
 export interface RunFollower {
@@ -40,6 +43,10 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
       parser.reset();
       consumed = 0;
       opts.onReset?.(ev.reason);
+      return;
+    }
+    if (ev.type === 'problem') {
+      opts.onProblem?.(ev.problem);
       return;
     }
     const end = ev.offset + ev.bytes.length;

@@ -1,6 +1,6 @@
 // `--launch --follow`: follow a run's log and state until it ends, or until the connection is
 // lost for good. Events go to the caller once each (byte offsets, see follow-run.ts).
-import type { Transport } from '../remote/transport.js';
+import type { Transport, FollowProblem } from '../remote/transport.js';
 import type { TrainerEvent, StepEvent } from '../trainer-log/index.js';
 import { isoTimeToMs } from '../trainer-log/index.js';
 import type { Target } from './targets.js';
@@ -17,13 +17,19 @@ export interface FollowToEndOptions {
   /** The log was truncated or replaced: the events after this restart from the new file's start
    *  (a `--follow --json` reader cannot tell them from a resume's repeated steps otherwise). */
   onReset?(reason: string): void;
+  /** The log cannot be followed although the connection works, or null: it is read again. */
+  onProblem?(problem: FollowProblem | null): void;
   onState?(s: RunSummary): void;
   pollMs?: number;
 }
 
 export function followToEnd(transport: Transport, target: Target, runId: string, logPath: string, opts: FollowToEndOptions): Promise<FollowOutcome> {
   return new Promise((resolve) => {
-    const follower = followRun(transport, logPath, { onEvent: opts.onEvent, ...(opts.onReset ? { onReset: opts.onReset } : {}) });
+    const follower = followRun(transport, logPath, {
+      onEvent: opts.onEvent,
+      ...(opts.onReset ? { onReset: opts.onReset } : {}),
+      ...(opts.onProblem ? { onProblem: opts.onProblem } : {}),
+    });
     let done = false;
     const finish = (o: FollowOutcome, drain: boolean) => {
       if (done) return;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { descendants, type SshdHandle } from './sshd.js';
 import type { TcpProxy } from './tcp-proxy.js';
 
-/** Remote follower processes (bash running FOLLOW_SCRIPT, argv0 `awrl-follow`) under this sshd. */
+/** Remote follower processes (bash running follow-frames.ts's FOLLOWER_SCRIPT, argv0 `awrl-follow`) under this sshd. */
 export function followers(sshd: SshdHandle): number[] {
   return descendants(sshd.pid).filter((pid) => {
     try {

@@ -1,7 +1,8 @@
 // The follower's problem frames and the FollowTrouble policy (pure: no follower, no sshd): when a
-// run of failures is published, that it is cleared once, and that secrets never reach its text.
+// run of failures is reported, that it is cleared once, and that secrets never reach its text.
 import { describe, it, expect, afterEach } from 'vitest';
-import { FrameParser, FollowTrouble, onFollowProblem, followProblems, PROBLEM_AFTER_ATTEMPTS, type Frame, type FollowProblem } from '../../src/remote/follow-frames.js';
+import { FrameParser, type Frame } from '../../src/remote/follow-frames.js';
+import { FollowTrouble, PROBLEM_AFTER_ATTEMPTS, type FollowProblem } from '../../src/remote/follow-status.js';
 
 describe('P frames', () => {
   it('parse a problem with its text (spaces, non-ASCII kept) and its clearing, between data frames', () => {
@@ -19,20 +20,18 @@ describe('P frames', () => {
 
 describe('FollowTrouble', () => {
   const seen: (FollowProblem | null)[] = [];
-  let off = onFollowProblem((_t, _p, problem) => seen.push(problem));
+  const report = (problem: FollowProblem | null) => seen.push(problem);
   afterEach(() => {
     seen.length = 0;
-    off();
-    off = onFollowProblem((_t, _p, problem) => seen.push(problem));
   });
 
-  it(`is published after ${PROBLEM_AFTER_ATTEMPTS} failed attempts, once cleared, and not at all when following works at once`, () => {
+  it(`is reported after ${PROBLEM_AFTER_ATTEMPTS} failed attempts, once cleared, and not at all when following works at once`, () => {
     let now = 1000;
-    const quick = new FollowTrouble('head', '/runs/a/stdout.log', () => now);
+    const quick = new FollowTrouble('head', '/runs/a/stdout.log', report, () => now);
     quick.failed('awrl-follow: boom');
     quick.ok();
     expect(seen).toEqual([]);
-    const t = new FollowTrouble('head', '/runs/b/stdout.log', () => now);
+    const t = new FollowTrouble('head', '/runs/b/stdout.log', report, () => now);
     for (let i = 0; i < PROBLEM_AFTER_ATTEMPTS - 1; i++) t.failed('bash: line 1: exec: bash: not found');
     expect(seen).toEqual([]);
     now += 10;
@@ -40,16 +39,16 @@ describe('FollowTrouble', () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ target: 'head', path: '/runs/b/stdout.log', attempts: PROBLEM_AFTER_ATTEMPTS, since: 1000 });
     expect(seen[0]!.advice).toMatch(/PATH/);
-    expect(followProblems().map((p) => p.path)).toContain('/runs/b/stdout.log');
+    expect(t.problem?.path).toBe('/runs/b/stdout.log');
     t.ok();
     t.ok();
     expect(seen).toEqual([seen[0], null]);
-    expect(followProblems().map((p) => p.path)).not.toContain('/runs/b/stdout.log');
+    expect(t.problem).toBeNull();
   });
 
-  it('a failure that lasts is published after the delay even without more attempts; close clears it', async () => {
+  it('a failure that lasts is reported after the delay even without more attempts; close clears it', async () => {
     let now = 0;
-    const t = new FollowTrouble('local', '/x.log', () => now);
+    const t = new FollowTrouble('local', '/x.log', report, () => now);
     t.failed('/x.log: Is a directory');
     now = 10_000;
     t.failed('/x.log: Is a directory');
@@ -61,7 +60,7 @@ describe('FollowTrouble', () => {
   it('scrubs the values of secret-looking environment variables out of the text', () => {
     process.env.AWRL_TEST_API_KEY = 'sk-very-secret-value-123';
     try {
-      const t = new FollowTrouble('head', '/y.log');
+      const t = new FollowTrouble('head', '/y.log', report);
       for (let i = 0; i < PROBLEM_AFTER_ATTEMPTS; i++) t.failed('env: WANDB=sk-very-secret-value-123 not found');
       expect(seen.at(-1)!.text).not.toContain('sk-very-secret-value-123');
       expect(seen.at(-1)!.error).toContain('<redacted>');

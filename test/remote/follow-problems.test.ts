@@ -1,27 +1,25 @@
 // A follower that keeps failing while the connection itself is fine (the log became unreadable,
 // the remote follower exits at once) used to retry silently: the user saw nothing at all. It must
-// publish a status naming the host, the path, the remote error and what to do, and clear it once
-// following works again, without a spurious reset or a byte delivered twice.
+// report a problem in its event stream naming the host, the path, the remote error and what to do,
+// and clear it once following works again, without a spurious reset or a byte delivered twice.
 import { describe, it, expect, afterEach } from 'vitest';
 import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type FollowEvent, type Transport } from '../../src/remote/index.js';
-import { FOLLOWER_SCRIPT, onFollowProblem, type FollowProblem } from '../../src/remote/follow-frames.js';
+import { FOLLOWER_SCRIPT } from '../../src/remote/follow-frames.js';
+import type { FollowProblem } from '../../src/remote/follow-status.js';
 import { remoteScript } from '../../src/remote/quote.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { waitFor } from '../harness/wait.js';
 
-/** Every status change for one followed path, in order (null = cleared). */
-function watchProblems(target: string, path: string): { list: (FollowProblem | null)[]; stop: () => void } {
-  const list: (FollowProblem | null)[] = [];
-  const stop = onFollowProblem((t, p, problem) => {
-    if (t === target && p === path) list.push(problem);
-  });
-  return { list, stop };
-}
+/** Every status change of one follow, in order (null = cleared), from its own event stream. */
+const problems = (events: FollowEvent[]): (FollowProblem | null)[] => events.flatMap((e) => (e.type === 'problem' ? [e.problem] : []));
+const lastProblem = (events: FollowEvent[]): FollowProblem | null | undefined => problems(events).at(-1);
 
-const text = (events: FollowEvent[]): string => events.map((e) => (e.type === 'data' ? e.bytes.toString() : `<${e.reason}>`)).join('');
+/** The bytes and resets delivered (problem events left out). */
+const text = (events: FollowEvent[]): string => events.map((e) => (e.type === 'data' ? e.bytes.toString() : e.type === 'reset' ? `<${e.reason}>` : '')).join('');
+const bytesAndResets = (events: FollowEvent[]): FollowEvent[] => events.filter((e) => e.type !== 'problem');
 
 describe('a follower failing on a live connection says so', { timeout: 60_000 }, () => {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -53,12 +51,10 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     chmodSync(p, 0o000);
     const probe = await t.exec(['cat', p]);
     expect(probe.stderr.toString()).toContain('Permission denied');
-    const w = watchProblems(sshd.alias, p);
-    cleanups.push(w.stop);
     const events: FollowEvent[] = [];
     const h = t.follow(p, 7, (e) => events.push(e));
     cleanups.push(() => h.close());
-    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
     expect(problem.target).toBe(sshd.alias);
     expect(problem.path).toBe(p);
     expect(problem.error).toContain('Permission denied');
@@ -66,12 +62,14 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     expect(problem.text).toContain(p);
     expect(problem.text).toContain('Permission denied');
     expect(problem.advice).toMatch(/permission/i);
-    expect(events).toEqual([]);
+    expect(bytesAndResets(events)).toEqual([]);
     expect(t.state.state).toBe('ready');
     chmodSync(p, 0o644);
     await waitFor(() => text(events) === 'step 2\n', { timeoutMs: 20_000, what: 'the rest of the log once readable' });
-    await waitFor(() => w.list.at(-1) === null, { what: 'the problem to be cleared' });
+    await waitFor(() => lastProblem(events) === null, { what: 'the problem to be cleared' });
     expect(text(events)).toBe('step 2\n'); // resumed at its offset: no reset, nothing twice
+    // In the stream, in order: reported before anything arrives, cleared before what it reads.
+    expect(events.findIndex((e) => e.type === 'problem' && e.problem === null)).toBeLessThan(events.findIndex((e) => e.type === 'data'));
   });
 
   it('ssh: a directory made unreadable under a followed log is reported, not taken for a vanished log (no reset, nothing twice)', async () => {
@@ -84,21 +82,19 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     mkdirSync(dir);
     const p = join(dir, 'stdout.log');
     writeFileSync(p, 'step 1\n');
-    const w = watchProblems(sshd.alias, p);
-    cleanups.push(w.stop);
     const events: FollowEvent[] = [];
     const h = t.follow(p, 0, (e) => events.push(e));
     cleanups.push(() => h.close());
     await waitFor(() => text(events) === 'step 1\n', { timeoutMs: 15_000, what: 'the first line' });
     chmodSync(dir, 0o000);
     cleanups.push(() => chmodSync(dir, 0o755));
-    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
     expect(problem.error).toContain('Permission denied');
     expect(problem.text).toContain(p);
     chmodSync(dir, 0o755);
     appendFileSync(p, 'step 2\n');
     await waitFor(() => text(events).endsWith('step 2\n'), { timeoutMs: 20_000, what: 'the next line once reachable' });
-    await waitFor(() => w.list.at(-1) === null, { what: 'the problem to be cleared' });
+    await waitFor(() => lastProblem(events) === null, { what: 'the problem to be cleared' });
     expect(text(events)).toBe('step 1\nstep 2\n');
   });
 
@@ -109,11 +105,10 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     const t = track(await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile }));
     const p = join(tempDir(), 'stdout.log');
     writeFileSync(p, 'x\n');
-    const w = watchProblems(sshd.alias, p);
-    cleanups.push(w.stop);
-    const h = t.follow(p, 0, () => undefined);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
     cleanups.push(() => h.close());
-    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
     expect(problem.error).toMatch(/bash.*not found|No such file/);
     expect(problem.attempts).toBeGreaterThanOrEqual(2);
     expect(problem.text).toContain(sshd.alias);
@@ -133,17 +128,15 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     let hogOut = '';
     hog.stdout.on('data', (b: Buffer) => (hogOut += b.toString()));
     await waitFor(() => hogOut.includes('up'), { what: 'the only session to be taken' });
-    const w = watchProblems(sshd.alias, p);
-    cleanups.push(w.stop);
     const events: FollowEvent[] = [];
     const h = t.follow(p, 0, (e) => events.push(e));
     cleanups.push(() => h.close());
-    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 40_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 40_000, what: 'a follow problem to be reported' });
     expect(problem.error).toMatch(/open failed/);
     expect(t.state.state).toBe('ready');
     hog.close();
     await waitFor(() => text(events) === 'x\n', { timeoutMs: 30_000, what: 'the file once a session is free' });
-    await waitFor(() => w.list.at(-1) === null, { what: 'the problem to be cleared' });
+    await waitFor(() => lastProblem(events) === null, { what: 'the problem to be cleared' });
   });
 
   it('ssh: a follower that hangs before it answers (a startup file that never returns) is reported', async () => {
@@ -156,11 +149,10 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     const t = track(await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile }));
     const p = join(dir, 'stdout.log');
     writeFileSync(p, 'x\n');
-    const w = watchProblems(sshd.alias, p);
-    cleanups.push(w.stop);
-    const h = t.follow(p, 0, () => undefined);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
     cleanups.push(() => h.close());
-    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 40_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 40_000, what: 'a follow problem to be reported' });
     expect(problem.error).toMatch(/has not answered/);
     expect(problem.text).toContain(sshd.alias);
     expect((await t.exec(['echo', 'still fine'])).stdout.toString()).toBe('still fine\n');
@@ -175,15 +167,13 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     const t = track(await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile }));
     const p = join(dir, 'stdout.log');
     writeFileSync(p, 'x\n');
-    const w = watchProblems(sshd.alias, p);
-    cleanups.push(w.stop);
     const events: FollowEvent[] = [];
     const h = t.follow(p, 0, (e) => events.push(e));
     cleanups.push(() => h.close());
-    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
     expect(problem.error).toContain('Welcome to the cluster');
     expect(problem.advice).toMatch(/startup files/);
-    expect(events).toEqual([]);
+    expect(bytesAndResets(events)).toEqual([]);
   });
 
   it('ssh: the follower says it waits for a log that does not exist yet (so its silence means a hang), and no problem is reported', async () => {
@@ -191,10 +181,8 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     cleanups.push(() => sshd.stop());
     const t = track(await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile }));
     const p = join(tempDir(), 'later.log');
-    const w = watchProblems(sshd.alias, p);
-    cleanups.push(w.stop);
-    const frames: string[] = [];
-    const h = t.follow(p, 0, (e) => frames.push(e.type));
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
     cleanups.push(() => h.close());
     // The follower's own word that it waits is what keeps the silence check quiet: see the
     // frame on the wire through a second, raw follower run.
@@ -205,26 +193,37 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     await waitFor(() => out === 'W\n', { what: 'the W frame' });
     raw.close();
     writeFileSync(p, 'now\n');
-    await waitFor(() => frames.includes('data'), { what: 'the file once it appears' });
-    expect(w.list).toEqual([]);
+    await waitFor(() => events.some((e) => e.type === 'data'), { what: 'the file once it appears' });
+    expect(problems(events)).toEqual([]);
   });
 
   it('local: a log path that cannot be read (a directory) is reported, and cleared once it is a file', async () => {
     const t = track(await openTransport('local', { followPollMs: 30 }));
     const p = join(tempDir(), 'stdout.log');
     mkdirSync(p);
-    const w = watchProblems('local', p);
-    cleanups.push(w.stop);
     const events: FollowEvent[] = [];
     const h = t.follow(p, 0, (e) => events.push(e));
     cleanups.push(() => h.close());
-    const problem = await waitFor(() => w.list.at(-1), { timeoutMs: 15_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 15_000, what: 'a follow problem to be reported' });
     expect(problem.error).toMatch(/directory/i);
     expect(problem.text).toContain(p);
     expect(problem.text).toContain('local');
     rmdirSync(p);
     writeFileSync(p, 'hello\n');
     await waitFor(() => text(events).endsWith('hello\n'), { what: 'the file once it is one' });
-    await waitFor(() => w.list.at(-1) === null, { what: 'the problem to be cleared' });
+    await waitFor(() => lastProblem(events) === null, { what: 'the problem to be cleared' });
+  });
+
+  it('local: a problem standing when the follow is closed is not cleared to a consumer that left (nothing after close)', async () => {
+    const t = track(await openTransport('local', { followPollMs: 30 }));
+    const p = join(tempDir(), 'stdout.log');
+    mkdirSync(p);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    await waitFor(() => lastProblem(events), { timeoutMs: 15_000, what: 'a follow problem to be reported' });
+    const seen = events.length;
+    // close() clears the trouble at once (synchronously): that clearing must not reach the consumer.
+    h.close();
+    expect(events.length).toBe(seen);
   });
 });

@@ -17,7 +17,7 @@ import { waitFor } from '../harness/wait.js';
 /** The same first line in every incarnation of the log, longer than the 64-byte prefix fingerprint. */
 const BANNER = 'awrl: run demo-20261129-153451-ab12 started on head-node by launcher version 0.4.2\n';
 const lines = (tag: string, n: number): string => Array.from({ length: n }, (_, i) => `${tag} step ${i + 1}: reward 0.${i}${i}${i}\n`).join('');
-const text = (events: FollowEvent[]): string => events.map((e) => (e.type === 'data' ? e.bytes.toString() : `<${e.reason}>`)).join('');
+const text = (events: FollowEvent[]): string => events.map((e) => (e.type === 'data' ? e.bytes.toString() : e.type === 'reset' ? `<${e.reason}>` : '')).join('');
 
 describe.each(['local', 'ssh'])('truncate-and-regrow between two polls, transport %s', (kind) => {
   let sshd: SshdHandle | undefined;

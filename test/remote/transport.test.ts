@@ -183,7 +183,7 @@ describe.each(KINDS)('transport %s', (kind) => {
     let expected = 8;
     for (const e of events) {
       if (e.type === 'reset') expected = 0;
-      else {
+      else if (e.type === 'data') {
         expect(e.offset).toBe(expected);
         expected += e.bytes.length;
       }

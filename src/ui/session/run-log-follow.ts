@@ -162,7 +162,7 @@ export class RunLogFollow {
   }
 
   private tapRaw(e: FollowEvent): void {
-    if (this.closed) return;
+    if (this.closed || e.type === 'problem') return;
     if (e.type === 'reset') {
       // A new run's log appears after following started: nothing was shown, nothing to say.
       this.trainer.reset(e.reason === 'appeared' && this.rawOffset === 0 ? null : e.reason);
