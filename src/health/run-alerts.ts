@@ -9,13 +9,17 @@
 // so the history holds the night's fired/cleared pairs at the record timestamps and steps. A
 // time-driven alert found at a record is dated back to the moment its threshold was crossed, by
 // bisection between the two observations. Live, "now" is the latest record's time plus the wall time
-// since it arrived: the same scale, whatever the target's zone. Pure; bounded (the history's cap).
+// since it arrived: the same scale, whatever the target's zone. A record read long after it was
+// written (attaching to a run that hung at 02:00, at 09:00) counts as arriving when the log was last
+// written, once the caller knows it (`logWrittenAt`, from the file's mtime as an age on the target's
+// own clock): the hang is seen at the first evaluation, not 3x the median step after attaching.
+// Pure; bounded (the history's cap).
 import { ErrorAlertTracker, evaluateAlerts, type Alert } from '../metrics/alerts.js';
 import type { MetricsStore } from '../metrics/store.js';
 import { AlertHistory, alertHistoryKey, ALERT_HISTORY_CAP } from './alert-history.js';
 import { HealthMonitor } from './monitor.js';
 import type { HealthEvent } from './phases.js';
-import { naiveIso, naiveMs } from './time.js';
+import { formatDuration, naiveIso, naiveMs } from './time.js';
 
 export interface RunAlertsOptions {
   consumerBatchSize?: number;
@@ -82,6 +86,17 @@ export class RunAlerts {
     this.ended = ended;
   }
 
+  /**
+   * The log was last written at wall-clock `wallMs` (our clock: its mtime taken as an age on the
+   * target's clock, so neither zone nor skew enters), and every record ingested so far was in the
+   * file by then (the caller checks: it read no byte past the size it saw). The latest record was
+   * written no later, so it counts as having arrived then: the silence before we read it is part of
+   * the wait. Never moves the arrival later (a live record that arrived before is not made newer).
+   */
+  logWrittenAt(wallMs: number): void {
+    if (this.lastLogMs !== null && Number.isFinite(wallMs) && wallMs < this.lastArrivalWall) this.lastArrivalWall = wallMs;
+  }
+
   /** Now on the log's clock (naive ms): the latest record's time plus the wall time since it arrived. */
   logNow(wallMs: number): number | null {
     return this.lastLogMs === null ? null : this.lastLogMs + Math.max(0, wallMs - this.lastArrivalWall);
@@ -111,7 +126,17 @@ export class RunAlerts {
     });
     const health = this.health.evaluate({ now: t, utcOffsetMinutes: 0, maxHeadOffpolicyness: this.o.maxHeadOffpolicyness, recoverFreqSecs: this.o.recoverFreqSecs });
     const all = [...metric, ...this.errors.alerts(), ...health];
-    return this.ended ? all.filter((a) => !isHangAlert(a)) : all;
+    if (this.ended) return all.filter((a) => !isHangAlert(a));
+    return this.withSilence(all, t);
+  }
+
+  /** A hang alert says how long the log has been silent (since its latest record, on the log's
+   *  clock): what a user attaching to a hung run checks first, and what tells a hang from a slow
+   *  phase that still writes. */
+  private withSilence(alerts: Alert[], t: number): Alert[] {
+    const silentS = this.lastLogMs === null ? 0 : (t - this.lastLogMs) / 1000;
+    if (silentS < 1) return alerts;
+    return alerts.map((a) => (isHangAlert(a) ? { ...a, detail: `${a.detail}; the log has been silent for ${formatDuration(silentS)}` } : a));
   }
 
   private observe(t: number, fired?: Alert[]): void {

@@ -6,8 +6,13 @@
 // the caller also asks on a timer. The timer's "now" is the last record's log time plus the wall
 // time since it arrived: the target's clock and zone never enter (a zone difference would otherwise
 // read as hours of stall).
+// Attaching to a run that hung hours ago, its whole log arrives at once, "just now": the log's
+// silence before we read it is measured on the target (the file's mtime against the target's own
+// now: no zone, no skew) and counted (watchSilence, measureLogSilence), so the hang is reported as
+// soon as the backlog is read, not 3x the median step later.
 import { RunAlerts } from '../health/index.js';
 import { MetricsStore, type Alert } from '../metrics/index.js';
+import type { Transport } from '../remote/transport.js';
 import type { TrainerEvent } from '../trainer-log/index.js';
 
 export interface FollowAlertsOptions {
@@ -15,14 +20,64 @@ export interface FollowAlertsOptions {
   maxHeadOffpolicyness?: number;
   /** recover.freq_secs (Slurm wall-time rule, with slurmEndTime). */
   recoverFreqSecs?: number;
+  /** Our wall clock (default Date.now): arrivals, ticks and when a silence was measured. */
+  clock?: () => number;
+}
+
+/** How long a log has been silent, as its target sees it. */
+export interface LogSilence {
+  /** Bytes in the file when its mtime was read: every one of them was written by then. */
+  size: number;
+  /** The target's now minus the file's mtime, both on the target's clock (zone- and skew-free). */
+  silenceMs: number;
+  /** Our clock when the answer came: the last write was at `measuredWall - silenceMs` on our clock,
+   *  late by at most the round trip (the silence is never overstated). */
+  measuredWall: number;
+}
+
+// $1 the log. Size, then mtime, then now, in that order: every byte the size covers was written by
+// the mtime, and now is not before it. GNU stat/date (-r, %N), as on the Linux hosts runs use.
+// Prints nothing when the file does not exist (yet).
+const SILENCE_SCRIPT = [
+  'F="$1"',
+  '[ -e "$F" ] || exit 0',
+  's=$(stat -L -c %s -- "$F") && m=$(date -r "$F" +%s%N) && n=$(date +%s%N) && echo "$s $m $n"',
+].join('\n');
+
+/** The log's silence, measured on the target; null when the file is missing or the answer is not
+ *  understood (a target without GNU date). */
+export async function measureLogSilence(transport: Transport, logPath: string, clock: () => number = Date.now): Promise<LogSilence | null> {
+  const r = await transport.exec(['bash', '-c', SILENCE_SCRIPT, 'awrl-silence', logPath]);
+  const measuredWall = clock();
+  const m = /^(\d+) (\d{7,})\d{6} (\d{7,})\d{6}\s*$/.exec(r.stdout.toString('latin1'));
+  if (r.code !== 0 || !m) return null;
+  // Nanoseconds cut to ms as text: epoch ns do not fit a double exactly, epoch ms do.
+  return { size: Number(m[1]), silenceMs: Math.max(0, Number(m[3]) - Number(m[2])), measuredWall };
+}
+
+export interface SilenceWatchOptions {
+  transport: Transport;
+  logPath: string;
+  /** The alerts that fired once a silence was counted (a hang found at attach), in tick's form. */
+  onFired(fired: Alert[]): void;
+  /** Quiet after a burst of records before the log is measured (default 250 ms). */
+  quietMs?: number;
+  /** At most one measurement this often (default 2 s). */
+  minIntervalMs?: number;
 }
 
 export class FollowAlerts {
   private readonly alerts: RunAlerts;
+  private readonly clock: () => number;
   /** The alerts standing at the last takeCleared, by id. */
   private standing = new Map<string, Alert>();
+  /** Records pushed so far, and when the latest was (real time, for the silence watcher's timer). */
+  private pushes = 0;
+  private lastPushReal = 0;
+  private onPush: (() => void) | null = null;
 
   constructor(opts: FollowAlertsOptions = {}) {
+    this.clock = opts.clock ?? Date.now;
     this.alerts = new RunAlerts(new MetricsStore({ capacity: 256 }), {
       ...(opts.maxHeadOffpolicyness !== undefined ? { maxHeadOffpolicyness: opts.maxHeadOffpolicyness } : {}),
       ...(opts.recoverFreqSecs !== undefined ? { recoverFreqSecs: opts.recoverFreqSecs } : {}),
@@ -30,15 +85,86 @@ export class FollowAlerts {
   }
 
   /** Feeds one event (arrived at wall-clock `arrivedMs`); returns the alerts that fired with it. */
-  push(e: TrainerEvent, arrivedMs: number = Date.now()): Alert[] {
+  push(e: TrainerEvent, arrivedMs: number = this.clock()): Alert[] {
+    this.pushes++;
+    this.lastPushReal = Date.now();
+    this.onPush?.();
     return this.alerts.ingest(e, arrivedMs);
   }
 
   /** Re-evaluates the time-based rules (stalls, resume guard) at wall-clock `wallMs`. */
-  tick(wallMs: number = Date.now()): Alert[] {
+  tick(wallMs: number = this.clock()): Alert[] {
     const fired: Alert[] = [];
     this.alerts.evaluate(wallMs, fired);
     return fired;
+  }
+
+  /** The run has ended (its state says so): no hang alert (no step is coming). */
+  setEnded(ended: boolean): void {
+    this.alerts.setEnded(ended);
+  }
+
+  /**
+   * Counts a measured silence: the caller vouches that every record pushed so far was in the log
+   * when it was measured (watchSilence: none was pushed while measuring). Evaluates now; returns
+   * what fired (a hang that began before we read the log).
+   */
+  applySilence(m: LogSilence): Alert[] {
+    this.alerts.logWrittenAt(m.measuredWall - m.silenceMs);
+    return this.tick(this.clock());
+  }
+
+  /**
+   * After each burst of records (the backlog read at attach, the bytes after a reconnect), once
+   * no record came for `quietMs`, measures the log's silence on the target and counts it, if no
+   * record arrived meanwhile (else it measures again after the next quiet). A run that hung before
+   * we read its log is reported as soon as the log is read. Returns a stop function.
+   */
+  watchSilence(o: SilenceWatchOptions): () => void {
+    const quietMs = o.quietMs ?? 250;
+    const gapMs = o.minIntervalMs ?? 2000;
+    let timer: NodeJS.Timeout | null = null;
+    let measuring = false;
+    let stopped = false;
+    let lastMeasure = -Infinity;
+    /** Pushes a measurement already covered: nothing to measure until more come. */
+    let covered = this.pushes;
+    const schedule = () => {
+      if (stopped || timer || measuring || this.pushes === covered) return;
+      const now = Date.now();
+      timer = setTimeout(run, Math.max(0, quietMs - (now - this.lastPushReal), gapMs - (now - lastMeasure)));
+      timer.unref();
+    };
+    const run = async () => {
+      timer = null;
+      const now = Date.now();
+      if (stopped) return;
+      if (now - this.lastPushReal < quietMs || now - lastMeasure < gapMs) return schedule();
+      measuring = true;
+      lastMeasure = now;
+      const before = this.pushes;
+      try {
+        const m = await measureLogSilence(o.transport, o.logPath, this.clock).catch(() => null);
+        if (stopped) return;
+        // Records pushed while measuring may be newer than the mtime seen: measure again.
+        if (this.pushes !== before) return;
+        covered = before;
+        if (m) {
+          const fired = this.applySilence(m);
+          if (fired.length) o.onFired(fired);
+        }
+      } finally {
+        measuring = false;
+        schedule();
+      }
+    };
+    this.onPush = schedule;
+    schedule();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      if (this.onPush === schedule) this.onPush = null;
+    };
   }
 
   /** The alerts standing as of the last push or tick. */

@@ -8,6 +8,7 @@
 // how the log is read in run-log-follow.ts.
 import type { ConnectionState, Transport } from '../../remote/transport.js';
 import { watchRunState, type RunStateWatcher, type Target } from '../../runs/index.js';
+import { measureLogSilence } from '../../runs/follow-alerts.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
 import { RunLogFollow } from './run-log-follow.js';
 import { RunRecords, type RunFacts } from './run-records.js';
@@ -61,6 +62,10 @@ export class RunFeed {
   private settling = false;
   private closed = false;
   private readonly clock: () => number;
+  /** The log as measured just before it was first read: its size, and when it was last written on
+   *  our clock (its mtime as an age on the target's clock). The records within that size arrive
+   *  "now" but were written by then; dropped once reading reaches that size. */
+  private silence: { size: number; writtenWall: number } | null = null;
 
   constructor(private readonly o: RunFeedOptions) {
     this.clock = o.clock ?? Date.now;
@@ -106,6 +111,11 @@ export class RunFeed {
   }
 
   private async attach(): Promise<void> {
+    // Before the first byte is read, so the first evaluation already counts how long the log was
+    // silent: a run that hung at 02:00, opened at 09:00, shows its hang at once.
+    const m = await measureLogSilence(this.o.transport, this.o.logPath, this.clock).catch(() => null);
+    if (this.closed) return;
+    if (m) this.silence = { size: m.size, writtenWall: m.measuredWall - m.silenceMs };
     await this.log.attach();
     if (this.closed) return;
     this.changed();
@@ -155,9 +165,21 @@ export class RunFeed {
   }
 
   ingest(e: TrainerEvent, notify = true): void {
-    this.records.ingest(e);
+    this.records.ingest(e, this.arrival());
     this.dirty = true;
     if (notify) this.o.onChange();
+  }
+
+  /** When a record just read counts as arrived: now, or, for one the log held when it was
+   *  measured at attach (no byte read past that size), when the log was last written. */
+  private arrival(): number {
+    const now = this.clock();
+    const s = this.silence;
+    if (!s) return now;
+    const read = this.log.offset;
+    // Caught up (or past it: the log grew since): later records are read as they are written.
+    if (read >= s.size) this.silence = null;
+    return read <= s.size ? Math.min(now, s.writtenWall) : now;
   }
 
   setGpus(snapshots: GpuSnapshot[]): void {
@@ -190,6 +212,8 @@ export class RunFeed {
    *  (without a GPU poller ticking, the cockpit never flagged a stall). */
   getView(): RunView {
     const now = this.clock();
+    // Read up to the size measured at attach: a later reset (a replaced log) must not inherit it.
+    if (this.silence && this.log.offset >= this.silence.size) this.silence = null;
     if (this.view && !this.dirty && Math.abs(now - this.viewAt) < VIEW_MAX_AGE_MS) return this.view;
     this.dirty = false;
     this.viewAt = now;
@@ -200,6 +224,7 @@ export class RunFeed {
       gpus: this.gpus,
       trainerLines: this.log.trainerLines(),
       pollingStoppedS: this.idle ? Math.round((this.o.endedStatePollMs ?? 60_000) / 1000) : null,
+      followProblem: this.log.problem,
     });
     return this.view;
   }

@@ -5,7 +5,7 @@
 // when the run is polled: it only keeps what was read, bounded, and turns it into a frame's view.
 import { RunAlerts } from '../../health/index.js';
 import { deriveFigures, MetricsStore } from '../../metrics/index.js';
-import type { ConnectionState } from '../../remote/transport.js';
+import type { ConnectionState, FollowProblem } from '../../remote/transport.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
 import { eventLogLine, localTimeMs } from './event-log-line.js';
 import { ENDED_STATES, type Alert, type DashboardFigures, type GpuSnapshot, type LogLine, type RunSummary, type RunView, type SeriesSource, type TrainerLinesView } from './types.js';
@@ -25,6 +25,8 @@ export interface RunViewContext {
   trainerLines: TrainerLinesView;
   /** Set once the feed stopped following an ended run: how often its state is still checked. */
   pollingStoppedS: number | null;
+  /** Why the log cannot be followed (null: it can). Optional for callers that never follow. */
+  followProblem?: FollowProblem | null;
 }
 
 const EVENT_RING = 256;
@@ -55,9 +57,11 @@ export class RunRecords {
     };
   }
 
-  ingest(e: TrainerEvent): void {
+  /** One record, read at wall-clock `arrivedWall` (default now; earlier for a record that was in
+   *  the log long before we read it: see RunFeed's silence). */
+  ingest(e: TrainerEvent, arrivedWall: number = this.o.clock()): void {
     // The store and the health monitor are fed through the alerts: they observe around each record.
-    this.alerts.ingest(e, this.o.clock());
+    this.alerts.ingest(e, arrivedWall);
     if (e.type !== 'step') {
       this.events.push(e);
       if (this.events.length > EVENT_RING) this.events.splice(0, this.events.length - EVENT_RING);
@@ -122,6 +126,7 @@ export class RunRecords {
       trainerLines: ctx.trainerLines,
       offpolicyBudget: facts.maxHeadOffpolicyness ?? null,
       ...(ctx.pollingStoppedS !== null ? { pollingStopped: { statePollS: ctx.pollingStoppedS } } : {}),
+      ...(ctx.followProblem ? { followProblem: ctx.followProblem } : {}),
     };
   }
 }
