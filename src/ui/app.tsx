@@ -14,7 +14,7 @@ import { Lines } from './lines-view.js';
 import { formatAge, wrap } from './format.js';
 import type { TerminalPainter } from './painter.js';
 import { tabBar } from './chrome.js';
-import { connectionText, headerLines } from './panels/header.js';
+import { connectionText, followProblemStatus, headerLines } from './panels/header.js';
 import { countAfter, logPaneLines, logPaneShown } from './panels/log.js';
 import { argvScrollMax, configLines, confirmLaunchLines } from './screens/config.js';
 import { dashboardBody, dashboardHeader } from './screens/dashboard.js';
@@ -65,6 +65,8 @@ function statusLine(state: SessionState, ui: UiState, width: number, fresh: Read
   if (state.notice && fresh.has(noticeKey(state.notice))) return [{ t: state.notice, c: 'warn' }];
   if (l.phase === 'launched' && fresh.has(`launched:${l.runId}:${l.message}`)) return [{ t: l.message, c: 'good' }];
   if (l.phase === 'failed' && fresh.has(`failed:${l.message}`)) return [{ t: `launch failed: ${l.message}`, c: 'bad' }];
+  // Stands as long as the open run's log cannot be followed: after the passing messages, before hints.
+  if (state.run?.followProblem) return [{ t: followProblemStatus(state.run.followProblem, width), c: 'bad' }];
   if (ui.screen === 'runs') {
     const sel = flatRuns(state.targets)[ui.runsCursor];
     if (sel && ENDED.has(sel.state)) return [{ t: hint(`${sel.id} ${sel.state}: o checks for leftover processes`, LEFTOVER_MORE, width), c: 'dim' }];

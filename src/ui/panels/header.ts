@@ -1,5 +1,5 @@
 // The dashboard's two header lines: who/where/how connected, then progress and timing.
-import { fitMiddle, formatAge } from '../format.js';
+import { fit, fitMiddle, formatAge } from '../format.js';
 import type { Line, Seg } from '../lines.js';
 import { ENDED_STATES, type ConnectionState, type DashboardFigures, type RunState } from '../session/types.js';
 
@@ -13,6 +13,8 @@ export interface HeaderProps {
   now: number;
   /** The run ended and nothing is polled but its state, every this many seconds. */
   pollingStopped?: { statePollS: number };
+  /** The log cannot be followed although the connection works (the status line says why). */
+  followProblem?: boolean;
   /** Columns: in a narrow terminal the run id is cut in its middle and the least useful figures
    *  are left out, so the run state and the age of the last step stay on screen. */
   width?: number;
@@ -52,7 +54,9 @@ export function headerLines(p: HeaderProps): Line[] {
   const etaS = ended ? null : f.etaS !== null && ageS !== null ? Math.max(0, f.etaS - Math.min(ageS, f.stepTimeS ?? ageS)) : f.etaS;
   const stale = !ended && ageS !== null && f.stepTimeS !== null && ageS > 3 * f.stepTimeS;
   const width = p.width ?? Infinity;
-  const conn = connectionText(p.connection, Math.max(0, p.now - p.connectionAt));
+  // `connected` alone would say all is well while nothing can be read (shorter where narrow).
+  const unread = ` on ${p.target} │ connected, cannot follow the log │ ${p.runState}`.length + 12 <= width ? 'connected, cannot follow the log' : 'log not followed';
+  const conn: Seg = p.followProblem && p.connection.state === 'ready' ? { t: unread, c: 'bad', bold: true } : connectionText(p.connection, Math.max(0, p.now - p.connectionAt));
   const state = runStateSeg(p.runState);
   // An ended run is no longer followed: say so (the figures are final, not frozen by a fault).
   // The long wording only where the run id still fits whole; the short one even at 60 columns.
@@ -70,4 +74,20 @@ export function headerLines(p: HeaderProps): Line[] {
     [{ t: id, bold: true }, { t: ' on ' }, { t: p.target, c: 'accent' }, { t: ' │ ' }, conn, { t: ' │ ' }, state, ...(polling ? [{ t: polling, c: 'dim' as const }] : [])],
     [{ t: step, bold: true }, { t: `${parts.join('')}  last step ` }, age],
   ];
+}
+
+/** The status line for a log that cannot be followed: the whole text (target, path, error, what to
+ *  do) where it fits; else without the target (the header names it) and the retry remark; else the
+ *  path and the error, pointing at the log pane for the rest (the path cut in its middle, never the
+ *  error, when even that is too long). */
+export function followProblemStatus(p: { text: string; path: string; error: string; advice: string }, width: number): string {
+  const error = p.error.startsWith(`${p.path}: `) ? p.error.slice(p.path.length + 2) : p.error;
+  const tries = [p.text, `cannot follow ${p.path}: ${error}; ${p.advice}`, `cannot follow ${p.path}: ${error} (what to do: log pane)`];
+  const fits = tries.find((t) => t.length <= width);
+  if (fits) return fits;
+  for (const pointer of [' (what to do: log pane)', ' (see log pane)', '']) {
+    const room = width - `cannot follow : ${error}${pointer}`.length;
+    if (room >= 12) return `cannot follow ${fitMiddle(p.path, room)}: ${error}${pointer}`;
+  }
+  return fit(`cannot follow the log: ${error}`, width);
 }

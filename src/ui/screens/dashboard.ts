@@ -91,7 +91,7 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
 /** The header (2 lines): changes with the clock, so it is drawn apart from the panels. */
 export function dashboardHeader(run: RunView | null, now: number, width?: number): Line[] {
   return run
-    ? headerLines({ runId: run.summary.id, target: run.summary.target, connection: run.connection, connectionAt: run.connectionAt, runState: run.summary.state, figures: run.figures, now, width, pollingStopped: run.pollingStopped })
+    ? headerLines({ runId: run.summary.id, target: run.summary.target, connection: run.connection, connectionAt: run.connectionAt, runState: run.summary.state, figures: run.figures, now, width, pollingStopped: run.pollingStopped, followProblem: run.followProblem !== undefined })
     : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
 }
 

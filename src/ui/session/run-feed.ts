@@ -63,8 +63,8 @@ export class RunFeed {
   private closed = false;
   private readonly clock: () => number;
   /** The log as measured just before it was first read: its size, and when it was last written on
-   *  our clock (its mtime as an age on the target's clock). The records within that size arrive
-   *  "now" but were written by then; dropped once reading reaches that size. */
+   *  our clock (its mtime as an age on the target's clock). Counted once reading reaches that
+   *  size (then every record it held has been read), and dropped then. */
   private silence: { size: number; writtenWall: number } | null = null;
 
   constructor(private readonly o: RunFeedOptions) {
@@ -165,21 +165,28 @@ export class RunFeed {
   }
 
   ingest(e: TrainerEvent, notify = true): void {
-    this.records.ingest(e, this.arrival());
+    // The backfill's records come in one synchronous burst before any follower exists, all from
+    // bytes that were in the log when it was measured: they arrive when it was last written.
+    // Followed records arrive now (a frame between two chunks of a long backlog must not jump the
+    // log's clock ahead of records still to come); the silence is counted once reading caught up.
+    const s = this.silence;
+    this.records.ingest(e, s && !this.log.following ? Math.min(this.clock(), s.writtenWall) : this.clock());
+    this.countSilence(false);
     this.dirty = true;
     if (notify) this.o.onChange();
   }
 
-  /** When a record just read counts as arrived: now, or, for one the log held when it was
-   *  measured at attach (no byte read past that size), when the log was last written. */
-  private arrival(): number {
-    const now = this.clock();
+  /** Reading reached the size measured at attach: every record the log then held has been read, so
+   *  the latest counts as arriving when the log was last written (a run that hung at 02:00, opened
+   *  at 09:00, is 7 h into its hang). Past that size the log grew: it is live, nothing to count. */
+  private countSilence(done: boolean): void {
     const s = this.silence;
-    if (!s) return now;
+    if (!s || !this.log.following) return;
     const read = this.log.offset;
-    // Caught up (or past it: the log grew since): later records are read as they are written.
-    if (read >= s.size) this.silence = null;
-    return read <= s.size ? Math.min(now, s.writtenWall) : now;
+    if (read === s.size) this.records.logWrittenAt(s.writtenWall);
+    // Kept through the chunk that reached the size (each of its records re-anchors the clock);
+    // dropped at the next frame, so a replaced log read later does not inherit it.
+    if (read > s.size || (done && read === s.size)) this.silence = null;
   }
 
   setGpus(snapshots: GpuSnapshot[]): void {
@@ -212,8 +219,8 @@ export class RunFeed {
    *  (without a GPU poller ticking, the cockpit never flagged a stall). */
   getView(): RunView {
     const now = this.clock();
-    // Read up to the size measured at attach: a later reset (a replaced log) must not inherit it.
-    if (this.silence && this.log.offset >= this.silence.size) this.silence = null;
+    // A backfill that ended at the measured size leaves the follower nothing to read: counted here.
+    this.countSilence(true);
     if (this.view && !this.dirty && Math.abs(now - this.viewAt) < VIEW_MAX_AGE_MS) return this.view;
     this.dirty = false;
     this.viewAt = now;

@@ -3,7 +3,7 @@
 // view) through one stream. Apart from the feed because reading the log is one concern (offsets,
 // the parser, the seam after a backfill) and deciding when to read it (the run ended, was resumed)
 // is another: the feed pauses and resumes this, and it picks up where it stopped.
-import type { FollowEvent, Transport } from '../../remote/transport.js';
+import type { FollowEvent, FollowProblem, Transport } from '../../remote/transport.js';
 import { followRun, type RunFollower } from '../../runs/index.js';
 import type { TrainerLogParser } from '../../trainer-log/index.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
@@ -55,8 +55,15 @@ export class RunLogFollow {
   /** Where a paused follower stopped, with its parser (its open records stay open). */
   private resumeFrom: { offset: number; parser: TrainerLogParser } | null = null;
   private closed = false;
+  /** Why the log cannot be followed right now (null: it is, or nothing went wrong). */
+  private trouble: FollowProblem | null = null;
 
   constructor(private readonly o: RunLogFollowOptions) {}
+
+  /** The log cannot be followed although the connection works (the header and status line say so). */
+  get problem(): FollowProblem | null {
+    return this.trouble;
+  }
 
   /** Backfill a long log through the target-side filter, then follow from where it ended. */
   async attach(): Promise<void> {
@@ -145,7 +152,25 @@ export class RunLogFollow {
       parser,
       onEvent: (e) => this.o.ingest(e, true),
       onReset: (reason) => this.o.note('warning', `log ${reason}: following it from the start`),
+      onProblem: (p) => (p ? this.problemStarted(p) : this.problemCleared()),
     });
+  }
+
+  /** Said once per problem (a follower that starts again with the same error says nothing new);
+   *  in the event log and among the trainer's lines (the pane shown by default). */
+  private problemStarted(p: FollowProblem): void {
+    const same = this.trouble?.text === p.text;
+    this.trouble = p;
+    if (same) return this.o.rawArrived();
+    this.trainer.note(`— ${p.text} —`, 'warning');
+    this.o.note('warning', p.text);
+  }
+
+  private problemCleared(): void {
+    if (!this.trouble) return;
+    this.trouble = null;
+    this.trainer.note(`— reading ${this.o.logPath} again —`);
+    this.o.note('info', `reading ${this.o.logPath} again`);
   }
 
   /** The raw lines just before `end` (the seam where following starts), for the trainer pane. */
@@ -163,6 +188,9 @@ export class RunLogFollow {
 
   private tapRaw(e: FollowEvent): void {
     if (this.closed || e.type === 'problem') return;
+    // A problem a paused follower left standing (an ended run's log that could not be read) is
+    // over once its successor reads: that follower never reported it, so it never clears it.
+    if (this.trouble) this.problemCleared();
     if (e.type === 'reset') {
       // A new run's log appears after following started: nothing was shown, nothing to say.
       this.trainer.reset(e.reason === 'appeared' && this.rawOffset === 0 ? null : e.reason);

@@ -73,6 +73,12 @@ export class RunRecords {
     if (line) this.appendLog(line);
   }
 
+  /** The log was last written at wall-clock `wallMs`, and every record read so far was in it
+   *  then (RunAlerts.logWrittenAt): the latest counts as having arrived then. */
+  logWrittenAt(wallMs: number): void {
+    this.alerts.logWrittenAt(wallMs);
+  }
+
   appendLog(line: LogLine): void {
     this.log.push({ ...line, seq: ++this.seq });
     const limit = this.o.logLimit ?? 2000;

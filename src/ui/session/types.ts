@@ -1,12 +1,12 @@
 // The cockpit's one dependency: a Session (state + actions). Views read SessionState and call
 // actions; only session implementations talk to metrics, runs and remote. Everything here is
 // plain data so panels can be rendered in tests from literals.
-import type { ConnectionState } from '../../remote/transport.js';
+import type { ConnectionState, FollowProblem } from '../../remote/transport.js';
 import type { Alert } from '../../metrics/alerts.js';
 import type { Leftover } from '../../preflight/leftovers.js';
 import type { AlertHistoryEntry } from '../../health/alert-history.js';
 
-export type { ConnectionState };
+export type { ConnectionState, FollowProblem };
 
 /** The store's derived step wall-time series. */
 export { STEP_TIME_KEY as STEP_TIME_SERIES } from '../../metrics/store.js';
@@ -157,6 +157,9 @@ export interface RunView {
   /** The run ended and its log is read: nothing is followed or polled any more but its state,
    *  every `statePollS` (a resume starts everything again). */
   pollingStopped?: { statePollS: number };
+  /** The log cannot be followed although the connection works (absent: it is): `text` says the
+   *  target, the path, the error and what to do. */
+  followProblem?: FollowProblem;
 }
 
 export interface ConfigRow {
