@@ -23,7 +23,7 @@ export function firstProblem(doc: Document, text: string, at: At): { offset: num
   // A key less indented than its siblings: PyYAML points at the key, the yaml package at the line start.
   if (first.code === 'BAD_INDENT' && first.message.startsWith('All mapping items')) {
     let o = first.pos[0];
-    while (text[o] === ' ') o++;
+    while (text[o] === ' ' || text[o] === '\n' || text[o] === '\r') o++; // past blank lines, as PyYAML's next token
     return { offset: o, message: "expected the end of the mapping above, but found a key at another indentation: all keys of one mapping start at the same column" };
   }
   // A quote that opens where the yaml package gave up and never closes: the end of the file.

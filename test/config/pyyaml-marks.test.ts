@@ -79,6 +79,8 @@ const LINES: [string, string][] = [
   ["': ' after a quoted value", 'a: "x": y\n'],
   ['a glob that reads as an alias', 'path: *.jsonl\n'],
   ['an unknown tag', 'a: !custom 1\n'],
+  ['a key less indented than its siblings, after a blank line', 'c:\n  x: 1\n \n y: 2\n'],
+  ['in the reference config: a line split before a key', mutate('  gpu_memory_utilization: 0.9', ' \n gpu_memory_utilization: 0.9')],
   ['a short \\u escape', 'a: "\\u00"\n'],
   ['in the reference config: trial_name without colon', mutate('trial_name: intuition-model', 'trial_name intuition-model')],
   ['in the reference config: cmd with ": "', mutate('      cmd: python3 -m areal.infra.rpc.rpc_server', '      cmd: python3 -m areal.infra.rpc.rpc_server --opt: 1')],
