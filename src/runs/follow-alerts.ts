@@ -60,7 +60,10 @@ export interface SilenceWatchOptions {
   logPath: string;
   /** The alerts that fired once a silence was counted (a hang found at attach), in tick's form. */
   onFired(fired: Alert[]): void;
-  /** Quiet after a burst of records before the log is measured (default 250 ms). */
+  /** Told each silence counted (for a caller that shows it; tests wait on it). */
+  onCounted?(m: LogSilence): void;
+  /** Quiet after a burst of records before the log is measured (default 500 ms): a pause inside
+   *  a backlog read as the end of it would date the records still to come from the silence. */
   quietMs?: number;
   /** At most one measurement this often (default 2 s). */
   minIntervalMs?: number;
@@ -121,7 +124,7 @@ export class FollowAlerts {
    * we read its log is reported as soon as the log is read. Returns a stop function.
    */
   watchSilence(o: SilenceWatchOptions): () => void {
-    const quietMs = o.quietMs ?? 250;
+    const quietMs = o.quietMs ?? 500;
     const gapMs = o.minIntervalMs ?? 2000;
     let timer: NodeJS.Timeout | null = null;
     let measuring = false;
@@ -151,6 +154,7 @@ export class FollowAlerts {
         covered = before;
         if (m) {
           const fired = this.applySilence(m);
+          o.onCounted?.(m);
           if (fired.length) o.onFired(fired);
         }
       } finally {
