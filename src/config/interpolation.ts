@@ -87,7 +87,24 @@ function resolverNote(call: string, envNames: ReadonlySet<string> | undefined): 
     const set = envNames?.has(v.trim());
     return `\${${call}} is resolved by the trainer from its environment; ${set ? `${v.trim()} is set here` : dflt.length ? `${v.trim()} is not set here (default ${dflt.join(',').trim()})` : `${v.trim()} is not set here: make sure it is set where the trainer runs`}. The value is left as text here.`;
   }
+  if (!KNOWN_RESOLVERS.includes(name)) {
+    const near = KNOWN_RESOLVERS.find((k) => editDistance(k, name) <= 2);
+    return `OmegaConf has no resolver named ${name}${near ? ` (did you mean ${near}?)` : ''}: the trainer stops at start with UnsupportedInterpolationType unless its own code registers one. Known: ${KNOWN_RESOLVERS.join(', ')}.`;
+  }
   return `resolver ${name} is evaluated by the trainer at run time; the value is left as text here and not type-checked`;
+}
+
+/** The resolvers OmegaConf 2.2 registers, and Hydra's (the trainer composes its config with Hydra). */
+const KNOWN_RESOLVERS = ['oc.env', 'oc.select', 'oc.decode', 'oc.create', 'oc.deprecated', 'oc.dict.keys', 'oc.dict.values', 'now', 'hydra'];
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 class ResolveError extends Error {

@@ -1,4 +1,5 @@
 // Each rule of trainer.md §3 on a mutated reference config: code, severity and position.
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../src/config/index.js';
 import { evaluate, mutate, only, posOf, REFERENCE } from './helpers.js';
@@ -254,5 +255,16 @@ describe('resolvers', () => {
     expect(ev.hasErrors).toBe(false);
     expect(ev.resolved!.cluster.fileroot).toBe('${oc.env:AREAL_ROOT}/fileroot');
     expect(evaluate(t, [], ['WANDB_API_KEY', 'AREAL_ROOT']).diagnostics.find((x) => x.key === 'cluster.fileroot')!.message).toContain('AREAL_ROOT is set here');
+  });
+
+  it('a resolver OmegaConf does not have is named as the trainer\'s failure, with the likely one', () => {
+    const t = mutate('  fileroot: /path/to/areal-fileroot', '  fileroot: ${oc.evn:AREAL_ROOT}/fileroot');
+    const d = evaluate(t).diagnostics.find((x) => x.code === 'resolver' && x.key === 'cluster.fileroot')!;
+    expect(d.message).toMatch(/no resolver named oc\.evn \(did you mean oc\.env\?\).*UnsupportedInterpolationType/);
+    // What real OmegaConf says about the same text.
+    const py = spawnSync('/usr/bin/python3', ['-c', 'from omegaconf import OmegaConf\ntry:\n  OmegaConf.create({"a": "${oc.evn:X}"}).a\nexcept Exception as e: print(type(e).__name__)'], { encoding: 'utf8' });
+    expect(py.stdout.trim()).toBe('UnsupportedInterpolationType');
+    const known = evaluate(mutate('  fileroot: /path/to/areal-fileroot', '  fileroot: ${oc.select:cluster.n_nodes,1}')).diagnostics.find((x) => x.code === 'resolver')!;
+    expect(known.message).not.toMatch(/no resolver named/);
   });
 });
