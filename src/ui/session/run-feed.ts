@@ -66,6 +66,7 @@ export class RunFeed {
    *  our clock (its mtime as an age on the target's clock). Counted once reading reaches that
    *  size (then every record it held has been read), and dropped then. */
   private silence: { size: number; writtenWall: number } | null = null;
+  private silenceDue = false;
 
   constructor(private readonly o: RunFeedOptions) {
     this.clock = o.clock ?? Date.now;
@@ -171,22 +172,32 @@ export class RunFeed {
     // log's clock ahead of records still to come); the silence is counted once reading caught up.
     const s = this.silence;
     this.records.ingest(e, s && !this.log.following ? Math.min(this.clock(), s.writtenWall) : this.clock());
-    this.countSilence(false);
+    this.countSilence();
     this.dirty = true;
     if (notify) this.o.onChange();
   }
 
   /** Reading reached the size measured at attach: every record the log then held has been read, so
    *  the latest counts as arriving when the log was last written (a run that hung at 02:00, opened
-   *  at 09:00, is 7 h into its hang). Past that size the log grew: it is live, nothing to count. */
-  private countSilence(done: boolean): void {
+   *  at 09:00, is 7 h into its hang). Counted after the chunk that reached it is wholly ingested
+   *  (a microtask: its later records would re-anchor the clock). Past that size the log grew: it
+   *  is live, nothing to count. */
+  private countSilence(): void {
     const s = this.silence;
-    if (!s || !this.log.following) return;
+    if (!s || !this.log.following || this.silenceDue) return;
     const read = this.log.offset;
-    if (read === s.size) this.records.logWrittenAt(s.writtenWall);
-    // Kept through the chunk that reached the size (each of its records re-anchors the clock);
-    // dropped at the next frame, so a replaced log read later does not inherit it.
-    if (read > s.size || (done && read === s.size)) this.silence = null;
+    if (read > s.size) this.silence = null;
+    else if (read === s.size) {
+      this.silenceDue = true;
+      queueMicrotask(() => {
+        this.silenceDue = false;
+        if (this.silence !== s || this.closed) return;
+        this.silence = null;
+        if (this.log.offset !== s.size) return;
+        this.records.logWrittenAt(s.writtenWall);
+        this.changed();
+      });
+    }
   }
 
   setGpus(snapshots: GpuSnapshot[]): void {
@@ -220,7 +231,7 @@ export class RunFeed {
   getView(): RunView {
     const now = this.clock();
     // A backfill that ended at the measured size leaves the follower nothing to read: counted here.
-    this.countSilence(true);
+    this.countSilence();
     if (this.view && !this.dirty && Math.abs(now - this.viewAt) < VIEW_MAX_AGE_MS) return this.view;
     this.dirty = false;
     this.viewAt = now;
