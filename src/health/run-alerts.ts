@@ -92,9 +92,12 @@ export class RunAlerts {
    * file by then (the caller checks: it read no byte past the size it saw). The latest record was
    * written no later, so it counts as having arrived then: the silence before we read it is part of
    * the wait. Never moves the arrival later (a live record that arrived before is not made newer).
+   * Returns whether it moved.
    */
-  logWrittenAt(wallMs: number): void {
-    if (this.lastLogMs !== null && Number.isFinite(wallMs) && wallMs < this.lastArrivalWall) this.lastArrivalWall = wallMs;
+  logWrittenAt(wallMs: number): boolean {
+    if (this.lastLogMs === null || !Number.isFinite(wallMs) || wallMs >= this.lastArrivalWall) return false;
+    this.lastArrivalWall = wallMs;
+    return true;
   }
 
   /** Now on the log's clock (naive ms): the latest record's time plus the wall time since it arrived. */

@@ -55,6 +55,82 @@ export async function measureLogSilence(transport: Transport, logPath: string, c
   return { size: Number(m[1]), silenceMs: Math.max(0, Number(m[3]) - Number(m[2])), measuredWall };
 }
 
+export interface LogSilenceWatchOptions {
+  transport: Transport;
+  logPath: string;
+  /** Our wall clock (default Date.now), for LogSilence.measuredWall. */
+  clock?: () => number;
+  /** Quiet after a burst of records before the log is measured (default 500 ms): a pause inside
+   *  a backlog taken for its end would date the records still to come from the silence. */
+  quietMs?: number;
+  /** At most one measurement this often (default 2 s). */
+  minIntervalMs?: number;
+  /** A measurement during which no record was read: every record read before it was in the log
+   *  when it was measured, so the latest was written by `measuredWall - silenceMs`. */
+  measured(m: LogSilence): void;
+}
+
+/**
+ * After each burst of records (a backlog read at attach, the bytes a reconnect delivers after a
+ * laptop slept through the night), once none came for `quietMs`, measures the log's silence on
+ * the target, and hands it on if no record was read meanwhile (else it measures again after the
+ * next quiet). Nothing is measured while no record comes.
+ */
+export class LogSilenceWatch {
+  private records = 0;
+  private covered = 0;
+  private lastRecordReal = 0;
+  private lastMeasureReal = -Infinity;
+  private timer: NodeJS.Timeout | null = null;
+  private measuring = false;
+  private stopped = false;
+
+  constructor(private readonly o: LogSilenceWatchOptions) {}
+
+  /** A record was read. */
+  record(): void {
+    this.records++;
+    this.lastRecordReal = Date.now();
+    this.schedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.timer || this.measuring || this.records === this.covered) return;
+    const now = Date.now();
+    const quietMs = this.o.quietMs ?? 500;
+    const gapMs = this.o.minIntervalMs ?? 2000;
+    const wait = Math.max(0, quietMs - (now - this.lastRecordReal), gapMs - (now - this.lastMeasureReal));
+    this.timer = setTimeout(() => void this.run(), wait);
+    this.timer.unref();
+  }
+
+  private async run(): Promise<void> {
+    this.timer = null;
+    const now = Date.now();
+    if (this.stopped) return;
+    if (now - this.lastRecordReal < (this.o.quietMs ?? 500) || now - this.lastMeasureReal < (this.o.minIntervalMs ?? 2000)) return this.schedule();
+    this.measuring = true;
+    this.lastMeasureReal = now;
+    const before = this.records;
+    try {
+      const m = await measureLogSilence(this.o.transport, this.o.logPath, this.o.clock).catch(() => null);
+      // Records read while measuring may be newer than the mtime seen: measure again.
+      if (this.stopped || this.records !== before) return;
+      this.covered = before;
+      if (m) this.o.measured(m);
+    } finally {
+      this.measuring = false;
+      this.schedule();
+    }
+  }
+}
+
 export interface SilenceWatchOptions {
   transport: Transport;
   logPath: string;
@@ -62,10 +138,7 @@ export interface SilenceWatchOptions {
   onFired(fired: Alert[]): void;
   /** Told each silence counted (for a caller that shows it; tests wait on it). */
   onCounted?(m: LogSilence): void;
-  /** Quiet after a burst of records before the log is measured (default 500 ms): a pause inside
-   *  a backlog read as the end of it would date the records still to come from the silence. */
   quietMs?: number;
-  /** At most one measurement this often (default 2 s). */
   minIntervalMs?: number;
 }
 
@@ -74,9 +147,8 @@ export class FollowAlerts {
   private readonly clock: () => number;
   /** The alerts standing at the last takeCleared, by id. */
   private standing = new Map<string, Alert>();
-  /** Records pushed so far, and when the latest was (real time, for the silence watcher's timer). */
+  /** Records pushed so far; the silence watcher's hook. */
   private pushes = 0;
-  private lastPushReal = 0;
   private onPush: (() => void) | null = null;
 
   constructor(opts: FollowAlertsOptions = {}) {
@@ -90,7 +162,6 @@ export class FollowAlerts {
   /** Feeds one event (arrived at wall-clock `arrivedMs`); returns the alerts that fired with it. */
   push(e: TrainerEvent, arrivedMs: number = this.clock()): Alert[] {
     this.pushes++;
-    this.lastPushReal = Date.now();
     this.onPush?.();
     return this.alerts.ingest(e, arrivedMs);
   }
@@ -118,56 +189,29 @@ export class FollowAlerts {
   }
 
   /**
-   * After each burst of records (the backlog read at attach, the bytes after a reconnect), once
-   * no record came for `quietMs`, measures the log's silence on the target and counts it, if no
-   * record arrived meanwhile (else it measures again after the next quiet). A run that hung before
-   * we read its log is reported as soon as the log is read. Returns a stop function.
+   * Counts the log's silence after each burst of records (LogSilenceWatch): a run that hung before
+   * we read its log (attached to in the morning, or delivered by a reconnect) is reported as soon
+   * as the log is read, through `onFired`. Returns a stop function.
    */
   watchSilence(o: SilenceWatchOptions): () => void {
-    const quietMs = o.quietMs ?? 500;
-    const gapMs = o.minIntervalMs ?? 2000;
-    let timer: NodeJS.Timeout | null = null;
-    let measuring = false;
-    let stopped = false;
-    let lastMeasure = -Infinity;
-    /** Pushes a measurement already covered: nothing to measure until more come. */
-    let covered = this.pushes;
-    const schedule = () => {
-      if (stopped || timer || measuring || this.pushes === covered) return;
-      const now = Date.now();
-      timer = setTimeout(run, Math.max(0, quietMs - (now - this.lastPushReal), gapMs - (now - lastMeasure)));
-      timer.unref();
-    };
-    const run = async () => {
-      timer = null;
-      const now = Date.now();
-      if (stopped) return;
-      if (now - this.lastPushReal < quietMs || now - lastMeasure < gapMs) return schedule();
-      measuring = true;
-      lastMeasure = now;
-      const before = this.pushes;
-      try {
-        const m = await measureLogSilence(o.transport, o.logPath, this.clock).catch(() => null);
-        if (stopped) return;
-        // Records pushed while measuring may be newer than the mtime seen: measure again.
-        if (this.pushes !== before) return;
-        covered = before;
-        if (m) {
-          const fired = this.applySilence(m);
-          o.onCounted?.(m);
-          if (fired.length) o.onFired(fired);
-        }
-      } finally {
-        measuring = false;
-        schedule();
-      }
-    };
-    this.onPush = schedule;
-    schedule();
+    const watch = new LogSilenceWatch({
+      transport: o.transport,
+      logPath: o.logPath,
+      clock: this.clock,
+      ...(o.quietMs !== undefined ? { quietMs: o.quietMs } : {}),
+      ...(o.minIntervalMs !== undefined ? { minIntervalMs: o.minIntervalMs } : {}),
+      measured: (m) => {
+        const fired = this.applySilence(m);
+        o.onCounted?.(m);
+        if (fired.length) o.onFired(fired);
+      },
+    });
+    const onPush = () => watch.record();
+    this.onPush = onPush;
+    if (this.pushes > 0) watch.record();
     return () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      if (this.onPush === schedule) this.onPush = null;
+      watch.stop();
+      if (this.onPush === onPush) this.onPush = null;
     };
   }
 

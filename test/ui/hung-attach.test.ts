@@ -6,7 +6,7 @@
 // the target's (the silence is measured on the target's clock alone), whether the log is read by
 // the follower or backfilled through the target-side filter. Its history entry is dated where the
 // threshold was crossed on the log's clock.
-import { readFileSync, readdirSync, statSync, utimesSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isHangAlert, naiveMs, RunAlerts } from '../../src/health/index.js';
@@ -24,6 +24,7 @@ describe('the cockpit attaching to a run that is already hung', () => {
   let sim: SimRun;
   let logPath: string;
   const feeds: RunFeed[] = [];
+  const opened = new Map<RunView, RunFeed>();
 
   beforeAll(async () => {
     sim = await withSimEnv({ AWRL_SIM_SPEED: 'instant', AWRL_SIM_FAULT: 'stall:rollout_wait@4' }, () => launchSim(['++trial_name=hung-attach']));
@@ -45,9 +46,9 @@ describe('the cockpit attaching to a run that is already hung', () => {
   /** Opens the run as the cockpit does, at a frozen clock 2 h ahead of the target's; resolves with
    *  the first frame (taken as the UI takes them: a frame after a change) in which the whole log has
    *  been read. */
-  function open(backfillThresholdBytes?: number): Promise<RunView> {
+  function open(backfillThresholdBytes?: number, path = logPath): Promise<RunView> {
     const now = Date.now() + 2 * H;
-    const size = statSync(logPath).size;
+    const size = statSync(path).size;
     return new Promise((resolve) => {
       let done = false;
       let frame: NodeJS.Timeout | null = null;
@@ -55,7 +56,7 @@ describe('the cockpit attaching to a run that is already hung', () => {
         transport: sim.transport,
         target: sim.target,
         summary: { id: sim.runId, target: 'local', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
-        logPath,
+        logPath: path,
         statePollMs: 60_000,
         ...(backfillThresholdBytes !== undefined ? { backfillThresholdBytes } : {}),
         clock: () => now,
@@ -65,6 +66,7 @@ describe('the cockpit attaching to a run that is already hung', () => {
             const v = feed.getView();
             if (done || feed.trainerLinesOffset < size) return;
             done = true;
+            opened.set(v, feed);
             resolve(v);
           }, 20);
         },
@@ -111,5 +113,28 @@ describe('the cockpit attaching to a run that is already hung', () => {
     const hangs = v.alerts.filter(isHangAlert);
     expect(hangs.map((a) => a.id)).toEqual(['health/stall/rollout_wait']);
     expect(hangs[0].detail).toMatch(/the log has been silent for 3 h$/);
+  }, 30_000);
+
+  it('what was written before a hang, delivered late (a reconnect after the laptop slept): the stall shows once it is read', async () => {
+    // The cockpit reads steps 1-2 as they are written; the rest (step 3, the hang's records) comes
+    // in one burst, written 3 h ago.
+    const whole = readFileSync(logPath);
+    const cut = whole.lastIndexOf(0x0a, whole.indexOf('Train step 3/')) + 1;
+    const late = join(sim.dir, 'late.log');
+    writeFileSync(late, whole.subarray(0, cut));
+    const first = await open(undefined, late);
+    const feed = opened.get(first)!;
+    expect(first.summary.step).toBe(2);
+    expect(first.alerts.filter(isHangAlert)).toEqual([]);
+    appendFileSync(late, whole.subarray(cut));
+    const mtime = (Date.now() - 3 * H) / 1000;
+    utimesSync(late, mtime, mtime);
+    await waitFor(() => feed.getView().summary.step === 3, { what: 'step 3 read' });
+    const v = await waitFor(() => {
+      const x = feed.getView();
+      return x.alerts.some(isHangAlert) && x;
+    }, { timeoutMs: 15_000, what: 'the stall after the late burst' });
+    expect(v.alerts.filter(isHangAlert).map((a) => a.id)).toEqual(['health/stall/rollout_wait']);
+    expect(v.alerts.find(isHangAlert)!.detail).toMatch(/the log has been silent for 3 h$/);
   }, 30_000);
 });

@@ -8,7 +8,7 @@
 // how the log is read in run-log-follow.ts.
 import type { ConnectionState, Transport } from '../../remote/transport.js';
 import { watchRunState, type RunStateWatcher, type Target } from '../../runs/index.js';
-import { measureLogSilence } from '../../runs/follow-alerts.js';
+import { LogSilenceWatch, measureLogSilence } from '../../runs/follow-alerts.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
 import { RunLogFollow } from './run-log-follow.js';
 import { RunRecords, type RunFacts } from './run-records.js';
@@ -67,6 +67,9 @@ export class RunFeed {
    *  size (then every record it held has been read), and dropped then. */
   private silence: { size: number; writtenWall: number } | null = null;
   private silenceDue = false;
+  /** Later bursts (a reconnect delivering what was written while the laptop slept): the silence is
+   *  measured again once they stop, and counted when nothing was read past the size it saw. */
+  private readonly silenceWatch: LogSilenceWatch;
 
   constructor(private readonly o: RunFeedOptions) {
     this.clock = o.clock ?? Date.now;
@@ -76,6 +79,14 @@ export class RunFeed {
     this.records = new RunRecords({ facts: o.facts, logLimit: o.logLimit, clock: this.clock });
     this.store = this.records.store;
     this.series = this.records.series;
+    this.silenceWatch = new LogSilenceWatch({
+      transport: o.transport,
+      logPath: o.logPath,
+      clock: this.clock,
+      measured: (m) => {
+        if (!this.closed && this.log.offset === m.size && this.records.logWrittenAt(m.measuredWall - m.silenceMs)) this.changed();
+      },
+    });
     this.log = new RunLogFollow({
       transport: o.transport,
       logPath: o.logPath,
@@ -173,6 +184,7 @@ export class RunFeed {
     const s = this.silence;
     this.records.ingest(e, s && !this.log.following ? Math.min(this.clock(), s.writtenWall) : this.clock());
     this.countSilence();
+    if (this.log.following) this.silenceWatch.record();
     this.dirty = true;
     if (notify) this.o.onChange();
   }
@@ -249,6 +261,7 @@ export class RunFeed {
 
   close(): void {
     this.closed = true;
+    this.silenceWatch.stop();
     this.log.close();
     this.watcher?.stop();
     this.unsubscribeState?.();

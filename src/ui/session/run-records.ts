@@ -75,8 +75,8 @@ export class RunRecords {
 
   /** The log was last written at wall-clock `wallMs`, and every record read so far was in it
    *  then (RunAlerts.logWrittenAt): the latest counts as having arrived then. */
-  logWrittenAt(wallMs: number): void {
-    this.alerts.logWrittenAt(wallMs);
+  logWrittenAt(wallMs: number): boolean {
+    return this.alerts.logWrittenAt(wallMs);
   }
 
   appendLog(line: LogLine): void {
