@@ -1,3 +1,4 @@
+/** @jsxRuntime classic */
 // The cockpit attaching to a run that is already hung: the simulated trainer (real launch path,
 // instant pace) hangs for good in step 4's rollout wait. Opened while the hang is seconds old, the
 // run shows no alert. With its log's mtime set 3 h back (the hang began at 3 a.m., it is now
@@ -8,7 +9,11 @@
 // threshold was crossed on the log's clock.
 import { appendFileSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import React from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { App } from '../../src/ui/app.js';
+import { createLiveSession } from '../../src/ui/session/live-session.js';
+import { renderInk, waitForFrame } from './helpers.js';
 import { isHangAlert, naiveMs, RunAlerts } from '../../src/health/index.js';
 import { MetricsStore } from '../../src/metrics/index.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
@@ -136,5 +141,20 @@ describe('the cockpit attaching to a run that is already hung', () => {
     }, { timeoutMs: 15_000, what: 'the stall after the late burst' });
     expect(v.alerts.filter(isHangAlert).map((a) => a.id)).toEqual(['health/stall/rollout_wait']);
     expect(v.alerts.find(isHangAlert)!.detail).toMatch(/the log has been silent for 3 h$/);
+  }, 30_000);
+
+  it('the dashboard, opened on the run 3 h into its hang with a frozen clock, shows the stall on the Alerts panel', async () => {
+    const mtime = (Date.now() - 3 * H) / 1000;
+    utimesSync(logPath, mtime, mtime);
+    const now = Date.now() + 2 * H;
+    const session = createLiveSession({ targets: [{ target: sim.target, transport: sim.transport }], openRunId: sim.runId, runsPollMs: 60_000, statePollMs: 60_000, gpuPoller: null, clock: () => now });
+    const r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 140, rows: 40 }} colors={false} frameMs={50} clock={() => now} />);
+    try {
+      const f = await waitForFrame(r, (x) => x.includes('Stalled waiting for the rollout batch'), 'the stall on the Alerts panel', 20_000);
+      expect(f.split('Stalled waiting for the rollout batch').length - 1).toBe(1);
+    } finally {
+      r.unmount();
+      await session.close();
+    }
   }, 30_000);
 });
