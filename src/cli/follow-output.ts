@@ -4,6 +4,7 @@
 import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
 import type { Target } from '../runs/index.js';
 import { followToEnd, progressLine } from '../runs/follow-to-end.js';
+import { isTerminal } from '../runs/run-state.js';
 import { FollowAlerts, alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
@@ -49,6 +50,9 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   // A stall brings no events: ask the time-based rules on the wall clock too.
   const ticker = setInterval(() => report(alerts.tick()), 30_000);
   ticker.unref();
+  // A run that hung before we attached: its log's silence (measured on the target's own clock)
+  // counts, so the hang is reported at once, not 3 median steps after attaching.
+  const stopSilence = alerts.watchSilence({ transport: o.transport, logPath: o.logPath, onFired: report });
   // Ctrl-C ends the following, never the run (it is detached, or a Slurm job): say so, and how to
   // get back to it, instead of dying silently with the run's fate unclear.
   const leave = (signal: NodeJS.Signals) => {
@@ -71,13 +75,21 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
       else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
       report(alerts.push(e));
     },
-    onState: (s) => info(`state    ${s.state} (${s.detail})`),
+    onState: (s) => {
+      // An ended run has no hang to report (a run killed without an error record would otherwise
+      // get a stall line before its state says it failed).
+      alerts.setEnded(isTerminal(s.state));
+      info(`state    ${s.state} (${s.detail})`);
+    },
     // A log truncated or replaced under us: what follows comes from the new file's first byte.
     onReset: (reason) => info(`log      ${reason === 'appeared' ? 'appeared' : `was ${reason}`}: reading it from its first byte (steps it repeats are shown again)`),
     // The log cannot be read although the connection works (permissions, a follower that cannot
     // start): say so, and say when it reads again, rather than waiting in silence.
     onProblem: (problem) => info(problem ? `follow   ${problem.text}` : `follow   reading ${o.logPath} again`),
-  }).finally(() => clearInterval(ticker));
+  }).finally(() => {
+    clearInterval(ticker);
+    stopSilence();
+  });
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
     throw new CliError(`lost the connection to ${target.name} for more than ${o.reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui follow ${runId} ${where}`, EXIT.disconnected, {

@@ -146,11 +146,13 @@ export class RunAlerts {
     const alerts = this.alertsAt(t);
     let firedAt: Map<string, number> | undefined;
     const from = this.observedAt;
-    if (from !== null && t > from) {
+    if (from !== null && t !== from) {
       for (const a of alerts) {
         const key = alertHistoryKey(a);
         if (this.history.isActive(key)) continue;
-        (firedAt ??= new Map()).set(key, displayMs(this.firstActive(key, from, t)));
+        // Later than the last look: dated where its threshold was crossed. Earlier (a record that
+        // arrived late, e.g. an error closed only when the run's end was read): at the record.
+        (firedAt ??= new Map()).set(key, displayMs(t > from ? this.firstActive(key, from, t) : t));
       }
     }
     this.history.observe(alerts, displayMs(t), firedAt, fired);

@@ -27,6 +27,16 @@ function feed(events: readonly TrainerEvent[]): RunAlerts {
 }
 
 describe('error alerts after a resume', () => {
+  it('an error record that arrives after a later look (closed late) is dated at its own time', () => {
+    const r = feed([step(1, T0), step(2, T0 + 2 * MIN)]);
+    // A live look 30 s after step 2 arrived; then the error record of T0+2m10s, closed only now.
+    r.evaluate(WALL + 30_000);
+    r.ingest(error('Training step failed', T0 + 2 * MIN + 10_000), WALL + 31_000);
+    const e = r.history.entries().find((x) => x.alert.id === 'error:0')!;
+    expect(e.firstSeenAt).toBe(display(iso(T0 + 2 * MIN + 10_000)));
+    expect(e.active).toBe(true);
+  });
+
   it('an error stands through the resume record and clears at the first step after it; the history keeps it fired/cleared', () => {
     const ev: TrainerEvent[] = [step(1, T0), step(2, T0 + 2 * MIN), error('Training step failed', T0 + 3 * MIN)];
     const r = feed(ev);
