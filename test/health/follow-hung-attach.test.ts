@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { sentinelCli, type CliProcess } from '../runs/cli-process.js';
+import { sentinelCli } from '../runs/cli-process.js';
 import { startSimOverSshd, type SimOverSshd } from '../runs/sim-over-sshd.js';
-import { pidAlive, waitFor } from '../harness/wait.js';
+import { waitFor } from '../harness/wait.js';
 
 const runIdOf = (text: string): string => /^run\s+(\S+)/m.exec(text)![1];
-const { start: startCli } = sentinelCli(`hung-attach-sentinel-${process.pid}-Qz4`);
+const { start, killAll } = sentinelCli(`hung-attach-sentinel-${process.pid}-Qz4`);
 const HANG_IDS = (id: string) => id === 'stall' || id.startsWith('health/stall/') || id === 'health/resume/no-progress';
 const H = 3600_000;
 
@@ -20,18 +20,12 @@ type Line = { type: string; id?: string; step?: number; globalStep?: number; det
 describe('follow --json: attaching to a run hung 3 h ago', { timeout: 120_000 }, () => {
   let env: SimOverSshd;
   let runId: string | null = null;
-  const running: CliProcess[] = [];
-  const start = (args: string[]) => {
-    const p = startCli(args);
-    running.push(p);
-    return p;
-  };
 
   beforeAll(async () => {
     env = await startSimOverSshd('awrl-hung-attach-');
   });
   afterAll(async () => {
-    for (const p of running) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
+    killAll();
     // The hung trainer never ends by itself.
     if (runId) await start(['stop', runId, ...env.target(), '--grace', '2']).done;
     await env?.stop();

@@ -5,28 +5,21 @@
 // (whose clock lags ours by the hang: the simulator's clock does not count it) do not raise
 // another; the record that ends the wait ends it, and an alert-cleared line says so. Needs dist/ built.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sentinelCli, type CliProcess } from '../runs/cli-process.js';
+import { sentinelCli } from '../runs/cli-process.js';
 import { startSimOverSshd, type SimOverSshd } from '../runs/sim-over-sshd.js';
-import { pidAlive } from '../harness/wait.js';
 
 const runIdOf = (text: string): string => /^run\s+(\S+)/m.exec(text)![1];
-const { start: startCli } = sentinelCli(`one-hang-sentinel-${process.pid}-Xw7`);
+const { start, killAll } = sentinelCli(`one-hang-sentinel-${process.pid}-Xw7`);
 const HANG_IDS = (id: string) => id === 'stall' || id.startsWith('health/stall/') || id === 'health/resume/no-progress';
 
 describe('follow --json: one hang, one alert', { timeout: 240_000 }, () => {
   let env: SimOverSshd;
-  const running: CliProcess[] = [];
-  const start = (args: string[]) => {
-    const p = startCli(args);
-    running.push(p);
-    return p;
-  };
 
   beforeAll(async () => {
     env = await startSimOverSshd('awrl-one-hang-');
   });
   afterAll(async () => {
-    for (const p of running) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
+    killAll();
     await env?.stop();
   });
 

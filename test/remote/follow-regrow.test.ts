@@ -13,37 +13,22 @@ import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 import { proxiedConfig } from '../harness/proxied-ssh.js';
 import { waitFor } from '../harness/wait.js';
+import { useFollowTransport } from '../harness/follow-transport.js';
 
 /** The same first line in every incarnation of the log, longer than the 64-byte prefix fingerprint. */
 const BANNER = 'awrl: run demo-20261129-153451-ab12 started on head-node by launcher version 0.4.2\n';
 const lines = (tag: string, n: number): string => Array.from({ length: n }, (_, i) => `${tag} step ${i + 1}: reward 0.${i}${i}${i}\n`).join('');
 const text = (events: FollowEvent[]): string => events.map((e) => (e.type === 'data' ? e.bytes.toString() : e.type === 'reset' ? `<${e.reason}>` : '')).join('');
 
-describe.each(['local', 'ssh'])('truncate-and-regrow between two polls, transport %s', (kind) => {
-  let sshd: SshdHandle | undefined;
-  let t: Transport;
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), `awrl-regrow-${kind}-`));
-    // A slow poll leaves a wide window between two looks.
-    if (kind === 'ssh') {
-      sshd = await startSshd();
-      t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 300 });
-    } else t = await openTransport('local', { followPollMs: 300 });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sshd?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+describe.each(['local', 'ssh'] as const)('truncate-and-regrow between two polls, transport %s', (kind) => {
+  const f = useFollowTransport(kind, 'awrl-regrow-');
 
   it('a rewritten log with the same first line is a truncated reset, then the new file from its first byte', async () => {
-    const p = join(dir, 'stdout.log');
+    const p = join(f.dir, 'stdout.log');
     const first = BANNER + lines('first', 3);
     writeFileSync(p, first);
     const events: FollowEvent[] = [];
-    const h = t.follow(p, 0, (e) => events.push(e));
+    const h = f.t.follow(p, 0, (e) => events.push(e));
     await waitFor(() => text(events) === first, { what: 'the first incarnation' });
     // One synchronous rewrite, longer than before: between two looks the file is simply bigger.
     const second = BANNER + lines('second', 6);
@@ -54,12 +39,12 @@ describe.each(['local', 'ssh'])('truncate-and-regrow between two polls, transpor
   });
 
   it('a rewrite whose last lines repeat (same bytes before the offset) is told by its first line', async () => {
-    const p = join(dir, 'repetitive.log');
+    const p = join(f.dir, 'repetitive.log');
     const waiting = 'waiting for rollout batch...\n'.repeat(20);
     const first = `20261129-15:34:51.001 started\n${waiting}`;
     writeFileSync(p, first);
     const events: FollowEvent[] = [];
-    const h = t.follow(p, 0, (e) => events.push(e));
+    const h = f.t.follow(p, 0, (e) => events.push(e));
     await waitFor(() => text(events) === first, { what: 'the first incarnation' });
     const second = `20261129-15:40:02.917 started\n${waiting}${waiting}`;
     writeFileSync(p, second);
@@ -69,11 +54,11 @@ describe.each(['local', 'ssh'])('truncate-and-regrow between two polls, transpor
   });
 
   it('a rewrite that keeps the size (only the bytes show it) is a truncated reset too', async () => {
-    const p = join(dir, 'same-size.log');
+    const p = join(f.dir, 'same-size.log');
     const first = BANNER + lines('aaaaa', 4);
     writeFileSync(p, first);
     const events: FollowEvent[] = [];
-    const h = t.follow(p, 0, (e) => events.push(e));
+    const h = f.t.follow(p, 0, (e) => events.push(e));
     await waitFor(() => text(events) === first, { what: 'the first incarnation' });
     const second = BANNER + lines('bbbbb', 4);
     expect(second.length).toBe(first.length);

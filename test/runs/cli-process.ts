@@ -28,14 +28,24 @@ export function startCli(args: string[], env: Record<string, string>): CliProces
 }
 
 /** The CLI with a secret in its environment (the Omniboxes token variable the sim config names):
- *  `cli` runs a command to its end and checks the secret never shows in its output. */
+ *  `cli` runs a command to its end and checks the secret never shows in its output; `killAll` ends
+ *  what is still running. */
 export function sentinelCli(secret: string) {
-  const start = (args: string[]): CliProcess => startCli(args, { CPU_CLUSTER_TOKEN: secret });
+  const started: CliProcess[] = [];
+  const start = (args: string[]): CliProcess => {
+    const p = startCli(args, { CPU_CLUSTER_TOKEN: secret });
+    started.push(p);
+    return p;
+  };
+  /** SIGKILLs every process `start` began that is still running (by PID): for afterAll. */
+  const killAll = (): void => {
+    for (const p of started) if (p.child.pid && p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  };
   const cli = async (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => {
     const p = start(args);
     const code = await p.done;
     expect(p.stdout + p.stderr).not.toContain(secret);
     return { code, stdout: p.stdout, stderr: p.stderr };
   };
-  return { start, cli };
+  return { start, cli, killAll };
 }

@@ -4,22 +4,16 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, sentinelCli, type CliProcess } from './cli-process.js';
+import { ROOT, sentinelCli } from './cli-process.js';
 import { startSimOverSshd, type SimOverSshd } from './sim-over-sshd.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
 
 const BIN = join(ROOT, 'bin', 'awrl-tui.js');
 const runIdOf = (text: string): string => /^run\s+(\S+)/m.exec(text)![1];
-const { start: startCli } = sentinelCli(`follow-sentinel-${process.pid}-Qz4`);
+const { start, killAll } = sentinelCli(`follow-sentinel-${process.pid}-Qz4`);
 
 describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
   let env: SimOverSshd;
-  const running: CliProcess[] = [];
-  const start = (args: string[]) => {
-    const p = startCli(args);
-    running.push(p);
-    return p;
-  };
   const target = (setup = '') => env.target(setup);
   const launch = async (speed: string, trial: string) => {
     const l = start(['--launch', ...target(`AWRL_SIM_SPEED=${speed}`), '--config', env.config, 'total_train_epochs=1', `++trial_name=${trial}`]);
@@ -31,7 +25,7 @@ describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
     env = await startSimOverSshd('awrl-follow-');
   });
   afterAll(async () => {
-    for (const p of running) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
+    killAll();
     await env?.stop();
   });
 
