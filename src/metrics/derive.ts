@@ -64,11 +64,12 @@ export function deriveFigures(store: MetricsStore, config: RunConfigFacts = {}, 
   const meanStepTimeS = times.length ? times.reduce((a, b) => a + b, 0) / times.length : null;
   const episodes = config.consumerBatchSize ?? store.lastBatch?.episodes ?? null;
   const perStep = stepTimeS ?? meanStepTimeS;
-  const episodesPerS = episodes !== null && perStep ? episodes / perStep : null;
+  const episodesPerS = episodes !== null && perStep ? finiteOrNull(episodes / perStep) : null;
   // Both from the latest step record: the newest value of each key may come from different steps.
   const nTokens = store.current('ppo_actor/n_tokens') ?? null;
   const trainS = store.current('timeperf/train_step') ?? null;
-  const trainTokensPerS = nTokens !== null && trainS !== null && trainS > 0 ? nTokens / trainS : null;
+  // A finite quotient only: a train time printed as 0.0000e+00 but stored as a denormal would give Infinity.
+  const trainTokensPerS = nTokens !== null && trainS !== null && trainS > 0 ? finiteOrNull(nTokens / trainS) : null;
 
   const phases: PhaseShare[] = [];
   if (last) {
@@ -109,4 +110,8 @@ export function deriveFigures(store: MetricsStore, config: RunConfigFacts = {}, 
     globalStep, totalSteps, stepTimeS, meanStepTimeS, medianStepTimeS: median(times), episodesPerS, trainTokensPerS,
     phases, etaS, etaAt, progress, staleness, sinceLastStepS,
   };
+}
+
+function finiteOrNull(v: number): number | null {
+  return Number.isFinite(v) ? v : null;
 }

@@ -88,6 +88,11 @@ describe('series rewind across a merged bucket', () => {
 });
 
 describe('figures of the latest step are of the latest step', () => {
+  it('a train time that is a denormal gives no train tokens/s, not Infinity (found by the derive fuzz)', () => {
+    const s = storeOf([step(1, { 'ppo_actor/n_tokens': 8.881784197001252e-16, 'timeperf/train_step': 5e-324 })]);
+    expect(deriveFigures(s).trainTokensPerS).toBeNull();
+  });
+
   it('train tokens/s is not built from an older step when the latest lacks the keys', () => {
     const two = step(2);
     delete two.stats['ppo_actor/n_tokens'];
