@@ -60,16 +60,27 @@ describe('a requeued Slurm job is a new attempt', () => {
     await waitFor(async () => ((await row())?.globalStep ?? 0) >= 2, { timeoutMs: 120_000, intervalMs: 1000, what: 'two steps of the first run' });
 
     execFileSync('scontrol', ['requeue', job], { env: slurm.env });
-    // Slurm holds a requeued job back (BeginTime about two minutes ahead): let it start now.
-    await waitFor(() => /PENDING/.test(execFileSync('squeue', ['-h', '-j', job, '-o', '%T'], { env: slurm.env, encoding: 'utf8' })), { timeoutMs: 60_000, what: 'the requeued job to be pending' });
-    try {
-      execFileSync('scontrol', ['update', `JobId=${job}`, 'StartTime=now'], { env: slurm.env, stdio: 'ignore' });
-    } catch {
-      /* an older Slurm that refuses it: the test only waits longer */
-    }
+    const jobState = () => execFileSync('squeue', ['-h', '-j', job, '-o', '%T %r'], { env: slurm.env, encoding: 'utf8' }).trim();
+    // Slurm holds a requeued job back (BeginTime about two minutes ahead): let it start now, and
+    // again while it waits (a loaded slurmctld may take the update before the hold is set).
+    const startNow = () => {
+      for (const args of [['update', `JobId=${job}`, 'StartTime=now'], ['release', job]]) {
+        try {
+          execFileSync('scontrol', args, { env: slurm.env, stdio: 'ignore' });
+        } catch {
+          /* not held, or an older Slurm that refuses it: the test only waits longer */
+        }
+      }
+    };
+    await waitFor(() => /PENDING/.test(jobState()), { timeoutMs: 60_000, what: 'the requeued job to be pending' });
+    startNow();
     const resumed = await waitFor(async () => {
+      const state = jobState();
+      if (state.startsWith('PENDING')) startNow();
       const r = await row();
-      return r && r.chain.length === 2 && r.chain[1].resumedFromStep !== null ? r : null;
+      if (r && r.chain.length === 2 && r.chain[1].resumedFromStep !== null) return r;
+      // Quoted if the wait times out: where the job and the chain stood.
+      throw new Error(`job ${job}: ${state || 'not in squeue'}; run ${r?.state}, chain ${JSON.stringify(r?.chain)}`);
     }, { timeoutMs: 300_000, intervalMs: 2000, what: 'the requeued job to run again and its trainer to resume' });
     const [a1, a2] = resumed.chain;
     expect(a1).toMatchObject({ n: 1, jobId: job, ended: 'REQUEUED', resumedFromStep: null });
