@@ -15,13 +15,10 @@ export interface Alert {
 }
 
 export interface AlertContext extends RunConfigFacts {
-  /** Now on the trainer's naive clock (isoTimeToMs of a printed time). */
+  /** Now on the trainer's naive clock (isoTimeToMs of a printed time). When our clock and the
+   *  log's differ, the caller maps ours onto the log's (RunAlerts.logNow: the latest record's time
+   *  plus the wall time since it arrived), so the stall rule reads one clock only. */
   now?: number;
-  /** When the clocks differ: wall-clock ms since which a step is awaited (the latest step or
-   *  restart record arrived then, as store.awaitingStepSinceMs on the log's clock), and wall now.
-   *  Used by the stall rule in preference to `now`. */
-  awaitingStepSinceWall?: number;
-  wallNow?: number;
   /** Another alert speaks for the wait: the health rules (src/health) judge the hang in progress
    *  (they know the phase the trainer is in, or that it just resumed, so their alert says where it
    *  is stuck), or an error since the last restart explains why no step comes. This rule then stays
@@ -160,14 +157,11 @@ function stallAlert(store: MetricsStore, ctx: AlertContext): Alert | null {
   if (store.finished || store.lastStepEvent === null) return null;
   const med = median(recentStepTimes(store));
   if (med === null || med <= 0) return null;
-  let elapsedS: number | null = null;
-  if (ctx.awaitingStepSinceWall !== undefined && ctx.wallNow !== undefined) elapsedS = (ctx.wallNow - ctx.awaitingStepSinceWall) / 1000;
-  else if (ctx.now !== undefined && store.awaitingStepSinceMs !== null) {
-    // A restart (resume/start record) after the last step starts the wait afresh: the time before it
-    // was the crash and the restart, which the error alerts explain; "stalled since step N" is wrong.
-    elapsedS = (ctx.now - store.awaitingStepSinceMs) / 1000;
-  }
-  if (elapsedS === null || elapsedS <= 3 * med) return null;
+  if (ctx.now === undefined || store.awaitingStepSinceMs === null) return null;
+  // A restart (resume/start record) after the last step starts the wait afresh: the time before it
+  // was the crash and the restart, which the error alerts explain; "stalled since step N" is wrong.
+  const elapsedS = (ctx.now - store.awaitingStepSinceMs) / 1000;
+  if (elapsedS <= 3 * med) return null;
   return {
     id: 'stall', severity: 'warning', title: 'No new step for a while',
     detail: `${Math.round(elapsedS)} s since step ${store.lastStepEvent.globalStep}, median step time ${Math.round(med)} s`,

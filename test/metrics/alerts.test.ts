@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parseLogBytes, isoTimeToMs, type StepEvent, type TrainerEvent } from '../../src/trainer-log/index.js';
 import { MetricsStore, evaluateAlerts } from '../../src/metrics/index.js';
+import { RunAlerts } from '../../src/health/index.js';
 import { SHARED } from '../harness/fixtures.js';
 
 const HEALTHY = {
@@ -58,7 +59,12 @@ describe('alert rules', () => {
     const last = isoTimeToMs(events[3].time);
     expect(ids(run(events, { now: last + 29 * 60_000 }))).toEqual([]);
     expect(ids(run(events, { now: last + 31 * 60_000 }))).toEqual(['stall']);
-    expect(ids(run(events, { awaitingStepSinceWall: 1_000, wallNow: 1_000 + 31 * 60_000 }))).toEqual(['stall']);
+    // On arrival times, our clock far from the log's: RunAlerts maps ours onto the log's (logNow).
+    const WALL = 1_000;
+    const live = new RunAlerts(new MetricsStore(), { maxHeadOffpolicyness: 2 });
+    for (const e of events) live.ingest(e, WALL);
+    expect(ids(live.evaluate(WALL + 29 * 60_000))).toEqual([]);
+    expect(ids(live.evaluate(WALL + 31 * 60_000))).toEqual(['stall']);
     expect(ids(run([...events, { type: 'finished', time: events[3].time }], { now: last + 99 * 60_000 }))).toEqual([]);
   });
 
