@@ -5,8 +5,11 @@ import { openTransport } from '../remote/index.js';
 import { resolveTarget, type Target, type TargetFlags } from '../runs/index.js';
 import { readProfiles } from '../runs/cli-target.js';
 import type { TargetConnection } from './session/live-session.js';
+import { RetryTransport } from './session/retry-transport.js';
+import { connectProblem, connectProblemText, type ConnectProblem } from './connect-advice.js';
 import type { CockpitFlags } from './cockpit-args.js';
 
+export { connectProblem, connectProblemText, type ConnectProblem } from './connect-advice.js';
 export { parseCockpitArgs, type CockpitArgs, type CockpitFlags } from './cockpit-args.js';
 
 /** A target with the hosts of a direct multi-node run the user named (`--check-nodes`). */
@@ -35,8 +38,15 @@ async function ask(question: string): Promise<string> {
   }
 }
 
-/** Connect every target; a target that cannot be reached is reported, not fatal, unless all fail. */
-export async function connectTargets(targets: CockpitTarget[]): Promise<{ connections: TargetConnection[]; failures: string[] }> {
+/**
+ * Connect every target (host-key and passphrase questions asked on the terminal, before Ink). What
+ * could not be connected is said per kind of failure (connect-advice.ts): `failures` one line each
+ * (for stderr, and the one-line error when no target could be reached), `problems` as data. When at
+ * least one target connected, the others are kept as connections too (RetryTransport, state
+ * `failed`): the Runs screen shows each with what to do, and `r` connects again where retrying
+ * can help. When none connected there is no cockpit to show them in: the caller says so and exits.
+ */
+export async function connectTargets(targets: CockpitTarget[]): Promise<{ connections: TargetConnection[]; failures: string[]; problems: ConnectProblem[] }> {
   const results = await Promise.allSettled(
     targets.map(async ({ directRunHosts, ...target }) => ({
       target,
@@ -51,10 +61,20 @@ export async function connectTargets(targets: CockpitTarget[]): Promise<{ connec
     })),
   );
   const connections: TargetConnection[] = [];
-  const failures: string[] = [];
+  const problems: ConnectProblem[] = [];
+  const failed: TargetConnection[] = [];
   results.forEach((r, i) => {
-    if (r.status === 'fulfilled') connections.push(r.value);
-    else failures.push(`${targets[i].name}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`);
+    if (r.status === 'fulfilled') return void connections.push(r.value);
+    const { directRunHosts, ...target } = targets[i];
+    const problem = connectProblem(target.name, r.reason);
+    problems.push(problem);
+    // A retry from inside the cockpit asks nothing (Ink owns the terminal): an unknown key or an
+    // encrypted key is then said again, with what to do.
+    const retry = () => openTransport(target.host, { sshConfigFile: target.sshConfigFile });
+    failed.push({ target, ...(directRunHosts?.length ? { directRunHosts } : {}), transport: new RetryTransport(target.host, target.name, problem, retry) });
   });
-  return { connections, failures };
+  // Targets in the order given, whether they connected or not.
+  const order = new Map(targets.map((t, i) => [t.name, i]));
+  const all = connections.length > 0 ? [...connections, ...failed].sort((a, b) => order.get(a.target.name)! - order.get(b.target.name)!) : [];
+  return { connections: all, failures: problems.map(connectProblemText), problems };
 }

@@ -3,6 +3,7 @@ import { cell, fit, fitMiddle, formatAge, formatNumber, ageSeconds } from '../fo
 import { titleLine, type Line } from '../lines.js';
 import { connectionText, runStateSeg } from '../panels/header.js';
 import type { RunSummary, TargetSummary } from '../session/types.js';
+import { connectProblemHead, connectProblemRows } from './connect-problem.js';
 
 /** Runs in display order: the cursor indexes this list. */
 export function flatRuns(targets: TargetSummary[]): RunSummary[] {
@@ -29,6 +30,11 @@ export function runsLines(targets: TargetSummary[], cursor: number, now: number,
   let index = 0;
   const rows: { line: Line; selected: boolean }[] = [];
   for (const t of targets) {
+    if (t.connectProblem && t.connection.state === 'failed') {
+      rows.push({ line: connectProblemHead(t.connectProblem), selected: false });
+      rows.push(...connectProblemRows(t.connectProblem, width).map((line) => ({ line, selected: false })));
+      continue;
+    }
     rows.push({
       line: [{ t: t.name, bold: true, c: 'accent' }, { t: '  ' }, connectionText(t.connection), { t: t.error ? '  ' + fit(t.error, width) : '', c: 'bad' }, { t: `  ${t.runs.length} run${t.runs.length === 1 ? '' : 's'}`, c: 'dim' }],
       selected: false,

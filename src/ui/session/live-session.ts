@@ -13,6 +13,7 @@ import { defaultGpuPoller, runGpuScope } from './run-gpu-scope.js';
 import { RunsList, toSummary } from './runs-list.js';
 import { SelectedRunGpus } from './selected-run-gpus.js';
 import { emptyState } from './static-session.js';
+import { RetryTransport, connectProblemOf } from './retry-transport.js';
 import { RunStopper } from './stop-leftovers.js';
 import type { Session, SessionActions, SessionState, TargetSummary } from './types.js';
 
@@ -39,7 +40,7 @@ export class LiveSession implements Session {
     const update = (patch: Partial<SessionState>) => this.update(patch);
     const state = () => this.state;
     const findRun = (runId: string) => this.runs.find(runId);
-    this.state.targets = o.targets.map((c) => ({ name: c.target.name, connection: c.transport.state, runs: [] }));
+    this.state.targets = o.targets.map((c) => ({ name: c.target.name, connection: c.transport.state, runs: [], ...problemOf(c) }));
     this.runs = new RunsList({
       targets: o.targets,
       runsPollMs: o.runsPollMs,
@@ -68,7 +69,11 @@ export class LiveSession implements Session {
     this.stopper = new RunStopper({ findRun, refresh: (c) => this.runs.refresh(c), update, state });
     this.actions = {
       selectRun: (id) => this.selectRun(id),
-      refreshRuns: () => void this.runs.refreshAll().finally(() => this.runs.schedule()),
+      refreshRuns: () => {
+        // `r` also connects again to the targets that could not be reached, where that can help.
+        for (const c of o.targets) if (c.transport instanceof RetryTransport) void c.transport.retry();
+        void this.runs.refreshAll().finally(() => this.runs.schedule());
+      },
       stopRun: (id) => this.stopper.stop(id),
       setDraft: (d) => this.editor?.setDraft(d),
       setValue: (key, text) => this.editor?.setValue(key, text),
@@ -86,7 +91,7 @@ export class LiveSession implements Session {
     for (const c of this.o.targets) {
       this.unsubs.push(
         c.transport.onState((s) => {
-          this.patchTarget(c.target.name, { connection: s });
+          this.patchTarget(c.target.name, { connection: s, connectProblem: problemOf(c).connectProblem });
           if (s.state === 'ready') void this.runs.refresh(c);
         }),
       );
@@ -183,6 +188,12 @@ export class LiveSession implements Session {
     this.gpus.close();
     this.listeners.clear();
   }
+}
+
+/** A target the cockpit could not connect to: its problem (as `connectProblem`, for a patch). */
+function problemOf(c: TargetConnection): { connectProblem?: TargetSummary['connectProblem'] } {
+  const p = connectProblemOf(c.transport);
+  return p ? { connectProblem: p } : { connectProblem: undefined };
 }
 
 /** Budget and batch size from the run's uploaded config.yaml, through the config engine. */

@@ -5,6 +5,9 @@ import type { ConnectionState, FollowProblem } from '../../remote/transport.js';
 import type { Alert } from '../../metrics/alerts.js';
 import type { Leftover } from '../../preflight/leftovers.js';
 import type { AlertHistoryEntry } from '../../health/alert-history.js';
+import type { ConnectProblem } from '../connect-advice.js';
+
+export type { ConnectProblem };
 
 export type { ConnectionState, FollowProblem };
 
@@ -31,6 +34,8 @@ export interface TargetSummary {
   connection: ConnectionState;
   runs: RunSummary[];
   error?: string;
+  /** The cockpit could not connect to this target: what happened, what to do, whether `r` retries. */
+  connectProblem?: ConnectProblem;
 }
 
 export type { Alert, AlertHistoryEntry };
