@@ -1,62 +1,54 @@
-/** @jsxRuntime classic */
 // The cockpit on a run whose log it cannot read (permissions) while ssh itself works: it used to show
 // an empty dashboard that said `connected`, and nothing else. The header must say the log is not
 // followed, the status line what is wrong (target, path, error, what to do), the event log a
 // warning; once the log is readable again, an info line 'reading PATH again', the status goes back,
 // and the steps arrive. Real sshd whose sessions run without the capabilities that let root read
 // any file (as an ordinary user's would), real simulated run, rendered frames.
-import React from 'react';
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTransport, type Transport } from '../../src/remote/index.js';
-import { App } from '../../src/ui/app.js';
-import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
+import { openTransport } from '../../src/remote/index.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { waitFor } from '../harness/wait.js';
-import { renderInk, waitForFrame, type Rendered } from './helpers.js';
-import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
+import { waitForFrame } from './helpers.js';
+import { watchSimRun, type WatchedSim } from './sim-run.js';
 
 const stepOf = (frame: string): number => Number(/step (\d+)\/\d+/.exec(frame)?.[1] ?? 0);
 
 describe('cockpit: a log that cannot be followed is said, and the saying goes once it is read', () => {
   let sshd: SshdHandle;
-  let sim: SimRun;
-  let transport: Transport;
-  let session: LiveSession;
-  let r: Rendered;
+  let w: WatchedSim;
   let log: string;
 
   beforeAll(async () => {
     sshd = await startSshd({
       extraConfig: ['ForceCommand exec setpriv --bounding-set=-dac_override,-dac_read_search -- /bin/bash -c "$SSH_ORIGINAL_COMMAND"'],
     });
-    sim = await withSimEnv({ AWRL_SIM_SPEED: '400' }, () => launchSim(['++trial_name=unreadable-log']));
-    log = join(sim.dir, '.awrl', 'runs', sim.runId, 'stdout.log');
-    await waitFor(() => existsSync(log), { timeoutMs: 20_000, what: 'the run log' });
-    // The trainer keeps writing through its open descriptor; only new readers are refused.
-    chmodSync(log, 0o000);
-    transport = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 50 });
-    session = createLiveSession({
-      targets: [{ target: { ...sim.target, name: 'guarded', host: sshd.alias, sshConfigFile: sshd.sshConfigFile }, transport }],
-      openRunId: sim.runId,
+    w = await watchSimRun({
+      env: { AWRL_SIM_SPEED: '400' },
+      overrides: ['++trial_name=unreadable-log'],
+      via: async (sim) => {
+        log = join(sim.dir, '.awrl', 'runs', sim.runId, 'stdout.log');
+        await waitFor(() => existsSync(log), { timeoutMs: 20_000, what: 'the run log' });
+        // The trainer keeps writing through its open descriptor; only new readers are refused.
+        chmodSync(log, 0o000);
+        const transport = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 50 });
+        return { target: { ...sim.target, name: 'guarded', host: sshd.alias, sshConfigFile: sshd.sshConfigFile }, transport };
+      },
       runsPollMs: 1000,
       statePollMs: 1000,
-      gpuPoller: null,
+      columns: 320,
     });
-    r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 320, rows: 40 }} colors={false} frameMs={50} />);
   }, 60_000);
 
   afterAll(async () => {
-    r?.unmount();
-    await session?.close();
-    await transport?.close();
     if (log && existsSync(log)) chmodSync(log, 0o644);
-    await sim?.stop();
+    await w?.close();
     await sshd?.stop();
   });
 
   it('header and status line name the problem, the event log warns; readable again: info line, status clear, steps arrive', async () => {
+    const { sim, session, r } = w;
     const bad = await waitForFrame(r, (f) => f.includes('cannot follow the log') && f.includes(`cannot follow ${log}`), 'the follow problem on screen', 30_000);
     if (process.env.AWRL_DEBUG) console.error(bad);
     const lines = bad.split('\n');

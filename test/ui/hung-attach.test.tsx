@@ -1,4 +1,3 @@
-/** @jsxRuntime classic */
 // The cockpit attaching to a run that is already hung: the simulated trainer (real launch path,
 // instant pace) hangs for good in step 4's rollout wait. Opened while the hang is seconds old, the
 // run shows no alert. With its log's mtime set 3 h back (the hang began at 3 a.m., it is now
@@ -9,18 +8,15 @@
 // threshold was crossed on the log's clock.
 import { appendFileSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import React from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App } from '../../src/ui/app.js';
-import { createLiveSession } from '../../src/ui/session/live-session.js';
-import { renderInk, waitForFrame } from './helpers.js';
+import { waitForFrame } from './helpers.js';
 import { isHangAlert, naiveMs, RunAlerts } from '../../src/health/index.js';
 import { MetricsStore } from '../../src/metrics/index.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
 import { runsRoot } from '../../src/runs/index.js';
 import { RunFeed } from '../../src/ui/session/run-feed.js';
 import type { RunView } from '../../src/ui/session/types.js';
-import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
+import { launchSim, watchSimRun, withSimEnv, type SimRun } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
 
 const H = 3600_000;
@@ -137,7 +133,7 @@ describe('the cockpit attaching to a run that is already hung', () => {
     await waitFor(() => feed.getView().summary.step === 3, { what: 'step 3 read' });
     const v = await waitFor(() => {
       const x = feed.getView();
-      return x.alerts.some(isHangAlert) && x;
+      return x.alerts.some(isHangAlert) ? x : null;
     }, { timeoutMs: 15_000, what: 'the stall after the late burst' });
     expect(v.alerts.filter(isHangAlert).map((a) => a.id)).toEqual(['health/stall/rollout_wait']);
     expect(v.alerts.find(isHangAlert)!.detail).toMatch(/the log has been silent for 3 h$/);
@@ -147,14 +143,12 @@ describe('the cockpit attaching to a run that is already hung', () => {
     const mtime = (Date.now() - 3 * H) / 1000;
     utimesSync(logPath, mtime, mtime);
     const now = Date.now() + 2 * H;
-    const session = createLiveSession({ targets: [{ target: sim.target, transport: sim.transport }], openRunId: sim.runId, runsPollMs: 60_000, statePollMs: 60_000, gpuPoller: null, clock: () => now });
-    const r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 140, rows: 40 }} colors={false} frameMs={50} clock={() => now} />);
+    const w = await watchSimRun({ sim, runsPollMs: 60_000, statePollMs: 60_000, clock: () => now, columns: 140 });
     try {
-      const f = await waitForFrame(r, (x) => x.includes('Stalled waiting for the rollout batch'), 'the stall on the Alerts panel', 20_000);
+      const f = await waitForFrame(w.r, (x) => x.includes('Stalled waiting for the rollout batch'), 'the stall on the Alerts panel', 20_000);
       expect(f.split('Stalled waiting for the rollout batch').length - 1).toBe(1);
     } finally {
-      r.unmount();
-      await session.close();
+      await w.close();
     }
   }, 30_000);
 });

@@ -1,39 +1,36 @@
-/** @jsxRuntime classic */
 // One hang, one alert, in the cockpit: the simulated trainer (real launch path) hangs for good in
 // step 4's rollout wait. The metrics room's whole-step rule and the health room's phase stall both
 // see it; the health rule owns it (it knows the phase) and the cockpit shows exactly one active
 // hang alert at every minute of three hours, the Alerts panel one "Stalled" entry and no
 // "No new step for a while", and the history one entry. The cockpit's clock is the test's.
-import React from 'react';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App } from '../../src/ui/app.js';
 import { isHangAlert } from '../../src/health/index.js';
-import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
-import { renderInk, waitForFrame, type Rendered } from './helpers.js';
-import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
+import { waitForFrame } from './helpers.js';
+import { watchSimRun, type WatchedSim } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
 
 describe('a run that hangs while watched', () => {
-  let sim: SimRun;
-  let session: LiveSession;
-  let r: Rendered;
+  let w: WatchedSim;
   let now = Date.now();
 
   beforeAll(async () => {
-    sim = await withSimEnv({ AWRL_SIM_SPEED: '400', AWRL_SIM_FAULT: 'stall:rollout_wait@4' }, () => launchSim(['++trial_name=one-hang']));
-    session = createLiveSession({ targets: [{ target: sim.target, transport: sim.transport }], openRunId: sim.runId, runsPollMs: 1000, statePollMs: 500, gpuPoller: null, clock: () => now });
-    r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} frameMs={50} clock={() => now} />);
+    w = await watchSimRun({
+      env: { AWRL_SIM_SPEED: '400', AWRL_SIM_FAULT: 'stall:rollout_wait@4' },
+      overrides: ['++trial_name=one-hang'],
+      runsPollMs: 1000,
+      statePollMs: 500,
+      clock: () => now,
+    });
   }, 60_000);
 
   afterAll(async () => {
-    r?.unmount();
-    await session?.close();
-    await sim?.stop();
+    await w?.close();
   });
 
   it('gives exactly one active hang alert, the phase stall, for three hours; the panel and the history agree', async () => {
+    const { sim, session, r } = w;
     // The trainer is stuck in step 4's rollout wait, and the cockpit has read step 3.
     await waitFor(() => {
       const s = JSON.parse(readFileSync(join(sim.dir, 'state', 'state.json'), 'utf8')) as { phase?: string; step?: number };

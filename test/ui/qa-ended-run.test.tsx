@@ -1,36 +1,33 @@
-/** @jsxRuntime classic */
 // QA: a run that dies (the simulator's CUDA OOM: a traceback is the last thing the trainer
 // writes, then it exits 1), watched live in the cockpit. Once the run is `failed`, the error must
 // reach the event log and the alerts (nothing will ever follow the traceback to close its record),
 // no "no new step for a while" stall alert may advise hunting a hang in a run that has ended, and
 // the header must not count an ETA down nor the elapsed time up.
-import React from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App } from '../../src/ui/app.js';
-import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
-import { renderInk, waitForFrame, type Rendered } from './helpers.js';
-import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
+import { waitForFrame } from './helpers.js';
+import { watchSimRun, type WatchedSim } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
 
 describe('a run that failed while watched', () => {
-  let sim: SimRun;
-  let session: LiveSession;
-  let r: Rendered;
+  let w: WatchedSim;
   let now = Date.now();
 
   beforeAll(async () => {
-    sim = await withSimEnv({ AWRL_SIM_SPEED: '400', AWRL_SIM_FAULT: 'oom@4' }, () => launchSim(['++trial_name=qa-oom']));
-    session = createLiveSession({ targets: [{ target: sim.target, transport: sim.transport }], openRunId: sim.runId, runsPollMs: 500, statePollMs: 300, gpuPoller: null, clock: () => now });
-    r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} frameMs={50} clock={() => now} />);
+    w = await watchSimRun({
+      env: { AWRL_SIM_SPEED: '400', AWRL_SIM_FAULT: 'oom@4' },
+      overrides: ['++trial_name=qa-oom'],
+      runsPollMs: 500,
+      statePollMs: 300,
+      clock: () => now,
+    });
   }, 60_000);
 
   afterAll(async () => {
-    r?.unmount();
-    await session?.close();
-    await sim?.stop();
+    await w?.close();
   });
 
   it('shows the error in the event log and the alerts, no stall alert, no running ETA', async () => {
+    const { session, r } = w;
     await waitFor(() => session.getState().run?.summary.state === 'failed', { timeoutMs: 90_000, what: 'the run to fail' });
     // Long after the end: a live run would have stalled many times over.
     now += 10 * 60_000;

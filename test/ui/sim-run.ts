@@ -1,12 +1,19 @@
 // A real run for the cockpit's end-to-end tests: `sim init` a temp checkout, then start the
-// simulated trainer through the same launch path as `--launch` (local transport, detached job).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// simulated trainer through the same launch path as `--launch` (local transport, detached job);
+// watchSimRun also opens the cockpit on it (live session, rendered dashboard).
+import { createElement } from 'react';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { evaluateConfig, requiredSecretNames } from '../../src/config/index.js';
-import { LocalTransport } from '../../src/remote/index.js';
-import { launchRun, stopRun, type Target } from '../../src/runs/index.js';
+import { LocalTransport, type Transport } from '../../src/remote/index.js';
+import { launchRun, runsRoot, stopRun, type Target } from '../../src/runs/index.js';
 import { simInit } from '../../src/sim/init.js';
+import { App } from '../../src/ui/app.js';
+import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
+import { killTree } from '../harness/sshd.js';
+import { pidAlive } from '../harness/wait.js';
+import { renderInk, type Rendered } from './helpers.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/awrl-tui.js');
@@ -70,9 +77,95 @@ export async function launchSim(overrides: string[] = []): Promise<SimRun> {
     transport,
     configPath,
     async stop() {
+      const jobPid = runJobPid(target, res.record.runId);
       await stopRun(transport, target, res.record.runId, { graceSeconds: 2 }).catch(() => {});
+      // stopRun only asks over the transport (and a test may have broken that): whatever of the job
+      // is still here is killed by its recorded PID, if that PID is still this run's.
+      if (jobPid !== null && pidAlive(jobPid) && carriesRunTag(jobPid, res.record.runId)) await killTree(jobPid).catch(() => {});
       await transport.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The detached job's PID (the launch writes it to job.pid in the run's directory), or null. */
+function runJobPid(target: Target, runId: string): number | null {
+  const file = `${runsRoot(target)}/${runId}/job.pid`;
+  const pid = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : NaN;
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/** The process carries the run's tag (as the launch sets it), so the PID was not reused by another. */
+function carriesRunTag(pid: number, runId: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`AWRL_RUN_ID=${runId}`);
+  } catch {
+    return false;
+  }
+}
+
+export interface WatchSimOptions {
+  /** AWRL_SIM_SPEED, AWRL_SIM_FAULT... for the simulated job (see withSimEnv). */
+  env?: Record<string, string>;
+  /** Hydra overrides for the launch (e.g. `++trial_name=...`, so runs of different tests differ). */
+  overrides?: string[];
+  /** Watch this run, already launched, instead of launching one; its caller stops it. */
+  sim?: SimRun;
+  /** Called after the launch, before the cockpit opens: the target and transport the cockpit
+   *  watches through (default: the launch's own, local). A transport given here is closed by close(). */
+  via?: (sim: SimRun) => Promise<{ target: Target; transport: Transport }>;
+  runsPollMs: number;
+  statePollMs: number;
+  /** The cockpit's clock (session and App), for tests that move or freeze time. */
+  clock?: () => number;
+  /** Terminal width (default 120; 40 rows). */
+  columns?: number;
+}
+
+export interface WatchedSim {
+  sim: SimRun;
+  session: LiveSession;
+  r: Rendered;
+  /** Unmounts the cockpit, closes the session and a `via` transport, and stops the run if this
+   *  launched it (stop kills by PID). */
+  close(): Promise<void>;
+}
+
+/**
+ * A simulated run launched (or given) and watched in the cockpit: the live session opened on it and
+ * the dashboard rendered, colours off. If any step fails, what it had started is closed before the
+ * error is thrown, so a failed beforeAll leaks nothing.
+ */
+export async function watchSimRun(o: WatchSimOptions): Promise<WatchedSim> {
+  let sim: SimRun | undefined = o.sim;
+  let viaTransport: Transport | undefined;
+  let session: LiveSession | undefined;
+  let r: Rendered | undefined;
+  const close = async (): Promise<void> => {
+    r?.unmount();
+    await session?.close();
+    await viaTransport?.close();
+    if (!o.sim) await sim?.stop();
+  };
+  try {
+    sim ??= await (o.env ? withSimEnv(o.env, () => launchSim(o.overrides)) : launchSim(o.overrides));
+    const launched = sim;
+    const where = o.via ? await o.via(launched) : { target: launched.target, transport: launched.transport };
+    if (o.via) viaTransport = where.transport;
+    session = createLiveSession({
+      targets: [where],
+      openRunId: launched.runId,
+      runsPollMs: o.runsPollMs,
+      statePollMs: o.statePollMs,
+      gpuPoller: null,
+      ...(o.clock ? { clock: o.clock } : {}),
+    });
+    r = renderInk(
+      createElement(App, { session, initialScreen: 'dashboard', size: { columns: o.columns ?? 120, rows: 40 }, colors: false, frameMs: 50, ...(o.clock ? { clock: o.clock } : {}) }),
+    );
+    return { sim: launched, session, r, close };
+  } catch (err) {
+    await close().catch(() => {});
+    throw err;
+  }
 }
