@@ -6,17 +6,20 @@ import type { Target } from '../runs/index.js';
 import { followToEnd, progressLine } from '../runs/follow-to-end.js';
 import { isTerminal } from '../runs/run-state.js';
 import { FollowAlerts, alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
-import type { Transport } from '../remote/transport.js';
+import type { FollowProblem, Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
 import type { Alert } from '../metrics/index.js';
 import { CliError, EXIT } from './errors.js';
+import { countBytesRead } from './follow-bytes.js';
+import { followProblemClearedJsonLine, followProblemJsonLine, followProblemLine, followReadingAgainLine } from './follow-problem-lines.js';
 
 export interface FollowPrintOptions {
   transport: Transport;
   target: Target;
   runId: string;
   logPath: string;
-  /** JSON Lines on stdout (events and `{"type":"alert"}`); informational lines go to stderr. */
+  /** JSON Lines on stdout (events, `{"type":"alert"}`, `{"type":"follow-problem"}`); informational
+   *  lines go to stderr. */
   json: boolean;
   /** The run's config, for the staleness budget and the checkpoint interval (null: unknown). */
   evaluation: ConfigEvaluation | null;
@@ -65,7 +68,25 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   };
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
-  const outcome = await followToEnd(o.transport, target, runId, o.logPath, {
+  // The log cannot be read although the connection works (permissions, a follower that cannot
+  // start): said once per problem (people on stderr with --json; scripts on stdout), and said
+  // when it reads again, before what it reads, rather than waiting in silence.
+  let standing: FollowProblem | null = null;
+  const onProblem = (p: FollowProblem | null) => {
+    if (p) {
+      if (standing?.text === p.text) return;
+      standing = p;
+      info(followProblemLine(p, { kind: 'retrying' }));
+      if (json) out(followProblemJsonLine(p, { kind: 'retrying' }));
+    } else if (standing) {
+      const was = standing;
+      standing = null;
+      info(followReadingAgainLine(o.logPath));
+      if (json) out(followProblemClearedJsonLine(was));
+    }
+  };
+  const read = countBytesRead(o.transport);
+  const outcome = await followToEnd(read.transport, target, runId, o.logPath, {
     onEvent: (e) => {
       if (json) out(eventToJsonLine(e));
       else if (e.type === 'step') {
@@ -83,9 +104,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     },
     // A log truncated or replaced under us: what follows comes from the new file's first byte.
     onReset: (reason) => info(`log      ${reason === 'appeared' ? 'appeared' : `was ${reason}`}: reading it from its first byte (steps it repeats are shown again)`),
-    // The log cannot be read although the connection works (permissions, a follower that cannot
-    // start): say so, and say when it reads again, rather than waiting in silence.
-    onProblem: (problem) => info(problem ? `follow   ${problem.text}` : `follow   reading ${o.logPath} again`),
+    onProblem,
   }).finally(() => {
     clearInterval(ticker);
     stopSilence();
@@ -96,6 +115,15 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
       code: 'disconnected',
       hint: `follow it again once the host answers: awrl-tui follow ${runId} ${where}`,
     });
+  }
+  // The run ended while its log could not be read: following is over, not "still retrying"; say
+  // how much of the log was never read (its events are missing from what was printed).
+  const unresolved = standing as FollowProblem | null;
+  if (unresolved) {
+    const size = (await o.transport.stat(o.logPath).catch(() => null))?.size;
+    const now = { kind: 'gave-up', unreadBytes: size === undefined ? null : Math.max(0, size - read.offset) } as const;
+    info(followProblemLine(unresolved, now));
+    if (json) out(followProblemJsonLine(unresolved, now));
   }
   if (outcome.state === 'finished') return EXIT.ok;
   if (outcome.state === 'stopped') return EXIT.stopped;

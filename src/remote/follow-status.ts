@@ -17,7 +17,8 @@ export interface FollowProblem {
   since: number;
   /** Failed follower starts (ssh) or looks at the file (local) so far. */
   attempts: number;
-  /** One line for people: target, path, error, advice. */
+  /** One line for people: target, path, error, advice, and "(still retrying)": true when the
+   *  follower reports it. Once following is paused or over, say problemText(problem, …) instead. */
   text: string;
 }
 
@@ -56,13 +57,20 @@ export class FollowTrouble {
       this.since = this.now();
       // A failure nobody retries soon (a follower that keeps running, reporting its problem
       // once) must still be reported when it has lasted long enough.
-      this.timer = setTimeout(() => this.publish(), PROBLEM_AFTER_MS);
+      this.timer = setTimeout(() => this.reported === null && this.publish(), PROBLEM_AFTER_MS);
       this.timer.unref?.();
     }
     this.attempts++;
     const changed = error !== this.error;
     this.error = error;
-    if (lasting || this.attempts >= PROBLEM_AFTER_ATTEMPTS || this.now() - this.since >= PROBLEM_AFTER_MS || (this.reported !== null && changed)) this.publish();
+    // Reported once per problem: a follower looking again every poll has nothing new to say
+    // (a local follower retried every 50 ms printed the same line 20 times a second); a
+    // different error is a new problem.
+    if (this.reported !== null) {
+      if (changed) this.publish();
+      return;
+    }
+    if (lasting || this.attempts >= PROBLEM_AFTER_ATTEMPTS || this.now() - this.since >= PROBLEM_AFTER_MS) this.publish();
   }
 
   /** Following works (bytes or the file's state arrived): clear any report. */
@@ -85,19 +93,32 @@ export class FollowTrouble {
   private publish(): void {
     if (this.attempts === 0) return;
     const error = scrubSecrets(this.error);
-    const advice = adviceFor(error, this.target, this.path);
-    this.reported = {
-      target: this.target,
-      path: this.path,
-      error,
-      advice,
-      since: this.since,
-      attempts: this.attempts,
-      // The target's error usually starts with the path: said once is enough.
-      text: `cannot follow ${this.path} on ${this.target}: ${error.startsWith(`${this.path}: `) ? error.slice(this.path.length + 2) : error}; ${advice} (still retrying)`,
-    };
+    const facts = { target: this.target, path: this.path, error, advice: adviceFor(error, this.target, this.path) };
+    this.reported = { ...facts, since: this.since, attempts: this.attempts, text: problemText(facts, { kind: 'retrying' }) };
     this.report(this.reported);
   }
+}
+
+/** Where following stands while a problem lasts: a follower is still trying; it was paused because
+ *  the run ended (the cockpit: tried again if the run is resumed); or following is over (`follow`
+ *  exits with the run's end) with `unreadBytes` of the log never read (null: unknown). */
+export type FollowingNow = { kind: 'retrying' } | { kind: 'paused' } | { kind: 'gave-up'; unreadBytes: number | null };
+
+/** The problem in one line for people, ending with what is true of following now (a paused or
+ *  finished follower must not say "still retrying"). `FollowProblem.text` is the `retrying` form:
+ *  the follower that reports a problem is still trying. */
+export function problemText(p: Pick<FollowProblem, 'target' | 'path' | 'error' | 'advice'>, now: FollowingNow): string {
+  // The target's error usually starts with the path: said once is enough.
+  const error = p.error.startsWith(`${p.path}: `) ? p.error.slice(p.path.length + 2) : p.error;
+  return `cannot follow ${p.path} on ${p.target}: ${error}; ${p.advice} (${standing(now)})`;
+}
+
+function standing(now: FollowingNow): string {
+  if (now.kind === 'retrying') return 'still retrying';
+  if (now.kind === 'paused') return 'not retrying: the run has ended; following starts again if it is resumed';
+  if (now.unreadBytes === null) return 'gave up: the run has ended; the rest of its log was not read';
+  if (now.unreadBytes === 0) return 'stopped: the run has ended and its whole log was read';
+  return `gave up: the run has ended with ${now.unreadBytes} bytes of its log never read`;
 }
 
 /** What to do about a follow error, in the words of the host it happens on. */
