@@ -2,15 +2,14 @@
 // the transport names the kind where it fails, connect() keeps it on the ConnectError with the CLI's
 // exit code, and the --json code comes from the kind (never from the message's words).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { ConnectFailure, openTransport, type ConnectFailureKind, type OpenTransportOptions } from '../../src/remote/index.js';
 import { ConnectError, connect } from '../../src/runs/cli-target.js';
 import { cliErrorFromConnect } from '../../src/cli/run-errors.js';
 import type { Target } from '../../src/runs/targets.js';
-import { startSshd, freePort, type SshdHandle } from '../harness/sshd.js';
+import { freePort, type SshdHandle } from '../harness/sshd.js';
+import { clientConfig, encryptedKeyCopy, knownHostsLine, startSshdPair, writeKnownHosts, type ClientConfigOptions, type SshdPair } from '../harness/ssh-variants.js';
 
 /** A TCP listener on loopback that does `onSocket` with every connection (never speaks SSH). */
 async function listener(onSocket: (s: Socket) => void): Promise<{ port: number; close(): Promise<void> }> {
@@ -32,33 +31,25 @@ async function listener(onSocket: (s: Socket) => void): Promise<{ port: number; 
 }
 
 describe('connection failures carry their kind', () => {
+  let pair: SshdPair;
   let s: SshdHandle;
   let other: SshdHandle; // only for its (different) host key and client key
   beforeAll(async () => {
-    s = await startSshd();
-    other = await startSshd();
+    pair = await startSshdPair();
+    ({ s, other } = pair);
   });
   afterAll(async () => {
-    await s?.stop();
-    await other?.stop();
+    await pair?.stop();
   });
 
-  /** An ssh config for alias `name` that is the harness's with `edit` applied. */
-  function variant(name: string, edit: (text: string) => string): string {
-    const file = join(s.dir, `ssh_config_kind_${name}`);
-    writeFileSync(file, edit(readFileSync(s.sshConfigFile, 'utf8')));
-    return file;
-  }
-  const withKnownHosts = (name: string, text: string) => {
-    const kh = join(s.dir, `kh_kind_${name}`);
-    writeFileSync(kh, text);
-    return variant(name, (c) => c.replace(/^(\s*UserKnownHostsFile) .*$/m, `$1 ${kh}`));
-  };
-  const withPort = (name: string, port: number, extra = '') => variant(name, (c) => c.replace(/^(\s*Port) \d+$/m, `$1 ${port}${extra}`));
-  const withKey = (name: string, key: string) => variant(name, (c) => c.replace(s.identityFile, key));
+  /** Alias `kind-<name>` for the server, as the harness's but for `o`: where to connect. */
+  const variant = (name: string, o: ClientConfigOptions) => ({ host: `kind-${name}`, sshConfigFile: clientConfig(s, `kind-${name}`, o) });
+  const withKnownHosts = (name: string, text: string) => variant(name, { knownHostsFile: writeKnownHosts(s, `kind_${name}`, text) });
+  const withPort = (name: string, port: number, extra: string[] = []) => variant(name, { port, extra });
+  const withKey = (name: string, identityFile: string) => variant(name, { identityFile });
 
   /** What each layer says about one failing connection. */
-  async function failure(sshConfigFile: string, opts: OpenTransportOptions = {}, host = s.alias) {
+  async function failure({ host, sshConfigFile }: { host: string; sshConfigFile: string }, opts: OpenTransportOptions = {}) {
     const raw = await openTransport(host, { sshConfigFile, ...opts }).then(
       async (t) => {
         await t.close();
@@ -92,22 +83,19 @@ describe('connection failures carry their kind', () => {
 
   it('host keys: unknown, mismatched, revoked', async () => {
     await expectKind(await failure(withKnownHosts('unknown', '')), 'host-key-unknown', 2, 'host-key-unknown');
-    const otherLine = `[127.0.0.1]:${s.port} ${other.hostPublicKey}\n`;
+    const otherLine = `${knownHostsLine(s, other.hostPublicKey)}\n`;
     // Even with --accept-new-host-key: a changed key is never accepted.
     await expectKind(await failure(withKnownHosts('mismatch', otherLine), { acceptNewHostKey: true }), 'host-key-mismatch', 2, 'host-key-mismatch');
-    const revoked = `@revoked * ${s.hostPublicKey}\n[127.0.0.1]:${s.port} ${s.hostPublicKey}\n`;
+    const revoked = `@revoked * ${s.hostPublicKey}\n${knownHostsLine(s)}\n`;
     await expectKind(await failure(withKnownHosts('revoked', revoked)), 'host-key-revoked', 2, 'host-key-mismatch');
   }, 60_000);
 
   it('logins: a key the server does not know, an encrypted key headless, a wrong passphrase', async () => {
     await expectKind(await failure(withKey('stranger', other.identityFile)), 'auth-failed', 2, 'auth-failed');
-    const enc = join(s.dir, 'kind_enc_key');
-    copyFileSync(s.identityFile, enc);
-    execFileSync('ssh-keygen', ['-p', '-q', '-P', '', '-N', 'right phrase', '-f', enc], { stdio: 'ignore' });
-    const encCfg = withKey('enc', enc);
+    const encCfg = withKey('enc', encryptedKeyCopy(s, 'kind_enc', 'right phrase'));
     await expectKind(await failure(encCfg), 'key-encrypted', 2, 'auth-failed');
-    const wrong = await openTransport(s.alias, {
-      sshConfigFile: encCfg,
+    const wrong = await openTransport(encCfg.host, {
+      sshConfigFile: encCfg.sshConfigFile,
       interactive: { askHostKey: async () => false, askPassphrase: async () => 'wrong phrase' },
     }).catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(ConnectFailure);
@@ -122,7 +110,7 @@ describe('connection failures carry their kind', () => {
     // Speaks SSH's banner, then garbage where the key exchange should be.
     const garbage = await listener((sock) => sock.end('SSH-2.0-NotReally\r\n\x00\x00\x00\x0c\x0a\x14garbage!!!!\n'));
     try {
-      await expectKind(await failure(withPort('silent', silent.port, '\n  ConnectTimeout 1')), 'timeout', 4, 'host-unreachable');
+      await expectKind(await failure(withPort('silent', silent.port, ['ConnectTimeout 1'])), 'timeout', 4, 'host-unreachable');
       await expectKind(await failure(withPort('hangup', hangup.port)), 'closed', 4, 'host-unreachable');
       await expectKind(await failure(withPort('garbage', garbage.port)), 'handshake-failed', 4, 'host-unreachable');
     } finally {
@@ -133,7 +121,7 @@ describe('connection failures carry their kind', () => {
   }, 60_000);
 
   it('settings: an ssh config file that is not there, a target that is not one', async () => {
-    await expectKind(await failure(join(s.dir, 'no-such-ssh-config')), 'ssh-settings', 2, 'connect-failed');
+    await expectKind(await failure({ host: s.alias, sshConfigFile: join(s.dir, 'no-such-ssh-config') }), 'ssh-settings', 2, 'connect-failed');
     const bad = await openTransport('-oProxyCommand=x').catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(ConnectFailure);
     expect((bad as ConnectFailure).kind).toBe('ssh-settings');

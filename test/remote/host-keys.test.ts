@@ -3,43 +3,23 @@
 // plus the errors a user sees for a bad key or a dead port. And ProxyJump through a second sshd.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openTransport } from '../../src/remote/index.js';
 import { startSshd, freePort, descendants, type SshdHandle } from '../harness/sshd.js';
+import { clientConfig, encryptedKeyCopy, knownHostsLine, startSshdPair, writeKnownHosts, type SshdPair } from '../harness/ssh-variants.js';
 import { waitFor } from '../harness/wait.js';
 
-function writeConfig(s: SshdHandle, name: string, knownHosts: string, extra: string[] = []): string {
-  const file = join(s.dir, `ssh_config_${name}`);
-  writeFileSync(
-    file,
-    [
-      `Host ${name}`,
-      // First obtained value wins in ssh_config: the test's own lines go first.
-      ...extra.map((l) => `  ${l}`),
-      '  HostName 127.0.0.1',
-      `  Port ${s.port}`,
-      `  User ${s.user}`,
-      `  IdentityFile ${s.identityFile}`,
-      '  IdentitiesOnly yes',
-      `  UserKnownHostsFile ${knownHosts}`,
-      '  GlobalKnownHostsFile /dev/null',
-      '  StrictHostKeyChecking yes',
-    ].join('\n') + '\n',
-  );
-  return file;
-}
-
 describe('host keys and authentication', () => {
+  let pair: SshdPair;
   let s: SshdHandle;
   let other: SshdHandle; // only for its (different) host key
   beforeAll(async () => {
-    s = await startSshd();
-    other = await startSshd();
+    pair = await startSshdPair();
+    ({ s, other } = pair);
   });
   afterAll(async () => {
-    await s?.stop();
-    await other?.stop();
+    await pair?.stop();
   });
 
   it('accepts a known plain entry', async () => {
@@ -50,28 +30,25 @@ describe('host keys and authentication', () => {
   });
 
   it('accepts a known hashed entry', async () => {
-    const kh = join(s.dir, 'kh_hashed');
-    copyFileSync(s.knownHostsFile, kh);
+    const kh = writeKnownHosts(s, 'hashed', readFileSync(s.knownHostsFile, 'utf8'));
     execFileSync('ssh-keygen', ['-H', '-f', kh], { stdio: 'ignore' });
     expect(readFileSync(kh, 'utf8')).toMatch(/^\|1\|/);
-    const t = await openTransport('hashed', { sshConfigFile: writeConfig(s, 'hashed', kh) });
+    const t = await openTransport('hashed', { sshConfigFile: clientConfig(s, 'hashed', { knownHostsFile: kh }) });
     expect(t.state.state).toBe('ready');
     await t.close();
   });
 
   it('accepts an entry found through a wildcard pattern, and a negated pattern excludes it', async () => {
-    const kh = join(s.dir, 'kh_pattern');
-    writeFileSync(kh, `[127.0.0.*]:${s.port} ${s.hostPublicKey}\n`);
-    const t = await openTransport('pattern', { sshConfigFile: writeConfig(s, 'pattern', kh) });
+    const kh = writeKnownHosts(s, 'pattern', `[127.0.0.*]:${s.port} ${s.hostPublicKey}\n`);
+    const t = await openTransport('pattern', { sshConfigFile: clientConfig(s, 'pattern', { knownHostsFile: kh }) });
     await t.close();
     writeFileSync(kh, `[127.0.0.*]:${s.port},![127.0.0.1]:${s.port} ${s.hostPublicKey}\n`);
-    await expect(openTransport('negated', { sshConfigFile: writeConfig(s, 'negated', kh) })).rejects.toThrow(/unknown/);
+    await expect(openTransport('negated', { sshConfigFile: clientConfig(s, 'negated', { knownHostsFile: kh }) })).rejects.toThrow(/unknown/);
   });
 
   it('refuses an unknown host headless, showing the fingerprint and the way out', async () => {
-    const kh = join(s.dir, 'kh_empty');
-    writeFileSync(kh, '');
-    const err = await openTransport('unknown', { sshConfigFile: writeConfig(s, 'unknown', kh) }).then(
+    const kh = writeKnownHosts(s, 'empty', '');
+    const err = await openTransport('unknown', { sshConfigFile: clientConfig(s, 'unknown', { knownHostsFile: kh }) }).then(
       () => null,
       (e: Error) => e,
     );
@@ -81,22 +58,20 @@ describe('host keys and authentication', () => {
   });
 
   it('accepts an unknown host with acceptNewHostKey and writes a hashed line ssh-keygen -F finds', async () => {
-    const kh = join(s.dir, 'kh_new');
-    writeFileSync(kh, '');
-    const t = await openTransport('newkey', { sshConfigFile: writeConfig(s, 'newkey', kh), acceptNewHostKey: true });
+    const kh = writeKnownHosts(s, 'new', '');
+    const t = await openTransport('newkey', { sshConfigFile: clientConfig(s, 'newkey', { knownHostsFile: kh }), acceptNewHostKey: true });
     await t.close();
     const text = readFileSync(kh, 'utf8');
     expect(text).toMatch(/^\|1\|[^ ]+ ssh-ed25519 /);
     const found = execFileSync('ssh-keygen', ['-F', `[127.0.0.1]:${s.port}`, '-f', kh], { encoding: 'utf8' });
     expect(found).toContain(s.hostPublicKey.split(' ')[1]);
     // And OpenSSH itself now trusts the host through that file.
-    const out = execFileSync('ssh', ['-F', writeConfig(s, 'newkey2', kh), '-o', 'BatchMode=yes', 'newkey2', 'echo', 'hi'], { encoding: 'utf8' });
+    const out = execFileSync('ssh', ['-F', clientConfig(s, 'newkey2', { knownHostsFile: kh }), '-o', 'BatchMode=yes', 'newkey2', 'echo', 'hi'], { encoding: 'utf8' });
     expect(out).toBe('hi\n');
   });
 
   it('asks the TUI about an unknown host and honours the answer', async () => {
-    const kh = join(s.dir, 'kh_ask');
-    writeFileSync(kh, '');
+    const kh = writeKnownHosts(s, 'ask', '');
     const asked: string[] = [];
     const ask = (answer: boolean) => ({
       askHostKey: async (info: { host: string; fingerprint: string }) => {
@@ -105,7 +80,7 @@ describe('host keys and authentication', () => {
       },
       askPassphrase: async () => null,
     });
-    const cfg = writeConfig(s, 'ask', kh, ['StrictHostKeyChecking ask']);
+    const cfg = clientConfig(s, 'ask', { knownHostsFile: kh, extra: ['StrictHostKeyChecking ask'] });
     await expect(openTransport('ask', { sshConfigFile: cfg, interactive: ask(false) })).rejects.toThrow(/unknown/);
     const t = await openTransport('ask', { sshConfigFile: cfg, interactive: ask(true) });
     await t.close();
@@ -116,10 +91,9 @@ describe('host keys and authentication', () => {
   it('asks once per connection even though the server re-keys (ssh2 re-verifies on every rekey)', async () => {
     const rekeying = await startSshd({ extraConfig: ['RekeyLimit 16K 1s', 'LogLevel DEBUG1'] });
     try {
-      const kh = join(rekeying.dir, 'kh_rekey');
-      writeFileSync(kh, '');
+      const kh = writeKnownHosts(rekeying, 'rekey', '');
       let asked = 0;
-      const cfg = writeConfig(rekeying, 'rekey', kh, ['StrictHostKeyChecking ask']);
+      const cfg = clientConfig(rekeying, 'rekey', { knownHostsFile: kh, extra: ['StrictHostKeyChecking ask'] });
       const t = await openTransport('rekey', {
         sshConfigFile: cfg,
         interactive: { askHostKey: async () => (++asked, true), askPassphrase: async () => null },
@@ -135,10 +109,9 @@ describe('host keys and authentication', () => {
   });
 
   it('refuses a mismatched key, naming both the offered fingerprint and the disagreeing line', async () => {
-    const kh = join(s.dir, 'kh_mismatch');
-    const line = `[127.0.0.1]:${s.port} ${other.hostPublicKey}`;
-    writeFileSync(kh, `# a comment\n${line}\n`);
-    const err = await openTransport('mismatch', { sshConfigFile: writeConfig(s, 'mismatch', kh), acceptNewHostKey: true }).then(
+    const line = knownHostsLine(s, other.hostPublicKey);
+    const kh = writeKnownHosts(s, 'mismatch', `# a comment\n${line}\n`);
+    const err = await openTransport('mismatch', { sshConfigFile: clientConfig(s, 'mismatch', { knownHostsFile: kh }), acceptNewHostKey: true }).then(
       () => null,
       (e: Error) => e,
     );
@@ -149,23 +122,17 @@ describe('host keys and authentication', () => {
   });
 
   it('refuses a revoked key even when it is also listed as known', async () => {
-    const kh = join(s.dir, 'kh_revoked');
-    writeFileSync(kh, `@revoked * ${s.hostPublicKey}\n[127.0.0.1]:${s.port} ${s.hostPublicKey}\n`);
-    await expect(openTransport('revoked', { sshConfigFile: writeConfig(s, 'revoked', kh) })).rejects.toThrow(/REVOKED/);
+    const kh = writeKnownHosts(s, 'revoked', `@revoked * ${s.hostPublicKey}\n${knownHostsLine(s)}\n`);
+    await expect(openTransport('revoked', { sshConfigFile: clientConfig(s, 'revoked', { knownHostsFile: kh }) })).rejects.toThrow(/REVOKED/);
   });
 
   it('fails authentication with a clear message', async () => {
-    const cfg = join(s.dir, 'ssh_config_badkey');
-    writeFileSync(cfg, readFileSync(s.sshConfigFile, 'utf8').replace(s.identityFile, other.identityFile).replace(`Host ${s.alias}`, 'Host badkey'));
+    const cfg = clientConfig(s, 'badkey', { identityFile: other.identityFile });
     await expect(openTransport('badkey', { sshConfigFile: cfg })).rejects.toThrow(/authentication to .* failed/);
   });
 
   it('an encrypted key headless is a clear error, and the TUI passphrase unlocks it', async () => {
-    const enc = join(s.dir, 'enc_key');
-    copyFileSync(s.identityFile, enc);
-    execFileSync('ssh-keygen', ['-p', '-q', '-P', '', '-N', 'pass phrase', '-f', enc], { stdio: 'ignore' });
-    const cfg = join(s.dir, 'ssh_config_enc');
-    writeFileSync(cfg, readFileSync(s.sshConfigFile, 'utf8').replace(s.identityFile, enc).replace(`Host ${s.alias}`, 'Host enc'));
+    const cfg = clientConfig(s, 'enc', { identityFile: encryptedKeyCopy(s, 'enc', 'pass phrase') });
     await expect(openTransport('enc', { sshConfigFile: cfg })).rejects.toThrow(/encrypted.*ssh-add|ssh-add.*encrypted/s);
     const t = await openTransport('enc', {
       sshConfigFile: cfg,
