@@ -32,19 +32,23 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
   const kind = err instanceof ConnectFailure ? err.kind : 'unknown';
   // `at HOST:PORT` (unreachable, timeout, closed), `(HOST:PORT)` (host keys), `to USER@HOST:PORT` (auth).
   const where = find(/ at (\S+:\d+)\b/, detail) ?? find(/\((\S+:\d+)\)/, detail) ?? find(/ to (\S+:\d+)\b/, detail) ?? target;
+  // The ssh host as written (an alias, user@host) beside the address it resolved to: which of
+  // the two is wrong is the first question when a host cannot be reached.
+  const sshName = find(/(?:reach|to) (\S+) at \S+:\d+/, detail);
+  const host = sshName && sshName !== where ? `${sshName} at ${where}` : where;
   const fp = find(/(SHA256:[A-Za-z0-9+/=]+)/, detail);
   const keyFile = find(/(\S+) is encrypted/, detail) ?? find(/wrong passphrase for (\S+)$/, detail);
   const errno = find(/\((E[A-Z]+)\)/, detail);
   const p = (what: string, todo: string): ConnectProblem => ({ target, kind, what, todo, retry: kind === 'unknown' || isRetryable(kind), detail });
   switch (kind) {
     case 'unreachable':
-      return p(`cannot reach ${where}${errno ? ` (${errno})` : ''}`, `check that the host is up, the host name and port, your VPN, and any ProxyJump in the ssh config`);
+      return p(`cannot reach ${host}${errno ? ` (${errno})` : ''}`, `check that the host is up, the host name and port, your VPN, and any ProxyJump in the ssh config`);
     case 'timeout':
-      return p(`${where} did not answer the SSH handshake in time`, `check that the host is up and your VPN (ConnectTimeout in the ssh config sets the wait)`);
+      return p(`${host} did not answer the SSH handshake in time`, `check that the host is up and your VPN (ConnectTimeout in the ssh config sets the wait)`);
     case 'closed':
-      return p(`${where} closed the connection during the handshake`, `the server may be busy (sshd MaxStartups) or restarting`);
+      return p(`${host} closed the connection during the handshake`, `the server may be busy (sshd MaxStartups) or restarting`);
     case 'handshake-failed':
-      return p(`the SSH handshake with ${where} failed`, `no common algorithm or a protocol error: compare the server's sshd with the ssh config (see details)`);
+      return p(`the SSH handshake with ${host} failed`, `no common algorithm or a protocol error: compare the server's sshd with the ssh config (see details)`);
     case 'host-key-unknown':
       return p(
         `host key of ${where} is not known${fp ? `: ${fp}` : ''}`,

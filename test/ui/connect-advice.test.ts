@@ -40,10 +40,10 @@ describe('connectProblem', () => {
   });
 
   it('says what happened with the facts a person needs', () => {
-    expect(problem('unreachable').what).toBe('cannot reach 10.0.0.7:2222 (ECONNREFUSED)');
+    expect(problem('unreachable').what).toBe('cannot reach gpu at 10.0.0.7:2222 (ECONNREFUSED)');
     expect(problem('unreachable').todo).toMatch(/VPN, and any ProxyJump/);
-    expect(problem('timeout').what).toBe('10.0.0.7:22 did not answer the SSH handshake in time');
-    expect(problem('closed').what).toBe('10.0.0.7:22 closed the connection during the handshake');
+    expect(problem('timeout').what).toBe('gpu at 10.0.0.7:22 did not answer the SSH handshake in time');
+    expect(problem('closed').what).toBe('gpu at 10.0.0.7:22 closed the connection during the handshake');
     expect(problem('host-key-unknown').what).toBe(`host key of 10.0.0.7:22 is not known: ${FP}`);
     expect(problem('host-key-unknown').todo).toMatch(/start awrl-tui again and answer yes/);
     expect(problem('host-key-mismatch').what).toBe(`host key of 10.0.0.7:22 does NOT match known_hosts (/home/u/.ssh/known_hosts:3): the server offered ${FP}`);
@@ -63,7 +63,7 @@ describe('connectProblem', () => {
       `gpu: the ssh settings for gpu cannot be used (${MESSAGES['ssh-settings']}); fix the target or the ssh config, then start awrl-tui again`,
     );
     expect(connectProblemText(problem('unreachable'))).toBe(
-      'gpu: cannot reach 10.0.0.7:2222 (ECONNREFUSED); check that the host is up, the host name and port, your VPN, and any ProxyJump in the ssh config',
+      'gpu: cannot reach gpu at 10.0.0.7:2222 (ECONNREFUSED); check that the host is up, the host name and port, your VPN, and any ProxyJump in the ssh config',
     );
     expect(connectProblemText(connectProblem('gpu', new Error('socket hang up')))).toBe('gpu: cannot connect to gpu (socket hang up); retrying may help');
   });

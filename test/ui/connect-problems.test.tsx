@@ -71,7 +71,7 @@ describe('connect problems on the Runs screen (real sshd)', () => {
       `stranger: host key of 127.0.0.1:${s.port} is not known: ${s.hostKeyFingerprint}; check the fingerprint with the host's administrator; to trust it, start awrl-tui again and answer yes (or connect once with ssh and accept it)`,
     );
     expect(nokey).toMatch(new RegExp(`^nokey: [^ ]+@127\\.0\\.0\\.1:${s.port} refused the login .*; check User and IdentityFile in the ssh config, or load your key with ssh-add`));
-    expect(down).toMatch(new RegExp(`^down: cannot reach 127\\.0\\.0\\.1:${proxy.port} \\(ECONNREFUSED\\); check that the host is up, the host name and port, your VPN, and any ProxyJump`));
+    expect(down).toMatch(new RegExp(`^down: cannot reach ${s.alias} at 127\\.0\\.0\\.1:${proxy.port} \\(ECONNREFUSED\\); check that the host is up, the host name and port, your VPN, and any ProxyJump`));
     // The advice is the cockpit's: it asks about host keys, it has no --accept-new-host-key.
     expect(failures.join('\n')).not.toContain('--accept-new-host-key');
   });
@@ -82,7 +82,7 @@ describe('connect problems on the Runs screen (real sshd)', () => {
     expect(f).toContain(`stranger  not connected: host key of 127.0.0.1:${s.port} is not known: ${s.hostKeyFingerprint}`);
     expect(f).toMatch(/what to do: check the fingerprint with the host's administrator; to trust it, start awrl-tui again and answer yes/);
     expect(f).toMatch(/nokey {2}not connected: \S+ refused the login/);
-    expect(f).toContain(`down  not connected: cannot reach 127.0.0.1:${proxy.port} (ECONNREFUSED)`);
+    expect(f).toContain(`down  not connected: cannot reach ${s.alias} at 127.0.0.1:${proxy.port} (ECONNREFUSED)`);
     // `r connects again` once: under the unreachable target, not under the key or login problems.
     expect(f.match(/r connects again/g)).toHaveLength(1);
     expect(f.indexOf('r connects again')).toBeGreaterThan(f.indexOf('down  not connected'));
