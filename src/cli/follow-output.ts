@@ -53,9 +53,13 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   // A stall brings no events: ask the time-based rules on the wall clock too.
   const ticker = setInterval(() => report(alerts.tick()), 30_000);
   ticker.unref();
-  // A run that hung before we attached: its log's silence (measured on the target's own clock)
-  // counts, so the hang is reported at once, not 3 median steps after attaching.
-  const stopSilence = alerts.watchSilence({ transport: o.transport, logPath: o.logPath, onFired: report });
+  // A run that hung before we attached: its log's silence (measured on the target's own clock,
+  // before the first byte is read) counts once reading reaches the size measured, so the hang is
+  // reported at once, not 3 median steps after attaching; and a pause inside the backlog is never
+  // taken for the log's end (we know how far we have read: countBytesRead).
+  const read = countBytesRead(o.transport);
+  const silence = await alerts.countSilence({ transport: o.transport, logPath: o.logPath, onFired: report });
+  read.onRead((offset) => silence.readTo(offset));
   // Ctrl-C ends the following, never the run (it is detached, or a Slurm job): say so, and how to
   // get back to it, instead of dying silently with the run's fate unclear.
   const leave = (signal: NodeJS.Signals) => {
@@ -85,7 +89,6 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
       if (json) out(followProblemClearedJsonLine(was));
     }
   };
-  const read = countBytesRead(o.transport);
   const outcome = await followToEnd(read.transport, target, runId, o.logPath, {
     onEvent: (e) => {
       if (json) out(eventToJsonLine(e));
@@ -107,7 +110,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     onProblem,
   }).finally(() => {
     clearInterval(ticker);
-    stopSilence();
+    silence.stop();
   });
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.

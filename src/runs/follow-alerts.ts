@@ -8,8 +8,10 @@
 // read as hours of stall).
 // Attaching to a run that hung hours ago, its whole log arrives at once, "just now": the log's
 // silence before we read it is measured on the target (the file's mtime against the target's own
-// now: no zone, no skew) and counted (watchSilence, measureLogSilence), so the hang is reported as
-// soon as the backlog is read, not 3x the median step later.
+// now: no zone, no skew) and counted (countSilence, measureLogSilence), so the hang is reported as
+// soon as the backlog is read, not 3x the median step later. `follow` counts it exactly, as the
+// cockpit does (countSilence: counted when reading reaches the size measured); watchSilence, for a
+// caller that cannot see how far it has read, counts after 500 ms without a record.
 import { RunAlerts } from '../health/index.js';
 import { MetricsStore, type Alert } from '../metrics/index.js';
 import type { Transport } from '../remote/transport.js';
@@ -138,8 +140,18 @@ export interface SilenceWatchOptions {
   onFired(fired: Alert[]): void;
   /** Told each silence counted (for a caller that shows it; tests wait on it). */
   onCounted?(m: LogSilence): void;
+  /** Told each measurement after a burst, and whether it was counted (tests wait on it). */
+  onMeasured?(m: LogSilence, counted: boolean): void;
   quietMs?: number;
   minIntervalMs?: number;
+}
+
+/** Counting the log's silence exactly (FollowAlerts.countSilence). */
+export interface SilenceCounter {
+  /** Reading stands at `offset` bytes of the log, every record they hold pushed (call after each
+   *  delivery was consumed; 0 after a reset: a new file). */
+  readTo(offset: number): void;
+  stop(): void;
 }
 
 export class FollowAlerts {
@@ -212,6 +224,54 @@ export class FollowAlerts {
     return () => {
       watch.stop();
       if (this.onPush === onPush) this.onPush = null;
+    };
+  }
+
+  /**
+   * Counts the log's silence exactly, the way the cockpit does, for a caller that knows how far it
+   * has read (`readTo`): the log is measured now, before its first byte is read, and that silence
+   * is counted the moment reading reaches exactly the size measured (no quiet to wait for, and a
+   * pause inside the backlog is never taken for its end); past that size the log grew, it is live.
+   * Later bursts (a reconnect delivering a night's records) are measured once they stop and counted
+   * only if reading stood exactly at the size measured.
+   */
+  async countSilence(o: SilenceWatchOptions): Promise<SilenceCounter> {
+    let atAttach = await measureLogSilence(o.transport, o.logPath, this.clock).catch(() => null);
+    let offset = 0;
+    const count = (m: LogSilence): void => {
+      const fired = this.applySilence(m);
+      o.onCounted?.(m);
+      if (fired.length) o.onFired(fired);
+    };
+    const watch = new LogSilenceWatch({
+      transport: o.transport,
+      logPath: o.logPath,
+      clock: this.clock,
+      ...(o.quietMs !== undefined ? { quietMs: o.quietMs } : {}),
+      ...(o.minIntervalMs !== undefined ? { minIntervalMs: o.minIntervalMs } : {}),
+      measured: (m) => {
+        const exact = offset === m.size;
+        o.onMeasured?.(m, exact);
+        if (exact) count(m);
+      },
+    });
+    const onPush = () => watch.record();
+    this.onPush = onPush;
+    if (this.pushes > 0) watch.record();
+    return {
+      readTo: (n) => {
+        // Back to an earlier byte: the file was truncated or replaced, the size measured was the old one's.
+        if (n < offset) atAttach = null;
+        offset = n;
+        const m = atAttach;
+        if (!m || n < m.size) return;
+        atAttach = null;
+        if (n === m.size) count(m);
+      },
+      stop: () => {
+        watch.stop();
+        if (this.onPush === onPush) this.onPush = null;
+      },
     };
   }
 
