@@ -82,14 +82,15 @@ export class TableBuilder {
       let ke = p;
       let key: string | undefined;
       if (use) {
-        while (ks < end && b[ks] === 0x20) ks++;
         // The current layout first, then the other one (one call site: a smaller compiled loop).
         for (let t = 0, s = intern.slot; t < 2; t++, s = 1 - s) {
           const prev = intern.raws[s][at];
-          if (prev !== undefined && (kEnd = keyCellEnd(b, dv, ks, end, prev)) >= 0) {
+          if (prev !== undefined && p + prev.bytes.length <= end && sameBytes(b, dv, p, prev)) {
+            kEnd = p + prev.bytes.length - 3;
             key = intern.keys[s][at];
             intern.slot = s;
-            ke = ks + prev.bytes.length;
+            ks = p + prev.keyStart;
+            ke = p + prev.keyEnd;
             break;
           }
         }
@@ -107,7 +108,7 @@ export class TableBuilder {
           const raw = latin1Slice(b, ks, ke);
           key = intern.text(raw);
           if (at < 100_000) {
-            intern.raws[intern.fill][at] = keyBytes(b, ks, ke);
+            intern.raws[intern.fill][at] = keyBytes(b, p, kEnd + 3, ks, ke);
             intern.keys[intern.fill][at] = key;
           }
         }
@@ -188,22 +189,13 @@ function findBar(b: Uint8Array, from: number, end: number): number {
   return -1;
 }
 
-/** Bytes from `start` equal `key` (the caller checked they fit). */
-function sameBytes(b: Uint8Array, dv: DataView, start: number, key: KeyBytes): boolean {
+/** Bytes from `start` equal the remembered cell (the caller checked they fit). */
+function sameBytes(b: Uint8Array, dv: DataView, start: number, cell: KeyBytes): boolean {
   // Four bytes at a time, then the rest.
-  const { bytes, words } = key;
+  const { bytes, words } = cell;
   for (let k = 0; k < words.length; k++) if (dv.getInt32(start + 4 * k, true) !== words[k]) return false;
   for (let i = words.length * 4; i < bytes.length; i++) if (b[start + i] !== bytes[i]) return false;
   return true;
-}
-
-/** Where the bar after a key cell is when the cell holds `key` at `ks` (then only spaces), or -1. */
-function keyCellEnd(b: Uint8Array, dv: DataView, ks: number, end: number, key: KeyBytes): number {
-  const ke = ks + key.bytes.length;
-  if (ke > end || !sameBytes(b, dv, ks, key)) return -1;
-  let j = ke;
-  while (j < end && b[j] === 0x20) j++;
-  return isBar(b, j, end) ? j : -1;
 }
 
 function isBar(b: Uint8Array, at: number, end: number): boolean {
