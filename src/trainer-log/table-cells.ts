@@ -84,18 +84,14 @@ export class ValueArena {
   buf: Buffer = Buffer.allocUnsafe(1 << 14);
   len = 0;
 
-  add(b: Uint8Array, start: number, end: number): number {
-    const n = end - start;
+  /** Makes room for `n` more bytes; the buffer to write them to (at `len`). */
+  reserve(n: number): Buffer {
     if (this.len + n > this.buf.length) {
       const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
       this.buf.copy(bigger, 0, 0, this.len);
       this.buf = bigger;
     }
-    const at = this.len;
-    const buf = this.buf;
-    for (let i = 0; i < n; i++) buf[at + i] = b[start + i];
-    this.len = at + n;
-    return at;
+    return this.buf;
   }
 }
 
