@@ -63,7 +63,8 @@ export function lastStripStop(): number {
 
 /** Copies bytes [start, end) without ANSI escape sequences into `out` (exactly what stripAnsi
  *  removes from the same text); returns the length, or -1 when there was no ESC (nothing copied).
- *  `stopAtColonSpace`: stop after the first `: ` copied (see stripStop). */
+ *  `stopAtColonSpace`: stop after the first `: ` copied (see stripStop). Two loops, one per mode:
+ *  the whole-line one is the parser's hottest copy and runs without the per-byte `: ` test. */
 export function stripAnsiBytes(b: Uint8Array, start: number, end: number, out: Buffer, stopAtColonSpace = false): number {
   let i = start;
   while (i < end && b[i] !== 0x1b) i++;
@@ -71,40 +72,63 @@ export function stripAnsiBytes(b: Uint8Array, start: number, end: number, out: B
   if (i === end) return -1;
   let n = 0;
   for (let k = start; k < i; k++) out[n++] = b[k];
+  if (stopAtColonSpace) return stripHead(b, i, end, out, n);
+  while (i < end) {
+    // A run of text, copied in a tight loop up to the next ESC.
+    let c = b[i];
+    while (c !== 0x1b) {
+      out[n++] = c;
+      if (++i === end) return n;
+      c = b[i];
+    }
+    i = escapeEnd(b, i, end);
+  }
+  return n;
+}
+
+/** stripAnsiBytes from the first ESC at `i` on, stopping after the first `: ` copied. A `: ` cut
+ *  by escape codes counts, as it does in the stripped text. */
+function stripHead(b: Uint8Array, i: number, end: number, out: Buffer, n: number): number {
   while (i < end) {
     const c = b[i];
     if (c !== 0x1b) {
       out[n++] = c;
       i++;
-      if (stopAtColonSpace && c === 0x20 && n >= 2 && out[n - 2] === 0x3a) {
+      if (c === 0x20 && n >= 2 && out[n - 2] === 0x3a) {
         // Enough for a record header's level (a prefix of the stripped line, as always).
         stripStop = i;
         return n;
       }
       continue;
     }
-    let j = i + 1;
-    const d = j < end ? b[j] : -1;
-    if (d === 0x5b /* [ */) {
-      j++;
-      while (j < end) {
-        const e = b[j++];
-        if (e >= 0x40 && e <= 0x7e) break;
-      }
-    } else if (d === 0x5d /* ] */) {
-      j++;
-      while (j < end) {
-        const e = b[j];
-        if (e === 0x07) { j++; break; }
-        if (e === 0x1b && j + 1 < end && b[j + 1] === 0x5c) { j += 2; break; }
-        j++;
-      }
-    } else if (j < end) {
-      j++;
-    }
-    i = j;
+    i = escapeEnd(b, i, end);
   }
   return n;
+}
+
+/** Where the escape sequence that starts at `i` (an ESC) ends: CSI up to its final byte, OSC up
+ *  to BEL or ST, otherwise ESC and one byte (as stripAnsi reads them). */
+function escapeEnd(b: Uint8Array, i: number, end: number): number {
+  let j = i + 1;
+  const d = j < end ? b[j] : -1;
+  if (d === 0x5b /* [ */) {
+    j++;
+    while (j < end) {
+      const e = b[j++];
+      if (e >= 0x40 && e <= 0x7e) break;
+    }
+  } else if (d === 0x5d /* ] */) {
+    j++;
+    while (j < end) {
+      const e = b[j];
+      if (e === 0x07) { j++; break; }
+      if (e === 0x1b && j + 1 < end && b[j + 1] === 0x5c) { j += 2; break; }
+      j++;
+    }
+  } else if (j < end) {
+    j++;
+  }
+  return j;
 }
 
 export function lineEnds(b: Buffer, pos: number, ends: Int32Array): number {

@@ -10,20 +10,25 @@ import { bytesToUtf8, latin1Slice, parseNumber } from './text.js';
 
 // ---- Keys
 
-/** A key's latin1 bytes, and the same as little-endian 32-bit words (the whole ones), so the
- *  row reader compares a key four bytes at a time. */
+/** A key cell as a row printed it: the bytes from just after the bar before it to the end of
+ *  the bar after it (spaces, the key, the padding, `│`), also as little-endian 32-bit words (the
+ *  whole ones), so the row reader compares a cell four bytes at a time. A run prints the same
+ *  key cells every step: a column's width follows from its keys alone. */
 export interface KeyBytes {
   bytes: Uint8Array;
   words: Int32Array;
+  /** Where the key starts and ends in the cell (trimmed of spaces). */
+  keyStart: number;
+  keyEnd: number;
 }
 
-/** A copy of bytes [start, end) as KeyBytes. */
-export function keyBytes(b: Uint8Array, start: number, end: number): KeyBytes {
+/** A copy of the cell bytes [start, end) (its closing bar included) whose key is [ks, ke). */
+export function keyBytes(b: Uint8Array, start: number, end: number, ks: number, ke: number): KeyBytes {
   const bytes = Uint8Array.prototype.slice.call(b, start, end);
   const words = new Int32Array((end - start) >> 2);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let k = 0; k < words.length; k++) words[k] = dv.getInt32(4 * k, true);
-  return { bytes, words };
+  return { bytes, words, keyStart: ks - start, keyEnd: ke - start };
 }
 
 /** An empty array already of V8's "holey, any value" kind: both layouts' arrays then share one
@@ -79,18 +84,14 @@ export class ValueArena {
   buf: Buffer = Buffer.allocUnsafe(1 << 14);
   len = 0;
 
-  add(b: Uint8Array, start: number, end: number): number {
-    const n = end - start;
+  /** Makes room for `n` more bytes; the buffer to write them to (at `len`). */
+  reserve(n: number): Buffer {
     if (this.len + n > this.buf.length) {
       const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
       this.buf.copy(bigger, 0, 0, this.len);
       this.buf = bigger;
     }
-    const at = this.len;
-    const buf = this.buf;
-    for (let i = 0; i < n; i++) buf[at + i] = b[start + i];
-    this.len = at + n;
-    return at;
+    return this.buf;
   }
 }
 

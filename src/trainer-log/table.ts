@@ -70,6 +70,9 @@ export class TableBuilder {
     const base = this.rows * this.cols;
     const first = this.rows === 0;
     const intern = this.intern;
+    const arena = this.arena;
+    const ab = arena.reserve(end - start);
+    let an = arena.len;
     let pair = 0;
     for (;;) {
       const at = base + pair;
@@ -82,14 +85,15 @@ export class TableBuilder {
       let ke = p;
       let key: string | undefined;
       if (use) {
-        while (ks < end && b[ks] === 0x20) ks++;
         // The current layout first, then the other one (one call site: a smaller compiled loop).
         for (let t = 0, s = intern.slot; t < 2; t++, s = 1 - s) {
           const prev = intern.raws[s][at];
-          if (prev !== undefined && (kEnd = keyCellEnd(b, dv, ks, end, prev)) >= 0) {
+          if (prev !== undefined && p + prev.bytes.length <= end && sameBytes(b, dv, p, prev)) {
+            kEnd = p + prev.bytes.length - 3;
             key = intern.keys[s][at];
             intern.slot = s;
-            ke = ks + prev.bytes.length;
+            ks = p + prev.keyStart;
+            ke = p + prev.keyEnd;
             break;
           }
         }
@@ -107,19 +111,24 @@ export class TableBuilder {
           const raw = latin1Slice(b, ks, ke);
           key = intern.text(raw);
           if (at < 100_000) {
-            intern.raws[intern.fill][at] = keyBytes(b, ks, ke);
+            intern.raws[intern.fill][at] = keyBytes(b, p, kEnd + 3, ks, ke);
             intern.keys[intern.fill][at] = key;
           }
         }
       }
       const vStart = kEnd + 3;
       // The value: spaces, one run of printable ASCII, spaces, a bar; anything else (inner
-      // spaces, non-ASCII) takes the general scan.
+      // spaces, non-ASCII) takes the general scan. The run is copied to the arena as it is
+      // scanned (room for the whole row was made above); a cell that is not kept drops it.
+      const a = an;
       let vs = vStart;
       while (vs < end && b[vs] === 0x20) vs++;
       let ve = vs;
       let c = 0;
-      while (ve < end && (c = b[ve]) > 0x20 && c < 0x80) ve++;
+      while (ve < end && (c = b[ve]) > 0x20 && c < 0x80) {
+        ab[an++] = c;
+        ve++;
+      }
       let vEnd = ve;
       while (vEnd < end && b[vEnd] === 0x20) vEnd++;
       if (!isBar(b, vEnd, end)) {
@@ -129,21 +138,22 @@ export class TableBuilder {
         ve = vEnd;
         while (vs < ve && b[vs] === 0x20) vs++;
         while (ve > vs && b[ve - 1] === 0x20) ve--;
+        an = a;
+        for (let k = vs; k < ve; k++) ab[an++] = b[k];
       }
-      if (use) {
-        if (key !== undefined) {
-          this.keys[at] = key;
-          const a = this.arena.add(b, vs, ve);
-          this.starts[at] = a;
-          this.ends[at] = a + (ve - vs);
-          this.json[at] = isJsonNumberBytes(b, vs, ve);
-        } else {
-          this.keys[at] = undefined;
-        }
+      if (use && key !== undefined) {
+        this.keys[at] = key;
+        this.starts[at] = a;
+        this.ends[at] = an;
+        this.json[at] = isSci4(ab, a, an) || isJsonNumberBytes(ab, a, an);
+      } else {
+        if (use) this.keys[at] = undefined;
+        an = a;
       }
       pair++;
       p = vEnd + 3;
     }
+    arena.len = an;
     if (first) {
       if (pair === 0) return;
       this.cols = pair;
@@ -188,22 +198,32 @@ function findBar(b: Uint8Array, from: number, end: number): number {
   return -1;
 }
 
-/** Bytes from `start` equal `key` (the caller checked they fit). */
-function sameBytes(b: Uint8Array, dv: DataView, start: number, key: KeyBytes): boolean {
+/** Bytes from `start` equal the remembered cell (the caller checked they fit). */
+function sameBytes(b: Uint8Array, dv: DataView, start: number, cell: KeyBytes): boolean {
   // Four bytes at a time, then the rest.
-  const { bytes, words } = key;
+  const { bytes, words } = cell;
   for (let k = 0; k < words.length; k++) if (dv.getInt32(start + 4 * k, true) !== words[k]) return false;
   for (let i = words.length * 4; i < bytes.length; i++) if (b[start + i] !== bytes[i]) return false;
   return true;
 }
 
-/** Where the bar after a key cell is when the cell holds `key` at `ks` (then only spaces), or -1. */
-function keyCellEnd(b: Uint8Array, dv: DataView, ks: number, end: number, key: KeyBytes): number {
-  const ke = ks + key.bytes.length;
-  if (ke > end || !sameBytes(b, dv, ks, key)) return -1;
-  let j = ke;
-  while (j < end && b[j] === 0x20) j++;
-  return isBar(b, j, end) ? j : -1;
+/** `[-]d.dddde±dd`, the table's floatfmt=".4e" (most cells): a JSON number, checked without a
+ *  loop. Anything else is left to isJsonNumberBytes. */
+function isSci4(b: Uint8Array, s: number, e: number): boolean {
+  if (b[s] === 0x2d) s++;
+  return (
+    e - s === 10 &&
+    b[s + 1] === 0x2e &&
+    b[s + 6] === 0x65 &&
+    (b[s + 7] === 0x2b || b[s + 7] === 0x2d) &&
+    b[s] - 0x30 >>> 0 < 10 &&
+    b[s + 2] - 0x30 >>> 0 < 10 &&
+    b[s + 3] - 0x30 >>> 0 < 10 &&
+    b[s + 4] - 0x30 >>> 0 < 10 &&
+    b[s + 5] - 0x30 >>> 0 < 10 &&
+    b[s + 8] - 0x30 >>> 0 < 10 &&
+    b[s + 9] - 0x30 >>> 0 < 10
+  );
 }
 
 function isBar(b: Uint8Array, at: number, end: number): boolean {
