@@ -9,9 +9,8 @@
 // Attaching to a run that hung hours ago, its whole log arrives at once, "just now": the log's
 // silence before we read it is measured on the target (the file's mtime against the target's own
 // now: no zone, no skew) and counted (countSilence, measureLogSilence), so the hang is reported as
-// soon as the backlog is read, not 3x the median step later. `follow` counts it exactly, as the
-// cockpit does (countSilence: counted when reading reaches the size measured); watchSilence, for a
-// caller that cannot see how far it has read, counts after 500 ms without a record.
+// soon as the backlog is read, not 3x the median step later: exactly, as the cockpit does (counted
+// when reading reaches the size measured, never at a pause inside the backlog).
 import { RunAlerts } from '../health/index.js';
 import { MetricsStore, type Alert } from '../metrics/index.js';
 import type { Transport } from '../remote/transport.js';
@@ -159,7 +158,7 @@ export class FollowAlerts {
   private readonly clock: () => number;
   /** The alerts standing at the last takeCleared, by id. */
   private standing = new Map<string, Alert>();
-  /** Records pushed so far; the silence watcher's hook. */
+  /** Records pushed so far; the silence counter's hook. */
   private pushes = 0;
   private onPush: (() => void) | null = null;
 
@@ -192,39 +191,12 @@ export class FollowAlerts {
 
   /**
    * Counts a measured silence: the caller vouches that every record pushed so far was in the log
-   * when it was measured (watchSilence: none was pushed while measuring). Evaluates now; returns
+   * when it was measured (countSilence: reading stood exactly at the size measured). Evaluates now; returns
    * what fired (a hang that began before we read the log).
    */
   applySilence(m: LogSilence): Alert[] {
     this.alerts.logWrittenAt(m.measuredWall - m.silenceMs);
     return this.tick(this.clock());
-  }
-
-  /**
-   * Counts the log's silence after each burst of records (LogSilenceWatch): a run that hung before
-   * we read its log (attached to in the morning, or delivered by a reconnect) is reported as soon
-   * as the log is read, through `onFired`. Returns a stop function.
-   */
-  watchSilence(o: SilenceWatchOptions): () => void {
-    const watch = new LogSilenceWatch({
-      transport: o.transport,
-      logPath: o.logPath,
-      clock: this.clock,
-      ...(o.quietMs !== undefined ? { quietMs: o.quietMs } : {}),
-      ...(o.minIntervalMs !== undefined ? { minIntervalMs: o.minIntervalMs } : {}),
-      measured: (m) => {
-        const fired = this.applySilence(m);
-        o.onCounted?.(m);
-        if (fired.length) o.onFired(fired);
-      },
-    });
-    const onPush = () => watch.record();
-    this.onPush = onPush;
-    if (this.pushes > 0) watch.record();
-    return () => {
-      watch.stop();
-      if (this.onPush === onPush) this.onPush = null;
-    };
   }
 
   /**

@@ -1,6 +1,7 @@
 // `follow` attaching to a run that hung hours ago, over a real sshd: the whole log arrives at once,
-// "now". FollowAlerts.watchSilence measures the log's silence on the target (its mtime against the
-// target's own now) once the backlog is read and counts it, so the stall is reported right away
+// "now". FollowAlerts.countSilence measures the log's silence on the target (its mtime against the
+// target's own now) before reading it and counts it once reading reaches the size measured (the
+// bytes read seen through the transport, as `follow` sees them), so the stall is reported right away
 // (no wall-clock tick is ever called here), with the silence in its detail, whatever our clock
 // says (it runs two hours ahead of the target's). A log written just now gives no alert.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { followRun, type RunFollower } from '../../src/runs/index.js';
 import { FollowAlerts, measureLogSilence, type LogSilence } from '../../src/runs/follow-alerts.js';
+import { countBytesRead } from '../../src/cli/follow-bytes.js';
 import { isHangAlert } from '../../src/health/index.js';
 import type { Alert } from '../../src/metrics/index.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
@@ -42,12 +44,15 @@ describe('follow: attaching to a run that is already hung', { timeout: 60_000 },
   });
 
   /** Follows `log` from its first byte as `follow` does; returns what fired, as it fires. */
-  function attach(log: string): { fa: FollowAlerts; fired: Alert[]; counted: LogSilence[] } {
+  async function attach(log: string): Promise<{ fa: FollowAlerts; fired: Alert[]; counted: LogSilence[] }> {
     const fa = new FollowAlerts({ clock: () => Date.now() + AHEAD });
     const fired: Alert[] = [];
     const counted: LogSilence[] = [];
-    stops.push(fa.watchSilence({ transport: t, logPath: log, onFired: (a) => fired.push(...a), onCounted: (m) => counted.push(m) }));
-    followers.push(followRun(t, log, { onEvent: (e) => fired.push(...fa.push(e)) }));
+    const silence = await fa.countSilence({ transport: t, logPath: log, onFired: (a) => fired.push(...a), onCounted: (m) => counted.push(m) });
+    stops.push(() => silence.stop());
+    const read = countBytesRead(t);
+    read.onRead((offset) => silence.readTo(offset));
+    followers.push(followRun(read.transport, log, { onEvent: (e) => fired.push(...fa.push(e)) }));
     return { fa, fired, counted };
   }
 
@@ -67,7 +72,7 @@ describe('follow: attaching to a run that is already hung', { timeout: 60_000 },
     writeFileSync(log, HUNG);
     const mtime = (Date.now() - 3 * H) / 1000;
     utimesSync(log, mtime, mtime);
-    const { fa, fired } = attach(log);
+    const { fa, fired } = await attach(log);
     const hang = await waitFor(() => fired.find(isHangAlert), { timeoutMs: 20_000, what: 'the stall alert' });
     expect(hang.id).toBe('health/stall/rollout_wait');
     expect(fired.filter(isHangAlert)).toHaveLength(1);
@@ -78,7 +83,7 @@ describe('follow: attaching to a run that is already hung', { timeout: 60_000 },
   it('a log written just now (the same records, read as they are written): no alert', async () => {
     const log = join(dir, 'fresh.log');
     writeFileSync(log, HUNG);
-    const { fa, fired, counted } = attach(log);
+    const { fa, fired, counted } = await attach(log);
     // Counted once the backlog is read: a few seconds of silence at most, far from a stall.
     const m = await waitFor(() => counted[0], { timeoutMs: 20_000, what: 'the silence counted' });
     expect(m.size).toBe(HUNG.length);
