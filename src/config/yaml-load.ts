@@ -2,9 +2,9 @@
 // parsed Document kept (comments included) so an edited file can be written back.
 import { Document, isAlias, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, visit, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './yaml-scalars.js';
-import { flowProblem } from './pyyaml-flow.js';
-import { firstProblem, outerFlows, pyMessage, pyyamlRewrite } from './yaml-syntax.js';
-import { firstRefusedTab } from './yaml-tabs.js';
+import { pyyamlErrorMessage } from './pyyaml-message.js';
+import { pyyamlFirstError } from './pyyaml-parser.js';
+import { firstProblem, pyyamlRewrite } from './yaml-syntax.js';
 import { pyFloatRepr, type Val } from './values.js';
 
 export interface YamlProblem {
@@ -27,12 +27,15 @@ export function loadYaml(text: string): LoadedYaml {
   // Duplicate keys are found here, not by the yaml package: its check compares each key with
   // every earlier one (quadratic: 30,000 keys took seconds), ours is one pass with a Map.
   const parse = (src: string) => parseDocument(src, { schema: 'failsafe', uniqueKeys: false, keepSourceTokens: true, prettyErrors: false });
+  // PyYAML's own scanner, parser and composer (ported) decide whether the file reads and where the
+  // first error is: the yaml package (YAML 1.2) refuses and accepts other files, and stops elsewhere.
+  const pyError = pyyamlFirstError(text);
+  let src = text;
+  let doc = parse(src);
   // PyYAML reads a flow collection or a quoted string continued on lines indented less than YAML
   // 1.2 asks; the yaml package stops there. Rewrite each on one line (same length: every offset,
   // line and column stays the file's) and parse again.
-  let src = text;
-  let doc = parse(src);
-  for (let n = 0; n < 100 && doc.errors.length; n++) {
+  for (let n = 0; n < 100 && !pyError && doc.errors.length; n++) {
     const rw = pyyamlRewrite(doc, src);
     if (!rw) break;
     src = src.slice(0, rw.start) + rw.replacement + src.slice(rw.end);
@@ -48,31 +51,21 @@ export function loadYaml(text: string): LoadedYaml {
     const p = lineCounter.linePos(offset);
     return bom && p.line === 1 && offset > 0 ? { line: 1, col: p.col - 1 } : p;
   };
-  // After one syntax error the parser's next ones are mostly its consequences (a tab gives five):
-  // like PyYAML, report the first, plus every duplicate key (each is a mistake of its own).
+  // Like PyYAML, report the first syntax error only: the next ones are mostly its consequences.
   let syntax: { offset: number; message: string } | null = null;
-  if (doc.errors[0]) syntax = firstProblem(doc, src, at);
-  else {
-    // PyYAML refuses some flow collections the yaml package takes (a tab between items): ask it.
-    for (const [start] of outerFlows(doc)) {
-      const fp = flowProblem(src, start);
-      if (fp) {
-        syntax = { offset: fp.offset, message: pyMessage(fp, src, at) };
-        break;
-      }
-    }
-  }
+  if (pyError) syntax = { offset: pyError.offset, message: pyyamlErrorMessage(pyError, doc, src, at) };
+  // PyYAML reads it, the yaml package cannot (it gives the values): still refused, said as well as we can.
+  else if (doc.errors[0]) syntax = firstProblem(doc, src, at);
   // PyYAML's reader refuses control characters (its error gives a character index, not a line).
   const np = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u.exec(text);
   if (np && (!syntax || np.index < syntax.offset))
     syntax = { offset: np.index, message: `unacceptable character #x${np[0].codePointAt(0)!.toString(16).padStart(4, '0')}: special characters are not allowed (position ${[...text.slice(0, np.index)].length}); delete it` };
-  // A tab the yaml package takes but PyYAML does not (`key:\t1`, `1\t# note`): the earlier wins.
-  const tab = firstRefusedTab(text);
-  if (tab !== null && (!syntax || tab < syntax.offset))
-    syntax = { offset: tab, message: "found character '\\t' that cannot start any token: the trainer's loader takes a tab only inside quotes, comments and block text; replace it with spaces" };
   if (syntax) {
+    // PyYAML stops at its first error: a duplicate key (found when it builds the values) is said
+    // once the file reads.
     const p = at(syntax.offset);
     problems.push({ message: syntax.message, line: p.line, col: p.col });
+    return { doc, lineCounter, root: null, problems };
   }
   for (const [offset, d] of duplicateKeys(doc)) {
     const p = at(offset);
