@@ -145,6 +145,8 @@ export async function startSlurm(): Promise<SlurmCluster> {
         'KillWait=5',
         'MinJobAge=600',
         'JobAcctGatherType=jobacct_gather/none',
+        // AWRL_SLURM_DEBUG=1: the daemons log at debug level (to read when a test that drives Slurm fails).
+        ...(process.env.AWRL_SLURM_DEBUG === '1' ? ['SlurmctldDebug=debug2', 'SlurmdDebug=debug2'] : []),
         'AccountingStorageType=accounting_storage/none',
         `NodeName=${host} NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000 State=UNKNOWN`,
         `PartitionName=debug Nodes=${host} Default=YES MaxTime=INFINITE State=UP`,
@@ -215,4 +217,31 @@ function safeKill(pid: number, sig: NodeJS.Signals): void {
   } catch {
     /* already gone */
   }
+}
+
+/**
+ * `scontrol requeue JOB`, then a way to let the requeued job start now rather than at the BeginTime
+ * Slurm gives it (CredExpire, about two minutes ahead). Resolves only once the wall-clock second of
+ * the requeue has passed: at the requeue slurmd revokes the job's launch credential with a
+ * one-second timestamp, and refuses any credential created in that same second ("Job 2 already
+ * killed, do not launch batch job", slurmctld: "Killing non-startable batch JobId=2: Job credential
+ * revoked"); the job then ends FAILED without its batch script ever running again. Slurm's own
+ * BeginTime delay avoids that; a test that skips the delay must not start it in that second.
+ * `startNow` may be called again while the job waits (a loaded slurmctld may hold it after an update).
+ */
+export async function requeueJob(cluster: SlurmCluster, jobId: string): Promise<{ startNow(): void }> {
+  execFileSync('scontrol', ['requeue', jobId], { env: cluster.env, stdio: 'ignore' });
+  // The revocation is stamped before `scontrol requeue` returns: no later than this second.
+  const requeuedSecond = Math.floor(Date.now() / 1000);
+  await pollUntil('the second of the requeue to pass', () => Math.floor(Date.now() / 1000) > requeuedSecond, 5000, () => '');
+  const startNow = () => {
+    for (const args of [['update', `JobId=${jobId}`, 'StartTime=now'], ['release', jobId]]) {
+      try {
+        execFileSync('scontrol', args, { env: cluster.env, stdio: 'ignore' });
+      } catch {
+        /* not pending or not held (any more): nothing to do */
+      }
+    }
+  };
+  return { startNow };
 }

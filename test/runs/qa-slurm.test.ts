@@ -10,6 +10,7 @@ import { startCli, ROOT, type CliProcess } from './cli-process.js';
 import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
+import { slurmTargetArgs } from '../harness/slurm-target.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
 
 const start = (args: string[]): CliProcess => startCli(args, { CPU_CLUSTER_TOKEN: 'qa-token' });
@@ -24,11 +25,8 @@ describe('a followed Slurm run while squeue fails', () => {
   const procs: CliProcess[] = [];
   // While `flag` exists, a squeue that fails at once (as when the controller does not answer) comes
   // first on PATH; it counts its calls so the test knows the follower asked it.
-  const target = () => [
-    '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
-    '--backend', 'slurm', '--partition', slurm.partition, '--gpus-per-node', '0', '--cpus-per-task', '1',
-    '--setup', `${slurm.setupLine}; [ -e '${flag}' ] && export PATH='${join(workdir, 'broken')}':$PATH; export PATH=${workdir}/bin:$PATH AWRL_SIM_SPEED=60`,
-  ];
+  const target = () =>
+    slurmTargetArgs({ sshd, slurm, workdir, simSpeed: 60, setupBefore: `[ -e '${flag}' ] && export PATH='${join(workdir, 'broken')}':$PATH` });
 
   beforeAll(async () => {
     [slurm, sshd] = await Promise.all([startSlurm(), startSshd()]);

@@ -9,6 +9,7 @@ import { sentinelCli, ROOT } from './cli-process.js';
 import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
+import { slurmTargetArgs } from '../harness/slurm-target.js';
 import { waitFor } from '../harness/wait.js';
 
 const SECRET = `chain-sentinel-${process.pid}-Zt4`;
@@ -26,11 +27,7 @@ describe('runs: the auto-resume chain of a Slurm run', () => {
   let slurm: SlurmCluster;
   let workdir: string;
   let config: string;
-  const target = () => [
-    '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
-    '--backend', 'slurm', '--partition', slurm.partition, '--gpus-per-node', '0', '--cpus-per-task', '1', '--time', '1',
-    '--setup', `${slurm.setupLine}; export PATH=${workdir}/bin:$PATH AWRL_SIM_SPEED=300`,
-  ];
+  const target = () => slurmTargetArgs({ sshd, slurm, workdir, simSpeed: 300, timeMinutes: 1 });
 
   beforeAll(async () => {
     [slurm, sshd] = await Promise.all([startSlurm(), startSshd()]);
