@@ -7,7 +7,8 @@
 import { gunzipSync } from 'node:zlib';
 import type { Transport } from '../../remote/transport.js';
 import { ALERT_KEYS } from '../../metrics/index.js';
-import { TrainerLogParser, type TrainerEvent } from '../../trainer-log/index.js';
+import { TrainerLogParser } from '../../trainer-log/index.js';
+import { CheckpointSaveScanner, mergeSaves, type HealthEvent } from '../../health/index.js';
 import { TIMEPERF_KEYS } from '../panels/throughput.js';
 
 /** Keys whose history the cockpit draws or evaluates. */
@@ -42,7 +43,8 @@ export interface BackfillResult {
   offset: number;
   /** The parser holding any record still open at `offset`: give it to the follower. */
   parser: TrainerLogParser;
-  events: TrainerEvent[];
+  /** The records, with the checkpoint saves among them in log order (checkpoint-saves.ts). */
+  events: HealthEvent[];
   /** Bytes that crossed the network (gzipped) vs bytes of log covered. */
   sentBytes: number;
   coveredBytes: number;
@@ -57,7 +59,9 @@ export async function backfill(transport: Transport, logPath: string, size: numb
   const gz = r.stdout.subarray(nl + 1);
   const bytes = gz.length ? gunzipSync(gz) : Buffer.alloc(0);
   const parser = new TrainerLogParser();
-  const events = parser.push(bytes);
+  // The filter keeps every record header, the `Saving … checkpoints` lines too; the bytes end at a
+  // line's end, so the scanner holds nothing back.
+  const events = mergeSaves(parser.push(bytes), new CheckpointSaveScanner().push(bytes));
   return { offset, parser, events, sentBytes: r.stdout.length, coveredBytes: offset };
 }
 

@@ -41,6 +41,8 @@ export interface LiveSessionOptions {
   statePollMs?: number;
   /** How often an ended run's state (for a resume) and GPUs are still checked; default 60 s. */
   endedStatePollMs?: number;
+  /** How often a Slurm run's job end is asked of squeue (the wall-time rule; default 60 s). */
+  jobEndPollMs?: number;
   /** Default: src/gpu's poller on the run's head node every 5 s; null: no GPU polling. */
   gpuPoller?: GpuPollerFactory | null;
   /** Facts of a run's config (budget, batch size), read from its config.yaml; overridable for tests. */

@@ -14,6 +14,7 @@ import { RunsList, toSummary } from './runs-list.js';
 import { SelectedRunGpus } from './selected-run-gpus.js';
 import { emptyState } from './static-session.js';
 import { RetryTransport, connectProblemOf } from './retry-transport.js';
+import { SlurmEndWatch } from './slurm-end-time.js';
 import { RunStopper } from './stop-leftovers.js';
 import type { Session, SessionActions, SessionState, TargetSummary } from './types.js';
 
@@ -31,6 +32,8 @@ export class LiveSession implements Session {
   private readonly launcher: LaunchFlow;
   private readonly stopper: RunStopper;
   private feed: RunFeed | null = null;
+  /** The open Slurm run's job end, for the wall-time rule (null for other runs). */
+  private jobEnd: SlurmEndWatch | null = null;
   private unsubs: (() => void)[] = [];
   private closed = false;
   readonly actions: SessionActions;
@@ -129,6 +132,8 @@ export class LiveSession implements Session {
   private selectRun(runId: string | null): void {
     if (runId === this.feed?.runId) return;
     this.feed?.close();
+    this.jobEnd?.close();
+    this.jobEnd = null;
     this.gpus.reset();
     this.feed = null;
     this.update({ selectedRunId: runId, run: null });
@@ -167,6 +172,9 @@ export class LiveSession implements Session {
     });
     this.feed = feed;
     feed.start();
+    if (run.record.backend === 'slurm') {
+      this.jobEnd = new SlurmEndWatch({ conn, runId, findRun: (id) => this.runs.find(id), onEnd: (end) => feed.setSlurmEndTime(end), intervalMs: this.o.jobEndPollMs }).start();
+    }
     const poller = this.o.gpuPoller === undefined ? defaultGpuPoller : this.o.gpuPoller;
     if (poller) {
       // Slurm runs (the head is a login node): the allocation's nodes. Direct runs: the head, plus
@@ -185,6 +193,7 @@ export class LiveSession implements Session {
     this.editor?.close();
     for (const u of this.unsubs) u();
     this.feed?.close();
+    this.jobEnd?.close();
     this.gpus.close();
     this.listeners.clear();
   }

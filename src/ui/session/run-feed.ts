@@ -9,7 +9,7 @@
 import type { ConnectionState, Transport } from '../../remote/transport.js';
 import { watchRunState, type RunStateWatcher, type Target } from '../../runs/index.js';
 import { LogSilenceWatch, measureLogSilence } from '../../runs/follow-alerts.js';
-import type { TrainerEvent } from '../../trainer-log/events.js';
+import type { HealthEvent } from '../../health/index.js';
 import { RunLogFollow } from './run-log-follow.js';
 import { RunRecords, type RunFacts } from './run-records.js';
 import { ENDED_STATES, type GpuSnapshot, type LogLine, type RunState, type RunSummary, type RunView, type SeriesSource } from './types.js';
@@ -176,7 +176,7 @@ export class RunFeed {
     return this.idle;
   }
 
-  ingest(e: TrainerEvent, notify = true): void {
+  ingest(e: HealthEvent, notify = true): void {
     // The backfill's records come in one synchronous burst before any follower exists, all from
     // bytes that were in the log when it was measured: they arrive when it was last written.
     // Followed records arrive now (a frame between two chunks of a long backlog must not jump the
@@ -210,6 +210,12 @@ export class RunFeed {
         this.changed();
       });
     }
+  }
+
+  /** The run's Slurm job ends at `end` (squeue %e; null: none known): the wall-time rule uses it. */
+  setSlurmEndTime(end: string | null): void {
+    this.records.setSlurmEndTime(end);
+    this.changed();
   }
 
   setGpus(snapshots: GpuSnapshot[]): void {

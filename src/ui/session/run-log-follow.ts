@@ -6,7 +6,9 @@
 import type { FollowEvent, FollowProblem, Transport } from '../../remote/transport.js';
 import { followRun, type RunFollower } from '../../runs/index.js';
 import type { TrainerLogParser } from '../../trainer-log/index.js';
+import type { HealthEvent } from '../../health/index.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
+import { CheckpointSaves } from './checkpoint-saves.js';
 import { backfill, readTail } from './backfill.js';
 import { errorText } from './error-text.js';
 import { TrainerLineRing } from './trainer-lines.js';
@@ -18,11 +20,12 @@ const TAIL_BYTES = 256 * 1024;
 /** The transport, with every `follow` delivery also handed to `tap` first (the parser's follower and
  *  the trainer-lines ring read the same bytes: one stream over the network, not two). A Proxy, so
  *  the Transport contract can grow without this wrapper falling behind. */
-export function teeFollow(t: Transport, tap: (e: FollowEvent) => void): Transport {
+export function teeFollow(t: Transport, tap: (e: FollowEvent) => void, after?: (e: FollowEvent) => void): Transport {
   const follow: Transport['follow'] = (path, fromOffset, onEvent) =>
     t.follow(path, fromOffset, (e) => {
       tap(e);
       onEvent(e);
+      after?.(e);
     });
   return new Proxy(t, {
     get(target, prop) {
@@ -39,8 +42,9 @@ export interface RunLogFollowOptions {
   /** Logs larger than this are backfilled through the target-side filter (default 2 MiB). */
   backfillThresholdBytes?: number;
   clock: () => number;
-  /** A record read (backfilled ones with notify false: one notification for the whole burst). */
-  ingest(e: TrainerEvent, notify: boolean): void;
+  /** A record read (backfilled ones with notify false: one notification for the whole burst);
+   *  checkpoint saves among them, in log order. */
+  ingest(e: HealthEvent, notify: boolean): void;
   /** A line for the event log about the reading itself (backfill figures, a reset). */
   note(level: LogLine['level'], text: string): void;
   /** Raw bytes reached the trainer-lines ring (a table still arriving has no record yet). */
@@ -57,8 +61,12 @@ export class RunLogFollow {
   private closed = false;
   /** Why the log cannot be followed right now (null: it is, or nothing went wrong). */
   private trouble: FollowProblem | null = null;
+  /** Checkpoint saves in the followed bytes, merged into the parser's records. */
+  private readonly saves: CheckpointSaves;
 
-  constructor(private readonly o: RunLogFollowOptions) {}
+  constructor(private readonly o: RunLogFollowOptions) {
+    this.saves = new CheckpointSaves((e, notify) => o.ingest(e, notify));
+  }
 
   /** The log cannot be followed although the connection works (the header and status line say so). */
   get problem(): FollowProblem | null {
@@ -147,10 +155,12 @@ export class RunLogFollow {
   }
 
   private follow(fromOffset: number, parser: TrainerLogParser | undefined): void {
-    this.follower = followRun(teeFollow(this.o.transport, (e) => this.tapRaw(e)), this.o.logPath, {
+    // The saves scanner reads each chunk before the parser does, and lets out what is left after.
+    const flushSaves = (e: FollowEvent) => e.type === 'data' && !this.closed && this.saves.flush(true);
+    this.follower = followRun(teeFollow(this.o.transport, (e) => this.tapRaw(e), flushSaves), this.o.logPath, {
       fromOffset,
       parser,
-      onEvent: (e) => this.o.ingest(e, true),
+      onEvent: (e) => this.saves.event(e, true),
       onReset: (reason) => this.o.note('warning', `log ${reason}: following it from the start`),
       onProblem: (p) => (p ? this.problemStarted(p) : this.problemCleared()),
     });
@@ -194,12 +204,15 @@ export class RunLogFollow {
     if (e.type === 'reset') {
       // A new run's log appears after following started: nothing was shown, nothing to say.
       this.trainer.reset(e.reason === 'appeared' && this.rawOffset === 0 ? null : e.reason);
+      this.saves.reset();
       this.rawOffset = 0;
       return;
     }
     const end = e.offset + e.bytes.length;
     if (end <= this.rawOffset) return;
-    this.trainer.push(e.offset < this.rawOffset ? e.bytes.subarray(this.rawOffset - e.offset) : e.bytes);
+    const fresh = e.offset < this.rawOffset ? e.bytes.subarray(this.rawOffset - e.offset) : e.bytes;
+    this.trainer.push(fresh);
+    this.saves.push(fresh);
     this.rawOffset = end;
     // The follower's events mark the view dirty and notify; a chunk without a complete record
     // (a table still arriving) must still reach the pane.

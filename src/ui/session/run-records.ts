@@ -3,7 +3,7 @@
 // night keeps what fired and cleared), a ring of events and a ring of log-pane lines. Apart from the
 // feed because this part does not care how records arrive (backfill, follow, a test's ingest) or
 // when the run is polled: it only keeps what was read, bounded, and turns it into a frame's view.
-import { RunAlerts } from '../../health/index.js';
+import { RunAlerts, type HealthEvent } from '../../health/index.js';
 import { deriveFigures, MetricsStore } from '../../metrics/index.js';
 import type { ConnectionState, FollowProblem } from '../../remote/transport.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
@@ -42,11 +42,20 @@ export class RunRecords {
   /** Trainer time (epoch ms) of the latest record read: where an ended run's clock stops. */
   private lastRecordAt: number | null = null;
   readonly series: SeriesSource;
+  /** The Slurm job's end (squeue %e, the cluster's local time), for the wall-time rule. */
+  private slurmEndTime: string | null = null;
 
   constructor(private readonly o: { facts?: RunFacts; logLimit?: number; clock: () => number }) {
     const store = this.store;
     const facts = o.facts ?? {};
     this.alerts = new RunAlerts(store, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness, recoverFreqSecs: facts.recoverFreqSecs });
+    // RunAlerts gives the health rules recover.freq_secs but has no slot for the job's end (src/health
+    // RunAlertsOptions): the monitor is handed it here, so the wall-time rule runs inside RunAlerts
+    // like every other rule (on the log's clock, record by record, in the alert history). The end is
+    // zone-less cluster time and RunAlerts asks at naive log time: the same clock.
+    const health = this.alerts.health;
+    const evaluate = health.evaluate.bind(health);
+    health.evaluate = (ctx) => evaluate(this.slurmEndTime !== null ? { ...ctx, slurmEndTime: this.slurmEndTime } : ctx);
     this.series = {
       get stepCount() {
         return store.lastStepEvent?.globalStep ?? 0;
@@ -59,9 +68,11 @@ export class RunRecords {
 
   /** One record, read at wall-clock `arrivedWall` (default now; earlier for a record that was in
    *  the log long before we read it: see RunFeed's silence). */
-  ingest(e: TrainerEvent, arrivedWall: number = this.o.clock()): void {
+  ingest(e: HealthEvent, arrivedWall: number = this.o.clock()): void {
     // The store and the health monitor are fed through the alerts: they observe around each record.
     this.alerts.ingest(e, arrivedWall);
+    // A checkpoint save is for the health rules only (it is no event of the trainer-log contract).
+    if (e.type === 'save') return;
     if (e.type !== 'step') {
       this.events.push(e);
       if (this.events.length > EVENT_RING) this.events.splice(0, this.events.length - EVENT_RING);
@@ -77,6 +88,11 @@ export class RunRecords {
    *  then (RunAlerts.logWrittenAt): the latest counts as having arrived then. */
   logWrittenAt(wallMs: number): boolean {
     return this.alerts.logWrittenAt(wallMs);
+  }
+
+  /** The run's Slurm job ends at `end` (squeue %e), or null: not on Slurm, or no end known. */
+  setSlurmEndTime(end: string | null): void {
+    this.slurmEndTime = end;
   }
 
   appendLog(line: LogLine): void {
