@@ -1,7 +1,7 @@
 // The dashboard's two header lines: who/where/how connected, then progress and timing.
 import { fit, fitMiddle, formatAge } from '../format.js';
 import type { Line, Seg } from '../lines.js';
-import { ENDED_STATES, type ConnectionState, type DashboardFigures, type RunState } from '../session/types.js';
+import { ENDED_STATES, type ConnectionState, type DashboardFigures, type LogReadEnd, type RunState } from '../session/types.js';
 
 export interface HeaderProps {
   runId: string;
@@ -11,14 +11,24 @@ export interface HeaderProps {
   figures: DashboardFigures;
   connectionAt: number;
   now: number;
-  /** The run ended and nothing is polled but its state, every this many seconds. */
-  pollingStopped?: { statePollS: number };
+  /** The run ended and nothing is polled but its state, every this many seconds; how far its log
+   *  was read (absent: to its end). */
+  pollingStopped?: { statePollS: number; log?: LogReadEnd };
   /** The log cannot be followed although the connection works (the status line says why). */
   followProblem?: boolean;
   /** Columns: in a narrow terminal the run id is cut in its middle and the least useful figures
    *  are left out, so the run state and the age of the last step stay on screen. */
   width?: number;
 }
+
+/** How far the log of an ended run was read, as the header says it: never "read to its end" when
+ *  it was not (the figures would be taken as final). */
+const LOG_READ_END: Record<LogReadEnd, string> = {
+  read: 'log read to its end',
+  unreadable: 'log unreadable',
+  incomplete: 'log not read to its end',
+  missing: 'no log',
+};
 
 export function connectionText(c: ConnectionState, sinceMs = 0): Seg {
   switch (c.state) {
@@ -61,7 +71,7 @@ export function headerLines(p: HeaderProps): Line[] {
   // An ended run is no longer followed: say so (the figures are final, not frozen by a fault).
   // The long wording only where the run id still fits whole; the short one even at 60 columns.
   const base = ` on ${p.target} │ ${conn.t} │ ${state.t}`.length;
-  const long = ` │ polling stopped (log read to its end; state and GPUs every ${p.pollingStopped?.statePollS} s)`;
+  const long = ` │ polling stopped (${LOG_READ_END[p.pollingStopped?.log ?? 'read']}; state and GPUs every ${p.pollingStopped?.statePollS} s)`;
   const polling = !p.pollingStopped ? '' : p.runId.length + base + long.length <= width ? long : base + 12 + ' │ polling stopped'.length <= width ? ' │ polling stopped' : '';
   const rest = ` on ${p.target} │ ${conn.t} │ ${state.t}${polling}`.length;
   const id = fitMiddle(p.runId, Math.max(12, width - rest));

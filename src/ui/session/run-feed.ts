@@ -12,7 +12,7 @@ import { LogSilenceWatch, measureLogSilence } from '../../runs/follow-alerts.js'
 import type { HealthEvent } from '../../health/index.js';
 import { RunLogFollow } from './run-log-follow.js';
 import { RunRecords, type RunFacts } from './run-records.js';
-import { ENDED_STATES, type GpuSnapshot, type LogLine, type RunState, type RunSummary, type RunView, type SeriesSource } from './types.js';
+import { ENDED_STATES, type GpuSnapshot, type LogReadEnd, type LogLine, type RunState, type RunSummary, type RunView, type SeriesSource } from './types.js';
 
 // The API other files and tests import from here, wherever the parts now live.
 export { eventLogLine, localTimeMs } from './event-log-line.js';
@@ -59,6 +59,8 @@ export class RunFeed {
   /** The run ended and its log was read to the end: the follower is paused (it keeps where it
    *  stopped, with its parser) and the state is polled slowly. */
   private idle = false;
+  /** How far the log was read when following stopped (the header says it). */
+  private logReadEnd: LogReadEnd = 'read';
   private settling = false;
   private closed = false;
   private readonly clock: () => number;
@@ -144,7 +146,9 @@ export class RunFeed {
     if (this.idle || this.settling || this.closed) return;
     this.settling = true;
     try {
-      const closedRecords = await this.log.readToEnd();
+      const read = await this.log.readToEnd();
+      const closedRecords = read?.closed;
+      if (read) this.logReadEnd = read.end;
       if (closedRecords?.length) {
         for (const e of closedRecords) this.ingest(e, false);
         this.changed();
@@ -260,6 +264,7 @@ export class RunFeed {
       gpus: this.gpus,
       trainerLines: this.log.trainerLines(),
       pollingStoppedS: this.idle ? Math.round((this.o.endedStatePollMs ?? 60_000) / 1000) : null,
+      logReadEnd: this.logReadEnd,
       followProblem: this.log.problem,
     });
     return this.view;

@@ -12,7 +12,7 @@ import { CheckpointSaves } from './checkpoint-saves.js';
 import { backfill, readTail } from './backfill.js';
 import { errorText } from './error-text.js';
 import { TrainerLineRing } from './trainer-lines.js';
-import type { LogLine, TrainerLinesView } from './types.js';
+import type { LogLine, LogReadEnd, TrainerLinesView } from './types.js';
 
 /** Raw log read before the backfill's seam for the trainer-lines pane (the filter drops table rows). */
 const TAIL_BYTES = 256 * 1024;
@@ -118,19 +118,26 @@ export class RunLogFollow {
   /**
    * Wait (up to 15 s) until everything written is read, then close the records still open: a
    * dying trainer's traceback is the last thing it writes, and the parser closes an error record
-   * only when the next record starts, which never comes. The closed records are returned; null
+   * only when the next record starts, which never comes. Returns the closed records and how far
+   * the log was read (the header must not say "read to its end" of a log it could not read); null
    * when closed meanwhile.
    */
-  async readToEnd(): Promise<TrainerEvent[] | null> {
+  async readToEnd(): Promise<{ closed: TrainerEvent[]; end: LogReadEnd } | null> {
     const deadline = Date.now() + 15_000;
+    let end: LogReadEnd = 'incomplete';
     for (;;) {
       if (this.closed) return null;
       const f = this.follower;
-      const st = f ? await this.o.transport.stat(this.o.logPath).catch(() => null) : null;
-      if ((f && (!st || f.offset >= st.size)) || Date.now() > deadline) break;
+      // undefined: stat failed (the connection); null: there is no log.
+      const st = f ? await this.o.transport.stat(this.o.logPath).catch(() => undefined) : undefined;
+      if (f && st === null) end = 'missing';
+      else if (f && st && f.offset >= st.size) end = 'read';
+      if (end !== 'incomplete' || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    return this.follower?.parser.flushIdle() ?? [];
+    // Not read to its end while the follower reports why: the log cannot be read.
+    if (end === 'incomplete' && this.trouble) end = 'unreadable';
+    return { closed: this.follower?.parser.flushIdle() ?? [], end };
   }
 
   /** Stop following, keeping the offset and parser for `resume`. */

@@ -8,7 +8,7 @@ import { deriveFigures, MetricsStore } from '../../metrics/index.js';
 import type { ConnectionState, FollowProblem } from '../../remote/transport.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
 import { eventLogLine, localTimeMs } from './event-log-line.js';
-import { ENDED_STATES, type Alert, type DashboardFigures, type GpuSnapshot, type LogLine, type RunSummary, type RunView, type SeriesSource, type TrainerLinesView } from './types.js';
+import { ENDED_STATES, type Alert, type LogReadEnd, type DashboardFigures, type GpuSnapshot, type LogLine, type RunSummary, type RunView, type SeriesSource, type TrainerLinesView } from './types.js';
 
 export interface RunFacts {
   consumerBatchSize?: number;
@@ -25,6 +25,8 @@ export interface RunViewContext {
   trainerLines: TrainerLinesView;
   /** Set once the feed stopped following an ended run: how often its state is still checked. */
   pollingStoppedS: number | null;
+  /** How far the log was read when polling stopped (absent: to its end). */
+  logReadEnd?: LogReadEnd;
   /** Why the log cannot be followed (null: it can). Optional for callers that never follow. */
   followProblem?: FollowProblem | null;
 }
@@ -147,7 +149,7 @@ export class RunRecords {
       log: this.log,
       trainerLines: ctx.trainerLines,
       offpolicyBudget: facts.maxHeadOffpolicyness ?? null,
-      ...(ctx.pollingStoppedS !== null ? { pollingStopped: { statePollS: ctx.pollingStoppedS } } : {}),
+      ...(ctx.pollingStoppedS !== null ? { pollingStopped: { statePollS: ctx.pollingStoppedS, ...(ctx.logReadEnd ? { log: ctx.logReadEnd } : {}) } } : {}),
       ...(ctx.followProblem ? { followProblem: ctx.followProblem } : {}),
     };
   }

@@ -16,6 +16,10 @@ export { STEP_TIME_KEY as STEP_TIME_SERIES } from '../../metrics/store.js';
 
 export type RunState = 'submitted' | 'pending' | 'running' | 'finished' | 'failed' | 'timeout' | 'stopped' | 'unknown';
 
+/** How far an ended run's log was read before following stopped: to its end; not at all or not
+ *  wholly because it cannot be read (a follow problem); not to its end (the wait gave up); no log. */
+export type LogReadEnd = 'read' | 'unreadable' | 'incomplete' | 'missing';
+
 export interface RunSummary {
   id: string;
   target: string;
@@ -159,9 +163,9 @@ export interface RunView {
   trainerLines?: TrainerLinesView;
   /** rollout.max_head_offpolicyness when the config is known. */
   offpolicyBudget: number | null;
-  /** The run ended and its log is read: nothing is followed or polled any more but its state,
-   *  every `statePollS` (a resume starts everything again). */
-  pollingStopped?: { statePollS: number };
+  /** The run ended: nothing is followed or polled any more but its state, every `statePollS` (a
+   *  resume starts everything again); `log` says how far its log was read (absent: to its end). */
+  pollingStopped?: { statePollS: number; log?: LogReadEnd };
   /** The log cannot be followed although the connection works (absent: it is): `text` says the
    *  target, the path, the error and what to do. */
   followProblem?: FollowProblem;
