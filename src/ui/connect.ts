@@ -63,18 +63,27 @@ export async function connectTargets(targets: CockpitTarget[]): Promise<{ connec
   const connections: TargetConnection[] = [];
   const problems: ConnectProblem[] = [];
   const failed: TargetConnection[] = [];
+  // The caller prints `failures` once the cockpit has closed: a target that `r` connected since is
+  // taken off the list, so the terminal is not told it could not be reached.
+  const failures: string[] = [];
   results.forEach((r, i) => {
     if (r.status === 'fulfilled') return void connections.push(r.value);
     const { directRunHosts, ...target } = targets[i];
     const problem = connectProblem(target.name, r.reason);
+    const line = connectProblemText(problem);
     problems.push(problem);
+    failures.push(line);
     // A retry from inside the cockpit asks nothing (Ink owns the terminal): an unknown key or an
     // encrypted key is then said again, with what to do.
     const retry = () => openTransport(target.host, { sshConfigFile: target.sshConfigFile });
-    failed.push({ target, ...(directRunHosts?.length ? { directRunHosts } : {}), transport: new RetryTransport(target.host, target.name, problem, retry) });
+    const connected = () => {
+      const at = failures.indexOf(line);
+      if (at >= 0) failures.splice(at, 1);
+    };
+    failed.push({ target, ...(directRunHosts?.length ? { directRunHosts } : {}), transport: new RetryTransport(target.host, target.name, problem, retry, connected) });
   });
   // Targets in the order given, whether they connected or not.
   const order = new Map(targets.map((t, i) => [t.name, i]));
   const all = connections.length > 0 ? [...connections, ...failed].sort((a, b) => order.get(a.target.name)! - order.get(b.target.name)!) : [];
-  return { connections: all, failures: problems.map(connectProblemText), problems };
+  return { connections: all, failures, problems };
 }

@@ -99,5 +99,7 @@ describe('connect problems on the Runs screen (real sshd)', () => {
     expect(down.transport.state.state).toBe('ready');
     // The connection is real: a command runs on the target through it.
     expect((await down.transport.exec(['echo', 'hi'])).stdout.toString()).toBe('hi\n');
+    // What is printed once the cockpit closes no longer says `down` could not be reached.
+    expect(failures.map((l) => l.split(':')[0])).toEqual(['stranger', 'nokey']);
   });
 });

@@ -17,12 +17,14 @@ export class RetryTransport implements Transport {
   private closed = false;
   private why: ConnectProblem | null;
 
-  /** `open` connects again (without prompts: the cockpit owns the terminal by then). */
+  /** `open` connects again (without prompts: the cockpit owns the terminal by then);
+   *  `connected` is told when a retry succeeds. */
   constructor(
     readonly target: string,
     private readonly name: string,
     first: ConnectProblem,
     private readonly open: () => Promise<Transport>,
+    private readonly connected: () => void = () => undefined,
   ) {
     this.why = first;
     this.current = { state: 'failed', reason: first.what };
@@ -58,6 +60,7 @@ export class RetryTransport implements Transport {
         if (this.closed) return void (await t.close().catch(() => undefined));
         this.inner = t;
         this.innerOff = t.onState((s) => this.emit(s));
+        this.connected();
         this.emit(t.state);
       },
       (err: unknown) => {
