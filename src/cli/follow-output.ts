@@ -53,12 +53,12 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   // A stall brings no events: ask the time-based rules on the wall clock too.
   const ticker = setInterval(() => report(alerts.tick()), 30_000);
   ticker.unref();
-  // A run that hung before we attached: its log's silence (measured on the target's own clock,
-  // before the first byte is read) counts once reading reaches the size measured, so the hang is
-  // reported at once, not 3 median steps after attaching; and a pause inside the backlog is never
+  // A run that hung before we attached: its log's silence (measured on the target's own clock)
+  // counts once reading stands exactly at the size measured, so the hang is reported as soon as the
+  // backlog is read, not 3 median steps after attaching; and a pause inside the backlog is never
   // taken for the log's end (we know how far we have read: countBytesRead).
   const read = countBytesRead(o.transport);
-  const silence = await alerts.countSilence({ transport: o.transport, logPath: o.logPath, onFired: report });
+  const silence = alerts.countSilence({ transport: o.transport, logPath: o.logPath, onFired: report });
   read.onRead((offset) => silence.readTo(offset));
   // Ctrl-C ends the following, never the run (it is detached, or a Slurm job): say so, and how to
   // get back to it, instead of dying silently with the run's fate unclear.

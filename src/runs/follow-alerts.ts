@@ -150,6 +150,8 @@ export interface SilenceCounter {
   /** Reading stands at `offset` bytes of the log, every record they hold pushed (call after each
    *  delivery was consumed; 0 after a reset: a new file). */
   readTo(offset: number): void;
+  /** Settles once the first measurement (taken at once) is in: counted, pending, or dropped. */
+  readonly firstMeasured: Promise<void>;
   stop(): void;
 }
 
@@ -201,20 +203,31 @@ export class FollowAlerts {
 
   /**
    * Counts the log's silence exactly, the way the cockpit does, for a caller that knows how far it
-   * has read (`readTo`): the log is measured now, before its first byte is read, and that silence
-   * is counted the moment reading reaches exactly the size measured (no quiet to wait for, and a
-   * pause inside the backlog is never taken for its end); past that size the log grew, it is live.
-   * Later bursts (a reconnect delivering a night's records) are measured once they stop and counted
-   * only if reading stood exactly at the size measured.
+   * has read (`readTo`): a silence measured when the log held S bytes is counted when reading
+   * stands exactly at S (every record read was in the log by its mtime); never at a pause inside
+   * the backlog (reading short of S: not yet), and not once reading went past S (the log grew: it
+   * is live). The log is measured at once, alongside the first reads (nothing waits for it), and
+   * again after each later burst (a reconnect delivering a night's records) once it stops.
    */
-  async countSilence(o: SilenceWatchOptions): Promise<SilenceCounter> {
-    let atAttach = await measureLogSilence(o.transport, o.logPath, this.clock).catch(() => null);
+  countSilence(o: SilenceWatchOptions): SilenceCounter {
     let offset = 0;
+    let resets = 0;
+    let stopped = false;
+    // The first measurement while reading has not reached its size yet.
+    let pending: LogSilence | null = null;
     const count = (m: LogSilence): void => {
       const fired = this.applySilence(m);
       o.onCounted?.(m);
       if (fired.length) o.onFired(fired);
     };
+    const first = measureLogSilence(o.transport, o.logPath, this.clock)
+      .catch(() => null)
+      .then((m) => {
+        // A reset since it was taken: it measured a file no longer read.
+        if (!m || stopped || resets > 0 || offset > m.size) return;
+        if (offset === m.size) count(m);
+        else pending = m;
+      });
     const watch = new LogSilenceWatch({
       transport: o.transport,
       logPath: o.logPath,
@@ -231,16 +244,21 @@ export class FollowAlerts {
     this.onPush = onPush;
     if (this.pushes > 0) watch.record();
     return {
+      firstMeasured: first,
       readTo: (n) => {
-        // Back to an earlier byte: the file was truncated or replaced, the size measured was the old one's.
-        if (n < offset) atAttach = null;
+        // Back to an earlier byte: the file was truncated or replaced; what was measured was the old one.
+        if (n < offset) {
+          resets++;
+          pending = null;
+        }
         offset = n;
-        const m = atAttach;
+        const m = pending;
         if (!m || n < m.size) return;
-        atAttach = null;
+        pending = null;
         if (n === m.size) count(m);
       },
       stop: () => {
+        stopped = true;
         watch.stop();
         if (this.onPush === onPush) this.onPush = null;
       },

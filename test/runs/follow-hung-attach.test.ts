@@ -1,6 +1,6 @@
 // `follow` attaching to a run that hung hours ago, over a real sshd: the whole log arrives at once,
 // "now". FollowAlerts.countSilence measures the log's silence on the target (its mtime against the
-// target's own now) before reading it and counts it once reading reaches the size measured (the
+// target's own now) as reading starts and counts it once reading stands at the size measured (the
 // bytes read seen through the transport, as `follow` sees them), so the stall is reported right away
 // (no wall-clock tick is ever called here), with the silence in its detail, whatever our clock
 // says (it runs two hours ahead of the target's). A log written just now gives no alert.
@@ -48,7 +48,7 @@ describe('follow: attaching to a run that is already hung', { timeout: 60_000 },
     const fa = new FollowAlerts({ clock: () => Date.now() + AHEAD });
     const fired: Alert[] = [];
     const counted: LogSilence[] = [];
-    const silence = await fa.countSilence({ transport: t, logPath: log, onFired: (a) => fired.push(...a), onCounted: (m) => counted.push(m) });
+    const silence = fa.countSilence({ transport: t, logPath: log, onFired: (a) => fired.push(...a), onCounted: (m) => counted.push(m) });
     stops.push(() => silence.stop());
     const read = countBytesRead(t);
     read.onRead((offset) => silence.readTo(offset));

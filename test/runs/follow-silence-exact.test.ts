@@ -1,7 +1,7 @@
 // `follow` counts the log's silence exactly, as the cockpit does: it measures the log (size, and its
-// mtime as an age on the target's clock) before reading its first byte, and counts that silence
-// when reading reaches exactly that size; a later measurement counts only if reading stood exactly
-// at the size it saw. Before, it could not see how far it had read and counted any measurement
+// mtime as an age on the target's clock) as it starts reading, and counts that silence when reading
+// stands exactly at that size; a later measurement counts only if reading stood exactly at the size
+// it saw. Before, it could not see how far it had read and counted any measurement
 // taken after 500 ms without a record: a pause inside a backlog (a slow link) was taken for the
 // log's end, so a run silent for 3 h was "hung" at a step it had long passed.
 // A real file, measured through the local transport; records fed as a follower would feed them.
@@ -48,12 +48,12 @@ describe('follow counts the log\'s silence exactly', { timeout: 30_000 }, () => 
   }
 
   /** FollowAlerts counting silence on `log`; `feed(bytes, offset)` delivers as a follower would. */
-  async function attach(log: string, quietMs: number) {
+  function attach(log: string, quietMs: number) {
     const fa = new FollowAlerts({ clock: () => Date.now() + AHEAD });
     const fired: Alert[] = [];
     const counted: LogSilence[] = [];
     const measured: { m: LogSilence; counted: boolean }[] = [];
-    const counter = await fa.countSilence({
+    const counter = fa.countSilence({
       transport: t,
       logPath: log,
       quietMs,
@@ -68,11 +68,12 @@ describe('follow counts the log\'s silence exactly', { timeout: 30_000 }, () => 
       for (const e of parser.push(bytes)) fired.push(...fa.push(e));
       counter.readTo(offset);
     };
-    return { fa, fired, counted, measured, feed };
+    return { fa, fired, counted, measured, feed, counter };
   }
 
   it('a pause inside the backlog is not its end: nothing counted mid-log; the 3 h are counted once reading reaches the size measured', async () => {
-    const { fa, fired, counted, measured, feed } = await attach(hungLog('paused.log'), 50);
+    const { fa, fired, counted, measured, feed, counter } = attach(hungLog('paused.log'), 50);
+    await counter.firstMeasured;
     feed(HUNG.subarray(0, MID), MID);
     // The watch measures during the pause: the log is bigger than what was read, so it is not counted.
     const first = await waitFor(() => measured[0], { what: 'a measurement during the pause' });
@@ -82,16 +83,17 @@ describe('follow counts the log\'s silence exactly', { timeout: 30_000 }, () => 
     expect(fa.tick().filter(isHangAlert)).toEqual([]);
     expect(fired.filter(isHangAlert)).toEqual([]);
     feed(HUNG.subarray(MID), HUNG.length);
-    // Counted at once (no quiet to wait for): the size measured before the first byte was read.
+    // Counted at once (no quiet to wait for): the size measured as reading started.
     expect(counted.map((m) => m.size)).toEqual([HUNG.length]);
     const hangs = fired.filter(isHangAlert);
     expect(hangs.map((a) => [a.id, a.step])).toEqual([['health/stall/rollout_wait', 7]]); // waiting for step 7: the log's true end
     expect(fa.active.find(isHangAlert)!.detail).toMatch(/the log has been silent for 3 h$/);
   });
 
-  it('counted the moment reading reaches the size measured at attach, with no quiet measurement at all', async () => {
-    const { fired, counted, measured, feed } = await attach(hungLog('whole.log'), 60_000);
+  it('read before the first measurement is in: counted when it comes, with no quiet measurement at all', async () => {
+    const { fired, counted, measured, feed, counter } = attach(hungLog('whole.log'), 60_000);
     feed(HUNG, HUNG.length);
+    await counter.firstMeasured;
     expect(counted).toHaveLength(1);
     expect(Math.abs(counted[0].silenceMs - 3 * H)).toBeLessThan(60_000);
     expect(measured.filter((x) => !x.counted)).toEqual([]);
@@ -100,7 +102,8 @@ describe('follow counts the log\'s silence exactly', { timeout: 30_000 }, () => 
 
   it('a log that grew after it was measured is live: the old silence is not counted; the next one, taken where reading stands, is (just written: no alert)', async () => {
     const log = hungLog('grown.log');
-    const { fa, fired, counted, measured, feed } = await attach(log, 50);
+    const { fa, fired, counted, measured, feed, counter } = attach(log, 50);
+    await counter.firstMeasured;
     const more = Buffer.from(`${'x'.repeat(40)}\n`);
     appendFileSync(log, more);
     feed(Buffer.concat([HUNG, more]), HUNG.length + more.length);
@@ -114,7 +117,8 @@ describe('follow counts the log\'s silence exactly', { timeout: 30_000 }, () => 
   });
 
   it('a reset (the log truncated or replaced) drops the size measured before it', async () => {
-    const { counted, feed } = await attach(hungLog('reset.log'), 60_000);
+    const { counted, feed, counter } = attach(hungLog('reset.log'), 60_000);
+    await counter.firstMeasured;
     feed(HUNG.subarray(0, MID), MID);
     feed(Buffer.alloc(0), 0); // the follower's reset: reading starts again at the new file's byte 0
     feed(HUNG, HUNG.length);
