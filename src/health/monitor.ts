@@ -3,7 +3,7 @@
 import type { Alert } from './alert.js';
 import { DriftTracker } from './drift.js';
 import { PhaseTracker, type CurrentPhase, type HealthEvent } from './phases.js';
-import { resumeAlerts, type ResumeState } from './resume-guard.js';
+import { noteResumeStaleness, resumeAlerts, resumeOwnsStaleness, type ResumeState } from './resume-guard.js';
 import { STALL_MIN_SAMPLES, stallAlert } from './stall.js';
 import { naiveMs, toNaiveMs } from './time.js';
 import { wallTimeAlert } from './walltime.js';
@@ -33,6 +33,9 @@ export class HealthMonitor {
   /** The latest step or restart record (naive ms): a step is awaited since then. */
   private awaitingStepSinceMs: number | null = null;
   private resume: ResumeState | null = null;
+  /** The latest `staleness/gap/offpolicy_max` value logged (a step lacking it, or nan, keeps the
+   *  one before): what the attempt stood at when a resume comes. */
+  private lastStaleness: number | null = null;
   private lastCheckpointMs: number | null = null;
   private lastCheckpointStep: number | undefined;
   private finished = false;
@@ -48,11 +51,11 @@ export class HealthMonitor {
         this.drift.ingestStep(e.globalStep, e.stats);
         const r = this.resume;
         if (r && e.globalStep >= r.resumeStep) r.progressed = true;
-        if (r) {
-          const s = e.stats[STALENESS_KEY];
-          if (typeof s === 'number' && Number.isFinite(s) && (!r.worstStaleness || s > r.worstStaleness.value)) {
-            r.worstStaleness = { value: s, step: e.globalStep };
-          }
+        // As the metrics rule reads it (store.current): a number that is not nan, inf included.
+        const s = e.stats[STALENESS_KEY];
+        if (typeof s === 'number' && !Number.isNaN(s)) {
+          this.lastStaleness = s;
+          if (r) noteResumeStaleness(r, s, e.globalStep);
         }
         return;
       }
@@ -67,8 +70,13 @@ export class HealthMonitor {
           if (e.type === 'resume') this.lastCheckpointStep = e.resumeStep - 1;
         }
         if (e.type === 'resume' && t !== null) {
-          this.resume = { resumeStep: e.resumeStep, atMs: t, progressed: false, worstStaleness: null };
+          this.resume = {
+            resumeStep: e.resumeStep, atMs: t, progressed: false,
+            worstStaleness: null, latestStaleness: null, minStaleness: Infinity, stalenessBefore: this.lastStaleness,
+          };
         }
+        // A fresh start (no recover info) is not a resume: the one before no longer speaks.
+        if (e.type === 'start') this.resume = null;
         return;
       case 'save':
         if (t !== null) this.lastCheckpointMs = t;
@@ -113,6 +121,15 @@ export class HealthMonitor {
     if (this.resumeOwnsHang()) return true;
     const cur = this.phases.phase;
     return cur !== null && this.phases.stats(cur.phase).samples >= STALL_MIN_SAMPLES;
+  }
+
+  /**
+   * Whether the resume guard owns the staleness above `budget` now (every step since the resume
+   * over it, the attempt before within it), so the metrics room's steady-staleness rule must defer:
+   * one condition, one alert. See resume-guard.ts.
+   */
+  judgesStaleness(budget: number | undefined): boolean {
+    return resumeOwnsStaleness(this.resume, budget);
   }
 
   /** After a resume, until its first step: the resume guard speaks for a hang (it knows the attempt

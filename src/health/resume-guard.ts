@@ -1,5 +1,11 @@
 // Resume guard: a resumed run must make progress past its recover point, and its first steps must
 // respect the staleness budget (rollouts generated before the crash by the old policy can be replayed).
+//
+// Staleness over budget has one owner at a time (one condition, one alert). This guard owns it from
+// the resume on: while EVERY step of the new attempt so far is over budget, and the attempt before
+// was within budget at its last step (else the resume did not cause it). The first step within
+// budget ends it for this attempt; any later overrun is steady staleness, the metrics room's
+// `staleness-over-budget` (which defers meanwhile: `stalenessJudgedElsewhere`, see RunAlerts).
 import type { Alert } from './alert.js';
 import { PHASE_LABEL, type CurrentPhase } from './phases.js';
 import { formatDuration, naiveIso } from './time.js';
@@ -14,6 +20,28 @@ export interface ResumeState {
   progressed: boolean;
   /** Worst `staleness/gap/offpolicy_max` seen since the resume, and at which step. */
   worstStaleness: { value: number; step: number } | null;
+  /** The latest value since the resume, and at which step (null: no step of it had one yet). */
+  latestStaleness: { value: number; step: number } | null;
+  /** The smallest value since the resume: above the budget means every step so far was over it,
+   *  whatever the budget (it is known only when evaluating). */
+  minStaleness: number;
+  /** The latest value before the resume (the attempt that crashed), or null. */
+  stalenessBefore: number | null;
+}
+
+/** The new attempt owns its staleness: every step since the resume is over `budget` and the attempt
+ *  before was not (then it is not the steady rule's). */
+export function resumeOwnsStaleness(r: ResumeState | null, budget: number | undefined): boolean {
+  if (!r || budget === undefined || !r.latestStaleness) return false;
+  if (r.stalenessBefore !== null && r.stalenessBefore > budget) return false;
+  return r.minStaleness > budget;
+}
+
+/** Records a staleness value of a step after the resume. */
+export function noteResumeStaleness(r: ResumeState, value: number, step: number): void {
+  r.latestStaleness = { value, step };
+  r.minStaleness = Math.min(r.minStaleness, value);
+  if (!r.worstStaleness || value > r.worstStaleness.value) r.worstStaleness = { value, step };
 }
 
 export function resumeAlerts(
@@ -42,15 +70,21 @@ export function resumeAlerts(
       time: naiveIso(r.atMs),
     });
   }
-  if (r.worstStaleness && maxHeadOffpolicyness !== undefined && r.worstStaleness.value > maxHeadOffpolicyness) {
+  if (resumeOwnsStaleness(r, maxHeadOffpolicyness) && r.latestStaleness && r.worstStaleness) {
+    const latest = r.latestStaleness;
+    const worst = r.worstStaleness.step !== latest.step ? ` (worst ${r.worstStaleness.value} at step ${r.worstStaleness.step})` : '';
     out.push({
       id: 'health/resume/staleness',
       severity: 'warning',
-      title: 'Stale rollouts after the resume',
-      detail: `staleness/gap/offpolicy_max reached ${r.worstStaleness.value} at step ${r.worstStaleness.step} after resuming at step ${r.resumeStep}; the budget rollout.max_head_offpolicyness is ${maxHeadOffpolicyness}`,
+      title: 'Stale rollouts since the resume',
+      detail:
+        `every step since resuming at step ${r.resumeStep} has trained on rollouts staler than the budget: ` +
+        `staleness/gap/offpolicy_max ${latest.value} at step ${latest.step}${worst}, rollout.max_head_offpolicyness = ${maxHeadOffpolicyness}` +
+        (r.stalenessBefore !== null ? `, while the attempt before ended within it (${r.stalenessBefore})` : '') +
+        '; it ends at the first step within the budget',
       advice:
         'The resumed trainer trained on rollouts older than the budget (the version counter and the rollout queue disagree after recovery). Watch ppo_actor/behave_cap_ratio and importance weights; if it persists, restart from the recover checkpoint.',
-      step: r.worstStaleness.step,
+      step: latest.step,
     });
   }
   return out;

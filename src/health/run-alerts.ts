@@ -126,6 +126,7 @@ export class RunAlerts {
       maxHeadOffpolicyness: this.o.maxHeadOffpolicyness,
       now: t,
       stallJudgedElsewhere: this.health.judgesStall() || this.errors.failedSinceRestart,
+      stalenessJudgedElsewhere: this.health.judgesStaleness(this.o.maxHeadOffpolicyness),
     });
     const health = this.health.evaluate({ now: t, utcOffsetMinutes: 0, maxHeadOffpolicyness: this.o.maxHeadOffpolicyness, recoverFreqSecs: this.o.recoverFreqSecs });
     const all = [...metric, ...this.errors.alerts(), ...health];

@@ -24,6 +24,10 @@ export interface AlertContext extends RunConfigFacts {
    *  is stuck), or an error since the last restart explains why no step comes. This rule then stays
    *  silent: one hang, one alert. See HealthMonitor.judgesStall and RunAlerts. */
   stallJudgedElsewhere?: boolean;
+  /** The health rules own the staleness above budget now: every step since a resume was over it
+   *  (src/health/resume-guard.ts, `health/resume/staleness`: the recovery is the suspect). The
+   *  steady-staleness rule here then stays silent: one condition, one alert (see RunAlerts). */
+  stalenessJudgedElsewhere?: boolean;
 }
 
 export const KEYS = {
@@ -78,8 +82,14 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
 
   const budget = ctx.maxHeadOffpolicyness;
   const sMax = store.current(KEYS.stalenessMax) ?? null;
-  if (budget !== undefined && sMax !== null && sMax > budget) {
-    alerts.push({ id: 'staleness-over-budget', severity: 'warning', title: 'Staleness above budget', detail: `${KEYS.stalenessMax} = ${fmt(sMax)} > rollout.max_head_offpolicyness = ${budget}`, advice: 'Rollouts lag the policy more than allowed: check the rollout/actor GPU split and the rollout wait time.', ...at });
+  // Steady staleness: the latest step over budget. Right after a resume the resume guard speaks
+  // instead (stalenessJudgedElsewhere), so the two never stand for the same records.
+  if (budget !== undefined && sMax !== null && sMax > budget && !ctx.stalenessJudgedElsewhere) {
+    alerts.push({
+      id: 'staleness-over-budget', severity: 'warning', title: 'Staleness above budget in steady training',
+      detail: `${KEYS.stalenessMax} = ${fmt(sMax)} > rollout.max_head_offpolicyness = ${budget} at the latest step, outside the first steps of a resumed attempt`,
+      advice: 'Rollouts lag the policy more than allowed: check the rollout/actor GPU split and the rollout wait time.', ...at,
+    });
   }
 
   for (const key of [KEYS.importanceWeight, KEYS.behaveWeight]) {

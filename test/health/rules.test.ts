@@ -81,17 +81,37 @@ describe('resume guard', () => {
     expect(ids(evaluateHealth(stuck, { now: iso(b.t + 3 * 3600_000) }))).toContain('health/resume/no-progress');
   });
 
-  it('alerts when staleness after the resume exceeds rollout.max_head_offpolicyness', () => {
+  it('alerts while every step since the resume exceeds rollout.max_head_offpolicyness; the first step within it ends it', () => {
     const b = crashed();
     const r = new RunBuilder(b.t + 3600_000, { resumeStep: 7 });
-    r.steps(3, (i) => ({ stats: { 'staleness/gap/offpolicy_max': [2, 4, 1][i] } }));
+    r.steps(2, (i) => ({ stats: { 'staleness/gap/offpolicy_max': [4, 3][i] } }));
     const events = [...b.events, ...r.events];
     const a = evaluateHealth(events, { now: r.after(10), maxHeadOffpolicyness: 2 });
     expect(ids(a)).toEqual(['health/resume/staleness']);
     expect(a[0].step).toBe(8);
-    expect(a[0].detail).toContain('reached 4 at step 8');
+    expect(a[0].detail).toContain('every step since resuming at step 7');
+    expect(a[0].detail).toContain('staleness/gap/offpolicy_max 3 at step 8 (worst 4 at step 7)');
     expect(evaluateHealth(events, { now: r.after(10), maxHeadOffpolicyness: 4 })).toEqual([]);
     expect(evaluateHealth(events, { now: r.after(10) })).toEqual([]); // budget unknown
+    r.addStep({ stats: { 'staleness/gap/offpolicy_max': 1 } });
+    expect(evaluateHealth([...b.events, ...r.events], { now: r.after(10), maxHeadOffpolicyness: 2 })).toEqual([]);
+  });
+
+  it('an attempt that was within budget once, or a run over budget before the crash, is steady staleness: not this rule', () => {
+    const b = crashed();
+    const within = new RunBuilder(b.t + 3600_000, { resumeStep: 7 }).steps(2, (i) => ({ stats: { 'staleness/gap/offpolicy_max': [2, 4][i] } }));
+    expect(evaluateHealth([...b.events, ...within.events], { now: within.after(10), maxHeadOffpolicyness: 2 })).toEqual([]);
+    const before = new RunBuilder().steps(3, { rolloutS: 600, stats: { 'staleness/gap/offpolicy_max': 3 } });
+    const after = new RunBuilder(before.t + 3600_000, { resumeStep: 4 }).steps(1, { stats: { 'staleness/gap/offpolicy_max': 4 } });
+    expect(evaluateHealth([...before.events, ...after.events], { now: after.after(10), maxHeadOffpolicyness: 2 })).toEqual([]);
+  });
+
+  it('a fresh start after a resume ends that resume: its steps 1 to 5 are not "no progress past step 7"', () => {
+    const b = crashed();
+    const resumeAt = b.t + 3600_000;
+    const fresh = new RunBuilder(resumeAt + 600_000).steps(5, { rolloutS: 600 });
+    const events = [...b.events, { type: 'resume' as const, resumeStep: 7, time: iso(resumeAt) }, ...fresh.events];
+    expect(ids(evaluateHealth(events, { now: fresh.after(60) }))).toEqual([]);
   });
 
   it('staleness before any resume is not this rule', () => {
