@@ -21,8 +21,9 @@ export interface AttemptSummary {
   nodes: string[];
   /** When the attempt was recorded as started (ISO 8601 UTC, run.json's). */
   startedAt: string;
-  /** When it ended (ISO 8601 UTC): the job's exit-status file, else Slurm's end time; null while it
-   *  runs, or when nothing recorded it (a job killed at its time limit once Slurm forgot it). */
+  /** When it ended (ISO 8601 UTC): the job's exit-status file, else Slurm's end time, or for a run
+   *  of a job Slurm requeued, the requeue (run.json's, from the next run); null while it runs, or
+   *  when nothing recorded it (a job killed at its time limit once Slurm forgot it). */
   endedAt: string | null;
   /** Why it ended: Slurm's state (TIMEOUT, PREEMPTED, NODE_FAIL, COMPLETED, CANCELLED, FAILED, …),
    *  `exit N`, `stopped`, or `unknown`; null while it runs. */
@@ -192,9 +193,11 @@ export function buildChain(record: RunRecord, state: RunState, probe: ListProbe,
     else if (last) ended = endOfRun(state, probe, record);
     else ended = 'unknown';
     let endedAt: string | null = null;
-    // A job Slurm ran again (requeued) has one exit file and one end time: the latest run's.
+    // A job Slurm ran again (requeued) has one exit file and one end time: the latest run's. An
+    // earlier run's end is the requeue, which the next run's batch script wrote into run.json.
     const rerun = attempts.slice(i + 1).some((b) => b.jobId !== undefined && b.jobId === a.jobId);
-    if (ended !== null && !rerun) {
+    if (rerun) endedAt = a.endedAt ?? null;
+    else if (ended !== null) {
       const exitAt = a.jobId ? facts.slurmExitAt[a.jobId] : last && record.backend === 'direct' ? facts.exitAt : undefined;
       endedAt = exitAt !== undefined ? iso(exitAt) : (job?.endedAt ?? null);
     }

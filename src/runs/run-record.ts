@@ -23,6 +23,10 @@ const attemptSchema = z.object({
   restart: z.number().int().positive().optional(),
   /** Slurm: the attempt's nodes (hostnames), written by the batch script when it starts. */
   nodes: z.array(z.string()).optional(),
+  /** When the attempt ended, when only the record can say: a job's run that Slurm requeued (the
+   *  requeue time, written by the next run's batch script; the job's exit file and Slurm's end
+   *  time belong to its latest run). ISO 8601 UTC. */
+  endedAt: z.string().optional(),
 });
 export type Attempt = z.infer<typeof attemptSchema>;
 

@@ -10,6 +10,12 @@
 // and starts the trainer, which resumes from its recover point. A job that finishes makes the rest
 // of the chain unsatisfiable and Slurm drops it. Requeue was rejected: it reuses the job id (attempts
 // become invisible to squeue), and a script cannot requeue itself once the time limit has killed it.
+//
+// A job Slurm requeues anyway (scontrol requeue, a node failure) is recorded as an attempt too, but
+// does not count toward --auto-resume N: N is the number of chain jobs, sized by the user to carry a
+// long run over its time limits; a requeue is Slurm's or an admin's decision (Slurm bounds it with
+// MaxBatchRequeue) and never follows a crash, so letting it use up N would end a run early for an
+// interruption that was not its own.
 import { shellQuote as q } from '../remote/quote.js';
 import type { Target } from './targets.js';
 
@@ -55,10 +61,16 @@ export function batchScript(b: BatchScriptInput): string {
     b.setup ? b.setup : ':',
     '# The attempt\'s nodes go into run.json now: after the job ended only the record knows them (leftover check).',
     'mapfile -t awrl_nodes < <(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" 2>/dev/null)',
+    '# A requeued run: Slurm resets the job\'s SubmitTime to the requeue, when the previous run ended.',
+    'awrl_requeued_at=""',
+    'if [ "${SLURM_RESTART_COUNT:-0}" != 0 ]; then',
+    `  awrl_t=$(scontrol show job -o "$SLURM_JOB_ID" 2>/dev/null | sed -n 's/.* SubmitTime=\\([^ ]*\\).*/\\1/p')`,
+    '  [ -z "$awrl_t" ] || awrl_requeued_at=$(date -u -d "$awrl_t" +%Y-%m-%dT%H:%M:%S.000Z 2>/dev/null) || awrl_requeued_at=""',
+    'fi',
     '# A requeued job (scontrol requeue, a node failure) runs this script again under the same job id',
     '# and arguments: SLURM_RESTART_COUNT tells the runs apart, each one a new attempt. The record',
     '# answers with the attempt number it recorded, which the marker below writes into the log.',
-    'awrl_n=$("${ARGV[0]}" - "$RUN_DIR/run.json" "$attempt" "$SLURM_JOB_ID" "$prev_state" "$prev" "${SLURM_RESTART_COUNT:-0}" "${awrl_nodes[@]}" <<\'PY\'',
+    'awrl_n=$("${ARGV[0]}" - "$RUN_DIR/run.json" "$attempt" "$SLURM_JOB_ID" "$prev_state" "$prev" "${SLURM_RESTART_COUNT:-0}" "$awrl_requeued_at" "${awrl_nodes[@]}" <<\'PY\'',
     ...RECORD_ATTEMPT_PY,
     'PY',
     ') || { echo "awrl: could not record attempt $attempt in run.json" >&2; awrl_n=$attempt; }',
@@ -77,16 +89,16 @@ export function batchScript(b: BatchScriptInput): string {
 /**
  * Records the attempt's node list in run.json atomically (same compact format the cockpit writes):
  * on the attempt the launcher recorded (first launch, --resume), or on a new auto-resume attempt
- * (a chain job, or a requeued run of a job: after REQUEUED, with its restart count). Prints the
- * attempt's number.
+ * (a chain job, or a requeued run of a job: after REQUEUED, with its restart count, and the
+ * previous run's endedAt = the requeue time). Prints the attempt's number.
  * The launcher records its attempt right after sbatch returns, which can be after the job started:
  * wait for it (60 s at most) rather than race its write.
  */
 const RECORD_ATTEMPT_PY = [
   'import datetime, json, os, sys, time',
   'path, n, job, after, prev = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]',
-  'restart = int(sys.argv[6] or 0)',
-  'nodes = [x for x in sys.argv[7:] if x]',
+  'restart, requeued_at = int(sys.argv[6] or 0), sys.argv[7]',
+  'nodes = [x for x in sys.argv[8:] if x]',
   'def save(r):',
   '    with open(path + ".tmp", "w") as f:',
   '        f.write(json.dumps(r, separators=(",", ":")) + "\\n")',
@@ -109,6 +121,10 @@ const RECORD_ATTEMPT_PY = [
   '        if restart > 0:',
   '            a["after"] = "REQUEUED"',
   '            a["restart"] = restart',
+  '            # The run before this one ended at the requeue (its exit file and Slurm\'s end time are this run\'s).',
+  '            for b in r["attempts"]:',
+  '                if requeued_at and b.get("jobId") == job and b.get("restart", 0) == restart - 1 and not b.get("endedAt"):',
+  '                    b["endedAt"] = requeued_at',
   '        elif after:',
   '            a["after"] = after',
   '        if nodes:',

@@ -80,7 +80,9 @@ describe('a requeued Slurm job is a new attempt', () => {
     // Early in a second, so that starting the job right after the requeue (this test's old mistake)
     // would likely fall in the requeue's second (it still depends on when slurmctld schedules).
     await waitFor(() => Date.now() % 1000 < 200, { timeoutMs: 2000, intervalMs: 5, what: 'the start of a second' });
+    const requeuedFrom = Math.floor(Date.now() / 1000) * 1000;
     const { startNow } = await requeueJob(slurm, job);
+    const requeuedBy = Date.now();
     startNow();
     await waitFor(() => {
       const state = jobState(job);
@@ -92,6 +94,11 @@ describe('a requeued Slurm job is a new attempt', () => {
     expect(after.attempts).toHaveLength(2);
     expect(after.attempts[1]).toMatchObject({ n: 2, reason: 'auto-resume', jobId: job, after: 'REQUEUED', restart: 1, nodes: [hostname().split('.')[0]] });
     expect(markersOf(log())).toEqual(['awrl: attempt 1', 'awrl: attempt 2']);
+    // The first run ended at the requeue (Slurm's SubmitTime of the requeued job, to the second).
+    const ended = Date.parse(after.attempts[0].endedAt ?? '');
+    expect(ended).toBeGreaterThanOrEqual(requeuedFrom);
+    expect(ended).toBeGreaterThan(Date.parse(record.attempts[0].startedAt)); // not the first submission's time
+    expect(ended).toBeLessThanOrEqual(requeuedBy);
     execFileSync('scancel', [job], { env: slurm.env });
   }, 120_000);
 
@@ -125,6 +132,9 @@ describe('a requeued Slurm job is a new attempt', () => {
     }, { timeoutMs: 300_000, intervalMs: 2000, what: 'the requeued job to run again and its trainer to resume' });
     const [a1, a2] = resumed.chain;
     expect(a1).toMatchObject({ n: 1, jobId: job, ended: 'REQUEUED', resumedFromStep: null });
+    // The first run's end: the requeue, between its start and the second run's.
+    expect(Date.parse(a1.endedAt ?? '')).toBeGreaterThanOrEqual(Math.floor(Date.parse(a1.startedAt) / 1000) * 1000);
+    expect(Date.parse(a1.endedAt ?? '')).toBeLessThanOrEqual(Date.parse(a2.startedAt));
     expect(a2).toMatchObject({ n: 2, jobId: job });
     expect(a1.lastStep).toBeGreaterThanOrEqual(2);
     expect(a2.resumedFromStep).toBeGreaterThan(1);
