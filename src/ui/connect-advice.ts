@@ -17,8 +17,12 @@ export interface ConnectProblem {
   what: string;
   /** What to do about it (the screen adds how to retry when `retry`). */
   todo: string;
-  /** Retrying can help (the host or the network may come back); never for keys and logins. */
+  /** Retrying may help by itself (the host or the network may come back). */
   retry: boolean;
+  /** Else, when a retry from the cockpit (no prompts) works: once the person has done what `todo`
+   *  says outside it (a key in ssh-agent or known_hosts, a fixed ssh config). Absent: never
+   *  (a revoked host key). */
+  retryOnceFixed?: string;
   /** The transport's own message (secrets scrubbed), for the details the advice leaves out. */
   detail: string;
 }
@@ -39,7 +43,9 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
   const fp = find(/(SHA256:[A-Za-z0-9+/=]+)/, detail);
   const keyFile = find(/(\S+) is encrypted/, detail) ?? find(/wrong passphrase for (\S+)$/, detail);
   const errno = find(/\((E[A-Z]+)\)/, detail);
-  const p = (what: string, todo: string): ConnectProblem => ({ target, kind, what, todo, retry: kind === 'unknown' || isRetryable(kind), detail });
+  const retry = kind === 'unknown' || isRetryable(kind);
+  const p = (what: string, todo: string, retryOnceFixed?: string): ConnectProblem => ({ target, kind, what, todo, retry, ...(retryOnceFixed && !retry ? { retryOnceFixed } : {}), detail });
+  const DONE = 'once that is done';
   switch (kind) {
     case 'unreachable':
       return p(`cannot reach ${host}${errno ? ` (${errno})` : ''}`, `check that the host is up, the host name and port, your VPN, and any ProxyJump in the ssh config`);
@@ -52,29 +58,32 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
     case 'host-key-unknown':
       return p(
         `host key of ${where} is not known${fp ? `: ${fp}` : ''}`,
-        "check the fingerprint with the host's administrator; to trust it, start awrl-tui again and answer yes (or connect once with ssh and accept it)",
+        "check the fingerprint with the host's administrator; to trust it, answer yes when awrl-tui starts, or accept it once with ssh",
+        'once it is in known_hosts',
       );
     case 'host-key-mismatch': {
       const line = find(/(\S+:\d+) says/, detail);
       const fix = find(/\((ssh-keygen -R [^)]*)\)/, detail);
       return p(
         `host key of ${where} does NOT match known_hosts${line ? ` (${line})` : ''}${fp ? `: the server offered ${fp}` : ''}`,
-        `this may be an attack: ask the host's administrator; only if it was really re-keyed, ${fix ?? 'remove the old known_hosts line (ssh-keygen -R)'} and start awrl-tui again`,
+        `this may be an attack: ask the host's administrator; only if it was really re-keyed, ${fix ?? 'remove the old known_hosts line (ssh-keygen -R)'} and accept the new key`,
+        DONE,
       );
     }
     case 'host-key-revoked':
       return p(`host key of ${where} is marked @revoked in known_hosts${fp ? `: ${fp}` : ''}`, "do not connect: ask the host's administrator for the current key");
     case 'auth-failed':
-      return p(`${where} refused the login (no key or agent identity was accepted)`, 'check User and IdentityFile in the ssh config, or load your key with ssh-add, then start awrl-tui again');
+      return p(`${where} refused the login (no key or agent identity was accepted)`, 'check User and IdentityFile in the ssh config, or load your key with ssh-add', DONE);
     case 'key-encrypted':
       return p(
         `${keyFile ? `the key ${keyFile}` : 'the only usable key'} is encrypted and no passphrase was given (${where})`,
-        `a passphrase is needed: load the key into ssh-agent (ssh-add${keyFile ? ` ${keyFile}` : ''}), or start awrl-tui again and type it`,
+        `a passphrase is needed: load the key into ssh-agent (ssh-add${keyFile ? ` ${keyFile}` : ''}), or type it when awrl-tui starts`,
+        'once the key is in ssh-agent',
       );
     case 'wrong-passphrase':
-      return p(`wrong passphrase for ${keyFile ?? 'the key'}`, `start awrl-tui again and type the right one, or load the key into ssh-agent (ssh-add${keyFile ? ` ${keyFile}` : ''})`);
+      return p(`wrong passphrase for ${keyFile ?? 'the key'}`, `type the right one when awrl-tui starts, or load the key into ssh-agent (ssh-add${keyFile ? ` ${keyFile}` : ''})`, 'once the key is in ssh-agent');
     case 'ssh-settings':
-      return p(`the ssh settings for ${target} cannot be used`, 'fix the target or the ssh config (see details), then start awrl-tui again');
+      return p(`the ssh settings for ${target} cannot be used`, 'fix the target or the ssh config (see details)', DONE);
     case 'unknown':
       return p(`cannot connect to ${target}`, 'see details; retrying may help');
   }

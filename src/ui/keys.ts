@@ -18,7 +18,7 @@ export const KEY_HELP: KeyHelp[] = [
   { keys: 'Enter', what: 'open the selected run on the dashboard', where: 'runs' },
   { keys: 'n', what: 'new launch (opens Config)', where: 'runs' },
   { keys: 's', what: 'stop the selected run (asks first)', where: 'runs' },
-  { keys: 'r', what: 'refresh the list; connect again to a target that could not be reached (where retrying can help)', where: 'runs' },
+  { keys: 'r', what: 'refresh the list; connect again to the targets that could not be reached', where: 'runs' },
   { keys: 'o', what: 'selected run ended: leftover processes (PID, command); y stops only the run-tagged ones', where: 'runs' },
   { keys: 'z', what: 'zoom: cycle one panel full screen, then back', where: 'dashboard' },
   { keys: 'd', what: 'reward per difficulty on/off', where: 'dashboard' },

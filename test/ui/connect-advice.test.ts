@@ -35,6 +35,11 @@ describe('connectProblem', () => {
     expect(Object.keys(MESSAGES).sort()).toEqual([...CONNECT_FAILURE_KINDS].sort());
     const retried = CONNECT_FAILURE_KINDS.filter((k) => problem(k).retry);
     expect(retried).toEqual(['unreachable', 'timeout', 'closed', 'handshake-failed']);
+    // The others: `r` works once the person has fixed it outside the cockpit; never for a revoked key.
+    expect(CONNECT_FAILURE_KINDS.filter((k) => !problem(k).retry && !problem(k).retryOnceFixed)).toEqual(['host-key-revoked']);
+    expect(problem('host-key-unknown').retryOnceFixed).toBe('once it is in known_hosts');
+    expect(problem('key-encrypted').retryOnceFixed).toBe('once the key is in ssh-agent');
+    expect(problem('unreachable').retryOnceFixed).toBeUndefined();
     // An error the transport did not name: treated as not reaching the host (retrying may help).
     expect(connectProblem('gpu', new Error('socket hang up'))).toMatchObject({ kind: 'unknown', retry: true, what: 'cannot connect to gpu' });
   });
@@ -45,13 +50,13 @@ describe('connectProblem', () => {
     expect(problem('timeout').what).toBe('gpu at 10.0.0.7:22 did not answer the SSH handshake in time');
     expect(problem('closed').what).toBe('gpu at 10.0.0.7:22 closed the connection during the handshake');
     expect(problem('host-key-unknown').what).toBe(`host key of 10.0.0.7:22 is not known: ${FP}`);
-    expect(problem('host-key-unknown').todo).toMatch(/start awrl-tui again and answer yes/);
+    expect(problem('host-key-unknown').todo).toBe("check the fingerprint with the host's administrator; to trust it, answer yes when awrl-tui starts, or accept it once with ssh");
     expect(problem('host-key-mismatch').what).toBe(`host key of 10.0.0.7:22 does NOT match known_hosts (/home/u/.ssh/known_hosts:3): the server offered ${FP}`);
     expect(problem('host-key-mismatch').todo).toContain("ssh-keygen -R '10.0.0.7' -f /home/u/.ssh/known_hosts");
     expect(problem('host-key-revoked').what).toBe(`host key of 10.0.0.7:22 is marked @revoked in known_hosts: ${FP}`);
     expect(problem('auth-failed').what).toBe('alice@10.0.0.7:22 refused the login (no key or agent identity was accepted)');
     expect(problem('key-encrypted').what).toBe('the key /home/u/.ssh/id_ed25519 is encrypted and no passphrase was given (alice@10.0.0.7:22)');
-    expect(problem('key-encrypted').todo).toBe('a passphrase is needed: load the key into ssh-agent (ssh-add /home/u/.ssh/id_ed25519), or start awrl-tui again and type it');
+    expect(problem('key-encrypted').todo).toBe('a passphrase is needed: load the key into ssh-agent (ssh-add /home/u/.ssh/id_ed25519), or type it when awrl-tui starts');
     expect(problem('wrong-passphrase').what).toBe('wrong passphrase for /home/u/.ssh/id_ed25519');
     expect(problem('ssh-settings').what).toBe('the ssh settings for gpu cannot be used');
     // The cockpit asks about unknown keys itself: the headless flag is no advice here.
@@ -60,7 +65,7 @@ describe('connectProblem', () => {
 
   it('the one-line text keeps the reason where the advice needs it', () => {
     expect(connectProblemText(problem('ssh-settings'))).toBe(
-      `gpu: the ssh settings for gpu cannot be used (${MESSAGES['ssh-settings']}); fix the target or the ssh config, then start awrl-tui again`,
+      `gpu: the ssh settings for gpu cannot be used (${MESSAGES['ssh-settings']}); fix the target or the ssh config`,
     );
     expect(connectProblemText(problem('unreachable'))).toBe(
       'gpu: cannot reach gpu at 10.0.0.7:2222 (ECONNREFUSED); check that the host is up, the host name and port, your VPN, and any ProxyJump in the ssh config',
@@ -68,13 +73,14 @@ describe('connectProblem', () => {
     expect(connectProblemText(connectProblem('gpu', new Error('socket hang up')))).toBe('gpu: cannot connect to gpu (socket hang up); retrying may help');
   });
 
-  it('rows: what to do wrapped whole, `r` only where retrying helps, details where the advice points to them', () => {
+  it('rows: what to do wrapped whole, `r` and when it works, details where the advice points to them', () => {
     const rows = (k: keyof typeof MESSAGES, w = 60) => connectProblemRows(problem(k), w).map(lineText);
     const down = rows('unreachable');
     expect(down.every((l) => l.length <= 60)).toBe(true);
     expect(down.join(' ').replace(/\s+/g, ' ')).toContain(`what to do: ${problem('unreachable').todo}`);
     expect(down.at(-1)).toBe('    r connects again');
-    expect(rows('auth-failed').join('\n')).not.toContain('connects again');
+    expect(rows('auth-failed').at(-1)).toBe('    r connects again once that is done');
+    expect(rows('host-key-revoked').join('\n')).not.toContain('connects again');
     expect(rows('handshake-failed', 200).at(-1)).toBe(`    details: ${MESSAGES['handshake-failed']}`);
   });
 

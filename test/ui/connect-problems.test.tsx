@@ -4,7 +4,7 @@
 // be reached (host:port, VPN/ProxyJump, `r` retries). The targets that connected open the cockpit;
 // the others stay on the Runs screen with their advice, and `r` connects one again once it can.
 import React from 'react';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,7 +68,7 @@ describe('connect problems on the Runs screen (real sshd)', () => {
     expect(failures).toHaveLength(3);
     const [stranger, nokey, down] = failures;
     expect(stranger).toBe(
-      `stranger: host key of 127.0.0.1:${s.port} is not known: ${s.hostKeyFingerprint}; check the fingerprint with the host's administrator; to trust it, start awrl-tui again and answer yes (or connect once with ssh and accept it)`,
+      `stranger: host key of 127.0.0.1:${s.port} is not known: ${s.hostKeyFingerprint}; check the fingerprint with the host's administrator; to trust it, answer yes when awrl-tui starts, or accept it once with ssh`,
     );
     expect(nokey).toMatch(new RegExp(`^nokey: [^ ]+@127\\.0\\.0\\.1:${s.port} refused the login .*; check User and IdentityFile in the ssh config, or load your key with ssh-add`));
     expect(down).toMatch(new RegExp(`^down: cannot reach ${s.alias} at 127\\.0\\.0\\.1:${proxy.port} \\(ECONNREFUSED\\); check that the host is up, the host name and port, your VPN, and any ProxyJump`));
@@ -76,16 +76,19 @@ describe('connect problems on the Runs screen (real sshd)', () => {
     expect(failures.join('\n')).not.toContain('--accept-new-host-key');
   });
 
-  it('the Runs screen keeps every target in order, says what to do, and offers r only where retrying can help', async () => {
+  it('the Runs screen keeps every target in order, says what to do, and when r can connect it', async () => {
     expect(connections.map((c) => c.target.name)).toEqual(['good', 'stranger', 'nokey', 'down']);
     const f = await waitForFrame(r, (x) => x.includes('not connected: cannot reach') && /good\s+connected/.test(x), 'the four targets');
     expect(f).toContain(`stranger  not connected: host key of 127.0.0.1:${s.port} is not known: ${s.hostKeyFingerprint}`);
-    expect(f).toMatch(/what to do: check the fingerprint with the host's administrator; to trust it, start awrl-tui again and answer yes/);
+    expect(f).toMatch(/what to do: check the fingerprint with the host's administrator; to trust it, answer yes when awrl-tui starts/);
     expect(f).toMatch(/nokey {2}not connected: \S+ refused the login/);
     expect(f).toContain(`down  not connected: cannot reach ${s.alias} at 127.0.0.1:${proxy.port} (ECONNREFUSED)`);
-    // `r connects again` once: under the unreachable target, not under the key or login problems.
-    expect(f.match(/r connects again/g)).toHaveLength(1);
-    expect(f.indexOf('r connects again')).toBeGreaterThan(f.indexOf('down  not connected'));
+    // `r` under each: at once where the host may come back, once fixed where a key or login is wrong.
+    const rows = f.split('\n');
+    const rAfter = (name: string) => rows.slice(rows.findIndex((l) => l.startsWith(`${name}  not connected`))).find((l) => l.includes('r connects again'))?.trim();
+    expect(rAfter('stranger')).toBe('r connects again once it is in known_hosts');
+    expect(rAfter('nokey')).toBe('r connects again once that is done');
+    expect(rAfter('down')).toBe('r connects again');
   });
 
   it('r connects the unreachable target once it can be reached; the others stay as they were', async () => {
@@ -93,6 +96,7 @@ describe('connect problems on the Runs screen (real sshd)', () => {
     r.stdin.write('r');
     const f = await waitForFrame(r, (x) => /down\s+connected/.test(x), 'down connected after r', 15_000);
     expect(f).not.toContain('not connected: cannot reach');
+    // Nothing was fixed for these two: r said the same again.
     expect(f).toContain('stranger  not connected: host key');
     expect(f).toMatch(/nokey {2}not connected/);
     const down = connections.find((c) => c.target.name === 'down')!;
@@ -101,5 +105,14 @@ describe('connect problems on the Runs screen (real sshd)', () => {
     expect((await down.transport.exec(['echo', 'hi'])).stdout.toString()).toBe('hi\n');
     // What is printed once the cockpit closes no longer says `down` could not be reached.
     expect(failures.map((l) => l.split(':')[0])).toEqual(['stranger', 'nokey']);
+  });
+
+  it('fixed outside the cockpit (the host key in known_hosts, the key authorized), r connects them too', async () => {
+    writeFileSync(join(dir, 'known_hosts_empty'), `[127.0.0.1]:${s.port} ${s.hostPublicKey}\n`);
+    appendFileSync(join(s.dir, 'authorized_keys'), readFileSync(`${other.identityFile}.pub`, 'utf8'));
+    r.stdin.write('r');
+    const f = await waitForFrame(r, (x) => /stranger\s+connected/.test(x) && /nokey\s+connected/.test(x), 'stranger and nokey connected after r', 15_000);
+    expect(f).not.toContain('not connected');
+    expect(failures).toEqual([]);
   });
 });

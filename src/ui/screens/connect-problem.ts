@@ -16,7 +16,8 @@ export function connectProblemHead(p: ConnectProblem): Line {
 export function connectProblemRows(p: ConnectProblem, width: number): Line[] {
   const room = Math.max(20, width - INDENT.length);
   const out: Line[] = wrap(`what to do: ${p.todo}`, room).map((t) => [{ t: INDENT + t }]);
-  if (p.retry) out.push([{ t: INDENT }, { t: 'r', bold: true, c: 'accent' }, { t: ' connects again' }]);
+  const when = p.retry ? '' : p.retryOnceFixed ? ` ${p.retryOnceFixed}` : null;
+  if (when !== null) out.push([{ t: INDENT }, { t: 'r', bold: true, c: 'accent' }, { t: ` connects again${when}` }]);
   if (p.kind === 'handshake-failed' || p.kind === 'ssh-settings' || p.kind === 'unknown') {
     out.push(...wrap(`details: ${p.detail}`, room, 3).map((t): Line => [{ t: INDENT + t, c: 'dim' }]));
   }

@@ -49,9 +49,11 @@ export class RetryTransport implements Transport {
     for (const l of [...this.listeners]) l(s);
   }
 
-  /** Connect again, when retrying can help and no attempt is under way; resolves when it is over. */
+  /** Connect again, unless nothing can make it work (a revoked key) or an attempt is under way;
+   *  resolves when it is over. A failure it cannot fix by itself (a key, a login) may have been
+   *  fixed outside the cockpit meanwhile: `r` is how the person says so. */
   retry(): Promise<void> {
-    if (this.closed || this.inner || !this.why?.retry) return this.attempt ?? Promise.resolve();
+    if (this.closed || this.inner || !(this.why?.retry || this.why?.retryOnceFixed)) return this.attempt ?? Promise.resolve();
     if (this.attempt) return this.attempt;
     this.why = null;
     this.emit({ state: 'connecting' });
