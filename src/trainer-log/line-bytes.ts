@@ -15,34 +15,111 @@ const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
  *  so the first level is found at the first colon that ends one. `whole`: [i, end) reaches the
  *  end of the line (otherwise a level right at `end` is undecided: false). */
 export function isRoutineHeader(s: Uint8Array, i: number, end: number, whole: boolean): boolean {
-  if (end - i < 8 + 18) return false;
-  for (let k = 0; k < 8; k++) if (s[i + k] !== AREAL[k]) return false;
+  return routineLevelColon(s, i, end, whole) >= 0;
+}
+
+/** isRoutineHeader, telling where: the index of the colon after the level, or -1. */
+function routineLevelColon(s: ArrayLike<number>, i: number, end: number, whole: boolean): number {
+  if (end - i < 8 + 18) return -1;
+  for (let k = 0; k < 8; k++) if (s[i + k] !== AREAL[k]) return -1;
   i += 8;
-  for (let k = 0; k < 17; k++) {
-    const c = s[i + k];
-    if (k === 8 ? c !== 0x2d : k === 11 || k === 14 ? c !== 0x3a : !isDigit(c)) return false;
-  }
-  i += 17;
-  if (s[i] === 0x2e && i + 1 < end && isDigit(s[i + 1])) {
-    i += 2;
-    while (i < end && isDigit(s[i])) i++;
-  }
-  if (i >= end || s[i] !== 0x20) return false;
-  const from = i + 1;
+  const t = timestampEnd(s, i, end);
+  if (t < 0 || t >= end || s[t] !== 0x20) return -1;
+  const from = t + 1;
   for (let x = from; x < end; x++) {
     const c = s[x];
-    if (c === 0x0d) return false;
+    if (c === 0x0d) return -1;
     if (c !== 0x3a /* : */) continue;
     if (x + 1 < end ? s[x + 1] !== 0x20 : !whole) continue;
     const l = levelEndingAt(s, from, x);
-    if (l >= 0) return l <= 1;
+    if (l >= 0) return l <= 1 ? x : -1;
   }
-  return false;
+  return -1;
+}
+
+/** The end of a record header's timestamp `\d{8}-\d{2}:\d{2}:\d{2}(\.\d+)?` at `i`, or -1. */
+function timestampEnd(s: ArrayLike<number>, i: number, end: number): number {
+  if (end - i < 17) return -1;
+  for (let k = 0; k < 17; k++) {
+    const c = s[i + k];
+    if (k === 8 ? c !== 0x2d : k === 11 || k === 14 ? c !== 0x3a : !isDigit(c)) return -1;
+  }
+  i += 17;
+  if (i + 1 < end && s[i] === 0x2e && isDigit(s[i + 1])) {
+    i += 2;
+    while (i < end && isDigit(s[i])) i++;
+  }
+  return i;
+}
+
+/** The raw bytes of a routine header, around its timestamp: a worker's INFO lines differ only
+ *  there, escape codes included (`ESC[1;…m(AReaL)ESC[0m ESC[37m` + time + ` WebGymWorkflow INFO: `). */
+interface HeadModel {
+  /** Bytes that strip to `(AReaL) `, ending between escape sequences. */
+  head: Uint8Array;
+  /** Bytes from the timestamp's end through the level's `: `, starting between sequences. */
+  tail: Uint8Array;
+}
+
+/** Recognises a worker's routine header on its raw bytes when it has the same bytes around its
+ *  timestamp as one the stripping path recognised before: no copy, no strip. Exactly
+ *  isRoutineHeader of the stripped bytes: those strip to `(AReaL) ` (ending between escape
+ *  sequences), then the timestamp (checked, with no escape code in it), then the same text
+ *  through the same level's `: `, which is where isRoutineHeader decided (see learn). */
+export class RoutineHeads {
+  private models: HeadModel[] = [];
+
+  /** Bytes [q, end) begin with a routine header of a known form. */
+  matches(b: Uint8Array, q: number, end: number): boolean {
+    const models = this.models;
+    for (let m = 0; m < models.length; m++) {
+      const { head, tail } = models[m];
+      if (q + head.length + 17 + tail.length > end || !sameAt(b, q, head)) continue;
+      const t = timestampEnd(b, q + head.length, end);
+      if (t >= 0 && t + tail.length <= end && sameAt(b, t, tail)) return true;
+    }
+    return false;
+  }
+
+  /** Remembers the form of the routine header that bytes [q, end) begin with (the caller found
+   *  it routine by stripping). */
+  learn(b: Uint8Array, q: number, end: number): void {
+    // The stripped bytes, each with its raw position (the caller passes at most HEAD bytes).
+    const chars = LEARN_CHARS;
+    const at = LEARN_AT;
+    let n = 0;
+    for (let i = q; i < end && n < HEAD; ) {
+      if (b[i] === 0x1b) {
+        i = escapeEnd(b, i, end);
+        continue;
+      }
+      chars[n] = b[i];
+      at[n++] = i++;
+    }
+    const colon = routineLevelColon(chars, 0, n, false);
+    if (colon < 0 || colon + 1 >= n) return;
+    // The raw bytes before the timestamp's first character and after its last one (any escape
+    // code inside it is in neither: the form is the same).
+    const t = timestampEnd(chars, 8, n);
+    const head = Uint8Array.prototype.slice.call(b, q, at[8]);
+    const tail = Uint8Array.prototype.slice.call(b, at[t - 1] + 1, at[colon + 1] + 1);
+    // A worker writes through a few loggers: its two latest forms are kept.
+    if (this.models.length >= 2) this.models.pop();
+    this.models.unshift({ head, tail });
+  }
+}
+
+const LEARN_CHARS = new Uint8Array(HEAD);
+const LEARN_AT = new Int32Array(HEAD);
+
+function sameAt(b: Uint8Array, at: number, w: Uint8Array): boolean {
+  for (let k = 0; k < w.length; k++) if (b[at + k] !== w[k]) return false;
+  return true;
 }
 
 /** The index in LEVELS of the level word that ends right before `colon` (and starts at or after
  *  `from`), or -1. */
-function levelEndingAt(s: Uint8Array, from: number, colon: number): number {
+function levelEndingAt(s: ArrayLike<number>, from: number, colon: number): number {
   for (let l = 0; l < LEVELS.length; l++) {
     const w = LEVELS[l];
     const x = colon - w.length;

@@ -215,9 +215,14 @@ export class TrainerLogParser {
     h = prefixHash(h, 0x29);
     const w = this.writers.knownBytes(b, lineStart, close + 1, h) ?? this.writers.known(latin1Slice(b, lineStart, close + 1));
     if (w === undefined) return false;
-    const n = stripAnsiBytes(b, close + 2, headEnd, this.head, true);
-    const whole = lastStripStop() === lineEnd;
-    if (!(n < 0 ? isRoutineHeader(b, close + 2, headEnd, whole) : isRoutineHeader(this.head, 0, n, whole))) return false;
+    // A header of a form seen before is recognised on its bytes; another one is stripped first.
+    const heads = w.heads!;
+    if (!heads.matches(b, close + 2, headEnd)) {
+      const n = stripAnsiBytes(b, close + 2, headEnd, this.head, true);
+      const whole = lastStripStop() === lineEnd;
+      if (!(n < 0 ? isRoutineHeader(b, close + 2, headEnd, whole) : isRoutineHeader(this.head, 0, n, whole))) return false;
+      heads.learn(b, close + 2, headEnd);
+    }
     this.writers.close(w);
     return true;
   }
