@@ -52,39 +52,60 @@ function timestampEnd(s: ArrayLike<number>, i: number, end: number): number {
   return i;
 }
 
-/** The raw bytes of a routine header, around its timestamp: a worker's INFO lines differ only
+/** The raw bytes of a record header around its timestamp: the lines of one logger differ only
  *  there, escape codes included (`ESC[1;…m(AReaL)ESC[0m ESC[37m` + time + ` WebGymWorkflow INFO: `). */
-interface HeadModel {
+interface HeaderForm {
   /** Bytes that strip to `(AReaL) `, ending between escape sequences. */
   head: Uint8Array;
   /** Bytes from the timestamp's end through the level's `: `, starting between sequences. */
   tail: Uint8Array;
+  /** What the header regular expression (header.ts) gives for them. */
+  logger: string;
+  level: string;
 }
 
-/** Recognises a worker's routine header on its raw bytes when it has the same bytes around its
- *  timestamp as one the stripping path recognised before: no copy, no strip. Exactly
- *  isRoutineHeader of the stripped bytes: those strip to `(AReaL) ` (ending between escape
- *  sequences), then the timestamp (checked, with no escape code in it), then the same text
- *  through the same level's `: `, which is where isRoutineHeader decided (see learn). */
-export class RoutineHeads {
-  private models: HeadModel[] = [];
+/** Recognises a record header on its raw bytes when it has the same bytes around its timestamp
+ *  as one the stripping path read before: no copy, no strip, no regular expression. Exactly what
+ *  the stripping path gives: the bytes strip to `(AReaL) ` (ending between escape sequences),
+ *  then the timestamp (checked, with no escape code in it), then the same text through the same
+ *  level's `: `, which is where the header's first level was found (see learn). */
+export class HeaderForms {
+  private forms: HeaderForm[] = [];
+  /** After a match: its form, and where its timestamp is. */
+  matched: HeaderForm | null = null;
+  tsStart = 0;
+  tsEnd = 0;
 
-  /** Bytes [q, end) begin with a routine header of a known form. */
-  matches(b: Uint8Array, q: number, end: number): boolean {
-    const models = this.models;
-    for (let m = 0; m < models.length; m++) {
-      const { head, tail } = models[m];
-      if (q + head.length + 17 + tail.length > end || !sameAt(b, q, head)) continue;
-      const t = timestampEnd(b, q + head.length, end);
-      if (t >= 0 && t + tail.length <= end && sameAt(b, t, tail)) return true;
+  /** keep: how many forms are remembered (a writer logs through a few loggers). */
+  constructor(private readonly keep: number) {}
+
+  /** Where the message starts when bytes [q, end) begin with a header of a known form, or -1. */
+  match(b: Uint8Array, q: number, end: number): number {
+    const forms = this.forms;
+    // Forms share their head (learn makes them one array), so it is compared once.
+    let head: Uint8Array | null = null;
+    let t = -1;
+    for (let m = 0; m < forms.length; m++) {
+      const f = forms[m];
+      if (f.head !== head) {
+        head = f.head;
+        t = q + head.length + 17 <= end && sameAt(b, q, head) ? timestampEnd(b, q + head.length, end) : -1;
+      }
+      if (t >= 0 && t + f.tail.length <= end && sameAt(b, t, f.tail)) {
+        this.matched = f;
+        this.tsStart = q + head.length;
+        this.tsEnd = t;
+        return t + f.tail.length;
+      }
     }
-    return false;
+    return -1;
   }
 
-  /** Remembers the form of the routine header that bytes [q, end) begin with (the caller found
-   *  it routine by stripping). */
-  learn(b: Uint8Array, q: number, end: number): void {
-    // The stripped bytes, each with its raw position (the caller passes at most HEAD bytes).
+  /** Remembers the form of the header that bytes [q, end) begin with. `formEnd`: where the
+   *  header ends in the stripped text (after the level's `: `), with what it gave; omitted: the
+   *  caller found a routine (INFO or DEBUG) header there, and its end is found here. */
+  learn(b: Uint8Array, q: number, end: number, formEnd = -1, logger = '', level = ''): void {
+    // The stripped bytes, each with its raw position, as far as a header can reach.
     const chars = LEARN_CHARS;
     const at = LEARN_AT;
     let n = 0;
@@ -96,16 +117,20 @@ export class RoutineHeads {
       chars[n] = b[i];
       at[n++] = i++;
     }
-    const colon = routineLevelColon(chars, 0, n, false);
-    if (colon < 0 || colon + 1 >= n) return;
-    // The raw bytes before the timestamp's first character and after its last one (any escape
+    if (formEnd < 0) {
+      const colon = routineLevelColon(chars, 0, n, false);
+      formEnd = colon + 2;
+    }
+    if (formEnd < 2 || formEnd > n || chars[formEnd - 1] !== 0x20 || chars[formEnd - 2] !== 0x3a) return;
+    // The raw bytes before the timestamp's first character and after its last one (an escape
     // code inside it is in neither: the form is the same).
     const t = timestampEnd(chars, 8, n);
-    const head = Uint8Array.prototype.slice.call(b, q, at[8]);
-    const tail = Uint8Array.prototype.slice.call(b, at[t - 1] + 1, at[colon + 1] + 1);
-    // A worker writes through a few loggers: its two latest forms are kept.
-    if (this.models.length >= 2) this.models.pop();
-    this.models.unshift({ head, tail });
+    if (t < 0) return;
+    let head: Uint8Array = Uint8Array.prototype.slice.call(b, q, at[8]);
+    const tail = Uint8Array.prototype.slice.call(b, at[t - 1] + 1, at[formEnd - 1] + 1);
+    for (const f of this.forms) if (f.head.length === head.length && sameAt(f.head, 0, head)) head = f.head;
+    if (this.forms.length >= this.keep) this.forms.pop();
+    this.forms.unshift({ head, tail, logger, level });
   }
 }
 

@@ -1,7 +1,9 @@
-// A worker's routine INFO line is recognised on its raw bytes once a line of the same form (the
-// same bytes around the timestamp, escape codes included) was recognised by stripping it. Lines
-// that only look like a learned form must still be judged on their stripped text: the decision
-// matters, because a worker's non-header line continues its open record (an error's traceback).
+// A record header is read on its raw bytes once a header of the same form (the same bytes
+// around its timestamp, escape codes included) was read by stripping it: a worker's routine INFO
+// lines and the controller's headers (HeaderForms). Lines that only look like a learned form must
+// still be judged on their stripped text. For a worker the decision matters because a non-header
+// line continues its open record (an error's traceback); for the controller, the logger, level,
+// time and message must be what parseHeader gives.
 import { describe, expect, it } from 'vitest';
 import { parseLogBytes, type TrainerEvent } from '../../src/trainer-log/index.js';
 import { rec } from './helpers.js';
@@ -68,5 +70,30 @@ describe('routine headers of a learned form', () => {
       const rest = [`${W} ${rec(T, 'WebGymWorkflow', 'ERROR', 'boom')}`, line, `${W} continues`, rec(T, 'main', 'WARNING', 'after')];
       expect(brief(parse([...teach, ...rest]))).toEqual(brief(parse(rest)));
     }
+  });
+});
+
+describe("the controller's record headers of a learned form", () => {
+  const teach = [rec(T, 'StatsLogger', 'INFO', 'teaches the form'), rec(T, 'RLTrainer', 'WARNING', 'teaches another')];
+  // Each case: lines after the teaching ones give the same events as without them (the teaching
+  // lines' own events are dropped from the first parse).
+  const cases: [string, string[]][] = [
+    ['same forms, other times and messages', [rec('20260525-12:00:01.5', 'StatsLogger', 'INFO', 'Epoch 1/1 Step 1/2 Train step 1/2 done.'), rec('20260525-12:00:02', 'RLTrainer', 'WARNING', 'careful: x'), rec(T, 'StatsLogger', 'INFO', 'Memory-Usage ppo update: memory allocated (GB): 1.00, memory reserved (GB): 2.00, device memory used/total (GB): 3.00/80.00')]],
+    ['a message with escape codes and UTF-8', [rec(T, 'RLTrainer', 'WARNING', `${ESC}[31mred${ESC}[0m — done`)]],
+    ['the same head, another level', [rec(T, 'StatsLogger', 'ERROR', 'boom'), 'Traceback (most recent call last):', 'RuntimeError: x', rec(T, 'StatsLogger', 'INFO', 'after')]],
+    ['near misses of the form', [rec('2026052x-12:00:01.000', 'StatsLogger', 'INFO', 'bad date'), rec(T, 'StatsLogger', 'INFO', 'x').replace('INFO: ', 'INFO:'), rec(`${T}\r`, 'StatsLogger', 'INFO', 'cr'), rec('20260525-12:00:01.', 'StatsLogger', 'INFO', 'dot')]],
+    ['a logger named like a level, spaces in names', [rec(T, 'ERROR: x', 'INFO', 'first level wins'), rec(T, 'FSDPEngine Rank 0', 'INFO', 'spaces'), rec(T, 'StatsLogger INFO', 'WARNING', 'level word in the name')]],
+    ['escape codes inside the timestamp', [`${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m ${ESC}[37m20260525-12:${ESC}[1m00:01.000 StatsLogger INFO: split`]],
+  ];
+  for (const [name, lines] of cases) {
+    it(name, () => {
+      const withForms = parse([...teach, ...lines, rec(T, 'main', 'WARNING', 'end')]).slice(1);
+      expect(withForms.map((e) => JSON.stringify(e))).toEqual(parse([...lines, rec(T, 'main', 'WARNING', 'end')]).map((e) => JSON.stringify(e)));
+    });
+  }
+
+  it('a learned form gives the header parseHeader gives', () => {
+    const evs = parse([...teach, rec('20260525-12:00:03.25', 'RLTrainer', 'WARNING', 'Instance alloc attempt 3 failed')]);
+    expect(evs.at(-1)).toEqual({ type: 'warning', message: 'Instance alloc attempt 3 failed', kind: 'omniboxes-alloc', time: '2026-05-25T12:00:03.25', source: 'main' });
   });
 });
