@@ -15,34 +15,136 @@ const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
  *  so the first level is found at the first colon that ends one. `whole`: [i, end) reaches the
  *  end of the line (otherwise a level right at `end` is undecided: false). */
 export function isRoutineHeader(s: Uint8Array, i: number, end: number, whole: boolean): boolean {
-  if (end - i < 8 + 18) return false;
-  for (let k = 0; k < 8; k++) if (s[i + k] !== AREAL[k]) return false;
+  return routineLevelColon(s, i, end, whole) >= 0;
+}
+
+/** isRoutineHeader, telling where: the index of the colon after the level, or -1. */
+function routineLevelColon(s: ArrayLike<number>, i: number, end: number, whole: boolean): number {
+  if (end - i < 8 + 18) return -1;
+  for (let k = 0; k < 8; k++) if (s[i + k] !== AREAL[k]) return -1;
   i += 8;
-  for (let k = 0; k < 17; k++) {
-    const c = s[i + k];
-    if (k === 8 ? c !== 0x2d : k === 11 || k === 14 ? c !== 0x3a : !isDigit(c)) return false;
-  }
-  i += 17;
-  if (s[i] === 0x2e && i + 1 < end && isDigit(s[i + 1])) {
-    i += 2;
-    while (i < end && isDigit(s[i])) i++;
-  }
-  if (i >= end || s[i] !== 0x20) return false;
-  const from = i + 1;
+  const t = timestampEnd(s, i, end);
+  if (t < 0 || t >= end || s[t] !== 0x20) return -1;
+  const from = t + 1;
   for (let x = from; x < end; x++) {
     const c = s[x];
-    if (c === 0x0d) return false;
+    if (c === 0x0d) return -1;
     if (c !== 0x3a /* : */) continue;
     if (x + 1 < end ? s[x + 1] !== 0x20 : !whole) continue;
     const l = levelEndingAt(s, from, x);
-    if (l >= 0) return l <= 1;
+    if (l >= 0) return l <= 1 ? x : -1;
   }
-  return false;
+  return -1;
+}
+
+/** The end of a record header's timestamp `\d{8}-\d{2}:\d{2}:\d{2}(\.\d+)?` at `i`, or -1. */
+function timestampEnd(s: ArrayLike<number>, i: number, end: number): number {
+  if (end - i < 17) return -1;
+  for (let k = 0; k < 17; k++) {
+    const c = s[i + k];
+    if (k === 8 ? c !== 0x2d : k === 11 || k === 14 ? c !== 0x3a : !isDigit(c)) return -1;
+  }
+  i += 17;
+  if (i + 1 < end && s[i] === 0x2e && isDigit(s[i + 1])) {
+    i += 2;
+    while (i < end && isDigit(s[i])) i++;
+  }
+  return i;
+}
+
+/** The raw bytes of a record header around its timestamp: the lines of one logger differ only
+ *  there, escape codes included (`ESC[1;…m(AReaL)ESC[0m ESC[37m` + time + ` WebGymWorkflow INFO: `). */
+interface HeaderForm {
+  /** Bytes that strip to `(AReaL) `, ending between escape sequences. */
+  head: Uint8Array;
+  /** Bytes from the timestamp's end through the level's `: `, starting between sequences. */
+  tail: Uint8Array;
+  /** What the header regular expression (header.ts) gives for them. */
+  logger: string;
+  level: string;
+}
+
+/** Recognises a record header on its raw bytes when it has the same bytes around its timestamp
+ *  as one the stripping path read before: no copy, no strip, no regular expression. Exactly what
+ *  the stripping path gives: the bytes strip to `(AReaL) ` (ending between escape sequences),
+ *  then the timestamp (checked, with no escape code in it), then the same text through the same
+ *  level's `: `, which is where the header's first level was found (see learn). */
+export class HeaderForms {
+  private forms: HeaderForm[] = [];
+  /** After a match: its form, and where its timestamp is. */
+  matched: HeaderForm | null = null;
+  tsStart = 0;
+  tsEnd = 0;
+
+  /** keep: how many forms are remembered (a writer logs through a few loggers). */
+  constructor(private readonly keep: number) {}
+
+  /** Where the message starts when bytes [q, end) begin with a header of a known form, or -1. */
+  match(b: Uint8Array, q: number, end: number): number {
+    const forms = this.forms;
+    // Forms share their head (learn makes them one array), so it is compared once.
+    let head: Uint8Array | null = null;
+    let t = -1;
+    for (let m = 0; m < forms.length; m++) {
+      const f = forms[m];
+      if (f.head !== head) {
+        head = f.head;
+        t = q + head.length + 17 <= end && sameAt(b, q, head) ? timestampEnd(b, q + head.length, end) : -1;
+      }
+      if (t >= 0 && t + f.tail.length <= end && sameAt(b, t, f.tail)) {
+        this.matched = f;
+        this.tsStart = q + head.length;
+        this.tsEnd = t;
+        return t + f.tail.length;
+      }
+    }
+    return -1;
+  }
+
+  /** Remembers the form of the header that bytes [q, end) begin with. `formEnd`: where the
+   *  header ends in the stripped text (after the level's `: `), with what it gave; omitted: the
+   *  caller found a routine (INFO or DEBUG) header there, and its end is found here. */
+  learn(b: Uint8Array, q: number, end: number, formEnd = -1, logger = '', level = ''): void {
+    // The stripped bytes, each with its raw position, as far as a header can reach.
+    const chars = LEARN_CHARS;
+    const at = LEARN_AT;
+    let n = 0;
+    for (let i = q; i < end && n < HEAD; ) {
+      if (b[i] === 0x1b) {
+        i = escapeEnd(b, i, end);
+        continue;
+      }
+      chars[n] = b[i];
+      at[n++] = i++;
+    }
+    if (formEnd < 0) {
+      const colon = routineLevelColon(chars, 0, n, false);
+      formEnd = colon + 2;
+    }
+    if (formEnd < 2 || formEnd > n || chars[formEnd - 1] !== 0x20 || chars[formEnd - 2] !== 0x3a) return;
+    // The raw bytes before the timestamp's first character and after its last one (an escape
+    // code inside it is in neither: the form is the same).
+    const t = timestampEnd(chars, 8, n);
+    if (t < 0) return;
+    let head: Uint8Array = Uint8Array.prototype.slice.call(b, q, at[8]);
+    const tail = Uint8Array.prototype.slice.call(b, at[t - 1] + 1, at[formEnd - 1] + 1);
+    for (const f of this.forms) if (f.head.length === head.length && sameAt(f.head, 0, head)) head = f.head;
+    if (this.forms.length >= this.keep) this.forms.pop();
+    this.forms.unshift({ head, tail, logger, level });
+  }
+}
+
+const LEARN_CHARS = new Uint8Array(HEAD);
+const LEARN_AT = new Int32Array(HEAD);
+
+function sameAt(b: Uint8Array, at: number, w: Uint8Array): boolean {
+  for (let k = 0; k < w.length; k++) if (b[at + k] !== w[k]) return false;
+  return true;
 }
 
 /** The index in LEVELS of the level word that ends right before `colon` (and starts at or after
  *  `from`), or -1. */
-function levelEndingAt(s: Uint8Array, from: number, colon: number): number {
+function levelEndingAt(s: ArrayLike<number>, from: number, colon: number): number {
   for (let l = 0; l < LEVELS.length; l++) {
     const w = LEVELS[l];
     const x = colon - w.length;

@@ -9,11 +9,11 @@
 // is one class (or plain functions) used from one place, so the hot calls stay monomorphic.
 // The parts are few on purpose: every ES module adds a millisecond or two to each command's start.
 import type { TrainerEvent } from './events.js';
-import { parseHeader, matchRayPrefix, matchRolePrefix, type RecordHeader } from './header.js';
+import { parseHeader, matchRayPrefix, matchRolePrefix, type Level, type RecordHeader } from './header.js';
 import { classifyWarning, controllerEvent } from './classify.js';
 import type { JsonSink } from './json.js';
 import { HEAD, isRoutineHeader, lastStripStop, lineEnds, stripAnsiBytes } from './line-bytes.js';
-import { asBuffer, bytesToUtf8, latin1Slice } from './text.js';
+import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
 import { Writers, firstLine, prefixHash, type Writer } from './writers.js';
@@ -146,6 +146,7 @@ export class TrainerLogParser {
     // The line without its escape codes, as one flat latin1 string (stripAnsi on bytes).
     if (this.scratch.length < end - start) this.scratch = Buffer.allocUnsafe(end - start);
     if (b[start] === 0x28 /* ( */ && this.routineWorkerLine(b, start, end)) return;
+    if (b[start] === 0x1b && this.knownControllerHeader(b, start, end)) return;
     const n = stripAnsiBytes(b, start, end, this.scratch);
     const line = n < 0 ? latin1Slice(b, start, end) : latin1Slice(this.scratch, 0, n);
     let writer = this.writers.main;
@@ -172,6 +173,8 @@ export class TrainerLogParser {
           this.writers.close(writer);
           return;
         }
+        // The controller's next header of this form is read on its bytes (knownControllerHeader).
+        if (writer.main && body === line && b[start] === 0x1b) writer.heads!.learn(b, start, end, line.length - h.message.length, h.logger, h.level);
         h.message = bytesToUtf8(h.message);
         this.header(writer, h);
         return;
@@ -215,10 +218,30 @@ export class TrainerLogParser {
     h = prefixHash(h, 0x29);
     const w = this.writers.knownBytes(b, lineStart, close + 1, h) ?? this.writers.known(latin1Slice(b, lineStart, close + 1));
     if (w === undefined) return false;
-    const n = stripAnsiBytes(b, close + 2, headEnd, this.head, true);
-    const whole = lastStripStop() === lineEnd;
-    if (!(n < 0 ? isRoutineHeader(b, close + 2, headEnd, whole) : isRoutineHeader(this.head, 0, n, whole))) return false;
+    // A header of a form seen before is recognised on its bytes; another one is stripped first.
+    const heads = w.heads!;
+    if (heads.match(b, close + 2, headEnd) < 0) {
+      const n = stripAnsiBytes(b, close + 2, headEnd, this.head, true);
+      const whole = lastStripStop() === lineEnd;
+      if (!(n < 0 ? isRoutineHeader(b, close + 2, headEnd, whole) : isRoutineHeader(this.head, 0, n, whole))) return false;
+      heads.learn(b, close + 2, headEnd);
+    }
     this.writers.close(w);
+    return true;
+  }
+
+  /** A controller record header (escape codes first, as AReaL writes it) of a form read before:
+   *  the same header as parseHeader gives for its stripped text, without stripping its head or a
+   *  regular expression (HeaderForms). False: the line takes the general path. */
+  private knownControllerHeader(b: Buffer, start: number, end: number): boolean {
+    const forms = this.writers.main.heads!;
+    const at = forms.match(b, start, end);
+    if (at < 0) return false;
+    const f = forms.matched!;
+    const n = stripAnsiBytes(b, at, end, this.scratch);
+    const message = n < 0 ? latin1Slice(b, at, end) : latin1Slice(this.scratch, 0, n);
+    const time = toIsoTime(latin1Slice(b, forms.tsStart, forms.tsEnd));
+    this.header(this.writers.main, { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) });
     return true;
   }
 

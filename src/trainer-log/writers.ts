@@ -2,6 +2,7 @@
 // the controller's stdout interleaves Ray-forwarded workers, so a record (an ERROR with its
 // detail lines, a bare traceback) belongs to its writer and stays open across the others' lines
 // until that writer's next record, or the end of its traceback, closes it.
+import { HeaderForms } from './line-bytes.js';
 import type { ErrorEvent } from './events.js';
 import type { RecordHeader } from './header.js';
 import { classifyError, exceptionLine, isChainMarker } from './classify.js';
@@ -45,6 +46,9 @@ export interface Writer {
   /** Its prefix as latin1 bytes (not for the controller): the parser's fast path compares them
    *  instead of making a string of every worker line's prefix. */
   prefixBytes: Uint8Array | null;
+  /** The forms of its record headers seen so far, for the parser's fast paths: a worker's routine
+   *  (INFO, DEBUG) ones, the controller's of any level. */
+  heads: HeaderForms | null;
 }
 
 /** The hash the fast path computes over a prefix's bytes while it looks for the `)`. */
@@ -70,7 +74,7 @@ export class Writers {
 
   /** Forgets every writer and its open record. */
   reset(): void {
-    this.main = { source: 'main', main: true, rec: null, afterWarning: false, prefixBytes: null };
+    this.main = { source: 'main', main: true, rec: null, afterWarning: false, prefixBytes: null, heads: new HeaderForms(8) };
     this.byPrefix = new Map();
     this.byHash = new Map();
   }
@@ -107,7 +111,7 @@ export class Writers {
         const oldHash = hashOf(oldKey);
         if (this.byHash.get(oldHash) === old) this.byHash.delete(oldHash);
       }
-      w = { source, main: false, rec: null, afterWarning: false, prefixBytes: Buffer.from(prefix, 'latin1') };
+      w = { source, main: false, rec: null, afterWarning: false, prefixBytes: Buffer.from(prefix, 'latin1'), heads: new HeaderForms(2) };
       this.byPrefix.set(prefix, w);
       const h = hashOf(prefix);
       if (!this.byHash.has(h)) this.byHash.set(h, w);
