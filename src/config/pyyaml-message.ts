@@ -33,5 +33,18 @@ export function pyyamlErrorMessage(e: PyYamlError, doc: Document, text: string, 
   if (e.context === 'expected a single document in the stream')
     return "expected a single document in the stream, but found another document: the trainer reads one document; remove the '---' or '...' line";
   const where = e.context && line(ctx) !== line(e.offset) ? ` (at line ${c.line}, column ${c.col})` : '';
-  return `${e.context ? `${e.context}${where}: ` : ''}${e.problem}`;
+  const hint = HINTS.find(([re]) => re.test(`${e.context ?? ''}: ${e.problem}`))?.[1];
+  return `${e.context ? `${e.context}${where}: ` : ''}${e.problem}${hint ? `: ${hint}` : ''}`;
 }
+
+/** What usually causes PyYAML's other errors in a hand-edited config. */
+const HINTS: [RegExp, string][] = [
+  [/block scalar/, "a '|' or '>' starting a value opens a block of text on the lines below; quote the value if the character belongs to it"],
+  [/directive/, "a '%' at the start of a line is a YAML directive; delete it, or quote the value it belongs to"],
+  [/an anchor|an alias|undefined alias/, "'&name' defines an anchor and '*name' refers to one; quote the value if the '&' or '*' belongs to it"],
+  [/a tag|tag handle/, "'!' starts a tag (a type); quote the value if the '!' belongs to it"],
+  [/sequence entries are not allowed here/, "a '- ' list item cannot follow a value on the same line; put it on a line of its own"],
+  [/mapping keys are not allowed here/, "a '? ' starts a complex key; delete it, or quote the value it belongs to"],
+  [/expected the node content/, 'a value is missing here'],
+  [/document/, "a '---' or '...' line separates YAML documents; the trainer reads one: delete that line"],
+];

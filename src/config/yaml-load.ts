@@ -151,8 +151,11 @@ export function loadYaml(text: string): LoadedYaml {
           }
           name = r.t === 'str' ? r.v : r.t === 'bool' ? (r.v ? 'True' : 'False') : r.t === 'float' ? pyFloatRepr(r.v) : r.t === 'int' ? (r.digits ?? String(r.v)) : String(k.value);
         } else {
-          const kp = at(k?.range?.[0] ?? keyOffset);
-          problems.push({ message: 'a mapping key must be a scalar', line: kp.line, col: kp.col });
+          // PyYAML marks the key node's start: a block mapping's first key (the yaml package's
+          // range of that mapping starts at its first ':').
+          const first = isMap(k) && !k.flow ? (k.items[0]?.key as YNode | null)?.range?.[0] : undefined;
+          const kp = at(Math.min(first ?? Infinity, k?.range?.[0] ?? keyOffset));
+          problems.push({ message: 'found unhashable key: a mapping key must be a scalar (a list or mapping was written where a key goes)', line: kp.line, col: kp.col });
           continue;
         }
         const ko = k.range?.[0] ?? keyOffset;

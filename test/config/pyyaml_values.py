@@ -1,11 +1,13 @@
 """For each text (JSON list on stdin), what the trainer's loader (yaml.load with OmegaConf's loader,
-pure-Python PyYAML) makes of it: {"value": typed tree} or the error with its problem_mark (1-based).
+pure-Python PyYAML, then OmegaConf.create) makes of it: {"value": typed tree}, the YAML error with its
+problem_mark (1-based), or {"other": …} for an error without one.
 Typed tree: {"t": "map", "m": [[key, v]...]}, {"t": "list", "a": [...]}, {"t": "int", "v": "12"},
 {"t": "float", "v": repr}, {"t": "str"|"bool"|"null", "v": ...}. Run with /usr/bin/python3."""
 import json
 import sys
 
 import yaml
+from omegaconf import OmegaConf
 from omegaconf._utils import get_yaml_loader
 
 
@@ -30,11 +32,21 @@ def typed(x):
 out = []
 for text in json.load(sys.stdin):
     try:
-        out.append({"value": typed(yaml.load(text, Loader=get_yaml_loader()))})
+        data = yaml.load(text, Loader=get_yaml_loader())
     except yaml.MarkedYAMLError as e:
         pm = e.problem_mark
         out.append({"problem": e.problem, "context": e.context,
                     "line": pm.line + 1 if pm else None, "col": pm.column + 1 if pm else None})
+        continue
+    except Exception as e:  # noqa: BLE001
+        out.append({"other": type(e).__name__, "message": str(e)[:200]})
+        continue
+    try:
+        # OmegaConf.load's second half: what the loader gave must make a DictConfig (a None key,
+        # say, does not); OmegaConf's errors carry no YAML position.
+        if isinstance(data, dict):
+            OmegaConf.create(data)
+        out.append({"value": typed(data)})
     except Exception as e:  # noqa: BLE001
         out.append({"other": type(e).__name__, "message": str(e)[:200]})
 json.dump(out, sys.stdout)

@@ -63,12 +63,15 @@ export interface Typo {
   what: string;
 }
 
-/** `n` seeded single-character typos of `text`. */
-export function typos(text: string, seed: number, n: number): Typo[] {
+/** `n` seeded single-character typos of `text`; with `codeOnly`, none inside a comment-only line
+ *  (most of the reference config is comments, where a typo rarely matters). */
+export function typos(text: string, seed: number, n: number, codeOnly = false): Typo[] {
   const rnd = rng(seed);
   const out: Typo[] = [];
+  const inComment = (pos: number) => /^\s*#/.test(text.slice(text.lastIndexOf('\n', pos - 1) + 1, pos + 1));
   for (let k = 0; k < n; k++) {
-    const pos = Math.floor(rnd() * text.length);
+    let pos = Math.floor(rnd() * text.length);
+    while (codeOnly && inComment(pos)) pos = Math.floor(rnd() * text.length);
     const op = Math.floor(rnd() * 3);
     const ch = TYPO_CHARS[Math.floor(rnd() * TYPO_CHARS.length)];
     const line = text.slice(0, pos).split('\n').length;
@@ -117,11 +120,14 @@ export function compare(text: string, py: PyAnswer): { kind: Mismatch; ours: str
   const loaded = loadYaml(text);
   const first = loaded.problems[0];
   const mapping = /must be a mapping/.test(first?.message ?? '');
-  if ('other' in py || ('value' in py && py.value.t !== 'map')) {
-    // PyYAML loads it, but not as a mapping (or a constructor refuses it without a mark): the
-    // trainer refuses it, and so may we, as long as we do not place a syntax error in it.
+  // The trainer refuses it without a YAML position (OmegaConf.create refuses a None key, say): any
+  // refusal of ours agrees; a later stage may refuse it too, so accepting here is not counted.
+  if ('other' in py) return null;
+  if ('value' in py && py.value.t !== 'map') {
+    // PyYAML loads it, but not as a mapping: the trainer refuses it, and so may we, as long as we
+    // do not place a syntax error in it.
     if (!first || mapping) return null;
-    return { kind: 'we refuse, PyYAML accepts', ours: `${first.line}:${first.col} ${first.message}`, theirs: 'other' in py ? py.other : `a ${py.value.t}` };
+    return { kind: 'we refuse, PyYAML accepts', ours: `${first.line}:${first.col} ${first.message}`, theirs: `a ${py.value.t}` };
   }
   if ('value' in py) {
     if (first) return { kind: 'we refuse, PyYAML accepts', ours: `${first.line}:${first.col} ${first.message}`, theirs: 'loads' };
