@@ -60,14 +60,14 @@ export async function connectTargets(targets: CockpitTarget[]): Promise<{ connec
       }),
     })),
   );
-  const connections: TargetConnection[] = [];
+  // Every target in the order given, connected or not (`ok`: it connected).
+  const all: { conn: TargetConnection; ok: boolean }[] = [];
   const problems: ConnectProblem[] = [];
-  const failed: TargetConnection[] = [];
   // The caller prints `failures` once the cockpit has closed: a target that `r` connected since is
   // taken off the list, so the terminal is not told it could not be reached.
   const failures: string[] = [];
   results.forEach((r, i) => {
-    if (r.status === 'fulfilled') return void connections.push(r.value);
+    if (r.status === 'fulfilled') return void all.push({ conn: r.value, ok: true });
     const { directRunHosts, ...target } = targets[i];
     const problem = connectProblem(target.name, r.reason);
     const line = connectProblemText(problem);
@@ -80,10 +80,9 @@ export async function connectTargets(targets: CockpitTarget[]): Promise<{ connec
       const at = failures.indexOf(line);
       if (at >= 0) failures.splice(at, 1);
     };
-    failed.push({ target, ...(directRunHosts?.length ? { directRunHosts } : {}), transport: new RetryTransport(target.host, target.name, problem, retry, connected) });
+    const transport = new RetryTransport(target.host, target.name, problem, retry, connected);
+    all.push({ conn: { target, ...(directRunHosts?.length ? { directRunHosts } : {}), transport }, ok: false });
   });
-  // Targets in the order given, whether they connected or not.
-  const order = new Map(targets.map((t, i) => [t.name, i]));
-  const all = connections.length > 0 ? [...connections, ...failed].sort((a, b) => order.get(a.target.name)! - order.get(b.target.name)!) : [];
-  return { connections: all, failures, problems };
+  const connections = all.some((c) => c.ok) ? all.map((c) => c.conn) : [];
+  return { connections, failures, problems };
 }
