@@ -1,8 +1,11 @@
 // Alert rules: pure functions over the store and the event stream, returning plain data the
 // cockpit renders and `--follow --json` can print. Each rule says what to do, not only what is wrong.
-import type { ErrorEvent, ErrorKind, TrainerEvent } from '../trainer-log/events.js';
+import type { TrainerEvent } from '../trainer-log/events.js';
+import { ErrorAlertTracker } from './alert-errors.js';
 import { median, recentStepTimes, type RunConfigFacts } from './derive.js';
 import type { MetricsStore } from './store.js';
+
+export { ErrorAlertTracker, MAX_ACTIVE_ERRORS, NONFATAL_ERROR_STEPS } from './alert-errors.js';
 
 export interface Alert {
   id: string;
@@ -39,15 +42,6 @@ export const KEYS = {
   behaveWeight: 'ppo_actor/update/behave_imp_weight/avg',
   omniboxesFailed: 'rollout/omniboxes_failed',
 } as const;
-
-const ERROR_ADVICE: Record<ErrorKind, string> = {
-  oom: 'Lower actor.mb_spec.max_tokens_per_mb or the batch size, or give the actor more GPUs; the run resumes from the last recover checkpoint.',
-  'nccl-timeout': 'A collective hung for the NCCL watchdog timeout: look for a dead or stuck rank (node down, GPU error) and restart; the run resumes automatically.',
-  'sglang-launch': 'An SGLang server did not come up: check the rollout node (GPU free? actor.path a local path?) and its server log.',
-  'worker-failed': "A worker process exited: read that worker's log (merged.log or the Ray output) for the first error.",
-  'ray-actor-died': 'A Ray actor died (node lost, OOM-killed or crashed): check `ray status` and the worker output on the controller stdout.',
-  other: 'Read the traceback; the run resumes from the last recover checkpoint when restarted with the same experiment and trial names.',
-};
 
 function stepOf(store: MetricsStore): { step?: number; time?: string } {
   const last = store.lastStepEvent;
@@ -118,51 +112,6 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
   return alerts;
 }
 
-/** Errors kept active at once; more (a crash loop logging thousands) keep the latest. */
-export const MAX_ACTIVE_ERRORS = 64;
-
-/**
- * The error alerts' lifecycle. An error raises an alert; it clears once the trainer restarted after
- * it (a resume or fresh-start record) AND made a step after that restart: the run recovered, and
- * the error stays in the alert history as fired/cleared. An error after the last restart, or a
- * restart that has not made a step yet, keeps it active. Ids number the run's errors (`error:N`,
- * the Nth error read), stable as the list changes. Bounded.
- */
-export class ErrorAlertTracker {
-  private active: { alert: Alert; restarted: boolean }[] = [];
-  private count = 0;
-  private list: Alert[] | null = [];
-
-  ingest(e: TrainerEvent): void {
-    if (e.type === 'error') {
-      this.active.push({ alert: errorAlert(e, this.count++), restarted: false });
-      if (this.active.length > MAX_ACTIVE_ERRORS) this.active.splice(0, this.active.length - MAX_ACTIVE_ERRORS);
-      this.list = null;
-    } else if (e.type === 'resume' || e.type === 'start') {
-      for (const a of this.active) a.restarted = true;
-    } else if (e.type === 'step' && this.active.some((a) => a.restarted)) {
-      this.active = this.active.filter((a) => !a.restarted);
-      this.list = null;
-    }
-  }
-
-  /** The error alerts standing now, oldest first (the same array until one fires or clears). */
-  alerts(): Alert[] {
-    return (this.list ??= this.active.map((a) => a.alert));
-  }
-
-  /** An error stands that came after the latest restart: the trainer failed and no step is coming
-   *  until it is restarted (a stall alert would say the same thing worse). */
-  get failedSinceRestart(): boolean {
-    return this.active.some((a) => !a.restarted);
-  }
-
-  /** Errors read so far. */
-  get errorCount(): number {
-    return this.count;
-  }
-}
-
 function stallAlert(store: MetricsStore, ctx: AlertContext): Alert | null {
   if (store.finished || store.lastStepEvent === null) return null;
   const med = median(recentStepTimes(store));
@@ -177,13 +126,5 @@ function stallAlert(store: MetricsStore, ctx: AlertContext): Alert | null {
     detail: `${Math.round(elapsedS)} s since step ${store.lastStepEvent.globalStep}, median step time ${Math.round(med)} s`,
     advice: 'Check the rollout wait (prepare_batch), the Omniboxes cluster and the worker output for a hang; an NCCL hang ends after the 2 h watchdog.',
     step: store.lastStepEvent.globalStep, time: store.lastStepEvent.time,
-  };
-}
-
-function errorAlert(e: ErrorEvent, index: number): Alert {
-  const src = e.source && e.source !== 'main' ? ` (${e.source})` : '';
-  return {
-    id: `error:${index}`, severity: 'error', title: `${e.kind === 'other' ? 'Error' : e.kind}${src}: ${e.message}`.slice(0, 200),
-    detail: e.detail, advice: ERROR_ADVICE[e.kind], ...(e.time ? { time: e.time } : {}),
   };
 }
