@@ -37,8 +37,8 @@ function mutations(seed: number, n: number): { text: string; what: string }[] {
 }
 
 describe.skipIf(!omegaconfAvailable())('typing mistakes in the reference config: yaml-syntax where PyYAML says', () => {
-  it('300 seeded mutations agree with real PyYAML', () => {
-    const cases = [...mutations(3, 150), ...mutations(5, 150)];
+  it('500 seeded mutations agree with real PyYAML', () => {
+    const cases = [...mutations(3, 250), ...mutations(5, 250)];
     const r = spawnSync(PYTHON, [fileURLToPath(new URL('./pyyaml_marks.py', import.meta.url))], { input: JSON.stringify(cases.map((c) => c.text)), encoding: 'utf8', maxBuffer: 1 << 28 });
     expect(r.status, r.stderr).toBe(0);
     const py = JSON.parse(r.stdout) as { ok?: true; other?: string; line?: number; col?: number; problem?: string }[];
