@@ -66,8 +66,9 @@ Launch options:
   --follow                follow the run until it ends (progress lines; alerts as 'alert: ...' when
                           they fire and 'alert cleared: ...' when they stop)
   --json                  JSON: the run summary, or with --follow the events as JSON Lines plus
-                          {"type":"alert",...} and {"type":"alert-cleared","id",...} lines;
-                          informational lines go to stderr
+                          {"type":"alert",...} and {"type":"alert-cleared","id",...} lines, and
+                          {"type":"follow-problem",...} / {"type":"follow-problem-cleared",...}
+                          when the log cannot be read; informational lines go to stderr
   --force                 launch even if a run of the same experiment+trial is active
   --skip-preflight        launch even when a pre-flight check fails (recorded in run.json)
   --auto-resume N         Slurm: resubmit up to N times after TIMEOUT, PREEMPTED or NODE_FAIL
