@@ -12,13 +12,12 @@ import { alertsLines } from '../../src/ui/panels/alerts.js';
 import { helpRows } from '../../src/ui/screens/help.js';
 import { alertHistoryLines, historyTimes, timeSpan } from '../../src/ui/screens/alert-history.js';
 import { lineText } from '../../src/ui/lines.js';
-import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
 import { sampleRunView } from '../../src/ui/session/sample-run.js';
 import { StaticSession } from '../../src/ui/session/static-session.js';
 import { initialUiState, reduceKey, type KeyContext } from '../../src/ui/ui-state.js';
 import { drawLines } from './draw-lines.js';
-import { maxLineWidth, renderInk, waitForFrame, type Rendered } from './helpers.js';
-import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
+import { maxLineWidth, renderInk, waitForFrame } from './helpers.js';
+import { watchSimRun, type WatchedSim } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
 
 const T0 = Date.parse('2026-05-25T03:00:00');
@@ -165,31 +164,25 @@ describe('the full history (h)', () => {
 });
 
 describe('a watched run that fires and clears an alert', () => {
-  let sim: SimRun;
-  let session: LiveSession;
-  let r: Rendered;
+  let w: WatchedSim;
 
   beforeAll(async () => {
-    sim = await withSimEnv({ AWRL_SIM_SPEED: '400', AWRL_SIM_FAULT: 'nan-grad@2-3' }, () => launchSim(['++trial_name=qa-history']));
-    session = createLiveSession({ targets: [{ target: sim.target, transport: sim.transport }], openRunId: sim.runId, runsPollMs: 1000, statePollMs: 500, gpuPoller: null });
-    r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} frameMs={50} />);
+    w = await watchSimRun({ env: { AWRL_SIM_SPEED: '400', AWRL_SIM_FAULT: 'nan-grad@2-3' }, overrides: ['++trial_name=qa-history'], runsPollMs: 1000, statePollMs: 500 });
   }, 60_000);
 
   afterAll(async () => {
-    r?.unmount();
-    await session?.close();
-    await sim?.stop();
+    await w?.close();
   });
 
   it('still shows it, cleared, afterwards', async () => {
-    await waitFor(() => session.getState().run?.alerts.some((a) => a.id === 'grad-norm-nonfinite'), { timeoutMs: 90_000, what: 'the nan grad alert to fire' });
-    await waitFor(() => (session.getState().run?.summary.step ?? 0) >= 4, { timeoutMs: 90_000, what: 'step 4' });
-    const run = session.getState().run!;
+    await waitFor(() => w.session.getState().run?.alerts.some((a) => a.id === 'grad-norm-nonfinite'), { timeoutMs: 90_000, what: 'the nan grad alert to fire' });
+    await waitFor(() => (w.session.getState().run?.summary.step ?? 0) >= 4, { timeoutMs: 90_000, what: 'step 4' });
+    const run = w.session.getState().run!;
     expect(run.alerts.some((a) => a.id === 'grad-norm-nonfinite')).toBe(false);
     const e = run.alertHistory!.find((x) => x.key === 'grad-norm-nonfinite')!;
     expect(e).toMatchObject({ active: false, fired: 1 });
     expect(e.firstStep === 2 || e.firstStep === 3).toBe(true);
-    const f = await waitForFrame(r, (x) => x.includes('Gradient norm is not finite') && x.includes('fired 1× since'), 'the cleared alert on the panel', 10_000);
+    const f = await waitForFrame(w.r, (x) => x.includes('Gradient norm is not finite') && x.includes('fired 1× since'), 'the cleared alert on the panel', 10_000);
     expect(f).toContain(`cleared ${clockTime(e.clearedAt!)}, fired 1× since ${clockTime(e.firstSeenAt)}`);
   }, 150_000);
 });
