@@ -16,6 +16,7 @@ import { lineText } from '../../src/ui/lines.js';
 import { headerLines, type HeaderProps } from '../../src/ui/panels/header.js';
 import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
+import { waitFor } from '../harness/wait.js';
 
 const figures = { step: 12, totalSteps: 100, epoch: 1, epochs: 1, startedAt: null, lastStepAt: null, etaS: null, stepTimeS: null, episodesPerS: null, trainTokensPerS: null, rolloutWaitS: null, endedAt: null };
 const props = (log?: 'read' | 'unreadable' | 'incomplete' | 'missing'): HeaderProps => ({
@@ -75,5 +76,12 @@ describe('dashboard: an ended run whose log cannot be read', () => {
     expect(header).toContain('failed');
     expect(header).toContain('polling stopped (log unreadable; state and GPUs every 60 s)');
     expect(f).not.toContain('log read to its end');
+  }, 60_000);
+
+  it('its follow problem says following is paused, not "still retrying"', async () => {
+    await waitFor(() => session.getState().run?.followProblem, { timeoutMs: 40_000, what: 'the follow problem' });
+    const text = session.getState().run!.followProblem!.text;
+    expect(text).toContain('not retrying: the run has ended');
+    expect(text).not.toContain('still retrying');
   }, 60_000);
 });

@@ -9,6 +9,7 @@
 import type { ConnectionState, Transport } from '../../remote/transport.js';
 import { watchRunState, type RunStateWatcher, type Target } from '../../runs/index.js';
 import { LogSilenceWatch, measureLogSilence } from '../../runs/follow-alerts.js';
+import { problemText } from '../../remote/follow-status.js';
 import type { HealthEvent } from '../../health/index.js';
 import { RunLogFollow } from './run-log-follow.js';
 import { RunRecords, type RunFacts } from './run-records.js';
@@ -265,7 +266,8 @@ export class RunFeed {
       trainerLines: this.log.trainerLines(),
       pollingStoppedS: this.idle ? Math.round((this.o.endedStatePollMs ?? 60_000) / 1000) : null,
       logReadEnd: this.logReadEnd,
-      followProblem: this.log.problem,
+      // An ended run's follower is paused: its problem must not say "still retrying".
+      followProblem: this.idle && this.log.problem ? { ...this.log.problem, text: problemText(this.log.problem, { kind: 'paused' }) } : this.log.problem,
     });
     return this.view;
   }
