@@ -47,6 +47,8 @@ export class RunAlerts {
   private observedAt: number | null = null;
   private ended = false;
   private current: Alert[] = [];
+  /** The Slurm job's end, for the wall-time rule (null: not a Slurm job, or not known yet). */
+  private slurmEndTime: string | null = null;
 
   constructor(
     readonly store: MetricsStore,
@@ -79,6 +81,16 @@ export class RunAlerts {
     const at = t ?? this.observedAt ?? this.lastLogMs;
     if (at !== null) this.observe(at, fired);
     return fired;
+  }
+
+  /**
+   * The Slurm job's end (squeue %e / scontrol EndTime: zone-less cluster local time, the log's own
+   * clock), so the wall-time rule runs here like every other rule (record by record, in the
+   * history); null when the run is not a Slurm job or its end is not known. Takes effect at the next
+   * observation.
+   */
+  setSlurmEndTime(end: string | null): void {
+    this.slurmEndTime = end;
   }
 
   /** The run has ended (its state says so): no step is coming, so no hang alert either. */
@@ -128,7 +140,10 @@ export class RunAlerts {
       stallJudgedElsewhere: this.health.judgesStall() || this.errors.failedSinceRestart,
       stalenessJudgedElsewhere: this.health.judgesStaleness(this.o.maxHeadOffpolicyness),
     });
-    const health = this.health.evaluate({ now: t, utcOffsetMinutes: 0, maxHeadOffpolicyness: this.o.maxHeadOffpolicyness, recoverFreqSecs: this.o.recoverFreqSecs });
+    const health = this.health.evaluate({
+      now: t, utcOffsetMinutes: 0, maxHeadOffpolicyness: this.o.maxHeadOffpolicyness, recoverFreqSecs: this.o.recoverFreqSecs,
+      ...(this.slurmEndTime !== null ? { slurmEndTime: this.slurmEndTime } : {}),
+    });
     const all = [...metric, ...this.errors.alerts(), ...health];
     if (this.ended) return all.filter((a) => !isHangAlert(a));
     return this.withSilence(all, t);
