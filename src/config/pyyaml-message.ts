@@ -42,7 +42,7 @@ const HINTS: [RegExp, string][] = [
   [/block scalar/, "a '|' or '>' starting a value opens a block of text on the lines below; quote the value if the character belongs to it"],
   [/directive/, "a '%' at the start of a line is a YAML directive; delete it, or quote the value it belongs to"],
   [/an anchor|an alias|undefined alias/, "'&name' defines an anchor and '*name' refers to one; quote the value if the '&' or '*' belongs to it"],
-  [/a tag|tag handle/, "'!' starts a tag (a type); quote the value if the '!' belongs to it"],
+  [/a tag|tag handle|constructor for the tag/, "'!' starts a tag (a type) and the trainer's loader knows only !!str, !!int, !!float, !!bool, !!null, !!seq, !!map…; quote the value if the '!' belongs to it"],
   [/sequence entries are not allowed here/, "a '- ' list item cannot follow a value on the same line; put it on a line of its own"],
   [/mapping keys are not allowed here/, "a '? ' starts a complex key; delete it, or quote the value it belongs to"],
   [/expected the node content/, 'a value is missing here'],

@@ -1,7 +1,7 @@
 // PyYAML's Parser (parser.py) and the checks its Composer (composer.py) makes on the events, in
 // the order PyYAML makes them: event by event, each pulling tokens from the scanner as it needs.
 // The first error raised is the trainer's loader's first error. Events carry no values.
-import { PyYamlError } from './pyyaml-reader.js';
+import { PyYamlError, pyStrRepr } from './pyyaml-reader.js';
 import { Scanner } from './pyyaml-scanner.js';
 import type { Token } from './pyyaml-tokens.js';
 
@@ -10,15 +10,19 @@ interface Event {
   kind: EventKind;
   start: number;
   anchor?: string;
+  tag?: string; // the node's full tag ('!' is the non-specific one)
 }
 type State = () => Event;
 
-const DEFAULT_HANDLES = ['!', '!!'];
+const YAML_TAG = 'tag:yaml.org,2002:';
+const DEFAULT_HANDLES: [string, string][] = [['!', '!'], ['!!', YAML_TAG]];
+/** The tags PyYAML's SafeConstructor builds; any other is "could not determine a constructor". */
+const SAFE_TAGS = new Set(['!', ...'null bool int float binary timestamp omap pairs set str seq map'.split(' ').map((t) => YAML_TAG + t)]);
 
 class Parser {
   private states: State[] = [];
   private marks: number[] = [];
-  private handles = new Set(DEFAULT_HANDLES);
+  private handles = new Map(DEFAULT_HANDLES);
   state: State | null = () => this.streamStart();
 
   constructor(private readonly s: Scanner) {}
@@ -50,7 +54,7 @@ class Parser {
 
   private implicitDocumentStart(): Event {
     if (this.is('<directive>', '<document start>', '<stream end>')) return this.documentStart();
-    this.handles = new Set(DEFAULT_HANDLES);
+    this.handles = new Map(DEFAULT_HANDLES);
     const start = this.tok().start;
     this.states.push(() => this.documentEnd());
     this.state = () => this.node(true);
@@ -91,7 +95,7 @@ class Parser {
 
   private directives(): void {
     let version = false;
-    const handles = new Set<string>();
+    const handles = new Map<string, string>();
     while (this.is('<directive>')) {
       const t = this.get();
       if (t.value === 'YAML') {
@@ -100,10 +104,10 @@ class Parser {
         version = true;
       } else if (t.value === 'TAG') {
         if (handles.has(t.extra!)) this.err(null, null, `duplicate tag handle '${t.extra}'`, t.start);
-        handles.add(t.extra!);
+        handles.set(t.extra!, t.prefix!);
       }
     }
-    this.handles = new Set([...handles, ...DEFAULT_HANDLES]);
+    this.handles = new Map([...DEFAULT_HANDLES, ...handles]);
   }
 
   private node(block: boolean, indentlessSequence = false): Event {
@@ -127,35 +131,37 @@ class Parser {
     }
     if (tag && tag.value !== undefined && !this.handles.has(tag.value))
       this.err('while parsing a node', start, `found undefined tag handle '${tag.value}'`, tag.start);
+    const full = tag ? (tag.value === undefined ? tag.extra : this.handles.get(tag.value)! + tag.extra) : undefined;
     const at = start ?? this.tok().start;
+    const props = { anchor, tag: full };
     if (indentlessSequence && this.is('-')) {
       this.state = () => this.indentlessSequenceEntry();
-      return { kind: 'seq-start', start: at, anchor };
+      return { kind: 'seq-start', start: at, ...props };
     }
     if (this.is('<scalar>')) {
       this.get();
       this.state = this.pop();
-      return { kind: 'scalar', start: at, anchor };
+      return { kind: 'scalar', start: at, ...props };
     }
     if (this.is('[')) {
       this.state = () => this.flowEntry(']', true);
-      return { kind: 'seq-start', start: at, anchor };
+      return { kind: 'seq-start', start: at, ...props };
     }
     if (this.is('{')) {
       this.state = () => this.flowEntry('}', true);
-      return { kind: 'map-start', start: at, anchor };
+      return { kind: 'map-start', start: at, ...props };
     }
     if (block && this.is('<block sequence start>')) {
       this.state = () => this.blockFirst('seq');
-      return { kind: 'seq-start', start: at, anchor };
+      return { kind: 'seq-start', start: at, ...props };
     }
     if (block && this.is('<block mapping start>')) {
       this.state = () => this.blockFirst('map');
-      return { kind: 'map-start', start: at, anchor };
+      return { kind: 'map-start', start: at, ...props };
     }
     if (anchor !== undefined || tag) {
       this.state = this.pop();
-      return { kind: 'scalar', start: at, anchor };
+      return { kind: 'scalar', start: at, ...props };
     }
     this.err(`while parsing a ${block ? 'block' : 'flow'} node`, at, `expected the node content, but found '${this.tok().id}'`, this.tok().start);
   }
@@ -289,16 +295,20 @@ class Parser {
   }
 }
 
-/** The first error the trainer's loader (PyYAML's SafeLoader, one document) raises before building
- *  values: scanner, parser and composer (undefined alias, duplicate anchor, a second document). */
+/** The first error the trainer's loader (PyYAML's SafeLoader, one document) raises: scanner,
+ *  parser, composer (undefined alias, duplicate anchor, a second document), and of the
+ *  constructor's, a tag it has no constructor for (the first in the file; the constructor's own
+ *  order differs only when the file holds several such mistakes). */
 export function pyyamlFirstError(text: string): PyYamlError | null {
   const parser = new Parser(new Scanner(text));
   let anchors = new Map<string, number>();
   let docs = 0;
   let docStart = 0;
+  let unknownTag: Event | null = null; // raised by the constructor, once the whole file is parsed
   try {
     while (parser.state) {
       const e = parser.state();
+      if (e.tag !== undefined && !SAFE_TAGS.has(e.tag)) unknownTag ??= e;
       if (e.kind === 'doc-start') {
         if (++docs > 1) return new PyYamlError('expected a single document in the stream', docStart, 'but found another document', e.start);
         docStart = e.start;
@@ -311,7 +321,7 @@ export function pyyamlFirstError(text: string): PyYamlError | null {
         anchors.set(e.anchor, e.start);
       }
     }
-    return null;
+    return unknownTag && new PyYamlError(null, null, `could not determine a constructor for the tag ${pyStrRepr(unknownTag.tag!)}`, unknownTag.start);
   } catch (err) {
     if (err instanceof PyYamlError) return err;
     throw err;

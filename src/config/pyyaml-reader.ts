@@ -29,6 +29,12 @@ export function pyRepr(c: string): string {
   return named[c] ?? `'${c}'`;
 }
 
+/** Python's repr() of a string (a tag in a message). */
+export function pyStrRepr(v: string): string {
+  const q = v.includes("'") && !v.includes('"') ? '"' : "'";
+  return q + v.replace(/\\/g, '\\\\').replace(new RegExp(q, 'g'), `\\${q}`) + q;
+}
+
 export class Reader {
   index = 0;
   line = 0;

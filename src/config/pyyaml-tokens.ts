@@ -8,7 +8,8 @@ export interface Token {
   start: number;
   end: number;
   value?: string; // an anchor's or alias's name; a directive's name; a tag's handle
-  extra?: string; // a directive's value (YAML major version, TAG handle)
+  extra?: string; // a directive's value (YAML major version, TAG handle); a tag's suffix
+  prefix?: string; // a TAG directive's prefix
   plain?: boolean;
 }
 
@@ -41,6 +42,7 @@ export class TokenScanner extends Reader {
     this.forward(n);
     if (!isIn(this.peek(), '\0 \r\n\x85\u2028\u2029')) this.fail(ctx, start, `expected alphabetic or numeric character, but found ${pyRepr(this.peek())}`);
     let extra: string | undefined;
+    let prefix: string | undefined;
     if (name === 'YAML') {
       while (this.peek() === ' ') this.forward();
       extra = this.directiveNumber(start);
@@ -53,10 +55,10 @@ export class TokenScanner extends Reader {
       extra = this.tagHandle('directive', start);
       if (this.peek() !== ' ') this.fail(ctx, start, `expected ' ', but found ${pyRepr(this.peek())}`);
       while (this.peek() === ' ') this.forward();
-      this.tagUri('directive', start);
+      prefix = this.tagUri('directive', start);
       if (!isIn(this.peek(), '\0 \r\n\x85\u2028\u2029')) this.fail(ctx, start, `expected ' ', but found ${pyRepr(this.peek())}`);
     } else while (!isIn(this.peek(), BREAKZ)) this.forward();
-    const tok = this.token('<directive>', start, { value: name, extra });
+    const tok = this.token('<directive>', start, { value: name, extra, prefix });
     this.ignoredLine(ctx, start);
     return tok;
   }
@@ -96,9 +98,10 @@ export class TokenScanner extends Reader {
     const start = this.index;
     let ch = this.peek(1);
     let handle: string | undefined;
+    let suffix = '!';
     if (ch === '<') {
       this.forward(2);
-      this.tagUri('tag', start);
+      suffix = this.tagUri('tag', start);
       if (this.peek() !== '>') this.fail('while parsing a tag', start, `expected '>', but found ${pyRepr(this.peek())}`);
       this.forward();
     } else if (isIn(ch, BLANKZ)) this.forward();
@@ -117,10 +120,10 @@ export class TokenScanner extends Reader {
         handle = '!';
         this.forward();
       }
-      this.tagUri('tag', start);
+      suffix = this.tagUri('tag', start);
     }
     if (!isIn(this.peek(), '\0 \r\n\x85\u2028\u2029')) this.fail('while scanning a tag', start, `expected ' ', but found ${pyRepr(this.peek())}`);
-    return this.token('<tag>', start, { value: handle });
+    return this.token('<tag>', start, { value: handle, extra: suffix });
   }
 
   private tagHandle(name: string, start: number): string {
@@ -140,8 +143,9 @@ export class TokenScanner extends Reader {
     return v;
   }
 
-  private tagUri(name: string, start: number): void {
-    let got = false;
+  /** The URI's text, %-escapes decoded (a tag's suffix or a TAG directive's prefix). */
+  private tagUri(name: string, start: number): string {
+    let out = '';
     for (let ch = this.peek(); URI_CHARS.test(ch); ch = this.peek()) {
       if (ch === '%') {
         const mark = this.index;
@@ -154,14 +158,17 @@ export class TokenScanner extends Reader {
           this.forward(2);
         }
         try {
-          new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(codes));
+          out += new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(codes));
         } catch {
           this.fail(`while scanning a ${name}`, start, "'utf-8' codec can't decode bytes", mark);
         }
-      } else this.forward();
-      got = true;
+      } else {
+        out += ch;
+        this.forward();
+      }
     }
-    if (!got) this.fail(`while parsing a ${name}`, start, `expected URI, but found ${pyRepr(this.peek())}`);
+    if (!out) this.fail(`while parsing a ${name}`, start, `expected URI, but found ${pyRepr(this.peek())}`);
+    return out;
   }
 
   scanBlockScalar(): Token {

@@ -142,7 +142,8 @@ export function loadYaml(text: string): LoadedYaml {
         const k = pair.key as YNode | null;
         let name: string;
         if (isScalar(k)) {
-          const r = k.type === 'PLAIN' && !k.tag ? resolvePlain(String(k.value)) : { t: 'str' as const, v: String(k.value) };
+          // The non-specific tag '!' makes PyYAML resolve even a quoted scalar as a plain one.
+          const r = (k.type === 'PLAIN' && !k.tag) || k.tag === '!' ? resolvePlain(String(k.value)) : { t: 'str' as const, v: String(k.value) };
           // Non-string keys by their Python str() (True, 1.5); OmegaConf refuses a None key.
           if (r.t === 'null') {
             const kp = at(k.range?.[0] ?? keyOffset);
@@ -174,7 +175,7 @@ export function loadYaml(text: string): LoadedYaml {
     if (isScalar(node)) {
       const text = String(node.value);
       const tag = node.tag;
-      const r = tag && tag !== '!' ? resolveTagged(tag, text) : node.type === 'PLAIN' && !tag ? resolvePlain(text) : text === '???' ? { t: 'missing' as const } : { t: 'str' as const, v: text };
+      const r = tag && tag !== '!' ? resolveTagged(tag, text) : (node.type === 'PLAIN' && !tag) || tag === '!' ? resolvePlain(text) : text === '???' ? { t: 'missing' as const } : { t: 'str' as const, v: text };
       if (r.t === 'error') {
         // PyYAML places a tag's error at the tag (`!custom`), the yaml package's range at the value.
         const vp = at(tag && tag !== '!' ? tagOffset(source, node.range?.[0] ?? keyOffset) : (node.range?.[0] ?? keyOffset));
@@ -230,7 +231,7 @@ function duplicateKeys(doc: Document): Map<number, { name: string; first: number
         if (!isScalar(pair.key) || !pair.key.range) continue;
         const name = String(pair.key.value);
         // OmegaConf's loader checks only keys tagged str: `true:` or `1:` twice is allowed (last wins).
-        if (pair.key.type === 'PLAIN' && !pair.key.tag && resolvePlain(name).t !== 'str') continue;
+        if (((pair.key.type === 'PLAIN' && !pair.key.tag) || pair.key.tag === '!') && resolvePlain(name).t !== 'str') continue;
         // Merge keys (`<<`) may repeat, as in PyYAML (OmegaConf checks only string keys).
         if (name === '<<' && pair.key.type === 'PLAIN') continue;
         const first = seen.get(name);

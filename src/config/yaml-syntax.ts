@@ -164,6 +164,12 @@ function colonInValue(text: string, pos: number): number | null {
 export function pyyamlRewrite(doc: Document, text: string): { start: number; end: number; replacement: string } | null {
   const first = doc.errors[0];
   if (!first) return null;
+  // `"x"#note`, `[1]#note`: PyYAML takes a '#' right after a token as a comment; the yaml package
+  // wants a space before it. The comment holds no value: blank it.
+  if (first.code === 'MISSING_CHAR' && first.message.startsWith('Comments must be separated') && text[first.pos[0]] === '#') {
+    const eol = text.slice(first.pos[0]).search(/[\r\n]|$/);
+    return { start: first.pos[0], end: first.pos[0] + eol, replacement: ' '.repeat(eol) };
+  }
   const followedByColon = (end: number) => /^[ ]*:/.test(text.slice(end, text.indexOf('\n', end) >>> 0));
   const open = flowOpenBefore(doc, text, first.pos[0]);
   if (open !== null) {

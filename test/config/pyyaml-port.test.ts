@@ -1,5 +1,5 @@
 // The characters YAML reads as syntax, typed where a config has a value or at a line's start
-// (`|`, `>`, `%`, `?`, `&`, `*`, `!`, `---`, a tab), each asked of real PyYAML + OmegaConf.create:
+// (`|`, `>`, `%`, `?`, `&`, `*`, `!`, `#`, `---`, a tab), each asked of real PyYAML + OmegaConf.create:
 // the cockpit reads what the trainer reads, with the same typed values, and refuses the rest at
 // PyYAML's problem_mark (its ported scanner and parser: src/config/pyyaml-parser.ts).
 import { describe, expect, it } from 'vitest';
@@ -44,6 +44,12 @@ const CASES: [string, string][] = [
   ['a key indented deeper', 'a: 1\n  b: 2\n'],
   ['a key less indented', 'a:\n    b: 1\n  c: 2\n'],
   ['a mapping as a key', '? {a: 1}\n: 2\n'],
+  ["'#' glued to a quoted value", 'a: "x"#note\nb: 1\n'],
+  ["'#' glued to a flow list", 'a: [1, 2]#note\nb: 1\n'],
+  ["the non-specific tag '!' types the value as if plain", 'a: ! "1"\nb: ! 2\nc: !\nd: ! [1]\n'],
+  ['an unknown tag on a mapping', 'a: !foo {x: 1}\n'],
+  ['an unknown tag glued to a dash', 'a: !- 1\n'],
+  ['an unknown tag after a valid one', 'a: !!str 1\nb: !!strr 2\n'],
 ];
 
 describe.skipIf(!omegaconfAvailable())('YAML syntax characters typed into a config read as the trainer reads them', () => {
