@@ -304,11 +304,11 @@ export function pyyamlFirstError(text: string): PyYamlError | null {
   let anchors = new Map<string, number>();
   let docs = 0;
   let docStart = 0;
-  let unknownTag: Event | null = null; // raised by the constructor, once the whole file is parsed
+  let unknownTag: Event | null = null; // a tag the constructor refuses, once the whole file is parsed
   try {
     while (parser.state) {
       const e = parser.state();
-      if (e.tag !== undefined && !SAFE_TAGS.has(e.tag)) unknownTag ??= e;
+      if (!unknownTag && tagProblem(e)) unknownTag = e;
       if (e.kind === 'doc-start') {
         if (++docs > 1) return new PyYamlError('expected a single document in the stream', docStart, 'but found another document', e.start);
         docStart = e.start;
@@ -321,9 +321,23 @@ export function pyyamlFirstError(text: string): PyYamlError | null {
         anchors.set(e.anchor, e.start);
       }
     }
-    return unknownTag && new PyYamlError(null, null, `could not determine a constructor for the tag ${pyStrRepr(unknownTag.tag!)}`, unknownTag.start);
+    return unknownTag && new PyYamlError(null, null, tagProblem(unknownTag)!, unknownTag.start);
   } catch (err) {
     if (err instanceof PyYamlError) return err;
     throw err;
   }
+}
+
+const SCALAR_TAGS = new Set('null bool int float binary timestamp str'.split(' ').map((t) => YAML_TAG + t));
+const SEQ_TAGS = new Set('seq omap pairs'.split(' ').map((t) => YAML_TAG + t));
+const NODE_NAMES: Partial<Record<EventKind, string>> = { scalar: 'scalar', 'seq-start': 'sequence', 'map-start': 'mapping' };
+
+/** What SafeConstructor raises for a node's tag: one it has no constructor for, or one for
+ *  another kind of node (`!!str` on a mapping), or null. */
+function tagProblem(e: Event): string | null {
+  if (e.tag === undefined || e.tag === '!') return null;
+  if (!SAFE_TAGS.has(e.tag)) return `could not determine a constructor for the tag ${pyStrRepr(e.tag)}`;
+  const found = NODE_NAMES[e.kind] ?? 'scalar';
+  const want = SCALAR_TAGS.has(e.tag) ? 'scalar' : SEQ_TAGS.has(e.tag) ? 'sequence' : 'mapping';
+  return want === found ? null : `expected a ${want} node, but found ${found}`;
 }

@@ -173,8 +173,12 @@ export function loadYaml(text: string): LoadedYaml {
       };
     }
     if (isScalar(node)) {
-      const text = String(node.value);
       const tag = node.tag;
+      let text = String(node.value);
+      // A block scalar whose last line ends the file without a line break: PyYAML adds no final
+      // newline (there is no break to keep); the yaml package adds one.
+      if ((node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') && text.endsWith('\n') && (node.range?.[1] ?? 0) >= source.length && /[^\s]$/.test(source.replace(/[ \t]+$/, '')) && !/[\r\n\x85\u2028\u2029][ \t]*$/.test(source))
+        text = text.slice(0, -1);
       const r = tag && tag !== '!' ? resolveTagged(tag, text) : (node.type === 'PLAIN' && !tag) || tag === '!' ? resolvePlain(text) : text === '???' ? { t: 'missing' as const } : { t: 'str' as const, v: text };
       if (r.t === 'error') {
         // PyYAML places a tag's error at the tag (`!custom`), the yaml package's range at the value.
