@@ -24,16 +24,95 @@ const RETRYABLE: ReadonlySet<ConnectFailureKind> = new Set(['unreachable', 'time
 /** Is a failure of this kind worth another attempt? */
 export const isRetryable = (kind: ConnectFailureKind): boolean => RETRYABLE.has(kind);
 
-/** A failed connection attempt, with what kind of failure it was. */
+/**
+ * What the failure site knew, as values: the cockpit's advice and the `--json` error line read
+ * these, never the message's words (a reworded message must not lose a fingerprint). Each is set
+ * only where it is known. Never a secret: no passphrase, no key material, no environment value.
+ */
+export interface ConnectFacts {
+  /** The ssh host as written: an alias, `user@host[:port]`, or a ProxyJump hop as the chain names it. */
+  alias?: string;
+  /** The login user. */
+  user?: string;
+  /** The address dialled (HostName after the ssh config). */
+  host?: string;
+  port?: number;
+  /** The ProxyJump hop (as written) that was to open the connection to `host:port`. */
+  jumpHost?: string;
+  /** The socket error's code (ECONNREFUSED, ENOTFOUND, ...). */
+  errno?: string;
+  /** HostKeyAlias: the name known_hosts records the key under instead of `host:port` (port 22). */
+  hostKeyAlias?: string;
+  /** The key the server offered, `SHA256:...` as `ssh-keygen -l` prints it. */
+  fingerprint?: string;
+  /** Mismatch, revoked: the file holding the line that decided; unknown: where the key would be added. */
+  knownHostsFile?: string;
+  /** 1-based line of knownHostsFile that decided (mismatch, revoked). */
+  knownHostsLine?: number;
+  /** The private key file that is encrypted or whose passphrase was wrong (its path only). */
+  keyFile?: string;
+  /** The ssh config file given with -F / sshConfigFile, when one was. */
+  sshConfigFile?: string;
+}
+
+/** The facts' names, in the order the `--json` error line prints them. */
+export const CONNECT_FACT_KEYS = [
+  'alias', 'user', 'host', 'port', 'jumpHost', 'errno', 'hostKeyAlias',
+  'fingerprint', 'knownHostsFile', 'knownHostsLine', 'keyFile', 'sshConfigFile',
+] as const satisfies readonly (keyof ConnectFacts)[];
+
+/** A failed connection attempt, with what kind of failure it was and what was known about it. */
 export class ConnectFailure extends Error {
   override name = 'ConnectFailure';
   /** Retrying cannot fix it (host key, login, passphrase, target): the transport gives up. */
   readonly fatal: boolean;
+  /** What the failure site knew (empty for a failure made without facts). */
+  readonly facts: Readonly<ConnectFacts>;
   constructor(
     readonly kind: ConnectFailureKind,
     message: string,
+    facts: ConnectFacts = {},
   ) {
     super(message);
     this.fatal = !isRetryable(kind);
+    this.facts = Object.freeze(definedOnly(facts));
+    if (Object.keys(this.facts).length > 0) remember(this);
   }
+}
+
+/** The facts without keys set to undefined (so `{...facts}` and JSON carry only what is known). */
+function definedOnly(facts: ConnectFacts): ConnectFacts {
+  const out: Record<string, unknown> = {};
+  for (const k of CONNECT_FACT_KEYS) if (facts[k] !== undefined && facts[k] !== '') out[k] = facts[k];
+  return out as ConnectFacts;
+}
+
+// src/runs' connect() rewraps a ConnectFailure as a ConnectError (message `cannot connect to T:
+// <the failure's message>`) without keeping the original, so the facts would be lost on the way to
+// the CLI's --json line. Until ConnectError keeps it as `cause`, the last few failures are
+// remembered and found again by that exact message: a whole-string match, not a parse of it.
+const RECENT_MAX = 32;
+const recent: ConnectFailure[] = [];
+function remember(f: ConnectFailure): void {
+  recent.push(f);
+  if (recent.length > RECENT_MAX) recent.shift();
+}
+
+/**
+ * The facts of a connection failure: a ConnectFailure's own, else those of the failure it wraps
+ * (`cause`, or one rewrapped with its whole message as the tail of the new one). `{}` when none:
+ * an error from elsewhere, or an older one made without facts.
+ */
+export function connectFactsOf(err: unknown, depth = 0): ConnectFacts {
+  if (err instanceof ConnectFailure) return { ...err.facts };
+  if (!(err instanceof Error) || depth > 4) return {};
+  if (err.cause !== undefined) {
+    const inner = connectFactsOf(err.cause, depth + 1);
+    if (Object.keys(inner).length > 0) return inner;
+  }
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const m = recent[i].message;
+    if (err.message === m || err.message.endsWith(`: ${m}`)) return { ...recent[i].facts };
+  }
+  return {};
 }

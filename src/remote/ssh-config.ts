@@ -56,7 +56,7 @@ const expandHome = (p: string): string => (p === '~' ? homedir() : p.startsWith(
 
 export async function resolveSshSettings(target: string, configFile?: string): Promise<SshSettings> {
   const parts = splitTarget(target);
-  const kv = await sshDashG(parts, configFile).catch((err: NodeJS.ErrnoException) => {
+  const kv = await sshDashG(target, parts, configFile).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return parseConfigFallback(parts.host, configFile ?? join(homedir(), '.ssh', 'config'));
     throw err;
   });
@@ -65,7 +65,7 @@ export async function resolveSshSettings(target: string, configFile?: string): P
 
 type KV = Map<string, string[]>;
 
-function sshDashG(parts: { user?: string; host: string; port?: number }, configFile?: string): Promise<KV> {
+function sshDashG(target: string, parts: { user?: string; host: string; port?: number }, configFile?: string): Promise<KV> {
   const args = ['-G'];
   if (configFile) args.push('-F', configFile);
   if (parts.port !== undefined) args.push('-p', String(parts.port));
@@ -74,7 +74,10 @@ function sshDashG(parts: { user?: string; host: string; port?: number }, configF
     execFile('ssh', args, { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) => {
       if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') return reject(err);
       // ssh -G only reads files: past its time limit the machine is overloaded, which may pass.
-      if (err && err.killed) return reject(new ConnectFailure('timeout', `cannot resolve ssh settings for '${parts.host}': ssh -G did not answer within 10 s`));
+      if (err && err.killed) {
+        const facts = { alias: target, sshConfigFile: configFile };
+        return reject(new ConnectFailure('timeout', `cannot resolve ssh settings for '${parts.host}': ssh -G did not answer within 10 s`, facts));
+      }
       if (err) return reject(new Error(`cannot resolve ssh settings for '${parts.host}': ${stderr.trim() || err.message}`));
       const kv: KV = new Map();
       for (const line of stdout.split('\n')) {

@@ -10,7 +10,7 @@ import type { OpenTransportOptions } from './options.js';
 const { utils } = ssh2;
 import { resolveSshSettings, type SshSettings } from './ssh-config.js';
 import { addHostKey, checkHostKey, fingerprint, hostKeyAlgorithmsFor, knownKeyTypes } from './known-hosts.js';
-import { ConnectFailure } from './connect-failure.js';
+import { ConnectFailure, type ConnectFacts } from './connect-failure.js';
 
 export { ConnectFailure } from './connect-failure.js';
 
@@ -56,8 +56,21 @@ async function resolveSettings(target: string, configFile?: string): Promise<Ssh
     return await resolveSshSettings(target, configFile);
   } catch (err) {
     if (err instanceof ConnectFailure) throw err;
-    throw new ConnectFailure('ssh-settings', (err as Error).message);
+    throw new ConnectFailure('ssh-settings', (err as Error).message, { alias: target, sshConfigFile: configFile });
   }
+}
+
+/** What is known of one link before it is dialled: who, where, through which hop, with which config. */
+function linkFacts(s: SshSettings, ctx: ConnectContext, jumpHost?: string): ConnectFacts {
+  return {
+    alias: s.name,
+    user: s.user,
+    host: s.hostname,
+    port: s.port,
+    jumpHost,
+    hostKeyAlias: s.hostKeyAlias ?? undefined,
+    sshConfigFile: ctx.opts.sshConfigFile,
+  };
 }
 
 export async function connectChain(chain: SshSettings[], ctx: ConnectContext): Promise<Chain> {
@@ -65,9 +78,11 @@ export async function connectChain(chain: SshSettings[], ctx: ConnectContext): P
   try {
     let sock: Duplex | undefined;
     for (let i = 0; i < chain.length; i++) {
-      const client = await connectOne(chain[i], ctx, sock);
+      // Every link after the first is dialled by the hop before it (ProxyJump): that hop is its jumpHost.
+      const jumpHost = i > 0 ? chain[i - 1].name : undefined;
+      const client = await connectOne(chain[i], ctx, sock, jumpHost);
       all.push(client);
-      if (i + 1 < chain.length) sock = await forward(client, chain[i + 1]);
+      if (i + 1 < chain.length) sock = await forward(client, chain[i + 1], linkFacts(chain[i + 1], ctx, chain[i].name));
     }
   } catch (err) {
     for (const c of all) c.end();
@@ -76,18 +91,25 @@ export async function connectChain(chain: SshSettings[], ctx: ConnectContext): P
   return { client: all[all.length - 1], all, settings: chain[chain.length - 1] };
 }
 
-function forward(via: Client, next: SshSettings): Promise<Duplex> {
+function forward(via: Client, next: SshSettings, facts: ConnectFacts): Promise<Duplex> {
   return new Promise((resolve, reject) => {
     via.forwardOut('127.0.0.1', 0, next.hostname, next.port, (err, stream) => {
-      if (err) reject(new ConnectFailure('unreachable', `jump host could not open a connection to ${next.hostname}:${next.port}: ${err.message}`));
+      if (err) reject(new ConnectFailure('unreachable', `jump host could not open a connection to ${next.hostname}:${next.port}: ${err.message}`, facts));
       else resolve(stream);
     });
   });
 }
 
-async function authMethods(s: SshSettings, ctx: ConnectContext): Promise<{ methods: object[]; skipped: string[] }> {
+/** A key file authMethods could not use, and why (`encrypted`: no passphrase was given for it). */
+interface SkippedKey {
+  file: string;
+  encrypted: boolean;
+  text: string;
+}
+
+async function authMethods(s: SshSettings, ctx: ConnectContext, facts: ConnectFacts): Promise<{ methods: object[]; skipped: SkippedKey[] }> {
   const methods: object[] = [];
-  const skipped: string[] = [];
+  const skipped: SkippedKey[] = [];
   const agent = s.identityAgent === 'none' ? null : (s.identityAgent ?? process.env.SSH_AUTH_SOCK ?? null);
   if (agent && !s.identitiesOnly) methods.push({ type: 'agent', username: s.user, agent });
   for (const file of s.identityFiles) {
@@ -105,18 +127,18 @@ async function authMethods(s: SshSettings, ctx: ConnectContext): Promise<{ metho
       }
       const pp = ctx.passphrases.get(file);
       if (pp == null) {
-        skipped.push(`${file} is encrypted${ctx.opts.interactive ? ' (no passphrase given)' : ''}`);
+        skipped.push({ file, encrypted: true, text: `${file} is encrypted${ctx.opts.interactive ? ' (no passphrase given)' : ''}` });
         continue;
       }
       parsed = utils.parseKey(buf, pp);
       if (parsed instanceof Error) {
         ctx.passphrases.delete(file); // ask again next time
-        throw new ConnectFailure('wrong-passphrase', `wrong passphrase for ${file}`);
+        throw new ConnectFailure('wrong-passphrase', `wrong passphrase for ${file}`, { ...facts, keyFile: file });
       }
       passphrase = pp;
     }
     if (parsed instanceof Error) {
-      skipped.push(`${file}: ${parsed.message}`);
+      skipped.push({ file, encrypted: false, text: `${file}: ${parsed.message}` });
       continue;
     }
     methods.push({ type: 'publickey', username: s.user, key: buf, passphrase });
@@ -125,9 +147,10 @@ async function authMethods(s: SshSettings, ctx: ConnectContext): Promise<{ metho
   return { methods, skipped };
 }
 
-function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise<Client> {
+function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost?: string): Promise<Client> {
   return (async () => {
-    const { methods, skipped } = await authMethods(s, ctx);
+    const facts = linkFacts(s, ctx, jumpHost);
+    const { methods, skipped } = await authMethods(s, ctx, facts);
     const who = `${s.user}@${s.hostname}:${s.port}`;
     const keyHost = s.hostKeyAlias ?? s.hostname;
     const keyPort = s.hostKeyAlias ? 22 : s.port;
@@ -160,6 +183,7 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
             `host key of ${s.name} (${keyHost}:${keyPort}) ${what}: the server offered ${fp}, ` +
               `${v.file}:${v.lineNo} says "${v.line}". This may be an attack; if the host was really re-keyed, ` +
               `remove that line (ssh-keygen -R '${keyPort === 22 ? keyHost : `[${keyHost}]:${keyPort}`}' -f ${v.file}) and connect again.`,
+            { ...facts, fingerprint: fp, knownHostsFile: v.file, knownHostsLine: v.lineNo },
           );
           return false;
         }
@@ -174,6 +198,7 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
             'host-key-unknown',
             `host key of ${s.name} (${keyHost}:${keyPort}) is unknown: ${fp}. Check this fingerprint with the host's ` +
               `administrator, then connect again with --accept-new-host-key (or add the key to ${file}).`,
+            { ...facts, fingerprint: fp, knownHostsFile: file },
           );
           return false;
         }
@@ -193,12 +218,18 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
           const tried = [
             ...methods.map((m) => ((m as { type: string }).type === 'agent' ? 'ssh-agent' : 'key')),
           ];
-          const extra = skipped.length ? ` Skipped: ${skipped.join('; ')}.` : '';
-          const encrypted = skipped.some((x) => x.includes('encrypted'));
+          const extra = skipped.length ? ` Skipped: ${skipped.map((k) => k.text).join('; ')}.` : '';
+          const encrypted = skipped.find((k) => k.encrypted);
           const hint = encrypted
             ? ' Load the encrypted key into ssh-agent (ssh-add) or run the cockpit interactively to type its passphrase.'
             : ' Check User and IdentityFile in your ssh config, or add your key with ssh-add.';
-          return fail(new ConnectFailure(encrypted ? 'key-encrypted' : 'auth-failed', `authentication to ${who} failed (tried ${tried.length ? tried.join(', ') : 'nothing: no usable key or agent'}).${extra}${hint}`));
+          return fail(
+            new ConnectFailure(
+              encrypted ? 'key-encrypted' : 'auth-failed',
+              `authentication to ${who} failed (tried ${tried.length ? tried.join(', ') : 'nothing: no usable key or agent'}).${extra}${hint}`,
+              { ...facts, keyFile: encrypted?.file },
+            ),
+          );
         }
         const code = err.code ? ` (${err.code})` : '';
         // ssh2's levels: client-socket / client-dns (no TCP connection), client-timeout (no
@@ -209,9 +240,9 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
           : err.level === 'client-socket' || err.level === 'client-dns' ? 'unreachable'
           : /connection lost before handshake/i.test(err.message) ? 'closed'
           : 'handshake-failed';
-        fail(new ConnectFailure(kind, `cannot reach ${s.name} at ${s.hostname}:${s.port}${code}: ${err.message}. Is the host up and the port right?`));
+        fail(new ConnectFailure(kind, `cannot reach ${s.name} at ${s.hostname}:${s.port}${code}: ${err.message}. Is the host up and the port right?`, { ...facts, errno: err.code }));
       });
-      client.once('close', () => fail(hostKeyError ?? new ConnectFailure('closed', `connection to ${s.name} at ${s.hostname}:${s.port} closed during the handshake`)));
+      client.once('close', () => fail(hostKeyError ?? new ConnectFailure('closed', `connection to ${s.name} at ${s.hostname}:${s.port} closed during the handshake`, facts)));
 
       try {
         client.connect({
@@ -233,7 +264,7 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
                 cb(ok);
               },
               (err: Error) => {
-                hostKeyError = err instanceof ConnectFailure ? err : new ConnectFailure('ssh-settings', `cannot check the host key of ${s.name}: ${err.message}`);
+                hostKeyError = err instanceof ConnectFailure ? err : new ConnectFailure('ssh-settings', `cannot check the host key of ${s.name}: ${err.message}`, facts);
                 cb(false);
               },
             );
@@ -241,7 +272,7 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex): Promise
         });
       } catch (err) {
         // connect() throws synchronously on an encrypted key it cannot use, or settings it refuses.
-        fail(new ConnectFailure(/encrypted|passphrase/i.test((err as Error).message) ? 'key-encrypted' : 'ssh-settings', `cannot connect to ${who}: ${(err as Error).message}`));
+        fail(new ConnectFailure(/encrypted|passphrase/i.test((err as Error).message) ? 'key-encrypted' : 'ssh-settings', `cannot connect to ${who}: ${(err as Error).message}`, facts));
       }
     });
   })();

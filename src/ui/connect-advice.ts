@@ -3,9 +3,11 @@
 // cockpit can do about it, and whether retrying can help. The transport's messages are written for
 // the headless commands (e.g. "--accept-new-host-key", which the cockpit has no use for: it asks);
 // here the advice is the cockpit's. The facts a person needs (host:port, the key's fingerprint,
-// the known_hosts line, the key file) are taken from the message where it names them, else left out.
+// the known_hosts line, the key file) come from the failure's own facts, set where it failed, so a
+// reworded message loses none of them; a failure without facts (an older error object, an error
+// the transport did not name) is described by the target's name and its message kept as detail.
 // Pure: no ssh2, no I/O.
-import { ConnectFailure, isRetryable, type ConnectFailureKind } from '../remote/connect-failure.js';
+import { ConnectFailure, connectFactsOf, isRetryable, type ConnectFacts, type ConnectFailureKind } from '../remote/connect-failure.js';
 import { scrubSecrets } from '../remote/follow-status.js';
 
 export interface ConnectProblem {
@@ -25,30 +27,52 @@ export interface ConnectProblem {
   retryOnceFixed?: string;
   /** The transport's own message (secrets scrubbed), for the details the advice leaves out. */
   detail: string;
+  /** The failure's facts (secrets scrubbed); `{}` when it carried none: then `what` names only the
+   *  target and `detail` is the one place the specifics are. */
+  facts: ConnectFacts;
 }
 
-/** The first group of `re` in `text`, or undefined. */
-const find = (re: RegExp, text: string): string | undefined => re.exec(text)?.[1];
+/** The facts with every text value scrubbed of secrets (an alias is whatever the person typed). */
+function scrubbed(facts: ConnectFacts): ConnectFacts {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(facts)) out[k] = typeof v === 'string' ? scrubSecrets(v) : v;
+  return out as ConnectFacts;
+}
+
+/** `host:port` when both are known. */
+const addressOf = (f: ConnectFacts): string | undefined => (f.host !== undefined && f.port !== undefined ? `${f.host}:${f.port}` : undefined);
+
+/** The name known_hosts records the key under, as OpenSSH looks it up: HostKeyAlias (at port 22,
+ *  as OpenSSH uses it), else the address; `[host]:port` off port 22 (what `ssh-keygen -R` takes). */
+function keyNameOf(f: ConnectFacts): { shown: string; token: string } | undefined {
+  const host = f.hostKeyAlias ?? f.host;
+  const port = f.hostKeyAlias !== undefined ? 22 : f.port;
+  if (host === undefined || port === undefined) return undefined;
+  return { shown: `${host}:${port}`, token: port === 22 ? host : `[${host}]:${port}` };
+}
 
 /** The cockpit's words for one failed connection attempt. */
 export function connectProblem(target: string, err: unknown): ConnectProblem {
   const detail = scrubSecrets(err instanceof Error ? err.message : String(err));
   const kind = err instanceof ConnectFailure ? err.kind : 'unknown';
-  // `at HOST:PORT` (unreachable, timeout, closed), `(HOST:PORT)` (host keys), `to USER@HOST:PORT` (auth).
-  const where = find(/ at (\S+:\d+)\b/, detail) ?? find(/\((\S+:\d+)\)/, detail) ?? find(/ to (\S+:\d+)\b/, detail) ?? target;
+  const facts = scrubbed(connectFactsOf(err));
+  const address = addressOf(facts);
   // The ssh host as written (an alias, user@host) beside the address it resolved to: which of
-  // the two is wrong is the first question when a host cannot be reached.
-  const sshName = find(/(?:reach|to) (\S+) at \S+:\d+/, detail);
-  const host = sshName && sshName !== where ? `${sshName} at ${where}` : where;
-  const fp = find(/(SHA256:[A-Za-z0-9+/=]+)/, detail);
-  const keyFile = find(/(\S+) is encrypted/, detail) ?? find(/wrong passphrase for (\S+)$/, detail);
-  const errno = find(/\((E[A-Z]+)\)/, detail);
+  // the two is wrong is the first question when a host cannot be reached. Through a jump host,
+  // the hop that could not reach it is the other thing to check.
+  const named = address === undefined ? target : facts.alias && facts.alias !== address ? `${facts.alias} at ${address}` : address;
+  const host = facts.jumpHost ? `${named} through ${facts.jumpHost}` : named;
+  const keyName = keyNameOf(facts);
+  const keyOf = keyName?.shown ?? target;
+  const who = address === undefined ? target : facts.user ? `${facts.user}@${address}` : address;
+  const fp = facts.fingerprint;
+  const keyFile = facts.keyFile;
   const retry = kind === 'unknown' || isRetryable(kind);
-  const p = (what: string, todo: string, retryOnceFixed?: string): ConnectProblem => ({ target, kind, what, todo, retry, ...(retryOnceFixed && !retry ? { retryOnceFixed } : {}), detail });
+  const p = (what: string, todo: string, retryOnceFixed?: string): ConnectProblem => ({ target, kind, what, todo, retry, ...(retryOnceFixed && !retry ? { retryOnceFixed } : {}), detail, facts });
   const DONE = 'once that is done';
   switch (kind) {
     case 'unreachable':
-      return p(`cannot reach ${host}${errno ? ` (${errno})` : ''}`, `check that the host is up, the host name and port, your VPN, and any ProxyJump in the ssh config`);
+      return p(`cannot reach ${host}${facts.errno ? ` (${facts.errno})` : ''}`, `check that the host is up, the host name and port, your VPN, and any ProxyJump in the ssh config`);
     case 'timeout':
       return p(`${host} did not answer the SSH handshake in time`, `check that the host is up and your VPN (ConnectTimeout in the ssh config sets the wait)`);
     case 'closed':
@@ -57,26 +81,28 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
       return p(`the SSH handshake with ${host} failed`, `no common algorithm or a protocol error: compare the server's sshd with the ssh config (see details)`);
     case 'host-key-unknown':
       return p(
-        `host key of ${where} is not known${fp ? `: ${fp}` : ''}`,
+        `host key of ${keyOf} is not known${fp ? `: ${fp}` : ''}`,
         "check the fingerprint with the host's administrator; to trust it, answer yes when awrl-tui starts, or accept it once with ssh",
         'once it is in known_hosts',
       );
     case 'host-key-mismatch': {
-      const line = find(/(\S+:\d+) says/, detail);
-      const fix = find(/\((ssh-keygen -R [^)]*)\)/, detail);
+      const line = facts.knownHostsFile && facts.knownHostsLine ? `${facts.knownHostsFile}:${facts.knownHostsLine}` : undefined;
+      const fix = keyName && facts.knownHostsFile ? `ssh-keygen -R '${keyName.token}' -f ${facts.knownHostsFile}` : undefined;
       return p(
-        `host key of ${where} does NOT match known_hosts${line ? ` (${line})` : ''}${fp ? `: the server offered ${fp}` : ''}`,
+        `host key of ${keyOf} does NOT match known_hosts${line ? ` (${line})` : ''}${fp ? `: the server offered ${fp}` : ''}`,
         `this may be an attack: ask the host's administrator; only if it was really re-keyed, ${fix ?? 'remove the old known_hosts line (ssh-keygen -R)'} and accept the new key`,
         DONE,
       );
     }
-    case 'host-key-revoked':
-      return p(`host key of ${where} is marked @revoked in known_hosts${fp ? `: ${fp}` : ''}`, "do not connect: ask the host's administrator for the current key");
+    case 'host-key-revoked': {
+      const line = facts.knownHostsFile && facts.knownHostsLine ? ` (${facts.knownHostsFile}:${facts.knownHostsLine})` : '';
+      return p(`host key of ${keyOf} is marked @revoked in known_hosts${line}${fp ? `: ${fp}` : ''}`, "do not connect: ask the host's administrator for the current key");
+    }
     case 'auth-failed':
-      return p(`${where} refused the login (no key or agent identity was accepted)`, 'check User and IdentityFile in the ssh config, or load your key with ssh-add', DONE);
+      return p(`${who} refused the login (no key or agent identity was accepted)`, 'check User and IdentityFile in the ssh config, or load your key with ssh-add', DONE);
     case 'key-encrypted':
       return p(
-        `${keyFile ? `the key ${keyFile}` : 'the only usable key'} is encrypted and no passphrase was given (${where})`,
+        `${keyFile ? `the key ${keyFile}` : 'the only usable key'} is encrypted and no passphrase was given (${who})`,
         `a passphrase is needed: load the key into ssh-agent (ssh-add${keyFile ? ` ${keyFile}` : ''}), or type it when awrl-tui starts`,
         'once the key is in ssh-agent',
       );
@@ -92,8 +118,10 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
 /** One line, for stderr and the one-line error when no target could be reached. */
 export function connectProblemText(p: ConnectProblem): string {
   // The advice stands for the transport's words when it holds the facts; the message is kept when
-  // the advice needs it (an unknown error, bad settings, a failed handshake: its reason).
-  const needsDetail = p.kind === 'unknown' || p.kind === 'ssh-settings' || p.kind === 'handshake-failed';
+  // the advice needs it (an unknown error, bad settings, a failed handshake: its reason) or when
+  // the failure carried no facts (the advice then names only the target).
+  const noFacts = Object.keys(p.facts ?? {}).length === 0;
+  const needsDetail = noFacts || p.kind === 'unknown' || p.kind === 'ssh-settings' || p.kind === 'handshake-failed';
   const todo = p.todo.replace(/ \(see details\)/, '').replace(/^see details; /, '');
   return `${p.target}: ${p.what}${needsDetail ? ` (${p.detail})` : ''}; ${todo}`;
 }
