@@ -174,7 +174,9 @@ export function pyyamlRewrite(doc: Document, text: string): { start: number; end
   const open = flowOpenBefore(doc, text, first.pos[0]);
   if (open !== null) {
     const span = flowSpan(text, open);
-    if (!span || span.multiline || span.end < first.pos[0] || followedByColon(span.end)) return null;
+    if (!span || span.end < first.pos[0] || followedByColon(span.end)) return null;
+    // A quoted string in it runs over lines: first that string on one line (its folded value).
+    if (span.multiline) return multilineQuoteIn(text, open, span.end, span.comments);
     let region = text.slice(open, span.end);
     if (!/[\r\n]/.test(region)) return null;
     for (const [a, b] of span.comments) region = region.slice(0, a - open) + ' '.repeat(b - a) + region.slice(b - open);
@@ -197,6 +199,32 @@ export function pyyamlRewrite(doc: Document, text: string): { start: number; end
   const length = r.end - qOpen;
   if (replacement.length > length || !/[\r\n]/.test(text.slice(qOpen, r.end))) return null;
   return { start: qOpen, end: r.end, replacement: replacement + ' '.repeat(length - replacement.length) };
+}
+
+/** The first quoted string in the flow collection [open, end) that runs over lines, rewritten on
+ *  one line as its folded value (a JSON string reads the same as a YAML double-quoted one), padded
+ *  to its length; null if there is none or it does not fit. */
+function multilineQuoteIn(text: string, open: number, end: number, comments: [number, number][]): { start: number; end: number; replacement: string } | null {
+  for (let i = open + 1; i < end; i++) {
+    const comment = comments.find(([a]) => a === i);
+    if (comment) {
+      i = comment[1] - 1;
+      continue;
+    }
+    if (text[i] !== '"' && text[i] !== "'") continue;
+    // A quote starts a token only after an indicator; elsewhere it is inside a plain scalar.
+    if (!/[[{,:?]$/.test(text.slice(open, i).trimEnd())) continue;
+    const r = scanQuoted(text, i);
+    if ('problem' in r) return null;
+    if (/[\r\n]/.test(text.slice(i, r.end))) {
+      const value = quotedValue(text, i);
+      if (value === null || /[\u2028\u2029\x85]/.test(value)) return null;
+      const replacement = JSON.stringify(value);
+      return replacement.length > r.end - i ? null : { start: i, end: r.end, replacement: replacement + ' '.repeat(r.end - i - replacement.length) };
+    }
+    i = r.end - 1;
+  }
+  return null;
 }
 
 /** `pos` is the first thing on its line and starts a plain scalar (not a quote, bracket, '-', …). */
