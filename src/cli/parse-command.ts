@@ -131,13 +131,21 @@ class Summary {
       : 'reward: not logged');
     lines.push(this.stepTimeN ? `step time: mean ${duration(this.stepTimeSum / this.stepTimeN)} over ${this.stepTimeN} steps` : 'step time: n/a');
     lines.push(`errors: ${this.errorCount}`);
-    for (const e of this.errors) lines.push(`  ${e.time ?? '(no time)'} ${e.kind} [${e.source ?? 'main'}] ${e.message}`);
+    for (const e of this.errors) lines.push(`  ${e.time ?? '(no time)'} ${e.kind} [${e.source ?? 'main'}] ${oneLine(e.message)}`);
     if (this.errorCount > this.errors.length) lines.push(`  … and ${this.errorCount - this.errors.length} more`);
     const w = [...this.warnings].map(([k, n]) => `${k} ${n}`).join(', ');
     lines.push(`warnings: ${s.warnings}${w ? ` (${w})` : ''}`);
     lines.push(`finished: ${s.finished ? 'yes' : 'no'}`);
     return lines.join('\n') + '\n';
   }
+}
+
+/** An error's message as one short line of the summary: a record can hold a megabyte on one
+ *  line (the whole message stays in `--json`). */
+const MESSAGE_CHARS = 120;
+function oneLine(message: string): string {
+  const first = message.split('\n', 1)[0];
+  return first.length > MESSAGE_CHARS || first.length < message.length ? `${first.slice(0, MESSAGE_CHARS)}…` : first;
 }
 
 function fmt(v: number | null): string {

@@ -13,7 +13,7 @@ import { parseHeader, matchRayPrefix, matchRolePrefix, type Level, type RecordHe
 import { classifyWarning, controllerEvent } from './classify.js';
 import type { JsonSink } from './json.js';
 import { HEAD, isRoutineHeader, lastStripStop, lineEnds, stripAnsiBytes } from './line-bytes.js';
-import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
+import { asBuffer, bytesToUtf8, latin1Slice, stripAnsi, toIsoTime } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
 import { Writers, firstLine, prefixHash, type Writer } from './writers.js';
@@ -136,7 +136,10 @@ export class TrainerLogParser {
 
   private line(b: Buffer, dv: DataView, start: number, end: number, cut: boolean): void {
     if (end > start && b[end - 1] === 13) end--;
-    if (cut) this.out.warn('record-truncated', `a line longer than ${this.maxRecord} bytes was cut`, null, 'main');
+    if (cut) {
+      const o = cutLineOrigin(b, start, end);
+      this.out.warn('record-truncated', `a line longer than ${this.maxRecord} bytes was cut`, o.time, o.source);
+    }
     // Fast path: the lines of an open stats table (most of the bytes of a log), never decoded.
     const step = this.steps.step;
     if (step !== null && step.inTable && b[start] === 0xe2) {
@@ -278,6 +281,16 @@ export class TrainerLogParser {
       w.afterWarning = true;
     }
   }
+}
+
+/** Whose line a cut line was, and its record's time when it starts one, read from its head (the
+ *  prefix and header are at most a few hundred bytes): the record-truncated warning names the
+ *  writer the person has to look at, as the events of that line do. Cold path: cut lines only. */
+function cutLineOrigin(b: Uint8Array, start: number, end: number): { source: string; time: string | null } {
+  const line = stripAnsi(latin1Slice(b, start, Math.min(end, start + 1024)));
+  const p = line.startsWith('[') ? matchRolePrefix(line) : line.startsWith('(') && !line.startsWith('(AReaL)') ? matchRayPrefix(line) : null;
+  const body = p ? line.slice(p.length) : line;
+  return { source: p?.source ?? 'main', time: body.startsWith('(AReaL) ') ? parseHeader(body)?.time ?? null : null };
 }
 
 /** Parses a whole log at once (same events as any chunking of it). */
