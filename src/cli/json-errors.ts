@@ -5,9 +5,14 @@
 // follow it". The human line still goes to stderr (main.ts prints it from the rethrown
 // error) and the exit code is unchanged. The message is the same text as the human line, which
 // never carries a secret's value (secrets travel on the SSH channel's stdin only).
+// A failed connection adds what the transport knew where it failed, as fields after those five
+// (`"host"`, `"port"`, `"fingerprint"`, `"knownHostsFile"`, `"knownHostsLine"`, `"keyFile"`, …,
+// src/remote/connect-failure.ts's ConnectFacts), present only when known: a script reads the
+// fingerprint to check, or the known_hosts line to remove, without parsing the message.
+import { CONNECT_FACT_KEYS, type ConnectFacts } from '../remote/connect-failure.js';
 import { CliError, EXIT, type ErrorCode } from './errors.js';
 
-export interface JsonError {
+export interface JsonError extends ConnectFacts {
   type: 'cli-error';
   exit: number;
   code: ErrorCode;
@@ -15,8 +20,25 @@ export interface JsonError {
   hint: string;
 }
 
+/** A CLI error for a failed connection, with the failure's facts (already scrubbed of secrets). */
+export class ConnectCliError extends CliError {
+  constructor(
+    message: string,
+    exitCode: number,
+    opts: { code?: ErrorCode; hint?: string },
+    readonly facts: Readonly<ConnectFacts>,
+  ) {
+    super(message, exitCode, opts);
+  }
+}
+
 export function jsonErrorOf(err: unknown): JsonError {
-  if (err instanceof CliError) return { type: 'cli-error', exit: err.exitCode, code: err.code, message: err.message, hint: err.hint };
+  if (err instanceof CliError) {
+    const out: JsonError = { type: 'cli-error', exit: err.exitCode, code: err.code, message: err.message, hint: err.hint };
+    // The facts' own order, after the fields every error line has (so those never move).
+    if (err instanceof ConnectCliError) for (const k of CONNECT_FACT_KEYS) if (err.facts[k] !== undefined) Object.assign(out, { [k]: err.facts[k] });
+    return out;
+  }
   // A bug: the message only (the stack stays on stderr for the report).
   const message = err instanceof Error ? err.message : String(err);
   return { type: 'cli-error', exit: EXIT.internal, code: 'internal', message: `internal error: ${message}`, hint: 'this is a bug in awrl-tui: please report it with the stderr output' };

@@ -2,10 +2,11 @@
 // (message, kind) for a first connection that failed; the CLI gives each the stable `--json` code
 // a script can branch on: from its kind, never from the words of its message.
 import { ConnectError, readProfiles, targetFromFlags } from '../runs/cli-target.js';
-import type { ConnectFailureKind } from '../remote/connect-failure.js';
+import { connectFactsOf, scrubbedFacts, type ConnectFailureKind } from '../remote/connect-failure.js';
 import type { Target, TargetFlags } from '../runs/index.js';
 import type { RunErrorKind } from '../runs/launch.js';
 import { CliError, EXIT, defaultCode, type ErrorCode } from './errors.js';
+import { ConnectCliError } from './json-errors.js';
 
 export function runErrorCode(e: { exitCode: number; kind?: RunErrorKind }): ErrorCode {
   return e.kind ?? defaultCode(e.exitCode);
@@ -35,11 +36,12 @@ const CONNECT_CODES: Record<ConnectFailureKind, { code: ErrorCode; hint: string 
 /** The --json code and hint of a connection failure of this kind. */
 export const connectErrorCode = (kind: ConnectFailureKind): { code: ErrorCode; hint: string } => CONNECT_CODES[kind];
 
-/** A failed first connection (what connect() threw) as the CLI's error; `message` replaces its own. */
+/** A failed first connection (what connect() threw) as the CLI's error; `message` replaces its own.
+ *  It keeps the failure's facts (host, port, fingerprint, …) for the --json line. */
 export function cliErrorFromConnect(e: unknown, message = e instanceof Error ? e.message : String(e)): CliError {
   const kind: ConnectFailureKind = e instanceof ConnectError ? e.kind : 'unreachable';
   const exit = e instanceof ConnectError ? e.exitCode : EXIT.disconnected;
-  return new CliError(message, exit, connectErrorCode(kind));
+  return new ConnectCliError(message, exit, connectErrorCode(kind), scrubbedFacts(connectFactsOf(e)));
 }
 
 /** The target from the flags and targets.yaml: a bad profile file is `targets-file`, bad flags `usage`. */

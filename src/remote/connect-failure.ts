@@ -1,6 +1,7 @@
 // Why a connection attempt failed, named where it fails (ssh-connect.ts, ssh-config.ts), so that
 // callers branch on a kind and never on the words of a message. Kept free of ssh2 so that commands
 // which only parse can check for it without loading the ssh client.
+import { scrubSecrets } from './follow-status.js';
 
 export const CONNECT_FAILURE_KINDS = [
   // Retrying may help (the transport keeps reconnecting after these):
@@ -87,6 +88,14 @@ function definedOnly(facts: ConnectFacts): ConnectFacts {
   return out as ConnectFacts;
 }
 
+/** The facts with every text value scrubbed of secrets (an alias is whatever the person typed):
+ *  for showing them (the cockpit's advice, the --json error line). */
+export function scrubbedFacts(facts: ConnectFacts): ConnectFacts {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(facts)) out[k] = typeof v === 'string' ? scrubSecrets(v) : v;
+  return out as ConnectFacts;
+}
+
 // src/runs' connect() rewraps a ConnectFailure as a ConnectError (message `cannot connect to T:
 // <the failure's message>`) without keeping the original, so the facts would be lost on the way to
 // the CLI's --json line. Until ConnectError keeps it as `cause`, the last few failures are
@@ -103,11 +112,13 @@ function remember(f: ConnectFailure): void {
  * (`cause`, or one rewrapped with its whole message as the tail of the new one). `{}` when none:
  * an error from elsewhere, or an older one made without facts.
  */
-export function connectFactsOf(err: unknown, depth = 0): ConnectFacts {
+export const connectFactsOf = (err: unknown): ConnectFacts => factsOf(err, 0);
+
+function factsOf(err: unknown, depth: number): ConnectFacts {
   if (err instanceof ConnectFailure) return { ...err.facts };
   if (!(err instanceof Error) || depth > 4) return {};
   if (err.cause !== undefined) {
-    const inner = connectFactsOf(err.cause, depth + 1);
+    const inner = factsOf(err.cause, depth + 1);
     if (Object.keys(inner).length > 0) return inner;
   }
   for (let i = recent.length - 1; i >= 0; i--) {

@@ -7,7 +7,7 @@
 // reworded message loses none of them; a failure without facts (an older error object, an error
 // the transport did not name) is described by the target's name and its message kept as detail.
 // Pure: no ssh2, no I/O.
-import { ConnectFailure, connectFactsOf, isRetryable, type ConnectFacts, type ConnectFailureKind } from '../remote/connect-failure.js';
+import { ConnectFailure, connectFactsOf, isRetryable, scrubbedFacts, type ConnectFacts, type ConnectFailureKind } from '../remote/connect-failure.js';
 import { scrubSecrets } from '../remote/follow-status.js';
 
 export interface ConnectProblem {
@@ -32,13 +32,6 @@ export interface ConnectProblem {
   facts: ConnectFacts;
 }
 
-/** The facts with every text value scrubbed of secrets (an alias is whatever the person typed). */
-function scrubbed(facts: ConnectFacts): ConnectFacts {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(facts)) out[k] = typeof v === 'string' ? scrubSecrets(v) : v;
-  return out as ConnectFacts;
-}
-
 /** `host:port` when both are known. */
 const addressOf = (f: ConnectFacts): string | undefined => (f.host !== undefined && f.port !== undefined ? `${f.host}:${f.port}` : undefined);
 
@@ -55,7 +48,7 @@ function keyNameOf(f: ConnectFacts): { shown: string; token: string } | undefine
 export function connectProblem(target: string, err: unknown): ConnectProblem {
   const detail = scrubSecrets(err instanceof Error ? err.message : String(err));
   const kind = err instanceof ConnectFailure ? err.kind : 'unknown';
-  const facts = scrubbed(connectFactsOf(err));
+  const facts = scrubbedFacts(connectFactsOf(err));
   const address = addressOf(facts);
   // The ssh host as written (an alias, user@host) beside the address it resolved to: which of
   // the two is wrong is the first question when a host cannot be reached. Through a jump host,
