@@ -14,7 +14,7 @@ import { RunsList, toSummary } from './runs-list.js';
 import { SelectedRunGpus } from './selected-run-gpus.js';
 import { emptyState } from './static-session.js';
 import { RetryTransport, connectProblemOf } from './retry-transport.js';
-import { SlurmEndWatch } from './slurm-end-time.js';
+import { SlurmEndWatch } from '../../runs/slurm-job-end.js';
 import { RunStopper } from './stop-leftovers.js';
 import type { Session, SessionActions, SessionState, TargetSummary } from './types.js';
 

@@ -44,20 +44,11 @@ export class RunRecords {
   /** Trainer time (epoch ms) of the latest record read: where an ended run's clock stops. */
   private lastRecordAt: number | null = null;
   readonly series: SeriesSource;
-  /** The Slurm job's end (squeue %e, the cluster's local time), for the wall-time rule. */
-  private slurmEndTime: string | null = null;
 
   constructor(private readonly o: { facts?: RunFacts; logLimit?: number; clock: () => number }) {
     const store = this.store;
     const facts = o.facts ?? {};
     this.alerts = new RunAlerts(store, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness, recoverFreqSecs: facts.recoverFreqSecs });
-    // RunAlerts gives the health rules recover.freq_secs but has no slot for the job's end (src/health
-    // RunAlertsOptions): the monitor is handed it here, so the wall-time rule runs inside RunAlerts
-    // like every other rule (on the log's clock, record by record, in the alert history). The end is
-    // zone-less cluster time and RunAlerts asks at naive log time: the same clock.
-    const health = this.alerts.health;
-    const evaluate = health.evaluate.bind(health);
-    health.evaluate = (ctx) => evaluate(this.slurmEndTime !== null ? { ...ctx, slurmEndTime: this.slurmEndTime } : ctx);
     this.series = {
       get stepCount() {
         return store.lastStepEvent?.globalStep ?? 0;
@@ -92,9 +83,11 @@ export class RunRecords {
     return this.alerts.logWrittenAt(wallMs);
   }
 
-  /** The run's Slurm job ends at `end` (squeue %e), or null: not on Slurm, or no end known. */
+  /** The run's Slurm job ends at `end` (squeue %e), or null: not on Slurm, or no end known. The
+   *  wall-time rule runs inside RunAlerts like every other rule (on the log's clock, record by
+   *  record, in the alert history): the end is zone-less cluster time, the log's clock too. */
   setSlurmEndTime(end: string | null): void {
-    this.slurmEndTime = end;
+    this.alerts.setSlurmEndTime(end);
   }
 
   appendLog(line: LogLine): void {

@@ -1,5 +1,6 @@
 // Synthetic run data shaped like the trainer's (same keys, plausible dynamics), for component
 // tests, the benchmark and a cockpit preview without a target. Deterministic for a given seed.
+import { ALERT_KEYS, evaluateAlerts, MetricsStore } from '../../metrics/index.js';
 import { ArraySeries } from './array-series.js';
 import type { Alert, GpuSnapshot, LogLine, MemoryFigure, RunView } from './types.js';
 
@@ -51,6 +52,18 @@ export function sampleStats(step: number, keyCount = SAMPLE_KEYS.length, random 
   return stats;
 }
 
+/** The demo's alert: what the real steady-staleness rule (src/metrics) says for a step whose
+ *  offpolicy_max is 3 over a budget of 2, so the preview never shows a title the cockpit no longer
+ *  uses. */
+function stalenessDemoAlert(step: number): Alert[] {
+  const store = new MetricsStore({ capacity: 4 });
+  store.ingest({
+    type: 'step', epoch: 1, epochs: 10, step, stepsPerEpoch: 160, globalStep: step, totalSteps: 1600,
+    time: '2026-05-25T12:19:55.952', stats: { [ALERT_KEYS.stalenessMax]: 3 },
+  });
+  return evaluateAlerts(store, [], { maxHeadOffpolicyness: 2 }).filter((a) => a.id === 'staleness-over-budget');
+}
+
 export interface SampleRunOptions {
   steps: number;
   keys?: number;
@@ -85,9 +98,7 @@ export function sampleRunView(o: SampleRunOptions): RunView {
     source: i % 3 === 0 ? 'rollout' : 'main',
     text: i % 5 === 2 ? `[EPISODE_TIMEOUT] episode ${i} exceeded 600 s` : `Epoch 1/10 Step ${i + 1}/16 Train step ${i + 1}/160 done.`,
   }));
-  const alerts: Alert[] = o.steps
-    ? [{ id: 'staleness-budget', severity: 'warning', title: 'Staleness above budget', detail: 'offpolicy_max 3 > max_head_offpolicyness 2', advice: 'lower rollout.max_concurrent_rollouts or raise the budget', step: o.steps }]
-    : [];
+  const alerts: Alert[] = o.steps ? stalenessDemoAlert(o.steps) : [];
   const mean = stepTimes.length ? stepTimes.slice(-20).reduce((a, b) => a + b, 0) / Math.min(20, stepTimes.length) : null;
   const total = Math.max(o.steps, 1600);
   return {
