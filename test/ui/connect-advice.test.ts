@@ -103,6 +103,9 @@ describe('connectProblem', () => {
     const jumped = connectProblem('gpu', new ConnectFailure('unreachable', 'x', { alias: 'gpu', host: '10.0.0.7', port: 22, jumpHost: 'bastion' }));
     expect(jumped.what).toBe('cannot reach gpu at 10.0.0.7:22 through bastion');
     expect(jumped.facts).toEqual({ alias: 'gpu', host: '10.0.0.7', port: 22, jumpHost: 'bastion' });
+    // A target written as its address is said once.
+    const direct = connectProblem('u@10.0.0.7:2222', new ConnectFailure('timeout', 'x', { alias: 'u@10.0.0.7:2222', user: 'u', host: '10.0.0.7', port: 2222 }));
+    expect(direct.what).toBe('10.0.0.7:2222 did not answer the SSH handshake in time');
   });
 
   it('a failure without facts (an older error object) is named by its target, its message kept whole', () => {
@@ -143,10 +146,10 @@ describe('connectProblem', () => {
   it('never shows a secret, whatever the message or the facts hold', () => {
     process.env.AWRL_TEST_API_KEY = 'sk-live-0123456789';
     const p = connectProblem('gpu', new ConnectFailure('ssh-settings', "cannot resolve ssh settings for 'sk-live-0123456789@gpu'"));
-    const q = connectProblem('gpu', new ConnectFailure('unreachable', 'x', { alias: 'sk-live-0123456789@gpu', host: 'gpu', port: 22 }));
+    const q = connectProblem('gpu', new ConnectFailure('unreachable', 'x', { alias: 'sk-live-0123456789-gpu', host: '10.0.0.7', port: 22 }));
     const all = [p, q].flatMap((x) => [x.what, x.todo, x.detail, JSON.stringify(x.facts), connectProblemText(x), ...connectProblemRows(x, 80).map(lineText)]).join('\n');
     expect(all).not.toContain('sk-live-0123456789');
     expect(p.detail).toContain('<redacted>');
-    expect(q.what).toBe('cannot reach <redacted>@gpu at gpu:22');
+    expect(q.what).toBe('cannot reach <redacted>-gpu at 10.0.0.7:22');
   });
 });
