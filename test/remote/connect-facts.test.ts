@@ -78,7 +78,7 @@ describe('connection failures carry their facts', () => {
     expect(json).not.toHaveProperty('knownHostsLine');
   }, 60_000);
 
-  it('a mismatched host key: the known_hosts file and the line that records the other key', async () => {
+  it('a mismatched or revoked host key: the known_hosts file and the line that decided', async () => {
     const kh = writeKnownHosts(s, 'facts_mismatch', `# ours\n\n${knownHostsLine(s, other.hostPublicKey)}\n`);
     const v = variant('mismatch', { knownHostsFile: kh });
     // Even with --accept-new-host-key: a changed key is never accepted.
@@ -89,6 +89,12 @@ describe('connection failures carry their facts', () => {
     expect(p.what).toBe(`host key of ${s.host}:${s.port} does NOT match known_hosts (${kh}:3): the server offered ${s.hostKeyFingerprint}`);
     expect(p.todo).toContain(`ssh-keygen -R '[${s.host}]:${s.port}' -f ${kh}`);
     expect(await jsonLine(v)).toMatchObject({ exit: 2, code: 'host-key-mismatch', knownHostsFile: kh, knownHostsLine: 3, fingerprint: s.hostKeyFingerprint, port: s.port });
+    // A revoked key: the @revoked line, though a plain line for the same key follows it.
+    const rkh = writeKnownHosts(s, 'facts_revoked', `${knownHostsLine(s)}\n@revoked * ${s.hostPublicKey}\n`);
+    const revoked = await failure(variant('revoked', { knownHostsFile: rkh }));
+    expect(revoked.kind).toBe('host-key-revoked');
+    expect(revoked.facts).toMatchObject({ fingerprint: s.hostKeyFingerprint, knownHostsFile: rkh, knownHostsLine: 2 });
+    expect(connectProblem('head', revoked).what).toBe(`host key of ${s.host}:${s.port} is marked @revoked in known_hosts (${rkh}:2): ${s.hostKeyFingerprint}`);
   }, 60_000);
 
   it('an encrypted key headless, and a wrong passphrase: the key file, never the passphrase', async () => {
