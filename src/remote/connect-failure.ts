@@ -77,7 +77,6 @@ export class ConnectFailure extends Error {
     super(message);
     this.fatal = !isRetryable(kind);
     this.facts = Object.freeze(definedOnly(facts));
-    if (Object.keys(this.facts).length > 0) remember(this);
   }
 }
 
@@ -96,34 +95,15 @@ export function scrubbedFacts(facts: ConnectFacts): ConnectFacts {
   return out as ConnectFacts;
 }
 
-// src/runs' connect() rewraps a ConnectFailure as a ConnectError (message `cannot connect to T:
-// <the failure's message>`) without keeping the original, so the facts would be lost on the way to
-// the CLI's --json line. Until ConnectError keeps it as `cause`, the last few failures are
-// remembered and found again by that exact message: a whole-string match, not a parse of it.
-const RECENT_MAX = 32;
-const recent: ConnectFailure[] = [];
-function remember(f: ConnectFailure): void {
-  recent.push(f);
-  if (recent.length > RECENT_MAX) recent.shift();
-}
-
 /**
  * The facts of a connection failure: a ConnectFailure's own, else those of the failure it wraps
- * (`cause`, or one rewrapped with its whole message as the tail of the new one). `{}` when none:
- * an error from elsewhere, or an older one made without facts.
+ * (`cause`: src/runs' ConnectError keeps it). `{}` when none: an error from elsewhere, or an older
+ * one made without facts.
  */
 export const connectFactsOf = (err: unknown): ConnectFacts => factsOf(err, 0);
 
 function factsOf(err: unknown, depth: number): ConnectFacts {
   if (err instanceof ConnectFailure) return { ...err.facts };
   if (!(err instanceof Error) || depth > 4) return {};
-  if (err.cause !== undefined) {
-    const inner = factsOf(err.cause, depth + 1);
-    if (Object.keys(inner).length > 0) return inner;
-  }
-  for (let i = recent.length - 1; i >= 0; i--) {
-    const m = recent[i].message;
-    if (err.message === m || err.message.endsWith(`: ${m}`)) return { ...recent[i].facts };
-  }
-  return {};
+  return err.cause !== undefined ? factsOf(err.cause, depth + 1) : {};
 }

@@ -44,8 +44,10 @@ export class ConnectError extends Error {
   constructor(
     message: string,
     readonly kind: ConnectFailureKind,
+    // The ConnectFailure it rewraps: its facts (host:port, fingerprint, key file) reach --json.
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.fatal = !isRetryable(kind);
     this.exitCode = this.fatal ? 2 : 4;
   }
@@ -69,6 +71,6 @@ export async function connect(
     // Anything the transport did not name (it names every failure it knows) counts as not
     // reaching the host: retrying is the one thing left to try.
     const kind = err instanceof ConnectFailure ? err.kind : 'unreachable';
-    throw new ConnectError(`cannot connect to ${target.name}: ${err instanceof Error ? err.message : String(err)}`, kind);
+    throw new ConnectError(`cannot connect to ${target.name}: ${err instanceof Error ? err.message : String(err)}`, kind, err);
   }
 }

@@ -146,6 +146,8 @@ describe('connection failures carry their facts', () => {
     const f = await failure({ host: s.alias, sshConfigFile: missing });
     expect(f.kind).toBe('ssh-settings');
     expect(f.facts).toEqual({ alias: s.alias, sshConfigFile: missing });
-    expect(connectFactsOf(new Error(`cannot connect to head: ${f.message}`))).toEqual(f.facts);
+    // Rewrapped (src/runs' ConnectError keeps the failure as its cause): the facts are found there.
+    expect(connectFactsOf(new Error(`cannot connect to head: ${f.message}`, { cause: f }))).toEqual(f.facts);
+    expect(connectFactsOf(new Error(`cannot connect to head: ${f.message}`))).toEqual({});
   }, 30_000);
 });
