@@ -141,6 +141,10 @@ describe('connectProblem', () => {
     expect(rows('auth-failed').at(-1)).toBe('    r connects again once that is done');
     expect(rows('host-key-revoked').join('\n')).not.toContain('connects again');
     expect(rows('handshake-failed', 200).at(-1)).toBe(`    details: ${MESSAGES['handshake-failed']}`);
+    // A failure without facts has its specifics only in its words: they are shown.
+    const bare = connectProblemRows(connectProblem('gpu', new ConnectFailure('unreachable', 'connect ETIMEDOUT 10.9.9.9:22')), 200).map(lineText);
+    expect(bare.at(-1)).toContain('details: ');
+    expect(bare.at(-1)).toContain('10.9.9.9:22');
   });
 
   it('never shows a secret, whatever the message or the facts hold', () => {
