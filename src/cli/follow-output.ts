@@ -99,6 +99,10 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
       else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
       report(alerts.push(e));
     },
+    // The Slurm wall-time rule: the trainer's checkpoint saves date the last recover checkpoint,
+    // and the job's end (squeue, every minute: an admin may move it) says when the allocation ends.
+    onSave: (s) => report(alerts.push(s)),
+    onSlurmEnd: (end) => report(alerts.setSlurmEndTime(end)),
     onState: (s) => {
       // An ended run has no hang to report (a run killed without an error record would otherwise
       // get a stall line before its state says it failed).

@@ -11,15 +11,14 @@
 // now: no zone, no skew) and counted (countSilence, measureLogSilence), so the hang is reported as
 // soon as the backlog is read, not 3x the median step later: exactly, as the cockpit does (counted
 // when reading reaches the size measured, never at a pause inside the backlog).
-import { RunAlerts } from '../health/index.js';
+import { RunAlerts, type HealthEvent } from '../health/index.js';
 import { MetricsStore, type Alert } from '../metrics/index.js';
 import type { Transport } from '../remote/transport.js';
-import type { TrainerEvent } from '../trainer-log/index.js';
 
 export interface FollowAlertsOptions {
   /** rollout.max_head_offpolicyness (staleness rules). */
   maxHeadOffpolicyness?: number;
-  /** recover.freq_secs (Slurm wall-time rule, with slurmEndTime). */
+  /** recover.freq_secs (the Slurm wall-time rule, with setSlurmEndTime and the checkpoint saves). */
   recoverFreqSecs?: number;
   /** Our wall clock (default Date.now): arrivals, ticks and when a silence was measured. */
   clock?: () => number;
@@ -172,8 +171,10 @@ export class FollowAlerts {
     });
   }
 
-  /** Feeds one event (arrived at wall-clock `arrivedMs`); returns the alerts that fired with it. */
-  push(e: TrainerEvent, arrivedMs: number = this.clock()): Alert[] {
+  /** Feeds one event, or a checkpoint save in log order among them (followRun's onSave: it dates
+   *  the last recover checkpoint), arrived at wall-clock `arrivedMs`; returns the alerts that
+   *  fired with it. */
+  push(e: HealthEvent, arrivedMs: number = this.clock()): Alert[] {
     this.pushes++;
     this.onPush?.();
     return this.alerts.ingest(e, arrivedMs);
@@ -189,6 +190,15 @@ export class FollowAlerts {
   /** The run has ended (its state says so): no hang alert (no step is coming). */
   setEnded(ended: boolean): void {
     this.alerts.setEnded(ended);
+  }
+
+  /** The run's Slurm job ends at `end` (squeue %e, the cluster's zone-less local time: the log's
+   *  clock), or null (not on Slurm, no end known). Evaluates now and returns what fired: the
+   *  wall-time rule warns when the end comes before the next recover checkpoint plus a step, and
+   *  stops standing once `scontrol update TimeLimit=` moved the end past it (takeCleared). */
+  setSlurmEndTime(end: string | null, wallMs: number = this.clock()): Alert[] {
+    this.alerts.setSlurmEndTime(end);
+    return this.tick(wallMs);
   }
 
   /**

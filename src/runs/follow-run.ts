@@ -4,12 +4,17 @@
 // by offset, never by "step number already seen" (steps legitimately repeat after a resume).
 import type { Transport, FollowHandle, FollowProblem } from '../remote/transport.js';
 import { TrainerLogParser, type TrainerEvent } from '../trainer-log/index.js';
+import type { CheckpointSaveEvent } from '../health/index.js';
+import { CheckpointSaves } from './checkpoint-saves.js';
 
 export interface FollowRunOptions {
   /** Continue from this byte offset (with the same `parser`, so a record cut mid-way completes). */
   fromOffset?: number;
   parser?: TrainerLogParser;
   onEvent(e: TrainerEvent): void;
+  /** The trainer's `Saving … checkpoints` records (no event of the contract: the health rules'),
+   *  in log order among the events (checkpoint-saves.ts). Without it they are not looked for. */
+  onSave?(e: CheckpointSaveEvent): void;
   /** The log was truncated or replaced: what came before no longer applies. */
   onReset?(reason: string): void;
   /** The log cannot be followed although the connection works (what, where, what to do), or null:
@@ -34,13 +39,23 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
   let consumed = opts.fromOffset ?? 0;
   let handle: FollowHandle | null = null;
   let closed = false;
-  const emit = (events: TrainerEvent[]) => {
-    for (const e of events) opts.onEvent(e);
+  const onSave = opts.onSave;
+  const saves = onSave ? new CheckpointSaves((e) => (e.type === 'save' ? onSave(e) : opts.onEvent(e))) : null;
+  const emit = (events: TrainerEvent[], end = false) => {
+    if (!saves) {
+      for (const e of events) opts.onEvent(e);
+      return;
+    }
+    for (const e of events) saves.event(e, true);
+    // Saves after the chunk's last record go now: a trainer stuck while saving is seen saving.
+    if (end) saves.end(true);
+    else saves.flush(true);
   };
   handle = transport.follow(logPath, consumed, (ev) => {
     if (closed) return;
     if (ev.type === 'reset') {
       parser.reset();
+      saves?.reset();
       consumed = 0;
       opts.onReset?.(ev.reason);
       return;
@@ -53,6 +68,7 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
     if (end <= consumed) return; // already parsed
     const fresh = ev.offset < consumed ? ev.bytes.subarray(consumed - ev.offset) : ev.bytes;
     consumed = end;
+    saves?.push(fresh);
     emit(parser.push(fresh));
   });
   const close = () => {
@@ -96,7 +112,7 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
         await new Promise((r) => setTimeout(r, 50));
       }
       close();
-      emit(parser.end());
+      emit(parser.end(), true);
       return drained;
     },
     close,

@@ -2,6 +2,7 @@
 // lost for good. Events go to the caller once each (byte offsets, see follow-run.ts).
 import type { Transport, FollowProblem } from '../remote/transport.js';
 import type { TrainerEvent, StepEvent } from '../trainer-log/index.js';
+import type { CheckpointSaveEvent } from '../health/index.js';
 import { isoTimeToMs } from '../trainer-log/index.js';
 import type { Target } from './targets.js';
 import type { RunState } from './run-record.js';
@@ -9,11 +10,18 @@ import { followRun } from './follow-run.js';
 import { watchRunState } from './watch-state.js';
 import { isTerminal } from './run-state.js';
 import type { RunSummary } from './list.js';
+import { SlurmEndWatch } from './slurm-job-end.js';
 
 export type FollowOutcome = { kind: 'ended'; state: RunState; detail: string } | { kind: 'disconnected'; reason: string };
 
 export interface FollowToEndOptions {
   onEvent(e: TrainerEvent): void;
+  /** The trainer's checkpoint saves, in log order among the events (for the health rules). */
+  onSave?(e: CheckpointSaveEvent): void;
+  /** A Slurm run: its latest job's end (squeue %e, null: none known), asked once the run's state is
+   *  first known and then every `jobEndPollMs` (default 60 s), told when it changes. */
+  onSlurmEnd?(end: string | null): void;
+  jobEndPollMs?: number;
   /** The log was truncated or replaced: the events after this restart from the new file's start
    *  (a `--follow --json` reader cannot tell them from a resume's repeated steps otherwise). */
   onReset?(reason: string): void;
@@ -27,14 +35,19 @@ export function followToEnd(transport: Transport, target: Target, runId: string,
   return new Promise((resolve) => {
     const follower = followRun(transport, logPath, {
       onEvent: opts.onEvent,
+      ...(opts.onSave ? { onSave: opts.onSave } : {}),
       ...(opts.onReset ? { onReset: opts.onReset } : {}),
       ...(opts.onProblem ? { onProblem: opts.onProblem } : {}),
     });
     let done = false;
+    // The job end is asked about the run as the state watcher last saw it (its latest job: a
+    // requeue or an --auto-resume chain moves it), from the first state on.
+    let jobEnd: SlurmEndWatch | null = null;
     const finish = (o: FollowOutcome, drain: boolean) => {
       if (done) return;
       done = true;
       watcher.stop();
+      jobEnd?.close();
       offState();
       if (drain) {
         // A run that ended while the log's tail could not be read (the connection failed during
@@ -51,10 +64,20 @@ export function followToEnd(transport: Transport, target: Target, runId: string,
     const offState = transport.onState((s) => {
       if (s.state === 'failed') finish({ kind: 'disconnected', reason: s.reason }, false);
     });
+    const onSlurmEnd = opts.onSlurmEnd;
     const watcher = watchRunState(transport, target, runId, {
       intervalMs: opts.pollMs ?? 2000,
       onChange: (s) => {
         opts.onState?.(s);
+        if (onSlurmEnd && !jobEnd && !done && s.record.backend === 'slurm') {
+          jobEnd = new SlurmEndWatch({
+            conn: { target, transport },
+            runId,
+            findRun: () => (watcher.current ? { run: watcher.current } : null),
+            onEnd: onSlurmEnd,
+            ...(opts.jobEndPollMs !== undefined ? { intervalMs: opts.jobEndPollMs } : {}),
+          }).start();
+        }
         // A Slurm TIMEOUT with a queued resubmission is reported as pending, not terminal.
         if (isTerminal(s.state)) finish({ kind: 'ended', state: s.state, detail: s.detail }, true);
       },
