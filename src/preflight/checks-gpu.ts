@@ -101,10 +101,14 @@ export function checkGpus(input: PreflightInput): CheckResult {
   const probedNodes = nodes.filter((n) => !n.error).length;
   const capacity = probedNodes < nNodes && head && !head.error ? head.gpus.length * nNodes : total;
   const need = input.allocationGpus;
-  if (need !== null && need > capacity) {
-    problems.push(`allocation_mode needs ${need} GPUs but ${probedNodes < nNodes ? `${nNodes} nodes like ${f.host} have` : 'the target has'} ${capacity}`);
+  // No node answered: no count to compare (the node errors say why); the need is still said.
+  const short = need !== null && probedNodes > 0 && need > capacity;
+  if (short) {
+    const have = probedNodes < nNodes && head && !head.error ? `${nNodes} nodes like ${f.host} have` : probedNodes < nodes.length ? 'the nodes that answered have' : 'the target has';
+    problems.push(`allocation_mode needs ${need} GPUs but ${have} ${capacity}`);
   }
-  const seen = [...seenParts, ...(need !== null ? [`allocation_mode needs ${need}`] : [])].join('; ');
+  // The need is said once: in the problem when it is short, otherwise beside what was seen.
+  const seen = [...seenParts, ...(need !== null && !short ? [`allocation_mode needs ${need}`] : [])].join('; ');
   if (problems.length > 0) {
     return { id: 'gpus', result: 'error', seen: [...problems, ...(seen ? [seen] : [])].join('; '), todo: 'Run on nodes with enough GPUs (check nvidia-smi there), or change allocation_mode / cluster.n_gpus_per_node / cluster.n_nodes to what the nodes have.' };
   }
