@@ -53,9 +53,9 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
   // The ssh host as written (an alias, user@host) beside the address it resolved to: which of
   // the two is wrong is the first question when a host cannot be reached. Through a jump host,
   // the hop that could not reach it is the other thing to check.
-  // A target written as the address itself (`user@10.0.0.7:2222`) is not said twice.
+  // A target written as the address itself (`user@10.0.0.7:2222`) is said once, as written.
   const written = facts.alias?.replace(/^[^@]*@/, '');
-  const named = address === undefined ? target : written && written !== address && written !== facts.host ? `${facts.alias} at ${address}` : address;
+  const named = address === undefined ? target : !written ? address : written !== address && written !== facts.host ? `${facts.alias} at ${address}` : facts.alias!.slice(0, facts.alias!.length - written.length) + address;
   const host = facts.jumpHost ? `${named} through ${facts.jumpHost}` : named;
   const keyName = keyNameOf(facts);
   const keyOf = keyName?.shown ?? target;

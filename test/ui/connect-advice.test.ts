@@ -103,9 +103,9 @@ describe('connectProblem', () => {
     const jumped = connectProblem('gpu', new ConnectFailure('unreachable', 'x', { alias: 'gpu', host: '10.0.0.7', port: 22, jumpHost: 'bastion' }));
     expect(jumped.what).toBe('cannot reach gpu at 10.0.0.7:22 through bastion');
     expect(jumped.facts).toEqual({ alias: 'gpu', host: '10.0.0.7', port: 22, jumpHost: 'bastion' });
-    // A target written as its address is said once.
+    // A target written as its address is said once, as written.
     const direct = connectProblem('u@10.0.0.7:2222', new ConnectFailure('timeout', 'x', { alias: 'u@10.0.0.7:2222', user: 'u', host: '10.0.0.7', port: 2222 }));
-    expect(direct.what).toBe('10.0.0.7:2222 did not answer the SSH handshake in time');
+    expect(direct.what).toBe('u@10.0.0.7:2222 did not answer the SSH handshake in time');
   });
 
   it('a failure without facts (an older error object) is named by its target, its message kept whole', () => {
