@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, EXIT } from './errors.js';
+import { FaultSpecError, parseFaults } from '../sim/faults.js';
 import type { LocalTransport } from '../remote/index.js';
 import type { Target } from '../runs/index.js';
 import type { StepEvent } from '../trainer-log/events.js';
@@ -36,6 +37,15 @@ function parseArgs(args: string[]): DemoArgs {
     else throw new CliError(`--demo: unknown argument '${a}' (options: --keep, --sim-speed X, --fault SPEC)`, EXIT.usage);
   }
   if (out.speed !== 'instant' && !(Number(out.speed) > 0)) throw new CliError(`--sim-speed wants a positive number or 'instant', got '${out.speed}'`, EXIT.usage);
+  // Read as the simulator will read it: a bad SPEC is bad input here, not a demo run that fails at once.
+  if (out.fault !== null) {
+    try {
+      parseFaults(out.fault);
+    } catch (e) {
+      if (!(e instanceof FaultSpecError)) throw e;
+      throw new CliError(`--fault: ${e.message}`, EXIT.usage);
+    }
+  }
   return out;
 }
 
