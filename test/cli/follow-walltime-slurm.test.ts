@@ -17,6 +17,7 @@ import { slurmTargetArgs } from '../harness/slurm-target.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { waitFor } from '../harness/wait.js';
 import { sentinelCli } from '../runs/cli-process.js';
+import { localNaiveNow, shiftLog } from '../harness/log-clock.js';
 
 const TITLE = 'Slurm time limit before the next checkpoint';
 /** What the rule says with the checkpoint dated by the save record (without it: due within minutes,
@@ -24,17 +25,6 @@ const TITLE = 'Slurm time limit before the next checkpoint';
  *  on the log's clock (the save itself, read in the backlog: the checkpoint due in ~60 min then). */
 const DETAIL = /the allocation ends in \d+ min( \d+ s)?; the next recover checkpoint is due in ~([3-5]\d|60) min( \d+ s)? plus a step of ~\d+ min( \d+ s)?: the steps after step 5 would be lost/;
 
-/** `20260525-12:09:55.899` in the fixture, moved by `shiftMs` (the log's zone-less local time). */
-function shiftLog(text: string, shiftMs: number): string {
-  return text.replace(/(\d{4})(\d\d)(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\b/g, (_m, y, mo, d, h, mi, s, ms) => {
-    const t = new Date(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s, +ms) + shiftMs);
-    const p = (n: number, w = 2) => String(n).padStart(w, '0');
-    return `${t.getUTCFullYear()}${p(t.getUTCMonth() + 1)}${p(t.getUTCDate())}-${p(t.getUTCHours())}:${p(t.getUTCMinutes())}:${p(t.getUTCSeconds())}.${p(t.getUTCMilliseconds(), 3)}`;
-  });
-}
-
-/** This machine's local time now, as a zone-less UTC-read epoch (the log's clock, and squeue's). */
-const localNaiveNow = () => Date.now() - new Date().getTimezoneOffset() * 60_000;
 
 describe('follow on a real Slurm job: the wall-time rule', { timeout: 180_000 }, () => {
   let slurm: SlurmCluster;

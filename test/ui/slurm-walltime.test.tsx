@@ -22,6 +22,7 @@ import type { TrainerLinesView } from '../../src/ui/session/types.js';
 import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
 import { waitFor } from '../harness/wait.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
+import { localNaiveNow, shiftLog } from '../harness/log-clock.js';
 
 const WALLTIME = 'health/slurm/walltime';
 const at = (min: number) => `2026-05-25T12:${String(min).padStart(2, '0')}:00.000`;
@@ -70,17 +71,6 @@ describe('RunRecords: the wall-time rule with the job end', () => {
   });
 });
 
-/** `20260525-12:09:55.899` in the fixture, moved by `shiftMs` (the log's zone-less local time). */
-function shiftLog(text: string, shiftMs: number): string {
-  return text.replace(/(\d{4})(\d\d)(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{3})\b/g, (_m, y, mo, d, h, mi, s, ms) => {
-    const t = new Date(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s, +ms) + shiftMs);
-    const p = (n: number, w = 2) => String(n).padStart(w, '0');
-    return `${t.getUTCFullYear()}${p(t.getUTCMonth() + 1)}${p(t.getUTCDate())}-${p(t.getUTCHours())}:${p(t.getUTCMinutes())}:${p(t.getUTCSeconds())}.${p(t.getUTCMilliseconds(), 3)}`;
-  });
-}
-
-/** This machine's local time now, as a zone-less UTC-read epoch (the log's clock). */
-const localNaiveNow = () => Date.now() - new Date().getTimezoneOffset() * 60_000;
 
 describe('the cockpit on a real Slurm job', () => {
   let slurm: SlurmCluster;
