@@ -7,9 +7,20 @@ import type { ConnectProblem } from '../session/types.js';
 
 const INDENT = '    ';
 
-/** The target's own row: `NAME  not connected: WHAT` (the caller adds nothing after it). */
-export function connectProblemHead(p: ConnectProblem): Line {
-  return [{ t: p.target, bold: true, c: 'accent' }, { t: '  ' }, { t: `not connected: ${p.what}`, c: 'bad', bold: true }];
+/** The target's own row, `NAME  not connected: WHAT`, wrapped to `width` (the caller adds nothing
+ *  after it). Never cut: WHAT ends with the host:port and the error kind, the facts that tell a refused
+ *  port from a name that does not resolve; continuation lines are indented like the rows below. */
+export function connectProblemHead(p: ConnectProblem, width: number): Line[] {
+  const lead = `${p.target}  `;
+  const text = `not connected: ${p.what}`.split(/\s+/).filter(Boolean).join(' ');
+  const room = Math.max(20, width - INDENT.length);
+  // The first line has what the name leaves; a name too long for any of it puts WHAT below.
+  const firstRoom = width - [...lead].length;
+  const first = firstRoom >= 20 ? (wrap(text, firstRoom)[0] ?? '') : '';
+  const rest = text.slice(first.length).trimStart();
+  const out: Line[] = [[{ t: p.target, bold: true, c: 'accent' }, { t: '  ' }, { t: first, c: 'bad', bold: true }]];
+  for (const t of rest ? wrap(rest, room) : []) out.push([{ t: INDENT }, { t, c: 'bad', bold: true }]);
+  return out;
 }
 
 /** The rows below it: what to do, then the details when the advice refers to them. */

@@ -31,7 +31,7 @@ export function runsLines(targets: TargetSummary[], cursor: number, now: number,
   const rows: { line: Line; selected: boolean }[] = [];
   for (const t of targets) {
     if (t.connectProblem && t.connection.state === 'failed') {
-      rows.push({ line: connectProblemHead(t.connectProblem), selected: false });
+      rows.push(...connectProblemHead(t.connectProblem, width).map((line) => ({ line, selected: false })));
       rows.push(...connectProblemRows(t.connectProblem, width).map((line) => ({ line, selected: false })));
       continue;
     }

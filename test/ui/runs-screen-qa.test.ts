@@ -1,0 +1,58 @@
+// QA defects on the Runs screen, as a person at an 80x24 or 60x20 terminal saw them: the head line
+// of a target that could not connect was cut (the port and the error kind lost), and a run's
+// "last step" age showed `—` until the run was opened although its step was known.
+import { describe, expect, it } from 'vitest';
+import { ConnectFailure } from '../../src/remote/connect-failure.js';
+import { connectProblem } from '../../src/ui/connect-advice.js';
+import { lineText } from '../../src/ui/lines.js';
+import { runsLines } from '../../src/ui/screens/runs.js';
+import type { TargetSummary } from '../../src/ui/session/types.js';
+
+function failed(name: string, failure: ConnectFailure): TargetSummary {
+  return { name, connection: { state: 'failed' } as TargetSummary['connection'], runs: [], connectProblem: connectProblem(name, failure) };
+}
+
+const refused = failed(
+  'refused',
+  new ConnectFailure('unreachable', 'cannot reach qa@127.0.0.1:1 at 127.0.0.1:1 (ECONNREFUSED): connect ECONNREFUSED 127.0.0.1:1', {
+    alias: 'qa-gpu-refused',
+    user: 'qa',
+    host: '127.0.0.1',
+    port: 1,
+    errno: 'ECONNREFUSED',
+  }),
+);
+const nodns = failed(
+  'nodns',
+  new ConnectFailure('unreachable', 'cannot reach nosuchhost-qa5.invalid at nosuchhost-qa5.invalid:22 (ENOTFOUND): getaddrinfo ENOTFOUND', {
+    alias: 'nosuchhost-qa5.invalid',
+    host: 'nosuchhost-qa5.invalid',
+    port: 22,
+    jumpHost: 'bastion.example.org',
+    errno: 'ENOTFOUND',
+  }),
+);
+
+describe('Runs screen: a target that could not connect', () => {
+  for (const [width, height] of [
+    [80, 24],
+    [60, 20],
+  ]) {
+    it(`says what happened whole at ${width}x${height}, wrapped, never cut`, () => {
+      const text = runsLines([refused, nodns], 0, Date.now(), width, height).map(lineText);
+      // The title and the column header are the screen's own; the rows below are the targets'.
+      for (const l of text.slice(2)) expect([...l].length).toBeLessThanOrEqual(width);
+      const joined = text.join(' ').replace(/\s+/g, ' ');
+      for (const t of [refused, nodns]) {
+        const p = t.connectProblem!;
+        // Longer than the screen: the case the QA pass saw cut.
+        expect(`${t.name}  not connected: ${p.what}`.length).toBeGreaterThan(width);
+        expect(joined).toContain(`${t.name} not connected: ${p.what}`.replace(/\s+/g, ' '));
+        expect(joined).toContain(`what to do: ${p.todo}`.replace(/\s+/g, ' '));
+      }
+      expect(joined).toContain('127.0.0.1:1 (ECONNREFUSED)');
+      expect(joined).toContain('nosuchhost-qa5.invalid:22');
+      expect(text.some((l) => l.includes('…'))).toBe(false);
+    });
+  }
+});
