@@ -3,7 +3,6 @@
 import { CliError, EXIT } from './errors.js';
 import { flushStdio } from './stdio.js';
 import { giveBackCaCerts } from './launcher-env.js';
-import { reportJsonError } from './json-errors.js';
 
 giveBackCaCerts(process.env);
 
@@ -45,7 +44,8 @@ let code: number;
 try {
   code = await dispatch(process.argv.slice(2));
 } catch (err) {
-  reportJsonError(process.argv.slice(2), err);
+  // Loaded on failure only: it brings the connection-failure and secret-scrubbing modules.
+  (await import('./json-errors.js')).reportJsonError(process.argv.slice(2), err);
   if (err instanceof CliError) {
     process.stderr.write(`awrl-tui: ${err.message}\n`);
     code = err.exitCode;
