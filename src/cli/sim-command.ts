@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, EXIT } from './errors.js';
 import { simInit } from '../sim/init.js';
+import { MakeDirError } from '../sim/make-dirs.js';
 import { simMain } from '../sim/main.js';
 
 const USAGE = 'usage: awrl-tui sim init DIR | awrl-tui sim run [--sim-speed X|instant] --config FILE [OVERRIDE...]';
@@ -13,7 +14,14 @@ export async function run(args: string[]): Promise<number> {
   const distDir = dirname(dirname(fileURLToPath(import.meta.url)));
   if (sub === 'init') {
     if (rest.length !== 1 || rest[0].startsWith('-')) throw new CliError(`sim init takes one directory. ${USAGE}`, EXIT.usage);
-    const r = simInit(rest[0], distDir, dirname(distDir));
+    let r: ReturnType<typeof simInit>;
+    try {
+      r = simInit(rest[0], distDir, dirname(distDir));
+    } catch (err) {
+      // A directory that cannot be made is bad input (exit 2), said in one line.
+      if (err instanceof MakeDirError) throw new CliError(`sim init: ${err.message}`, EXIT.usage);
+      throw err;
+    }
     process.stdout.write(
       `Simulated AsyncWebRL checkout in ${r.dir}\n` +
         `  trainer:    cd ${r.dir} && python3 webgym/train.py --config ${r.config ?? 'FILE'}\n` +

@@ -8,9 +8,10 @@
 //                         steps per epoch from the train file's line count, as the trainer does
 // Paths to node and to the project are absolute and baked in, so the shim works from any shell.
 // With DIR/bin on PATH (for the fake nvidia-smi), the checkout passes `awrl-tui preflight`.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { makeDirs } from './make-dirs.js';
 
 export interface InitResult {
   dir: string;
@@ -43,7 +44,7 @@ export function writeWebgymTasks(file: string, count: number, split = 'train'): 
 
 /** A model directory as the trainer and pre-flight expect it: config.json (no weights: the simulator needs none). */
 function writeFakeModel(modelDir: string): void {
-  mkdirSync(modelDir, { recursive: true });
+  makeDirs(modelDir);
   const config = {
     architectures: ['Qwen3VLForConditionalGeneration'],
     model_type: 'qwen3_vl',
@@ -87,9 +88,9 @@ export function nvidiaSmiText(nodePath: string, smiJs: string, statePath: string
 /** `distDir` is the project's dist/ (where sim/main.js lives); `projectRoot` holds configs/. */
 export function simInit(dirArg: string, distDir: string, projectRoot: string, nodePath = process.execPath): InitResult {
   const dir = resolve(dirArg);
-  mkdirSync(join(dir, 'webgym'), { recursive: true });
-  mkdirSync(join(dir, 'bin'), { recursive: true });
-  mkdirSync(join(dir, 'state'), { recursive: true });
+  makeDirs(join(dir, 'webgym'));
+  makeDirs(join(dir, 'bin'));
+  makeDirs(join(dir, 'state'));
   const trainPy = join(dir, 'webgym', 'train.py');
   writeFileSync(trainPy, trainPyText(nodePath, join(distDir, 'sim', 'main.js')));
   chmodSync(trainPy, 0o755);
@@ -99,7 +100,7 @@ export function simInit(dirArg: string, distDir: string, projectRoot: string, no
   const modelDir = join(dir, 'models', 'Qwen3-VL-8B-Instruct');
   writeFakeModel(modelDir);
   const dataDir = join(dir, 'data', 'webgym_tasks');
-  mkdirSync(dataDir, { recursive: true });
+  makeDirs(dataDir);
   const trainDataset = join(dataDir, 'train.jsonl');
   const validDataset = join(dataDir, 'test.jsonl');
   writeWebgymTasks(trainDataset, SIM_TRAIN_TASKS, 'train');
@@ -115,7 +116,7 @@ export function simInit(dirArg: string, distDir: string, projectRoot: string, no
     if (doc.hasIn(['test_rollout', 'base_model_checkpoint'])) doc.setIn(['test_rollout', 'base_model_checkpoint'], modelDir);
     doc.setIn(['train_dataset', 'path'], trainDataset);
     doc.setIn(['valid_dataset', 'path'], validDataset);
-    mkdirSync(join(dir, 'configs'), { recursive: true });
+    makeDirs(join(dir, 'configs'));
     config = join(dir, 'configs', 'sim_local.yaml');
     writeFileSync(config, doc.toString());
   }

@@ -2,7 +2,7 @@
 // main.log, merged.log and stdout; worker records to merged.log + <role>.log (local, slurm) or to the
 // controller's stdout through Ray's per-line prefix (ray). Appends synchronously so a reader that
 // follows the files by byte offset always sees whole records.
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type LogRecord,
@@ -17,6 +17,7 @@ import {
 import type { TruthEvent, Output } from './truth.js';
 import type { TrainerEvent } from '../trainer-log/events.js';
 import type { SchedulerType } from './plan.js';
+import { makeDirs } from './make-dirs.js';
 
 export interface OutputOptions {
   logDir: string;
@@ -36,7 +37,7 @@ export class SimOutput {
 
   /** The trainer sets up main.log/merged.log only once its config is read: before that, stdout only. */
   startFileLogging(): void {
-    mkdirSync(this.o.logDir, { recursive: true });
+    makeDirs(this.o.logDir);
     this.fileLogging = true;
   }
 

@@ -1,9 +1,10 @@
 // The trainer's recover bookkeeping on disk: recover_info/step_info.json (what a restart resumes
 // from) and the simulator's own memo beside it (how many times this trial started, which one-shot
 // crash faults already fired). Small synchronous I/O.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SimPlan } from './plan.js';
+import { makeDirs } from './make-dirs.js';
 
 export interface StepInfo {
   epoch: number;
@@ -27,7 +28,7 @@ export function readStepInfo(plan: SimPlan): StepInfo | null {
 
 /** 0-based coordinates of the last completed step, as the trainer's recover handler writes them. */
 export function writeStepInfo(plan: SimPlan, info: StepInfo): void {
-  mkdirSync(recoverInfoDir(plan), { recursive: true });
+  makeDirs(recoverInfoDir(plan));
   // json.dump(asdict(step_info), f, indent=4): dataclass field order, 4-space indent, no final newline.
   const ordered = { epoch: info.epoch, epoch_step: info.epoch_step, global_step: info.global_step, steps_per_epoch: info.steps_per_epoch };
   writeFileSync(join(recoverInfoDir(plan), 'step_info.json'), JSON.stringify(ordered, null, 4));
@@ -52,7 +53,7 @@ export function readMemo(plan: SimPlan): SimMemo {
 }
 
 export function writeMemo(plan: SimPlan, memo: SimMemo): void {
-  mkdirSync(plan.ckptDir, { recursive: true });
+  makeDirs(plan.ckptDir);
   writeFileSync(memoPath(plan), JSON.stringify(memo));
 }
 
@@ -64,7 +65,7 @@ export function ensureWandbId(plan: SimPlan, nowMs: number): string {
   const d = new Date(nowMs);
   const z = (n: number): string => String(n).padStart(2, '0');
   const suffix = `${d.getFullYear()}_${z(d.getMonth() + 1)}_${z(d.getDate())}_${z(d.getHours())}_${z(d.getMinutes())}_${z(d.getSeconds())}`;
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   writeFileSync(p, suffix);
   return suffix;
 }

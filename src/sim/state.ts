@@ -1,7 +1,8 @@
 // The live state the fake nvidia-smi reads: which phase the simulated trainer is in, on what cluster.
 // Written atomically (tmp + rename) on every phase change. Shape shared by trainer and nvidia-smi.
-import { mkdirSync, renameSync, writeFileSync, readFileSync } from 'node:fs';
+import { renameSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeDirs } from './make-dirs.js';
 
 export type StatePhase =
   | 'starting'
@@ -33,7 +34,7 @@ export function writeState(paths: readonly string[], s: SimState): void {
   const text = JSON.stringify(s) + '\n';
   for (const p of paths) {
     try {
-      mkdirSync(dirname(p), { recursive: true });
+      makeDirs(dirname(p));
       const tmp = `${p}.${process.pid}.tmp`;
       writeFileSync(tmp, text);
       renameSync(tmp, p);
