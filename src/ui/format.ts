@@ -78,6 +78,20 @@ export function ageSeconds(time: string | number | null | undefined, now: number
   return Math.max(0, (now - t) / 1000);
 }
 
+/** "last step …": its age (`12 s ago`), or, when its time is ahead of this clock by more than a
+ *  tick (a simulator's log time, a head whose clock or time zone is ahead), the time itself as the
+ *  log wrote it (`at 20:44:43`, with the date when not today): an age clamped to 0 would read
+ *  "0 s ago" and never change. */
+export function lastStepWhen(at: number | null, now: number): string {
+  if (at === null || !Number.isFinite(at)) return '—';
+  if (at <= now + 2000) return `${formatAge(Math.max(0, (now - at) / 1000))} ago`;
+  const d = new Date(at);
+  const n = new Date(now);
+  const p2 = (v: number) => String(v).padStart(2, '0');
+  const day = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate() ? '' : `${d.getFullYear()}-${p2(d.getMonth() + 1)}-${p2(d.getDate())} `;
+  return `at ${day}${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}`;
+}
+
 /** Compact duration for tight columns: "42s", "8m30s", "2h05m". */
 export function formatShortDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '—';

@@ -1,5 +1,5 @@
 // The dashboard's two header lines: who/where/how connected, then progress and timing.
-import { fit, fitMiddle, formatAge } from '../format.js';
+import { fit, fitMiddle, formatAge, lastStepWhen } from '../format.js';
 import type { Line, Seg } from '../lines.js';
 import { ENDED_STATES, type ConnectionState, type DashboardFigures, type LogReadEnd, type RunState } from '../session/types.js';
 
@@ -76,7 +76,7 @@ export function headerLines(p: HeaderProps): Line[] {
   const rest = ` on ${p.target} │ ${conn.t} │ ${state.t}${polling}`.length;
   const id = fitMiddle(p.runId, Math.max(12, width - rest));
   // Figures by how much they are missed when left out: the epoch, then the elapsed time, then the ETA.
-  const age: Seg = { t: ageS === null ? '—' : `${formatAge(ageS)} ago`, c: stale ? 'warn' : undefined };
+  const age: Seg = { t: lastStepWhen(f.lastStepAt, p.now), c: stale ? 'warn' : undefined };
   const parts = [`  ${epoch}`, `  elapsed ${formatAge(elapsedS)}`, `  ETA ${formatAge(etaS)}`];
   const fixed = step.length + '  last step '.length + age.t.length;
   while (parts.length && fixed + parts.join('').length > width) parts.shift();

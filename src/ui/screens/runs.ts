@@ -1,5 +1,5 @@
 // Runs screen: targets and their runs (state, step, reward, age of the last step).
-import { cell, fit, fitMiddle, formatAge, formatNumber, ageSeconds } from '../format.js';
+import { cell, fit, fitMiddle, formatNumber, lastStepWhen } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import { connectionText, runStateSeg } from '../panels/header.js';
 import type { RunSummary, TargetSummary } from '../session/types.js';
@@ -41,14 +41,13 @@ export function runsLines(targets: TargetSummary[], cursor: number, now: number,
     });
     for (const r of t.runs) {
       const selected = index === cursor;
-      const age = ageSeconds(r.lastStepAt, now);
       const state = runStateSeg(r.state);
       rows.push({
         selected,
         line: [
           { t: (selected ? '▸ ' : '  ') + cell(fitMiddle(r.id, idW), idW) + ' ', inverse: selected },
           { ...state, t: cell(state.t, 10) },
-          { t: cell(r.step !== null ? `${r.step}/${r.totalSteps ?? '?'}` : '—', 12) + cell(formatNumber(r.reward), 10) + (age === null ? '—' : `${formatAge(age)} ago`) },
+          { t: cell(r.step !== null ? `${r.step}/${r.totalSteps ?? '?'}` : '—', 12) + cell(formatNumber(r.reward), 10) + lastStepWhen(r.lastStepAt, now) },
         ],
       });
       index++;
