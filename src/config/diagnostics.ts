@@ -29,7 +29,22 @@ export function formatDiagnostic(d: Diagnostic, fileName: string): string {
     : d.line !== undefined
       ? `${d.file ?? fileName}:${d.line}:${d.col ?? 1}`
       : `${d.file ?? fileName}`;
-  return `${where}: ${d.severity} ${d.code} ${d.message}`;
+  return oneLine(`${where}: ${d.severity} ${d.code} ${d.message}`);
+}
+
+/**
+ * Control characters in a diagnostic (a value from a block scalar `seed: |` ends in a newline) written
+ * as Python's repr writes them ('bad\n', '\t', '\x01', '\u2028'): each diagnostic stays one line, as
+ * scripts and the cockpit read them. The Diagnostic's own message keeps OmegaConf's raw text.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]/g, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    const n = c.charCodeAt(0);
+    return n > 0xff ? `\\u${n.toString(16).padStart(4, '0')}` : `\\x${n.toString(16).padStart(2, '0')}`;
+  });
 }
 
 /** Attach the position of the file line or override a value came from. */
