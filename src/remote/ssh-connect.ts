@@ -240,7 +240,13 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost
           : err.level === 'client-socket' || err.level === 'client-dns' ? 'unreachable'
           : /connection lost before handshake/i.test(err.message) ? 'closed'
           : 'handshake-failed';
-        fail(new ConnectFailure(kind, `cannot reach ${s.name} at ${s.hostname}:${s.port}${code}: ${err.message}. Is the host up and the port right?`, { ...facts, errno: err.code }));
+        // Said once: Node's socket words ("connect ECONNREFUSED 127.0.0.1:1") only repeat the errno
+        // and the address, and a target written as its address (qa@127.0.0.1:1) needs no "at".
+        const addr = `${s.hostname}:${s.port}`;
+        const named = s.name === addr || s.name.endsWith(`@${addr}`) ? s.name : `${s.name} at ${addr}`;
+        const echoesErrno = !!err.code && new RegExp(`^\\w+ ${err.code}( \\S+)?$`).test(err.message);
+        const detail = echoesErrno ? '' : `: ${err.message}`;
+        fail(new ConnectFailure(kind, `cannot reach ${named}${code}${detail}. Is the host up and the port right?`, { ...facts, errno: err.code }));
       });
       client.once('close', () => fail(hostKeyError ?? new ConnectFailure('closed', `connection to ${s.name} at ${s.hostname}:${s.port} closed during the handshake`, facts)));
 
