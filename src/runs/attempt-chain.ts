@@ -172,8 +172,21 @@ const iso = (epochS: number): string => new Date(epochS * 1000).toISOString();
  * matched to the unmarked trainer starts one to one, and only when they are as many: an attempt that
  * died before the trainer logged its start would otherwise shift every resume step onto the wrong one.
  */
-export function buildChain(record: RunRecord, state: RunState, probe: ListProbe, facts: ChainFacts): AttemptSummary[] {
+export function buildChain(
+  record: RunRecord,
+  state: RunState,
+  probe: ListProbe,
+  facts: ChainFacts,
+  tail: Pick<RunSummary, 'globalStep' | 'lastStepAt'> = {},
+): AttemptSummary[] {
   const attempts = record.attempts;
+  // A run launched once has its log read by nobody here (chainFacts scans resumed runs only): its
+  // one attempt's last step is the one the list's log tail found. Never lent to a resumed run's
+  // last attempt: the tail's step may be an earlier attempt's when the log could not be matched.
+  const tailPart: LogPart | undefined =
+    attempts.length === 1 && tail.globalStep !== undefined
+      ? { resumedFromStep: null, lastStep: tail.globalStep, lastStepAt: tail.lastStepAt ?? null }
+      : undefined;
   const firstMarked = Math.min(...Object.keys(facts.marked ?? {}).map(Number));
   const unmarked = attempts.filter((a) => a.n < firstMarked);
   const countMatched = facts.starts.length === unmarked.length;
@@ -201,7 +214,7 @@ export function buildChain(record: RunRecord, state: RunState, probe: ListProbe,
       const exitAt = a.jobId ? facts.slurmExitAt[a.jobId] : last && record.backend === 'direct' ? facts.exitAt : undefined;
       endedAt = exitAt !== undefined ? iso(exitAt) : (job?.endedAt ?? null);
     }
-    const log = logOf(a);
+    const log = logOf(a) ?? (last ? tailPart : undefined);
     return {
       n: a.n,
       reason: a.reason,

@@ -16,6 +16,8 @@ export interface RunSummary {
   detail: string;
   /** The last `Train step g/G done.` seen in the log's tail. */
   globalStep?: number;
+  /** That step's time as the log prints it (no zone), e.g. `2026-11-29T10:06:30.250`. */
+  lastStepAt?: string;
   totalSteps?: number;
   /** `rollout/reward` of that step (null when the trainer printed nan). */
   lastReward?: number | null;
@@ -56,7 +58,7 @@ export async function listRunsOnHead(transport: Transport, target: Target, opts:
   if (!opts.chain || runs.length === 0) return { runs, headNow: now };
   const facts = await chainFacts(transport, target, runsRoot(target), runs);
   const probes = parseProbes(text);
-  return { runs: runs.map((r) => ({ ...r, chain: buildChain(r.record, r.state, probes.get(r.runId) ?? EMPTY_PROBE, facts.get(r.runId) ?? emptyFacts()) })), headNow: now };
+  return { runs: runs.map((r) => ({ ...r, chain: buildChain(r.record, r.state, probes.get(r.runId) ?? EMPTY_PROBE, facts.get(r.runId) ?? emptyFacts(), r) })), headNow: now };
 }
 
 interface Raw {
@@ -130,15 +132,15 @@ export function parseListOutput(text: string): RunSummary[] {
 }
 
 
-function lastStep(tail: Buffer | undefined): Pick<RunSummary, 'globalStep' | 'totalSteps' | 'lastReward'> {
+function lastStep(tail: Buffer | undefined): Pick<RunSummary, 'globalStep' | 'lastStepAt' | 'totalSteps' | 'lastReward'> {
   if (!tail) return {};
   let bytes = tail;
   // The tail starts mid-line (mid-table, even): begin at the first full line.
   const nl = bytes.indexOf(0x0a);
   bytes = nl >= 0 ? bytes.subarray(nl + 1) : bytes;
-  let found: Pick<RunSummary, 'globalStep' | 'totalSteps' | 'lastReward'> = {};
+  let found: Pick<RunSummary, 'globalStep' | 'lastStepAt' | 'totalSteps' | 'lastReward'> = {};
   for (const e of parseLogBytes(bytes)) {
-    if (e.type === 'step') found = { globalStep: e.globalStep, totalSteps: e.totalSteps, lastReward: e.stats['rollout/reward'] ?? null };
+    if (e.type === 'step') found = { globalStep: e.globalStep, lastStepAt: e.time, totalSteps: e.totalSteps, lastReward: e.stats['rollout/reward'] ?? null };
   }
   return found;
 }
