@@ -31,3 +31,13 @@ describe('header: age of the last step of an ended run', () => {
     expect(second(props(at, at + 5 * 60_000))).toContain('last step 5 min ago');
   });
 });
+
+describe('runs list: the followed run before its records are read', () => {
+  it('keeps the listed time of the last step rather than a `—`', async () => {
+    const { withLiveRun } = await import('../../src/ui/screens/runs.js');
+    const listed = { id: 'r-1', target: 'here', state: 'running' as const, step: 9, totalSteps: 640, reward: 0.1472, lastStepAt: T0 };
+    const targets = [{ name: 'here', connection: { state: 'ready' as const }, runs: [listed] }];
+    expect(withLiveRun(targets, { ...listed, lastStepAt: null })[0].runs[0].lastStepAt).toBe(T0);
+    expect(withLiveRun(targets, { ...listed, step: 10, lastStepAt: T0 + 5000 })[0].runs[0]).toMatchObject({ step: 10, lastStepAt: T0 + 5000 });
+  });
+});

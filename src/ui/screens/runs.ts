@@ -11,10 +11,11 @@ export function flatRuns(targets: TargetSummary[]): RunSummary[] {
 }
 
 /** The list with the followed run's own summary in place of the polled one: the list is read every
- *  5 s from the log's tail and knows no time of the last step; the followed run knows both live. */
+ *  5 s from the log's tail; the followed run knows its figures live. Until the followed run has read
+ *  its records it knows no last step time: the list's (read from the tail) stays. */
 export function withLiveRun(targets: TargetSummary[], live: RunSummary | null | undefined): TargetSummary[] {
   if (!live) return targets;
-  return targets.map((t) => (t.name === live.target && t.runs.some((r) => r.id === live.id) ? { ...t, runs: t.runs.map((r) => (r.id === live.id ? { ...r, ...live } : r)) } : t));
+  return targets.map((t) => (t.name === live.target && t.runs.some((r) => r.id === live.id) ? { ...t, runs: t.runs.map((r) => (r.id === live.id ? { ...r, ...live, lastStepAt: live.lastStepAt ?? r.lastStepAt } : r)) } : t));
 }
 
 export function runsLines(targets: TargetSummary[], cursor: number, now: number, width: number, height: number): Line[] {
