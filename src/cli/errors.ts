@@ -46,14 +46,23 @@ export class CliError extends Error {
   readonly code: ErrorCode;
   /** What to do about it, when the message alone does not say (JSON `hint`; '' when none). */
   readonly hint: string;
+  /** The human line says the hint after the message (`MESSAGE; HINT`): for errors whose message
+   *  alone leaves out what to do, while --json keeps the two apart for scripts. */
+  readonly hintInLine: boolean;
   constructor(
     message: string,
     readonly exitCode: number = EXIT.usage,
-    opts: { code?: ErrorCode; hint?: string } = {},
+    opts: { code?: ErrorCode; hint?: string; hintInLine?: boolean } = {},
   ) {
     super(message);
     this.name = 'CliError';
     this.code = opts.code ?? defaultCode(exitCode);
     this.hint = opts.hint ?? '';
+    this.hintInLine = !!opts.hintInLine && this.hint !== '';
+  }
+
+  /** What stderr shows after `awrl-tui: `. */
+  get humanLine(): string {
+    return this.hintInLine ? `${this.message}; ${this.hint}` : this.message;
   }
 }

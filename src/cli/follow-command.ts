@@ -34,7 +34,11 @@ async function follow(args: string[]): Promise<number> {
   const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
   try {
     const record = await readRecord(transport, `${runsRoot(target)}/${runId}`).catch(() => null);
-    if (!record) throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)}); list them with: awrl-tui runs ${targetWords(args)}`, EXIT.usage, { code: 'run-not-found' });
+    if (!record) throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)})`, EXIT.usage, {
+        code: 'run-not-found',
+        hint: `list them with: awrl-tui runs ${targetWords(args)}`,
+        hintInLine: true,
+      });
     const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
     const evaluation = await evaluationForResume(transport, target, runId, envNames).catch(() => null);
     return await followAndPrint({

@@ -47,7 +47,7 @@ try {
   // Loaded on failure only: it brings the connection-failure and secret-scrubbing modules.
   (await import('./json-errors.js')).reportJsonError(process.argv.slice(2), err);
   if (err instanceof CliError) {
-    process.stderr.write(`awrl-tui: ${err.message}\n`);
+    process.stderr.write(`awrl-tui: ${err.humanLine}\n`);
     code = err.exitCode;
   } else {
     // An unexpected failure is a bug: say so plainly, keep the stack for the report.
