@@ -19,6 +19,8 @@ export class PyYamlError extends Error {
 /** Characters PyYAML's tests write as `'\0 \t\r\n\x85\u2028\u2029'` (the end of the text is '\0'). */
 export const BLANKZ = '\0 \t\r\n\x85\u2028\u2029';
 export const BREAKZ = '\0\r\n\x85\u2028\u2029';
+/** A space or BREAKZ: what may follow a directive's parts or a tag (PyYAML's '\0 \r\n\x85\u2028\u2029'). */
+export const SPACEZ = '\0 \r\n\x85\u2028\u2029';
 export const BREAKS = '\r\n\x85\u2028\u2029';
 export const isIn = (c: string, set: string): boolean => set.includes(c); // c is always one character
 export const isWordChar = (c: string): boolean => /^[0-9A-Za-z_-]$/.test(c);

@@ -1,7 +1,7 @@
 // PyYAML's Scanner (scanner.py): indentation, simple keys, and which token starts where, fetched
 // lazily as the parser asks, because PyYAML raises the first error met in that order (a parser
 // error on an early token wins over a scanner error further on). See pyyaml-reader.ts.
-import { BLANKZ, isIn, pyRepr } from './pyyaml-reader.js';
+import { BLANKZ, BREAKZ, isIn, pyRepr } from './pyyaml-reader.js';
 import { TokenScanner, type Token } from './pyyaml-tokens.js';
 
 interface SimpleKey {
@@ -229,7 +229,7 @@ export class Scanner extends TokenScanner {
     if (this.index === 0 && this.peek() === '\ufeff') this.forward();
     for (;;) {
       while (this.peek() === ' ') this.forward();
-      if (this.peek() === '#') while (!isIn(this.peek(), '\0\r\n\x85\u2028\u2029')) this.forward();
+      if (this.peek() === '#') while (!isIn(this.peek(), BREAKZ)) this.forward();
       if (!this.scanLineBreak()) return;
       if (!this.flowLevel) this.allowSimpleKey = true;
     }

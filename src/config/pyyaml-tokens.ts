@@ -1,7 +1,7 @@
 // The token scanners of PyYAML's scanner.py (directives, anchors, tags, block, quoted and plain
 // scalars), kept to what decides where a token ends and whether PyYAML raises: the values are not
 // built (the yaml package gives them). Same order of checks and same messages as PyYAML.
-import { BLANKZ, BREAKS, BREAKZ, isIn, isWordChar, pyRepr, PyYamlError, Reader } from './pyyaml-reader.js';
+import { BLANKZ, BREAKS, BREAKZ, SPACEZ, isIn, isWordChar, pyRepr, PyYamlError, Reader } from './pyyaml-reader.js';
 
 export interface Token {
   id: string; // PyYAML's token id: '<scalar>', '<block end>', '[', '?', …
@@ -35,12 +35,7 @@ export class TokenScanner extends Reader {
     const start = this.index;
     const ctx = 'while scanning a directive';
     this.forward();
-    let n = 0;
-    while (isWordChar(this.peek(n))) n++;
-    if (!n) this.fail(ctx, start, `expected alphabetic or numeric character, but found ${pyRepr(this.peek(n))}`);
-    const name = this.prefix(n);
-    this.forward(n);
-    if (!isIn(this.peek(), '\0 \r\n\x85\u2028\u2029')) this.fail(ctx, start, `expected alphabetic or numeric character, but found ${pyRepr(this.peek())}`);
+    const name = this.word(ctx, start, SPACEZ);
     let extra: string | undefined;
     let prefix: string | undefined;
     if (name === 'YAML') {
@@ -49,14 +44,14 @@ export class TokenScanner extends Reader {
       if (this.peek() !== '.') this.fail(ctx, start, `expected a digit or '.', but found ${pyRepr(this.peek())}`);
       this.forward();
       this.directiveNumber(start);
-      if (!isIn(this.peek(), '\0 \r\n\x85\u2028\u2029')) this.fail(ctx, start, `expected a digit or ' ', but found ${pyRepr(this.peek())}`);
+      if (!isIn(this.peek(), SPACEZ)) this.fail(ctx, start, `expected a digit or ' ', but found ${pyRepr(this.peek())}`);
     } else if (name === 'TAG') {
       while (this.peek() === ' ') this.forward();
       extra = this.tagHandle('directive', start);
       if (this.peek() !== ' ') this.fail(ctx, start, `expected ' ', but found ${pyRepr(this.peek())}`);
       while (this.peek() === ' ') this.forward();
       prefix = this.tagUri('directive', start);
-      if (!isIn(this.peek(), '\0 \r\n\x85\u2028\u2029')) this.fail(ctx, start, `expected ' ', but found ${pyRepr(this.peek())}`);
+      if (!isIn(this.peek(), SPACEZ)) this.fail(ctx, start, `expected ' ', but found ${pyRepr(this.peek())}`);
     } else while (!isIn(this.peek(), BREAKZ)) this.forward();
     const tok = this.token('<directive>', start, { value: name, extra, prefix });
     this.ignoredLine(ctx, start);
@@ -80,17 +75,24 @@ export class TokenScanner extends Reader {
     this.scanLineBreak();
   }
 
-  scanAnchor(): Token {
-    const start = this.index;
-    const alias = this.peek() === '*';
-    const ctx = `while scanning an ${alias ? 'alias' : 'anchor'}`;
-    this.forward();
+  /** A directive's or an anchor's name: word characters, then one of `after` (PyYAML says the
+   *  same thing when either fails). */
+  private word(ctx: string, start: number, after: string): string {
     let n = 0;
     while (isWordChar(this.peek(n))) n++;
     if (!n) this.fail(ctx, start, `expected alphabetic or numeric character, but found ${pyRepr(this.peek(n))}`);
     const name = this.prefix(n);
     this.forward(n);
-    if (!isIn(this.peek(), '\0 \t\r\n\x85\u2028\u2029?:,]}%@`')) this.fail(ctx, start, `expected alphabetic or numeric character, but found ${pyRepr(this.peek())}`);
+    if (!isIn(this.peek(), after)) this.fail(ctx, start, `expected alphabetic or numeric character, but found ${pyRepr(this.peek())}`);
+    return name;
+  }
+
+  scanAnchor(): Token {
+    const start = this.index;
+    const alias = this.peek() === '*';
+    const ctx = `while scanning an ${alias ? 'alias' : 'anchor'}`;
+    this.forward();
+    const name = this.word(ctx, start, BLANKZ + '?:,]}%@`');
     return this.token(alias ? '<alias>' : '<anchor>', start, { value: name });
   }
 
@@ -108,7 +110,7 @@ export class TokenScanner extends Reader {
     else {
       let n = 1;
       let useHandle = false;
-      while (!isIn(ch, '\0 \r\n\x85\u2028\u2029')) {
+      while (!isIn(ch, SPACEZ)) {
         if (ch === '!') {
           useHandle = true;
           break;
@@ -122,7 +124,7 @@ export class TokenScanner extends Reader {
       }
       suffix = this.tagUri('tag', start);
     }
-    if (!isIn(this.peek(), '\0 \r\n\x85\u2028\u2029')) this.fail('while scanning a tag', start, `expected ' ', but found ${pyRepr(this.peek())}`);
+    if (!isIn(this.peek(), SPACEZ)) this.fail('while scanning a tag', start, `expected ' ', but found ${pyRepr(this.peek())}`);
     return this.token('<tag>', start, { value: handle, extra: suffix });
   }
 
@@ -187,7 +189,7 @@ export class TokenScanner extends Reader {
       this.forward();
       digit();
     } else if (digit() && (this.peek() === '+' || this.peek() === '-')) this.forward();
-    if (!isIn(this.peek(), '\0 \r\n\x85\u2028\u2029')) this.fail(ctx, start, `expected chomping or indentation indicators, but found ${pyRepr(this.peek())}`);
+    if (!isIn(this.peek(), SPACEZ)) this.fail(ctx, start, `expected chomping or indentation indicators, but found ${pyRepr(this.peek())}`);
     this.ignoredLine(ctx, start);
     const minIndent = Math.max(this.indent + 1, 1);
     let indent: number;
