@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CheckpointSaveScanner, mergeSaves, type HealthEvent } from '../../src/health/index.js';
 import { TrainerLogParser } from '../../src/trainer-log/index.js';
-import { CheckpointSaves } from '../../src/ui/session/checkpoint-saves.js';
+import { CheckpointSaves } from '../../src/runs/checkpoint-saves.js';
 
 const LOG = readFileSync('/work/shared/fixtures/areal-logs/run-a/main.log');
 const brief = (e: HealthEvent) => `${e.type}@${'time' in e ? e.time : ''}`;

@@ -17,7 +17,7 @@ import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import { App } from '../../src/ui/app.js';
 import { RunRecords, type RunViewContext } from '../../src/ui/session/run-records.js';
 import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
-import { slurmJobEnd } from '../../src/ui/session/slurm-end-time.js';
+import { slurmJobEnd } from '../../src/runs/slurm-job-end.js';
 import type { TrainerLinesView } from '../../src/ui/session/types.js';
 import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
 import { waitFor } from '../harness/wait.js';

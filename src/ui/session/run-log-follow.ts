@@ -8,7 +8,7 @@ import { followRun, type RunFollower } from '../../runs/index.js';
 import type { TrainerLogParser } from '../../trainer-log/index.js';
 import type { HealthEvent } from '../../health/index.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
-import { CheckpointSaves } from './checkpoint-saves.js';
+import { CheckpointSaves } from '../../runs/checkpoint-saves.js';
 import { backfill, readTail } from './backfill.js';
 import { errorText } from './error-text.js';
 import { TrainerLineRing } from './trainer-lines.js';
