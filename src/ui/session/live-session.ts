@@ -48,9 +48,9 @@ export class LiveSession implements Session {
       targets: o.targets,
       runsPollMs: o.runsPollMs,
       idleRunsPollMs: o.idleRunsPollMs,
-      listed: (c, runs, lastStepAt) => {
+      listed: (c, runs) => {
         void this.gpus.followAllocation(c, runs);
-        this.patchTarget(c.target.name, { runs: runs.map((r) => toSummary(r, c.target.name, lastStepAt(r))), error: undefined });
+        this.patchTarget(c.target.name, { runs: runs.map((r) => toSummary(r, c.target.name)), error: undefined });
       },
       failed: (c, error) => this.patchTarget(c.target.name, { error }),
     });

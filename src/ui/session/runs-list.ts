@@ -5,19 +5,19 @@
 // `r`, a resume and a reconnect list at once.
 import { listRuns, type RunSummary as RunsSummary } from '../../runs/index.js';
 import { errorText } from './error-text.js';
-import { LastStepTimes } from './last-step-times.js';
+import { localTimeMs } from './event-log-line.js';
 import { IDLE_RUNS_POLL_MS, type LiveSessionOptions, type TargetConnection } from './live-options.js';
 import { ENDED_STATES, type RunState, type RunSummary } from './types.js';
 
 export interface RunsListOptions extends Pick<LiveSessionOptions, 'targets' | 'runsPollMs' | 'idleRunsPollMs'> {
-  /** A target was listed (its runs as src/runs reports them; `lastStepAt`: each one's last step's time). */
-  listed(c: TargetConnection, runs: RunsSummary[], lastStepAt: (r: RunsSummary) => number | null): void;
+  /** A target was listed (its runs as src/runs reports them). */
+  listed(c: TargetConnection, runs: RunsSummary[]): void;
   /** A target could not be listed. */
   failed(c: TargetConnection, message: string): void;
 }
 
 /** src/runs' summary as the cockpit shows it. */
-export function toSummary(r: RunsSummary, target: string, lastStepAt: number | null = null): RunSummary {
+export function toSummary(r: RunsSummary, target: string): RunSummary {
   return {
     id: r.runId,
     target,
@@ -27,7 +27,8 @@ export function toSummary(r: RunsSummary, target: string, lastStepAt: number | n
     step: r.globalStep ?? null,
     totalSteps: r.totalSteps ?? null,
     reward: r.lastReward ?? null,
-    lastStepAt,
+    // The time of the step the list read from the log's tail (the Runs row's age before the run is opened).
+    lastStepAt: localTimeMs(r.lastStepAt),
   };
 }
 
@@ -46,7 +47,6 @@ export class RunsList {
   /** One chain of rounds: a kick starts a new chain, the old one stops at its next step. */
   private chain = 0;
   private closed = false;
-  private readonly times = new LastStepTimes();
 
   constructor(private readonly o: RunsListOptions) {}
 
@@ -75,9 +75,7 @@ export class RunsList {
     try {
       const runs = await listRuns(c.transport, c.target, { tailBytes: 64 * 1024 });
       this.raw.set(c.target.name, runs);
-      // The time of a new step is read before the list is shown, so the row never shows `—` for it.
-      await this.times.update(c.target.name, c.transport, runs);
-      this.o.listed(c, runs, (r) => this.times.get(c.target.name, r));
+      this.o.listed(c, runs);
     } catch (err) {
       this.o.failed(c, errorText(err));
     }
