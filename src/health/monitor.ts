@@ -48,6 +48,8 @@ export class HealthMonitor {
         // Step time = gap between consecutive step records of the same process.
         if (t !== null && this.lastStepMs !== null && t >= this.lastStepMs) this.stepGaps.push(t - this.lastStepMs);
         if (t !== null) this.lastStepMs = this.awaitingStepSinceMs = t;
+        // A train step after the end record: a new attempt runs (with or without a Recover record).
+        this.finished = false;
         this.drift.ingestStep(e.globalStep, e.stats);
         const r = this.resume;
         if (r && e.globalStep >= r.resumeStep) r.progressed = true;

@@ -89,8 +89,12 @@ export class PhaseTracker {
         if (t !== null) this.open('rollout_wait', t);
         return;
       case 'batch':
+        // Only the training rollout's batch ends the wait (an eval or test role's does not).
+        if (e.role !== undefined && e.role !== 'rollout') return;
         return this.transition(t, ['rollout_wait'], 'recompute_logp');
       case 'memory': {
+        // Only the controller's records mark its phases; a worker's are facts of its own GPU.
+        if (e.source !== undefined && e.source !== 'main') return;
         const closes = MEMORY_CLOSES[e.phase];
         if (!closes) return;
         if (closes === 'ref_logp') this.seenRefLogp = true;

@@ -5,6 +5,9 @@ import type { BatchEvent, MemoryEvent, StepEvent, TrainerEvent } from '../traine
 import { isoTimeToMs } from '../trainer-log/text.js';
 import { Series, type DownsampledView, type SeriesView } from './series.js';
 
+/** Memory sources (and phases per source) kept at most. */
+const MAX_MEMORY_SOURCES = 64;
+
 /** Derived series kept next to the stats keys. */
 export const STEP_TIME_KEY = 'derived/step_time_s';
 
@@ -30,7 +33,12 @@ export class MetricsStore {
    *  in log order (a restarted trainer's clock may read earlier than the crashed one's last step). */
   awaitingStepSinceMs: number | null = null;
   lastBatch: BatchEvent | null = null;
+  /** The controller's latest memory record per phase (its DP-head-0 GPU). */
   readonly memoryByPhase = new Map<string, MemoryEvent>();
+  /** Every writer's latest memory record per phase, by source ('main', a role, 'ray', 'worker'):
+   *  a worker's records are facts of its own GPU, never mixed into the controller's. Bounded: a
+   *  run has a handful of writers and phases. */
+  readonly memoryBySource = new Map<string, Map<string, MemoryEvent>>();
   resumes = 0;
   errors = 0;
   warnings = 0;
@@ -52,10 +60,11 @@ export class MetricsStore {
         this.ingestStep(e);
         break;
       case 'batch':
-        this.lastBatch = e;
+        // The training rollout's wait; an eval or test role's batch is not the step's.
+        if (e.role === undefined || e.role === 'rollout') this.lastBatch = e;
         break;
       case 'memory':
-        this.memoryByPhase.set(e.phase, e);
+        this.ingestMemory(e);
         break;
       case 'resume':
       case 'start':
@@ -77,8 +86,23 @@ export class MetricsStore {
     }
   }
 
+  private ingestMemory(e: MemoryEvent): void {
+    const source = e.source ?? 'main';
+    if (source === 'main') this.memoryByPhase.set(e.phase, e);
+    let phases = this.memoryBySource.get(source);
+    if (phases === undefined) {
+      if (this.memoryBySource.size >= MAX_MEMORY_SOURCES) return;
+      phases = new Map();
+      this.memoryBySource.set(source, phases);
+    }
+    if (phases.size < MAX_MEMORY_SOURCES || phases.has(e.phase)) phases.set(e.phase, e);
+  }
+
   private ingestStep(e: StepEvent): void {
     this.stepCount++;
+    // A train step after the end record: a new attempt runs (its Recover record may be off or
+    // unseen), so the run is not finished any more.
+    this.finished = false;
     const step = e.globalStep;
     const ms = isoTimeToMs(e.time);
     const stats = e.stats;

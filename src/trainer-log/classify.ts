@@ -1,6 +1,6 @@
 // What a record means: error and warning kinds (trainer.md §5 "trouble signatures") and the
 // controller messages that become events.
-import type { ErrorKind, TrainerEvent, WarningKind } from './events.js';
+import type { ErrorKind, MemoryEvent, TrainerEvent, WarningKind } from './events.js';
 import type { RecordHeader } from './header.js';
 
 export function classifyError(text: string): ErrorKind {
@@ -25,28 +25,45 @@ export const MEMORY =
 export const RECOVER = /Recovering from StepInfo\([^)]*global_step=(\d+)/;
 const BATCH_WAIT = /[ ,]wait=([-\d.e+]+)s?/;
 const BATCH_TOTAL = /[ ,]total=([-\d.e+]+)s?/;
-const BATCH_EPISODES = /[ ,]n_episodes=(\d+)/;
+const BATCH_EPISODES = /[ ,]n_episodes=(\d+|N\/A)/;
+/** `prepare_batch/<role>:`: the rollout role (an eval or test role too). */
+const BATCH_ROLE = /^prepare_batch\/([^\s:]+):/;
 
-export function parseBatch(message: string): { waitS: number; totalS: number; episodes: number } | null {
+export function parseBatch(message: string): { role: string; waitS: number; totalS: number; episodes: number | null } | null {
+  const r = BATCH_ROLE.exec(message);
   const w = BATCH_WAIT.exec(message);
   const t = BATCH_TOTAL.exec(message);
   const n = BATCH_EPISODES.exec(message);
-  if (!w || !t || !n) return null;
-  return { waitS: Number(w[1]), totalS: Number(t[1]), episodes: Number(n[1]) };
+  if (!r || !w || !t || !n) return null;
+  return { role: r[1], waitS: Number(w[1]), totalS: Number(t[1]), episodes: n[1] === 'N/A' ? null : Number(n[1]) };
+}
+
+/** Worker phases (`before model creation/loading`, `after onload model`): a controller's stdout
+ *  with the local scheduler holds its workers' output unprefixed, and the controller itself logs
+ *  only its train-step phases (`recompute logp`, `ppo update`, …). */
+const WORKER_PHASE = /^(?:before|after) /;
+
+/** The `Memory-Usage <phase>:` record of `source`, or null. `untagged`: a controller line without
+ *  merged.log's `[main]` tag, which may be a worker's line tee'd into the controller's stdout. */
+export function memoryEvent(h: RecordHeader, source: string, untagged: boolean): MemoryEvent | null {
+  const m = MEMORY.exec(h.message);
+  if (!m) return null;
+  const phase = m[1];
+  const src = source === 'main' && untagged && WORKER_PHASE.test(phase) ? 'worker' : source;
+  return { type: 'memory', phase, allocatedGB: Number(m[2]), reservedGB: Number(m[3]), usedGB: Number(m[4]), totalGB: Number(m[5]), time: h.time, source: src };
 }
 
 /** The event of a controller record (memory, batch timing, start, resume, finish), or null.
  *  The parser asks only for the controller's own (main) records: a worker writing the same
  *  words is not the run starting or ending. */
-export function controllerEvent(h: RecordHeader): TrainerEvent | null {
+export function controllerEvent(h: RecordHeader, untagged: boolean): TrainerEvent | null {
   const msg = h.message;
   const time = h.time;
   if (msg.startsWith('Memory-Usage ')) {
-    const m = MEMORY.exec(msg);
-    if (m) return { type: 'memory', phase: m[1], allocatedGB: Number(m[2]), reservedGB: Number(m[3]), usedGB: Number(m[4]), totalGB: Number(m[5]), time };
-  } else if (msg.startsWith('prepare_batch/rollout:')) {
+    return memoryEvent(h, 'main', untagged);
+  } else if (msg.startsWith('prepare_batch/')) {
     const b = parseBatch(msg);
-    if (b) return { type: 'batch', waitS: b.waitS, totalS: b.totalS, episodes: b.episodes, time };
+    if (b) return { type: 'batch', waitS: b.waitS, totalS: b.totalS, episodes: b.episodes, time, role: b.role };
   } else if (msg.startsWith('Training completes!')) {
     return { type: 'finished', time };
   } else if (msg.startsWith('Resume info not found')) {
@@ -59,22 +76,6 @@ export function controllerEvent(h: RecordHeader): TrainerEvent | null {
 }
 
 const CHAIN = /^(During handling of the above exception|The above exception was the direct cause)/;
-
-/** The exception line of a Python traceback (`RuntimeError: ...`): the first unindented line
- *  after the frames of the last `Traceback (most recent call last):`. */
-export function exceptionLine(lines: readonly string[]): string | null {
-  let start = -1;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (lines[i].startsWith('Traceback (most recent call last)')) { start = i; break; }
-  }
-  if (start < 0) return null;
-  for (let i = start + 1; i < lines.length; i++) {
-    const l = lines[i];
-    if (l === '' || l.startsWith(' ') || l.startsWith('\t') || CHAIN.test(l)) continue;
-    return l;
-  }
-  return null;
-}
 
 export function isChainMarker(line: string): boolean {
   return CHAIN.test(line);

@@ -22,7 +22,11 @@ export interface StepEvent {
   stats: Record<string, number | null>;
 }
 
-/** The controller's `Memory-Usage <phase>:` record (numbers of the DP-head-0 GPU). */
+/** A `Memory-Usage <phase>:` record: the controller's (source 'main': numbers of the DP-head-0
+ *  GPU, phases `recompute logp`, `ppo update`, …) or a worker's own (phases such as `after model
+ *  creation/loading`), each a fact of that writer's GPU. Source 'worker': a worker's record
+ *  tee'd unprefixed into a local-scheduler controller's stdout (which worker is unknown). The
+ *  parser always sets source. */
 export interface MemoryEvent {
   type: 'memory';
   phase: string;
@@ -31,15 +35,20 @@ export interface MemoryEvent {
   usedGB: number;
   totalGB: number;
   time: string;
+  source?: LogSource;
 }
 
-/** The `prepare_batch/rollout:` record: how long the trainer waited for its batch. */
+/** The controller's `prepare_batch/<role>:` record: how long it waited for a batch of that
+ *  rollout role ('rollout' for training; an eval or test role too). */
 export interface BatchEvent {
   type: 'batch';
   waitS: number;
   totalS: number;
-  episodes: number;
+  /** null: logged as `n_episodes=N/A`. */
+  episodes: number | null;
   time: string;
+  /** The word after `prepare_batch/`. The parser always sets it. */
+  role?: string;
 }
 
 /** `Recovering from StepInfo(... global_step=G ...)`: resumeStep = G + 1 (1-based step that runs next). */
@@ -81,8 +90,16 @@ export interface WarningEvent {
   kind: WarningKind;
   time: string | null;
   source?: LogSource;
+  /** The record's further lines (a multi-line message, the traceback of `exc_info=True`): a
+   *  traceback there belongs to the warning, it is not an error. Absent for a one-line record. */
+  detail?: string;
 }
 
+/** The controller's `Training completes! …` record, for a run that completed. That record is
+ *  written on every exit, crashes included, so the parser holds it until the controller's next
+ *  record or the end of the input, and drops it when a controller error is next to it in the
+ *  same attempt (before it: upstream AReaL's `Training failed with exception`; after it:
+ *  AsyncWebRL's traceback, raised after close()). */
 export interface FinishedEvent {
   type: 'finished';
   time: string;

@@ -13,9 +13,11 @@ export interface RecordHeader {
 
 // Logger names may contain spaces and brackets (`[FSDPEngine Rank 0]`), so the level is the
 // first ` LEVEL:` after the timestamp.
-const HEADER = /^\(AReaL\) (\d{8}-\d{2}:\d{2}:\d{2}(?:\.\d+)?) (.*?) ?(DEBUG|INFO|WARNING|ERROR|CRITICAL):(?: |$)/;
+// AReaL before v0.5.2 (2026-01) wrote the same header without `(AReaL) ` (trainer.md §5).
+const HEADER = /^(?:\(AReaL\) )?(\d{8}-\d{2}:\d{2}:\d{2}(?:\.\d+)?) (.*?) ?(DEBUG|INFO|WARNING|ERROR|CRITICAL):(?: |$)/;
 
-/** Parses `(AReaL) 20260525-12:19:55.952 StatsLogger INFO: msg` (ANSI already stripped). */
+/** Parses `(AReaL) 20260525-12:19:55.952 StatsLogger INFO: msg`, or the pre-0.5.2 form without
+ *  `(AReaL) ` (ANSI already stripped). */
 export function parseHeader(body: string): RecordHeader | null {
   const m = HEADER.exec(body);
   if (!m) return null;
@@ -35,14 +37,15 @@ const ROLE = /^\[([A-Za-z0-9_.\-/]{1,40})\]/;
 const RAY = /^\((?:(?:[A-Za-z_][\w.:\-]* )?pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?|[A-Za-z_][\w.:\-]*, ip=[0-9A-Fa-f.:]+)\) ?/;
 
 /** merged.log pads the role prefix to 10 characters (`[main]    `, `[rollout] `); requiring the
- *  exact padding keeps a controller continuation line such as `[step_level_adv] eps=128` from
- *  being mistaken for a worker. Longer names get no or one space. */
+ *  exact padding keeps a controller continuation line such as `[step] eps=128` from being
+ *  mistaken for a worker. A tag of 10 characters or more (`[eval-rollout]`) gets no space. */
 export function matchRolePrefix(line: string): Prefix | null {
   const m = ROLE.exec(line);
   if (!m) return null;
   const tagLen = m[0].length;
   // Exactly the padding (the line's own indentation follows it), or a bare prefix on an empty line.
-  const pad = tagLen < 10 ? 10 - tagLen : line.charCodeAt(tagLen) === 0x20 ? 1 : 0;
+  // `ljust(10)` pads a tag of 10 characters or more with nothing: what follows is the line's own text.
+  const pad = tagLen < 10 ? 10 - tagLen : 0;
   for (let i = 0; i < pad; i++) {
     if (tagLen + i === line.length) break;
     if (line.charCodeAt(tagLen + i) !== 0x20) return null;
@@ -55,4 +58,14 @@ export function matchRayPrefix(line: string): Prefix | null {
   const m = RAY.exec(line);
   if (!m) return null;
   return { key: m[0].trimEnd(), source: 'ray', length: m[0].length };
+}
+
+/** torchrun's per-rank prefix on a process's output (`[rank0]: Traceback …`): not part of the text. */
+const RANK = /^\[rank\d+\]: /;
+
+/** The length of a `[rankN]: ` prefix at the start of a line's body, or 0. */
+export function rankPrefixLength(body: string): number {
+  if (body.charCodeAt(0) !== 0x5b || body.charCodeAt(1) !== 0x72) return 0;
+  const m = RANK.exec(body);
+  return m ? m[0].length : 0;
 }

@@ -151,11 +151,13 @@ function jsonPhase(phase: string): string {
 export function smallEventJson(e: TrainerEvent): string | undefined {
   switch (e.type) {
     case 'memory':
-      return `{"type":"memory","phase":${jsonPhase(e.phase)},"allocatedGB":${jsonNum(e.allocatedGB)},"reservedGB":${jsonNum(e.reservedGB)},"usedGB":${jsonNum(e.usedGB)},"totalGB":${jsonNum(e.totalGB)},"time":${jsonTime(e.time)}}`;
-    case 'batch':
-      return `{"type":"batch","waitS":${jsonNum(e.waitS)},"totalS":${jsonNum(e.totalS)},"episodes":${jsonNum(e.episodes)},"time":${jsonTime(e.time)}}`;
-    case 'warning':
       if (e.source === undefined) return undefined;
+      return `{"type":"memory","phase":${jsonPhase(e.phase)},"allocatedGB":${jsonNum(e.allocatedGB)},"reservedGB":${jsonNum(e.reservedGB)},"usedGB":${jsonNum(e.usedGB)},"totalGB":${jsonNum(e.totalGB)},"time":${jsonTime(e.time)},"source":${jsonPhase(e.source)}}`;
+    case 'batch':
+      if (e.role === undefined) return undefined;
+      return `{"type":"batch","waitS":${jsonNum(e.waitS)},"totalS":${jsonNum(e.totalS)},"episodes":${jsonNum(e.episodes)},"time":${jsonTime(e.time)},"role":${jsonPhase(e.role)}}`;
+    case 'warning':
+      if (e.source === undefined || e.detail !== undefined) return undefined;
       return `{"type":"warning","message":${JSON.stringify(e.message)},"kind":${JSON.stringify(e.kind)},"time":${JSON.stringify(e.time)},"source":${JSON.stringify(e.source)}}`;
     default:
       return undefined;

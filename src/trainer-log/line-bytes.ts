@@ -18,6 +18,13 @@ export function isRoutineHeader(s: Uint8Array, i: number, end: number, whole: bo
   return routineLevelColon(s, i, end, whole) >= 0;
 }
 
+/** isRoutineHeader, telling where its message starts (after the level's `: `; one past `end`
+ *  for a level that ends the line), or -1. */
+export function routineMessageAt(s: Uint8Array, i: number, end: number, whole: boolean): number {
+  const colon = routineLevelColon(s, i, end, whole);
+  return colon < 0 ? -1 : colon + 2;
+}
+
 /** isRoutineHeader, telling where: the index of the colon after the level, or -1. */
 function routineLevelColon(s: ArrayLike<number>, i: number, end: number, whole: boolean): number {
   if (end - i < 8 + 18) return -1;

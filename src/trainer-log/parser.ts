@@ -9,14 +9,15 @@
 // is one class (or plain functions) used from one place, so the hot calls stay monomorphic.
 // The parts are few on purpose: every ES module adds a millisecond or two to each command's start.
 import type { TrainerEvent } from './events.js';
-import { parseHeader, matchRayPrefix, matchRolePrefix, type Level, type RecordHeader } from './header.js';
-import { classifyWarning, controllerEvent } from './classify.js';
+import { parseHeader, matchRayPrefix, matchRolePrefix, rankPrefixLength, type Level, type RecordHeader } from './header.js';
+import { controllerEvent, memoryEvent } from './classify.js';
+import { EndRecord } from './end-record.js';
 import type { JsonSink } from './json.js';
-import { HEAD, isRoutineHeader, lastStripStop, lineEnds, stripAnsiBytes } from './line-bytes.js';
+import { HEAD, lastStripStop, lineEnds, routineMessageAt, stripAnsiBytes } from './line-bytes.js';
 import { asBuffer, bytesToUtf8, latin1Slice, stripAnsi, toIsoTime } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
-import { Writers, firstLine, prefixHash, type Writer } from './writers.js';
+import { Writers, prefixHash, type Writer } from './writers.js';
 import { StepAssembler } from './pending-step.js';
 import { viewOf } from './table.js';
 
@@ -29,6 +30,10 @@ export interface ParserOptions {
   /** Cap on what one record (a line, a table, a traceback) may hold; more is cut and reported
    *  with a `record-truncated` warning. Default 1 MiB. */
   maxRecordBytes?: number;
+  /** false: every line takes the general path (strip, regular expressions, no remembered header
+   *  forms, key layouts or stats shapes). The same events, only slower: for the test that proves
+   *  the fast paths equal to it. Default true. */
+  fastPaths?: boolean;
 }
 
 export class TrainerLogParser {
@@ -42,14 +47,22 @@ export class TrainerLogParser {
   private readonly carry: LineCarry;
   private readonly writers: Writers;
   private readonly steps: StepAssembler;
+  private readonly endRecord: EndRecord;
+  private readonly fast: boolean;
+  /** Record headers read since the last reset (any writer's). */
+  private records = 0;
+  /** The controller line being read had no merged.log `[main]` tag (see memoryEvent). */
+  private untagged = true;
 
   /** sink: set by JsonLinesParser, which takes events as JSON Lines bytes instead of objects. */
   constructor(opts: ParserOptions = {}, sink?: JsonSink) {
     this.maxRecord = Math.max(1024, opts.maxRecordBytes ?? 1 << 20);
+    this.fast = opts.fastPaths !== false;
     this.out = new EventOut(sink ?? null);
     this.carry = new LineCarry(this.maxRecord);
-    this.writers = new Writers(this.out, this.maxRecord);
-    this.steps = new StepAssembler(this.maxRecord, this.out);
+    this.endRecord = new EndRecord(this.out);
+    this.writers = new Writers(this.out, this.maxRecord, (ev) => this.endRecord.error(ev));
+    this.steps = new StepAssembler(this.maxRecord, this.out, this.fast);
   }
 
   /** Drops every partial line and record (e.g. after a followed file was truncated). */
@@ -57,6 +70,8 @@ export class TrainerLogParser {
     this.carry.clear();
     this.writers.reset();
     this.steps.step = null;
+    this.endRecord.reset();
+    this.records = 0;
   }
 
   push(chunk: Uint8Array): TrainerEvent[] {
@@ -101,6 +116,7 @@ export class TrainerLogParser {
     if (this.carry.len > 0 || this.carry.cut) this.takeCarryLine();
     this.steps.close(true);
     this.writers.closeAll();
+    this.endRecord.close();
     this.reset();
     return out;
   }
@@ -110,7 +126,13 @@ export class TrainerLogParser {
    *  the rest of the input, as long as neither has to forget a writer (MAX_WRITERS): the writers it
    *  knows only speed their lines up. `awrl-tui parse` cuts a big file at such points. */
   atRest(): boolean {
-    return this.carry.len === 0 && !this.carry.cut && this.steps.step === null && this.writers.atRest();
+    return this.carry.len === 0 && !this.carry.cut && this.steps.step === null && this.writers.atRest() && this.endRecord.atRest;
+  }
+
+  /** Record headers (`(AReaL) <time> <logger> <LEVEL>:`, any writer's) read since the last reset:
+   *  0 for a non-empty input means it is not a trainer log. */
+  get recordCount(): number {
+    return this.records;
   }
 
   /** How many writers (roles, Ray workers) this parser has met since its last reset. */
@@ -142,24 +164,27 @@ export class TrainerLogParser {
     }
     // Fast path: the lines of an open stats table (most of the bytes of a log), never decoded.
     const step = this.steps.step;
-    if (step !== null && step.inTable && b[start] === 0xe2) {
+    const fast = this.fast;
+    if (fast && step !== null && step.inTable && b[start] === 0xe2) {
       this.steps.tableLine(step, b, dv, start, end);
       return;
     }
     // The line without its escape codes, as one flat latin1 string (stripAnsi on bytes).
     if (this.scratch.length < end - start) this.scratch = Buffer.allocUnsafe(end - start);
-    if (b[start] === 0x28 /* ( */ && this.routineWorkerLine(b, start, end)) return;
-    if (b[start] === 0x1b && this.knownControllerHeader(b, start, end)) return;
+    if (fast && b[start] === 0x28 /* ( */ && this.routineWorkerLine(b, start, end)) return;
+    if (fast && b[start] === 0x1b && this.knownControllerHeader(b, start, end)) return;
     const n = stripAnsiBytes(b, start, end, this.scratch);
     const line = n < 0 ? latin1Slice(b, start, end) : latin1Slice(this.scratch, 0, n);
     let writer = this.writers.main;
     let body = line;
+    let untagged = true;
     const c0 = line.charCodeAt(0);
     if (c0 === 0x5b /* [ */) {
       const p = matchRolePrefix(line);
       if (p) {
         body = line.slice(p.length);
         if (p.source !== 'main') writer = this.writers.of(p.key, p.source);
+        else untagged = false;
       }
     } else if (c0 === 0x28 /* ( */ && !line.startsWith('(AReaL)')) {
       const p = matchRayPrefix(line);
@@ -168,18 +193,26 @@ export class TrainerLogParser {
         writer = this.writers.of(p.key, p.source);
       }
     }
-    if (body.startsWith('(AReaL) ')) {
+    // torchrun's `[rank0]: ` before a process's lines (a traceback, an error record).
+    const rank = rankPrefixLength(body);
+    if (rank > 0) body = body.slice(rank);
+    const areal = body.startsWith('(AReaL) ');
+    if (areal || isOldHeaderStart(body)) {
       const h = parseHeader(body);
       if (h) {
         if (!writer.main && (h.level === 'INFO' || h.level === 'DEBUG')) {
-          // A worker's ordinary record (most lines of stdout.log): it only ends the open one.
+          // A worker's ordinary record (most lines of stdout.log): it only ends the open one,
+          // unless it is the worker's own GPU memory.
+          this.records++;
           this.writers.close(writer);
+          if (h.message.startsWith('Memory-Usage ')) this.workerMemory(writer, h);
           return;
         }
         // The controller's next header of this form is read on its bytes (knownControllerHeader).
-        if (writer.main && body === line && b[start] === 0x1b) writer.heads!.learn(b, start, end, line.length - h.message.length, h.logger, h.level);
+        if (fast && areal && writer.main && body === line && b[start] === 0x1b) writer.heads!.learn(b, start, end, line.length - h.message.length, h.logger, h.level);
         h.message = bytesToUtf8(h.message);
-        this.header(writer, h);
+        this.untagged = untagged;
+        this.header(writer, h, n >= 0 && !endsWithReset(b, start, end));
         return;
       }
     }
@@ -194,9 +227,10 @@ export class TrainerLogParser {
       // open goes on, and the lines that follow are not part of its last error.
       this.steps.close(false);
       this.writers.closeAll();
+      this.endRecord.newAttempt();
       return;
     }
-    this.writers.continuation(writer, body);
+    this.writers.continuation(writer, body, endsWithReset(b, start, end));
   }
 
   /** Most lines of a controller's stdout are Ray-forwarded INFO records of workers. For one of a
@@ -223,12 +257,18 @@ export class TrainerLogParser {
     if (w === undefined) return false;
     // A header of a form seen before is recognised on its bytes; another one is stripped first.
     const heads = w.heads!;
-    if (heads.match(b, close + 2, headEnd) < 0) {
+    // Where the message starts in the raw bytes.
+    let msg = heads.match(b, close + 2, headEnd);
+    if (msg < 0) {
       const n = stripAnsiBytes(b, close + 2, headEnd, this.head, true);
-      const whole = lastStripStop() === lineEnd;
-      if (!(n < 0 ? isRoutineHeader(b, close + 2, headEnd, whole) : isRoutineHeader(this.head, 0, n, whole))) return false;
+      const stop = lastStripStop();
+      const whole = stop === lineEnd;
+      msg = n < 0 ? routineMessageAt(b, close + 2, headEnd, whole) : strippedMessageAt(routineMessageAt(this.head, 0, n, whole), n, stop);
+      if (msg < 0) return false;
       heads.learn(b, close + 2, headEnd);
     }
+    if (!isPlainRoutineMessage(b, msg, lineEnd)) return false;
+    this.records++;
     this.writers.close(w);
     return true;
   }
@@ -244,7 +284,8 @@ export class TrainerLogParser {
     const n = stripAnsiBytes(b, at, end, this.scratch);
     const message = n < 0 ? latin1Slice(b, at, end) : latin1Slice(this.scratch, 0, n);
     const time = toIsoTime(latin1Slice(b, forms.tsStart, forms.tsEnd));
-    this.header(this.writers.main, { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) });
+    this.untagged = true;
+    this.header(this.writers.main, { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) }, !endsWithReset(b, start, end));
     return true;
   }
 
@@ -260,27 +301,70 @@ export class TrainerLogParser {
     while (close < end && s[close] !== 0x29 /* ) */) close++;
     if (close + 1 >= end || s[close + 1] !== 0x20) return false;
     const w = this.writers.known(latin1Slice(s, start, close + 1));
-    if (w === undefined || !isRoutineHeader(s, close + 2, end, whole)) return false;
+    if (w === undefined) return false;
+    const at = routineMessageAt(s, close + 2, end, whole);
+    const msg = n < 0 ? at : strippedMessageAt(at, n, lastStripStop());
+    if (msg < 0 || !isPlainRoutineMessage(b, msg, lineEnd)) return false;
+    this.records++;
     this.writers.close(w);
     return true;
   }
 
+  /** A worker's `Memory-Usage` record: a GPU memory fact of that worker's GPU. */
+  private workerMemory(w: Writer, h: RecordHeader): void {
+    h.message = bytesToUtf8(h.message);
+    const ev = memoryEvent(h, w.source, false);
+    if (ev !== null) this.out.emit(ev);
+  }
+
   /** A record header: it closes the writer's open record; the controller's may belong to a train
-   *  step or carry a fact; an ERROR opens a record, a WARNING is reported at once. */
-  private header(w: Writer, h: RecordHeader): void {
+   *  step or carry a fact; an ERROR or a WARNING opens a record (its further lines are its detail). */
+  /** messageOpen: the header line has colour codes but does not end with colorlog's reset, which
+   *  ends a record's message: the message goes on on the next lines. */
+  private header(w: Writer, h: RecordHeader, messageOpen: boolean): void {
+    this.records++;
     this.writers.close(w);
     if (w.main) {
+      const errorBefore = this.endRecord.errorJustBefore;
+      this.endRecord.record(h);
       if (this.steps.header(h)) return;
-      const ev = controllerEvent(h);
-      if (ev !== null) this.out.emit(ev);
+      const ev = controllerEvent(h, this.untagged);
+      if (ev !== null) {
+        if (ev.type === 'finished') this.endRecord.end(ev, errorBefore);
+        else this.out.emit(ev);
+      }
     }
     if (h.level === 'ERROR' || h.level === 'CRITICAL') {
-      this.writers.openError(w, h);
+      this.writers.open(w, h, 'error', messageOpen);
     } else if (h.level === 'WARNING' && !(w.main && h.message.startsWith('Resume info not found'))) {
-      this.out.emit({ type: 'warning', message: firstLine(h.message), kind: classifyWarning(h.message), time: h.time, source: w.source });
-      w.afterWarning = true;
+      this.writers.open(w, h, 'warning', messageOpen);
     }
   }
+}
+
+/** Where a routine header's message starts in the raw bytes, from where it starts in a head
+ *  stripped up to its first `: ` (n bytes, the strip stopped at raw `stop`): that `: ` is the
+ *  level's, so the message starts where the strip stopped. -1: not known here. */
+function strippedMessageAt(at: number, n: number, stop: number): number {
+  return at < 0 || at < n ? -1 : stop;
+}
+
+/** A worker's routine record that only ends the writer's open record: not its GPU memory
+ *  (`Memory-Usage …`, an event of its own), nor a message starting with an escape code (whose
+ *  text is not known here). */
+function isPlainRoutineMessage(b: Uint8Array, msg: number, lineEnd: number): boolean {
+  return msg >= lineEnd || (b[msg] !== 0x4d /* M */ && b[msg] !== 0x1b);
+}
+
+/** The line's raw bytes end with colorlog's reset `ESC[0m`, which ends a record's message. */
+function endsWithReset(b: Uint8Array, start: number, end: number): boolean {
+  return end - start >= 4 && b[end - 1] === 0x6d && b[end - 2] === 0x30 && b[end - 3] === 0x5b && b[end - 4] === 0x1b;
+}
+
+/** The pre-0.5.2 header's start (`20260525-12:19:55.952 `): a digit, and `-` after 8 of them. */
+function isOldHeaderStart(body: string): boolean {
+  const c = body.charCodeAt(0);
+  return c >= 0x30 && c <= 0x39 && body.charCodeAt(8) === 0x2d && body.length >= 26;
 }
 
 /** Whose line a cut line was, and its record's time when it starts one, read from its head (the

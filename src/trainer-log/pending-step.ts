@@ -5,7 +5,8 @@
 import type { StepEvent } from './events.js';
 import type { RecordHeader } from './header.js';
 import { STATS_PART, STEP_DONE } from './classify.js';
-import { TableBuilder, tableLineKind } from './table.js';
+import { TableBuilder, tableLineKind, viewOf } from './table.js';
+import { stripAnsiBytes } from './line-bytes.js';
 import { KeyInterner, ValueArena, cellValues, type StepCells } from './table-cells.js';
 import { StatsShapes } from './stats-shapes.js';
 import { writeStepJson } from './step-json.js';
@@ -35,12 +36,16 @@ export class StepAssembler {
   /** The cells of the pending step (one step is pending at a time). */
   private readonly cells: StepCells = { n: 0, keys: [], starts: [], ends: [], json: [] };
   private readonly tables: TableBuilder;
+  /** A row without its escape codes (rare: see TableBuilder.addRow). */
+  private scratch: Buffer = Buffer.allocUnsafe(256);
 
+  /** fast false: no remembered key layouts or stats shapes (see ParserOptions.fastPaths). */
   constructor(
     private readonly maxRecord: number,
     private readonly out: EventOut,
+    private readonly fast = true,
   ) {
-    this.tables = new TableBuilder(maxRecord, this.intern, this.arena);
+    this.tables = new TableBuilder(maxRecord, this.intern, this.arena, fast);
   }
 
   /** Handles a controller record that belongs to a train step; true when it did. Any other
@@ -83,7 +88,12 @@ export class StepAssembler {
     const kind = tableLineKind(b, start);
     if (kind === 'row') {
       if (step.table === null) step.table = this.tables.reset();
-      step.table.addRow(b, dv, start, end);
+      if (!step.table.addRow(b, dv, start, end)) {
+        // Escape codes inside the row's cells: read without them, as the general path does.
+        if (this.scratch.length < end - start) this.scratch = Buffer.allocUnsafe(end - start);
+        const n = stripAnsiBytes(b, start, end, this.scratch);
+        if (n >= 0) step.table.addRow(this.scratch, viewOf(this.scratch), 0, n);
+      }
     } else if (kind === 'top') {
       step.table = this.tables.reset();
     } else if (kind === 'bottom') {
@@ -108,7 +118,7 @@ export class StepAssembler {
       const { cells } = step;
       // The exact key list (the reused array may hold more from a bigger step).
       if (cells.keys.length !== cells.n) cells.keys.length = cells.n;
-      const shape = this.shapes.find(cells.keys, out.sink !== null);
+      const shape = this.fast ? this.shapes.find(cells.keys, out.sink !== null) : null;
       if (out.sink !== null && shape !== null && shape.jsonPrefixes !== null) {
         writeStepJson(out.sink, head, shape.jsonPrefixes, cells, this.arena);
       } else {

@@ -42,6 +42,8 @@ export class TableBuilder {
     private readonly maxBytes: number,
     private readonly intern: KeyInterner,
     private readonly arena: ValueArena,
+    /** false: no key layout is remembered, every key cell is read anew (the general path). */
+    private readonly remember = true,
   ) {}
 
   /** Starts a new table. Cells of the previous one are never read again (collect reads only the
@@ -57,15 +59,17 @@ export class TableBuilder {
 
   /** Reads one `│ key │ value │ …` row from bytes [start, end) (line end excluded): the pairs
    *  between the bars, keys and values trimmed of spaces, empty keys skipped. `dv`: viewOf(b),
-   *  for comparing keys a word at a time. */
-  addRow(b: Uint8Array, dv: DataView, start: number, end: number): void {
+   *  for comparing keys a word at a time. False: a cell holds an escape code, and nothing of the
+   *  row was kept: the caller reads the row again without its escape codes (as the parser's
+   *  general path does). Only cells off the usual path can hold one (see below). */
+  addRow(b: Uint8Array, dv: DataView, start: number, end: number): boolean {
     this.bytes += end - start + 1;
     if (this.bytes > this.maxBytes) {
       this.truncated = true;
-      return;
+      return true;
     }
     let p = findBar(b, start, end);
-    if (p < 0) return;
+    if (p < 0) return true;
     p += 3;
     const base = this.rows * this.cols;
     const first = this.rows === 0;
@@ -103,6 +107,7 @@ export class TableBuilder {
       } else {
         kEnd = findBar(b, p, end);
         if (kEnd < 0) break;
+        if (hasEscape(b, p, kEnd)) return this.unread(start, end);
         ks = p;
         ke = kEnd;
         while (ks < ke && b[ks] === 0x20) ks++;
@@ -110,7 +115,7 @@ export class TableBuilder {
         if (use && ke > ks) {
           const raw = latin1Slice(b, ks, ke);
           key = intern.text(raw);
-          if (at < 100_000) {
+          if (at < 100_000 && this.remember) {
             intern.raws[intern.fill][at] = keyBytes(b, p, kEnd + 3, ks, ke);
             intern.keys[intern.fill][at] = key;
           }
@@ -134,6 +139,7 @@ export class TableBuilder {
       if (!isBar(b, vEnd, end)) {
         vEnd = findBar(b, vStart, end);
         if (vEnd < 0) break;
+        if (hasEscape(b, vStart, vEnd)) return this.unread(start, end);
         vs = vStart;
         ve = vEnd;
         while (vs < ve && b[vs] === 0x20) vs++;
@@ -155,11 +161,20 @@ export class TableBuilder {
     }
     arena.len = an;
     if (first) {
-      if (pair === 0) return;
+      if (pair === 0) return true;
       this.cols = pair;
     }
     for (let j = pair; j < this.cols; j++) this.keys[base + j] = undefined;
     this.rows++;
+    return true;
+  }
+
+  /** addRow gives up on a row: its bytes are not counted (the row comes again, stripped). The
+   *  cells it wrote belong to a row not yet counted, and the key cells it remembered held no
+   *  escape code: both stay right for the stripped row. */
+  private unread(start: number, end: number): false {
+    this.bytes -= end - start + 1;
+    return false;
   }
 
   /** Appends the table's cells in the order the trainer's dict had them. */
@@ -224,6 +239,14 @@ function isSci4(b: Uint8Array, s: number, e: number): boolean {
     b[s + 8] - 0x30 >>> 0 < 10 &&
     b[s + 9] - 0x30 >>> 0 < 10
   );
+}
+
+/** An ESC in bytes [from, end): a cell that must be read without its escape codes. The usual
+ *  cells cannot hold one (a remembered key cell has none, a value run stops at any control
+ *  byte), so this runs only on the cells that take the slow scans. */
+function hasEscape(b: Uint8Array, from: number, end: number): boolean {
+  for (let i = from; i < end; i++) if (b[i] === 0x1b) return true;
+  return false;
 }
 
 function isBar(b: Uint8Array, at: number, end: number): boolean {

@@ -3,9 +3,9 @@
 // detail lines, a bare traceback) belongs to its writer and stays open across the others' lines
 // until that writer's next record, or the end of its traceback, closes it.
 import { HeaderForms } from './line-bytes.js';
-import type { ErrorEvent } from './events.js';
+import type { ErrorEvent, WarningEvent } from './events.js';
 import type { RecordHeader } from './header.js';
-import { classifyError, exceptionLine, isChainMarker } from './classify.js';
+import { classifyError, classifyWarning, isChainMarker } from './classify.js';
 import { bytesToUtf8 } from './text.js';
 import type { EventOut } from './event-out.js';
 
@@ -17,32 +17,54 @@ function hashOf(prefix: string): number {
 
 /** Writers remembered at once (garbage can invent endless prefixes). */
 export const MAX_WRITERS = 4096;
-const TRACEBACK = 'Traceback (most recent call last)';
+const TRACEBACK = 'Traceback (most recent call last):';
+/** What a warning's detail keeps at most. */
+const MAX_WARNING_DETAIL = 64 << 10;
 const WATCHDOG = 'Watchdog caught collective operation timeout';
 /** A C10 (glog-style) error line: `[rank3]:[E1129 12:01:02.123456 1234 ProcessGroupNCCL.cpp:616] `
  *  (PyTorch >= 2.3) or `[E ProcessGroupNCCL.cpp:475] ` (older). */
 const C10_ERROR_LINE = /^(?:\[rank\d+\]:)?\[[EF][^\]]*?[\w.\-]+\.(?:cpp|cc|cu|h|hpp):\d+\] /;
 
-/** An ERROR/CRITICAL record or a bare traceback being collected. */
-interface ErrorRecord {
-  kind: 'error';
+/** Where a record is in the traceback(s) it holds: none yet; in a traceback's frames; past its
+ *  exception line; after a chain line (`During handling of the above exception…`), whose
+ *  traceback follows as part of the same error. */
+const enum Tb {
+  None,
+  Frames,
+  Exception,
+  Chain,
+}
+
+/** A record being collected: an ERROR/CRITICAL one, a WARNING one (its further lines, a
+ *  traceback of `exc_info=True` included, belong to it), or a bare traceback. */
+interface OpenRecord {
+  kind: 'error' | 'warning' | 'bare';
   header: RecordHeader | null;
   lines: string[];
   bytes: number;
   truncated: boolean;
-  /** A bare traceback ends at its exception line; a logged error at the writer's next header. */
-  bare: boolean;
-  sawException: boolean;
-  /** The traceback of a WARNING logged with exc_info: part of that warning, not an error. */
-  quiet: boolean;
+  tb: Tb;
+  /** Its message goes on (colorlog's reset that ends it has not been seen yet). */
+  messageOpen: boolean;
+  /** The exception line of its last traceback so far (the one Python prints last). */
+  exception: string | null;
+  /** An indented line came after the exception line: the exception's text holds a traceback
+   *  of its own (Ray's RayTaskError), whose unindented last line is still the exception's. */
+  indentAfter: boolean;
 }
+
+/** A line that starts a traceback: at its start, or mid-line (SGLang's `Scheduler hit an
+ *  exception: Traceback (most recent call last):`). */
+function startsTraceback(body: string): boolean {
+  return body.endsWith(TRACEBACK) || (body.charCodeAt(body.length - 1) === 0x20 && body.trimEnd().endsWith(TRACEBACK));
+}
+
+const isIndented = (body: string): boolean => body.charCodeAt(0) === 0x20 || body.charCodeAt(0) === 0x09;
 
 export interface Writer {
   source: string;
   main: boolean;
-  rec: ErrorRecord | null;
-  /** Its last line was a WARNING header: a traceback right after it is that warning's exc_info. */
-  afterWarning: boolean;
+  rec: OpenRecord | null;
   /** Its prefix as latin1 bytes (not for the controller): the parser's fast path compares them
    *  instead of making a string of every worker line's prefix. */
   prefixBytes: Uint8Array | null;
@@ -68,13 +90,15 @@ export class Writers {
   constructor(
     private readonly out: EventOut,
     private readonly maxRecord: number,
+    /** Told of every error of the controller (the end record's fate depends on them). */
+    private readonly onMainError: (ev: ErrorEvent) => void,
   ) {
     this.reset();
   }
 
   /** Forgets every writer and its open record. */
   reset(): void {
-    this.main = { source: 'main', main: true, rec: null, afterWarning: false, prefixBytes: null, heads: new HeaderForms(8) };
+    this.main = { source: 'main', main: true, rec: null, prefixBytes: null, heads: new HeaderForms(8) };
     this.byPrefix = new Map();
     this.byHash = new Map();
   }
@@ -111,7 +135,7 @@ export class Writers {
         const oldHash = hashOf(oldKey);
         if (this.byHash.get(oldHash) === old) this.byHash.delete(oldHash);
       }
-      w = { source, main: false, rec: null, afterWarning: false, prefixBytes: Buffer.from(prefix, 'latin1'), heads: new HeaderForms(2) };
+      w = { source, main: false, rec: null, prefixBytes: Buffer.from(prefix, 'latin1'), heads: new HeaderForms(2) };
       this.byPrefix.set(prefix, w);
       const h = hashOf(prefix);
       if (!this.byHash.has(h)) this.byHash.set(h, w);
@@ -119,11 +143,10 @@ export class Writers {
     return w;
   }
 
-  /** No writer has a record open, nor has just written a WARNING header (whose traceback would
-   *  follow as part of it). */
+  /** No writer has a record open. */
   atRest(): boolean {
-    if (this.main.rec !== null || this.main.afterWarning) return false;
-    for (const w of this.byPrefix.values()) if (w.rec !== null || w.afterWarning) return false;
+    if (this.main.rec !== null) return false;
+    for (const w of this.byPrefix.values()) if (w.rec !== null) return false;
     return true;
   }
 
@@ -133,69 +156,138 @@ export class Writers {
     for (const w of this.byPrefix.values()) this.close(w);
   }
 
-  /** An ERROR/CRITICAL header opens a record that collects the writer's next lines. */
-  openError(w: Writer, h: RecordHeader): void {
-    w.rec = { kind: 'error', header: h, lines: [], bytes: h.message.length, truncated: false, bare: false, sawException: false, quiet: false };
+  /** An ERROR/CRITICAL or WARNING header opens a record that collects the writer's next lines. */
+  open(w: Writer, h: RecordHeader, kind: 'error' | 'warning', messageOpen: boolean): void {
+    w.rec = { kind, header: h, lines: [], bytes: h.message.length, truncated: false, tb: Tb.None, messageOpen, exception: null, indentAfter: false };
   }
 
-  /** A line of the writer that is not a record header: a detail line of its open record, the
-   *  first line of a bare traceback, or nothing to keep. */
-  continuation(w: Writer, body: string): void {
-    const afterWarning = w.afterWarning;
-    w.afterWarning = false;
+  /** A line of the writer that is not a record header: a line of its open record, the first line
+   *  of a bare traceback, or nothing to keep. */
+  continuation(w: Writer, body: string, endsReset: boolean): void {
     const rec = w.rec;
     if (rec !== null) {
-      if (rec.bare && rec.sawException && body !== '' && !/^\s/.test(body) && !isChainMarker(body) && !body.startsWith(TRACEBACK)) {
-        // The traceback is over; this line is someone's ordinary output.
-        this.close(w);
-      } else {
+      if (this.takes(rec, body, endsReset)) {
         this.addDetail(rec, body);
         return;
       }
+      // The record is over: a new traceback after a complete one (back-to-back, no chain line)
+      // is a new error; any other line is someone's ordinary output.
+      this.close(w);
     }
-    if (body.startsWith(TRACEBACK)) {
-      // logging writes `logger.warning(..., exc_info=True)` as the header line, then the traceback.
-      w.rec = { kind: 'error', header: null, lines: [], bytes: 0, truncated: false, bare: true, sawException: false, quiet: afterWarning };
+    if (startsTraceback(body)) {
+      w.rec = { kind: 'bare', header: null, lines: [], bytes: 0, truncated: false, tb: Tb.Frames, messageOpen: false, exception: null, indentAfter: false };
       this.addDetail(w.rec, body);
     } else if (body.charCodeAt(0) === 0x5b /* [ */ && body.includes(WATCHDOG) && C10_ERROR_LINE.test(body)) {
       // PyTorch's NCCL watchdog writes its timeout through C10 logging, not Python's: a line of
       // its own on each rank, and then the process aborts. It is the one trace a 2-hour
       // collective hang leaves in the worker's output.
       const text = bytesToUtf8(body).trimEnd();
-      this.out.emit({ type: 'error', message: text, detail: text, kind: 'nccl-timeout', time: null, source: w.source });
+      this.emitError(w, { type: 'error', message: text, detail: text, kind: 'nccl-timeout', time: null, source: w.source });
     }
   }
 
-  private addDetail(rec: ErrorRecord, body: string): void {
+  /** Whether the record takes this line, moving on its traceback state: a logged record (error,
+   *  warning) takes every line until the writer's next header, but a second traceback after a
+   *  complete one; a bare traceback ends at the first unindented line after its exception line
+   *  that does not chain another traceback to it. */
+  private takes(rec: OpenRecord, body: string, endsReset: boolean): boolean {
+    if (rec.messageOpen) {
+      // A line of a multi-line message; its last one ends with colorlog's reset.
+      if (endsReset) rec.messageOpen = false;
+      return true;
+    }
+    switch (rec.tb) {
+      case Tb.None:
+        // A warning is its message and, logged with exc_info, the traceback right after it.
+        if (rec.kind === 'warning' && !body.startsWith(TRACEBACK)) return false;
+      // falls through
+      case Tb.Chain:
+        if (startsTraceback(body)) {
+          // An exc_info or chained traceback starts a line; one that starts mid-line is another
+          // writer's record (SGLang's `Scheduler hit an exception: Traceback …`).
+          if (!body.startsWith(TRACEBACK)) return false;
+          rec.tb = Tb.Frames;
+        }
+        return true;
+      case Tb.Frames:
+        if (body !== '' && !isIndented(body) && !startsTraceback(body)) {
+          rec.tb = Tb.Exception;
+          rec.exception = bytesToUtf8(body).trimEnd();
+          rec.indentAfter = false;
+        }
+        return true;
+      default: // Tb.Exception
+        if (body === '') return true;
+        if (isIndented(body)) {
+          rec.indentAfter = true;
+          return true;
+        }
+        if (isChainMarker(body)) {
+          rec.tb = Tb.Chain;
+          return true;
+        }
+        if (rec.indentAfter && !startsTraceback(body)) {
+          // `ray.exceptions.RayTaskError(OutOfMemoryError): ray::…` then the remote frames, then
+          // `torch.OutOfMemoryError: …`: the line Python prints last names what failed.
+          rec.indentAfter = false;
+          rec.exception = bytesToUtf8(body).trimEnd();
+          return true;
+        }
+        // A warning's record is its message and its traceback: what follows is not part of it.
+        return rec.kind === 'error' && !startsTraceback(body);
+    }
+  }
+
+  private addDetail(rec: OpenRecord, body: string): void {
     if (rec.truncated) return;
-    if (rec.bytes + body.length + 1 > this.maxRecord) {
+    if (rec.bytes + body.length + 1 > (rec.kind === 'warning' ? Math.min(this.maxRecord, MAX_WARNING_DETAIL) : this.maxRecord)) {
       rec.truncated = true;
       return;
     }
     rec.bytes += body.length + 1;
     rec.lines.push(bytesToUtf8(body));
-    if (rec.bare && rec.lines.length > 1 && body !== '' && !/^\s/.test(body) && !isChainMarker(body) && !body.startsWith(TRACEBACK)) {
-      rec.sawException = true;
-    }
   }
 
-  /** Emits the writer's open record, if any, as an error event. */
+  /** Emits the writer's open record, if any, as an error or warning event. */
   close(w: Writer): void {
-    w.afterWarning = false;
     const rec = w.rec;
     if (rec === null) return;
     w.rec = null;
-    if (rec.quiet) return; // the warning itself was reported at its header
     const lines = rec.lines;
     while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
     const detail = lines.join('\n');
-    const message = rec.header ? firstLine(rec.header.message) : (exceptionLine(lines) ?? firstLine(detail));
-    const time = rec.header ? rec.header.time : null;
-    const kind = classifyError(rec.header ? `${rec.header.message}\n${detail}` : detail);
-    const ev: ErrorEvent = { type: 'error', message, detail, kind, time, source: w.source };
-    this.out.emit(ev);
-    if (rec.truncated) this.out.warn('record-truncated', `an error record exceeded ${this.maxRecord} bytes; its detail was cut`, time, w.source);
+    const h = rec.header;
+    const time = h ? h.time : null;
+    if (rec.kind === 'warning') {
+      const ev: WarningEvent = { type: 'warning', message: firstLine(h!.message), kind: classifyWarning(h!.message), time, source: w.source };
+      if (lines.length > 0) ev.detail = detail;
+      this.out.emit(ev);
+    } else {
+      // Titled by what failed: a logged error by its message, a bare traceback by its last
+      // exception line; never by a traceback's header.
+      const title = h ? firstLine(h.message) : '';
+      const message = title !== '' ? title : (rec.exception ?? untitled(lines));
+      const kind = classifyError(h ? `${h.message}\n${detail}` : detail);
+      this.emitError(w, { type: 'error', message, detail, kind, time, source: w.source });
+    }
+    // A warning's detail is cut quietly: a writer's ordinary output after a WARNING (progress
+    // bars, prints) is read as its further lines until the writer's next record.
+    if (rec.truncated && rec.kind !== 'warning') this.out.warn('record-truncated', `an error record exceeded ${this.maxRecord} bytes; its detail was cut`, time, w.source);
   }
+
+  private emitError(w: Writer, ev: ErrorEvent): void {
+    this.out.emit(ev);
+    if (w.main) this.onMainError(ev);
+  }
+}
+
+/** The title of an error record with no message and no exception line (cut, or input ended). */
+function untitled(lines: readonly string[]): string {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = lines[i].trim();
+    if (l !== '' && !l.endsWith(TRACEBACK)) return `a traceback without its exception line (last line: ${l})`;
+  }
+  return 'a traceback without its exception line';
 }
 
 /** The first line of a message, without trailing spaces. */

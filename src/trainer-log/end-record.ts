@@ -1,0 +1,80 @@
+// Whether the controller's `Training completes!` record means the run completed. StatsLogger.close()
+// writes it on EVERY exit (trainer.md §5): AsyncWebRL's RLTrainer.__exit__ calls close() and then
+// raises, so a crash writes the end record first and its traceback after it; current upstream
+// AReaL logs `Training failed with exception: …` (with its traceback) first, then the end record,
+// then Python prints the uncaught traceback again. So the end record is held until the
+// controller's next record (or the input's end) says which it was: an error next to it, before
+// or after it in the same attempt, makes it a failure, and no `finished` is emitted.
+import type { ErrorEvent, FinishedEvent } from './events.js';
+import type { RecordHeader } from './header.js';
+import type { EventOut } from './event-out.js';
+
+export class EndRecord {
+  /** The end record, not yet known to be a completion. */
+  private held: FinishedEvent | null = null;
+  /** The controller's latest record was an error (no other controller record since). */
+  private afterError = false;
+  /** Upstream's `Training failed with exception` was logged in this attempt. */
+  private failed = false;
+
+  constructor(private readonly out: EventOut) {}
+
+  /** An error of the controller: a logged one (emitted when its record closes) or a bare
+   *  traceback. After a held end record, it is the crash that record was written for. */
+  error(ev: ErrorEvent): void {
+    this.held = null;
+    this.afterError = true;
+    if (ev.message.startsWith('Training failed with exception')) this.failed = true;
+  }
+
+  /** The controller's next record header, before it is read: a record that is not an error
+   *  means the held end record was a completion. The start of a new trainer process (a fresh
+   *  start or a resume record) begins a new attempt. */
+  record(h: RecordHeader): void {
+    const isError = h.level === 'ERROR' || h.level === 'CRITICAL';
+    if (this.held !== null) {
+      if (!isError) this.out.emit(this.held);
+      this.held = null;
+    }
+    this.afterError = false;
+    const m = h.message;
+    if (m.startsWith('Resume info not found') || m.includes('Recovering from StepInfo(')) this.failed = false;
+  }
+
+  /** The end record itself (after record() for its header). */
+  end(ev: FinishedEvent, errorBefore: boolean): void {
+    if (errorBefore || this.failed) return;
+    this.held = ev;
+  }
+
+  /** The launcher's attempt marker: whatever the last process wrote, a new one starts. Its
+   *  held end record was not contradicted by its own output: a completion. */
+  newAttempt(): void {
+    if (this.held !== null) this.out.emit(this.held);
+    this.held = null;
+    this.afterError = false;
+    this.failed = false;
+  }
+
+  /** The input ended: a held end record that nothing contradicted is a completion. */
+  close(): void {
+    if (this.held !== null) this.out.emit(this.held);
+    this.reset();
+  }
+
+  reset(): void {
+    this.held = null;
+    this.afterError = false;
+    this.failed = false;
+  }
+
+  /** The controller's previous record was an error (asked before record() forgets it). */
+  get errorJustBefore(): boolean {
+    return this.afterError;
+  }
+
+  /** Nothing held or remembered: a fresh parser would read on the same. */
+  get atRest(): boolean {
+    return this.held === null && !this.afterError && !this.failed;
+  }
+}
