@@ -15,8 +15,8 @@ const time = fc.oneof(text, isoTime, fc.constant(null));
 describe('smallEventJson', () => {
   it('writes memory, batch and warning events exactly as JSON.stringify does', () => {
     const event = fc.oneof(
-      fc.record({ type: fc.constant('memory'), phase: text, allocatedGB: num, reservedGB: num, usedGB: num, totalGB: num, time: fc.oneof(text, isoTime) }),
-      fc.record({ type: fc.constant('batch'), waitS: num, totalS: num, episodes: num, time: fc.oneof(text, isoTime) }),
+      fc.record({ type: fc.constant('memory'), phase: text, allocatedGB: num, reservedGB: num, usedGB: num, totalGB: num, time: fc.oneof(text, isoTime), source: text }),
+      fc.record({ type: fc.constant('batch'), waitS: num, totalS: num, episodes: fc.oneof(num, fc.constant(null)), time: fc.oneof(text, isoTime), role: text }),
       fc.record({ type: fc.constant('warning'), message: text, kind: text, time, source: text }),
     );
     fc.assert(
@@ -40,5 +40,6 @@ describe('smallEventJson', () => {
   it('leaves other events (and a warning without source) to JSON.stringify', () => {
     expect(smallEventJson({ type: 'finished', time: 't' } as TrainerEvent)).toBeUndefined();
     expect(smallEventJson({ type: 'warning', message: 'm', kind: 'other', time: null } as TrainerEvent)).toBeUndefined();
+    expect(smallEventJson({ type: 'warning', message: 'm', kind: 'other', time: null, source: 'main', detail: 'd' } as TrainerEvent)).toBeUndefined();
   });
 });

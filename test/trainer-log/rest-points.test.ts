@@ -71,20 +71,29 @@ describe('atRest', () => {
     p.push(enc.encode('Traceback (most recent call last):\n  File "a.py", line 1, in f\nValueError: x\n'));
     expect(p.atRest()).toBe(false);
     expect(p.push(enc.encode('ordinary output\n')).map((e) => e.type)).toEqual(['error']);
+    // The controller's last record was an error: an end record right after it would be a crash's.
+    expect(p.atRest()).toBe(false);
+    p.push(enc.encode(`${rec(T, 'RolloutController', 'INFO', 'next')}\n`));
     expect(p.atRest()).toBe(true);
     expect(p.writerCount).toBe(1);
   });
 
-  it('is false right after a WARNING header, whose traceback would follow as part of it', () => {
+  it('is false while a WARNING record is open, whose traceback would follow as part of it', () => {
     // A fresh parser started between the two would read the traceback as a bare error.
     const warning = `(RayRPCServer pid=7, ip=10.0.0.1) ${rec(T, 'W', 'WARNING', 'Could not query cluster capacity')}\n`;
     const traceback = '(RayRPCServer pid=7, ip=10.0.0.1) Traceback (most recent call last):\n(RayRPCServer pid=7, ip=10.0.0.1)   File "a.py", line 1, in f\n(RayRPCServer pid=7, ip=10.0.0.1) ValueError: x\n';
     const p = new TrainerLogParser();
-    expect(p.push(enc.encode(warning)).map((e) => e.type)).toEqual(['warning']);
+    expect(p.push(enc.encode(warning))).toEqual([]);
     expect(p.atRest()).toBe(false);
-    expect(p.push(enc.encode(traceback)).map((e) => e.type)).toEqual([]);
+    expect(p.push(enc.encode(traceback))).toEqual([]);
     expect(parseLogBytes(enc.encode(traceback)).map((e) => e.type)).toEqual(['error']);
-    p.push(enc.encode(`(RayRPCServer pid=7, ip=10.0.0.1) ${rec(T, 'W', 'INFO', 'next')}\n`));
+    const closed = p.push(enc.encode(`(RayRPCServer pid=7, ip=10.0.0.1) ${rec(T, 'W', 'INFO', 'next')}\n`));
+    expect(closed).toEqual([
+      {
+        type: 'warning', message: 'Could not query cluster capacity', kind: 'other', time: '2026-05-25T12:00:00.000', source: 'ray',
+        detail: 'Traceback (most recent call last):\n  File "a.py", line 1, in f\nValueError: x',
+      },
+    ]);
     expect(p.atRest()).toBe(true);
   });
 });

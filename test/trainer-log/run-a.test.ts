@@ -39,7 +39,7 @@ describe.each(['main.log', 'merged.log', 'stdout.log'])('run-a %s', (file) => {
     expect(events.filter((e) => e.type === 'start')).toEqual([{ type: 'start', time: '2026-05-25T12:09:55.899' }]);
     const batches = events.filter((e) => e.type === 'batch');
     expect(batches).toHaveLength(12);
-    expect(batches[0]).toEqual({ type: 'batch', waitS: 564.8, totalS: 568.9, episodes: 128, time: '2026-05-25T12:19:20.666' });
+    expect(batches[0]).toEqual({ type: 'batch', waitS: 564.8, totalS: 568.9, episodes: 128, time: '2026-05-25T12:19:20.666', role: 'rollout' });
   });
 
   it('prints JSON lines with type first', () => {

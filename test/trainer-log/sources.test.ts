@@ -26,9 +26,13 @@ describe('merged.log writers', () => {
   ].join('\n');
   const events = parseAll(log);
 
-  it('keeps worker Memory-Usage and worker "completes" out of the controller events', () => {
+  it('reads worker Memory-Usage with its source, and keeps a worker "completes" out of the controller events', () => {
     expect(events.filter((e) => e.type === 'memory')).toEqual([
-      { type: 'memory', phase: 'ppo update', allocatedGB: 15, reservedGB: 16, usedGB: 17, totalGB: 79.11, time: '2026-06-01T10:00:00.000' },
+      { type: 'memory', phase: 'ppo update', allocatedGB: 15, reservedGB: 16, usedGB: 17, totalGB: 79.11, time: '2026-06-01T10:00:00.000', source: 'main' },
+      {
+        type: 'memory', phase: 'after model creation/loading', allocatedGB: 15, reservedGB: 16, usedGB: 17, totalGB: 79.11,
+        time: '2026-06-01T10:00:00.000', source: 'actor',
+      },
     ]);
     expect(events.filter((e) => e.type === 'finished')).toHaveLength(1);
   });
@@ -73,8 +77,8 @@ describe('Ray-forwarded lines and bare tracebacks on the controller stdout', () 
   ].join('\n');
   const events = parseAll(log);
 
-  it('keeps Ray worker memory out, reads the controller memory', () => {
-    expect(events.filter((e) => e.type === 'memory')).toHaveLength(1);
+  it('reads Ray worker memory as source ray; a worker phase unprefixed on the controller stdout is not the controller\'s', () => {
+    expect(events.filter((e) => e.type === 'memory').map((e) => e.type === 'memory' && e.source)).toEqual(['ray', 'worker']);
   });
 
   it('reports each traceback once, with its kind, source and exception line', () => {

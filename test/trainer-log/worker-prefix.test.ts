@@ -22,9 +22,10 @@ describe('worker prefixes', () => {
       `${b} ${rec(T, 'W', 'INFO', 'b again')}`,
       '',
     ].join('\n');
-    // a's record stays open across b's lines: it is closed by a's own next line only.
+    // a's record stays open across b's lines: it is closed by a's own next line only (the
+    // controller's warning, by the end of the input).
     const events = parseLogBytes(enc.encode(log)).map((e) => `${e.type}:${'message' in e ? e.message : ''}`);
-    expect(events).toEqual(['warning:between', 'error:a failed']);
+    expect(events).toEqual(['error:a failed', 'warning:between']);
   });
 
   it('a routine line of a worker whose prefix holds escape codes still closes its record', () => {
@@ -37,6 +38,6 @@ describe('worker prefixes', () => {
       '',
     ].join('\n');
     const events = parseLogBytes(enc.encode(log)).map((e) => `${e.type}:${'message' in e ? e.message : ''}`);
-    expect(events).toEqual(['warning:between', 'error:boom', 'warning:after']);
+    expect(events).toEqual(['error:boom', 'warning:between', 'warning:after']);
   });
 });
