@@ -65,6 +65,7 @@ export async function simMain(argv: string[], env: Record<string, string | undef
     warmStart: simEnv.warmStart,
     statePaths,
     stdout: io.stdout,
+    stderr: io.stderr,
   });
 }
 

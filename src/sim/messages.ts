@@ -98,3 +98,16 @@ export function omniboxesAllocMessage(task: number, attempt: number, retries: nu
     `503 Service Unavailable (no free Omniboxes instance), retrying in 10s`
   );
 }
+
+/** The controller's exception as Python prints it uncaught, raised again by AsyncWebRL's
+ *  RLTrainer.__exit__ (`raise exc_value`) from train.py's `with trainer:` block. */
+export function uncaughtTraceback(tb: string): string {
+  const [head, ...rest] = tb.split('\n');
+  const outer = [
+    '  File "/opt/webgym/webgym/train.py", line 214, in <module>', '    main()',
+    '  File "/opt/webgym/webgym/train.py", line 201, in main', '    with trainer:',
+    '  File "/opt/webgym/areal/trainer/rl_trainer.py", line 1541, in __exit__', '    raise exc_value',
+    '  File "/opt/webgym/webgym/train.py", line 203, in main', '    trainer.train(workflow, eval_workflow=eval_workflow)',
+  ];
+  return [head, ...outer, ...rest].join('\n') + '\n';
+}

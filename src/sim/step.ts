@@ -11,6 +11,7 @@ import { stepDynamics } from './dynamics.js';
 import { writeStepInfo } from './recovery.js';
 import { tabulateStats } from './table.js';
 import { eventTime, printedValue } from './pyfmt.js';
+import { workerMemoryEvent } from './truth.js';
 import { Rng } from './rng.js';
 import {
   batchMessage, memoryMessage, stepDoneMessage, ncclTraceback, oomWorkerTraceback, oomControllerTraceback,
@@ -54,7 +55,10 @@ function recoverDue(ctx: StepContext, g: number): string | null {
   return null;
 }
 
-export async function runStep(ctx: StepContext, g: number, faults: readonly Fault[]): Promise<'ok' | 'crashed'> {
+/** 'ok', or the crash: the controller's exception, as its traceback, which the process raises. */
+export type StepResult = 'ok' | { crashed: true; traceback: string };
+
+export async function runStep(ctx: StepContext, g: number, faults: readonly Fault[]): Promise<StepResult> {
   const { plan, out, clock, log } = ctx;
   const { epoch, epochStep } = stepCoords(plan, g);
   const noise = Rng.of(plan.seed, g, ctx.attempt, 7);
@@ -77,7 +81,7 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     const m = d.memory.find((x) => x.phase === phase)!;
     out.controller(log('IOStruct', 'INFO', memoryMessage(m, phase)), {
       type: 'memory', phase, allocatedGB: m.allocatedGB, reservedGB: m.reservedGB, usedGB: m.usedGB, totalGB: m.totalGB,
-      time: eventTime(clock.now()),
+      time: eventTime(clock.now()), source: 'main',
     });
   };
   const enter = async (p: SimPhase): Promise<void> => {
@@ -93,13 +97,13 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
   for (let i = 0; i < timeouts; i++) workerWarn(episodeTimeoutMessage(noise.int(1, 9999), 45), 'episode-timeout');
   await clock.advance(d.batch.totalS - d.batch.waitS / 2);
   out.controller(log('RolloutController', 'INFO', batchMessage(d.batch)), {
-    type: 'batch', waitS: d.batch.waitS, totalS: d.batch.totalS, episodes: d.batch.nEpisodes, time: eventTime(clock.now()),
+    type: 'batch', waitS: d.batch.waitS, totalS: d.batch.totalS, episodes: d.batch.nEpisodes, time: eventTime(clock.now()), role: 'rollout',
   });
 
   if (plan.offload) {
-    // The actor worker's own record (not a controller memory event): its model is back on the GPU.
-    const m = d.memory[0];
-    out.worker(plan.actor.name, log('IOStruct', 'INFO', memoryMessage({ ...m, allocatedGB: 16.42, reservedGB: 16.9, usedGB: 20.7 }, 'after onload model')));
+    // The actor worker's own record (a fact of its GPU, not the controller's): its model is back on the GPU.
+    const m = { ...d.memory[0], allocatedGB: 16.42, reservedGB: 16.9, usedGB: 20.7 };
+    out.worker(plan.actor.name, log('IOStruct', 'INFO', memoryMessage(m, 'after onload model')), workerMemoryEvent(m, 'after onload model', clock.now()));
   }
   for (const [p, label] of [['recompute_logp', 'recompute logp'], ['ref_logp', 'ref logp'], ['compute_advantages', 'compute advantages']] as const) {
     if (p === 'ref_logp' && plan.klCtl <= 0) continue;
@@ -123,7 +127,7 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     out.controller(log('RLTrainer', 'ERROR', 'Training step failed', ct), {
       type: 'error', message: 'Training step failed', detail: ct, kind: 'oom', source: 'main', time: eventTime(clock.now()),
     });
-    return 'crashed';
+    return { crashed: true, traceback: ct };
   }
   await clock.advance(dur('ppo_update'));
   memory('ppo update');
@@ -137,7 +141,7 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     out.controller(log('RLTrainer', 'ERROR', 'Training step failed', tb), {
       type: 'error', message: 'Training step failed', detail: tb, kind: 'nccl-timeout', source: 'main', time: eventTime(clock.now()),
     });
-    return 'crashed';
+    return { crashed: true, traceback: tb };
   }
   const evalS = d.stats.find(([k]) => k === 'timeperf/eval')?.[1] ?? 0;
   await clock.advance(dur('update_weights') + evalS);

@@ -10,8 +10,9 @@ import { type SimPlan, stepCoords } from './plan.js';
 import { type Fault, type SimPhase, faultsAt, faultId } from './faults.js';
 import { readMemo, writeMemo, readStepInfo, ensureWandbId, recoverInfoDir } from './recovery.js';
 import { writeState, type StatePhase } from './state.js';
-import { cleanSplitMessage, memoryMessage, stepInfoRepr } from './messages.js';
+import { cleanSplitMessage, memoryMessage, stepInfoRepr, uncaughtTraceback } from './messages.js';
 import { runStep, type StepContext } from './step.js';
+import { workerMemoryEvent } from './truth.js';
 import type { Level } from './records.js';
 import { eventTime } from './pyfmt.js';
 
@@ -32,6 +33,8 @@ export interface TrainerOptions {
   warmStart?: boolean;
   statePaths: string[];
   stdout: (text: string) => void;
+  /** The process's stderr, where Python prints an uncaught exception (default: dropped). */
+  stderr?: (text: string) => void;
 }
 
 export async function runTrainer(o: TrainerOptions): Promise<number> {
@@ -102,8 +105,9 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
     await clock.advance(0.1 * startTs);
     out.controller(log(sched, 'INFO', `Creating ${plan.actor.gpus} workers for role '${plan.actor.name}' (strategy: SchedulingStrategyType.separation, colocate_with: None)`));
     await clock.advance(60 * startTs);
-    // A worker's own Memory-Usage record: not a controller memory event (events.ts), so no truth for it.
-    out.worker(plan.actor.name, log('IOStruct', 'INFO', memoryMessage({ allocatedGB: 16.42, reservedGB: 16.9, usedGB: 20.7, totalGB: 79.11 }, 'after model creation/loading')));
+    // A worker's own Memory-Usage record: a memory event of that worker (its source), not the controller's.
+    const loaded = { allocatedGB: 16.42, reservedGB: 16.9, usedGB: 20.7, totalGB: 79.11 };
+    out.worker(plan.actor.name, log('IOStruct', 'INFO', memoryMessage(loaded, 'after model creation/loading')), workerMemoryEvent(loaded, 'after model creation/loading', clock.now()));
     await clock.advance(34 * startTs);
     out.controller(log('RolloutController', 'INFO', 'Creating workers via scheduler...'));
     await clock.advance(30 * startTs);
@@ -142,16 +146,23 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
       }
       ctx.ts = g === first ? startTs : ts; // (runStep also updates ctx's save bookkeeping: keep one ctx)
       const result = await runStep(ctx, g, active);
-      if (result === 'crashed') {
+      if (result !== 'ok') {
+        // AsyncWebRL's exit path (RLTrainer.__exit__): self.close() writes the end record on every
+        // exit, then `raise exc_value`: Python prints the uncaught traceback to stderr. No
+        // `finished` in the truth: a parser must not take this end record for a completion.
+        out.controller(log('StatsLogger', 'INFO', endMessage()));
+        o.stderr?.(uncaughtTraceback(result.traceback));
         setPhase('crashed');
         return 1;
       }
     }
-    out.controller(log('RLTrainer', 'INFO', `Training completes! Total time elapsed ${clock.elapsedS().toFixed(2)}.`), {
-      type: 'finished', time: eventTime(clock.now()),
-    });
+    out.controller(log('StatsLogger', 'INFO', endMessage()), { type: 'finished', time: eventTime(clock.now()) });
     setPhase('finished', plan.totalSteps);
     return 0;
+  }
+
+  function endMessage(): string {
+    return `Training completes! Total time elapsed ${clock.elapsedS().toFixed(2)}.`;
   }
 }
 

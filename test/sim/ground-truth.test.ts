@@ -46,7 +46,10 @@ describe.each([
   it('crashes once (exit 1) and the resumed run finishes (exit 0)', async () => {
     await runBoth();
     expect(ws.codes).toEqual([1, 0]);
-    expect(ws.stderr).toBe('');
+    // AsyncWebRL's exit path: the end record (close()), then the exception raised uncaught.
+    expect(ws.stderr).toMatch(/^Traceback \(most recent call last\):\n[\s\S]*raise exc_value\n[\s\S]*\n$/);
+    const uncaught = parseLogBytes(Buffer.from(ws.stderr));
+    expect(uncaught).toEqual([expect.objectContaining({ type: 'error', source: 'main', kind: /oom/.test(faults) ? 'oom' : 'nccl-timeout' })]);
   });
 
   for (const out of ['main', 'merged', 'stdout'] as const) {
@@ -92,7 +95,11 @@ describe.each([
     const iErr = events.indexOf(errors[0]);
     const iRes = events.indexOf(resumes[0] as unknown as TrainerEvent);
     expect(iRes).toBeGreaterThan(iErr);
+    // Two end records (close() runs on every exit): only the completed attempt's is finished.
+    expect(parseLogBytes(ws.read('main.log')).length).toBeGreaterThan(0);
+    expect(ws.read('main.log').toString().match(/Training completes!/g)).toHaveLength(2);
     expect(events.filter((e) => e.type === 'finished')).toHaveLength(1);
+    expect(events.at(-1)?.type).toBe('finished');
   });
 
   it('faults show in the numbers: nan grad norm, zero reward, omniboxes warnings', async () => {
