@@ -62,13 +62,16 @@ describe('alert history of a night the cockpit did not watch', () => {
       const f = await waitForFrame(r, (x) => x.includes('Alert history') && x.includes('Reward is exactly 0 for 3 steps'), 'the history list', 15_000);
       expect(f).toContain(zero);
       // The crash: active (no resume), since the error record's time (its record is closed once the
-      // cockpit sees the run ended and reads its log to the end).
-      const crash = await waitFor(() => session.getState().run?.alertHistory?.find((e) => e.key.startsWith('error')), { timeoutMs: 30_000, what: 'the crash in the history' });
+      // cockpit sees the run ended and reads its log to the end). The trainer logs it, then raises
+      // it uncaught after its end record (AsyncWebRL's exit path): two error records.
+      const first = events.find((e) => e.type === 'error')!;
+      const crash = await waitFor(() => session.getState().run?.alertHistory?.find((e) => e.key.startsWith(`error@${first.time}|`)), { timeoutMs: 30_000, what: 'the crash in the history' });
       expect(crash.active).toBe(true);
-      const errorTime = localTimeMs(events.find((e) => e.type === 'error')!.time)!;
-      expect(crash.firstSeenAt).toBe(errorTime);
-      const withCrash = await waitForFrame(r, (x) => /active since \d\d-\d\d \d\d:\d\d/.test(x), 'the crash, active, in the list', 15_000);
-      expect(withCrash).toContain('1 active · 1 cleared');
+      expect(crash.firstSeenAt).toBe(localTimeMs(first.time)!);
+      const errorCount = events.filter((e) => e.type === 'error').length;
+      expect(errorCount).toBe(2);
+      const withCrash = await waitForFrame(r, (x) => /active since \d\d-\d\d \d\d:\d\d/.test(x) && x.includes(`${errorCount} active · 1 cleared`), 'the crash, active, in the list', 15_000);
+      expect(withCrash).toContain(`${errorCount} active · 1 cleared`);
     } finally {
       r.unmount();
       await session.close();
