@@ -32,13 +32,15 @@ function readInto(fd: number, buf: Buffer): Promise<number> {
 /** The files' bytes in order, `size` bytes at a time, with one read ahead. Two buffers take
  *  turns: a yielded chunk stays valid until the consumer asks for the next one (the parser copies
  *  what it keeps). Every file is closed once read, or when the consumer stops early, but never
- *  while a read on it is still in flight. */
-export async function* readAhead(fds: number[], files: string[], size: number): AsyncGenerator<Buffer> {
+ *  while a read on it is still in flight. `onFile(i)`: file i is about to be read (its chunks
+ *  follow, up to the next call). */
+export async function* readAhead(fds: number[], files: string[], size: number, onFile?: (i: number) => void): AsyncGenerator<Buffer> {
   const bufs = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
   let turn = 0;
   let i = 0;
   try {
     for (; i < fds.length; i++) {
+      onFile?.(i);
       let pending: Promise<number> | null = readInto(fds[i], bufs[turn]);
       try {
         for (;;) {

@@ -13,13 +13,62 @@ const READ_SIZE = 1 << 18;
 /** --json: one read and at most one write per MiB; the parser copies only what it keeps. */
 const JSON_READ_SIZE = 1 << 20;
 
-async function feed(fds: number[], files: string[], onEvents: (evs: TrainerEvent[]) => Promise<void> | void): Promise<void> {
+/** Which of the files hold no trainer record at all (a log of another program, random bytes,
+ *  AReaL <= 0.5.1 without its header): told file by file as the stream moves on. */
+class RecordCheck {
+  private file = -1;
+  private bytes = 0;
+  private recordsBefore = 0;
+  readonly empty: string[] = [];
+
+  constructor(
+    private readonly files: string[],
+    private readonly records: () => number,
+  ) {}
+
+  /** File i starts (readAhead's onFile). */
+  next(i: number): void {
+    this.settle();
+    this.file = i;
+    this.bytes = 0;
+    this.recordsBefore = this.records();
+  }
+
+  chunk(n: number): void {
+    this.bytes += n;
+  }
+
+  /** After the parser's end(): the last file is settled too. */
+  settle(): void {
+    if (this.file >= 0 && this.bytes > 0 && this.records() === this.recordsBefore) this.empty.push(this.files[this.file]);
+    this.file = -1;
+  }
+
+  /** Exit 2 when a non-empty file held no record: the one line that says so. */
+  verdict(): void {
+    if (this.empty.length === 0) return;
+    const which = this.empty.length === 1 ? this.empty[0] : this.empty.join(', ');
+    throw new CliError(
+      `${which}: no trainer log record found. A record starts a line like ` +
+        `"(AReaL) 20260525-12:19:55.952 StatsLogger INFO: …" (before AReaL 0.5.2 without "(AReaL) "); ` +
+        'give main.log, merged.log or the trainer\'s captured stdout.',
+      EXIT.usage,
+    );
+  }
+}
+
+async function feed(fds: number[], files: string[], onEvents: (evs: TrainerEvent[]) => Promise<void> | void): Promise<RecordCheck> {
   const parser = new TrainerLogParser();
-  for await (const chunk of readAhead(fds, files, READ_SIZE)) {
+  const check = new RecordCheck(files, () => parser.recordCount);
+  for await (const chunk of readAhead(fds, files, READ_SIZE, (i) => check.next(i))) {
+    check.chunk(chunk.length);
     const evs = parser.push(chunk);
     if (evs.length) await onEvents(evs);
   }
-  await onEvents(parser.end());
+  const rest = parser.end();
+  check.settle();
+  await onEvents(rest);
+  return check;
 }
 
 async function writeOut(s: string | Buffer): Promise<void> {
@@ -29,10 +78,17 @@ async function writeOut(s: string | Buffer): Promise<void> {
 /** `--json`: bytes in, bytes out. JsonLinesParser hands back the JSON lines of each chunk as one
  *  buffer, written with one write(2): no stream, no per-line strings. The next chunk is being
  *  read meanwhile (readAhead). */
-async function jsonLines(fds: number[], files: string[]): Promise<void> {
+async function jsonLines(fds: number[], files: string[]): Promise<RecordCheck> {
   const parser = new JsonLinesParser();
-  for await (const chunk of readAhead(fds, files, JSON_READ_SIZE)) writeAll(parser.push(chunk));
-  writeAll(parser.end());
+  const check = new RecordCheck(files, () => parser.recordCount);
+  for await (const chunk of readAhead(fds, files, JSON_READ_SIZE, (i) => check.next(i))) {
+    check.chunk(chunk.length);
+    writeAll(parser.push(chunk));
+  }
+  const rest = parser.end();
+  check.settle();
+  writeAll(rest);
+  return check;
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -62,7 +118,7 @@ export async function run(args: string[]): Promise<number> {
   const fds = openAll(files);
   if (json) {
     // process.stdout is never touched here: fd 1 keeps the blocking mode it was given.
-    await jsonLines(fds, files);
+    (await jsonLines(fds, files)).verdict();
     return EXIT.ok;
   }
   // `parse … | head` closes the pipe early: stop quietly.
@@ -71,10 +127,13 @@ export async function run(args: string[]): Promise<number> {
   });
 
   const summary = new Summary(await import('../metrics/index.js'));
-  await feed(fds, files, (evs) => {
+  const check = await feed(fds, files, (evs) => {
     for (const e of evs) summary.add(e);
   });
+  // Not a trainer log at all: the one line that says so, not an empty summary.
+  if (check.empty.length === files.length) check.verdict();
   await writeOut(summary.render(files));
+  check.verdict();
   return EXIT.ok;
 }
 

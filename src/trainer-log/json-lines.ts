@@ -34,6 +34,11 @@ export class JsonLinesParser {
     return this.parser.writerCount;
   }
 
+  /** See TrainerLogParser#recordCount. */
+  get recordCount(): number {
+    return this.parser.recordCount;
+  }
+
   reset(): void {
     this.parser.reset();
     this.sink.take();

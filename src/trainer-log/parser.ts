@@ -49,7 +49,7 @@ export class TrainerLogParser {
   private readonly steps: StepAssembler;
   private readonly endRecord: EndRecord;
   private readonly fast: boolean;
-  /** Record headers read since the last reset (any writer's). */
+  /** Record headers read since the parser was made (any writer's; reset() keeps the count). */
   private records = 0;
   /** The controller line being read had no merged.log `[main]` tag (see memoryEvent). */
   private untagged = true;
@@ -71,7 +71,6 @@ export class TrainerLogParser {
     this.writers.reset();
     this.steps.step = null;
     this.endRecord.reset();
-    this.records = 0;
   }
 
   push(chunk: Uint8Array): TrainerEvent[] {
@@ -129,8 +128,8 @@ export class TrainerLogParser {
     return this.carry.len === 0 && !this.carry.cut && this.steps.step === null && this.writers.atRest() && this.endRecord.atRest;
   }
 
-  /** Record headers (`(AReaL) <time> <logger> <LEVEL>:`, any writer's) read since the last reset:
-   *  0 for a non-empty input means it is not a trainer log. */
+  /** Record headers (`(AReaL) <time> <logger> <LEVEL>:`, any writer's) read since the parser was
+   *  made: none in a non-empty input means it is not a trainer log. */
   get recordCount(): number {
     return this.records;
   }

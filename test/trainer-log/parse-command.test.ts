@@ -109,4 +109,42 @@ describe('awrl-tui parse', () => {
     }
     expect(cli().status).toBe(2);
   });
+
+  it('exits 2 with one line naming the file when a non-empty input holds no trainer record', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'awrl-parse-'));
+    try {
+      const junk = join(dir, 'junk.bin');
+      writeFileSync(junk, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)));
+      const old = join(dir, 'wrong.log');
+      writeFileSync(old, 'INFO:     Uvicorn running on http://0.0.0.0:8000\nhello\n');
+      for (const f of [junk, old]) {
+        for (const args of [[f], ['--json', f]]) {
+          const r = cli(...args);
+          expect(r.status, args.join(' ')).toBe(2);
+          const lines = r.stderr.trimEnd().split('\n');
+          expect(lines).toHaveLength(1);
+          expect(lines[0]).toContain(`${f}: no trainer log record found`);
+          expect(lines[0]).toContain('(AReaL) 20260525-12:19:55.952 StatsLogger INFO:');
+        }
+        expect(cli(f).stdout).toBe('');
+      }
+      // With a trainer log beside it: the summary is printed, and the wrong file named.
+      const both = cli(DIR + 'main.log', old);
+      expect(both.status).toBe(2);
+      expect(both.stdout).toMatch(/^steps: 12 step records/m);
+      expect(both.stderr).toContain(`${old}: no trainer log record found`);
+      expect(both.stderr).not.toContain(DIR + 'main.log');
+      // An empty file is not a wrong one; a pre-0.5.2 header is a record.
+      const empty = join(dir, 'empty.log');
+      writeFileSync(empty, '');
+      expect(cli(empty).status).toBe(0);
+      const pre = join(dir, 'pre.log');
+      writeFileSync(pre, '20250101-10:00:00.000 StatsLogger INFO: Training completes! Total time elapsed 1.00.\n');
+      const r = cli(pre);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/^finished: yes$/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
