@@ -4,3 +4,6 @@ export { TrainerLogParser, parseLogBytes, MAX_WRITERS, type ParserOptions } from
 export { eventToJsonLine } from './json.js';
 export { stripAnsi, toIsoTime, isoTimeToMs, parseNumber } from './text.js';
 export { JsonLinesParser } from './json-lines.js';
+export { TrainerLogReader, type ReaderEvent, type ReadResult, type ReaderOptions } from './reader.js';
+export { LogLineReader, cleanLine, headerLevel, type LogLine, type LogLineLevel } from './log-lines.js';
+export type { CheckpointSaveEvent } from './saves.js';

@@ -12,6 +12,7 @@ import type { TrainerEvent } from './events.js';
 import { parseHeader, matchRayPrefix, matchRolePrefix, rankPrefixLength, type Level, type RecordHeader } from './header.js';
 import { controllerEvent, memoryEvent } from './classify.js';
 import { EndRecord } from './end-record.js';
+import { saveEvent } from './saves.js';
 import type { JsonSink } from './json.js';
 import { HEAD, lastStripStop, lineEnds, routineMessageAt, stripAnsiBytes } from './line-bytes.js';
 import { asBuffer, bytesToUtf8, latin1Slice, stripAnsi, toIsoTime } from './text.js';
@@ -34,6 +35,10 @@ export interface ParserOptions {
    *  forms, key layouts or stats shapes). The same events, only slower: for the test that proves
    *  the fast paths equal to it. Default true. */
   fastPaths?: boolean;
+  /** true: the controller's `Saving … checkpoints` records are emitted too, as CheckpointSaveEvent
+   *  objects (type 'save', not part of TrainerEvent: TrainerLogReader gives them their type).
+   *  Default false. */
+  checkpointSaves?: boolean;
 }
 
 export class TrainerLogParser {
@@ -49,6 +54,7 @@ export class TrainerLogParser {
   private readonly steps: StepAssembler;
   private readonly endRecord: EndRecord;
   private readonly fast: boolean;
+  private readonly saves: boolean;
   /** Record headers read since the parser was made (any writer's; reset() keeps the count). */
   private records = 0;
   /** The controller line being read had no merged.log `[main]` tag (see memoryEvent). */
@@ -58,6 +64,7 @@ export class TrainerLogParser {
   constructor(opts: ParserOptions = {}, sink?: JsonSink) {
     this.maxRecord = Math.max(1024, opts.maxRecordBytes ?? 1 << 20);
     this.fast = opts.fastPaths !== false;
+    this.saves = opts.checkpointSaves === true;
     this.out = new EventOut(sink ?? null);
     this.carry = new LineCarry(this.maxRecord);
     this.endRecord = new EndRecord(this.out);
@@ -327,6 +334,9 @@ export class TrainerLogParser {
       const errorBefore = this.endRecord.errorJustBefore;
       this.endRecord.record(h);
       if (this.steps.header(h)) return;
+      const save = this.saves ? saveEvent(h) : null;
+      // Outside the event contract: emitted only for a caller that asked (TrainerLogReader).
+      if (save !== null) this.out.emit(save as unknown as TrainerEvent);
       const ev = controllerEvent(h, this.untagged);
       if (ev !== null) {
         if (ev.type === 'finished') this.endRecord.end(ev, errorBefore);

@@ -1,0 +1,70 @@
+// One pure reader of a followed trainer log: the bytes go in once, and out come the parser's events
+// with the controller's checkpoint-save records among them in log order (what src/health's
+// save-records scanner and src/runs' CheckpointSaves merge did), and the cleaned lines a log pane
+// shows, tables collapsed (what src/ui/session/trainer-lines.ts reads). A follower holds one of
+// these instead of a parser, a save scanner and a line splitter side by side.
+import type { TrainerEvent } from './events.js';
+import { TrainerLogParser, type ParserOptions } from './parser.js';
+import type { CheckpointSaveEvent } from './saves.js';
+import { LogLineReader, type LogLine } from './log-lines.js';
+
+export type ReaderEvent = TrainerEvent | CheckpointSaveEvent;
+
+export interface ReadResult {
+  /** The parser's events and the save records, in log order. */
+  events: ReaderEvent[];
+  /** The lines these bytes completed, cleaned, tables collapsed to one line each. */
+  lines: LogLine[];
+}
+
+export interface ReaderOptions extends Omit<ParserOptions, 'checkpointSaves'> {
+  /** false: no lines (a caller without a log pane). Default true. */
+  lines?: boolean;
+}
+
+export class TrainerLogReader {
+  private readonly parser: TrainerLogParser;
+  private readonly lineReader: LogLineReader | null;
+
+  constructor(opts: ReaderOptions = {}) {
+    const { lines, ...parserOpts } = opts;
+    this.parser = new TrainerLogParser({ ...parserOpts, checkpointSaves: true });
+    this.lineReader = lines === false ? null : new LogLineReader();
+  }
+
+  push(chunk: Uint8Array): ReadResult {
+    return { events: this.parser.push(chunk) as ReaderEvent[], lines: this.lineReader?.push(chunk) ?? [] };
+  }
+
+  /** End of input (see TrainerLogParser#end). */
+  end(): ReadResult {
+    return { events: this.parser.end() as ReaderEvent[], lines: this.lineReader?.end() ?? [] };
+  }
+
+  /** A quiet live log: the records still open (see TrainerLogParser#flushIdle). */
+  flushIdle(): ReaderEvent[] {
+    return this.parser.flushIdle() as ReaderEvent[];
+  }
+
+  /** The log was truncated or replaced: partial lines and records are dropped. */
+  reset(): void {
+    this.parser.reset();
+    this.lineReader?.reset();
+  }
+
+  /** The bytes that follow start in the middle of the log, inside a line (a backfill that skipped
+   *  the log's head): the lines skip to the first newline. The parser needs no telling: a line
+   *  it cannot read is not a record. */
+  startInsideLine(): void {
+    this.lineReader?.startInsideLine();
+  }
+
+  /** See TrainerLogParser#atRest. */
+  atRest(): boolean {
+    return this.parser.atRest();
+  }
+
+  get recordCount(): number {
+    return this.parser.recordCount;
+  }
+}
