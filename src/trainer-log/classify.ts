@@ -38,10 +38,11 @@ export function parseBatch(message: string): { role: string; waitS: number; tota
   return { role: r[1], waitS: Number(w[1]), totalS: Number(t[1]), episodes: n[1] === 'N/A' ? null : Number(n[1]) };
 }
 
-/** Worker phases (`before model creation/loading`, `after onload model`): a controller's stdout
- *  with the local scheduler holds its workers' output unprefixed, and the controller itself logs
- *  only its train-step phases (`recompute logp`, `ppo update`, …). */
-const WORKER_PHASE = /^(?:before|after) /;
+/** Worker phases (`before/after model creation/loading`, `before/after offload model`, `after
+ *  onload model`: an engine's own, areal/engine): a controller's stdout with the local scheduler
+ *  holds its workers' output unprefixed, and an RL controller logs only its train-step phases
+ *  (`recompute logp`, `ppo update`, …; an SFT trainer's `after train step` stays the controller's). */
+const WORKER_PHASE = /^(?:before|after) .*\bmodel\b/;
 
 /** The `Memory-Usage <phase>:` record of `source`, or null. `untagged`: a controller line without
  *  merged.log's `[main]` tag, which may be a worker's line tee'd into the controller's stdout. */

@@ -194,6 +194,9 @@ describe('worker memory, batches, headers', () => {
   it('a worker\'s memory tee\'d unprefixed into a local-scheduler controller stdout is not the controller\'s', () => {
     const evs = parseAll([rec(T, 'IOStruct', 'INFO', MEM('after model creation/loading')), rec(T, 'IOStruct', 'INFO', MEM('ppo update')), ''].join('\n'));
     expect(evs.map((e) => e.type === 'memory' && `${e.source}:${e.phase}`)).toEqual(['worker:after model creation/loading', 'main:ppo update']);
+    // A controller phase that starts with `after` (an SFT trainer's) is still the controller's.
+    const sft = parseAll(rec(T, 'IOStruct', 'INFO', MEM('after train step')) + '\n');
+    expect(sft.map((e) => e.type === 'memory' && e.source)).toEqual(['main']);
   });
 
   it('prepare_batch/<role> gives the role; n_episodes=N/A is null', () => {
