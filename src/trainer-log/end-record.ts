@@ -56,6 +56,13 @@ export class EndRecord {
     this.failed = false;
   }
 
+  /** The trainer process ended as the caller knows (its exit status): the held end record is a
+   *  completion only if the process completed. */
+  settle(completed: boolean): void {
+    if (this.held !== null && completed) this.out.emit(this.held);
+    this.held = null;
+  }
+
   /** The input ended: a held end record that nothing contradicted is a completion. */
   close(): void {
     if (this.held !== null) this.out.emit(this.held);

@@ -149,10 +149,13 @@ export class TrainerLogParser {
   /** For a followed, live log that has gone quiet: emits the error records still open (a crash
    *  traceback is the last thing a dying trainer writes, so nothing would ever close it). Lines
    *  of such a record that arrive later are not attached to it. Steps and tables are untouched
-   *  (a table is written in one piece). Not part of the chunking guarantee: call it on idle only. */
-  flushIdle(): TrainerEvent[] {
+   *  (a table is written in one piece). Not part of the chunking guarantee: call it on idle only.
+   *  A held end record (see FinishedEvent) stays held, unless `exit` says how the trainer process
+   *  ended: completed (exit 0) releases it as `finished`, otherwise it is dropped. */
+  flushIdle(exit?: { completed: boolean }): TrainerEvent[] {
     const out = this.out.begin();
     this.writers.closeAll();
+    if (exit !== undefined) this.endRecord.settle(exit.completed);
     return out;
   }
 

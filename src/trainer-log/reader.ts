@@ -42,8 +42,8 @@ export class TrainerLogReader {
   }
 
   /** A quiet live log: the records still open (see TrainerLogParser#flushIdle). */
-  flushIdle(): ReaderEvent[] {
-    return this.parser.flushIdle() as ReaderEvent[];
+  flushIdle(exit?: { completed: boolean }): ReaderEvent[] {
+    return this.parser.flushIdle(exit) as ReaderEvent[];
   }
 
   /** The log was truncated or replaced: partial lines and records are dropped. */

@@ -118,3 +118,20 @@ describe('the downstream meaning of finished', () => {
     }
   });
 });
+
+describe('flushIdle and the held end record', () => {
+  const T = '20260412-23:50:00.000';
+  const log = Buffer.from(rec(T, 'StatsLogger', 'INFO', 'Training completes! Total time elapsed 10.00.') + '\n');
+
+  it('keeps it held on idle, unless told how the process ended', () => {
+    const p = new TrainerLogParser();
+    expect(p.push(log)).toEqual([]);
+    expect(p.flushIdle()).toEqual([]);
+    expect(p.flushIdle({ completed: true })).toEqual([{ type: 'finished', time: '2026-04-12T23:50:00.000' }]);
+    expect(p.end()).toEqual([]);
+    const q = new TrainerLogParser();
+    q.push(log);
+    expect(q.flushIdle({ completed: false })).toEqual([]);
+    expect(q.end()).toEqual([]);
+  });
+});
