@@ -43,8 +43,8 @@ Usage:
   awrl-tui config show FILE [OVERRIDE...] [--resolved] [--json]
   awrl-tui config diff FILE [OVERRIDE...]
   awrl-tui config argv FILE [OVERRIDE...] [--remote-config PATH]
-  awrl-tui parse FILE... [--json]       trainer logs -> events (JSON Lines with --json; a stats
-                                        value nan, inf or -inf is the JSON string "nan", "inf", "-inf")
+  awrl-tui parse FILE... [--json]       trainer logs -> events (JSON Lines with --json; stats
+                                        values nan, inf, -inf are the strings "nan", "inf", "-inf")
   awrl-tui sim init DIR                 create a directory with a simulated webgym/train.py
   awrl-tui sim run [--sim-speed X|instant] --config FILE [OVERRIDE...]
                                         run the simulated trainer in the foreground

@@ -143,15 +143,17 @@ export class MetricsStore {
     return this.map.get(key)?.downsample(buckets) ?? { steps: [], min: [], max: [], last: [] };
   }
 
-  /** The key's value in the latest step record: null when nan, undefined when that step lacks it
-   *  (rules about "the current step" must not fall back to an older step's value). */
+  /** The key's value in the latest step record as it came (NaN for nan, ±Infinity for inf and
+   *  -inf), null when its cell held no number, undefined when that step lacks it (rules about "the
+   *  current step" must not fall back to an older step's value). */
   current(key: string): number | null | undefined {
     const stats = this.lastStepEvent?.stats;
     if (!stats || !(key in stats)) return undefined;
     const v = stats[key];
-    return typeof v === 'number' && !Number.isNaN(v) ? v : null;
+    return typeof v === 'number' ? v : null;
   }
 
+  /** The key's newest value as it came (NaN, ±Infinity included); null: none, or no number. */
   latest(key: string): number | null {
     return this.map.get(key)?.latest() ?? null;
   }

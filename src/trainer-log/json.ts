@@ -28,6 +28,11 @@ export function nonFiniteText(v: number): 'nan' | 'inf' | '-inf' {
   return Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf';
 }
 
+/** A stats value as a JSON value (for JSON.stringify): nan, inf and -inf as their strings. */
+export function statJsonValue(v: number | null): number | string | null {
+  return v === null || Number.isFinite(v) ? v : nonFiniteText(v);
+}
+
 /** A stats value as `parse --json` writes it: finite numbers as JSON.stringify does, nan, inf and
  *  -inf as the JSON strings "nan", "inf", "-inf", null (a cell that held no number) as null. */
 export function jsonStat(v: number | null): string {
