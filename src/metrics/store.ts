@@ -8,6 +8,10 @@ import { Series, type DownsampledView, type SeriesView } from './series.js';
 /** Derived series kept next to the stats keys. */
 export const STEP_TIME_KEY = 'derived/step_time_s';
 
+/** Bounds of memoryBySource: writers (a 64-GPU run has a few dozen) and phases per writer. */
+const MEMORY_SOURCES = 128;
+const MEMORY_PHASES = 32;
+
 export interface StoreOptions {
   /** Buckets per series before it starts merging (default 1024). */
   capacity?: number;
@@ -30,7 +34,11 @@ export class MetricsStore {
    *  in log order (a restarted trainer's clock may read earlier than the crashed one's last step). */
   awaitingStepSinceMs: number | null = null;
   lastBatch: BatchEvent | null = null;
+  /** The controller's latest Memory-Usage record per phase (source absent or 'main'). */
   readonly memoryByPhase = new Map<string, MemoryEvent>();
+  /** Every writer's latest Memory-Usage record per phase, by source ('main' for the controller),
+   *  sources and phases in the order they first came; bounded (MEMORY_SOURCES × MEMORY_PHASES). */
+  readonly memoryBySource = new Map<string, Map<string, MemoryEvent>>();
   resumes = 0;
   errors = 0;
   warnings = 0;
@@ -55,7 +63,7 @@ export class MetricsStore {
         this.lastBatch = e;
         break;
       case 'memory':
-        this.memoryByPhase.set(e.phase, e);
+        this.ingestMemory(e);
         break;
       case 'resume':
       case 'start':
@@ -75,6 +83,17 @@ export class MetricsStore {
         this.finished = true;
         break;
     }
+  }
+
+  private ingestMemory(e: MemoryEvent): void {
+    const source = e.source ?? 'main';
+    if (source === 'main') this.memoryByPhase.set(e.phase, e);
+    let phases = this.memoryBySource.get(source);
+    if (phases === undefined) {
+      if (this.memoryBySource.size >= MEMORY_SOURCES) return;
+      this.memoryBySource.set(source, (phases = new Map()));
+    }
+    if (phases.has(e.phase) || phases.size < MEMORY_PHASES) phases.set(e.phase, e);
   }
 
   private ingestStep(e: StepEvent): void {

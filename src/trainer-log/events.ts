@@ -33,6 +33,7 @@ export interface MemoryEvent {
   usedGB: number;
   totalGB: number;
   time: string;
+  source?: LogSource;
 }
 
 /** The `prepare_batch/rollout:` record: how long the trainer waited for its batch. */

@@ -119,6 +119,7 @@ export class RunRecords {
       episodesPerS: f.episodesPerS,
       trainTokensPerS: f.trainTokensPerS,
       rolloutWaitS: this.store.lastBatch?.waitS ?? this.store.latest('timeperf/rollout'),
+      phases: f.phases.map((p) => ({ key: `timeperf/${p.phase}`, seconds: p.seconds })),
       endedAt: ended ? (this.lastRecordAt ?? localTimeMs(last?.time)) : null,
     };
     const summary: RunSummary = {
@@ -137,7 +138,7 @@ export class RunRecords {
       alerts,
       alertHistory: this.alerts.history.entries(),
       ...(this.alerts.history.dropped > 0 ? { alertHistoryDropped: this.alerts.history.dropped } : {}),
-      memory: [...this.store.memoryByPhase.values()].map((m) => ({ phase: m.phase, allocatedGB: m.allocatedGB, reservedGB: m.reservedGB, usedGB: m.usedGB, totalGB: m.totalGB })),
+      memory: [...this.store.memoryBySource.values()].flatMap((phases) => [...phases.values()]).map((m) => ({ ...(m.source !== undefined ? { source: m.source } : {}), phase: m.phase, allocatedGB: m.allocatedGB, reservedGB: m.reservedGB, usedGB: m.usedGB, totalGB: m.totalGB })),
       gpus: ctx.gpus,
       log: this.log,
       trainerLines: ctx.trainerLines,
