@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { JsonLinesParser, eventFromJsonLine, eventToJsonLine, statsFromJson, type StepEvent } from '../../src/trainer-log/index.js';
+import { JsonLinesParser, eventFromJsonLine, eventToJsonLine, statJsonValue, statsFromJson, type StepEvent } from '../../src/trainer-log/index.js';
+import { jsonStat } from '../../src/trainer-log/json.js';
 import { parseAll, stepRecords } from './helpers.js';
 
 const BIN = new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
@@ -99,6 +100,15 @@ describe('nan, inf and -inf in a stats table', () => {
         expect(back.stats).toEqual(Object.fromEntries(Object.entries(st).map(([k, v]) => [k, Object.is(v, -0) ? 0 : v])));
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it('jsonStat (the byte writer) agrees with JSON.stringify of statJsonValue for any value', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.double(), fc.constantFrom(NaN, Infinity, -Infinity, null, -0, 1e21, 5e-324, 0.1 + 0.2)), (v) => {
+        expect(jsonStat(v)).toBe(JSON.stringify(statJsonValue(v)));
+      }),
+      { numRuns: 5000 },
     );
   });
 
