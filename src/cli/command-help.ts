@@ -20,10 +20,10 @@ const EXIT_CODES = `Exit codes: 0 ok, 1 run failed, 2 bad input, 3 run stopped, 
 The whole table: awrl-tui --help`;
 
 /** What `parse --json` writes for a stats value: the representation scripts rely on. */
-export const STATS_JSON_NOTE = `  Stats values: a finite value is a JSON number, as printed (1.2345e-03); JSON has no Infinity
-  or NaN, so a non-finite value is the JSON string "nan", "inf" or "-inf", exactly as the
-  trainer prints it (three different facts: nan is not inf, and neither is null); null is a
-  cell that held no number at all.`;
+export const STATS_JSON_NOTE = `  Stats values: a finite value is a JSON number, as printed
+  (1.2345e-03); JSON has no Infinity or NaN, so a non-finite value is the JSON string "nan",
+  "inf" or "-inf", exactly as the trainer prints it (three different facts: nan is not inf,
+  and neither is null); null is a cell that held no number at all.`;
 
 const PARSE = `usage: awrl-tui parse FILE... [--json]
 

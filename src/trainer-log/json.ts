@@ -49,7 +49,10 @@ export function statsFromJson(stats: Record<string, unknown>): Record<string, nu
     else if (v === 'nan') out[k] = Number.NaN;
     else if (v === 'inf') out[k] = Infinity;
     else if (v === '-inf') out[k] = -Infinity;
-    else throw new Error(`stats value of ${JSON.stringify(k)} is ${JSON.stringify(v)}: not a number, null, "nan", "inf" or "-inf"`);
+    else {
+      const what = `stats value of ${JSON.stringify(k)} is ${JSON.stringify(v)}`;
+      throw new Error(`${what}: not a number, null, "nan", "inf" or "-inf"`);
+    }
   }
   return out;
 }

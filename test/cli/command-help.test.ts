@@ -15,10 +15,16 @@ const CASES: [string[], string][] = [
   [['runs', '--help'], 'usage: awrl-tui runs --target T [--json]'],
   [['stop', '-h'], 'usage: awrl-tui stop RUN [--target T] [--grace S] [--yes] [--check-nodes H1,H2] [--json]'],
   [['follow', '--help'], 'usage: awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]'],
-  [['--launch', '--help'], 'usage: awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]'],
+  [
+    ['--launch', '--help'],
+    'usage: awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]',
+  ],
   [['parse', '--help'], 'usage: awrl-tui parse FILE... [--json]'],
   [['config', '--help'], 'usage: awrl-tui config check FILE [OVERRIDE...] [--json]'],
-  [['preflight', '--help'], 'usage: awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json] [--accept-new-host-key]'],
+  [
+    ['preflight', '--help'],
+    'usage: awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json] [--accept-new-host-key]',
+  ],
   [['watch', '--help'], 'usage: awrl-tui watch RUN [--target T] [--check-nodes H1,H2]'],
   [['--demo', '-h'], 'usage: awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]'],
   [['sim', '--help'], 'usage: awrl-tui sim init DIR'],
@@ -50,17 +56,35 @@ describe('COMMAND --help', () => {
   it('every command in the main help has its own usage, whose synopsis the main help lists', () => {
     const main = squash(HELP);
     for (const [word, text] of Object.entries(COMMAND_HELP)) {
-      const synopsis = squash(text.split('\n\n')[0].replace(/^usage: /, '').replace(/\n\s*awrl-tui /g, '\nawrl-tui ')).split(' awrl-tui ');
+      const synopsis = squash(
+        text
+          .split('\n\n')[0]
+          .replace(/^usage: /, '')
+          .replace(/\n\s*awrl-tui /g, '\nawrl-tui '),
+      ).split(' awrl-tui ');
       for (const s of synopsis) expect(main, `${word}: ${s}`).toContain(s.startsWith('awrl-tui') ? s : `awrl-tui ${s}`);
     }
-    expect(Object.keys(COMMAND_HELP).sort()).toEqual(['--demo', '--launch', 'config', 'follow', 'parse', 'preflight', 'runs', 'sim', 'stop', 'watch']);
+    expect(Object.keys(COMMAND_HELP).sort()).toEqual([
+      '--demo',
+      '--launch',
+      'config',
+      'follow',
+      'parse',
+      'preflight',
+      'runs',
+      'sim',
+      'stop',
+      'watch',
+    ]);
   });
 
   it('parse --help and the JSON commands document the stats values (nan, inf, -inf as JSON strings)', () => {
-    for (const word of ['parse', 'follow', '--launch']) expect(squash(COMMAND_HELP[word])).toContain('a non-finite value is the JSON string "nan", "inf" or "-inf"');
+    for (const word of ['parse', 'follow', '--launch'])
+      expect(squash(COMMAND_HELP[word])).toContain('a non-finite value is the JSON string "nan", "inf" or "-inf"');
   });
 
   it('no line of any usage is wider than 110 columns', () => {
-    for (const text of Object.values(COMMAND_HELP)) for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(110);
+    for (const text of Object.values(COMMAND_HELP))
+      for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(110);
   });
 });

@@ -5,14 +5,31 @@ import type { MemoryEvent } from '../../src/trainer-log/index.js';
 import { MetricsStore } from '../../src/metrics/index.js';
 
 const mem = (phase: string, allocatedGB: number, source?: string): MemoryEvent => ({
-  type: 'memory', phase, allocatedGB, reservedGB: 1, usedGB: 2, totalGB: 80, time: '2026-01-01T00:00:00.000', ...(source ? { source } : {}),
+  type: 'memory',
+  phase,
+  allocatedGB,
+  reservedGB: 1,
+  usedGB: 2,
+  totalGB: 80,
+  time: '2026-01-01T00:00:00.000',
+  ...(source ? { source } : {}),
 });
 
 describe('MetricsStore memory by source', () => {
   it('keeps the latest per source and phase, in first-seen order; the controller also in memoryByPhase', () => {
     const s = new MetricsStore();
-    for (const e of [mem('ppo update', 1), mem('after onload model', 2, 'actor'), mem('after model creation/loading', 3, 'rollout'), mem('ppo update', 4, 'main'), mem('after onload model', 5, 'actor')]) s.ingest(e);
-    const view = [...s.memoryBySource].map(([src, phases]) => [src, [...phases.values()].map((m) => [m.phase, m.allocatedGB])]);
+    for (const e of [
+      mem('ppo update', 1),
+      mem('after onload model', 2, 'actor'),
+      mem('after model creation/loading', 3, 'rollout'),
+      mem('ppo update', 4, 'main'),
+      mem('after onload model', 5, 'actor'),
+    ])
+      s.ingest(e);
+    const view = [...s.memoryBySource].map(([src, phases]) => [
+      src,
+      [...phases.values()].map((m) => [m.phase, m.allocatedGB]),
+    ]);
     expect(view).toEqual([
       ['main', [['ppo update', 4]]],
       ['actor', [['after onload model', 5]]],

@@ -10,7 +10,17 @@ const FOUR = [NaN, Infinity, -Infinity, null] as const;
 
 function step(g: number, stats: Record<string, number | null>): StepEvent {
   const mm = String(g).padStart(2, '0');
-  return { type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 50, globalStep: g, totalSteps: 50, time: `2026-01-01T00:${mm}:00.000`, stats };
+  return {
+    type: 'step',
+    epoch: 1,
+    epochs: 1,
+    step: g,
+    stepsPerEpoch: 50,
+    globalStep: g,
+    totalSteps: 50,
+    time: `2026-01-01T00:${mm}:00.000`,
+    stats,
+  };
 }
 
 describe('Series keeps nan, inf, -inf and null apart', () => {
@@ -19,7 +29,12 @@ describe('Series keeps nan, inf, -inf and null apart', () => {
     [NaN, Infinity, -Infinity, null, 0.5].forEach((v, i) => s.push(i + 1, v));
     expect(s.view()).toEqual({ steps: [1, 2, 3, 4, 5], values: [NaN, Infinity, -Infinity, null, 0.5] });
     expect(s.recent(5).values).toEqual([NaN, Infinity, -Infinity, null, 0.5]);
-    expect(s.downsample(5)).toEqual({ steps: [1, 2, 3, 4, 5], min: [null, null, null, null, 0.5], max: [null, null, null, null, 0.5], last: [NaN, Infinity, -Infinity, null, 0.5] });
+    expect(s.downsample(5)).toEqual({
+      steps: [1, 2, 3, 4, 5],
+      min: [null, null, null, null, 0.5],
+      max: [null, null, null, null, 0.5],
+      last: [NaN, Infinity, -Infinity, null, 0.5],
+    });
     const latest: (number | null)[] = [];
     const t = new Series(8);
     for (const v of FOUR) {
@@ -43,10 +58,17 @@ describe('Series keeps nan, inf, -inf and null apart', () => {
 });
 
 describe('MetricsStore on parsed steps', () => {
-  const log = stepRecords('20260601-10:00:00.000', 1, [['a', 'nan'], ['b', 'inf'], ['c', '-inf'], ['d', 'N/A'], ['e', '1.0000e+00']]) + '\n';
+  const log =
+    stepRecords('20260601-10:00:00.000', 1, [
+      ['a', 'nan'],
+      ['b', 'inf'],
+      ['c', '-inf'],
+      ['d', 'N/A'],
+      ['e', '1.0000e+00'],
+    ]) + '\n';
   const events = parseLogBytes(Buffer.from(log));
 
-  function storeOf(evs: readonly typeof events[number][]): MetricsStore {
+  function storeOf(evs: readonly (typeof events)[number][]): MetricsStore {
     const s = new MetricsStore();
     for (const e of evs) s.ingest(e);
     return s;
@@ -87,7 +109,13 @@ describe('derived figures keep them apart', () => {
   });
 
   it('the phase breakdown lists every timeperf/* phase, nan and inf too (after the finite ones)', () => {
-    const f = figures({ 'timeperf/rollout': 30, 'timeperf/teacher_logp': NaN, 'timeperf/train_step': 10, 'timeperf/actor_onload': Infinity, 'timeperf/save': null });
+    const f = figures({
+      'timeperf/rollout': 30,
+      'timeperf/teacher_logp': NaN,
+      'timeperf/train_step': 10,
+      'timeperf/actor_onload': Infinity,
+      'timeperf/save': null,
+    });
     expect(f.phases.map((p) => [p.phase, p.seconds, p.share])).toEqual([
       ['rollout', 30, 0.75],
       ['train_step', 10, 0.25],
@@ -99,7 +127,12 @@ describe('derived figures keep them apart', () => {
   it('staleness: a nan max is nan, not over budget and not missing', () => {
     const s = new MetricsStore();
     s.ingest(step(1, { 'staleness/gap/offpolicy_max': NaN, 'staleness/gap/offpolicy_avg': Infinity }));
-    expect(deriveFigures(s, { maxHeadOffpolicyness: 2 }).staleness).toEqual({ max: NaN, avg: Infinity, budget: 2, over: false });
+    expect(deriveFigures(s, { maxHeadOffpolicyness: 2 }).staleness).toEqual({
+      max: NaN,
+      avg: Infinity,
+      budget: 2,
+      over: false,
+    });
   });
 });
 

@@ -8,7 +8,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { JsonLinesParser, eventFromJsonLine, eventToJsonLine, statJsonValue, statsFromJson, type StepEvent } from '../../src/trainer-log/index.js';
+import {
+  JsonLinesParser,
+  eventFromJsonLine,
+  eventToJsonLine,
+  statJsonValue,
+  statsFromJson,
+  type StepEvent,
+} from '../../src/trainer-log/index.js';
 import { jsonStat } from '../../src/trainer-log/json.js';
 import { parseAll, stepRecords } from './helpers.js';
 
@@ -51,7 +58,9 @@ describe('nan, inf and -inf in a stats table', () => {
   it('JsonLinesParser (parse --json) writes the same bytes, whole and byte by byte', () => {
     const bytes = Buffer.from(LOG, 'utf8');
     const whole = new JsonLinesParser();
-    expect(Buffer.concat([Buffer.from(whole.push(bytes)), Buffer.from(whole.end())]).toString('utf8')).toBe(LINE + '\n');
+    expect(Buffer.concat([Buffer.from(whole.push(bytes)), Buffer.from(whole.end())]).toString('utf8')).toBe(
+      LINE + '\n',
+    );
     const bytewise = new JsonLinesParser();
     const out: Buffer[] = [];
     for (let i = 0; i < bytes.length; i++) out.push(Buffer.from(bytewise.push(bytes.subarray(i, i + 1))));
@@ -68,7 +77,7 @@ describe('nan, inf and -inf in a stats table', () => {
       expect(r.stdout).toBe(LINE + '\n');
       const help = spawnSync(process.execPath, [BIN, 'parse', '--help'], { encoding: 'utf8' });
       expect(help.status).toBe(0);
-      expect(help.stdout).toContain('"nan", "inf" or "-inf"');
+      expect(help.stdout.replace(/\s+/g, ' ')).toContain('a non-finite value is the JSON string "nan", "inf" or "-inf"');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -86,18 +95,35 @@ describe('nan, inf and -inf in a stats table', () => {
 
   it('a step event built by hand (no printed texts) is written the same way', () => {
     const e: StepEvent = { ...onlyStep(LOG), stats: { a: NaN, b: Infinity, c: -Infinity, d: null, e: 0.5, f: -0 } };
-    expect(eventToJsonLine(e)).toBe(LINE.replace(/"stats":.*$/, '"stats":{"a":"nan","b":"inf","c":"-inf","d":null,"e":0.5,"f":0}}'));
+    expect(eventToJsonLine(e)).toBe(
+      LINE.replace(/"stats":.*$/, '"stats":{"a":"nan","b":"inf","c":"-inf","d":null,"e":0.5,"f":0}}'),
+    );
   });
 
   it('round-trip for any stats values (property)', () => {
     const value = fc.oneof(fc.double(), fc.constantFrom(NaN, Infinity, -Infinity, null, 0, 1e300, 5e-324));
-    const stats = fc.dictionary(fc.string({ minLength: 1 }).filter((k) => k !== '__proto__'), value);
+    const stats = fc.dictionary(
+      fc.string({ minLength: 1 }).filter((k) => k !== '__proto__'),
+      value,
+    );
     fc.assert(
       fc.property(stats, (st) => {
-        const e: StepEvent = { type: 'step', epoch: 1, epochs: 1, step: 1, stepsPerEpoch: 1, globalStep: 1, totalSteps: 1, time: 't', stats: st };
+        const e: StepEvent = {
+          type: 'step',
+          epoch: 1,
+          epochs: 1,
+          step: 1,
+          stepsPerEpoch: 1,
+          globalStep: 1,
+          totalSteps: 1,
+          time: 't',
+          stats: st,
+        };
         const back = eventFromJsonLine(eventToJsonLine(e)) as StepEvent;
         // -0 reads back as 0 (JSON.stringify writes 0 for it): the only value not kept.
-        expect(back.stats).toEqual(Object.fromEntries(Object.entries(st).map(([k, v]) => [k, Object.is(v, -0) ? 0 : v])));
+        expect(back.stats).toEqual(
+          Object.fromEntries(Object.entries(st).map(([k, v]) => [k, Object.is(v, -0) ? 0 : v])),
+        );
       }),
       { numRuns: 1000 },
     );
@@ -105,9 +131,12 @@ describe('nan, inf and -inf in a stats table', () => {
 
   it('jsonStat (the byte writer) agrees with JSON.stringify of statJsonValue for any value', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.double(), fc.constantFrom(NaN, Infinity, -Infinity, null, -0, 1e21, 5e-324, 0.1 + 0.2)), (v) => {
-        expect(jsonStat(v)).toBe(JSON.stringify(statJsonValue(v)));
-      }),
+      fc.property(
+        fc.oneof(fc.double(), fc.constantFrom(NaN, Infinity, -Infinity, null, -0, 1e21, 5e-324, 0.1 + 0.2)),
+        (v) => {
+          expect(jsonStat(v)).toBe(JSON.stringify(statJsonValue(v)));
+        },
+      ),
       { numRuns: 5000 },
     );
   });

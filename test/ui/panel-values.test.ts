@@ -22,7 +22,12 @@ describe('staleness panel', () => {
   const base = { avg: [], max: [], budget: 2, behaveCapRatio: NaN, awaitingTrain: -Infinity, inProgress: null };
 
   it('says nan, inf and -inf as such, and the version stats the log has', () => {
-    const version = { theta: { avg: 1.25, max: Infinity, min: 0 }, proximal: { avg: NaN, max: 1, min: 0 }, vTheta: 41, vProximal: 40 };
+    const version = {
+      theta: { avg: 1.25, max: Infinity, min: 0 },
+      proximal: { avg: NaN, max: 1, min: 0 },
+      vTheta: 41,
+      vProximal: 40,
+    };
     expect(text(stalenessLines({ ...base, latestAvg: NaN, latestMax: Infinity, version }, 60, 6, false))).toEqual([
       '─ Staleness ────────────────────────────────────────────────',
       'avg nan  max inf  budget 2',
@@ -44,17 +49,34 @@ describe('staleness panel', () => {
   });
 
   it('a max of inf is over the budget (bad, bold); nan is not', () => {
-    const over = stalenessLines({ ...base, latestAvg: 1, latestMax: Infinity }, 60, 3, false)[1] as { t: string; c?: string; bold?: boolean }[];
+    const over = stalenessLines({ ...base, latestAvg: 1, latestMax: Infinity }, 60, 3, false)[1] as {
+      t: string;
+      c?: string;
+      bold?: boolean;
+    }[];
     expect(over[3]).toEqual({ t: 'inf', c: 'bad', bold: true });
-    const nan = stalenessLines({ ...base, latestAvg: 1, latestMax: NaN }, 60, 3, false)[1] as { t: string; c?: string; bold?: boolean }[];
+    const nan = stalenessLines({ ...base, latestAvg: 1, latestMax: NaN }, 60, 3, false)[1] as {
+      t: string;
+      c?: string;
+      bold?: boolean;
+    }[];
     expect(nan[3]).toEqual({ t: 'nan', c: undefined, bold: false });
   });
 
   it('reads the version_stats keys from the series; without the gap keys it charts the lag to θ', () => {
     const V = 'ppo_actor/update/version_stats/';
-    const s = new ArraySeries({ [`${V}sample_staleness_theta_avg`]: [1, 2], [`${V}sample_staleness_theta_max`]: [2, Infinity], [`${V}v_theta`]: [5, 6] });
+    const s = new ArraySeries({
+      [`${V}sample_staleness_theta_avg`]: [1, 2],
+      [`${V}sample_staleness_theta_max`]: [2, Infinity],
+      [`${V}v_theta`]: [5, 6],
+    });
     const p = stalenessPropsFrom(s, null, 10);
-    expect(p).toMatchObject({ seriesOf: 'theta', latestAvg: 2, latestMax: Infinity, version: { theta: { avg: 2, max: Infinity }, vTheta: 6 } });
+    expect(p).toMatchObject({
+      seriesOf: 'theta',
+      latestAvg: 2,
+      latestMax: Infinity,
+      version: { theta: { avg: 2, max: Infinity }, vTheta: 6 },
+    });
     expect(p.version).not.toHaveProperty('proximal');
     expect(text(stalenessLines(p, 60, 3, false))[1]).toBe('lag to θ avg 2  max inf  budget —');
   });
@@ -72,7 +94,9 @@ describe('throughput panel', () => {
       { key: 'timeperf/actor_onload', seconds: NaN },
       { key: 'timeperf/eval', seconds: -Infinity },
     ];
-    expect(text(throughputLines({ ...figures, trainTokensPerS: NaN, rolloutWaitS: Infinity, phases }, 60, 8, false))).toEqual([
+    expect(
+      text(throughputLines({ ...figures, trainTokensPerS: NaN, rolloutWaitS: Infinity, phases }, 60, 8, false)),
+    ).toEqual([
       '─ Throughput ───────────────────────────────────────────────',
       'step 11 min 40 s  ep/s 0.18  tok/s nan  wait inf',
       'rollout        ██████████████████░░░░░░░░░░░░  60% 5m00s',
@@ -85,8 +109,13 @@ describe('throughput panel', () => {
   });
 
   it('phases that do not fit are counted, not dropped unsaid', () => {
-    const phases = ['rollout', 'train_step', 'rollout_pause', 'teacher_logp'].map((k, i) => ({ key: `timeperf/${k}`, seconds: 100 - i }));
-    expect(text(throughputLines({ ...figures, trainTokensPerS: 1, rolloutWaitS: 3, phases }, 60, 5, false)).slice(2)).toEqual([
+    const phases = ['rollout', 'train_step', 'rollout_pause', 'teacher_logp'].map((k, i) => ({
+      key: `timeperf/${k}`,
+      seconds: 100 - i,
+    }));
+    expect(
+      text(throughputLines({ ...figures, trainTokensPerS: 1, rolloutWaitS: 3, phases }, 60, 5, false)).slice(2),
+    ).toEqual([
       'rollout        ████████░░░░░░░░░░░░░░░░░░░░░░  25% 1m40s',
       'train_step     ████████░░░░░░░░░░░░░░░░░░░░░░  25% 1m39s',
       '… 2 more phases (z: zoom)',
@@ -94,8 +123,16 @@ describe('throughput panel', () => {
   });
 
   it('without the latest step, the phases are every timeperf/* key of the series (nan kept, no-number left out)', () => {
-    const s = new ArraySeries({ 'timeperf/rollout': [1, 2], 'timeperf/actor_offload': [3, NaN], 'timeperf/save': [null, null], 'rollout/reward': [1, 1] });
-    expect(throughputPhasesFrom(s)).toEqual([{ key: 'timeperf/rollout', seconds: 2 }, { key: 'timeperf/actor_offload', seconds: NaN }]);
+    const s = new ArraySeries({
+      'timeperf/rollout': [1, 2],
+      'timeperf/actor_offload': [3, NaN],
+      'timeperf/save': [null, null],
+      'rollout/reward': [1, 1],
+    });
+    expect(throughputPhasesFrom(s)).toEqual([
+      { key: 'timeperf/rollout', seconds: 2 },
+      { key: 'timeperf/actor_offload', seconds: NaN },
+    ]);
     expect(throughputPhasesFrom(s, [{ key: 'timeperf/x', seconds: 1 }])).toEqual([{ key: 'timeperf/x', seconds: 1 }]);
   });
 });
@@ -103,10 +140,19 @@ describe('throughput panel', () => {
 describe('reward legend', () => {
   it('the latest reward as logged: nan, -inf; eval inf', () => {
     const base = { stepsPerPoint: 1, difficulty: null, evalReward: null, latestEval: null };
-    expect(text(rewardLines({ ...base, reward: [0.1, NaN], latest: NaN }, 50, 2, false))[1]).toBe('reward nan  avg10 0.1  (d: by difficulty)');
-    expect(text(rewardLines({ ...base, reward: [0.1, -Infinity], latest: -Infinity, evalReward: [0.1], latestEval: Infinity }, 60, 2, false))[1]).toBe(
-      'reward -inf  avg10 0.1  eval inf  (d: by difficulty)',
+    expect(text(rewardLines({ ...base, reward: [0.1, NaN], latest: NaN }, 50, 2, false))[1]).toBe(
+      'reward nan  avg10 0.1  (d: by difficulty)',
     );
+    expect(
+      text(
+        rewardLines(
+          { ...base, reward: [0.1, -Infinity], latest: -Infinity, evalReward: [0.1], latestEval: Infinity },
+          60,
+          2,
+          false,
+        ),
+      )[1],
+    ).toBe('reward -inf  avg10 0.1  eval inf  (d: by difficulty)');
   });
 });
 
@@ -115,8 +161,22 @@ describe('GPU panel: the trainer memory records by source', () => {
     const memory = [
       { phase: 'ppo update', allocatedGB: 18.42, reservedGB: 61.07, usedGB: 64.9, totalGB: 79.11 },
       { source: 'actor', phase: 'after onload model', allocatedGB: 15, reservedGB: 16, usedGB: 17, totalGB: 79.11 },
-      { source: 'rollout', phase: 'after model creation/loading', allocatedGB: 30, reservedGB: NaN, usedGB: 70.5, totalGB: 79.11 },
-      { source: 'actor', phase: 'before model creation/loading', allocatedGB: 0, reservedGB: 0, usedGB: 1.5, totalGB: 79.11 },
+      {
+        source: 'rollout',
+        phase: 'after model creation/loading',
+        allocatedGB: 30,
+        reservedGB: NaN,
+        usedGB: 70.5,
+        totalGB: 79.11,
+      },
+      {
+        source: 'actor',
+        phase: 'before model creation/loading',
+        allocatedGB: 0,
+        reservedGB: 0,
+        usedGB: 1.5,
+        totalGB: 79.11,
+      },
     ];
     expect(text(gpuLines({ nodes: [], memory }, 72, 10))).toEqual([
       '─ GPU memory ───────────────────────────────────────────────────────────',
@@ -135,7 +195,8 @@ describe('GPU panel: the trainer memory records by source', () => {
 describe('from the log to the zoomed panel', () => {
   const T = '20260601-10:00:00.000';
   const V = 'ppo_actor/update/version_stats/';
-  const MEM = (phase: string, a: string) => `Memory-Usage ${phase}: memory allocated (GB): ${a}, memory reserved (GB): 16.00, device memory used/total (GB): 17.00/79.11`;
+  const MEM = (phase: string, a: string) =>
+    `Memory-Usage ${phase}: memory allocated (GB): ${a}, memory reserved (GB): 16.00, device memory used/total (GB): 17.00/79.11`;
   const log = [
     rec(T, 'IOStruct', 'INFO', MEM('ppo update', '18.00')),
     stepRecords(T, 1, [
@@ -154,17 +215,44 @@ describe('from the log to the zoomed panel', () => {
     ]),
     '',
   ].join('\n');
-  const ui: DashboardUi = { zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'events', trainerProblemsOnly: false };
+  const ui: DashboardUi = {
+    zoom: null,
+    showDifficulty: false,
+    logAll: false,
+    logSearch: '',
+    logScroll: 0,
+    logView: 'events',
+    trainerProblemsOnly: false,
+  };
   const ctx: RunViewContext = {
     summary: { id: 'r', target: 't', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
-    connection: 'ready', connectionAt: 0, gpus: [], trainerLines: { lines: [], startsMidLog: false, dropped: 0 } as TrainerLinesView, pollingStoppedS: null,
+    connection: 'ready',
+    connectionAt: 0,
+    gpus: [],
+    trainerLines: { lines: [], startsMidLog: false, dropped: 0 } as TrainerLinesView,
+    pollingStoppedS: null,
   };
-  const records = new RunRecords({ clock: () => Date.parse('2026-06-01T10:00:05Z'), facts: { maxHeadOffpolicyness: 2 } });
+  const records = new RunRecords({
+    clock: () => Date.parse('2026-06-01T10:00:05Z'),
+    facts: { maxHeadOffpolicyness: 2 },
+  });
   for (const e of parseLogBytes(Buffer.from(log))) records.ingest(e as TrainerEvent);
   // A worker's record (merged.log's [actor] prefix): the parser gives it its source.
-  records.ingest({ type: 'memory', phase: 'after onload model', allocatedGB: 15, reservedGB: 16, usedGB: 17, totalGB: 79.11, time: '2026-06-01T10:00:00.000', source: 'actor' });
+  records.ingest({
+    type: 'memory',
+    phase: 'after onload model',
+    allocatedGB: 15,
+    reservedGB: 16,
+    usedGB: 17,
+    totalGB: 79.11,
+    time: '2026-06-01T10:00:00.000',
+    source: 'actor',
+  });
   const run = records.view(ctx);
-  const zoomed = (zoom: DashboardUi['zoom'], rows: number) => text(dashboardBody(run, 60, 12, false, { ...ui, zoom })).slice(0, rows).map((l) => l.trimEnd());
+  const zoomed = (zoom: DashboardUi['zoom'], rows: number) =>
+    text(dashboardBody(run, 60, 12, false, { ...ui, zoom }))
+      .slice(0, rows)
+      .map((l) => l.trimEnd());
 
   it('staleness: the gap keys (inf over budget), the version stats as logged', () => {
     expect(zoomed('staleness', 4)).toEqual([

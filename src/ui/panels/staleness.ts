@@ -57,7 +57,8 @@ export function stalenessPropsFrom(s: SeriesSource, budget: number | null, point
   const has = (k: string) => keys.has(k);
   const lag = (of: 'theta' | 'proximal'): LagStats | undefined => {
     const out: LagStats = {};
-    for (const stat of ['avg', 'max', 'min'] as const) if (has(lagKey(of, stat))) out[stat] = s.latest(lagKey(of, stat));
+    for (const stat of ['avg', 'max', 'min'] as const)
+      if (has(lagKey(of, stat))) out[stat] = s.latest(lagKey(of, stat));
     return Object.keys(out).length ? out : undefined;
   };
   const version: VersionStats = {};
@@ -97,7 +98,10 @@ function lagText(name: string, l: LagStats): string {
 
 /** The version_stats lines: the samples' lag to θ and to the proximal policy, and the versions. */
 function versionLines(v: VersionStats, width: number): Line[] {
-  const lags = [v.theta ? lagText('lag to θ', v.theta) : '', v.proximal ? lagText('to proximal', v.proximal) : ''].filter(Boolean);
+  const lags = [
+    v.theta ? lagText('lag to θ', v.theta) : '',
+    v.proximal ? lagText('to proximal', v.proximal) : '',
+  ].filter(Boolean);
   const versions = [
     ...('vTheta' in v ? [`v_theta ${formatNumber(v.vTheta)}`] : []),
     ...('vProximal' in v ? [`v_proximal ${formatNumber(v.vProximal)}`] : []),

@@ -21,7 +21,10 @@ export interface ThroughputProps {
 
 /** The timeperf/* phases: the latest step's own when the session knows them (`latestStep`, from
  *  its step record), else every timeperf/* key the series hold, at its latest value. */
-export function throughputPhasesFrom(s: SeriesSource, latestStep?: readonly { key: string; seconds: number }[]): { key: string; seconds: number }[] {
+export function throughputPhasesFrom(
+  s: SeriesSource,
+  latestStep?: readonly { key: string; seconds: number }[],
+): { key: string; seconds: number }[] {
   if (latestStep) return [...latestStep];
   const out: { key: string; seconds: number }[] = [];
   for (const key of s.keys()) {
@@ -48,24 +51,35 @@ export function throughputLines(p: ThroughputProps, width: number, height: numbe
   const figures: Line = [
     { t: 'step ', c: 'accent' },
     { t: formatDuration(p.stepTimeS) },
-    { t: `  ep/s ${formatNumber(p.episodesPerS, 3)}  tok/s ${formatNumber(p.trainTokensPerS, 3)}  wait ${durationOrValue(p.rolloutWaitS)}` },
+    {
+      t: `  ep/s ${formatNumber(p.episodesPerS, 3)}  tok/s ${formatNumber(p.trainTokensPerS, 3)}  wait ${durationOrValue(p.rolloutWaitS)}`,
+    },
   ];
   const nameW = 15;
   const barW = Math.max(4, Math.min(30, width - nameW - 14));
   const shareLine = (x: { key: string; seconds: number }): Line => {
     const name = { t: cell(x.key.slice(x.key.startsWith(TIMEPERF_PREFIX) ? TIMEPERF_PREFIX.length : 0), nameW) };
     // A non-finite phase has no share: an empty bar, no percentage, its value said in its place.
-    if (!Number.isFinite(x.seconds)) return [name, { t: bar(0, barW), c: 'dim' }, { t: `      ${phaseSeconds(x.seconds)}`, c: 'warn' }];
+    if (!Number.isFinite(x.seconds))
+      return [name, { t: bar(0, barW), c: 'dim' }, { t: `      ${phaseSeconds(x.seconds)}`, c: 'warn' }];
     const share = total > 0 && x.seconds > 0 ? x.seconds / total : 0;
-    return [name, { t: bar(share, barW), c: 'accent' }, { t: ` ${cell(formatPercent(share), 4, 'right')} ${phaseSeconds(x.seconds)}` }];
+    return [
+      name,
+      { t: bar(share, barW), c: 'accent' },
+      { t: ` ${cell(formatPercent(share), 4, 'right')} ${phaseSeconds(x.seconds)}` },
+    ];
   };
   // The phases come first; the chart takes what is left (at least 3 rows, or none). Phases that do
   // not fit are counted, never dropped unsaid.
   const room = Math.max(0, height - 2);
   const shown = p.phases.length <= room ? p.phases : p.phases.slice(0, Math.max(0, room - 1));
   const shares = shown.map(shareLine);
-  if (shown.length < p.phases.length) shares.push([{ t: `… ${p.phases.length - shown.length} more phases (z: zoom)`, c: 'dim' }]);
+  if (shown.length < p.phases.length)
+    shares.push([{ t: `… ${p.phases.length - shown.length} more phases (z: zoom)`, c: 'dim' }]);
   const chartH = height - 2 - shares.length;
-  const chart = chartH >= 3 ? drawChart([{ values: p.stepTimes, color: chartColors.main }], { width, height: chartH, colors, min: 0 }) : [];
+  const chart =
+    chartH >= 3
+      ? drawChart([{ values: p.stepTimes, color: chartColors.main }], { width, height: chartH, colors, min: 0 })
+      : [];
   return [titleLine('Throughput', width), figures, ...shares, ...chart];
 }
