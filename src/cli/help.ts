@@ -43,7 +43,8 @@ Usage:
   awrl-tui config show FILE [OVERRIDE...] [--resolved] [--json]
   awrl-tui config diff FILE [OVERRIDE...]
   awrl-tui config argv FILE [OVERRIDE...] [--remote-config PATH]
-  awrl-tui parse FILE... [--json]       trainer logs -> events (JSON Lines with --json)
+  awrl-tui parse FILE... [--json]       trainer logs -> events (JSON Lines with --json; stats
+                                        values nan, inf, -inf are the strings "nan", "inf", "-inf")
   awrl-tui sim init DIR                 create a directory with a simulated webgym/train.py
   awrl-tui sim run [--sim-speed X|instant] --config FILE [OVERRIDE...]
                                         run the simulated trainer in the foreground
@@ -102,6 +103,6 @@ already written, the human line still goes to stderr and the exit code is the sa
   (A failed run or failed checks are results, not errors: events, or "ok":false.)
 
 Options:
-  -h, --help       this text
+  -h, --help       this text; COMMAND --help (or -h): that command's usage, options and output
   -V, --version    the version
 `;

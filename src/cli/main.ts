@@ -30,6 +30,12 @@ async function dispatch(argv: string[]): Promise<number> {
     process.stdout.write(`awrl-tui ${(await import('./version.js')).readVersion()}\n`);
     return EXIT.ok;
   }
+  // `COMMAND --help` / `-h`: that command's usage (exit 0), before its arguments are parsed.
+  const help = await commandHelp(argv);
+  if (help !== null) {
+    process.stdout.write(help + '\n');
+    return EXIT.ok;
+  }
   if (argv.includes('--launch')) return (await import('./launch-command.js')).run(argv.filter((a) => a !== '--launch'));
   if (argv.includes('--demo')) return (await import('./demo-command.js')).run(argv.filter((a) => a !== '--demo'));
   if (first !== undefined && !first.startsWith('-')) {
@@ -38,6 +44,17 @@ async function dispatch(argv: string[]): Promise<number> {
     return (await load()).run(argv.slice(1));
   }
   return (await import('./cockpit-command.js')).run(argv);
+}
+
+/** The usage of the command `argv` names, when it asks for help; else null. The cockpit's own
+ *  words (`--target T --help`) get the whole help text; an unknown command is left to dispatch. */
+async function commandHelp(argv: string[]): Promise<string | null> {
+  if (!argv.includes('--help') && !argv.includes('-h')) return null;
+  const { COMMAND_HELP } = await import('./command-help.js');
+  const word = argv.includes('--launch') ? '--launch' : argv.includes('--demo') ? '--demo' : argv[0];
+  if (word !== undefined && COMMAND_HELP[word] !== undefined) return COMMAND_HELP[word];
+  if (word !== undefined && !word.startsWith('-')) return null;
+  return (await import('./help.js')).HELP.trimEnd();
 }
 
 let code: number;

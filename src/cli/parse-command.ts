@@ -183,7 +183,8 @@ class Summary {
       ? `steps: ${this.steps} step records, last train step ${last.globalStep}/${last.totalSteps} (epoch ${last.epoch}/${last.epochs}, step ${last.step}/${last.stepsPerEpoch}) at ${last.time}`
       : 'steps: none');
     lines.push(`resumes: ${s.resumes}${this.starts ? `, fresh starts: ${this.starts}` : ''}`);
-    const rewards = s.recent('rollout/reward', 10).values.filter((v): v is number => v !== null);
+    // The mean of the finite rewards (a nan step is left out; the last one is said as it is).
+    const rewards = s.recent('rollout/reward', 10).values.filter((v): v is number => v !== null && Number.isFinite(v));
     const lastReward = s.latest('rollout/reward');
     lines.push(s.has('rollout/reward')
       ? `reward: last ${fmt(lastReward)}, mean of last ${rewards.length} steps ${rewards.length ? fmt(rewards.reduce((a, b) => a + b, 0) / rewards.length) : 'n/a'}`
@@ -207,8 +208,10 @@ function oneLine(message: string): string {
   return first.length > MESSAGE_CHARS || first.length < message.length ? `${first.slice(0, MESSAGE_CHARS)}…` : first;
 }
 
+/** A stats value: nan, inf and -inf as the trainer prints them; n/a when its cell held no number. */
 function fmt(v: number | null): string {
-  return v === null ? 'nan' : String(Number(v.toPrecision(5)));
+  if (v === null) return 'n/a';
+  return Number.isFinite(v) ? String(Number(v.toPrecision(5))) : Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf';
 }
 
 function duration(sec: number): string {

@@ -1,5 +1,6 @@
 // `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
 import { listRuns, runJobIdsOf, type RunSummary } from '../runs/index.js';
+import { nonFiniteText, statJsonValue } from '../trainer-log/index.js';
 import { chainShort } from '../runs/attempt-chain.js';
 import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
@@ -10,7 +11,8 @@ import { cliTarget } from './run-errors.js';
 
 function row(r: RunSummary, withChain: boolean): string[] {
   const step = r.globalStep !== undefined ? `${r.globalStep}/${r.totalSteps}` : '-';
-  const reward = r.lastReward === undefined ? '-' : r.lastReward === null ? 'nan' : r.lastReward.toFixed(4);
+  const v = r.lastReward;
+  const reward = v === undefined ? '-' : v === null ? 'n/a' : Number.isFinite(v) ? v.toFixed(4) : nonFiniteText(v);
   const cells = [r.runId, r.state, `${r.record.experiment}/${r.record.trial}`, step, reward, r.record.backend, r.detail];
   if (withChain) cells.push(r.chain && r.chain.length > 1 ? chainShort(r.chain) : '-');
   return cells;
@@ -52,7 +54,8 @@ async function list(args: string[]): Promise<number> {
         backend: r.record.backend,
         globalStep: r.globalStep ?? null,
         totalSteps: r.totalSteps ?? null,
-        lastReward: r.lastReward ?? null,
+        // nan, inf, -inf as the JSON strings parse --json writes for stats values.
+        lastReward: statJsonValue(r.lastReward ?? null),
         createdAt: r.record.createdAt,
         attempts: r.record.attempts,
         jobIds: runJobIdsOf(r.record),

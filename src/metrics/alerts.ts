@@ -48,8 +48,10 @@ function stepOf(store: MetricsStore): { step?: number; time?: string } {
   return last ? { step: last.globalStep, time: last.time } : {};
 }
 
+/** A stats value in an alert's detail: nan, inf and -inf as the trainer prints them. */
 function fmt(v: number | null): string {
-  return v === null ? 'nan' : Number.isFinite(v) ? String(Number(v.toPrecision(4))) : String(v);
+  if (v === null) return '(no number)';
+  return Number.isFinite(v) ? String(Number(v.toPrecision(4))) : Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf';
 }
 
 export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEvent[], ctx: AlertContext = {}): Alert[] {

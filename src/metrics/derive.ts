@@ -14,8 +14,10 @@ export interface RunConfigFacts {
 export interface PhaseShare {
   /** `timeperf/<phase>` key without its prefix. */
   phase: string;
+  /** As logged: NaN for nan, ±Infinity for inf and -inf. */
   seconds: number;
-  /** Fraction of the step's wall time (or of the phases' sum when the wall time is unknown). */
+  /** Fraction of the step's wall time (or of the finite phases' sum when the wall time is
+   *  unknown); NaN for a phase whose seconds are not finite. */
   share: number;
 }
 
@@ -28,6 +30,7 @@ export interface Figures {
   meanStepTimeS: number | null;
   medianStepTimeS: number | null;
   episodesPerS: number | null;
+  /** null when unknown (a key missing, no number); NaN or ±Infinity when an input was nan/inf. */
   trainTokensPerS: number | null;
   phases: PhaseShare[];
   etaS: number | null;
@@ -68,22 +71,23 @@ export function deriveFigures(store: MetricsStore, config: RunConfigFacts = {}, 
   // Both from the latest step record: the newest value of each key may come from different steps.
   const nTokens = store.current('ppo_actor/n_tokens') ?? null;
   const trainS = store.current('timeperf/train_step') ?? null;
-  // A finite quotient only: a train time printed as 0.0000e+00 but stored as a denormal would give Infinity.
-  const trainTokensPerS = nTokens !== null && trainS !== null && trainS > 0 ? finiteOrNull(nTokens / trainS) : null;
+  const trainTokensPerS = nTokens === null || trainS === null ? null : tokensPerS(nTokens, trainS);
 
   const phases: PhaseShare[] = [];
   if (last) {
     let sum = 0;
     for (const key in last.stats) {
       const v = last.stats[key];
-      if (key.startsWith('timeperf/') && v !== null && Number.isFinite(v)) {
+      // Every timeperf/* phase the step logged, nan and inf too (they are facts about the step).
+      if (key.startsWith('timeperf/') && v !== null) {
         phases.push({ phase: key.slice('timeperf/'.length), seconds: v, share: 0 });
-        sum += v;
+        if (Number.isFinite(v)) sum += v;
       }
     }
     const whole = stepTimeS && stepTimeS >= sum ? stepTimeS : sum;
-    for (const p of phases) p.share = whole > 0 ? p.seconds / whole : 0;
-    phases.sort((a, b) => b.seconds - a.seconds);
+    for (const p of phases) p.share = !Number.isFinite(p.seconds) ? Number.NaN : whole > 0 ? p.seconds / whole : 0;
+    // Longest first; the non-finite ones after the finite ones, in the step's order.
+    phases.sort((a, b) => rank(b.seconds) - rank(a.seconds));
   }
 
   let etaS: number | null = null;
@@ -114,4 +118,19 @@ export function deriveFigures(store: MetricsStore, config: RunConfigFacts = {}, 
 
 function finiteOrNull(v: number): number | null {
   return Number.isFinite(v) ? v : null;
+}
+
+/** Sort key of a phase's seconds: non-finite ones last. */
+function rank(v: number): number {
+  return Number.isFinite(v) ? v : -Infinity;
+}
+
+/** n_tokens / train_step. From finite inputs, a finite quotient only (a train time printed as
+ *  0.0000e+00 but stored as a denormal would give Infinity: unknown, null). From a nan or inf input
+ *  the quotient says so: NaN, or ±Infinity when that is what it is (inf tokens in 12 s), never a
+ *  number it is not (12 tokens in inf s is no rate of 0). */
+function tokensPerS(nTokens: number, trainS: number): number | null {
+  if (Number.isFinite(nTokens) && Number.isFinite(trainS)) return trainS > 0 ? finiteOrNull(nTokens / trainS) : null;
+  const q = nTokens / trainS;
+  return Number.isFinite(q) ? Number.NaN : q;
 }

@@ -3,6 +3,8 @@
 // step. When full, neighbouring buckets are merged pairwise and every later bucket takes twice
 // as many steps: the chart keeps its shape (min/max survive) at half the resolution.
 // A short ring of the latest raw values serves the alert rules ("0 for 3 steps").
+// Values: a number, NaN (the trainer printed nan), ±Infinity (inf, -inf) or null (the cell held no
+// number): each is kept as it came. min/max are over the finite values only.
 
 export interface SeriesView {
   steps: number[];
@@ -25,11 +27,14 @@ export class Series {
   private readonly mn: Float64Array;
   private readonly mx: Float64Array;
   private readonly cnt: Uint32Array;
+  /** 1 where a bucket's last value is null (no number), as NaN already means nan. */
+  private readonly lastNone: Uint8Array;
   private n = 0;
   /** Steps per bucket for new buckets (doubles at each compaction). */
   private span = 1;
   private readonly rSteps = new Float64Array(RECENT);
   private readonly rVals = new Float64Array(RECENT);
+  private readonly rNone = new Uint8Array(RECENT);
   private rLen = 0;
   private rAt = 0;
 
@@ -41,6 +46,7 @@ export class Series {
     this.mn = new Float64Array(capacity);
     this.mx = new Float64Array(capacity);
     this.cnt = new Uint32Array(capacity);
+    this.lastNone = new Uint8Array(capacity);
   }
 
   get length(): number {
@@ -48,15 +54,17 @@ export class Series {
   }
 
   /** Adds the value of `step`; a step at or before the last one replaces what came from there on
-   *  (the trainer resumed from an older checkpoint and the later values stand). null = NaN. */
+   *  (the trainer resumed from an older checkpoint and the later values stand). */
   push(step: number, value: number | null): void {
+    const none = value === null ? 1 : 0;
     const v = value === null ? Number.NaN : value;
     if (this.n > 0 && step <= this.hi[this.n - 1]) this.rewind(step);
-    this.pushRecent(step, v);
+    this.pushRecent(step, v, none);
     const i = this.n - 1;
     if (i >= 0 && this.cnt[i] < this.span) {
       this.hi[i] = step;
       this.last[i] = v;
+      this.lastNone[i] = none;
       if (Number.isFinite(v)) {
         if (!(v >= this.mn[i])) this.mn[i] = v;
         if (!(v <= this.mx[i])) this.mx[i] = v;
@@ -69,16 +77,21 @@ export class Series {
     this.lo[j] = step;
     this.hi[j] = step;
     this.last[j] = v;
+    this.lastNone[j] = none;
     this.mn[j] = Number.isFinite(v) ? v : Number.NaN;
     this.mx[j] = Number.isFinite(v) ? v : Number.NaN;
     this.cnt[j] = 1;
   }
 
-  /** The latest value (null when it was nan or nothing arrived). */
+  /** The latest value as it came (NaN for nan, ±Infinity); null when it held no number or
+   *  nothing arrived. */
   latest(): number | null {
     if (this.n === 0) return null;
-    const v = this.last[this.n - 1];
-    return Number.isNaN(v) ? null : v;
+    return this.lastOf(this.n - 1);
+  }
+
+  private lastOf(i: number): number | null {
+    return this.lastNone[i] ? null : this.last[i];
   }
 
   latestStep(): number | null {
@@ -93,7 +106,7 @@ export class Series {
     for (let i = this.rLen - k; i < this.rLen; i++) {
       const at = (this.rAt - this.rLen + i + RECENT) % RECENT;
       steps.push(this.rSteps[at]);
-      values.push(Number.isNaN(this.rVals[at]) ? null : this.rVals[at]);
+      values.push(this.rNone[at] ? null : this.rVals[at]);
     }
     return { steps, values };
   }
@@ -103,13 +116,13 @@ export class Series {
     const values: (number | null)[] = [];
     for (let i = 0; i < this.n; i++) {
       steps.push(this.hi[i]);
-      values.push(Number.isNaN(this.last[i]) ? null : this.last[i]);
+      values.push(this.lastOf(i));
     }
     return { steps, values };
   }
 
-  /** At most `buckets` points, each with the min and max of what it covers (the shape of spikes
-   *  survives) and its last value. */
+  /** At most `buckets` points, each with the min and max of the finite values it covers (the
+   *  shape of spikes survives; null when none is finite) and its last value as it came. */
   downsample(buckets: number): DownsampledView {
     const out: DownsampledView = { steps: [], min: [], max: [], last: [] };
     const b = Math.max(1, Math.floor(buckets));
@@ -126,14 +139,15 @@ export class Series {
       out.steps.push(this.hi[to - 1]);
       out.min.push(Number.isNaN(mn) ? null : mn);
       out.max.push(Number.isNaN(mx) ? null : mx);
-      out.last.push(Number.isNaN(this.last[to - 1]) ? null : this.last[to - 1]);
+      out.last.push(this.lastOf(to - 1));
     }
     return out;
   }
 
-  private pushRecent(step: number, v: number): void {
+  private pushRecent(step: number, v: number, none: number): void {
     this.rSteps[this.rAt] = step;
     this.rVals[this.rAt] = v;
+    this.rNone[this.rAt] = none;
     this.rAt = (this.rAt + 1) % RECENT;
     if (this.rLen < RECENT) this.rLen++;
   }
@@ -158,6 +172,7 @@ export class Series {
       this.lo[i] = this.lo[a];
       this.hi[i] = this.hi[b];
       this.last[i] = this.last[b];
+      this.lastNone[i] = this.lastNone[b];
       this.mn[i] = minNaN(this.mn[a], this.mn[b]);
       this.mx[i] = maxNaN(this.mx[a], this.mx[b]);
       this.cnt[i] = this.cnt[a] + this.cnt[b];

@@ -5,11 +5,12 @@ import type { BatchEvent, MemoryEvent, StepEvent, TrainerEvent } from '../traine
 import { isoTimeToMs } from '../trainer-log/text.js';
 import { Series, type DownsampledView, type SeriesView } from './series.js';
 
-/** Memory sources (and phases per source) kept at most. */
-const MAX_MEMORY_SOURCES = 64;
-
 /** Derived series kept next to the stats keys. */
 export const STEP_TIME_KEY = 'derived/step_time_s';
+
+/** Bounds of memoryBySource: writers (a 64-GPU run has a few dozen) and phases per writer. */
+const MEMORY_SOURCES = 128;
+const MEMORY_PHASES = 32;
 
 export interface StoreOptions {
   /** Buckets per series before it starts merging (default 1024). */
@@ -33,11 +34,10 @@ export class MetricsStore {
    *  in log order (a restarted trainer's clock may read earlier than the crashed one's last step). */
   awaitingStepSinceMs: number | null = null;
   lastBatch: BatchEvent | null = null;
-  /** The controller's latest memory record per phase (its DP-head-0 GPU). */
+  /** The controller's latest Memory-Usage record per phase (source absent or 'main'). */
   readonly memoryByPhase = new Map<string, MemoryEvent>();
-  /** Every writer's latest memory record per phase, by source ('main', a role, 'ray', 'worker'):
-   *  a worker's records are facts of its own GPU, never mixed into the controller's. Bounded: a
-   *  run has a handful of writers and phases. */
+  /** Every writer's latest Memory-Usage record per phase, by source ('main' for the controller),
+   *  sources and phases in the order they first came; bounded (MEMORY_SOURCES × MEMORY_PHASES). */
   readonly memoryBySource = new Map<string, Map<string, MemoryEvent>>();
   resumes = 0;
   errors = 0;
@@ -91,11 +91,10 @@ export class MetricsStore {
     if (source === 'main') this.memoryByPhase.set(e.phase, e);
     let phases = this.memoryBySource.get(source);
     if (phases === undefined) {
-      if (this.memoryBySource.size >= MAX_MEMORY_SOURCES) return;
-      phases = new Map();
-      this.memoryBySource.set(source, phases);
+      if (this.memoryBySource.size >= MEMORY_SOURCES) return;
+      this.memoryBySource.set(source, (phases = new Map()));
     }
-    if (phases.size < MAX_MEMORY_SOURCES || phases.has(e.phase)) phases.set(e.phase, e);
+    if (phases.has(e.phase) || phases.size < MEMORY_PHASES) phases.set(e.phase, e);
   }
 
   private ingestStep(e: StepEvent): void {
@@ -167,15 +166,17 @@ export class MetricsStore {
     return this.map.get(key)?.downsample(buckets) ?? { steps: [], min: [], max: [], last: [] };
   }
 
-  /** The key's value in the latest step record: null when nan, undefined when that step lacks it
-   *  (rules about "the current step" must not fall back to an older step's value). */
+  /** The key's value in the latest step record as it came (NaN for nan, ±Infinity for inf and
+   *  -inf), null when its cell held no number, undefined when that step lacks it (rules about "the
+   *  current step" must not fall back to an older step's value). */
   current(key: string): number | null | undefined {
     const stats = this.lastStepEvent?.stats;
     if (!stats || !(key in stats)) return undefined;
     const v = stats[key];
-    return typeof v === 'number' && !Number.isNaN(v) ? v : null;
+    return typeof v === 'number' ? v : null;
   }
 
+  /** The key's newest value as it came (NaN, ±Infinity included); null: none, or no number. */
   latest(key: string): number | null {
     return this.map.get(key)?.latest() ?? null;
   }

@@ -92,9 +92,16 @@ export function progressLine(e: StepEvent, previous: StepEvent | null): string {
   const dt = previous ? (isoTimeToMs(e.time) - isoTimeToMs(previous.time)) / 1000 : null;
   const parts = [
     `step ${e.globalStep}/${e.totalSteps}`,
-    `reward ${r === undefined ? '-' : r === null ? 'nan' : r.toFixed(4)}`,
+    `reward ${statText(r, 4)}`,
     `step time ${dt === null || !Number.isFinite(dt) || dt < 0 ? '-' : `${dt.toFixed(1)}s`}`,
-    `staleness ${st === undefined ? '-' : st === null ? 'nan' : st.toFixed(2)}`,
+    `staleness ${statText(st, 2)}`,
   ];
   return parts.join('  ');
+}
+
+/** A stats value in a progress line: nan, inf, -inf as printed; n/a when its cell held no number. */
+function statText(v: number | null | undefined, digits: number): string {
+  if (v === undefined) return '-';
+  if (v === null) return 'n/a';
+  return Number.isFinite(v) ? v.toFixed(digits) : Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf';
 }

@@ -19,7 +19,7 @@ export interface RunSummary {
   /** That step's time as the log prints it (no zone), e.g. `2026-11-29T10:06:30.250`. */
   lastStepAt?: string;
   totalSteps?: number;
-  /** `rollout/reward` of that step (null when the trainer printed nan). */
+  /** `rollout/reward` of that step as printed (NaN for nan, ±Infinity for inf; null: no number). */
   lastReward?: number | null;
   /** Every attempt of the run, oldest first (only with `ListOptions.chain`). */
   chain?: AttemptSummary[];

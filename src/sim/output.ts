@@ -16,6 +16,7 @@ import {
 } from './records.js';
 import type { TruthEvent, Output } from './truth.js';
 import type { TrainerEvent } from '../trainer-log/events.js';
+import { eventToJsonLine } from '../trainer-log/json.js';
 import type { SchedulerType } from './plan.js';
 import { makeDirs } from './make-dirs.js';
 
@@ -48,7 +49,8 @@ export class SimOutput {
   private truth(ev: TrainerEvent | undefined, where: Output[]): void {
     if (!ev || !this.o.truthPath || where.length === 0) return;
     const line: TruthEvent = { ...ev, where } as TruthEvent;
-    appendFileSync(this.o.truthPath, JSON.stringify(line) + '\n');
+    // As `parse --json` writes events: a nan stats value stays "nan" (JSON.stringify would write null).
+    appendFileSync(this.o.truthPath, eventToJsonLine(line) + '\n');
   }
 
   controller(rec: LogRecord, ev?: TrainerEvent): void {

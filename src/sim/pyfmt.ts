@@ -47,10 +47,10 @@ export function eventTime(ms: number): string {
   return `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}T${t.slice(9)}`;
 }
 
-/** The value a reader of the printed text gets back: what the parser must report. NaN -> null. */
+/** The value a reader of the printed text gets back: what the parser must report (nan -> NaN). */
 export function printedValue(x: number): number | null {
   const s = formatExp(x);
-  if (s === 'nan') return null;
+  if (s === 'nan') return Number.NaN;
   if (s === 'inf') return Infinity;
   if (s === '-inf') return -Infinity;
   return Number(s);

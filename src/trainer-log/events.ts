@@ -18,7 +18,9 @@ export interface StepEvent {
   globalStep: number;
   totalSteps: number;
   time: string;
-  /** Every key of the stats table; `nan` (and anything not a number) -> null. */
+  /** Every key of the stats table as Python's float() reads its printed value: `nan` -> NaN, `inf`
+   *  -> Infinity, `-inf` -> -Infinity (three different facts), text that is no number -> null.
+   *  JSON form: non-finite values are the strings "nan", "inf", "-inf" (see json.ts). */
   stats: Record<string, number | null>;
 }
 

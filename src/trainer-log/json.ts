@@ -1,6 +1,8 @@
 // JSON Lines form of events. eventToJsonLine: `type` first, then the fields in contract order
 // (the parser builds every event with `type` as its first property, so JSON.stringify keeps that
-// order). Non-finite numbers (inf in a stats table) become null, as JSON has no spelling for them.
+// order). JSON has no spelling for NaN or Infinity, so a non-finite stats value is written as the
+// JSON string the trainer printed: "nan", "inf" or "-inf" (three different facts; finite values
+// stay numbers, null stays a cell that held no number); statsFromJson reads them back.
 // Step events from the parser carry the printed text of their values (`1.2345e-03` is already a
 // JSON number): writing those texts is several times cheaper than formatting 200 doubles.
 // JsonSink: the same lines as bytes, gathered in one reused buffer: `awrl-tui parse --json` writes
@@ -13,8 +15,53 @@ export function eventToJsonLine(e: TrainerEvent): string {
   if (e.type === 'step') {
     const raw = rawStatsOf(e.stats);
     if (raw !== undefined) return stepJson(e, raw.prefixes, raw.raws, raw.values);
+    const stats = e.stats;
+    return JSON.stringify(e, function (this: unknown, _key: string, v: unknown) {
+      return this === stats && typeof v === 'number' && !Number.isFinite(v) ? nonFiniteText(v) : v;
+    });
   }
   return JSON.stringify(e);
+}
+
+/** How the trainer prints a non-finite float (Python's `format(x, '.4e')`). */
+export function nonFiniteText(v: number): 'nan' | 'inf' | '-inf' {
+  return Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf';
+}
+
+/** A stats value as a JSON value (for JSON.stringify): nan, inf and -inf as their strings. */
+export function statJsonValue(v: number | null): number | string | null {
+  return v === null || Number.isFinite(v) ? v : nonFiniteText(v);
+}
+
+/** A stats value as `parse --json` writes it: finite numbers as JSON.stringify does, nan, inf and
+ *  -inf as the JSON strings "nan", "inf", "-inf", null (a cell that held no number) as null. */
+export function jsonStat(v: number | null): string {
+  if (v === null) return 'null';
+  return Number.isFinite(v) ? jsonNum(v) : '"' + nonFiniteText(v) + '"';
+}
+
+/** A step's stats as read back from its JSON line: "nan", "inf" and "-inf" become NaN, Infinity
+ *  and -Infinity again; numbers and null stay. Anything else is not what `parse --json` writes. */
+export function statsFromJson(stats: Record<string, unknown>): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const [k, v] of Object.entries(stats)) {
+    if (typeof v === 'number' || v === null) out[k] = v;
+    else if (v === 'nan') out[k] = Number.NaN;
+    else if (v === 'inf') out[k] = Infinity;
+    else if (v === '-inf') out[k] = -Infinity;
+    else {
+      const what = `stats value of ${JSON.stringify(k)} is ${JSON.stringify(v)}`;
+      throw new Error(`${what}: not a number, null, "nan", "inf" or "-inf"`);
+    }
+  }
+  return out;
+}
+
+/** One line of `parse --json` / `--follow --json` output back as the event it was written from. */
+export function eventFromJsonLine(line: string): TrainerEvent {
+  const e = JSON.parse(line) as TrainerEvent;
+  if (e.type === 'step') e.stats = statsFromJson(e.stats as Record<string, unknown>);
+  return e;
 }
 
 function stepJson(e: StepEvent, prefixes: string[], raws: (string | undefined)[], values: (number | null)[]): string {
@@ -25,7 +72,7 @@ function stepJson(e: StepEvent, prefixes: string[], raws: (string | undefined)[]
   for (let i = 0; i < prefixes.length; i++) {
     const r = raws[i];
     parts[j++] = i > 0 ? ',' + prefixes[i] : prefixes[i];
-    parts[j++] = r !== undefined ? r : jsonNum(values[i]);
+    parts[j++] = r !== undefined ? r : jsonStat(values[i]);
   }
   parts[j] = '}}';
   return parts.join('');

@@ -3,7 +3,7 @@
 // event, whose stats carry the same printed texts, with no string or object per cell. This is
 // most of the output of a log, hence bytes in, bytes out.
 import type { StepEvent } from './events.js';
-import { JsonSink, jsonNum, stepHeadJson } from './json.js';
+import { JsonSink, jsonStat, stepHeadJson } from './json.js';
 import type { StepCells, ValueArena } from './table-cells.js';
 import { latin1Slice, parseNumber } from './text.js';
 
@@ -23,8 +23,9 @@ export function writeStepJson(sink: JsonSink, head: Omit<StepEvent, 'stats'>, pr
     if (json[i]) {
       for (let k = starts[i], e = ends[i]; k < e; k++) buf[at++] = src[k];
     } else {
-      // Not a JSON number as printed (nan, inf, 1., True): written as JSON.stringify would.
-      const t = isNan(src, starts[i], ends[i]) ? 'null' : jsonText(src, starts[i], ends[i]);
+      // Not a JSON number as printed (nan, inf, 1., True): nan, inf and -inf as the JSON strings
+      // "nan", "inf", "-inf" (jsonStat), other numbers as JSON.stringify writes them.
+      const t = isNan(src, starts[i], ends[i]) ? '"nan"' : jsonText(src, starts[i], ends[i]);
       sink.len = at;
       buf = sink.reserve(t.length + room);
       for (let k = 0; k < t.length; k++) buf[at++] = t.charCodeAt(k);
@@ -36,13 +37,13 @@ export function writeStepJson(sink: JsonSink, head: Omit<StepEvent, 'stats'>, pr
   sink.len = at;
 }
 
-/** `nan`, the usual non-number of a stats table (parseNumber gives null for it). */
+/** `nan`, the usual non-finite value of a stats table. */
 function isNan(b: Uint8Array, start: number, end: number): boolean {
   return end - start === 3 && b[start] === 0x6e && b[start + 1] === 0x61 && b[start + 2] === 0x6e;
 }
 
-/** A printed value as JSON.stringify would write its number (null for nan, inf, garbage). */
+/** A printed value as a JSON value: its number, "inf"/"-inf"/"nan" (jsonStat), null for garbage. */
 function jsonText(b: Buffer, start: number, end: number): string {
   const s = latin1Slice(b, start, end);
-  return jsonNum(parseNumber(s, 0, s.length));
+  return jsonStat(parseNumber(s, 0, s.length));
 }

@@ -64,7 +64,8 @@ export function stripAnsi(s: string): string {
   return out + s.slice(from);
 }
 
-/** Parses a decimal number written like Python prints it (`1.2345e-03`, `-7`, `nan`, `inf`).
+/** Parses a decimal number written like Python prints it (`1.2345e-03`, `-7`, `nan`, `inf`):
+ *  NaN for nan, ±Infinity for inf and -inf, null for text that is no number at all.
  *  Fast path: up to 15 significant digits and |exponent| <= 22, where integer / 10^k (or
  *  integer * 10^k) of two exact doubles is correctly rounded, i.e. equals Python's float(). */
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
@@ -129,9 +130,12 @@ export function parseNumber(s: string, start: number, end: number): number | nul
   return Number.isNaN(v) ? null : v;
 }
 
+/** The words Python's float() reads besides digits: nan stays NaN (a fact of its own, never
+ *  null), inf and -inf stay infinite. */
 function slowNumber(t: string): number | null {
   const lower = t.toLowerCase();
-  if (lower === 'inf' || lower === '+inf' || lower === 'infinity') return Infinity;
+  if (lower === 'nan' || lower === '+nan' || lower === '-nan') return Number.NaN;
+  if (lower === 'inf' || lower === '+inf' || lower === 'infinity' || lower === '+infinity') return Infinity;
   if (lower === '-inf' || lower === '-infinity') return -Infinity;
   if (lower === 'true') return 1;
   if (lower === 'false') return 0;

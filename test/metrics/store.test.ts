@@ -37,7 +37,7 @@ describe('Series', () => {
     expect(s.recent(3)).toEqual({ steps: [6, 7, 8], values: [6, 70, 80] });
   });
 
-  it('stores nan as null and leaves it out of min/max', () => {
+  it('stores a cell that held no number as null and leaves it out of min/max', () => {
     const s = new Series(4);
     s.push(1, null);
     s.push(2, 3);

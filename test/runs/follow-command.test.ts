@@ -30,12 +30,14 @@ describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
   });
 
   it('--json: every event of the log once, in order (as parse --json of the whole log), then exit 0 when it finishes', async () => {
-    const { runId } = await launch('600', 'follow-json');
+    // A nan grad norm at step 3: --json writes it as "nan", as parse --json does (JSON has no NaN).
+    const { runId } = await launch('600 AWRL_SIM_FAULT=nan-grad@3', 'follow-json');
     const f = start(['follow', runId, ...target(), '--json']);
     expect(await f.done, f.stderr).toBe(0);
-    const events = f.stdout.split('\n').filter((l) => l && !l.startsWith('{"type":"alert"'));
+    const events = f.stdout.split('\n').filter((l) => l && !/^\{"type":"alert(-cleared)?"/.test(l));
     const steps = events.map((l) => JSON.parse(l)).filter((e) => e.type === 'step').map((e) => e.globalStep);
     expect(steps).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(events.find((l) => l.includes('"globalStep":3,'))).toContain('"ppo_actor/update/grad_norm":"nan"');
     const log = join(env.workdir, '.awrl', 'runs', runId, 'stdout.log');
     const parsed = spawnSync(process.execPath, [BIN, 'parse', '--json', log], { encoding: 'utf8' });
     expect(events).toEqual(parsed.stdout.trimEnd().split('\n'));

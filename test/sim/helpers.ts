@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simMain } from '../../src/sim/main.js';
 import type { TruthEvent } from '../../src/sim/truth.js';
+import { eventFromJsonLine } from '../../src/trainer-log/index.js';
 
 export const CONFIG_RAY = new URL('../../configs/webgym_8x8h100_grpo_inst_nokl.yaml', import.meta.url).pathname;
 export const CONFIG_LOCAL = new URL('../../configs/webgym_1x8_grpo_inst_nokl_local.yaml', import.meta.url).pathname;
@@ -52,7 +53,7 @@ export function simWorkspace(config: string, overrides: string[] = [], baseEnv: 
     },
     truth() {
       if (!existsSync(ws.truthPath)) return [];
-      return readFileSync(ws.truthPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as TruthEvent);
+      return readFileSync(ws.truthPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => eventFromJsonLine(l) as TruthEvent);
     },
     cleanup() {
       rmSync(root, { recursive: true, force: true });

@@ -4,7 +4,9 @@
 // table rows, CRLF, multi-table steps, worker lines, garbage, a cut line, a truncated table; made
 // by golden/make-edge-log.mjs). The library's events, the JSON Lines parser fed random chunks and
 // the built CLI must all give exactly those bytes. Values are written as printed when the printed
-// text is a JSON number (`1.0294e+00`), for every step, the first of its key set too.
+// text is a JSON number (`1.0294e+00`), for every step, the first of its key set too; nan, inf
+// and -inf as the JSON strings "nan", "inf", "-inf" (issue #15: the files were rewritten then, and
+// a check confirmed that those values, null before, were all that changed).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

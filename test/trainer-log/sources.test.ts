@@ -48,7 +48,7 @@ describe('merged.log writers', () => {
   it('reads the step table that follows a [main] header unprefixed', () => {
     const step = events.find((e) => e.type === 'step');
     expect(step && step.type === 'step' && step.stats).toEqual({
-      'rollout/reward': 0.25, 'ppo_actor/update/grad_norm': null, 'timeperf/train_step': 120, 'ppo_actor/n_tokens': 12881000,
+      'rollout/reward': 0.25, 'ppo_actor/update/grad_norm': NaN, 'timeperf/train_step': 120, 'ppo_actor/n_tokens': 12881000,
       'a/b': -0.0003, c: 7, d: Infinity,
     });
     expect(Object.keys(step && step.type === 'step' ? step.stats : {})).toEqual(STATS.map(([k]) => k));
@@ -177,7 +177,7 @@ describe('steps over several tables and repeated steps', () => {
     ].join('\n');
     const steps = parseAll(log).filter((e) => e.type === 'step');
     expect(steps).toHaveLength(1);
-    expect(steps[0].type === 'step' && steps[0].stats).toEqual({ a: 1, b: null, c: -0.25 });
+    expect(steps[0].type === 'step' && steps[0].stats).toEqual({ a: 1, b: NaN, c: -0.25 });
   });
 
   it('reports a step again after a resume, every time it is logged', () => {

@@ -126,20 +126,36 @@ function nodeLines(nodes: GpuSnapshot[], width: number, rows: number): Line[] {
   return [...shown.map((s) => summaryLine(s, labelW, width)), more];
 }
 
-export function gpuLines(p: GpuProps, width: number, height: number): Line[] {
-  const out: Line[] = [titleLine('GPU memory', width, titleRight(p.nodes))];
-  if (p.nodes.length === 0) out.push([{ t: fit("no GPU data yet (nvidia-smi is polled on the run's nodes)", width), c: 'dim' }]);
-  else out.push(...nodeLines(p.nodes, width, height - 1));
-  // The trainer's figures only where room is left: the nodes come first.
-  if (p.memory.length && out.length + 2 <= height) {
-    out.push([{ t: 'trainer (DP head 0): ', c: 'dim' }]);
-    for (const m of p.memory) {
+/** The trainer's Memory-Usage figures by who logged them: the controller (DP head 0) first, then
+ *  each worker source in the order it first logged; under each, its phases. */
+export function memoryLines(memory: readonly MemoryFigure[], width: number): Line[] {
+  const bySource = new Map<string, MemoryFigure[]>([['main', []]]);
+  for (const m of memory) {
+    const src = m.source ?? 'main';
+    let list = bySource.get(src);
+    if (list === undefined) bySource.set(src, (list = []));
+    list.push(m);
+  }
+  const out: Line[] = [];
+  for (const [src, list] of bySource) {
+    if (list.length === 0) continue;
+    out.push([{ t: fit(src === 'main' ? 'trainer (DP head 0):' : `${src}:`, width), c: 'dim' }]);
+    for (const m of list) {
       out.push([
         { t: cell(m.phase, 24) },
         { t: ` alloc ${formatNumber(m.allocatedGB, 3)}  resv ${formatNumber(m.reservedGB, 3)}  used ${formatNumber(m.usedGB, 3)}/${formatNumber(m.totalGB, 3)} GB` },
       ]);
     }
   }
+  return out;
+}
+
+export function gpuLines(p: GpuProps, width: number, height: number): Line[] {
+  const out: Line[] = [titleLine('GPU memory', width, titleRight(p.nodes))];
+  if (p.nodes.length === 0) out.push([{ t: fit("no GPU data yet (nvidia-smi is polled on the run's nodes)", width), c: 'dim' }]);
+  else out.push(...nodeLines(p.nodes, width, height - 1));
+  // The trainer's figures only where room is left: the nodes come first.
+  if (p.memory.length && out.length + 2 <= height) out.push(...memoryLines(p.memory, width));
   if (out.length > height && height > 1) {
     const hidden = out.length - height + 1;
     return [...out.slice(0, height - 1), [{ t: `… ${hidden} more lines (z: zoom)`, c: 'dim' }]];

@@ -8,8 +8,8 @@ import { gpuLines } from '../panels/gpu.js';
 import { headerLines } from '../panels/header.js';
 import { logPaneLines } from '../panels/log.js';
 import { rewardLines } from '../panels/reward.js';
-import { stalenessLines } from '../panels/staleness.js';
-import { throughputLines, TIMEPERF_KEYS } from '../panels/throughput.js';
+import { stalenessLines, stalenessPropsFrom } from '../panels/staleness.js';
+import { throughputLines, throughputPhasesFrom } from '../panels/throughput.js';
 import { STEP_TIME_SERIES, type RunView } from '../session/types.js';
 
 export interface DashboardUi {
@@ -47,24 +47,10 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
       );
     }
     case 'staleness':
-      return stalenessLines(
-        {
-          avg: s.downsample('staleness/gap/offpolicy_avg', points),
-          max: s.downsample('staleness/gap/offpolicy_max', points),
-          budget: run.offpolicyBudget,
-          latestAvg: s.latest('staleness/gap/offpolicy_avg'),
-          latestMax: s.latest('staleness/gap/offpolicy_max'),
-          behaveCapRatio: s.latest('ppo_actor/behave_cap_ratio'),
-          awaitingTrain: s.latest('staleness/update/awaiting_train'),
-          inProgress: s.latest('staleness/rollout/in_progress'),
-        },
-        width,
-        height,
-        colors,
-      );
+      return stalenessLines(stalenessPropsFrom(s, run.offpolicyBudget, points), width, height, colors);
     case 'throughput': {
       const f = run.figures;
-      const phases = TIMEPERF_KEYS.map((key) => ({ key, seconds: s.latest(key) })).filter((x): x is { key: (typeof TIMEPERF_KEYS)[number]; seconds: number } => x.seconds !== null);
+      const phases = throughputPhasesFrom(s, f.phases);
       return throughputLines(
         {
           stepTimes: f.stepTimes ? bucketMean(f.stepTimes, points) : s.downsample(STEP_TIME_SERIES, points),

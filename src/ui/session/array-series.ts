@@ -43,12 +43,13 @@ export class ArraySeries implements SeriesSource {
     return col ? bucketMean(col, buckets) : [];
   }
 
+  /** The newest value that is a number, as it came (nan, inf, -inf included, as MetricsStore). */
   latest(key: string): number | null {
     const col = this.columns.get(key);
     if (!col) return null;
     for (let i = col.length - 1; i >= 0; i--) {
       const v = col[i];
-      if (v !== null && Number.isFinite(v)) return v;
+      if (v !== null) return v;
     }
     return null;
   }

@@ -9,9 +9,11 @@ import type { Transport } from '../../remote/transport.js';
 import { ALERT_KEYS } from '../../metrics/index.js';
 import { TrainerLogParser } from '../../trainer-log/index.js';
 import { CheckpointSaveScanner, mergeSaves, type HealthEvent } from '../../health/index.js';
-import { TIMEPERF_KEYS } from '../panels/throughput.js';
+import { TIMEPERF_PREFIX } from '../panels/throughput.js';
+import { VERSION_STATS_PREFIX } from '../panels/staleness.js';
 
-/** Keys whose history the cockpit draws or evaluates. */
+/** Keys whose history the cockpit draws or evaluates (matched as substrings of a table row, so a
+ *  prefix stands for every key it starts: all timeperf/* phases, all version_stats/*). */
 export const BACKFILL_KEYS: string[] = [
   'rollout/reward',
   'rollout/easy/reward',
@@ -24,7 +26,8 @@ export const BACKFILL_KEYS: string[] = [
   'staleness/update/awaiting_train',
   'staleness/rollout/in_progress',
   'ppo_actor/n_tokens',
-  ...TIMEPERF_KEYS,
+  TIMEPERF_PREFIX,
+  VERSION_STATS_PREFIX,
   ...Object.values(ALERT_KEYS),
 ];
 

@@ -8,7 +8,7 @@ import { deriveFigures, MetricsStore } from '../../metrics/index.js';
 import type { ConnectionState, FollowProblem } from '../../remote/transport.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
 import { eventLogLine, localTimeMs } from './event-log-line.js';
-import { ENDED_STATES, type Alert, type LogReadEnd, type DashboardFigures, type GpuSnapshot, type LogLine, type RunSummary, type RunView, type SeriesSource, type TrainerLinesView } from './types.js';
+import { ENDED_STATES, type Alert, type LogReadEnd, type DashboardFigures, type GpuSnapshot, type LogLine, type MemoryFigure, type RunSummary, type RunView, type SeriesSource, type TrainerLinesView } from './types.js';
 
 export interface RunFacts {
   consumerBatchSize?: number;
@@ -119,6 +119,7 @@ export class RunRecords {
       episodesPerS: f.episodesPerS,
       trainTokensPerS: f.trainTokensPerS,
       rolloutWaitS: this.store.lastBatch?.waitS ?? this.store.latest('timeperf/rollout'),
+      phases: f.phases.map((p) => ({ key: `timeperf/${p.phase}`, seconds: p.seconds })),
       endedAt: ended ? (this.lastRecordAt ?? localTimeMs(last?.time)) : null,
     };
     const summary: RunSummary = {
@@ -137,7 +138,7 @@ export class RunRecords {
       alerts,
       alertHistory: this.alerts.history.entries(),
       ...(this.alerts.history.dropped > 0 ? { alertHistoryDropped: this.alerts.history.dropped } : {}),
-      memory: [...this.store.memoryByPhase.values()].map((m) => ({ phase: m.phase, allocatedGB: m.allocatedGB, reservedGB: m.reservedGB, usedGB: m.usedGB, totalGB: m.totalGB })),
+      memory: memoryFigures(this.store),
       gpus: ctx.gpus,
       log: this.log,
       trainerLines: ctx.trainerLines,
@@ -146,4 +147,18 @@ export class RunRecords {
       ...(ctx.followProblem ? { followProblem: ctx.followProblem } : {}),
     };
   }
+}
+
+/** Every writer's latest Memory-Usage figures per phase, sources in the order they first logged. */
+function memoryFigures(store: MetricsStore): MemoryFigure[] {
+  return [...store.memoryBySource.values()].flatMap((phases) =>
+    [...phases.values()].map((m) => ({
+      ...(m.source !== undefined ? { source: m.source } : {}),
+      phase: m.phase,
+      allocatedGB: m.allocatedGB,
+      reservedGB: m.reservedGB,
+      usedGB: m.usedGB,
+      totalGB: m.totalGB,
+    })),
+  );
 }

@@ -72,8 +72,10 @@ export interface GpuSnapshot {
   lostGpus?: string[];
 }
 
-/** The trainer's own `Memory-Usage <phase>:` figures, latest per phase. */
+/** The trainer's own `Memory-Usage <phase>:` figures, latest per phase (and per source). */
 export interface MemoryFigure {
+  /** Who logged it: absent or 'main' for the controller (DP head 0), else the worker's source. */
+  source?: string;
   phase: string;
   allocatedGB: number;
   reservedGB: number;
@@ -136,6 +138,8 @@ export interface DashboardFigures {
   rolloutWaitS: number | null;
   /** Step time per series (seconds), aligned with the store's steps (for the throughput chart). */
   stepTimes?: number[];
+  /** Every timeperf/* phase of the latest step record, as logged (absent: take the series'). */
+  phases?: { key: string; seconds: number }[];
   /** Epoch ms of the run's last log record once it has ended (elapsed stops there); else null. */
   endedAt?: number | null;
 }

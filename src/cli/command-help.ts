@@ -1,0 +1,185 @@
+// `awrl-tui COMMAND --help` (or -h): that command's usage, options and output, exit 0. Plain text
+// with no imports, loaded only when asked. Each synopsis line is the one `awrl-tui --help` lists
+// (test/cli/command-help.test.ts keeps them equal), the details below it are the command's own.
+
+const TARGET_FLAGS = `Target flags (override the profile in targets.yaml; T is 'local', an ssh alias, user@host[:port]
+or a profile name):
+  --target T              where the run is
+  -F FILE                 ssh config file
+  --workdir DIR           the AsyncWebRL checkout on the target
+  --python CMD            the trainer's Python (default python3)
+  --setup LINE            shell line run before the trainer (conda activate, module load, export)
+  --backend direct|slurm  a detached process group, or sbatch
+  --partition P, --nodes N, --gpus-per-node N, --cpus-per-task N, --time LIMIT, --account A
+                          Slurm request
+  --sbatch-arg ARG        extra sbatch option (repeatable)
+  --forward-env NAME      environment variable to forward to the trainer (repeatable)`;
+
+const EXIT_CODES = `Exit codes: 0 ok, 1 run failed, 2 bad input, 3 run stopped, 4 host unreachable or connection lost,
+130 Ctrl-C (the run goes on). With --json a failure also writes one {"type":"cli-error",...} line.
+The whole table: awrl-tui --help`;
+
+/** What `parse --json` writes for a stats value: the representation scripts rely on. */
+export const STATS_JSON_NOTE = `  Stats values: a finite value is a JSON number, as printed
+  (1.2345e-03); JSON has no Infinity or NaN, so a non-finite value is the JSON string "nan",
+  "inf" or "-inf", exactly as the trainer prints it (three different facts: nan is not inf,
+  and neither is null); null is a cell that held no number at all.`;
+
+const PARSE = `usage: awrl-tui parse FILE... [--json]
+
+Reads trainer logs (main.log, merged.log, <role>.log, a captured controller stdout), the files
+in the order given as ONE stream, through the same parser the cockpit and --follow use.
+
+  (no option)  a short summary: steps, resumes, reward, step time, errors, warnings, finished
+  --json       JSON Lines, one event per line, "type" first: step, memory, batch, resume, start,
+               error, warning, finished (the fields: src/trainer-log/events.ts)
+${STATS_JSON_NOTE}
+
+  awrl-tui parse main.log --json | jq -c 'select(.type=="step") | .stats["rollout/reward"]'
+
+Exit codes: 0 read, 2 a file cannot be read or a bad argument.`;
+
+const RUNS = `usage: awrl-tui runs --target T [--json]
+
+Lists the runs on a target (from their run.json) with their live state, step, reward, backend and,
+for a Slurm run with --auto-resume, its job chain. A state that cannot be read shows as unknown.
+
+  --json                  one JSON array on stdout, an object per run (runId, state, detail,
+                          experiment, trial, backend, globalStep, totalSteps, lastReward, chain, …)
+  --accept-new-host-key   trust a host key seen for the first time (otherwise refused)
+
+${TARGET_FLAGS}
+
+Exit codes: 0 listed, 1 the listing failed on the target, 2 bad input, 4 host unreachable. With
+--json a failure also writes one {"type":"cli-error",...} line.`;
+
+const STOP = `usage: awrl-tui stop RUN [--target T] [--grace S] [--yes] [--check-nodes H1,H2] [--json]
+
+Stops a run (SIGTERM, then SIGKILL after the grace; scancel on Slurm), then lists leftovers on the
+run's nodes: processes tagged with the run, and GPU holders. Without --target, every profile of
+targets.yaml is searched for RUN.
+
+  --grace S               seconds between SIGTERM and SIGKILL (default 10)
+  --yes, -y               also stop leftover processes tagged with the run, without asking
+                          (untagged GPU holders are only listed; nothing is matched by name)
+  --check-nodes H1,H2     also look for leftovers on these hosts (a direct multi-node run)
+  --json                  one line on stdout: {"type":"stop","runId",...,"stoppedBy":"scancel"|
+                          "sigterm"|"sigkill"|null,"state","stopRequestedAt" (the head's clock),
+                          "leftovers"}; the human lines go to stderr; without --yes nothing is asked
+  --accept-new-host-key   trust a host key seen for the first time
+
+${TARGET_FLAGS}
+
+Exit codes: 0 stopped and nothing tagged left, 1 tagged leftovers remain, 2 bad input or unknown
+run, 4 host unreachable. With --json a failure also writes one {"type":"cli-error",...} line.`;
+
+const FOLLOW = `usage: awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]
+
+Follows a running run headless, from its log's first byte to the run's end: what
+--launch --follow prints, with the same exit codes. Ctrl-C stops following; the run goes on.
+
+  --json                  the events as JSON Lines (as parse --json), plus {"type":"alert",...},
+                          {"type":"alert-cleared","id",...}, {"type":"follow-problem",...} and
+                          {"type":"follow-problem-cleared",...} lines; informational lines go to stderr
+${STATS_JSON_NOTE}
+  --reconnect-timeout S   give up (exit 4) after S seconds without a connection (default 300)
+
+${TARGET_FLAGS}
+
+${EXIT_CODES}`;
+
+const LAUNCH = `usage: awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]
+           [--skip-preflight] [--auto-resume N] [--reconnect-timeout S] [--accept-new-host-key]
+       awrl-tui --launch --resume RUN --target T [--follow] [--json] [--skip-preflight]
+
+Validates the config and its Hydra overrides as the trainer reads them, pre-flights the target,
+then starts the run (a detached process, or sbatch); --resume relaunches a run with the same
+config, experiment and trial (the trainer resumes from its last recover checkpoint).
+
+  --follow                follow the run until it ends (progress lines; alerts as 'alert: ...' when
+                          they fire and 'alert cleared: ...' when they stop)
+  --json                  JSON: the run summary, or with --follow the events as JSON Lines plus
+                          alert and follow-problem lines; informational lines go to stderr
+${STATS_JSON_NOTE}
+  --force                 launch even if a run of the same experiment+trial is active
+  --skip-preflight        launch even when a pre-flight check fails (recorded in run.json)
+  --auto-resume N         Slurm: resubmit up to N times after TIMEOUT, PREEMPTED or NODE_FAIL
+  --reconnect-timeout S   with --follow: give up (exit 4) after S seconds without a connection (300)
+  --accept-new-host-key   trust a host key seen for the first time (otherwise refused)
+
+${TARGET_FLAGS}
+
+${EXIT_CODES}`;
+
+const CONFIG = `usage: awrl-tui config check FILE [OVERRIDE...] [--json]
+       awrl-tui config show FILE [OVERRIDE...] [--resolved] [--json]
+       awrl-tui config diff FILE [OVERRIDE...]
+       awrl-tui config argv FILE [OVERRIDE...] [--remote-config PATH]
+
+The trainer config engine on its own: the YAML as OmegaConf reads it, Hydra overrides
+(a.b=v, +a.b=v, ++a.b=v, ~a.b), interpolations, the schema and the rules of a valid run.
+
+  check                   errors and warnings, each naming the file, line and key (exit 2 on errors)
+  show                    the config after the overrides (--resolved: interpolations resolved)
+  diff                    what the overrides change
+  argv                    the exact argv that will run (--remote-config PATH: the uploaded file)
+  --json                  the same as JSON
+
+Exit codes: 0 ok, 2 config errors, a bad argument or an unreadable file.`;
+
+const PREFLIGHT = `usage: awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json] [--accept-new-host-key]
+
+Checks a config against the live target: the checkout, the model, the datasets, the GPUs and who
+holds them, disk, the resume point. The same checks --launch runs first; the config engine runs
+before anything is asked of the target.
+
+  --json                  the checks as JSON
+  --node HOST             also check another node's GPUs (repeatable)
+  --step-seconds S        the typical step time, for the time-limit checks
+  --accept-new-host-key   trust a host key seen for the first time
+  --ssh-config FILE       as -F
+
+${TARGET_FLAGS}
+
+Exit codes: 0 no errors, 2 errors found (or bad input), 4 host unreachable.`;
+
+const WATCH = `usage: awrl-tui watch RUN [--target T] [--check-nodes H1,H2]
+
+Opens the dashboard of one run (needs a terminal). Without --target, RUN is looked for on every
+profile of targets.yaml. For its state, step and reward without a terminal: awrl-tui runs.
+
+  --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
+                          leftover check cover them too, through one ssh fan-out on the head
+
+${TARGET_FLAGS}`;
+
+const DEMO = `usage: awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]
+
+Runs the simulated trainer on this machine through the same launch path as a real run, and opens
+the cockpit on it (without a terminal: one progress line per step). q quits, stops the simulated
+run and removes its files.
+
+  --keep                  keep the run's files
+  --sim-speed X           the pace (a factor, or 'instant')
+  --fault SPEC            inject a fault: nccl-timeout@5, oom@3, stall:update_weights@4, nan-grad@6,
+                          zero-reward@3-6, omniboxes@2`;
+
+const SIM = `usage: awrl-tui sim init DIR
+       awrl-tui sim run [--sim-speed X|instant] --config FILE [OVERRIDE...]
+
+The simulated trainer: init creates a directory whose webgym/train.py is the simulator; run runs
+it in the foreground, writing AReaL-format logs like the real trainer.`;
+
+/** Usage by command word (`--launch` and `--demo` are spelled as flags). */
+export const COMMAND_HELP: Readonly<Record<string, string>> = {
+  parse: PARSE,
+  runs: RUNS,
+  stop: STOP,
+  follow: FOLLOW,
+  '--launch': LAUNCH,
+  config: CONFIG,
+  preflight: PREFLIGHT,
+  watch: WATCH,
+  '--demo': DEMO,
+  sim: SIM,
+};
