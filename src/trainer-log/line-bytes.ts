@@ -265,9 +265,20 @@ export function isPlainRoutineMessage(b: Uint8Array, msg: number, lineEnd: numbe
   return msg >= lineEnd || (b[msg] !== 0x4d /* M */ && b[msg] !== 0x1b);
 }
 
-/** The line's raw bytes end with colorlog's reset `ESC[0m`, which ends a record's message. */
+/** The line's raw bytes end with colorlog's reset `ESC[0m`, which ends a record's message (or
+ *  with the reset and Ray's log dedup note, ` [repeated 7x across cluster]`). */
 export function endsWithReset(b: Uint8Array, start: number, end: number): boolean {
+  if (end > start && b[end - 1] === 0x5d /* ] */) end = rayRepeatStart(b, start, end);
   return end - start >= 4 && b[end - 1] === 0x6d && b[end - 2] === 0x30 && b[end - 3] === 0x5b && b[end - 4] === 0x1b;
+}
+
+const RAY_REPEAT = / \[repeated \d+x across cluster\]$/;
+
+/** Where Ray's dedup note at the end of bytes [start, end) begins (end when there is none). */
+function rayRepeatStart(b: Uint8Array, start: number, end: number): number {
+  const from = Math.max(start, end - 48);
+  const m = RAY_REPEAT.exec(Buffer.from(b.buffer, b.byteOffset + from, end - from).toString('latin1'));
+  return m ? from + m.index : end;
 }
 
 /** The pre-0.5.2 header's start (`20260525-12:19:55.952 `): a digit, and `-` after 8 of them. */
