@@ -1,6 +1,6 @@
 // Recognising the pieces of one physical line: who wrote it (a merged.log role prefix, a
 // Ray-forwarded prefix, or the controller) and whether it starts an AReaL record.
-import { toIsoTime } from './text.js';
+import { latin1Slice, stripAnsi, toIsoTime } from './text.js';
 
 export type Level = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'CRITICAL';
 
@@ -68,4 +68,14 @@ export function rankPrefixLength(body: string): number {
   if (body.charCodeAt(0) !== 0x5b || body.charCodeAt(1) !== 0x72) return 0;
   const m = RANK.exec(body);
   return m ? m[0].length : 0;
+}
+
+/** Whose line a cut line was, and its record's time when it starts one, read from its head (the
+ *  prefix and header are at most a few hundred bytes): the record-truncated warning names the
+ *  writer the person has to look at, as the events of that line do. Cold path: cut lines only. */
+export function cutLineOrigin(b: Uint8Array, start: number, end: number): { source: string; time: string | null } {
+  const line = stripAnsi(latin1Slice(b, start, Math.min(end, start + 1024)));
+  const p = line.startsWith('[') ? matchRolePrefix(line) : line.startsWith('(') && !line.startsWith('(AReaL)') ? matchRayPrefix(line) : null;
+  const body = p ? line.slice(p.length) : line;
+  return { source: p?.source ?? 'main', time: body.startsWith('(AReaL) ') ? parseHeader(body)?.time ?? null : null };
 }

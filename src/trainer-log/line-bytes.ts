@@ -250,3 +250,39 @@ export function lineEnds(b: Buffer, pos: number, ends: Int32Array): number {
   }
   return n;
 }
+
+/** Where a routine header's message starts in the raw bytes, from where it starts in a head
+ *  stripped up to its first `: ` (n bytes, the strip stopped at raw `stop`): that `: ` is the
+ *  level's, so the message starts where the strip stopped. -1: not known here. */
+export function strippedMessageAt(at: number, n: number, stop: number): number {
+  return at < 0 || at < n ? -1 : stop;
+}
+
+/** A worker's routine record that only ends the writer's open record: not its GPU memory
+ *  (`Memory-Usage …`, an event of its own), nor a message starting with an escape code (whose
+ *  text is not known here). */
+export function isPlainRoutineMessage(b: Uint8Array, msg: number, lineEnd: number): boolean {
+  return msg >= lineEnd || (b[msg] !== 0x4d /* M */ && b[msg] !== 0x1b);
+}
+
+/** The line's raw bytes end with colorlog's reset `ESC[0m`, which ends a record's message (or
+ *  with the reset and Ray's log dedup note, ` [repeated 7x across cluster]`). */
+export function endsWithReset(b: Uint8Array, start: number, end: number): boolean {
+  if (end > start && b[end - 1] === 0x5d /* ] */) end = rayRepeatStart(b, start, end);
+  return end - start >= 4 && b[end - 1] === 0x6d && b[end - 2] === 0x30 && b[end - 3] === 0x5b && b[end - 4] === 0x1b;
+}
+
+const RAY_REPEAT = / \[repeated \d+x across cluster\]$/;
+
+/** Where Ray's dedup note at the end of bytes [start, end) begins (end when there is none). */
+function rayRepeatStart(b: Uint8Array, start: number, end: number): number {
+  const from = Math.max(start, end - 48);
+  const m = RAY_REPEAT.exec(Buffer.from(b.buffer, b.byteOffset + from, end - from).toString('latin1'));
+  return m ? from + m.index : end;
+}
+
+/** The pre-0.5.2 header's start (`20260525-12:19:55.952 `): a digit, and `-` after 8 of them. */
+export function isOldHeaderStart(body: string): boolean {
+  const c = body.charCodeAt(0);
+  return c >= 0x30 && c <= 0x39 && body.charCodeAt(8) === 0x2d && body.length >= 26;
+}

@@ -9,13 +9,15 @@
 // is one class (or plain functions) used from one place, so the hot calls stay monomorphic.
 // The parts are few on purpose: every ES module adds a millisecond or two to each command's start.
 import type { TrainerEvent } from './events.js';
-import { parseHeader, matchRayPrefix, matchRolePrefix, rankPrefixLength, type Level, type RecordHeader } from './header.js';
+import { cutLineOrigin, parseHeader, matchRayPrefix, matchRolePrefix, rankPrefixLength, type Level, type RecordHeader } from './header.js';
 import { controllerEvent, memoryEvent } from './classify.js';
 import { EndRecord } from './end-record.js';
 import { saveEvent } from './saves.js';
 import type { JsonSink } from './json.js';
-import { HEAD, lastStripStop, lineEnds, routineMessageAt, stripAnsiBytes } from './line-bytes.js';
-import { asBuffer, bytesToUtf8, latin1Slice, stripAnsi, toIsoTime } from './text.js';
+import {
+  HEAD, endsWithReset, isOldHeaderStart, isPlainRoutineMessage, lastStripStop, lineEnds, routineMessageAt, strippedMessageAt, stripAnsiBytes,
+} from './line-bytes.js';
+import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
 import { Writers, prefixHash, type Writer } from './writers.js';
@@ -352,41 +354,6 @@ export class TrainerLogParser {
       this.writers.open(w, h, 'warning', messageOpen);
     }
   }
-}
-
-/** Where a routine header's message starts in the raw bytes, from where it starts in a head
- *  stripped up to its first `: ` (n bytes, the strip stopped at raw `stop`): that `: ` is the
- *  level's, so the message starts where the strip stopped. -1: not known here. */
-function strippedMessageAt(at: number, n: number, stop: number): number {
-  return at < 0 || at < n ? -1 : stop;
-}
-
-/** A worker's routine record that only ends the writer's open record: not its GPU memory
- *  (`Memory-Usage …`, an event of its own), nor a message starting with an escape code (whose
- *  text is not known here). */
-function isPlainRoutineMessage(b: Uint8Array, msg: number, lineEnd: number): boolean {
-  return msg >= lineEnd || (b[msg] !== 0x4d /* M */ && b[msg] !== 0x1b);
-}
-
-/** The line's raw bytes end with colorlog's reset `ESC[0m`, which ends a record's message. */
-function endsWithReset(b: Uint8Array, start: number, end: number): boolean {
-  return end - start >= 4 && b[end - 1] === 0x6d && b[end - 2] === 0x30 && b[end - 3] === 0x5b && b[end - 4] === 0x1b;
-}
-
-/** The pre-0.5.2 header's start (`20260525-12:19:55.952 `): a digit, and `-` after 8 of them. */
-function isOldHeaderStart(body: string): boolean {
-  const c = body.charCodeAt(0);
-  return c >= 0x30 && c <= 0x39 && body.charCodeAt(8) === 0x2d && body.length >= 26;
-}
-
-/** Whose line a cut line was, and its record's time when it starts one, read from its head (the
- *  prefix and header are at most a few hundred bytes): the record-truncated warning names the
- *  writer the person has to look at, as the events of that line do. Cold path: cut lines only. */
-function cutLineOrigin(b: Uint8Array, start: number, end: number): { source: string; time: string | null } {
-  const line = stripAnsi(latin1Slice(b, start, Math.min(end, start + 1024)));
-  const p = line.startsWith('[') ? matchRolePrefix(line) : line.startsWith('(') && !line.startsWith('(AReaL)') ? matchRayPrefix(line) : null;
-  const body = p ? line.slice(p.length) : line;
-  return { source: p?.source ?? 'main', time: body.startsWith('(AReaL) ') ? parseHeader(body)?.time ?? null : null };
 }
 
 /** Parses a whole log at once (same events as any chunking of it). */

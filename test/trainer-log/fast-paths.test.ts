@@ -90,7 +90,7 @@ function generatedLog(n: number): Buffer {
     const p = pick(PREFIXES);
     const r = rand();
     if (r < 0.3) {
-      lines.push(p + rec(T(i), pick(LOGGERS), pick(LEVELS), pick(MESSAGES)));
+      lines.push(p + rec(T(i), pick(LOGGERS), pick(LEVELS), pick(MESSAGES)) + (rand() < 0.1 ? ' [repeated 7x across cluster]' : ''));
     } else if (r < 0.45) {
       // A train step: its three records, the table sometimes with escape codes, CRLF or cut short.
       const stats = Array.from({ length: 1 + Math.floor(rand() * 9) }, (_, k): [string, string] => [KEYS[k % KEYS.length] + (k >= KEYS.length ? k : ''), pick(VALUES)]);

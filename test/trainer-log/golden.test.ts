@@ -1,5 +1,7 @@
 // `awrl-tui parse --json` output is pinned byte for byte: the golden files were made by the
-// implementation before its fast paths (JsonLinesParser, byte-level table rows) existed, from the
+// parser's general path (fastPaths: false; first by the implementation before its fast paths
+// existed, last regenerated for issue #15's contract: memory source, batch role, held end record,
+// warnings with their record), through eventToJsonLine, from the
 // run-a fixtures and from golden/edge.log (odd values, unicode and duplicate keys, escape codes in
 // table rows, CRLF, multi-table steps, worker lines, garbage, a cut line, a truncated table; made
 // by golden/make-edge-log.mjs). The library's events, the JSON Lines parser fed random chunks and

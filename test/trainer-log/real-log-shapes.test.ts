@@ -145,6 +145,18 @@ describe('a WARNING logged with exc_info', () => {
     ]);
   });
 
+  it('a one-line warning with Ray\'s dedup note after its reset takes no further lines', () => {
+    const ray = '(RayRPCServer pid=1, ip=10.0.0.2) ';
+    const evs = parseAll([
+      ray + rec(T, 'WebGymWorkflow', 'WARNING', '[EPISODE_TIMEOUT] task=webgym_3 — terminating episode') + ' [repeated 7x across cluster]',
+      ray + 'TaskMonitor dashboard running at http://0.0.0.0:5003',
+      ray + 'Traceback (most recent call last):', ray + '  File "a.py", line 1, in f', ray + 'RuntimeError: later crash',
+      '',
+    ].join('\n'));
+    expect(warnings(evs).map((w) => [w.kind, w.detail])).toEqual([['episode-timeout', undefined]]);
+    expect(errors(evs).map((e) => e.message)).toEqual(['RuntimeError: later crash']);
+  });
+
   it('a traceback that comes later, after other output, is still an error', () => {
     const evs = parseAll([
       rec(T, 'W', 'WARNING', 'a one-line warning'),

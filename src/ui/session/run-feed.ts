@@ -147,7 +147,7 @@ export class RunFeed {
     if (this.idle || this.settling || this.closed) return;
     this.settling = true;
     try {
-      const read = await this.log.readToEnd();
+      const read = await this.log.readToEnd({ completed: this.summary.state === 'finished' });
       const closedRecords = read?.closed;
       if (read) this.logReadEnd = read.end;
       if (closedRecords?.length) {

@@ -122,7 +122,7 @@ export class RunLogFollow {
    * the log was read (the header must not say "read to its end" of a log it could not read); null
    * when closed meanwhile.
    */
-  async readToEnd(): Promise<{ closed: TrainerEvent[]; end: LogReadEnd } | null> {
+  async readToEnd(exit?: { completed: boolean }): Promise<{ closed: TrainerEvent[]; end: LogReadEnd } | null> {
     const deadline = Date.now() + 15_000;
     let end: LogReadEnd = 'incomplete';
     for (;;) {
@@ -137,7 +137,8 @@ export class RunLogFollow {
     }
     // Not read to its end while the follower reports why: the log cannot be read.
     if (end === 'incomplete' && this.trouble) end = 'unreadable';
-    return { closed: this.follower?.parser.flushIdle() ?? [], end };
+    // The exit status settles the end record the parser holds (written on every exit, crashes too).
+    return { closed: this.follower?.parser.flushIdle(exit) ?? [], end };
   }
 
   /** Stop following, keeping the offset and parser for `resume`. */
