@@ -4,15 +4,20 @@
 // pre-flight probes the target; an error-level check stops the launch (exit 2) with nothing created,
 // unless --skip-preflight is given (recorded in run.json).
 import { readFileSync } from 'node:fs';
-import { launchRun, resumeRun, collectSecrets, planFromConfig, RunError, type LaunchResult, type Target } from '../runs/index.js';
+import { createInterface } from 'node:readline/promises';
+import { launchRun, resumeRun, planFromConfig, RunError, assertWorkdir, checkTwins, finishedRefusal, type LaunchResult, type Target } from '../runs/index.js';
 import { parseCli, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { shellQuote } from '../remote/quote.js';
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
 import { preflightGate, evaluationForResume } from '../runs/preflight-gate.js';
+import { forwardingFor, missingSecretsMessage, type ForwardDecision } from '../preflight/forwarded.js';
+import { HOLD_ENV, holdAt } from '../runs/launch-hold.js';
+import { launchSignals } from './launch-signals.js';
+import { listRuns } from '../runs/list.js';
 import { settledByPreflight } from '../preflight/settled.js';
-import type { PreflightSummary } from '../runs/run-record.js';
+import type { PreflightSummary, RunRecord } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
@@ -60,6 +65,7 @@ async function launch(args: string[]): Promise<number> {
   }
   const follow = p.switches.has('--follow');
   const json = p.switches.has('--json');
+  const force = p.switches.has('--force');
   const autoResume = wholeNumber('--auto-resume', p.values['--auto-resume'], 0);
   const reconnectTimeoutS = wholeNumber('--reconnect-timeout', p.values['--reconnect-timeout'], 300);
   const resumeId = p.values['--resume'];
@@ -74,12 +80,12 @@ async function launch(args: string[]): Promise<number> {
   }
   // Informational lines go to stderr when stdout carries JSON.
   const info = json ? err : out;
-
+  const where = targetWords(args);
+  const hold = process.env[HOLD_ENV] || undefined;
   const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
   const skipPreflight = p.switches.has('--skip-preflight');
-  let launch: (t: Transport, preflight: PreflightSummary | undefined) => Promise<LaunchResult>;
-  /** The config to pre-flight (for a resume: the run's own, read from the target once connected). */
-  let evaluationOf: (t: Transport) => Promise<ConfigEvaluation | null>;
+
+  let planned: Extract<ReturnType<typeof planFromConfig>, { ok: true }> | undefined;
   if (configFile) {
     let text: string;
     try {
@@ -87,40 +93,55 @@ async function launch(args: string[]): Promise<number> {
     } catch (e) {
       throw new CliError(`cannot read config ${configFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, EXIT.usage, { code: 'file-unreadable' });
     }
-    const planned = planFromConfig({
-      target,
-      fileName: configFile,
-      text,
-      overrides: p.positional,
-      env: process.env,
-      autoResume,
-      force: p.switches.has('--force'),
-    });
-    for (const m of planned.messages) err(m);
-    if (!planned.ok) {
-      throw new CliError(`${configFile}: ${planned.errorCount} error(s); nothing was started`, EXIT.usage, {
+    const result = planFromConfig({ target, fileName: configFile, text, overrides: p.positional, env: process.env, autoResume, force });
+    for (const m of result.messages) err(m);
+    if (!result.ok) {
+      throw new CliError(`${configFile}: ${result.errorCount} error(s); nothing was started`, EXIT.usage, {
         code: 'config-invalid',
         hint: `the errors are listed on stderr; as JSON: awrl-tui config check ${shellQuote(configFile)} --json`,
       });
     }
-    try {
-      collectSecrets(planned.plan.secretNames, process.env); // fail before connecting
-    } catch (e) {
-      throw new CliError((e as Error).message, EXIT.usage, { code: 'secret-missing' });
-    }
-    launch = (t, preflight) => launchRun({ ...planned.plan, ...(preflight ? { preflight } : {}) }, t, { env: process.env });
-    evaluationOf = async () => planned.evaluation;
-  } else {
-    launch = (t, preflight) => resumeRun(resumeId!, t, target, { env: process.env, autoResume, ...(preflight ? { preflight } : {}) });
-    evaluationOf = (t) => evaluationForResume(t, target, resumeId!, envNames);
+    refuseMissing(result.forwarding); // before connecting: the same verdict the pre-flight gives
+    planned = result;
   }
 
-  const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
+  // From here until the start script is sent, a signal cancels with nothing on the target.
+  const abort = new AbortController();
+  let transport: Transport | undefined;
+  const signals = launchSignals({ targetName: target.name, where, err, abort: () => abort.abort() });
   try {
+    transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
+    await holdAt(hold, 'connected');
+    const t = transport;
+    const asRunError = <T>(f: () => Promise<T>) => f().catch((e) => {
+      throw e instanceof RunError ? cliErrorFromRun(e) : e;
+    });
+    // The answers in the order the user needs them: the checkout, then a twin (with the stop
+    // command to copy), then the pre-flight's heavier checks.
+    await asRunError(() => assertWorkdir(t, target));
+    let twins: { allowed: string[] } | undefined;
+    let resumed: { evaluation: ConfigEvaluation; record: RunRecord } | null = null;
+    let forwarding: ForwardDecision | undefined = planned?.forwarding;
+    let allowFinished = false;
+    if (planned) {
+      twins = await asRunError(() => checkTwins(t, target, { experiment: planned!.plan.experiment, trial: planned!.plan.trial, force, where }));
+    } else {
+      allowFinished = await agreeToResume(t, target, resumeId!, { force, where, info });
+      resumed = await evaluationForResume(t, target, resumeId!, envNames).catch(() => null);
+      if (resumed) {
+        forwarding = forwardingFor(resumed.evaluation.resolved!, target, envNames, resumed.record.secretNames);
+        for (const w of forwarding.warnings) err(w);
+        refuseMissing(forwarding);
+      }
+    }
+    await holdAt(hold, 'twin-checked');
     let preflight: PreflightSummary | undefined;
-    const evaluation = await evaluationOf(transport).catch(() => null);
+    const evaluation = planned?.evaluation ?? resumed?.evaluation ?? null;
     if (evaluation) {
-      const gate = await preflightGate(transport, { evaluation, target, envNames, skip: skipPreflight, ...(resumeId ? { runId: resumeId } : {}) });
+      const gate = await preflightGate(t, {
+        evaluation, target, envNames, skip: skipPreflight,
+        ...(resumeId ? { runId: resumeId, previouslyForwarded: resumed?.record.secretNames ?? [] } : {}),
+      });
       info(`preflight on ${target.name}:`);
       info(gate.text.replace(/\n$/, ''));
       // A warning printed above that the target has now answered (actor.path found there).
@@ -133,13 +154,22 @@ async function launch(args: string[]): Promise<number> {
       // resumeRun says what is wrong when the run itself is missing; otherwise its config no longer reads.
       info(`preflight: skipped (the config of run ${resumeId} could not be read or evaluated on ${target.name})`);
     }
+    await holdAt(hold, 'preflight-done');
+    const io = {
+      env: process.env, signal: abort.signal, where, onStarting: (id: string) => signals.starting(id),
+      ...(hold ? { hold } : {}), ...(preflight ? { preflight } : {}),
+    };
     let res: LaunchResult;
     try {
-      res = await launch(transport, preflight);
+      res = planned
+        ? await launchRun(planned.plan, t, { ...io, ...(twins ? { twinsChecked: twins } : {}) })
+        : await resumeRun(resumeId!, t, target, { ...io, autoResume, allowFinished, ...(forwarding ? { secretNames: forwarding.forward } : {}) });
     } catch (e) {
       if (e instanceof RunError) throw cliErrorFromRun(e);
       throw new CliError(`launch on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, { code: 'remote-failed' });
     }
+    const interrupted = signals.started(res.record.runId);
+    if (res.cleaned.length) info(`removed what ${res.cleaned.length === 1 ? 'an interrupted launch' : `${res.cleaned.length} interrupted launches`} left (nothing had started): ${res.cleaned.join(', ')}`);
     const summary = {
       runId: res.record.runId,
       target: target.name,
@@ -157,18 +187,43 @@ async function launch(args: string[]): Promise<number> {
       if (res.pid !== undefined) info(`pid      ${res.pid}`);
       if (res.jobIds.length) info(`job      ${res.jobIds[0]}${res.jobIds.length > 1 ? ` (auto-resume chain: ${res.jobIds.slice(1).join(', ')})` : ''}`);
     }
-    if (!follow) return EXIT.ok;
-    return await followAndPrint({
-      transport,
-      target,
-      runId: res.record.runId,
-      logPath: res.logPath,
-      json,
-      evaluation,
-      reconnectTimeoutS,
-      where: targetWords(args),
-    });
+    signals.release();
+    if (!follow || interrupted) return EXIT.ok;
+    return await followAndPrint({ transport: t, target, runId: res.record.runId, logPath: res.logPath, json, evaluation, reconnectTimeoutS, where });
   } finally {
-    await transport.close().catch(() => undefined);
+    signals.release();
+    await transport?.close().catch(() => undefined);
   }
+}
+
+function refuseMissing(f: ForwardDecision): void {
+  if (f.missing.length > 0) throw new CliError(missingSecretsMessage(f.missing), EXIT.usage, { code: 'secret-missing' });
+}
+
+/**
+ * `--launch --resume` of a run that finished: it would train again from its last recover
+ * checkpoint. Asked in a terminal; elsewhere it needs --force. True when the user agreed.
+ */
+async function agreeToResume(t: Transport, target: Target, runId: string, o: { force: boolean; where: string; info: (s: string) => void }): Promise<boolean> {
+  const r = (await listRuns(t, target, { only: runId, tailBytes: 0 }).catch(() => []))[0];
+  if (!r || r.state !== 'finished') return false;
+  const refusal = finishedRefusal(runId, r.detail);
+  if (o.force) {
+    o.info(`run ${runId} finished (${r.detail}); --force: it runs again from its last recover checkpoint`);
+    return true;
+  }
+  if (process.stdin.isTTY !== true || process.stderr.isTTY !== true) throw cliErrorFromRun(refusal);
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  // Ctrl-C at the question cancels the launch (nothing was started), as anywhere before the start.
+  rl.on('SIGINT', () => {
+    rl.close();
+    process.kill(process.pid, 'SIGINT');
+  });
+  try {
+    const answer = await rl.question(`run ${runId} finished (${r.detail}). Resuming runs it again from its last recover checkpoint. Resume it? [y/N] `);
+    if (/^y(es)?$/i.test(answer.trim())) return true;
+  } finally {
+    rl.close();
+  }
+  throw cliErrorFromRun(finishedRefusal(runId, r.detail));
 }
