@@ -54,6 +54,7 @@ export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ fail
   } finally {
     splash.close();
     await session.close();
+    if (session.farewell) process.stderr.write(`awrl-tui: ${session.farewell}\n`);
     await Promise.all(connections.map((c) => c.transport.close().catch(() => {})));
   }
   return { failures };

@@ -27,7 +27,8 @@ export const CHAIN_MARK = '__AWRL_CHAIN__';
 const PROLOGUE = sh`set -u
 root=$1; run_id=$2; mode=$3; key=$4; allowed=$5; hold=$6; shift 6
 run_dir=$root/$run_id
-${ALIVE_FN}
+# The lock and the script's own output live beside the runs root (.awrl/), never among the runs.
+aux=$\{root%/*}
 ${LAUNCHER_ALIVE_FN}
 # Tests only: stop at step S while FILE exists (HOLD = S:FILE), saying so in FILE.reached.
 hold_at() {
@@ -55,13 +56,13 @@ fi
 hold_at read
 mkdir -p "$root" || exit 3
 # One launch at a time per runs root: the rival check below and the run dir are then one step.
-exec 9>> "$root/.launch.lock" && { ! command -v flock > /dev/null || flock 9; }
+exec 9>> "$aux/launch.lock" && { ! command -v flock > /dev/null || flock 9; }
 # From here on the channel gets nothing until the end (a launcher gone meanwhile changes nothing).
-exec 4>&2 2> "$root/.launch-$run_id.err"
+exec 4>&2 2> "$aux/.launch-$run_id.err"
 report() {
   exec 2>&4
-  cat "$root/.launch-$run_id.out" 2>/dev/null; rm -f "$root/.launch-$run_id.out"
-  cat "$root/.launch-$run_id.err" >&2; rm -f "$root/.launch-$run_id.err"
+  cat "$aux/.launch-$run_id.out" 2>/dev/null; rm -f "$aux/.launch-$run_id.out"
+  cat "$aux/.launch-$run_id.err" >&2; rm -f "$aux/.launch-$run_id.err"
 }
 finish() { report; exit "$1"; }
 # What interrupted launches left: a dir with only our files, no live launcher, no job.pid (so no
@@ -86,7 +87,7 @@ for d in "$root"/*/; do
   elif [ ! -f "$d/config.yaml" ] && [ ! -f "$d/launch.pid" ]; then continue
   fi
   only_ours "$d" || continue
-  rm -rf -- "$d" && printf '@@cleaned\t%s\n' "$id" >> "$root/.launch-$run_id.out"
+  rm -rf -- "$d" && printf '@@cleaned\t%s\n' "$id" >> "$aux/.launch-$run_id.out"
 done
 hold_at cleaned
 if [ -n "$key" ]; then
@@ -100,7 +101,7 @@ if [ -n "$key" ]; then
     pid=""; [ -f "$d/job.pid" ] && IFS= read -r pid < "$d/job.pid"
     # Seen ended by the launcher, and still not alive: not a rival.
     case " $allowed " in *" $id "*) launcher_alive "$lp" "$id" || job_alive "$pid" "$id" || continue;; esac
-    printf '@@rival\t%s\n' "$id" >> "$root/.launch-$run_id.out"; finish 4
+    printf '@@rival\t%s\n' "$id" >> "$aux/.launch-$run_id.out"; finish 4
   done
 fi
 write_file() { # NAME MODE BASE64
