@@ -39,7 +39,8 @@ export function targetWords(args: string[]): string {
     const a = args[i];
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const name = eq > 0 ? a.slice(0, eq) : a;
-    if (!(name in TARGET_VALUE_FLAGS)) continue;
+    // What names the target, not what a launch forwards (a stop or follow has no use for it).
+    if (!(name in TARGET_VALUE_FLAGS) || name === '--forward-env' || name === '--no-forward-env') continue;
     const v = eq > 0 ? a.slice(eq + 1) : args[++i];
     if (v !== undefined) words.push(name, shellQuote(v));
   }
