@@ -9,6 +9,7 @@ import type { ConfigEvaluation } from '../../config/index.js';
 import { defaultWhere, launchRun, planFromEvaluation, LaunchCancelled, type LaunchPlan } from '../../runs/index.js';
 // Direct module, not the index: src/preflight imports runs modules itself (see preflight-gate.ts).
 import { preflightGate, type GateResult } from '../../runs/preflight-gate.js';
+import { HOLD_ENV } from '../../runs/launch-hold.js';
 import type { ConfigEditor } from './config-edit.js';
 import type { ConfigSource } from './config-view.js';
 import { errorText } from './error-text.js';
@@ -98,6 +99,7 @@ export class LaunchFlow {
         signal: this.abort.signal,
         where: defaultWhere(conn.target),
         onStarting: (runId) => (this.startingRun = runId),
+        ...(env[HOLD_ENV] ? { hold: env[HOLD_ENV] } : {}),
       });
       const runId = result.record.runId;
       if (this.abort.signal.aborted) this.farewell = `run ${runId} started on ${conn.target.name} (its start was under way when the cockpit quit; it runs on)`;
