@@ -158,7 +158,7 @@ export async function resumeRun(runId: string, transport: Transport, target: Tar
   // Two trainers on one experiment+trial would write the same checkpoints.
   const twin = all.find((x) => x.runId !== runId && x.record.experiment === r.experiment && x.record.trial === r.trial && mayBeActive(x.state));
   if (twin) {
-    throw new RunError(`run ${twin.runId} of this trial (experiment ${r.experiment}, trial ${r.trial}) is ${stateWords(twin)} on ${target.name}: stop it first (awrl-tui stop ${twin.runId} ${where})`, 2, 'run-active');
+    throw new RunError(`run ${twin.runId} of this trial is ${stateWords(twin)} on ${target.name}: stop it first (awrl-tui stop ${twin.runId} ${where})`, 2, 'run-active');
   }
   if (r.backend !== target.backend) {
     throw new RunError(`run ${runId} was launched with backend ${r.backend}; resume it with --backend ${r.backend}`);

@@ -76,7 +76,7 @@ export async function runStartScript(transport: Transport, t: Target, s: StartIn
   if (res.code === 4) {
     const rival = field('rival')[0] ?? '?';
     throw new RunError(
-      `run ${rival} of this trial (experiment ${record.experiment}, trial ${record.trial}) was launched at the same time on ${t.name}; ${record.runId} was not started and nothing of it was created: stop the other first (awrl-tui stop ${rival} ${s.where}) or pass --force`,
+      `run ${rival} of this trial was launched at the same time on ${t.name}; ${record.runId} was not started and nothing of it was created: stop the other first (awrl-tui stop ${rival} ${s.where}) or pass --force`,
       2,
       'run-active',
     );

@@ -46,7 +46,7 @@ export async function checkTwins(
   const active = same.find((r) => mayBeActive(r.state));
   if (active && !q.force) {
     throw new RunError(
-      `run ${active.runId} of this trial (experiment ${q.experiment}, trial ${q.trial}) is ${stateWords(active)} on ${t.name}: ` +
+      `run ${active.runId} of this trial is ${stateWords(active)} on ${t.name}: ` +
         `stop it first (awrl-tui stop ${active.runId} ${q.where ?? defaultWhere(t)}) or pass --force`,
       2,
       'run-active',

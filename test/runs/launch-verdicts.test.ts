@@ -72,10 +72,7 @@ describe('launch verdicts over ssh', () => {
     expect(again.stdout).not.toContain('preflight on');
     const setup = env.target()[env.target().indexOf('--setup') + 1];
     expect(again.stderr).toContain(
-      `awrl-tui: run ${first} of this trial (experiment `,
-    );
-    expect(again.stderr).toContain(
-      `is already running on ${env.sshd.alias}: stop it first (awrl-tui stop ${first} --target ${env.sshd.alias} -F ${env.sshd.sshConfigFile} --workdir ${env.workdir} --setup '${setup}') or pass --force`,
+      `awrl-tui: run ${first} of this trial is already running on ${env.sshd.alias}: stop it first (awrl-tui stop ${first} --target ${env.sshd.alias} -F ${env.sshd.sshConfigFile} --workdir ${env.workdir} --setup '${setup}') or pass --force`,
     );
     expect(dirsOf('adds')).toEqual([first]);
     await endJob(first);
