@@ -109,7 +109,7 @@ async function launch(args: string[]): Promise<number> {
   // From here until the start script is sent, a signal cancels with nothing on the target.
   const abort = new AbortController();
   let transport: Transport | undefined;
-  const signals = launchSignals({ targetName: target.name, where, err, abort: () => abort.abort() });
+  const signals = launchSignals({ targetName: target.name, where, json, err, abort: () => abort.abort() });
   try {
     transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
     await holdAt(hold, 'connected');

@@ -16,7 +16,7 @@ export interface LaunchSignals {
   release(): void;
 }
 
-export function launchSignals(o: { targetName: string; where: string; err: (s: string) => void; abort: () => void }): LaunchSignals {
+export function launchSignals(o: { targetName: string; where: string; json: boolean; err: (s: string) => void; abort: () => void }): LaunchSignals {
   let phase: 'checking' | 'starting' | 'done' = 'checking';
   let runId = '';
   let interrupted = false;
@@ -25,7 +25,10 @@ export function launchSignals(o: { targetName: string; where: string; err: (s: s
     if (sig === 'SIGHUP') process.stderr.on('error', () => undefined);
     if (phase === 'checking') {
       o.abort();
-      o.err(`awrl-tui: launch cancelled: nothing was started on ${o.targetName}`);
+      const message = `launch cancelled: nothing was started on ${o.targetName}`;
+      // --json: the same one line a script gets for any other failure.
+      if (o.json) process.stdout.write(`${JSON.stringify({ type: 'cli-error', exit: CODES[sig], code: 'launch-cancelled', message, hint: '' })}\n`);
+      o.err(`awrl-tui: ${message}`);
       process.exit(CODES[sig]);
     }
     if (phase === 'starting' && !interrupted) {

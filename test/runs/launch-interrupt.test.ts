@@ -75,10 +75,10 @@ describe('interrupting a launch over ssh: clean or running, never half-done', ()
     return { runId: dirs[0], pid };
   }
 
-  async function interrupt(step: string, signal: NodeJS.Signals, trial: string) {
+  async function interrupt(step: string, signal: NodeJS.Signals, trial: string, extra: string[] = []) {
     const hold = join(env.workdir, `hold-${trial}`);
     writeFileSync(hold, '');
-    const p = cli(['--launch', ...env.target(), '--config', env.config, `++trial_name=${trial}`], { AWRL_TEST_LAUNCH_HOLD: `${step}:${hold}` });
+    const p = cli(['--launch', ...env.target(), '--config', env.config, `++trial_name=${trial}`, ...extra], { AWRL_TEST_LAUNCH_HOLD: `${step}:${hold}` });
     await waitFor(() => existsSync(`${hold}.reached`) || p.child.exitCode !== null, { timeoutMs: 90_000, what: `the launch to reach ${step}` });
     expect(p.child.exitCode, p.stderr).toBeNull();
     p.child.kill(signal);
@@ -126,6 +126,9 @@ describe('interrupting a launch over ssh: clean or running, never half-done', ()
     const hup = await interrupt('twin-checked', 'SIGHUP', 'hup-tc');
     expect(hup.code).toBe(129);
     expect(hup.after).toBeNull();
+    // --json: the one cli-error line, with its stable code.
+    const js = await interrupt('connected', 'SIGINT', 'json-c', ['--json']);
+    expect(JSON.parse(js.p.stdout.trim())).toMatchObject({ type: 'cli-error', exit: 130, code: 'launch-cancelled' });
   }, 240_000);
 
   it('a start script killed half-way: runs shows an abandoned launch, stop removes it, the next launch cleans the rest', async () => {
