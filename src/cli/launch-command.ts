@@ -5,7 +5,17 @@
 // unless --skip-preflight is given (recorded in run.json).
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
-import { launchRun, resumeRun, planFromConfig, RunError, assertWorkdir, checkTwins, finishedRefusal, type LaunchResult, type Target } from '../runs/index.js';
+import {
+  launchRun,
+  resumeRun,
+  planFromConfig,
+  RunError,
+  assertWorkdir,
+  checkTwins,
+  finishedRefusal,
+  type LaunchResult,
+  type Target,
+} from '../runs/index.js';
 import { parseCli, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { shellQuote } from '../remote/quote.js';
@@ -72,12 +82,17 @@ async function launch(args: string[]): Promise<number> {
   const resumeId = p.values['--resume'];
   const configFile = p.values['--config'];
   if (!resumeId && !configFile) throw new CliError('--launch needs --config FILE (or --resume RUN)', EXIT.usage);
-  if (resumeId && configFile) throw new CliError('--resume relaunches with the run\'s own config: drop --config', EXIT.usage);
-  if (resumeId && p.positional.length > 0) throw new CliError(`--resume takes no overrides (got '${p.positional[0]}')`, EXIT.usage);
+  if (resumeId && configFile)
+    throw new CliError("--resume relaunches with the run's own config: drop --config", EXIT.usage);
+  if (resumeId && p.positional.length > 0)
+    throw new CliError(`--resume takes no overrides (got '${p.positional[0]}')`, EXIT.usage);
 
   const target: Target = cliTarget(p.flags);
   if (autoResume > 0 && target.backend !== 'slurm') {
-    throw new CliError('--auto-resume resubmits Slurm jobs after TIMEOUT/PREEMPTED/NODE_FAIL: it needs --backend slurm', EXIT.usage);
+    throw new CliError(
+      '--auto-resume resubmits Slurm jobs after TIMEOUT/PREEMPTED/NODE_FAIL: it needs --backend slurm',
+      EXIT.usage,
+    );
   }
   // Informational lines go to stderr when stdout carries JSON.
   const info = json ? err : out;
@@ -92,9 +107,21 @@ async function launch(args: string[]): Promise<number> {
     try {
       text = readFileSync(configFile, 'utf8');
     } catch (e) {
-      throw new CliError(`cannot read config ${configFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, EXIT.usage, { code: 'file-unreadable' });
+      throw new CliError(
+        `cannot read config ${configFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+        EXIT.usage,
+        { code: 'file-unreadable' },
+      );
     }
-    const result = planFromConfig({ target, fileName: configFile, text, overrides: p.positional, env: process.env, autoResume, force });
+    const result = planFromConfig({
+      target,
+      fileName: configFile,
+      text,
+      overrides: p.positional,
+      env: process.env,
+      autoResume,
+      force,
+    });
     for (const m of result.messages) err(m);
     if (!result.ok) {
       throw new CliError(`${configFile}: ${result.errorCount} error(s); nothing was started`, EXIT.usage, {
@@ -111,12 +138,16 @@ async function launch(args: string[]): Promise<number> {
   let transport: Transport | undefined;
   const signals = launchSignals({ targetName: target.name, where, json, err, abort: () => abort.abort() });
   try {
-    transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
+    transport = await connectOrExit(target, {
+      acceptNewHostKey: p.switches.has('--accept-new-host-key'),
+      reconnectTimeoutMs: reconnectTimeoutS * 1000,
+    });
     await holdAt(hold, 'connected');
     const t = transport;
-    const asRunError = <T>(f: () => Promise<T>) => f().catch((e) => {
-      throw e instanceof RunError ? cliErrorFromRun(e) : e;
-    });
+    const asRunError = <T>(f: () => Promise<T>) =>
+      f().catch((e) => {
+        throw e instanceof RunError ? cliErrorFromRun(e) : e;
+      });
     // The answers in the order the user needs them: the checkout, then a twin (with the stop
     // command to copy), then the pre-flight's heavier checks.
     await asRunError(() => assertWorkdir(t, target));
@@ -125,7 +156,9 @@ async function launch(args: string[]): Promise<number> {
     let forwarding: ForwardDecision | undefined = planned?.forwarding;
     let allowFinished = false;
     if (planned) {
-      twins = await asRunError(() => checkTwins(t, target, { experiment: planned!.plan.experiment, trial: planned!.plan.trial, force, where }));
+      twins = await asRunError(() =>
+        checkTwins(t, target, { experiment: planned!.plan.experiment, trial: planned!.plan.trial, force, where }),
+      );
     } else {
       allowFinished = await agreeToResume(t, target, resumeId!, { force, where, info });
       resumed = await evaluationForResume(t, target, resumeId!, envNames).catch(() => null);
@@ -140,16 +173,25 @@ async function launch(args: string[]): Promise<number> {
     const evaluation = planned?.evaluation ?? resumed?.evaluation ?? null;
     if (evaluation) {
       const gate = await preflightGate(t, {
-        evaluation, target, envNames, skip: skipPreflight,
+        evaluation,
+        target,
+        envNames,
+        skip: skipPreflight,
         ...(resumeId ? { runId: resumeId, previouslyForwarded: resumed?.record.secretNames ?? [] } : {}),
       });
       info(`preflight on ${target.name}:`);
       info(gate.text.replace(/\n$/, ''));
       // A warning printed above that the target has now answered (actor.path found there).
-      for (const d of evaluation.diagnostics.filter((x) => x.severity === 'warning' && settledByPreflight(x, gate.checks))) {
+      for (const d of evaluation.diagnostics.filter(
+        (x) => x.severity === 'warning' && settledByPreflight(x, gate.checks),
+      )) {
         info(`note: ${d.key} is there on ${target.name}: the warning above (${d.code}) does not apply`);
       }
-      if (gate.blocked) throw new CliError(gate.reason, EXIT.usage, { code: 'preflight-failed', hint: 'fix the errors listed on stderr, or pass --skip-preflight to launch anyway' });
+      if (gate.blocked)
+        throw new CliError(gate.reason, EXIT.usage, {
+          code: 'preflight-failed',
+          hint: 'fix the errors listed on stderr, or pass --skip-preflight to launch anyway',
+        });
       preflight = gate.summary;
     } else if (resumeId) {
       // resumeRun says what is wrong when the run itself is missing; otherwise its config no longer reads.
@@ -157,20 +199,34 @@ async function launch(args: string[]): Promise<number> {
     }
     await holdAt(hold, 'preflight-done');
     const io = {
-      env: process.env, signal: abort.signal, where, onStarting: (id: string) => signals.starting(id),
-      ...(hold ? { hold } : {}), ...(preflight ? { preflight } : {}),
+      env: process.env,
+      signal: abort.signal,
+      where,
+      onStarting: (id: string) => signals.starting(id),
+      ...(hold ? { hold } : {}),
+      ...(preflight ? { preflight } : {}),
     };
     let res: LaunchResult;
     try {
       res = planned
         ? await launchRun(planned.plan, t, { ...io, ...(twins ? { twinsChecked: twins } : {}) })
-        : await resumeRun(resumeId!, t, target, { ...io, autoResume, allowFinished, ...(forwarding ? { secretNames: forwarding.forward } : {}) });
+        : await resumeRun(resumeId!, t, target, {
+            ...io,
+            autoResume,
+            allowFinished,
+            ...(forwarding ? { secretNames: forwarding.forward } : {}),
+          });
     } catch (e) {
       if (e instanceof RunError) throw cliErrorFromRun(e);
-      throw new CliError(`launch on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, { code: 'remote-failed' });
+      throw new CliError(`launch on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, {
+        code: 'remote-failed',
+      });
     }
     const interrupted = signals.started(res.record.runId);
-    if (res.cleaned.length) info(`removed what ${res.cleaned.length === 1 ? 'an interrupted launch' : `${res.cleaned.length} interrupted launches`} left (nothing had started): ${res.cleaned.join(', ')}`);
+    if (res.cleaned.length)
+      info(
+        `removed what ${res.cleaned.length === 1 ? 'an interrupted launch' : `${res.cleaned.length} interrupted launches`} left (nothing had started): ${res.cleaned.join(', ')}`,
+      );
     const summary = {
       runId: res.record.runId,
       target: target.name,
@@ -186,11 +242,23 @@ async function launch(args: string[]): Promise<number> {
       info(`run dir  ${summary.runDir}`);
       info(`log      ${summary.log}`);
       if (res.pid !== undefined) info(`pid      ${res.pid}`);
-      if (res.jobIds.length) info(`job      ${res.jobIds[0]}${res.jobIds.length > 1 ? ` (auto-resume chain: ${res.jobIds.slice(1).join(', ')})` : ''}`);
+      if (res.jobIds.length)
+        info(
+          `job      ${res.jobIds[0]}${res.jobIds.length > 1 ? ` (auto-resume chain: ${res.jobIds.slice(1).join(', ')})` : ''}`,
+        );
     }
     signals.release();
     if (!follow || interrupted) return EXIT.ok;
-    return await followAndPrint({ transport: t, target, runId: res.record.runId, logPath: res.logPath, json, evaluation, reconnectTimeoutS, where });
+    return await followAndPrint({
+      transport: t,
+      target,
+      runId: res.record.runId,
+      logPath: res.logPath,
+      json,
+      evaluation,
+      reconnectTimeoutS,
+      where,
+    });
   } finally {
     signals.release();
     await transport?.close().catch(() => undefined);
@@ -198,14 +266,20 @@ async function launch(args: string[]): Promise<number> {
 }
 
 function refuseMissing(f: ForwardDecision): void {
-  if (f.missing.length > 0) throw new CliError(missingSecretsMessage(f.missing), EXIT.usage, { code: 'secret-missing' });
+  if (f.missing.length > 0)
+    throw new CliError(missingSecretsMessage(f.missing), EXIT.usage, { code: 'secret-missing' });
 }
 
 /**
  * `--launch --resume` of a run that finished: it would train again from its last recover
  * checkpoint. Asked in a terminal; elsewhere it needs --force. True when the user agreed.
  */
-async function agreeToResume(t: Transport, target: Target, runId: string, o: { force: boolean; where: string; info: (s: string) => void }): Promise<boolean> {
+async function agreeToResume(
+  t: Transport,
+  target: Target,
+  runId: string,
+  o: { force: boolean; where: string; info: (s: string) => void },
+): Promise<boolean> {
   const r = (await listRuns(t, target, { only: runId, tailBytes: 0 }).catch(() => []))[0];
   if (!r || r.state !== 'finished') return false;
   const refusal = finishedRefusal(runId, r.detail);
@@ -221,7 +295,9 @@ async function agreeToResume(t: Transport, target: Target, runId: string, o: { f
     process.kill(process.pid, 'SIGINT');
   });
   try {
-    const answer = await rl.question(`run ${runId} finished (${r.detail}). Resuming runs it again from its last recover checkpoint. Resume it? [y/N] `);
+    const answer = await rl.question(
+      `run ${runId} finished (${r.detail}). Resuming runs it again from its last recover checkpoint. Resume it? [y/N] `,
+    );
     if (/^y(es)?$/i.test(answer.trim())) return true;
   } finally {
     rl.close();

@@ -16,7 +16,13 @@ export interface LaunchSignals {
   release(): void;
 }
 
-export function launchSignals(o: { targetName: string; where: string; json: boolean; err: (s: string) => void; abort: () => void }): LaunchSignals {
+export function launchSignals(o: {
+  targetName: string;
+  where: string;
+  json: boolean;
+  err: (s: string) => void;
+  abort: () => void;
+}): LaunchSignals {
   let phase: 'checking' | 'starting' | 'done' = 'checking';
   let runId = '';
   let interrupted = false;
@@ -27,17 +33,24 @@ export function launchSignals(o: { targetName: string; where: string; json: bool
       o.abort();
       const message = `launch cancelled: nothing was started on ${o.targetName}`;
       // --json: the same one line a script gets for any other failure.
-      if (o.json) process.stdout.write(`${JSON.stringify({ type: 'cli-error', exit: CODES[sig], code: 'launch-cancelled', message, hint: '' })}\n`);
+      if (o.json)
+        process.stdout.write(
+          `${JSON.stringify({ type: 'cli-error', exit: CODES[sig], code: 'launch-cancelled', message, hint: '' })}\n`,
+        );
       o.err(`awrl-tui: ${message}`);
       process.exit(CODES[sig]);
     }
     if (phase === 'starting' && !interrupted) {
       interrupted = true;
-      o.err(`awrl-tui: ${runId} is being started on ${o.targetName}: finishing that first (a start is never left half-done)`);
+      o.err(
+        `awrl-tui: ${runId} is being started on ${o.targetName}: finishing that first (a start is never left half-done)`,
+      );
       return;
     }
     if (phase === 'starting') {
-      o.err(`awrl-tui: left the start of ${runId} to finish on ${o.targetName} by itself; see it with: awrl-tui runs ${o.where}`);
+      o.err(
+        `awrl-tui: left the start of ${runId} to finish on ${o.targetName} by itself; see it with: awrl-tui runs ${o.where}`,
+      );
       process.exit(CODES[sig]);
     }
   };

@@ -30,18 +30,24 @@ export interface ForwardDecision {
   warnings: string[];
 }
 
-export function decideForwarding(needs: readonly SecretRequirement[], req: ForwardRequest, isSet: (name: string) => boolean): ForwardDecision {
+export function decideForwarding(
+  needs: readonly SecretRequirement[],
+  req: ForwardRequest,
+  isSet: (name: string) => boolean,
+): ForwardDecision {
   const secrets: SecretRequirement[] = [];
   const upsert = (s: SecretRequirement) => {
     const at = secrets.findIndex((x) => x.name === s.name);
     if (at < 0) secrets.push({ ...s });
     // Asked for by name: it must be there, whatever the config says of it.
-    else if (s.required && !secrets[at].required) secrets[at] = { ...secrets[at], required: true, why: `${secrets[at].why}; and --forward-env ${s.name}` };
+    else if (s.required && !secrets[at].required)
+      secrets[at] = { ...secrets[at], required: true, why: `${secrets[at].why}; and --forward-env ${s.name}` };
   };
   for (const n of needs) upsert(n);
   for (const name of req.add ?? []) upsert({ name, required: true, why: `--forward-env ${name}` });
   for (const name of req.previously ?? []) {
-    if (!secrets.some((s) => s.name === name)) secrets.push({ name, required: false, why: 'forwarded when the run was launched' });
+    if (!secrets.some((s) => s.name === name))
+      secrets.push({ name, required: false, why: 'forwarded when the run was launched' });
   }
   const warnings: string[] = [];
   const drop = new Set(req.drop ?? []);
@@ -50,7 +56,9 @@ export function decideForwarding(needs: readonly SecretRequirement[], req: Forwa
     if (!s) warnings.push(`warning: --no-forward-env ${name}: nothing to drop (this launch would not forward ${name})`);
     else {
       s.dropped = true;
-      warnings.push(`warning: --no-forward-env ${name}: NOT forwarding ${name} although ${s.required ? 'it is needed' : 'it is used'} (${s.why}): the trainer will not see it`);
+      warnings.push(
+        `warning: --no-forward-env ${name}: NOT forwarding ${name} although ${s.required ? 'it is needed' : 'it is used'} (${s.why}): the trainer will not see it`,
+      );
     }
   }
   const live = secrets.filter((s) => !s.dropped);

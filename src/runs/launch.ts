@@ -69,7 +69,12 @@ export interface LaunchResult {
 export function collectSecrets(names: string[], env: Record<string, string | undefined>): string {
   // The remote script refuses such a name, but only after the run dir exists: refuse it here first.
   const badName = names.filter((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
-  if (badName.length > 0) throw new RunError(`'${badName.join("', '")}' is not a usable environment variable name (letters, digits and _ only, not starting with a digit): rename it in the config`, 2, 'secret-missing');
+  if (badName.length > 0)
+    throw new RunError(
+      `'${badName.join("', '")}' is not a usable environment variable name (letters, digits and _ only, not starting with a digit): rename it in the config`,
+      2,
+      'secret-missing',
+    );
   const missing = names.filter((n) => env[n] === undefined || env[n] === '');
   if (missing.length > 0) {
     throw new RunError(
@@ -79,7 +84,12 @@ export function collectSecrets(names: string[], env: Record<string, string | und
     );
   }
   const bad = names.filter((n) => /[\n\r\0]/.test(env[n] ?? ''));
-  if (bad.length > 0) throw new RunError(`environment variable ${bad.join(', ')} contains a line break or NUL and cannot be forwarded`, 2, 'secret-missing');
+  if (bad.length > 0)
+    throw new RunError(
+      `environment variable ${bad.join(', ')} contains a line break or NUL and cannot be forwarded`,
+      2,
+      'secret-missing',
+    );
   return names.map((n) => `${n}=${env[n]}\n`).join('');
 }
 
@@ -93,7 +103,14 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
   cancelledBefore(io, t);
   await assertWorkdir(transport, t);
   cancelledBefore(io, t);
-  const twins = io.twinsChecked ?? (await checkTwins(transport, t, { experiment: plan.experiment, trial: plan.trial, force: plan.force, where: io.where }));
+  const twins =
+    io.twinsChecked ??
+    (await checkTwins(transport, t, {
+      experiment: plan.experiment,
+      trial: plan.trial,
+      force: plan.force,
+      where: io.where,
+    }));
   cancelledBefore(io, t);
   const now = io.now ?? (() => new Date());
   const runId = makeRunId(plan.trial, now());
@@ -119,7 +136,12 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
     ...((plan.preflight ?? io.preflight) ? { preflight: plan.preflight ?? io.preflight } : {}),
   };
   const files: StartFile[] = [{ name: 'config.yaml', mode: 0o644, text: plan.configText }];
-  if (t.backend === 'slurm') files.push({ name: 'job.sbatch', mode: 0o755, text: batchScript({ runId, runDir, workdir: t.workdir, setup: t.setup, argv, nodes: plan.nodes }) });
+  if (t.backend === 'slurm')
+    files.push({
+      name: 'job.sbatch',
+      mode: 0o755,
+      text: batchScript({ runId, runDir, workdir: t.workdir, setup: t.setup, argv, nodes: plan.nodes }),
+    });
   files.push({ name: 'run.json', mode: 0o644, text: serializeRunRecord(record) });
   return runStartScript(transport, t, {
     record,
@@ -144,21 +166,38 @@ export interface ResumeIo extends LaunchIo {
 }
 
 /** `--launch --resume RUN`: same config, argv, experiment and trial; a new attempt in the same run dir. */
-export async function resumeRun(runId: string, transport: Transport, target: Target, io: ResumeIo): Promise<LaunchResult> {
+export async function resumeRun(
+  runId: string,
+  transport: Transport,
+  target: Target,
+  io: ResumeIo,
+): Promise<LaunchResult> {
   cancelledBefore(io, target);
   const all = await listRuns(transport, target, { tailBytes: 0 });
   const current = all.find((x) => x.runId === runId);
   const where = io.where ?? defaultWhere(target);
-  if (!current) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs ${where})`, 2, 'run-not-found');
+  if (!current)
+    throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs ${where})`, 2, 'run-not-found');
   if (mayBeActive(current.state)) {
-    throw new RunError(`run ${runId} is ${current.state === 'unknown' ? 'of unknown state' : `still ${current.state}`} on ${target.name} (${current.detail}): nothing to resume`, 2, 'run-active');
+    throw new RunError(
+      `run ${runId} is ${current.state === 'unknown' ? 'of unknown state' : `still ${current.state}`} on ${target.name} (${current.detail}): nothing to resume`,
+      2,
+      'run-active',
+    );
   }
   if (current.state === 'finished' && !io.allowFinished) throw finishedRefusal(runId, current.detail);
   const r = current.record;
   // Two trainers on one experiment+trial would write the same checkpoints.
-  const twin = all.find((x) => x.runId !== runId && x.record.experiment === r.experiment && x.record.trial === r.trial && mayBeActive(x.state));
+  const twin = all.find(
+    (x) =>
+      x.runId !== runId && x.record.experiment === r.experiment && x.record.trial === r.trial && mayBeActive(x.state),
+  );
   if (twin) {
-    throw new RunError(`run ${twin.runId} of this trial is ${stateWords(twin)} on ${target.name}: stop it first (awrl-tui stop ${twin.runId} ${where})`, 2, 'run-active');
+    throw new RunError(
+      `run ${twin.runId} of this trial is ${stateWords(twin)} on ${target.name}: stop it first (awrl-tui stop ${twin.runId} ${where})`,
+      2,
+      'run-active',
+    );
   }
   if (r.backend !== target.backend) {
     throw new RunError(`run ${runId} was launched with backend ${r.backend}; resume it with --backend ${r.backend}`);
@@ -178,8 +217,22 @@ export async function resumeRun(runId: string, transport: Transport, target: Tar
   };
   const files: StartFile[] = [];
   // Regenerated: the target's setup line may have changed since the first launch.
-  if (r.backend === 'slurm') files.push({ name: 'job.sbatch', mode: 0o755, text: batchScript({ runId, runDir: r.runDir, workdir: r.workdir, setup: target.setup, argv: r.argv, nodes: r.nodes }) });
-  const same = all.filter((x) => x.record.experiment === r.experiment && x.record.trial === r.trial && !mayBeActive(x.state)).map((x) => x.runId);
+  if (r.backend === 'slurm')
+    files.push({
+      name: 'job.sbatch',
+      mode: 0o755,
+      text: batchScript({
+        runId,
+        runDir: r.runDir,
+        workdir: r.workdir,
+        setup: target.setup,
+        argv: r.argv,
+        nodes: r.nodes,
+      }),
+    });
+  const same = all
+    .filter((x) => x.record.experiment === r.experiment && x.record.trial === r.trial && !mayBeActive(x.state))
+    .map((x) => x.runId);
   return runStartScript(transport, target, {
     record,
     mode: 'resume',
@@ -203,7 +256,11 @@ export function finishedRefusal(runId: string, detail: string): RunError {
 }
 
 /** Whether `resumeRun` would refuse a finished run (for the CLI's question before it). */
-export async function runStateOf(transport: Transport, target: Target, runId: string): Promise<{ state: string; detail: string } | null> {
+export async function runStateOf(
+  transport: Transport,
+  target: Target,
+  runId: string,
+): Promise<{ state: string; detail: string } | null> {
   const r = (await listRuns(transport, target, { tailBytes: 0, only: runId }))[0];
   return r ? { state: r.state, detail: r.detail } : null;
 }

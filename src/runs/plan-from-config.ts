@@ -26,10 +26,16 @@ export type PlanResult =
   /** Config errors: formatted `file:line: …` lines (plus any warnings). Nothing may be started. */
   | { ok: false; messages: string[]; errorCount: number };
 
-export const setNames = (env: Record<string, string | undefined>): string[] => Object.keys(env).filter((n) => env[n] !== undefined && env[n] !== '');
+export const setNames = (env: Record<string, string | undefined>): string[] =>
+  Object.keys(env).filter((n) => env[n] !== undefined && env[n] !== '');
 
 export function planFromConfig(input: PlanInput): PlanResult {
-  const ev = evaluateConfig({ fileName: input.fileName, text: input.text, overrides: input.overrides, envNames: setNames(input.env) });
+  const ev = evaluateConfig({
+    fileName: input.fileName,
+    text: input.text,
+    overrides: input.overrides,
+    envNames: setNames(input.env),
+  });
   return planFromEvaluation(ev, input);
 }
 
@@ -38,15 +44,22 @@ export function planFromEvaluation(ev: ConfigEvaluation, input: Omit<PlanInput, 
   const { target, env } = input;
   const messages = ev.diagnostics.map((d) => formatDiagnostic(d, input.fileName));
   const errorCount = ev.diagnostics.filter((d) => d.severity === 'error').length;
-  if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName) return { ok: false, messages, errorCount: Math.max(1, errorCount) };
+  if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName)
+    return { ok: false, messages, errorCount: Math.max(1, errorCount) };
   const resolved = ev.resolved;
-  if (target.backend === 'slurm' && target.slurm.timeLimit && (resolved.recover?.freq_secs === null || resolved.recover?.freq_secs === undefined)) {
+  if (
+    target.backend === 'slurm' &&
+    target.slurm.timeLimit &&
+    (resolved.recover?.freq_secs === null || resolved.recover?.freq_secs === undefined)
+  ) {
     messages.push(
       `${input.fileName}: warning: recover.freq_secs is unset but the Slurm time limit is ${target.slurm.timeLimit}: a run killed at the limit resumes only from its last step- or epoch-based checkpoint`,
     );
   }
   const forwarding = forwardingFor(resolved, target, setNames(env));
-  for (const n of forwarding.secrets) if (!n.required && !n.dropped && !forwarding.forward.includes(n.name)) messages.push(`warning: ${n.name} is not set (${n.why})`);
+  for (const n of forwarding.secrets)
+    if (!n.required && !n.dropped && !forwarding.forward.includes(n.name))
+      messages.push(`warning: ${n.name} is not set (${n.why})`);
   messages.push(...forwarding.warnings);
   const cluster = resolved.cluster ?? {};
   return {

@@ -3,13 +3,7 @@
 /** What a refusal is about, for a script's sake (`--json`'s error code); absent: only the exit
  *  code's broad meaning. */
 export type RunErrorKind =
-  | 'usage'
-  | 'run-not-found'
-  | 'run-active'
-  | 'secret-missing'
-  | 'workdir-missing'
-  | 'launch-cancelled'
-  | 'run-finished';
+  'usage' | 'run-not-found' | 'run-active' | 'secret-missing' | 'workdir-missing' | 'launch-cancelled' | 'run-finished';
 
 export class RunError extends Error {
   override name = 'RunError';

@@ -40,18 +40,49 @@ export async function runStartScript(transport: Transport, t: Target, s: StartIn
   const { record } = s;
   const n = record.attempts.length + 1;
   const direct = record.backend === 'direct';
-  const attempt = { n, reason: s.reason, startedAt: NOW_MARK, ...(direct ? { pid: PID_MARK } : { jobId: JOB_MARK }) } as unknown as Attempt;
-  const final: RunRecord = { ...record, attempts: [...record.attempts, attempt], ...(direct ? {} : { chainJobIds: [CHAIN_MARK] }) };
+  const attempt = {
+    n,
+    reason: s.reason,
+    startedAt: NOW_MARK,
+    ...(direct ? { pid: PID_MARK } : { jobId: JOB_MARK }),
+  } as unknown as Attempt;
+  const final: RunRecord = {
+    ...record,
+    attempts: [...record.attempts, attempt],
+    ...(direct ? {} : { chainJobIds: [CHAIN_MARK] }),
+  };
   const stdin =
     s.secrets +
     s.files.map((f) => `@@file\t${f.name}\t${f.mode.toString(8)}\t${b64(f.text)}\n`).join('') +
     `@@final\t${b64(serializeRunRecord(final).trimEnd())}\n@@end\n`;
-  const head = [runsRoot(t), record.runId, s.mode, s.rivals?.key ?? '', (s.rivals?.allowed ?? []).join(' '), s.io.hold ?? ''];
+  const head = [
+    runsRoot(t),
+    record.runId,
+    s.mode,
+    s.rivals?.key ?? '',
+    (s.rivals?.allowed ?? []).join(' '),
+    s.io.hold ?? '',
+  ];
   const argv = direct
-    ? remoteScript(START_DIRECT_SCRIPT, [...head, String(n), record.workdir, t.setup ?? '', ...record.argv], 'awrl-start')
+    ? remoteScript(
+        START_DIRECT_SCRIPT,
+        [...head, String(n), record.workdir, t.setup ?? '', ...record.argv],
+        'awrl-start',
+      )
     : remoteScript(
         SUBMIT_SLURM_SCRIPT,
-        [...head, String(n), String(record.autoResume), setupInWorkdir(t), ...sbatchArgs(t, { runId: record.runId, runDir: record.runDir, nodes: record.nodes, gpusPerNode: record.gpusPerNode })],
+        [
+          ...head,
+          String(n),
+          String(record.autoResume),
+          setupInWorkdir(t),
+          ...sbatchArgs(t, {
+            runId: record.runId,
+            runDir: record.runDir,
+            nodes: record.nodes,
+            gpusPerNode: record.gpusPerNode,
+          }),
+        ],
         'awrl-submit',
       );
   await holdAt(s.io.hold, 'before-start');
@@ -70,7 +101,8 @@ export async function runStartScript(transport: Transport, t: Target, s: StartIn
   }
   const out = res.stdout.toString('utf8');
   const lines = out.split('\n');
-  const field = (k: string) => lines.filter((l) => l.startsWith(`@@${k} `) || l.startsWith(`@@${k}\t`)).map((l) => l.slice(k.length + 3).trim());
+  const field = (k: string) =>
+    lines.filter((l) => l.startsWith(`@@${k} `) || l.startsWith(`@@${k}\t`)).map((l) => l.slice(k.length + 3).trim());
   const cleaned = field('cleaned');
   const why = oneLine(res.stderr);
   if (res.code === 4) {
@@ -81,18 +113,25 @@ export async function runStartScript(transport: Transport, t: Target, s: StartIn
       'run-active',
     );
   }
-  if (res.code === 2 || res.code === 3) throw new RunError(`${why || `the start script exited ${res.code}`} on ${t.name}`, res.code === 2 ? 2 : 1);
+  if (res.code === 2 || res.code === 3)
+    throw new RunError(`${why || `the start script exited ${res.code}`} on ${t.name}`, res.code === 2 ? 2 : 1);
   const now = field('now')[0] ?? s.now().toISOString();
   if (direct) {
     const pid = Number(field('pid')[0]);
-    if (res.code !== 0 || !Number.isInteger(pid) || pid <= 0) await startFailed(transport, t, s, `could not start the trainer on ${t.name}: ${why || `exit ${res.code}`}`);
+    if (res.code !== 0 || !Number.isInteger(pid) || pid <= 0)
+      await startFailed(transport, t, s, `could not start the trainer on ${t.name}: ${why || `exit ${res.code}`}`);
     const done: RunRecord = { ...record, attempts: [...record.attempts, { n, reason: s.reason, startedAt: now, pid }] };
     return { record: done, runDir: record.runDir, logPath: runLogPath(record), pid, jobIds: [], cleaned };
   }
   const ids = field('job').filter((x) => /^\d+$/.test(x));
-  if (res.code !== 0 || ids.length === 0) await startFailed(transport, t, s, `sbatch failed on ${t.name}: ${why || `exit ${res.code}`}`);
+  if (res.code !== 0 || ids.length === 0)
+    await startFailed(transport, t, s, `sbatch failed on ${t.name}: ${why || `exit ${res.code}`}`);
   // Attempt n is recorded now; later ones by the batch script's guard when Slurm starts them.
-  const done: RunRecord = { ...record, attempts: [...record.attempts, { n, reason: s.reason, startedAt: now, jobId: ids[0] }], chainJobIds: ids.slice(1) };
+  const done: RunRecord = {
+    ...record,
+    attempts: [...record.attempts, { n, reason: s.reason, startedAt: now, jobId: ids[0] }],
+    chainJobIds: ids.slice(1),
+  };
   return { record: done, runDir: record.runDir, logPath: runLogPath(record), jobIds: ids, cleaned };
 }
 
@@ -110,7 +149,15 @@ async function afterLostAnswer(transport: Transport, t: Target, s: StartInput, e
   const r = await listRuns(transport, t, { only: s.record.runId, tailBytes: 0 }).catch(() => null);
   const rec = r?.[0]?.record;
   const a = rec?.attempts[s.record.attempts.length];
-  if (rec && a) return { record: rec, runDir: rec.runDir, logPath: runLogPath(rec), ...(a.pid ? { pid: a.pid } : {}), jobIds: a.jobId ? [a.jobId, ...rec.chainJobIds] : [], cleaned: [] };
+  if (rec && a)
+    return {
+      record: rec,
+      runDir: rec.runDir,
+      logPath: runLogPath(rec),
+      ...(a.pid ? { pid: a.pid } : {}),
+      jobIds: a.jobId ? [a.jobId, ...rec.chainJobIds] : [],
+      cleaned: [],
+    };
   throw new RunError(
     `the connection to ${t.name} was lost while ${s.record.runId} was being started (${e.message}): whether it started is not known yet; see awrl-tui runs ${s.where}`,
     4,

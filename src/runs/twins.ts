@@ -17,7 +17,11 @@ export function defaultWhere(t: Pick<Target, 'name' | 'workdir'>): string {
 /** The checkout must exist (exit 2, `workdir-missing`): runs, follow, watch and launch say so alike. */
 export async function assertWorkdir(transport: Transport, t: Pick<Target, 'name' | 'workdir'>): Promise<void> {
   if ((await transport.stat(t.workdir)) === null) {
-    throw new RunError(`workdir ${t.workdir} does not exist on ${t.name}: give --workdir the AsyncWebRL checkout there`, 2, 'workdir-missing');
+    throw new RunError(
+      `workdir ${t.workdir} does not exist on ${t.name}: give --workdir the AsyncWebRL checkout there`,
+      2,
+      'workdir-missing',
+    );
   }
 }
 
@@ -42,7 +46,9 @@ export async function checkTwins(
   q: { experiment: string; trial: string; except?: string; force?: boolean; where?: string },
 ): Promise<TwinCheck & { runs: RunSummary[] }> {
   const runs = await listRuns(transport, t, { tailBytes: 0 });
-  const same = runs.filter((r) => r.runId !== q.except && r.record.experiment === q.experiment && r.record.trial === q.trial);
+  const same = runs.filter(
+    (r) => r.runId !== q.except && r.record.experiment === q.experiment && r.record.trial === q.trial,
+  );
   const active = same.find((r) => mayBeActive(r.state));
   if (active && !q.force) {
     throw new RunError(

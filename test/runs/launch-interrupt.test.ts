@@ -49,14 +49,17 @@ describe('interrupting a launch over ssh: clean or running, never half-done', ()
 
   /** Start scripts of `trial` still running on the "head" (this machine): argv awrl-start … RUN_ID …. */
   const scriptsOf = (trial: string): number[] =>
-    readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-      try {
-        const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-        return argv.includes('awrl-start') && argv.some((a) => a.startsWith(`${trial}-`)) && pidAlive(Number(d));
-      } catch {
-        return false;
-      }
-    }).map(Number);
+    readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+          return argv.includes('awrl-start') && argv.some((a) => a.startsWith(`${trial}-`)) && pidAlive(Number(d));
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
 
   /** The target once no start script of `trial` runs any more: nothing, or one whole running run. */
   async function settled(trial: string): Promise<{ runId: string; pid: number } | null> {
@@ -67,7 +70,13 @@ describe('interrupting a launch over ssh: clean or running, never half-done', ()
     expect(dirs).toHaveLength(1);
     const r = json(dirs[0]);
     expect(r.attempts).toHaveLength(1); // never a run.json without its attempt
-    const pid = await waitFor(() => (existsSync(join(runsDir, dirs[0], 'job.pid')) ? Number(readFileSync(join(runsDir, dirs[0], 'job.pid'), 'utf8')) : 0), { what: 'job.pid' });
+    const pid = await waitFor(
+      () =>
+        existsSync(join(runsDir, dirs[0], 'job.pid'))
+          ? Number(readFileSync(join(runsDir, dirs[0], 'job.pid'), 'utf8'))
+          : 0,
+      { what: 'job.pid' },
+    );
     expect(r.attempts[0].pid).toBe(pid);
     expect(pidAlive(pid)).toBe(true);
     expect(existsSync(join(runsDir, dirs[0], 'launch.pid'))).toBe(false);
@@ -78,12 +87,18 @@ describe('interrupting a launch over ssh: clean or running, never half-done', ()
   async function interrupt(step: string, signal: NodeJS.Signals, trial: string, extra: string[] = []) {
     const hold = join(env.workdir, `hold-${trial}`);
     writeFileSync(hold, '');
-    const p = cli(['--launch', ...env.target(), '--config', env.config, `++trial_name=${trial}`, ...extra], { AWRL_TEST_LAUNCH_HOLD: `${step}:${hold}` });
-    await waitFor(() => existsSync(`${hold}.reached`) || p.child.exitCode !== null, { timeoutMs: 90_000, what: `the launch to reach ${step}` });
+    const p = cli(['--launch', ...env.target(), '--config', env.config, `++trial_name=${trial}`, ...extra], {
+      AWRL_TEST_LAUNCH_HOLD: `${step}:${hold}`,
+    });
+    await waitFor(() => existsSync(`${hold}.reached`) || p.child.exitCode !== null, {
+      timeoutMs: 90_000,
+      what: `the launch to reach ${step}`,
+    });
     expect(p.child.exitCode, p.stderr).toBeNull();
     p.child.kill(signal);
     // SIGINT while starting: the launcher says it finishes the start (and is still there).
-    if (signal !== 'SIGKILL' && FROM_START.includes(step)) await waitFor(() => p.stderr.includes('finishing that first'), { what: 'the note' });
+    if (signal !== 'SIGKILL' && FROM_START.includes(step))
+      await waitFor(() => p.stderr.includes('finishing that first'), { what: 'the note' });
     rmSync(hold);
     const code = await p.done;
     rmSync(`${hold}.reached`, { force: true });
@@ -135,8 +150,13 @@ describe('interrupting a launch over ssh: clean or running, never half-done', ()
     const kill = async (step: string, trial: string) => {
       const hold = join(env.workdir, `hold-${trial}`);
       writeFileSync(hold, '');
-      const p = cli(['--launch', ...env.target(), '--config', env.config, `++trial_name=${trial}`], { AWRL_TEST_LAUNCH_HOLD: `${step}:${hold}` });
-      await waitFor(() => existsSync(`${hold}.reached`), { timeoutMs: 90_000, what: `the start script to reach ${step}` });
+      const p = cli(['--launch', ...env.target(), '--config', env.config, `++trial_name=${trial}`], {
+        AWRL_TEST_LAUNCH_HOLD: `${step}:${hold}`,
+      });
+      await waitFor(() => existsSync(`${hold}.reached`), {
+        timeoutMs: 90_000,
+        what: `the start script to reach ${step}`,
+      });
       const dir = dirsOf(trial)[0];
       const script = Number(readFileSync(join(runsDir, dir, 'launch.pid'), 'utf8'));
       p.child.kill('SIGKILL');
@@ -149,7 +169,10 @@ describe('interrupting a launch over ssh: clean or running, never half-done', ()
     const runs = cli(['runs', ...env.target(), '--json']);
     expect(await runs.done, runs.stderr).toBe(0);
     const listed = JSON.parse(runs.stdout) as Array<{ runId: string; state: string; detail: string }>;
-    expect(listed.find((r) => r.runId === written)).toMatchObject({ state: 'failed', detail: expect.stringMatching(/^abandoned launch/) });
+    expect(listed.find((r) => r.runId === written)).toMatchObject({
+      state: 'failed',
+      detail: expect.stringMatching(/^abandoned launch/),
+    });
     // `stop` of an abandoned launch removes it.
     const stop = cli(['stop', written, ...env.target()]);
     expect(await stop.done, stop.stderr).toBe(0);
@@ -173,15 +196,28 @@ describe('interrupting a launch over ssh: clean or running, never half-done', ()
     const recDir = join(runsDir, 'old-b-20260101-000000-0002');
     mkdirSync(recDir);
     const rec = {
-      version: 1, runId: 'old-b-20260101-000000-0002', experiment: 'old-exp', trial: 'old-b', target: env.sshd.alias, workdir: env.workdir,
-      runDir: recDir, backend: 'direct', argv: ['python3'], secretNames: [], createdAt: '2026-01-01T00:00:00.000Z', attempts: [],
+      version: 1,
+      runId: 'old-b-20260101-000000-0002',
+      experiment: 'old-exp',
+      trial: 'old-b',
+      target: env.sshd.alias,
+      workdir: env.workdir,
+      runDir: recDir,
+      backend: 'direct',
+      argv: ['python3'],
+      secretNames: [],
+      createdAt: '2026-01-01T00:00:00.000Z',
+      attempts: [],
     };
     writeFileSync(join(recDir, 'run.json'), `${JSON.stringify(rec)}\n`);
     writeFileSync(join(recDir, 'stdout.log'), '');
     const runs = cli(['runs', ...env.target(), '--json']);
     await runs.done;
-    expect((JSON.parse(runs.stdout) as Array<{ runId: string; state: string; detail: string }>).find((r) => r.runId === rec.runId))
-      .toMatchObject({ state: 'failed', detail: expect.stringMatching(/^abandoned launch/) });
+    expect(
+      (JSON.parse(runs.stdout) as Array<{ runId: string; state: string; detail: string }>).find(
+        (r) => r.runId === rec.runId,
+      ),
+    ).toMatchObject({ state: 'failed', detail: expect.stringMatching(/^abandoned launch/) });
     const next = cli(['--launch', ...env.target(), '--config', env.config, '++trial_name=old-b']);
     expect(await next.done, next.stderr).toBe(0);
     expect(existsSync(join(runsDir, 'old-a-20260101-000000-0001'))).toBe(false);

@@ -32,7 +32,8 @@ describe('launch verdicts over ssh', () => {
     return { code, stdout: p.stdout, stderr: p.stderr };
   };
   const runsDir = () => join(env.workdir, '.awrl', 'runs');
-  const dirsOf = (trial: string) => (existsSync(runsDir()) ? readdirSync(runsDir()).filter((d) => d.startsWith(`${trial}-`)) : []);
+  const dirsOf = (trial: string) =>
+    existsSync(runsDir()) ? readdirSync(runsDir()).filter((d) => d.startsWith(`${trial}-`)) : [];
   const jobPid = (runId: string) => Number(readFileSync(join(runsDir(), runId, 'job.pid'), 'utf8'));
   const jobEnv = (runId: string): string[] => {
     const pid = jobPid(runId);
@@ -48,18 +49,39 @@ describe('launch verdicts over ssh', () => {
   const runIdOf = (out: string) => /^run\s+(\S+)/m.exec(out)![1];
 
   it('pre-flight and launch agree on a --forward-env name that is not set: both refuse it', async () => {
-    const pf = await run(['preflight', ...env.target(), '--config', env.config, '--forward-env', 'UNSET_VERDICT_X', '--json']);
+    const pf = await run([
+      'preflight',
+      ...env.target(),
+      '--config',
+      env.config,
+      '--forward-env',
+      'UNSET_VERDICT_X',
+      '--json',
+    ]);
     expect(pf.code).toBe(2);
-    const secrets = (JSON.parse(pf.stdout).checks as Array<{ id: string; result: string; seen: string }>).find((c) => c.id === 'secrets')!;
+    const secrets = (JSON.parse(pf.stdout).checks as Array<{ id: string; result: string; seen: string }>).find(
+      (c) => c.id === 'secrets',
+    )!;
     expect(secrets).toMatchObject({ result: 'error', seen: expect.stringContaining('UNSET_VERDICT_X is not set') });
-    const l = await run(['--launch', ...env.target(), '--config', env.config, '++trial_name=unset-x', '--forward-env', 'UNSET_VERDICT_X']);
+    const l = await run([
+      '--launch',
+      ...env.target(),
+      '--config',
+      env.config,
+      '++trial_name=unset-x',
+      '--forward-env',
+      'UNSET_VERDICT_X',
+    ]);
     expect(l.code).toBe(2);
     expect(l.stderr).toMatch(/awrl-tui: missing environment variable UNSET_VERDICT_X/);
     expect(dirsOf('unset-x')).toEqual([]);
   }, 120_000);
 
   it('--forward-env adds to what the config needs; --no-forward-env drops, loudly', async () => {
-    const add = await run(['--launch', ...env.target(), '--config', env.config, '++trial_name=adds', '--forward-env', 'EXTRA_VERDICT'], { EXTRA_VERDICT: 'e1' });
+    const add = await run(
+      ['--launch', ...env.target(), '--config', env.config, '++trial_name=adds', '--forward-env', 'EXTRA_VERDICT'],
+      { EXTRA_VERDICT: 'e1' },
+    );
     expect(add.code, add.stderr).toBe(0);
     const e = jobEnv(runIdOf(add.stdout));
     expect(e).toContain(`CPU_CLUSTER_TOKEN=${TOKEN}`);
@@ -67,7 +89,10 @@ describe('launch verdicts over ssh', () => {
 
     // A running twin is the first answer (before any pre-flight), with the full stop command.
     const first = dirsOf('adds')[0];
-    const again = await run(['--launch', ...env.target(), '--config', env.config, '++trial_name=adds', '--forward-env', 'EXTRA_VERDICT'], { EXTRA_VERDICT: 'e1' });
+    const again = await run(
+      ['--launch', ...env.target(), '--config', env.config, '++trial_name=adds', '--forward-env', 'EXTRA_VERDICT'],
+      { EXTRA_VERDICT: 'e1' },
+    );
     expect(again.code).toBe(2);
     expect(again.stdout).not.toContain('preflight on');
     const setup = env.target()[env.target().indexOf('--setup') + 1];
@@ -77,7 +102,15 @@ describe('launch verdicts over ssh', () => {
     expect(dirsOf('adds')).toEqual([first]);
     await endJob(first);
 
-    const drop = await run(['--launch', ...env.target(), '--config', env.config, '++trial_name=drops', '--no-forward-env', 'CPU_CLUSTER_TOKEN']);
+    const drop = await run([
+      '--launch',
+      ...env.target(),
+      '--config',
+      env.config,
+      '++trial_name=drops',
+      '--no-forward-env',
+      'CPU_CLUSTER_TOKEN',
+    ]);
     expect(drop.code, drop.stderr).toBe(0);
     expect(drop.stderr).toMatch(/warning: --no-forward-env CPU_CLUSTER_TOKEN: NOT forwarding CPU_CLUSTER_TOKEN/);
     expect(drop.stdout).toMatch(/WARN\s+secrets\s.*CPU_CLUSTER_TOKEN NOT forwarded/);
@@ -87,7 +120,19 @@ describe('launch verdicts over ssh', () => {
 
   it('resuming a finished run needs --force, says it re-runs from the last checkpoint; an optional key set at launch is not required then', async () => {
     const gem = ['++openai_config.openai_api_key_env_var=GEMINI_API_KEY'];
-    const l = await run(['--launch', ...env.target('AWRL_SIM_SPEED=instant'), '--config', env.config, '++trial_name=fin', 'total_train_epochs=1', ...gem, '--follow'], { GEMINI_API_KEY: 'g' });
+    const l = await run(
+      [
+        '--launch',
+        ...env.target('AWRL_SIM_SPEED=instant'),
+        '--config',
+        env.config,
+        '++trial_name=fin',
+        'total_train_epochs=1',
+        ...gem,
+        '--follow',
+      ],
+      { GEMINI_API_KEY: 'g' },
+    );
     expect(l.code, l.stdout + l.stderr).toBe(0);
     const id = runIdOf(l.stdout);
     expect(JSON.parse(readFileSync(join(runsDir(), id, 'run.json'), 'utf8')).secretNames).toContain('GEMINI_API_KEY');
@@ -96,7 +141,9 @@ describe('launch verdicts over ssh', () => {
     expect(refused.code).toBe(2);
     const line = JSON.parse(refused.stdout.trim().split('\n').pop()!);
     expect(line).toMatchObject({ type: 'cli-error', code: 'run-finished' });
-    expect(line.message).toMatch(new RegExp(`run ${id} finished .*resuming runs it again from its last recover checkpoint.*--force`));
+    expect(line.message).toMatch(
+      new RegExp(`run ${id} finished .*resuming runs it again from its last recover checkpoint.*--force`),
+    );
     expect(JSON.parse(readFileSync(join(runsDir(), id, 'run.json'), 'utf8')).attempts).toHaveLength(1);
 
     // GEMINI_API_KEY is not set now: optional, so not forwarded and not a refusal.
@@ -112,7 +159,10 @@ describe('launch verdicts over ssh', () => {
   it('runs and follow with a --workdir that does not exist say so (exit 2)', async () => {
     const t = env.target();
     t[t.indexOf('--workdir') + 1] = `${env.workdir}/no-such-checkout`;
-    for (const args of [['runs', ...t], ['follow', 'some-run-20260101-000000-0000', ...t]]) {
+    for (const args of [
+      ['runs', ...t],
+      ['follow', 'some-run-20260101-000000-0000', ...t],
+    ]) {
       const r = await run(args);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(`workdir ${env.workdir}/no-such-checkout does not exist on ${env.sshd.alias}`);

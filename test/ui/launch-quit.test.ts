@@ -14,11 +14,21 @@ import { simCheckout } from './sim-run.js';
 describe("the cockpit's launch", () => {
   const c = simCheckout();
   const transport = new LocalTransport();
-  const target: Target = { name: 'local', host: 'local', workdir: c.dir, python: 'python3', backend: 'direct', slurm: { extraArgs: [] }, setup: `export PATH=${c.dir}/bin:$PATH` };
+  const target: Target = {
+    name: 'local',
+    host: 'local',
+    workdir: c.dir,
+    python: 'python3',
+    backend: 'direct',
+    slurm: { extraArgs: [] },
+    setup: `export PATH=${c.dir}/bin:$PATH`,
+  };
   const runsDir = join(c.dir, '.awrl', 'runs');
-  const runIds = (trial: string) => (existsSync(runsDir) ? readdirSync(runsDir).filter((d) => d.startsWith(`${trial}-`)) : []);
+  const runIds = (trial: string) =>
+    existsSync(runsDir) ? readdirSync(runsDir).filter((d) => d.startsWith(`${trial}-`)) : [];
   afterAll(async () => {
-    if (existsSync(runsDir)) for (const id of readdirSync(runsDir)) await stopRun(transport, target, id, { graceSeconds: 2 }).catch(() => {});
+    if (existsSync(runsDir))
+      for (const id of readdirSync(runsDir)) await stopRun(transport, target, id, { graceSeconds: 2 }).catch(() => {});
     await transport.close();
     rmSync(c.dir, { recursive: true, force: true });
   });
@@ -26,13 +36,17 @@ describe("the cockpit's launch", () => {
   const open = (trial: string, extraEnv: Record<string, string> = {}) =>
     createLiveSession({
       targets: [{ target, transport }],
-      config: { fileName: c.configPath, text: readFileSync(c.configPath, 'utf8'), overrides: [`++trial_name=${trial}`] },
+      config: {
+        fileName: c.configPath,
+        text: readFileSync(c.configPath, 'utf8'),
+        overrides: [`++trial_name=${trial}`],
+      },
       env: { ...process.env, CPU_CLUSTER_TOKEN: 'secret-value', ...extraEnv },
       gpuPoller: null,
       runsPollMs: 60_000,
     });
 
-  it('probes the target once per launch: the pre-flight the confirmation ran is the launch\'s', async () => {
+  it("probes the target once per launch: the pre-flight the confirmation ran is the launch's", async () => {
     const session = open('once');
     let probes = 0;
     let last: unknown;
@@ -50,7 +64,11 @@ describe("the cockpit's launch", () => {
       expect(probes).toBe(1);
       const record = JSON.parse(readFileSync(join(runsDir, runIds('once')[0], 'run.json'), 'utf8'));
       // The same plan as --launch: the config's node count and the forwarded token.
-      expect(record).toMatchObject({ nodes: 1, secretNames: ['CPU_CLUSTER_TOKEN'], preflight: { skipped: false, errors: 0 } });
+      expect(record).toMatchObject({
+        nodes: 1,
+        secretNames: ['CPU_CLUSTER_TOKEN'],
+        preflight: { skipped: false, errors: 0 },
+      });
     } finally {
       await session.close();
       // Its GPUs free again for the next launch's pre-flight.
@@ -63,7 +81,10 @@ describe("the cockpit's launch", () => {
     writeFileSync(hold, '');
     const session = open('quit-early', { AWRL_TEST_LAUNCH_HOLD: `before-start:${hold}` });
     const launching = session.actions.launch();
-    await waitFor(() => existsSync(`${hold}.reached`) || session.getState().launch.phase === 'failed', { timeoutMs: 60_000, what: 'the launch to reach the start' });
+    await waitFor(() => existsSync(`${hold}.reached`) || session.getState().launch.phase === 'failed', {
+      timeoutMs: 60_000,
+      what: 'the launch to reach the start',
+    });
     expect(session.getState().launch.phase).toBe('launching');
     const closing = session.close();
     rmSync(hold);
@@ -78,7 +99,10 @@ describe("the cockpit's launch", () => {
     writeFileSync(hold, '');
     const session = open('quit-late', { AWRL_TEST_LAUNCH_HOLD: `starting:${hold}` });
     const launching = session.actions.launch();
-    await waitFor(() => existsSync(`${hold}.reached`) || session.getState().launch.phase === 'failed', { timeoutMs: 60_000, what: 'the start script to reach the job start' });
+    await waitFor(() => existsSync(`${hold}.reached`) || session.getState().launch.phase === 'failed', {
+      timeoutMs: 60_000,
+      what: 'the start script to reach the job start',
+    });
     expect(session.getState().launch.phase).toBe('launching');
     const closing = session.close();
     rmSync(hold);

@@ -52,7 +52,19 @@ export class LaunchFlow {
     if ('error' in l) {
       // Said where the pre-flight is shown, so a launch confirmation never waits for nothing.
       const target = this.o.conn?.target.name ?? 'no target';
-      return this.o.update({ preflight: { phase: 'done', target, checks: [], errors: 0, warnings: 0, blocked: true, reason: l.error, failed: l.error, overrides: [...(this.o.editor?.source.overrides ?? [])] } });
+      return this.o.update({
+        preflight: {
+          phase: 'done',
+          target,
+          checks: [],
+          errors: 0,
+          warnings: 0,
+          blocked: true,
+          reason: l.error,
+          failed: l.error,
+          overrides: [...(this.o.editor?.source.overrides ?? [])],
+        },
+      });
     }
     // Asked for (p, or the confirmation opening): always a fresh probe, which the launch then reuses.
     await this.gate(l.conn, l.ev, l.src, false, { fresh: true }).catch((err) => {
@@ -83,16 +95,33 @@ export class LaunchFlow {
     const { src, conn, ev } = l;
     // The same plan as `--launch` (node count, Slurm warnings, forwarded secrets), from this one evaluation.
     const planned = planFromEvaluation(ev, { target: conn.target, fileName: src.fileName, text: src.text, env });
-    if (!planned.ok) return update({ launch: { phase: 'failed', message: planned.messages.find((m) => /error/.test(m)) ?? 'the config has errors: see Diagnostics' } });
+    if (!planned.ok)
+      return update({
+        launch: {
+          phase: 'failed',
+          message: planned.messages.find((m) => /error/.test(m)) ?? 'the config has errors: see Diagnostics',
+        },
+      });
     if (planned.forwarding.missing.length > 0) {
-      return update({ launch: { phase: 'failed', message: `not set: ${planned.forwarding.missing.map((s) => `${s.name} (${s.why})`).join(', ')}: export it before starting the cockpit` } });
+      return update({
+        launch: {
+          phase: 'failed',
+          message: `not set: ${planned.forwarding.missing.map((s) => `${s.name} (${s.why})`).join(', ')}: export it before starting the cockpit`,
+        },
+      });
     }
     update({ launch: { phase: 'launching' } });
     try {
       // Every launch goes through the gate, like `--launch`: an error stops it unless skipped.
       const g = await this.gate(conn, ev, src, skipPreflight);
       const blocked = !skipPreflight && (g.summary.failed !== undefined || g.summary.errors > 0);
-      if (blocked) return update({ launch: { phase: 'failed', message: g.reason || `preflight found ${g.summary.errors} error(s) on ${conn.target.name}` } });
+      if (blocked)
+        return update({
+          launch: {
+            phase: 'failed',
+            message: g.reason || `preflight found ${g.summary.errors} error(s) on ${conn.target.name}`,
+          },
+        });
       const plan: LaunchPlan = { ...planned.plan, preflight: { ...g.summary, skipped: skipPreflight } };
       const result = await launchRun(plan, conn.transport, {
         env,
@@ -102,12 +131,14 @@ export class LaunchFlow {
         ...(env[HOLD_ENV] ? { hold: env[HOLD_ENV] } : {}),
       });
       const runId = result.record.runId;
-      if (this.abort.signal.aborted) this.farewell = `run ${runId} started on ${conn.target.name} (its start was under way when the cockpit quit; it runs on)`;
+      if (this.abort.signal.aborted)
+        this.farewell = `run ${runId} started on ${conn.target.name} (its start was under way when the cockpit quit; it runs on)`;
       update({ launch: { phase: 'launched', runId, message: `launched ${runId} on ${conn.target.name}` } });
       if (!this.abort.signal.aborted) await this.o.launched(conn, runId);
     } catch (err) {
       if (err instanceof LaunchCancelled) this.farewell = err.message;
-      else if (this.abort.signal.aborted && this.startingRun) this.farewell = `the start of ${this.startingRun} on ${conn.target.name} failed: ${errorText(err)}`;
+      else if (this.abort.signal.aborted && this.startingRun)
+        this.farewell = `the start of ${this.startingRun} on ${conn.target.name} failed: ${errorText(err)}`;
       update({ launch: { phase: 'failed', message: errorText(err) } });
     }
   }
@@ -118,20 +149,34 @@ export class LaunchFlow {
     const conn = this.o.conn;
     if (!src || !conn) return { error: 'no config or no target to launch on' };
     const ev = this.o.editor!.committed();
-    if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName) return { error: 'the config has errors: see Diagnostics' };
+    if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName)
+      return { error: 'the config has errors: see Diagnostics' };
     return { src, conn, ev };
   }
 
   /** The same gate as `--launch`: one probe on the target, results into state.preflight. A probe
    *  for the same config and target, running or recent, is reused (skip only changes the verdict). */
-  private gate(conn: TargetConnection, ev: ConfigEvaluation, src: ConfigSource, skip: boolean, o: { fresh?: boolean } = {}): Promise<GateResult> {
+  private gate(
+    conn: TargetConnection,
+    ev: ConfigEvaluation,
+    src: ConfigSource,
+    skip: boolean,
+    o: { fresh?: boolean } = {},
+  ): Promise<GateResult> {
     const now = (this.o.now ?? Date.now)();
     const key = JSON.stringify([conn.target.name, conn.target.workdir, src.fileName, src.text, src.overrides]);
     const last = this.lastGate;
-    if (!o.fresh && last && last.key === key && now - last.at < PREFLIGHT_REUSE_MS) return last.result.then((g) => withSkip(g, skip));
+    if (!o.fresh && last && last.key === key && now - last.at < PREFLIGHT_REUSE_MS)
+      return last.result.then((g) => withSkip(g, skip));
     const seq = ++this.preflightSeq;
     this.o.update({ preflight: { phase: 'running', target: conn.target.name } });
-    const result = preflightGate(conn.transport, { evaluation: ev, target: conn.target, envNames: setEnvNames(this.o.env), skip: false, skipHint: 'press S in the launch confirmation' });
+    const result = preflightGate(conn.transport, {
+      evaluation: ev,
+      target: conn.target,
+      envNames: setEnvNames(this.o.env),
+      skip: false,
+      skipHint: 'press S in the launch confirmation',
+    });
     this.lastGate = { key, at: now, result };
     // A failed probe is not kept: the next launch tries again.
     result.catch(() => {
@@ -162,5 +207,9 @@ export class LaunchFlow {
 
 /** The gate's verdict with the user's skip applied (the probe's checks are the same either way). */
 function withSkip(g: GateResult, skip: boolean): GateResult {
-  return { ...g, summary: { ...g.summary, skipped: skip }, blocked: !skip && (g.summary.failed !== undefined || g.summary.errors > 0) };
+  return {
+    ...g,
+    summary: { ...g.summary, skipped: skip },
+    blocked: !skip && (g.summary.failed !== undefined || g.summary.errors > 0),
+  };
 }
