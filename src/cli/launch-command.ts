@@ -9,6 +9,7 @@ import {
   launchRun,
   resumeRun,
   planFromConfig,
+  planFromEvaluation,
   RunError,
   assertWorkdir,
   checkTwins,
@@ -22,7 +23,7 @@ import { shellQuote } from '../remote/quote.js';
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
 import { preflightGate, evaluationForResume } from '../runs/preflight-gate.js';
-import { forwardingFor, missingSecretsMessage, type ForwardDecision } from '../preflight/forwarded.js';
+import { missingSecretsMessage, type ForwardDecision } from '../preflight/forwarded.js';
 import { HOLD_ENV, holdAt } from '../runs/launch-hold.js';
 import { launchSignals } from './launch-signals.js';
 import { listRuns } from '../runs/list.js';
@@ -152,7 +153,7 @@ async function launch(args: string[]): Promise<number> {
     // command to copy), then the pre-flight's heavier checks.
     await asRunError(() => assertWorkdir(t, target));
     let twins: { allowed: string[] } | undefined;
-    let resumed: { evaluation: ConfigEvaluation; record: RunRecord } | null = null;
+    let resumed: { evaluation: ConfigEvaluation; record: RunRecord; configPath: string } | null = null;
     let forwarding: ForwardDecision | undefined = planned?.forwarding;
     let allowFinished = false;
     if (planned) {
@@ -163,9 +164,15 @@ async function launch(args: string[]): Promise<number> {
       allowFinished = await agreeToResume(t, target, resumeId!, { force, where, info });
       resumed = await evaluationForResume(t, target, resumeId!, envNames).catch(() => null);
       if (resumed) {
-        forwarding = forwardingFor(resumed.evaluation.resolved!, target, envNames, resumed.record.secretNames);
-        for (const w of forwarding.warnings) err(w);
-        refuseMissing(forwarding);
+        // The same plan builder as a launch, on the run's own config (its warnings, its secrets).
+        const again = planFromEvaluation(resumed.evaluation, {
+          target, fileName: resumed.configPath, text: '', env: process.env, previouslyForwarded: resumed.record.secretNames,
+        });
+        if (again.ok) {
+          for (const w of again.planWarnings) err(w);
+          forwarding = again.forwarding;
+          refuseMissing(forwarding);
+        }
       }
     }
     await holdAt(hold, 'twin-checked');

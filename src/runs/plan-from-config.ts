@@ -17,12 +17,22 @@ export interface PlanInput {
   env: Record<string, string | undefined>;
   autoResume?: number;
   force?: boolean;
+  /** `--launch --resume`: the names the run forwarded when it was launched (forwarded.ts). */
+  previouslyForwarded?: readonly string[];
 }
 
 export type PlanResult =
   /** `evaluation` is the config engine's result, for the pre-flight (so the config is read once);
    *  `forwarding` the secrets decision the pre-flight shows and the launch sends. */
-  | { ok: true; plan: LaunchPlan; messages: string[]; evaluation: ConfigEvaluation; forwarding: ForwardDecision }
+  | {
+      ok: true;
+      plan: LaunchPlan;
+      messages: string[];
+      /** The lines of `messages` that the plan adds to the config's own diagnostics (Slurm, secrets). */
+      planWarnings: string[];
+      evaluation: ConfigEvaluation;
+      forwarding: ForwardDecision;
+    }
   /** Config errors: formatted `file:line: …` lines (plus any warnings). Nothing may be started. */
   | { ok: false; messages: string[]; errorCount: number };
 
@@ -47,6 +57,7 @@ export function planFromEvaluation(ev: ConfigEvaluation, input: Omit<PlanInput, 
   if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName)
     return { ok: false, messages, errorCount: Math.max(1, errorCount) };
   const resolved = ev.resolved;
+  const own = messages.length;
   if (
     target.backend === 'slurm' &&
     target.slurm.timeLimit &&
@@ -56,7 +67,7 @@ export function planFromEvaluation(ev: ConfigEvaluation, input: Omit<PlanInput, 
       `${input.fileName}: warning: recover.freq_secs is unset but the Slurm time limit is ${target.slurm.timeLimit}: a run killed at the limit resumes only from its last step- or epoch-based checkpoint`,
     );
   }
-  const forwarding = forwardingFor(resolved, target, setNames(env));
+  const forwarding = forwardingFor(resolved, target, setNames(env), input.previouslyForwarded);
   for (const n of forwarding.secrets)
     if (!n.required && !n.dropped && !forwarding.forward.includes(n.name))
       messages.push(`warning: ${n.name} is not set (${n.why})`);
@@ -65,6 +76,7 @@ export function planFromEvaluation(ev: ConfigEvaluation, input: Omit<PlanInput, 
   return {
     ok: true,
     messages,
+    planWarnings: messages.slice(own),
     evaluation: ev,
     forwarding,
     plan: {

@@ -87,7 +87,7 @@ export async function evaluationForResume(
   target: Target,
   runId: string,
   envNames: readonly string[],
-): Promise<{ evaluation: ConfigEvaluation; record: RunRecord } | null> {
+): Promise<{ evaluation: ConfigEvaluation; record: RunRecord; configPath: string } | null> {
   if (!isValidRunId(runId)) return null;
   const record = await readRecord(transport, `${runsRoot(target)}/${runId}`);
   if (!record) return null;
@@ -101,5 +101,5 @@ export async function evaluationForResume(
     return null;
   }
   const ev = evaluateConfig({ fileName: configPath, text, overrides: record.argv.slice(at + 2), envNames: [...envNames] });
-  return ev.hasErrors || !ev.resolved ? null : { evaluation: ev, record };
+  return ev.hasErrors || !ev.resolved ? null : { evaluation: ev, record, configPath };
 }

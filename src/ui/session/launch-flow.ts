@@ -133,7 +133,9 @@ export class LaunchFlow {
       const runId = result.record.runId;
       if (this.abort.signal.aborted)
         this.farewell = `run ${runId} started on ${conn.target.name} (its start was under way when the cockpit quit; it runs on)`;
-      update({ launch: { phase: 'launched', runId, message: `launched ${runId} on ${conn.target.name}` } });
+      // What the plan adds to the Diagnostics (a Slurm time limit without recover.freq_secs, secrets).
+      const warned = planned.planWarnings.length ? ` (${planned.planWarnings.join('; ')})` : '';
+      update({ launch: { phase: 'launched', runId, message: `launched ${runId} on ${conn.target.name}${warned}` } });
       if (!this.abort.signal.aborted) await this.o.launched(conn, runId);
     } catch (err) {
       if (err instanceof LaunchCancelled) this.farewell = err.message;
