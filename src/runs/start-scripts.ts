@@ -56,7 +56,10 @@ fi
 hold_at read
 mkdir -p "$root" || exit 3
 # One launch at a time per runs root: the rival check below and the run dir are then one step.
-exec 9>> "$aux/launch.lock" && { ! command -v flock > /dev/null || flock 9; }
+exec 9>> "$aux/launch.lock" || exit 3
+if command -v flock > /dev/null && ! flock -w 300 9; then
+  echo "awrl: another launch on this target has held $aux/launch.lock for 5 minutes: nothing was started" >&2; exit 3
+fi
 # From here on the channel gets nothing until the end (a launcher gone meanwhile changes nothing).
 exec 4>&2 2> "$aux/.launch-$run_id.err"
 report() {
@@ -65,8 +68,9 @@ report() {
   cat "$aux/.launch-$run_id.err" >&2; rm -f "$aux/.launch-$run_id.err"
 }
 finish() { report; exit "$1"; }
-# What interrupted launches left: a dir with only our files, no live launcher, no job.pid (so no
-# job ever started from it), and no run.json or one without any attempt, start error or stop.
+# What interrupted launches left: a dir with only our files, no live launcher, no job.pid nor
+# slurm-submitting (so no job ever started from it: neither file is in only_ours' list), and no
+# run.json or one without any attempt, start error or stop.
 only_ours() {
   local f
   for f in "$1"/* "$1"/.[!.]*; do
@@ -127,7 +131,7 @@ fi
 hold_at written
 cd "$run_dir" || finish 3
 save_final() {
-  printf '%s' "$final" > run.json.tmp && mv -f run.json.tmp run.json && rm -f launch.pid
+  printf '%s\n' "$final" > run.json.tmp && mv -f run.json.tmp run.json && rm -f launch.pid slurm-submitting
 }
 `;
 
@@ -184,6 +188,8 @@ attempt=$1; chain=$2; setup=$3; shift 3
 eval "$setup" >&2
 hold_at starting
 ids=()
+# Jobs may exist from here on: this file keeps the dir from ever being taken for an empty leftover.
+: > slurm-submitting
 prev=$(sbatch --parsable "$@" job.sbatch "$attempt") || { echo "awrl: sbatch failed" >&2; finish 1; }
 prev=$\{prev%%;*}
 case $prev in ''|*[!0-9]*) echo "awrl: sbatch answered '$prev', not a job id" >&2; finish 1;; esac

@@ -60,7 +60,7 @@ export async function stopRun(
   const now = listed.runs[0];
   if (now && now.detail === ABANDONED && record.attempts.length === 0) {
     // Nothing ever started there (no job.pid): the dir is only what an interrupted launch wrote.
-    const res = await transport.exec(['bash', '-c', '[ ! -e "$1/job.pid" ] && rm -rf -- "$1"', 'awrl-clear', runDir]);
+    const res = await transport.exec(['bash', '-c', '[ ! -e "$1/job.pid" ] && [ ! -e "$1/slurm-submitting" ] && rm -rf -- "$1"', 'awrl-clear', runDir]);
     if (res.code === 0) return { ...report, alreadyEnded: { state: now.state, detail: now.detail }, removedAbandoned: true };
   }
   if (now && isTerminal(now.state)) {
