@@ -164,6 +164,9 @@ async function launch(args: string[]): Promise<number> {
       allowFinished = await agreeToResume(t, target, resumeId!, { force, where, info });
       resumed = await evaluationForResume(t, target, resumeId!, envNames).catch(() => null);
       if (resumed) {
+        // A twin of the run's trial comes first here too (resumeRun checks again, just before its start).
+        const r = resumed.record;
+        await asRunError(() => checkTwins(t, target, { experiment: r.experiment, trial: r.trial, except: r.runId, where }));
         // The same plan builder as a launch, on the run's own config (its warnings, its secrets).
         const again = planFromEvaluation(resumed.evaluation, {
           target, fileName: resumed.configPath, text: '', env: process.env, previouslyForwarded: resumed.record.secretNames,
