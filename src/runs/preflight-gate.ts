@@ -26,6 +26,8 @@ export interface GateInput {
   previouslyForwarded?: readonly string[];
   /** How the user overrides a blocked launch, for the reason line (default: pass --skip-preflight). */
   skipHint?: string;
+  /** Ends the probe early (the cockpit quitting mid-launch). */
+  signal?: AbortSignal;
 }
 
 export interface GateResult {
@@ -49,6 +51,7 @@ export async function preflightGate(transport: Transport, input: GateInput): Pro
       target,
       envNames: input.envNames,
       ...(input.previouslyForwarded ? { previouslyForwarded: input.previouslyForwarded } : {}),
+      ...(input.signal ? { signal: input.signal } : {}),
       ...(input.runId ? { runId: input.runId, resuming: true } : {}),
     });
   } catch (e) {

@@ -114,6 +114,8 @@ export class LaunchFlow {
     try {
       // Every launch goes through the gate, like `--launch`: an error stops it unless skipped.
       const g = await this.gate(conn, ev, src, skipPreflight);
+      // Quit during the pre-flight: nothing was started, nothing will be.
+      if (this.abort.signal.aborted) throw new LaunchCancelled(conn.target.name);
       const blocked = !skipPreflight && (g.summary.failed !== undefined || g.summary.errors > 0);
       if (blocked)
         return update({
@@ -178,6 +180,7 @@ export class LaunchFlow {
       envNames: setEnvNames(this.o.env),
       skip: false,
       skipHint: 'press S in the launch confirmation',
+      signal: this.abort.signal,
     });
     this.lastGate = { key, at: now, result };
     // A failed probe is not kept: the next launch tries again.
