@@ -14,6 +14,8 @@ export interface CockpitFlow {
   flags: CockpitFlags;
   /** The screen the splash paints and the cockpit opens on. */
   screen: ScreenId;
+  /** Refuse (exit 2) when a --workdir given on the command line does not exist on a target. */
+  checkWorkdir?: boolean;
   /** What the splash says while connecting. */
   connecting: string;
   /** When set, no target at all is this error (watch has nowhere to look for its run). */
@@ -35,6 +37,8 @@ export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ fail
     if (targets.length === 0 && flow.noTargets) throw new CliError(flow.noTargets, EXIT.usage);
     ({ connections, failures } = await connectTargets(targets));
     if (targets.length > 0 && connections.length === 0) throw new CliError(`cannot connect: ${failures.join('; ')}`, EXIT.disconnected);
+    // `watch RUN --target T --workdir W`: a W that is not there is said (exit 2), not shown as "no runs".
+    if (flow.checkWorkdir && flow.flags.workdir !== undefined) await workdirsExist(connections);
     // A host-key or passphrase question may have written over the splash.
     splash.painter.invalidate();
     splash.status('loading…');
@@ -50,7 +54,17 @@ export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ fail
   } finally {
     splash.close();
     await session.close();
+    if (session.farewell) process.stderr.write(`awrl-tui: ${session.farewell}\n`);
     await Promise.all(connections.map((c) => c.transport.close().catch(() => {})));
   }
   return { failures };
+}
+
+async function workdirsExist(connections: Array<{ target: { name: string; workdir: string }; transport: { stat(p: string): Promise<unknown> } }>): Promise<void> {
+  for (const c of connections) {
+    if ((await c.transport.stat(c.target.workdir).catch(() => 'unknown')) === null) {
+      await Promise.all(connections.map((x) => (x.transport as { close?: () => Promise<void> }).close?.().catch(() => {})));
+      throw new CliError(`workdir ${c.target.workdir} does not exist on ${c.target.name}: give --workdir the AsyncWebRL checkout there`, EXIT.usage, { code: 'workdir-missing' });
+    }
+  }
 }

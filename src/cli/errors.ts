@@ -29,6 +29,8 @@ export const ERROR_CODES = [
   'preflight-failed', // the pre-flight found errors (or could not run)
   'workdir-missing', // the checkout does not exist on the target
   'remote-failed', // a command on the target failed (sbatch, scancel, the start script, listing)
+  'launch-cancelled', // a signal stopped the launch before its start: nothing was started
+  'run-finished', // --resume of a run that finished: it needs --force (or a yes)
   'internal', // a bug: please report it
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -2,7 +2,7 @@
 // run that is already going (after Ctrl-C of `--launch --follow`, from another script, or from
 // cron): the same lines as `--launch --follow`, from the log's first byte, so `--json` gives every
 // event once, then follows to the run's end. Exit codes as `--launch --follow`.
-import { readRecord, runsRoot, type Target } from '../runs/index.js';
+import { assertWorkdir, readRecord, runsRoot, RunError, type Target } from '../runs/index.js';
 import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { evaluationForResume } from '../runs/preflight-gate.js';
@@ -12,7 +12,7 @@ import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
 import { targetWords, wholeNumber } from './launch-command.js';
 import { withJsonErrors } from './json-errors.js';
-import { cliTarget } from './run-errors.js';
+import { cliErrorFromRun, cliTarget } from './run-errors.js';
 
 const USAGE = 'usage: awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]';
 
@@ -33,6 +33,10 @@ async function follow(args: string[]): Promise<number> {
   const target: Target = cliTarget(p.flags);
   const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
   try {
+    // A workdir that is not there is said as such (exit 2), not as "no run".
+    await assertWorkdir(transport, target).catch((e) => {
+      throw e instanceof RunError ? cliErrorFromRun(e) : e;
+    });
     const record = await readRecord(transport, `${runsRoot(target)}/${runId}`).catch(() => null);
     if (!record) throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)})`, EXIT.usage, {
         code: 'run-not-found',
@@ -40,7 +44,7 @@ async function follow(args: string[]): Promise<number> {
         hintInLine: true,
       });
     const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
-    const evaluation = await evaluationForResume(transport, target, runId, envNames).catch(() => null);
+    const evaluation = (await evaluationForResume(transport, target, runId, envNames).catch(() => null))?.evaluation ?? null;
     return await followAndPrint({
       transport,
       target,

@@ -60,8 +60,9 @@ Target flags (override the profile in targets.yaml; --launch, runs, stop, prefli
   --partition P, --nodes N, --gpus-per-node N, --cpus-per-task N, --time LIMIT, --account A
                           Slurm request
   --sbatch-arg ARG        extra sbatch option (repeatable)
-  --forward-env NAME      environment variable to forward to the trainer (repeatable; replaces the
-                          list derived from the config)
+  --forward-env NAME      environment variable to forward to the trainer besides what the config
+                          needs (repeatable; it must be set)
+  --no-forward-env NAME   do not forward NAME although the config needs it (repeatable; warned)
 
 Launch options:
   --follow                follow the run until it ends (progress lines; alerts as 'alert: ...' when
@@ -70,7 +71,8 @@ Launch options:
                           {"type":"alert",...} and {"type":"alert-cleared","id",...} lines, and
                           {"type":"follow-problem",...} / {"type":"follow-problem-cleared",...}
                           when the log cannot be read; informational lines go to stderr
-  --force                 launch even if a run of the same experiment+trial is active
+  --force                 launch even if a run of the same experiment+trial is active; with
+                          --resume, resume a run that finished (it runs again from its checkpoint)
   --skip-preflight        launch even when a pre-flight check fails (recorded in run.json)
   --auto-resume N         Slurm: resubmit up to N times after TIMEOUT, PREEMPTED or NODE_FAIL
   --reconnect-timeout S   with --follow: give up (exit 4) after S seconds without a connection (300)

@@ -4,15 +4,31 @@
 // pre-flight probes the target; an error-level check stops the launch (exit 2) with nothing created,
 // unless --skip-preflight is given (recorded in run.json).
 import { readFileSync } from 'node:fs';
-import { launchRun, resumeRun, collectSecrets, planFromConfig, RunError, type LaunchResult, type Target } from '../runs/index.js';
+import { createInterface } from 'node:readline/promises';
+import {
+  launchRun,
+  resumeRun,
+  planFromConfig,
+  planFromEvaluation,
+  RunError,
+  assertWorkdir,
+  checkTwins,
+  finishedRefusal,
+  type LaunchResult,
+  type Target,
+} from '../runs/index.js';
 import { parseCli, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { shellQuote } from '../remote/quote.js';
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
 import { preflightGate, evaluationForResume } from '../runs/preflight-gate.js';
+import { missingSecretsMessage, type ForwardDecision } from '../preflight/forwarded.js';
+import { HOLD_ENV, holdAt } from '../runs/launch-hold.js';
+import { launchSignals } from './launch-signals.js';
+import { listRuns } from '../runs/list.js';
 import { settledByPreflight } from '../preflight/settled.js';
-import type { PreflightSummary } from '../runs/run-record.js';
+import type { PreflightSummary, RunRecord } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
@@ -34,7 +50,8 @@ export function targetWords(args: string[]): string {
     const a = args[i];
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const name = eq > 0 ? a.slice(0, eq) : a;
-    if (!(name in TARGET_VALUE_FLAGS)) continue;
+    // What names the target, not what a launch forwards (a stop or follow has no use for it).
+    if (!(name in TARGET_VALUE_FLAGS) || name === '--forward-env' || name === '--no-forward-env') continue;
     const v = eq > 0 ? a.slice(eq + 1) : args[++i];
     if (v !== undefined) words.push(name, shellQuote(v));
   }
@@ -60,86 +77,166 @@ async function launch(args: string[]): Promise<number> {
   }
   const follow = p.switches.has('--follow');
   const json = p.switches.has('--json');
+  const force = p.switches.has('--force');
   const autoResume = wholeNumber('--auto-resume', p.values['--auto-resume'], 0);
   const reconnectTimeoutS = wholeNumber('--reconnect-timeout', p.values['--reconnect-timeout'], 300);
   const resumeId = p.values['--resume'];
   const configFile = p.values['--config'];
   if (!resumeId && !configFile) throw new CliError('--launch needs --config FILE (or --resume RUN)', EXIT.usage);
-  if (resumeId && configFile) throw new CliError('--resume relaunches with the run\'s own config: drop --config', EXIT.usage);
-  if (resumeId && p.positional.length > 0) throw new CliError(`--resume takes no overrides (got '${p.positional[0]}')`, EXIT.usage);
+  if (resumeId && configFile)
+    throw new CliError("--resume relaunches with the run's own config: drop --config", EXIT.usage);
+  if (resumeId && p.positional.length > 0)
+    throw new CliError(`--resume takes no overrides (got '${p.positional[0]}')`, EXIT.usage);
 
   const target: Target = cliTarget(p.flags);
   if (autoResume > 0 && target.backend !== 'slurm') {
-    throw new CliError('--auto-resume resubmits Slurm jobs after TIMEOUT/PREEMPTED/NODE_FAIL: it needs --backend slurm', EXIT.usage);
+    throw new CliError(
+      '--auto-resume resubmits Slurm jobs after TIMEOUT/PREEMPTED/NODE_FAIL: it needs --backend slurm',
+      EXIT.usage,
+    );
   }
   // Informational lines go to stderr when stdout carries JSON.
   const info = json ? err : out;
-
+  const where = targetWords(args);
+  const hold = process.env[HOLD_ENV] || undefined;
   const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
   const skipPreflight = p.switches.has('--skip-preflight');
-  let launch: (t: Transport, preflight: PreflightSummary | undefined) => Promise<LaunchResult>;
-  /** The config to pre-flight (for a resume: the run's own, read from the target once connected). */
-  let evaluationOf: (t: Transport) => Promise<ConfigEvaluation | null>;
+
+  let planned: Extract<ReturnType<typeof planFromConfig>, { ok: true }> | undefined;
   if (configFile) {
     let text: string;
     try {
       text = readFileSync(configFile, 'utf8');
     } catch (e) {
-      throw new CliError(`cannot read config ${configFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, EXIT.usage, { code: 'file-unreadable' });
+      throw new CliError(
+        `cannot read config ${configFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+        EXIT.usage,
+        { code: 'file-unreadable' },
+      );
     }
-    const planned = planFromConfig({
+    const result = planFromConfig({
       target,
       fileName: configFile,
       text,
       overrides: p.positional,
       env: process.env,
       autoResume,
-      force: p.switches.has('--force'),
+      force,
     });
-    for (const m of planned.messages) err(m);
-    if (!planned.ok) {
-      throw new CliError(`${configFile}: ${planned.errorCount} error(s); nothing was started`, EXIT.usage, {
+    for (const m of result.messages) err(m);
+    if (!result.ok) {
+      throw new CliError(`${configFile}: ${result.errorCount} error(s); nothing was started`, EXIT.usage, {
         code: 'config-invalid',
         hint: `the errors are listed on stderr; as JSON: awrl-tui config check ${shellQuote(configFile)} --json`,
       });
     }
-    try {
-      collectSecrets(planned.plan.secretNames, process.env); // fail before connecting
-    } catch (e) {
-      throw new CliError((e as Error).message, EXIT.usage, { code: 'secret-missing' });
-    }
-    launch = (t, preflight) => launchRun({ ...planned.plan, ...(preflight ? { preflight } : {}) }, t, { env: process.env });
-    evaluationOf = async () => planned.evaluation;
-  } else {
-    launch = (t, preflight) => resumeRun(resumeId!, t, target, { env: process.env, autoResume, ...(preflight ? { preflight } : {}) });
-    evaluationOf = (t) => evaluationForResume(t, target, resumeId!, envNames);
+    refuseMissing(result.forwarding); // before connecting: the same verdict the pre-flight gives
+    planned = result;
   }
 
-  const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
+  // From here until the start script is sent, a signal cancels with nothing on the target.
+  const abort = new AbortController();
+  let transport: Transport | undefined;
+  const signals = launchSignals({ targetName: target.name, where, json, err, abort: () => abort.abort() });
   try {
+    transport = await connectOrExit(target, {
+      acceptNewHostKey: p.switches.has('--accept-new-host-key'),
+      reconnectTimeoutMs: reconnectTimeoutS * 1000,
+    });
+    await holdAt(hold, 'connected');
+    const t = transport;
+    const asRunError = <T>(f: () => Promise<T>) =>
+      f().catch((e) => {
+        throw e instanceof RunError ? cliErrorFromRun(e) : e;
+      });
+    // The answers in the order the user needs them: the checkout, then a twin (with the stop
+    // command to copy), then the pre-flight's heavier checks.
+    await asRunError(() => assertWorkdir(t, target));
+    let twins: { allowed: string[] } | undefined;
+    let resumed: { evaluation: ConfigEvaluation; record: RunRecord; configPath: string } | null = null;
+    let forwarding: ForwardDecision | undefined = planned?.forwarding;
+    let allowFinished = false;
+    if (planned) {
+      twins = await asRunError(() =>
+        checkTwins(t, target, { experiment: planned!.plan.experiment, trial: planned!.plan.trial, force, where }),
+      );
+    } else {
+      allowFinished = await agreeToResume(t, target, resumeId!, { force, where, info });
+      resumed = await evaluationForResume(t, target, resumeId!, envNames).catch(() => null);
+      if (resumed) {
+        // A twin of the run's trial comes first here too (resumeRun checks again, just before its start).
+        const r = resumed.record;
+        await asRunError(() => checkTwins(t, target, { experiment: r.experiment, trial: r.trial, except: r.runId, where }));
+        // The same plan builder as a launch, on the run's own config (its warnings, its secrets).
+        const again = planFromEvaluation(resumed.evaluation, {
+          target, fileName: resumed.configPath, text: '', env: process.env, previouslyForwarded: resumed.record.secretNames,
+        });
+        if (again.ok) {
+          for (const w of again.planWarnings) err(w);
+          forwarding = again.forwarding;
+          refuseMissing(forwarding);
+        }
+      }
+    }
+    await holdAt(hold, 'twin-checked');
     let preflight: PreflightSummary | undefined;
-    const evaluation = await evaluationOf(transport).catch(() => null);
+    const evaluation = planned?.evaluation ?? resumed?.evaluation ?? null;
     if (evaluation) {
-      const gate = await preflightGate(transport, { evaluation, target, envNames, skip: skipPreflight, ...(resumeId ? { runId: resumeId } : {}) });
+      const gate = await preflightGate(t, {
+        evaluation,
+        target,
+        envNames,
+        skip: skipPreflight,
+        ...(resumeId ? { runId: resumeId, previouslyForwarded: resumed?.record.secretNames ?? [] } : {}),
+      });
       info(`preflight on ${target.name}:`);
       info(gate.text.replace(/\n$/, ''));
       // A warning printed above that the target has now answered (actor.path found there).
-      for (const d of evaluation.diagnostics.filter((x) => x.severity === 'warning' && settledByPreflight(x, gate.checks))) {
+      for (const d of evaluation.diagnostics.filter(
+        (x) => x.severity === 'warning' && settledByPreflight(x, gate.checks),
+      )) {
         info(`note: ${d.key} is there on ${target.name}: the warning above (${d.code}) does not apply`);
       }
-      if (gate.blocked) throw new CliError(gate.reason, EXIT.usage, { code: 'preflight-failed', hint: 'fix the errors listed on stderr, or pass --skip-preflight to launch anyway' });
+      if (gate.blocked)
+        throw new CliError(gate.reason, EXIT.usage, {
+          code: 'preflight-failed',
+          hint: 'fix the errors listed on stderr, or pass --skip-preflight to launch anyway',
+        });
       preflight = gate.summary;
     } else if (resumeId) {
       // resumeRun says what is wrong when the run itself is missing; otherwise its config no longer reads.
       info(`preflight: skipped (the config of run ${resumeId} could not be read or evaluated on ${target.name})`);
     }
+    await holdAt(hold, 'preflight-done');
+    const io = {
+      env: process.env,
+      signal: abort.signal,
+      where,
+      onStarting: (id: string) => signals.starting(id),
+      ...(hold ? { hold } : {}),
+      ...(preflight ? { preflight } : {}),
+    };
     let res: LaunchResult;
     try {
-      res = await launch(transport, preflight);
+      res = planned
+        ? await launchRun(planned.plan, t, { ...io, ...(twins ? { twinsChecked: twins } : {}) })
+        : await resumeRun(resumeId!, t, target, {
+            ...io,
+            autoResume,
+            allowFinished,
+            ...(forwarding ? { secretNames: forwarding.forward } : {}),
+          });
     } catch (e) {
       if (e instanceof RunError) throw cliErrorFromRun(e);
-      throw new CliError(`launch on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, { code: 'remote-failed' });
+      throw new CliError(`launch on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, {
+        code: 'remote-failed',
+      });
     }
+    const interrupted = signals.started(res.record.runId);
+    if (res.cleaned.length)
+      info(
+        `removed what ${res.cleaned.length === 1 ? 'an interrupted launch' : `${res.cleaned.length} interrupted launches`} left (nothing had started): ${res.cleaned.join(', ')}`,
+      );
     const summary = {
       runId: res.record.runId,
       target: target.name,
@@ -155,20 +252,65 @@ async function launch(args: string[]): Promise<number> {
       info(`run dir  ${summary.runDir}`);
       info(`log      ${summary.log}`);
       if (res.pid !== undefined) info(`pid      ${res.pid}`);
-      if (res.jobIds.length) info(`job      ${res.jobIds[0]}${res.jobIds.length > 1 ? ` (auto-resume chain: ${res.jobIds.slice(1).join(', ')})` : ''}`);
+      if (res.jobIds.length)
+        info(
+          `job      ${res.jobIds[0]}${res.jobIds.length > 1 ? ` (auto-resume chain: ${res.jobIds.slice(1).join(', ')})` : ''}`,
+        );
     }
-    if (!follow) return EXIT.ok;
+    signals.release();
+    if (!follow || interrupted) return EXIT.ok;
     return await followAndPrint({
-      transport,
+      transport: t,
       target,
       runId: res.record.runId,
       logPath: res.logPath,
       json,
       evaluation,
       reconnectTimeoutS,
-      where: targetWords(args),
+      where,
     });
   } finally {
-    await transport.close().catch(() => undefined);
+    signals.release();
+    await transport?.close().catch(() => undefined);
   }
+}
+
+function refuseMissing(f: ForwardDecision): void {
+  if (f.missing.length > 0)
+    throw new CliError(missingSecretsMessage(f.missing), EXIT.usage, { code: 'secret-missing' });
+}
+
+/**
+ * `--launch --resume` of a run that finished: it would train again from its last recover
+ * checkpoint. Asked in a terminal; elsewhere it needs --force. True when the user agreed.
+ */
+async function agreeToResume(
+  t: Transport,
+  target: Target,
+  runId: string,
+  o: { force: boolean; where: string; info: (s: string) => void },
+): Promise<boolean> {
+  const r = (await listRuns(t, target, { only: runId, tailBytes: 0 }).catch(() => []))[0];
+  if (!r || r.state !== 'finished') return false;
+  const refusal = finishedRefusal(runId, r.detail);
+  if (o.force) {
+    o.info(`run ${runId} finished (${r.detail}); --force: it runs again from its last recover checkpoint`);
+    return true;
+  }
+  if (process.stdin.isTTY !== true || process.stderr.isTTY !== true) throw cliErrorFromRun(refusal);
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  // Ctrl-C at the question cancels the launch (nothing was started), as anywhere before the start.
+  rl.on('SIGINT', () => {
+    rl.close();
+    process.kill(process.pid, 'SIGINT');
+  });
+  try {
+    const answer = await rl.question(
+      `run ${runId} finished (${r.detail}). Resuming runs it again from its last recover checkpoint. Resume it? [y/N] `,
+    );
+    if (/^y(es)?$/i.test(answer.trim())) return true;
+  } finally {
+    rl.close();
+  }
+  throw cliErrorFromRun(finishedRefusal(runId, r.detail));
 }

@@ -34,7 +34,7 @@ const VALUE_FLAGS: Record<string, keyof TargetFlags | 'config' | 'node' | 'stepS
   '--nodes': 'nodes', '--gpus-per-node': 'gpusPerNode', '--time': 'timeLimit', '--time-limit': 'timeLimit',
   '--account': 'account', '--sbatch-arg': 'sbatchArgs', '--config': 'config', '--node': 'node',
   // The same target flags as --launch, so one script can pre-flight then launch with the same words.
-  '--cpus-per-task': 'cpusPerTask', '--forward-env': 'forwardEnv',
+  '--cpus-per-task': 'cpusPerTask', '--forward-env': 'forwardEnv', '--no-forward-env': 'noForwardEnv',
   '--step-seconds': 'stepSeconds',
 };
 
@@ -64,7 +64,7 @@ export function parseArgs(args: string[]): Parsed {
       if (k === 'config') p.config = v;
       else if (k === 'node') p.nodes.push(v);
       else if (k === 'stepSeconds') p.stepSeconds = positiveInt(a, v);
-      else if (k === 'sbatchArgs' || k === 'forwardEnv') (p.flags[k] ??= []).push(v);
+      else if (k === 'sbatchArgs' || k === 'forwardEnv' || k === 'noForwardEnv') (p.flags[k] ??= []).push(v);
       else if (k === 'nodes' || k === 'cpusPerTask') p.flags[k] = positiveInt(a, v);
       // 0 is a real answer (a CPU-only partition), as --launch takes it.
       else if (k === 'gpusPerNode') p.flags[k] = v === '0' ? 0 : positiveInt(a, v);

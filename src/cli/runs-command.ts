@@ -1,5 +1,5 @@
 // `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
-import { listRuns, runJobIdsOf, type RunSummary } from '../runs/index.js';
+import { assertWorkdir, listRuns, runJobIdsOf, RunError, type RunSummary } from '../runs/index.js';
 import { nonFiniteText, statJsonValue } from '../trainer-log/index.js';
 import { chainShort } from '../runs/attempt-chain.js';
 import { parseCli } from '../runs/cli-target.js';
@@ -7,7 +7,7 @@ import { connectOrExit } from './connect-target.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { withJsonErrors } from './json-errors.js';
-import { cliTarget } from './run-errors.js';
+import { cliErrorFromRun, cliTarget } from './run-errors.js';
 
 function row(r: RunSummary, withChain: boolean): string[] {
   const step = r.globalStep !== undefined ? `${r.globalStep}/${r.totalSteps}` : '-';
@@ -41,6 +41,10 @@ async function list(args: string[]): Promise<number> {
   const target = cliTarget(p.flags);
   const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') });
   try {
+    // A workdir that is not there is said as such (exit 2), not as "no runs".
+    await assertWorkdir(transport, target).catch((e) => {
+      throw e instanceof RunError ? cliErrorFromRun(e) : e;
+    });
     const runs = await listRuns(transport, target, { chain: true }).catch((e: Error) => {
       throw new CliError(e.message, EXIT.failed, { code: 'remote-failed' });
     });

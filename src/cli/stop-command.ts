@@ -19,6 +19,7 @@ import { withJsonErrors } from './json-errors.js';
 import { cliErrorFromConnect, cliErrorFromRun } from './run-errors.js';
 
 export function formatStopReport(r: StopReport, target: string): string {
+  if (r.removedAbandoned) return `${r.runId} on ${target} was an abandoned launch (nothing had started): its run dir is removed`;
   if (r.alreadyEnded) return `${r.runId} on ${target} had already ended (${r.alreadyEnded.state}: ${r.alreadyEnded.detail}): nothing to stop, its state is kept`;
   if (r.backend === 'slurm') {
     return r.cancelledJobs.length ? `stopped ${r.runId} on ${target}: scancel ${r.cancelledJobs.join(' ')}` : `${r.runId} on ${target}: no Slurm job left to cancel`;
@@ -140,6 +141,7 @@ export function stopJson(r: StopReport, target: string, leftovers: LeftoverResul
     swept: r.swept,
     left: r.left,
     alreadyEnded: r.alreadyEnded ?? null,
+    ...(r.removedAbandoned ? { removedAbandoned: true } : {}),
     stopRequestedAt: r.stopRequestedAt ?? null,
     state: r.after?.state ?? null,
     detail: r.after?.detail ?? null,

@@ -20,6 +20,7 @@ export async function run(args: string[]): Promise<number> {
   await openCockpitBehindSplash({
     flags: parsed.flags,
     screen: 'dashboard',
+    checkWorkdir: true,
     connecting: `connecting to find ${runId}…`,
     noTargets: `no target to look for ${runId} on: give --target T (or define targets in targets.yaml)`,
     session: { openRunId: runId },

@@ -15,6 +15,8 @@ export interface SecretRequirement {
   name: string;
   required: boolean;
   why: string;
+  /** Taken out by `--no-forward-env`: not forwarded, shown as a warning (see forwarded.ts). */
+  dropped?: boolean;
 }
 
 export interface PreflightInput {
@@ -26,6 +28,7 @@ export interface PreflightInput {
   target: PreflightTargetInfo;
   /** Total GPUs allocation_mode asks for (null when it does not parse: the config engine reports that). */
   allocationGpus: number | null;
+  /** The forwarding decision's names (forwarded.ts: the config's needs, --forward-env, dropped ones). */
   secrets: SecretRequirement[];
   /** Names of environment variables set locally (values are never looked at). */
   envNames: ReadonlySet<string>;

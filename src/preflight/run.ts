@@ -10,6 +10,7 @@ import type { Target } from '../runs/targets.js';
 import { evaluatePreflight } from './evaluate.js';
 import { cfg } from './input.js';
 import { runProbe, type ProbeParams } from './probe.js';
+import { forwardingFor } from './forwarded.js';
 import type { CheckResult, ProbeFacts } from './types.js';
 
 export interface PreflightOptions {
@@ -17,6 +18,8 @@ export interface PreflightOptions {
   target: Target;
   /** Names of the environment variables set locally (never their values). */
   envNames: ReadonlySet<string> | readonly string[];
+  /** `--launch --resume`: the names the run forwarded when it was launched (forwarded.ts). */
+  previouslyForwarded?: readonly string[];
   /** The run id this launch will use: its own processes are not leftovers. */
   runId?: string;
   /** This launch is `--launch --resume RUN`: no recover checkpoint means it starts over (worth a warning). */
@@ -85,7 +88,7 @@ export async function runPreflightReport(transport: Transport, opts: PreflightOp
     trialName: ev.trialName,
     target: { name: target.name, backend: target.backend, workdir: target.workdir, python: target.python, ...(target.setup ? { setup: target.setup } : {}), slurm: target.slurm },
     allocationGpus,
-    secrets: requiredSecretNames(resolved),
+    secrets: forwardingFor(resolved, target, opts.envNames, opts.previouslyForwarded).secrets,
     envNames: new Set(opts.envNames),
     ...(opts.runId ? { runId: opts.runId } : {}),
     ...(opts.resuming ? { resuming: true } : {}),

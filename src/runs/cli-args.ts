@@ -20,6 +20,7 @@ export const TARGET_VALUE_FLAGS: Record<string, keyof TargetFlags> = {
   '--account': 'account',
   '--sbatch-arg': 'sbatchArgs',
   '--forward-env': 'forwardEnv',
+  '--no-forward-env': 'noForwardEnv',
 };
 const NUMERIC: ReadonlySet<keyof TargetFlags> = new Set(['nodes', 'gpusPerNode', 'cpusPerTask']);
 
@@ -53,7 +54,7 @@ export function parseCli(args: string[], own: { values?: string[]; switches?: st
       if (v === undefined) throw new Error(`${name} needs a value`);
       const field = TARGET_VALUE_FLAGS[name];
       if (!field) out.values[name] = v;
-      else if (field === 'sbatchArgs' || field === 'forwardEnv') (out.flags[field] ??= []).push(v);
+      else if (field === 'sbatchArgs' || field === 'forwardEnv' || field === 'noForwardEnv') (out.flags[field] ??= []).push(v);
       else if (NUMERIC.has(field)) {
         if (!/^\d+$/.test(v)) throw new Error(`${name} needs a whole number, not '${v}'`);
         (out.flags as Record<string, unknown>)[field] = Number(v);

@@ -2,8 +2,9 @@
 // the cockpit and `--demo` all go through these, so they never disagree about a run.
 export { loadTargets, resolveTarget, setupInWorkdir, targetsFilePath, TargetsFileError } from './targets.js';
 export type { Target, TargetFlags, SlurmOptions, Backend } from './targets.js';
-export { launchRun, resumeRun, collectSecrets, readRecord, RunError } from './launch.js';
-export type { LaunchPlan, LaunchIo, LaunchResult } from './launch.js';
+export { launchRun, resumeRun, collectSecrets, readRecord, RunError, LaunchCancelled, finishedRefusal, runStateOf } from './launch.js';
+export type { LaunchPlan, LaunchIo, LaunchResult, ResumeIo } from './launch.js';
+export { assertWorkdir, checkTwins, defaultWhere } from './twins.js';
 export { listRuns, runsRoot, parseListOutput } from './list.js';
 export type { RunSummary, ListOptions } from './list.js';
 export { stopRun, stoppedBy } from './stop.js';
@@ -24,5 +25,5 @@ export { CheckpointSaves } from './checkpoint-saves.js';
 export type { FollowOutcome, FollowToEndOptions } from './follow-to-end.js';
 export { parseCli, readProfiles, targetFromFlags, connect, connectExit, ConnectError } from './cli-target.js';
 export type { ParsedCli } from './cli-target.js';
-export { planFromConfig } from './plan-from-config.js';
+export { planFromConfig, planFromEvaluation } from './plan-from-config.js';
 export type { PlanInput, PlanResult } from './plan-from-config.js';

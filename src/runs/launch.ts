@@ -1,30 +1,20 @@
 // Launching (and relaunching) a run on a target: the run directory with config.yaml, run.json and
 // stdout.log, then a detached job (direct) or an sbatch chain (slurm). Shared by `--launch`, the
 // cockpit and `--demo`, so there is one way a run starts.
+// All or nothing (issue #17): the checks read the target and create nothing; then ONE start script
+// (start-scripts.ts) creates the run dir, starts the job and records it. An abort before that
+// script is sent leaves nothing (LaunchCancelled); once sent it runs to its end on the target.
 import type { Transport } from '../remote/transport.js';
-import { remoteScript } from '../remote/quote.js';
-import { setupInWorkdir, type Target } from './targets.js';
-import { makeRunId, parseRunRecord, runLogPath, serializeRunRecord, type Attempt, type PreflightSummary, type RunRecord } from './run-record.js';
-import { START_DIRECT_SCRIPT, SUBMIT_SLURM_SCRIPT, headNow } from './remote-scripts.js';
-import { batchScript, sbatchArgs } from './slurm-batch.js';
+import type { Target } from './targets.js';
+import { makeRunId, parseRunRecord, serializeRunRecord, type PreflightSummary, type RunRecord } from './run-record.js';
+import { batchScript } from './slurm-batch.js';
 import { mayBeActive } from './run-state.js';
 import { listRuns, runsRoot } from './list.js';
+import { LaunchCancelled, RunError } from './run-error.js';
+import { assertWorkdir, checkTwins, defaultWhere, stateWords, twinKey } from './twins.js';
+import { runStartScript, type StartFile } from './start.js';
 
-/** A user-facing launch problem: one line, with the exit code the CLI should use. */
-/** What a refusal is about, for a script's sake (`--json`'s error code); absent: only the exit
- *  code's broad meaning. */
-export type RunErrorKind = 'usage' | 'run-not-found' | 'run-active' | 'secret-missing' | 'workdir-missing';
-
-export class RunError extends Error {
-  override name = 'RunError';
-  constructor(
-    message: string,
-    readonly exitCode: number = 2,
-    readonly kind?: RunErrorKind,
-  ) {
-    super(message);
-  }
-}
+export { RunError, LaunchCancelled, type RunErrorKind } from './run-error.js';
 
 export interface LaunchPlan {
   target: Target;
@@ -53,6 +43,16 @@ export interface LaunchIo {
   now?: () => Date;
   /** The pre-flight of this (re)launch, recorded in run.json. */
   preflight?: PreflightSummary;
+  /** Aborted before the start script is sent: LaunchCancelled, nothing on the target. After: ignored. */
+  signal?: AbortSignal;
+  /** Called as the start script is sent: from then on the (re)launch finishes whatever happens. */
+  onStarting?(runId: string): void;
+  /** The target flags to repeat in advice (`--target T -F f --workdir W`); default --target/--workdir. */
+  where?: string;
+  /** Tests: AWRL_TEST_LAUNCH_HOLD (launch-hold.ts). */
+  hold?: string;
+  /** The twin check was done by the caller already (the CLI does it before the pre-flight). */
+  twinsChecked?: { allowed: string[] };
 }
 
 export interface LaunchResult {
@@ -61,13 +61,20 @@ export interface LaunchResult {
   logPath: string;
   pid?: number;
   jobIds: string[];
+  /** Run dirs of interrupted launches the start script removed. */
+  cleaned: string[];
 }
 
 /** NAME=VALUE lines for the remote script's stdin; a missing or multi-line value is an error. */
 export function collectSecrets(names: string[], env: Record<string, string | undefined>): string {
   // The remote script refuses such a name, but only after the run dir exists: refuse it here first.
   const badName = names.filter((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
-  if (badName.length > 0) throw new RunError(`'${badName.join("', '")}' is not a usable environment variable name (letters, digits and _ only, not starting with a digit): rename it in the config`, 2, 'secret-missing');
+  if (badName.length > 0)
+    throw new RunError(
+      `'${badName.join("', '")}' is not a usable environment variable name (letters, digits and _ only, not starting with a digit): rename it in the config`,
+      2,
+      'secret-missing',
+    );
   const missing = names.filter((n) => env[n] === undefined || env[n] === '');
   if (missing.length > 0) {
     throw new RunError(
@@ -77,35 +84,38 @@ export function collectSecrets(names: string[], env: Record<string, string | und
     );
   }
   const bad = names.filter((n) => /[\n\r\0]/.test(env[n] ?? ''));
-  if (bad.length > 0) throw new RunError(`environment variable ${bad.join(', ')} contains a line break or NUL and cannot be forwarded`, 2, 'secret-missing');
+  if (bad.length > 0)
+    throw new RunError(
+      `environment variable ${bad.join(', ')} contains a line break or NUL and cannot be forwarded`,
+      2,
+      'secret-missing',
+    );
   return names.map((n) => `${n}=${env[n]}\n`).join('');
+}
+
+function cancelledBefore(io: LaunchIo, t: Target): void {
+  if (io.signal?.aborted) throw new LaunchCancelled(t.name);
 }
 
 export async function launchRun(plan: LaunchPlan, transport: Transport, io: LaunchIo): Promise<LaunchResult> {
   const secrets = collectSecrets(plan.secretNames, io.env);
   const t = plan.target;
-  if ((await transport.stat(t.workdir)) === null) {
-    throw new RunError(`workdir ${t.workdir} does not exist on ${t.name}: give --workdir the AsyncWebRL checkout there`, 2, 'workdir-missing');
-  }
-  if (!plan.force) {
-    const active = (await listRuns(transport, t, { tailBytes: 0 })).find(
-      (r) => r.record.experiment === plan.experiment && r.record.trial === plan.trial && mayBeActive(r.state),
-    );
-    if (active) {
-      throw new RunError(
-        `run ${active.runId} (experiment ${plan.experiment}, trial ${plan.trial}) is ${stateWords(active)} on ${t.name}: stop it first (awrl-tui stop ${active.runId}) or pass --force`,
-        2,
-        'run-active',
-      );
-    }
-  }
+  cancelledBefore(io, t);
+  await assertWorkdir(transport, t);
+  cancelledBefore(io, t);
+  const twins =
+    io.twinsChecked ??
+    (await checkTwins(transport, t, {
+      experiment: plan.experiment,
+      trial: plan.trial,
+      force: plan.force,
+      where: io.where,
+    }));
+  cancelledBefore(io, t);
   const now = io.now ?? (() => new Date());
   const runId = makeRunId(plan.trial, now());
   const runDir = `${runsRoot(t)}/${runId}`;
-  const configPath = `${runDir}/config.yaml`;
-  const argv = plan.trainerArgv(configPath);
-  await transport.writeFileAtomic(configPath, plan.configText);
-  await transport.writeFileAtomic(`${runDir}/stdout.log`, '');
+  const argv = plan.trainerArgv(`${runDir}/config.yaml`);
   const record: RunRecord = {
     version: 1,
     runId,
@@ -125,33 +135,34 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
     gpusPerNode: plan.gpusPerNode,
     ...((plan.preflight ?? io.preflight) ? { preflight: plan.preflight ?? io.preflight } : {}),
   };
-  if (t.backend === 'slurm') {
-    await transport.writeFileAtomic(`${runDir}/job.sbatch`, batchScript({ runId, runDir, workdir: t.workdir, setup: t.setup, argv, nodes: plan.nodes }), 0o755);
-  }
-  await writeRecord(transport, record);
-  if (!plan.force) {
-    // The check above and this run.json are two steps: two launches of the same trial at the same
-    // moment both pass it. Now that ours is visible, look again; a rival still starting or started
-    // wins (if both see each other, neither starts: safe, and the user tries again).
-    const rival = (await listRuns(transport, t, { tailBytes: 0 })).find(
-      (r) => r.runId !== runId && r.record.experiment === plan.experiment && r.record.trial === plan.trial && mayBeActive(r.state),
-    );
-    if (rival) {
-      await writeRecord(transport, { ...record, startError: `not started: run ${rival.runId} of the same trial was launched at the same time` }).catch(() => undefined);
-      throw new RunError(
-        `run ${rival.runId} (experiment ${plan.experiment}, trial ${plan.trial}) was launched at the same time on ${t.name}; ${runId} was not started: stop the other first (awrl-tui stop ${rival.runId}) or pass --force`,
-        2,
-        'run-active',
-      );
-    }
-  }
-  try {
-    return await start(transport, t, record, 'launch', secrets, now);
-  } catch (e) {
-    // Leave the run dir (its stdout.log may say why) but not as a run that is still starting.
-    if (e instanceof RunError) await writeRecord(transport, { ...record, startError: e.message }).catch(() => undefined);
-    throw e;
-  }
+  const files: StartFile[] = [{ name: 'config.yaml', mode: 0o644, text: plan.configText }];
+  if (t.backend === 'slurm')
+    files.push({
+      name: 'job.sbatch',
+      mode: 0o755,
+      text: batchScript({ runId, runDir, workdir: t.workdir, setup: t.setup, argv, nodes: plan.nodes }),
+    });
+  files.push({ name: 'run.json', mode: 0o644, text: serializeRunRecord(record) });
+  return runStartScript(transport, t, {
+    record,
+    mode: 'new',
+    reason: 'launch',
+    files,
+    secrets,
+    rivals: plan.force ? null : { key: twinKey(plan.experiment, plan.trial), allowed: twins.allowed },
+    where: io.where ?? defaultWhere(t),
+    io,
+    now,
+  });
+}
+
+export interface ResumeIo extends LaunchIo {
+  autoResume?: number;
+  /** The names to forward, as decided with the run's config (preflight/forwarded.ts); default:
+   *  those of the names the run forwarded before that are set now. */
+  secretNames?: string[];
+  /** A run that finished may be run again from its last checkpoint (the user said yes, or --force). */
+  allowFinished?: boolean;
 }
 
 /** `--launch --resume RUN`: same config, argv, experiment and trial; a new attempt in the same run dir. */
@@ -159,74 +170,99 @@ export async function resumeRun(
   runId: string,
   transport: Transport,
   target: Target,
-  io: LaunchIo & { autoResume?: number },
+  io: ResumeIo,
 ): Promise<LaunchResult> {
+  cancelledBefore(io, target);
   const all = await listRuns(transport, target, { tailBytes: 0 });
   const current = all.find((x) => x.runId === runId);
-  if (!current) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs --target ${target.name})`, 2, 'run-not-found');
+  const where = io.where ?? defaultWhere(target);
+  if (!current)
+    throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs ${where})`, 2, 'run-not-found');
   if (mayBeActive(current.state)) {
-    throw new RunError(`run ${runId} is ${current.state === 'unknown' ? 'of unknown state' : `still ${current.state}`} on ${target.name} (${current.detail}): nothing to resume`, 2, 'run-active');
+    throw new RunError(
+      `run ${runId} is ${current.state === 'unknown' ? 'of unknown state' : `still ${current.state}`} on ${target.name} (${current.detail}): nothing to resume`,
+      2,
+      'run-active',
+    );
   }
+  if (current.state === 'finished' && !io.allowFinished) throw finishedRefusal(runId, current.detail);
   const r = current.record;
   // Two trainers on one experiment+trial would write the same checkpoints.
-  const twin = all.find((x) => x.runId !== runId && x.record.experiment === r.experiment && x.record.trial === r.trial && mayBeActive(x.state));
-  if (twin) throw new RunError(`run ${twin.runId} (experiment ${r.experiment}, trial ${r.trial}) is ${stateWords(twin)} on ${target.name}: stop it first (awrl-tui stop ${twin.runId})`, 2, 'run-active');
+  const twin = all.find(
+    (x) =>
+      x.runId !== runId && x.record.experiment === r.experiment && x.record.trial === r.trial && mayBeActive(x.state),
+  );
+  if (twin) {
+    throw new RunError(
+      `run ${twin.runId} of this trial is ${stateWords(twin)} on ${target.name}: stop it first (awrl-tui stop ${twin.runId} ${where})`,
+      2,
+      'run-active',
+    );
+  }
   if (r.backend !== target.backend) {
     throw new RunError(`run ${runId} was launched with backend ${r.backend}; resume it with --backend ${r.backend}`);
   }
-  const secrets = collectSecrets(r.secretNames, io.env);
+  const names = io.secretNames ?? r.secretNames.filter((n) => (io.env[n] ?? '') !== '');
+  const secrets = collectSecrets(names, io.env);
+  cancelledBefore(io, target);
   const now = io.now ?? (() => new Date());
-  const record: RunRecord = { ...r, stopRequestedAt: undefined, startError: undefined, chainJobIds: [], autoResume: io.autoResume ?? r.autoResume, ...(io.preflight ? { preflight: io.preflight } : {}) };
-  if (r.backend === 'slurm') {
-    // Regenerated: the target's setup line may have changed since the first launch.
-    await transport.writeFileAtomic(`${r.runDir}/job.sbatch`, batchScript({ runId, runDir: r.runDir, workdir: r.workdir, setup: target.setup, argv: r.argv, nodes: r.nodes }), 0o755);
-  }
-  try {
-    return await start(transport, target, record, 'resume', secrets, now);
-  } catch (e) {
-    // A run that never started keeps saying why (its latest reason); one with attempts keeps its state.
-    if (e instanceof RunError && record.attempts.length === 0) await writeRecord(transport, { ...record, startError: e.message }).catch(() => undefined);
-    throw e;
-  }
+  const record: RunRecord = {
+    ...r,
+    secretNames: names,
+    stopRequestedAt: undefined,
+    startError: undefined,
+    chainJobIds: [],
+    autoResume: io.autoResume ?? r.autoResume,
+    ...(io.preflight ? { preflight: io.preflight } : {}),
+  };
+  const files: StartFile[] = [];
+  // Regenerated: the target's setup line may have changed since the first launch.
+  if (r.backend === 'slurm')
+    files.push({
+      name: 'job.sbatch',
+      mode: 0o755,
+      text: batchScript({
+        runId,
+        runDir: r.runDir,
+        workdir: r.workdir,
+        setup: target.setup,
+        argv: r.argv,
+        nodes: r.nodes,
+      }),
+    });
+  const same = all
+    .filter((x) => x.record.experiment === r.experiment && x.record.trial === r.trial && !mayBeActive(x.state))
+    .map((x) => x.runId);
+  return runStartScript(transport, target, {
+    record,
+    mode: 'resume',
+    reason: 'resume',
+    files,
+    secrets,
+    rivals: { key: twinKey(r.experiment, r.trial), allowed: same },
+    where,
+    io,
+    now,
+  });
 }
 
-async function start(
-  transport: Transport,
-  t: Target,
-  record: RunRecord,
-  reason: Attempt['reason'],
-  secrets: string,
-  now: () => Date,
-): Promise<LaunchResult> {
-  const n = record.attempts.length + 1;
-  const logPath = runLogPath(record);
-  if (record.backend === 'direct') {
-    const res = await transport.exec(
-      remoteScript(START_DIRECT_SCRIPT, [record.runDir, record.runId, record.workdir, t.setup ?? '', String(n), ...record.argv], 'awrl-start'),
-      { stdin: secrets },
-    );
-    const pid = Number(res.stdout.toString().trim().split('\n').pop());
-    if (res.code !== 0 || !Number.isInteger(pid) || pid <= 0) {
-      throw new RunError(`could not start the trainer on ${t.name}: ${oneLine(res.stderr) || `exit ${res.code}`}`, 1);
-    }
-    record.attempts = [...record.attempts, { n, reason, startedAt: headNow(res.stdout.toString('utf8')) ?? now().toISOString(), pid }];
-    await writeRecord(transport, record);
-    return { record, runDir: record.runDir, logPath, pid, jobIds: [] };
-  }
-  const args = sbatchArgs(t, { runId: record.runId, runDir: record.runDir, nodes: record.nodes, gpusPerNode: record.gpusPerNode });
-  const res = await transport.exec(
-    remoteScript(SUBMIT_SLURM_SCRIPT, [record.runDir, setupInWorkdir(t), String(n), String(record.autoResume), ...args], 'awrl-submit'),
-    { stdin: secrets },
+/** `run X finished …: resuming re-runs it from its last checkpoint`, for a resume not yet agreed to. */
+export function finishedRefusal(runId: string, detail: string): RunError {
+  return new RunError(
+    `run ${runId} finished (${detail}): resuming runs it again from its last recover checkpoint (the steps after that checkpoint are trained again); pass --force to do so`,
+    2,
+    'run-finished',
   );
-  const ids = res.stdout.toString().split('\n').map((s) => s.trim()).filter((s) => /^\d+$/.test(s));
-  if (res.code !== 0 || ids.length === 0) {
-    throw new RunError(`sbatch failed on ${t.name}: ${oneLine(res.stderr) || `exit ${res.code}`}`, 1);
-  }
-  // Attempt n is recorded now; later ones by the batch script's guard when Slurm starts them.
-  record.attempts = [...record.attempts, { n, reason, startedAt: headNow(res.stdout.toString('utf8')) ?? now().toISOString(), jobId: ids[0] }];
-  record.chainJobIds = ids.slice(1);
-  await writeRecord(transport, record);
-  return { record, runDir: record.runDir, logPath, jobIds: ids };
+}
+
+/** Whether `resumeRun` would refuse a finished run (for the CLI's question before it). */
+export async function runStateOf(
+  transport: Transport,
+  target: Target,
+  runId: string,
+): Promise<{ state: string; detail: string } | null> {
+  const r = (await listRuns(transport, target, { tailBytes: 0, only: runId }))[0];
+  return r ? { state: r.state, detail: r.detail } : null;
 }
 
 export async function writeRecord(transport: Transport, r: RunRecord): Promise<void> {
@@ -239,13 +275,4 @@ export async function readRecord(transport: Transport, runDir: string): Promise<
   } catch {
     return null;
   }
-}
-
-/** `already running`, or for a run squeue could not be asked about, `of unknown state (why)`. */
-function stateWords(r: { state: string; detail: string }): string {
-  return r.state === 'unknown' ? `of unknown state (${r.detail})` : `already ${r.state}`;
-}
-
-function oneLine(b: Buffer): string {
-  return b.toString('utf8').trim().split('\n').slice(-3).join(' | ');
 }

@@ -110,6 +110,7 @@ function parseRaw(text: string) {
     else if (!cur) continue;
     else if (key === 'json') cur.record = parseRunRecord(f[0]);
     else if (key === 'alive') cur.probe.alive = f[0] === '1';
+    else if (key === 'launching') cur.probe.launching = f[0] === '1';
     else if (key === 'exit') cur.probe.exitCode = toInt(f[0]);
     else if (key === 'sexit') {
       const code = toInt(f[1]);

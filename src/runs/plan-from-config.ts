@@ -1,6 +1,10 @@
-// A config file + overrides + a target -> a LaunchPlan, through the one config engine. Pure (the
-// caller reads the file and passes the environment); used by `--launch`, the cockpit and tests.
-import { evaluateConfig, formatDiagnostic, requiredSecretNames, type ConfigEvaluation } from '../config/index.js';
+// A config (file + overrides, or an evaluation already made) + a target -> a LaunchPlan, through the
+// one config engine. The ONE plan builder: `--launch`, `--launch --resume`'s secrets, `--demo` and
+// the cockpit all come through here, so they cannot differ (node count, Slurm warnings, auto-resume,
+// the forwarded secrets). Pure (the caller reads the file and passes the environment).
+import { evaluateConfig, formatDiagnostic, type ConfigEvaluation } from '../config/index.js';
+// Direct module (pure): src/preflight imports runs modules, its index would make a cycle.
+import { forwardingFor, type ForwardDecision } from '../preflight/forwarded.js';
 import type { Target } from './targets.js';
 import type { LaunchPlan } from './launch.js';
 
@@ -13,43 +17,75 @@ export interface PlanInput {
   env: Record<string, string | undefined>;
   autoResume?: number;
   force?: boolean;
+  /** `--launch --resume`: the names the run forwarded when it was launched (forwarded.ts). */
+  previouslyForwarded?: readonly string[];
 }
 
 export type PlanResult =
-  /** `evaluation` is the config engine's result, for the pre-flight (so the config is read once). */
-  | { ok: true; plan: LaunchPlan; messages: string[]; evaluation: ConfigEvaluation }
+  /** `evaluation` is the config engine's result, for the pre-flight (so the config is read once);
+   *  `forwarding` the secrets decision the pre-flight shows and the launch sends. */
+  | {
+      ok: true;
+      plan: LaunchPlan;
+      messages: string[];
+      /** The lines of `messages` that the plan adds to the config's own diagnostics (Slurm, secrets). */
+      planWarnings: string[];
+      evaluation: ConfigEvaluation;
+      forwarding: ForwardDecision;
+    }
   /** Config errors: formatted `file:line: …` lines (plus any warnings). Nothing may be started. */
   | { ok: false; messages: string[]; errorCount: number };
 
+export const setNames = (env: Record<string, string | undefined>): string[] =>
+  Object.keys(env).filter((n) => env[n] !== undefined && env[n] !== '');
+
 export function planFromConfig(input: PlanInput): PlanResult {
+  const ev = evaluateConfig({
+    fileName: input.fileName,
+    text: input.text,
+    overrides: input.overrides,
+    envNames: setNames(input.env),
+  });
+  return planFromEvaluation(ev, input);
+}
+
+/** The same, for a config evaluated already (the cockpit's committed config: evaluated once). */
+export function planFromEvaluation(ev: ConfigEvaluation, input: Omit<PlanInput, 'overrides'>): PlanResult {
   const { target, env } = input;
-  const isSet = (n: string) => env[n] !== undefined && env[n] !== '';
-  const ev = evaluateConfig({ fileName: input.fileName, text: input.text, overrides: input.overrides, envNames: Object.keys(env).filter(isSet) });
   const messages = ev.diagnostics.map((d) => formatDiagnostic(d, input.fileName));
   const errorCount = ev.diagnostics.filter((d) => d.severity === 'error').length;
-  if (ev.hasErrors || !ev.resolved) return { ok: false, messages, errorCount: Math.max(1, errorCount) };
+  if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName)
+    return { ok: false, messages, errorCount: Math.max(1, errorCount) };
   const resolved = ev.resolved;
-  if (target.backend === 'slurm' && target.slurm.timeLimit && (resolved.recover?.freq_secs === null || resolved.recover?.freq_secs === undefined)) {
+  const own = messages.length;
+  if (
+    target.backend === 'slurm' &&
+    target.slurm.timeLimit &&
+    (resolved.recover?.freq_secs === null || resolved.recover?.freq_secs === undefined)
+  ) {
     messages.push(
       `${input.fileName}: warning: recover.freq_secs is unset but the Slurm time limit is ${target.slurm.timeLimit}: a run killed at the limit resumes only from its last step- or epoch-based checkpoint`,
     );
   }
-  const needs = requiredSecretNames(resolved);
-  for (const n of needs) if (!n.required && !isSet(n.name)) messages.push(`warning: ${n.name} is not set (${n.why})`);
-  // Forward what the trainer requires, plus optional keys that are set; a target may override the list.
-  const secretNames = target.forwardEnv ?? needs.filter((n) => n.required || isSet(n.name)).map((n) => n.name);
+  const forwarding = forwardingFor(resolved, target, setNames(env), input.previouslyForwarded);
+  for (const n of forwarding.secrets)
+    if (!n.required && !n.dropped && !forwarding.forward.includes(n.name))
+      messages.push(`warning: ${n.name} is not set (${n.why})`);
+  messages.push(...forwarding.warnings);
   const cluster = resolved.cluster ?? {};
   return {
     ok: true,
     messages,
+    planWarnings: messages.slice(own),
     evaluation: ev,
+    forwarding,
     plan: {
       target,
       configText: input.text,
-      experiment: ev.experimentName ?? String(resolved.experiment_name),
-      trial: ev.trialName ?? String(resolved.trial_name),
+      experiment: ev.experimentName,
+      trial: ev.trialName,
       trainerArgv: (remoteConfigPath) => ev.launchArgv({ remoteConfigPath, python: target.python }),
-      secretNames,
+      secretNames: forwarding.forward,
       nodes: Number.isInteger(cluster.n_nodes) && cluster.n_nodes > 0 ? cluster.n_nodes : 1,
       gpusPerNode: Number.isInteger(cluster.n_gpus_per_node) ? cluster.n_gpus_per_node : undefined,
       autoResume: input.autoResume,

@@ -9,7 +9,7 @@ import { runPreflight } from '../preflight/run.js';
 import { formatChecks } from '../preflight/format.js';
 import type { CheckResult } from '../preflight/types.js';
 import type { Target } from './targets.js';
-import type { PreflightSummary } from './run-record.js';
+import type { PreflightSummary, RunRecord } from './run-record.js';
 import { readRecord } from './launch.js';
 import { runsRoot } from './list.js';
 import { isValidRunId } from './run-record.js';
@@ -22,8 +22,12 @@ export interface GateInput {
   skip: boolean;
   /** The run being resumed: its own processes are not leftovers. */
   runId?: string;
+  /** The names the resumed run forwarded before (the same forwarding decision as the launch). */
+  previouslyForwarded?: readonly string[];
   /** How the user overrides a blocked launch, for the reason line (default: pass --skip-preflight). */
   skipHint?: string;
+  /** Ends the probe early (the cockpit quitting mid-launch). */
+  signal?: AbortSignal;
 }
 
 export interface GateResult {
@@ -46,6 +50,8 @@ export async function preflightGate(transport: Transport, input: GateInput): Pro
       evaluation: input.evaluation,
       target,
       envNames: input.envNames,
+      ...(input.previouslyForwarded ? { previouslyForwarded: input.previouslyForwarded } : {}),
+      ...(input.signal ? { signal: input.signal } : {}),
       ...(input.runId ? { runId: input.runId, resuming: true } : {}),
     });
   } catch (e) {
@@ -84,7 +90,7 @@ export async function evaluationForResume(
   target: Target,
   runId: string,
   envNames: readonly string[],
-): Promise<ConfigEvaluation | null> {
+): Promise<{ evaluation: ConfigEvaluation; record: RunRecord; configPath: string } | null> {
   if (!isValidRunId(runId)) return null;
   const record = await readRecord(transport, `${runsRoot(target)}/${runId}`);
   if (!record) return null;
@@ -98,5 +104,5 @@ export async function evaluationForResume(
     return null;
   }
   const ev = evaluateConfig({ fileName: configPath, text, overrides: record.argv.slice(at + 2), envNames: [...envNames] });
-  return ev.hasErrors || !ev.resolved ? null : ev;
+  return ev.hasErrors || !ev.resolved ? null : { evaluation: ev, record, configPath };
 }

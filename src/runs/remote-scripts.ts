@@ -5,32 +5,16 @@
 // group, then sweep /proc/*/environ for the tag.
 
 /** Bash text in a template: write bash's `${...}` as `$\\{...}`; `${x}` includes another piece. */
-function sh(strings: TemplateStringsArray, ...parts: string[]): string {
+export function sh(strings: TemplateStringsArray, ...parts: string[]): string {
   return String.raw({ raw: strings.raw.map((s) => s.replaceAll('$\\{', '${')) }, ...parts);
 }
-
-/** Reads NAME=VALUE lines from stdin into the environment (never echoed, never written). */
-const READ_SECRETS = sh`
-while IFS= read -r line || [ -n "$line" ]; do
-  [ -n "$line" ] || continue
-  name=$\{line%%=*}
-  case $name in ''|[0-9]*|*[!A-Za-z0-9_]*) echo "awrl: refusing a malformed environment variable name" >&2; exit 2;; esac
-  export "$name=$\{line#*=}"
-done
-`;
-
-/** `awrl: attempt $attempt` on a line of its own in stdout.log (as slurm-batch.ts's attemptMarker). */
-const ATTEMPT_MARKER = sh`
-if [ -s stdout.log ] && [ -n "$(tail -c 1 stdout.log)" ]; then echo >> stdout.log; fi
-echo "awrl: attempt $attempt" >> stdout.log
-`;
 
 /**
  * job_alive PID RUN_ID: the job's leader (PID = PGID = SID) exists, is not a zombie, and carries the
  * run tag, so a PID reused by an unrelated process is never taken for the job (nor signalled).
  * Bash builtins only: listing hundreds of runs must not fork per run.
  */
-const ALIVE_FN = sh`
+export const ALIVE_FN = sh`
 job_alive() {
   [ -n "$1" ] && [ -r "/proc/$1/stat" ] || return 1
   local st kv
@@ -42,54 +26,17 @@ job_alive() {
 }
 `;
 
-/**
- * Direct start. Args: RUN_DIR RUN_ID WORKDIR SETUP ATTEMPT ARGV...  Writes `awrl: attempt N` into
- * stdout.log where this attempt's part of the log starts. Prints `@@now ISO-TIME` (the head's
- * clock) and then the job's PID.
- * The wrapper does not `exec` the trainer so that it can record the exit status (finished vs failed);
- * its TERM trap only defers to the trainer, which receives the group's TERM itself.
- */
-export const START_DIRECT_SCRIPT = sh`set -eu
-run_dir=$1; run_id=$2; workdir=$3; setup=$4; attempt=$5; shift 5
-${READ_SECRETS}
-cd "$run_dir"
-rm -f job.pid job.pid.tmp exit.code
-${ATTEMPT_MARKER}
-export AWRL_RUN_ID="$run_id" AWRL_RUN_DIR="$run_dir"
-setsid nohup bash -c 'echo $$ > job.pid.tmp && mv job.pid.tmp job.pid; cd "$1" || exit 127; eval "$2"; shift 2; trap : TERM; "$@"; echo $? > "$AWRL_RUN_DIR/exit.code"' awrl-job "$workdir" "$setup" "$@" < /dev/null >> stdout.log 2>&1 &
-n=0
-while [ ! -s job.pid ]; do
-  n=$((n + 1))
-  if [ "$n" -gt 150 ]; then echo "awrl: the job did not write job.pid within 15 s" >&2; exit 1; fi
-  sleep 0.1
-done
-# The head's clock, for the record: the client's may be off (every other time in it is the head's).
-date -u +'@@now %Y-%m-%dT%H:%M:%S.%3NZ' || true
-cat job.pid
-`;
-
-/**
- * Slurm submit. Args: RUN_DIR SETUP FIRST_ATTEMPT CHAIN SBATCH_ARGS...  The batch script is
- * RUN_DIR/job.sbatch. Submits attempt FIRST_ATTEMPT, then CHAIN jobs chained with afternotok (each
- * guarded in the batch script to run only after TIMEOUT/PREEMPTED/NODE_FAIL). Prints one job id per
- * line, and `@@now ISO-TIME` (the head's clock) after the first. Secrets on stdin reach the jobs through sbatch's default --export=ALL, never a file or argv.
- */
-export const SUBMIT_SLURM_SCRIPT = sh`set -e
-run_dir=$1; setup=$2; attempt=$3; chain=$4; shift 4
-${READ_SECRETS}
-cd "$run_dir"
-eval "$setup" >&2
-prev=$(sbatch --parsable "$@" job.sbatch "$attempt")
-prev=$\{prev%%;*}
-date -u +'@@now %Y-%m-%dT%H:%M:%S.%3NZ' || true
-echo "$prev"
-i=0
-while [ "$i" -lt "$chain" ]; do
-  i=$((i + 1)); attempt=$((attempt + 1))
-  prev=$(sbatch --parsable --dependency="afternotok:$prev" --kill-on-invalid-dep=yes "$@" job.sbatch "$attempt" "$prev")
-  prev=$\{prev%%;*}
-  echo "$prev"
-done
+/** launcher_alive (start-scripts.ts) PID RUN_ID: a start script of RUN_ID (its argv holds the id) still runs. */
+export const LAUNCHER_ALIVE_FN = sh`
+launcher_alive() {
+  [ -n "$1" ] && [ -r "/proc/$1/cmdline" ] || return 1
+  local a seen=0
+  while IFS= read -r -d '' a; do
+    case $a in awrl-start|awrl-submit) seen=1;; esac
+    [ "$seen" = 1 ] && [ "$a" = "$2" ] && return 0
+  done 2>/dev/null < "/proc/$1/cmdline"
+  return 1
+}
 `;
 
 /**
@@ -104,6 +51,7 @@ root=$1; name=$2; setup=$3; tail_bytes=$4
 # The head's clock, first: what a stop records as its request time (the client's clock may be off).
 date -u +'@@now %Y-%m-%dT%H:%M:%S.%3NZ' || true
 ${ALIVE_FN}
+${LAUNCHER_ALIVE_FN}
 slurm=0
 logs=()
 for d in "$root"/$name/; do
@@ -115,6 +63,11 @@ for d in "$root"/$name/; do
   id=$\{d##*/}; pid=""
   [ -f "$d/job.pid" ] && IFS= read -r pid < "$d/job.pid"
   if job_alive "$pid" "$id"; then printf '@@alive\t1\n'; else printf '@@alive\t0\n'; fi
+  # A (re)launch under way (start-scripts.ts): its start script is alive, or died half-way.
+  if [ -f "$d/launch.pid" ]; then
+    lp=""; IFS= read -r lp < "$d/launch.pid"
+    if launcher_alive "$lp" "$id"; then printf '@@launching\t1\n'; else printf '@@launching\t0\n'; fi
+  fi
   if [ -f "$d/exit.code" ]; then code=""; IFS= read -r code < "$d/exit.code"; printf '@@exit\t%s\n' "$code"; fi
   for f in "$d"/slurm-exit.*; do
     if [ -f "$f" ]; then code=""; IFS= read -r code < "$f"; printf '@@sexit\t%s\t%s\n' "$\{f##*.}" "$code"; fi

@@ -14,6 +14,9 @@ export interface RunProbe {
   slurmExit?: Record<string, number>;
   /** slurm: squeue failed (its message): `slurm` says nothing about any job. */
   squeueFailed?: string;
+  /** The run dir has a launch.pid (a (re)launch under way, start-scripts.ts): true while its start
+   *  script runs, false when it died half-way; absent when there is none. */
+  launching?: boolean;
 }
 
 export interface DerivedState {
@@ -43,6 +46,8 @@ function fromSlurmEnd(s: string): RunState {
   return 'failed'; // FAILED, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, ...
 }
 
+export const ABANDONED = 'abandoned launch: the launcher was interrupted before the job started, nothing runs (the next launch or awrl-tui stop removes it)';
+
 export function deriveRunState(r: RunRecord, p: RunProbe): DerivedState {
   const last = r.attempts[r.attempts.length - 1];
   if (!last) {
@@ -51,7 +56,10 @@ export function deriveRunState(r: RunRecord, p: RunProbe): DerivedState {
     if (p.alive) return { state: 'running', detail: 'job.pid alive, start not recorded in run.json' };
     if (r.startError) return { state: 'failed', detail: `could not start: ${r.startError}` };
     if (r.stopRequestedAt) return { state: 'stopped', detail: `stopped before it started, at ${r.stopRequestedAt}` };
-    return { state: 'submitted', detail: 'not started yet' };
+    if (p.launching) return { state: 'submitted', detail: 'not started yet: being launched' };
+    // No start script at work (it died, or an older launcher was killed): nothing runs, and
+    // nothing ever will. Not active, so it blocks no launch; the next launch removes it.
+    return { state: 'failed', detail: ABANDONED };
   }
   return r.backend === 'slurm' ? deriveSlurm(r, p) : deriveDirect(r, p, last.pid);
 }

@@ -9,7 +9,7 @@ import { isValidRunId, runJobIds } from './run-record.js';
 import { STOP_DIRECT_SCRIPT, STOP_SLURM_SCRIPT, parseMarkedLines } from './remote-scripts.js';
 import { RunError, readRecord, writeRecord } from './launch.js';
 import { listRunsOnHead, runsRoot } from './list.js';
-import { isActive, isTerminal, type DerivedState } from './run-state.js';
+import { ABANDONED, isActive, isTerminal, type DerivedState } from './run-state.js';
 
 export interface StopReport {
   runId: string;
@@ -24,6 +24,8 @@ export interface StopReport {
   cancelledJobs: string[];
   /** The run had already ended before the stop (its state is kept: a finished run stays finished). */
   alreadyEnded?: DerivedState;
+  /** An abandoned launch (nothing ever started in it): its run dir was removed. */
+  removedAbandoned?: boolean;
   /** When the stop was asked for, on the head's clock, as run.json keeps it (an ended run's
    *  earlier stop time; absent when it ended without one). */
   stopRequestedAt?: string;
@@ -56,6 +58,11 @@ export async function stopRun(
   // on a dead group; they catch tagged leftovers).
   const listed = await listRunsOnHead(transport, target, { only: runId, tailBytes: 0 });
   const now = listed.runs[0];
+  if (now && now.detail === ABANDONED && record.attempts.length === 0) {
+    // Nothing ever started there (no job.pid): the dir is only what an interrupted launch wrote.
+    const res = await transport.exec(['bash', '-c', '[ ! -e "$1/job.pid" ] && [ ! -e "$1/slurm-submitting" ] && rm -rf -- "$1"', 'awrl-clear', runDir]);
+    if (res.code === 0) return { ...report, alreadyEnded: { state: now.state, detail: now.detail }, removedAbandoned: true };
+  }
   if (now && isTerminal(now.state)) {
     report.alreadyEnded = { state: now.state, detail: now.detail };
     if (record.stopRequestedAt) report.stopRequestedAt = record.stopRequestedAt;

@@ -35,8 +35,10 @@ export interface Target {
   setup?: string;
   backend: Backend;
   slurm: SlurmOptions;
-  /** Environment variable names to forward instead of the ones the config asks for. */
+  /** Environment variable names to forward IN ADDITION to the ones the config needs (required). */
   forwardEnv?: string[];
+  /** `--no-forward-env`: names taken out of that set, loudly (preflight/forwarded.ts). */
+  noForwardEnv?: string[];
 }
 
 const slurmSchema = z
@@ -159,6 +161,7 @@ export interface TargetFlags {
   account?: string;
   sbatchArgs?: string[];
   forwardEnv?: string[];
+  noForwardEnv?: string[];
 }
 
 /** Profile (when `--target` names one) + flags -> a complete Target, or an error message. */
@@ -170,6 +173,9 @@ export function resolveTarget(flags: TargetFlags, profiles: Record<string, Targe
   }
   for (const n of flags.forwardEnv ?? []) {
     if (!envName.safeParse(n).success) return `--forward-env '${n}' is not an environment variable name`;
+  }
+  for (const n of flags.noForwardEnv ?? []) {
+    if (!envName.safeParse(n).success) return `--no-forward-env '${n}' is not an environment variable name`;
   }
   const workdir = flags.workdir ?? base.workdir;
   if (!workdir) {
@@ -195,7 +201,9 @@ export function resolveTarget(flags: TargetFlags, profiles: Record<string, Targe
       account: flags.account ?? s.account,
       extraArgs: [...s.extraArgs, ...(flags.sbatchArgs ?? [])],
     },
-    forwardEnv: flags.forwardEnv ?? base.forwardEnv,
+    // Both add to what the config needs: the profile's names and the command line's.
+    ...(flags.forwardEnv || base.forwardEnv ? { forwardEnv: [...new Set([...(base.forwardEnv ?? []), ...(flags.forwardEnv ?? [])])] } : {}),
+    ...(flags.noForwardEnv ? { noForwardEnv: flags.noForwardEnv } : {}),
   };
 }
 

@@ -116,7 +116,7 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
     const codes = await Promise.all([a.done, b.done]);
     for (const [i, p] of [a, b].entries()) {
       expect([0, 2], p.stderr).toContain(codes[i]);
-      if (codes[i] === 2) expect(p.stderr).toMatch(/^awrl-tui: run \S+ \(experiment \S+, trial qa-twin\) (was launched at the same time|is already)/m);
+      if (codes[i] === 2) expect(p.stderr).toMatch(/^awrl-tui: run qa-twin-\S+ of this trial (was launched at the same time|is already)/m);
     }
     const r = await cli(['runs', ...target(), '--json']);
     const twins = (JSON.parse(r.stdout) as Array<{ runId: string; trial: string; state: string }>).filter((x) => x.trial === 'qa-twin');

@@ -24,8 +24,15 @@ describe('a run that never started', () => {
   it('is running when its job is alive although run.json recorded no start (the launcher was interrupted)', () => {
     expect(deriveRunState({ ...never, startError: 'did not write job.pid within 15 s' }, { alive: true }).state).toBe('running');
   });
-  it('is still submitted while neither happened (the launcher is starting it)', () => {
-    expect(deriveRunState(never, {}).state).toBe('submitted');
+  it('is still submitted while its start script runs (launch.pid alive)', () => {
+    expect(deriveRunState(never, { launching: true }).state).toBe('submitted');
+  });
+  it('is an abandoned launch, not active, when no start script runs (died, or an old launcher was killed)', () => {
+    for (const p of [{}, { launching: false }]) {
+      const d = deriveRunState(never, p);
+      expect(d).toMatchObject({ state: 'failed', detail: expect.stringMatching(/^abandoned launch/) });
+      expect(isActive(d.state)).toBe(false);
+    }
   });
 });
 

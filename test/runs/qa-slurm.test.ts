@@ -73,7 +73,7 @@ describe('a followed Slurm run while squeue fails', () => {
     const twin = start(['--launch', ...target(), '--config', config, '++trial_name=qa-squeue', '--skip-preflight']);
     procs.push(twin);
     expect(await twin.done).toBe(2);
-    expect(twin.stderr).toContain(`run ${runId} (experiment`);
+    expect(twin.stderr).toContain(`run ${runId} of this trial is of unknown state (job`);
     expect(twin.stderr).toContain('is of unknown state (job');
     rmSync(flag);
 

@@ -13,7 +13,8 @@ const slurm = (over: Partial<RunRecord> = {}): RunRecord => ({
 
 describe('run state derivation', () => {
   it.each<[string, RunRecord, RunProbe, string, RegExp]>([
-    ['no attempt yet', base, {}, 'submitted', /not started/],
+    ['no attempt yet, being launched', base, { launching: true }, 'submitted', /not started/],
+    ['no attempt, no launcher', base, {}, 'failed', /abandoned launch/],
     ['direct alive', direct(), { alive: true }, 'running', /pid 42/],
     ['direct exit 0', direct(), { alive: false, exitCode: 0 }, 'finished', /exit 0/],
     ['direct exit 1', direct(), { alive: false, exitCode: 1 }, 'failed', /exit 1/],

@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { batchScript, sbatchArgs, serializeRunRecord, parseRunRecord, type RunRecord, type Target } from '../../src/runs/index.js';
-import { START_DIRECT_SCRIPT } from '../../src/runs/remote-scripts.js';
+import { START_DIRECT_SCRIPT } from '../../src/runs/start-scripts.js';
 
 const WEIRD = `it's "odd"; $(echo no) \`echo no\` \${oc.env:HOME} * ? [x] {a,b} \\ end`;
 
@@ -124,11 +124,13 @@ describe('direct start script', () => {
   it('refuses a malformed variable name on stdin before starting anything', () => {
     const dir = mkdtempSync(join(tmpdir(), 'awrl-start-'));
     try {
-      const r = spawnSync('bash', ['-c', START_DIRECT_SCRIPT, 'awrl-start', dir, 'r1', dir, '', '1', 'true'], { input: 'GOOD=1\nBAD-NAME=2\n', encoding: 'utf8' });
+      const input = `GOOD=1\nBAD-NAME=2\n@@final\t${Buffer.from('{}').toString('base64')}\n@@end\n`;
+      const r = spawnSync('bash', ['-c', START_DIRECT_SCRIPT, 'awrl-start', dir, 'r1', 'new', '', '', '', '1', dir, '', 'true'], { input, encoding: 'utf8' });
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/malformed environment variable name/);
       expect(r.stderr).not.toContain('BAD-NAME');
       expect(existsSync(join(dir, 'job.pid'))).toBe(false);
+      expect(existsSync(join(dir, 'r1'))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

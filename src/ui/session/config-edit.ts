@@ -2,7 +2,7 @@
 // and the evaluation both give (rows, diagnostics, diff, argv). Kept apart from the launch because
 // editing runs on every keystroke pause, launching once; the launch reads the committed config
 // from here.
-import type { ConfigEvaluation } from '../../config/index.js';
+import { evaluateConfig, type ConfigEvaluation } from '../../config/index.js';
 import { buildConfigView, overrideKey, typedValueText, withValue, type ConfigSource } from './config-view.js';
 import { setEnvNames, type LiveSessionOptions, type TargetConnection } from './live-options.js';
 import type { ConfigRow, SessionState } from './types.js';
@@ -19,6 +19,7 @@ export interface ConfigEditorOptions {
 export class ConfigEditor {
   private src: ConfigSource;
   private rowTypes = new Map<string, ConfigRow['type']>();
+  private committedEv: { src: ConfigSource; ev: ConfigEvaluation } | null = null;
   // An evaluation takes ~0.1-0.3 s: evaluate a draft once typing pauses, not per keystroke.
   private draftTimer: NodeJS.Timeout | null = null;
 
@@ -32,6 +33,7 @@ export class ConfigEditor {
       target: target?.target.name ?? null,
       remoteConfigPath: `${target?.target.workdir ?? '.'}/.awrl/runs/<run-id>/config.yaml`,
       python: target?.target.python,
+      forward: { add: target?.target.forwardEnv ?? [], drop: target?.target.noForwardEnv ?? [] },
     };
     this.evaluate(null);
   }
@@ -40,9 +42,12 @@ export class ConfigEditor {
     return this.src;
   }
 
-  /** The committed config, evaluated afresh (what a launch sends). */
+  /** The committed config, evaluated once per change of it (what a launch sends; the pre-flight
+   *  of the confirmation and the launch after it share one evaluation). */
   committed(): ConfigEvaluation {
-    return buildConfigView(this.src, null).evaluation;
+    const src = this.src;
+    if (this.committedEv?.src !== src) this.committedEv = { src, ev: evaluateConfig({ fileName: src.fileName, text: src.text, overrides: src.overrides, envNames: src.envNames }) };
+    return this.committedEv.ev;
   }
 
   setDraft(d: { key: string; text: string } | null): void {

@@ -5,13 +5,13 @@ import {
   diffConfigs,
   evaluateConfig,
   formatOverrideValue,
-  requiredSecretNames,
   type ConfigEvaluation,
   type KeyOrigin,
   type Val,
 } from '../../config/index.js';
 import { pyFloatRepr } from '../../config/values.js';
 import type { ConfigDiagnostic, ConfigRow, ConfigView } from './types.js';
+import { forwardingFor } from '../../preflight/forwarded.js';
 
 export interface ConfigSource {
   fileName: string;
@@ -22,6 +22,8 @@ export interface ConfigSource {
   /** Where the config will be uploaded (shown in the argv). */
   remoteConfigPath: string;
   python?: string;
+  /** The target's --forward-env / --no-forward-env (the launch's forwarding decision). */
+  forward?: { add: string[]; drop: string[] };
 }
 
 /** The dotted key an override sets ('++a.b=1' -> 'a.b', '~a.b' -> 'a.b'). */
@@ -141,7 +143,9 @@ export function buildConfigView(src: ConfigSource, draft: { key: string; text: s
       argv = [];
     }
   }
-  const secrets = ev.resolved ? requiredSecretNames(ev.resolved).map((s) => ({ name: s.name, required: s.required, present: src.envNames.has(s.name) })) : [];
+  // The very decision the launch carries out (forwarded.ts); a dropped name is not listed.
+  const forwarding = ev.resolved ? forwardingFor(ev.resolved, { forwardEnv: src.forward?.add ?? [], noForwardEnv: src.forward?.drop ?? [] }, src.envNames) : null;
+  const secrets = (forwarding?.secrets ?? []).filter((s) => !s.dropped).map((s) => ({ name: s.name, required: s.required, present: src.envNames.has(s.name) }));
   return {
     evaluation: ev,
     view: { fileName: src.fileName, overrides: src.overrides, rows, diagnostics, hasErrors: ev.hasErrors, diff, argv, secrets, target: src.target, draft },

@@ -1,15 +1,23 @@
-// Launching from the Config screen, through the same pre-flight gate as `awrl-tui --launch`: `p`
-// runs the gate alone, a launch always runs it first and stops on an error unless the user skipped
-// it (S). Results go to the session state (preflight, launch) for the Config screen to show.
-import { requiredSecretNames, type ConfigEvaluation } from '../../config/index.js';
-import { launchRun } from '../../runs/index.js';
+// Launching from the Config screen, through the same plan builder (src/runs/plan-from-config) and
+// pre-flight gate as `awrl-tui --launch`: `p` runs the gate alone, a launch always runs it first
+// and stops on an error unless the user skipped it (S). One launch evaluates the committed config
+// once and probes the target once: the confirmation's pre-flight (opened with `L`, always fresh) is
+// the launch's own when it is for the same config and recent. Quitting the cockpit mid-launch cancels it while
+// nothing was started, or waits for a start already sent (close()). Results go to the session
+// state (preflight, launch) for the Config screen to show.
+import type { ConfigEvaluation } from '../../config/index.js';
+import { defaultWhere, launchRun, planFromEvaluation, LaunchCancelled, type LaunchPlan } from '../../runs/index.js';
 // Direct module, not the index: src/preflight imports runs modules itself (see preflight-gate.ts).
 import { preflightGate, type GateResult } from '../../runs/preflight-gate.js';
+import { HOLD_ENV } from '../../runs/launch-hold.js';
 import type { ConfigEditor } from './config-edit.js';
 import type { ConfigSource } from './config-view.js';
 import { errorText } from './error-text.js';
 import { setEnvNames, type TargetConnection } from './live-options.js';
 import type { SessionState } from './types.js';
+
+/** How long a pre-flight stays the launch's own (GPU memory and leftovers change). */
+export const PREFLIGHT_REUSE_MS = 120_000;
 
 export interface LaunchFlowOptions {
   editor: ConfigEditor | null;
@@ -19,11 +27,23 @@ export interface LaunchFlowOptions {
   update(patch: Partial<SessionState>): void;
   /** The run was launched on `conn`: list it and open it. */
   launched(conn: TargetConnection, runId: string): Promise<void>;
+  now?: () => number;
+}
+
+interface Gated {
+  key: string;
+  at: number;
+  result: Promise<GateResult>;
 }
 
 export class LaunchFlow {
   // Each pre-flight gets a number: a slower earlier one must not overwrite a newer result.
   private preflightSeq = 0;
+  private lastGate: Gated | null = null;
+  private readonly abort = new AbortController();
+  private inFlight: Promise<void> | null = null;
+  private startingRun: string | null = null;
+  private farewell: string | null = null;
 
   constructor(private readonly o: LaunchFlowOptions) {}
 
@@ -32,80 +52,169 @@ export class LaunchFlow {
     if ('error' in l) {
       // Said where the pre-flight is shown, so a launch confirmation never waits for nothing.
       const target = this.o.conn?.target.name ?? 'no target';
-      return this.o.update({ preflight: { phase: 'done', target, checks: [], errors: 0, warnings: 0, blocked: true, reason: l.error, failed: l.error, overrides: [...(this.o.editor?.source.overrides ?? [])] } });
+      return this.o.update({
+        preflight: {
+          phase: 'done',
+          target,
+          checks: [],
+          errors: 0,
+          warnings: 0,
+          blocked: true,
+          reason: l.error,
+          failed: l.error,
+          overrides: [...(this.o.editor?.source.overrides ?? [])],
+        },
+      });
     }
-    await this.gate(l.conn, l.ev, l.src.overrides, false).catch((err) => {
+    // Asked for (p, or the confirmation opening): always a fresh probe, which the launch then reuses.
+    await this.gate(l.conn, l.ev, l.src, false, { fresh: true }).catch((err) => {
       this.o.update({ preflight: { phase: 'idle' }, notice: `pre-flight failed: ${errorText(err)}` });
     });
   }
 
-  async launch(skipPreflight: boolean): Promise<void> {
+  launch(skipPreflight: boolean): Promise<void> {
+    const run = this.doLaunch(skipPreflight).finally(() => {
+      if (this.inFlight === run) this.inFlight = null;
+    });
+    this.inFlight = run;
+    return run;
+  }
+
+  /** The cockpit quits: a launch not yet started is cancelled (nothing on the target); one whose
+   *  start was sent is waited for. Returns what to tell the user, or null. */
+  async close(): Promise<string | null> {
+    this.abort.abort();
+    await this.inFlight?.catch(() => undefined);
+    return this.farewell;
+  }
+
+  private async doLaunch(skipPreflight: boolean): Promise<void> {
     const { env, update } = this.o;
     const l = this.launchable();
     if ('error' in l) return update({ launch: { phase: 'failed', message: l.error } });
     const { src, conn, ev } = l;
+    // The same plan as `--launch` (node count, Slurm warnings, forwarded secrets), from this one evaluation.
+    const planned = planFromEvaluation(ev, { target: conn.target, fileName: src.fileName, text: src.text, env });
+    if (!planned.ok)
+      return update({
+        launch: {
+          phase: 'failed',
+          message: planned.messages.find((m) => /error/.test(m)) ?? 'the config has errors: see Diagnostics',
+        },
+      });
+    if (planned.forwarding.missing.length > 0) {
+      return update({
+        launch: {
+          phase: 'failed',
+          message: `not set: ${planned.forwarding.missing.map((s) => `${s.name} (${s.why})`).join(', ')}: export it before starting the cockpit`,
+        },
+      });
+    }
     update({ launch: { phase: 'launching' } });
     try {
       // Every launch goes through the gate, like `--launch`: an error stops it unless skipped.
-      const g = await this.gate(conn, ev, src.overrides, skipPreflight);
-      if (g.blocked) return update({ launch: { phase: 'failed', message: g.reason } });
-      const needs = requiredSecretNames(ev.resolved!);
-      const secretNames = conn.target.forwardEnv ?? needs.filter((s) => s.required || (env[s.name] ?? '') !== '').map((s) => s.name);
-      const cluster = (ev.resolved!.cluster ?? {}) as { n_nodes?: number; n_gpus_per_node?: number };
-      const result = await launchRun(
-        {
-          target: conn.target,
-          configText: src.text,
-          experiment: ev.experimentName!,
-          trial: ev.trialName!,
-          trainerArgv: (remoteConfigPath) => ev.launchArgv({ remoteConfigPath, python: conn.target.python }),
-          secretNames,
-          nodes: cluster.n_nodes ?? 1,
-          gpusPerNode: cluster.n_gpus_per_node,
-          preflight: g.summary,
-        },
-        conn.transport,
-        { env },
-      );
+      const g = await this.gate(conn, ev, src, skipPreflight);
+      // Quit during the pre-flight: nothing was started, nothing will be.
+      if (this.abort.signal.aborted) throw new LaunchCancelled(conn.target.name);
+      const blocked = !skipPreflight && (g.summary.failed !== undefined || g.summary.errors > 0);
+      if (blocked)
+        return update({
+          launch: {
+            phase: 'failed',
+            message: g.reason || `preflight found ${g.summary.errors} error(s) on ${conn.target.name}`,
+          },
+        });
+      const plan: LaunchPlan = { ...planned.plan, preflight: { ...g.summary, skipped: skipPreflight } };
+      const result = await launchRun(plan, conn.transport, {
+        env,
+        signal: this.abort.signal,
+        where: defaultWhere(conn.target),
+        onStarting: (runId) => (this.startingRun = runId),
+        ...(env[HOLD_ENV] ? { hold: env[HOLD_ENV] } : {}),
+      });
       const runId = result.record.runId;
-      update({ launch: { phase: 'launched', runId, message: `launched ${runId} on ${conn.target.name}` } });
-      await this.o.launched(conn, runId);
+      if (this.abort.signal.aborted)
+        this.farewell = `run ${runId} started on ${conn.target.name} (its start was under way when the cockpit quit; it runs on)`;
+      // What the plan adds to the Diagnostics (a Slurm time limit without recover.freq_secs, secrets).
+      const warned = planned.planWarnings.length ? ` (${planned.planWarnings.join('; ')})` : '';
+      update({ launch: { phase: 'launched', runId, message: `launched ${runId} on ${conn.target.name}${warned}` } });
+      if (!this.abort.signal.aborted) await this.o.launched(conn, runId);
     } catch (err) {
+      if (err instanceof LaunchCancelled) this.farewell = err.message;
+      else if (this.abort.signal.aborted && this.startingRun)
+        this.farewell = `the start of ${this.startingRun} on ${conn.target.name} failed: ${errorText(err)}`;
       update({ launch: { phase: 'failed', message: errorText(err) } });
     }
   }
 
-  /** The Config screen's committed config, evaluated; an error when it cannot launch. */
+  /** The Config screen's committed config, evaluated (once per call); an error when it cannot launch. */
   private launchable(): { src: ConfigSource; conn: TargetConnection; ev: ConfigEvaluation } | { error: string } {
     const src = this.o.editor?.source;
     const conn = this.o.conn;
     if (!src || !conn) return { error: 'no config or no target to launch on' };
     const ev = this.o.editor!.committed();
-    if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName) return { error: 'the config has errors: see Diagnostics' };
+    if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName)
+      return { error: 'the config has errors: see Diagnostics' };
     return { src, conn, ev };
   }
 
-  /** The same gate as `--launch`: one probe on the target, results into state.preflight. */
-  private async gate(conn: TargetConnection, ev: ConfigEvaluation, overrides: string[], skip: boolean): Promise<GateResult> {
+  /** The same gate as `--launch`: one probe on the target, results into state.preflight. A probe
+   *  for the same config and target, running or recent, is reused (skip only changes the verdict). */
+  private gate(
+    conn: TargetConnection,
+    ev: ConfigEvaluation,
+    src: ConfigSource,
+    skip: boolean,
+    o: { fresh?: boolean } = {},
+  ): Promise<GateResult> {
+    const now = (this.o.now ?? Date.now)();
+    const key = JSON.stringify([conn.target.name, conn.target.workdir, src.fileName, src.text, src.overrides]);
+    const last = this.lastGate;
+    if (!o.fresh && last && last.key === key && now - last.at < PREFLIGHT_REUSE_MS)
+      return last.result.then((g) => withSkip(g, skip));
     const seq = ++this.preflightSeq;
     this.o.update({ preflight: { phase: 'running', target: conn.target.name } });
-    const g = await preflightGate(conn.transport, { evaluation: ev, target: conn.target, envNames: setEnvNames(this.o.env), skip, skipHint: 'press S in the launch confirmation' });
-    if (seq === this.preflightSeq) {
-      const blocked = g.summary.failed !== undefined || g.summary.errors > 0;
-      this.o.update({
-        preflight: {
-          phase: 'done',
-          target: conn.target.name,
-          checks: g.checks.map((c) => ({ id: c.id, result: c.result, seen: c.seen, todo: c.todo })),
-          errors: g.summary.errors,
-          warnings: g.summary.warnings,
-          blocked,
-          reason: blocked ? g.reason || `preflight found ${g.summary.errors} error(s) on ${conn.target.name}` : '',
-          ...(g.summary.failed !== undefined ? { failed: g.summary.failed } : {}),
-          overrides: [...overrides],
-        },
-      });
-    }
-    return g;
+    const result = preflightGate(conn.transport, {
+      evaluation: ev,
+      target: conn.target,
+      envNames: setEnvNames(this.o.env),
+      skip: false,
+      skipHint: 'press S in the launch confirmation',
+      signal: this.abort.signal,
+    });
+    this.lastGate = { key, at: now, result };
+    // A failed probe is not kept: the next launch tries again.
+    result.catch(() => {
+      if (this.lastGate?.result === result) this.lastGate = null;
+    });
+    return result.then((g) => {
+      if (g.summary.failed !== undefined && this.lastGate?.result === result) this.lastGate = null;
+      if (seq === this.preflightSeq) {
+        const blocked = g.summary.failed !== undefined || g.summary.errors > 0;
+        this.o.update({
+          preflight: {
+            phase: 'done',
+            target: conn.target.name,
+            checks: g.checks.map((c) => ({ id: c.id, result: c.result, seen: c.seen, todo: c.todo })),
+            errors: g.summary.errors,
+            warnings: g.summary.warnings,
+            blocked,
+            reason: blocked ? g.reason || `preflight found ${g.summary.errors} error(s) on ${conn.target.name}` : '',
+            ...(g.summary.failed !== undefined ? { failed: g.summary.failed } : {}),
+            overrides: [...src.overrides],
+          },
+        });
+      }
+      return withSkip(g, skip);
+    });
   }
+}
+
+/** The gate's verdict with the user's skip applied (the probe's checks are the same either way). */
+function withSkip(g: GateResult, skip: boolean): GateResult {
+  return {
+    ...g,
+    summary: { ...g.summary, skipped: skip },
+    blocked: !skip && (g.summary.failed !== undefined || g.summary.errors > 0),
+  };
 }

@@ -187,8 +187,13 @@ export class LiveSession implements Session {
     this.update({ notice: null });
   }
 
+  /** What to tell the user once the cockpit is gone (a launch cancelled or finished as it quit). */
+  farewell: string | null = null;
+
   async close(): Promise<void> {
     this.closed = true;
+    // First: a launch under way is cancelled (nothing started) or its start is waited for.
+    this.farewell = await this.launcher.close().catch(() => null);
     this.runs.close();
     this.editor?.close();
     for (const u of this.unsubs) u();
