@@ -24,8 +24,8 @@ export interface LoadedYaml {
 
 /** Limits on hostile input (documented in README.md): a config is a few KB; past these the work
  *  and memory would grow without bound (an alias bomb doubles per line). */
-export const MAX_CONFIG_CHARS = 1 << 20;
-export const MAX_CONFIG_VALUES = 200_000;
+export const MAX_CONFIG_CHARS = 4 << 20;
+export const MAX_CONFIG_VALUES = 100_000;
 
 const TOO_BIG = (what: string, trainer: string) =>
   `${what}: refused, the cockpit reads at most ${MAX_CONFIG_CHARS.toLocaleString('en')} characters and ${MAX_CONFIG_VALUES.toLocaleString('en')} values (a trainer config is a few KB). ` +
@@ -39,6 +39,16 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
     const lineCounter = new LineCounter();
     lineCounter.addNewLine(0);
     return { doc, lineCounter, root: null, problems: [{ message: TOO_BIG(`the file has ${text.length.toLocaleString('en')} characters`, SLOW), line: 1, col: 1 }] };
+  }
+  // Every value but an alias's copies needs a line or a ',' of its own: past the budget, refuse
+  // before the parsers build a token per value.
+  const pieces = separatorsPast(text, MAX_CONFIG_VALUES);
+  if (pieces >= 0) {
+    const doc = new Document(null);
+    const lineCounter = new LineCounter();
+    lineCounter.addNewLine(0);
+    const line = text.slice(0, pieces).split('\n').length;
+    return { doc, lineCounter, root: null, problems: [{ message: TOO_BIG(`the file has more than ${MAX_CONFIG_VALUES.toLocaleString('en')} lines and flow items (the limit is passed at line ${line})`, SLOW), line, col: 1 }] };
   }
   const source = text; // `text` is also each scalar's text below
   // Duplicate keys are found here, not by the yaml package: its check compares each key with
@@ -242,6 +252,16 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
   const root = convert(contents, [], contents.range?.[0] ?? 0) as Extract<Val, { t: 'map' }>;
   root.origin = undefined;
   return { doc, lineCounter, root: problems.length ? null : root, problems };
+}
+
+/** The offset where the count of line breaks and commas passes `max`, or -1. */
+function separatorsPast(text: string, max: number): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c === 10 || c === 44) && ++n > max) return i;
+  }
+  return -1;
 }
 
 /** A tree read from a string inside the file: every value placed where that string is. */
