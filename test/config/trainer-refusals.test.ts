@@ -144,3 +144,26 @@ describe('bounded work on hostile input', () => {
     expect(evaluate(list).resolved?.webgym.big).toHaveLength(50_000);
   });
 });
+
+describe('the demo trainer refuses the same names with a clear error, no stack trace', () => {
+  it.each([['trial_name=a/b'], [`trial_name=${'x'.repeat(300)}`], ['trial_name=..']])('%s', async (o) => {
+    const { mkdtempSync, rmSync, writeFileSync, existsSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { simMain } = await import('../../src/sim/main.js');
+    const dir = mkdtempSync(join(tmpdir(), 'awrl-names-'));
+    try {
+      const root = join(dir, 'root');
+      const cfg = join(dir, 'c.yaml');
+      writeFileSync(cfg, REFERENCE.replace('/path/to/areal-fileroot', root));
+      let err = '';
+      const code = await simMain(['--config', cfg, o], { WANDB_API_KEY: 'x', HOME: dir }, { stdout: () => {}, stderr: (s) => (err += s) }, 'instant');
+      expect(code).toBe(1);
+      expect(err).toMatch(/ValueError: invalid experiment config .*trial_name/);
+      expect(err).not.toMatch(/\n\s+at /);
+      expect(existsSync(root)).toBe(false); // nothing half-made
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

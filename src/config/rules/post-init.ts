@@ -57,7 +57,7 @@ function etcdRule(cfg: Record<string, any>): RuleFinding[] {
   if (typeof addr !== 'string') return [];
   // name_resolve.make_repository: `host, port = args.etcd3_addr.split(":")`, then int(port).
   const parts = addr.split(':');
-  const why = parts.length !== 2 ? `has ${parts.length - 1} ':' (the trainer splits it into exactly host and port)` : !/^\s*[+-]?\d+(_\d+)*\s*$/.test(parts[1]) ? `has port '${shown(parts[1])}', which is not a number` : null;
+  const why = parts.length === 1 ? 'has no :port' : parts.length > 2 ? `has ${parts.length - 1} ':' (the trainer splits it into exactly host and port)` : !/^\s*[+-]?\d+(_\d+)*\s*$/.test(parts[1]) ? `has port '${shown(parts[1])}', which is not a number` : null;
   if (!why) return [];
   return [{ severity: 'error', code: 'etcd3-addr', key: 'cluster.name_resolve.etcd3_addr', message: `cluster.name_resolve.etcd3_addr '${shown(addr)}' ${why}; write host:port, e.g. etcd.internal:2379` }];
 }
@@ -77,6 +77,9 @@ function pathNameRules(cfg: Record<string, any>): RuleFinding[] {
     const built = key === 'experiment_name' && cfg.experiment_name === 'auto' ? ' (built from the config: experiment_name is auto)' : '';
     if (why) out.push({ severity: 'error', code: 'name-path', key, message: `${key} '${shown(name)}'${built} ${why}; the trainer makes it one directory under <fileroot>/logs/<user>/: choose a plain name` });
   }
+  const root = get(cfg, 'cluster.fileroot');
+  if (typeof root === 'string' && root.includes('\0'))
+    out.push({ severity: 'error', code: 'name-path', key: 'cluster.fileroot', message: `cluster.fileroot '${shown(root)}' contains a NUL character, which no path can hold; remove it` });
   if (experiment && trial && !out.length) {
     const why = wandbIdNameProblem(experiment, trial);
     if (why) out.push({ severity: 'error', code: 'name-path', key: 'trial_name', message: `${why}; shorten experiment_name or trial_name` });
