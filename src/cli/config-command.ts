@@ -88,7 +88,7 @@ async function config(args: string[]): Promise<number> {
   switch (p.sub) {
     case 'check': {
       if (p.json) {
-        out(JSON.stringify({ file: p.file, ok: !ev.hasErrors, errors: ev.diagnostics.filter((d) => d.severity === 'error').length, warnings: ev.diagnostics.filter((d) => d.severity === 'warning').length, experimentName: ev.experimentName, trialName: ev.trialName, diagnostics: ev.diagnostics.map(diagJson) }, null, 2));
+        out(JSON.stringify({ file: p.file, ok: !ev.hasErrors, errors: ev.diagnostics.filter((d) => d.severity === 'error').length, warnings: ev.diagnostics.filter((d) => d.severity === 'warning').length, experimentName: ev.experimentName, ...(ev.experimentNameUnknown ? { experimentNameUnknown: ev.experimentNameUnknown } : {}), trialName: ev.trialName, diagnostics: ev.diagnostics.map(diagJson) }, null, 2));
       } else {
         for (const d of ev.diagnostics) out(formatDiagnostic(d, p.file));
         const e = ev.diagnostics.filter((d) => d.severity === 'error').length;
@@ -123,7 +123,7 @@ async function config(args: string[]): Promise<number> {
       if (!remote.endsWith('.yaml')) throw new CliError(`--remote-config ${remote}: the uploaded config must end with .yaml (the trainer strips .yaml to find it)`, EXIT.usage);
       const argv = ev.launchArgv({ remoteConfigPath: remote });
       for (const a of argv) out(a);
-      out(`# experiment_name: ${ev.experimentName ?? '(unset)'}`);
+      out(`# experiment_name: ${ev.experimentName ?? (ev.experimentNameUnknown ? `unknown (${ev.experimentNameUnknown})` : '(unset)')}`);
       out(`# trial_name: ${ev.trialName ?? '(unset)'}`);
       for (const d of ev.diagnostics.filter((x) => x.severity === 'error' && x.code !== 'secret-in-config')) process.stderr.write(`${formatDiagnostic(d, p.file)}\n`);
       return secretErrors(ev, p.file);

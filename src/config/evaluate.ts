@@ -8,7 +8,7 @@ import { resolveTree, type InterpolationProblem } from './interpolation.js';
 import { mergeField, type MergeProblem } from './merge.js';
 import { applyOverride } from './overrides-apply.js';
 import { OverrideSyntaxError, parseOverride, type ParsedOverride } from './overrides-grammar.js';
-import { resolveExperimentName } from './experiment-name.js';
+import { nameDependsOnTarget, resolveExperimentName } from './experiment-name.js';
 import { runRules } from './rules/index.js';
 import { webGymConfig } from './schema/experiment.js';
 import { isSecretKey, redactPlain, redactVal, REDACTED, scrub, secretEnvNames, secretEnvNamesInOverrides, secretLeaves } from './secret-keys.js';
@@ -31,6 +31,8 @@ export interface ConfigEvaluation {
   hasErrors: boolean;
   resolved: Record<string, any> | null;
   experimentName: string | null;
+  /** Why experimentName is null though the config names one: it depends on the target's environment. */
+  experimentNameUnknown: string | null;
   trialName: string | null;
   /** The file with the overrides written in (comments, blank lines kept), or the resolved tree;
    *  secret values are <redacted> in both. */
@@ -201,13 +203,22 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   for (const s of secrets) if (s.text.length >= 4) secretValues.add(s.text);
   const secretTexts = [...secretValues].sort((a, b) => b.length - a.length);
   if (secretTexts.length) for (const d of diags) d.message = scrub(d.message, secretTexts);
-  diags.sort(byPosition);
   let experimentName: string | null = null;
+  let experimentNameUnknown: string | null = null;
   try {
     experimentName = resolved ? resolveExperimentName(resolved) : null;
   } catch {
     // A config that cannot name its experiment has diagnostics saying why; no name, no crash.
   }
+  const dep = resolved && experimentName ? nameDependsOnTarget(resolved) : null;
+  if (dep) {
+    // `${oc.env:MODEL}-grpo-…` is not the name the trainer will use: unknown until the target resolves it.
+    experimentName = null;
+    const text = secretTexts.length ? scrub(dep.text, secretTexts) : dep.text;
+    experimentNameUnknown = `the experiment name depends on the target's environment: ${dep.key} is '${text}', which the trainer resolves where it runs`;
+    put({ severity: 'warning', code: 'experiment-name-unknown', key: dep.key, message: `${experimentNameUnknown}; it is unknown here (set ${dep.key} to a plain value to know it before the launch)` }, originOf(dep.key));
+  }
+  diags.sort(byPosition);
   const trialName = resolved && typeof resolved.trial_name === 'string' && resolved.trial_name !== '???' ? resolved.trial_name : null;
   const isSecret = (key: string) => isSecretKey(key, secretNames);
   const shownTree = resolvedTree && secrets.length ? redactVal(resolvedTree, secretNames, secretValues) : resolvedTree;
@@ -221,6 +232,7 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     resolved,
     resolvedTree: shownTree,
     experimentName,
+    experimentNameUnknown,
     trialName,
     overrides: applied,
     effective: root ? redactPlain(toPlain(root) as Record<string, any>, secretNames, secretValues) : null,

@@ -167,3 +167,30 @@ describe('the demo trainer refuses the same names with a clear error, no stack t
     }
   });
 });
+
+describe('${oc.env:…} in what names the experiment: unknown here, never the text spliced in', () => {
+  it.each([
+    ['actor.path=${oc.env:MODEL}', 'actor.path'],
+    ['experiment_name=run-${oc.env:USER}', 'experiment_name'],
+    ['actor.optimizer.lr=${oc.env:LR}', 'actor.optimizer.lr'],
+  ])('%s', (o, key) => {
+    const ev = evaluate(REFERENCE, [o], ['WANDB_API_KEY', 'MODEL', 'USER']);
+    expect(ev.experimentName).toBeNull();
+    expect(ev.experimentNameUnknown).toContain("depends on the target's environment");
+    const d = only(ev, 'experiment-name-unknown');
+    expect([d.key, d.severity, d.override?.index]).toEqual([key, 'warning', 1]);
+    expect(ev.diagnostics.filter((x) => x.code === 'name-path')).toEqual([]);
+  });
+
+  it('a resolver before the last / of actor.path leaves the name known', () => {
+    const ev = evaluate(REFERENCE, ['actor.path=${oc.env:ROOT}/Qwen3-VL-8B-Instruct']);
+    expect(ev.experimentName).toBe('qwen3vl8b-inst-grpo-offpolicy2-nokl-prox-batch128-k8-lr5e-06');
+    expect(ev.experimentNameUnknown).toBeNull();
+  });
+
+  it("the warning never holds a secret's value (only the names of variables)", () => {
+    const ev = evaluate(REFERENCE, ['actor.path=${oc.env:GEMINI_API_KEY}'], ['WANDB_API_KEY', 'GEMINI_API_KEY']);
+    expect(JSON.stringify(ev.diagnostics)).not.toMatch(/sk-|AIza/);
+    expect(ev.experimentName).toBeNull();
+  });
+});

@@ -1,8 +1,9 @@
 // What the trainer refuses after the merge: the dataclasses' __post_init__ (run by
 // OmegaConf.to_object in load_expr_config), StatsLogger.get_log_path and name_resolve.reconfigure,
 // and names that cannot be one directory name on the target.
-import { resolveExperimentName } from '../experiment-name.js';
+import { nameDependsOnTarget, resolveExperimentName } from '../experiment-name.js';
 import { pathNameProblem, wandbIdNameProblem } from '../path-names.js';
+import { hasInterpolation } from '../values.js';
 import { get, type Rule, type RuleFinding } from './context.js';
 
 const ENGINES = ['actor', 'ref', 'critic']; // TrainEngineConfig and its subclasses
@@ -66,11 +67,12 @@ function pathNameRules(cfg: Record<string, any>): RuleFinding[] {
   const out: RuleFinding[] = [];
   let experiment: string | null = null;
   try {
-    experiment = resolveExperimentName(cfg);
+    // A name the target's environment decides (`${oc.env:…}`) is not known here: not checked.
+    experiment = nameDependsOnTarget(cfg) ? null : resolveExperimentName(cfg);
   } catch {
     // A name that cannot be built has its own diagnostics.
   }
-  const trial = typeof cfg.trial_name === 'string' && cfg.trial_name !== '???' ? cfg.trial_name : null;
+  const trial = typeof cfg.trial_name === 'string' && cfg.trial_name !== '???' && !hasInterpolation(cfg.trial_name) ? cfg.trial_name : null;
   for (const [key, name] of [['experiment_name', experiment], ['trial_name', trial]] as const) {
     if (!name) continue;
     const why = pathNameProblem(name);
