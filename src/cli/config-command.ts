@@ -2,7 +2,7 @@
 // Reads the file here (the engine is pure) and passes the NAMES of set env vars, never values.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
+import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, typedJson, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { withJsonErrors } from './json-errors.js';
@@ -11,7 +11,11 @@ const USAGE = `usage:
   awrl-tui config check FILE [OVERRIDE…] [--json]
   awrl-tui config show FILE [OVERRIDE…] [--resolved] [--json]
   awrl-tui config diff FILE [OVERRIDE…]
-  awrl-tui config argv FILE [OVERRIDE…] [--remote-config PATH]`;
+  awrl-tui config argv FILE [OVERRIDE…] [--remote-config PATH]
+
+--json (show): the config as JSON, exact where plain JSON is not: an int beyond 2^53 is written with
+all its digits (9007199254740993), a float keeps Python's text (1.0, 5e-06), and the floats JSON
+cannot spell are the strings "inf", "-inf" and "nan" (as in \`awrl-tui parse --json\`).`;
 
 interface Parsed {
   sub: string;
@@ -99,7 +103,8 @@ async function config(args: string[]): Promise<number> {
     }
     case 'show': {
       failOnFatal(ev, p.file);
-      if (p.json) out(JSON.stringify(p.resolved ? ev.redact(ev.resolved) : ev.effective, null, 2));
+      // Exact: ints beyond 2^53 keep their digits, inf/-inf/nan are the strings "inf", "-inf", "nan".
+      if (p.json) out(typedJson((p.resolved ? ev.resolvedTree : ev.effectiveTree) ?? { t: 'null' }));
       else out(ev.effectiveYaml({ resolved: p.resolved }));
       return secretErrors(ev, p.file);
     }

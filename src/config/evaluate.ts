@@ -53,6 +53,8 @@ export interface ConfigEvaluation {
   overrides: ParsedOverride[];
   /** File + overrides as plain JSON, before defaults and interpolation, secrets <redacted>; null if fatal. */
   effective: Record<string, any> | null;
+  /** The same as a typed tree (ints beyond 2^53 exact, floats kept floats), secrets <redacted>. */
+  effectiveTree: Val | null;
 }
 
 type MapVal = Extract<Val, { t: 'map' }>;
@@ -236,6 +238,7 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     trialName,
     overrides: applied,
     effective: root ? redactPlain(toPlain(root) as Record<string, any>, secretNames, secretValues) : null,
+    effectiveTree: root ? redactVal(root, secretNames, secretValues) : null,
     originOf,
     effectiveYaml(opts) {
       if (opts?.resolved) return shownTree ? emitYaml(shownTree) : '';
