@@ -61,7 +61,7 @@ function readConfig(file: string): string {
 }
 
 // These stop show/diff/argv: the file or an override cannot be read as the trainer would read it.
-const FATAL = /^(yaml-syntax|override.*|unknown-key|type-mismatch|not-optional|interpolation)$/;
+const FATAL = /^(yaml-syntax|hydra-.*|override.*|unknown-key|type-mismatch|not-optional|interpolation)$/;
 
 function failOnFatal(ev: ConfigEvaluation, file: string): void {
   const fatal = ev.diagnostics.filter((d) => d.severity === 'error' && FATAL.test(d.code));

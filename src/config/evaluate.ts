@@ -3,6 +3,7 @@
 // or the override that caused them.
 import { maskOverride, placed, type Diagnostic } from './diagnostics.js';
 import { renderEffectiveYaml, type AppliedOverride } from './effective-yaml.js';
+import { composeFile, isHydraKey, jobConfig } from './hydra-compose.js';
 import { buildLaunchArgv } from './launch-argv.js';
 import { resolveTree, type InterpolationProblem } from './interpolation.js';
 import { mergeField, type MergeProblem } from './merge.js';
@@ -119,7 +120,14 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
 
   const applied: ParsedOverride[] = [];
   const appliedAt: AppliedOverride[] = [];
-  let root: MapVal | null = loaded.root ? (cloneVal(loaded.root) as MapVal) : null;
+  // Hydra's compose first: the package header, the defaults list (hydra-compose.ts).
+  const composed = loaded.root ? composeFile(cloneVal(loaded.root) as MapVal, text) : null;
+  for (const p of composed?.problems ?? []) diags.push({ severity: 'error', code: p.code, message: p.message, key: p.key, file: fileName, line: p.line, col: p.col });
+  if (composed?.moved) {
+    const only = [...composed.root.m.keys()][0];
+    diags.push({ severity: 'warning', code: 'hydra-package', message: `the '# @package' header makes Hydra move the whole file under '${only}' (the trainer then reads every key as ${only}.<key>); remove the header to keep the keys at the top`, file: fileName, line: composed.root.origin?.kind === 'file' ? composed.root.origin.line : 1, col: 1 });
+  }
+  let root: MapVal | null = composed ? composed.root : null;
   rawOverrides.forEach((raw, i) => {
     const index = i + 1;
     const t = overrideTexts[i];
@@ -137,6 +145,12 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
       return;
     }
     if (!root) return;
+    // `hydra.job.name=x`, `+hydra.foo=1`: Hydra's own config, which the trainer accepts and drops from
+    // its config; passed on in the argv, not applied to the tree.
+    if (isHydraKey(o.key)) {
+      applied.push(o);
+      return;
+    }
     const err = applyOverride(root, o, index);
     if (err) {
       const code = OVERRIDE_CODES.find(([re]) => re.test(err))?.[1] ?? 'override';
@@ -151,7 +165,7 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   let resolvedTree: Val | null = null;
   let resolved: Record<string, any> | null = null;
   if (root) {
-    const r = mergeAndResolve(root, envNames);
+    const r = mergeAndResolve(jobConfig(root), envNames);
     merged = r.merged;
     resolvedTree = r.resolved;
     for (const p of r.merge) put({ severity: 'error', code: p.code, message: p.message, key: p.key }, p.origin);
@@ -243,6 +257,8 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     effectiveYaml(opts) {
       if (opts?.resolved) return shownTree ? emitYaml(shownTree) : '';
       if (!root) return text;
+      // A file Hydra moves under its package is written as the tree it becomes (header dropped).
+      if (composed?.moved) return emitYaml(redactVal(root, secretNames, secretValues));
       effectiveText ??= renderEffectiveYaml({
         text,
         doc: loaded.doc,
