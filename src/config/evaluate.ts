@@ -3,7 +3,7 @@
 // or the override that caused them.
 import { maskOverride, placed, type Diagnostic } from './diagnostics.js';
 import { renderEffectiveYaml, type AppliedOverride } from './effective-yaml.js';
-import { composeFile, isHydraKey, jobConfig } from './hydra-compose.js';
+import { composeFile, hydraOverrideError, isHydraKey, jobConfig } from './hydra-compose.js';
 import { buildLaunchArgv } from './launch-argv.js';
 import { resolveTree, type InterpolationProblem } from './interpolation.js';
 import { mergeField, type MergeProblem } from './merge.js';
@@ -148,7 +148,11 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     // `hydra.job.name=x`, `+hydra.foo=1`: Hydra's own config, which the trainer accepts and drops from
     // its config; passed on in the argv, not applied to the tree.
     if (isHydraKey(o.key)) {
-      applied.push(o);
+      // The file's own hydra: node adds keys to Hydra's config.
+      const inFile = nodeAt(root, o.key) !== undefined;
+      const herr = inFile && o.kind === 'set' ? null : hydraOverrideError(o.kind, o.key, t);
+      if (herr) diags.push({ severity: 'error', code: o.kind === 'add' ? 'override-exists' : 'override-missing-key', message: mask(herr), key: o.key, override: { index, text: t } });
+      else applied.push(o);
       return;
     }
     const err = applyOverride(root, o, index);

@@ -18,6 +18,37 @@ export interface ComposeProblem {
 /** Hydra's config, not the trainer's: accepted and dropped. */
 export const isHydraKey = (key: string): boolean => key === 'hydra' || key.startsWith('hydra.');
 
+// HydraConf (hydra/conf/__init__.py) as compose sees it: a key's value when set (null: unset),
+// FREE where any key goes (logging, launcher and sweeper configs, env_set, callbacks).
+const FREE = Symbol('free');
+type HydraNode = { [k: string]: HydraNode | typeof FREE | 'set' | 'unset' };
+const HYDRA_CONF: HydraNode = {
+  mode: 'unset', searchpath: 'set', output_subdir: 'set', verbose: 'set', callbacks: FREE, hydra_logging: FREE, job_logging: FREE,
+  launcher: FREE, sweeper: FREE, defaults: 'set',
+  run: { dir: 'set' }, sweep: { dir: 'set', subdir: 'set' },
+  help: { app_name: 'set', header: 'set', footer: 'set', template: 'set' }, hydra_help: { hydra_help: 'set', template: 'set' },
+  overrides: { hydra: 'set', task: 'set' },
+  job: { name: 'set', chdir: 'unset', override_dirname: 'set', id: 'set', num: 'set', config_name: 'set', env_set: FREE, env_copy: 'set', config: { override_dirname: { kv_sep: 'set', item_sep: 'set', exclude_keys: 'set' } } },
+  runtime: { version: 'set', version_base: 'set', cwd: 'set', config_sources: 'set', output_dir: 'set', choices: FREE },
+};
+
+/** Hydra's own rules for an override of its config: `=` needs the key, `+` refuses a set one. */
+export function hydraOverrideError(kind: string, key: string, text: string): string | null {
+  let node: HydraNode | typeof FREE | 'set' | 'unset' = HYDRA_CONF;
+  const path = key.split('.').slice(1);
+  for (const seg of path) {
+    if (node === FREE || node === 'set' || node === 'unset') return null; // inside a free or leaf value
+    if (!(seg in node)) {
+      if (kind === 'set') return `Could not override '${key}'. No match in Hydra's config (HydraConf). To append to it use +${text}`;
+      return null;
+    }
+    node = node[seg];
+  }
+  if (kind === 'add' && path.length && (node === 'set' || typeof node === 'object'))
+    return `Could not append to config. An item is already at '${key}' (Hydra's config); use ++${text.replace(/^\+/, '')} to change it`;
+  return null;
+}
+
 /** Keys Hydra takes out of the composed config. */
 export const HYDRA_KEYS = ['defaults', 'hydra'];
 

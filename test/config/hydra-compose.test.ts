@@ -72,3 +72,18 @@ describe('# @package header', () => {
     expect(only(evaluate(`# @package a b\n${REFERENCE}`), 'hydra-header').message).toMatch(/Too many components/);
   });
 });
+
+describe("Hydra's rules on its own config (HydraConf)", () => {
+  it.each([
+    ['hydra.foo=1', 'override-missing-key', "Could not override 'hydra.foo'"],
+    ['hydra.job.nme=x', 'override-missing-key', "Could not override 'hydra.job.nme'"],
+    ['+hydra.verbose=true', 'override-exists', "An item is already at 'hydra.verbose'"],
+  ])('%s is refused as Hydra refuses it', (o, code, message) => {
+    const d = only(evaluate(REFERENCE, [o]), code);
+    expect(d.message).toContain(message);
+  });
+  it('its free parts (logging, env_set) take any key; the file\'s hydra: node adds keys', () => {
+    expect(errors(REFERENCE, ['hydra.job_logging.root.level=DEBUG', '+hydra.job.env_set.X=1', 'hydra.run.dir=/tmp/x'])).toEqual([]);
+    expect(errors(`hydra:\n  foo: 0\n${REFERENCE}`, ['hydra.foo=1'])).toEqual([]);
+  });
+});
