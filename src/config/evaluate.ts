@@ -5,7 +5,7 @@ import { maskOverride, placed, type Diagnostic } from './diagnostics.js';
 import { renderEffectiveYaml, type AppliedOverride } from './effective-yaml.js';
 import { composeFile, hydraOverrideError, isHydraKey, jobConfig } from './hydra-compose.js';
 import { buildLaunchArgv } from './launch-argv.js';
-import { resolveTree, type InterpolationProblem } from './interpolation.js';
+import { expandedSize, resolveTree, type InterpolationProblem } from './interpolation.js';
 import { mergeField, type MergeProblem } from './merge.js';
 import { applyOverride } from './overrides-apply.js';
 import { OverrideSyntaxError, parseOverride, type ParsedOverride } from './overrides-grammar.js';
@@ -15,7 +15,7 @@ import { webGymConfig } from './schema/experiment.js';
 import { isSecretKey, redactPlain, redactVal, REDACTED, scrub, secretEnvNames, secretEnvNamesInOverrides, secretLeaves } from './secret-keys.js';
 import { cloneVal, toPlain, type Origin, type Val } from './values.js';
 import { emitYaml } from './yaml-emit.js';
-import { loadYaml } from './yaml-load.js';
+import { loadYaml, MAX_CONFIG_VALUES } from './yaml-load.js';
 
 export interface ConfigInput {
   fileName: string;
@@ -168,8 +168,18 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   let merged: Val | null = null;
   let resolvedTree: Val | null = null;
   let resolved: Record<string, any> | null = null;
-  if (root) {
-    const r = mergeAndResolve(jobConfig(root), envNames);
+  // Interpolations of interpolated lists copy like an alias bomb: bounded as the file is.
+  const maxResolved = 4 * MAX_CONFIG_VALUES;
+  const resolvedR = root ? mergeAndResolve(jobConfig(root), envNames) : null;
+  if (resolvedR && expandedSize(resolvedR.resolved, maxResolved) > maxResolved) {
+    diags.push({
+      severity: 'error',
+      code: 'interpolation',
+      message: `the resolved config has more than ${maxResolved.toLocaleString('en')} values (interpolations of lists that interpolate lists, like an alias bomb): refused, the cockpit reads at most that many. The trainer's OmegaConf would blow up on it too: it copies the value at every interpolation`,
+      file: fileName,
+    });
+  } else if (resolvedR && root) {
+    const r = resolvedR;
     merged = r.merged;
     resolvedTree = r.resolved;
     for (const p of r.merge) put({ severity: 'error', code: p.code, message: p.message, key: p.key }, p.origin);

@@ -139,6 +139,14 @@ describe('bounded work on hostile input', () => {
     expect(d.line).toBe(MAX_CONFIG_VALUES + 1);
   });
 
+  it('interpolations of interpolated lists (an interpolation bomb) are refused, quickly', () => {
+    const levels = Array.from({ length: 7 }, (_, i) => `  a${i + 1}: [${Array(10).fill(`"\${webgym.a${i}}"`).join(', ')}]`);
+    const t0 = Date.now();
+    const d = only(evaluate(`webgym:\n  a0: [x, x, x, x, x, x, x, x, x, x]\n${levels.join('\n')}\n`), 'interpolation');
+    expect(Date.now() - t0).toBeLessThan(20_000); // unbounded, a minute and 1.6 GB
+    expect(d.message).toMatch(/more than 400,000 values.*OmegaConf would blow up on it too/);
+  });
+
   it('below the limits a big list still reads', () => {
     const list = mutate('webgym:\n', `webgym:\n  big: [${Array(50_000).fill('1').join(',')}]\n`);
     expect(evaluate(list).resolved?.webgym.big).toHaveLength(50_000);
