@@ -40,7 +40,18 @@ export function resolveExperimentName(cfg: Record<string, any>): string | null {
 }
 
 /** The keys `experiment_name: auto` is built from (inferExperimentName reads these). */
-const NAME_INPUTS = ['actor.path', 'actor.critic_loss', 'actor.actor_loss', 'rollout.max_head_offpolicyness', 'actor.kl_ctl', 'actor.recompute_logprob', 'rollout.consumer_batch_size', 'train_dataset.batch_size', 'gconfig.n_samples', 'actor.optimizer.lr'];
+const NAME_INPUTS = [
+  'actor.path',
+  'actor.critic_loss',
+  'actor.actor_loss',
+  'rollout.max_head_offpolicyness',
+  'actor.kl_ctl',
+  'actor.recompute_logprob',
+  'rollout.consumer_batch_size',
+  'train_dataset.batch_size',
+  'gconfig.n_samples',
+  'actor.optimizer.lr',
+];
 
 const at = (cfg: Record<string, any>, key: string): unknown => key.split('.').reduce<any>((o, k) => (o == null ? undefined : o[k]), cfg);
 

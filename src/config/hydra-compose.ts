@@ -23,12 +23,32 @@ export const isHydraKey = (key: string): boolean => key === 'hydra' || key.start
 const FREE = Symbol('free');
 type HydraNode = { [k: string]: HydraNode | typeof FREE | 'set' | 'unset' };
 const HYDRA_CONF: HydraNode = {
-  mode: 'unset', searchpath: 'set', output_subdir: 'set', verbose: 'set', callbacks: FREE, hydra_logging: FREE, job_logging: FREE,
-  launcher: FREE, sweeper: FREE, defaults: 'set',
-  run: { dir: 'set' }, sweep: { dir: 'set', subdir: 'set' },
-  help: { app_name: 'set', header: 'set', footer: 'set', template: 'set' }, hydra_help: { hydra_help: 'set', template: 'set' },
+  mode: 'unset',
+  searchpath: 'set',
+  output_subdir: 'set',
+  verbose: 'set',
+  callbacks: FREE,
+  hydra_logging: FREE,
+  job_logging: FREE,
+  launcher: FREE,
+  sweeper: FREE,
+  defaults: 'set',
+  run: { dir: 'set' },
+  sweep: { dir: 'set', subdir: 'set' },
+  help: { app_name: 'set', header: 'set', footer: 'set', template: 'set' },
+  hydra_help: { hydra_help: 'set', template: 'set' },
   overrides: { hydra: 'set', task: 'set' },
-  job: { name: 'set', chdir: 'unset', override_dirname: 'set', id: 'set', num: 'set', config_name: 'set', env_set: FREE, env_copy: 'set', config: { override_dirname: { kv_sep: 'set', item_sep: 'set', exclude_keys: 'set' } } },
+  job: {
+    name: 'set',
+    chdir: 'unset',
+    override_dirname: 'set',
+    id: 'set',
+    num: 'set',
+    config_name: 'set',
+    env_set: FREE,
+    env_copy: 'set',
+    config: { override_dirname: { kv_sep: 'set', item_sep: 'set', exclude_keys: 'set' } },
+  },
   runtime: { version: 'set', version_base: 'set', cwd: 'set', config_sources: 'set', output_dir: 'set', choices: FREE },
 };
 
@@ -39,13 +59,17 @@ export function hydraOverrideError(kind: string, key: string, text: string): str
   for (const seg of path) {
     if (node === FREE || node === 'set' || node === 'unset') return null; // inside a free or leaf value
     if (!(seg in node)) {
-      if (kind === 'set') return `Could not override '${key}'. No match in Hydra's config (HydraConf). To append to it use +${text}`;
+      if (kind === 'set')
+        return `Could not override '${key}'. No match in Hydra's config (HydraConf). To append to it use +${text}`;
       return null;
     }
     node = node[seg];
   }
   if (kind === 'add' && path.length && (node === 'set' || typeof node === 'object'))
-    return `Could not append to config. An item is already at '${key}' (Hydra's config); use ++${text.replace(/^\+/, '')} to change it`;
+    return (
+      `Could not append to config. An item is already at '${key}' (Hydra's config); ` +
+      `use ++${text.replace(/^\+/, '')} to change it`
+    );
   return null;
 }
 
@@ -61,9 +85,27 @@ export function packageHeader(text: string): { package: string | null; line: num
     const line = lines[i].trim();
     if (!line) continue;
     if (!/^\s*#\s*@/.test(line)) break;
-    const parts = line.replace(/^#+/, '').trim().split(' ').filter((x) => x.length > 0);
-    if (parts.length < 2) return { code: 'hydra-header', message: `Expected header format: KEY VALUE, got '${parts.join(' ')}' (Hydra reads '# @package NAME' on the first lines)`, line: i + 1, col: 1 };
-    if (parts.length > 2) return { code: 'hydra-header', message: `Too many components in '${parts.join(' ')}' (Hydra reads '# @package NAME')`, line: i + 1, col: 1 };
+    const parts = line
+      .replace(/^#+/, '')
+      .trim()
+      .split(' ')
+      .filter((x) => x.length > 0);
+    if (parts.length < 2)
+      return {
+        code: 'hydra-header',
+        message:
+          `Expected header format: KEY VALUE, got '${parts.join(' ')}' ` +
+          "(Hydra reads '# @package NAME' on the first lines)",
+        line: i + 1,
+        col: 1,
+      };
+    if (parts.length > 2)
+      return {
+        code: 'hydra-header',
+        message: `Too many components in '${parts.join(' ')}' (Hydra reads '# @package NAME')`,
+        line: i + 1,
+        col: 1,
+      };
     if (parts[0] === '@package') pkg = { package: parts[1], line: i + 1 };
   }
   return pkg;
@@ -72,14 +114,30 @@ export function packageHeader(text: string): { package: string | null; line: num
 /** The `defaults` list: `_self_` only. Anything else names another config file. */
 function checkDefaults(v: Val): ComposeProblem[] {
   const at = (x: Val) => (x.origin?.kind === 'file' ? { line: x.origin.line, col: x.origin.col } : { line: 1, col: 1 });
-  if (v.t !== 'list') return [{ code: 'hydra-defaults', message: "defaults must be a list (Hydra's defaults list, e.g. defaults: [_self_])", ...at(v), key: 'defaults' }];
+  if (v.t !== 'list')
+    return [
+      {
+        code: 'hydra-defaults',
+        message: "defaults must be a list (Hydra's defaults list, e.g. defaults: [_self_])",
+        ...at(v),
+        key: 'defaults',
+      },
+    ];
   const out: ComposeProblem[] = [];
   v.a.forEach((e, i) => {
     if (e.t === 'str' && e.v === '_self_') return;
-    const shown = e.t === 'str' ? e.v : e.t === 'map' ? [...e.m].map(([k, x]) => `${k}: ${x.t === 'str' ? x.v : x.t}`).join(', ') : e.t;
+    const shown =
+      e.t === 'str'
+        ? e.v
+        : e.t === 'map'
+          ? [...e.m].map(([k, x]) => `${k}: ${x.t === 'str' ? x.v : x.t}`).join(', ')
+          : e.t;
     out.push({
       code: 'hydra-defaults',
-      message: `defaults entry '${shown}' makes Hydra load another config file from the config's directory; the launch uploads only this file, so the trainer would not find it (and it is not checked here): write its keys into this file`,
+      message:
+        `defaults entry '${shown}' makes Hydra load another config file from the config's directory; ` +
+        'the launch uploads only this file, so the trainer would not find it (and it is not checked here): ' +
+        'write its keys into this file',
       ...at(e),
       key: `defaults.${i}`,
     });

@@ -34,7 +34,8 @@ export function typedJson(v: Val, indent = ''): string {
   const inner = `${indent}  `;
   if (v.t === 'map') {
     if (v.m.size === 0) return '{}';
-    return `{\n${[...v.m].map(([k, x]) => `${inner}${JSON.stringify(k)}: ${typedJson(x, inner)}`).join(',\n')}\n${indent}}`;
+    const entries = [...v.m].map(([k, x]) => `${inner}${JSON.stringify(k)}: ${typedJson(x, inner)}`);
+    return `{\n${entries.join(',\n')}\n${indent}}`;
   }
   if (v.t === 'list') {
     if (v.a.length === 0) return '[]';

@@ -9,7 +9,8 @@ export const NAME_MAX_BYTES = 255;
 export function pathNameProblem(name: string): string | null {
   if (name.includes('\0')) return 'contains a NUL character, which no path can hold';
   if (name.includes('/')) return "contains '/', which would make it several directories";
-  if (name === '.' || name === '..') return `is '${name}', which names ${name === '.' ? 'the directory itself' : 'the parent directory'}`;
+  if (name === '.' || name === '..')
+    return `is '${name}', which names ${name === '.' ? 'the directory itself' : 'the parent directory'}`;
   const bytes = new TextEncoder().encode(name).length;
   if (bytes > NAME_MAX_BYTES) return `is ${bytes} bytes long; a file name on Linux holds at most ${NAME_MAX_BYTES}`;
   return null;
@@ -18,5 +19,8 @@ export function pathNameProblem(name: string): string | null {
 /** The wandb id file `<experiment>__<trial>` is one name too: both together must fit. */
 export function wandbIdNameProblem(experiment: string, trial: string): string | null {
   const bytes = new TextEncoder().encode(`${experiment}__${trial}`).length;
-  return bytes > NAME_MAX_BYTES ? `'<experiment_name>__<trial_name>' (the wandb id file) is ${bytes} bytes long; a file name holds at most ${NAME_MAX_BYTES}` : null;
+  return bytes > NAME_MAX_BYTES
+    ? `'<experiment_name>__<trial_name>' (the wandb id file) is ${bytes} bytes long; ` +
+        `a file name holds at most ${NAME_MAX_BYTES}`
+    : null;
 }

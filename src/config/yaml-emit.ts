@@ -23,7 +23,17 @@ export function needsQuotes(s: string): boolean {
 
 const singleQuote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-const ESCAPES: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0', '\x85': '\\N', '\u2028': '\\L', '\u2029': '\\P', '"': '\\"', '\\': '\\\\' };
+const ESCAPES: Record<string, string> = {
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\0': '\\0',
+  '\x85': '\\N',
+  '\u2028': '\\L',
+  '\u2029': '\\P',
+  '"': '\\"',
+  '\\': '\\\\',
+};
 
 /** A YAML double-quoted scalar: every character PyYAML would not read literally as an escape. */
 export function doubleQuote(s: string): string {
@@ -33,7 +43,8 @@ export function doubleQuote(s: string): string {
     if (e) out += e;
     else if (NOT_LITERAL.test(ch)) {
       const c = ch.codePointAt(0)!;
-      out += c < 0x100 ? `\\x${c.toString(16).padStart(2, '0')}` : c < 0x10000 ? `\\u${c.toString(16).padStart(4, '0')}` : `\\U${c.toString(16).padStart(8, '0')}`;
+      const [esc, width]: [string, number] = c < 0x100 ? ['x', 2] : c < 0x10000 ? ['u', 4] : ['U', 8];
+      out += `\\${esc}${c.toString(16).padStart(width, '0')}`;
     } else out += ch;
   }
   return `${out}"`;

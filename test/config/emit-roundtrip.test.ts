@@ -34,21 +34,97 @@ function typed(v: Val): unknown {
   }
 }
 
-const SPECIAL = ['\t', '\n', '\r', '\0', '\x01', '\x1b', '\x7f', '\x85', '\x9f', '\u2028', '\u2029', '\ufeff', '\ufffe', ' ', "'", '"', '\\', '#', ':', '-', '?', '[', ']', '{', '}', ',', '&', '*', '!', '|', '>', '%', '@', '`', '~', '=', '.', '_', '+'];
-const ORDINARY = ['a', 'y', 'n', 'e', 'E', 'x', 'o', 'b', '0', '1', '7', 'é', '任', '🙂', 'true', 'null', 'yes', '0x', '1e', '${a}', '...', '---'];
-const text = fc.string({ unit: fc.oneof(fc.constantFrom(...SPECIAL), fc.constantFrom(...ORDINARY)), maxLength: 10 }).filter((s) => s !== '???');
+const SPECIAL = [
+  '\t',
+  '\n',
+  '\r',
+  '\0',
+  '\x01',
+  '\x1b',
+  '\x7f',
+  '\x85',
+  '\x9f',
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\ufffe',
+  ' ',
+  "'",
+  '"',
+  '\\',
+  '#',
+  ':',
+  '-',
+  '?',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '&',
+  '*',
+  '!',
+  '|',
+  '>',
+  '%',
+  '@',
+  '`',
+  '~',
+  '=',
+  '.',
+  '_',
+  '+',
+];
+const ORDINARY = [
+  'a',
+  'y',
+  'n',
+  'e',
+  'E',
+  'x',
+  'o',
+  'b',
+  '0',
+  '1',
+  '7',
+  'é',
+  '任',
+  '🙂',
+  'true',
+  'null',
+  'yes',
+  '0x',
+  '1e',
+  '${a}',
+  '...',
+  '---',
+];
+const text = fc
+  .string({ unit: fc.oneof(fc.constantFrom(...SPECIAL), fc.constantFrom(...ORDINARY)), maxLength: 10 })
+  .filter((s) => s !== '???');
 
 const scalar: fc.Arbitrary<Val> = fc.oneof(
   text.map((v): Val => ({ t: 'str', v })),
-  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map((b): Val => (Number.isSafeInteger(Number(b)) ? { t: 'int', v: Number(b) } : { t: 'int', v: Number(b), digits: b.toString() })),
+  fc
+    .bigInt({ min: -(2n ** 70n), max: 2n ** 70n })
+    .map((b): Val =>
+      Number.isSafeInteger(Number(b)) ? { t: 'int', v: Number(b) } : { t: 'int', v: Number(b), digits: b.toString() },
+    ),
   fc.double().map((v): Val => ({ t: 'float', v })),
   fc.boolean().map((v): Val => ({ t: 'bool', v })),
   fc.constant<Val>({ t: 'null' }),
 );
 
 const tree = fc.letrec<{ node: Val; map: Val }>((tie) => ({
-  node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('map'), fc.array(tie('node'), { maxLength: 4 }).map((a): Val => ({ t: 'list', a }))),
-  map: fc.uniqueArray(fc.tuple(text, tie('node')), { maxLength: 5, selector: ([k]) => k }).map((es): Val => ({ t: 'map', m: new Map(es) })),
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    scalar,
+    tie('map'),
+    fc.array(tie('node'), { maxLength: 4 }).map((a): Val => ({ t: 'list', a })),
+  ),
+  map: fc
+    .uniqueArray(fc.tuple(text, tie('node')), { maxLength: 5, selector: ([k]) => k })
+    .map((es): Val => ({ t: 'map', m: new Map(es) })),
 })).map;
 
 function pyLoad(texts: string[]): unknown[] {
@@ -62,12 +138,30 @@ describe('emit -> PyYAML + OmegaConf load -> the same values', () => {
     const trees = fc.sample(tree, { numRuns: 400, seed: 20261201 }).filter((t) => t.t === 'map' && t.m.size > 0);
     const texts = trees.map((t) => emitYaml(t));
     const loaded = pyLoad(texts);
-    const bad = trees.map((t, i) => ({ yaml: texts[i], want: { value: typed(t) }, got: loaded[i] })).filter((c) => JSON.stringify(c.want) !== JSON.stringify(c.got));
+    const bad = trees
+      .map((t, i) => ({ yaml: texts[i], want: { value: typed(t) }, got: loaded[i] }))
+      .filter((c) => JSON.stringify(c.want) !== JSON.stringify(c.got));
     expect(bad.slice(0, 3)).toEqual([]);
   });
 
-  it.each([['a\tb'], ['tab\t'], ['\x01ctl'], ['line\u2028sep'], ['nel\x85x'], ['del\x7f'], ['...'], ['--- x'], ['multi\nline\ttab']])('%j', (s) => {
-    const v: Val = { t: 'map', m: new Map<string, Val>([['k', { t: 'str', v: s }], [s, { t: 'int', v: 1 }]]) };
+  it.each([
+    ['a\tb'],
+    ['tab\t'],
+    ['\x01ctl'],
+    ['line\u2028sep'],
+    ['nel\x85x'],
+    ['del\x7f'],
+    ['...'],
+    ['--- x'],
+    ['multi\nline\ttab'],
+  ])('%j', (s) => {
+    const v: Val = {
+      t: 'map',
+      m: new Map<string, Val>([
+        ['k', { t: 'str', v: s }],
+        [s, { t: 'int', v: 1 }],
+      ]),
+    };
     expect(pyLoad([emitYaml(v)])[0]).toEqual({ value: typed(v) });
   });
 
@@ -80,7 +174,12 @@ describe('emit -> PyYAML + OmegaConf load -> the same values', () => {
 
 describe('config show --json: exact', () => {
   it('ints beyond 2^53 keep every digit; inf, -inf, nan are the strings "inf", "-inf", "nan"', () => {
-    const ev = evaluate(REFERENCE, ['seed=9007199254740993', 'actor.optimizer.lr=inf', '++gconfig.top_p=-inf', '++actor.eps_clip=nan']);
+    const ev = evaluate(REFERENCE, [
+      'seed=9007199254740993',
+      'actor.optimizer.lr=inf',
+      '++gconfig.top_p=-inf',
+      '++actor.eps_clip=nan',
+    ]);
     const json = typedJson(ev.resolvedTree!);
     expect(json).toContain('"seed": 9007199254740993,');
     expect(json).not.toContain('9007199254740992');
@@ -89,7 +188,7 @@ describe('config show --json: exact', () => {
     expect(back.sglang.random_seed).toBe(Number('9007199254740993')); // JSON.parse itself rounds; the text does not
   });
 
-  it('where plain JSON is exact it reads back the same; a float keeps its .0, in JSON.stringify\'s layout', () => {
+  it("where plain JSON is exact it reads back the same; a float keeps its .0, in JSON.stringify's layout", () => {
     const ev = evaluate(REFERENCE);
     const json = typedJson(ev.resolvedTree!);
     expect(JSON.parse(json)).toEqual(ev.redact(ev.resolved));

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { packageHeader } from '../../src/config/hydra-compose.js';
 import { evaluate, only, REFERENCE } from './helpers.js';
 
-const errors = (text: string, overrides: string[] = []) => evaluate(text, overrides).diagnostics.filter((d) => d.severity === 'error');
+const errors = (text: string, overrides: string[] = []) =>
+  evaluate(text, overrides).diagnostics.filter((d) => d.severity === 'error');
 
 describe('hydra.* overrides', () => {
   it('hydra.job.name=x, hydra.verbose=true, +hydra.foo=1: accepted, not in the config, passed on to the trainer', () => {
@@ -15,9 +16,11 @@ describe('hydra.* overrides', () => {
     const ev = evaluate(REFERENCE, ovs);
     expect(ev.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(ev.resolved && 'hydra' in ev.resolved).toBe(false);
-    expect(ev.launchArgv({ remoteConfigPath: 'c.yaml' })).toEqual(expect.arrayContaining(['++hydra.job.name=x', '++hydra.verbose=true', '++hydra.foo=1']));
+    expect(ev.launchArgv({ remoteConfigPath: 'c.yaml' })).toEqual(
+      expect.arrayContaining(['++hydra.job.name=x', '++hydra.verbose=true', '++hydra.foo=1']),
+    );
   });
-  it('a key merely starting with hydra is the trainer\'s (and unknown)', () => {
+  it("a key merely starting with hydra is the trainer's (and unknown)", () => {
     expect(only(evaluate(REFERENCE, ['+hydrax=1']), 'unknown-key').key).toBe('hydrax');
   });
 });
@@ -68,7 +71,9 @@ describe('# @package header', () => {
     expect(packageHeader('\n\n# @package actor\nseed: 1\n').package).toBe('actor');
   });
   it('a malformed header is refused as Hydra refuses it', () => {
-    expect(only(evaluate(`# @package\n${REFERENCE}`), 'hydra-header').message).toMatch(/Expected header format: KEY VALUE/);
+    expect(only(evaluate(`# @package\n${REFERENCE}`), 'hydra-header').message).toMatch(
+      /Expected header format: KEY VALUE/,
+    );
     expect(only(evaluate(`# @package a b\n${REFERENCE}`), 'hydra-header').message).toMatch(/Too many components/);
   });
 });
@@ -82,8 +87,10 @@ describe("Hydra's rules on its own config (HydraConf)", () => {
     const d = only(evaluate(REFERENCE, [o]), code);
     expect(d.message).toContain(message);
   });
-  it('its free parts (logging, env_set) take any key; the file\'s hydra: node adds keys', () => {
-    expect(errors(REFERENCE, ['hydra.job_logging.root.level=DEBUG', '+hydra.job.env_set.X=1', 'hydra.run.dir=/tmp/x'])).toEqual([]);
+  it("its free parts (logging, env_set) take any key; the file's hydra: node adds keys", () => {
+    expect(
+      errors(REFERENCE, ['hydra.job_logging.root.level=DEBUG', '+hydra.job.env_set.X=1', 'hydra.run.dir=/tmp/x']),
+    ).toEqual([]);
     expect(errors(`hydra:\n  foo: 0\n${REFERENCE}`, ['hydra.foo=1'])).toEqual([]);
   });
 });

@@ -6,10 +6,11 @@ import { MAX_CONFIG_CHARS, MAX_CONFIG_VALUES } from '../../src/config/yaml-load.
 import { pathNameProblem } from '../../src/config/index.js';
 import { evaluate, mutate, only, REFERENCE } from './helpers.js';
 
-const errors = (overrides: string[], text = REFERENCE) => evaluate(text, overrides).diagnostics.filter((d) => d.severity === 'error');
+const errors = (overrides: string[], text = REFERENCE) =>
+  evaluate(text, overrides).diagnostics.filter((d) => d.severity === 'error');
 const LOG_PATH = 'ValueError: fileroot, experiment_name, and trial_name must be provided.';
 
-describe('empty trial_name / experiment_name / cluster.fileroot: the trainer\'s get_log_path refuses', () => {
+describe("empty trial_name / experiment_name / cluster.fileroot: the trainer's get_log_path refuses", () => {
   it.each([
     ['trial_name=', 'trial_name'],
     ["experiment_name=''", 'experiment_name'],
@@ -31,10 +32,26 @@ describe('empty trial_name / experiment_name / cluster.fileroot: the trainer\'s 
 
 describe("the dataclasses' __post_init__", () => {
   it.each([
-    ['++actor.archon.pp_layers_per_stage=0', 'actor.archon.pp_layers_per_stage', 'pp_layers_per_stage must be >= 1, got 0'],
-    ['++actor.archon.pp_layers_per_stage=-3', 'actor.archon.pp_layers_per_stage', 'pp_layers_per_stage must be >= 1, got -3'],
-    ['++actor.archon.pp_first_stage_less_layers=-1', 'actor.archon.pp_first_stage_less_layers', 'pp_first_stage_less_layers must be >= 0, got -1'],
-    ['++actor.archon.pp_last_stage_less_layers=-2', 'actor.archon.pp_last_stage_less_layers', 'pp_last_stage_less_layers must be >= 0, got -2'],
+    [
+      '++actor.archon.pp_layers_per_stage=0',
+      'actor.archon.pp_layers_per_stage',
+      'pp_layers_per_stage must be >= 1, got 0',
+    ],
+    [
+      '++actor.archon.pp_layers_per_stage=-3',
+      'actor.archon.pp_layers_per_stage',
+      'pp_layers_per_stage must be >= 1, got -3',
+    ],
+    [
+      '++actor.archon.pp_first_stage_less_layers=-1',
+      'actor.archon.pp_first_stage_less_layers',
+      'pp_first_stage_less_layers must be >= 0, got -1',
+    ],
+    [
+      '++actor.archon.pp_last_stage_less_layers=-2',
+      'actor.archon.pp_last_stage_less_layers',
+      'pp_last_stage_less_layers must be >= 0, got -2',
+    ],
     ['++ref.archon.pp_layers_per_stage=0', 'ref.archon.pp_layers_per_stage', 'pp_layers_per_stage must be >= 1, got 0'],
   ])('%s: ArchonEngineConfig refuses it', (o, key, message) => {
     const d = only(evaluate(REFERENCE, [o]), 'archon-pp');
@@ -43,27 +60,43 @@ describe("the dataclasses' __post_init__", () => {
   });
 
   it('the values the dataclass takes pass: pp_layers_per_stage 1 or null, less_layers 0', () => {
-    const ev = evaluate(REFERENCE, ['++actor.archon.pp_layers_per_stage=1', '++actor.archon.pp_first_stage_less_layers=0', '++ref.archon.pp_layers_per_stage=null']);
+    const ev = evaluate(REFERENCE, [
+      '++actor.archon.pp_layers_per_stage=1',
+      '++actor.archon.pp_first_stage_less_layers=0',
+      '++ref.archon.pp_layers_per_stage=null',
+    ]);
     expect(ev.diagnostics.filter((d) => d.code === 'archon-pp')).toEqual([]);
   });
 
   it('fsdp.memory_efficient_load with init_from_scratch: TrainEngineConfig refuses it', () => {
-    const d = only(evaluate(REFERENCE, ['++actor.fsdp.memory_efficient_load=true', '++actor.init_from_scratch=true']), 'memory-efficient-load');
+    const d = only(
+      evaluate(REFERENCE, ['++actor.fsdp.memory_efficient_load=true', '++actor.init_from_scratch=true']),
+      'memory-efficient-load',
+    );
     expect(d.key).toBe('actor.fsdp.memory_efficient_load');
     expect(d.message).toContain('memory_efficient_load cannot be used with init_from_scratch=True');
     // Either alone is fine.
-    expect(errors(['++actor.fsdp.memory_efficient_load=true']).filter((x) => x.code === 'memory-efficient-load')).toEqual([]);
+    expect(
+      errors(['++actor.fsdp.memory_efficient_load=true']).filter((x) => x.code === 'memory-efficient-load'),
+    ).toEqual([]);
     expect(errors(['++actor.init_from_scratch=true']).filter((x) => x.code === 'memory-efficient-load')).toEqual([]);
   });
 });
 
 describe('cluster.name_resolve.etcd3_addr: `host, port = addr.split(":")` then int(port)', () => {
   it.each(['localhost', 'a:b:2379', 'etcd:', 'etcd:port'])('etcd3 with %s is refused', (addr) => {
-    const d = only(evaluate(REFERENCE, ['cluster.name_resolve.type=etcd3', `++cluster.name_resolve.etcd3_addr='${addr}'`]), 'etcd3-addr');
+    const d = only(
+      evaluate(REFERENCE, ['cluster.name_resolve.type=etcd3', `++cluster.name_resolve.etcd3_addr='${addr}'`]),
+      'etcd3-addr',
+    );
     expect(d.message).toContain('write host:port');
   });
   it('host:port passes; another name_resolve type does not read it', () => {
-    expect(errors(['cluster.name_resolve.type=etcd3', '++cluster.name_resolve.etcd3_addr=etcd.internal:2379']).filter((d) => d.code === 'etcd3-addr')).toEqual([]);
+    expect(
+      errors(['cluster.name_resolve.type=etcd3', '++cluster.name_resolve.etcd3_addr=etcd.internal:2379']).filter(
+        (d) => d.code === 'etcd3-addr',
+      ),
+    ).toEqual([]);
     expect(errors(['++cluster.name_resolve.etcd3_addr=nonsense']).filter((d) => d.code === 'etcd3-addr')).toEqual([]);
   });
 });
@@ -88,7 +121,10 @@ describe('names that would break paths on the target', () => {
   });
 
   it('the wandb id file <experiment>__<trial> must fit one name too', () => {
-    const d = only(evaluate(REFERENCE, [`experiment_name=${'e'.repeat(150)}`, `trial_name=${'t'.repeat(150)}`]), 'name-path');
+    const d = only(
+      evaluate(REFERENCE, [`experiment_name=${'e'.repeat(150)}`, `trial_name=${'t'.repeat(150)}`]),
+      'name-path',
+    );
     expect(d.message).toContain('wandb id file');
   });
 
@@ -101,12 +137,16 @@ describe('names that would break paths on the target', () => {
 });
 
 describe('a file that is only a scalar: what the trainer says', () => {
-  it('a string is {string: None} to OmegaConf.create: Key \'hello\' not in \'WebGymConfig\'', () => {
+  it("a string is {string: None} to OmegaConf.create: Key 'hello' not in 'WebGymConfig'", () => {
     const d = only(evaluate('hello\n'), 'unknown-key');
     expect(d.message).toMatch(/^Key 'hello' not in 'WebGymConfig'/);
     expect(d.line).toBe(1);
   });
-  it.each([['42\n', 'int'], ['true\n', 'bool'], ['1.5\n', 'float']])('%j: Invalid loaded object type', (text, type) => {
+  it.each([
+    ['42\n', 'int'],
+    ['true\n', 'bool'],
+    ['1.5\n', 'float'],
+  ])('%j: Invalid loaded object type', (text, type) => {
     expect(only(evaluate(text), 'yaml-syntax').message).toContain(`Invalid loaded object type: ${type}`);
   });
   it('a list: Hydra wants a dictionary', () => {
@@ -115,7 +155,10 @@ describe('a file that is only a scalar: what the trainer says', () => {
 });
 
 describe('bounded work on hostile input', () => {
-  const bomb = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`)].join('\n');
+  const bomb = [
+    'a0: &a0 [x, x, x, x, x, x, x, x, x, x]',
+    ...Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`),
+  ].join('\n');
 
   it('a 1 KB alias bomb is refused past the value limit, quickly, saying the trainer would blow up too', () => {
     const t0 = Date.now();
@@ -140,7 +183,10 @@ describe('bounded work on hostile input', () => {
   });
 
   it('interpolations of interpolated lists (an interpolation bomb) are refused, quickly', () => {
-    const levels = Array.from({ length: 7 }, (_, i) => `  a${i + 1}: [${Array(10).fill(`"\${webgym.a${i}}"`).join(', ')}]`);
+    const levels = Array.from(
+      { length: 7 },
+      (_, i) => `  a${i + 1}: [${Array(10).fill(`"\${webgym.a${i}}"`).join(', ')}]`,
+    );
     const t0 = Date.now();
     const d = only(evaluate(`webgym:\n  a0: [x, x, x, x, x, x, x, x, x, x]\n${levels.join('\n')}\n`), 'interpolation');
     expect(Date.now() - t0).toBeLessThan(20_000); // unbounded, a minute and 1.6 GB
@@ -165,7 +211,12 @@ describe('the demo trainer refuses the same names with a clear error, no stack t
       const cfg = join(dir, 'c.yaml');
       writeFileSync(cfg, REFERENCE.replace('/path/to/areal-fileroot', root));
       let err = '';
-      const code = await simMain(['--config', cfg, o], { WANDB_API_KEY: 'x', HOME: dir }, { stdout: () => {}, stderr: (s) => (err += s) }, 'instant');
+      const code = await simMain(
+        ['--config', cfg, o],
+        { WANDB_API_KEY: 'x', HOME: dir },
+        { stdout: () => {}, stderr: (s) => (err += s) },
+        'instant',
+      );
       expect(code).toBe(1);
       expect(err).toMatch(/ValueError: invalid experiment config .*trial_name/);
       expect(err).not.toMatch(/\n\s+at /);
