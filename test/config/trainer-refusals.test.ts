@@ -253,3 +253,36 @@ describe('${oc.env:…} in what names the experiment: unknown here, never the te
     expect(ev.experimentName).toBeNull();
   });
 });
+
+describe("the name check agrees with the target's filesystem (real os.makedirs, as get_log_path calls it)", () => {
+  it('names refused for NUL or length fail in Python; names accepted are made as ONE directory', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { PYTHON } = await import('../harness/omegaconf.js');
+    const names = ['intuition-model', 'a..b', 'x'.repeat(255), 'é'.repeat(127), 'x'.repeat(256), 'é'.repeat(128), 'a\0b', 'a/b', '..', '.'];
+    const dir = mkdtempSync(join(tmpdir(), 'awrl-mkdirs-'));
+    try {
+      const py = [
+        'import json, os, sys',
+        'root = sys.argv[1]',
+        'out = []',
+        'for n in json.load(sys.stdin):',
+        '    p = os.path.join(root, "logs", "u", n)',
+        '    try:',
+        '        os.makedirs(p, exist_ok=True)',
+        '        out.append("one" if os.path.dirname(os.path.normpath(p)) == os.path.join(root, "logs", "u") else "not-one")',
+        '    except (OSError, ValueError) as e:',
+        '        out.append(type(e).__name__)',
+        'json.dump(out, sys.stdout)',
+      ].join('\n');
+      const r = spawnSync(PYTHON, ['-c', py, dir], { input: JSON.stringify(names), encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      const real = JSON.parse(r.stdout) as string[];
+      names.forEach((n, i) => expect([n.slice(0, 12), pathNameProblem(n) === null], real[i]).toEqual([n.slice(0, 12), real[i] === 'one']));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
