@@ -5,6 +5,7 @@ import { resolvePlain, resolveTagged } from './yaml-scalars.js';
 import { pyyamlErrorMessage } from './pyyaml-message.js';
 import { pyyamlFirstError } from './pyyaml-parser.js';
 import { firstProblem, pyyamlRewrite } from './yaml-syntax.js';
+import { COPIES, inputTooBig, MAX_CONFIG_VALUES, TOO_BIG } from './yaml-limits.js';
 import { pyFloatRepr, type Origin, type Val } from './values.js';
 
 export interface YamlProblem {
@@ -22,33 +23,14 @@ export interface LoadedYaml {
   problems: YamlProblem[];
 }
 
-/** Limits on hostile input (documented in README.md): a config is a few KB; past these the work
- *  and memory would grow without bound (an alias bomb doubles per line). */
-export const MAX_CONFIG_CHARS = 4 << 20;
-export const MAX_CONFIG_VALUES = 100_000;
-
-const TOO_BIG = (what: string, trainer: string) =>
-  `${what}: refused, the cockpit reads at most ${MAX_CONFIG_CHARS.toLocaleString('en')} characters and ${MAX_CONFIG_VALUES.toLocaleString('en')} values (a trainer config is a few KB). ` +
-  `The trainer's loader would blow up on it too: ${trainer}`;
-const SLOW = 'pure-Python PyYAML takes minutes and gigabytes on a file this size';
-const COPIES = 'OmegaConf copies the anchored value at every alias, so memory grows with each level';
+export { MAX_CONFIG_CHARS, MAX_CONFIG_VALUES } from './yaml-limits.js';
 
 export function loadYaml(text: string, nested = false): LoadedYaml {
-  if (text.length > MAX_CONFIG_CHARS) {
-    const doc = new Document(null);
+  const tooBig = inputTooBig(text);
+  if (tooBig) {
     const lineCounter = new LineCounter();
     lineCounter.addNewLine(0);
-    return { doc, lineCounter, root: null, problems: [{ message: TOO_BIG(`the file has ${text.length.toLocaleString('en')} characters`, SLOW), line: 1, col: 1 }] };
-  }
-  // Every value but an alias's copies needs a line or a ',' of its own: past the budget, refuse
-  // before the parsers build a token per value.
-  const pieces = separatorsPast(text, MAX_CONFIG_VALUES);
-  if (pieces >= 0) {
-    const doc = new Document(null);
-    const lineCounter = new LineCounter();
-    lineCounter.addNewLine(0);
-    const line = text.slice(0, pieces).split('\n').length;
-    return { doc, lineCounter, root: null, problems: [{ message: TOO_BIG(`the file has more than ${MAX_CONFIG_VALUES.toLocaleString('en')} lines and flow items (the limit is passed at line ${line})`, SLOW), line, col: 1 }] };
+    return { doc: new Document(null), lineCounter, root: null, problems: [tooBig] };
   }
   const source = text; // `text` is also each scalar's text below
   // Duplicate keys are found here, not by the yaml package: its check compares each key with
@@ -122,7 +104,8 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
     if (++values > MAX_CONFIG_VALUES) {
       tooMany = true;
       const ap = at(keyOffset);
-      problems.push({ message: TOO_BIG(`the file expands to more than ${MAX_CONFIG_VALUES.toLocaleString('en')} values (aliases included, at ${keyPath.join('.') || 'the top'})`, COPIES), line: ap.line, col: ap.col });
+      const what = `the file expands to more than ${MAX_CONFIG_VALUES.toLocaleString('en')} values (aliases included, at ${keyPath.join('.') || 'the top'})`;
+      problems.push({ message: TOO_BIG(what, COPIES), line: ap.line, col: ap.col });
       return { t: 'null' };
     }
     const p = at(keyOffset);
@@ -252,16 +235,6 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
   const root = convert(contents, [], contents.range?.[0] ?? 0) as Extract<Val, { t: 'map' }>;
   root.origin = undefined;
   return { doc, lineCounter, root: problems.length ? null : root, problems };
-}
-
-/** The offset where the count of line breaks and commas passes `max`, or -1. */
-function separatorsPast(text: string, max: number): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if ((c === 10 || c === 44) && ++n > max) return i;
-  }
-  return -1;
 }
 
 /** A tree read from a string inside the file: every value placed where that string is. */
