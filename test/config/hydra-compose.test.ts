@@ -46,6 +46,10 @@ describe('the hydra: node and the defaults list in the file', () => {
     expect([d.key, d.line]).toEqual(['defaults.1', 3]);
     expect(d.message).toMatch(/another config file/);
   });
+  it("Hydra's own groups in the defaults list come with Hydra: accepted", () => {
+    const text = `defaults:\n  - _self_\n  - override hydra/job_logging: disabled\n  - override hydra/hydra_logging: disabled\n${REFERENCE}`;
+    expect(errors(text)).toEqual([]);
+  });
   it('defaults that is not a list is refused', () => {
     expect(only(evaluate(`defaults: _self_\n${REFERENCE}`), 'hydra-defaults').message).toMatch(/must be a list/);
   });
