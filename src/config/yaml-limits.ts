@@ -11,8 +11,11 @@ const n = (x: number) => x.toLocaleString('en');
 export const TOO_BIG = (what: string, trainer: string) =>
   `${what}: refused, the cockpit reads at most ${n(MAX_CONFIG_CHARS)} characters and ${n(MAX_CONFIG_VALUES)} values ` +
   `(a trainer config is a few KB). The trainer's loader would blow up on it too: ${trainer}`;
-export const SLOW = 'pure-Python PyYAML takes minutes and gigabytes on a file this size';
-export const COPIES = 'OmegaConf copies the anchored value at every alias, so memory grows with each level';
+// Measured (test machine, python3-omegaconf): a 4.7 MB list took 97 s to load and create; the 1 KB
+// alias bomb loads in 10 ms in PyYAML (aliases are shared there) and OmegaConf.create ran on past 20 s.
+export const SLOW =
+  'pure-Python PyYAML and OmegaConf take about 20 s per MB of such a file (97 s for a 4.7 MB list)';
+export const COPIES = 'PyYAML shares an alias, but OmegaConf copies the anchored value at every alias, so each level multiplies the work';
 
 /** The offset where the count of line breaks and commas passes `max`, or -1. */
 function separatorsPast(text: string, max: number): number {
