@@ -2,7 +2,7 @@
 // Reads the file here (the engine is pure) and passes the NAMES of set env vars, never values.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
+import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, typedJson, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { withJsonErrors } from './json-errors.js';
@@ -11,7 +11,11 @@ const USAGE = `usage:
   awrl-tui config check FILE [OVERRIDE…] [--json]
   awrl-tui config show FILE [OVERRIDE…] [--resolved] [--json]
   awrl-tui config diff FILE [OVERRIDE…]
-  awrl-tui config argv FILE [OVERRIDE…] [--remote-config PATH]`;
+  awrl-tui config argv FILE [OVERRIDE…] [--remote-config PATH]
+
+--json (show): the config as JSON, exact where plain JSON is not: an int beyond 2^53 is written with
+all its digits (9007199254740993), a float keeps Python's text (1.0, 5e-06), and the floats JSON
+cannot spell are the strings "inf", "-inf" and "nan" (as in \`awrl-tui parse --json\`).`;
 
 interface Parsed {
   sub: string;
@@ -57,7 +61,7 @@ function readConfig(file: string): string {
 }
 
 // These stop show/diff/argv: the file or an override cannot be read as the trainer would read it.
-const FATAL = /^(yaml-syntax|override.*|unknown-key|type-mismatch|not-optional|interpolation)$/;
+const FATAL = /^(yaml-syntax|hydra-.*|override.*|unknown-key|type-mismatch|not-optional|interpolation)$/;
 
 function failOnFatal(ev: ConfigEvaluation, file: string): void {
   const fatal = ev.diagnostics.filter((d) => d.severity === 'error' && FATAL.test(d.code));
@@ -88,7 +92,7 @@ async function config(args: string[]): Promise<number> {
   switch (p.sub) {
     case 'check': {
       if (p.json) {
-        out(JSON.stringify({ file: p.file, ok: !ev.hasErrors, errors: ev.diagnostics.filter((d) => d.severity === 'error').length, warnings: ev.diagnostics.filter((d) => d.severity === 'warning').length, experimentName: ev.experimentName, trialName: ev.trialName, diagnostics: ev.diagnostics.map(diagJson) }, null, 2));
+        out(JSON.stringify({ file: p.file, ok: !ev.hasErrors, errors: ev.diagnostics.filter((d) => d.severity === 'error').length, warnings: ev.diagnostics.filter((d) => d.severity === 'warning').length, experimentName: ev.experimentName, ...(ev.experimentNameUnknown ? { experimentNameUnknown: ev.experimentNameUnknown } : {}), trialName: ev.trialName, diagnostics: ev.diagnostics.map(diagJson) }, null, 2));
       } else {
         for (const d of ev.diagnostics) out(formatDiagnostic(d, p.file));
         const e = ev.diagnostics.filter((d) => d.severity === 'error').length;
@@ -99,7 +103,8 @@ async function config(args: string[]): Promise<number> {
     }
     case 'show': {
       failOnFatal(ev, p.file);
-      if (p.json) out(JSON.stringify(p.resolved ? ev.redact(ev.resolved) : ev.effective, null, 2));
+      // Exact: ints beyond 2^53 keep their digits, inf/-inf/nan are the strings "inf", "-inf", "nan".
+      if (p.json) out(typedJson((p.resolved ? ev.resolvedTree : ev.effectiveTree) ?? { t: 'null' }));
       else out(ev.effectiveYaml({ resolved: p.resolved }));
       return secretErrors(ev, p.file);
     }
@@ -123,7 +128,7 @@ async function config(args: string[]): Promise<number> {
       if (!remote.endsWith('.yaml')) throw new CliError(`--remote-config ${remote}: the uploaded config must end with .yaml (the trainer strips .yaml to find it)`, EXIT.usage);
       const argv = ev.launchArgv({ remoteConfigPath: remote });
       for (const a of argv) out(a);
-      out(`# experiment_name: ${ev.experimentName ?? '(unset)'}`);
+      out(`# experiment_name: ${ev.experimentName ?? (ev.experimentNameUnknown ? `unknown (${ev.experimentNameUnknown})` : '(unset)')}`);
       out(`# trial_name: ${ev.trialName ?? '(unset)'}`);
       for (const d of ev.diagnostics.filter((x) => x.severity === 'error' && x.code !== 'secret-in-config')) process.stderr.write(`${formatDiagnostic(d, p.file)}\n`);
       return secretErrors(ev, p.file);

@@ -3,18 +3,19 @@
 // or the override that caused them.
 import { maskOverride, placed, type Diagnostic } from './diagnostics.js';
 import { renderEffectiveYaml, type AppliedOverride } from './effective-yaml.js';
+import { composeFile, hydraOverrideError, isHydraKey, jobConfig } from './hydra-compose.js';
 import { buildLaunchArgv } from './launch-argv.js';
-import { resolveTree, type InterpolationProblem } from './interpolation.js';
+import { expandedSize, resolveTree, type InterpolationProblem } from './interpolation.js';
 import { mergeField, type MergeProblem } from './merge.js';
 import { applyOverride } from './overrides-apply.js';
 import { OverrideSyntaxError, parseOverride, type ParsedOverride } from './overrides-grammar.js';
-import { resolveExperimentName } from './experiment-name.js';
+import { nameDependsOnTarget, resolveExperimentName } from './experiment-name.js';
 import { runRules } from './rules/index.js';
 import { webGymConfig } from './schema/experiment.js';
 import { isSecretKey, redactPlain, redactVal, REDACTED, scrub, secretEnvNames, secretEnvNamesInOverrides, secretLeaves } from './secret-keys.js';
 import { cloneVal, toPlain, type Origin, type Val } from './values.js';
 import { emitYaml } from './yaml-emit.js';
-import { loadYaml } from './yaml-load.js';
+import { loadYaml, MAX_CONFIG_VALUES } from './yaml-load.js';
 
 export interface ConfigInput {
   fileName: string;
@@ -31,6 +32,8 @@ export interface ConfigEvaluation {
   hasErrors: boolean;
   resolved: Record<string, any> | null;
   experimentName: string | null;
+  /** Why experimentName is null though the config names one: it depends on the target's environment. */
+  experimentNameUnknown: string | null;
   trialName: string | null;
   /** The file with the overrides written in (comments, blank lines kept), or the resolved tree;
    *  secret values are <redacted> in both. */
@@ -51,6 +54,8 @@ export interface ConfigEvaluation {
   overrides: ParsedOverride[];
   /** File + overrides as plain JSON, before defaults and interpolation, secrets <redacted>; null if fatal. */
   effective: Record<string, any> | null;
+  /** The same as a typed tree (ints beyond 2^53 exact, floats kept floats), secrets <redacted>. */
+  effectiveTree: Val | null;
 }
 
 type MapVal = Extract<Val, { t: 'map' }>;
@@ -115,7 +120,14 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
 
   const applied: ParsedOverride[] = [];
   const appliedAt: AppliedOverride[] = [];
-  let root: MapVal | null = loaded.root ? (cloneVal(loaded.root) as MapVal) : null;
+  // Hydra's compose first: the package header, the defaults list (hydra-compose.ts).
+  const composed = loaded.root ? composeFile(cloneVal(loaded.root) as MapVal, text) : null;
+  for (const p of composed?.problems ?? []) diags.push({ severity: 'error', code: p.code, message: p.message, key: p.key, file: fileName, line: p.line, col: p.col });
+  if (composed?.moved) {
+    const only = [...composed.root.m.keys()][0];
+    diags.push({ severity: 'warning', code: 'hydra-package', message: `the '# @package' header makes Hydra move the whole file under '${only}' (the trainer then reads every key as ${only}.<key>); remove the header to keep the keys at the top`, file: fileName, line: composed.root.origin?.kind === 'file' ? composed.root.origin.line : 1, col: 1 });
+  }
+  let root: MapVal | null = composed ? composed.root : null;
   rawOverrides.forEach((raw, i) => {
     const index = i + 1;
     const t = overrideTexts[i];
@@ -133,6 +145,16 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
       return;
     }
     if (!root) return;
+    // `hydra.job.name=x`, `+hydra.foo=1`: Hydra's own config, which the trainer accepts and drops from
+    // its config; passed on in the argv, not applied to the tree.
+    if (isHydraKey(o.key)) {
+      // The file's own hydra: node adds keys to Hydra's config.
+      const inFile = nodeAt(root, o.key) !== undefined;
+      const herr = inFile && o.kind === 'set' ? null : hydraOverrideError(o.kind, o.key, t);
+      if (herr) diags.push({ severity: 'error', code: o.kind === 'add' ? 'override-exists' : 'override-missing-key', message: mask(herr), key: o.key, override: { index, text: t } });
+      else applied.push(o);
+      return;
+    }
     const err = applyOverride(root, o, index);
     if (err) {
       const code = OVERRIDE_CODES.find(([re]) => re.test(err))?.[1] ?? 'override';
@@ -146,8 +168,18 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   let merged: Val | null = null;
   let resolvedTree: Val | null = null;
   let resolved: Record<string, any> | null = null;
-  if (root) {
-    const r = mergeAndResolve(root, envNames);
+  // Interpolations of interpolated lists copy like an alias bomb: bounded as the file is.
+  const maxResolved = 4 * MAX_CONFIG_VALUES;
+  const resolvedR = root ? mergeAndResolve(jobConfig(root), envNames) : null;
+  if (resolvedR && expandedSize(resolvedR.resolved, maxResolved) > maxResolved) {
+    diags.push({
+      severity: 'error',
+      code: 'interpolation',
+      message: `the resolved config has more than ${maxResolved.toLocaleString('en')} values (interpolations of lists that interpolate lists, like an alias bomb): refused, the cockpit reads at most that many. The trainer's OmegaConf would blow up on it too: it copies the value at every interpolation`,
+      file: fileName,
+    });
+  } else if (resolvedR && root) {
+    const r = resolvedR;
     merged = r.merged;
     resolvedTree = r.resolved;
     for (const p of r.merge) put({ severity: 'error', code: p.code, message: p.message, key: p.key }, p.origin);
@@ -201,13 +233,22 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   for (const s of secrets) if (s.text.length >= 4) secretValues.add(s.text);
   const secretTexts = [...secretValues].sort((a, b) => b.length - a.length);
   if (secretTexts.length) for (const d of diags) d.message = scrub(d.message, secretTexts);
-  diags.sort(byPosition);
   let experimentName: string | null = null;
+  let experimentNameUnknown: string | null = null;
   try {
     experimentName = resolved ? resolveExperimentName(resolved) : null;
   } catch {
     // A config that cannot name its experiment has diagnostics saying why; no name, no crash.
   }
+  const dep = resolved && experimentName ? nameDependsOnTarget(resolved) : null;
+  if (dep) {
+    // `${oc.env:MODEL}-grpo-…` is not the name the trainer will use: unknown until the target resolves it.
+    experimentName = null;
+    const text = secretTexts.length ? scrub(dep.text, secretTexts) : dep.text;
+    experimentNameUnknown = `the experiment name depends on the target's environment: ${dep.key} is '${text}', which the trainer resolves where it runs`;
+    put({ severity: 'warning', code: 'experiment-name-unknown', key: dep.key, message: `${experimentNameUnknown}; it is unknown here (set ${dep.key} to a plain value to know it before the launch)` }, originOf(dep.key));
+  }
+  diags.sort(byPosition);
   const trialName = resolved && typeof resolved.trial_name === 'string' && resolved.trial_name !== '???' ? resolved.trial_name : null;
   const isSecret = (key: string) => isSecretKey(key, secretNames);
   const shownTree = resolvedTree && secrets.length ? redactVal(resolvedTree, secretNames, secretValues) : resolvedTree;
@@ -221,13 +262,17 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     resolved,
     resolvedTree: shownTree,
     experimentName,
+    experimentNameUnknown,
     trialName,
     overrides: applied,
     effective: root ? redactPlain(toPlain(root) as Record<string, any>, secretNames, secretValues) : null,
+    effectiveTree: root ? redactVal(root, secretNames, secretValues) : null,
     originOf,
     effectiveYaml(opts) {
       if (opts?.resolved) return shownTree ? emitYaml(shownTree) : '';
       if (!root) return text;
+      // A file Hydra moves under its package is written as the tree it becomes (header dropped).
+      if (composed?.moved) return emitYaml(redactVal(root, secretNames, secretValues));
       effectiveText ??= renderEffectiveYaml({
         text,
         doc: loaded.doc,

@@ -1,6 +1,6 @@
 // `experiment_name: auto` → the name webgym/train.py builds (_infer_experiment_name), numbers
 // printed as Python's str() prints them: lr 5e-06, kl 0.01.
-import { pyFloatRepr } from './values.js';
+import { hasInterpolation, pyFloatRepr } from './values.js';
 
 const pyNum = (v: unknown, isFloat: boolean): string =>
   typeof v === 'number' ? (isFloat ? pyFloatRepr(v) : String(v)) : v === null || v === undefined ? 'None' : String(v);
@@ -37,4 +37,36 @@ export function resolveExperimentName(cfg: Record<string, any>): string | null {
   const n = cfg.experiment_name;
   if (typeof n !== 'string' || n === '???') return null; // '???': mandatory and unset
   return n === 'auto' ? inferExperimentName(cfg) : n;
+}
+
+/** The keys `experiment_name: auto` is built from (inferExperimentName reads these). */
+const NAME_INPUTS = [
+  'actor.path',
+  'actor.critic_loss',
+  'actor.actor_loss',
+  'rollout.max_head_offpolicyness',
+  'actor.kl_ctl',
+  'actor.recompute_logprob',
+  'rollout.consumer_batch_size',
+  'train_dataset.batch_size',
+  'gconfig.n_samples',
+  'actor.optimizer.lr',
+];
+
+const at = (cfg: Record<string, any>, key: string): unknown => key.split('.').reduce<any>((o, k) => (o == null ? undefined : o[k]), cfg);
+
+/** When the experiment name depends on a value only the target knows (`${oc.env:MODEL}`, left as
+ *  text here): the key and its text. The name is then unknown here, not the text spliced in. */
+export function nameDependsOnTarget(cfg: Record<string, any>): { key: string; text: string } | null {
+  const n = cfg.experiment_name;
+  if (typeof n === 'string' && hasInterpolation(n)) return { key: 'experiment_name', text: n };
+  if (n !== 'auto') return null;
+  for (const key of NAME_INPUTS) {
+    const v = at(cfg, key);
+    if (typeof v !== 'string' || !hasInterpolation(v)) continue;
+    // Only the last path component of actor.path is in the name: `${oc.env:ROOT}/qwen` is not unknown.
+    if (key === 'actor.path' && v.lastIndexOf('}') < v.lastIndexOf('/')) continue;
+    return { key, text: v };
+  }
+  return null;
 }

@@ -11,3 +11,5 @@ export { PyFloat, pyFloatRepr, toTyped, type Val } from './values.js';
 export { resolveWithoutSchema, type GenericResult } from './generic.js';
 export { looksLikeHubId } from './rules/actor.js';
 export { REDACTED, isSecretKey, secretEnvNames, redactPlain } from './secret-keys.js';
+export { NAME_MAX_BYTES, pathNameProblem, wandbIdNameProblem } from './path-names.js';
+export { typedJson } from './json-out.js';

@@ -117,6 +117,22 @@ class ResolveError extends Error {
   }
 }
 
+/** Values in a resolved tree, shared nodes counted at every place (what every later walk visits);
+ *  stops counting past `limit`. An interpolation of a list of interpolated lists grows like an alias bomb. */
+export function expandedSize(v: Val, limit: number): number {
+  const memo = new Map<Val, number>();
+  const size = (x: Val): number => {
+    const known = memo.get(x);
+    if (known !== undefined) return known;
+    let n = 1;
+    if (x.t === 'map') for (const c of x.m.values()) if ((n += size(c)) > limit) break;
+    if (x.t === 'list') for (const c of x.a) if ((n += size(c)) > limit) break;
+    memo.set(x, n);
+    return n;
+  };
+  return size(v);
+}
+
 /** Resolve every interpolation of a merged tree; returns a new tree without `${}` strings. */
 export function resolveTree(root: Val, schema: Field, problems: InterpolationProblem[], envNames?: ReadonlySet<string>): Val {
   const done = new Map<string, Val>();

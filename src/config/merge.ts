@@ -35,6 +35,10 @@ export function fromPlain(v: unknown, origin: Origin): Val {
   return { t: 'map', m: new Map(Object.entries(v as object).map(([k, x]) => [k, fromPlain(x, origin)])), origin };
 }
 
+/** OmegaConf (2.2 to 2.4) keeps a list or mapping given as an element of a list or dict of scalars
+ *  (`list[str]`, `env_vars: dict[str, str]`) as it is, untyped: it converts only scalars. */
+const untypedInside = (of: Field, x: Val): boolean => (x.t === 'list' || x.t === 'map') && of.k !== 'obj' && of.k !== 'list' && of.k !== 'dict';
+
 /** Merge `src` (may be undefined: not in YAML) onto field `f`. */
 export function mergeField(f: Field, src: Val | undefined, key: string, problems: MergeProblem[], fromDefault = false): Val {
   if (src === undefined) {
@@ -70,7 +74,7 @@ export function mergeField(f: Field, src: Val | undefined, key: string, problems
         problems.push({ code: 'type-mismatch', key, message: `'${key}' must be a list, not ${src.t === 'map' ? 'a mapping' : `'${String(toPlain(src))}'`}`, origin: src.origin });
         return src;
       }
-      return { t: 'list', a: src.a.map((x, i) => mergeField(f.of, x, `${key}.${i}`, problems, f.of.k === 'obj')), origin: src.origin };
+      return { t: 'list', a: src.a.map((x, i) => (untypedInside(f.of, x) ? x : mergeField(f.of, x, `${key}.${i}`, problems, f.of.k === 'obj'))), origin: src.origin };
     }
     case 'dict': {
       if (src.t !== 'map') {
@@ -78,7 +82,7 @@ export function mergeField(f: Field, src: Val | undefined, key: string, problems
         return src;
       }
       const m = new Map<string, Val>();
-      for (const [k, x] of src.m) m.set(k, mergeField(f.of, x, `${key}.${k}`, problems));
+      for (const [k, x] of src.m) m.set(k, untypedInside(f.of, x) ? x : mergeField(f.of, x, `${key}.${k}`, problems));
       return { t: 'map', m, origin: src.origin };
     }
     case 'obj': {
@@ -89,7 +93,9 @@ export function mergeField(f: Field, src: Val | undefined, key: string, problems
       const m = new Map<string, Val>();
       for (const [name, sub] of Object.entries(f.fields)) {
         const sk = key ? `${key}.${name}` : name;
-        m.set(name, src.m.has(name) ? mergeField(sub, src.m.get(name), sk, problems, true) : defaultVal(sub, problems, sk));
+        // OmegaConf's merge skips a '???' from the file when the dataclass has a value: `seed: ???` keeps 1.
+        const given = src.m.get(name);
+        m.set(name, given && given.t !== 'missing' ? mergeField(sub, given, sk, problems, true) : defaultVal(sub, problems, sk));
       }
       for (const [k, x] of src.m) {
         if (!(k in f.fields)) {

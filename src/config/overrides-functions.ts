@@ -1,6 +1,6 @@
 // Hydra's override functions, as train.py meets them (its overrides go through Hydra's compose,
-// so `seed=int(3.7)` is 3). The casts int/float/str/bool/json_str are evaluated the way Python's
-// int(), float(), str() and json.dumps() treat the parsed value; the sweep functions (choice,
+// so `seed=int(3.7)` is 3). The casts int/float/str/bool are evaluated the way Python's
+// int(), float(), str() and bool() treat the parsed value; the sweep functions (choice,
 // range, interval, glob, tag, and sort/shuffle of several values) make a sweep, which Hydra refuses
 // without --multirun and train.py has no --multirun. shuffle() of a list is random at each launch.
 import { exactInt, pyFloatRepr, type Val } from './values.js';
@@ -24,7 +24,9 @@ export class FunctionError extends Error {
 export class SweepError extends Error {}
 
 const SWEEPS = new Set(['choice', 'range', 'interval', 'glob', 'tag']);
-const KNOWN = ['bool', 'choice', 'float', 'glob', 'int', 'interval', 'json_str', 'range', 'shuffle', 'sort', 'str', 'tag'];
+// Hydra 1.4.0.dev1's (AReaL's pin) functions: json_str() and extend_list() come later, so there they
+// are 'Unknown function', as for any other name.
+const KNOWN = ['bool', 'choice', 'float', 'glob', 'int', 'interval', 'range', 'shuffle', 'sort', 'str', 'tag'];
 
 /** Evaluate `name(args)`. Throws FunctionError (Hydra's "X while evaluating" cases) or SweepError. */
 export function callFunction(name: string, args: FnArg[]): Val {
@@ -34,15 +36,11 @@ export function callFunction(name: string, args: FnArg[]): Val {
     case 'float':
     case 'str':
     case 'bool':
-    case 'json_str':
       return cast(name, castInput(args));
     case 'sort':
       return sort(args);
     case 'shuffle':
       return shuffle(args);
-    case 'extend_list':
-      // Newer Hydra (1.4 dev) appends to the list already in the config; not modelled here.
-      throw new FunctionError('unsupported', 'extend_list() appends to the list already in the config, which the cockpit does not model: write the whole list instead (key=[a, b, …])');
     default:
       throw new FunctionError('HydraException', `Unknown function '${name}' (available: ${KNOWN.join(',')}); quote the value if the parentheses are text`);
   }
@@ -61,8 +59,7 @@ function castInput(args: FnArg[]): Val {
   return pos[0].value;
 }
 
-function cast(to: 'int' | 'float' | 'str' | 'bool' | 'json_str', v: Val): Val {
-  if (to === 'json_str') return { t: 'str', v: jsonDumps(v) };
+function cast(to: 'int' | 'float' | 'str' | 'bool', v: Val): Val {
   if (v.t === 'list') return { t: 'list', a: v.a.map((x) => cast(to, x)) };
   if (v.t === 'map') return { t: 'map', m: new Map([...v.m].map(([k, x]) => [k, cast(to, x)])) };
   if (to === 'bool') {
@@ -138,45 +135,6 @@ export function pyRepr(s: string): string {
   return `${q}${out}${q}`;
 }
 
-/** Python's json.dumps() with its defaults: ", " and ": " separators, ASCII only, NaN/Infinity. */
-export function jsonDumps(v: Val): string {
-  switch (v.t) {
-    case 'null':
-      return 'null';
-    case 'missing':
-      return jsonString('???');
-    case 'bool':
-      return v.v ? 'true' : 'false';
-    case 'int':
-      return v.digits ?? String(v.v);
-    case 'float':
-      return Number.isNaN(v.v) ? 'NaN' : v.v === Infinity ? 'Infinity' : v.v === -Infinity ? '-Infinity' : pyFloatRepr(v.v);
-    case 'str':
-      return jsonString(v.v);
-    case 'list':
-      return `[${v.a.map(jsonDumps).join(', ')}]`;
-    case 'map':
-      return `{${[...v.m].map(([k, x]) => `${jsonString(k)}: ${jsonDumps(x)}`).join(', ')}}`;
-  }
-}
-
-function jsonString(s: string): string {
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i];
-    const c = s.charCodeAt(i);
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\b') out += '\\b';
-    else if (ch === '\f') out += '\\f';
-    else if (c < 0x20 || c > 0x7e) out += `\\u${c.toString(16).padStart(4, '0')}`; // UTF-16 units, as Python's ensure_ascii
-    else out += ch;
-  }
-  return `${out}"`;
-}
 
 /** sort(list) / sort(x) / sort(list=…, reverse=…); several values or a sweep make a sweep. */
 function sort(args: FnArg[]): Val {

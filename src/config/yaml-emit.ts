@@ -7,15 +7,54 @@ import { pyFloatRepr, type Val } from './values.js';
 
 const SAFE_PLAIN = /^[^\s'"#&*!|>%@`{}[\],?:-][^#]*$/;
 
+// What PyYAML reads literally inside a quoted scalar: its reader refuses every other character
+// (even quoted), and \x85 \u2028 \u2029 are line breaks it would fold. A TAB reads in quotes only.
+const NOT_LITERAL = /[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
 export function needsQuotes(s: string): boolean {
-  if (s === '' || s !== s.trim() || s.includes('\n')) return true;
+  if (s === '' || s !== s.trim() || NOT_LITERAL.test(s)) return true;
   const r = resolvePlain(s);
   if (r.t !== 'str' || r.v !== s) return true;
   if (!SAFE_PLAIN.test(s) || /: |\s#/.test(s) || s.endsWith(':')) return true;
+  // `---` / `...` start or end a document where a key begins a line.
+  if (/^(---|\.\.\.)/.test(s)) return true;
   return false;
 }
 
 const singleQuote = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+const ESCAPES: Record<string, string> = {
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\0': '\\0',
+  '\x85': '\\N',
+  '\u2028': '\\L',
+  '\u2029': '\\P',
+  '"': '\\"',
+  '\\': '\\\\',
+};
+
+/** A YAML double-quoted scalar: every character PyYAML would not read literally as an escape. */
+export function doubleQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const e = ESCAPES[ch];
+    if (e) out += e;
+    else if (NOT_LITERAL.test(ch)) {
+      const c = ch.codePointAt(0)!;
+      const [esc, width]: [string, number] = c < 0x100 ? ['x', 2] : c < 0x10000 ? ['u', 4] : ['U', 8];
+      out += `\\${esc}${c.toString(16).padStart(width, '0')}`;
+    } else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** A string as YAML that loads back as that same string: plain when it reads so, else quoted. */
+export function quoteString(s: string): string {
+  if (!needsQuotes(s)) return s;
+  return NOT_LITERAL.test(s) ? doubleQuote(s) : singleQuote(s);
+}
 
 export function scalarText(v: Val): string {
   switch (v.t) {
@@ -30,7 +69,7 @@ export function scalarText(v: Val): string {
     case 'float':
       return Number.isNaN(v.v) ? '.nan' : v.v === Infinity ? '.inf' : v.v === -Infinity ? '-.inf' : pyFloatRepr(v.v);
     case 'str':
-      return v.v.includes('\n') ? JSON.stringify(v.v) : needsQuotes(v.v) ? singleQuote(v.v) : v.v;
+      return quoteString(v.v);
     default:
       return '';
   }
@@ -55,14 +94,9 @@ export function toYNode(v: Val): YNode {
     s.type = 'QUOTE_SINGLE';
     return s;
   }
-  if (v.t === 'str' && !v.v.includes('\n') && needsQuotes(v.v)) {
+  if (v.t === 'str' && needsQuotes(v.v)) {
     const s = new Scalar(v.v);
-    s.type = 'QUOTE_SINGLE';
-    return s;
-  }
-  if (v.t === 'str' && v.v.includes('\n')) {
-    const s = new Scalar(v.v);
-    s.type = 'QUOTE_DOUBLE';
+    s.type = NOT_LITERAL.test(v.v) ? 'QUOTE_DOUBLE' : 'QUOTE_SINGLE';
     return s;
   }
   const s = new Scalar(scalarText(v));
@@ -76,7 +110,7 @@ export function emitYaml(v: Val, indent = ''): string {
     if (v.m.size === 0) return '{}\n';
     let out = '';
     for (const [k, x] of v.m) {
-      const key = needsQuotes(k) ? singleQuote(k) : k;
+      const key = quoteString(k);
       if ((x.t === 'map' && x.m.size) || (x.t === 'list' && x.a.length)) out += `${indent}${key}:\n${emitYaml(x, x.t === 'list' ? indent : `${indent}  `)}`;
       else out += `${indent}${key}: ${x.t === 'map' ? '{}' : x.t === 'list' ? '[]' : scalarText(x)}\n`;
     }

@@ -5,7 +5,8 @@ import { resolvePlain, resolveTagged } from './yaml-scalars.js';
 import { pyyamlErrorMessage } from './pyyaml-message.js';
 import { pyyamlFirstError } from './pyyaml-parser.js';
 import { firstProblem, pyyamlRewrite } from './yaml-syntax.js';
-import { pyFloatRepr, type Val } from './values.js';
+import { COPIES, inputTooBig, MAX_CONFIG_VALUES, TOO_BIG } from './yaml-limits.js';
+import { pyFloatRepr, type Origin, type Val } from './values.js';
 
 export interface YamlProblem {
   message: string;
@@ -22,7 +23,15 @@ export interface LoadedYaml {
   problems: YamlProblem[];
 }
 
-export function loadYaml(text: string): LoadedYaml {
+export { MAX_CONFIG_CHARS, MAX_CONFIG_VALUES } from './yaml-limits.js';
+
+export function loadYaml(text: string, nested = false): LoadedYaml {
+  const tooBig = inputTooBig(text);
+  if (tooBig) {
+    const lineCounter = new LineCounter();
+    lineCounter.addNewLine(0);
+    return { doc: new Document(null), lineCounter, root: null, problems: [tooBig] };
+  }
   const source = text; // `text` is also each scalar's text below
   // Duplicate keys are found here, not by the yaml package: its check compares each key with
   // every earlier one (quadratic: 30,000 keys took seconds), ours is one pass with a Map.
@@ -88,7 +97,17 @@ export function loadYaml(text: string): LoadedYaml {
   problems.sort((a, b) => a.line - b.line || a.col - b.col);
   if (problems.length) return { doc, lineCounter, root: null, problems };
 
+  let values = 0; // after alias expansion: the bound on work and memory
+  let tooMany = false;
   const convert = (node0: unknown, keyPath: string[], keyOffset: number, depth = 0): Val => {
+    if (tooMany) return { t: 'null' };
+    if (++values > MAX_CONFIG_VALUES) {
+      tooMany = true;
+      const ap = at(keyOffset);
+      const what = `the file expands to more than ${MAX_CONFIG_VALUES.toLocaleString('en')} values (aliases included, at ${keyPath.join('.') || 'the top'})`;
+      problems.push({ message: TOO_BIG(what, COPIES), line: ap.line, col: ap.col });
+      return { t: 'null' };
+    }
     const p = at(keyOffset);
     const origin = { kind: 'file' as const, line: p.line, col: p.col };
     // PyYAML's SafeLoader resolves anchors/aliases; the value is the anchored node's. PyYAML
@@ -199,12 +218,31 @@ export function loadYaml(text: string): LoadedYaml {
   }
   if (!isMap(contents)) {
     const p = at(contents.range?.[0] ?? 0);
-    problems.push({ message: 'the config must be a mapping of keys to values', line: p.line, col: p.col });
+    const v = isScalar(contents) ? convert(contents, [], contents.range?.[0] ?? 0) : null;
+    // OmegaConf.load → OmegaConf.create(str) reads a string as YAML once more; a string again is
+    // {string: None}, so the trainer says `Key 'hello' not in 'WebGymConfig'` (the merge says it here).
+    if (v?.t === 'str' && !problems.length) {
+      const origin = { kind: 'file' as const, line: p.line, col: p.col };
+      const inner = nested ? null : loadYaml(v.v, true);
+      const root: Extract<Val, { t: 'map' }> = inner?.root && isMap(inner.doc.contents) ? relocated(inner.root, origin) : { t: 'map', m: new Map([[v.v, { t: 'null', origin }]]) };
+      return { doc, lineCounter, root, problems: [] };
+    }
+    const what = v && v.t !== 'str' ? `a single ${v.t === 'bool' ? 'bool' : v.t === 'float' ? 'float' : v.t === 'int' ? 'int' : 'value'}` : isSeq(contents) ? 'a list' : 'not a mapping';
+    const trainer = v ? `Invalid loaded object type: ${v.t}` : 'must be a Dictionary, got ListConfig';
+    problems.push({ message: `the config must be a mapping of keys to values; this file is ${what} (the trainer stops with "${trainer}")`, line: p.line, col: p.col });
     return { doc, lineCounter, root: null, problems };
   }
   const root = convert(contents, [], contents.range?.[0] ?? 0) as Extract<Val, { t: 'map' }>;
   root.origin = undefined;
   return { doc, lineCounter, root: problems.length ? null : root, problems };
+}
+
+/** A tree read from a string inside the file: every value placed where that string is. */
+function relocated<T extends Val>(v: T, origin: Origin): T {
+  if (v.t === 'map') for (const [k, x] of v.m) v.m.set(k, relocated(x, origin));
+  if (v.t === 'list') v.a.forEach((x, i) => (v.a[i] = relocated(x, origin)));
+  v.origin = origin;
+  return v;
 }
 
 /** Where the tag of the value at `value` starts: the `!…` word before it on its line. */

@@ -42,7 +42,8 @@ export async function simMain(argv: string[], env: Record<string, string | undef
   if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName) {
     for (const d of errors) io.stderr(formatDiagnostic(d, args.config) + '\n');
     const first = errors[0];
-    io.stderr(`ValueError: invalid experiment config ${args.config}: ${first ? first.message : 'experiment_name/trial_name missing'}\n`);
+    const why = first ? first.message : (ev.experimentNameUnknown ?? 'experiment_name/trial_name missing');
+    io.stderr(`ValueError: invalid experiment config ${args.config}: ${why}\n`);
     return 1;
   }
   const plan = planFromConfig({

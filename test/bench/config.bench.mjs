@@ -2,7 +2,9 @@
 // read, evaluate, print), median of several runs; and evaluateConfig alone, in process.
 // Prints figures; asserts nothing (timings depend on the machine).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { evaluateConfig } from '../../dist/config/index.js';
 
@@ -37,3 +39,27 @@ for (let i = 0; i < 50; i++) {
 console.log(`config check (reference config, whole process): median ${median(proc).toFixed(1)} ms over ${RUNS} runs (min ${Math.min(...proc).toFixed(1)}, max ${Math.max(...proc).toFixed(1)})`);
 console.log(`  bare node startup for comparison: median ${median(node).toFixed(1)} ms`);
 console.log(`evaluateConfig in process (+1 override): median ${median(inproc).toFixed(2)} ms over 50 runs`);
+
+// Hostile input (#17): a 1 KB alias bomb and a list at the value limit; refused or read in bounded
+// time and memory (the whole process: wall time and peak RSS from /usr/bin/time when present).
+const dir = mkdtempSync(join(tmpdir(), 'awrl-bench-'));
+try {
+  const bomb = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`)].join('\n');
+  const cases = [
+    ['1 KB alias bomb', bomb],
+    ['99,000-value list', `webgym:\n  big: [${Array(99_000).fill('1').join(',')}]\n`],
+    ['29 MB list', `webgym:\n  big:\n${'    - item_0000\n'.repeat(1_800_000)}`],
+  ];
+  for (const [name, body] of cases) {
+    const f = join(dir, 'hostile.yaml');
+    writeFileSync(f, body);
+    const timed = existsSync('/usr/bin/time');
+    const t = performance.now();
+    const r = timed ? spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, BIN, 'config', 'check', f], { encoding: 'utf8' }) : spawnSync(process.execPath, [BIN, 'config', 'check', f], { encoding: 'utf8' });
+    const ms = performance.now() - t;
+    const rss = timed ? Number(r.stderr.trim().split('\n').pop()) / 1024 : NaN;
+    console.log(`config check of a ${name}: ${ms.toFixed(0)} ms, peak RSS ${Number.isNaN(rss) ? 'not measured' : `${rss.toFixed(0)} MB`}, exit ${r.status}`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -191,3 +191,32 @@ describe('config show / diff / argv with a secret in the config', () => {
     expect(show.out).toMatch(/^ {2}cpu_cluster_token: <redacted> # override 1$/m);
   });
 });
+
+describe('config show --json is exact (#17)', () => {
+  it('seed=9007199254740993 stays itself, inf/-inf/nan are "inf", "-inf", "nan"', () => {
+    const r = cli(['show', REFERENCE_PATH, 'seed=9007199254740993', 'actor.optimizer.lr=inf', '++gconfig.top_p=nan', '--resolved', '--json'], { WANDB_API_KEY: 'x' });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('\n  "seed": 9007199254740993,\n');
+    expect(r.out).toContain('"lr": "inf"');
+    expect(r.out).toContain('"top_p": "nan"');
+    expect(() => JSON.parse(r.out)).not.toThrow();
+    const effective = cli(['show', REFERENCE_PATH, '++actor.eps_clip=-inf', '--json'], { WANDB_API_KEY: 'x' });
+    expect(effective.out).toContain('"eps_clip": "-inf"');
+  });
+  it('config --help says so', () => {
+    const r = cli(['--help']);
+    expect(r.err + r.out).toMatch(/"inf", "-inf" and "nan"/);
+    expect(r.err + r.out).toMatch(/beyond 2\^53/);
+  });
+  it('an experiment name the target decides is said so by argv', () => {
+    const r = cli(['argv', REFERENCE_PATH, 'actor.path=${oc.env:MODEL}'], { WANDB_API_KEY: 'x' });
+    expect(r.out).toMatch(/# experiment_name: unknown \(the experiment name depends on the target's environment/);
+  });
+  it('a 1 KB alias bomb is refused quickly with the limit and why', () => {
+    const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`)];
+    const r = cli(['check', file('bomb.yaml', `${lines.join('\n')}\n`)]);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/more than 100,000 values .*would blow up on it too/);
+    noStack(r.err);
+  });
+});

@@ -183,6 +183,14 @@ const YAML_DOCS = [
   'a: 0o17\nb: 0O17\nc: 1_2:30\n',
   'a: 1e1000\nb: -1e1000\n',
   'a: 123456789012345678\n',
+  // A file that is only a scalar (#17): OmegaConf.create reads a string as YAML once more.
+  'hello\n',
+  "'seed: 5'\n",
+  "'hello world'\n",
+  '42\n',
+  'true\n',
+  // Aliases within the limit read as their anchors.
+  'a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b]\n',
 ];
 YAML_DOCS.forEach((text, i) => {
   cases.push({ name: `yaml document #${i + 1} ${JSON.stringify(text)}`, ref: { kind: 'yaml', text }, mine: () => fromGeneric(text) });

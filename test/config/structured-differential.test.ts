@@ -76,6 +76,15 @@ const CASES: [string, string, string[]][] = [
   ['overrides: interpolation value', REFERENCE, ['++vllm.seed=${gconfig.n_samples}', 'trial_name=${seed}x']],
   ['overrides: string into bool', REFERENCE, ['enable_offload=maybe']],
   ['overrides: quoted number into int', REFERENCE, ["seed='0x10'"]],
+  // OmegaConf 2.4 merges (#17): a ??? keeps the dataclass value; containers inside scalar lists/dicts stay.
+  ['seed: ??? keeps the default', M('seed: 1\n', 'seed: ???\n'), []],
+  ['optional group ??? keeps None', M('critic: null', 'critic: ???'), []],
+  ['overrides: seed=??? keeps the default', REFERENCE, ['seed=???']],
+  ['a list inside a list[str] element', M('    id_suffix: timestamp', '    id_suffix: timestamp\n    tags: [a, [b, 1], {c: 2}]'), []],
+  ['a list as an env_vars value', M('WEBGYM_SKIP_IMAGE_JUDGE: "0"', 'WEBGYM_SKIP_IMAGE_JUDGE: [0, x]'), []],
+  ['a dict as an env_vars value', M('WEBGYM_SKIP_IMAGE_JUDGE: "0"', 'WEBGYM_SKIP_IMAGE_JUDGE: {a: [1, 2.5]}'), []],
+  ['overrides: a key under an env_vars string', REFERENCE, ['++actor.scheduling_spec.0.env_vars.SGLANG_VLM_CACHE_SIZE_MB.y=2']],
+  ['a file that is only a scalar', 'hello\n', []],
 ];
 
 let ref: RefResult[] = [];
@@ -137,6 +146,7 @@ describe('the structured cases exercise both outcomes', () => {
       'overrides: int field gets 1.0',
       'overrides: string into bool',
       'overrides: quoted number into int',
+      'a file that is only a scalar',
     ]);
   });
 });
