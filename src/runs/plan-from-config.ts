@@ -54,6 +54,11 @@ export function planFromEvaluation(ev: ConfigEvaluation, input: Omit<PlanInput, 
   const { target, env } = input;
   const messages = ev.diagnostics.map((d) => formatDiagnostic(d, input.fileName));
   const errorCount = ev.diagnostics.filter((d) => d.severity === 'error').length;
+  if (!ev.hasErrors && ev.resolved && (!ev.experimentName || !ev.trialName)) {
+    // The run dir is named by both: a launch cannot start without knowing them here.
+    const why = ev.experimentNameUnknown ?? 'experiment_name and trial_name must be set';
+    messages.push(`${input.fileName}: error: cannot launch: ${why}; set it to a plain value`);
+  }
   if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName)
     return { ok: false, messages, errorCount: Math.max(1, errorCount) };
   const resolved = ev.resolved;
