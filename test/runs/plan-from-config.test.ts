@@ -37,6 +37,13 @@ describe('planFromEvaluation (the cockpit) = planFromConfig (--launch)', () => {
     expect(r.ok).toBe(false);
   });
 
+  it("an experiment name from the target's environment: the launch says why it cannot start", () => {
+    const overrides = ['experiment_name=${oc.env:HOME}-x'];
+    const r = planFromConfig({ target: slurm, fileName: FILE, text: TEXT, overrides, env });
+    expect(r.ok).toBe(false);
+    expect(r.messages.join('\n')).toMatch(/cannot launch: the experiment name depends on the target's environment/);
+  });
+
   it('resume: names forwarded before are sent again when set, an optional one unset is not required', () => {
     const ev = evaluateConfig({ fileName: FILE, text: TEXT, overrides: [], envNames: Object.keys(env) });
     const r = planFromEvaluation(ev, { target: slurm, fileName: FILE, text: '', env: { ...env, HF_TOKEN: 'h' }, previouslyForwarded: ['CPU_CLUSTER_TOKEN', 'GEMINI_API_KEY', 'HF_TOKEN'] });
