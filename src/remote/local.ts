@@ -34,7 +34,9 @@ export class LocalTransport implements Transport {
   execStream(argv: string[], opts: ExecOptions = {}): ExecStream {
     if (argv.length === 0) throw new Error('exec: empty argv');
     for (const a of argv) if (a.includes('\0')) throw new Error('exec: argument contains a NUL byte');
-    const child = spawn(argv[0], argv.slice(1), { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'], signal: opts.signal });
+    const child = spawn(argv[0], argv.slice(1), { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'], signal: opts.signal,
+      detached: opts.ownSignals === true,
+    });
     // A missing program is reported the way a shell reports it (127 + a message on stderr), so
     // callers see the same result from local and ssh.
     // Always drained, even if the caller never reads it: a child blocked on a full stderr pipe

@@ -18,6 +18,10 @@ export interface ExecOptions {
   stdin?: string | Buffer;
   cwd?: string;
   signal?: AbortSignal;
+  /** The command must not share the caller's terminal signals (a launch's start script: a Ctrl-C
+   *  after it was sent lets it finish). Remote commands never do; the local Transport starts it
+   *  in a process group of its own. */
+  ownSignals?: boolean;
 }
 
 export interface ExecResult {

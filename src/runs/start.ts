@@ -91,7 +91,7 @@ export async function runStartScript(transport: Transport, t: Target, s: StartIn
   }
   // From here on the start is the target's: an interruption waits for its answer.
   s.io.onStarting?.(record.runId);
-  const pending = transport.exec(argv, { stdin });
+  const pending = transport.exec(argv, { stdin, ownSignals: true });
   await holdAt(s.io.hold, 'start-sent');
   let res;
   try {
