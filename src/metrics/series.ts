@@ -27,14 +27,15 @@ export class Series {
   private readonly mn: Float64Array;
   private readonly mx: Float64Array;
   private readonly cnt: Uint32Array;
-  /** 1 where a bucket's last value is null (no number), as NaN already means nan. */
-  private readonly lastNone: Uint8Array;
+  /** 1 where a bucket's last value is null (no number), as NaN already means nan. Made at the
+   *  first null (rare: a cell of text), so a series of numbers pays nothing for it. */
+  private lastNone: Uint8Array | null = null;
   private n = 0;
   /** Steps per bucket for new buckets (doubles at each compaction). */
   private span = 1;
   private readonly rSteps = new Float64Array(RECENT);
   private readonly rVals = new Float64Array(RECENT);
-  private readonly rNone = new Uint8Array(RECENT);
+  private rNone: Uint8Array | null = null;
   private rLen = 0;
   private rAt = 0;
 
@@ -46,7 +47,6 @@ export class Series {
     this.mn = new Float64Array(capacity);
     this.mx = new Float64Array(capacity);
     this.cnt = new Uint32Array(capacity);
-    this.lastNone = new Uint8Array(capacity);
   }
 
   get length(): number {
@@ -56,7 +56,7 @@ export class Series {
   /** Adds the value of `step`; a step at or before the last one replaces what came from there on
    *  (the trainer resumed from an older checkpoint and the later values stand). */
   push(step: number, value: number | null): void {
-    const none = value === null ? 1 : 0;
+    const none = value === null;
     const v = value === null ? Number.NaN : value;
     if (this.n > 0 && step <= this.hi[this.n - 1]) this.rewind(step);
     this.pushRecent(step, v, none);
@@ -64,7 +64,7 @@ export class Series {
     if (i >= 0 && this.cnt[i] < this.span) {
       this.hi[i] = step;
       this.last[i] = v;
-      this.lastNone[i] = none;
+      if (none || this.lastNone !== null) this.setLastNone(i, none);
       if (Number.isFinite(v)) {
         if (!(v >= this.mn[i])) this.mn[i] = v;
         if (!(v <= this.mx[i])) this.mx[i] = v;
@@ -77,7 +77,7 @@ export class Series {
     this.lo[j] = step;
     this.hi[j] = step;
     this.last[j] = v;
-    this.lastNone[j] = none;
+    if (none || this.lastNone !== null) this.setLastNone(j, none);
     this.mn[j] = Number.isFinite(v) ? v : Number.NaN;
     this.mx[j] = Number.isFinite(v) ? v : Number.NaN;
     this.cnt[j] = 1;
@@ -91,7 +91,11 @@ export class Series {
   }
 
   private lastOf(i: number): number | null {
-    return this.lastNone[i] ? null : this.last[i];
+    return this.lastNone !== null && this.lastNone[i] === 1 ? null : this.last[i];
+  }
+
+  private setLastNone(i: number, none: boolean): void {
+    (this.lastNone ??= new Uint8Array(this.capacity))[i] = none ? 1 : 0;
   }
 
   latestStep(): number | null {
@@ -106,7 +110,7 @@ export class Series {
     for (let i = this.rLen - k; i < this.rLen; i++) {
       const at = (this.rAt - this.rLen + i + RECENT) % RECENT;
       steps.push(this.rSteps[at]);
-      values.push(this.rNone[at] ? null : this.rVals[at]);
+      values.push(this.rNone !== null && this.rNone[at] === 1 ? null : this.rVals[at]);
     }
     return { steps, values };
   }
@@ -144,10 +148,10 @@ export class Series {
     return out;
   }
 
-  private pushRecent(step: number, v: number, none: number): void {
+  private pushRecent(step: number, v: number, none: boolean): void {
     this.rSteps[this.rAt] = step;
     this.rVals[this.rAt] = v;
-    this.rNone[this.rAt] = none;
+    if (none || this.rNone !== null) (this.rNone ??= new Uint8Array(RECENT))[this.rAt] = none ? 1 : 0;
     this.rAt = (this.rAt + 1) % RECENT;
     if (this.rLen < RECENT) this.rLen++;
   }
@@ -172,7 +176,7 @@ export class Series {
       this.lo[i] = this.lo[a];
       this.hi[i] = this.hi[b];
       this.last[i] = this.last[b];
-      this.lastNone[i] = this.lastNone[b];
+      if (this.lastNone !== null) this.lastNone[i] = this.lastNone[b];
       this.mn[i] = minNaN(this.mn[a], this.mn[b]);
       this.mx[i] = maxNaN(this.mx[a], this.mx[b]);
       this.cnt[i] = this.cnt[a] + this.cnt[b];
