@@ -88,12 +88,14 @@ export interface ListProbe {
   slurm: Record<string, string>;
   slurmExit: Record<string, number>;
   exitCode?: number | null;
+  /** Direct: attempt number -> that attempt's own exit status (attempt-exit.N). */
+  attemptExit?: Record<number, number>;
 }
 export const EMPTY_PROBE: ListProbe = { slurm: {}, slurmExit: {} };
 
 function parseProbes(text: string): Map<string, ListProbe> {
   const { raws, slurm } = parseRaw(text);
-  return new Map(raws.map((r) => [r.runId, { slurm, slurmExit: r.probe.slurmExit ?? {}, ...(r.probe.exitCode !== undefined ? { exitCode: r.probe.exitCode } : {}) }]));
+  return new Map(raws.map((r) => [r.runId, { slurm, slurmExit: r.probe.slurmExit ?? {}, ...(r.probe.exitCode !== undefined ? { exitCode: r.probe.exitCode } : {}), ...(r.probe.attemptExit ? { attemptExit: r.probe.attemptExit } : {}) }]));
 }
 
 function parseRaw(text: string) {
@@ -109,9 +111,16 @@ function parseRaw(text: string) {
     else if (key === 'tails') tails = splitTails(f[0] ?? '');
     else if (!cur) continue;
     else if (key === 'json') cur.record = parseRunRecord(f[0]);
-    else if (key === 'alive') cur.probe.alive = f[0] === '1';
+    else if (key === 'alive') {
+      cur.probe.alive = f[0] === '1';
+      if (f[0] === '?') cur.probe.aliveUnknownAs = f[1] || 'this user';
+    }
     else if (key === 'exit') cur.probe.exitCode = toInt(f[0]);
-    else if (key === 'sexit') {
+    else if (key === 'aexit') {
+      const n = toInt(f[0]);
+      const code = toInt(f[1]);
+      if (n !== null && code !== null) (cur.probe.attemptExit ??= {})[n] = code;
+    } else if (key === 'sexit') {
       const code = toInt(f[1]);
       if (code !== null) cur.probe.slurmExit![f[0]] = code;
     }
