@@ -20,6 +20,11 @@ export interface FollowRunOptions {
   /** The log cannot be followed although the connection works (what, where, what to do), or null:
    *  it is read again. Without it, nothing says why no events come. */
   onProblem?(problem: FollowProblem | null): void;
+  /** The fresh bytes of each delivery (overlaps cut), before they are parsed: one stream for every
+   *  reader of the log (the log pane's lines), not a second follower. */
+  onBytes?(bytes: Uint8Array): void;
+  /** After each delivery's records were handed on: reading stands at `offset` bytes. */
+  onConsumed?(offset: number): void;
 }
 
 export interface RunFollower {
@@ -68,8 +73,10 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
     if (end <= consumed) return; // already parsed
     const fresh = ev.offset < consumed ? ev.bytes.subarray(consumed - ev.offset) : ev.bytes;
     consumed = end;
+    opts.onBytes?.(fresh);
     saves?.push(fresh);
     emit(parser.push(fresh));
+    opts.onConsumed?.(consumed);
   });
   const close = () => {
     if (closed) return;

@@ -21,6 +21,8 @@ export interface RunSummary {
   totalSteps?: number;
   /** `rollout/reward` of that step (null when the trainer printed nan). */
   lastReward?: number | null;
+  /** The latest attempt's exit status, when its job wrapper or batch script wrote one. */
+  exitCode?: number;
   /** Every attempt of the run, oldest first (only with `ListOptions.chain`). */
   chain?: AttemptSummary[];
 }
@@ -135,7 +137,10 @@ export function parseListOutput(text: string): RunSummary[] {
   for (const raw of raws) {
     if (!raw.record) continue; // unreadable run.json: not ours, or mid-write
     const d = deriveRunState(raw.record, { ...raw.probe, slurm, ...(squeueFailed !== undefined ? { squeueFailed } : {}) });
-    out.push({ runId: raw.runId, record: raw.record, state: d.state, detail: d.detail, ...lastStep(tails.get(raw.runId)) });
+    const job = raw.record.attempts[raw.record.attempts.length - 1]?.jobId;
+    const exitCode = raw.record.backend === 'slurm' ? (job !== undefined ? raw.probe.slurmExit?.[job] : undefined) : raw.probe.exitCode;
+    const exit = typeof exitCode === 'number' ? { exitCode } : {};
+    out.push({ runId: raw.runId, record: raw.record, state: d.state, detail: d.detail, ...exit, ...lastStep(tails.get(raw.runId)) });
   }
   return out.sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt));
 }
