@@ -217,6 +217,8 @@ export class RunWatch {
           const m = this.firstSilence;
           const wall = m ? Math.min(this.clock(), m.measuredWall - m.silenceMs) : this.clock();
           for (const e of b.events) this.ingest(e, true, wall);
+          // The history's last look is at the backfill's end, on the clock: a hang is seen now.
+          this.tick();
           const mib = (n: number) => (n / 1048576).toFixed(n < 1048576 ? 2 : 1);
           this.emit({ type: 'note', level: 'info', text: `history: ${mib(b.coveredBytes)} MiB of log backfilled with ${mib(b.sentBytes)} MiB sent (${b.events.length} records, ${this.clock() - started} ms)` });
           from = b.offset;
@@ -258,18 +260,22 @@ export class RunWatch {
       },
       onConsumed: (offset) => {
         this.readOffset = offset;
-        this.countFirstSilence(offset);
+        // Once the silence is counted, the rules look at the clock: what a frame then shows is
+        // what the watch saw, not what a view computed.
+        if (!this.countFirstSilence(offset)) this.tick();
       },
     });
   }
 
   /** Reading reached the size measured at attach: the latest record counts as arriving when the log
    *  was last written. Past that size the log grew: it is live, nothing to count. */
-  private countFirstSilence(offset: number): void {
+  private countFirstSilence(offset: number): boolean {
     const m = this.firstSilence;
-    if (!m || offset < m.size) return;
+    if (!m || offset < m.size) return false;
     this.firstSilence = null;
-    if (offset === m.size && this.alerts.logWrittenAt(m.measuredWall - m.silenceMs)) this.tick();
+    if (offset !== m.size || !this.alerts.logWrittenAt(m.measuredWall - m.silenceMs)) return false;
+    this.tick();
+    return true;
   }
 
   private onProblem(p: FollowProblem | null): void {
