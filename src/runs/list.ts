@@ -7,6 +7,7 @@ import { setupInWorkdir, type Target } from './targets.js';
 import { isValidRunId, parseRunRecord, type Attempt, type RunRecord, type RunState } from './run-record.js';
 import { deriveRunState, type RunProbe } from './run-state.js';
 import { LIST_SCRIPT, headNow, parseMarkedLines, toInt } from './remote-scripts.js';
+import { FAILURE_TAIL_BYTES, lastLogLines } from './log-tail.js';
 import { buildChain, chainFacts, emptyFacts, type AttemptSummary } from './attempt-chain.js';
 
 export interface RunSummary {
@@ -23,6 +24,8 @@ export interface RunSummary {
   lastReward?: number | null;
   /** The latest attempt's exit status, when its job wrapper or batch script wrote one. */
   exitCode?: number;
+  /** A failed run: the last lines of its log (why, when no trainer record says it). */
+  lastLines?: string[];
   /** Every attempt of the run, oldest first (only with `ListOptions.chain`). */
   chain?: AttemptSummary[];
 }
@@ -140,7 +143,9 @@ export function parseListOutput(text: string): RunSummary[] {
     const job = raw.record.attempts[raw.record.attempts.length - 1]?.jobId;
     const exitCode = raw.record.backend === 'slurm' ? (job !== undefined ? raw.probe.slurmExit?.[job] : undefined) : raw.probe.exitCode;
     const exit = typeof exitCode === 'number' ? { exitCode } : {};
-    out.push({ runId: raw.runId, record: raw.record, state: d.state, detail: d.detail, ...exit, ...lastStep(tails.get(raw.runId)) });
+    const tail = tails.get(raw.runId);
+    const why = d.state === 'failed' && tail ? { lastLines: lastLogLines(tail.subarray(-FAILURE_TAIL_BYTES), undefined, true) } : {};
+    out.push({ runId: raw.runId, record: raw.record, state: d.state, detail: d.detail, ...exit, ...why, ...lastStep(tail) });
   }
   return out.sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt));
 }

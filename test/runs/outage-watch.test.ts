@@ -31,7 +31,7 @@ describe(`a ${OUTAGE_S} s outage while following and watching`, () => {
     sim = await startSimOverSshd('awrl-outage-');
     proxy = await startTcpProxy(sim.sshd.port);
     const p = proxiedConfig(sim.sshd, proxy, 'outage');
-    target = ['--target', p.alias, '-F', p.file, '--workdir', sim.workdir, '--setup', `export PATH=${sim.workdir}/bin:$PATH AWRL_SIM_SPEED=100`];
+    target = ['--target', p.alias, '-F', p.file, '--workdir', sim.workdir, '--setup', `export PATH=${sim.workdir}/bin:$PATH AWRL_SIM_SPEED=300`];
   }, 60_000);
   afterAll(async () => {
     for (const f of procs) if (f.child.pid && pidAlive(f.child.pid)) f.child.kill('SIGKILL');
