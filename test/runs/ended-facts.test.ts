@@ -86,6 +86,6 @@ describe('an ended run, told as it is', () => {
     const row = (JSON.parse(runs.stdout) as Array<{ runId: string; chain: Array<{ n: number; ended: string | null }> }>).find((x) => x.runId === runId)!;
     expect(row.chain.map((a) => [a.n, a.ended])).toEqual([[1, 'exit 0'], [2, 'exit 0']]);
     const table = await cli(['runs', ...where()]);
-    expect(table.stdout).toMatch(/#1 exit 0 > #2 exit 0/);
+    expect(table.stdout).toMatch(/#1 exit 0 > #2 (from step \d+ )?exit 0/);
   }, 180_000);
 });
