@@ -157,6 +157,11 @@ export class RunWatch {
     this.silenceWatch.stop();
   }
 
+  /** A record not read through the follower (a replay, a benchmark): handled as a followed one. */
+  push(e: HealthEvent): void {
+    if (!this.closed) this.ingest(e, false);
+  }
+
   /** The time-driven rules at our clock now; what fired or cleared is told. */
   tick(): void {
     if (this.closed) return;
