@@ -246,6 +246,7 @@ export class RunWatch {
 
   private follow(fromOffset: number, parser: TrainerLogParser | undefined): void {
     this.readOffset = fromOffset;
+    let fresh: Uint8Array | null = null;
     this.follower = followRun(this.o.transport, this.o.logPath, {
       fromOffset,
       ...(parser ? { parser } : {}),
@@ -261,10 +262,14 @@ export class RunWatch {
         // A problem a paused follower left standing is over once its successor reads.
         if (this.standing) this.onProblem(null);
         this.dispatch({ type: 'bytes' });
-        this.emit({ type: 'bytes', bytes });
+        fresh = bytes;
       },
       onConsumed: (offset) => {
         this.readOffset = offset;
+        // Told after the delivery's records, with the offset already past them: a renderer that
+        // waits for "read so far" sees it with the bytes.
+        if (fresh) this.emit({ type: 'bytes', bytes: fresh });
+        fresh = null;
         // Once the silence is counted, the rules look at the clock: what a frame then shows is
         // what the watch saw, not what a view computed.
         if (!this.countFirstSilence(offset)) this.tick();

@@ -15,7 +15,8 @@ export type WatchOutput =
   /** A record of the log (trainer events and checkpoint saves, in log order); `backfilled`: read
    *  through the target-side filter at attach, not followed. */
   | { type: 'record'; record: HealthEvent; backfilled: boolean }
-  /** Fresh followed bytes (overlaps cut), in order: for a view of the log's own lines. */
+  /** Fresh followed bytes (overlaps cut), in order, told after the records they held: for a view
+   *  of the log's own lines. */
   | { type: 'bytes'; bytes: Uint8Array }
   /** The log was truncated or replaced: what follows starts at the new file's first byte. */
   | { type: 'reset'; reason: string }
