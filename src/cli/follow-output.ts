@@ -13,7 +13,12 @@ import { alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
 import { CliError, EXIT } from './errors.js';
-import { followProblemClearedJsonLine, followProblemJsonLine, followProblemLine, followReadingAgainLine } from './follow-problem-lines.js';
+import {
+  followProblemClearedJsonLine,
+  followProblemJsonLine,
+  followProblemLine,
+  followReadingAgainLine,
+} from './follow-problem-lines.js';
 import { connectionJsonLine, connectionLine, stateJsonLine } from './follow-watch-lines.js';
 
 export interface FollowPrintOptions {
@@ -78,10 +83,14 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   });
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
-    throw new CliError(`lost the connection to ${target.name} for more than ${o.reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui follow ${runId} ${where}`, EXIT.disconnected, {
-      code: 'disconnected',
-      hint: `follow it again once the host answers: awrl-tui follow ${runId} ${where}`,
-    });
+    throw new CliError(
+      `lost the connection to ${target.name} for more than ${o.reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui follow ${runId} ${where}`,
+      EXIT.disconnected,
+      {
+        code: 'disconnected',
+        hint: `follow it again once the host answers: awrl-tui follow ${runId} ${where}`,
+      },
+    );
   }
   if (outcome.state === 'finished') return EXIT.ok;
   if (outcome.state === 'stopped') return EXIT.stopped;
@@ -119,7 +128,9 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
         return info(`state    ${w.summary.state} (${w.summary.detail})`);
       case 'reset':
         // A log truncated or replaced under us: what follows comes from the new file's first byte.
-        return info(`log      ${w.reason === 'appeared' ? 'appeared' : `was ${w.reason}`}: reading it from its first byte (steps it repeats are shown again)`);
+        return info(
+          `log      ${w.reason === 'appeared' ? 'appeared' : `was ${w.reason}`}: reading it from its first byte (steps it repeats are shown again)`,
+        );
       case 'problem':
         if (w.problem) {
           info(followProblemLine(w.problem, { kind: 'retrying' }));
@@ -139,7 +150,8 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
           info(followProblemLine(w.problem, now));
           if (json) out(followProblemJsonLine(w.problem, now));
         }
-        if (w.lastLines.length) info(`last lines of its log (${o.logPath}):\n${w.lastLines.map((l) => `  ${l}`).join('\n')}`);
+        if (w.lastLines.length)
+          info(`last lines of its log (${o.logPath}):\n${w.lastLines.map((l) => `  ${l}`).join('\n')}`);
         if (json && last) out(stateJsonLine(last, w.lastLines));
         return;
       case 'phase':

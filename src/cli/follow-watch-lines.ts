@@ -11,17 +11,35 @@ const seconds = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;
 export function connectionLine(c: ConnectionOutput, target: string, now: number = Date.now()): string {
   const at = new Date(c.since).toISOString();
   if (c.state === 'lost') {
-    return `connection lost to ${target} at ${at}${c.reason ? ` (${c.reason})` : ''}; reconnecting. The run goes on; until the log is read again, its silence is not counted as a stall`;
+    const why = c.reason ? ` (${c.reason})` : '';
+    return (
+      `connection lost to ${target} at ${at}${why}; reconnecting. The run goes on; ` +
+      'until the log is read again, its silence is not counted as a stall'
+    );
   }
-  return `connection restored to ${target} after ${seconds(now - c.since)} (lost at ${at}); reading the log from where it stopped`;
+  const after = seconds(now - c.since);
+  return `connection restored to ${target} after ${after} (lost at ${at}); reading the log from where it stopped`;
 }
 
 /** `{"type":"connection","state":"lost"|"restored","target":…,"since":ISO[,"reason"]}`. */
 export function connectionJsonLine(c: ConnectionOutput, target: string): string {
-  return JSON.stringify({ type: 'connection', state: c.state, target, since: new Date(c.since).toISOString(), ...(c.reason ? { reason: c.reason } : {}) });
+  return JSON.stringify({
+    type: 'connection',
+    state: c.state,
+    target,
+    since: new Date(c.since).toISOString(),
+    ...(c.reason ? { reason: c.reason } : {}),
+  });
 }
 
 /** `{"type":"state","state":…,"exit":N|null,"detail":…[,"lastLines":[…]]}`: the run's end. */
 export function stateJsonLine(s: RunSummary, lastLines: readonly string[]): string {
-  return JSON.stringify({ type: 'state', runId: s.runId, state: s.state, exit: s.exitCode ?? null, detail: s.detail, ...(lastLines.length ? { lastLines } : {}) });
+  return JSON.stringify({
+    type: 'state',
+    runId: s.runId,
+    state: s.state,
+    exit: s.exitCode ?? null,
+    detail: s.detail,
+    ...(lastLines.length ? { lastLines } : {}),
+  });
 }

@@ -18,7 +18,15 @@ import { watchRunState, type RunStateWatcher } from './watch-state.js';
 import { isTerminal } from './run-state.js';
 import { SlurmEndWatch } from './slurm-job-end.js';
 import { LogSilenceWatch, measureLogSilence, type LogSilence } from './follow-alerts.js';
-import { initialLifecycle, logClockRuns, reduceWatch, watchPhase, type WatchAction, type WatchLifecycle, type WatchPhase } from './watch-lifecycle.js';
+import {
+  initialLifecycle,
+  logClockRuns,
+  reduceWatch,
+  watchPhase,
+  type WatchAction,
+  type WatchLifecycle,
+  type WatchPhase,
+} from './watch-lifecycle.js';
 import { AlertChanges, type LogReadEnd, type WatchOutcome, type WatchOutput } from './watch-output.js';
 import { drainLog, failureLines } from './watch-drain.js';
 
@@ -31,7 +39,17 @@ export interface RunWatchFacts {
 /** Reading a long log's history through a target-side filter before following (the cockpit). */
 export interface WatchBackfill {
   thresholdBytes: number;
-  run(transport: Transport, logPath: string, size: number): Promise<{ offset: number; parser: TrainerLogParser; events: HealthEvent[]; sentBytes: number; coveredBytes: number }>;
+  run(
+    transport: Transport,
+    logPath: string,
+    size: number,
+  ): Promise<{
+    offset: number;
+    parser: TrainerLogParser;
+    events: HealthEvent[];
+    sentBytes: number;
+    coveredBytes: number;
+  }>;
   /** After the backfill, before following from `offset` (e.g. the raw lines before the seam). */
   after?(offset: number): Promise<void>;
 }
@@ -90,7 +108,11 @@ export class RunWatch {
     this.clock = o.clock ?? Date.now;
     this.store = new MetricsStore(o.storeCapacity !== undefined ? { capacity: o.storeCapacity } : {});
     const f = o.facts ?? {};
-    this.alerts = new RunAlerts(this.store, { consumerBatchSize: f.consumerBatchSize, maxHeadOffpolicyness: f.maxHeadOffpolicyness, recoverFreqSecs: f.recoverFreqSecs });
+    this.alerts = new RunAlerts(this.store, {
+      consumerBatchSize: f.consumerBatchSize,
+      maxHeadOffpolicyness: f.maxHeadOffpolicyness,
+      recoverFreqSecs: f.recoverFreqSecs,
+    });
     this.life = initialLifecycle(o.transport.state.state === 'ready');
     if (!this.life.connected) this.alerts.unobserved(this.clock());
     this.silenceWatch = new LogSilenceWatch({
@@ -99,7 +121,8 @@ export class RunWatch {
       clock: this.clock,
       // Every record read so far was in the log when it was measured: it was written by then.
       measured: (m) => {
-        if (!this.closed && this.readOffset === m.size && this.alerts.logWrittenAt(m.measuredWall - m.silenceMs)) this.tick();
+        if (!this.closed && this.readOffset === m.size && this.alerts.logWrittenAt(m.measuredWall - m.silenceMs))
+          this.tick();
       },
     });
   }
@@ -225,14 +248,22 @@ export class RunWatch {
           // The history's last look is at the backfill's end, on the clock: a hang is seen now.
           this.tick();
           const mib = (n: number) => (n / 1048576).toFixed(n < 1048576 ? 2 : 1);
-          this.emit({ type: 'note', level: 'info', text: `history: ${mib(b.coveredBytes)} MiB of log backfilled with ${mib(b.sentBytes)} MiB sent (${b.events.length} records, ${this.clock() - started} ms)` });
+          this.emit({
+            type: 'note',
+            level: 'info',
+            text: `history: ${mib(b.coveredBytes)} MiB of log backfilled with ${mib(b.sentBytes)} MiB sent (${b.events.length} records, ${this.clock() - started} ms)`,
+          });
           from = b.offset;
           parser = b.parser;
           await bf.after?.(b.offset);
         }
       } catch (err) {
         // Fall back to reading the whole log: slower, never wrong.
-        this.emit({ type: 'note', level: 'warning', text: `backfill failed (${err instanceof Error ? err.message : String(err)}): reading the whole log` });
+        this.emit({
+          type: 'note',
+          level: 'warning',
+          text: `backfill failed (${err instanceof Error ? err.message : String(err)}): reading the whole log`,
+        });
         from = 0;
         parser = undefined;
       }
@@ -393,7 +424,8 @@ export class RunWatch {
       }
       const s = this.current;
       if (s && s.state !== this.told) this.tellState(s);
-      const lastLines = s?.state === 'failed' && size !== null ? await failureLines(this.o.transport, this.o.logPath, size) : [];
+      const lastLines =
+        s?.state === 'failed' && size !== null ? await failureLines(this.o.transport, this.o.logPath, size) : [];
       if (this.closed) return;
       this.lastReadEnd = readEnd;
       const unreadBytes = this.standing && size !== null ? Math.max(0, size - this.readOffset) : null;
@@ -401,7 +433,8 @@ export class RunWatch {
       this.dispatch({ type: 'settled' });
       if (this.o.whenEnded === 'stop') {
         const st = this.o.transport.state;
-        if (readEnd !== 'read' && readEnd !== 'missing' && st.state === 'failed') this.finish({ kind: 'disconnected', reason: st.reason });
+        if (readEnd !== 'read' && readEnd !== 'missing' && st.state === 'failed')
+          this.finish({ kind: 'disconnected', reason: st.reason });
         else this.finish({ kind: 'ended', state: s?.state ?? 'failed', detail: s?.detail ?? '' });
       } else this.pollState(this.o.endedStatePollMs ?? 60_000);
     } finally {

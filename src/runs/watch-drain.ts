@@ -32,7 +32,10 @@ export async function drainLog(o: DrainOptions): Promise<{ readEnd: LogReadEnd; 
     const st = o.transport.state.state;
     if (st === 'failed' || st === 'closed') return gaveUp();
     // undefined: the stat failed (the connection dropped under it: the transport reconnects).
-    const s = await o.transport.stat(o.logPath).then((x) => (x ? x.size : null), () => undefined);
+    const s = await o.transport.stat(o.logPath).then(
+      (x) => (x ? x.size : null),
+      () => undefined,
+    );
     if (s === null) return { readEnd: 'missing', size: null };
     if (s !== undefined) size = s;
     if (s !== undefined && o.offset() >= s) return { readEnd: 'read', size };

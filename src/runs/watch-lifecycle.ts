@@ -33,7 +33,11 @@ export type WatchAction =
   | { type: 'settled' }
   | { type: 'resume' };
 
-export const initialLifecycle = (connected: boolean): WatchLifecycle => ({ reading: 'attaching', connected, runState: null });
+export const initialLifecycle = (connected: boolean): WatchLifecycle => ({
+  reading: 'attaching',
+  connected,
+  runState: null,
+});
 
 export function reduceWatch(l: WatchLifecycle, a: WatchAction): WatchLifecycle {
   switch (a.type) {

@@ -33,11 +33,18 @@ export type WatchOutput =
   | { type: 'note'; level: 'info' | 'warning'; text: string }
   /** The run ended and its log was read as far as it could be. `lastLines`: the log's last lines when
    *  it failed (why, when no trainer record says it); `unreadBytes`: what a standing problem left. */
-  | { type: 'settled'; readEnd: LogReadEnd; lastLines: string[]; unreadBytes: number | null; problem: FollowProblem | null }
+  | {
+      type: 'settled';
+      readEnd: LogReadEnd;
+      lastLines: string[];
+      unreadBytes: number | null;
+      problem: FollowProblem | null;
+    }
   /** Watching is over (`whenEnded: 'stop'`): the run ended, or the connection is gone for good. */
   | { type: 'end'; outcome: WatchOutcome };
 
-export type WatchOutcome = { kind: 'ended'; state: RunState; detail: string } | { kind: 'disconnected'; reason: string };
+export type WatchOutcome =
+  { kind: 'ended'; state: RunState; detail: string } | { kind: 'disconnected'; reason: string };
 
 /** Fired and cleared alerts from the rules' successive answers: an alert is told when it fires
  *  (not standing before) and when it stops standing. A hang found at the record that ends it

@@ -11,7 +11,15 @@ import { problemText } from '../../remote/follow-status.js';
 import { backfill, readTail } from './backfill.js';
 import { RunRecords, type RunFacts } from './run-records.js';
 import { TrainerLineRing } from './trainer-lines.js';
-import { ENDED_STATES, type GpuSnapshot, type LogLine, type RunState, type RunSummary, type RunView, type SeriesSource } from './types.js';
+import {
+  ENDED_STATES,
+  type GpuSnapshot,
+  type LogLine,
+  type RunState,
+  type RunSummary,
+  type RunView,
+  type SeriesSource,
+} from './types.js';
 
 // The API other files and tests import from here, wherever the parts now live.
 export { eventLogLine, localTimeMs } from './event-log-line.js';
@@ -87,7 +95,13 @@ export class RunFeed {
       ...(o.jobEndPollMs !== undefined ? { jobEndPollMs: o.jobEndPollMs } : {}),
       ...(o.tickMs !== undefined ? { tickMs: o.tickMs } : {}),
     });
-    this.records = new RunRecords({ store: this.watch.store, alerts: this.watch.alerts, facts: o.facts, logLimit: o.logLimit, clock: this.clock });
+    this.records = new RunRecords({
+      store: this.watch.store,
+      alerts: this.watch.alerts,
+      facts: o.facts,
+      logLimit: o.logLimit,
+      clock: this.clock,
+    });
     this.store = this.records.store;
     this.series = this.records.series;
     this.watch.on((w) => this.render(w));
