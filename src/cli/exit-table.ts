@@ -32,6 +32,8 @@ export const EXIT_TABLE: ExitRow[] = [
   { failure: 'connection lost (following)', codes: ['disconnected'], exits: { '--launch': disconnected, follow: disconnected } },
   { failure: 'the run failed / was stopped', codes: [], exits: { '--launch': `${failed}/${stopped}`, follow: `${failed}/${stopped}` } },
   { failure: 'tagged leftovers after stop', codes: [], exits: { stop: failed } },
+  // A node that could not be reached, or whose GPUs nvidia-smi could not list, is no all-clear.
+  { failure: 'leftovers not fully checked', codes: [], exits: { stop: failed } },
 ];
 
 /** The table as --help prints it (within 100 columns; the --json codes are listed under it). */

@@ -1,31 +1,41 @@
 // Following a run to its end on the command line: what `--launch --follow` and `awrl-tui follow`
-// print (progress lines, or the events as JSON Lines) with health and metric alerts riding along,
-// what Ctrl-C says, and the exit code the run's end maps to.
+// print (progress lines, or the events as JSON Lines) with alerts, the connection and follow problems
+// riding along, what Ctrl-C says, and the exit code the run's end maps to. A renderer of src/runs'
+// RunWatch, as the cockpit's session is: every decision (what fired, when the connection was lost,
+// when the run ended) is the watch's; this file only prints it, in the order it happened.
 import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
 import type { Target } from '../runs/index.js';
-import { followToEnd, progressLine } from '../runs/follow-to-end.js';
-import { isTerminal } from '../runs/run-state.js';
-import { FollowAlerts, alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
-import type { FollowProblem, Transport } from '../remote/transport.js';
+import { progressLine } from '../runs/follow-to-end.js';
+import { RunWatch } from '../runs/run-watch.js';
+import type { WatchOutcome, WatchOutput } from '../runs/watch-output.js';
+import type { RunSummary } from '../runs/list.js';
+import { alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
+import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
-import type { Alert } from '../metrics/index.js';
 import { CliError, EXIT } from './errors.js';
-import { countBytesRead } from './follow-bytes.js';
-import { followProblemClearedJsonLine, followProblemJsonLine, followProblemLine, followReadingAgainLine } from './follow-problem-lines.js';
+import {
+  followProblemClearedJsonLine,
+  followProblemJsonLine,
+  followProblemLine,
+  followReadingAgainLine,
+} from './follow-problem-lines.js';
+import { connectionJsonLine, connectionLine, stateJsonLine } from './follow-watch-lines.js';
 
 export interface FollowPrintOptions {
   transport: Transport;
   target: Target;
   runId: string;
   logPath: string;
-  /** JSON Lines on stdout (events, `{"type":"alert"}`, `{"type":"follow-problem"}`); informational
-   *  lines go to stderr. */
+  /** JSON Lines on stdout: a first `{"type":"run"}` line, the events, `alert`, `connection`,
+   *  `follow-problem` lines, and a last `{"type":"state"}` line; informational lines go to stderr. */
   json: boolean;
   /** The run's config, for the staleness budget and the checkpoint interval (null: unknown). */
   evaluation: ConfigEvaluation | null;
   reconnectTimeoutS: number;
   /** The target flags as the user typed them, to repeat in advice. */
   where: string;
+  /** The state poll's pace (tests), default 2 s. */
+  statePollMs?: number;
 }
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -35,31 +45,22 @@ const err = (s: string) => process.stderr.write(`${s}\n`);
 export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const { json, runId, target, where } = o;
   const info = json ? err : out;
-  let prev: StepEvent | null = null;
-  // Health and metric alerts ride along as extra lines (when one fires, and when it clears), never
-  // changing the event lines.
+  if (json) out(JSON.stringify({ type: 'run', runId, target: target.name }));
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   const resolved = o.evaluation?.resolved as Record<string, any> | undefined;
-  const maxHead = num(resolved?.rollout?.max_head_offpolicyness);
-  const freqSecs = num(resolved?.recover?.freq_secs);
-  const alerts = new FollowAlerts({ ...(maxHead !== undefined ? { maxHeadOffpolicyness: maxHead } : {}), ...(freqSecs !== undefined ? { recoverFreqSecs: freqSecs } : {}) });
-  const report = (fired: Alert[]) => {
-    const cleared = alerts.takeCleared(fired);
-    for (const a of cleared) if (!fired.includes(a)) out(json ? alertClearedJsonLine(a) : alertClearedLine(a));
-    for (const a of fired) out(json ? alertJsonLine(a) : alertLine(a));
-    // Fired and over with the same record (a hang found at the record that ends it): both said.
-    for (const a of cleared) if (fired.includes(a)) out(json ? alertClearedJsonLine(a) : alertClearedLine(a));
-  };
-  // A stall brings no events: ask the time-based rules on the wall clock too.
-  const ticker = setInterval(() => report(alerts.tick()), 30_000);
-  ticker.unref();
-  // A run that hung before we attached: its log's silence (measured on the target's own clock)
-  // counts once reading stands exactly at the size measured, so the hang is reported as soon as the
-  // backlog is read, not 3 median steps after attaching; and a pause inside the backlog is never
-  // taken for the log's end (we know how far we have read: countBytesRead).
-  const read = countBytesRead(o.transport);
-  const silence = alerts.countSilence({ transport: o.transport, logPath: o.logPath, onFired: report });
-  read.onRead((offset) => silence.readTo(offset));
+  const watch = new RunWatch({
+    transport: o.transport,
+    target,
+    runId,
+    logPath: o.logPath,
+    whenEnded: 'stop',
+    facts: {
+      consumerBatchSize: num(resolved?.rollout?.consumer_batch_size),
+      maxHeadOffpolicyness: num(resolved?.rollout?.max_head_offpolicyness),
+      recoverFreqSecs: num(resolved?.recover?.freq_secs),
+    },
+    ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),
+  });
   // Ctrl-C ends the following, never the run (it is detached, or a Slurm job): say so, and how to
   // get back to it, instead of dying silently with the run's fate unclear.
   const leave = (signal: NodeJS.Signals) => {
@@ -72,67 +73,91 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   };
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
-  // The log cannot be read although the connection works (permissions, a follower that cannot
-  // start): said once per problem (people on stderr with --json; scripts on stdout), and said
-  // when it reads again, before what it reads, rather than waiting in silence.
-  let standing: FollowProblem | null = null;
-  const onProblem = (p: FollowProblem | null) => {
-    if (p) {
-      if (standing?.text === p.text) return;
-      standing = p;
-      info(followProblemLine(p, { kind: 'retrying' }));
-      if (json) out(followProblemJsonLine(p, { kind: 'retrying' }));
-    } else if (standing) {
-      const was = standing;
-      standing = null;
-      info(followReadingAgainLine(o.logPath));
-      if (json) out(followProblemClearedJsonLine(was));
-    }
-  };
-  const outcome = await followToEnd(read.transport, target, runId, o.logPath, {
-    onEvent: (e) => {
-      if (json) out(eventToJsonLine(e));
-      else if (e.type === 'step') {
-        out(progressLine(e, prev));
-        prev = e;
-      } else if (e.type === 'error') out(`error: ${e.message}`);
-      else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
-      report(alerts.push(e));
-    },
-    // The Slurm wall-time rule: the trainer's checkpoint saves date the last recover checkpoint,
-    // and the job's end (squeue, every minute: an admin may move it) says when the allocation ends.
-    onSave: (s) => report(alerts.push(s)),
-    onSlurmEnd: (end) => report(alerts.setSlurmEndTime(end)),
-    onState: (s) => {
-      // An ended run has no hang to report (a run killed without an error record would otherwise
-      // get a stall line before its state says it failed).
-      alerts.setEnded(isTerminal(s.state));
-      info(`state    ${s.state} (${s.detail})`);
-    },
-    // A log truncated or replaced under us: what follows comes from the new file's first byte.
-    onReset: (reason) => info(`log      ${reason === 'appeared' ? 'appeared' : `was ${reason}`}: reading it from its first byte (steps it repeats are shown again)`),
-    onProblem,
-  }).finally(() => {
-    clearInterval(ticker);
-    silence.stop();
+  const print = printer(o, info);
+  const outcome = await new Promise<WatchOutcome>((resolve) => {
+    watch.on((w) => {
+      print(w);
+      if (w.type === 'end') resolve(w.outcome);
+    });
+    watch.start();
   });
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
-    throw new CliError(`lost the connection to ${target.name} for more than ${o.reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui follow ${runId} ${where}`, EXIT.disconnected, {
-      code: 'disconnected',
-      hint: `follow it again once the host answers: awrl-tui follow ${runId} ${where}`,
-    });
-  }
-  // The run ended while its log could not be read: following is over, not "still retrying"; say
-  // how much of the log was never read (its events are missing from what was printed).
-  const unresolved = standing as FollowProblem | null;
-  if (unresolved) {
-    const size = (await o.transport.stat(o.logPath).catch(() => null))?.size;
-    const now = { kind: 'gave-up', unreadBytes: size === undefined ? null : Math.max(0, size - read.offset) } as const;
-    info(followProblemLine(unresolved, now));
-    if (json) out(followProblemJsonLine(unresolved, now));
+    throw new CliError(
+      `lost the connection to ${target.name} for more than ${o.reconnectTimeoutS} s (${outcome.reason}); the run goes on: awrl-tui follow ${runId} ${where}`,
+      EXIT.disconnected,
+      {
+        code: 'disconnected',
+        hint: `follow it again once the host answers: awrl-tui follow ${runId} ${where}`,
+      },
+    );
   }
   if (outcome.state === 'finished') return EXIT.ok;
   if (outcome.state === 'stopped') return EXIT.stopped;
   return EXIT.failed;
+}
+
+/** The lines of one watch output (stateful: the previous step, the last state seen). */
+function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOutput) => void {
+  const { json, target } = o;
+  let prev: StepEvent | null = null;
+  let last: RunSummary | null = null;
+  return (w) => {
+    switch (w.type) {
+      case 'record': {
+        const e = w.record;
+        if (e.type === 'save') return; // not an event of the contract: the health rules'
+        if (json) out(eventToJsonLine(e));
+        else if (e.type === 'step') {
+          out(progressLine(e, prev));
+          prev = e;
+        } else if (e.type === 'error') out(`error: ${e.message}`);
+        else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
+        return;
+      }
+      case 'alert':
+        return out(json ? alertJsonLine(w.alert) : alertLine(w.alert));
+      case 'alert-cleared':
+        return out(json ? alertClearedJsonLine(w.alert) : alertClearedLine(w.alert));
+      case 'connection':
+        info(connectionLine(w, target.name));
+        if (json) out(connectionJsonLine(w, target.name));
+        return;
+      case 'state':
+        last = w.summary;
+        return info(`state    ${w.summary.state} (${w.summary.detail})`);
+      case 'reset':
+        // A log truncated or replaced under us: what follows comes from the new file's first byte.
+        return info(
+          `log      ${w.reason === 'appeared' ? 'appeared' : `was ${w.reason}`}: reading it from its first byte (steps it repeats are shown again)`,
+        );
+      case 'problem':
+        if (w.problem) {
+          info(followProblemLine(w.problem, { kind: 'retrying' }));
+          if (json) out(followProblemJsonLine(w.problem, { kind: 'retrying' }));
+        } else {
+          info(followReadingAgainLine(o.logPath));
+          if (json) out(followProblemClearedJsonLine({ target: target.name, path: o.logPath }));
+        }
+        return;
+      case 'note':
+        return info(`watch    ${w.text}`);
+      case 'settled':
+        // The run ended while its log could not be read: following is over, not "still retrying";
+        // say how much of the log was never read (its events are missing from what was printed).
+        if (w.problem) {
+          const now = { kind: 'gave-up', unreadBytes: w.unreadBytes } as const;
+          info(followProblemLine(w.problem, now));
+          if (json) out(followProblemJsonLine(w.problem, now));
+        }
+        if (w.lastLines.length)
+          info(`last lines of its log (${o.logPath}):\n${w.lastLines.map((l) => `  ${l}`).join('\n')}`);
+        if (json && last) out(stateJsonLine(last, w.lastLines));
+        return;
+      case 'phase':
+      case 'bytes':
+      case 'end':
+        return;
+    }
+  };
 }

@@ -33,7 +33,9 @@ Usage:
   awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]
                                         follow a running run headless, from its log's start, to its
                                         end (what --launch --follow prints; exit codes alike)
-  awrl-tui runs --target T [--json]     list runs on a target with their live state
+  awrl-tui runs [RUN] --target T [--json]
+                                        list runs with their live state (a failed run: the last
+                                        lines of its log)
   awrl-tui stop RUN [--target T] [--grace S] [--yes] [--check-nodes H1,H2] [--json]
                                         stop a run (SIGTERM, grace, SIGKILL; scancel on Slurm), then
                                         list leftovers (run-tagged processes, GPU holders)

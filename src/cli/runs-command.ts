@@ -1,4 +1,5 @@
-// `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
+// `awrl-tui runs [RUN] --target T [--json]`: runs on a target with their live state, step and
+// reward; a failed run's last log lines under the table (with RUN: that run only).
 import { assertWorkdir, listRuns, runJobIdsOf, RunError, type RunSummary } from '../runs/index.js';
 import { nonFiniteText, statJsonValue } from '../trainer-log/index.js';
 import { chainShort } from '../runs/attempt-chain.js';
@@ -34,7 +35,7 @@ async function list(args: string[]): Promise<number> {
   let p;
   try {
     p = parseCli(args, { switches: ['--json', '--accept-new-host-key'] });
-    if (p.positional.length) throw new Error(`unexpected argument '${p.positional[0]}'`);
+    if (p.positional.length > 1) throw new Error(`unexpected argument '${p.positional[1]}'`);
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
@@ -45,7 +46,8 @@ async function list(args: string[]): Promise<number> {
     await assertWorkdir(transport, target).catch((e) => {
       throw e instanceof RunError ? cliErrorFromRun(e) : e;
     });
-    const runs = await listRuns(transport, target, { chain: true }).catch((e: Error) => {
+    const only = p.positional[0];
+    const runs = await listRuns(transport, target, { chain: true, ...(only !== undefined ? { only } : {}) }).catch((e: Error) => {
       throw new CliError(e.message, EXIT.failed, { code: 'remote-failed' });
     });
     if (p.switches.has('--json')) {
@@ -66,10 +68,22 @@ async function list(args: string[]): Promise<number> {
         // Each attempt: job id or pid, start, end, why it ended, the step it resumed from.
         chain: r.chain ?? [],
         runDir: r.record.runDir,
+        exit: r.exitCode ?? null,
+        ...(r.lastLines ? { lastLines: r.lastLines } : {}),
       }));
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-    } else if (runs.length === 0) process.stdout.write(`no runs on ${target.name} (${target.workdir}/.awrl/runs)\n`);
-    else process.stdout.write(`${formatRunsTable(runs)}\n`);
+    } else if (runs.length === 0) {
+      if (only !== undefined) throw new CliError(`no run ${only} on ${target.name} (${target.workdir}/.awrl/runs)`, EXIT.usage, { code: 'run-not-found' });
+      process.stdout.write(`no runs on ${target.name} (${target.workdir}/.awrl/runs)\n`);
+    } else {
+      process.stdout.write(`${formatRunsTable(runs)}\n`);
+      // Why a failed run failed: its log's last lines (a run that died at once has no trainer record).
+      // All runs: 3 lines each (the table stays readable); `runs RUN`: every line kept (10).
+      for (const r of runs) {
+        const lines = only !== undefined ? r.lastLines : r.lastLines?.slice(-3);
+        if (lines?.length) process.stdout.write(`\n${r.runId} failed; the last lines of its log:\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
+      }
+    }
     return EXIT.ok;
   } finally {
     await transport.close().catch(() => undefined);

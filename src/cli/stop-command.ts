@@ -10,7 +10,7 @@
 // the head's clock, the leftovers), the human lines on stderr; a failure is the cli-error line.
 import { createInterface } from 'node:readline/promises';
 import { stopRun, stoppedBy, readRecord, runsRoot, runNodes, setupInWorkdir, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
-import { findLeftovers, stopLeftovers, formatLeftovers, type Leftover, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
+import { checkLeftovers, stopLeftovers, formatLeftovers, type Leftover, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
 import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
@@ -66,8 +66,14 @@ export interface LeftoverResult {
   remaining: Leftover[];
   /** Nodes that could not be checked, and why; `error` when no host could be checked at all. */
   unreachable: NodeFailure[];
+  /** Nodes reached whose GPU memory could not be checked (nvidia-smi missing or failing), and why. */
+  gpuUnchecked: NodeFailure[];
   error: string | null;
 }
+
+/** Every host was looked at completely (processes and GPUs): otherwise `stop` exits 1 (EXIT.failed),
+ *  since nothing can be said about what the unchecked part holds. */
+export const leftoversFullyChecked = (r: LeftoverResult): boolean => !r.error && r.unreachable.length === 0 && r.gpuUnchecked.length === 0;
 
 /**
  * The leftover check after a stop; `say` prints its human lines (stdout, or stderr under --json).
@@ -89,23 +95,31 @@ async function leftoverCheck(
   }
   const hosts = scope.nodes ? [...(scope.includeHead ? [target.name] : []), ...scope.nodes] : [target.name];
   const where = hosts.join(', ');
-  const result: LeftoverResult = { checked: hosts, tagged: [], untagged: [], stopped: [], remaining: [], unreachable: [], error: null };
-  const unreachable = (f: NodeFailure[]) => {
-    result.unreachable.push(...f);
-    for (const x of f) process.stderr.write(`awrl-tui: could not check for leftover processes: ${x.error}\n`);
-  };
+  const result: LeftoverResult = { checked: hosts, tagged: [], untagged: [], stopped: [], remaining: [], unreachable: [], gpuUnchecked: [], error: null };
   let found: Leftover[];
   try {
-    found = await findLeftovers(transport, runId, { setup, ...scope, onUnreachable: unreachable });
+    const report = await checkLeftovers(transport, runId, { setup, ...scope });
+    found = report.list;
+    result.unreachable = report.unreachable;
+    result.gpuUnchecked = report.gpuUnchecked;
   } catch (e) {
     result.error = `could not check ${where} for leftover processes: ${(e as Error).message}`;
     process.stderr.write(`awrl-tui: ${result.error}\n`);
     return result;
   }
+  for (const x of result.unreachable) say(`leftovers: NOT CHECKED on ${x.error} (its processes and GPUs are unknown)`);
+  for (const x of result.gpuUnchecked) say(`leftovers: GPU memory NOT CHECKED on ${x.error}`);
   const tagged = (result.tagged = found.filter((l) => l.tagged));
   const holders = (result.untagged = found.filter((l) => !l.tagged));
   if (found.length === 0) {
-    say(`leftovers: none on ${where} (no process carries the run's tag, no GPU memory is held)`);
+    // "none" only where it was looked for: an unreachable node or unasked GPUs are not all-clear.
+    const unseen = new Set(result.unreachable.map((x) => x.node));
+    const noGpu = new Set(result.gpuUnchecked.map((x) => x.node));
+    const seen = hosts.filter((h) => !unseen.has(h));
+    const gpusSeen = seen.filter((h) => !noGpu.has(h));
+    if (seen.length === 0) return result;
+    const gpuWords = gpusSeen.length === seen.length ? 'no GPU memory is held' : gpusSeen.length ? `no GPU memory is held on ${gpusSeen.join(', ')}` : 'GPU memory not checked';
+    say(`leftovers: none on ${seen.join(', ')} (no process carries the run's tag, ${gpuWords})`);
     return result;
   }
   if (tagged.length > 0) say(`leftovers: ${plural(tagged.length, 'process')} on ${where} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged))}`);
@@ -210,7 +224,7 @@ async function stop(args: string[]): Promise<number> {
         say,
       });
       if (json) process.stdout.write(`${JSON.stringify(stopJson(report, target.name, leftovers))}\n`);
-      return report.left.length || leftovers.remaining.length ? EXIT.failed : EXIT.ok;
+      return report.left.length || leftovers.remaining.length || !leftoversFullyChecked(leftovers) ? EXIT.failed : EXIT.ok;
     } catch (e) {
       if (e instanceof RunError) throw cliErrorFromRun(e);
       throw new CliError(`stop on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, { code: 'remote-failed' });

@@ -43,6 +43,9 @@ export class RunAlerts {
   /** Naive ms (time.ts) of the latest record time, and the wall clock when that record arrived. */
   private lastLogMs: number | null = null;
   private lastArrivalWall = 0;
+  /** Wall time since the latest arrival during which the log could not be read (`unobserved`). */
+  private unobservedCreditMs = 0;
+  private unobservedSince: number | null = null;
   /** Naive ms of the latest observation. */
   private observedAt: number | null = null;
   private ended = false;
@@ -62,13 +65,30 @@ export class RunAlerts {
    * not ingest it there too). Returns the alerts that fired around it, in the order they fired.
    */
   ingest(e: HealthEvent, arrivedWall: number): Alert[] {
+    const fired = this.arriving(e);
+    if (e.type !== 'save') this.store.ingest(e);
+    fired.push(...this.read(e, arrivedWall));
+    return fired;
+  }
+
+  /**
+   * For a caller that feeds the store itself (src/runs' RunWatch): the rules look just BEFORE the
+   * record, at its time, on the store as it was (what the gap since the previous record crossed).
+   * Then the caller stores the record and calls `read`.
+   */
+  arriving(e: HealthEvent): Alert[] {
     const fired: Alert[] = [];
     const t = 'time' in e ? naiveMs(e.time) : null;
     if (t !== null && this.observedAt !== null && t > this.observedAt) this.observe(t, fired);
-    if (e.type !== 'save') {
-      this.store.ingest(e);
-      this.errors.ingest(e);
-    }
+    return fired;
+  }
+
+  /** The record is in the store (see `arriving`): the other rules take it, and the rules look
+   *  again just after it. Returns what fired. */
+  read(e: HealthEvent, arrivedWall: number): Alert[] {
+    const fired: Alert[] = [];
+    const t = 'time' in e ? naiveMs(e.time) : null;
+    if (e.type !== 'save') this.errors.ingest(e);
     this.health.ingest(e);
     // Every timed record re-anchors the log clock, an earlier one too: a log whose clock fell behind
     // ours (a record that arrived late, a trainer that was paused) is judged on ITS clock, or the
@@ -76,6 +96,7 @@ export class RunAlerts {
     if (t !== null) {
       this.lastLogMs = t;
       this.lastArrivalWall = arrivedWall;
+      this.unobservedCreditMs = 0;
     }
     // A record without a time (an error whose header was cut) counts as happening at the latest time.
     const at = t ?? this.observedAt ?? this.lastLogMs;
@@ -109,12 +130,36 @@ export class RunAlerts {
   logWrittenAt(wallMs: number): boolean {
     if (this.lastLogMs === null || !Number.isFinite(wallMs) || wallMs >= this.lastArrivalWall) return false;
     this.lastArrivalWall = wallMs;
+    // Measured on the log itself: its silence is a fact, time we could not see included.
+    this.unobservedCreditMs = 0;
     return true;
   }
 
-  /** Now on the log's clock (naive ms): the latest record's time plus the wall time since it arrived. */
+  /**
+   * The log cannot be read from wall-clock `wallMs` on (the connection is down; a Slurm job waits
+   * in the queue): until `observed`, the time that passes is not the trainer's silence, so no
+   * stall, resume-guard or wall-time alert can grow from it. Afterwards silence is judged on what
+   * the log shows: the records that arrive (their own times) and, once the caller measured it,
+   * the log's mtime (`logWrittenAt`).
+   */
+  unobserved(wallMs: number): void {
+    if (this.unobservedSince === null) this.unobservedSince = wallMs;
+  }
+
+  /** The log can be read again from wall-clock `wallMs` (see `unobserved`). */
+  observed(wallMs: number): void {
+    const since = this.unobservedSince;
+    if (since === null) return;
+    this.unobservedSince = null;
+    this.unobservedCreditMs += Math.max(0, wallMs - Math.max(since, this.lastArrivalWall));
+  }
+
+  /** Now on the log's clock (naive ms): the latest record's time plus the wall time since it
+   *  arrived, less the time the log could not be read. */
   logNow(wallMs: number): number | null {
-    return this.lastLogMs === null ? null : this.lastLogMs + Math.max(0, wallMs - this.lastArrivalWall);
+    if (this.lastLogMs === null) return null;
+    const upTo = this.unobservedSince === null ? wallMs : Math.min(wallMs, Math.max(this.unobservedSince, this.lastArrivalWall));
+    return this.lastLogMs + Math.max(0, upTo - this.lastArrivalWall - this.unobservedCreditMs);
   }
 
   /** The alerts active at wall-clock `wallMs` (observed into the history); `fired` receives the ones

@@ -31,6 +31,8 @@ export interface SweepReport {
   remaining: Leftover[];
   /** Nodes that could not be checked (ssh failed, script failed), with why. */
   unreachable: NodeFailure[];
+  /** Nodes whose GPU memory could not be checked (nvidia-smi missing or failing). */
+  gpuUnchecked: NodeFailure[];
 }
 
 export interface NodeFailure {
@@ -68,10 +70,18 @@ tagged() {
 }
 is_tagged() { grep -q -s -z -x -F "AWRL_RUN_ID=$id" "/proc/$1/environ"; }
 declare -A gpu=()
-while IFS=', ' read -r pid mem; do
-  case $pid in ''|*[!0-9]*) continue;; esac
-  gpu[$pid]=$mem
-done < <(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null)
+# GPUs that could not be asked are said so ({"gpuUnchecked":why}): an empty list is not "no GPU memory held".
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  printf '{"gpuUnchecked":%s}\n' "$(j "nvidia-smi not found on PATH")"
+elif q=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>&1); then
+  while IFS=', ' read -r pid mem; do
+    case $pid in ''|*[!0-9]*) continue;; esac
+    gpu[$pid]=$mem
+  done <<< "$q"
+else
+  rc=$?
+  printf '{"gpuUnchecked":%s}\n' "$(j "nvidia-smi failed (exit $rc): $(printf '%s\n' "$q" | tail -n 1)")"
+fi
 emit() {
   local pid=$1 t=false other=null mem=null
   is_tagged "$pid" && t=true
@@ -107,6 +117,8 @@ interface NodeAnswer {
   list: Leftover[];
   stopped: Array<{ node: string; pid: number }>;
   failures: NodeFailure[];
+  /** Nodes that answered but whose GPUs could not be asked (nvidia-smi missing or failing). */
+  gpuUnchecked: NodeFailure[];
 }
 
 function parseLines(node: string, lines: readonly string[], into: NodeAnswer): void {
@@ -114,6 +126,7 @@ function parseLines(node: string, lines: readonly string[], into: NodeAnswer): v
     if (!line.startsWith('{')) continue;
     const o = JSON.parse(line);
     if (typeof o.stopped === 'number') into.stopped.push({ node, pid: o.stopped });
+    else if (typeof o.gpuUnchecked === 'string') into.gpuUnchecked.push({ node, error: `${node}: ${o.gpuUnchecked}` });
     else into.list.push({ node, ...(o as Omit<Leftover, 'node'>) });
   }
 }
@@ -121,7 +134,7 @@ function parseLines(node: string, lines: readonly string[], into: NodeAnswer): v
 /** Splits the fan-out's output per node; a node without an answer or with a non-zero exit failed. */
 export function parseLeftoverFanOut(nodes: readonly string[], stdout: string, headName: string, limitSec = SWEEP_LIMIT_SEC): NodeAnswer {
   const answers = splitNodeAnswers(stdout);
-  const out: NodeAnswer = { list: [], stopped: [], failures: [] };
+  const out: NodeAnswer = { list: [], stopped: [], failures: [], gpuUnchecked: [] };
   for (const n of nodes) {
     const name = n === HEAD_NODE ? headName : n;
     const got = answers.get(n);
@@ -162,7 +175,7 @@ async function sweep(transport: Transport, mode: 'list' | 'stop', runId: string,
   if (r.code !== 0) throw new Error(`${transport.target}: leftover sweep failed (exit ${r.code}): ${r.stderr.toString().trim().split('\n').pop() ?? ''}`);
   const stdout = r.stdout.toString('utf8');
   if (nodes.length === 0) {
-    const one: NodeAnswer = { list: [], stopped: [], failures: [] };
+    const one: NodeAnswer = { list: [], stopped: [], failures: [], gpuUnchecked: [] };
     parseLines(transport.target, stdout.split('\n'), one);
     return one;
   }
@@ -170,6 +183,21 @@ async function sweep(transport: Transport, mode: 'list' | 'stop', runId: string,
   if (answer.failures.length === nodes.length) throw new Error(`could not check any node for leftovers: ${answer.failures.map((f) => f.error).join('; ')}`);
   if (answer.failures.length > 0) opts.onUnreachable?.(answer.failures);
   return answer;
+}
+
+/** What a leftover check found, and what it could not look at. */
+export interface LeftoverReport {
+  list: Leftover[];
+  /** Nodes that could not be reached (their processes are not known). */
+  unreachable: NodeFailure[];
+  /** Nodes reached whose GPU memory could not be checked (nvidia-smi missing or failing). */
+  gpuUnchecked: NodeFailure[];
+}
+
+/** findLeftovers with what was not checked: a caller must not say "none" for a node it could not see. */
+export async function checkLeftovers(transport: Transport, runId: string, opts: LeftoverOptions = {}): Promise<LeftoverReport> {
+  const a = await sweep(transport, 'list', runId, 0, { ...opts, onUnreachable: undefined });
+  return { list: a.list, unreachable: a.failures, gpuUnchecked: a.gpuUnchecked };
 }
 
 /** Processes of run `runId` still alive on the target (or on each of `opts.nodes`), plus every process holding GPU memory there. */
@@ -184,9 +212,9 @@ export async function findLeftovers(transport: Transport, runId: string, opts: L
  */
 export async function stopLeftovers(transport: Transport, runId: string, opts: LeftoverOptions & { graceSeconds?: number } = {}): Promise<SweepReport> {
   const before = await findLeftovers(transport, runId, { ...opts, onUnreachable: undefined });
-  const { list, stopped, failures } = await sweep(transport, 'stop', runId, opts.graceSeconds ?? 10, opts);
+  const { list, stopped, failures, gpuUnchecked } = await sweep(transport, 'stop', runId, opts.graceSeconds ?? 10, opts);
   const gone = new Set(stopped.map((s) => `${s.node}\0${s.pid}`));
-  return { stopped: before.filter((l) => l.tagged && gone.has(`${l.node}\0${l.pid}`)), remaining: list, unreachable: failures };
+  return { stopped: before.filter((l) => l.tagged && gone.has(`${l.node}\0${l.pid}`)), remaining: list, unreachable: failures, gpuUnchecked };
 }
 
 /** One line per process, for `stop` and the cockpit (the node named when the list spans several). */

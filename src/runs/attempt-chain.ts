@@ -43,6 +43,8 @@ export interface ChainFacts {
   slurmExitAt: Record<string, number>;
   /** Direct: mtime of `exit.code` (the latest attempt's exit). */
   exitAt?: number;
+  /** Direct: attempt number -> mtime of its own `attempt-exit.N`. */
+  attemptExitAt?: Record<number, number>;
   /** Slurm job id -> { state, end (ISO UTC) } from sacct, or scontrol while Slurm remembers the job. */
   jobs: Record<string, { state: string; endedAt: string | null }>;
   /** The log's trainer starts before any `awrl: attempt N` marker (runs launched by versions that
@@ -76,6 +78,7 @@ for id in "$@"; do
   printf '@@run\t%s\n' "$id"
   for f in "$d"/slurm-exit.*; do [ -f "$f" ] && printf '@@sexitat\t%s\t%s\n' "$\{f##*.}" "$(stat -c %Y "$f")"; done
   [ -f "$d/exit.code" ] && printf '@@exitat\t%s\n' "$(stat -c %Y "$d/exit.code")"
+  for f in "$d"/attempt-exit.*; do [ -f "$f" ] && printf '@@aexitat\t%s\t%s\n' "$\{f##*.}" "$(stat -c %Y "$f")"; done
   if [ -s "$d/stdout.log" ] && case ",$scan," in *",$id,"*) true ;; *) false ;; esac; then
     printf '@@marks\t'
     # grep first: a days-long run's stdout.log holds GBs of worker lines, which awk would crawl.
@@ -124,6 +127,7 @@ export function parseChainOutput(text: string): Map<string, ChainFacts> {
     else if (!cur) continue;
     else if (key === 'sexitat' && toInt(f[1]) !== null) cur.slurmExitAt[f[0]] = toInt(f[1])!;
     else if (key === 'exitat' && toInt(f[0]) !== null) cur.exitAt = toInt(f[0])!;
+    else if (key === 'aexitat' && toInt(f[0]) !== null && toInt(f[1]) !== null) (cur.attemptExitAt ??= {})[toInt(f[0])!] = toInt(f[1])!;
     else if (key === 'marks') Object.assign(cur, parseMarks(Buffer.from(f[0] ?? '', 'base64')));
   }
   return out;
@@ -203,6 +207,8 @@ export function buildChain(
     else if (slurmState && SLURM_ACTIVE.has(slurmState)) ended = null;
     else if (slurmState) ended = slurmState;
     else if (a.jobId && probe.slurmExit[a.jobId] !== undefined) ended = `exit ${probe.slurmExit[a.jobId]}`;
+    // A direct attempt writes its own exit file: a resume rewrites exit.code, not this one.
+    else if (!a.jobId && !last && probe.attemptExit?.[a.n] !== undefined) ended = `exit ${probe.attemptExit[a.n]}`;
     else if (last) ended = endOfRun(state, probe, record);
     else ended = 'unknown';
     let endedAt: string | null = null;
@@ -211,7 +217,7 @@ export function buildChain(
     const rerun = attempts.slice(i + 1).some((b) => b.jobId !== undefined && b.jobId === a.jobId);
     if (rerun) endedAt = a.endedAt ?? null;
     else if (ended !== null) {
-      const exitAt = a.jobId ? facts.slurmExitAt[a.jobId] : last && record.backend === 'direct' ? facts.exitAt : undefined;
+      const exitAt = a.jobId ? facts.slurmExitAt[a.jobId] : (facts.attemptExitAt?.[a.n] ?? (last && record.backend === 'direct' ? facts.exitAt : undefined));
       endedAt = exitAt !== undefined ? iso(exitAt) : (job?.endedAt ?? null);
     }
     const log = logOf(a) ?? (last ? tailPart : undefined);

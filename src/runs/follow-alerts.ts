@@ -1,16 +1,7 @@
-// Alerts for `--launch --follow` and `follow`: the same rules as the cockpit (RunAlerts: the metric
-// rules, the run-health rules, the error lifecycle, one alert per hang) over the same events the
-// follower prints. An alert is reported when it FIRES (goes from not active to active): a second
-// hang, or an error after a recovered one, is reported again; one still standing is not repeated.
-// Events are evaluated as they arrive, on the log's own clock; a stall shows no events at all, so
-// the caller also asks on a timer. The timer's "now" is the last record's log time plus the wall
-// time since it arrived: the target's clock and zone never enter (a zone difference would otherwise
-// read as hours of stall).
-// Attaching to a run that hung hours ago, its whole log arrives at once, "just now": the log's
-// silence before we read it is measured on the target (the file's mtime against the target's own
-// now: no zone, no skew) and counted (countSilence, measureLogSilence), so the hang is reported as
-// soon as the backlog is read, not 3x the median step later: exactly, as the cockpit does (counted
-// when reading reaches the size measured, never at a pause inside the backlog).
+// The rules' answers as fired/cleared lines (FollowAlerts: RunAlerts plus what stopped standing,
+// for a caller that feeds records by hand: tests, tools), the log's silence measured on the target
+// (measureLogSilence, LogSilenceWatch: RunWatch counts it), and the alert lines `follow` prints.
+// Watching a run (and counting its silence exactly, once) is src/runs/run-watch.ts's.
 import { RunAlerts, type HealthEvent } from '../health/index.js';
 import { MetricsStore, type Alert } from '../metrics/index.js';
 import type { Transport } from '../remote/transport.js';
@@ -131,37 +122,11 @@ export class LogSilenceWatch {
   }
 }
 
-export interface SilenceWatchOptions {
-  transport: Transport;
-  logPath: string;
-  /** The alerts that fired once a silence was counted (a hang found at attach), in tick's form. */
-  onFired(fired: Alert[]): void;
-  /** Told each silence counted (for a caller that shows it; tests wait on it). */
-  onCounted?(m: LogSilence): void;
-  /** Told each measurement after a burst, and whether it was counted (tests wait on it). */
-  onMeasured?(m: LogSilence, counted: boolean): void;
-  quietMs?: number;
-  minIntervalMs?: number;
-}
-
-/** Counting the log's silence exactly (FollowAlerts.countSilence). */
-export interface SilenceCounter {
-  /** Reading stands at `offset` bytes of the log, every record they hold pushed (call after each
-   *  delivery was consumed; 0 after a reset: a new file). */
-  readTo(offset: number): void;
-  /** Settles once the first measurement (taken at once) is in: counted, pending, or dropped. */
-  readonly firstMeasured: Promise<void>;
-  stop(): void;
-}
-
 export class FollowAlerts {
   private readonly alerts: RunAlerts;
   private readonly clock: () => number;
   /** The alerts standing at the last takeCleared, by id. */
   private standing = new Map<string, Alert>();
-  /** Records pushed so far; the silence counter's hook. */
-  private pushes = 0;
-  private onPush: (() => void) | null = null;
 
   constructor(opts: FollowAlertsOptions = {}) {
     this.clock = opts.clock ?? Date.now;
@@ -175,8 +140,6 @@ export class FollowAlerts {
    *  the last recover checkpoint), arrived at wall-clock `arrivedMs`; returns the alerts that
    *  fired with it. */
   push(e: HealthEvent, arrivedMs: number = this.clock()): Alert[] {
-    this.pushes++;
-    this.onPush?.();
     return this.alerts.ingest(e, arrivedMs);
   }
 
@@ -199,80 +162,6 @@ export class FollowAlerts {
   setSlurmEndTime(end: string | null, wallMs: number = this.clock()): Alert[] {
     this.alerts.setSlurmEndTime(end);
     return this.tick(wallMs);
-  }
-
-  /**
-   * Counts a measured silence: the caller vouches that every record pushed so far was in the log
-   * when it was measured (countSilence: reading stood exactly at the size measured). Evaluates now; returns
-   * what fired (a hang that began before we read the log).
-   */
-  applySilence(m: LogSilence): Alert[] {
-    this.alerts.logWrittenAt(m.measuredWall - m.silenceMs);
-    return this.tick(this.clock());
-  }
-
-  /**
-   * Counts the log's silence exactly, the way the cockpit does, for a caller that knows how far it
-   * has read (`readTo`): a silence measured when the log held S bytes is counted when reading
-   * stands exactly at S (every record read was in the log by its mtime); never at a pause inside
-   * the backlog (reading short of S: not yet), and not once reading went past S (the log grew: it
-   * is live). The log is measured at once, alongside the first reads (nothing waits for it), and
-   * again after each later burst (a reconnect delivering a night's records) once it stops.
-   */
-  countSilence(o: SilenceWatchOptions): SilenceCounter {
-    let offset = 0;
-    let resets = 0;
-    let stopped = false;
-    // The first measurement while reading has not reached its size yet.
-    let pending: LogSilence | null = null;
-    const count = (m: LogSilence): void => {
-      const fired = this.applySilence(m);
-      o.onCounted?.(m);
-      if (fired.length) o.onFired(fired);
-    };
-    const first = measureLogSilence(o.transport, o.logPath, this.clock)
-      .catch(() => null)
-      .then((m) => {
-        // A reset since it was taken: it measured a file no longer read.
-        if (!m || stopped || resets > 0 || offset > m.size) return;
-        if (offset === m.size) count(m);
-        else pending = m;
-      });
-    const watch = new LogSilenceWatch({
-      transport: o.transport,
-      logPath: o.logPath,
-      clock: this.clock,
-      ...(o.quietMs !== undefined ? { quietMs: o.quietMs } : {}),
-      ...(o.minIntervalMs !== undefined ? { minIntervalMs: o.minIntervalMs } : {}),
-      measured: (m) => {
-        const exact = offset === m.size;
-        o.onMeasured?.(m, exact);
-        if (exact) count(m);
-      },
-    });
-    const onPush = () => watch.record();
-    this.onPush = onPush;
-    if (this.pushes > 0) watch.record();
-    return {
-      firstMeasured: first,
-      readTo: (n) => {
-        // Back to an earlier byte: the file was truncated or replaced; what was measured was the old one.
-        if (n < offset) {
-          resets++;
-          pending = null;
-        }
-        offset = n;
-        const m = pending;
-        if (!m || n < m.size) return;
-        pending = null;
-        if (n === m.size) count(m);
-      },
-      stop: () => {
-        stopped = true;
-        watch.stop();
-        if (this.onPush === onPush) this.onPush = null;
-      },
-    };
   }
 
   /** The alerts standing as of the last push or tick. */

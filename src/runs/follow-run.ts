@@ -20,6 +20,11 @@ export interface FollowRunOptions {
   /** The log cannot be followed although the connection works (what, where, what to do), or null:
    *  it is read again. Without it, nothing says why no events come. */
   onProblem?(problem: FollowProblem | null): void;
+  /** The fresh bytes of each delivery (overlaps cut), before they are parsed: one stream for every
+   *  reader of the log (the log pane's lines), not a second follower. */
+  onBytes?(bytes: Uint8Array): void;
+  /** After each delivery's records were handed on: reading stands at `offset` bytes. */
+  onConsumed?(offset: number): void;
 }
 
 export interface RunFollower {
@@ -30,7 +35,8 @@ export interface RunFollower {
    *  record, and stops following. For the end of a run. Gives up after `timeoutMs` without
    *  progress while connected, or when the transport fails: resolves false then (the log's tail
    *  was not read), true when everything was. */
-  finish(timeoutMs?: number): Promise<boolean>;
+  /** exit: how the run ended, when known (it settles the end record the parser holds). */
+  finish(timeoutMs?: number, exit?: { completed: boolean }): Promise<boolean>;
   close(): void;
 }
 
@@ -68,8 +74,10 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
     if (end <= consumed) return; // already parsed
     const fresh = ev.offset < consumed ? ev.bytes.subarray(consumed - ev.offset) : ev.bytes;
     consumed = end;
+    opts.onBytes?.(fresh);
     saves?.push(fresh);
     emit(parser.push(fresh));
+    opts.onConsumed?.(consumed);
   });
   const close = () => {
     if (closed) return;
@@ -81,7 +89,7 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
       return consumed;
     },
     parser,
-    async finish(timeoutMs = 15_000) {
+    async finish(timeoutMs = 15_000, exit?: { completed: boolean }) {
       // The limit is on time WITHOUT progress while connected, not on the whole drain: a follower
       // started after a long run ended has a big backlog, and a drop during the drain (the end
       // of a run is when a laptop sleeps) must wait for the reconnect, not cut the tail off.
@@ -112,6 +120,7 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
         await new Promise((r) => setTimeout(r, 50));
       }
       close();
+      if (exit) emit(parser.flushIdle(exit));
       emit(parser.end(), true);
       return drained;
     },

@@ -1,87 +1,34 @@
-// `--launch --follow`: follow a run's log and state until it ends, or until the connection is
-// lost for good. Events go to the caller once each (byte offsets, see follow-run.ts).
-import type { Transport, FollowProblem } from '../remote/transport.js';
+// Following a run to its end for a caller that wants its events only (the demo's progress lines):
+// a RunWatch that stops when the run ends, its records handed on once each (byte offsets, see
+// follow-run.ts). `follow` and `--launch --follow` render the whole watch (src/cli/follow-output.ts).
+import type { Transport } from '../remote/transport.js';
 import type { TrainerEvent, StepEvent } from '../trainer-log/index.js';
-import type { CheckpointSaveEvent } from '../health/index.js';
 import { isoTimeToMs } from '../trainer-log/index.js';
 import type { Target } from './targets.js';
-import type { RunState } from './run-record.js';
-import { followRun } from './follow-run.js';
-import { watchRunState } from './watch-state.js';
-import { isTerminal } from './run-state.js';
 import type { RunSummary } from './list.js';
-import { SlurmEndWatch } from './slurm-job-end.js';
+import { RunWatch } from './run-watch.js';
+import type { WatchOutcome } from './watch-output.js';
 
-export type FollowOutcome = { kind: 'ended'; state: RunState; detail: string } | { kind: 'disconnected'; reason: string };
+export type FollowOutcome = WatchOutcome;
 
 export interface FollowToEndOptions {
   onEvent(e: TrainerEvent): void;
-  /** The trainer's checkpoint saves, in log order among the events (for the health rules). */
-  onSave?(e: CheckpointSaveEvent): void;
-  /** A Slurm run: its latest job's end (squeue %e, null: none known), asked once the run's state is
-   *  first known and then every `jobEndPollMs` (default 60 s), told when it changes. */
-  onSlurmEnd?(end: string | null): void;
-  jobEndPollMs?: number;
-  /** The log was truncated or replaced: the events after this restart from the new file's start
-   *  (a `--follow --json` reader cannot tell them from a resume's repeated steps otherwise). */
-  onReset?(reason: string): void;
-  /** The log cannot be followed although the connection works, or null: it is read again. */
-  onProblem?(problem: FollowProblem | null): void;
   onState?(s: RunSummary): void;
+  /** The log was truncated or replaced: the events after this restart from the new file's start. */
+  onReset?(reason: string): void;
   pollMs?: number;
 }
 
 export function followToEnd(transport: Transport, target: Target, runId: string, logPath: string, opts: FollowToEndOptions): Promise<FollowOutcome> {
   return new Promise((resolve) => {
-    const follower = followRun(transport, logPath, {
-      onEvent: opts.onEvent,
-      ...(opts.onSave ? { onSave: opts.onSave } : {}),
-      ...(opts.onReset ? { onReset: opts.onReset } : {}),
-      ...(opts.onProblem ? { onProblem: opts.onProblem } : {}),
+    const watch = new RunWatch({ transport, target, runId, logPath, whenEnded: 'stop', ...(opts.pollMs !== undefined ? { statePollMs: opts.pollMs } : {}) });
+    watch.on((w) => {
+      if (w.type === 'record' && w.record.type !== 'save') opts.onEvent(w.record);
+      else if (w.type === 'state') opts.onState?.(w.summary);
+      else if (w.type === 'reset') opts.onReset?.(w.reason);
+      else if (w.type === 'end') resolve(w.outcome);
     });
-    let done = false;
-    // The job end is asked about the run as the state watcher last saw it (its latest job: a
-    // requeue or an --auto-resume chain moves it), from the first state on.
-    let jobEnd: SlurmEndWatch | null = null;
-    const finish = (o: FollowOutcome, drain: boolean) => {
-      if (done) return;
-      done = true;
-      watcher.stop();
-      jobEnd?.close();
-      offState();
-      if (drain) {
-        // A run that ended while the log's tail could not be read (the connection failed during
-        // the drain) is reported as a lost connection: its last events are missing.
-        void follower.finish().then(
-          (drained) => resolve(drained || transport.state.state !== 'failed' ? o : { kind: 'disconnected', reason: (transport.state as { reason: string }).reason }),
-          () => resolve(o),
-        );
-      } else {
-        follower.close();
-        resolve(o);
-      }
-    };
-    const offState = transport.onState((s) => {
-      if (s.state === 'failed') finish({ kind: 'disconnected', reason: s.reason }, false);
-    });
-    const onSlurmEnd = opts.onSlurmEnd;
-    const watcher = watchRunState(transport, target, runId, {
-      intervalMs: opts.pollMs ?? 2000,
-      onChange: (s) => {
-        opts.onState?.(s);
-        if (onSlurmEnd && !jobEnd && !done && s.record.backend === 'slurm') {
-          jobEnd = new SlurmEndWatch({
-            conn: { target, transport },
-            runId,
-            findRun: () => (watcher.current ? { run: watcher.current } : null),
-            onEnd: onSlurmEnd,
-            ...(opts.jobEndPollMs !== undefined ? { intervalMs: opts.jobEndPollMs } : {}),
-          }).start();
-        }
-        // A Slurm TIMEOUT with a queued resubmission is reported as pending, not terminal.
-        if (isTerminal(s.state)) finish({ kind: 'ended', state: s.state, detail: s.detail }, true);
-      },
-    });
+    watch.start();
   });
 }
 

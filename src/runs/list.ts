@@ -7,6 +7,7 @@ import { setupInWorkdir, type Target } from './targets.js';
 import { isValidRunId, parseRunRecord, type Attempt, type RunRecord, type RunState } from './run-record.js';
 import { deriveRunState, type RunProbe } from './run-state.js';
 import { LIST_SCRIPT, headNow, parseMarkedLines, toInt } from './remote-scripts.js';
+import { FAILURE_TAIL_BYTES, lastLogLines } from './log-tail.js';
 import { buildChain, chainFacts, emptyFacts, type AttemptSummary } from './attempt-chain.js';
 
 export interface RunSummary {
@@ -21,6 +22,10 @@ export interface RunSummary {
   totalSteps?: number;
   /** `rollout/reward` of that step as printed (NaN for nan, ±Infinity for inf; null: no number). */
   lastReward?: number | null;
+  /** The latest attempt's exit status, when its job wrapper or batch script wrote one. */
+  exitCode?: number;
+  /** A failed run: the last lines of its log (why, when no trainer record says it). */
+  lastLines?: string[];
   /** Every attempt of the run, oldest first (only with `ListOptions.chain`). */
   chain?: AttemptSummary[];
 }
@@ -88,12 +93,14 @@ export interface ListProbe {
   slurm: Record<string, string>;
   slurmExit: Record<string, number>;
   exitCode?: number | null;
+  /** Direct: attempt number -> that attempt's own exit status (attempt-exit.N). */
+  attemptExit?: Record<number, number>;
 }
 export const EMPTY_PROBE: ListProbe = { slurm: {}, slurmExit: {} };
 
 function parseProbes(text: string): Map<string, ListProbe> {
   const { raws, slurm } = parseRaw(text);
-  return new Map(raws.map((r) => [r.runId, { slurm, slurmExit: r.probe.slurmExit ?? {}, ...(r.probe.exitCode !== undefined ? { exitCode: r.probe.exitCode } : {}) }]));
+  return new Map(raws.map((r) => [r.runId, { slurm, slurmExit: r.probe.slurmExit ?? {}, ...(r.probe.exitCode !== undefined ? { exitCode: r.probe.exitCode } : {}), ...(r.probe.attemptExit ? { attemptExit: r.probe.attemptExit } : {}) }]));
 }
 
 function parseRaw(text: string) {
@@ -109,10 +116,17 @@ function parseRaw(text: string) {
     else if (key === 'tails') tails = splitTails(f[0] ?? '');
     else if (!cur) continue;
     else if (key === 'json') cur.record = parseRunRecord(f[0]);
-    else if (key === 'alive') cur.probe.alive = f[0] === '1';
+    else if (key === 'alive') {
+      cur.probe.alive = f[0] === '1';
+      if (f[0] === '?') cur.probe.aliveUnknownAs = f[1] || 'this user';
+    }
     else if (key === 'launching') cur.probe.launching = f[0] === '1';
     else if (key === 'exit') cur.probe.exitCode = toInt(f[0]);
-    else if (key === 'sexit') {
+    else if (key === 'aexit') {
+      const n = toInt(f[0]);
+      const code = toInt(f[1]);
+      if (n !== null && code !== null) (cur.probe.attemptExit ??= {})[n] = code;
+    } else if (key === 'sexit') {
       const code = toInt(f[1]);
       if (code !== null) cur.probe.slurmExit![f[0]] = code;
     }
@@ -127,7 +141,12 @@ export function parseListOutput(text: string): RunSummary[] {
   for (const raw of raws) {
     if (!raw.record) continue; // unreadable run.json: not ours, or mid-write
     const d = deriveRunState(raw.record, { ...raw.probe, slurm, ...(squeueFailed !== undefined ? { squeueFailed } : {}) });
-    out.push({ runId: raw.runId, record: raw.record, state: d.state, detail: d.detail, ...lastStep(tails.get(raw.runId)) });
+    const job = raw.record.attempts[raw.record.attempts.length - 1]?.jobId;
+    const exitCode = raw.record.backend === 'slurm' ? (job !== undefined ? raw.probe.slurmExit?.[job] : undefined) : raw.probe.exitCode;
+    const exit = typeof exitCode === 'number' ? { exitCode } : {};
+    const tail = tails.get(raw.runId);
+    const why = d.state === 'failed' && tail ? { lastLines: lastLogLines(tail.subarray(-FAILURE_TAIL_BYTES), undefined, true) } : {};
+    out.push({ runId: raw.runId, record: raw.record, state: d.state, detail: d.detail, ...exit, ...why, ...lastStep(tail) });
   }
   return out.sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt));
 }

@@ -12,6 +12,8 @@ export function sh(strings: TemplateStringsArray, ...parts: string[]): string {
 /**
  * job_alive PID RUN_ID: the job's leader (PID = PGID = SID) exists, is not a zombie, and carries the
  * run tag, so a PID reused by an unrelated process is never taken for the job (nor signalled).
+ * Returns 2 when the process exists but its environ cannot be read (another Unix user's process):
+ * whether it is the job cannot be told, and a running run must not be called gone.
  * Bash builtins only: listing hundreds of runs must not fork per run.
  */
 export const ALIVE_FN = sh`
@@ -21,6 +23,7 @@ job_alive() {
   IFS= read -r st < "/proc/$1/stat" || return 1
   st=$\{st##*) }
   [ "$\{st%% *}" != Z ] || return 1
+  [ -r "/proc/$1/environ" ] || return 2
   while IFS= read -r -d '' kv; do [ "$kv" = "AWRL_RUN_ID=$2" ] && return 0; done 2>/dev/null < "/proc/$1/environ"
   return 1
 }
@@ -42,7 +45,7 @@ launcher_alive() {
 /**
  * Lists runs. Args: RUNS_ROOT NAME(glob: * or a run id) SETUP TAIL_BYTES.  Output: `@@now ISO-TIME`
  * (the head's clock), then per run: `@@run ID`,
- * `@@json {...}`, `@@alive 0|1`, optional `@@exit N`, `@@sexit JOBID N`; then `@@squeue ID STATE`
+ * `@@json {...}`, `@@alive 0|1|? USER` (?: the process exists, its environ is unreadable as USER), optional `@@exit N`, `@@sexit JOBID N`, `@@aexit ATTEMPT N` (a direct attempt's own exit status); then `@@squeue ID STATE`
  * lines when any run uses Slurm (or `@@squeuefailed STATUS MESSAGE`); then `@@tails BASE64` of one `tail -v` over every non-empty log
  * (headers `==> PATH <==` separate them). Tab-separated. Per run only builtins run: no fork.
  */
@@ -62,7 +65,8 @@ for d in "$root"/$name/; do
   case $json in *'"backend":"slurm"'*) slurm=1;; esac
   id=$\{d##*/}; pid=""
   [ -f "$d/job.pid" ] && IFS= read -r pid < "$d/job.pid"
-  if job_alive "$pid" "$id"; then printf '@@alive\t1\n'; else printf '@@alive\t0\n'; fi
+  job_alive "$pid" "$id"; a=$?
+  case $a in 0) printf '@@alive\t1\n';; 2) printf '@@alive\t?\t%s\n' "$\{USER:-$(id -un)}";; *) printf '@@alive\t0\n';; esac
   # A (re)launch under way (start-scripts.ts): its start script is alive, or died half-way.
   if [ -f "$d/launch.pid" ]; then
     lp=""; IFS= read -r lp < "$d/launch.pid"
@@ -71,6 +75,9 @@ for d in "$root"/$name/; do
   if [ -f "$d/exit.code" ]; then code=""; IFS= read -r code < "$d/exit.code"; printf '@@exit\t%s\n' "$code"; fi
   for f in "$d"/slurm-exit.*; do
     if [ -f "$f" ]; then code=""; IFS= read -r code < "$f"; printf '@@sexit\t%s\t%s\n' "$\{f##*.}" "$code"; fi
+  done
+  for f in "$d"/attempt-exit.*; do
+    if [ -f "$f" ]; then code=""; IFS= read -r code < "$f"; printf '@@aexit\t%s\t%s\n' "$\{f##*.}" "$code"; fi
   done
   [ -s "$d/stdout.log" ] && logs+=("$d/stdout.log")
 done

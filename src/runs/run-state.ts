@@ -6,12 +6,17 @@ import type { RunRecord, RunState } from './run-record.js';
 export interface RunProbe {
   /** direct: the job's process group still exists. */
   alive?: boolean;
+  /** direct: the process exists but its environ cannot be read (it runs as another Unix user than
+   *  the one asking, named here): whether it is the job cannot be told. */
+  aliveUnknownAs?: string;
   /** direct: the current attempt's exit status, when the job wrapper wrote it. */
   exitCode?: number | null;
   /** slurm: job id -> Slurm state (PENDING, RUNNING, COMPLETED, TIMEOUT, ...); absent when Slurm forgot it. */
   slurm?: Record<string, string>;
   /** slurm: job id -> exit status written by the batch script when the trainer ended. */
   slurmExit?: Record<string, number>;
+  /** direct: attempt number -> that attempt's own exit status (how an earlier attempt ended). */
+  attemptExit?: Record<number, number>;
   /** slurm: squeue failed (its message): `slurm` says nothing about any job. */
   squeueFailed?: string;
   /** The run dir has a launch.pid (a (re)launch under way, start-scripts.ts): true while its start
@@ -68,6 +73,11 @@ function deriveDirect(r: RunRecord, p: RunProbe, pid: number | undefined): Deriv
   if (pid === undefined) return { state: 'submitted', detail: 'starting' };
   if (p.alive) return { state: 'running', detail: r.stopRequestedAt ? `pid ${pid}, stopping` : `pid ${pid}` };
   if (r.stopRequestedAt) return { state: 'stopped', detail: `stopped at ${r.stopRequestedAt}` };
+  // The job wrapper writes the exit status last: once it is there the job has ended, whoever now
+  // holds its pid. Without it, a process we may not inspect could be the job: never call it gone.
+  if (p.aliveUnknownAs !== undefined && (p.exitCode === undefined || p.exitCode === null)) {
+    return { state: 'unknown', detail: `pid ${pid} alive, not readable as ${p.aliveUnknownAs} (/proc/${pid}/environ): ask as the user who launched it` };
+  }
   if (p.exitCode === 0) return { state: 'finished', detail: 'exit 0' };
   if (p.exitCode !== undefined && p.exitCode !== null) return { state: 'failed', detail: `exit ${p.exitCode}` };
   return { state: 'failed', detail: `pid ${pid} gone without an exit status` };

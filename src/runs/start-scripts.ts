@@ -158,10 +158,12 @@ attempt=$1; workdir=$2; setup=$3; shift 3
 rm -f job.pid job.pid.tmp exit.code
 if [ -s stdout.log ] && [ -n "$(tail -c 1 stdout.log)" ]; then echo >> stdout.log; fi
 echo "awrl: attempt $attempt" >> stdout.log
-export AWRL_RUN_ID="$run_id" AWRL_RUN_DIR="$run_dir"
+# AWRL_ATTEMPT names this attempt's own exit file (attempt-exit.N): a resume rewrites exit.code, and
+# the attempt before must keep how it ended.
+export AWRL_RUN_ID="$run_id" AWRL_RUN_DIR="$run_dir" AWRL_ATTEMPT="$attempt"
 hold_at starting
 # 4 (the channel) and 9 (the lock) closed for the job: it must hold neither.
-setsid nohup bash -c 'echo $$ > job.pid.tmp && mv job.pid.tmp job.pid; cd "$1" || exit 127; eval "$2"; shift 2; trap : TERM; "$@"; echo $? > "$AWRL_RUN_DIR/exit.code"' awrl-job "$workdir" "$setup" "$@" < /dev/null >> stdout.log 2>&1 4>&- 9>&- &
+setsid nohup bash -c 'echo $$ > job.pid.tmp && mv job.pid.tmp job.pid; cd "$1" || exit 127; eval "$2"; shift 2; trap : TERM; "$@"; c=$?; echo $c > "$AWRL_RUN_DIR/attempt-exit.$AWRL_ATTEMPT"; echo $c > "$AWRL_RUN_DIR/exit.code"' awrl-job "$workdir" "$setup" "$@" < /dev/null >> stdout.log 2>&1 4>&- 9>&- &
 n=0
 while [ ! -s job.pid ]; do
   n=$((n + 1))

@@ -1,13 +1,11 @@
-// `follow` attaching to a run hung 3 h ago, over the local transport: how long from the start of
-// following until the hang alert, and how long after the last byte was read (the silence is counted
+// RunWatch (`follow`, the cockpit) attaching to a run hung 3 h ago, over the local transport: how
+// long from the start of following until the hang alert, and how long after the last byte was read (the silence is counted
 // when reading stands at the size measured: no quiet period to wait for). Prints, asserts nothing.
 import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport } from '../../dist/remote/index.js';
-import { followRun } from '../../dist/runs/index.js';
-import { FollowAlerts } from '../../dist/runs/follow-alerts.js';
-import { countBytesRead } from '../../dist/cli/follow-bytes.js';
+import { RunWatch } from '../../dist/runs/run-watch.js';
 import { isHangAlert } from '../../dist/health/index.js';
 
 const RUN_A = readFileSync(new URL('../fixtures/shared/fixtures/areal-logs/run-a/main.log', import.meta.url));
@@ -20,22 +18,20 @@ async function once(i) {
   writeFileSync(log, HUNG);
   const mtime = (Date.now() - 3 * 3600_000) / 1000;
   utimesSync(log, mtime, mtime);
-  const fa = new FollowAlerts();
   const t0 = performance.now();
   let lastByte = 0;
   let done;
   const hang = new Promise((resolve) => (done = resolve));
-  const onFired = (alerts) => alerts.some(isHangAlert) && done();
-  const silence = fa.countSilence({ transport: t, logPath: log, onFired });
-  const read = countBytesRead(t);
-  read.onRead((n) => {
-    if (n === HUNG.length) lastByte = performance.now();
-    silence.readTo(n);
+  // The watch (as `follow` and the cockpit use it): its state poll finds no run here, which is fine.
+  const target = { name: 'local', host: 'local', workdir: dir, backend: 'direct', slurm: { extraArgs: [] } };
+  const w = new RunWatch({ transport: t, target, runId: `hung-${i}`, logPath: log, whenEnded: 'stop', statePollMs: 60_000 });
+  w.on((o) => {
+    if (o.type === 'bytes' && w.offset >= HUNG.length && !lastByte) lastByte = performance.now();
+    if (o.type === 'alert' && isHangAlert(o.alert)) done();
   });
-  const f = followRun(read.transport, log, { onEvent: (e) => onFired(fa.push(e)) });
+  w.start();
   await hang;
-  silence.stop();
-  f.close();
+  w.close();
   const at = performance.now();
   return { total: at - t0, afterLastByte: at - lastByte };
 }

@@ -68,7 +68,7 @@ function fakeStdin() {
   const feed = newFeed();
   const t0 = Date.parse('2026-05-25T00:00:00');
   const start = performance.now();
-  for (let g = 1; g <= 10_000; g++) feed.ingest(stepEvent(g, 200, t0));
+  for (let g = 1; g <= 10_000; g++) feed.watch.push(stepEvent(g, 200, t0));
   const ingestMs = performance.now() - start;
   feed.getView();
   globalThis.gc?.();
@@ -102,7 +102,7 @@ const { TerminalPainter } = await import(dist('ui/painter.js'));
 {
   const feed = newFeed();
   const t0 = Date.parse('2026-05-25T00:00:00');
-  for (let g = 1; g <= 10_000; g++) feed.ingest(stepEvent(g, 200, t0));
+  for (let g = 1; g <= 10_000; g++) feed.watch.push(stepEvent(g, 200, t0));
   const session = new StaticSession({ run: feed.getView(), selectedRunId: 'bench-run' });
   const stdout = new TimedTty(200, 50);
   const painter = new TerminalPainter(stdout);
@@ -113,7 +113,7 @@ const { TerminalPainter } = await import(dist('ui/painter.js'));
   for (let i = 1; i <= 100; i++) {
     const written = stdout.nextWrite();
     const s = performance.now();
-    feed.ingest(stepEvent(10_000 + i, 200, t0));
+    feed.watch.push(stepEvent(10_000 + i, 200, t0));
     session.update({ run: feed.getView() });
     await written;
     times.push(performance.now() - s);
@@ -126,7 +126,7 @@ const { TerminalPainter } = await import(dist('ui/painter.js'));
   // For comparison: the same frame through Ink's own renderer (what tests see).
   const feed = newFeed();
   const t0 = Date.parse('2026-05-25T00:00:00');
-  for (let g = 1; g <= 10_000; g++) feed.ingest(stepEvent(g, 200, t0));
+  for (let g = 1; g <= 10_000; g++) feed.watch.push(stepEvent(g, 200, t0));
   const { dashboardBody } = await import(dist('ui/screens/dashboard.js'));
   const { Lines } = await import(dist('ui/lines-view.js'));
   const ui = { zoom: null, showDifficulty: true, logAll: false, logSearch: '', logScroll: 0 };
@@ -134,7 +134,7 @@ const { TerminalPainter } = await import(dist('ui/painter.js'));
   const inst = render(mk(), { stdout: new FakeTty(200, 50), stdin: fakeStdin(), debug: true, patchConsole: false });
   const times = [];
   for (let i = 1; i <= 40; i++) {
-    feed.ingest(stepEvent(10_000 + i, 200, t0));
+    feed.watch.push(stepEvent(10_000 + i, 200, t0));
     const s = performance.now();
     inst.rerender(mk());
     times.push(performance.now() - s);
@@ -148,7 +148,7 @@ const { TerminalPainter } = await import(dist('ui/painter.js'));
 {
   const feed = newFeed();
   const t0 = Date.now() - 10_000 * 5000 - 300_000;
-  for (let g = 1; g <= 10_000; g++) feed.ingest(stepEvent(g, 200, t0));
+  for (let g = 1; g <= 10_000; g++) feed.watch.push(stepEvent(g, 200, t0));
   const session = new StaticSession({ run: feed.getView(), selectedRunId: 'bench-run' });
   const stdout = new FakeTty(200, 50);
   const inst = render(h(App, { session, initialScreen: 'dashboard', size: { columns: 200, rows: 50 }, painter: new TerminalPainter(stdout) }), { stdout: new FakeTty(200, 50), stdin: fakeStdin(), patchConsole: false, exitOnCtrlC: false, maxFps: 10 });
@@ -160,7 +160,7 @@ const { TerminalPainter } = await import(dist('ui/painter.js'));
     const b0 = stdout.bytes;
     const m0 = process.memoryUsage().heapUsed;
     let g = 10_000;
-    const timer = tick ? setInterval(() => { feed.ingest(stepEvent(++g, 200, t0)); session.update({ run: feed.getView() }); }, 1000) : null;
+    const timer = tick ? setInterval(() => { feed.watch.push(stepEvent(++g, 200, t0)); session.update({ run: feed.getView() }); }, 1000) : null;
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
     if (timer) clearInterval(timer);
     const c = process.cpuUsage(c0);

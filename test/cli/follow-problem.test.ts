@@ -127,7 +127,9 @@ describe('follow: a log that cannot be read is said, then followed once it can',
     expect(problems[1]).toMatchObject({ target: 'local', path: log, unreadBytes: size });
     expect(problems[1].text).not.toMatch(/still retrying/);
     expect(problems[1].text).toMatch(/gave up/);
-    expect(lines.at(-1)).toBe(problems[1]);
+    // The last word on following; then the run's end state, the last line of all (#16).
+    expect(lines.at(-2)).toBe(problems[1]);
+    expect(lines.at(-1)).toMatchObject({ type: 'state', state: 'finished' });
     const human = f.stderr.match(/^follow\s+cannot follow .*$/gm)!;
     expect(human).toHaveLength(2);
     expect(human[1]).toContain(`${size} bytes`);

@@ -15,7 +15,7 @@ const FAKE_SMI = new URL('../preflight/fixtures', import.meta.url).pathname;
 const SECRET = `cli-sentinel-${process.pid}-Vb3`;
 const { start, cli } = sentinelCli(SECRET);
 
-const withoutAlerts = (stdout: string): string => stdout.split('\n').filter((l) => !l.startsWith('{"type":"alert"')).join('\n');
+const withoutAlerts = (stdout: string): string => stdout.split('\n').filter((l) => !/^\{"type":"(alert|alert-cleared|run|state|connection)"/.test(l)).join('\n');
 
 function snapshot(dir: string): string[] {
   try {

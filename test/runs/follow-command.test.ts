@@ -34,7 +34,7 @@ describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
     const { runId } = await launch('600 AWRL_SIM_FAULT=nan-grad@3', 'follow-json');
     const f = start(['follow', runId, ...target(), '--json']);
     expect(await f.done, f.stderr).toBe(0);
-    const events = f.stdout.split('\n').filter((l) => l && !/^\{"type":"alert(-cleared)?"/.test(l));
+    const events = f.stdout.split('\n').filter((l) => l && !/^\{"type":"(alert|alert-cleared|run|state|connection)"/.test(l));
     const steps = events.map((l) => JSON.parse(l)).filter((e) => e.type === 'step').map((e) => e.globalStep);
     expect(steps).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(events.find((l) => l.includes('"globalStep":3,'))).toContain('"ppo_actor/update/grad_norm":"nan"');
@@ -42,6 +42,10 @@ describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
     const parsed = spawnSync(process.execPath, [BIN, 'parse', '--json', log], { encoding: 'utf8' });
     expect(events).toEqual(parsed.stdout.trimEnd().split('\n'));
     expect(f.stderr).toMatch(/^state\s+finished/m);
+    // A script learns the run and its fate on stdout: the first line and the last line.
+    const lines = f.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[0]).toEqual({ type: 'run', runId, target: expect.any(String) });
+    expect(lines[lines.length - 1]).toMatchObject({ type: 'state', runId, state: 'finished', exit: 0 });
   });
 
   it('without --json: progress lines; Ctrl-C leaves the run going and says how to follow it again', async () => {

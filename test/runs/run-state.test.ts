@@ -19,6 +19,8 @@ describe('run state derivation', () => {
     ['direct exit 0', direct(), { alive: false, exitCode: 0 }, 'finished', /exit 0/],
     ['direct exit 1', direct(), { alive: false, exitCode: 1 }, 'failed', /exit 1/],
     ['direct vanished', direct(), { alive: false }, 'failed', /without an exit status/],
+    ['direct, another user cannot read its environ', direct(), { alive: false, aliveUnknownAs: 'bob' }, 'unknown', /pid 42 alive, not readable as bob/],
+    ['direct, unreadable but its exit status written', direct(), { alive: false, aliveUnknownAs: 'bob', exitCode: 0 }, 'finished', /exit 0/],
     ['direct stopped', direct({ stopRequestedAt: 'T' }), { alive: false, exitCode: 143 }, 'stopped', /stopped at T/],
     ['direct stopping', direct({ stopRequestedAt: 'T' }), { alive: true }, 'running', /stopping/],
     ['slurm pending', slurm(), { slurm: { '10': 'PENDING', '11': 'PENDING' } }, 'pending', /job 10 PENDING/],

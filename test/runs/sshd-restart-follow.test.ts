@@ -37,7 +37,7 @@ describe('--follow across an sshd restart on the head', () => {
     const runId = /^run\s+(\S+)/m.exec(f.stderr)![1];
     const log = readFileSync(join(sim.workdir, '.awrl', 'runs', runId, 'stdout.log'));
     const expected = parseLogBytes(log).map((e) => eventToJsonLine(e));
-    const printed = f.stdout.trim().split('\n').filter((l) => !l.startsWith('{"type":"alert"'));
+    const printed = f.stdout.trim().split('\n').filter((l) => !/^\{"type":"(alert|alert-cleared|run|state|connection)"/.test(l));
     expect(printed).toEqual(expected);
     expect(printed.map((l) => JSON.parse(l)).filter((e) => e.type === 'step').map((e) => e.globalStep)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   }, 120_000);

@@ -3,7 +3,8 @@
 // live alerts are timed the same way, errors clear once the run resumed and stepped, and one hang is
 // one alert.
 import { describe, expect, it } from 'vitest';
-import { RunRecords, type RunViewContext } from '../../src/ui/session/run-records.js';
+import type { RunViewContext } from '../../src/ui/session/run-records.js';
+import { recordsWithRules, type RecordsWithRules } from './records-with-rules.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import type { TrainerLinesView } from '../../src/ui/session/types.js';
 import { isHangAlert } from '../../src/health/index.js';
@@ -31,7 +32,7 @@ const at = (g: number) => 3 * 3600 + g * STEP_S; // step g at 03:00 + g×2 min
 describe('alert history from a backfill', () => {
   it('a night of records read at 09:00 gives the fired/cleared pairs at the log times and steps', () => {
     const wall = Date.parse('2026-05-25T09:00:00');
-    const r = new RunRecords({ clock: () => wall });
+    const r = recordsWithRules({ clock: () => wall });
     // Reward 0 from step 10 to step 13: the rule (3 zero steps) fires at 12, clears at 14.
     for (let g = 1; g <= 30; g++) r.ingest(step(g, at(g), g >= 10 && g <= 13 ? 0 : 0.5));
     const v = r.view(ctx());
@@ -41,7 +42,7 @@ describe('alert history from a backfill', () => {
   });
 
   it('a hang in the night (no step for an hour) is one entry, dated from when the threshold was crossed to the step that ended it', () => {
-    const r = new RunRecords({ clock: () => Date.parse('2026-05-25T09:00:00') });
+    const r = recordsWithRules({ clock: () => Date.parse('2026-05-25T09:00:00') });
     for (let g = 1; g <= 10; g++) r.ingest(step(g, at(g)));
     const resumed = at(10) + 3600;
     for (let g = 11; g <= 15; g++) r.ingest(step(g, resumed + (g - 11) * STEP_S));
@@ -55,7 +56,7 @@ describe('alert history from a backfill', () => {
 
   it('live alerts are timed on the log clock too: the last record time plus the wall time since it arrived', () => {
     let wall = Date.parse('2030-01-01T12:00:00'); // the cockpit's clock says nothing about the log's
-    const r = new RunRecords({ clock: () => wall });
+    const r = recordsWithRules({ clock: () => wall });
     for (let g = 1; g <= 10; g++) r.ingest(step(g, at(g)));
     wall += 10 * 60_000;
     const v = r.view(ctx());
@@ -65,7 +66,7 @@ describe('alert history from a backfill', () => {
   });
 
   it('over the cap, the history says how many entries were dropped', () => {
-    const r = new RunRecords({ clock: () => Date.parse('2026-05-25T09:00:00') });
+    const r = recordsWithRules({ clock: () => Date.parse('2026-05-25T09:00:00') });
     // 250 separate errors, each followed by a resume and a step: 250 fired/cleared entries.
     let sec = at(1);
     for (let i = 0; i < 250; i++) {

@@ -38,10 +38,14 @@ describe('a run that hangs while watched', () => {
     }, { timeoutMs: 90_000, what: 'the simulated trainer to hang in rollout_wait at step 4' });
     await waitFor(() => session.getState().run?.summary.step === 3, { timeoutMs: 30_000, what: 'step 3 in the cockpit' });
     const base = now;
+    // The watch evaluates the rules on its own clock (a tick), not when a frame is derived: the
+    // test's clock jumps, so it asks the watch to look, as its timer would.
+    const tick = () => (session as unknown as { feed: { watch: { tick(): void } } }).feed.watch.tick();
     const perMinute: number[] = [];
     const ids = new Set<string>();
     for (let m = 0; m <= 180; m++) {
       now = base + m * 60_000;
+      tick();
       const hangs = session.getState().run!.alerts.filter(isHangAlert);
       perMinute.push(hangs.length);
       for (const h of hangs) ids.add(h.id);

@@ -2,7 +2,8 @@
 // restart (resume/start record) starts the wait afresh: the time before it was the crash and the
 // restart, which the error alerts explain, not a hang.
 import { describe, expect, it } from 'vitest';
-import { RunRecords, type RunViewContext } from '../../src/ui/session/run-records.js';
+import type { RunViewContext } from '../../src/ui/session/run-records.js';
+import { recordsWithRules, type RecordsWithRules } from './records-with-rules.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import { isHangAlert } from '../../src/health/index.js';
 import type { TrainerLinesView } from '../../src/ui/session/types.js';
@@ -21,7 +22,7 @@ const ctx: RunViewContext = {
 describe('RunRecords: the stall clock', () => {
   it('fires 3x the median step time after the last step arrived, and a restart record starts it afresh', () => {
     let wall = 1_000_000;
-    const r = new RunRecords({ clock: () => wall });
+    const r = recordsWithRules({ clock: () => wall });
     for (let g = 1; g <= 5; g++) r.ingest(step(g, g * 60)); // 60 s steps
     const hangs = () => r.view(ctx).alerts.filter(isHangAlert).map((a) => a.id);
     const stalled = () => hangs().length > 0;

@@ -15,7 +15,8 @@ import { LocalTransport } from '../../src/remote/index.js';
 import { listRuns, serializeRunRecord, type RunRecord, type Target } from '../../src/runs/index.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import { App } from '../../src/ui/app.js';
-import { RunRecords, type RunViewContext } from '../../src/ui/session/run-records.js';
+import type { RunViewContext } from '../../src/ui/session/run-records.js';
+import { recordsWithRules, type RecordsWithRules } from './records-with-rules.js';
 import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
 import { slurmJobEnd } from '../../src/runs/slurm-job-end.js';
 import type { TrainerLinesView } from '../../src/ui/session/types.js';
@@ -36,8 +37,8 @@ const ctx: RunViewContext = {
 
 describe('RunRecords: the wall-time rule with the job end', () => {
   /** Started at 12:00, a checkpoint at 12:10, 2-minute steps until 12:20; recover every hour. */
-  function records(): RunRecords {
-    const r = new RunRecords({ facts: { recoverFreqSecs: 3600 }, clock: () => 1_000_000 });
+  function records(): RecordsWithRules {
+    const r = recordsWithRules({ facts: { recoverFreqSecs: 3600 }, clock: () => 1_000_000 });
     r.ingest({ type: 'start', time: at(0) });
     for (let g = 1; g <= 10; g++) {
       r.ingest(step(g, 2 * g));
@@ -45,7 +46,7 @@ describe('RunRecords: the wall-time rule with the job end', () => {
     }
     return r;
   }
-  const walltime = (r: RunRecords) => r.view(ctx).alerts.find((a) => a.id === WALLTIME);
+  const walltime = (r: RecordsWithRules) => r.view(ctx).alerts.find((a) => a.id === WALLTIME);
 
   it('no job end known (not on Slurm): no wall-time alert', () => {
     expect(walltime(records())).toBeUndefined();

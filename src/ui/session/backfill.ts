@@ -8,7 +8,8 @@ import { gunzipSync } from 'node:zlib';
 import type { Transport } from '../../remote/transport.js';
 import { ALERT_KEYS } from '../../metrics/index.js';
 import { TrainerLogParser } from '../../trainer-log/index.js';
-import { CheckpointSaveScanner, mergeSaves, type HealthEvent } from '../../health/index.js';
+import type { HealthEvent } from '../../health/index.js';
+import { CheckpointSaves } from '../../runs/checkpoint-saves.js';
 import { TIMEPERF_PREFIX } from '../panels/throughput.js';
 import { VERSION_STATS_PREFIX } from '../panels/staleness.js';
 
@@ -64,7 +65,12 @@ export async function backfill(transport: Transport, logPath: string, size: numb
   const parser = new TrainerLogParser();
   // The filter keeps every record header, the `Saving … checkpoints` lines too; the bytes end at a
   // line's end, so the scanner holds nothing back.
-  const events = mergeSaves(parser.push(bytes), new CheckpointSaveScanner().push(bytes));
+  // The same merge as following (src/runs checkpoint-saves.ts): one rule for where a save goes.
+  const events: HealthEvent[] = [];
+  const saves = new CheckpointSaves((e) => events.push(e));
+  saves.push(bytes);
+  for (const e of parser.push(bytes)) saves.event(e, false);
+  saves.flush(false);
   return { offset, parser, events, sentBytes: r.stdout.length, coveredBytes: offset };
 }
 

@@ -14,7 +14,6 @@ import { RunsList, toSummary } from './runs-list.js';
 import { SelectedRunGpus } from './selected-run-gpus.js';
 import { emptyState } from './static-session.js';
 import { RetryTransport, connectProblemOf } from './retry-transport.js';
-import { SlurmEndWatch } from '../../runs/slurm-job-end.js';
 import { RunStopper } from './stop-leftovers.js';
 import type { Session, SessionActions, SessionState, TargetSummary } from './types.js';
 
@@ -33,7 +32,6 @@ export class LiveSession implements Session {
   private readonly stopper: RunStopper;
   private feed: RunFeed | null = null;
   /** The open Slurm run's job end, for the wall-time rule (null for other runs). */
-  private jobEnd: SlurmEndWatch | null = null;
   private unsubs: (() => void)[] = [];
   private closed = false;
   readonly actions: SessionActions;
@@ -132,8 +130,6 @@ export class LiveSession implements Session {
   private selectRun(runId: string | null): void {
     if (runId === this.feed?.runId) return;
     this.feed?.close();
-    this.jobEnd?.close();
-    this.jobEnd = null;
     this.gpus.reset();
     this.feed = null;
     this.update({ selectedRunId: runId, run: null });
@@ -163,6 +159,8 @@ export class LiveSession implements Session {
       statePollMs: this.o.statePollMs,
       clock: this.o.clock,
       endedStatePollMs: this.o.endedStatePollMs,
+      // A Slurm run's job end (the wall-time rule) is asked by the feed's watch, as `follow` does.
+      ...(this.o.jobEndPollMs !== undefined ? { jobEndPollMs: this.o.jobEndPollMs } : {}),
       onChange: () => this.update({}),
       onPollingChange: (live) => {
         // A run came back to life: the runs list at once and at its fast pace again.
@@ -172,9 +170,6 @@ export class LiveSession implements Session {
     });
     this.feed = feed;
     feed.start();
-    if (run.record.backend === 'slurm') {
-      this.jobEnd = new SlurmEndWatch({ conn, runId, findRun: (id) => this.runs.find(id), onEnd: (end) => feed.setSlurmEndTime(end), intervalMs: this.o.jobEndPollMs }).start();
-    }
     const poller = this.o.gpuPoller === undefined ? defaultGpuPoller : this.o.gpuPoller;
     if (poller) {
       // Slurm runs (the head is a login node): the allocation's nodes. Direct runs: the head, plus
@@ -198,7 +193,6 @@ export class LiveSession implements Session {
     this.editor?.close();
     for (const u of this.unsubs) u();
     this.feed?.close();
-    this.jobEnd?.close();
     this.gpus.close();
     this.listeners.clear();
   }

@@ -1,10 +1,9 @@
-// What has been read of one run's log, and the RunView derived from it: the metrics store, the
-// alert rules with their history (RunAlerts: on the log's clock, record by record, so a backfilled
-// night keeps what fired and cleared), a ring of events and a ring of log-pane lines. Apart from the
-// feed because this part does not care how records arrive (backfill, follow, a test's ingest) or
-// when the run is polled: it only keeps what was read, bounded, and turns it into a frame's view.
-import { RunAlerts, type HealthEvent } from '../../health/index.js';
-import { deriveFigures, MetricsStore } from '../../metrics/index.js';
+// What has been read of one run's log, kept for drawing, and the RunView derived from it: a ring of
+// events and a ring of log-pane lines, over the watch's metrics store and alert rules (src/runs'
+// RunWatch feeds both and advances the rules on its own clock). Deriving a view has no side
+// effects: it reads what the rules said last, it never evaluates them.
+import type { RunAlerts, HealthEvent } from '../../health/index.js';
+import { deriveFigures, type MetricsStore } from '../../metrics/index.js';
 import type { ConnectionState, FollowProblem } from '../../remote/transport.js';
 import type { TrainerEvent } from '../../trainer-log/events.js';
 import { eventLogLine, localTimeMs } from './event-log-line.js';
@@ -34,8 +33,8 @@ export interface RunViewContext {
 const EVENT_RING = 256;
 
 export class RunRecords {
-  readonly store = new MetricsStore();
-  /** Every alert rule over the records, and what fired and cleared (the rules only say what holds now). */
+  readonly store: MetricsStore;
+  /** The watch's rules and their history (what fired and cleared, on the log's clock). */
   private readonly alerts: RunAlerts;
   private readonly events: TrainerEvent[] = [];
   private log: LogLine[] = [];
@@ -45,10 +44,9 @@ export class RunRecords {
   private lastRecordAt: number | null = null;
   readonly series: SeriesSource;
 
-  constructor(private readonly o: { facts?: RunFacts; logLimit?: number; clock: () => number }) {
-    const store = this.store;
-    const facts = o.facts ?? {};
-    this.alerts = new RunAlerts(store, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness, recoverFreqSecs: facts.recoverFreqSecs });
+  constructor(private readonly o: { store: MetricsStore; alerts: RunAlerts; facts?: RunFacts; logLimit?: number; clock: () => number }) {
+    const store = (this.store = o.store);
+    this.alerts = o.alerts;
     this.series = {
       get stepCount() {
         return store.lastStepEvent?.globalStep ?? 0;
@@ -59,11 +57,8 @@ export class RunRecords {
     };
   }
 
-  /** One record, read at wall-clock `arrivedWall` (default now; earlier for a record that was in
-   *  the log long before we read it: see RunFeed's silence). */
-  ingest(e: HealthEvent, arrivedWall: number = this.o.clock()): void {
-    // The store and the health monitor are fed through the alerts: they observe around each record.
-    this.alerts.ingest(e, arrivedWall);
+  /** One record, for the event log and the figures (the watch already stored it and ran the rules). */
+  ingest(e: HealthEvent): void {
     // A checkpoint save is for the health rules only (it is no event of the trainer-log contract).
     if (e.type === 'save') return;
     if (e.type !== 'step') {
@@ -77,19 +72,6 @@ export class RunRecords {
     if (line) this.appendLog(line);
   }
 
-  /** The log was last written at wall-clock `wallMs`, and every record read so far was in it
-   *  then (RunAlerts.logWrittenAt): the latest counts as having arrived then. */
-  logWrittenAt(wallMs: number): boolean {
-    return this.alerts.logWrittenAt(wallMs);
-  }
-
-  /** The run's Slurm job ends at `end` (squeue %e), or null: not on Slurm, or no end known. The
-   *  wall-time rule runs inside RunAlerts like every other rule (on the log's clock, record by
-   *  record, in the alert history): the end is zone-less cluster time, the log's clock too. */
-  setSlurmEndTime(end: string | null): void {
-    this.alerts.setSlurmEndTime(end);
-  }
-
   appendLog(line: LogLine): void {
     this.log.push({ ...line, seq: ++this.seq });
     const limit = this.o.logLimit ?? 2000;
@@ -97,16 +79,14 @@ export class RunRecords {
     if (this.log.length > limit * 1.25) this.log = this.log.slice(-limit);
   }
 
-  /** The view for a frame (the alert history observes every derivation). */
+  /** The view for a frame (reads only: the alert history is the watch's). */
   view(ctx: RunViewContext): RunView {
     const facts = this.o.facts ?? {};
     const f = deriveFigures(this.store, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness });
     const last = this.store.lastStepEvent;
-    const now = this.o.clock();
     const ended = ENDED_STATES.has(ctx.summary.state);
-    // An ended run has no step coming: a stall alert would send the user hunting a hang.
-    this.alerts.setEnded(ended);
-    const alerts: Alert[] = [...this.alerts.evaluate(now)];
+    // What the rules said at the watch's last look (it ticks on its own clock).
+    const alerts: Alert[] = [...this.alerts.active];
     const figures: DashboardFigures = {
       step: f.globalStep,
       totalSteps: f.totalSteps,

@@ -3,7 +3,7 @@
 // runs list, through src/runs and src/preflight: the same code as `awrl-tui stop`.
 import { runNodes, setupInWorkdir, stopRun, type RunSummary as RunsSummary } from '../../runs/index.js';
 // Direct module, not the index: src/preflight imports runs modules itself (see preflight-gate.ts).
-import { findLeftovers, stopLeftovers, type LeftoverOptions, type NodeFailure } from '../../preflight/leftovers.js';
+import { checkLeftovers, stopLeftovers, type LeftoverOptions, type NodeFailure } from '../../preflight/leftovers.js';
 import { errorText } from './error-text.js';
 import type { TargetConnection } from './live-options.js';
 import type { LeftoverProcess, SessionState } from './types.js';
@@ -39,8 +39,9 @@ export class RunStopper {
     this.o.update({ leftovers: { phase: 'checking', runId } });
     try {
       const scope = this.leftoverScope(runId);
-      const list = await findLeftovers(conn.transport, runId, { setup: setupInWorkdir(conn.target), ...scope });
-      this.o.update({ leftovers: { phase: 'found', runId, list: list.map((l) => leftoverView(l, !!scope.nodes)) } });
+      const r = await checkLeftovers(conn.transport, runId, { setup: setupInWorkdir(conn.target), ...scope });
+      const unchecked = [...r.unreachable.map((x) => `${x.error} (unreachable)`), ...r.gpuUnchecked.map((x) => `${x.error} (GPU memory)`)];
+      this.o.update({ leftovers: { phase: 'found', runId, list: r.list.map((l) => leftoverView(l, !!scope.nodes)), ...(unchecked.length ? { unchecked } : {}) } });
     } catch (err) {
       this.o.update({ leftovers: { phase: 'failed', runId, message: errorText(err) } });
     }
@@ -50,7 +51,7 @@ export class RunStopper {
     const conn = this.o.findRun(runId)?.conn;
     const cur = this.o.state().leftovers;
     if (!conn || !cur || cur.phase !== 'found' || cur.runId !== runId) return;
-    this.o.update({ leftovers: { phase: 'stopping', runId, list: cur.list } });
+    this.o.update({ leftovers: { phase: 'stopping', runId, list: cur.list, ...(cur.unchecked ? { unchecked: cur.unchecked } : {}) } });
     try {
       // Only processes tagged with this run are ever signalled (src/preflight re-checks each PID's tag).
       const scope = this.leftoverScope(runId);

@@ -260,8 +260,9 @@ export type LeftoverProcess = Omit<Leftover, 'node'> & { node?: string };
 export type LeftoverPhase =
   | { phase: 'idle' }
   | { phase: 'checking'; runId: string }
-  | { phase: 'found'; runId: string; list: LeftoverProcess[] }
-  | { phase: 'stopping'; runId: string; list: LeftoverProcess[] }
+  // unchecked: what could not be looked at (`node: why`: unreachable, or its GPUs not asked).
+  | { phase: 'found'; runId: string; list: LeftoverProcess[]; unchecked?: string[] }
+  | { phase: 'stopping'; runId: string; list: LeftoverProcess[]; unchecked?: string[] }
   | { phase: 'stopped'; runId: string; stopped: LeftoverProcess[]; remaining: LeftoverProcess[] }
   | { phase: 'failed'; runId: string; message: string };
 

@@ -1,0 +1,45 @@
+// The lines `follow` prints about the watching itself: the connection lost and restored, and the
+// run's end state (with --json the last line on stdout: a script reads the run's fate there).
+import type { RunSummary } from '../runs/list.js';
+import type { WatchOutput } from '../runs/watch-output.js';
+
+type ConnectionOutput = Extract<WatchOutput, { type: 'connection' }>;
+
+const seconds = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;
+
+/** `connection lost to T at ISO (why); reconnecting …` / `connection restored to T after N s …`. */
+export function connectionLine(c: ConnectionOutput, target: string, now: number = Date.now()): string {
+  const at = new Date(c.since).toISOString();
+  if (c.state === 'lost') {
+    const why = c.reason ? ` (${c.reason})` : '';
+    return (
+      `connection lost to ${target} at ${at}${why}; reconnecting. The run goes on; ` +
+      'until the log is read again, its silence is not counted as a stall'
+    );
+  }
+  const after = seconds(now - c.since);
+  return `connection restored to ${target} after ${after} (lost at ${at}); reading the log from where it stopped`;
+}
+
+/** `{"type":"connection","state":"lost"|"restored","target":…,"since":ISO[,"reason"]}`. */
+export function connectionJsonLine(c: ConnectionOutput, target: string): string {
+  return JSON.stringify({
+    type: 'connection',
+    state: c.state,
+    target,
+    since: new Date(c.since).toISOString(),
+    ...(c.reason ? { reason: c.reason } : {}),
+  });
+}
+
+/** `{"type":"state","state":…,"exit":N|null,"detail":…[,"lastLines":[…]]}`: the run's end. */
+export function stateJsonLine(s: RunSummary, lastLines: readonly string[]): string {
+  return JSON.stringify({
+    type: 'state',
+    runId: s.runId,
+    state: s.state,
+    exit: s.exitCode ?? null,
+    detail: s.detail,
+    ...(lastLines.length ? { lastLines } : {}),
+  });
+}

@@ -1,0 +1,472 @@
+// Watching one run: the one place that decides what happened to it. Backfill then follow (byte
+// offsets, one parser), the connection (its loss is not the trainer's silence), silence measured on
+// the log itself, the run's state polled, the Slurm job's end, follow problems, the run's end
+// (its log's tail read BEFORE its end state is told). It feeds the metrics store explicitly and the
+// alert rules read it; alerts are evaluated on the watch's own clock (a tick), never by whoever asks
+// for a view. Renderers (src/ui/session's RunFeed, src/cli's follow lines) subscribe to its
+// outputs (watch-output.ts) and only draw or print them: they agree by construction.
+// The lifecycle is watch-lifecycle.ts's reducer.
+import type { ConnectionState, FollowProblem, Transport } from '../remote/transport.js';
+import { RunAlerts, type HealthEvent } from '../health/index.js';
+import { MetricsStore, type Alert } from '../metrics/index.js';
+import type { TrainerLogParser } from '../trainer-log/index.js';
+import type { Target } from './targets.js';
+import type { RunState } from './run-record.js';
+import type { RunSummary } from './list.js';
+import { followRun, type RunFollower } from './follow-run.js';
+import { watchRunState, type RunStateWatcher } from './watch-state.js';
+import { isTerminal } from './run-state.js';
+import { SlurmEndWatch } from './slurm-job-end.js';
+import { LogSilenceWatch, measureLogSilence, type LogSilence } from './follow-alerts.js';
+import {
+  initialLifecycle,
+  logClockRuns,
+  reduceWatch,
+  watchPhase,
+  type WatchAction,
+  type WatchLifecycle,
+  type WatchPhase,
+} from './watch-lifecycle.js';
+import { AlertChanges, type LogReadEnd, type WatchOutcome, type WatchOutput } from './watch-output.js';
+import { drainLog, failureLines } from './watch-drain.js';
+
+export interface RunWatchFacts {
+  consumerBatchSize?: number;
+  maxHeadOffpolicyness?: number;
+  recoverFreqSecs?: number;
+}
+
+/** Reading a long log's history through a target-side filter before following (the cockpit). */
+export interface WatchBackfill {
+  thresholdBytes: number;
+  run(
+    transport: Transport,
+    logPath: string,
+    size: number,
+  ): Promise<{
+    offset: number;
+    parser: TrainerLogParser;
+    events: HealthEvent[];
+    sentBytes: number;
+    coveredBytes: number;
+  }>;
+  /** After the backfill, before following from `offset` (e.g. the raw lines before the seam). */
+  after?(offset: number): Promise<void>;
+}
+
+export interface RunWatchOptions {
+  transport: Transport;
+  target: Target;
+  runId: string;
+  logPath: string;
+  facts?: RunWatchFacts;
+  backfill?: WatchBackfill;
+  /** After the run ended and its log was read: `stop` ends the watch (an `end` output); `pause`
+   *  stops following, polls the state every `endedStatePollMs`, and follows again on a resume. */
+  whenEnded: 'stop' | 'pause';
+  /** Whether the run is known to have ended when the watch opens (the runs list said so). */
+  endedAtOpen?: boolean;
+  statePollMs?: number;
+  endedStatePollMs?: number;
+  /** The time-driven rules (stalls, the resume guard) are evaluated this often (default 5 s). */
+  tickMs?: number;
+  jobEndPollMs?: number;
+  /** How long the log's tail may make no progress while connected once the run ended (15 s). */
+  drainTimeoutMs?: number;
+  storeCapacity?: number;
+  clock?: () => number;
+}
+
+export class RunWatch {
+  readonly store: MetricsStore;
+  readonly alerts: RunAlerts;
+  private readonly changes = new AlertChanges();
+  private readonly listeners = new Set<(o: WatchOutput) => void>();
+  private readonly clock: () => number;
+  private life: WatchLifecycle;
+  private follower: RunFollower | null = null;
+  /** Where a paused follower stopped, with its parser (its open records stay open). */
+  private paused: { offset: number; parser: TrainerLogParser } | null = null;
+  private readOffset = 0;
+  private current: RunSummary | null = null;
+  private told: RunState | null = null;
+  private watcher: RunStateWatcher | null = null;
+  private jobEnd: SlurmEndWatch | null = null;
+  private ticker: NodeJS.Timeout | null = null;
+  private offState: (() => void) | null = null;
+  private lostAt: number | null = null;
+  private standing: FollowProblem | null = null;
+  /** The log as measured before it was first read: counted once reading stands exactly at its size. */
+  private firstSilence: LogSilence | null = null;
+  private readonly silenceWatch: LogSilenceWatch;
+  private settling = false;
+  private lastReadEnd: LogReadEnd | null = null;
+  private closed = false;
+  private over = false;
+
+  constructor(private readonly o: RunWatchOptions) {
+    this.clock = o.clock ?? Date.now;
+    this.store = new MetricsStore(o.storeCapacity !== undefined ? { capacity: o.storeCapacity } : {});
+    const f = o.facts ?? {};
+    this.alerts = new RunAlerts(this.store, {
+      consumerBatchSize: f.consumerBatchSize,
+      maxHeadOffpolicyness: f.maxHeadOffpolicyness,
+      recoverFreqSecs: f.recoverFreqSecs,
+    });
+    this.life = initialLifecycle(o.transport.state.state === 'ready');
+    if (!this.life.connected) this.alerts.unobserved(this.clock());
+    this.silenceWatch = new LogSilenceWatch({
+      transport: o.transport,
+      logPath: o.logPath,
+      clock: this.clock,
+      // Every record read so far was in the log when it was measured: it was written by then.
+      measured: (m) => {
+        if (!this.closed && this.readOffset === m.size && this.alerts.logWrittenAt(m.measuredWall - m.silenceMs))
+          this.tick();
+      },
+    });
+  }
+
+  /** Told every output, in order. Returns the unsubscribe. */
+  on(listener: (o: WatchOutput) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get phase(): WatchPhase {
+    return watchPhase(this.life);
+  }
+
+  get connection(): ConnectionState {
+    return this.o.transport.state;
+  }
+
+  /** Bytes of the log read so far. */
+  get offset(): number {
+    return this.readOffset;
+  }
+
+  get problem(): FollowProblem | null {
+    return this.standing;
+  }
+
+  /** The run's state as last told (null: not polled yet). */
+  get summary(): RunSummary | null {
+    return this.current;
+  }
+
+  /** How far the log was read when the run ended (null: it has not, or not yet settled). */
+  get readEnd(): LogReadEnd | null {
+    return this.lastReadEnd;
+  }
+
+  start(): this {
+    this.offState = this.o.transport.onState((s) => this.onConnection(s));
+    this.ticker = setInterval(() => this.tick(), this.o.tickMs ?? 5_000);
+    this.ticker.unref();
+    void this.attach();
+    this.pollState(this.o.statePollMs);
+    return this;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ticker) clearInterval(this.ticker);
+    this.watcher?.stop();
+    this.jobEnd?.close();
+    this.offState?.();
+    this.follower?.close();
+    this.silenceWatch.stop();
+  }
+
+  /** A record not read through the follower (a replay, a benchmark): handled as a followed one. */
+  push(e: HealthEvent): void {
+    if (!this.closed) this.ingest(e, false);
+  }
+
+  /** The time-driven rules at our clock now; what fired or cleared is told. */
+  tick(): void {
+    if (this.closed) return;
+    const fired: Alert[] = [];
+    this.alerts.evaluate(this.clock(), fired);
+    this.tell(fired);
+  }
+
+  private emit(out: WatchOutput): void {
+    for (const l of [...this.listeners]) l(out);
+  }
+
+  private tell(fired: readonly Alert[]): void {
+    for (const out of this.changes.take(fired, this.alerts.active)) this.emit(out);
+  }
+
+  private dispatch(a: WatchAction): void {
+    const before = this.life;
+    this.life = reduceWatch(before, a);
+    if (this.life === before) return;
+    const runs = logClockRuns(this.life);
+    if (runs !== logClockRuns(before)) {
+      if (runs) this.alerts.observed(this.clock());
+      else this.alerts.unobserved(this.clock());
+    }
+    const phase = watchPhase(this.life);
+    if (phase !== watchPhase(before)) this.emit({ type: 'phase', phase });
+  }
+
+  /** One record: the rules look before it, the store takes it, the rules look after it. */
+  private ingest(e: HealthEvent, backfilled: boolean, arrivedWall = this.clock()): void {
+    const fired = this.alerts.arriving(e);
+    if (e.type !== 'save') this.store.ingest(e);
+    fired.push(...this.alerts.read(e, arrivedWall));
+    this.emit({ type: 'record', record: e, backfilled });
+    this.tell(fired);
+    if (!backfilled) this.silenceWatch.record();
+  }
+
+  private async attach(): Promise<void> {
+    const { transport, logPath } = this.o;
+    // Before the first byte is read, so the first evaluation already counts how long the log was
+    // silent: a run that hung at 02:00, opened at 09:00, shows its hang once its backlog is read.
+    this.firstSilence = await measureLogSilence(transport, logPath, this.clock).catch(() => null);
+    if (this.closed) return;
+    let from = 0;
+    let parser: TrainerLogParser | undefined;
+    const bf = this.o.backfill;
+    if (bf) {
+      try {
+        const st = await transport.stat(logPath);
+        if (st && st.size > bf.thresholdBytes && !this.closed) {
+          this.dispatch({ type: 'backfill' });
+          const started = this.clock();
+          const b = await bf.run(transport, logPath, st.size);
+          if (this.closed) return;
+          // Every backfilled byte was in the log when it was measured: it arrived when last written.
+          const m = this.firstSilence;
+          const wall = m ? Math.min(this.clock(), m.measuredWall - m.silenceMs) : this.clock();
+          for (const e of b.events) this.ingest(e, true, wall);
+          // The history's last look is at the backfill's end, on the clock: a hang is seen now.
+          this.tick();
+          const mib = (n: number) => (n / 1048576).toFixed(n < 1048576 ? 2 : 1);
+          this.emit({
+            type: 'note',
+            level: 'info',
+            text: `history: ${mib(b.coveredBytes)} MiB of log backfilled with ${mib(b.sentBytes)} MiB sent (${b.events.length} records, ${this.clock() - started} ms)`,
+          });
+          from = b.offset;
+          parser = b.parser;
+          await bf.after?.(b.offset);
+        }
+      } catch (err) {
+        // Fall back to reading the whole log: slower, never wrong.
+        this.emit({
+          type: 'note',
+          level: 'warning',
+          text: `backfill failed (${err instanceof Error ? err.message : String(err)}): reading the whole log`,
+        });
+        from = 0;
+        parser = undefined;
+      }
+    }
+    if (this.closed) return;
+    this.follow(from, parser);
+    this.dispatch({ type: 'follow' });
+    this.countFirstSilence(from);
+    if (this.o.endedAtOpen || (this.current && isTerminal(this.current.state))) void this.settle();
+  }
+
+  private follow(fromOffset: number, parser: TrainerLogParser | undefined): void {
+    this.readOffset = fromOffset;
+    let fresh: Uint8Array | null = null;
+    this.follower = followRun(this.o.transport, this.o.logPath, {
+      fromOffset,
+      ...(parser ? { parser } : {}),
+      onEvent: (e) => this.ingest(e, false),
+      onSave: (e) => this.ingest(e, false),
+      onReset: (reason) => {
+        this.firstSilence = null;
+        this.readOffset = 0;
+        this.emit({ type: 'reset', reason });
+      },
+      onProblem: (p) => this.onProblem(p),
+      onBytes: (bytes) => {
+        // A problem a paused follower left standing is over once its successor reads.
+        if (this.standing) this.onProblem(null);
+        this.dispatch({ type: 'bytes' });
+        fresh = bytes;
+      },
+      onConsumed: (offset) => {
+        this.readOffset = offset;
+        // Told after the delivery's records, with the offset already past them: a renderer that
+        // waits for "read so far" sees it with the bytes.
+        if (fresh) this.emit({ type: 'bytes', bytes: fresh });
+        fresh = null;
+        // Once the silence is counted, the rules look at the clock: what a frame then shows is
+        // what the watch saw, not what a view computed.
+        if (!this.countFirstSilence(offset)) this.tick();
+      },
+    });
+  }
+
+  /** Reading reached the size measured at attach: the latest record counts as arriving when the log
+   *  was last written. Past that size the log grew: it is live, nothing to count. */
+  private countFirstSilence(offset: number): boolean {
+    const m = this.firstSilence;
+    if (!m || offset < m.size) return false;
+    this.firstSilence = null;
+    if (offset !== m.size || !this.alerts.logWrittenAt(m.measuredWall - m.silenceMs)) return false;
+    this.tick();
+    return true;
+  }
+
+  private onProblem(p: FollowProblem | null): void {
+    if (p) {
+      if (this.standing?.text === p.text) return;
+      this.standing = p;
+      this.emit({ type: 'problem', problem: p });
+    } else if (this.standing) {
+      this.standing = null;
+      this.emit({ type: 'problem', problem: null });
+    }
+  }
+
+  private onConnection(s: ConnectionState): void {
+    if (this.closed) return;
+    const ready = s.state === 'ready';
+    const was = this.life.connected;
+    this.dispatch({ type: 'connection', ready });
+    const now = this.clock();
+    if (was && !ready && this.lostAt === null) {
+      this.lostAt = now;
+      const reason = s.state === 'reconnecting' ? s.lastError : s.state === 'failed' ? s.reason : s.state;
+      this.emit({ type: 'connection', state: 'lost', since: now, ...(reason ? { reason } : {}) });
+    } else if (ready && this.lostAt !== null) {
+      const since = this.lostAt;
+      this.lostAt = null;
+      this.emit({ type: 'connection', state: 'restored', since });
+      // Nothing may come: measure the log once it is quiet (its mtime says whether it was silent).
+      this.silenceWatch.record();
+    }
+    if ((s.state === 'failed' || s.state === 'closed') && this.o.whenEnded === 'stop') {
+      this.finish({ kind: 'disconnected', reason: s.state === 'failed' ? s.reason : 'the connection was closed' });
+    }
+  }
+
+  private pollState(intervalMs: number | undefined): void {
+    this.watcher?.stop();
+    this.watcher = watchRunState(this.o.transport, this.o.target, this.o.runId, {
+      ...(intervalMs !== undefined ? { intervalMs } : {}),
+      onChange: (s) => this.onRunState(s),
+      onError: (m) => this.emit({ type: 'note', level: 'warning', text: m }),
+    });
+  }
+
+  private onRunState(s: RunSummary): void {
+    if (this.closed) return;
+    this.current = s;
+    this.dispatch({ type: 'run-state', state: s.state });
+    if (s.record.backend === 'slurm' && !this.jobEnd) {
+      this.jobEnd = new SlurmEndWatch({
+        conn: { target: this.o.target, transport: this.o.transport },
+        runId: this.o.runId,
+        findRun: () => (this.current ? { run: this.current } : null),
+        onEnd: (end) => {
+          this.alerts.setSlurmEndTime(end);
+          this.tick();
+        },
+        ...(this.o.jobEndPollMs !== undefined ? { intervalMs: this.o.jobEndPollMs } : {}),
+      }).start();
+    }
+    // An ended run has no hang to report: no step is coming.
+    this.alerts.setEnded(isTerminal(s.state));
+    if (isTerminal(s.state)) {
+      // Told once its log's tail was read: the errors that led to the end come before it.
+      if (this.life.reading === 'ended' && s.state !== this.told) this.tellState(s);
+      else if (this.life.reading !== 'ended') void this.settle();
+      return;
+    }
+    this.tellState(s);
+    if (this.life.reading === 'ended' || this.life.reading === 'settling') this.wake();
+  }
+
+  private tellState(s: RunSummary): void {
+    const previous = this.told;
+    this.told = s.state;
+    this.emit({ type: 'state', summary: s, previous });
+  }
+
+  /** The run ended: read what is left of its log, close the records still open, then tell the
+   *  state, and stop (or pause) following. */
+  private async settle(): Promise<void> {
+    if (this.settling || this.closed || !this.follower) return;
+    this.settling = true;
+    this.dispatch({ type: 'settle' });
+    try {
+      const { readEnd, size } = await drainLog({
+        transport: this.o.transport,
+        logPath: this.o.logPath,
+        offset: () => this.readOffset,
+        problem: () => this.standing,
+        timeoutMs: this.o.drainTimeoutMs ?? 15_000,
+        stop: () => this.closed || this.life.reading !== 'settling',
+      });
+      if (this.closed || this.life.reading !== 'settling') return;
+      const f = this.follower;
+      // The run's exit status settles the trainer's end record, written on every exit.
+      const exit = endedHow(this.current);
+      if (this.o.whenEnded === 'stop') {
+        // The parser's end: its last record (a line without its newline too) goes out.
+        await f?.finish(1, exit);
+        this.follower = null;
+      } else if (f) {
+        for (const e of f.parser.flushIdle(exit)) this.ingest(e, false);
+        this.paused = { offset: f.offset, parser: f.parser };
+        f.close();
+        this.follower = null;
+      }
+      const s = this.current;
+      if (s && s.state !== this.told) this.tellState(s);
+      const lastLines =
+        s?.state === 'failed' && size !== null ? await failureLines(this.o.transport, this.o.logPath, size) : [];
+      if (this.closed) return;
+      this.lastReadEnd = readEnd;
+      const unreadBytes = this.standing && size !== null ? Math.max(0, size - this.readOffset) : null;
+      this.emit({ type: 'settled', readEnd, lastLines, unreadBytes, problem: this.standing });
+      this.dispatch({ type: 'settled' });
+      if (this.o.whenEnded === 'stop') {
+        const st = this.o.transport.state;
+        if (readEnd !== 'read' && readEnd !== 'missing' && st.state === 'failed')
+          this.finish({ kind: 'disconnected', reason: st.reason });
+        else this.finish({ kind: 'ended', state: s?.state ?? 'failed', detail: s?.detail ?? '' });
+      } else this.pollState(this.o.endedStatePollMs ?? 60_000);
+    } finally {
+      this.settling = false;
+    }
+  }
+
+  /** The ended run runs again (a resume, a Slurm requeue): follow its log from where it stopped. */
+  private wake(): void {
+    if (this.closed) return;
+    this.dispatch({ type: 'resume' });
+    this.lastReadEnd = null;
+    if (!this.follower) {
+      const p = this.paused;
+      this.paused = null;
+      this.follow(p?.offset ?? this.readOffset, p?.parser);
+    }
+    this.pollState(this.o.statePollMs);
+  }
+
+  private finish(outcome: WatchOutcome): void {
+    if (this.over) return;
+    this.over = true;
+    this.emit({ type: 'end', outcome });
+    this.close();
+  }
+}
+
+/** A finished run completed; any other ended state did not; a state not known to be an end: unknown. */
+function endedHow(s: RunSummary | null): { completed: boolean } | undefined {
+  if (!s || !isTerminal(s.state)) return undefined;
+  return { completed: s.state === 'finished' };
+}

@@ -1,0 +1,68 @@
+// What one RunWatch tells its renderers (the cockpit's session, `follow`'s lines), in the order it
+// happened. Renderers only draw or print these: every decision (what fired, when the connection
+// was lost, when the run ended) was taken once, in the watch.
+import type { FollowProblem } from '../remote/transport.js';
+import type { HealthEvent } from '../health/index.js';
+import type { Alert } from '../metrics/index.js';
+import type { RunState } from './run-record.js';
+import type { RunSummary } from './list.js';
+import type { WatchPhase } from './watch-lifecycle.js';
+
+/** How far the log was read when the run ended. */
+export type LogReadEnd = 'read' | 'unreadable' | 'incomplete' | 'missing';
+
+export type WatchOutput =
+  /** A record of the log (trainer events and checkpoint saves, in log order); `backfilled`: read
+   *  through the target-side filter at attach, not followed. */
+  | { type: 'record'; record: HealthEvent; backfilled: boolean }
+  /** Fresh followed bytes (overlaps cut), in order, told after the records they held: for a view
+   *  of the log's own lines. */
+  | { type: 'bytes'; bytes: Uint8Array }
+  /** The log was truncated or replaced: what follows starts at the new file's first byte. */
+  | { type: 'reset'; reason: string }
+  | { type: 'alert'; alert: Alert }
+  | { type: 'alert-cleared'; alert: Alert }
+  /** The connection was lost (`since`: when, our clock) or came back (`since`: when it was lost). */
+  | { type: 'connection'; state: 'lost' | 'restored'; since: number; reason?: string }
+  /** The run's state changed (a terminal one only once its log's tail was read: after its errors). */
+  | { type: 'state'; summary: RunSummary; previous: RunState | null }
+  /** The log cannot be followed although the connection works (null: it is read again). */
+  | { type: 'problem'; problem: FollowProblem | null }
+  | { type: 'phase'; phase: WatchPhase }
+  /** A line about the watching itself (backfill figures, a state poll's warning). */
+  | { type: 'note'; level: 'info' | 'warning'; text: string }
+  /** The run ended and its log was read as far as it could be. `lastLines`: the log's last lines when
+   *  it failed (why, when no trainer record says it); `unreadBytes`: what a standing problem left. */
+  | {
+      type: 'settled';
+      readEnd: LogReadEnd;
+      lastLines: string[];
+      unreadBytes: number | null;
+      problem: FollowProblem | null;
+    }
+  /** Watching is over (`whenEnded: 'stop'`): the run ended, or the connection is gone for good. */
+  | { type: 'end'; outcome: WatchOutcome };
+
+export type WatchOutcome =
+  { kind: 'ended'; state: RunState; detail: string } | { kind: 'disconnected'; reason: string };
+
+/** Fired and cleared alerts from the rules' successive answers: an alert is told when it fires
+ *  (not standing before) and when it stops standing. A hang found at the record that ends it
+ *  fires and clears with that one record (both are told, fired first). */
+export class AlertChanges {
+  private standing = new Map<string, Alert>();
+
+  /** `fired`: what fired since the last call; `active`: what stands now. */
+  take(fired: readonly Alert[], active: readonly Alert[]): WatchOutput[] {
+    const now = new Map(active.map((a) => [a.id, a]));
+    const was = new Map(this.standing);
+    for (const a of fired) was.set(a.id, a);
+    this.standing = now;
+    const cleared = [...was.values()].filter((a) => !now.has(a.id));
+    const out: WatchOutput[] = [];
+    for (const a of cleared) if (!fired.includes(a)) out.push({ type: 'alert-cleared', alert: a });
+    for (const a of fired) out.push({ type: 'alert', alert: a });
+    for (const a of cleared) if (fired.includes(a)) out.push({ type: 'alert-cleared', alert: a });
+    return out;
+  }
+}

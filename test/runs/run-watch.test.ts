@@ -1,0 +1,115 @@
+// The watch's pure parts (its lifecycle; the rules' clock while the log cannot be read) and one
+// real attach: a run hung 3 h ago is reported as hung once its backlog is read, through RunWatch.
+import { describe, it, expect, afterAll } from 'vitest';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initialLifecycle, logClockRuns, reduceWatch, watchPhase, type WatchAction } from '../../src/runs/watch-lifecycle.js';
+import { RunAlerts, isHangAlert } from '../../src/health/index.js';
+import { MetricsStore } from '../../src/metrics/index.js';
+import type { TrainerEvent } from '../../src/trainer-log/index.js';
+import { openTransport } from '../../src/remote/index.js';
+import { RunWatch } from '../../src/runs/run-watch.js';
+import type { Target } from '../../src/runs/targets.js';
+import type { WatchOutput } from '../../src/runs/watch-output.js';
+import { lastLogLines } from '../../src/runs/log-tail.js';
+import { SHARED } from '../harness/fixtures.js';
+import { waitFor } from '../harness/wait.js';
+
+describe('the watch lifecycle', () => {
+  const run = (actions: WatchAction[], connected = true) => actions.reduce(reduceWatch, initialLifecycle(connected));
+  it.each<[string, WatchAction[], string, boolean]>([
+    ['opened', [], 'attaching', true],
+    ['a long log', [{ type: 'backfill' }], 'backfilling', true],
+    ['following', [{ type: 'backfill' }, { type: 'follow' }], 'following', true],
+    ['connection lost', [{ type: 'follow' }, { type: 'connection', ready: false }], 'unobserved', false],
+    ['and back', [{ type: 'follow' }, { type: 'connection', ready: false }, { type: 'connection', ready: true }], 'following', true],
+    ['a Slurm job queued (requeued, pending)', [{ type: 'follow' }, { type: 'run-state', state: 'pending' }], 'queued', false],
+    ['running again', [{ type: 'follow' }, { type: 'run-state', state: 'pending' }, { type: 'run-state', state: 'running' }], 'following', true],
+    ['the run ended', [{ type: 'follow' }, { type: 'run-state', state: 'failed' }, { type: 'settle' }], 'settling', true],
+    ['read to its end', [{ type: 'follow' }, { type: 'settle' }, { type: 'settled' }], 'ended', true],
+    ['ended, then offline', [{ type: 'follow' }, { type: 'settle' }, { type: 'settled' }, { type: 'connection', ready: false }], 'ended', false],
+    ['resumed', [{ type: 'follow' }, { type: 'settle' }, { type: 'settled' }, { type: 'resume' }], 'resumed', true],
+    ['resumed, bytes read', [{ type: 'follow' }, { type: 'settle' }, { type: 'settled' }, { type: 'resume' }, { type: 'bytes' }], 'following', true],
+  ])('%s', (_name, actions, phase, clock) => {
+    const l = run(actions);
+    expect(watchPhase(l)).toBe(phase);
+    expect(logClockRuns(l)).toBe(clock);
+  });
+});
+
+const step = (g: number, sec: number): TrainerEvent => ({
+  type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 100, globalStep: g, totalSteps: 100,
+  time: `2026-05-25T12:${String(Math.floor(sec / 60)).padStart(2, '0')}:${String(sec % 60).padStart(2, '0')}.000`,
+  stats: { 'rollout/reward': 0.5 },
+});
+
+describe('the rules while the log cannot be read', () => {
+  it('an outage is not silence; after it, silence is judged on the log', () => {
+    const a = new RunAlerts(new MetricsStore());
+    let wall = 1_000_000;
+    for (let g = 1; g <= 5; g++) a.ingest(step(g, g * 10), wall); // 10 s steps
+    const hung = () => a.evaluate(wall).some(isHangAlert);
+    wall += 5_000;
+    a.unobserved(wall);
+    wall += 60_000; // a minute offline: 6 median steps
+    expect(hung()).toBe(false);
+    a.observed(wall);
+    expect(hung()).toBe(false);
+    wall += 20_000; // 25 s of observed silence in all: not yet 3 × 10 s
+    expect(hung()).toBe(false);
+    wall += 10_000; // 35 s observed: a hang
+    expect(hung()).toBe(true);
+  });
+
+  it('the log measured after the outage says it was silent all along: the hang is there at once', () => {
+    const a = new RunAlerts(new MetricsStore());
+    let wall = 1_000_000;
+    for (let g = 1; g <= 5; g++) a.ingest(step(g, g * 10), wall);
+    a.unobserved(wall);
+    wall += 60_000;
+    a.observed(wall);
+    // Its mtime: last written right after step 5, a minute ago.
+    expect(a.logWrittenAt(wall - 60_000 - 1)).toBe(true);
+    expect(a.evaluate(wall).some(isHangAlert)).toBe(true);
+  });
+});
+
+describe('the last lines of a log', () => {
+  it('non-blank, ANSI stripped, CR applied, bounded; a mid-line start is dropped', () => {
+    const b = Buffer.from('tail of a line\nawrl: attempt 1\n\x1b[31mbash: /nonexistent/python: No such file or directory\x1b[0m\n\nprogress 10%\rprogress 100%\n');
+    expect(lastLogLines(b, 10, true)).toEqual(['awrl: attempt 1', 'bash: /nonexistent/python: No such file or directory', 'progress 100%']);
+    expect(lastLogLines(b, 1)).toEqual(['progress 100%']);
+  });
+});
+
+describe('RunWatch attaching to a run hung 3 h ago', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'awrl-run-watch-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reports the hang once the backlog is read, saying how long the log has been silent', async () => {
+    const main = readFileSync(`${SHARED}fixtures/areal-logs/run-a/main.log`);
+    // run-a up to its 2 h hang in step 7's rollout wait (the crash that ends it cut off).
+    const hung = main.subarray(0, main.lastIndexOf(0x0a, main.indexOf('RLTrainer ERROR')) + 1);
+    const runDir = join(dir, '.awrl', 'runs', 'hung');
+    mkdirSync(runDir, { recursive: true });
+    const logPath = join(runDir, 'stdout.log');
+    writeFileSync(logPath, hung);
+    const mtime = (Date.now() - 3 * 3600_000) / 1000;
+    utimesSync(logPath, mtime, mtime);
+    const t = await openTransport('local', { followPollMs: 20 });
+    const target: Target = { name: 'local', host: 'local', workdir: dir, backend: 'direct', slurm: { extraArgs: [] } } as Target;
+    const outs: WatchOutput[] = [];
+    const w = new RunWatch({ transport: t, target, runId: 'hung', logPath, whenEnded: 'stop', statePollMs: 60_000 });
+    w.on((o) => outs.push(o));
+    try {
+      w.start();
+      const hang = await waitFor(() => outs.find((o) => o.type === 'alert' && isHangAlert(o.alert)), { timeoutMs: 20_000, what: 'the hang alert' });
+      expect(w.offset).toBe(hung.length);
+      expect(hang.type === 'alert' && hang.alert.detail).toMatch(/the log has been silent for 3 h$/);
+    } finally {
+      w.close();
+      await t.close();
+    }
+  });
+});
