@@ -2,6 +2,7 @@
 // Keeping the text out of React's tree makes a frame cheap and panels trivially testable: a
 // panel's output is plain data whose widths can be checked. (No Ink here: the splash uses it.)
 import { palette, type PaletteName } from './theme.js';
+import { clipCells, textCells } from './text-width.js';
 
 export interface Seg {
   t: string;
@@ -16,48 +17,25 @@ export function lineText(line: Line): string {
   return typeof line === 'string' ? line : line.map((s) => s.t).join('');
 }
 
-/** Cut a line to `width` visible columns (segments are plain text; chart lines may hold SGR codes). */
+/** Cut a line to `width` cells (segments are plain text; chart lines may hold SGR codes). */
 export function clipLine(line: Line, width: number): Line {
-  if (typeof line === 'string') return clipString(line, width);
+  if (typeof line === 'string') return clipCells(line, width);
   const out: Seg[] = [];
   let left = width;
   for (const s of line) {
     if (left <= 0) break;
-    const t = clipString(s.t, left);
+    const t = clipCells(s.t, left);
     out.push({ ...s, t });
-    left -= visibleLength(t);
+    // A wide character left out at the edge leaves `left` > 0 but nothing more fits in this segment.
+    left -= textCells(t);
+    if (t.length < s.t.length) break;
   }
   return out;
 }
 
-// eslint-disable-next-line no-control-regex
-const SGR = /\x1b\[[0-9;]*m/g;
-
+/** Cells a string takes on the terminal (SGR codes take none). */
 export function visibleLength(s: string): number {
-  return s.includes('\x1b') ? s.replace(SGR, '').length : s.length;
-}
-
-function clipString(s: string, width: number): string {
-  if (width <= 0) return '';
-  if (!s.includes('\x1b')) return s.length <= width ? s : s.slice(0, width);
-  // Walk keeping escapes, counting only visible characters.
-  let out = '';
-  let seen = 0;
-  for (let i = 0; i < s.length; ) {
-    if (s[i] === '\x1b') {
-      const m = /^\x1b\[[0-9;]*m/.exec(s.slice(i));
-      if (m) {
-        out += m[0];
-        i += m[0].length;
-        continue;
-      }
-    }
-    if (seen >= width) break;
-    out += s[i];
-    seen++;
-    i++;
-  }
-  return out + '\x1b[0m';
+  return textCells(s);
 }
 
 /** Exactly `height` lines (cut or padded), each cut to `width`. */
@@ -89,7 +67,7 @@ export function hstack(parts: { lines: Line[]; width: number }[], height: number
 export function titleLine(title: string, width: number, right = ''): Line {
   const head = `─ ${title} `;
   const tail = right ? ` ${right} ─` : '';
-  const fill = Math.max(0, width - head.length - tail.length);
+  const fill = Math.max(0, width - textCells(head) - textCells(tail));
   return [{ t: head, c: 'title', bold: true }, { t: '─'.repeat(fill), c: 'dim' }, { t: tail, c: 'dim' }];
 }
 
