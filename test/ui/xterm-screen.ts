@@ -78,6 +78,23 @@ export class XtermScreen {
     return { chars: c.getChars(), bold: c.isBold() !== 0, inverse: c.isInverse() !== 0, fg: c.isFgDefault() ? -1 : c.getFgColor() };
   }
 
+  /** Write and parse at once (a test that draws one frame and reads it in the same tick). */
+  writeNow(s: string): void {
+    this.written += Buffer.byteLength(s);
+    (this.term as unknown as { _core: { writeSync(d: string): void } })._core.writeSync(s);
+  }
+
+  /** The palette colours (0-15) the characters of row `row` are drawn in; -1 for the default. */
+  rowColors(row: number): Set<number> {
+    const line = this.term.buffer.active.getLine(row)!;
+    const out = new Set<number>();
+    for (let x = 0; x < this.term.cols; x++) {
+      const c = line.getCell(x)!;
+      if (c.getChars().trim()) out.add(c.isFgDefault() ? -1 : c.getFgColor());
+    }
+    return out;
+  }
+
   dispose(): void {
     this.term.dispose();
   }

@@ -1,5 +1,6 @@
 // Config screen: the YAML as a tree (value, type, origin), live diagnostics, the diff against the
 // file, the overrides; plus the launch confirmation that shows the exact argv.
+import { hintLine } from '../bindings.js';
 import { cell, fit, fitMiddle, wrap } from '../format.js';
 import { titleLine, type Line, type Seg } from '../lines.js';
 import type { ConfigView, PreflightPhase } from '../session/types.js';
@@ -93,14 +94,13 @@ export function configLines(
   // or hint made for the whole width would be cut, and run on into the side panel).
   const wide = width >= WIDE_CONFIG_WIDTH;
   const headW = wide ? Math.floor(width * 0.55) : width;
-  const hints = 'Enter edit · + add override · x remove override · p pre-flight · L launch';
   const head: Line[] = [
     titleLine(fitMiddle(`Config ${c.fileName}`, Math.max(8, headW - 26)), headW, `${c.overrides.length} override(s)${c.target ? ' → ' + c.target : ''}`),
     ui.adding !== null
       ? [{ t: 'add override: ', c: 'accent', bold: true }, { t: `${ui.adding}▏`, c: 'warn' }, { t: '  Enter add · Ctrl-c cancel', c: 'dim' }]
       : ui.editing
         ? [{ t: `edit ${ui.editing.key}: `, c: 'accent', bold: true }, { t: `${ui.editing.text}▏`, c: 'warn' }, { t: '  Enter set · Ctrl-c cancel', c: 'dim' }]
-        : [{ t: hints.length < headW ? hints : fit('Enter edit · + add · x remove · p pre-flight · L launch', headW - 1), c: 'dim' }],
+        : [{ t: hintLine('config', headW - 1), c: 'dim' }],
   ];
   if (wide) {
     const leftWidth = headW;

@@ -1,5 +1,6 @@
 // The dashboard of one run as lines: header, panels laid out by dashboardLayout, a footer.
 // Pure; the App memoises it on the session version, the size and the view options.
+import { hintLine, type Binding } from '../bindings.js';
 import { bucketMean } from '../chart.js';
 import { dashboardLayout, type PanelId } from '../layout.js';
 import { frame, hstack, type Line } from '../lines.js';
@@ -104,16 +105,11 @@ function hiddenNote(hidden: PanelId[], width: number): string {
   return tries.find((t) => t.length <= width) ?? short;
 }
 
-/** The footer's key hints: as many as fit whole, in this order (a hint cut in half names no key). */
+/** The footer's key hints, from the binding table: as many as fit whole, in its order. */
 function footerHints(run: RunView, ui: DashboardUi, width: number): string {
-  const all = ['z zoom', 'h alert history', 'd difficulty', 'a log filter', '/ search', ...(run.trainerLines ? ['L trainer/event log'] : []), `w ${ui.logWrap ? 'cut' : 'wrap'} long lines`];
-  let out = '';
-  for (const h of all) {
-    const next = out ? `${out} · ${h}` : h;
-    if (next.length > width) break;
-    out = next;
-  }
-  return out;
+  const keep = (b: Binding) => b.command !== 'log-view' || run.trainerLines !== undefined;
+  // w says what it will do: wrap the lines, or cut them again.
+  return hintLine('dashboard', width, keep, (b) => (b.command === 'log-wrap' && ui.logWrap ? 'cut long lines' : undefined));
 }
 
 /** Panels and footer for `height` rows (the header's 2 rows not included). */

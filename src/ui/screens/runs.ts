@@ -1,4 +1,5 @@
 // Runs screen: targets and their runs (state, step, reward, age of the last step).
+import { hintLine } from '../bindings.js';
 import { cell, fit, fitMiddle, formatNumber, lastStepWhen } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import { connectionText, runStateSeg } from '../panels/header.js';
@@ -19,9 +20,8 @@ export function withLiveRun(targets: TargetSummary[], live: RunSummary | null | 
 }
 
 export function runsLines(targets: TargetSummary[], cursor: number, now: number, width: number, height: number): Line[] {
-  const keys = 'Enter open · n new launch · s stop · o leftovers (ended) · r refresh';
-  // The longest wording of the key hints that fits beside the title.
-  const out: Line[] = [titleLine('Runs', width, keys.length + 10 <= width ? keys : 'Enter · n new · s stop · o leftovers · r refresh')];
+  // The key hints from the binding table, as many as fit beside the title.
+  const out: Line[] = [titleLine('Runs', width, hintLine('runs', width - 12))];
   if (targets.length === 0) {
     out.push([{ t: 'No targets yet. Start one with `awrl-tui --launch --target T --config FILE`, or press n.', c: 'dim' }]);
     return out;
