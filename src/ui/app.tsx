@@ -45,7 +45,6 @@ export function App({ session, initialScreen = 'runs', size: fixed, colors = col
       stdout.off('resize', onResize);
       cockpit.stop();
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [cockpit]);
   useEffect(() => {
     if (fixed) cockpit.resize(fixed);

@@ -2,7 +2,7 @@
 // Keeping the text out of React's tree makes a frame cheap and panels trivially testable: a
 // panel's output is plain data whose widths can be checked. (No Ink here: the splash uses it.)
 import { palette, type PaletteName } from './theme.js';
-import { clipCells, textCells } from './text-width.js';
+import { clipCells, terminalSafe, textCells } from './text-width.js';
 
 export interface Seg {
   t: string;
@@ -17,20 +17,37 @@ export function lineText(line: Line): string {
   return typeof line === 'string' ? line : line.map((s) => s.t).join('');
 }
 
-/** Cut a line to `width` cells (segments are plain text; chart lines may hold SGR codes). */
+/** Cut a line to `width` cells (segments are plain text; chart lines may hold SGR codes). A line
+ *  that had to be cut ends with '…': text cut without it reads as whole (`used 65.5/79` for 79.1). */
 export function clipLine(line: Line, width: number): Line {
-  if (typeof line === 'string') return clipCells(line, width);
+  const cut = clipTo(line, width);
+  if (!cut.cut || width <= 0) return cut.line;
+  const shorter = clipTo(line, width - 1).line;
+  if (typeof shorter === 'string') return shorter + '…';
+  const last = shorter.at(-1);
+  return [...shorter, { t: '…', ...(last?.c ? { c: last.c } : {}) }];
+}
+
+function clipTo(line: Line, width: number): { line: Line; cut: boolean } {
+  if (typeof line === 'string') {
+    const t = clipCells(line, width);
+    return { line: t, cut: textCells(t) < textCells(terminalSafe(line)) };
+  }
   const out: Seg[] = [];
   let left = width;
-  for (const s of line) {
-    if (left <= 0) break;
+  for (let i = 0; i < line.length; i++) {
+    const s = line[i];
     const t = clipCells(s.t, left);
+    // A segment that lost printable text (a tab turned space or a control dropped is no loss).
+    const lost = textCells(t) < textCells(terminalSafe(s.t));
     out.push({ ...s, t });
-    // A wide character left out at the edge leaves `left` > 0 but nothing more fits in this segment.
     left -= textCells(t);
-    if (t.length < s.t.length) break;
+    if (lost || left <= 0) {
+      const rest = line.slice(i + 1).some((r) => textCells(r.t) > 0);
+      return { line: out, cut: lost || rest };
+    }
   }
-  return out;
+  return { line: out, cut: false };
 }
 
 /** Cells a string takes on the terminal (SGR codes take none). */

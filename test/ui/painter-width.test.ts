@@ -69,7 +69,7 @@ describe('the painter over what was there', () => {
   });
   it('a line of emoji wider than the screen is cut to it: the unchanged row below stays', async () => {
     const rows = await paintAll([['a', 'row two', 'row three'], ['✅'.repeat(30), 'row two', 'row three']], 20, 5);
-    expect(rows.slice(0, 3)).toEqual(['✅'.repeat(10), 'row two', 'row three']);
+    expect(rows.slice(0, 3)).toEqual(['✅'.repeat(9) + '…', 'row two', 'row three']);
   });
   it('the Alerts panel: a traceback header and a tab in a detail, then a shorter alert, leave no stale text', async () => {
     const alert = (detail: string) => ({ id: 'e', severity: 'error', title: 'trainer error', detail, advice: 'read the log' }) as never;

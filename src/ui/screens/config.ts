@@ -195,6 +195,15 @@ export function confirmLaunchLines(c: ConfigView, width: number, preflight?: Pre
     const more = `${top > 0 ? '↑' : ''}${end < rows.length ? '↓' : ''} more: j k ↑ ↓ PgUp PgDn scroll`;
     out.push([{ t: fit(`${where} (one element per line) · ${more}`.length <= width ? `${where} (one element per line) · ${more}` : `${where} · ${more}`, width), c: 'warn' }], ...rows.slice(top, end));
   }
-  out.push(...secrets, ...pf, keys);
+  // The key line is pinned: at 80×24 a long pre-flight would push it off the screen, so what is
+  // above it gives way (the pre-flight's last line, its summary, stays).
+  const below = [...secrets, ...pf];
+  const budget = height - out.length - 1;
+  if (below.length > budget && budget >= 2) {
+    const hidden = below.length - (budget - 1);
+    const head = below.slice(0, budget - 2);
+    out.push(...head, [{ t: fit(`… ${hidden} more row${hidden === 1 ? '' : 's'} of the pre-flight: enlarge the terminal to read them`, width), c: 'dim' }], below.at(-1)!);
+  } else out.push(...below.slice(0, Math.max(0, budget)));
+  out.push(keys);
   return out;
 }

@@ -28,11 +28,14 @@ export function preflightLines(p: PreflightPhase | undefined, overrides: readonl
   }
   const ok = p.checks.filter((c) => c.result === 'ok');
   if (ok.length) wrap(`ok    ${ok.map((c) => c.id).join(', ')}`, w, 3).forEach((t) => out.push([{ t, c: 'good' }]));
+  // One summary: a probe that could not run checked nothing ("0 errors" would say it passed).
   const summary =
-    p.errors > 0 || p.failed !== undefined
-      ? `${p.errors} error${p.errors === 1 ? '' : 's'}, ${p.warnings} warning${p.warnings === 1 ? '' : 's'}: launching is blocked`
-      : `no errors${p.warnings ? `, ${p.warnings} warning${p.warnings === 1 ? '' : 's'}` : ''}`;
-  out.push([{ t: `pre-flight on ${p.target}: ${summary}`, c: p.blocked ? 'bad' : 'good', bold: true }]);
+    p.failed !== undefined
+      ? 'not checked (the probe could not run): launching is blocked'
+      : p.errors > 0
+        ? `${p.errors} error${p.errors === 1 ? '' : 's'}, ${p.warnings} warning${p.warnings === 1 ? '' : 's'}: launching is blocked`
+        : `no errors${p.warnings ? `, ${p.warnings} warning${p.warnings === 1 ? '' : 's'}` : ''}`;
+  for (const t of wrap(`pre-flight on ${p.target}: ${summary}`, w)) out.push([{ t, c: p.blocked ? 'bad' : 'good', bold: true }]);
   if (preflightStale(p, overrides)) out.push([{ t: 'the overrides changed since: p runs it again', c: 'warn' }]);
   return out;
 }
