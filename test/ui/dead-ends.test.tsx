@@ -153,3 +153,32 @@ describe('text cut ends with … (dead end 9)', () => {
     }
   });
 });
+
+describe('alerts read whole (dead end 4)', () => {
+  const ADVICE = 'lower actor.mb_spec.max_tokens_per_mb or the rollout batch, or add GPUs; the step that failed is in the log above the traceback, and a restart resumes from the last recover checkpoint END';
+  const TRACE = 'Traceback (most recent call last):\n  File "areal/engine/fsdp.py", line 412, in update_weights\n    self._sync()\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB';
+  function withAlert(): Partial<SessionState> {
+    const st = runState('running');
+    const alert = { id: 'error:0', severity: 'error' as const, title: 'cuda-oom: CUDA out of memory', detail: TRACE, advice: ADVICE };
+    st.run = { ...st.run!, alerts: [alert], alertHistory: [{ key: 'error:0', alert, firstSeenAt: NOW, firstStep: 3, lastSeenAt: NOW, lastStep: 3, fired: 1, lastFiredAt: NOW, lastFiredStep: 3, active: true, clearedAt: null } as never] };
+    return st;
+  }
+  it('the panel cuts with …; zoom and the history wrap the whole advice; the detail is the exception line', async () => {
+    const r = renderInk(<App session={new StaticSession(withAlert())} initialScreen="dashboard" size={{ columns: 200, rows: 50 }} colors={false} clock={() => NOW} />);
+    try {
+      const f = await waitForFrame(r, (x) => x.includes('cuda-oom'), 'the alert');
+      expect(f).toContain('RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB');
+      expect(f).not.toContain('Traceback (most recent call last)');
+      for (let i = 0; i < 5; i++) r.stdin.write('z'); // reward, staleness, throughput, gpu, alerts
+      const zoomed = await waitForFrame(r, (x) => x.includes('zoomed on alerts'), 'the zoomed alerts');
+      expect(zoomed.replace(/\s+/g, ' ')).toContain(ADVICE);
+      r.stdin.write('z');
+      r.stdin.write('h');
+      const history = await waitForFrame(r, (x) => x.includes('─ Alert history'), 'the history');
+      expect(history.replace(/\s+/g, ' ')).toContain(ADVICE);
+      expect(history).toContain('RuntimeError: CUDA out of memory');
+    } finally {
+      r.unmount();
+    }
+  });
+});

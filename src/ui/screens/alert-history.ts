@@ -3,6 +3,7 @@
 // cleared on the LOG's clock, at which steps, how often, with what to do. Longer than the screen, it
 // scrolls under a fixed title; the title says how many entries the history's cap dropped.
 import { clockTime, dayClockTime, fit } from '../format.js';
+import { detailLine, leadText } from '../panels/alerts.js';
 import { titleLine, type Line } from '../lines.js';
 import { severityMark } from '../panels/alerts.js';
 import type { AlertHistoryEntry } from '../session/types.js';
@@ -39,10 +40,12 @@ export function alertHistoryRows(entries: readonly AlertHistoryEntry[], width: n
   for (const e of entries) {
     const a = e.alert;
     const c = !e.active ? 'dim' : a.severity === 'error' ? 'bad' : a.severity === 'warning' ? 'warn' : 'accent';
-    out.push([{ t: e.active ? severityMark(a.severity) : '✓ ', c }, { t: fit(a.title, width - 2), bold: e.active, c: e.active ? undefined : 'dim' }]);
-    out.push([{ t: '  ' + fit(historyTimes(e), width - 2), c: e.active ? 'accent' : 'dim' }]);
-    if (a.detail) out.push([{ t: '  ' + fit(a.detail.split('\n')[0], width - 2), c: e.active ? undefined : 'dim' }]);
-    if (a.advice) out.push([{ t: '  → ' + fit(a.advice, width - 4), c: e.active ? 'accent' : 'dim' }]);
+    // The whole alert, wrapped: this is where it is read in full.
+    const dim = e.active ? undefined : 'dim';
+    leadText('', a.title, width - 2, true).forEach((t, i) => out.push([{ t: i === 0 ? (e.active ? severityMark(a.severity) : '✓ ') : '  ', c }, { t, bold: e.active, c: dim }]));
+    for (const t of leadText('  ', historyTimes(e), width, true)) out.push([{ t, c: e.active ? 'accent' : 'dim' }]);
+    if (a.detail) for (const t of leadText('  ', detailLine(a.detail), width, true)) out.push([{ t, c: dim }]);
+    if (a.advice) for (const t of leadText('  → ', a.advice, width, true)) out.push([{ t, c: e.active ? 'accent' : 'dim' }]);
   }
   return out;
 }

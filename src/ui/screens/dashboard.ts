@@ -83,7 +83,8 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
     case 'gpu':
       return gpuLines({ nodes: run.gpus, memory: run.memory }, width, height);
     case 'alerts':
-      return alertsLines(run.alerts, width, height, run.alertHistory);
+      // Zoomed, each alert is shown whole (wrapped), not cut to a line.
+      return alertsLines(run.alerts, width, height, run.alertHistory, ui.zoom === 'alerts');
     case 'log':
       return logPaneLines(run, ui, width, height);
   }
