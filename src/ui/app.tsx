@@ -28,12 +28,34 @@ export interface AppProps {
   onCockpit?: (c: Cockpit) => void;
 }
 
-export function App({ session, initialScreen = 'runs', size: fixed, colors = colorsEnabled(), frameMs = 100, clock, onQuit, painter, onCockpit }: AppProps) {
+export function App({
+  session,
+  initialScreen = 'runs',
+  size: fixed,
+  colors = colorsEnabled(),
+  frameMs = 100,
+  clock,
+  onQuit,
+  painter,
+  onCockpit,
+}: AppProps) {
   const { exit } = useApp();
   const { stdout } = useStdout();
   const read = (): Size => fixed ?? { columns: stdout.columns || 80, rows: stdout.rows || 24 };
   const [cockpit] = useState(() => {
-    const c = new Cockpit({ session, painter: painter ?? new TerminalPainter(stdout), size: read(), initialScreen, colors, frameMs, clock, onQuit: () => { onQuit?.(); exit(); } });
+    const c = new Cockpit({
+      session,
+      painter: painter ?? new TerminalPainter(stdout),
+      size: read(),
+      initialScreen,
+      colors,
+      frameMs,
+      clock,
+      onQuit: () => {
+        onQuit?.();
+        exit();
+      },
+    });
     onCockpit?.(c);
     return c;
   });

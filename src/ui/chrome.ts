@@ -32,7 +32,11 @@ export interface Splash {
 }
 
 /** Enter the alternate screen and paint the first frame at once. */
-export function openSplash(stdout: NodeJS.WriteStream = process.stdout, screen: ScreenId = 'runs', message = 'starting…'): Splash {
+export function openSplash(
+  stdout: NodeJS.WriteStream = process.stdout,
+  screen: ScreenId = 'runs',
+  message = 'starting…',
+): Splash {
   const colors = colorsEnabled();
   const painter = new TerminalPainter(stdout);
   let closed = false;
@@ -41,7 +45,11 @@ export function openSplash(stdout: NodeJS.WriteStream = process.stdout, screen: 
     const width = stdout.columns || 80;
     const rows = stdout.rows || 24;
     const lines: Line[] = [tabBar(screen, width), ...frame([], width, Math.max(0, rows - 3)), [{ t: msg, c: 'dim' }]];
-    painter.paint(lines.map((l) => lineToAnsi(l, colors)), width, rows);
+    painter.paint(
+      lines.map((l) => lineToAnsi(l, colors)),
+      width,
+      rows,
+    );
   };
   stdout.write(ENTER_ALT);
   paint(message);

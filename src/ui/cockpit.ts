@@ -42,7 +42,13 @@ const LEFTOVER_MORE = ' (tagged with the run or holding GPU memory)';
 export function statusLine(state: SessionState, ui: UiState, width: number, fresh: ReadonlySet<string>): Line {
   if (ui.confirm?.kind === 'quit') {
     const long = 'A launch is in progress. Quit the cockpit anyway (the run is not stopped)? y/n';
-    return [{ t: long.length <= width ? long : 'Launch in progress: quit anyway (run not stopped)? y/n', c: 'warn', bold: true }];
+    return [
+      {
+        t: long.length <= width ? long : 'Launch in progress: quit anyway (run not stopped)? y/n',
+        c: 'warn',
+        bold: true,
+      },
+    ];
   }
   if (ui.confirm?.kind === 'stop') return [{ t: `Stop run ${ui.confirm.runId}? y/n`, c: 'warn', bold: true }];
   if (ui.input?.kind === 'find' || ui.input?.kind === 'search') {
@@ -64,11 +70,13 @@ export function statusLine(state: SessionState, ui: UiState, width: number, fres
   const o = `${keyLabel(leftovers)} ${leftovers.short}`;
   if (ui.screen === 'runs') {
     const sel = flatRuns(state.targets)[ui.runsCursor];
-    if (sel && ENDED.has(sel.state)) return [{ t: hint(`${sel.id} ${sel.state}: ${o}`, LEFTOVER_MORE, width), c: 'dim' }];
+    if (sel && ENDED.has(sel.state))
+      return [{ t: hint(`${sel.id} ${sel.state}: ${o}`, LEFTOVER_MORE, width), c: 'dim' }];
     return '';
   }
   const run = state.run?.summary;
-  if (ui.screen === 'dashboard' && run && ENDED.has(run.state)) return [{ t: hint(`run ${run.state}: ${o}`, LEFTOVER_MORE, width), c: 'dim' }];
+  if (ui.screen === 'dashboard' && run && ENDED.has(run.state))
+    return [{ t: hint(`run ${run.state}: ${o}`, LEFTOVER_MORE, width), c: 'dim' }];
   return '';
 }
 
@@ -95,10 +103,13 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
     page: Math.max(1, bodyH - 4),
     preflight: preflightKey(state),
     selectedRun: state.run ? { id: state.run.summary.id, ended: ENDED.has(state.run.summary.state) } : null,
-    leftovers: lo ? { phase: lo.phase, tagged: lo.phase === 'found' ? lo.list.filter((l) => l.tagged).length : 0 } : undefined,
+    leftovers: lo
+      ? { phase: lo.phase, tagged: lo.phase === 'found' ? lo.list.filter((l) => l.tagged).length : 0 }
+      : undefined,
     helpScrollMax: helpScrollMax(width, bodyH),
     historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
-    argvScrollMax: ui.confirm?.kind === 'launch' && state.config ? argvScrollMax(state.config, width, state.preflight, bodyH) : 0,
+    argvScrollMax:
+      ui.confirm?.kind === 'launch' && state.config ? argvScrollMax(state.config, width, state.preflight, bodyH) : 0,
   };
 }
 
@@ -114,7 +125,21 @@ export class DashboardMemo {
   private lines: Line[] = [];
 
   body(run: RunView | null, version: number, width: number, height: number, colors: boolean, ui: DashboardUi): Line[] {
-    const key = [run, version, width, height, colors, ui.zoom, ui.showDifficulty, ui.logAll, ui.logSearch, ui.logScroll, ui.logView, ui.trainerProblemsOnly, ui.logWrap];
+    const key = [
+      run,
+      version,
+      width,
+      height,
+      colors,
+      ui.zoom,
+      ui.showDifficulty,
+      ui.logAll,
+      ui.logSearch,
+      ui.logScroll,
+      ui.logView,
+      ui.trainerProblemsOnly,
+      ui.logWrap,
+    ];
     if (key.length !== this.key.length || key.some((v, i) => v !== this.key[i])) {
       this.lines = dashboardBody(run, width, height, colors, ui);
       this.key = key;
@@ -143,8 +168,16 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
   const view = { ...ui, logScroll };
   let body: Line[];
   if (ui.help) body = helpLines(width, bodyH, ui.helpScroll);
-  else if (ui.history) body = alertHistoryLines(state.run?.alertHistory ?? [], width, bodyH, ui.historyScroll, state.run?.alertHistoryDropped ?? 0);
-  else if (ui.confirm?.kind === 'launch' && state.config) body = confirmLaunchLines(state.config, width, state.preflight, bodyH, ui.argvScroll);
+  else if (ui.history)
+    body = alertHistoryLines(
+      state.run?.alertHistory ?? [],
+      width,
+      bodyH,
+      ui.historyScroll,
+      state.run?.alertHistoryDropped ?? 0,
+    );
+  else if (ui.confirm?.kind === 'launch' && state.config)
+    body = confirmLaunchLines(state.config, width, state.preflight, bodyH, ui.argvScroll);
   else if (ui.confirm?.kind === 'leftovers') body = leftoverLines(state.leftovers, ui.confirm.runId, width);
   else if (ui.screen === 'dashboard') {
     const panels = (o.memo ?? new DashboardMemo()).body(state.run, state.version, width, bodyH - 2, o.colors, view);
@@ -155,10 +188,22 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
     const editing = ui.input?.kind === 'edit' ? { key: ui.input.key, text: ui.input.text } : null;
     const adding = ui.input?.kind === 'add' ? ui.input.text : null;
     const c = configLines(state.config, { cursor: ui.configCursor, editing, adding }, width, bodyH, state.preflight);
-    body = c.right ? hstack([{ lines: c.left, width: c.leftWidth }, { lines: c.right, width: width - c.leftWidth - 1 }], bodyH) : c.left;
+    body = c.right
+      ? hstack(
+          [
+            { lines: c.left, width: c.leftWidth },
+            { lines: c.right, width: width - c.leftWidth - 1 },
+          ],
+          bodyH,
+        )
+      : c.left;
   } else body = runsLines(withLiveRun(state.targets, state.run?.summary), ui.runsCursor, now, width, bodyH);
   const fresh = o.fresh ?? new Set(transientKeys(state));
-  return box([tabBar(ui.screen, width), ...box(body, width, bodyH), statusLine(state, ui, width, fresh)], width, height);
+  return box(
+    [tabBar(ui.screen, width), ...box(body, width, bodyH), statusLine(state, ui, width, fresh)],
+    width,
+    height,
+  );
 }
 
 export interface CockpitOptions {
@@ -231,7 +276,11 @@ export class Cockpit {
 
   paint(): void {
     this.frames++;
-    this.o.painter.paint(this.frame().map((l) => lineToAnsi(l, this.o.colors)), this.size.columns, this.size.rows);
+    this.o.painter.paint(
+      this.frame().map((l) => lineToAnsi(l, this.o.colors)),
+      this.size.columns,
+      this.size.rows,
+    );
   }
 
   /** One key press (a paste or tmux send-keys arrives as one chunk: fed key by key). */
@@ -250,7 +299,14 @@ export class Cockpit {
       if (chars.length > 1) {
         // Ink splits escape sequences but not plain runs: give Enter, Backspace and Tab inside a
         // chunk their meaning; drop other control characters.
-        k = ch === '\r' || ch === '\n' ? { return: true } : ch === '\x7f' || ch === '\b' ? { backspace: true } : ch === '\t' ? { tab: true } : {};
+        k =
+          ch === '\r' || ch === '\n'
+            ? { return: true }
+            : ch === '\x7f' || ch === '\b'
+              ? { backspace: true }
+              : ch === '\t'
+                ? { tab: true }
+                : {};
         if (ch < ' ' && !k.return && !k.tab) continue;
       }
       const r = reduceKey(ui, ch, k, ctx);

@@ -46,7 +46,9 @@ async function ask(question: string): Promise<string> {
  * `failed`): the Runs screen shows each with what to do, and `r` connects again where retrying
  * can help. When none connected there is no cockpit to show them in: the caller says so and exits.
  */
-export async function connectTargets(targets: CockpitTarget[]): Promise<{ connections: TargetConnection[]; failures: string[]; problems: ConnectProblem[] }> {
+export async function connectTargets(
+  targets: CockpitTarget[],
+): Promise<{ connections: TargetConnection[]; failures: string[]; problems: ConnectProblem[] }> {
   const results = await Promise.allSettled(
     targets.map(async ({ directRunHosts, ...target }) => ({
       target,
@@ -54,7 +56,14 @@ export async function connectTargets(targets: CockpitTarget[]): Promise<{ connec
       transport: await openTransport(target.host, {
         sshConfigFile: target.sshConfigFile,
         interactive: {
-          askHostKey: async ({ host, fingerprint }) => /^y(es)?$/i.test((await ask(`The authenticity of host '${host}' can't be established.\nKey fingerprint is ${fingerprint}.\nTrust it and continue (yes/no)? `)).trim()),
+          askHostKey: async ({ host, fingerprint }) =>
+            /^y(es)?$/i.test(
+              (
+                await ask(
+                  `The authenticity of host '${host}' can't be established.\nKey fingerprint is ${fingerprint}.\nTrust it and continue (yes/no)? `,
+                )
+              ).trim(),
+            ),
           askPassphrase: async (keyPath) => (await ask(`Passphrase for ${keyPath} (empty to skip): `)) || null,
         },
       }),

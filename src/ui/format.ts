@@ -85,7 +85,10 @@ export function lastStepWhen(at: number | null, now: number): string {
   const d = new Date(at);
   const n = new Date(now);
   const p2 = (v: number) => String(v).padStart(2, '0');
-  const day = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate() ? '' : `${d.getFullYear()}-${p2(d.getMonth() + 1)}-${p2(d.getDate())} `;
+  const day =
+    d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate()
+      ? ''
+      : `${d.getFullYear()}-${p2(d.getMonth() + 1)}-${p2(d.getDate())} `;
   return `at ${day}${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}`;
 }
 

@@ -85,10 +85,21 @@ export function titleLine(title: string, width: number, right = ''): Line {
   const head = `─ ${title} `;
   const tail = right ? ` ${right} ─` : '';
   const fill = Math.max(0, width - textCells(head) - textCells(tail));
-  return [{ t: head, c: 'title', bold: true }, { t: '─'.repeat(fill), c: 'dim' }, { t: tail, c: 'dim' }];
+  return [
+    { t: head, c: 'title', bold: true },
+    { t: '─'.repeat(fill), c: 'dim' },
+    { t: tail, c: 'dim' },
+  ];
 }
 
-const SGR_COLOR: Record<PaletteName, string> = { accent: '36', good: '32', warn: '33', bad: '31', dim: '90', title: '34' };
+const SGR_COLOR: Record<PaletteName, string> = {
+  accent: '36',
+  good: '32',
+  warn: '33',
+  bad: '31',
+  dim: '90',
+  title: '34',
+};
 
 /** One line as text with SGR codes (none when colours are off; bold and inverse are kept). */
 export function lineToAnsi(line: Line, colors: boolean): string {
@@ -104,4 +115,3 @@ export function lineToAnsi(line: Line, colors: boolean): string {
   }
   return out;
 }
-

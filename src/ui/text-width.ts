@@ -63,7 +63,8 @@ export function padCells(text: string, width: number, align: 'left' | 'right' = 
 // trainer's progress bar) while string-width counts them as nothing: the row on screen would no
 // longer be the row the painter thinks it wrote. A tab becomes a space, the rest goes.
 // eslint-disable-next-line no-control-regex
-const UNSAFE = /\x1b\[[0-9;?]*[A-Za-ln-z@`]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b(?!\[[0-9;]*m)|[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f\x80-\x9f]/g;
+const UNSAFE =
+  /\x1b\[[0-9;?]*[A-Za-ln-z@`]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b(?!\[[0-9;]*m)|[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f\x80-\x9f]/g;
 
 /** `text` with only what a terminal draws in place: printable characters and SGR codes. */
 export function terminalSafe(text: string): string {

@@ -24,7 +24,8 @@ export interface KeyInfo {
   end?: boolean;
 }
 
-export type Confirm = { kind: 'quit' } | { kind: 'stop'; runId: string } | { kind: 'launch' } | { kind: 'leftovers'; runId: string };
+export type Confirm =
+  { kind: 'quit' } | { kind: 'stop'; runId: string } | { kind: 'launch' } | { kind: 'leftovers'; runId: string };
 export type TextInput =
   /** `prev`: the search before this one was opened (the filter is live while typing; Ctrl-c restores it). */
   | { kind: 'search'; text: string; prev: string }
@@ -118,7 +119,28 @@ export interface KeyContext {
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {
-  return { screen, help: false, helpScroll: 0, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'trainer', trainerProblemsOnly: false, logWrap: false, history: false, historyScroll: 0, argvScroll: 0, logPin: null, keyHint: null };
+  return {
+    screen,
+    help: false,
+    helpScroll: 0,
+    confirm: null,
+    input: null,
+    runsCursor: 0,
+    configCursor: 0,
+    zoom: null,
+    showDifficulty: false,
+    logAll: false,
+    logSearch: '',
+    logScroll: 0,
+    logView: 'trainer',
+    trainerProblemsOnly: false,
+    logWrap: false,
+    history: false,
+    historyScroll: 0,
+    argvScroll: 0,
+    logPin: null,
+    keyHint: null,
+  };
 }
 
 function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx: KeyContext): Result {
@@ -127,7 +149,19 @@ function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx:
   if (b) return b.run(s, ctx, name);
   let text = t.text;
   if (key.backspace || key.delete) text = text.slice(0, -1);
-  else if (input && !key.ctrl && !key.meta && !key.escape && !key.tab && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && !key.pageUp && !key.pageDown) {
+  else if (
+    input &&
+    !key.ctrl &&
+    !key.meta &&
+    !key.escape &&
+    !key.tab &&
+    !key.upArrow &&
+    !key.downArrow &&
+    !key.leftArrow &&
+    !key.rightArrow &&
+    !key.pageUp &&
+    !key.pageDown
+  ) {
     // eslint-disable-next-line no-control-regex
     const printable = input.replace(/[\x00-\x1f\x7f]/g, '');
     if (!printable) return same(s);

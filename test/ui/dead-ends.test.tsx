@@ -14,8 +14,20 @@ const NOW = Date.parse('2026-05-25T12:00:00');
 
 function config(): ConfigView {
   return {
-    fileName: 'c.yaml', overrides: [], diagnostics: [], hasErrors: false, diff: [], target: 'gpu-head', draft: null,
-    argv: ['python3', 'webgym/train.py', '--config', '/scratch/run/config.yaml', ...Array.from({ length: 12 }, (_, i) => `++k${i}=v${i}`)],
+    fileName: 'c.yaml',
+    overrides: [],
+    diagnostics: [],
+    hasErrors: false,
+    diff: [],
+    target: 'gpu-head',
+    draft: null,
+    argv: [
+      'python3',
+      'webgym/train.py',
+      '--config',
+      '/scratch/run/config.yaml',
+      ...Array.from({ length: 12 }, (_, i) => `++k${i}=v${i}`),
+    ],
     rows: [{ key: 'seed', depth: 0, label: 'seed', value: '1', type: 'int', origin: 'file:1', leaf: true }],
     secrets: [{ name: 'WANDB_API_KEY', present: true, required: false }],
   };
@@ -23,17 +35,35 @@ function config(): ConfigView {
 
 /** A pre-flight with many findings: taller than what 80x24 leaves below the argv. */
 const LONG_PREFLIGHT: PreflightPhase = {
-  phase: 'done', target: 'gpu-head', errors: 1, warnings: 8, blocked: true, reason: 'gpus', overrides: [],
+  phase: 'done',
+  target: 'gpu-head',
+  errors: 1,
+  warnings: 8,
+  blocked: true,
+  reason: 'gpus',
+  overrides: [],
   checks: [
-    { id: 'gpus', result: 'error', seen: '2 GPUs busy with another job (PID 4242, 71 GB)', todo: 'stop it or choose other GPUs' },
-    ...Array.from({ length: 8 }, (_, i) => ({ id: `check${i}`, result: 'warning' as const, seen: `something worth a look number ${i}`, todo: `look at thing ${i}` })),
+    {
+      id: 'gpus',
+      result: 'error',
+      seen: '2 GPUs busy with another job (PID 4242, 71 GB)',
+      todo: 'stop it or choose other GPUs',
+    },
+    ...Array.from({ length: 8 }, (_, i) => ({
+      id: `check${i}`,
+      result: 'warning' as const,
+      seen: `something worth a look number ${i}`,
+      todo: `look at thing ${i}`,
+    })),
   ],
 };
 
 describe('the launch confirmation at 80x24 (dead end 3)', () => {
   it('keeps its action line on screen when the pre-flight is longer than the room; S launches anyway', async () => {
     const s = new StaticSession({ config: config(), preflight: LONG_PREFLIGHT });
-    const r = renderInk(<App session={s} initialScreen="config" size={{ columns: 80, rows: 24 }} colors={false} clock={() => NOW} />);
+    const r = renderInk(
+      <App session={s} initialScreen="config" size={{ columns: 80, rows: 24 }} colors={false} clock={() => NOW} />,
+    );
     try {
       await waitForFrame(r, (x) => x.includes('c.yaml'), 'the config screen');
       r.stdin.write('L');
@@ -53,15 +83,44 @@ describe('the launch confirmation at 80x24 (dead end 3)', () => {
 
 describe('a probe that could not run (dead end 5)', () => {
   it('says one summary: not checked, never "0 errors, 0 warnings"', async () => {
-    const failed: PreflightPhase = { phase: 'done', target: 'gpu-head', checks: [], errors: 0, warnings: 0, blocked: true, reason: 'probe', failed: 'python3: command not found', overrides: [] };
-    const r = renderInk(<App session={new StaticSession({ config: config(), preflight: failed })} initialScreen="config" size={{ columns: 140, rows: 40 }} colors={false} clock={() => NOW} />);
+    const failed: PreflightPhase = {
+      phase: 'done',
+      target: 'gpu-head',
+      checks: [],
+      errors: 0,
+      warnings: 0,
+      blocked: true,
+      reason: 'probe',
+      failed: 'python3: command not found',
+      overrides: [],
+    };
+    const r = renderInk(
+      <App
+        session={new StaticSession({ config: config(), preflight: failed })}
+        initialScreen="config"
+        size={{ columns: 140, rows: 40 }}
+        colors={false}
+        clock={() => NOW}
+      />,
+    );
     try {
       const f = await waitForFrame(r, (x) => x.includes('could not run'), 'the pre-flight');
       // The side panel's pre-flight rows, read from the screen from the column its title starts in.
-      const col = r.screen.lines().find((l) => l.includes('─ Pre-flight'))!.indexOf('─ Pre-flight');
-      const panel = r.screen.lines().map((l) => l.slice(col).trim()).filter(Boolean);
-      const pf = panel.slice(panel.findIndex((l) => l.startsWith('─ Pre-flight')), panel.findIndex((l) => l.startsWith('─ Diff')));
-      expect(pf.slice(1).join(' ')).toBe('ERROR the probe could not run on gpu-head: python3: command not found pre-flight on gpu-head: not checked (the probe could not run): launching is blocked');
+      const col = r.screen
+        .lines()
+        .find((l) => l.includes('─ Pre-flight'))!
+        .indexOf('─ Pre-flight');
+      const panel = r.screen
+        .lines()
+        .map((l) => l.slice(col).trim())
+        .filter(Boolean);
+      const pf = panel.slice(
+        panel.findIndex((l) => l.startsWith('─ Pre-flight')),
+        panel.findIndex((l) => l.startsWith('─ Diff')),
+      );
+      expect(pf.slice(1).join(' ')).toBe(
+        'ERROR the probe could not run on gpu-head: python3: command not found pre-flight on gpu-head: not checked (the probe could not run): launching is blocked',
+      );
       expect(pf.join(' ')).not.toMatch(/\d+ errors?, \d+ warnings?/);
       expect(f).not.toContain('…');
     } finally {
@@ -73,12 +132,24 @@ describe('a probe that could not run (dead end 5)', () => {
 function runState(state: 'running' | 'failed'): Partial<SessionState> {
   const run = sampleRunView({ steps: 300, now: NOW });
   run.summary = { ...run.summary, state };
-  return { run, selectedRunId: run.summary.id, targets: [{ name: 'gpu-head', connection: { state: 'ready' }, runs: [run.summary] }] };
+  return {
+    run,
+    selectedRunId: run.summary.id,
+    targets: [{ name: 'gpu-head', connection: { state: 'ready' }, runs: [run.summary] }],
+  };
 }
 
 describe('the log pane and o (dead end 7)', () => {
   it('G jumps back to the newest line after scrolling back (End too)', async () => {
-    const r = renderInk(<App session={new StaticSession(runState('running'))} initialScreen="log" size={{ columns: 100, rows: 30 }} colors={false} clock={() => NOW} />);
+    const r = renderInk(
+      <App
+        session={new StaticSession(runState('running'))}
+        initialScreen="log"
+        size={{ columns: 100, rows: 30 }}
+        colors={false}
+        clock={() => NOW}
+      />,
+    );
     try {
       await waitForFrame(r, (x) => x.includes('4 Log'), 'the log');
       r.stdin.write('a'); // every line, not only warnings and errors: more than a screen
@@ -99,12 +170,22 @@ describe('the log pane and o (dead end 7)', () => {
 
   it('o on a running run says why it does nothing; on an ended one it opens the leftover check', async () => {
     const running = new StaticSession(runState('running'));
-    const r = renderInk(<App session={running} initialScreen="dashboard" size={{ columns: 140, rows: 45 }} colors={false} clock={() => NOW} />);
+    const r = renderInk(
+      <App
+        session={running}
+        initialScreen="dashboard"
+        size={{ columns: 140, rows: 45 }}
+        colors={false}
+        clock={() => NOW}
+      />,
+    );
     try {
       await waitForFrame(r, (x) => x.includes('─ Reward'), 'the dashboard');
       r.stdin.write('o');
       const f = await waitForFrame(r, (x) => x.includes('still running'), 'the reason');
-      expect(r.screen.lines()[43]).toBe(`o: run ${running.getState().run!.summary.id} is still running; leftover processes are checked once it has ended`);
+      expect(r.screen.lines()[43]).toBe(
+        `o: run ${running.getState().run!.summary.id} is still running; leftover processes are checked once it has ended`,
+      );
       expect(running.calls.some((c) => c.action === 'checkLeftovers')).toBe(false);
       expect(f).toContain('─ Reward');
       // The next key takes the reason away.
@@ -114,7 +195,15 @@ describe('the log pane and o (dead end 7)', () => {
       r.unmount();
     }
     const ended = new StaticSession(runState('failed'));
-    const e = renderInk(<App session={ended} initialScreen="dashboard" size={{ columns: 140, rows: 45 }} colors={false} clock={() => NOW} />);
+    const e = renderInk(
+      <App
+        session={ended}
+        initialScreen="dashboard"
+        size={{ columns: 140, rows: 45 }}
+        colors={false}
+        clock={() => NOW}
+      />,
+    );
     try {
       await waitForFrame(e, (x) => x.includes('o checks for leftover processes'), 'the status hint');
       e.stdin.write('o');
@@ -125,11 +214,21 @@ describe('the log pane and o (dead end 7)', () => {
   });
 
   it('the help says what q does in the demo (it stops its own simulated run)', async () => {
-    const r = renderInk(<App session={new StaticSession(runState('running'))} initialScreen="runs" size={{ columns: 160, rows: 60 }} colors={false} clock={() => NOW} />);
+    const r = renderInk(
+      <App
+        session={new StaticSession(runState('running'))}
+        initialScreen="runs"
+        size={{ columns: 160, rows: 60 }}
+        colors={false}
+        clock={() => NOW}
+      />,
+    );
     try {
       r.stdin.write('?');
       const f = await waitForFrame(r, (x) => x.includes('Help — keys'), 'the help');
-      expect(f.replace(/\s+/g, ' ')).toContain('quit the cockpit (a run keeps running; --demo stops its own simulated run)');
+      expect(f.replace(/\s+/g, ' ')).toContain(
+        'quit the cockpit (a run keeps running; --demo stops its own simulated run)',
+      );
     } finally {
       r.unmount();
     }
@@ -140,7 +239,9 @@ describe('text cut ends with … (dead end 9)', () => {
   it('a status line longer than the screen ends with …, never mid-word without a mark', async () => {
     const notice = 'stop failed: ' + 'the target said something long about why it could not stop the run '.repeat(3);
     const s = new StaticSession({ ...runState('running'), notice });
-    const r = renderInk(<App session={s} initialScreen="runs" size={{ columns: 80, rows: 24 }} colors={false} clock={() => NOW} />);
+    const r = renderInk(
+      <App session={s} initialScreen="runs" size={{ columns: 80, rows: 24 }} colors={false} clock={() => NOW} />,
+    );
     try {
       await waitForFrame(r, (x) => x.includes('stop failed'), 'the notice');
       const status = r.screen.lines()[22];
@@ -155,16 +256,50 @@ describe('text cut ends with … (dead end 9)', () => {
 });
 
 describe('alerts read whole (dead end 4)', () => {
-  const ADVICE = 'lower actor.mb_spec.max_tokens_per_mb or the rollout batch, or add GPUs; the step that failed is in the log above the traceback, and a restart resumes from the last recover checkpoint END';
-  const TRACE = 'Traceback (most recent call last):\n  File "areal/engine/fsdp.py", line 412, in update_weights\n    self._sync()\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB';
+  const ADVICE =
+    'lower actor.mb_spec.max_tokens_per_mb or the rollout batch, or add GPUs; the step that failed is in the log above the traceback, and a restart resumes from the last recover checkpoint END';
+  const TRACE =
+    'Traceback (most recent call last):\n  File "areal/engine/fsdp.py", line 412, in update_weights\n    self._sync()\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB';
   function withAlert(): Partial<SessionState> {
     const st = runState('running');
-    const alert = { id: 'error:0', severity: 'error' as const, title: 'cuda-oom: CUDA out of memory', detail: TRACE, advice: ADVICE };
-    st.run = { ...st.run!, alerts: [alert], alertHistory: [{ key: 'error:0', alert, firstSeenAt: NOW, firstStep: 3, lastSeenAt: NOW, lastStep: 3, fired: 1, lastFiredAt: NOW, lastFiredStep: 3, active: true, clearedAt: null } as never] };
+    const alert = {
+      id: 'error:0',
+      severity: 'error' as const,
+      title: 'cuda-oom: CUDA out of memory',
+      detail: TRACE,
+      advice: ADVICE,
+    };
+    st.run = {
+      ...st.run!,
+      alerts: [alert],
+      alertHistory: [
+        {
+          key: 'error:0',
+          alert,
+          firstSeenAt: NOW,
+          firstStep: 3,
+          lastSeenAt: NOW,
+          lastStep: 3,
+          fired: 1,
+          lastFiredAt: NOW,
+          lastFiredStep: 3,
+          active: true,
+          clearedAt: null,
+        } as never,
+      ],
+    };
     return st;
   }
   it('the panel cuts with …; zoom and the history wrap the whole advice; the detail is the exception line', async () => {
-    const r = renderInk(<App session={new StaticSession(withAlert())} initialScreen="dashboard" size={{ columns: 200, rows: 50 }} colors={false} clock={() => NOW} />);
+    const r = renderInk(
+      <App
+        session={new StaticSession(withAlert())}
+        initialScreen="dashboard"
+        size={{ columns: 200, rows: 50 }}
+        colors={false}
+        clock={() => NOW}
+      />,
+    );
     try {
       const f = await waitForFrame(r, (x) => x.includes('cuda-oom'), 'the alert');
       expect(f).toContain('RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB');

@@ -27,7 +27,9 @@ export function renderInk(el: ReactElement<AppProps>): Rendered {
   const size = el.props.size ?? { columns: 100, rows: 30 };
   const screen = new XtermScreen(size.columns, size.rows);
   let cockpit: Cockpit | null = null;
-  const r = render(cloneElement(el, { painter: new TerminalPainter(screen), onCockpit: (c: Cockpit) => (cockpit = c) }));
+  const r = render(
+    cloneElement(el, { painter: new TerminalPainter(screen), onCockpit: (c: Cockpit) => (cockpit = c) }),
+  );
   return {
     lastFrame: () => screen.text(),
     stdin: r.stdin,
@@ -46,7 +48,11 @@ export function renderInk(el: ReactElement<AppProps>): Rendered {
 export function paintLines(lines: Line[], width: number, height: number, colors = false): XtermScreen {
   const screen = new XtermScreen(width, height + 1);
   const painter = new TerminalPainter({ write: (s: string) => screen.writeNow(s) });
-  painter.paint(frame(lines, width, height).map((l) => lineToAnsi(l, colors)), width, height + 1);
+  painter.paint(
+    frame(lines, width, height).map((l) => lineToAnsi(l, colors)),
+    width,
+    height + 1,
+  );
   return screen;
 }
 
@@ -55,7 +61,12 @@ export function stripSgr(s: string): string {
   return s.replace(/\x1b\[[0-9;]*m/g, '');
 }
 
-export async function waitForFrame(r: Rendered, pred: (frame: string) => boolean, what = 'frame', timeoutMs = 3000): Promise<string> {
+export async function waitForFrame(
+  r: Rendered,
+  pred: (frame: string) => boolean,
+  what = 'frame',
+  timeoutMs = 3000,
+): Promise<string> {
   const start = Date.now();
   for (;;) {
     await r.screen.settled();

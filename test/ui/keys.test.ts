@@ -64,7 +64,12 @@ describe('quit', () => {
   it('nothing is bound to Ctrl-b, Ctrl-j/k or a lone Esc', () => {
     for (const screen of ['runs', 'dashboard', 'config', 'log'] as const) {
       const s = initialUiState(screen);
-      for (const [input, key] of [['b', { ctrl: true }], ['j', { ctrl: true }], ['k', { ctrl: true }], ['', { escape: true }]] as [string, KeyInfo][]) {
+      for (const [input, key] of [
+        ['b', { ctrl: true }],
+        ['j', { ctrl: true }],
+        ['k', { ctrl: true }],
+        ['', { escape: true }],
+      ] as [string, KeyInfo][]) {
         const r = press(s, input, key);
         expect(r.effects).toEqual([]);
         expect(r.state).toEqual(s);
@@ -132,7 +137,10 @@ describe('config screen', () => {
     const typed = typeText(s, '42');
     expect(typed.effects).toEqual([{ kind: 'draft', draft: { key: 'seed', text: '42' } }]);
     const commit = press(typed.state, '', { return: true });
-    expect(commit.effects).toEqual([{ kind: 'setValue', key: 'seed', text: '42' }, { kind: 'draft', draft: null }]);
+    expect(commit.effects).toEqual([
+      { kind: 'setValue', key: 'seed', text: '42' },
+      { kind: 'draft', draft: null },
+    ]);
     const cancel = press(typed.state, 'g', { ctrl: true });
     expect(cancel.effects).toEqual([{ kind: 'draft', draft: null }]);
   });
@@ -185,18 +193,24 @@ describe('config screen', () => {
 describe('leftovers after a run ended', () => {
   const ended = { ...ctx, selectedRun: { id: 'r1', ended: true } };
   it('o checks only when the run has ended', () => {
-    expect(press(initialUiState('dashboard'), 'o', {}, { ...ctx, selectedRun: { id: 'r1', ended: false } }).effects).toEqual([]);
+    expect(
+      press(initialUiState('dashboard'), 'o', {}, { ...ctx, selectedRun: { id: 'r1', ended: false } }).effects,
+    ).toEqual([]);
     const r = press(initialUiState('dashboard'), 'o', {}, ended);
     expect(r.effects).toEqual([{ kind: 'checkLeftovers', runId: 'r1' }]);
     expect(r.state.confirm).toEqual({ kind: 'leftovers', runId: 'r1' });
   });
   it('y stops only when tagged processes were found; otherwise any key closes', () => {
     const open = press(initialUiState('dashboard'), 'o', {}, ended).state;
-    expect(press(open, 'y', {}, { ...ended, leftovers: { phase: 'found', tagged: 1 } }).effects).toEqual([{ kind: 'stopLeftovers', runId: 'r1' }]);
+    expect(press(open, 'y', {}, { ...ended, leftovers: { phase: 'found', tagged: 1 } }).effects).toEqual([
+      { kind: 'stopLeftovers', runId: 'r1' },
+    ]);
     const none = press(open, 'y', {}, { ...ended, leftovers: { phase: 'found', tagged: 0 } });
     expect(none.effects).toEqual([]);
     expect(none.state.confirm).toBeNull();
-    expect(press(open, 'y', {}, { ...ended, leftovers: { phase: 'checking', tagged: 0 } }).state.confirm).not.toBeNull();
+    expect(
+      press(open, 'y', {}, { ...ended, leftovers: { phase: 'checking', tagged: 0 } }).state.confirm,
+    ).not.toBeNull();
   });
 });
 
@@ -228,7 +242,9 @@ describe('log pane view and the Runs screen leftover check', () => {
     const r = press({ ...initialUiState('runs'), runsCursor: 1 }, 'o', {}, c);
     expect(r.effects).toEqual([{ kind: 'checkLeftovers', runId: 'run-b' }]);
     expect(r.state.confirm).toEqual({ kind: 'leftovers', runId: 'run-b' });
-    expect(press(r.state, 'y', {}, { ...c, leftovers: { phase: 'found', tagged: 2 } }).effects).toEqual([{ kind: 'stopLeftovers', runId: 'run-b' }]);
+    expect(press(r.state, 'y', {}, { ...c, leftovers: { phase: 'found', tagged: 2 } }).effects).toEqual([
+      { kind: 'stopLeftovers', runId: 'run-b' },
+    ]);
   });
 });
 
@@ -242,7 +258,17 @@ describe('the binding table', () => {
     }
   });
   it('each screen binding is reached by its keys (no global binding or another one shadows it)', () => {
-    const open: KeyContext = { ...ctx, configRows: [...ctx.configRows, { key: 'seed2', leaf: true, value: '2', origin: 'file:15' }], trainerLines: true, selectedRun: { id: 'run-a', ended: true }, endedRuns: new Set(['run-a', 'run-b']), helpScrollMax: 5, historyScrollMax: 5, argvScrollMax: 5, preflight: 'ok' };
+    const open: KeyContext = {
+      ...ctx,
+      configRows: [...ctx.configRows, { key: 'seed2', leaf: true, value: '2', origin: 'file:15' }],
+      trainerLines: true,
+      selectedRun: { id: 'run-a', ended: true },
+      endedRuns: new Set(['run-a', 'run-b']),
+      helpScrollMax: 5,
+      historyScrollMax: 5,
+      argvScrollMax: 5,
+      preflight: 'ok',
+    };
     const states: Record<string, UiState> = {
       runs: { ...initialUiState('runs'), runsCursor: 1 },
       dashboard: { ...initialUiState('dashboard'), logScroll: 3 },
@@ -256,7 +282,18 @@ describe('the binding table', () => {
       global: initialUiState('log'), // '1' from here; the other keys from Runs
     };
     const infoOf = (name: string): [string, KeyInfo] => {
-      const named: Record<string, KeyInfo> = { up: { upArrow: true }, down: { downArrow: true }, pgup: { pageUp: true }, pgdn: { pageDown: true }, enter: { return: true }, esc: { escape: true }, tab: { tab: true }, 'shift-tab': { tab: true, shift: true }, end: { end: true }, delete: { delete: true } };
+      const named: Record<string, KeyInfo> = {
+        up: { upArrow: true },
+        down: { downArrow: true },
+        pgup: { pageUp: true },
+        pgdn: { pageDown: true },
+        enter: { return: true },
+        esc: { escape: true },
+        tab: { tab: true },
+        'shift-tab': { tab: true, shift: true },
+        end: { end: true },
+        delete: { delete: true },
+      };
       if (named[name]) return ['', named[name]];
       if (name.startsWith('ctrl-')) return [name.slice(5), { ctrl: true }];
       return [name, {}];
@@ -267,10 +304,16 @@ describe('the binding table', () => {
         for (const k of b.keys) {
           const [input, key] = infoOf(k);
           expect(keyName(input, key)).toBe(k);
-          const c = scope === 'leftovers' ? { ...open, leftovers: { phase: 'found' as const, tagged: 1 } } : b.command === 'launch-anyway' ? { ...open, preflight: 'blocked' as const } : open;
+          const c =
+            scope === 'leftovers'
+              ? { ...open, leftovers: { phase: 'found' as const, tagged: 1 } }
+              : b.command === 'launch-anyway'
+                ? { ...open, preflight: 'blocked' as const }
+                : open;
           const from = scope === 'global' && k !== '1' ? initialUiState('runs') : states[scope];
           const r = press(from, input, key, c);
-          const acted = r.effects.length > 0 || (r.state.keyHint === null && JSON.stringify(r.state) !== JSON.stringify(from));
+          const acted =
+            r.effects.length > 0 || (r.state.keyHint === null && JSON.stringify(r.state) !== JSON.stringify(from));
           if (!acted) unreached.push(`${scope} ${k} (${b.command})`);
         }
       }

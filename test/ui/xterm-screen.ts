@@ -39,7 +39,11 @@ export class XtermScreen {
     readonly rows: number,
   ) {
     this.term = new Terminal({ cols: columns, rows, allowProposedApi: true, scrollback: 0 });
-    this.term.unicode.register({ version: 'string-width', wcwidth, charProperties: (cp, p) => charProperties(wcwidth, cp, p) });
+    this.term.unicode.register({
+      version: 'string-width',
+      wcwidth,
+      charProperties: (cp, p) => charProperties(wcwidth, cp, p),
+    });
     this.term.unicode.activeVersion = 'string-width';
   }
 
@@ -75,7 +79,12 @@ export class XtermScreen {
   /** Whether the cell at (row, column), both from 0, is drawn bold / inverse / in a colour. */
   cell(row: number, col: number): { chars: string; bold: boolean; inverse: boolean; fg: number } {
     const c = this.term.buffer.active.getLine(row)!.getCell(col)!;
-    return { chars: c.getChars(), bold: c.isBold() !== 0, inverse: c.isInverse() !== 0, fg: c.isFgDefault() ? -1 : c.getFgColor() };
+    return {
+      chars: c.getChars(),
+      bold: c.isBold() !== 0,
+      inverse: c.isInverse() !== 0,
+      fg: c.isFgDefault() ? -1 : c.getFgColor(),
+    };
   }
 
   /** Write and parse at once (a test that draws one frame and reads it in the same tick). */

@@ -24,7 +24,14 @@ export interface DashboardUi {
   logWrap?: boolean;
 }
 
-function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, height: number, colors: boolean): Line[] {
+function panelLines(
+  id: PanelId,
+  run: RunView,
+  ui: DashboardUi,
+  width: number,
+  height: number,
+  colors: boolean,
+): Line[] {
   const s = run.series;
   const points = Math.max(2, width - 8);
   switch (id) {
@@ -37,7 +44,11 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
           stepsPerPoint: reward.length ? s.stepCount / reward.length : 1,
           latest: s.latest('rollout/reward'),
           difficulty: ui.showDifficulty
-            ? { easy: s.downsample('rollout/easy/reward', points), medium: s.downsample('rollout/medium/reward', points), hard: s.downsample('rollout/hard/reward', points) }
+            ? {
+                easy: s.downsample('rollout/easy/reward', points),
+                medium: s.downsample('rollout/medium/reward', points),
+                hard: s.downsample('rollout/hard/reward', points),
+              }
             : null,
           evalReward: hasEval ? s.downsample('test_rollout/trajectory/reward', points) : null,
           latestEval: s.latest('test_rollout/trajectory/reward'),
@@ -65,7 +76,9 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
       );
     case 'throughput': {
       const f = run.figures;
-      const phases = TIMEPERF_KEYS.map((key) => ({ key, seconds: s.latest(key) })).filter((x): x is { key: (typeof TIMEPERF_KEYS)[number]; seconds: number } => x.seconds !== null);
+      const phases = TIMEPERF_KEYS.map((key) => ({ key, seconds: s.latest(key) })).filter(
+        (x): x is { key: (typeof TIMEPERF_KEYS)[number]; seconds: number } => x.seconds !== null,
+      );
       return throughputLines(
         {
           stepTimes: f.stepTimes ? bucketMean(f.stepTimes, points) : s.downsample(STEP_TIME_SERIES, points),
@@ -93,7 +106,18 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
 /** The header (2 lines): changes with the clock, so it is drawn apart from the panels. */
 export function dashboardHeader(run: RunView | null, now: number, width?: number): Line[] {
   return run
-    ? headerLines({ runId: run.summary.id, target: run.summary.target, connection: run.connection, connectionAt: run.connectionAt, runState: run.summary.state, figures: run.figures, now, width, pollingStopped: run.pollingStopped, followProblem: run.followProblem !== undefined })
+    ? headerLines({
+        runId: run.summary.id,
+        target: run.summary.target,
+        connection: run.connection,
+        connectionAt: run.connectionAt,
+        runState: run.summary.state,
+        figures: run.figures,
+        now,
+        width,
+        pollingStopped: run.pollingStopped,
+        followProblem: run.followProblem !== undefined,
+      })
     : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
 }
 
@@ -102,7 +126,14 @@ function hiddenNote(hidden: PanelId[], width: number): string {
   const long = `hidden: ${hidden.join(', ')} (z: zoom one panel, or enlarge)`;
   const short = `hidden: ${hidden.join(', ')} (z: zoom)`;
   // The alert history key too, when it fits whole.
-  const tries = [`${long} · h alert history`, `${long} · h history`, `${short} · h alert history`, `${short} · h history`, long, short];
+  const tries = [
+    `${long} · h alert history`,
+    `${long} · h history`,
+    `${short} · h alert history`,
+    `${short} · h history`,
+    long,
+    short,
+  ];
   return tries.find((t) => t.length <= width) ?? short;
 }
 
@@ -110,16 +141,27 @@ function hiddenNote(hidden: PanelId[], width: number): string {
 function footerHints(run: RunView, ui: DashboardUi, width: number): string {
   const keep = (b: Binding) => b.command !== 'log-view' || run.trainerLines !== undefined;
   // w says what it will do: wrap the lines, or cut them again.
-  return hintLine('dashboard', width, keep, (b) => (b.command === 'log-wrap' && ui.logWrap ? 'cut long lines' : undefined));
+  return hintLine('dashboard', width, keep, (b) =>
+    b.command === 'log-wrap' && ui.logWrap ? 'cut long lines' : undefined,
+  );
 }
 
 /** Panels and footer for `height` rows (the header's 2 rows not included). */
-export function dashboardBody(run: RunView | null, width: number, height: number, colors: boolean, ui: DashboardUi): Line[] {
+export function dashboardBody(
+  run: RunView | null,
+  width: number,
+  height: number,
+  colors: boolean,
+  ui: DashboardUi,
+): Line[] {
   if (!run || height <= 0) return frame([], width, height);
   const layout = dashboardLayout(width, Math.max(0, height - 1), ui.zoom);
   const out: Line[] = [];
   for (const row of layout.rows) {
-    const parts = row.cols.map((c) => ({ lines: frame(panelLines(c.id, run, ui, c.width, row.height, colors), c.width, row.height), width: c.width }));
+    const parts = row.cols.map((c) => ({
+      lines: frame(panelLines(c.id, run, ui, c.width, row.height, colors), c.width, row.height),
+      width: c.width,
+    }));
     out.push(...hstack(parts, row.height));
   }
   out.push(

@@ -22,7 +22,7 @@ const SCOPE_TITLES: Record<Scope, string> = {
 /** Every row of the help below its title, for `width` columns. */
 export function helpRows(width: number): Line[] {
   // Each place once, in the table's order of first appearance.
-  const groups = new Map<string, typeof BINDINGS[number][]>();
+  const groups = new Map<string, (typeof BINDINGS)[number][]>();
   for (const b of BINDINGS) {
     if (b.scopes.includes('help')) continue;
     const where = b.scopes.map((s) => SCOPE_TITLES[s]).join(', ');
@@ -32,7 +32,10 @@ export function helpRows(width: number): Line[] {
   const textW = Math.max(10, width - KEY_COL - 2);
   for (const [where, list] of groups) {
     out.push([{ t: where, c: 'accent', bold: true }]);
-    for (const b of list) wrap(b.description, textW).forEach((part, i) => out.push([{ t: '  ' + cell(i === 0 ? keyLabel(b) : '', KEY_COL), bold: true }, { t: part }]));
+    for (const b of list)
+      wrap(b.description, textW).forEach((part, i) =>
+        out.push([{ t: '  ' + cell(i === 0 ? keyLabel(b) : '', KEY_COL), bold: true }, { t: part }]),
+      );
   }
   return out;
 }
@@ -45,9 +48,13 @@ export function helpScrollMax(width: number, height: number): number {
 export function helpLines(width: number, height = Infinity, scroll = 0): Line[] {
   const rows = helpRows(width);
   const room = Math.max(1, height - 2);
-  if (rows.length <= room) return [titleLine('Help — keys', width), ...rows, [{ t: 'Press any key to close.', c: 'dim' }]];
+  if (rows.length <= room)
+    return [titleLine('Help — keys', width), ...rows, [{ t: 'Press any key to close.', c: 'dim' }]];
   const top = Math.max(0, Math.min(scroll, rows.length - room));
   const end = top + room;
-  const footer = end < rows.length ? `↓ more (${top + 1}-${end}/${rows.length}) · ↑↓ PgUp PgDn scroll · other keys close` : 'Press any key to close. (↑ PgUp: back up)';
+  const footer =
+    end < rows.length
+      ? `↓ more (${top + 1}-${end}/${rows.length}) · ↑↓ PgUp PgDn scroll · other keys close`
+      : 'Press any key to close. (↑ PgUp: back up)';
   return [titleLine('Help — keys', width), ...rows.slice(top, end), [{ t: footer, c: 'dim' }]];
 }
