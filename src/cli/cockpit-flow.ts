@@ -18,22 +18,26 @@ export interface CockpitFlow {
   connecting: string;
   /** When set, no target at all is this error (watch has nowhere to look for its run). */
   noTargets?: string;
+  /** Open even when no target could be connected (the Runs screen says why for each, `r` retries). */
+  openDisconnected?: boolean;
   /** The session's options besides the connections. */
   session: Omit<LiveSessionOptions, 'targets'>;
 }
 
 /** Connect, run the cockpit until the user quits; returns the targets that could not be reached. */
-export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ failures: string[] }> {
+export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ failures: string[]; targets: number }> {
   const splash = openSplash(process.stdout, flow.screen, flow.connecting);
   const { resolveTargets, connectTargets } = await import('../ui/connect.js');
   let connections: Awaited<ReturnType<typeof connectTargets>>['connections'] = [];
   let failures: string[] = [];
+  let count = 0;
   try {
     const targets = await resolveTargets(flow.flags).catch((err: Error) => {
       throw new CliError(err.message, EXIT.usage);
     });
     if (targets.length === 0 && flow.noTargets) throw new CliError(flow.noTargets, EXIT.usage);
-    ({ connections, failures } = await connectTargets(targets));
+    count = targets.length;
+    ({ connections, failures } = await connectTargets(targets, { keepWhenNoneConnected: flow.openDisconnected }));
     if (targets.length > 0 && connections.length === 0) throw new CliError(`cannot connect: ${failures.join('; ')}`, EXIT.disconnected);
     // A host-key or passphrase question may have written over the splash.
     splash.painter.invalidate();
@@ -52,5 +56,5 @@ export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ fail
     await session.close();
     await Promise.all(connections.map((c) => c.transport.close().catch(() => {})));
   }
-  return { failures };
+  return { failures, targets: count };
 }

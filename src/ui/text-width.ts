@@ -21,6 +21,11 @@ export function isNarrow(text: string): boolean {
 /** Cells `text` takes on a terminal (SGR codes take none). */
 export function textCells(text: string): number {
   if (NARROW.test(text)) return text.length;
+  // Chart lines: one-cell characters between SGR codes (string-width would segment every grapheme).
+  if (text.includes('\x1b')) {
+    const plain = text.replace(SGR, '');
+    if (NARROW.test(plain)) return plain.length;
+  }
   return stringWidth(text);
 }
 
@@ -37,11 +42,33 @@ export function clipCells(text: string, width: number): string {
   if (width <= 0) return '';
   if (NARROW.test(text)) return text.length <= width ? text : text.slice(0, width);
   text = terminalSafe(text);
-  if (stringWidth(text) <= width) return text;
+  if (textCells(text) <= width) return text;
+  if (text.includes('\x1b') && NARROW.test(text.replace(SGR, ''))) return clipNarrowSgr(text, width);
   let cut = sliceAnsi(text, 0, width);
   // slice-ansi keeps a wide character that starts in the last cell (two cells: one over).
   if (stringWidth(cut) > width) cut = sliceAnsi(text, 0, width - 1);
   return text.includes('\x1b') ? cut + '\x1b[0m' : cut;
+}
+
+/** Cut one-cell text holding SGR codes, keeping every code (a chart line's colours). */
+function clipNarrowSgr(text: string, width: number): string {
+  let out = '';
+  let seen = 0;
+  for (let i = 0; i < text.length; ) {
+    if (text[i] === '\x1b') {
+      const m = /^\x1b\[[0-9;]*m/.exec(text.slice(i, i + 16));
+      if (m) {
+        out += m[0];
+        i += m[0].length;
+        continue;
+      }
+    }
+    if (seen >= width) break;
+    out += text[i];
+    seen++;
+    i++;
+  }
+  return out + '\x1b[0m';
 }
 
 /** Cut `text` to at most `width` cells, ending with '…' when something was cut. */
