@@ -83,6 +83,14 @@ const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(v, hi
 
 const noConfig = (ctx: KeyContext) =>
   ctx.configRows.length ? null : 'no config loaded: start the cockpit with --config FILE (--demo opens its own)';
+/** The override (1-based) `x` removes: the one selected in the overrides list, else the one that
+ *  sets the selected key; null when neither. */
+export function overrideIndex(ctx: KeyContext, s: UiState): number | null {
+  const n = ctx.configRows.length;
+  if (s.configCursor >= n && s.configCursor < n + (ctx.overrides?.length ?? 0)) return s.configCursor - n + 1;
+  const m = /^override (\d+)/.exec(ctx.configRows[s.configCursor]?.origin ?? '');
+  return m ? Number(m[1]) : null;
+}
 const noRun = (ctx: KeyContext, s: UiState) => (ctx.runIds[s.runsCursor] ? null : 'no run selected');
 const leftoverReason = (id: string | undefined, ended: boolean | undefined) =>
   !id
@@ -306,7 +314,7 @@ export const BINDINGS: readonly Binding[] = [
     command: 'config-move',
     description: 'move the cursor (PgUp PgDn by a page)',
     run: (s, ctx, n) =>
-      same({ ...s, configCursor: clamp(s.configCursor + moveBy(n, ctx.page), 0, ctx.configRows.length - 1) }),
+      same({ ...s, configCursor: clamp(s.configCursor + moveBy(n, ctx.page), 0, ctx.configRows.length + (ctx.overrides?.length ?? 0) - 1) }),
   },
   {
     keys: ['enter'],
@@ -319,7 +327,9 @@ export const BINDINGS: readonly Binding[] = [
       noConfig(ctx) ??
       (ctx.configRows[s.configCursor]?.leaf
         ? null
-        : 'Enter: a section has no value of its own; move to one of its keys'),
+        : s.configCursor >= ctx.configRows.length
+          ? 'Enter: an override is changed by removing it (x) and adding it again (+)'
+          : 'Enter: a section has no value of its own; move to one of its keys'),
     run: (s, ctx) => {
       const row = ctx.configRows[s.configCursor];
       return same({ ...s, input: { kind: 'edit', key: row.key, text: row.value } }, [
@@ -350,18 +360,11 @@ export const BINDINGS: readonly Binding[] = [
     keys: ['x', 'delete'],
     scopes: ['config'],
     command: 'remove-override',
-    description: 'remove the override that sets the selected key',
+    description: 'remove the selected override (j k move on past the keys to the overrides list), or the one that sets the selected key',
     short: 'remove',
     shown: true,
-    disabledReason: (ctx, s) =>
-      noConfig(ctx) ??
-      (/^override \d+/.test(ctx.configRows[s.configCursor]?.origin ?? '')
-        ? null
-        : 'x: no override sets the selected key'),
-    run: (s, ctx) =>
-      same(s, [
-        { kind: 'removeOverride', index: Number(/^override (\d+)/.exec(ctx.configRows[s.configCursor].origin)![1]) },
-      ]),
+    disabledReason: (ctx, s) => noConfig(ctx) ?? (overrideIndex(ctx, s) === null ? 'x: no override sets the selected key' : null),
+    run: (s, ctx) => same(s, [{ kind: 'removeOverride', index: overrideIndex(ctx, s)! }]),
   },
   {
     keys: ['p'],

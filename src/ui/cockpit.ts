@@ -98,6 +98,7 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
     endedRuns: new Set(runs.filter((r) => ENDED.has(r.state)).map((r) => r.id)),
     trainerLines: state.run?.trainerLines !== undefined,
     configRows: state.config?.rows ?? [],
+    overrides: state.config?.overrides ?? [],
     launchInProgress: state.launch.phase === 'launching',
     configHasErrors: state.config?.hasErrors ?? false,
     page: Math.max(1, bodyH - 4),

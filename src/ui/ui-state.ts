@@ -95,6 +95,8 @@ export type Effect =
 export interface KeyContext {
   runIds: string[];
   configRows: { key: string; leaf: boolean; value: string; origin: string }[];
+  /** The overrides as listed (1-based in the list); the cursor moves on to them after the tree's rows. */
+  overrides?: readonly string[];
   launchInProgress: boolean;
   /** A launch with config errors only shows why it cannot go. */
   configHasErrors: boolean;

@@ -2,7 +2,7 @@
 // file, the overrides; plus the launch confirmation that shows the exact argv.
 import { hintLine } from '../bindings.js';
 import { cell, fit, fitMiddle, wrap } from '../format.js';
-import { titleLine, type Line, type Seg } from '../lines.js';
+import { lineText, titleLine, type Line, type Seg } from '../lines.js';
 import type { ConfigView, PreflightPhase } from '../session/types.js';
 import { preflightLines } from './preflight.js';
 import { settledByPreflight } from '../../preflight/settled.js';
@@ -47,7 +47,7 @@ function treeLines(c: ConfigView, ui: ConfigUi, width: number, height: number): 
   return out;
 }
 
-function sideLines(c: ConfigView, width: number, preflight: PreflightPhase | undefined): Line[] {
+function sideLines(c: ConfigView, width: number, preflight: PreflightPhase | undefined, selectedOverride = -1): Line[] {
   const out: Line[] = [];
   // A warning the target answered (pre-flight found a relative actor.path there) is not a problem.
   const settled =
@@ -108,7 +108,13 @@ function sideLines(c: ConfigView, width: number, preflight: PreflightPhase | und
     ]);
   }
   out.push(titleLine('Overrides', width, `${c.overrides.length}`));
-  c.overrides.forEach((o, i) => out.push([{ t: fit(`${i + 1}. ${o}`, width), c: 'accent' }]));
+  c.overrides.forEach((o, i) => {
+    // An override the config could not take (it does not parse, its key does not exist) is marked
+    // with why; every one can be selected (j k past the keys) and removed with x.
+    const problem = c.diagnostics.find((d) => d.severity === 'error' && d.where.startsWith(`override ${i + 1} `));
+    const text = `${problem ? '✖' : ' '} ${i + 1}. ${o}${problem ? `  ${problem.code}: ${problem.message}` : ''}`;
+    out.push([{ t: fit(text, width), c: problem ? 'bad' : 'accent', inverse: i === selectedOverride }]);
+  });
   return out;
 }
 
@@ -155,12 +161,14 @@ export function configLines(
   if (wide) {
     const leftWidth = headW;
     const left = [...head.map((l) => l), ...treeLines(c, ui, leftWidth, height - head.length)];
-    return { left, right: sideLines(c, width - leftWidth - 1, preflight), leftWidth };
+    return { left, right: sideLines(c, width - leftWidth - 1, preflight, ui.cursor - c.rows.length), leftWidth };
   }
-  const side = sideLines(c, width, preflight);
+  const side = sideLines(c, width, preflight, ui.cursor - c.rows.length);
   const sideH = Math.min(side.length, Math.max(4, Math.floor((height - head.length) * 0.4)));
   const tree = treeLines(c, ui, width, height - head.length - sideH);
-  return { left: [...head, ...tree, ...side.slice(0, sideH)], right: null, leftWidth: width };
+  // With an override selected the side rows start at the Overrides list, so the selection shows.
+  const from = ui.cursor >= c.rows.length ? Math.max(0, side.findIndex((l) => lineText(l).startsWith('─ Overrides'))) : 0;
+  return { left: [...head, ...tree, ...side.slice(from, from + sideH)], right: null, leftWidth: width };
 }
 
 /** The argv as rows: one element per row, a long element wrapped (never cut: every character of
