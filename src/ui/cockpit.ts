@@ -4,7 +4,7 @@
 import { commandBinding, keyLabel } from './bindings.js';
 import { tabBar } from './chrome.js';
 import { wrap } from './format.js';
-import { frame as box, hstack, lineToAnsi, type Line } from './lines.js';
+import { clipLine, frame as box, hstack, lineToAnsi, type Line } from './lines.js';
 import type { ScreenId } from './keys.js';
 import { followProblemStatus } from './panels/header.js';
 import { countAfter, logPaneLines, logPaneShown } from './panels/log.js';
@@ -200,11 +200,9 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
       : c.left;
   } else body = runsLines(withLiveRun(state.targets, state.run?.summary), ui.runsCursor, now, width, bodyH);
   const fresh = o.fresh ?? new Set(transientKeys(state));
-  return box(
-    [tabBar(ui.screen, width), ...box(body, width, bodyH), statusLine(state, ui, width, fresh)],
-    width,
-    height,
-  );
+  // Each part fitted once: the panels come fitted from the memo, the rows around them here.
+  const status = clipLine(statusLine(state, ui, width, fresh), width);
+  return [clipLine(tabBar(ui.screen, width), width), ...box(body, width, bodyH), status];
 }
 
 export interface CockpitOptions {

@@ -2,7 +2,7 @@
 // Keeping the text out of React's tree makes a frame cheap and panels trivially testable: a
 // panel's output is plain data whose widths can be checked. (No Ink here: the splash uses it.)
 import { palette, type PaletteName } from './theme.js';
-import { clipCells, terminalSafe, textCells } from './text-width.js';
+import { clipCells, isNarrow, terminalSafe, textCells } from './text-width.js';
 
 export interface Seg {
   t: string;
@@ -30,24 +30,35 @@ export function clipLine(line: Line, width: number): Line {
 
 function clipTo(line: Line, width: number): { line: Line; cut: boolean } {
   if (typeof line === 'string') {
-    const t = clipCells(line, width);
-    return { line: t, cut: textCells(t) < textCells(terminalSafe(line)) };
+    if (isNarrow(line)) return line.length <= width ? { line, cut: false } : { line: line.slice(0, Math.max(0, width)), cut: true };
+    const safe = terminalSafe(line);
+    return textCells(safe) <= width ? { line: safe, cut: false } : { line: clipCells(safe, width), cut: true };
   }
   const out: Seg[] = [];
   let left = width;
+  let same = true;
   for (let i = 0; i < line.length; i++) {
     const s = line[i];
-    const t = clipCells(s.t, left);
-    // A segment that lost printable text (a tab turned space or a control dropped is no loss).
-    const lost = textCells(t) < textCells(terminalSafe(s.t));
-    out.push({ ...s, t });
-    left -= textCells(t);
-    if (lost || left <= 0) {
-      const rest = line.slice(i + 1).some((r) => textCells(r.t) > 0);
-      return { line: out, cut: lost || rest };
+    // Most segments are one-cell text: their length is their width (one test, no copies).
+    const narrow = isNarrow(s.t);
+    const t = narrow ? s.t : terminalSafe(s.t);
+    const w = narrow ? t.length : textCells(t);
+    if (w <= left) {
+      if (t === s.t) out.push(s);
+      else {
+        out.push({ ...s, t });
+        same = false;
+      }
+      left -= w;
+      if (left > 0) continue;
+      const cut = line.slice(i + 1).some((r) => r.t.length > 0 && textCells(r.t) > 0);
+      return { line: !cut && same && i === line.length - 1 ? line : out, cut };
     }
+    if (left > 0) out.push({ ...s, t: clipCells(t, left) });
+    return { line: out, cut: true };
   }
-  return { line: out, cut: false };
+  // Nothing to change: the same array (lineToAnsi's cache knows it).
+  return { line: same ? line : out, cut: false };
 }
 
 /** Cells a string takes on the terminal (SGR codes take none). */
@@ -102,8 +113,20 @@ const SGR_COLOR: Record<PaletteName, string> = {
 };
 
 /** One line as text with SGR codes (none when colours are off; bold and inverse are kept). */
+const ansiCache = { colors: new WeakMap<Seg[], string>(), plain: new WeakMap<Seg[], string>() };
+
 export function lineToAnsi(line: Line, colors: boolean): string {
   if (typeof line === 'string') return line;
+  // A kept line (the dashboard's panels between steps) is converted once.
+  const cache = colors ? ansiCache.colors : ansiCache.plain;
+  const known = cache.get(line);
+  if (known !== undefined) return known;
+  const out = segsToAnsi(line, colors);
+  cache.set(line, out);
+  return out;
+}
+
+function segsToAnsi(line: Seg[], colors: boolean): string {
   let out = '';
   for (const s of line) {
     if (!s.t) continue;
