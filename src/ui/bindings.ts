@@ -314,7 +314,14 @@ export const BINDINGS: readonly Binding[] = [
     command: 'config-move',
     description: 'move the cursor (PgUp PgDn by a page)',
     run: (s, ctx, n) =>
-      same({ ...s, configCursor: clamp(s.configCursor + moveBy(n, ctx.page), 0, ctx.configRows.length + (ctx.overrides?.length ?? 0) - 1) }),
+      same({
+        ...s,
+        configCursor: clamp(
+          s.configCursor + moveBy(n, ctx.page),
+          0,
+          ctx.configRows.length + (ctx.overrides?.length ?? 0) - 1,
+        ),
+      }),
   },
   {
     keys: ['enter'],
@@ -360,10 +367,12 @@ export const BINDINGS: readonly Binding[] = [
     keys: ['x', 'delete'],
     scopes: ['config'],
     command: 'remove-override',
-    description: 'remove the selected override (j k move on past the keys to the overrides list), or the one that sets the selected key',
+    description:
+      'remove the selected override (j k move on past the keys to the overrides list), or the one that sets the selected key',
     short: 'remove',
     shown: true,
-    disabledReason: (ctx, s) => noConfig(ctx) ?? (overrideIndex(ctx, s) === null ? 'x: no override sets the selected key' : null),
+    disabledReason: (ctx, s) =>
+      noConfig(ctx) ?? (overrideIndex(ctx, s) === null ? 'x: no override sets the selected key' : null),
     run: (s, ctx) => same(s, [{ kind: 'removeOverride', index: overrideIndex(ctx, s)! }]),
   },
   {

@@ -1,17 +1,11 @@
 // Panels are pure functions that return lines of styled segments; frames are lists of such lines.
 // Keeping the text out of React's tree makes a frame cheap and panels trivially testable: a
 // panel's output is plain data whose widths can be checked. (No Ink here: the splash uses it.)
-import { palette, type PaletteName } from './theme.js';
 import { clipCells, isNarrow, terminalSafe, textCells } from './text-width.js';
+import type { Line, Seg } from './line-types.js';
 
-export interface Seg {
-  t: string;
-  c?: PaletteName;
-  bold?: boolean;
-  inverse?: boolean;
-}
-
-export type Line = string | Seg[];
+export type { Line, Seg } from './line-types.js';
+export { lineToAnsi } from './ansi.js';
 
 export function lineText(line: Line): string {
   return typeof line === 'string' ? line : line.map((s) => s.t).join('');
@@ -30,7 +24,8 @@ export function clipLine(line: Line, width: number): Line {
 
 function clipTo(line: Line, width: number): { line: Line; cut: boolean } {
   if (typeof line === 'string') {
-    if (isNarrow(line)) return line.length <= width ? { line, cut: false } : { line: line.slice(0, Math.max(0, width)), cut: true };
+    if (isNarrow(line))
+      return line.length <= width ? { line, cut: false } : { line: line.slice(0, Math.max(0, width)), cut: true };
     const safe = terminalSafe(line);
     return textCells(safe) <= width ? { line: safe, cut: false } : { line: clipCells(safe, width), cut: true };
   }
@@ -101,40 +96,4 @@ export function titleLine(title: string, width: number, right = ''): Line {
     { t: '─'.repeat(fill), c: 'dim' },
     { t: tail, c: 'dim' },
   ];
-}
-
-const SGR_COLOR: Record<PaletteName, string> = {
-  accent: '36',
-  good: '32',
-  warn: '33',
-  bad: '31',
-  dim: '90',
-  title: '34',
-};
-
-/** One line as text with SGR codes (none when colours are off; bold and inverse are kept). */
-const ansiCache = { colors: new WeakMap<Seg[], string>(), plain: new WeakMap<Seg[], string>() };
-
-export function lineToAnsi(line: Line, colors: boolean): string {
-  if (typeof line === 'string') return line;
-  // A kept line (the dashboard's panels between steps) is converted once.
-  const cache = colors ? ansiCache.colors : ansiCache.plain;
-  const known = cache.get(line);
-  if (known !== undefined) return known;
-  const out = segsToAnsi(line, colors);
-  cache.set(line, out);
-  return out;
-}
-
-function segsToAnsi(line: Seg[], colors: boolean): string {
-  let out = '';
-  for (const s of line) {
-    if (!s.t) continue;
-    const on: string[] = [];
-    if (colors && s.c) on.push(SGR_COLOR[palette[s.c] ? s.c : 'dim']);
-    if (s.bold) on.push('1');
-    if (s.inverse) on.push('7');
-    out += on.length ? `\x1b[${on.join(';')}m${s.t}\x1b[0m` : s.t;
-  }
-  return out;
 }

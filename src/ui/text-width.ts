@@ -54,7 +54,7 @@ export function clipCells(text: string, width: number): string {
 function clipNarrowSgr(text: string, width: number): string {
   let out = '';
   let seen = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     if (text[i] === '\x1b') {
       const m = /^\x1b\[[0-9;]*m/.exec(text.slice(i, i + 16));
       if (m) {

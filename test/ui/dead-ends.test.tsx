@@ -326,23 +326,48 @@ describe('overrides that cannot be taken (dead end 2)', () => {
   afterAll(() => rmSync(c.dir, { recursive: true, force: true }));
 
   it('are marked with why, can be selected past the keys, and x removes the selected one', async () => {
-    const session = createLiveSession({ targets: [], config: { fileName: 'sim_local.yaml', text: readFileSync(c.configPath, 'utf8') }, env: { CPU_CLUSTER_TOKEN: 'x' } });
-    const r = renderInk(<App session={session} initialScreen="config" size={{ columns: 140, rows: 40 }} colors={false} />);
+    const session = createLiveSession({
+      targets: [],
+      config: { fileName: 'sim_local.yaml', text: readFileSync(c.configPath, 'utf8') },
+      env: { CPU_CLUSTER_TOKEN: 'x' },
+    });
+    const r = renderInk(
+      <App session={session} initialScreen="config" size={{ columns: 140, rows: 40 }} colors={false} />,
+    );
     try {
       await waitForFrame(r, (x) => x.includes('0 errors'), 'the evaluated config', 10_000);
       r.stdin.write('+');
       r.stdin.write('no_such_section.key=1');
       r.stdin.write(KEYS.enter);
-      const marked = await waitForFrame(r, (x) => /✖ 1\. no_such_section\.key=1 {2}\S/.test(x), 'the marked override', 10_000);
+      const marked = await waitForFrame(
+        r,
+        (x) => /✖ 1\. no_such_section\.key=1 {2}\S/.test(x),
+        'the marked override',
+        10_000,
+      );
       expect(marked).toMatch(/Overrides ─+ 1 ─/);
       // x on a key row the override does not set says why and removes nothing.
       r.stdin.write('x');
       await waitForFrame(r, (x) => x.includes('x: no override sets the selected key'), 'the reason');
       // Past the last key the cursor is on the overrides list: the override is selected, x removes it.
       for (let i = 0; i < 40; i++) r.stdin.write('\u001B[6~'); // PgDn
-      await waitForFrame(r, () => r.screen.lines().some((l, row) => l.includes('1. no_such_section.key=1') && r.screen.cell(row, l.indexOf('1. no_such')).inverse), 'the override selected');
+      await waitForFrame(
+        r,
+        () =>
+          r.screen
+            .lines()
+            .some(
+              (l, row) => l.includes('1. no_such_section.key=1') && r.screen.cell(row, l.indexOf('1. no_such')).inverse,
+            ),
+        'the override selected',
+      );
       r.stdin.write('x');
-      await waitForFrame(r, (x) => /Overrides ─+ 0 ─/.test(x) && x.includes('0 errors'), 'the override removed', 10_000);
+      await waitForFrame(
+        r,
+        (x) => /Overrides ─+ 0 ─/.test(x) && x.includes('0 errors'),
+        'the override removed',
+        10_000,
+      );
     } finally {
       r.unmount();
       await session.close();

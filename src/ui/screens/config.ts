@@ -167,7 +167,13 @@ export function configLines(
   const sideH = Math.min(side.length, Math.max(4, Math.floor((height - head.length) * 0.4)));
   const tree = treeLines(c, ui, width, height - head.length - sideH);
   // With an override selected the side rows start at the Overrides list, so the selection shows.
-  const from = ui.cursor >= c.rows.length ? Math.max(0, side.findIndex((l) => lineText(l).startsWith('─ Overrides'))) : 0;
+  const from =
+    ui.cursor >= c.rows.length
+      ? Math.max(
+          0,
+          side.findIndex((l) => lineText(l).startsWith('─ Overrides')),
+        )
+      : 0;
   return { left: [...head, ...tree, ...side.slice(from, from + sideH)], right: null, leftWidth: width };
 }
 
