@@ -38,7 +38,7 @@ export class XtermScreen {
     readonly columns: number,
     readonly rows: number,
   ) {
-    this.term = new Terminal({ cols: columns, rows, allowProposedApi: true, scrollback: 0 });
+    this.term = new Terminal({ cols: columns, rows, allowProposedApi: true, scrollback: 0, logLevel: 'off' });
     this.term.unicode.register({
       version: 'string-width',
       wcwidth,
