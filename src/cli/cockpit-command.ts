@@ -25,13 +25,16 @@ export async function run(args: string[]): Promise<number> {
       throw new CliError(`cannot read ${parsed.configFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, EXIT.usage);
     }
   }
-  const { failures } = await openCockpitBehindSplash({
+  const { failures, targets } = await openCockpitBehindSplash({
     flags: parsed.flags,
     screen: config ? 'config' : 'runs',
     connecting: 'connecting…',
+    // A target that does not answer at start is shown with its problem and `r`, not an exit.
+    openDisconnected: true,
     session: { config, launchTarget: parsed.flags.target },
   });
   // Targets that could not be reached are said once the terminal is back (the others were used).
   for (const f of failures) process.stderr.write(`awrl-tui: ${f}\n`);
-  return EXIT.ok;
+  // Quit while no target was ever reached: still disconnected (4), as before the cockpit opened.
+  return targets > 0 && failures.length === targets ? EXIT.disconnected : EXIT.ok;
 }

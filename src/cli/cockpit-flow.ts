@@ -20,22 +20,26 @@ export interface CockpitFlow {
   connecting: string;
   /** When set, no target at all is this error (watch has nowhere to look for its run). */
   noTargets?: string;
+  /** Open even when no target could be connected (the Runs screen says why for each, `r` retries). */
+  openDisconnected?: boolean;
   /** The session's options besides the connections. */
   session: Omit<LiveSessionOptions, 'targets'>;
 }
 
 /** Connect, run the cockpit until the user quits; returns the targets that could not be reached. */
-export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ failures: string[] }> {
+export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ failures: string[]; targets: number }> {
   const splash = openSplash(process.stdout, flow.screen, flow.connecting);
   const { resolveTargets, connectTargets } = await import('../ui/connect.js');
   let connections: Awaited<ReturnType<typeof connectTargets>>['connections'] = [];
   let failures: string[] = [];
+  let count = 0;
   try {
     const targets = await resolveTargets(flow.flags).catch((err: Error) => {
       throw new CliError(err.message, EXIT.usage);
     });
     if (targets.length === 0 && flow.noTargets) throw new CliError(flow.noTargets, EXIT.usage);
-    ({ connections, failures } = await connectTargets(targets));
+    count = targets.length;
+    ({ connections, failures } = await connectTargets(targets, { keepWhenNoneConnected: flow.openDisconnected }));
     if (targets.length > 0 && connections.length === 0) throw new CliError(`cannot connect: ${failures.join('; ')}`, EXIT.disconnected);
     // `watch RUN --target T --workdir W`: a W that is not there is said (exit 2), not shown as "no runs".
     if (flow.checkWorkdir && flow.flags.workdir !== undefined) await workdirsExist(connections);
@@ -57,7 +61,7 @@ export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ fail
     if (session.farewell) process.stderr.write(`awrl-tui: ${session.farewell}\n`);
     await Promise.all(connections.map((c) => c.transport.close().catch(() => {})));
   }
-  return { failures };
+  return { failures, targets: count };
 }
 
 async function workdirsExist(connections: Array<{ target: { name: string; workdir: string }; transport: { stat(p: string): Promise<unknown> } }>): Promise<void> {

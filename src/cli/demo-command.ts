@@ -62,8 +62,10 @@ export async function run(args: string[]): Promise<number> {
   }
 }
 
+const ENDED: ReadonlySet<string> = new Set(['finished', 'failed', 'stopped', 'timeout']);
+
 async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
-  const [{ LocalTransport }, { followToEnd, launchRun, planFromConfig, progressLine, stopRun }, { simInit }] = await Promise.all([
+  const [{ LocalTransport }, { followToEnd, launchRun, listRuns, planFromConfig, progressLine, stopRun }, { simInit }] = await Promise.all([
     import('../remote/index.js'),
     import('../runs/index.js'),
     import('../sim/init.js'),
@@ -100,7 +102,10 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
   let finishing: Promise<void> | null = null;
   const finish = (): Promise<void> =>
     (finishing ??= (async () => {
-      if (runId) await stopRun(transport, target, runId, { graceSeconds: 3 }).catch(() => undefined);
+      // Every run in the demo's directory: its own, and any launched from its Config screen.
+      const ids = new Set(runId ? [runId] : []);
+      for (const r of await listRuns(transport, target).catch(() => [])) if (!ENDED.has(r.state)) ids.add(r.runId);
+      await Promise.all([...ids].map((id) => stopRun(transport, target, id, { graceSeconds: 3 }).catch(() => undefined)));
       await transport.close().catch(() => undefined);
       cleanup();
     })());
@@ -114,7 +119,8 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
   try {
     const res = await launchRun(planned.plan, transport, { env });
     runId = res.record.runId;
-    if (splash) await openCockpit(target, transport, runId, splash);
+    // The demo's own config on the Config screen: a new launch from there goes to the same target.
+    if (splash) await openCockpit(target, transport, runId, splash, { fileName: init.config, text }, env);
     else await printProgress(target, transport, runId, res.logPath, dir, followToEnd, progressLine);
     return EXIT.ok;
   } finally {
@@ -124,10 +130,17 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
   }
 }
 
-async function openCockpit(target: Target, transport: LocalTransport, runId: string, splash: Splash): Promise<void> {
+async function openCockpit(
+  target: Target,
+  transport: LocalTransport,
+  runId: string,
+  splash: Splash,
+  config: { fileName: string; text: string },
+  env: Record<string, string | undefined>,
+): Promise<void> {
   const { createLiveSession } = await import('../ui/session/live-session.js');
   const { runCockpit } = await import('../ui/index.js');
-  const session = createLiveSession({ targets: [{ target, transport }], openRunId: runId });
+  const session = createLiveSession({ targets: [{ target, transport }], openRunId: runId, config, launchTarget: target.name, env });
   try {
     await runCockpit({ session, initialScreen: 'dashboard', splash });
   } finally {

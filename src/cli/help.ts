@@ -19,8 +19,9 @@ function wrapCodes(): string {
 export const HELP = `awrl-tui: a terminal cockpit for AsyncWebRL training runs
 
 Usage:
-  awrl-tui [--target T] [--check-nodes H1,H2]
-                                        open the cockpit (needs a terminal)
+  awrl-tui [--target T] [--check-nodes H1,H2] [--config FILE [OVERRIDE...]]
+                                        open the cockpit (needs a terminal; with a config, on
+                                        the Config screen to edit, pre-flight and launch it)
   awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]
                                         run the simulated trainer locally and open the cockpit on it
   awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]

@@ -81,3 +81,23 @@ const CHAIN = /^(During handling of the above exception|The above exception was 
 export function isChainMarker(line: string): boolean {
   return CHAIN.test(line);
 }
+
+/** The exception line of an error's detail (`RuntimeError: ...`): the first unindented line after
+ *  the frames of its last `Traceback (most recent call last):` (the one Python prints last). For
+ *  views that show one line of a detail the parser already kept whole. */
+export function exceptionLine(lines: readonly string[]): string | null {
+  let start = -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i].includes('Traceback (most recent call last)')) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return null;
+  for (let i = start + 1; i < lines.length; i++) {
+    const l = lines[i];
+    if (l === '' || l.startsWith(' ') || l.startsWith('\t') || CHAIN.test(l)) continue;
+    return l;
+  }
+  return null;
+}

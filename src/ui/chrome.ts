@@ -3,7 +3,8 @@
 // appears at once. Light on purpose: no Ink, no React, no config engine.
 import { colorsEnabled } from './theme.js';
 import { SCREENS, SCREEN_TITLES, type ScreenId } from './keys.js';
-import { frame, lineToAnsi, type Line, type Seg } from './lines.js';
+import { lineToAnsi } from './ansi.js';
+import type { Line, Seg } from './line-types.js';
 import { TerminalPainter } from './painter.js';
 
 export function tabBar(screen: ScreenId, width: number): Line {
@@ -16,6 +17,17 @@ export function tabBar(screen: ScreenId, width: number): Line {
   const right = '? help  q quit';
   if (width - used > right.length) segs.push({ t: ' '.repeat(width - used - right.length) + right, c: 'dim' });
   return segs;
+}
+
+function cutSegs(segs: Seg[], width: number): Seg[] {
+  const out: Seg[] = [];
+  let left = width;
+  for (const s of segs) {
+    if (left <= 0) break;
+    out.push({ ...s, t: s.t.slice(0, left) });
+    left -= s.t.length;
+  }
+  return out;
 }
 
 export const ENTER_ALT = '\x1b[?1049h\x1b[H';
@@ -32,7 +44,11 @@ export interface Splash {
 }
 
 /** Enter the alternate screen and paint the first frame at once. */
-export function openSplash(stdout: NodeJS.WriteStream = process.stdout, screen: ScreenId = 'runs', message = 'starting…'): Splash {
+export function openSplash(
+  stdout: NodeJS.WriteStream = process.stdout,
+  screen: ScreenId = 'runs',
+  message = 'starting…',
+): Splash {
   const colors = colorsEnabled();
   const painter = new TerminalPainter(stdout);
   let closed = false;
@@ -40,8 +56,15 @@ export function openSplash(stdout: NodeJS.WriteStream = process.stdout, screen: 
     if (closed) return;
     const width = stdout.columns || 80;
     const rows = stdout.rows || 24;
-    const lines: Line[] = [tabBar(screen, width), ...frame([], width, Math.max(0, rows - 3)), [{ t: msg, c: 'dim' }]];
-    painter.paint(lines.map((l) => lineToAnsi(l, colors)), width, rows);
+    // ASCII only, cut by length: the width machinery (lines.ts) is not loaded yet.
+    const cut = (l: Line): Line => (typeof l === 'string' ? l.slice(0, width) : cutSegs(l, width));
+    const blank = Array.from({ length: Math.max(0, rows - 3) }, () => '');
+    const lines: Line[] = [cut(tabBar(screen, width)), ...blank, cut([{ t: msg, c: 'dim' }])];
+    painter.paint(
+      lines.map((l) => lineToAnsi(l, colors)),
+      width,
+      rows,
+    );
   };
   stdout.write(ENTER_ALT);
   paint(message);

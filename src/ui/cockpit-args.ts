@@ -27,7 +27,14 @@ const HOST_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.:@-]{0,253}$/;
 
 /** `--check-nodes H1,H2` -> ['H1', 'H2']; throws a one-line message on a name that is no host. */
 export function parseHostList(flag: string, value: string): string[] {
-  const hosts = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
+  const hosts = [
+    ...new Set(
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const bad = hosts.find((h) => !HOST_NAME.test(h));
   if (bad !== undefined) throw new Error(`${flag}: '${bad}' is not a host name`);
   if (hosts.length === 0) throw new Error(`${flag} needs host names (H1,H2)`);
@@ -40,7 +47,10 @@ export function parseHostList(flag: string, value: string): string[] {
 export function parseCockpitArgs(args: string[]): CockpitArgs {
   const p = parseCli(args, { values: ['--config', '--check-nodes'] });
   const hosts = p.values['--check-nodes'];
-  const flags: CockpitFlags = hosts !== undefined ? { ...p.flags, directRunHosts: parseHostList('--check-nodes', hosts) } : p.flags;
+  const flags: CockpitFlags =
+    hosts !== undefined ? { ...p.flags, directRunHosts: parseHostList('--check-nodes', hosts) } : p.flags;
   const configFile = p.values['--config'];
-  return configFile !== undefined ? { flags, positional: [], configFile, overrides: p.positional } : { flags, positional: p.positional, overrides: [] };
+  return configFile !== undefined
+    ? { flags, positional: [], configFile, overrides: p.positional }
+    : { flags, positional: p.positional, overrides: [] };
 }

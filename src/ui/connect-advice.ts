@@ -7,7 +7,14 @@
 // reworded message loses none of them; a failure without facts (an older error object, an error
 // the transport did not name) is described by the target's name and its message kept as detail.
 // Pure: no ssh2, no I/O.
-import { ConnectFailure, connectFactsOf, isRetryable, scrubbedFacts, type ConnectFacts, type ConnectFailureKind } from '../remote/connect-failure.js';
+import {
+  ConnectFailure,
+  connectFactsOf,
+  isRetryable,
+  scrubbedFacts,
+  type ConnectFacts,
+  type ConnectFailureKind,
+} from '../remote/connect-failure.js';
 import { scrubSecrets } from '../remote/follow-status.js';
 
 export interface ConnectProblem {
@@ -33,7 +40,8 @@ export interface ConnectProblem {
 }
 
 /** `host:port` when both are known. */
-const addressOf = (f: ConnectFacts): string | undefined => (f.host !== undefined && f.port !== undefined ? `${f.host}:${f.port}` : undefined);
+const addressOf = (f: ConnectFacts): string | undefined =>
+  f.host !== undefined && f.port !== undefined ? `${f.host}:${f.port}` : undefined;
 
 /** The name known_hosts records the key under, as OpenSSH looks it up: HostKeyAlias (at port 22,
  *  as OpenSSH uses it), else the address; `[host]:port` off port 22 (what `ssh-keygen -R` takes). */
@@ -55,7 +63,14 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
   // the hop that could not reach it is the other thing to check.
   // A target written as the address itself (`user@10.0.0.7:2222`) is said once, as written.
   const written = facts.alias?.replace(/^[^@]*@/, '');
-  const named = address === undefined ? target : !written ? address : written !== address && written !== facts.host ? `${facts.alias} at ${address}` : facts.alias!.slice(0, facts.alias!.length - written.length) + address;
+  const named =
+    address === undefined
+      ? target
+      : !written
+        ? address
+        : written !== address && written !== facts.host
+          ? `${facts.alias} at ${address}`
+          : facts.alias!.slice(0, facts.alias!.length - written.length) + address;
   const host = facts.jumpHost ? `${named} through ${facts.jumpHost}` : named;
   const keyName = keyNameOf(facts);
   const keyOf = keyName?.shown ?? target;
@@ -63,17 +78,38 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
   const fp = facts.fingerprint;
   const keyFile = facts.keyFile;
   const retry = kind === 'unknown' || isRetryable(kind);
-  const p = (what: string, todo: string, retryOnceFixed?: string): ConnectProblem => ({ target, kind, what, todo, retry, ...(retryOnceFixed && !retry ? { retryOnceFixed } : {}), detail, facts });
+  const p = (what: string, todo: string, retryOnceFixed?: string): ConnectProblem => ({
+    target,
+    kind,
+    what,
+    todo,
+    retry,
+    ...(retryOnceFixed && !retry ? { retryOnceFixed } : {}),
+    detail,
+    facts,
+  });
   const DONE = 'once that is done';
   switch (kind) {
     case 'unreachable':
-      return p(`cannot reach ${host}${facts.errno ? ` (${facts.errno})` : ''}`, `check that the host is up, the host name and port, your VPN, and any ProxyJump in the ssh config`);
+      return p(
+        `cannot reach ${host}${facts.errno ? ` (${facts.errno})` : ''}`,
+        `check that the host is up, the host name and port, your VPN, and any ProxyJump in the ssh config`,
+      );
     case 'timeout':
-      return p(`${host} did not answer the SSH handshake in time`, `check that the host is up and your VPN (ConnectTimeout in the ssh config sets the wait)`);
+      return p(
+        `${host} did not answer the SSH handshake in time`,
+        `check that the host is up and your VPN (ConnectTimeout in the ssh config sets the wait)`,
+      );
     case 'closed':
-      return p(`${host} closed the connection during the handshake`, `the server may be busy (sshd MaxStartups) or restarting`);
+      return p(
+        `${host} closed the connection during the handshake`,
+        `the server may be busy (sshd MaxStartups) or restarting`,
+      );
     case 'handshake-failed':
-      return p(`the SSH handshake with ${host} failed`, `no common algorithm or a protocol error: compare the server's sshd with the ssh config (see details)`);
+      return p(
+        `the SSH handshake with ${host} failed`,
+        `no common algorithm or a protocol error: compare the server's sshd with the ssh config (see details)`,
+      );
     case 'host-key-unknown':
       return p(
         `host key of ${keyOf} is not known${fp ? `: ${fp}` : ''}`,
@@ -81,8 +117,10 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
         'once it is in known_hosts',
       );
     case 'host-key-mismatch': {
-      const line = facts.knownHostsFile && facts.knownHostsLine ? `${facts.knownHostsFile}:${facts.knownHostsLine}` : undefined;
-      const fix = keyName && facts.knownHostsFile ? `ssh-keygen -R '${keyName.token}' -f ${facts.knownHostsFile}` : undefined;
+      const line =
+        facts.knownHostsFile && facts.knownHostsLine ? `${facts.knownHostsFile}:${facts.knownHostsLine}` : undefined;
+      const fix =
+        keyName && facts.knownHostsFile ? `ssh-keygen -R '${keyName.token}' -f ${facts.knownHostsFile}` : undefined;
       return p(
         `host key of ${keyOf} does NOT match known_hosts${line ? ` (${line})` : ''}${fp ? `: the server offered ${fp}` : ''}`,
         `this may be an attack: ask the host's administrator; only if it was really re-keyed, ${fix ?? 'remove the old known_hosts line (ssh-keygen -R)'} and accept the new key`,
@@ -90,11 +128,19 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
       );
     }
     case 'host-key-revoked': {
-      const line = facts.knownHostsFile && facts.knownHostsLine ? ` (${facts.knownHostsFile}:${facts.knownHostsLine})` : '';
-      return p(`host key of ${keyOf} is marked @revoked in known_hosts${line}${fp ? `: ${fp}` : ''}`, "do not connect: ask the host's administrator for the current key");
+      const line =
+        facts.knownHostsFile && facts.knownHostsLine ? ` (${facts.knownHostsFile}:${facts.knownHostsLine})` : '';
+      return p(
+        `host key of ${keyOf} is marked @revoked in known_hosts${line}${fp ? `: ${fp}` : ''}`,
+        "do not connect: ask the host's administrator for the current key",
+      );
     }
     case 'auth-failed':
-      return p(`${who} refused the login (no key or agent identity was accepted)`, 'check User and IdentityFile in the ssh config, or load your key with ssh-add', DONE);
+      return p(
+        `${who} refused the login (no key or agent identity was accepted)`,
+        'check User and IdentityFile in the ssh config, or load your key with ssh-add',
+        DONE,
+      );
     case 'key-encrypted':
       return p(
         `${keyFile ? `the key ${keyFile}` : 'the only usable key'} is encrypted and no passphrase was given (${who})`,
@@ -102,7 +148,11 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
         'once the key is in ssh-agent',
       );
     case 'wrong-passphrase':
-      return p(`wrong passphrase for ${keyFile ?? 'the key'}`, `type the right one when awrl-tui starts, or load the key into ssh-agent (ssh-add${keyFile ? ` ${keyFile}` : ''})`, 'once the key is in ssh-agent');
+      return p(
+        `wrong passphrase for ${keyFile ?? 'the key'}`,
+        `type the right one when awrl-tui starts, or load the key into ssh-agent (ssh-add${keyFile ? ` ${keyFile}` : ''})`,
+        'once the key is in ssh-agent',
+      );
     case 'ssh-settings':
       return p(`the ssh settings for ${target} cannot be used`, 'fix the target or the ssh config (see details)', DONE);
     case 'unknown':

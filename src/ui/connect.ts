@@ -44,9 +44,13 @@ async function ask(question: string): Promise<string> {
  * (for stderr, and the one-line error when no target could be reached), `problems` as data. When at
  * least one target connected, the others are kept as connections too (RetryTransport, state
  * `failed`): the Runs screen shows each with what to do, and `r` connects again where retrying
- * can help. When none connected there is no cockpit to show them in: the caller says so and exits.
+ * can help. When none connected the caller either says so and exits (watch: its run is out of
+ * reach) or, with `keepWhenNoneConnected`, opens the cockpit on them all (the cockpit command).
  */
-export async function connectTargets(targets: CockpitTarget[]): Promise<{ connections: TargetConnection[]; failures: string[]; problems: ConnectProblem[] }> {
+export async function connectTargets(
+  targets: CockpitTarget[],
+  opts: { keepWhenNoneConnected?: boolean } = {},
+): Promise<{ connections: TargetConnection[]; failures: string[]; problems: ConnectProblem[] }> {
   const results = await Promise.allSettled(
     targets.map(async ({ directRunHosts, ...target }) => ({
       target,
@@ -54,7 +58,14 @@ export async function connectTargets(targets: CockpitTarget[]): Promise<{ connec
       transport: await openTransport(target.host, {
         sshConfigFile: target.sshConfigFile,
         interactive: {
-          askHostKey: async ({ host, fingerprint }) => /^y(es)?$/i.test((await ask(`The authenticity of host '${host}' can't be established.\nKey fingerprint is ${fingerprint}.\nTrust it and continue (yes/no)? `)).trim()),
+          askHostKey: async ({ host, fingerprint }) =>
+            /^y(es)?$/i.test(
+              (
+                await ask(
+                  `The authenticity of host '${host}' can't be established.\nKey fingerprint is ${fingerprint}.\nTrust it and continue (yes/no)? `,
+                )
+              ).trim(),
+            ),
           askPassphrase: async (keyPath) => (await ask(`Passphrase for ${keyPath} (empty to skip): `)) || null,
         },
       }),
@@ -83,6 +94,7 @@ export async function connectTargets(targets: CockpitTarget[]): Promise<{ connec
     const transport = new RetryTransport(target.host, target.name, problem, retry, connected);
     all.push({ conn: { target, ...(directRunHosts?.length ? { directRunHosts } : {}), transport }, ok: false });
   });
-  const connections = all.some((c) => c.ok) ? all.map((c) => c.conn) : [];
+  // `keepWhenNoneConnected`: the cockpit opens anyway, on the Runs screen with each problem and `r`.
+  const connections = all.some((c) => c.ok) || opts.keepWhenNoneConnected ? all.map((c) => c.conn) : [];
   return { connections, failures, problems };
 }

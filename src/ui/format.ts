@@ -1,5 +1,6 @@
 // Pure text helpers shared by the panels. Every function returns a string that fits the width it
 // was given, so a panel can never push a frame wider than the terminal.
+import { fitCells, isNarrow, padCells, textCells, wrapCells } from './text-width.js';
 
 /** "4 s", "3 min 12 s", "2 h 05 min", "3 d 4 h"; '—' for unknown. */
 export function formatDuration(seconds: number | null | undefined): string {
@@ -39,27 +40,23 @@ export function formatPercent(share: number | null | undefined): string {
   return `${Math.round(share * 100)}%`;
 }
 
-/** Cut to `width` columns with an ellipsis. Panels only hold ASCII/box-drawing text of width 1. */
+/** Cut to `width` cells with an ellipsis (cells as text-width.ts counts them: 🚀 takes two). */
 export function fit(text: string, width: number): string {
-  if (width <= 0) return '';
-  if (text.length <= width) return text;
-  if (width === 1) return '…';
-  return text.slice(0, width - 1) + '…';
+  return fitCells(text, width);
 }
 
 /** Cut in the middle to `width` columns: for names whose end tells them apart (run ids end in
  *  -YYYYMMDD-HHMMSS-xxxx, so cutting the end would make every run of an experiment look alike). */
 export function fitMiddle(text: string, width: number): string {
-  if (text.length <= width) return text;
-  if (width <= 2) return fit(text, width);
+  if (textCells(text) <= width) return text;
+  if (width <= 2 || !isNarrow(text)) return fit(text, width);
   const head = Math.floor((width - 1) / 3);
   return text.slice(0, head) + '…' + text.slice(text.length - (width - 1 - head));
 }
 
 /** Cut or pad to exactly `width` columns. */
 export function cell(text: string, width: number, align: 'left' | 'right' = 'left'): string {
-  const t = fit(text, width);
-  return align === 'left' ? t.padEnd(width) : t.padStart(width);
+  return padCells(text, width, align);
 }
 
 /** A horizontal bar of `width` cells filled to `share` (0..1), e.g. "█████░░░░░". */
@@ -88,7 +85,10 @@ export function lastStepWhen(at: number | null, now: number): string {
   const d = new Date(at);
   const n = new Date(now);
   const p2 = (v: number) => String(v).padStart(2, '0');
-  const day = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate() ? '' : `${d.getFullYear()}-${p2(d.getMonth() + 1)}-${p2(d.getDate())} `;
+  const day =
+    d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate()
+      ? ''
+      : `${d.getFullYear()}-${p2(d.getMonth() + 1)}-${p2(d.getDate())} `;
   return `at ${day}${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}`;
 }
 
@@ -108,16 +108,18 @@ export function wrap(text: string, width: number, maxLines = Infinity): string[]
   let line = '';
   for (const word of text.split(/\s+/).filter(Boolean)) {
     let w = word;
-    while (w.length > width) {
+    while (textCells(w) > width) {
       if (line) {
         out.push(line);
         line = '';
       }
-      out.push(w.slice(0, width));
-      w = w.slice(width);
+      const [head, ...tail] = wrapCells(w, width);
+      out.push(head);
+      w = tail.join('');
     }
+    if (!w) continue;
     if (!line) line = w;
-    else if (line.length + 1 + w.length <= width) line += ' ' + w;
+    else if (textCells(line) + 1 + textCells(w) <= width) line += ' ' + w;
     else {
       out.push(line);
       line = w;

@@ -5,7 +5,13 @@ export { StaticSession, emptyState } from './session/static-session.js';
 export { ArraySeries } from './session/array-series.js';
 export { sampleRunView, sampleStats } from './session/sample-run.js';
 export { notInteractiveReason } from './tty.js';
-export { LiveSession, createLiveSession, type LiveSessionOptions, type TargetConnection, type GpuPollerFactory } from './session/live-session.js';
+export {
+  LiveSession,
+  createLiveSession,
+  type LiveSessionOptions,
+  type TargetConnection,
+  type GpuPollerFactory,
+} from './session/live-session.js';
 
 import type { ScreenId } from './keys.js';
 import type { Session } from './session/types.js';

@@ -73,7 +73,13 @@ export function dashboardLayout(width: number, height: number, zoom: PanelId | n
   const rows: LayoutRow[] = shown.map((g, i) => {
     if (g.length === 1) return { height: heights[i], cols: [{ id: g[0], width }] };
     const [l, r] = splitWidth(width);
-    return { height: heights[i], cols: [{ id: g[0], width: l }, { id: g[1], width: r }] };
+    return {
+      height: heights[i],
+      cols: [
+        { id: g[0], width: l },
+        { id: g[1], width: r },
+      ],
+    };
   });
   const hidden = PANEL_ORDER.filter((p) => !shown.some((g) => g.includes(p)));
   return { rows, hidden };

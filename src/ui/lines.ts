@@ -1,63 +1,64 @@
 // Panels are pure functions that return lines of styled segments; frames are lists of such lines.
 // Keeping the text out of React's tree makes a frame cheap and panels trivially testable: a
 // panel's output is plain data whose widths can be checked. (No Ink here: the splash uses it.)
-import { palette, type PaletteName } from './theme.js';
+import { clipCells, isNarrow, terminalSafe, textCells } from './text-width.js';
+import type { Line, Seg } from './line-types.js';
 
-export interface Seg {
-  t: string;
-  c?: PaletteName;
-  bold?: boolean;
-  inverse?: boolean;
-}
-
-export type Line = string | Seg[];
+export type { Line, Seg } from './line-types.js';
+export { lineToAnsi } from './ansi.js';
 
 export function lineText(line: Line): string {
   return typeof line === 'string' ? line : line.map((s) => s.t).join('');
 }
 
-/** Cut a line to `width` visible columns (segments are plain text; chart lines may hold SGR codes). */
+/** Cut a line to `width` cells (segments are plain text; chart lines may hold SGR codes). A line
+ *  that had to be cut ends with '…': text cut without it reads as whole (`used 65.5/79` for 79.1). */
 export function clipLine(line: Line, width: number): Line {
-  if (typeof line === 'string') return clipString(line, width);
+  const cut = clipTo(line, width);
+  if (!cut.cut || width <= 0) return cut.line;
+  const shorter = clipTo(line, width - 1).line;
+  if (typeof shorter === 'string') return shorter + '…';
+  const last = shorter.at(-1);
+  return [...shorter, { t: '…', ...(last?.c ? { c: last.c } : {}) }];
+}
+
+function clipTo(line: Line, width: number): { line: Line; cut: boolean } {
+  if (typeof line === 'string') {
+    if (isNarrow(line))
+      return line.length <= width ? { line, cut: false } : { line: line.slice(0, Math.max(0, width)), cut: true };
+    const safe = terminalSafe(line);
+    return textCells(safe) <= width ? { line: safe, cut: false } : { line: clipCells(safe, width), cut: true };
+  }
   const out: Seg[] = [];
   let left = width;
-  for (const s of line) {
-    if (left <= 0) break;
-    const t = clipString(s.t, left);
-    out.push({ ...s, t });
-    left -= visibleLength(t);
-  }
-  return out;
-}
-
-// eslint-disable-next-line no-control-regex
-const SGR = /\x1b\[[0-9;]*m/g;
-
-export function visibleLength(s: string): number {
-  return s.includes('\x1b') ? s.replace(SGR, '').length : s.length;
-}
-
-function clipString(s: string, width: number): string {
-  if (width <= 0) return '';
-  if (!s.includes('\x1b')) return s.length <= width ? s : s.slice(0, width);
-  // Walk keeping escapes, counting only visible characters.
-  let out = '';
-  let seen = 0;
-  for (let i = 0; i < s.length; ) {
-    if (s[i] === '\x1b') {
-      const m = /^\x1b\[[0-9;]*m/.exec(s.slice(i));
-      if (m) {
-        out += m[0];
-        i += m[0].length;
-        continue;
+  let same = true;
+  for (let i = 0; i < line.length; i++) {
+    const s = line[i];
+    // Most segments are one-cell text: their length is their width (one test, no copies).
+    const narrow = isNarrow(s.t);
+    const t = narrow ? s.t : terminalSafe(s.t);
+    const w = narrow ? t.length : textCells(t);
+    if (w <= left) {
+      if (t === s.t) out.push(s);
+      else {
+        out.push({ ...s, t });
+        same = false;
       }
+      left -= w;
+      if (left > 0) continue;
+      const cut = line.slice(i + 1).some((r) => r.t.length > 0 && textCells(r.t) > 0);
+      return { line: !cut && same && i === line.length - 1 ? line : out, cut };
     }
-    if (seen >= width) break;
-    out += s[i];
-    seen++;
-    i++;
+    if (left > 0) out.push({ ...s, t: clipCells(t, left) });
+    return { line: out, cut: true };
   }
-  return out + '\x1b[0m';
+  // Nothing to change: the same array (lineToAnsi's cache knows it).
+  return { line: same ? line : out, cut: false };
+}
+
+/** Cells a string takes on the terminal (SGR codes take none). */
+export function visibleLength(s: string): number {
+  return textCells(s);
 }
 
 /** Exactly `height` lines (cut or padded), each cut to `width`. */
@@ -89,24 +90,10 @@ export function hstack(parts: { lines: Line[]; width: number }[], height: number
 export function titleLine(title: string, width: number, right = ''): Line {
   const head = `─ ${title} `;
   const tail = right ? ` ${right} ─` : '';
-  const fill = Math.max(0, width - head.length - tail.length);
-  return [{ t: head, c: 'title', bold: true }, { t: '─'.repeat(fill), c: 'dim' }, { t: tail, c: 'dim' }];
+  const fill = Math.max(0, width - textCells(head) - textCells(tail));
+  return [
+    { t: head, c: 'title', bold: true },
+    { t: '─'.repeat(fill), c: 'dim' },
+    { t: tail, c: 'dim' },
+  ];
 }
-
-const SGR_COLOR: Record<PaletteName, string> = { accent: '36', good: '32', warn: '33', bad: '31', dim: '90', title: '34' };
-
-/** One line as text with SGR codes (none when colours are off; bold and inverse are kept). */
-export function lineToAnsi(line: Line, colors: boolean): string {
-  if (typeof line === 'string') return line;
-  let out = '';
-  for (const s of line) {
-    if (!s.t) continue;
-    const on: string[] = [];
-    if (colors && s.c) on.push(SGR_COLOR[palette[s.c] ? s.c : 'dim']);
-    if (s.bold) on.push('1');
-    if (s.inverse) on.push('7');
-    out += on.length ? `\x1b[${on.join(';')}m${s.t}\x1b[0m` : s.t;
-  }
-  return out;
-}
-

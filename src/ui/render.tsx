@@ -21,7 +21,6 @@ export interface RenderCockpitOptions {
   stderr?: NodeJS.WriteStream;
 }
 
-
 export async function renderCockpit(o: RenderCockpitOptions): Promise<void> {
   const stdin = o.stdin ?? process.stdin;
   const stdout = o.stdout ?? process.stdout;

@@ -1,59 +1,114 @@
-// Terminal cell widths for text the cockpit did not write itself (the trainer's own lines): CJK and
-// emoji take two cells, combining marks none. Panels measure by string length, so a foreign line is
-// cut here by cells; its string length then never exceeds its width on screen.
+// The cockpit's one notion of width: terminal cells as string-width counts them (emoji such as 🚀 ✅
+// 👍🏽 take two, combining marks and zero-width joiners none, SGR codes none). Every measure, cut,
+// pad and wrap in src/ui goes through here; a line one cell too wide would wrap on the terminal and
+// leave the row below stale while the painter thinks it unchanged.
+import stringWidth from 'string-width';
+import sliceAnsi from 'slice-ansi';
 
-/** Cells a code point takes in a terminal (wcwidth-style, the common ranges only). */
-export function cellWidth(cp: number): number {
-  if (cp < 0x300) return 1;
-  // Combining marks, zero-width spaces/joiners, variation selectors.
-  if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0x20d0 && cp <= 0x20ff)) return 0;
-  if (cp < 0x1100) return 1;
-  if (
-    cp <= 0x115f ||
-    (cp >= 0x2e80 && cp <= 0x303e) ||
-    (cp >= 0x3041 && cp <= 0x33ff) ||
-    (cp >= 0x3400 && cp <= 0x4dbf) ||
-    (cp >= 0x4e00 && cp <= 0x9fff) ||
-    (cp >= 0xa000 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1f64f) ||
-    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-  )
-    return 2;
-  return 1;
+// Text made only of characters that are one cell in every terminal: printable ASCII, Latin-1 to
+// U+02FF, general punctuation (… · –), arrows, box drawing and blocks (─ █ ▏), Braille. Most lines
+// take this path: String.length is their width (test/ui/text-width.test.ts checks the ranges).
+// eslint-disable-next-line no-control-regex
+const NARROW = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u25fc\u2800-\u28ff]*$/;
+// eslint-disable-next-line no-control-regex
+const SGR = /\x1b\[[0-9;]*m/g;
+
+/** True when `text` is one cell per UTF-16 unit (no SGR, nothing wide, nothing zero-width). */
+export function isNarrow(text: string): boolean {
+  return NARROW.test(text);
 }
 
-// Everything below U+0300 is one cell: most lines take the fast path.
-// eslint-disable-next-line no-control-regex
-const NARROW_ONLY = /^[\x00-\u02ff]*$/;
-
-/** Cells `text` takes. */
+/** Cells `text` takes on a terminal (SGR codes take none). */
 export function textCells(text: string): number {
-  if (NARROW_ONLY.test(text)) return text.length;
-  let n = 0;
-  for (const ch of text) n += cellWidth(ch.codePointAt(0)!);
-  return n;
+  if (NARROW.test(text)) return text.length;
+  // Chart lines: one-cell characters between SGR codes (string-width would segment every grapheme).
+  if (text.includes('\x1b')) {
+    const plain = text.replace(SGR, '');
+    if (NARROW.test(plain)) return plain.length;
+  }
+  return stringWidth(text);
+}
+
+/** Cells one code point takes (0, 1 or 2), as textCells counts it. */
+export function cellWidth(cp: number): number {
+  return textCells(String.fromCodePoint(cp));
+}
+
+/**
+ * `text` cut to at most `width` cells, nothing added: SGR codes are kept and closed, a wide
+ * character that would straddle the edge is left out (the row is then one cell short, never over).
+ */
+export function clipCells(text: string, width: number): string {
+  if (width <= 0) return '';
+  if (NARROW.test(text)) return text.length <= width ? text : text.slice(0, width);
+  text = terminalSafe(text);
+  if (textCells(text) <= width) return text;
+  if (text.includes('\x1b') && NARROW.test(text.replace(SGR, ''))) return clipNarrowSgr(text, width);
+  let cut = sliceAnsi(text, 0, width);
+  // slice-ansi keeps a wide character that starts in the last cell (two cells: one over).
+  if (stringWidth(cut) > width) cut = sliceAnsi(text, 0, width - 1);
+  return text.includes('\x1b') ? cut + '\x1b[0m' : cut;
+}
+
+/** Cut one-cell text holding SGR codes, keeping every code (a chart line's colours). */
+function clipNarrowSgr(text: string, width: number): string {
+  let out = '';
+  let seen = 0;
+  for (let i = 0; i < text.length;) {
+    if (text[i] === '\x1b') {
+      const m = /^\x1b\[[0-9;]*m/.exec(text.slice(i, i + 16));
+      if (m) {
+        out += m[0];
+        i += m[0].length;
+        continue;
+      }
+    }
+    if (seen >= width) break;
+    out += text[i];
+    seen++;
+    i++;
+  }
+  return out + '\x1b[0m';
 }
 
 /** Cut `text` to at most `width` cells, ending with '…' when something was cut. */
 export function fitCells(text: string, width: number): string {
   if (width <= 0) return '';
-  if (NARROW_ONLY.test(text)) return text.length <= width ? text : width === 1 ? '…' : text.slice(0, width - 1) + '…';
   if (textCells(text) <= width) return text;
-  let out = '';
-  let used = 0;
-  for (const ch of text) {
-    const w = cellWidth(ch.codePointAt(0)!);
-    if (used + w > width - 1) break;
-    out += ch;
-    used += w;
-  }
-  return out + '…';
+  if (width === 1) return '…';
+  return clipCells(text, width - 1) + '…';
+}
+
+/** Cut or pad (with spaces) to exactly `width` cells. */
+export function padCells(text: string, width: number, align: 'left' | 'right' = 'left'): string {
+  const t = fitCells(text, width);
+  const fill = ' '.repeat(Math.max(0, width - textCells(t)));
+  return align === 'left' ? t + fill : fill + t;
+}
+
+// Controls other than SGR move the terminal's cursor (a tab, a carriage return, a CSI K from a
+// trainer's progress bar) while string-width counts them as nothing: the row on screen would no
+// longer be the row the painter thinks it wrote. A tab becomes a space, the rest goes.
+// eslint-disable-next-line no-control-regex
+const UNSAFE =
+  /\x1b\[[0-9;?]*[A-Za-ln-z@`]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b(?!\[[0-9;]*m)|[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f\x80-\x9f]/g;
+
+/** `text` with only what a terminal draws in place: printable characters and SGR codes. */
+export function terminalSafe(text: string): string {
+  if (NARROW.test(text)) return text;
+  return text.replace(/\t/g, ' ').replace(UNSAFE, '');
+}
+
+/** `text` without SGR codes. */
+export function stripSgr(text: string): string {
+  return text.includes('\x1b') ? text.replace(SGR, '') : text;
+}
+
+/** Split into user-perceived characters (a flag, 👍🏽, e + combining accent: one each). */
+const segmenter = new Intl.Segmenter();
+function graphemes(text: string): string[] {
+  if (NARROW.test(text)) return text.split('');
+  return Array.from(segmenter.segment(text), (s) => s.segment);
 }
 
 /**
@@ -64,13 +119,13 @@ export function fitCells(text: string, width: number): string {
 export function wrapCells(text: string, width: number, rest = width): string[] {
   if (width <= 0 || rest <= 0) return [text];
   const out: string[] = [];
-  let chars = [...text];
+  let chars = graphemes(text);
   let w = width;
   while (chars.length) {
     let used = 0;
     let i = 0;
     while (i < chars.length) {
-      const cw = cellWidth(chars[i].codePointAt(0)!);
+      const cw = textCells(chars[i]);
       if (used + cw > w) break;
       used += cw;
       i++;

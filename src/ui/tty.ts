@@ -2,7 +2,10 @@
 // loading anything heavy.
 
 /** Why the cockpit cannot open here, or null when stdin and stdout are a terminal. */
-export function notInteractiveReason(stdin: { isTTY?: boolean } = process.stdin, stdout: { isTTY?: boolean } = process.stdout): string | null {
+export function notInteractiveReason(
+  stdin: { isTTY?: boolean } = process.stdin,
+  stdout: { isTTY?: boolean } = process.stdout,
+): string | null {
   if (stdin.isTTY && stdout.isTTY) return null;
   const which = !stdin.isTTY ? 'stdin' : 'stdout';
   return (

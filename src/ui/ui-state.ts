@@ -1,8 +1,9 @@
 // The cockpit's own state (screen, cursors, overlays, text being typed) and the pure function that
 // turns a key into a new state plus effects for the session. No React here: key handling is tested
-// as a table of (state, key) -> (state, effects).
-import { PANEL_ORDER, type PanelId } from './layout.js';
-import { SCREENS, type ScreenId } from './keys.js';
+// as a table of (state, key) -> (state, effects). What each key does is in bindings.ts.
+import { bindingFor, keyName, same, type Result, type Scope } from './bindings.js';
+import type { PanelId } from './layout.js';
+import type { ScreenId } from './keys.js';
 
 export interface KeyInfo {
   upArrow?: boolean;
@@ -19,9 +20,12 @@ export interface KeyInfo {
   backspace?: boolean;
   delete?: boolean;
   meta?: boolean;
+  home?: boolean;
+  end?: boolean;
 }
 
-export type Confirm = { kind: 'quit' } | { kind: 'stop'; runId: string } | { kind: 'launch' } | { kind: 'leftovers'; runId: string };
+export type Confirm =
+  { kind: 'quit' } | { kind: 'stop'; runId: string } | { kind: 'launch' } | { kind: 'leftovers'; runId: string };
 export type TextInput =
   /** `prev`: the search before this one was opened (the filter is live while typing; Ctrl-c restores it). */
   | { kind: 'search'; text: string; prev: string }
@@ -65,10 +69,16 @@ export interface UiState {
   historyScroll: number;
   /** Rows the launch confirmation's argv is scrolled down (it is longer than a small terminal). */
   argvScroll: number;
+  /** The log pane scrolled back: the newest line's seq when it was scrolled (new lines then add to
+   *  the scroll, so the lines being read stay put); null at the bottom. */
+  logPin: number | null;
+  /** Why the last key did nothing (a disabled binding's reason), until the next key. */
+  keyHint: string | null;
 }
 
 export type Effect =
   | { kind: 'quit' }
+  | { kind: 'redraw' }
   | { kind: 'selectRun'; runId: string }
   | { kind: 'refresh' }
   | { kind: 'stop'; runId: string }
@@ -85,6 +95,8 @@ export type Effect =
 export interface KeyContext {
   runIds: string[];
   configRows: { key: string; leaf: boolean; value: string; origin: string }[];
+  /** The overrides as listed (1-based in the list); the cursor moves on to them after the tree's rows. */
+  overrides?: readonly string[];
   launchInProgress: boolean;
   /** A launch with config errors only shows why it cannot go. */
   configHasErrors: boolean;
@@ -109,45 +121,54 @@ export interface KeyContext {
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {
-  return { screen, help: false, helpScroll: 0, confirm: null, input: null, runsCursor: 0, configCursor: 0, zoom: null, showDifficulty: false, logAll: false, logSearch: '', logScroll: 0, logView: 'trainer', trainerProblemsOnly: false, logWrap: false, history: false, historyScroll: 0, argvScroll: 0 };
-}
-
-type Result = { state: UiState; effects: Effect[] };
-const same = (state: UiState, effects: Effect[] = []): Result => ({ state, effects });
-
-function clamp(v: number, n: number): number {
-  return Math.max(0, Math.min(v, n - 1));
-}
-
-function move(key: KeyInfo, input: string, page: number): number {
-  if (key.upArrow || input === 'k') return -1;
-  if (key.downArrow || input === 'j') return 1;
-  if (key.pageUp) return -page;
-  if (key.pageDown) return page;
-  return 0;
+  return {
+    screen,
+    help: false,
+    helpScroll: 0,
+    confirm: null,
+    input: null,
+    runsCursor: 0,
+    configCursor: 0,
+    zoom: null,
+    showDifficulty: false,
+    logAll: false,
+    logSearch: '',
+    logScroll: 0,
+    logView: 'trainer',
+    trainerProblemsOnly: false,
+    logWrap: false,
+    history: false,
+    historyScroll: 0,
+    argvScroll: 0,
+    logPin: null,
+    keyHint: null,
+  };
 }
 
 function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx: KeyContext): Result {
-  if (key.ctrl && (input === 'c' || input === 'g')) {
-    if (t.kind === 'find') return same({ ...s, input: null, configCursor: t.from });
-    if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.prev, logScroll: 0 });
-    return same({ ...s, input: null }, t.kind === 'edit' ? [{ kind: 'draft', draft: null }] : []);
-  }
-  if (key.return) {
-    if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.text, logScroll: 0 });
-    if (t.kind === 'find') return same({ ...s, input: null });
-    if (t.kind === 'edit') return same({ ...s, input: null }, [{ kind: 'setValue', key: t.key, text: t.text }, { kind: 'draft', draft: null }]);
-    return same({ ...s, input: null }, t.text.trim() ? [{ kind: 'addOverride', text: t.text.trim() }] : []);
-  }
+  const name = keyName(input, key);
+  const b = bindingFor('input', name);
+  if (b) return b.run(s, ctx, name);
   let text = t.text;
   if (key.backspace || key.delete) text = text.slice(0, -1);
-  else if (input && !key.ctrl && !key.meta && !key.escape && !key.tab && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && !key.pageUp && !key.pageDown) {
+  else if (
+    input &&
+    !key.ctrl &&
+    !key.meta &&
+    !key.escape &&
+    !key.tab &&
+    !key.upArrow &&
+    !key.downArrow &&
+    !key.leftArrow &&
+    !key.rightArrow &&
+    !key.pageUp &&
+    !key.pageDown
+  ) {
     // eslint-disable-next-line no-control-regex
     const printable = input.replace(/[\x00-\x1f\x7f]/g, '');
     if (!printable) return same(s);
     text += printable;
-  }
-  else return same(s);
+  } else return same(s);
   const next = { ...t, text } as TextInput;
   const effects: Effect[] = t.kind === 'edit' ? [{ kind: 'draft', draft: { key: t.key, text } }] : [];
   let live: Partial<UiState> = {};
@@ -159,122 +180,60 @@ function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx:
   return same({ ...s, ...live, input: next }, effects);
 }
 
-function handleConfirm(s: UiState, c: Confirm, input: string, key: KeyInfo, ctx: KeyContext): Result {
-  const yes = input === 'y' || input === 'Y';
-  const closed = { ...s, confirm: null };
-  if (c.kind === 'launch') {
-    if (ctx.configHasErrors) return same(closed);
-    // Every argument can be read before confirming: the scroll keys move the argv (not a cancel).
-    const d = move(key, input, ctx.page);
-    if (d) return same({ ...s, argvScroll: Math.max(0, Math.min(s.argvScroll + d, ctx.argvScrollMax ?? 0)) });
-    const pf = ctx.preflight ?? 'none';
-    // y launches only after a clean pre-flight; while it runs, or when it found errors, y waits.
-    if (yes) return pf === 'ok' ? same(closed, [{ kind: 'launch' }]) : same(s);
-    // An error-level check blocks unless the user explicitly skips (recorded in run.json).
-    if (input === 'S') return pf === 'blocked' ? same(closed, [{ kind: 'launch', skipPreflight: true }]) : same(s);
-    if (input === 'p' && pf !== 'running') return same(s, [{ kind: 'preflight' }]);
-    return same(closed);
-  }
-  if (c.kind === 'leftovers') {
-    const lo = ctx.leftovers ?? { phase: 'idle', tagged: 0 };
-    // Only the run's tagged processes are ever offered for stopping, and only after a y.
-    if (yes && lo.phase === 'found' && lo.tagged > 0) return same(s, [{ kind: 'stopLeftovers', runId: c.runId }]);
-    if ((lo.phase === 'checking' || lo.phase === 'stopping') && input !== 'n') return same(s);
-    return same(closed);
-  }
-  if (!yes) return same(closed);
-  if (c.kind === 'quit') return same(closed, [{ kind: 'quit' }]);
-  if (c.kind === 'stop') return same(closed, [{ kind: 'stop', runId: c.runId }]);
-  return same(closed, [{ kind: 'launch' }]);
+/** The scope whose bindings take the key: an open dialog or overlay, else the screen. */
+export function activeScope(s: UiState): Scope {
+  if (s.help) return 'help';
+  if (s.history) return 'history';
+  if (s.confirm?.kind === 'launch') return 'launch';
+  if (s.confirm?.kind === 'leftovers') return 'leftovers';
+  if (s.input) return 'input';
+  return s.screen;
 }
 
-export function reduceKey(s: UiState, input: string, key: KeyInfo, ctx: KeyContext): Result {
-  if (s.help) {
-    // Arrows and page keys scroll a help longer than the screen; any other key closes it.
-    const d = move(key, input, ctx.page);
-    if (d && (ctx.helpScrollMax ?? 0) > 0) return same({ ...s, helpScroll: Math.max(0, Math.min(s.helpScroll + d, ctx.helpScrollMax ?? 0)) });
-    return same({ ...s, help: false });
+/** Run the binding for `name` in `scope`: its action, or (disabled) its reason on the status line. */
+function dispatch(scope: Scope, s: UiState, name: string, ctx: KeyContext): Result | null {
+  const b = bindingFor(scope, name);
+  if (!b) return null;
+  const why = b.disabledReason?.(ctx, s) ?? null;
+  return why === null ? b.run(s, ctx, name) : same({ ...s, keyHint: why });
+}
+
+export function reduceKey(prev: UiState, input: string, key: KeyInfo, ctx: KeyContext): Result {
+  // A disabled key's reason stands until the next key.
+  const s = prev.keyHint === null ? prev : { ...prev, keyHint: null };
+  const name = keyName(input, key);
+  const scope = activeScope(s);
+  if (scope === 'help') {
+    // The help's own keys scroll it; any other key closes it (and does nothing else).
+    const r = dispatch('help', s, name, ctx);
+    return r && r.state.keyHint === null ? r : same({ ...s, help: false });
   }
-  if (s.history) {
-    // A list to read: j k arrows and page keys scroll it, Esc or q closes it (q does not quit here),
-    // other keys do nothing (a stray key must not close what the user is reading).
-    if (key.escape || input === 'q') return same({ ...s, history: false, historyScroll: 0 });
-    if (key.ctrl && input === 'c') return reduceKey({ ...s, history: false, historyScroll: 0 }, input, key, ctx);
-    const d = move(key, input, ctx.page);
-    if (d) return same({ ...s, historyScroll: Math.max(0, Math.min(s.historyScroll + d, ctx.historyScrollMax ?? 0)) });
-    return same(s);
+  if (scope === 'history') {
+    // Ctrl-c closes the history and then means what it means outside it (quit).
+    if (name === 'ctrl-c') return reduceKey({ ...s, history: false, historyScroll: 0 }, input, key, ctx);
+    return dispatch('history', s, name, ctx) ?? same(s);
   }
-  if (s.confirm) return handleConfirm(s, s.confirm, input, key, ctx);
+  if (scope === 'launch') {
+    // A launch with config errors only shows why it cannot go: any key closes it.
+    if (ctx.configHasErrors) return same({ ...s, confirm: null });
+    return dispatch('launch', s, name, ctx) ?? same({ ...s, confirm: null });
+  }
+  if (scope === 'leftovers') {
+    const r = dispatch('leftovers', s, name, ctx);
+    if (r && r.state.keyHint === null) return r;
+    const busy = ctx.leftovers?.phase === 'checking' || ctx.leftovers?.phase === 'stopping';
+    return busy ? same(s) : same({ ...s, confirm: null });
+  }
+  if (s.confirm) {
+    // quit / stop: y does it, anything else keeps things as they were.
+    if (input !== 'y' && input !== 'Y') return same({ ...s, confirm: null });
+    if (s.confirm.kind === 'quit') return same({ ...s, confirm: null }, [{ kind: 'quit' }]);
+    return same({ ...s, confirm: null }, [{ kind: 'stop', runId: (s.confirm as { runId: string }).runId }]);
+  }
   if (s.input) return handleInput(s, s.input, input, key, ctx);
-
-  // Global keys.
-  if (input === 'q' || (key.ctrl && input === 'c')) {
-    return ctx.launchInProgress ? same({ ...s, confirm: { kind: 'quit' } }) : same(s, [{ kind: 'quit' }]);
-  }
-  // Ctrl/Meta chords (tmux's Ctrl-b prefix, Ctrl-j/k) and a lone Esc (which tmux delays) do nothing.
+  const global = dispatch('global', s, name, ctx);
+  if (global) return global;
+  // Ctrl/Meta chords (tmux's Ctrl-b prefix, Ctrl-j/k) and a lone Esc do nothing.
   if (key.ctrl || key.meta || key.escape) return same(s);
-  if (input === '?') return same({ ...s, help: true, helpScroll: 0 });
-  if (key.tab) {
-    const i = SCREENS.indexOf(s.screen);
-    const next = SCREENS[(i + (key.shift ? SCREENS.length - 1 : 1)) % SCREENS.length];
-    return same({ ...s, screen: next });
-  }
-  if (!key.ctrl && !key.meta && ['1', '2', '3', '4'].includes(input)) return same({ ...s, screen: SCREENS[Number(input) - 1] });
-
-  const delta = move(key, input, ctx.page);
-  switch (s.screen) {
-    case 'runs': {
-      if (delta) return same({ ...s, runsCursor: clamp(s.runsCursor + delta, ctx.runIds.length) });
-      const runId = ctx.runIds[s.runsCursor];
-      if (key.return && runId) return same({ ...s, screen: 'dashboard' }, [{ kind: 'selectRun', runId }]);
-      if (input === 's' && runId) return same({ ...s, confirm: { kind: 'stop', runId } });
-      if (input === 'r') return same(s, [{ kind: 'refresh' }]);
-      if (input === 'n') return same({ ...s, screen: 'config' });
-      // The same check and confirmation as the dashboard's `o`, for the run under the cursor.
-      if (input === 'o' && runId && ctx.endedRuns?.has(runId)) return same({ ...s, confirm: { kind: 'leftovers', runId } }, [{ kind: 'checkLeftovers', runId }]);
-      return same(s);
-    }
-    case 'dashboard':
-    case 'log': {
-      if (delta) return same({ ...s, logScroll: Math.max(0, s.logScroll - delta) });
-      if (input === 'z' && s.screen === 'dashboard') {
-        const i = s.zoom === null ? 0 : PANEL_ORDER.indexOf(s.zoom) + 1;
-        return same({ ...s, zoom: i < PANEL_ORDER.length ? PANEL_ORDER[i] : null });
-      }
-      if (input === 'd') return same({ ...s, showDifficulty: !s.showDifficulty });
-      const trainerView = s.logView === 'trainer' && ctx.trainerLines === true;
-      if (input === 'a') return same(trainerView ? { ...s, trainerProblemsOnly: !s.trainerProblemsOnly, logScroll: 0 } : { ...s, logAll: !s.logAll, logScroll: 0 });
-      if (input === 'L' && ctx.trainerLines) return same({ ...s, logView: s.logView === 'trainer' ? 'events' : 'trainer', logScroll: 0 });
-      if (input === '/') return same({ ...s, input: { kind: 'search', text: s.logSearch, prev: s.logSearch } });
-      if (input === 'h') return same({ ...s, history: true, historyScroll: 0 });
-      if (input === 'w') return same({ ...s, logWrap: !s.logWrap });
-      const run = ctx.selectedRun;
-      if (input === 'o' && s.screen === 'dashboard' && run?.ended) {
-        return same({ ...s, confirm: { kind: 'leftovers', runId: run.id } }, [{ kind: 'checkLeftovers', runId: run.id }]);
-      }
-      return same(s);
-    }
-    case 'config': {
-      if (delta) return same({ ...s, configCursor: clamp(s.configCursor + delta, ctx.configRows.length) });
-      const row = ctx.configRows[s.configCursor];
-      if (key.return && row?.leaf) {
-        const text = row.value;
-        return same({ ...s, input: { kind: 'edit', key: row.key, text } }, [{ kind: 'draft', draft: { key: row.key, text } }]);
-      }
-      // Without a config (the demo, no --config) the screen only says so: a text field opened
-      // there would be drawn nowhere and swallow every key, q included.
-      if (!ctx.configRows.length) return same(s);
-      if (input === '+') return same({ ...s, input: { kind: 'add', text: '' } });
-      if (input === '/') return same({ ...s, input: { kind: 'find', text: '', from: s.configCursor } });
-      if (input === 'x' && row) {
-        const m = /^override (\d+)/.exec(row.origin);
-        if (m) return same(s, [{ kind: 'removeOverride', index: Number(m[1]) }]);
-        return same(s);
-      }
-      // The confirmation runs the pre-flight (the same gate as --launch) while it shows the argv.
-      if (input === 'L' && ctx.configRows.length) return same({ ...s, confirm: { kind: 'launch' }, argvScroll: 0 }, ctx.configHasErrors ? [] : [{ kind: 'preflight' }]);
-      if (input === 'p' && ctx.configRows.length && ctx.preflight !== 'running') return same(s, [{ kind: 'preflight' }]);
-      return same(s);
-    }
-  }
+  return dispatch(s.screen, s, name, ctx) ?? same(s);
 }

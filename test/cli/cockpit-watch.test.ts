@@ -48,10 +48,15 @@ describe('the cockpit: connect behind the splash, then open', () => {
     const after = await exitedWith(t, 0);
     expect(after).toContain('awrl-tui: gone: cannot reach nobody@127.0.0.1:1');
   });
-  it('no target reachable: one line, exit 4 (disconnected), terminal restored', async () => {
+  it('no target reachable: the cockpit stays open on Runs with the problem and r; q: one line, exit 4', async () => {
     const t = await start(`--target ${UNREACHABLE} --workdir /tmp`);
+    const runs = await t.waitForScreen((x) => x.includes('cannot reach') && /^ 1 Runs/.test(x), 'the Runs screen with the problem', 30_000);
+    expect(runs).toMatch(/\br\b.*(connect|again|retry)/i);
+    await t.type('r');
+    await t.waitForScreen((x) => /connecting|cannot reach/.test(x), 'the retry', 30_000);
+    await t.type('q');
     const s = await exitedWith(t, 4);
-    expect(s).toMatch(/awrl-tui: cannot connect: nobody@127\.0\.0\.1:1: cannot reach/);
+    expect(s).toMatch(/awrl-tui: nobody@127\.0\.0\.1:1: cannot reach/);
   });
   it('a bad target: one line, exit 2', async () => {
     const t = await start('--target local');

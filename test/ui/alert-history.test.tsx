@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertHistory, type Alert } from '../../src/health/index.js';
 import { App } from '../../src/ui/app.js';
 import { clockTime } from '../../src/ui/format.js';
-import { KEY_HELP } from '../../src/ui/keys.js';
+import { BINDINGS } from '../../src/ui/bindings.js';
 import { alertsLines } from '../../src/ui/panels/alerts.js';
 import { helpRows } from '../../src/ui/screens/help.js';
 import { alertHistoryLines, historyTimes, timeSpan } from '../../src/ui/screens/alert-history.js';
@@ -124,7 +124,7 @@ describe('the full history (h)', () => {
   });
 
   it('is in the help overlay', () => {
-    expect(KEY_HELP.some((k) => k.keys === 'h' && k.where === 'dashboard' && /alert history/.test(k.what))).toBe(true);
+    expect(BINDINGS.some((b) => b.keys.includes('h') && b.scopes.includes('dashboard') && /alert history/.test(b.description))).toBe(true);
     expect(helpRows(80).map(lineText).some((l) => l.includes('alert history'))).toBe(true);
   });
 

@@ -99,10 +99,10 @@ describe('frame rate', () => {
     const s = new StaticSession(sampleState());
     const r = renderInk(<App session={s} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} clock={clock} />);
     await waitForFrame(r, (x) => x.includes('─ Reward'), 'the dashboard');
-    const framesBefore = r.frames.length;
+    const framesBefore = r.cockpit.frames;
     for (let i = 0; i < 1000; i++) s.update({ notice: `n${i}` });
     await waitForFrame(r, (x) => x.includes('n999'), 'the last notice');
-    expect(r.frames.length - framesBefore).toBeLessThan(10);
+    expect(r.cockpit.frames - framesBefore).toBeLessThan(10);
     r.unmount();
   });
 });

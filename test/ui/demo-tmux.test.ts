@@ -149,4 +149,43 @@ describe('awrl-tui --demo in tmux (120x40)', () => {
     await waitFor(() => !existsSync(run.dir), { timeoutMs: 10_000, what: `${run.dir} to be removed` });
     expect(processesOf(run)).toEqual([]);
   });
+
+  it('opens its own config on the Config screen; a new launch from there runs, and q stops both runs (dead end 1)', async () => {
+    const { t, run } = await startDemo();
+    started.push(t);
+    runs.push(run);
+    await t.type('3');
+    const config = await t.waitForScreen((s) => /─ Config \S*sim_local\.yaml/.test(s), 'the demo config on the Config screen', 30_000);
+    expect(config).not.toContain('No config loaded');
+    // A second run of the same trial is refused while the first runs: a new trial name.
+    await t.type('+');
+    await t.type('trial_name=second');
+    await t.keys('Enter');
+    await t.waitForScreen((s) => s.includes('1. trial_name=second') && s.includes('0 errors'), 'the override', 30_000);
+    await t.type('L');
+    // The demo's own run holds the (simulated) GPUs: the pre-flight says so and blocks; S launches
+    // anyway (recorded in run.json), as it would on a real target.
+    await t.waitForScreen((s) => /pre-flight on local: .*launching is blocked/.test(s) && /S launch anyway/.test(s), 'the pre-flight', 60_000);
+    await t.type('S');
+    await t.waitForScreen((s) => /launched/i.test(s), 'the launch', 60_000);
+    // The second run, in the demo's directory beside the first.
+    const second = await waitFor(() => {
+      const ids = readdirSync(join(run.dir, '.awrl', 'runs')).filter((id) => id !== run.runId);
+      for (const id of ids) {
+        try {
+          const pid = Number(readFileSync(join(run.dir, '.awrl', 'runs', id, 'job.pid'), 'utf8').trim());
+          if (pid > 0) return { dir: run.dir, runId: id, jobPid: pid };
+        } catch {
+          /* not written yet */
+        }
+      }
+      return null;
+    }, { timeoutMs: 30_000, what: 'the second run' });
+    runs.push(second);
+    expect(processesOf(second).length).toBeGreaterThan(0);
+    await t.type('q');
+    await t.waitForScreen((s) => s.includes('EXITED=0'), 'the demo to exit', 60_000);
+    await waitFor(() => processesOf(run).length === 0 && processesOf(second).length === 0, { timeoutMs: 20_000, what: 'both demo runs to stop' });
+    expect(existsSync(run.dir)).toBe(false);
+  }, 180_000);
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { KEY_HELP } from '../../src/ui/keys.js';
+import { BINDINGS, bindingFor, hintLine, keyLabel, keyName } from '../../src/ui/bindings.js';
+import { lineText } from '../../src/ui/lines.js';
+import { helpRows } from '../../src/ui/screens/help.js';
 import { initialUiState, reduceKey, type KeyContext, type KeyInfo, type UiState } from '../../src/ui/ui-state.js';
 
 const ctx: KeyContext = {
@@ -62,7 +64,12 @@ describe('quit', () => {
   it('nothing is bound to Ctrl-b, Ctrl-j/k or a lone Esc', () => {
     for (const screen of ['runs', 'dashboard', 'config', 'log'] as const) {
       const s = initialUiState(screen);
-      for (const [input, key] of [['b', { ctrl: true }], ['j', { ctrl: true }], ['k', { ctrl: true }], ['', { escape: true }]] as [string, KeyInfo][]) {
+      for (const [input, key] of [
+        ['b', { ctrl: true }],
+        ['j', { ctrl: true }],
+        ['k', { ctrl: true }],
+        ['', { escape: true }],
+      ] as [string, KeyInfo][]) {
         const r = press(s, input, key);
         expect(r.effects).toEqual([]);
         expect(r.state).toEqual(s);
@@ -130,7 +137,10 @@ describe('config screen', () => {
     const typed = typeText(s, '42');
     expect(typed.effects).toEqual([{ kind: 'draft', draft: { key: 'seed', text: '42' } }]);
     const commit = press(typed.state, '', { return: true });
-    expect(commit.effects).toEqual([{ kind: 'setValue', key: 'seed', text: '42' }, { kind: 'draft', draft: null }]);
+    expect(commit.effects).toEqual([
+      { kind: 'setValue', key: 'seed', text: '42' },
+      { kind: 'draft', draft: null },
+    ]);
     const cancel = press(typed.state, 'g', { ctrl: true });
     expect(cancel.effects).toEqual([{ kind: 'draft', draft: null }]);
   });
@@ -183,18 +193,24 @@ describe('config screen', () => {
 describe('leftovers after a run ended', () => {
   const ended = { ...ctx, selectedRun: { id: 'r1', ended: true } };
   it('o checks only when the run has ended', () => {
-    expect(press(initialUiState('dashboard'), 'o', {}, { ...ctx, selectedRun: { id: 'r1', ended: false } }).effects).toEqual([]);
+    expect(
+      press(initialUiState('dashboard'), 'o', {}, { ...ctx, selectedRun: { id: 'r1', ended: false } }).effects,
+    ).toEqual([]);
     const r = press(initialUiState('dashboard'), 'o', {}, ended);
     expect(r.effects).toEqual([{ kind: 'checkLeftovers', runId: 'r1' }]);
     expect(r.state.confirm).toEqual({ kind: 'leftovers', runId: 'r1' });
   });
   it('y stops only when tagged processes were found; otherwise any key closes', () => {
     const open = press(initialUiState('dashboard'), 'o', {}, ended).state;
-    expect(press(open, 'y', {}, { ...ended, leftovers: { phase: 'found', tagged: 1 } }).effects).toEqual([{ kind: 'stopLeftovers', runId: 'r1' }]);
+    expect(press(open, 'y', {}, { ...ended, leftovers: { phase: 'found', tagged: 1 } }).effects).toEqual([
+      { kind: 'stopLeftovers', runId: 'r1' },
+    ]);
     const none = press(open, 'y', {}, { ...ended, leftovers: { phase: 'found', tagged: 0 } });
     expect(none.effects).toEqual([]);
     expect(none.state.confirm).toBeNull();
-    expect(press(open, 'y', {}, { ...ended, leftovers: { phase: 'checking', tagged: 0 } }).state.confirm).not.toBeNull();
+    expect(
+      press(open, 'y', {}, { ...ended, leftovers: { phase: 'checking', tagged: 0 } }).state.confirm,
+    ).not.toBeNull();
   });
 });
 
@@ -208,7 +224,9 @@ describe('log pane view and the Runs screen leftover check', () => {
       expect(toggled.logView).toBe('events');
       expect(toggled.logScroll).toBe(0);
       expect(press(toggled, 'L', {}, withLines).state.logView).toBe('trainer');
-      expect(press(s, 'L').state).toEqual(s);
+      // Without them L does nothing and says why (until the next key).
+      expect(press(s, 'L').state).toEqual({ ...s, keyHint: expect.stringMatching(/only the event view/) });
+      expect(press(press(s, 'L').state, 'z').state.keyHint).toBeNull();
       const a = press(s, 'a', {}, withLines).state;
       expect([a.trainerProblemsOnly, a.logAll]).toEqual([true, false]);
       const b = press(toggled, 'a', {}, withLines).state;
@@ -224,14 +242,95 @@ describe('log pane view and the Runs screen leftover check', () => {
     const r = press({ ...initialUiState('runs'), runsCursor: 1 }, 'o', {}, c);
     expect(r.effects).toEqual([{ kind: 'checkLeftovers', runId: 'run-b' }]);
     expect(r.state.confirm).toEqual({ kind: 'leftovers', runId: 'run-b' });
-    expect(press(r.state, 'y', {}, { ...c, leftovers: { phase: 'found', tagged: 2 } }).effects).toEqual([{ kind: 'stopLeftovers', runId: 'run-b' }]);
+    expect(press(r.state, 'y', {}, { ...c, leftovers: { phase: 'found', tagged: 2 } }).effects).toEqual([
+      { kind: 'stopLeftovers', runId: 'run-b' },
+    ]);
   });
 });
 
-describe('help table', () => {
-  it('lists every key the reducer handles', () => {
-    const listed = KEY_HELP.map((k) => k.keys).join(' ');
-    for (const k of ['1 2 3 4', 'Tab', '?', 'q', 'j', 'k', 'Enter', 'n', 's', 'r', 'z', 'd', 'a', '/', '+', 'x', 'p', 'L', 'o', 'Ctrl-c', 'Ctrl-g']) expect(listed).toContain(k);
+describe('the binding table', () => {
+  const all = helpRows(200).map(lineText).join('\n');
+  it('the help overlay lists every binding, its keys and its whole description', () => {
+    for (const b of BINDINGS) {
+      if (b.scopes.includes('help')) continue;
+      expect(all).toContain(keyLabel(b));
+      expect(all.replace(/\s+/g, ' ')).toContain(b.description);
+    }
+  });
+  it('each screen binding is reached by its keys (no global binding or another one shadows it)', () => {
+    const open: KeyContext = {
+      ...ctx,
+      configRows: [...ctx.configRows, { key: 'seed2', leaf: true, value: '2', origin: 'file:15' }],
+      trainerLines: true,
+      selectedRun: { id: 'run-a', ended: true },
+      endedRuns: new Set(['run-a', 'run-b']),
+      helpScrollMax: 5,
+      historyScrollMax: 5,
+      argvScrollMax: 5,
+      preflight: 'ok',
+    };
+    const states: Record<string, UiState> = {
+      runs: { ...initialUiState('runs'), runsCursor: 1 },
+      dashboard: { ...initialUiState('dashboard'), logScroll: 3 },
+      log: { ...initialUiState('log'), logScroll: 3 },
+      config: { ...initialUiState('config'), configCursor: 2 },
+      help: { ...initialUiState('runs'), help: true, helpScroll: 2 },
+      history: { ...initialUiState('dashboard'), history: true, historyScroll: 2 },
+      launch: { ...initialUiState('config'), confirm: { kind: 'launch' }, argvScroll: 2 },
+      leftovers: { ...initialUiState('dashboard'), confirm: { kind: 'leftovers', runId: 'run-a' } },
+      input: { ...initialUiState('dashboard'), input: { kind: 'search', text: 'x', prev: '' } },
+      global: initialUiState('log'), // '1' from here; the other keys from Runs
+    };
+    const infoOf = (name: string): [string, KeyInfo] => {
+      const named: Record<string, KeyInfo> = {
+        up: { upArrow: true },
+        down: { downArrow: true },
+        pgup: { pageUp: true },
+        pgdn: { pageDown: true },
+        enter: { return: true },
+        esc: { escape: true },
+        tab: { tab: true },
+        'shift-tab': { tab: true, shift: true },
+        end: { end: true },
+        delete: { delete: true },
+      };
+      if (named[name]) return ['', named[name]];
+      if (name.startsWith('ctrl-')) return [name.slice(5), { ctrl: true }];
+      return [name, {}];
+    };
+    const unreached: string[] = [];
+    for (const b of BINDINGS) {
+      for (const scope of b.scopes) {
+        for (const k of b.keys) {
+          const [input, key] = infoOf(k);
+          expect(keyName(input, key)).toBe(k);
+          const c =
+            scope === 'leftovers'
+              ? { ...open, leftovers: { phase: 'found' as const, tagged: 1 } }
+              : b.command === 'launch-anyway'
+                ? { ...open, preflight: 'blocked' as const }
+                : open;
+          const from = scope === 'global' && k !== '1' ? initialUiState('runs') : states[scope];
+          const r = press(from, input, key, c);
+          const acted =
+            r.effects.length > 0 || (r.state.keyHint === null && JSON.stringify(r.state) !== JSON.stringify(from));
+          if (!acted) unreached.push(`${scope} ${k} (${b.command})`);
+        }
+      }
+    }
+    expect(unreached).toEqual([]);
+  });
+  it('a disabled key says why on the status line and does nothing else', () => {
+    const running: KeyContext = { ...ctx, selectedRun: { id: 'run-a', ended: false } };
+    const r = press(initialUiState('dashboard'), 'o', {}, running);
+    expect(r.effects).toEqual([]);
+    expect(r.state.keyHint).toBe('o: run run-a is still running; leftover processes are checked once it has ended');
+    expect(bindingFor('dashboard', 'o')?.disabledReason?.(running, r.state)).toBe(r.state.keyHint);
+  });
+  it('hints name only keys of the table, as many as fit whole', () => {
+    expect(hintLine('runs', 200)).toBe('Enter open · n new launch · s stop · o leftovers · r refresh');
+    expect(hintLine('runs', 30)).toBe('Enter open · n new launch');
+    expect(hintLine('config', 200)).toBe('Enter edit · + add · x remove · p pre-flight · L launch');
   });
 });
 

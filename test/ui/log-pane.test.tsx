@@ -7,14 +7,14 @@ import React from 'react';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
-import { Lines } from '../../src/ui/lines-view.js';
 import { compactHeader, trainerLogLines } from '../../src/ui/panels/log.js';
 import { sampleRunView } from '../../src/ui/session/sample-run.js';
 import { StaticSession } from '../../src/ui/session/static-session.js';
 import { TrainerLineRing } from '../../src/ui/session/trainer-lines.js';
 import type { LeftoverPhase, SessionState, TrainerLinesView } from '../../src/ui/session/types.js';
 import { SHARED } from '../harness/fixtures.js';
-import { KEYS, maxLineWidth, renderInk, stripSgr, waitForFrame } from './helpers.js';
+import { KEYS, maxLineWidth, paintLines, renderInk, stripSgr, waitForFrame } from './helpers.js';
+import type { XtermScreen } from './xterm-screen.js';
 
 const stdoutLog = readFileSync(`${SHARED}fixtures/areal-logs/run-a/stdout.log`);
 const NOW = Date.parse('2026-05-25T17:00:00');
@@ -25,11 +25,13 @@ function ringOf(...chunks: (Buffer | string)[]): TrainerLinesView {
   return r.view();
 }
 
+let lastScreen: XtermScreen | null = null;
+
 function draw(view: TrainerLinesView, width: number, height: number, opts: { colors?: boolean; problemsOnly?: boolean; search?: string; scroll?: number } = {}): string {
   const lines = trainerLogLines({ view, problemsOnly: opts.problemsOnly ?? false, search: opts.search ?? '', scroll: opts.scroll ?? 0 }, width, height);
-  const r = renderInk(<Lines lines={lines} width={width} height={height} colors={opts.colors ?? false} />);
-  const f = opts.colors ? (r.lastFrame() ?? '') : stripSgr(r.lastFrame() ?? '');
-  r.unmount();
+  const screen = paintLines(lines, width, height, opts.colors ?? false);
+  const f = screen.text();
+  lastScreen = screen;
   expect(maxLineWidth(f)).toBeLessThanOrEqual(width);
   expect(f.split('\n').length).toBeLessThanOrEqual(height);
   return f;
@@ -60,12 +62,13 @@ describe('trainer view of the log pane', () => {
       '╒═══╤═══╕\n│ a │ 1 │\n╘═══╧═══╛\n',
     );
     const f = draw(view, 60, 8, { colors: true });
-    const row = (needle: string) => f.split('\n').find((l) => l.includes(needle))!;
-    expect(row('RLTrainer ERROR')).toContain('\x1b[31m');
-    expect(row('RuntimeError: boom')).toContain('\x1b[31m');
-    expect(row('Recover WARNING')).toContain('\x1b[33m');
-    expect(row('RLTrainer INFO: fine')).not.toMatch(/\x1b\[3[13]m/);
-    expect(row('[stats table: 1 keys]')).toContain('\x1b[90m');
+    // The colours the terminal drew each row in (palette: 1 red, 3 yellow, 8 grey).
+    const row = (needle: string) => lastScreen!.rowColors(f.split('\n').findIndex((l) => l.includes(needle)));
+    expect(row('RLTrainer ERROR').has(1)).toBe(true);
+    expect(row('RuntimeError: boom').has(1)).toBe(true);
+    expect(row('Recover WARNING').has(3)).toBe(true);
+    expect([...row('RLTrainer INFO: fine')].some((c) => c === 1 || c === 3)).toBe(false);
+    expect(row('[stats table: 1 keys]').has(8)).toBe(true);
     // a: warnings and errors only.
     const problems = stripSgr(draw(view, 60, 8, { problemsOnly: true }));
     expect(problems).toContain('RuntimeError: boom');

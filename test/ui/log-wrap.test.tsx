@@ -5,7 +5,7 @@ import React from 'react';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
-import { KEY_HELP } from '../../src/ui/keys.js';
+import { BINDINGS } from '../../src/ui/bindings.js';
 import { lineText } from '../../src/ui/lines.js';
 import { logLines, trainerLogLines } from '../../src/ui/panels/log.js';
 import { sampleRunView } from '../../src/ui/session/sample-run.js';
@@ -92,7 +92,7 @@ describe('the event view, wrapped', () => {
 
 describe('w in the cockpit', () => {
   it('is in the help and the footer; toggles wrapping on the dashboard', async () => {
-    expect(KEY_HELP.some((k) => k.keys === 'w' && k.where === 'dashboard')).toBe(true);
+    expect(BINDINGS.some((b) => b.keys.includes('w') && b.scopes.includes('dashboard'))).toBe(true);
     const run = { ...sampleRunView({ steps: 50, now: NOW }), trainerLines: ringOf('short line', LONG) };
     const s = new StaticSession({ run, selectedRunId: run.summary.id });
     const r = renderInk(<App session={s} initialScreen="dashboard" size={{ columns: 140, rows: 45 }} colors={false} clock={() => NOW} />);

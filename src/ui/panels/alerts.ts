@@ -1,7 +1,8 @@
 // Alerts panel: the store's alert rules, errors first, then newest first, each with what to do;
 // below them, dimmed, the alerts that fired and cleared while the cockpit watched (the rules only
 // say what holds now: an alert from 03:00 that cleared at 03:20 would be gone by morning).
-import { clockTime, fit } from '../format.js';
+import { exceptionLine } from '../../trainer-log/classify.js';
+import { clockTime, fit, wrap } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import type { Alert, AlertHistoryEntry } from '../session/types.js';
 
@@ -21,7 +22,21 @@ function stepText(step: number | null | undefined): string {
   return step !== undefined && step !== null ? ` (step ${step})` : '';
 }
 
-export function alertsLines(alerts: Alert[], width: number, height: number, history: readonly AlertHistoryEntry[] = []): Line[] {
+/** An alert's detail as one line: for a traceback, its exception line (`RuntimeError: CUDA out of
+ *  memory…`), not its header (`Traceback (most recent call last):`). */
+export function detailLine(detail: string): string {
+  if (!detail.includes('\n')) return detail;
+  const lines = detail.split('\n').filter((l) => l.trim());
+  return exceptionLine(lines) ?? lines.at(-1) ?? '';
+}
+
+/** `text` after `lead`, cut to the width with '…' or (`whole`: zoomed) wrapped under the lead. */
+export function leadText(lead: string, text: string, width: number, whole: boolean): string[] {
+  if (!whole) return [lead + fit(text, width - lead.length)];
+  return wrap(text, Math.max(1, width - lead.length)).map((t, i) => (i === 0 ? lead : ' '.repeat(lead.length)) + t);
+}
+
+export function alertsLines(alerts: Alert[], width: number, height: number, history: readonly AlertHistoryEntry[] = [], whole = false): Line[] {
   const cleared = history.filter((e) => !e.active);
   const count = alerts.length ? `${alerts.length}` : '';
   const right = cleared.length ? `${count ? count + ' · ' : ''}${cleared.length} cleared` : count;
@@ -36,9 +51,9 @@ export function alertsLines(alerts: Alert[], width: number, height: number, hist
     .map((x) => x.a);
   for (const a of ordered) {
     const c = a.severity === 'error' ? 'bad' : a.severity === 'warning' ? 'warn' : 'accent';
-    out.push([{ t: severityMark(a.severity), c }, { t: fit(a.title + stepText(a.step), width - 2), bold: true }]);
-    if (a.detail) out.push([{ t: '  ' + fit(a.detail, width - 2) }]);
-    if (a.advice) out.push([{ t: '  → ' + fit(a.advice, width - 4), c: 'accent' }]);
+    leadText('', a.title + stepText(a.step), width - 2, whole).forEach((t, i) => out.push([{ t: i === 0 ? severityMark(a.severity) : '  ', c }, { t, bold: true }]));
+    if (a.detail) for (const t of leadText('  ', detailLine(a.detail), width, whole)) out.push([{ t }]);
+    if (a.advice) for (const t of leadText('  → ', a.advice, width, whole)) out.push([{ t, c: 'accent' }]);
   }
   // Most recently cleared first (the history's order).
   for (const e of cleared) {

@@ -3,6 +3,7 @@
 // cleared on the LOG's clock, at which steps, how often, with what to do. Longer than the screen, it
 // scrolls under a fixed title; the title says how many entries the history's cap dropped.
 import { clockTime, dayClockTime, fit } from '../format.js';
+import { detailLine, leadText } from '../panels/alerts.js';
 import { titleLine, type Line } from '../lines.js';
 import { severityMark } from '../panels/alerts.js';
 import type { AlertHistoryEntry } from '../session/types.js';
@@ -27,9 +28,12 @@ export function stepSpan(from: number | null, to: number | null): string {
 
 /** The line under an entry's title: when it was active, at which steps, how often it fired. */
 export function historyTimes(e: AlertHistoryEntry): string {
-  if (e.active) return `active since ${dayClockTime(e.lastFiredAt)}${step(e.lastFiredStep)}, fired ${e.fired}×${e.fired > 1 ? ` since ${dayClockTime(e.firstSeenAt)}` : ''}, last at step ${e.lastStep ?? '—'}`;
+  if (e.active)
+    return `active since ${dayClockTime(e.lastFiredAt)}${step(e.lastFiredStep)}, fired ${e.fired}×${e.fired > 1 ? ` since ${dayClockTime(e.firstSeenAt)}` : ''}, last at step ${e.lastStep ?? '—'}`;
   const last = `${timeSpan(e.lastFiredAt, e.clearedAt ?? e.lastSeenAt)}${stepSpan(e.lastFiredStep, e.lastStep)}`;
-  return e.fired > 1 ? `last ${last}; fired ${e.fired}× since ${dayClockTime(e.firstSeenAt)}${step(e.firstStep)}` : `${last}, cleared`;
+  return e.fired > 1
+    ? `last ${last}; fired ${e.fired}× since ${dayClockTime(e.firstSeenAt)}${step(e.firstStep)}`
+    : `${last}, cleared`;
 }
 
 /** Every row of the list below its title, for `width` columns. */
@@ -39,10 +43,18 @@ export function alertHistoryRows(entries: readonly AlertHistoryEntry[], width: n
   for (const e of entries) {
     const a = e.alert;
     const c = !e.active ? 'dim' : a.severity === 'error' ? 'bad' : a.severity === 'warning' ? 'warn' : 'accent';
-    out.push([{ t: e.active ? severityMark(a.severity) : '✓ ', c }, { t: fit(a.title, width - 2), bold: e.active, c: e.active ? undefined : 'dim' }]);
-    out.push([{ t: '  ' + fit(historyTimes(e), width - 2), c: e.active ? 'accent' : 'dim' }]);
-    if (a.detail) out.push([{ t: '  ' + fit(a.detail.split('\n')[0], width - 2), c: e.active ? undefined : 'dim' }]);
-    if (a.advice) out.push([{ t: '  → ' + fit(a.advice, width - 4), c: e.active ? 'accent' : 'dim' }]);
+    // The whole alert, wrapped: this is where it is read in full.
+    const dim = e.active ? undefined : 'dim';
+    leadText('', a.title, width - 2, true).forEach((t, i) =>
+      out.push([
+        { t: i === 0 ? (e.active ? severityMark(a.severity) : '✓ ') : '  ', c },
+        { t, bold: e.active, c: dim },
+      ]),
+    );
+    for (const t of leadText('  ', historyTimes(e), width, true)) out.push([{ t, c: e.active ? 'accent' : 'dim' }]);
+    if (a.detail) for (const t of leadText('  ', detailLine(a.detail), width, true)) out.push([{ t, c: dim }]);
+    if (a.advice)
+      for (const t of leadText('  → ', a.advice, width, true)) out.push([{ t, c: e.active ? 'accent' : 'dim' }]);
   }
   return out;
 }
@@ -53,7 +65,13 @@ export function alertHistoryScrollMax(entries: readonly AlertHistoryEntry[], wid
 }
 
 /** `dropped`: entries the history's cap removed (the longest-cleared), said in the title. */
-export function alertHistoryLines(entries: readonly AlertHistoryEntry[], width: number, height: number, scroll: number, dropped = 0): Line[] {
+export function alertHistoryLines(
+  entries: readonly AlertHistoryEntry[],
+  width: number,
+  height: number,
+  scroll: number,
+  dropped = 0,
+): Line[] {
   const rows = alertHistoryRows(entries, width);
   const active = entries.filter((e) => e.active).length;
   const right = `${active} active · ${entries.length - active} cleared${dropped > 0 ? ` · ${dropped} older dropped` : ''}`;
@@ -61,6 +79,9 @@ export function alertHistoryLines(entries: readonly AlertHistoryEntry[], width: 
   const top = Math.max(0, Math.min(scroll, rows.length - room));
   const end = Math.min(rows.length, top + room);
   // The keys first: a narrow terminal cuts the range, never how to get out.
-  const footer = rows.length > room ? `Esc or q closes · j k ↑ ↓ PgUp PgDn scroll · ${top + 1}-${end}/${rows.length}${end < rows.length ? ' ↓ more' : ''}` : 'Esc or q closes';
+  const footer =
+    rows.length > room
+      ? `Esc or q closes · j k ↑ ↓ PgUp PgDn scroll · ${top + 1}-${end}/${rows.length}${end < rows.length ? ' ↓ more' : ''}`
+      : 'Esc or q closes';
   return [titleLine('Alert history', width, right), ...rows.slice(top, end), [{ t: fit(footer, width), c: 'dim' }]];
 }

@@ -30,7 +30,12 @@ export function connectProblemRows(p: ConnectProblem, width: number): Line[] {
   const when = p.retry ? '' : p.retryOnceFixed ? ` ${p.retryOnceFixed}` : null;
   if (when !== null) out.push([{ t: INDENT }, { t: 'r', bold: true, c: 'accent' }, { t: ` connects again${when}` }]);
   // A failure without facts (host:port, fingerprint, key file) has its specifics only in its words.
-  if (p.kind === 'handshake-failed' || p.kind === 'ssh-settings' || p.kind === 'unknown' || Object.keys(p.facts).length === 0) {
+  if (
+    p.kind === 'handshake-failed' ||
+    p.kind === 'ssh-settings' ||
+    p.kind === 'unknown' ||
+    Object.keys(p.facts).length === 0
+  ) {
     out.push(...wrap(`details: ${p.detail}`, room, 3).map((t): Line => [{ t: INDENT + t, c: 'dim' }]));
   }
   return out;

@@ -1,5 +1,6 @@
 // The dashboard of one run as lines: header, panels laid out by dashboardLayout, a footer.
 // Pure; the App memoises it on the session version, the size and the view options.
+import { hintLine, type Binding } from '../bindings.js';
 import { bucketMean } from '../chart.js';
 import { dashboardLayout, type PanelId } from '../layout.js';
 import { frame, hstack, type Line } from '../lines.js';
@@ -23,7 +24,14 @@ export interface DashboardUi {
   logWrap?: boolean;
 }
 
-function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, height: number, colors: boolean): Line[] {
+function panelLines(
+  id: PanelId,
+  run: RunView,
+  ui: DashboardUi,
+  width: number,
+  height: number,
+  colors: boolean,
+): Line[] {
   const s = run.series;
   const points = Math.max(2, width - 8);
   switch (id) {
@@ -36,7 +44,11 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
           stepsPerPoint: reward.length ? s.stepCount / reward.length : 1,
           latest: s.latest('rollout/reward'),
           difficulty: ui.showDifficulty
-            ? { easy: s.downsample('rollout/easy/reward', points), medium: s.downsample('rollout/medium/reward', points), hard: s.downsample('rollout/hard/reward', points) }
+            ? {
+                easy: s.downsample('rollout/easy/reward', points),
+                medium: s.downsample('rollout/medium/reward', points),
+                hard: s.downsample('rollout/hard/reward', points),
+              }
             : null,
           evalReward: hasEval ? s.downsample('test_rollout/trajectory/reward', points) : null,
           latestEval: s.latest('test_rollout/trajectory/reward'),
@@ -68,7 +80,8 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
     case 'gpu':
       return gpuLines({ nodes: run.gpus, memory: run.memory }, width, height);
     case 'alerts':
-      return alertsLines(run.alerts, width, height, run.alertHistory);
+      // Zoomed, each alert is shown whole (wrapped), not cut to a line.
+      return alertsLines(run.alerts, width, height, run.alertHistory, ui.zoom === 'alerts');
     case 'log':
       return logPaneLines(run, ui, width, height);
   }
@@ -77,7 +90,18 @@ function panelLines(id: PanelId, run: RunView, ui: DashboardUi, width: number, h
 /** The header (2 lines): changes with the clock, so it is drawn apart from the panels. */
 export function dashboardHeader(run: RunView | null, now: number, width?: number): Line[] {
   return run
-    ? headerLines({ runId: run.summary.id, target: run.summary.target, connection: run.connection, connectionAt: run.connectionAt, runState: run.summary.state, figures: run.figures, now, width, pollingStopped: run.pollingStopped, followProblem: run.followProblem !== undefined })
+    ? headerLines({
+        runId: run.summary.id,
+        target: run.summary.target,
+        connection: run.connection,
+        connectionAt: run.connectionAt,
+        runState: run.summary.state,
+        figures: run.figures,
+        now,
+        width,
+        pollingStopped: run.pollingStopped,
+        followProblem: run.followProblem !== undefined,
+      })
     : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
 }
 
@@ -86,29 +110,42 @@ function hiddenNote(hidden: PanelId[], width: number): string {
   const long = `hidden: ${hidden.join(', ')} (z: zoom one panel, or enlarge)`;
   const short = `hidden: ${hidden.join(', ')} (z: zoom)`;
   // The alert history key too, when it fits whole.
-  const tries = [`${long} · h alert history`, `${long} · h history`, `${short} · h alert history`, `${short} · h history`, long, short];
+  const tries = [
+    `${long} · h alert history`,
+    `${long} · h history`,
+    `${short} · h alert history`,
+    `${short} · h history`,
+    long,
+    short,
+  ];
   return tries.find((t) => t.length <= width) ?? short;
 }
 
-/** The footer's key hints: as many as fit whole, in this order (a hint cut in half names no key). */
+/** The footer's key hints, from the binding table: as many as fit whole, in its order. */
 function footerHints(run: RunView, ui: DashboardUi, width: number): string {
-  const all = ['z zoom', 'h alert history', 'd difficulty', 'a log filter', '/ search', ...(run.trainerLines ? ['L trainer/event log'] : []), `w ${ui.logWrap ? 'cut' : 'wrap'} long lines`];
-  let out = '';
-  for (const h of all) {
-    const next = out ? `${out} · ${h}` : h;
-    if (next.length > width) break;
-    out = next;
-  }
-  return out;
+  const keep = (b: Binding) => b.command !== 'log-view' || run.trainerLines !== undefined;
+  // w says what it will do: wrap the lines, or cut them again.
+  return hintLine('dashboard', width, keep, (b) =>
+    b.command === 'log-wrap' && ui.logWrap ? 'cut long lines' : undefined,
+  );
 }
 
 /** Panels and footer for `height` rows (the header's 2 rows not included). */
-export function dashboardBody(run: RunView | null, width: number, height: number, colors: boolean, ui: DashboardUi): Line[] {
+export function dashboardBody(
+  run: RunView | null,
+  width: number,
+  height: number,
+  colors: boolean,
+  ui: DashboardUi,
+): Line[] {
   if (!run || height <= 0) return frame([], width, height);
   const layout = dashboardLayout(width, Math.max(0, height - 1), ui.zoom);
   const out: Line[] = [];
   for (const row of layout.rows) {
-    const parts = row.cols.map((c) => ({ lines: frame(panelLines(c.id, run, ui, c.width, row.height, colors), c.width, row.height), width: c.width }));
+    const parts = row.cols.map((c) => ({
+      lines: frame(panelLines(c.id, run, ui, c.width, row.height, colors), c.width, row.height),
+      width: c.width,
+    }));
     out.push(...hstack(parts, row.height));
   }
   out.push(

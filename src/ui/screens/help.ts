@@ -1,23 +1,41 @@
-// The help overlay: every key from KEY_HELP, grouped by where it applies. Descriptions wrap
-// rather than being cut; when the list is longer than the screen (80x24 and smaller) it scrolls
-// under a fixed title, and the last row says there is more, so no key is out of reach.
+// The help overlay: every binding of the one table (bindings.ts), grouped by where it applies.
+// Descriptions wrap rather than being cut; when the list is longer than the screen (80x24 and
+// smaller) it scrolls under a fixed title, and the last row says there is more, so no key is out of reach.
+import { BINDINGS, keyLabel, type Scope } from '../bindings.js';
 import { cell, wrap } from '../format.js';
-import { KEY_HELP } from '../keys.js';
 import { titleLine, type Line } from '../lines.js';
 
 const KEY_COL = 17;
+const SCOPE_TITLES: Record<Scope, string> = {
+  global: 'everywhere',
+  runs: 'runs',
+  dashboard: 'dashboard',
+  log: 'log',
+  config: 'config',
+  help: 'help',
+  history: 'alert history',
+  launch: 'launch confirmation',
+  leftovers: 'leftover processes',
+  input: 'while typing',
+};
 
 /** Every row of the help below its title, for `width` columns. */
 export function helpRows(width: number): Line[] {
+  // Each place once, in the table's order of first appearance.
+  const groups = new Map<string, (typeof BINDINGS)[number][]>();
+  for (const b of BINDINGS) {
+    if (b.scopes.includes('help')) continue;
+    const where = b.scopes.map((s) => SCOPE_TITLES[s]).join(', ');
+    groups.set(where, [...(groups.get(where) ?? []), b]);
+  }
   const out: Line[] = [];
-  let where = '';
   const textW = Math.max(10, width - KEY_COL - 2);
-  for (const k of KEY_HELP) {
-    if (k.where !== where) {
-      where = k.where;
-      out.push([{ t: where === 'input' ? 'while typing' : where, c: 'accent', bold: true }]);
-    }
-    wrap(k.what, textW).forEach((part, i) => out.push([{ t: '  ' + cell(i === 0 ? k.keys : '', KEY_COL), bold: true }, { t: part }]));
+  for (const [where, list] of groups) {
+    out.push([{ t: where, c: 'accent', bold: true }]);
+    for (const b of list)
+      wrap(b.description, textW).forEach((part, i) =>
+        out.push([{ t: '  ' + cell(i === 0 ? keyLabel(b) : '', KEY_COL), bold: true }, { t: part }]),
+      );
   }
   return out;
 }
@@ -30,9 +48,13 @@ export function helpScrollMax(width: number, height: number): number {
 export function helpLines(width: number, height = Infinity, scroll = 0): Line[] {
   const rows = helpRows(width);
   const room = Math.max(1, height - 2);
-  if (rows.length <= room) return [titleLine('Help — keys', width), ...rows, [{ t: 'Press any key to close.', c: 'dim' }]];
+  if (rows.length <= room)
+    return [titleLine('Help — keys', width), ...rows, [{ t: 'Press any key to close.', c: 'dim' }]];
   const top = Math.max(0, Math.min(scroll, rows.length - room));
   const end = top + room;
-  const footer = end < rows.length ? `↓ more (${top + 1}-${end}/${rows.length}) · ↑↓ PgUp PgDn scroll · other keys close` : 'Press any key to close. (↑ PgUp: back up)';
+  const footer =
+    end < rows.length
+      ? `↓ more (${top + 1}-${end}/${rows.length}) · ↑↓ PgUp PgDn scroll · other keys close`
+      : 'Press any key to close. (↑ PgUp: back up)';
   return [titleLine('Help — keys', width), ...rows.slice(top, end), [{ t: footer, c: 'dim' }]];
 }

@@ -6,7 +6,13 @@ import { titleLine, type Line } from '../lines.js';
 import type { LeftoverPhase, LeftoverProcess } from '../session/types.js';
 
 function processLine(l: LeftoverProcess, width: number): Line {
-  const why = l.tagged ? 'tagged with this run' : l.otherRunId === '?' ? `owned by ${l.user || 'another user'}` : l.otherRunId ? `run ${l.otherRunId}` : 'untagged: not stopped from here';
+  const why = l.tagged
+    ? 'tagged with this run'
+    : l.otherRunId === '?'
+      ? `owned by ${l.user || 'another user'}`
+      : l.otherRunId
+        ? `run ${l.otherRunId}`
+        : 'untagged: not stopped from here';
   const gpu = l.gpuMiB !== null ? `  ${l.gpuMiB} MiB GPU` : '';
   const head = `${l.node ? `${l.node}  ` : ''}PID ${String(l.pid).padStart(7)}  `;
   const tail = `${gpu}  [${why}]`;
@@ -18,7 +24,9 @@ function processLine(l: LeftoverProcess, width: number): Line {
 }
 
 export function leftoverLines(p: LeftoverPhase | undefined, runId: string, width: number): Line[] {
-  const out: Line[] = [titleLine(`Leftovers of ${runId}`, width, 'processes still tagged with the run or holding GPU memory')];
+  const out: Line[] = [
+    titleLine(`Leftovers of ${runId}`, width, 'processes still tagged with the run or holding GPU memory'),
+  ];
   if (!p || p.phase === 'idle' || p.phase === 'checking' || p.runId !== runId) {
     out.push([{ t: 'checking the target…', c: 'warn' }]);
     out.push([{ t: 'n', bold: true }, { t: ' close' }]);
@@ -30,9 +38,16 @@ export function leftoverLines(p: LeftoverPhase | undefined, runId: string, width
     return out;
   }
   if (p.phase === 'stopped') {
-    out.push([{ t: `stopped ${p.stopped.length} tagged process${p.stopped.length === 1 ? '' : 'es'}`, c: 'good', bold: true }]);
+    out.push([
+      { t: `stopped ${p.stopped.length} tagged process${p.stopped.length === 1 ? '' : 'es'}`, c: 'good', bold: true },
+    ]);
     for (const l of p.stopped) out.push(processLine(l, width));
-    out.push([{ t: p.remaining.length ? `still there (${p.remaining.length}):` : 'nothing of this run is left', c: p.remaining.length ? 'warn' : 'good' }]);
+    out.push([
+      {
+        t: p.remaining.length ? `still there (${p.remaining.length}):` : 'nothing of this run is left',
+        c: p.remaining.length ? 'warn' : 'good',
+      },
+    ]);
     for (const l of p.remaining) out.push(processLine(l, width));
     out.push([{ t: 'any key closes', c: 'dim' }]);
     return out;
@@ -44,7 +59,8 @@ export function leftoverLines(p: LeftoverPhase | undefined, runId: string, width
   if (!list.length && unchecked.length) out.push([{ t: 'nothing found where it could be checked (not an all-clear)', c: 'warn' }]);
   else if (!list.length) out.push([{ t: 'nothing left: no process carries the run tag or holds GPU memory', c: 'good' }]);
   for (const l of list) out.push(processLine(l, width));
-  if (p.phase === 'stopping') out.push([{ t: `stopping ${tagged} tagged process${tagged === 1 ? '' : 'es'}…`, c: 'warn', bold: true }]);
+  if (p.phase === 'stopping')
+    out.push([{ t: `stopping ${tagged} tagged process${tagged === 1 ? '' : 'es'}…`, c: 'warn', bold: true }]);
   else if (tagged > 0) {
     const procs = `${tagged} process${tagged === 1 ? '' : 'es'}`;
     const long = `Stop the ${procs} tagged with this run (SIGTERM, then SIGKILL)? `;
@@ -55,7 +71,16 @@ export function leftoverLines(p: LeftoverPhase | undefined, runId: string, width
       { t: '/' },
       { t: 'n', bold: true, c: 'bad' },
     ]);
-    if (tagged < list.length) out.push([{ t: 'untagged processes are only listed: they are never stopped from here', c: 'dim' }]);
-  } else out.push([{ t: list.length ? 'none of these carries this run\'s tag: nothing to stop from here · any key closes' : 'any key closes', c: 'dim' }]);
+    if (tagged < list.length)
+      out.push([{ t: 'untagged processes are only listed: they are never stopped from here', c: 'dim' }]);
+  } else
+    out.push([
+      {
+        t: list.length
+          ? "none of these carries this run's tag: nothing to stop from here · any key closes"
+          : 'any key closes',
+        c: 'dim',
+      },
+    ]);
   return out;
 }

@@ -1,4 +1,5 @@
 // Runs screen: targets and their runs (state, step, reward, age of the last step).
+import { hintLine } from '../bindings.js';
 import { cell, fit, fitMiddle, formatNumber, lastStepWhen } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import { connectionText, runStateSeg } from '../panels/header.js';
@@ -15,19 +16,40 @@ export function flatRuns(targets: TargetSummary[]): RunSummary[] {
  *  its records it knows no last step time: the list's (read from the tail) stays. */
 export function withLiveRun(targets: TargetSummary[], live: RunSummary | null | undefined): TargetSummary[] {
   if (!live) return targets;
-  return targets.map((t) => (t.name === live.target && t.runs.some((r) => r.id === live.id) ? { ...t, runs: t.runs.map((r) => (r.id === live.id ? { ...r, ...live, lastStepAt: live.lastStepAt ?? r.lastStepAt } : r)) } : t));
+  return targets.map((t) =>
+    t.name === live.target && t.runs.some((r) => r.id === live.id)
+      ? {
+          ...t,
+          runs: t.runs.map((r) =>
+            r.id === live.id ? { ...r, ...live, lastStepAt: live.lastStepAt ?? r.lastStepAt } : r,
+          ),
+        }
+      : t,
+  );
 }
 
-export function runsLines(targets: TargetSummary[], cursor: number, now: number, width: number, height: number): Line[] {
-  const keys = 'Enter open · n new launch · s stop · o leftovers (ended) · r refresh';
-  // The longest wording of the key hints that fits beside the title.
-  const out: Line[] = [titleLine('Runs', width, keys.length + 10 <= width ? keys : 'Enter · n new · s stop · o leftovers · r refresh')];
+export function runsLines(
+  targets: TargetSummary[],
+  cursor: number,
+  now: number,
+  width: number,
+  height: number,
+): Line[] {
+  // The key hints from the binding table, as many as fit beside the title.
+  const out: Line[] = [titleLine('Runs', width, hintLine('runs', width - 12))];
   if (targets.length === 0) {
-    out.push([{ t: 'No targets yet. Start one with `awrl-tui --launch --target T --config FILE`, or press n.', c: 'dim' }]);
+    out.push([
+      { t: 'No targets yet. Start one with `awrl-tui --launch --target T --config FILE`, or press n.', c: 'dim' },
+    ]);
     return out;
   }
   const idW = Math.max(12, Math.min(40, width - 52));
-  out.push([{ t: '  ' + cell('run', idW) + ' ' + cell('state', 10) + cell('step', 12) + cell('reward', 10) + 'last step', c: 'dim' }]);
+  out.push([
+    {
+      t: '  ' + cell('run', idW) + ' ' + cell('state', 10) + cell('step', 12) + cell('reward', 10) + 'last step',
+      c: 'dim',
+    },
+  ]);
   let index = 0;
   const rows: { line: Line; selected: boolean }[] = [];
   for (const t of targets) {
@@ -37,7 +59,13 @@ export function runsLines(targets: TargetSummary[], cursor: number, now: number,
       continue;
     }
     rows.push({
-      line: [{ t: t.name, bold: true, c: 'accent' }, { t: '  ' }, connectionText(t.connection), { t: t.error ? '  ' + fit(t.error, width) : '', c: 'bad' }, { t: `  ${t.runs.length} run${t.runs.length === 1 ? '' : 's'}`, c: 'dim' }],
+      line: [
+        { t: t.name, bold: true, c: 'accent' },
+        { t: '  ' },
+        connectionText(t.connection),
+        { t: t.error ? '  ' + fit(t.error, width) : '', c: 'bad' },
+        { t: `  ${t.runs.length} run${t.runs.length === 1 ? '' : 's'}`, c: 'dim' },
+      ],
       selected: false,
     });
     for (const r of t.runs) {
@@ -48,7 +76,12 @@ export function runsLines(targets: TargetSummary[], cursor: number, now: number,
         line: [
           { t: (selected ? '▸ ' : '  ') + cell(fitMiddle(r.id, idW), idW) + ' ', inverse: selected },
           { ...state, t: cell(state.t, 10) },
-          { t: cell(r.step !== null ? `${r.step}/${r.totalSteps ?? '?'}` : '—', 12) + cell(formatNumber(r.reward), 10) + lastStepWhen(r.lastStepAt, now) },
+          {
+            t:
+              cell(r.step !== null ? `${r.step}/${r.totalSteps ?? '?'}` : '—', 12) +
+              cell(formatNumber(r.reward), 10) +
+              lastStepWhen(r.lastStepAt, now),
+          },
         ],
       });
       index++;

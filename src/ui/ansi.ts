@@ -1,0 +1,40 @@
+// Lines to SGR text, with no dependency on the width machinery (text-width.ts loads string-width
+// and slice-ansi, ~100 ms on a busy box): the splash paints its first frame with this alone.
+import type { Line, Seg } from './line-types.js';
+import { palette, type PaletteName } from './theme.js';
+
+const SGR_COLOR: Record<PaletteName, string> = {
+  accent: '36',
+  good: '32',
+  warn: '33',
+  bad: '31',
+  dim: '90',
+  title: '34',
+};
+
+const ansiCache = { colors: new WeakMap<Seg[], string>(), plain: new WeakMap<Seg[], string>() };
+
+/** One line as text with SGR codes (none when colours are off; bold and inverse are kept). */
+export function lineToAnsi(line: Line, colors: boolean): string {
+  if (typeof line === 'string') return line;
+  // A kept line (the dashboard's panels between steps) is converted once.
+  const cache = colors ? ansiCache.colors : ansiCache.plain;
+  const known = cache.get(line);
+  if (known !== undefined) return known;
+  const out = segsToAnsi(line, colors);
+  cache.set(line, out);
+  return out;
+}
+
+function segsToAnsi(line: Seg[], colors: boolean): string {
+  let out = '';
+  for (const s of line) {
+    if (!s.t) continue;
+    const on: string[] = [];
+    if (colors && s.c) on.push(SGR_COLOR[palette[s.c] ? s.c : 'dim']);
+    if (s.bold) on.push('1');
+    if (s.inverse) on.push('7');
+    out += on.length ? `\x1b[${on.join(';')}m${s.t}\x1b[0m` : s.t;
+  }
+  return out;
+}

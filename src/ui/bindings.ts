@@ -1,0 +1,564 @@
+// Every key the cockpit answers to, in ONE table (as lazygit's types.Binding): the key handler
+// dispatches through it, and the `?` overlay, the footer and title hints and the status-line hints
+// are generated from it, so a key's meaning is written once. Nothing is bound to Ctrl-b (tmux's
+// prefix), Ctrl-j/k, or a lone Esc outside a dialog (tmux holds Esc for escape-time).
+import { PANEL_ORDER } from './layout.js';
+import { SCREENS } from './keys.js';
+import type { Effect, KeyContext, KeyInfo, UiState } from './ui-state.js';
+
+/** Where a binding applies: a screen, or a dialog/overlay that takes every key while open. */
+export type Scope =
+  'global' | 'runs' | 'dashboard' | 'log' | 'config' | 'help' | 'history' | 'launch' | 'leftovers' | 'input';
+
+export type Result = { state: UiState; effects: Effect[] };
+export const same = (state: UiState, effects: Effect[] = []): Result => ({ state, effects });
+
+export interface Binding {
+  /** Canonical key names (see keyName): 'q', 'ctrl-c', 'up', 'pgdn', 'enter', 'end', 'shift-tab'. */
+  keys: readonly string[];
+  scopes: readonly Scope[];
+  /** A stable name for the action (tests and hints refer to it). */
+  command: string;
+  /** The `?` overlay's text. */
+  description: string;
+  /** The footer/title hint's text after the key ("zoom"). */
+  short?: string;
+  /** Listed in the screen's hint line (the help lists every binding). */
+  shown?: boolean;
+  /** Why the key does nothing now (shown on the status line), or null when it acts. */
+  disabledReason?: (ctx: KeyContext, s: UiState) => string | null;
+  run: (s: UiState, ctx: KeyContext, name: string) => Result;
+}
+
+/** The name a key press goes by in the table. */
+export function keyName(input: string, key: KeyInfo): string {
+  if (key.upArrow) return 'up';
+  if (key.downArrow) return 'down';
+  if (key.leftArrow) return 'left';
+  if (key.rightArrow) return 'right';
+  if (key.pageUp) return 'pgup';
+  if (key.pageDown) return 'pgdn';
+  if (key.home) return 'home';
+  if (key.end) return 'end';
+  if (key.return) return 'enter';
+  if (key.tab) return key.shift ? 'shift-tab' : 'tab';
+  if (key.escape && !input) return 'esc';
+  if (key.backspace) return 'backspace';
+  if (key.delete) return 'delete';
+  if (key.ctrl) return `ctrl-${input}`;
+  if (key.meta || key.escape) return `meta-${input}`;
+  return input;
+}
+
+const LABELS: Record<string, string> = {
+  up: '↑',
+  down: '↓',
+  pgup: 'PgUp',
+  pgdn: 'PgDn',
+  enter: 'Enter',
+  esc: 'Esc',
+  tab: 'Tab',
+  'shift-tab': 'Shift-Tab',
+  end: 'End',
+  home: 'Home',
+  delete: 'Delete',
+};
+
+/** "↑ ↓ k j", "Ctrl-c", "x / Delete": a binding's keys as people write them. */
+export function keyLabel(b: Pick<Binding, 'keys'>): string {
+  const label = (k: string) => LABELS[k] ?? (k.startsWith('ctrl-') ? `Ctrl-${k.slice(5)}` : k);
+  // Two ways to the same thing read "x / Delete"; a run of plain keys "1 2 3 4", "↑ ↓ k j PgUp PgDn".
+  return b.keys.length === 2 && b.keys.some((k) => k.length > 1)
+    ? b.keys.map(label).join(' / ')
+    : b.keys.map(label).join(' ');
+}
+
+const MOVE: Record<string, number> = { up: -1, k: -1, down: 1, j: 1 };
+const MOVE_KEYS = ['up', 'down', 'k', 'j', 'pgup', 'pgdn'] as const;
+/** Rows a movement key moves: ±1, or a page. */
+export function moveBy(name: string, page: number): number {
+  return MOVE[name] ?? (name === 'pgup' ? -page : name === 'pgdn' ? page : 0);
+}
+const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(v, hi));
+
+const noConfig = (ctx: KeyContext) =>
+  ctx.configRows.length ? null : 'no config loaded: start the cockpit with --config FILE (--demo opens its own)';
+/** The override (1-based) `x` removes: the one selected in the overrides list, else the one that
+ *  sets the selected key; null when neither. */
+export function overrideIndex(ctx: KeyContext, s: UiState): number | null {
+  const n = ctx.configRows.length;
+  if (s.configCursor >= n && s.configCursor < n + (ctx.overrides?.length ?? 0)) return s.configCursor - n + 1;
+  const m = /^override (\d+)/.exec(ctx.configRows[s.configCursor]?.origin ?? '');
+  return m ? Number(m[1]) : null;
+}
+const noRun = (ctx: KeyContext, s: UiState) => (ctx.runIds[s.runsCursor] ? null : 'no run selected');
+const leftoverReason = (id: string | undefined, ended: boolean | undefined) =>
+  !id
+    ? 'no run selected'
+    : ended
+      ? null
+      : `o: run ${id} is still running; leftover processes are checked once it has ended`;
+
+export const BINDINGS: readonly Binding[] = [
+  // Everywhere (outside dialogs).
+  {
+    keys: ['1', '2', '3', '4'],
+    scopes: ['global'],
+    command: 'screen',
+    description: 'Runs, Dashboard, Config, Log screens',
+    run: (s, _c, n) => same({ ...s, screen: SCREENS[Number(n) - 1] }),
+  },
+  {
+    keys: ['tab', 'shift-tab'],
+    scopes: ['global'],
+    command: 'next-screen',
+    description: 'next / previous screen',
+    run: (s, _c, n) =>
+      same({
+        ...s,
+        screen: SCREENS[(SCREENS.indexOf(s.screen) + (n === 'tab' ? 1 : SCREENS.length - 1)) % SCREENS.length],
+      }),
+  },
+  {
+    keys: ['?'],
+    scopes: ['global'],
+    command: 'help',
+    description: 'this help (↑ ↓ PgUp PgDn scroll it when it is longer than the screen; any other key closes it)',
+    short: 'help',
+    run: (s) => same({ ...s, help: true, helpScroll: 0 }),
+  },
+  {
+    keys: ['q', 'ctrl-c'],
+    scopes: ['global'],
+    command: 'quit',
+    description:
+      'quit the cockpit (a run keeps running; --demo stops its own simulated run); asks first while a launch is in progress',
+    run: (s, ctx) => (ctx.launchInProgress ? same({ ...s, confirm: { kind: 'quit' } }) : same(s, [{ kind: 'quit' }])),
+  },
+  {
+    keys: ['ctrl-l'],
+    scopes: ['global'],
+    command: 'redraw',
+    description: 'draw the whole screen again (after something else wrote to the terminal)',
+    run: (s) => same(s, [{ kind: 'redraw' }]),
+  },
+  // Runs screen.
+  {
+    keys: MOVE_KEYS,
+    scopes: ['runs'],
+    command: 'runs-move',
+    description: 'move the cursor (PgUp PgDn by a page)',
+    run: (s, ctx, n) => same({ ...s, runsCursor: clamp(s.runsCursor + moveBy(n, ctx.page), 0, ctx.runIds.length - 1) }),
+  },
+  {
+    keys: ['enter'],
+    scopes: ['runs'],
+    command: 'open-run',
+    description: 'open the selected run on the dashboard',
+    short: 'open',
+    shown: true,
+    disabledReason: noRun,
+    run: (s, ctx) => same({ ...s, screen: 'dashboard' }, [{ kind: 'selectRun', runId: ctx.runIds[s.runsCursor] }]),
+  },
+  {
+    keys: ['n'],
+    scopes: ['runs'],
+    command: 'new-launch',
+    description: 'new launch (opens Config)',
+    short: 'new launch',
+    shown: true,
+    run: (s) => same({ ...s, screen: 'config' }),
+  },
+  {
+    keys: ['s'],
+    scopes: ['runs'],
+    command: 'stop-run',
+    description: 'stop the selected run (asks first)',
+    short: 'stop',
+    shown: true,
+    disabledReason: noRun,
+    run: (s, ctx) => same({ ...s, confirm: { kind: 'stop', runId: ctx.runIds[s.runsCursor] } }),
+  },
+  {
+    keys: ['o'],
+    scopes: ['runs'],
+    command: 'leftovers',
+    description: 'selected run ended: leftover processes (PID, command); y stops only the run-tagged ones',
+    short: 'leftovers',
+    shown: true,
+    disabledReason: (ctx, s) => {
+      const id = ctx.runIds[s.runsCursor];
+      return leftoverReason(id, id ? ctx.endedRuns?.has(id) : false);
+    },
+    run: (s, ctx) => {
+      const runId = ctx.runIds[s.runsCursor];
+      return same({ ...s, confirm: { kind: 'leftovers', runId } }, [{ kind: 'checkLeftovers', runId }]);
+    },
+  },
+  {
+    keys: ['r'],
+    scopes: ['runs'],
+    command: 'refresh',
+    description: 'refresh the list; connect again to the targets that could not be reached',
+    short: 'refresh',
+    shown: true,
+    run: (s) => same(s, [{ kind: 'refresh' }]),
+  },
+  // Dashboard and Log screens.
+  {
+    keys: MOVE_KEYS,
+    scopes: ['dashboard', 'log'],
+    command: 'log-scroll',
+    description: 'scroll the log back / forward (PgUp PgDn by a page)',
+    run: (s, ctx, n) => same({ ...s, logScroll: Math.max(0, s.logScroll - moveBy(n, ctx.page)) }),
+  },
+  {
+    keys: ['G', 'end'],
+    scopes: ['dashboard', 'log'],
+    command: 'log-end',
+    description: 'log: jump to the newest line (follow the tail again)',
+    short: 'end',
+    run: (s) => same({ ...s, logScroll: 0, logPin: null }),
+  },
+  {
+    keys: ['z'],
+    scopes: ['dashboard'],
+    command: 'zoom',
+    description: 'zoom: cycle one panel full screen, then back',
+    short: 'zoom',
+    shown: true,
+    run: (s) => {
+      const i = s.zoom === null ? 0 : PANEL_ORDER.indexOf(s.zoom) + 1;
+      return same({ ...s, zoom: i < PANEL_ORDER.length ? PANEL_ORDER[i] : null });
+    },
+  },
+  {
+    keys: ['h'],
+    scopes: ['dashboard', 'log'],
+    command: 'alert-history',
+    description:
+      'alert history: every alert seen, active and cleared (first seen, how often it fired, when it cleared); j k ↑ ↓ PgUp PgDn scroll, Esc or q closes',
+    short: 'alert history',
+    shown: true,
+    run: (s) => same({ ...s, history: true, historyScroll: 0 }),
+  },
+  {
+    keys: ['d'],
+    scopes: ['dashboard', 'log'],
+    command: 'difficulty',
+    description: 'reward per difficulty on/off',
+    short: 'difficulty',
+    shown: true,
+    run: (s) => same({ ...s, showDifficulty: !s.showDifficulty }),
+  },
+  {
+    keys: ['a'],
+    scopes: ['dashboard', 'log'],
+    command: 'log-filter',
+    description: 'log: all lines / warnings and errors only',
+    short: 'log filter',
+    shown: true,
+    run: (s, ctx) =>
+      same(
+        s.logView === 'trainer' && ctx.trainerLines === true
+          ? { ...s, trainerProblemsOnly: !s.trainerProblemsOnly, logScroll: 0 }
+          : { ...s, logAll: !s.logAll, logScroll: 0 },
+      ),
+  },
+  {
+    keys: ['/'],
+    scopes: ['dashboard', 'log'],
+    command: 'log-search',
+    description: 'search the log (Enter keeps it, an empty search clears it, Ctrl-c restores the previous one)',
+    short: 'search',
+    shown: true,
+    run: (s) => same({ ...s, input: { kind: 'search', text: s.logSearch, prev: s.logSearch } }),
+  },
+  {
+    keys: ['L'],
+    scopes: ['dashboard', 'log'],
+    command: 'log-view',
+    description:
+      "log pane: the trainer's own lines (ANSI stripped, stats tables as one line) / lines from parsed events",
+    short: 'trainer/event log',
+    shown: true,
+    disabledReason: (ctx) =>
+      ctx.trainerLines ? null : "L: this run's log pane has only the event view (the trainer's lines are not read)",
+    run: (s) => same({ ...s, logView: s.logView === 'trainer' ? 'events' : 'trainer', logScroll: 0 }),
+  },
+  {
+    keys: ['w'],
+    scopes: ['dashboard', 'log'],
+    command: 'log-wrap',
+    description: 'log: wrap long lines onto more rows / cut them with …',
+    short: 'wrap long lines',
+    shown: true,
+    run: (s) => same({ ...s, logWrap: !s.logWrap }),
+  },
+  {
+    keys: ['o'],
+    scopes: ['dashboard'],
+    command: 'leftovers',
+    description: 'after the run ended: leftover processes (PID, command); y stops only the run-tagged ones',
+    short: 'checks for leftover processes',
+    disabledReason: (ctx) => leftoverReason(ctx.selectedRun?.id, ctx.selectedRun?.ended),
+    run: (s, ctx) => {
+      const runId = ctx.selectedRun!.id;
+      return same({ ...s, confirm: { kind: 'leftovers', runId } }, [{ kind: 'checkLeftovers', runId }]);
+    },
+  },
+  // Config screen.
+  {
+    keys: MOVE_KEYS,
+    scopes: ['config'],
+    command: 'config-move',
+    description: 'move the cursor (PgUp PgDn by a page)',
+    run: (s, ctx, n) =>
+      same({
+        ...s,
+        configCursor: clamp(
+          s.configCursor + moveBy(n, ctx.page),
+          0,
+          ctx.configRows.length + (ctx.overrides?.length ?? 0) - 1,
+        ),
+      }),
+  },
+  {
+    keys: ['enter'],
+    scopes: ['config'],
+    command: 'edit-value',
+    description: 'edit the selected value (typed by the schema; checked as you type)',
+    short: 'edit',
+    shown: true,
+    disabledReason: (ctx, s) =>
+      noConfig(ctx) ??
+      (ctx.configRows[s.configCursor]?.leaf
+        ? null
+        : s.configCursor >= ctx.configRows.length
+          ? 'Enter: an override is changed by removing it (x) and adding it again (+)'
+          : 'Enter: a section has no value of its own; move to one of its keys'),
+    run: (s, ctx) => {
+      const row = ctx.configRows[s.configCursor];
+      return same({ ...s, input: { kind: 'edit', key: row.key, text: row.value } }, [
+        { kind: 'draft', draft: { key: row.key, text: row.value } },
+      ]);
+    },
+  },
+  {
+    keys: ['/'],
+    scopes: ['config'],
+    command: 'find-key',
+    description: 'find a key (jumps as you type)',
+    short: 'find',
+    disabledReason: noConfig,
+    run: (s) => same({ ...s, input: { kind: 'find', text: '', from: s.configCursor } }),
+  },
+  {
+    keys: ['+'],
+    scopes: ['config'],
+    command: 'add-override',
+    description: 'add an override (a.b=v, +a.b=v, ++a.b=v, ~a.b)',
+    short: 'add',
+    shown: true,
+    disabledReason: noConfig,
+    run: (s) => same({ ...s, input: { kind: 'add', text: '' } }),
+  },
+  {
+    keys: ['x', 'delete'],
+    scopes: ['config'],
+    command: 'remove-override',
+    description:
+      'remove the selected override (j k move on past the keys to the overrides list), or the one that sets the selected key',
+    short: 'remove',
+    shown: true,
+    disabledReason: (ctx, s) =>
+      noConfig(ctx) ?? (overrideIndex(ctx, s) === null ? 'x: no override sets the selected key' : null),
+    run: (s, ctx) => same(s, [{ kind: 'removeOverride', index: overrideIndex(ctx, s)! }]),
+  },
+  {
+    keys: ['p'],
+    scopes: ['config'],
+    command: 'preflight',
+    description: 'pre-flight: check the target for this config now (the same checks as --launch)',
+    short: 'pre-flight',
+    shown: true,
+    disabledReason: (ctx) => noConfig(ctx) ?? (ctx.preflight === 'running' ? 'p: the pre-flight is running' : null),
+    run: (s) => same(s, [{ kind: 'preflight' }]),
+  },
+  {
+    keys: ['L'],
+    scopes: ['config'],
+    command: 'launch',
+    description:
+      'launch: shows the exact argv (j k ↑ ↓ PgUp PgDn scroll it when it is longer than the screen) and the pre-flight, then asks (y; S launches despite pre-flight errors; n cancels)',
+    short: 'launch',
+    shown: true,
+    disabledReason: noConfig,
+    run: (s, ctx) =>
+      same({ ...s, confirm: { kind: 'launch' }, argvScroll: 0 }, ctx.configHasErrors ? [] : [{ kind: 'preflight' }]),
+  },
+  // The help overlay: any key not listed closes it.
+  {
+    keys: MOVE_KEYS,
+    scopes: ['help'],
+    command: 'help-scroll',
+    description: 'scroll the help (when longer than the screen)',
+    disabledReason: (ctx) => ((ctx.helpScrollMax ?? 0) > 0 ? null : 'fits'),
+    run: (s, ctx, n) =>
+      same({ ...s, helpScroll: clamp(s.helpScroll + moveBy(n, ctx.page), 0, ctx.helpScrollMax ?? 0) }),
+  },
+  // The alert history: a list to read; a stray key must not close it.
+  {
+    keys: ['esc', 'q'],
+    scopes: ['history'],
+    command: 'history-close',
+    description: 'close the alert history',
+    short: 'closes',
+    run: (s) => same({ ...s, history: false, historyScroll: 0 }),
+  },
+  {
+    keys: MOVE_KEYS,
+    scopes: ['history'],
+    command: 'history-scroll',
+    description: 'scroll the alert history',
+    short: 'scroll',
+    run: (s, ctx, n) =>
+      same({ ...s, historyScroll: clamp(s.historyScroll + moveBy(n, ctx.page), 0, ctx.historyScrollMax ?? 0) }),
+  },
+  // The launch confirmation.
+  {
+    keys: MOVE_KEYS,
+    scopes: ['launch'],
+    command: 'argv-scroll',
+    description: 'scroll the argv',
+    short: 'scroll',
+    run: (s, ctx, n) =>
+      same({ ...s, argvScroll: clamp(s.argvScroll + moveBy(n, ctx.page), 0, ctx.argvScrollMax ?? 0) }),
+  },
+  {
+    keys: ['y'],
+    scopes: ['launch'],
+    command: 'launch-yes',
+    description: 'launch (after a clean pre-flight)',
+    short: 'launch',
+    shown: true,
+    disabledReason: (ctx) =>
+      ctx.preflight === 'ok'
+        ? null
+        : ctx.preflight === 'blocked'
+          ? 'y: the pre-flight found errors (S launches anyway)'
+          : 'y: waiting for the pre-flight',
+    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch' }]),
+  },
+  {
+    keys: ['S'],
+    scopes: ['launch'],
+    command: 'launch-anyway',
+    description: 'launch despite pre-flight errors (recorded in run.json)',
+    short: 'launch anyway',
+    shown: true,
+    disabledReason: (ctx) => (ctx.preflight === 'blocked' ? null : 'S: only after a pre-flight that found errors'),
+    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', skipPreflight: true }]),
+  },
+  {
+    keys: ['p'],
+    scopes: ['launch'],
+    command: 'launch-preflight',
+    description: 'run the pre-flight again',
+    short: 'pre-flight again',
+    disabledReason: (ctx) => (ctx.preflight === 'running' ? 'p: the pre-flight is running' : null),
+    run: (s) => same(s, [{ kind: 'preflight' }]),
+  },
+  {
+    keys: ['n', 'esc'],
+    scopes: ['launch'],
+    command: 'launch-cancel',
+    description: 'cancel (so does any other key)',
+    short: 'cancel',
+    shown: true,
+    run: (s) => same({ ...s, confirm: null }),
+  },
+  // The leftover dialog.
+  {
+    keys: ['y'],
+    scopes: ['leftovers'],
+    command: 'leftovers-stop',
+    description: "stop the run's tagged leftover processes",
+    short: 'stop them',
+    disabledReason: (ctx) => (ctx.leftovers?.phase === 'found' && ctx.leftovers.tagged > 0 ? null : 'nothing to stop'),
+    run: (s) => same(s, [{ kind: 'stopLeftovers', runId: (s.confirm as { runId: string }).runId }]),
+  },
+  {
+    keys: ['n'],
+    scopes: ['leftovers'],
+    command: 'leftovers-close',
+    description: 'close (any key does, once the check is done)',
+    short: 'close',
+    run: (s) => same({ ...s, confirm: null }),
+  },
+  // While typing.
+  {
+    keys: ['enter'],
+    scopes: ['input'],
+    command: 'input-accept',
+    description: 'accept the text',
+    short: 'keep',
+    run: (s) => (s.input ? acceptInput(s) : same(s)),
+  },
+  {
+    keys: ['ctrl-c', 'ctrl-g'],
+    scopes: ['input'],
+    command: 'input-cancel',
+    description: 'cancel the text (never quits)',
+    short: 'cancel',
+    run: (s) => (s.input ? cancelInput(s) : same(s)),
+  },
+];
+
+function acceptInput(s: UiState): Result {
+  const t = s.input!;
+  if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.text, logScroll: 0 });
+  if (t.kind === 'find') return same({ ...s, input: null });
+  if (t.kind === 'edit')
+    return same({ ...s, input: null }, [
+      { kind: 'setValue', key: t.key, text: t.text },
+      { kind: 'draft', draft: null },
+    ]);
+  return same({ ...s, input: null }, t.text.trim() ? [{ kind: 'addOverride', text: t.text.trim() }] : []);
+}
+
+function cancelInput(s: UiState): Result {
+  const t = s.input!;
+  if (t.kind === 'find') return same({ ...s, input: null, configCursor: t.from });
+  if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.prev, logScroll: 0 });
+  return same({ ...s, input: null }, t.kind === 'edit' ? [{ kind: 'draft', draft: null }] : []);
+}
+
+/** The binding `name` has in `scope`, if any. */
+export function bindingFor(scope: Scope, name: string): Binding | undefined {
+  return BINDINGS.find((b) => b.scopes.includes(scope) && b.keys.includes(name));
+}
+
+/** The binding for a command in a scope (hints name their key from the table). */
+export function commandBinding(scope: Scope, command: string): Binding | undefined {
+  return BINDINGS.find((b) => b.scopes.includes(scope) && b.command === command);
+}
+
+/** "Enter open · n new launch · …": the scope's shown bindings (those `keep` keeps), in table
+ *  order, as many as fit whole in `width` (a hint cut in half names no key). */
+export function hintLine(
+  scope: Scope,
+  width: number,
+  keep: (b: Binding) => boolean = () => true,
+  short: (b: Binding) => string | undefined = () => undefined,
+): string {
+  let out = '';
+  for (const b of BINDINGS) {
+    if (!b.shown || !b.scopes.includes(scope) || !keep(b)) continue;
+    const h = `${keyLabel({ keys: b.keys.slice(0, 1) })} ${short(b) ?? b.short}`;
+    const next = out ? `${out} · ${h}` : h;
+    if (next.length > width) break;
+    out = next;
+  }
+  return out;
+}

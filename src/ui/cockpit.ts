@@ -1,0 +1,369 @@
+// The cockpit as one controller in plain TypeScript: it owns the UiState, turns keys into state and
+// session effects through the binding table, builds each frame with `frame()` (pure) and hands it
+// to the TerminalPainter, the only path that draws. Ink (app.tsx) only feeds it keys and sizes.
+import { commandBinding, keyLabel } from './bindings.js';
+import { tabBar } from './chrome.js';
+import { wrap } from './format.js';
+import { clipLine, frame as box, hstack, lineToAnsi, type Line } from './lines.js';
+import type { ScreenId } from './keys.js';
+import { followProblemStatus } from './panels/header.js';
+import { countAfter, logPaneLines, logPaneShown } from './panels/log.js';
+import { argvScrollMax, configLines, confirmLaunchLines } from './screens/config.js';
+import { dashboardBody, dashboardHeader, type DashboardUi } from './screens/dashboard.js';
+import { helpLines, helpScrollMax } from './screens/help.js';
+import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
+import { leftoverLines } from './screens/leftovers.js';
+import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
+import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from './session/types.js';
+import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
+import { initialUiState, reduceKey, type Effect, type KeyContext, type KeyInfo, type UiState } from './ui-state.js';
+
+export const MIN_COLUMNS = 60;
+export const MIN_ROWS = 15;
+
+export interface Size {
+  columns: number;
+  rows: number;
+}
+
+export interface Painter {
+  paint(lines: string[], columns: number, rows: number): void;
+  invalidate?(): void;
+}
+
+/** `text` plus `more` when the whole fits in `width`, else `text` alone (hints say their key whole). */
+function hint(text: string, more: string, width: number): string {
+  return text.length + more.length <= width ? text + more : text;
+}
+
+const LEFTOVER_MORE = ' (tagged with the run or holding GPU memory)';
+
+/** `fresh`: the transient messages (notice, launch result) still young enough to show. */
+export function statusLine(state: SessionState, ui: UiState, width: number, fresh: ReadonlySet<string>): Line {
+  if (ui.confirm?.kind === 'quit') {
+    const long = 'A launch is in progress. Quit the cockpit anyway (the run is not stopped)? y/n';
+    return [
+      {
+        t: long.length <= width ? long : 'Launch in progress: quit anyway (run not stopped)? y/n',
+        c: 'warn',
+        bold: true,
+      },
+    ];
+  }
+  if (ui.confirm?.kind === 'stop') return [{ t: `Stop run ${ui.confirm.runId}? y/n`, c: 'warn', bold: true }];
+  if (ui.input?.kind === 'find' || ui.input?.kind === 'search') {
+    const cancel = ui.input.kind === 'find' ? 'back' : 'cancel';
+    const head = ui.input.kind === 'find' ? 'find key: ' : '/';
+    const keys = `  ${keyLabel(commandBinding('input', 'input-accept')!)} keep · Ctrl-c ${cancel}`;
+    return [{ t: head, c: 'accent', bold: true }, { t: `${ui.input.text}▏` }, { t: keys, c: 'dim' }];
+  }
+  // A key that did nothing says why, until the next key.
+  if (ui.keyHint) return [{ t: ui.keyHint, c: 'warn' }];
+  const l = state.launch;
+  if (l.phase === 'launching') return [{ t: 'launching…', c: 'warn', bold: true }];
+  if (state.notice && fresh.has(noticeKey(state.notice))) return [{ t: state.notice, c: 'warn' }];
+  if (l.phase === 'launched' && fresh.has(`launched:${l.runId}:${l.message}`)) return [{ t: l.message, c: 'good' }];
+  if (l.phase === 'failed' && fresh.has(`failed:${l.message}`)) return [{ t: `launch failed: ${l.message}`, c: 'bad' }];
+  // Stands as long as the open run's log cannot be followed: after the passing messages, before hints.
+  if (state.run?.followProblem) return [{ t: followProblemStatus(state.run.followProblem, width), c: 'bad' }];
+  const leftovers = commandBinding('dashboard', 'leftovers')!;
+  const o = `${keyLabel(leftovers)} ${leftovers.short}`;
+  if (ui.screen === 'runs') {
+    const sel = flatRuns(state.targets)[ui.runsCursor];
+    if (sel && ENDED.has(sel.state))
+      return [{ t: hint(`${sel.id} ${sel.state}: ${o}`, LEFTOVER_MORE, width), c: 'dim' }];
+    return '';
+  }
+  const run = state.run?.summary;
+  if (ui.screen === 'dashboard' && run && ENDED.has(run.state))
+    return [{ t: hint(`run ${run.state}: ${o}`, LEFTOVER_MORE, width), c: 'dim' }];
+  return '';
+}
+
+function preflightKey(state: SessionState): KeyContext['preflight'] {
+  const p = state.preflight;
+  if (!p || p.phase === 'idle') return 'none';
+  if (p.phase === 'running') return 'running';
+  return p.blocked ? 'blocked' : 'ok';
+}
+
+/** What the key reducer needs to know about the session and the screen size. */
+export function keyContext(state: SessionState, ui: UiState, size: Size): KeyContext {
+  const runs = flatRuns(state.targets);
+  const width = size.columns;
+  const bodyH = Math.max(1, size.rows - 1) - 2;
+  const lo = state.leftovers;
+  return {
+    runIds: runs.map((r) => r.id),
+    endedRuns: new Set(runs.filter((r) => ENDED.has(r.state)).map((r) => r.id)),
+    trainerLines: state.run?.trainerLines !== undefined,
+    configRows: state.config?.rows ?? [],
+    overrides: state.config?.overrides ?? [],
+    launchInProgress: state.launch.phase === 'launching',
+    configHasErrors: state.config?.hasErrors ?? false,
+    page: Math.max(1, bodyH - 4),
+    preflight: preflightKey(state),
+    selectedRun: state.run ? { id: state.run.summary.id, ended: ENDED.has(state.run.summary.state) } : null,
+    leftovers: lo
+      ? { phase: lo.phase, tagged: lo.phase === 'found' ? lo.list.filter((l) => l.tagged).length : 0 }
+      : undefined,
+    helpScrollMax: helpScrollMax(width, bodyH),
+    historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
+    argvScrollMax:
+      ui.confirm?.kind === 'launch' && state.config ? argvScrollMax(state.config, width, state.preflight, bodyH) : 0,
+  };
+}
+
+/** The log scroll with the lines that arrived since it was pinned (the lines being read stay put). */
+export function pinnedScroll(state: SessionState, ui: UiState): number {
+  if (ui.logScroll <= 0 || ui.logPin === null || !state.run) return ui.logScroll;
+  return ui.logScroll + countAfter(logPaneShown(state.run, ui), ui.logPin);
+}
+
+/** The dashboard's panels depend on data, size and view options, never on the clock: kept. */
+export class DashboardMemo {
+  private key: unknown[] = [];
+  private lines: Line[] = [];
+
+  body(run: RunView | null, version: number, width: number, height: number, colors: boolean, ui: DashboardUi): Line[] {
+    const key = [
+      run,
+      version,
+      width,
+      height,
+      colors,
+      ui.zoom,
+      ui.showDifficulty,
+      ui.logAll,
+      ui.logSearch,
+      ui.logScroll,
+      ui.logView,
+      ui.trainerProblemsOnly,
+      ui.logWrap,
+    ];
+    if (key.length !== this.key.length || key.some((v, i) => v !== this.key[i])) {
+      this.lines = dashboardBody(run, width, height, colors, ui);
+      this.key = key;
+    }
+    return this.lines;
+  }
+}
+
+export interface FrameOptions {
+  colors: boolean;
+  /** Transient status messages still fresh (StatusExpiry); all of them when not given. */
+  fresh?: ReadonlySet<string>;
+  memo?: DashboardMemo;
+}
+
+/** The whole screen as lines: tab bar, screen, status line; never taller than rows-1. Pure. */
+export function frame(ui: UiState, state: SessionState, size: Size, now: number, o: FrameOptions): Line[] {
+  const width = size.columns;
+  const height = Math.max(1, size.rows - 1);
+  const bodyH = height - 2;
+  if (width < MIN_COLUMNS || size.rows < MIN_ROWS) {
+    const text = `Terminal too small (${width}×${size.rows}): awrl-tui needs at least ${MIN_COLUMNS}×${MIN_ROWS}. Enlarge it, or q to quit.`;
+    return box(wrap(text, width, Math.min(height, 3)), width, Math.min(height, 3));
+  }
+  const logScroll = pinnedScroll(state, ui);
+  const view = { ...ui, logScroll };
+  let body: Line[];
+  if (ui.help) body = helpLines(width, bodyH, ui.helpScroll);
+  else if (ui.history)
+    body = alertHistoryLines(
+      state.run?.alertHistory ?? [],
+      width,
+      bodyH,
+      ui.historyScroll,
+      state.run?.alertHistoryDropped ?? 0,
+    );
+  else if (ui.confirm?.kind === 'launch' && state.config)
+    body = confirmLaunchLines(state.config, width, state.preflight, bodyH, ui.argvScroll);
+  else if (ui.confirm?.kind === 'leftovers') body = leftoverLines(state.leftovers, ui.confirm.runId, width);
+  else if (ui.screen === 'dashboard') {
+    const panels = (o.memo ?? new DashboardMemo()).body(state.run, state.version, width, bodyH - 2, o.colors, view);
+    body = [...box(dashboardHeader(state.run, now, width), width, 2), ...panels];
+  } else if (ui.screen === 'log') {
+    body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
+  } else if (ui.screen === 'config') {
+    const editing = ui.input?.kind === 'edit' ? { key: ui.input.key, text: ui.input.text } : null;
+    const adding = ui.input?.kind === 'add' ? ui.input.text : null;
+    const c = configLines(state.config, { cursor: ui.configCursor, editing, adding }, width, bodyH, state.preflight);
+    body = c.right
+      ? hstack(
+          [
+            { lines: c.left, width: c.leftWidth },
+            { lines: c.right, width: width - c.leftWidth - 1 },
+          ],
+          bodyH,
+        )
+      : c.left;
+  } else body = runsLines(withLiveRun(state.targets, state.run?.summary), ui.runsCursor, now, width, bodyH);
+  const fresh = o.fresh ?? new Set(transientKeys(state));
+  // Each part fitted once: the panels come fitted from the memo, the rows around them here.
+  const status = clipLine(statusLine(state, ui, width, fresh), width);
+  return [clipLine(tabBar(ui.screen, width), width), ...box(body, width, bodyH), status];
+}
+
+export interface CockpitOptions {
+  session: Session;
+  painter: Painter;
+  size: Size;
+  initialScreen?: ScreenId;
+  colors: boolean;
+  /** Session changes are drawn at most once per this many ms (a burst of steps: one frame). */
+  frameMs?: number;
+  clock?: () => number;
+  onQuit?: () => void;
+}
+
+export class Cockpit {
+  ui: UiState;
+  private size: Size;
+  private readonly expiry = new StatusExpiry();
+  private readonly memo = new DashboardMemo();
+  private pending: NodeJS.Timeout | null = null;
+  private ticker: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  /** Frames painted (tests and the bench count them). */
+  frames = 0;
+
+  constructor(private readonly o: CockpitOptions) {
+    this.ui = initialUiState(o.initialScreen ?? 'runs');
+    this.size = o.size;
+  }
+
+  private now(): number {
+    return (this.o.clock ?? Date.now)();
+  }
+
+  start(): void {
+    this.unsubscribe = this.o.session.subscribe(() => {
+      this.pending ??= setTimeout(() => {
+        this.pending = null;
+        this.paint();
+      }, this.o.frameMs ?? 100);
+    });
+    // Clock-driven text (ages, elapsed, expiring messages): a frame a second; the painter writes
+    // only the rows that changed, and the panels come from the memo.
+    this.ticker = setInterval(() => this.paint(), 1000);
+    this.ticker.unref?.();
+    this.paint();
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.pending) clearTimeout(this.pending);
+    if (this.ticker) clearInterval(this.ticker);
+    this.pending = this.ticker = null;
+  }
+
+  resize(size: Size): void {
+    if (size.columns === this.size.columns && size.rows === this.size.rows) return;
+    this.size = size;
+    this.paint();
+  }
+
+  /** The current frame (what paint() draws). */
+  frame(): Line[] {
+    const state = this.o.session.getState();
+    const now = this.now();
+    const fresh = this.expiry.note(transientKeys(state), now);
+    return frame(this.ui, state, this.size, now, { colors: this.o.colors, fresh, memo: this.memo });
+  }
+
+  paint(): void {
+    this.frames++;
+    this.o.painter.paint(
+      this.frame().map((l) => lineToAnsi(l, this.o.colors)),
+      this.size.columns,
+      this.size.rows,
+    );
+  }
+
+  /** One key press (a paste or tmux send-keys arrives as one chunk: fed key by key). */
+  key(input: string, key: KeyInfo): void {
+    // Someone is at the keyboard: failures on the status line were seen and may now go.
+    this.expiry.acknowledge(this.now());
+    const state = this.o.session.getState();
+    const ctx = keyContext(state, this.ui, this.size);
+    const plain = !key.ctrl && !key.meta && !key.return && !key.tab && !key.backspace && !key.delete;
+    const chars = plain && input.length > 1 ? [...input] : [input];
+    // The pinned scroll becomes the scroll, re-pinned below to the newest line now shown.
+    let ui: UiState = { ...this.ui, logScroll: pinnedScroll(state, this.ui) };
+    const effects: Effect[] = [];
+    for (const ch of chars) {
+      let k = key;
+      if (chars.length > 1) {
+        // Ink splits escape sequences but not plain runs: give Enter, Backspace and Tab inside a
+        // chunk their meaning; drop other control characters.
+        k =
+          ch === '\r' || ch === '\n'
+            ? { return: true }
+            : ch === '\x7f' || ch === '\b'
+              ? { backspace: true }
+              : ch === '\t'
+                ? { tab: true }
+                : {};
+        if (ch < ' ' && !k.return && !k.tab) continue;
+      }
+      const r = reduceKey(ui, ch, k, ctx);
+      ui = r.state;
+      effects.push(...r.effects);
+    }
+    const shown = ui.logScroll > 0 && state.run ? logPaneShown(state.run, ui) : null;
+    this.ui = { ...ui, logPin: shown ? (shown.at(-1)?.seq ?? null) : null };
+    this.run(effects);
+    this.paint();
+  }
+
+  private run(effects: Effect[]): void {
+    const a = this.o.session.actions;
+    // The session reports failures in its state (the status line shows them): nothing to catch here.
+    const quietly = (p: Promise<unknown>) => void p.catch(() => undefined);
+    for (const e of effects) {
+      switch (e.kind) {
+        case 'quit':
+          this.o.onQuit?.();
+          break;
+        case 'redraw':
+          this.o.painter.invalidate?.();
+          break;
+        case 'selectRun':
+          a.selectRun(e.runId);
+          break;
+        case 'refresh':
+          a.refreshRuns();
+          break;
+        case 'stop':
+          quietly(a.stopRun(e.runId));
+          break;
+        case 'draft':
+          a.setDraft(e.draft);
+          break;
+        case 'setValue':
+          a.setValue(e.key, e.text);
+          break;
+        case 'addOverride':
+          a.addOverride(e.text);
+          break;
+        case 'removeOverride':
+          a.removeOverride(e.index);
+          break;
+        case 'launch':
+          quietly(a.launch(e.skipPreflight ? { skipPreflight: true } : undefined));
+          break;
+        case 'preflight':
+          quietly(a.runPreflight());
+          break;
+        case 'checkLeftovers':
+          quietly(a.checkLeftovers(e.runId));
+          break;
+        case 'stopLeftovers':
+          quietly(a.stopLeftovers(e.runId));
+          break;
+      }
+    }
+  }
+}

@@ -1,0 +1,89 @@
+// Exact per-panel line tables (as lazygit's presentation tests): each panel's lines painted on a
+// terminal (@xterm/headless) and read back row by row, whole. A fragment check (toContain) lets a
+// cut, a shifted column or a stale cell through; these do not.
+import { describe, expect, it } from 'vitest';
+import { tabBar } from '../../src/ui/chrome.js';
+import type { Line } from '../../src/ui/lines.js';
+import { alertsLines } from '../../src/ui/panels/alerts.js';
+import { logLines } from '../../src/ui/panels/log.js';
+import { leftoverLines } from '../../src/ui/screens/leftovers.js';
+import { preflightLines } from '../../src/ui/screens/preflight.js';
+import { runsLines } from '../../src/ui/screens/runs.js';
+import { paintLines } from './helpers.js';
+import { FIX } from './panel-fixtures.js';
+
+function rows(lines: Line[], width: number, height: number): string[] {
+  const s = paintLines(lines, width, height);
+  const out = s.lines().slice(0, height);
+  s.dispose();
+  return out;
+}
+
+describe('panels as the terminal shows them', () => {
+  it('Alerts (60×9): errors first, the exception line as detail, cleared ones below', () => {
+    expect(rows(alertsLines(FIX.alerts, 60, 9, FIX.history), 60, 9)).toEqual([
+      '─ Alerts ─────────────────────────────────── 2 · 1 cleared ─',
+      '✖ cuda-oom: CUDA out of memory (step 41)',
+      '  RuntimeError: CUDA out of memory. Tried to allocate 2.00 …',
+      '  → lower max_tokens_per_mb or add GPUs',
+      '▲ staleness near the budget (step 40)',
+      '  offpolicy max 2 of 2',
+      '  → raise max_head_offpolicyness',
+      '✓ nan grad norm (step 20)',
+      '  cleared 11:30, fired 2× since 11:00',
+    ]);
+  });
+  it('Runs (90×8): hints from the binding table, the cursor on the second run', () => {
+    expect(rows(runsLines(FIX.targets, 1, FIX.now, 90, 8), 90, 8)).toEqual([
+      '─ Runs ──────────────────── Enter open · n new launch · s stop · o leftovers · r refresh ─',
+      '  run                                    state     step        reward    last step',
+      'gpu-head  connected  2 runs',
+      '  trial-20260525-110000-ab12             running   41/640      0.4567    12 s ago',
+      '▸ trial-20260524-090000-ce92             failed    640/640     0.61      1 d 0 h ago',
+      '',
+      '',
+      '',
+    ]);
+  });
+  it('Leftovers (80×9): tagged ones offered, untagged ones only listed', () => {
+    expect(rows(leftoverLines(FIX.leftovers, 'r-1', 80), 80, 9)).toEqual([
+      '─ Leftovers of r-1 ─ processes still tagged with the run or holding GPU memory ─',
+      'PID    4242  python3 -m areal.launcher.l…  61234 MiB GPU  [tagged with this run]',
+      'PID     777  python3 serve.py  2048 MiB GPU  [untagged: not stopped from here]',
+      'Stop the 1 process tagged with this run (SIGTERM, then SIGKILL)? y/n',
+      'untagged processes are only listed: they are never stopped from here',
+      '',
+      '',
+      '',
+      '',
+    ]);
+  });
+  it('Pre-flight (70×9): errors, then warnings, passing ones folded, one summary', () => {
+    expect(rows(preflightLines(FIX.preflight, [], 70), 70, 9)).toEqual([
+      'ERROR gpus: 2 of 8 GPUs busy (PID 4242)',
+      '      → stop PID 4242 or wait',
+      'WARN  disk: disk 91% full',
+      '      → free some space',
+      'ok python, model',
+      'pre-flight on gpu-head: 1 error, 1 warning: launching is blocked',
+      '',
+      '',
+      '',
+    ]);
+  });
+  it('Log, event view (70×6): a long line cut with …', () => {
+    expect(rows(logLines({ lines: FIX.log, showAll: true, search: '', scroll: 0 }, 70, 6), 70, 6)).toEqual([
+      '─ Log ──────────────────────────────────────────────────── all 1-3/3 ─',
+      '11:59:00 Epoch 1/10 Step 40/64 Train step 40/640 done.',
+      '11:59:10 [rollout] [EPISODE_TIMEOUT] episode 7 exceeded 600 s',
+      '11:59:30 RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB…',
+      '',
+      '',
+    ]);
+  });
+  it('tab bar (80)', () => {
+    expect(rows([tabBar('dashboard', 80)], 80, 1)).toEqual([
+      ' 1 Runs   2 Dashboard   3 Config   4 Log                          ? help  q quit',
+    ]);
+  });
+});
