@@ -39,10 +39,11 @@ ${STATS_JSON_NOTE}
 
 Exit codes: 0 read, 2 a file cannot be read or a bad argument.`;
 
-const RUNS = `usage: awrl-tui runs --target T [--json]
+const RUNS = `usage: awrl-tui runs [RUN] --target T [--json]
 
 Lists the runs on a target (from their run.json) with their live state, step, reward, backend and,
 for a Slurm run with --auto-resume, its job chain. A state that cannot be read shows as unknown.
+With RUN, that run only. A failed run also shows the last lines of its log (lastLines in --json).
 
   --json                  one JSON array on stdout, an object per run (runId, state, detail,
                           experiment, trial, backend, globalStep, totalSteps, lastReward, chain, …)

@@ -10,7 +10,8 @@ import { throughputLines, throughputPhasesFrom } from '../../src/ui/panels/throu
 import { gpuLines } from '../../src/ui/panels/gpu.js';
 import { rewardLines } from '../../src/ui/panels/reward.js';
 import { dashboardBody, type DashboardUi } from '../../src/ui/screens/dashboard.js';
-import { RunRecords, type RunViewContext } from '../../src/ui/session/run-records.js';
+import type { RunViewContext } from '../../src/ui/session/run-records.js';
+import { recordsWithRules } from './records-with-rules.js';
 import { ArraySeries } from '../../src/ui/session/array-series.js';
 import type { TrainerLinesView } from '../../src/ui/session/types.js';
 import { parseLogBytes, type TrainerEvent } from '../../src/trainer-log/index.js';
@@ -232,7 +233,7 @@ describe('from the log to the zoomed panel', () => {
     trainerLines: { lines: [], startsMidLog: false, dropped: 0 } as TrainerLinesView,
     pollingStoppedS: null,
   };
-  const records = new RunRecords({
+  const records = recordsWithRules({
     clock: () => Date.parse('2026-06-01T10:00:05Z'),
     facts: { maxHeadOffpolicyness: 2 },
   });
