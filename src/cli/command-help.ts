@@ -126,6 +126,10 @@ The trainer config engine on its own: the YAML as OmegaConf reads it, Hydra over
   argv                    the exact argv that will run (--remote-config PATH: the uploaded file)
   --json                  the same as JSON
 
+--json (show): the config as JSON, exact where plain JSON is not: an int beyond 2^53 is written with
+all its digits (9007199254740993), a float keeps Python's text (1.0, 5e-06), and the floats JSON
+cannot spell are the strings "inf", "-inf" and "nan" (as in \`awrl-tui parse --json\`).
+
 Exit codes: 0 ok, 2 config errors, a bad argument or an unreadable file.`;
 
 const PREFLIGHT = `usage: awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json] [--accept-new-host-key]

@@ -2,6 +2,7 @@
 // history (fired/cleared). Pure, bounded.
 import type { ErrorEvent, ErrorKind, TrainerEvent } from '../trainer-log/events.js';
 import { isoTimeToMs } from '../trainer-log/text.js';
+import { exceptionLine } from '../trainer-log/classify.js';
 import type { Alert } from './alerts.js';
 
 /** Errors kept active at once; more (a crash loop logging thousands) keep the latest. */
@@ -30,6 +31,14 @@ interface StandingError {
   atMs: number | null;
   /** Steps of the same attempt written after it. */
   stepsAfter: number;
+  /** What failed: its kind and exception line (failureKey). */
+  key: string;
+}
+
+/** An error's kind and the exception line that names what failed (its traceback's last one, else
+ *  its message): the same for a failure logged and then printed uncaught. */
+function failureKey(e: ErrorEvent): string {
+  return `${e.kind}\n${exceptionLine(e.detail.split('\n')) ?? e.message}`;
 }
 
 /**
@@ -49,8 +58,16 @@ export class ErrorAlertTracker {
 
   ingest(e: TrainerEvent): void {
     if (e.type === 'error') {
+      // One failure told twice is one alert: AsyncWebRL logs it and Python prints it uncaught;
+      // upstream logs `Training failed with exception` and the uncaught traceback follows. After a
+      // step it is a new occurrence (a failure that recurs).
+      const key = failureKey(e);
+      if (this.active.some((a) => !a.restarted && a.stepsAfter === 0 && a.key === key)) {
+        this.count++;
+        return;
+      }
       const atMs = e.time === null ? Number.NaN : isoTimeToMs(e.time);
-      this.active.push({ alert: errorAlert(e, this.count++), restarted: false, atMs: Number.isFinite(atMs) ? atMs : null, stepsAfter: 0 });
+      this.active.push({ alert: errorAlert(e, this.count++), key, restarted: false, atMs: Number.isFinite(atMs) ? atMs : null, stepsAfter: 0 });
       if (this.active.length > MAX_ACTIVE_ERRORS) this.active.splice(0, this.active.length - MAX_ACTIVE_ERRORS);
       this.list = null;
     } else if (e.type === 'resume' || e.type === 'start') {

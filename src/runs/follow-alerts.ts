@@ -5,6 +5,7 @@
 import { RunAlerts, type HealthEvent } from '../health/index.js';
 import { MetricsStore, type Alert } from '../metrics/index.js';
 import type { Transport } from '../remote/transport.js';
+import { exceptionLine } from '../trainer-log/classify.js';
 
 export interface FollowAlertsOptions {
   /** rollout.max_head_offpolicyness (staleness rules). */
@@ -199,5 +200,13 @@ export function alertJsonLine(a: Alert): string {
 
 /** `alert: [warning] title: detail (advice)` for humans. */
 export function alertLine(a: Alert): string {
-  return `alert: [${a.severity}] ${a.title}${a.detail ? `: ${a.detail}` : ''}${a.advice ? ` → ${a.advice}` : ''}`;
+  const detail = a.detail ? oneLineDetail(a.detail) : '';
+  return `alert: [${a.severity}] ${a.title}${detail && !a.title.endsWith(detail) ? `: ${detail}` : ''}${a.advice ? ` → ${a.advice}` : ''}`;
+}
+
+/** One line of a detail: a traceback's exception line (never its header), else the last line. */
+function oneLineDetail(detail: string): string {
+  if (!detail.includes('\n')) return detail;
+  const lines = detail.split('\n').filter((l) => l.trim() !== '');
+  return exceptionLine(lines) ?? lines.at(-1) ?? '';
 }

@@ -80,7 +80,7 @@ describe('an ended run, told as it is', () => {
     const first = await cli(['--launch', ...sim.target('AWRL_SIM_SPEED=instant'), '--config', sim.config, 'total_train_epochs=1', '++trial_name=resume-keeps', '--follow', '--json']);
     expect(first.code, first.stderr).toBe(0);
     const runId = JSON.parse(first.stdout.split('\n')[0]).runId as string;
-    const again = await cli(['--launch', '--resume', runId, ...sim.target('AWRL_SIM_SPEED=instant'), '--follow', '--json']);
+    const again = await cli(['--launch', '--resume', runId, '--force', ...sim.target('AWRL_SIM_SPEED=instant'), '--follow', '--json']);
     expect(again.code, again.stderr).toBe(0);
     const runs = await cli(['runs', ...where(), '--json']);
     const row = (JSON.parse(runs.stdout) as Array<{ runId: string; chain: Array<{ n: number; ended: string | null }> }>).find((x) => x.runId === runId)!;
