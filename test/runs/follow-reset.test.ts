@@ -2,6 +2,7 @@
 // caller (onReset), so a `--follow --json` reader can tell "a new file from its start" from a resume's
 // legitimately repeated steps; every event of each file arrives once.
 import { describe, it, expect, afterAll } from 'vitest';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,11 +24,16 @@ describe('followToEnd across a replaced log', () => {
     const runId = '20261129-120000-reset';
     const runDir = join(workdir, '.awrl', 'runs', runId);
     mkdirSync(runDir, { recursive: true });
+    // The job: a process tagged with the run id, as the job wrapper's would be (a run.json without
+    // its attempt would be a launch that never finished: abandoned, #17).
+    const job = spawn('sleep', ['600'], { env: { ...process.env, AWRL_RUN_ID: runId }, stdio: 'ignore', detached: true });
     const record: RunRecord = {
       version: 1, runId, experiment: 'e', trial: 't', target: 'local', workdir, runDir, backend: 'direct', argv: ['python3'],
-      secretNames: [], createdAt: '2026-11-29T12:00:00.000Z', attempts: [], chainJobIds: [], autoResume: 0, nodes: 1,
+      secretNames: [], createdAt: '2026-11-29T12:00:00.000Z', chainJobIds: [], autoResume: 0, nodes: 1,
+      attempts: [{ n: 1, reason: 'launch', startedAt: '2026-11-29T12:00:00.000Z', pid: job.pid! }],
     };
     writeFileSync(join(runDir, 'run.json'), serializeRunRecord(record));
+    writeFileSync(join(runDir, 'job.pid'), `${job.pid}\n`);
     const half = LOG.indexOf('\n', LOG.length >> 1) + 1;
     const logPath = join(runDir, 'stdout.log');
     writeFileSync(logPath, LOG.subarray(0, half));
@@ -48,7 +54,7 @@ describe('followToEnd across a replaced log', () => {
       await waitFor(() => seen.includes('reset replaced'), { what: 'the reset' });
       // The run ends: an attempt that exited 0.
       writeFileSync(join(runDir, 'exit.code'), '0\n');
-      writeFileSync(join(runDir, 'run.json'), serializeRunRecord({ ...record, attempts: [{ n: 1, reason: 'launch', startedAt: record.createdAt, pid: 2147483 }] }));
+      job.kill('SIGKILL');
       const outcome = await done;
       expect(outcome).toMatchObject({ kind: 'ended', state: 'finished' });
       const at = seen.indexOf('reset replaced');
@@ -56,6 +62,7 @@ describe('followToEnd across a replaced log', () => {
       expect(seen.slice(at + 1)).toEqual(parseLogBytes(LOG).map((e) => eventToJsonLine(e)));
       expect(seen.slice(0, at).length).toBeGreaterThan(0);
     } finally {
+      if (job.exitCode === null && job.signalCode === null) job.kill('SIGKILL');
       await t.close();
     }
   });
