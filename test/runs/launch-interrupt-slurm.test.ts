@@ -78,7 +78,12 @@ describe('interrupting a Slurm launch', () => {
       expect(['PENDING', 'RUNNING', 'CONFIGURING']).toContain(q);
       const stop = startCli(['stop', dir, ...target()], {});
       procs.push(stop);
-      expect(await stop.done, stop.stderr).toBe(0);
+      // The job is cancelled; its node cannot be swept from the head here (no ssh to it): not an
+      // all-clear, so exit 1 (#16), and the job is gone from the queue.
+      expect(await stop.done, stop.stderr).toBe(1);
+      expect(stop.stderr + stop.stdout, `${stop.stdout}\n${stop.stderr}`).toMatch(/could not check \S+ for leftover processes|GPU memory NOT CHECKED/);
+      const after = execFileSync('squeue', ['-h', '-j', record.attempts[0].jobId, '-o', '%T'], { env: slurm.env, encoding: 'utf8' });
+      expect(after.trim()).not.toMatch(/PENDING|RUNNING|CONFIGURING/);
     }, 240_000);
   }
 });
