@@ -1,6 +1,6 @@
 // House rules made mechanical (issue #19): typed typescript-eslint, no floating promises, and which
 // room may import which (pure rooms import no I/O; the cockpit's drawing code no remote/runs).
-// `npm run lint`; not part of `npm test` yet (the tree has violations to clear first).
+// `npm run lint`; `npm test` runs it after tsc, before vitest.
 import tseslint from 'typescript-eslint';
 
 const IO_ROOMS = ['remote', 'runs', 'ui', 'cli', 'sim', 'gpu', 'preflight'];

@@ -1,7 +1,7 @@
 // runPreflight: one probe over the Transport, then the pure evaluation. The launcher calls this
 // before every launch; `awrl-tui preflight` prints it.
 import type { Transport } from '../remote/transport.js';
-import { parseAllocationMode, requiredSecretNames, type ConfigEvaluation } from '../config/index.js';
+import { parseAllocationMode, type ConfigEvaluation } from '../config/index.js';
 // Direct module imports (not runs/index): the launcher in src/runs calls runPreflight, so going
 // through its index would make an import cycle.
 import { batchScript, sbatchArgs } from '../runs/slurm-batch.js';
