@@ -158,7 +158,7 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
 
 export interface ResumeIo extends LaunchIo {
   autoResume?: number;
-  /** The names to forward, as decided with the run's config (preflight/forwarded.ts); default:
+  /** The names to forward, as decided with the run's config (forwarding.ts); default:
    *  those of the names the run forwarded before that are set now. */
   secretNames?: string[];
   /** A run that finished may be run again from its last checkpoint (the user said yes, or --force). */
