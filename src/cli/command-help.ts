@@ -39,10 +39,11 @@ ${STATS_JSON_NOTE}
 
 Exit codes: 0 read, 2 a file cannot be read or a bad argument.`;
 
-const RUNS = `usage: awrl-tui runs --target T [--json]
+const RUNS = `usage: awrl-tui runs [RUN] --target T [--json]
 
 Lists the runs on a target (from their run.json) with their live state, step, reward, backend and,
 for a Slurm run with --auto-resume, its job chain. A state that cannot be read shows as unknown.
+A failed run's last log lines follow the table; with RUN, that run only.
 
   --json                  one JSON array on stdout, an object per run (runId, state, detail,
                           experiment, trial, backend, globalStep, totalSteps, lastReward, chain, …)
@@ -123,7 +124,9 @@ The trainer config engine on its own: the YAML as OmegaConf reads it, Hydra over
   show                    the config after the overrides (--resolved: interpolations resolved)
   diff                    what the overrides change
   argv                    the exact argv that will run (--remote-config PATH: the uploaded file)
-  --json                  the same as JSON
+  --json                  the same as JSON; show --json is exact where plain JSON is not: an int
+                          beyond 2^53 keeps all its digits, a float Python's text (1.0, 5e-06), and
+                          the floats JSON cannot spell are the strings "inf", "-inf" and "nan"
 
 Exit codes: 0 ok, 2 config errors, a bad argument or an unreadable file.`;
 
