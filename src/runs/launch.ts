@@ -255,16 +255,6 @@ export function finishedRefusal(runId: string, detail: string): RunError {
   );
 }
 
-/** Whether `resumeRun` would refuse a finished run (for the CLI's question before it). */
-export async function runStateOf(
-  transport: Transport,
-  target: Target,
-  runId: string,
-): Promise<{ state: string; detail: string } | null> {
-  const r = (await listRuns(transport, target, { tailBytes: 0, only: runId }))[0];
-  return r ? { state: r.state, detail: r.detail } : null;
-}
-
 export async function writeRecord(transport: Transport, r: RunRecord): Promise<void> {
   await transport.writeFileAtomic(`${r.runDir}/run.json`, serializeRunRecord(r));
 }
