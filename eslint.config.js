@@ -1,9 +1,18 @@
 // House rules made mechanical (issue #19): typed typescript-eslint, no floating promises, and which
 // room may import which (pure rooms import no I/O; the cockpit's drawing code no remote/runs).
-// `npm run lint`; not part of `npm test` yet (the tree has violations to clear first).
+// `npm run lint`; `npm test` runs it after tsc, before vitest.
 import tseslint from 'typescript-eslint';
 
-const IO_ROOMS = ['remote', 'runs', 'ui', 'cli', 'sim', 'gpu', 'preflight'];
+/**
+ * The rooms of src/ (docs/architecture.md), lowest first: a room imports only rooms before it, so no
+ * two rooms import each other (preflight builds on runs, never the reverse). The first four are pure.
+ * test/architecture/room-order.test.ts checks the whole graph against this, dynamic imports too.
+ */
+export const ROOM_ORDER = [
+  ...['config', 'trainer-log', 'metrics', 'health'],
+  ...['remote', 'gpu', 'runs', 'preflight', 'sim', 'ui', 'cli'],
+];
+const PURE_ROOMS = ROOM_ORDER.slice(0, 4);
 const NODE_IO = [
   'fs',
   'fs/promises',
@@ -18,9 +27,33 @@ const NODE_IO = [
   'worker_threads',
   'cluster',
 ];
-const nodeIo = NODE_IO.flatMap((m) => [m, `node:${m}`]);
-const rooms = (names, depth) =>
-  names.flatMap((n) => [`${'../'.repeat(depth)}${n}`, `${'../'.repeat(depth)}${n}/*`, `${'../'.repeat(depth)}${n}/**`]);
+const nodeIo = NODE_IO.flatMap((m) => [m, `node:${m}`]).map((name) => ({
+  name,
+  message: 'a pure room does no I/O: take the bytes or data as an argument',
+}));
+/** `../runs`, `../../runs/x.js`, … from any depth inside a room (no subfolder is named like a room). */
+const roomsRegex = (names) => `^(\\.\\./)+(${names.join('|')})(/|$)`;
+const later = (room) => ROOM_ORDER.slice(ROOM_ORDER.indexOf(room) + 1);
+const orderPattern = (room) => ({
+  regex: roomsRegex(later(room)),
+  message: PURE_ROOMS.includes(room)
+    ? `a pure room imports no I/O room, and ${room} only rooms before it in ROOM_ORDER (eslint.config.js)`
+    : `${room} imports only rooms before it in ROOM_ORDER (eslint.config.js): the other direction is a cycle`,
+});
+const restrict = (files, patterns, paths = []) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { paths, patterns }] },
+});
+
+// The cockpit's drawing code: lines from data. Remote targets and runs are the session's business.
+const UI_NOT_DRAWING = [
+  'src/ui/session/**',
+  'src/ui/connect.ts',
+  'src/ui/connect-advice.ts',
+  'src/ui/cockpit-args.ts',
+  'src/ui/render.tsx',
+  'src/ui/index.ts',
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'test/**/*.mjs', 'test/harness/*.py', 'bin/**', 'coverage/**'] },
@@ -39,45 +72,23 @@ export default tseslint.config(
       ],
     },
   },
+  // One block per room (the last block naming a rule wins, so each file gets exactly one).
+  // Pure logic (parsing, config evaluation, metrics and health rules): no I/O room, no node I/O either.
+  ...PURE_ROOMS.map((room) => restrict([`src/${room}/**/*.ts`], [orderPattern(room)], nodeIo)),
+  ...ROOM_ORDER.filter((room) => !PURE_ROOMS.includes(room) && later(room).length > 0).map((room) =>
+    restrict([`src/${room}/**/*.{ts,tsx}`], [orderPattern(room)]),
+  ),
   {
-    // Pure logic: parsing, config evaluation, metrics and health rules. No I/O room, no node I/O.
-    files: ['src/{config,trainer-log,metrics,health}/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
+    ...restrict(
+      ['src/ui/**/*.{ts,tsx}'],
+      [
+        orderPattern('ui'),
         {
-          paths: nodeIo.map((name) => ({
-            name,
-            message: 'a pure room does no I/O: take the bytes or data as an argument',
-          })),
-          patterns: [{ group: rooms(IO_ROOMS, 1), message: 'a pure room imports no I/O room' }],
+          regex: roomsRegex(['remote', 'runs']),
+          message: 'ui drawing code draws the Session state; it imports no remote/runs',
         },
       ],
-    },
-  },
-  {
-    // The cockpit's drawing code: lines from data. Remote targets and runs are the session's business.
-    files: ['src/ui/**/*.{ts,tsx}'],
-    ignores: [
-      'src/ui/session/**',
-      'src/ui/connect.ts',
-      'src/ui/connect-advice.ts',
-      'src/ui/cockpit-args.ts',
-      'src/ui/render.tsx',
-      'src/ui/index.ts',
-    ],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: [...rooms(['remote', 'runs'], 1), ...rooms(['remote', 'runs'], 2)],
-              message: 'ui drawing code draws the Session state; it imports no remote/runs',
-            },
-          ],
-        },
-      ],
-    },
+    ),
+    ignores: UI_NOT_DRAWING,
   },
 );

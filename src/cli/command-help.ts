@@ -124,11 +124,9 @@ The trainer config engine on its own: the YAML as OmegaConf reads it, Hydra over
   show                    the config after the overrides (--resolved: interpolations resolved)
   diff                    what the overrides change
   argv                    the exact argv that will run (--remote-config PATH: the uploaded file)
-  --json                  the same as JSON
-
---json (show): the config as JSON, exact where plain JSON is not: an int beyond 2^53 is written with
-all its digits (9007199254740993), a float keeps Python's text (1.0, 5e-06), and the floats JSON
-cannot spell are the strings "inf", "-inf" and "nan" (as in \`awrl-tui parse --json\`).
+  --json                  the same as JSON; show --json is exact where plain JSON is not: an int
+                          beyond 2^53 keeps all its digits, a float Python's text (1.0, 5e-06), and
+                          the floats JSON cannot spell are the strings "inf", "-inf" and "nan"
 
 Exit codes: 0 ok, 2 config errors, a bad argument or an unreadable file.`;
 

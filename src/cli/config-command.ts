@@ -28,7 +28,8 @@ interface Parsed {
 
 function parseArgs(args: string[]): Parsed {
   const [sub, ...rest] = args;
-  if (!sub || sub === '--help' || sub === '-h') throw new CliError(USAGE, EXIT.usage);
+  // `config --help` never gets here: main.ts answers it from command-help.ts (exit 0).
+  if (!sub) throw new CliError(USAGE, EXIT.usage);
   if (!['check', 'show', 'diff', 'argv'].includes(sub)) throw new CliError(`unknown config subcommand '${sub}'\n${USAGE}`, EXIT.usage);
   const pos: string[] = [];
   let json = false;

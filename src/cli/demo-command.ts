@@ -109,10 +109,10 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
       await transport.close().catch(() => undefined);
       cleanup();
     })());
-  const onSignal = (sig: NodeJS.Signals, code: number) => () => void finish().then(() => process.exit(code));
+  const onSignal = (code: number) => () => void finish().then(() => process.exit(code));
   const handlers = [['SIGHUP', 129], ['SIGTERM', 143]] as const;
   const installed = handlers.map(([sig, code]) => {
-    const h = onSignal(sig, code);
+    const h = onSignal(code);
     process.once(sig, h);
     return [sig, h] as const;
   });

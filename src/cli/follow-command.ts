@@ -5,7 +5,7 @@
 import { assertWorkdir, readRecord, runsRoot, RunError, type Target } from '../runs/index.js';
 import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
-import { evaluationForResume } from '../runs/preflight-gate.js';
+import { evaluationForResume } from '../runs/resume-evaluation.js';
 import { runLogPath } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';

@@ -56,7 +56,6 @@ export function parseArgs(args: string[]): Parsed {
     }
     if (a === '--json') p.json = true;
     else if (a === '--accept-new-host-key') p.acceptNewHostKey = true;
-    else if (a === '--help' || a === '-h') throw new CliError(USAGE, EXIT.usage);
     else if (VALUE_FLAGS[a]) {
       if (v === undefined) v = args[++i];
       if (v === undefined) throw new CliError(`${a} needs a value\n${USAGE}`, EXIT.usage);

@@ -127,7 +127,7 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     const only = [...composed.root.m.keys()][0];
     diags.push({ severity: 'warning', code: 'hydra-package', message: `the '# @package' header makes Hydra move the whole file under '${only}' (the trainer then reads every key as ${only}.<key>); remove the header to keep the keys at the top`, file: fileName, line: composed.root.origin?.kind === 'file' ? composed.root.origin.line : 1, col: 1 });
   }
-  let root: MapVal | null = composed ? composed.root : null;
+  const root: MapVal | null = composed ? composed.root : null;
   rawOverrides.forEach((raw, i) => {
     const index = i + 1;
     const t = overrideTexts[i];

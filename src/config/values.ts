@@ -1,11 +1,6 @@
 // The typed value tree the engine works on. JS numbers cannot tell 1 from 1.0, but the trainer
 // can (an int field rejects 1.0), so every scalar keeps its Python type next to its value.
 
-export interface Pos {
-  line: number; // 1-based
-  col: number; // 1-based
-}
-
 /** Where a value came from: a file position, an override (1-based index) or a dataclass default. */
 export type Origin = { kind: 'file'; line: number; col: number } | { kind: 'override'; index: number } | { kind: 'default' };
 

@@ -62,7 +62,7 @@ export class PhaseTracker {
   private seenRefLogp = false;
   private lastGlobalStep: number | null = null;
 
-  constructor(private readonly samplesPerPhase = 256) {
+  constructor(samplesPerPhase = 256) {
     for (const p of PHASES) this.durations.set(p, new RecentWindow(samplesPerPhase));
   }
 

@@ -14,7 +14,7 @@ export function evaluatePreflight(input: PreflightInput): CheckResult[] {
   return checks;
 }
 
-/** Names only: a value is never read, printed or sent. `secrets` is forwarded.ts's decision. */
+/** Names only: a value is never read, printed or sent. `secrets` is runs/forwarding.ts's decision. */
 export function checkSecrets({ secrets: all, envNames }: PreflightInput): CheckResult {
   if (all.length === 0) return { id: 'secrets', result: 'ok', seen: 'this config needs no secrets', todo: '' };
   const secrets = all.filter((s) => !s.dropped);

@@ -7,6 +7,6 @@ export { runProbe, probeArgv, ProbeError, type ProbeParams } from './probe.js';
 export { estimateParams, CHECKPOINT_BYTES_PER_PARAM } from './checks-disk.js';
 export { parseSlurmTime } from './slurm-time.js';
 export { parseSinfo } from './checks-slurm.js';
-export type { PreflightInput, PreflightTargetInfo, SecretRequirement } from './input.js';
+export type { PreflightInput, PreflightTargetInfo } from './input.js';
 export type { CheckResult, ProbeFacts, GpuNodeFacts, ProcessFacts, ProbeCommandResult } from './types.js';
 export { findLeftovers, stopLeftovers, formatLeftovers, leftoverCommand, parseLeftoverFanOut, type Leftover, type LeftoverOptions, type NodeFailure, type SweepReport } from './leftovers.js';

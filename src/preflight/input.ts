@@ -1,4 +1,5 @@
 // What the pure evaluation needs besides the probe's facts: the resolved config and the target.
+import type { SecretRequirement } from '../runs/forwarding.js';
 import type { ProbeFacts } from './types.js';
 
 export interface PreflightTargetInfo {
@@ -11,14 +12,6 @@ export interface PreflightTargetInfo {
   slurm: { partition?: string; timeLimit?: string; nodes?: number; gpusPerNode?: number };
 }
 
-export interface SecretRequirement {
-  name: string;
-  required: boolean;
-  why: string;
-  /** Taken out by `--no-forward-env`: not forwarded, shown as a warning (see forwarded.ts). */
-  dropped?: boolean;
-}
-
 export interface PreflightInput {
   facts: ProbeFacts;
   /** The config engine's fully resolved config (plain JSON). */
@@ -28,7 +21,7 @@ export interface PreflightInput {
   target: PreflightTargetInfo;
   /** Total GPUs allocation_mode asks for (null when it does not parse: the config engine reports that). */
   allocationGpus: number | null;
-  /** The forwarding decision's names (forwarded.ts: the config's needs, --forward-env, dropped ones). */
+  /** The forwarding decision's names (runs/forwarding.ts: the config's needs, --forward-env, dropped ones). */
   secrets: SecretRequirement[];
   /** Names of environment variables set locally (values are never looked at). */
   envNames: ReadonlySet<string>;

@@ -1,16 +1,12 @@
 // runPreflight: one probe over the Transport, then the pure evaluation. The launcher calls this
 // before every launch; `awrl-tui preflight` prints it.
 import type { Transport } from '../remote/transport.js';
-import { parseAllocationMode, requiredSecretNames, type ConfigEvaluation } from '../config/index.js';
-// Direct module imports (not runs/index): the launcher in src/runs calls runPreflight, so going
-// through its index would make an import cycle.
-import { batchScript, sbatchArgs } from '../runs/slurm-batch.js';
-import { runsRoot } from '../runs/list.js';
-import type { Target } from '../runs/targets.js';
+import { parseAllocationMode, type ConfigEvaluation } from '../config/index.js';
+// preflight builds on runs (the batch script it tests, where runs live); runs imports nothing of preflight.
+import { batchScript, forwardingFor, runsRoot, sbatchArgs, type Target } from '../runs/index.js';
 import { evaluatePreflight } from './evaluate.js';
 import { cfg } from './input.js';
 import { runProbe, type ProbeParams } from './probe.js';
-import { forwardingFor } from './forwarded.js';
 import type { CheckResult, ProbeFacts } from './types.js';
 
 export interface PreflightOptions {
@@ -18,7 +14,7 @@ export interface PreflightOptions {
   target: Target;
   /** Names of the environment variables set locally (never their values). */
   envNames: ReadonlySet<string> | readonly string[];
-  /** `--launch --resume`: the names the run forwarded when it was launched (forwarded.ts). */
+  /** `--launch --resume`: the names the run forwarded when it was launched (runs/forwarding.ts). */
   previouslyForwarded?: readonly string[];
   /** The run id this launch will use: its own processes are not leftovers. */
   runId?: string;

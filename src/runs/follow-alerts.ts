@@ -1,20 +1,9 @@
-// The rules' answers as fired/cleared lines (FollowAlerts: RunAlerts plus what stopped standing,
-// for a caller that feeds records by hand: tests, tools), the log's silence measured on the target
-// (measureLogSilence, LogSilenceWatch: RunWatch counts it), and the alert lines `follow` prints.
-// Watching a run (and counting its silence exactly, once) is src/runs/run-watch.ts's.
-import { RunAlerts, type HealthEvent } from '../health/index.js';
-import { MetricsStore, type Alert } from '../metrics/index.js';
+// The log's silence measured on the target (measureLogSilence, LogSilenceWatch: RunWatch counts it)
+// and the alert lines `follow` prints. Watching a run, its rules and what fired or cleared (counting
+// its silence exactly, once) is src/runs/run-watch.ts's.
+import type { Alert } from '../metrics/index.js';
 import type { Transport } from '../remote/transport.js';
 import { exceptionLine } from '../trainer-log/classify.js';
-
-export interface FollowAlertsOptions {
-  /** rollout.max_head_offpolicyness (staleness rules). */
-  maxHeadOffpolicyness?: number;
-  /** recover.freq_secs (the Slurm wall-time rule, with setSlurmEndTime and the checkpoint saves). */
-  recoverFreqSecs?: number;
-  /** Our wall clock (default Date.now): arrivals, ticks and when a silence was measured. */
-  clock?: () => number;
-}
 
 /** How long a log has been silent, as its target sees it. */
 export interface LogSilence {
@@ -120,66 +109,6 @@ export class LogSilenceWatch {
       this.measuring = false;
       this.schedule();
     }
-  }
-}
-
-export class FollowAlerts {
-  private readonly alerts: RunAlerts;
-  private readonly clock: () => number;
-  /** The alerts standing at the last takeCleared, by id. */
-  private standing = new Map<string, Alert>();
-
-  constructor(opts: FollowAlertsOptions = {}) {
-    this.clock = opts.clock ?? Date.now;
-    this.alerts = new RunAlerts(new MetricsStore({ capacity: 256 }), {
-      ...(opts.maxHeadOffpolicyness !== undefined ? { maxHeadOffpolicyness: opts.maxHeadOffpolicyness } : {}),
-      ...(opts.recoverFreqSecs !== undefined ? { recoverFreqSecs: opts.recoverFreqSecs } : {}),
-    });
-  }
-
-  /** Feeds one event, or a checkpoint save in log order among them (followRun's onSave: it dates
-   *  the last recover checkpoint), arrived at wall-clock `arrivedMs`; returns the alerts that
-   *  fired with it. */
-  push(e: HealthEvent, arrivedMs: number = this.clock()): Alert[] {
-    return this.alerts.ingest(e, arrivedMs);
-  }
-
-  /** Re-evaluates the time-based rules (stalls, resume guard) at wall-clock `wallMs`. */
-  tick(wallMs: number = this.clock()): Alert[] {
-    const fired: Alert[] = [];
-    this.alerts.evaluate(wallMs, fired);
-    return fired;
-  }
-
-  /** The run has ended (its state says so): no hang alert (no step is coming). */
-  setEnded(ended: boolean): void {
-    this.alerts.setEnded(ended);
-  }
-
-  /** The run's Slurm job ends at `end` (squeue %e, the cluster's zone-less local time: the log's
-   *  clock), or null (not on Slurm, no end known). Evaluates now and returns what fired: the
-   *  wall-time rule warns when the end comes before the next recover checkpoint plus a step, and
-   *  stops standing once `scontrol update TimeLimit=` moved the end past it (takeCleared). */
-  setSlurmEndTime(end: string | null, wallMs: number = this.clock()): Alert[] {
-    this.alerts.setSlurmEndTime(end);
-    return this.tick(wallMs);
-  }
-
-  /** The alerts standing as of the last push or tick. */
-  get active(): readonly Alert[] {
-    return this.alerts.active;
-  }
-
-  /** The alerts that stood at the previous call, or fired since (`fired`: what push or tick
-   *  returned), and no longer stand: a script that acted on an alert learns when it is over (a
-   *  reward back above 0, a stall ended by a step). A hang found at the record that ends it
-   *  fires and clears with that one record. */
-  takeCleared(fired: readonly Alert[] = []): Alert[] {
-    const now = new Map(this.alerts.active.map((a) => [a.id, a]));
-    const was = new Map(this.standing);
-    for (const a of fired) was.set(a.id, a);
-    this.standing = now;
-    return [...was.values()].filter((a) => !now.has(a.id));
   }
 }
 

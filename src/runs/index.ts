@@ -2,7 +2,7 @@
 // the cockpit and `--demo` all go through these, so they never disagree about a run.
 export { loadTargets, resolveTarget, setupInWorkdir, targetsFilePath, TargetsFileError } from './targets.js';
 export type { Target, TargetFlags, SlurmOptions, Backend } from './targets.js';
-export { launchRun, resumeRun, collectSecrets, readRecord, RunError, LaunchCancelled, finishedRefusal, runStateOf } from './launch.js';
+export { launchRun, resumeRun, collectSecrets, readRecord, RunError, LaunchCancelled, finishedRefusal } from './launch.js';
 export type { LaunchPlan, LaunchIo, LaunchResult, ResumeIo } from './launch.js';
 export { assertWorkdir, checkTwins, defaultWhere } from './twins.js';
 export { listRuns, runsRoot, parseListOutput } from './list.js';
@@ -26,4 +26,7 @@ export type { FollowOutcome, FollowToEndOptions } from './follow-to-end.js';
 export { parseCli, readProfiles, targetFromFlags, connect, connectExit, ConnectError } from './cli-target.js';
 export type { ParsedCli } from './cli-target.js';
 export { planFromConfig, planFromEvaluation } from './plan-from-config.js';
+export { forwardingFor, missingSecretsMessage } from './forwarding.js';
+export type { ForwardDecision, SecretRequirement } from './forwarding.js';
+export { evaluationForResume } from './resume-evaluation.js';
 export type { PlanInput, PlanResult } from './plan-from-config.js';

@@ -158,7 +158,7 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
 
 export interface ResumeIo extends LaunchIo {
   autoResume?: number;
-  /** The names to forward, as decided with the run's config (preflight/forwarded.ts); default:
+  /** The names to forward, as decided with the run's config (forwarding.ts); default:
    *  those of the names the run forwarded before that are set now. */
   secretNames?: string[];
   /** A run that finished may be run again from its last checkpoint (the user said yes, or --force). */
@@ -253,16 +253,6 @@ export function finishedRefusal(runId: string, detail: string): RunError {
     2,
     'run-finished',
   );
-}
-
-/** Whether `resumeRun` would refuse a finished run (for the CLI's question before it). */
-export async function runStateOf(
-  transport: Transport,
-  target: Target,
-  runId: string,
-): Promise<{ state: string; detail: string } | null> {
-  const r = (await listRuns(transport, target, { tailBytes: 0, only: runId }))[0];
-  return r ? { state: r.state, detail: r.detail } : null;
 }
 
 export async function writeRecord(transport: Transport, r: RunRecord): Promise<void> {

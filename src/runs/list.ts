@@ -4,7 +4,7 @@ import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
 import { parseLogBytes } from '../trainer-log/index.js';
 import { setupInWorkdir, type Target } from './targets.js';
-import { isValidRunId, parseRunRecord, type Attempt, type RunRecord, type RunState } from './run-record.js';
+import { isValidRunId, parseRunRecord, type RunRecord, type RunState } from './run-record.js';
 import { deriveRunState, type RunProbe } from './run-state.js';
 import { LIST_SCRIPT, headNow, parseMarkedLines, toInt } from './remote-scripts.js';
 import { FAILURE_TAIL_BYTES, lastLogLines } from './log-tail.js';

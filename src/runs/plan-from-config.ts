@@ -3,8 +3,7 @@
 // the cockpit all come through here, so they cannot differ (node count, Slurm warnings, auto-resume,
 // the forwarded secrets). Pure (the caller reads the file and passes the environment).
 import { evaluateConfig, formatDiagnostic, type ConfigEvaluation } from '../config/index.js';
-// Direct module (pure): src/preflight imports runs modules, its index would make a cycle.
-import { forwardingFor, type ForwardDecision } from '../preflight/forwarded.js';
+import { forwardingFor, type ForwardDecision } from './forwarding.js';
 import type { Target } from './targets.js';
 import type { LaunchPlan } from './launch.js';
 
@@ -17,7 +16,7 @@ export interface PlanInput {
   env: Record<string, string | undefined>;
   autoResume?: number;
   force?: boolean;
-  /** `--launch --resume`: the names the run forwarded when it was launched (forwarded.ts). */
+  /** `--launch --resume`: the names the run forwarded when it was launched (forwarding.ts). */
   previouslyForwarded?: readonly string[];
 }
 

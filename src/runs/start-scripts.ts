@@ -15,7 +15,7 @@
 // Output, at the end: `@@cleaned ID` lines, `@@now ISO` (the head's clock), `@@pid PID` or
 // `@@job ID` lines. The launcher's liveness is launch.pid (this script's pid and run id in its
 // argv), so a dir whose launch died half-way is told from one still being launched.
-import { ALIVE_FN, LAUNCHER_ALIVE_FN, sh } from './remote-scripts.js';
+import { LAUNCHER_ALIVE_FN, sh } from './remote-scripts.js';
 
 /** Placeholders in the final run.json (JSON strings, replaced with the values quotes and all). */
 export const PID_MARK = '__AWRL_PID__';

@@ -119,13 +119,13 @@ export async function runStartScript(transport: Transport, t: Target, s: StartIn
   if (direct) {
     const pid = Number(field('pid')[0]);
     if (res.code !== 0 || !Number.isInteger(pid) || pid <= 0)
-      await startFailed(transport, t, s, `could not start the trainer on ${t.name}: ${why || `exit ${res.code}`}`);
+      await startFailed(transport, s, `could not start the trainer on ${t.name}: ${why || `exit ${res.code}`}`);
     const done: RunRecord = { ...record, attempts: [...record.attempts, { n, reason: s.reason, startedAt: now, pid }] };
     return { record: done, runDir: record.runDir, logPath: runLogPath(record), pid, jobIds: [], cleaned };
   }
   const ids = field('job').filter((x) => /^\d+$/.test(x));
   if (res.code !== 0 || ids.length === 0)
-    await startFailed(transport, t, s, `sbatch failed on ${t.name}: ${why || `exit ${res.code}`}`);
+    await startFailed(transport, s, `sbatch failed on ${t.name}: ${why || `exit ${res.code}`}`);
   // Attempt n is recorded now; later ones by the batch script's guard when Slurm starts them.
   const done: RunRecord = {
     ...record,
@@ -136,7 +136,7 @@ export async function runStartScript(transport: Transport, t: Target, s: StartIn
 }
 
 /** The job did not start: a new run keeps saying why (its stdout.log may say more), not `starting`. */
-async function startFailed(transport: Transport, t: Target, s: StartInput, message: string): Promise<never> {
+async function startFailed(transport: Transport, s: StartInput, message: string): Promise<never> {
   if (s.record.attempts.length === 0) {
     const text = serializeRunRecord({ ...s.record, startError: message });
     await transport.writeFileAtomic(`${s.record.runDir}/run.json`, text).catch(() => undefined);

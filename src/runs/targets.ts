@@ -37,7 +37,7 @@ export interface Target {
   slurm: SlurmOptions;
   /** Environment variable names to forward IN ADDITION to the ones the config needs (required). */
   forwardEnv?: string[];
-  /** `--no-forward-env`: names taken out of that set, loudly (preflight/forwarded.ts). */
+  /** `--no-forward-env`: names taken out of that set, loudly (forwarding.ts). */
   noForwardEnv?: string[];
 }
 

@@ -27,11 +27,6 @@ export function formatExp(x: number, digits = 4): string {
   return `${neg ? '-' : ''}${mant}e${expStr}`;
 }
 
-/** Python's `f'{x:.{n}f}'` for the figures in log messages (no ties matter there). */
-export function formatFixed(x: number, n: number): string {
-  return x.toFixed(n);
-}
-
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 
 /** `%Y%m%d-%H:%M:%S.mmm` in local time, as the trainer's log header prints it. */

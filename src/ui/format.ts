@@ -67,14 +67,6 @@ export function bar(share: number, width: number): string {
   return '█'.repeat(full) + '░'.repeat(width - full);
 }
 
-/** Age of an ISO-ish local timestamp (as the trainer prints it) relative to `now` (ms). */
-export function ageSeconds(time: string | number | null | undefined, now: number): number | null {
-  if (time === null || time === undefined) return null;
-  const t = typeof time === 'number' ? time : Date.parse(time);
-  if (!Number.isFinite(t)) return null;
-  return Math.max(0, (now - t) / 1000);
-}
-
 /** "last step …": its age (`12 s ago`), or, when its time is ahead of this clock by more than a
  *  tick (a simulator's log time, a head whose clock or time zone is ahead), the time itself as the
  *  log wrote it (`at 20:44:43`, with the date when not today): an age clamped to 0 would read

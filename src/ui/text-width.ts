@@ -29,11 +29,6 @@ export function textCells(text: string): number {
   return stringWidth(text);
 }
 
-/** Cells one code point takes (0, 1 or 2), as textCells counts it. */
-export function cellWidth(cp: number): number {
-  return textCells(String.fromCodePoint(cp));
-}
-
 /**
  * `text` cut to at most `width` cells, nothing added: SGR codes are kept and closed, a wide
  * character that would straddle the edge is left out (the row is then one cell short, never over).

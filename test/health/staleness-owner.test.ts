@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RunAlerts } from '../../src/health/index.js';
 import { MetricsStore } from '../../src/metrics/index.js';
-import { FollowAlerts } from '../../src/runs/follow-alerts.js';
+import { WatchRules } from '../runs/watch-rules.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 
 const WALL = 1e12;
@@ -91,11 +91,11 @@ describe('staleness: one condition, one alert', () => {
     expect(trace('s1:1 r2 s2:5 s3:1', null).after.flat()).toEqual([]);
   });
 
-  it('follow (FollowAlerts, over the same RunAlerts) prints one alert per condition: the resume\'s, then the steady one', () => {
-    const fa = new FollowAlerts({ maxHeadOffpolicyness: BUDGET, clock: () => WALL });
+  it('follow (RunWatch, over the same RunAlerts) prints one alert per condition: the resume\'s, then the steady one', () => {
+    const fa = new WatchRules({ maxHeadOffpolicyness: BUDGET });
     const printed: string[] = [];
     for (const e of records('s1:1 x r2 s2:4 s3:5 s4:1 s5:3 s6:4')) {
-      for (const a of fa.push(e, WALL)) if (a.id === RESUME_ID || a.id === STEADY_ID) printed.push(`${a.id}@${a.step}`);
+      for (const a of fa.push(e, WALL).fired) if (a.id === RESUME_ID || a.id === STEADY_ID) printed.push(`${a.id}@${a.step}`);
     }
     expect(printed).toEqual([`${RESUME_ID}@2`, `${STEADY_ID}@5`]);
     expect(fa.active.filter((a) => a.id === RESUME_ID || a.id === STEADY_ID).map((a) => a.id)).toEqual([STEADY_ID]);

@@ -10,7 +10,7 @@ import { openTransport, type FollowEvent, type Transport } from '../../src/remot
 import { FOLLOWER_SCRIPT } from '../../src/remote/follow-frames.js';
 import type { FollowProblem } from '../../src/remote/follow-status.js';
 import { remoteScript } from '../../src/remote/quote.js';
-import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { startSshd } from '../harness/sshd.js';
 import { waitFor } from '../harness/wait.js';
 
 /** Every status change of one follow, in order (null = cleared), from its own event stream. */

@@ -4,7 +4,6 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sentinelCli, type CliProcess } from './cli-process.js';
-import type { SshdHandle } from '../harness/sshd.js';
 import { startSimOverSshd, type SimOverSshd } from './sim-over-sshd.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,7 +28,6 @@ function snapshot(dir: string): string[] {
 }
 
 describe('launch, runs, stop and resume from the command line over ssh', () => {
-  let sshd: SshdHandle;
   let workdir: string;
   let config: string;
   const running: CliProcess[] = [];
@@ -39,7 +37,7 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
 
   beforeAll(async () => {
     env = await startSimOverSshd('awrl-runs-cli-');
-    ({ sshd, workdir, config } = env);
+    ({ workdir, config } = env);
   });
   afterAll(async () => {
     for (const p of running) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');

@@ -1,18 +1,21 @@
-// The alerts `--launch --follow` prints next to the events: health and metric rules over the same
-// events, each alert once (by id), a stall found on the wall-clock tick when no events come.
+// The alerts `--launch --follow` prints next to the events (and the cockpit shows): health and
+// metric rules over the same events as RunWatch runs them, each alert once (by id), a stall found on
+// the wall-clock tick when no events come, and the lines `follow` prints for them.
 import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { FollowAlerts, alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../../src/runs/follow-alerts.js';
+import { alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../../src/runs/follow-alerts.js';
 import { parseLogBytes, type TrainerEvent } from '../../src/trainer-log/index.js';
+import { WatchRules } from './watch-rules.js';
 
 const RUN_A = readFileSync(new URL('../fixtures/shared/fixtures/areal-logs/run-a/main.log', import.meta.url));
 const events = parseLogBytes(RUN_A);
+const WALL = 1e12;
 
-describe('FollowAlerts', () => {
+describe('the alerts RunWatch tells', () => {
   it('reports what run-a shows as it fires: nan grad norm at steps 4 and 10, the 2 h hang before the NCCL crash (one alert), the crash', () => {
-    const fa = new FollowAlerts({ maxHeadOffpolicyness: 4 });
+    const fa = new WatchRules({ maxHeadOffpolicyness: 4 });
     const seen: Array<[string, string]> = [];
-    for (const e of events) for (const a of fa.push(e)) seen.push([e.type === 'step' ? `step ${e.globalStep}` : e.type, a.id]);
+    for (const e of events) for (const a of fa.push(e, WALL).fired) seen.push([e.type === 'step' ? `step ${e.globalStep}` : e.type, a.id]);
     expect(seen).toEqual([
       ['step 4', 'grad-norm-nonfinite'],
       ['step 4', 'update-unsuccessful'],
@@ -28,35 +31,35 @@ describe('FollowAlerts', () => {
   });
 
   it('each error gets its own alert', () => {
-    const fa = new FollowAlerts();
+    const fa = new WatchRules();
     const err = (message: string): TrainerEvent => ({ type: 'error', message, detail: '', kind: 'other', time: '2026-05-01T10:00:00.000' });
-    const ids = [...fa.push(err('first')), ...fa.push(err('second'))].map((a) => a.id);
+    const ids = [...fa.push(err('first'), WALL).fired, ...fa.push(err('second'), WALL).fired].map((a) => a.id);
     expect(ids).toEqual(['error:0', 'error:1']);
   });
 
   it('a run that stops logging mid-step raises a stall alert on the tick, once, whatever the zones', () => {
-    const fa = new FollowAlerts();
+    const fa = new WatchRules();
     const cut = events.findIndex((e) => e.type === 'step' && e.globalStep === 4);
     // The log's clock says nothing about ours: the events arrive at wall time 1e12 (2001).
     const arrived = 1e12;
     for (const e of events.slice(0, cut + 1)) fa.push(e, arrived);
-    expect(fa.tick(arrived + 5_000)).toEqual([]);
-    const stall = fa.tick(arrived + 3 * 3600_000).filter((a) => a.id.includes('stall'));
+    expect(fa.tick(arrived + 5_000).fired).toEqual([]);
+    const stall = fa.tick(arrived + 3 * 3600_000).fired.filter((a) => a.id.includes('stall'));
     expect(stall).toHaveLength(1);
     expect(stall[0].detail + stall[0].title).toMatch(/3 h/);
-    expect(fa.tick(arrived + 4 * 3600_000)).toEqual([]);
+    expect(fa.tick(arrived + 4 * 3600_000)).toEqual({ fired: [], cleared: [] });
     expect(JSON.parse(alertJsonLine(stall[0]))).toMatchObject({ type: 'alert', id: stall[0].id, severity: stall[0].severity });
     expect(alertLine(stall[0])).toMatch(/^alert: \[(warning|error)\] /);
   });
 
   it('says when a reported alert stops standing, once', () => {
-    const fa = new FollowAlerts({ maxHeadOffpolicyness: 4 });
+    const fa = new WatchRules({ maxHeadOffpolicyness: 4 });
     const seen: Array<[string, string, string]> = [];
     for (const e of events) {
       const at = e.type === 'step' ? `step ${e.globalStep}` : e.type;
-      const fired = fa.push(e);
-      for (const a of fired) seen.push(['fired', at, a.id]);
-      for (const a of fa.takeCleared(fired)) seen.push(['cleared', at, a.id]);
+      const told = fa.push(e, WALL);
+      for (const a of told.fired) seen.push(['fired', at, a.id]);
+      for (const a of told.cleared) seen.push(['cleared', at, a.id]);
     }
     // Every alert that fired and no longer stands was said to clear, after it fired, exactly once.
     const fired = seen.filter((s) => s[0] === 'fired').map((s) => s[2]);
@@ -70,13 +73,13 @@ describe('FollowAlerts', () => {
     }
     // The nan grad norm of step 4 is over at step 5.
     expect(seen).toContainEqual(['cleared', 'step 5', 'grad-norm-nonfinite']);
-    expect(fa.takeCleared()).toEqual([]);
+    expect(fa.tick(WALL).cleared).toEqual([]);
     const a = { id: 'x', severity: 'warning' as const, title: 'reward at 0', detail: '', advice: '' };
     expect(JSON.parse(alertClearedJsonLine(a))).toEqual({ type: 'alert-cleared', id: 'x', severity: 'warning', title: 'reward at 0' });
     expect(alertClearedLine(a)).toBe('alert cleared: reward at 0');
   });
 
   it('no tick alert before any event', () => {
-    expect(new FollowAlerts().tick()).toEqual([]);
+    expect(new WatchRules().tick(WALL)).toEqual({ fired: [], cleared: [] });
   });
 });

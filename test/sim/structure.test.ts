@@ -10,7 +10,6 @@ import { FIXTURE_KEY_COUNT } from '../../src/sim/keys.js';
 const FIX = new URL('../fixtures/shared/fixtures/areal-logs/run-a/', import.meta.url);
 const fixture = (name: string): string => readFileSync(new URL(name, FIX), 'utf8');
 
-// eslint-disable-next-line no-control-regex
 const HEADER = /^\x1b\[1;38;2;180;140;80m\(AReaL\)\x1b\[0m (\x1b\[[0-9;]+m)\d{8}-\d\d:\d\d:\d\d\.\d{3} (.+?) (DEBUG|INFO|WARNING|ERROR|CRITICAL): (.*)$/;
 const CELL_VALUE = /^ +(-?\d\.\d{4}e[+-]\d{2,3}|nan|-?inf) *$/;
 

@@ -4,7 +4,7 @@
 // one alert.
 import { describe, expect, it } from 'vitest';
 import type { RunViewContext } from '../../src/ui/session/run-records.js';
-import { recordsWithRules, type RecordsWithRules } from './records-with-rules.js';
+import { recordsWithRules } from './records-with-rules.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import type { TrainerLinesView } from '../../src/ui/session/types.js';
 import { isHangAlert } from '../../src/health/index.js';

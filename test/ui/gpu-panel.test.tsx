@@ -2,7 +2,7 @@
 // could not be asked is one "unreachable" line (never zero GPUs); a node's kept figures are dim with
 // their age; a short panel summarises each node on one line and never spills out of its box.
 import { describe, expect, it } from 'vitest';
-import { lineText, type Line, type Seg } from '../../src/ui/lines.js';
+import { lineText, type Seg } from '../../src/ui/lines.js';
 import { gpuLines, gpuSummary, nodeProblem, shortGpuName } from '../../src/ui/panels/gpu.js';
 import type { GpuInfo, GpuSnapshot } from '../../src/ui/session/types.js';
 import { drawLines } from './draw-lines.js';

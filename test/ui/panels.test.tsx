@@ -1,7 +1,6 @@
 // Each panel with empty, normal and extreme data, drawn through Ink: frames stay inside their box
 // and say the right things.
 import { describe, expect, it } from 'vitest';
-import type { Line } from '../../src/ui/lines.js';
 import { alertsLines } from '../../src/ui/panels/alerts.js';
 import { gpuLines } from '../../src/ui/panels/gpu.js';
 import { headerLines } from '../../src/ui/panels/header.js';

@@ -3,7 +3,7 @@
 // restart, which the error alerts explain, not a hang.
 import { describe, expect, it } from 'vitest';
 import type { RunViewContext } from '../../src/ui/session/run-records.js';
-import { recordsWithRules, type RecordsWithRules } from './records-with-rules.js';
+import { recordsWithRules } from './records-with-rules.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import { isHangAlert } from '../../src/health/index.js';
 import type { TrainerLinesView } from '../../src/ui/session/types.js';

@@ -37,7 +37,6 @@ describe('trainer lines from the real stdout.log', () => {
 
   it('strips every ANSI code and control character, keeps the text as printed', () => {
     expect(lines.length).toBeGreaterThan(50);
-    // eslint-disable-next-line no-control-regex
     for (const l of lines) expect(l.text).not.toMatch(/[\x00-\x1f\x7f]/);
     expect(texts(whole)).toContain('(AReaL) 20260525-12:19:55.952 StatsLogger INFO: Epoch 1/10 Step 1/16 Train step 1/160 done.');
     expect(texts(whole)).toContain('(RayRPCServer pid=48213, ip=10.0.0.9) TaskMonitor dashboard running at http://0.0.0.0:5003');

@@ -11,7 +11,7 @@ import {
 } from '../../config/index.js';
 import { pyFloatRepr } from '../../config/values.js';
 import type { ConfigDiagnostic, ConfigRow, ConfigView } from './types.js';
-import { forwardingFor } from '../../preflight/forwarded.js';
+import { forwardingFor } from '../../runs/forwarding.js';
 
 export interface ConfigSource {
   fileName: string;

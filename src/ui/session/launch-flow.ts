@@ -7,8 +7,7 @@
 // state (preflight, launch) for the Config screen to show.
 import type { ConfigEvaluation } from '../../config/index.js';
 import { defaultWhere, launchRun, planFromEvaluation, LaunchCancelled, type LaunchPlan } from '../../runs/index.js';
-// Direct module, not the index: src/preflight imports runs modules itself (see preflight-gate.ts).
-import { preflightGate, type GateResult } from '../../runs/preflight-gate.js';
+import { preflightGate, type GateResult } from '../../preflight/gate.js';
 import { HOLD_ENV } from '../../runs/launch-hold.js';
 import type { ConfigEditor } from './config-edit.js';
 import type { ConfigSource } from './config-view.js';

@@ -2,7 +2,6 @@
 // left on its nodes (`o`: list them, `y`: stop the tagged ones). Both act on a run found in the
 // runs list, through src/runs and src/preflight: the same code as `awrl-tui stop`.
 import { runNodes, setupInWorkdir, stopRun, type RunSummary as RunsSummary } from '../../runs/index.js';
-// Direct module, not the index: src/preflight imports runs modules itself (see preflight-gate.ts).
 import { checkLeftovers, stopLeftovers, type LeftoverOptions, type NodeFailure } from '../../preflight/leftovers.js';
 import { errorText } from './error-text.js';
 import type { TargetConnection } from './live-options.js';

@@ -232,7 +232,7 @@ export interface PreflightCheck {
   todo: string;
 }
 
-/** The pre-flight of the Config screen's launch: the same gate as `--launch` (src/runs/preflight-gate). */
+/** The pre-flight of the Config screen's launch: the same gate as `--launch` (src/preflight/gate). */
 export type PreflightPhase =
   | { phase: 'idle' }
   | { phase: 'running'; target: string }

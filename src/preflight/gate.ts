@@ -1,18 +1,13 @@
 // The pre-flight before every `--launch` (and `--launch --resume`): one probe on the target, the
 // checks printed, and an error-level check stops the launch before anything is created there —
 // unless the user overrides with --skip-preflight, which run.json then records.
-// Imports src/preflight's modules directly and is not re-exported by runs/index: src/preflight
-// imports runs modules itself, so going through either index would make an import cycle.
-import { evaluateConfig, type ConfigEvaluation } from '../config/index.js';
+// In src/preflight (not src/runs): preflight builds on runs, and runs imports nothing of preflight.
+import type { ConfigEvaluation } from '../config/index.js';
 import type { Transport } from '../remote/transport.js';
-import { runPreflight } from '../preflight/run.js';
-import { formatChecks } from '../preflight/format.js';
-import type { CheckResult } from '../preflight/types.js';
-import type { Target } from './targets.js';
-import type { PreflightSummary, RunRecord } from './run-record.js';
-import { readRecord } from './launch.js';
-import { runsRoot } from './list.js';
-import { isValidRunId } from './run-record.js';
+import type { PreflightSummary, Target } from '../runs/index.js';
+import { runPreflight } from './run.js';
+import { formatChecks } from './format.js';
+import type { CheckResult } from './types.js';
 
 export interface GateInput {
   evaluation: ConfigEvaluation;
@@ -78,31 +73,4 @@ export async function preflightGate(transport: Transport, input: GateInput): Pro
       ? `preflight found ${errors} error${errors === 1 ? '' : 's'} on ${target.name}: nothing was started (fix ${errors === 1 ? 'it' : 'them'}, or ${hint} to launch anyway)`
       : '',
   };
-}
-
-/**
- * The config of a run being resumed, evaluated as it was launched: its uploaded config.yaml plus the
- * overrides in its recorded argv (`python webgym/train.py --config PATH ++k=v …`). Null when the run
- * or its config cannot be read (resumeRun then says what is wrong) or the config no longer evaluates.
- */
-export async function evaluationForResume(
-  transport: Transport,
-  target: Target,
-  runId: string,
-  envNames: readonly string[],
-): Promise<{ evaluation: ConfigEvaluation; record: RunRecord; configPath: string } | null> {
-  if (!isValidRunId(runId)) return null;
-  const record = await readRecord(transport, `${runsRoot(target)}/${runId}`);
-  if (!record) return null;
-  const at = record.argv.indexOf('--config');
-  if (at < 0) return null;
-  const configPath = record.argv[at + 1];
-  let text: string;
-  try {
-    text = (await transport.readFile(configPath)).toString('utf8');
-  } catch {
-    return null;
-  }
-  const ev = evaluateConfig({ fileName: configPath, text, overrides: record.argv.slice(at + 2), envNames: [...envNames] });
-  return ev.hasErrors || !ev.resolved ? null : { evaluation: ev, record, configPath };
 }

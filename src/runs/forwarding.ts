@@ -1,5 +1,6 @@
 // PURE. Which environment variables a launch forwards to the trainer: the ONE decision that the
-// pre-flight shows and the launch carries out, so the two can never disagree (issue #17 §3).
+// pre-flight shows and the launch carries out, so the two can never disagree (issue #17 §3). Here, with
+// the launch, and not in src/preflight: runs imports nothing of preflight (preflight builds on runs).
 //   - what the config needs (required ones must be set; optional ones go when set);
 //   - plus every `--forward-env NAME` (or a profile's forward_env): asked for by name, so required;
 //   - plus, on `--launch --resume`, names the run forwarded before that the config does not name
@@ -7,8 +8,15 @@
 //   - minus every `--no-forward-env NAME`, said loudly (the trainer will not see it).
 // Names only: a value is never read here.
 import { requiredSecretNames } from '../config/index.js';
-import type { Target } from '../runs/targets.js';
-import type { SecretRequirement } from './input.js';
+import type { Target } from './targets.js';
+
+export interface SecretRequirement {
+  name: string;
+  required: boolean;
+  why: string;
+  /** Taken out by `--no-forward-env`: not forwarded, shown as a warning. */
+  dropped?: boolean;
+}
 
 export interface ForwardRequest {
   /** `--forward-env` / profile forward_env: ADDED to what the config needs. */

@@ -1,7 +1,7 @@
 // Issue #17 §3: one decision on the forwarded secrets, shown by the pre-flight and carried out by
 // the launch. --forward-env ADDS (and is required); --no-forward-env narrows, loudly.
 import { describe, it, expect } from 'vitest';
-import { decideForwarding, forwardingFor, missingSecretsMessage } from '../../src/preflight/forwarded.js';
+import { decideForwarding, forwardingFor, missingSecretsMessage } from '../../src/runs/forwarding.js';
 import { checkSecrets } from '../../src/preflight/evaluate.js';
 import type { PreflightInput } from '../../src/preflight/input.js';
 
