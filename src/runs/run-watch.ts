@@ -9,7 +9,7 @@
 import type { ConnectionState, FollowProblem, Transport } from '../remote/transport.js';
 import { RunAlerts, type HealthEvent } from '../health/index.js';
 import { MetricsStore, type Alert } from '../metrics/index.js';
-import type { TrainerLogParser } from '../trainer-log/index.js';
+import type { LogLine, TrainerLogReader } from '../trainer-log/index.js';
 import type { Target } from './targets.js';
 import type { RunState } from './run-record.js';
 import type { RunSummary } from './list.js';
@@ -45,13 +45,15 @@ export interface WatchBackfill {
     size: number,
   ): Promise<{
     offset: number;
-    parser: TrainerLogParser;
+    /** The reader holding any record still open at `offset`: following goes on with it. */
+    reader: TrainerLogReader;
     events: HealthEvent[];
     sentBytes: number;
     coveredBytes: number;
   }>;
-  /** After the backfill, before following from `offset` (e.g. the raw lines before the seam). */
-  after?(offset: number): Promise<void>;
+  /** After the backfill, before following from `offset` (e.g. the raw lines before the seam, read
+   *  into the log pane with `reader.linesBefore`). */
+  after?(offset: number, reader: TrainerLogReader): Promise<void>;
 }
 
 export interface RunWatchOptions {
@@ -64,6 +66,8 @@ export interface RunWatchOptions {
   /** After the run ended and its log was read: `stop` ends the watch (an `end` output); `pause`
    *  stops following, polls the state every `endedStatePollMs`, and follows again on a resume. */
   whenEnded: 'stop' | 'pause';
+  /** Also the log pane's cleaned lines, as `lines` outputs (the cockpit). Default false. */
+  lines?: boolean;
   /** Whether the run is known to have ended when the watch opens (the runs list said so). */
   endedAtOpen?: boolean;
   statePollMs?: number;
@@ -85,8 +89,8 @@ export class RunWatch {
   private readonly clock: () => number;
   private life: WatchLifecycle;
   private follower: RunFollower | null = null;
-  /** Where a paused follower stopped, with its parser (its open records stay open). */
-  private paused: { offset: number; parser: TrainerLogParser } | null = null;
+  /** Where a paused follower stopped, with its reader (its open records stay open). */
+  private paused: { offset: number; reader: TrainerLogReader } | null = null;
   private readOffset = 0;
   private current: RunSummary | null = null;
   private told: RunState | null = null;
@@ -231,7 +235,7 @@ export class RunWatch {
     this.firstSilence = await measureLogSilence(transport, logPath, this.clock).catch(() => null);
     if (this.closed) return;
     let from = 0;
-    let parser: TrainerLogParser | undefined;
+    let reader: TrainerLogReader | undefined;
     const bf = this.o.backfill;
     if (bf) {
       try {
@@ -254,8 +258,8 @@ export class RunWatch {
             text: `history: ${mib(b.coveredBytes)} MiB of log backfilled with ${mib(b.sentBytes)} MiB sent (${b.events.length} records, ${this.clock() - started} ms)`,
           });
           from = b.offset;
-          parser = b.parser;
-          await bf.after?.(b.offset);
+          reader = b.reader;
+          await bf.after?.(b.offset, b.reader);
         }
       } catch (err) {
         // Fall back to reading the whole log: slower, never wrong.
@@ -265,41 +269,41 @@ export class RunWatch {
           text: `backfill failed (${err instanceof Error ? err.message : String(err)}): reading the whole log`,
         });
         from = 0;
-        parser = undefined;
+        reader = undefined;
       }
     }
     if (this.closed) return;
-    this.follow(from, parser);
+    this.follow(from, reader);
     this.dispatch({ type: 'follow' });
     this.countFirstSilence(from);
     if (this.o.endedAtOpen || (this.current && isTerminal(this.current.state))) void this.settle();
   }
 
-  private follow(fromOffset: number, parser: TrainerLogParser | undefined): void {
+  private follow(fromOffset: number, reader: TrainerLogReader | undefined): void {
     this.readOffset = fromOffset;
-    let fresh: Uint8Array | null = null;
+    let fresh: LogLine[] | null = null;
     this.follower = followRun(this.o.transport, this.o.logPath, {
       fromOffset,
-      ...(parser ? { parser } : {}),
+      ...(reader ? { reader } : {}),
       onEvent: (e) => this.ingest(e, false),
       onSave: (e) => this.ingest(e, false),
+      ...(this.o.lines ? { onLines: (lines: LogLine[]) => void (fresh = lines) } : {}),
       onReset: (reason) => {
         this.firstSilence = null;
         this.readOffset = 0;
         this.emit({ type: 'reset', reason });
       },
       onProblem: (p) => this.onProblem(p),
-      onBytes: (bytes) => {
+      onFresh: () => {
         // A problem a paused follower left standing is over once its successor reads.
         if (this.standing) this.onProblem(null);
         this.dispatch({ type: 'bytes' });
-        fresh = bytes;
       },
       onConsumed: (offset) => {
         this.readOffset = offset;
         // Told after the delivery's records, with the offset already past them: a renderer that
-        // waits for "read so far" sees it with the bytes.
-        if (fresh) this.emit({ type: 'bytes', bytes: fresh });
+        // waits for "read so far" sees it with the lines.
+        if (fresh) this.emit({ type: 'lines', lines: fresh });
         fresh = null;
         // Once the silence is counted, the rules look at the clock: what a frame then shows is
         // what the watch saw, not what a view computed.
@@ -415,12 +419,12 @@ export class RunWatch {
       // The run's exit status settles the trainer's end record, written on every exit.
       const exit = endedHow(this.current);
       if (this.o.whenEnded === 'stop') {
-        // The parser's end: its last record (a line without its newline too) goes out.
+        // The reader's end: its last record (a line without its newline too) goes out.
         await f?.finish(1, exit);
         this.follower = null;
       } else if (f) {
-        for (const e of f.parser.flushIdle(exit)) this.ingest(e, false);
-        this.paused = { offset: f.offset, parser: f.parser };
+        for (const e of f.reader.flushIdle(exit)) this.ingest(e, false);
+        this.paused = { offset: f.offset, reader: f.reader };
         f.close();
         this.follower = null;
       }
@@ -452,7 +456,7 @@ export class RunWatch {
     if (!this.follower) {
       const p = this.paused;
       this.paused = null;
-      this.follow(p?.offset ?? this.readOffset, p?.parser);
+      this.follow(p?.offset ?? this.readOffset, p?.reader);
     }
     this.pollState(this.o.statePollMs);
   }
