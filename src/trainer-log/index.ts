@@ -7,3 +7,4 @@ export { JsonLinesParser } from './json-lines.js';
 export { TrainerLogReader, type ReaderEvent, type ReadResult, type ReaderOptions } from './reader.js';
 export { LogLineReader, cleanLine, headerLevel, type LogLine, type LogLineLevel } from './log-lines.js';
 export type { CheckpointSaveEvent } from './saves.js';
+export { stepDoneLine } from './step-line.js';
