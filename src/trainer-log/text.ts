@@ -28,8 +28,9 @@ export function bytesToUtf8(s: string): string {
   return utf8.decode(bytes);
 }
 
-/** Removes ANSI escape sequences: CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL|ST`) and two-byte
- *  escapes. The trainer always colours its output (NO_COLOR does not help), so this runs on every
+/** Removes ANSI escape sequences: CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL|ST`) and the other
+ *  escapes (`ESC`, intermediates such as `(`, one final byte: `ESC ( B`, written by `tput sgr0`).
+ *  The one stripper of the trainer's output (the parser's, the log pane's). The trainer always colours its output (NO_COLOR does not help), so this runs on every
  *  header line; it returns the input untouched when there is no ESC. */
 export function stripAnsi(s: string): string {
   let i = s.indexOf('\x1b');
@@ -55,8 +56,9 @@ export function stripAnsi(s: string): string {
         if (d === 0x1b && s.charCodeAt(j + 1) === 0x5c) { j += 2; break; }
         j++;
       }
-    } else if (j < s.length) {
-      j++;
+    } else {
+      while (j < s.length && s.charCodeAt(j) >= 0x20 && s.charCodeAt(j) <= 0x2f) j++;
+      if (j < s.length) j++;
     }
     from = j;
     i = s.indexOf('\x1b', from);

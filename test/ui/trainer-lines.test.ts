@@ -131,6 +131,8 @@ describe('cleaning', () => {
     expect(cleanLine('\x1b[2K\x1b[1Gx\x1b]0;title\x07y\x1b[1;3')).toBe('xy');
     expect(cleanLine('a\tb')).toBe('a       b');
     expect(cleanLine('bell\x07 and \x00nul')).toBe('bell and nul');
+    // tput sgr0's `ESC ( B`: an escape with an intermediate byte goes whole (the parser's stripper too).
+    expect(cleanLine('\x1b(B\x1b[mplain')).toBe('plain');
   });
   it('a huge line without a newline keeps its head (memory bounded) and is marked cut', () => {
     const ring = new PaneLines();
