@@ -81,6 +81,10 @@ export interface RunWatchOptions {
   clock?: () => number;
 }
 
+/** Longer than keepalive takes to notice a dead link (ServerAliveInterval 15 s × count 3, plus a
+ *  command's own wait): a last answer older than this is not that link's (another clock, a test's). */
+const MAX_UNNOTICED_MS = 5 * 60_000;
+
 export class RunWatch {
   readonly store: MetricsStore;
   readonly alerts: RunAlerts;
@@ -205,14 +209,15 @@ export class RunWatch {
     for (const out of this.changes.take(fired, this.alerts.active)) this.emit(out);
   }
 
-  private dispatch(a: WatchAction): void {
+  /** `unobservedFrom`: when the log stopped being readable, if before now (a lost connection). */
+  private dispatch(a: WatchAction, unobservedFrom?: number): void {
     const before = this.life;
     this.life = reduceWatch(before, a);
     if (this.life === before) return;
     const runs = logClockRuns(this.life);
     if (runs !== logClockRuns(before)) {
       if (runs) this.alerts.observed(this.clock());
-      else this.alerts.unobserved(this.clock());
+      else this.alerts.unobserved(unobservedFrom ?? this.clock());
     }
     const phase = watchPhase(this.life);
     if (phase !== watchPhase(before)) this.emit({ type: 'phase', phase });
@@ -338,8 +343,8 @@ export class RunWatch {
     if (this.closed) return;
     const ready = s.state === 'ready';
     const was = this.life.connected;
-    this.dispatch({ type: 'connection', ready });
     const now = this.clock();
+    this.dispatch({ type: 'connection', ready }, ready ? undefined : this.lastAlive(now));
     if (was && !ready && this.lostAt === null) {
       this.lostAt = now;
       const reason = s.state === 'reconnecting' ? s.lastError : s.state === 'failed' ? s.reason : s.state;
@@ -354,6 +359,15 @@ export class RunWatch {
     if ((s.state === 'failed' || s.state === 'closed') && this.o.whenEnded === 'stop') {
       this.finish({ kind: 'disconnected', reason: s.state === 'failed' ? s.reason : 'the connection was closed' });
     }
+  }
+
+  /** A dead link is declared lost when keepalive gives up, up to a minute after the target last
+   *  answered: the log was unreadable since then, not trainer silence. The transport's last answer
+   *  (the state poll's, every few seconds; bytes) when it tells one, on our clock, else now. */
+  private lastAlive(now: number): number {
+    const heard = this.o.transport.lastHeardAt;
+    if (heard === undefined || heard === null || heard > now || now - heard > MAX_UNNOTICED_MS) return now;
+    return heard;
   }
 
   private pollState(intervalMs: number | undefined): void {
