@@ -23,9 +23,7 @@ export interface LogLine {
   kind?: 'table';
 }
 
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-// eslint-disable-next-line no-control-regex
 const NEEDS_CLEANING = /[\x00-\x1f\x7f-\x9f]/;
 
 /** One raw line (no newline) as a terminal would show it, without colours or control characters. */
