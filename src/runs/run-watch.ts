@@ -349,6 +349,9 @@ export class RunWatch {
       this.lostAt = now;
       const reason = s.state === 'reconnecting' ? s.lastError : s.state === 'failed' ? s.reason : s.state;
       this.emit({ type: 'connection', state: 'lost', since: now, ...(reason ? { reason } : {}) });
+      // The rules look at once: a stall that grew while keepalive had not yet noticed the dead
+      // link (its time is unobserved now) is cleared, not left standing until the next tick.
+      this.tick();
     } else if (ready && this.lostAt !== null) {
       const since = this.lostAt;
       this.lostAt = null;
