@@ -155,7 +155,7 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
         if (json && last) out(stateJsonLine(last, w.lastLines));
         return;
       case 'phase':
-      case 'bytes':
+      case 'lines':
       case 'end':
         return;
     }

@@ -2,10 +2,10 @@
 export type { Alert } from './alert.js';
 export { HealthMonitor, evaluateHealth, type HealthContext } from './monitor.js';
 export { PhaseTracker, PHASES, PHASE_LABEL, type Phase, type CurrentPhase, type HealthEvent } from './phases.js';
-export { CheckpointSaveScanner, findCheckpointSaves, parseSaveLine, type CheckpointSaveEvent } from './save-records.js';
+export type { CheckpointSaveEvent } from '../trainer-log/index.js';
 export { STALL_FACTOR, STALL_FLOOR_S } from './stall.js';
 export { DRIFT_WINDOW, DRIFT_FACTOR, DRIFT_FLOOR_S } from './drift.js';
 export { formatDuration, naiveMs, toNaiveMs } from './time.js';
-export { HealthFeed, mergeSaves } from './feed.js';
+export { HealthFeed } from './feed.js';
 export { AlertHistory, alertHistoryKey, ALERT_HISTORY_CAP, type AlertHistoryEntry } from './alert-history.js';
 export { RunAlerts, isHangAlert, type RunAlertsOptions } from './run-alerts.js';

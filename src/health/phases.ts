@@ -11,7 +11,7 @@
 // opens the next one. Evaluation (timeperf/eval) runs between the weight update and the step record and
 // is counted in update_weights: the logs have no record that separates them.
 import type { TrainerEvent } from '../trainer-log/events.js';
-import type { CheckpointSaveEvent } from './save-records.js';
+import type { CheckpointSaveEvent } from '../trainer-log/index.js';
 import { naiveMs } from './time.js';
 import { RecentWindow } from './window.js';
 

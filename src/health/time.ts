@@ -3,17 +3,13 @@
 // keep them as "naive milliseconds" (the fields read as if they were UTC) and convert the caller's
 // `now` into the same scale once.
 
-const NAIVE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
+import { naiveTimeMs } from '../trainer-log/text.js';
+
 const HAS_ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/i;
 
-/** Naive milliseconds of a zone-less ISO time; null when it is not one. */
-export function naiveMs(s: string | null | undefined): number | null {
-  if (!s) return null;
-  const m = NAIVE.exec(s.trim());
-  if (!m) return null;
-  const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
-  return Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], m[6] ? +m[6] : 0, ms);
-}
+/** Naive milliseconds of a zone-less ISO time; null when it is not one (the trainer-log room's
+ *  one reader of the trainer's time). */
+export const naiveMs = naiveTimeMs;
 
 /**
  * The caller's `now` (or a Slurm end time) on the naive scale. A zone-less string is already naive.

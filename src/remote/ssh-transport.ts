@@ -29,6 +29,10 @@ export class SshTransport implements Transport {
   /** Channels open on each chain: a dropped chain does not always close its channels (keepalive
    *  timeout), so the drop settles them itself. */
   private readonly openChannels = new WeakMap<Chain, Set<() => void>>();
+  private heardAt: number | null = null;
+  private readonly heard = (): void => {
+    this.heardAt = Date.now();
+  };
 
   private constructor(
     readonly target: string,
@@ -54,6 +58,10 @@ export class SshTransport implements Transport {
 
   get state(): ConnectionState {
     return this.current;
+  }
+
+  get lastHeardAt(): number | null {
+    return this.heardAt;
   }
 
   onState(listener: (s: ConnectionState) => void): () => void {
@@ -167,12 +175,15 @@ export class SshTransport implements Transport {
         // close can all arrive in the same TCP read as the exec confirmation.
         const ch = await this.openExec(chain, cmd, (c) => {
           c.on('exit', (code: number | null, signal?: string) => {
+            this.heard();
             exit = signal ? { code: null, signal: signal.startsWith('SIG') ? signal : `SIG${signal}` } : { code, signal: null };
           });
           c.once('close', () => closedResolve());
           c.pipe(stdout);
+          c.on('data', this.heard);
           // Always drained: stdout and stderr share one flow-control window.
           c.stderr.on('data', (b: Buffer) => {
+            this.heard();
             if (stderr.readableLength < STDERR_CAP) stderr.write(b);
           });
         });
@@ -280,7 +291,10 @@ export class SshTransport implements Transport {
       heartbeatIntervalMs: this.opts.heartbeatIntervalMs ?? 10_000,
       heartbeatTimeoutMs: this.opts.heartbeatTimeoutMs ?? 30_000,
       pollMs: this.opts.followPollMs ?? 100,
-      onProgress: () => (this.attempt = 0),
+      onProgress: () => {
+        this.attempt = 0;
+        this.heard();
+      },
     });
     this.follows.add(h);
     return {

@@ -69,6 +69,10 @@ export interface Transport {
   readonly target: string;
   readonly state: ConnectionState;
   onState(listener: (s: ConnectionState) => void): () => void;
+  /** When the target last answered (Date.now ms: a command's output or exit, a follower's frame),
+   *  or null before it did. A silently dead link is declared lost only when keepalive gives up (up
+   *  to a minute later): the time since this is when nothing could be read. Absent: not known. */
+  readonly lastHeardAt?: number | null;
 
   exec(argv: string[], opts?: ExecOptions): Promise<ExecResult>;
   execStream(argv: string[], opts?: ExecOptions): ExecStream;

@@ -6,7 +6,7 @@ import { remoteScript } from '../remote/quote.js';
 import { setupInWorkdir, type Target } from './targets.js';
 import type { Attempt, RunRecord, RunState } from './run-record.js';
 import { parseMarkedLines, toInt } from './remote-scripts.js';
-import { parseLogBytes } from '../trainer-log/index.js';
+import { parseLogBytes, stepDoneLine } from '../trainer-log/index.js';
 import type { ListProbe, RunSummary } from './list.js';
 
 /**
@@ -155,15 +155,13 @@ function parseMarks(bytes: Buffer): Pick<ChainFacts, 'starts' | 'marked'> {
       else if (!started && part) part.resumedFromStep = from; // later starts in one attempt: its workers' echoes
       started = true;
     } else if (kind === 'S\t' && part) {
-      const m = /(\d{8}-\d{2}:\d{2}:\d{2}\.\d{3}).*?Train step (\d+)\/\d+ done/.exec(body.replace(/\x1b\[[0-9;]*m/g, ''));
-      if (m) Object.assign(part, { lastStep: Number(m[2]), lastStepAt: logTime(m[1]) });
+      // The trainer's grammar reads the line (header, ANSI, time); its tables stayed on the target.
+      const step = stepDoneLine(body);
+      if (step) Object.assign(part, { lastStep: step.globalStep, lastStepAt: step.time });
     }
   }
   return { starts, marked };
 }
-
-/** `20260525-12:19:55.952` -> `2026-05-25T12:19:55.952` (as the events print times: no zone). */
-const logTime = (t: string): string => `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}T${t.slice(9)}`;
 
 const SLURM_ACTIVE = new Set(['PENDING', 'RUNNING', 'CONFIGURING', 'COMPLETING', 'REQUEUED', 'RESIZING', 'SUSPENDED', 'STAGE_OUT', 'SIGNALING']);
 const iso = (epochS: number): string => new Date(epochS * 1000).toISOString();

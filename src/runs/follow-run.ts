@@ -1,36 +1,44 @@
 // Following a run's stdout.log (the single source: the controller's output and, with Ray, every
-// worker's) through the Transport, into trainer events. Each byte is parsed once: the transport
-// resumes by byte offset across reconnects, and any overlap it might still deliver is cut off here
-// by offset, never by "step number already seen" (steps legitimately repeat after a resume).
+// worker's) through the Transport, into trainer events. Each byte is read once, by one
+// TrainerLogReader (src/trainer-log: the events, the checkpoint saves among them in log order, the
+// log pane's lines): the transport resumes by byte offset across reconnects, and any overlap it
+// might still deliver is cut off here by offset, never by "step number already seen" (steps
+// legitimately repeat after a resume).
 import type { Transport, FollowHandle, FollowProblem } from '../remote/transport.js';
-import { TrainerLogParser, type TrainerEvent } from '../trainer-log/index.js';
-import type { CheckpointSaveEvent } from '../health/index.js';
-import { CheckpointSaves } from './checkpoint-saves.js';
+import {
+  TrainerLogReader,
+  type CheckpointSaveEvent,
+  type LogLine,
+  type ReaderEvent,
+  type TrainerEvent,
+} from '../trainer-log/index.js';
 
 export interface FollowRunOptions {
-  /** Continue from this byte offset (with the same `parser`, so a record cut mid-way completes). */
+  /** Continue from this byte offset (with the same `reader`, so a record cut mid-way completes). */
   fromOffset?: number;
-  parser?: TrainerLogParser;
+  reader?: TrainerLogReader;
   onEvent(e: TrainerEvent): void;
   /** The trainer's `Saving … checkpoints` records (no event of the contract: the health rules'),
-   *  in log order among the events (checkpoint-saves.ts). Without it they are not looked for. */
+   *  in log order among the events. Without it they are dropped. */
   onSave?(e: CheckpointSaveEvent): void;
+  /** The log pane's cleaned lines (tables collapsed) of each delivery, after its records. Without
+   *  it (and without a `reader` that makes them) no lines are made. */
+  onLines?(lines: LogLine[]): void;
   /** The log was truncated or replaced: what came before no longer applies. */
   onReset?(reason: string): void;
   /** The log cannot be followed although the connection works (what, where, what to do), or null:
    *  it is read again. Without it, nothing says why no events come. */
   onProblem?(problem: FollowProblem | null): void;
-  /** The fresh bytes of each delivery (overlaps cut), before they are parsed: one stream for every
-   *  reader of the log (the log pane's lines), not a second follower. */
-  onBytes?(bytes: Uint8Array): void;
+  /** Fresh bytes arrived (overlaps cut): how many, before they are read. */
+  onFresh?(bytes: number): void;
   /** After each delivery's records were handed on: reading stands at `offset` bytes. */
   onConsumed?(offset: number): void;
 }
 
 export interface RunFollower {
-  /** Bytes of the log consumed so far (a restart point together with `parser`). */
+  /** Bytes of the log consumed so far (a restart point together with `reader`). */
   readonly offset: number;
-  readonly parser: TrainerLogParser;
+  readonly reader: TrainerLogReader;
   /** Waits until everything up to the file's current size is parsed, flushes the parser's last
    *  record, and stops following. For the end of a run. Gives up after `timeoutMs` without
    *  progress while connected, or when the transport fails: resolves false then (the log's tail
@@ -41,27 +49,24 @@ export interface RunFollower {
 }
 
 export function followRun(transport: Transport, logPath: string, opts: FollowRunOptions): RunFollower {
-  const parser = opts.parser ?? new TrainerLogParser();
+  const reader = opts.reader ?? new TrainerLogReader({ lines: opts.onLines !== undefined });
   let consumed = opts.fromOffset ?? 0;
   let handle: FollowHandle | null = null;
   let closed = false;
-  const onSave = opts.onSave;
-  const saves = onSave ? new CheckpointSaves((e) => (e.type === 'save' ? onSave(e) : opts.onEvent(e))) : null;
-  const emit = (events: TrainerEvent[], end = false) => {
-    if (!saves) {
-      for (const e of events) opts.onEvent(e);
-      return;
+  const emit = (events: readonly ReaderEvent[]) => {
+    for (const e of events) {
+      if (e.type !== 'save') opts.onEvent(e);
+      else opts.onSave?.(e);
     }
-    for (const e of events) saves.event(e, true);
-    // Saves after the chunk's last record go now: a trainer stuck while saving is seen saving.
-    if (end) saves.end(true);
-    else saves.flush(true);
+  };
+  const read = ({ events, lines }: { events: ReaderEvent[]; lines: LogLine[] }) => {
+    emit(events);
+    if (lines.length) opts.onLines?.(lines);
   };
   handle = transport.follow(logPath, consumed, (ev) => {
     if (closed) return;
     if (ev.type === 'reset') {
-      parser.reset();
-      saves?.reset();
+      reader.reset();
       consumed = 0;
       opts.onReset?.(ev.reason);
       return;
@@ -74,9 +79,8 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
     if (end <= consumed) return; // already parsed
     const fresh = ev.offset < consumed ? ev.bytes.subarray(consumed - ev.offset) : ev.bytes;
     consumed = end;
-    opts.onBytes?.(fresh);
-    saves?.push(fresh);
-    emit(parser.push(fresh));
+    opts.onFresh?.(fresh.length);
+    read(reader.push(fresh));
     opts.onConsumed?.(consumed);
   });
   const close = () => {
@@ -88,7 +92,7 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
     get offset() {
       return consumed;
     },
-    parser,
+    reader,
     async finish(timeoutMs = 15_000, exit?: { completed: boolean }) {
       // The limit is on time WITHOUT progress while connected, not on the whole drain: a follower
       // started after a long run ended has a big backlog, and a drop during the drain (the end
@@ -120,8 +124,8 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
         await new Promise((r) => setTimeout(r, 50));
       }
       close();
-      if (exit) emit(parser.flushIdle(exit));
-      emit(parser.end(), true);
+      if (exit) emit(reader.flushIdle(exit));
+      read(reader.end());
       return drained;
     },
     close,

@@ -21,7 +21,6 @@ export { batchScript, sbatchArgs } from './slurm-batch.js';
 export { followToEnd, progressLine } from './follow-to-end.js';
 export { latestSlurmJob, slurmJobEnd, SlurmEndWatch } from './slurm-job-end.js';
 export type { JobEndConnection, SlurmEndWatchOptions } from './slurm-job-end.js';
-export { CheckpointSaves } from './checkpoint-saves.js';
 export type { FollowOutcome, FollowToEndOptions } from './follow-to-end.js';
 export { parseCli, readProfiles, targetFromFlags, connect, connectExit, ConnectError } from './cli-target.js';
 export type { ParsedCli } from './cli-target.js';

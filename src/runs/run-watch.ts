@@ -9,7 +9,7 @@
 import type { ConnectionState, FollowProblem, Transport } from '../remote/transport.js';
 import { RunAlerts, type HealthEvent } from '../health/index.js';
 import { MetricsStore, type Alert } from '../metrics/index.js';
-import type { TrainerLogParser } from '../trainer-log/index.js';
+import type { LogLine, TrainerLogReader } from '../trainer-log/index.js';
 import type { Target } from './targets.js';
 import type { RunState } from './run-record.js';
 import type { RunSummary } from './list.js';
@@ -45,13 +45,15 @@ export interface WatchBackfill {
     size: number,
   ): Promise<{
     offset: number;
-    parser: TrainerLogParser;
+    /** The reader holding any record still open at `offset`: following goes on with it. */
+    reader: TrainerLogReader;
     events: HealthEvent[];
     sentBytes: number;
     coveredBytes: number;
   }>;
-  /** After the backfill, before following from `offset` (e.g. the raw lines before the seam). */
-  after?(offset: number): Promise<void>;
+  /** After the backfill, before following from `offset` (e.g. the raw lines before the seam, read
+   *  into the log pane with `reader.linesBefore`). */
+  after?(offset: number, reader: TrainerLogReader): Promise<void>;
 }
 
 export interface RunWatchOptions {
@@ -64,6 +66,8 @@ export interface RunWatchOptions {
   /** After the run ended and its log was read: `stop` ends the watch (an `end` output); `pause`
    *  stops following, polls the state every `endedStatePollMs`, and follows again on a resume. */
   whenEnded: 'stop' | 'pause';
+  /** Also the log pane's cleaned lines, as `lines` outputs (the cockpit). Default false. */
+  lines?: boolean;
   /** Whether the run is known to have ended when the watch opens (the runs list said so). */
   endedAtOpen?: boolean;
   statePollMs?: number;
@@ -77,6 +81,10 @@ export interface RunWatchOptions {
   clock?: () => number;
 }
 
+/** Longer than keepalive takes to notice a dead link (ServerAliveInterval 15 s × count 3, plus a
+ *  command's own wait): a last answer older than this is not that link's (another clock, a test's). */
+const MAX_UNNOTICED_MS = 5 * 60_000;
+
 export class RunWatch {
   readonly store: MetricsStore;
   readonly alerts: RunAlerts;
@@ -85,8 +93,8 @@ export class RunWatch {
   private readonly clock: () => number;
   private life: WatchLifecycle;
   private follower: RunFollower | null = null;
-  /** Where a paused follower stopped, with its parser (its open records stay open). */
-  private paused: { offset: number; parser: TrainerLogParser } | null = null;
+  /** Where a paused follower stopped, with its reader (its open records stay open). */
+  private paused: { offset: number; reader: TrainerLogReader } | null = null;
   private readOffset = 0;
   private current: RunSummary | null = null;
   private told: RunState | null = null;
@@ -201,14 +209,15 @@ export class RunWatch {
     for (const out of this.changes.take(fired, this.alerts.active)) this.emit(out);
   }
 
-  private dispatch(a: WatchAction): void {
+  /** `unobservedFrom`: when the log stopped being readable, if before now (a lost connection). */
+  private dispatch(a: WatchAction, unobservedFrom?: number): void {
     const before = this.life;
     this.life = reduceWatch(before, a);
     if (this.life === before) return;
     const runs = logClockRuns(this.life);
     if (runs !== logClockRuns(before)) {
       if (runs) this.alerts.observed(this.clock());
-      else this.alerts.unobserved(this.clock());
+      else this.alerts.unobserved(unobservedFrom ?? this.clock());
     }
     const phase = watchPhase(this.life);
     if (phase !== watchPhase(before)) this.emit({ type: 'phase', phase });
@@ -231,7 +240,7 @@ export class RunWatch {
     this.firstSilence = await measureLogSilence(transport, logPath, this.clock).catch(() => null);
     if (this.closed) return;
     let from = 0;
-    let parser: TrainerLogParser | undefined;
+    let reader: TrainerLogReader | undefined;
     const bf = this.o.backfill;
     if (bf) {
       try {
@@ -254,8 +263,8 @@ export class RunWatch {
             text: `history: ${mib(b.coveredBytes)} MiB of log backfilled with ${mib(b.sentBytes)} MiB sent (${b.events.length} records, ${this.clock() - started} ms)`,
           });
           from = b.offset;
-          parser = b.parser;
-          await bf.after?.(b.offset);
+          reader = b.reader;
+          await bf.after?.(b.offset, b.reader);
         }
       } catch (err) {
         // Fall back to reading the whole log: slower, never wrong.
@@ -265,41 +274,41 @@ export class RunWatch {
           text: `backfill failed (${err instanceof Error ? err.message : String(err)}): reading the whole log`,
         });
         from = 0;
-        parser = undefined;
+        reader = undefined;
       }
     }
     if (this.closed) return;
-    this.follow(from, parser);
+    this.follow(from, reader);
     this.dispatch({ type: 'follow' });
     this.countFirstSilence(from);
     if (this.o.endedAtOpen || (this.current && isTerminal(this.current.state))) void this.settle();
   }
 
-  private follow(fromOffset: number, parser: TrainerLogParser | undefined): void {
+  private follow(fromOffset: number, reader: TrainerLogReader | undefined): void {
     this.readOffset = fromOffset;
-    let fresh: Uint8Array | null = null;
+    let fresh: LogLine[] | null = null;
     this.follower = followRun(this.o.transport, this.o.logPath, {
       fromOffset,
-      ...(parser ? { parser } : {}),
+      ...(reader ? { reader } : {}),
       onEvent: (e) => this.ingest(e, false),
       onSave: (e) => this.ingest(e, false),
+      ...(this.o.lines ? { onLines: (lines: LogLine[]) => void (fresh = lines) } : {}),
       onReset: (reason) => {
         this.firstSilence = null;
         this.readOffset = 0;
         this.emit({ type: 'reset', reason });
       },
       onProblem: (p) => this.onProblem(p),
-      onBytes: (bytes) => {
+      onFresh: () => {
         // A problem a paused follower left standing is over once its successor reads.
         if (this.standing) this.onProblem(null);
         this.dispatch({ type: 'bytes' });
-        fresh = bytes;
       },
       onConsumed: (offset) => {
         this.readOffset = offset;
         // Told after the delivery's records, with the offset already past them: a renderer that
-        // waits for "read so far" sees it with the bytes.
-        if (fresh) this.emit({ type: 'bytes', bytes: fresh });
+        // waits for "read so far" sees it with the lines.
+        if (fresh) this.emit({ type: 'lines', lines: fresh });
         fresh = null;
         // Once the silence is counted, the rules look at the clock: what a frame then shows is
         // what the watch saw, not what a view computed.
@@ -334,12 +343,15 @@ export class RunWatch {
     if (this.closed) return;
     const ready = s.state === 'ready';
     const was = this.life.connected;
-    this.dispatch({ type: 'connection', ready });
     const now = this.clock();
+    this.dispatch({ type: 'connection', ready }, ready ? undefined : this.lastAlive(now));
     if (was && !ready && this.lostAt === null) {
       this.lostAt = now;
       const reason = s.state === 'reconnecting' ? s.lastError : s.state === 'failed' ? s.reason : s.state;
       this.emit({ type: 'connection', state: 'lost', since: now, ...(reason ? { reason } : {}) });
+      // The rules look at once: a stall that grew while keepalive had not yet noticed the dead
+      // link (its time is unobserved now) is cleared, not left standing until the next tick.
+      this.tick();
     } else if (ready && this.lostAt !== null) {
       const since = this.lostAt;
       this.lostAt = null;
@@ -350,6 +362,15 @@ export class RunWatch {
     if ((s.state === 'failed' || s.state === 'closed') && this.o.whenEnded === 'stop') {
       this.finish({ kind: 'disconnected', reason: s.state === 'failed' ? s.reason : 'the connection was closed' });
     }
+  }
+
+  /** A dead link is declared lost when keepalive gives up, up to a minute after the target last
+   *  answered: the log was unreadable since then, not trainer silence. The transport's last answer
+   *  (the state poll's, every few seconds; bytes) when it tells one, on our clock, else now. */
+  private lastAlive(now: number): number {
+    const heard = this.o.transport.lastHeardAt;
+    if (heard === undefined || heard === null || heard > now || now - heard > MAX_UNNOTICED_MS) return now;
+    return heard;
   }
 
   private pollState(intervalMs: number | undefined): void {
@@ -415,12 +436,12 @@ export class RunWatch {
       // The run's exit status settles the trainer's end record, written on every exit.
       const exit = endedHow(this.current);
       if (this.o.whenEnded === 'stop') {
-        // The parser's end: its last record (a line without its newline too) goes out.
+        // The reader's end: its last record (a line without its newline too) goes out.
         await f?.finish(1, exit);
         this.follower = null;
       } else if (f) {
-        for (const e of f.parser.flushIdle(exit)) this.ingest(e, false);
-        this.paused = { offset: f.offset, parser: f.parser };
+        for (const e of f.reader.flushIdle(exit)) this.ingest(e, false);
+        this.paused = { offset: f.offset, reader: f.reader };
         f.close();
         this.follower = null;
       }
@@ -452,7 +473,7 @@ export class RunWatch {
     if (!this.follower) {
       const p = this.paused;
       this.paused = null;
-      this.follow(p?.offset ?? this.readOffset, p?.parser);
+      this.follow(p?.offset ?? this.readOffset, p?.reader);
     }
     this.pollState(this.o.statePollMs);
   }

@@ -2,6 +2,7 @@
 // happened. Renderers only draw or print these: every decision (what fired, when the connection
 // was lost, when the run ended) was taken once, in the watch.
 import type { FollowProblem } from '../remote/transport.js';
+import type { LogLine } from '../trainer-log/index.js';
 import type { HealthEvent } from '../health/index.js';
 import type { Alert } from '../metrics/index.js';
 import type { RunState } from './run-record.js';
@@ -15,9 +16,9 @@ export type WatchOutput =
   /** A record of the log (trainer events and checkpoint saves, in log order); `backfilled`: read
    *  through the target-side filter at attach, not followed. */
   | { type: 'record'; record: HealthEvent; backfilled: boolean }
-  /** Fresh followed bytes (overlaps cut), in order, told after the records they held: for a view
-   *  of the log's own lines. */
-  | { type: 'bytes'; bytes: Uint8Array }
+  /** The log's own lines, cleaned, tables collapsed (the reader's), told after the records of the
+   *  same bytes: for a log pane (`RunWatchOptions.lines`). */
+  | { type: 'lines'; lines: LogLine[] }
   /** The log was truncated or replaced: what follows starts at the new file's first byte. */
   | { type: 'reset'; reason: string }
   | { type: 'alert'; alert: Alert }

@@ -2,8 +2,9 @@
 export type * from './events.js';
 export { TrainerLogParser, parseLogBytes, MAX_WRITERS, type ParserOptions } from './parser.js';
 export { eventToJsonLine, eventFromJsonLine, statsFromJson, statJsonValue, nonFiniteText } from './json.js';
-export { stripAnsi, toIsoTime, isoTimeToMs, parseNumber } from './text.js';
+export { stripAnsi, toIsoTime, isoTimeToMs, naiveTimeMs, parseNumber } from './text.js';
 export { JsonLinesParser } from './json-lines.js';
 export { TrainerLogReader, type ReaderEvent, type ReadResult, type ReaderOptions } from './reader.js';
 export { LogLineReader, cleanLine, headerLevel, type LogLine, type LogLineLevel } from './log-lines.js';
 export type { CheckpointSaveEvent } from './saves.js';
+export { stepDoneLine } from './step-line.js';

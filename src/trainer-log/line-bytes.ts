@@ -216,7 +216,7 @@ function stripHead(b: Uint8Array, i: number, end: number, out: Buffer, n: number
 }
 
 /** Where the escape sequence that starts at `i` (an ESC) ends: CSI up to its final byte, OSC up
- *  to BEL or ST, otherwise ESC and one byte (as stripAnsi reads them). */
+ *  to BEL or ST, otherwise ESC, its intermediates and one byte (as stripAnsi reads them). */
 function escapeEnd(b: Uint8Array, i: number, end: number): number {
   let j = i + 1;
   const d = j < end ? b[j] : -1;
@@ -234,8 +234,9 @@ function escapeEnd(b: Uint8Array, i: number, end: number): number {
       if (e === 0x1b && j + 1 < end && b[j + 1] === 0x5c) { j += 2; break; }
       j++;
     }
-  } else if (j < end) {
-    j++;
+  } else {
+    while (j < end && b[j] >= 0x20 && b[j] <= 0x2f) j++;
+    if (j < end) j++;
   }
   return j;
 }

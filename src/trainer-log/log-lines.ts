@@ -1,10 +1,12 @@
-// The trainer's own lines as a log pane shows them, like `tail -f` (the pure part of what
-// src/ui/session/trainer-lines.ts does): bytes in, cut anywhere (inside a UTF-8 character, inside
+// The trainer's own lines as a log pane shows them, like `tail -f` (src/ui/session/trainer-lines.ts
+// keeps the last N): bytes in, cut anywhere (inside a UTF-8 character, inside
 // an ANSI code), complete lines out, each decoded and cleaned once: ANSI codes stripped, invalid
 // UTF-8 as U+FFFD, carriage returns applied as a terminal would, a level per line (a traceback's
 // lines carry its error's). Stats tables (150-250 keys drawn with box characters) are what the
 // panels are for: each collapses to one summary line. Memory is bounded: a capped partial line,
 // a capped map of sources. Keeping the last N lines (a ring) is the caller's.
+import { parseHeader } from './header.js';
+import { stripAnsi } from './text.js';
 
 /** A line longer than this (bytes before cleaning) keeps its head; the rest is dropped. */
 const MAX_LINE_BYTES = 16 * 1024;
@@ -21,18 +23,14 @@ export interface LogLine {
   kind?: 'table';
 }
 
-// ANSI: complete CSI, a CSI cut by the end of the line, OSC (to BEL/ST or the end), other ESC pairs.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\[[0-?]*[ -/]*$|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~]?)/g;
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-// eslint-disable-next-line no-control-regex
 const NEEDS_CLEANING = /[\x00-\x1f\x7f-\x9f]/;
 
 /** One raw line (no newline) as a terminal would show it, without colours or control characters. */
 export function cleanLine(raw: string): string {
   if (!NEEDS_CLEANING.test(raw)) return raw;
-  let s = raw.includes('\x1b') ? raw.replace(ANSI, '') : raw;
+  // The parser's stripper: a CSI or OSC cut by the end of the line goes to its end.
+  let s = raw.includes('\x1b') ? stripAnsi(raw) : raw;
   // CRLF, and progress bars redrawn with CR: later text overwrites earlier text from column 0.
   s = s.replace(/\r+$/, '');
   if (s.includes('\r')) s = s.split('\r').reduce((shown, seg) => seg + shown.slice(seg.length), '');
@@ -51,7 +49,6 @@ function expandTabs(s: string): string {
 // classify lines only; they are shown as printed.
 const PREFIX =
   /^(?:\[[A-Za-z][\w./-]{0,40}\](?!:) *|\([^()]{0,120}?pid=\d+[^()]{0,80}\) ?|\((?!AReaL\))[A-Za-z_][\w.:-]{0,40}(?:, ip=[^()\s]{1,60})?\) (?=\d{4}-|\[|\(AReaL\)))/;
-const HEADER = /^(?:\(AReaL\) )?\d{8}-\d\d:\d\d:\d\d(?:\.\d+)? .*? (DEBUG|INFO|WARNING|ERROR|CRITICAL): /;
 // Other record heads seen on a trainer's stdout: Ray/Python/SGLang lines starting with a date,
 // Python's basicConfig (`ERROR:root:`), glog/c10d (`[E ProcessGroupNCCL.cpp:…]`, `[rank3]:[W1120 …]`),
 // Python warnings (`file.py:12: UserWarning:`).
@@ -63,8 +60,9 @@ const PY_WARNING = /^\S+\.py:\d+: \w*Warning: /;
 
 /** The level a line starts a record with; null for a line that continues a record (a traceback). */
 export function headerLevel(body: string): LogLineLevel | null {
-  const h = HEADER.exec(body);
-  if (h) return h[1] === 'ERROR' || h[1] === 'CRITICAL' ? 'error' : h[1] === 'WARNING' ? 'warning' : 'info';
+  // The parser's record header (header.ts): the same lines start records in both.
+  const h = parseHeader(body)?.level;
+  if (h) return h === 'ERROR' || h === 'CRITICAL' ? 'error' : h === 'WARNING' ? 'warning' : 'info';
   if (body.startsWith('Traceback (most recent call last)')) return 'error';
   if (DATED.test(body)) {
     // The level is a word right after the date, at most a few tokens in (Ray:

@@ -1,8 +1,7 @@
 // One pure reader of a followed trainer log: the bytes go in once, and out come the parser's events
-// with the controller's checkpoint-save records among them in log order (what src/health's
-// save-records scanner and src/runs' CheckpointSaves merge did), and the cleaned lines a log pane
-// shows, tables collapsed (what src/ui/session/trainer-lines.ts reads). A follower holds one of
-// these instead of a parser, a save scanner and a line splitter side by side.
+// with the controller's checkpoint-save records among them in log order, and the cleaned lines a
+// log pane shows, tables collapsed. The only reader of a run's log bytes: src/runs' follower and
+// RunWatch, the cockpit's backfill and log pane (src/ui/session), src/health's HealthFeed.
 import type { TrainerEvent } from './events.js';
 import { TrainerLogParser, type ParserOptions } from './parser.js';
 import type { CheckpointSaveEvent } from './saves.js';
@@ -57,6 +56,23 @@ export class TrainerLogReader {
    *  it cannot read is not a record. */
   startInsideLine(): void {
     this.lineReader?.startInsideLine();
+  }
+
+  /** Bytes the log pane does not show (a backfill's history, filtered on the target: table rows
+   *  dropped): their events only. The lines start afresh with `linesBefore`. */
+  pushEventsOnly(chunk: Uint8Array): ReaderEvent[] {
+    return this.parser.push(chunk) as ReaderEvent[];
+  }
+
+  /** The raw log just before where reading goes on (a backfill's seam), for the log pane: its
+   *  lines, read afresh (an open table, a traceback's level are the raw log's, not the filtered
+   *  history's). `insideLine`: `tail` starts inside a line (skipped to its first newline). The
+   *  parser has read these bytes already: it is not told. */
+  linesBefore(tail: Uint8Array, insideLine: boolean): LogLine[] {
+    if (!this.lineReader) return [];
+    this.lineReader.reset();
+    if (insideLine) this.lineReader.startInsideLine();
+    return this.lineReader.push(tail);
   }
 
   /** See TrainerLogParser#atRest. */

@@ -8,13 +8,25 @@ export function toIsoTime(stamp: string): string {
   return `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9)}`;
 }
 
-/** Milliseconds of an ISO time without zone, read as if it were UTC. Only differences matter:
- *  the trainer prints local time without a zone, so this is a naive clock, not a real instant. */
+// The trainer's time: its machine's LOCAL wall clock without a zone (`2026-05-25T12:19:55.952`).
+// Arithmetic between two such times is exact whatever the zone, so they are kept as "naive
+// milliseconds" (the fields read as if they were UTC). The one reader of that time (src/health's
+// naiveMs is this one).
+const NAIVE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
+
+/** Naive milliseconds of a zone-less ISO time; null when it is not one. */
+export function naiveTimeMs(s: string | null | undefined): number | null {
+  if (!s) return null;
+  const m = NAIVE.exec(s.trim());
+  if (!m) return null;
+  const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
+  return Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], m[6] ? +m[6] : 0, ms);
+}
+
+/** Milliseconds of an ISO time without zone, read as if it were UTC (naiveTimeMs; NaN when it is
+ *  none). Only differences matter: a naive clock, not a real instant. */
 export function isoTimeToMs(iso: string): number {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?$/.exec(iso);
-  if (!m) return Number.NaN;
-  const ms = m[7] ? Number(m[7].padEnd(3, '0')) : 0;
-  return Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], ms);
+  return naiveTimeMs(iso) ?? Number.NaN;
 }
 
 const HIGH_BYTE = /[\x80-\xff]/;
@@ -28,8 +40,9 @@ export function bytesToUtf8(s: string): string {
   return utf8.decode(bytes);
 }
 
-/** Removes ANSI escape sequences: CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL|ST`) and two-byte
- *  escapes. The trainer always colours its output (NO_COLOR does not help), so this runs on every
+/** Removes ANSI escape sequences: CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL|ST`) and the other
+ *  escapes (`ESC`, intermediates such as `(`, one final byte: `ESC ( B`, written by `tput sgr0`).
+ *  The one stripper of the trainer's output (the parser's, the log pane's). The trainer always colours its output (NO_COLOR does not help), so this runs on every
  *  header line; it returns the input untouched when there is no ESC. */
 export function stripAnsi(s: string): string {
   let i = s.indexOf('\x1b');
@@ -55,8 +68,9 @@ export function stripAnsi(s: string): string {
         if (d === 0x1b && s.charCodeAt(j + 1) === 0x5c) { j += 2; break; }
         j++;
       }
-    } else if (j < s.length) {
-      j++;
+    } else {
+      while (j < s.length && s.charCodeAt(j) >= 0x20 && s.charCodeAt(j) <= 0x2f) j++;
+      if (j < s.length) j++;
     }
     from = j;
     i = s.indexOf('\x1b', from);

@@ -1,4 +1,5 @@
-// Log pane benchmark (prints, never asserts): the trainer-lines ring's ingest rate on the real
+// Log pane benchmark (prints, never asserts): the log pane's lines (src/trainer-log's LogLineReader
+// into the trainer-lines ring) ingest rate on the real
 // trainer output (run-a's stdout.log, repeated), its memory after days' worth of log, and the cost
 // of the pane per frame (the pane re-renders on every chunk; lines are cleaned once, on arrival).
 import { readFileSync } from 'node:fs';
@@ -8,6 +9,13 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = (p) => join(root, 'dist', p);
 const { TrainerLineRing } = await import(dist('ui/session/trainer-lines.js'));
+const { LogLineReader } = await import(dist('trainer-log/index.js'));
+/** The cockpit's path: the watch's reader makes the lines, the ring keeps the last 500. */
+function paneLines() {
+  const ring = new TrainerLineRing();
+  const reader = new LogLineReader();
+  return { push: (b) => ring.add(reader.push(b)), view: () => ring.view() };
+}
 const { trainerLogLines } = await import(dist('ui/panels/log.js'));
 const { dashboardBody } = await import(dist('ui/screens/dashboard.js'));
 const { sampleRunView } = await import(dist('ui/session/sample-run.js'));
@@ -17,7 +25,7 @@ const mb = (b) => (b / 2 ** 20).toFixed(1);
 
 // 1. Ingest: ~100 MB of trainer output in 64 KiB chunks (cut anywhere), as the follower delivers it.
 {
-  const ring = new TrainerLineRing();
+  const ring = paneLines();
   const copies = Math.ceil((100 * 2 ** 20) / log.length);
   const big = Buffer.concat(Array.from({ length: 8 }, () => log));
   globalThis.gc?.();
@@ -37,7 +45,7 @@ const mb = (b) => (b / 2 ** 20).toFixed(1);
 
 // 2. Per frame: the pane at 200×50 (full Log screen) and in the dashboard, from a full ring.
 {
-  const ring = new TrainerLineRing();
+  const ring = paneLines();
   for (let i = 0; i < 5; i++) ring.push(log);
   const view = ring.view();
   const time = (f, n = 2000) => {

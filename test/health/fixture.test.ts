@@ -2,15 +2,16 @@
 // with an NCCL watchdog timeout two hours into waiting, then resumes at step 7 and finishes at 12.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { HealthFeed, HealthMonitor, evaluateHealth, findCheckpointSaves, mergeSaves } from '../../src/health/index.js';
-import { parseLogBytes } from '../../src/trainer-log/index.js';
+import { HealthFeed, HealthMonitor, evaluateHealth } from '../../src/health/index.js';
+import { TrainerLogReader } from '../../src/trainer-log/index.js';
 import { SHARED } from '../harness/fixtures.js';
 
 const FIX = `${SHARED}fixtures/areal-logs/run-a`;
 
 function eventsOf(name: string) {
   const bytes = readFileSync(`${FIX}/${name}`);
-  return mergeSaves(parseLogBytes(bytes), findCheckpointSaves(bytes.toString('utf8')));
+  const reader = new TrainerLogReader({ lines: false });
+  return [...reader.push(bytes).events, ...reader.end().events];
 }
 
 /** The stream up to (not including) the first event matching `stop`. */

@@ -1,15 +1,15 @@
 // `follow` feeds the trainer's checkpoint saves to its alerts: followRun's onSave gets them in log
-// order among the events (the same sequence as src/health's mergeSaves over the whole log), from a
+// order among the events (the same sequence as the reader over the whole log at once), from a
 // real file followed through a real transport, and the events themselves are what they were
 // without onSave (the saves are no event of the contract: `follow --json` prints none).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CheckpointSaveScanner, mergeSaves, type HealthEvent } from '../../src/health/index.js';
+import type { HealthEvent } from '../../src/health/index.js';
 import { LocalTransport } from '../../src/remote/index.js';
 import { followRun } from '../../src/runs/index.js';
-import { TrainerLogParser } from '../../src/trainer-log/index.js';
+import { TrainerLogReader } from '../../src/trainer-log/index.js';
 
 const LOG = readFileSync('/work/shared/fixtures/areal-logs/run-a/main.log');
 const brief = (e: HealthEvent) => `${e.type}@${'time' in e ? e.time : ''}`;
@@ -29,11 +29,11 @@ describe('followRun with onSave', () => {
     return out;
   }
 
-  it("the fixture's saves come in log order (the first between step 4 and step 5), as mergeSaves orders the whole log; the events are unchanged", async () => {
+  it("the fixture's saves come in log order (the first between step 4 and step 5), as the reader orders the whole log; the events are unchanged", async () => {
     const path = join(dir, 'stdout.log');
     writeFileSync(path, LOG);
-    const parser = new TrainerLogParser();
-    const whole = mergeSaves([...parser.push(LOG), ...parser.end()], new CheckpointSaveScanner().push(LOG)).map(brief);
+    const reader = new TrainerLogReader({ lines: false });
+    const whole = [...reader.push(LOG).events, ...reader.end().events].map(brief);
     const got = await follow(path, true);
     expect(got.map(brief)).toEqual(whole);
     expect(got.filter((e) => e.type === 'save').map((e) => [e.time, (e as { step?: number }).step])).toEqual([['2026-05-25T13:02:18.087', 4], ['2026-05-25T16:18:39.120', 9]]);

@@ -1,17 +1,22 @@
 // TrainerLogReader, the one pure reader of a followed log: the parser's events with the checkpoint
 // saves among them in log order, and the log pane's cleaned lines, from one push per chunk. It
-// gives what the scanners it replaces give (src/health save-records, src/ui/session trainer-lines),
-// whatever the chunking.
+// gives what the scanners it replaced gave (src/health save-records, src/ui/session trainer-lines'
+// own parsing: test/health/save-records.test.ts and test/ui/trainer-lines.test.ts assert those on
+// it now), whatever the chunking.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { TrainerLogReader, parseLogBytes, type ReaderEvent } from '../../src/trainer-log/index.js';
-import { findCheckpointSaves } from '../../src/health/index.js';
 import { TrainerLineRing } from '../../src/ui/session/trainer-lines.js';
 import { SHARED } from '../harness/fixtures.js';
 import { exitLogs } from './exit-paths.js';
 
 const RUN_A = `${SHARED}fixtures/areal-logs/run-a/`;
 const FILES = ['main.log', 'merged.log', 'stdout.log'];
+/** The fixture's controller saves (what the save-records scanner found). */
+const SAVES = [
+  { type: 'save', time: '2026-05-25T13:02:18.087', step: 4, what: 'HF + DCP checkpoints (periodic (1200s), step=4)' },
+  { type: 'save', time: '2026-05-25T16:18:39.120', step: 9, what: 'HF + DCP checkpoints (periodic (1200s), step=9)' },
+];
 
 function read(buf: Uint8Array, chunk: number) {
   const r = new TrainerLogReader();
@@ -35,7 +40,7 @@ describe.each(FILES)('TrainerLogReader on run-a %s', (file) => {
   it('gives the parser\'s events, and the same saves as the save-records scanner', () => {
     expect(whole.events.filter((e) => e.type !== 'save')).toEqual(parseLogBytes(buf));
     const saves = whole.events.filter((e) => e.type === 'save');
-    expect(saves).toEqual(findCheckpointSaves(buf.toString('utf8')));
+    expect(saves).toEqual(SAVES);
     expect(saves.map((s) => s.type === 'save' && s.step)).toEqual([4, 9]);
   });
 
@@ -46,11 +51,11 @@ describe.each(FILES)('TrainerLogReader on run-a %s', (file) => {
     expect(evs[i + 1]).toMatchObject({ type: 'step', globalStep: 5 });
   });
 
-  it('gives the log pane\'s lines, tables collapsed, as trainer-lines.ts does', () => {
+  it('gives the log pane\'s lines, tables collapsed, which trainer-lines.ts keeps as they are', () => {
     const ring = new TrainerLineRing(100_000);
-    ring.push(buf);
-    const want = ring.view().lines.map(({ seq: _s, ...l }) => l);
-    expect(whole.lines).toEqual(want);
+    ring.add(whole.lines);
+    const kept = ring.view().lines.map(({ seq: _s, ...l }) => l);
+    expect(kept).toEqual(whole.lines);
     expect(whole.lines.filter((l) => l.kind === 'table')).toHaveLength(12);
     expect(whole.lines.find((l) => l.kind === 'table')?.text).toBe('  [stats table: 160 keys]');
   });

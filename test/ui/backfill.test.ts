@@ -28,7 +28,7 @@ describe('backfill', () => {
     const size = statSync(log).size;
     const whole = parseLogBytes(readFileSync(log)).filter((e): e is StepEvent => e.type === 'step');
     const b = await backfill(sim.transport, log, size);
-    const steps = [...b.events, ...b.parser.end()].filter((e): e is StepEvent => e.type === 'step');
+    const steps = [...b.events, ...b.reader.end().events].filter((e): e is StepEvent => e.type === 'step');
     expect(b.offset).toBe(size);
     expect(steps.map((s) => s.globalStep)).toEqual(whole.map((s) => s.globalStep));
     for (let i = 0; i < whole.length; i++) {
@@ -38,14 +38,14 @@ describe('backfill', () => {
     console.log(`backfill: ${size} bytes of log, ${b.sentBytes} sent, ${whole.length} steps`);
   });
 
-  it('a cut inside a record continues with the same parser: no step lost or doubled at the seam', async () => {
+  it('a cut inside a record continues with the same reader: no step lost or doubled at the seam', async () => {
     const text = readFileSync(log);
     // Somewhere in the middle of a stats table.
     const mid = text.indexOf('│', Math.floor(text.length / 2)) + 10;
     const b = await backfill(sim.transport, log, mid);
     expect(b.offset).toBeLessThanOrEqual(mid);
     expect(text[b.offset - 1]).toBe(0x0a);
-    const rest = [...b.parser.push(text.subarray(b.offset)), ...b.parser.end()];
+    const rest = [...b.reader.push(text.subarray(b.offset)).events, ...b.reader.end().events];
     const steps = [...b.events, ...rest].filter((e): e is StepEvent => e.type === 'step').map((s) => s.globalStep);
     const whole = parseLogBytes(text).filter((e): e is StepEvent => e.type === 'step').map((s) => s.globalStep);
     expect(steps).toEqual(whole);

@@ -10,7 +10,7 @@ import { App } from '../../src/ui/app.js';
 import { compactHeader, trainerLogLines } from '../../src/ui/panels/log.js';
 import { sampleRunView } from '../../src/ui/session/sample-run.js';
 import { StaticSession } from '../../src/ui/session/static-session.js';
-import { TrainerLineRing } from '../../src/ui/session/trainer-lines.js';
+import { PaneLines } from './pane-lines.js';
 import type { LeftoverPhase, SessionState, TrainerLinesView } from '../../src/ui/session/types.js';
 import { SHARED } from '../harness/fixtures.js';
 import { KEYS, maxLineWidth, paintLines, renderInk, stripSgr, waitForFrame } from './helpers.js';
@@ -20,7 +20,7 @@ const stdoutLog = readFileSync(`${SHARED}fixtures/areal-logs/run-a/stdout.log`);
 const NOW = Date.parse('2026-05-25T17:00:00');
 
 function ringOf(...chunks: (Buffer | string)[]): TrainerLinesView {
-  const r = new TrainerLineRing();
+  const r = new PaneLines();
   for (const c of chunks) r.push(Buffer.from(c));
   return r.view();
 }
@@ -77,13 +77,13 @@ describe('trainer view of the log pane', () => {
   });
 
   it('says where the lines start mid-log, at the top of what is held; scrolls; searches', () => {
-    const r = new TrainerLineRing();
+    const r = new PaneLines();
     r.startMidLog(true);
     r.push(Buffer.from('ial line cut by the tail read\nfirst whole line\nsecond\n'));
     const f = draw(r.view(), 60, 6);
     expect(f.split('\n').slice(1, 4)).toEqual(['… earlier lines not loaded', 'first whole line', 'second']);
     // On a long log the note is reached by scrolling up.
-    const long = new TrainerLineRing();
+    const long = new PaneLines();
     long.startMidLog(false);
     long.push(stdoutLog);
     expect(draw(long.view(), 60, 6)).not.toContain('earlier lines not loaded');

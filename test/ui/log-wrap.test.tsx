@@ -10,7 +10,7 @@ import { lineText } from '../../src/ui/lines.js';
 import { logLines, trainerLogLines } from '../../src/ui/panels/log.js';
 import { sampleRunView } from '../../src/ui/session/sample-run.js';
 import { StaticSession } from '../../src/ui/session/static-session.js';
-import { TrainerLineRing } from '../../src/ui/session/trainer-lines.js';
+import { PaneLines } from './pane-lines.js';
 import type { LogLine, TrainerLinesView } from '../../src/ui/session/types.js';
 import { textCells, wrapCells } from '../../src/ui/text-width.js';
 import { renderInk, waitForFrame } from './helpers.js';
@@ -20,7 +20,7 @@ const LONG = 'RolloutController INFO: prepare_batch/rollout: ' + Array.from({ le
 const CJK = '任务完成'.repeat(20) + '🙂 done';
 
 function ringOf(...lines: string[]): TrainerLinesView {
-  const r = new TrainerLineRing();
+  const r = new PaneLines();
   r.push(Buffer.from(lines.map((l) => l + '\n').join('')));
   return r.view();
 }

@@ -10,14 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalTransport } from '../../src/remote/index.js';
 import type { Target } from '../../src/runs/index.js';
 import { RunFeed } from '../../src/ui/session/run-feed.js';
-import { TrainerLineRing } from '../../src/ui/session/trainer-lines.js';
+import { PaneLines } from './pane-lines.js';
 import { SHARED } from '../harness/fixtures.js';
 import { waitFor } from '../harness/wait.js';
 
 const stdoutLog = readFileSync(`${SHARED}fixtures/areal-logs/run-a/stdout.log`);
 
 function wholeLines(bytes: Buffer): string[] {
-  const r = new TrainerLineRing();
+  const r = new PaneLines();
   r.push(bytes);
   return r.view().lines.map((l) => l.text);
 }

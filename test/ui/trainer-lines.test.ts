@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cleanLine, TrainerLineRing } from '../../src/ui/session/trainer-lines.js';
+import { cleanLine } from '../../src/trainer-log/index.js';
+import { PaneLines } from './pane-lines.js';
 import { SHARED } from '../harness/fixtures.js';
 
 const RUN_A = `${SHARED}fixtures/areal-logs/run-a/`;
@@ -19,8 +20,8 @@ const stepKeyCounts = readFileSync(`${RUN_A}expected.jsonl`, 'utf8')
   .filter((e) => e.type === 'step')
   .map((e) => Object.keys(e.stats!).length);
 
-function feed(bytes: Buffer, cuts: number[], capacity = 5000): TrainerLineRing {
-  const ring = new TrainerLineRing(capacity);
+function feed(bytes: Buffer, cuts: number[], capacity = 5000): PaneLines {
+  const ring = new PaneLines(capacity);
   let at = 0;
   for (const c of [...cuts, bytes.length]) {
     ring.push(bytes.subarray(at, c));
@@ -29,7 +30,7 @@ function feed(bytes: Buffer, cuts: number[], capacity = 5000): TrainerLineRing {
   return ring;
 }
 
-const texts = (r: TrainerLineRing) => r.view().lines.map((l) => l.text);
+const texts = (r: PaneLines) => r.view().lines.map((l) => l.text);
 
 describe('trainer lines from the real stdout.log', () => {
   const whole = feed(stdoutLog, []);
@@ -69,7 +70,7 @@ describe('trainer lines from the real stdout.log', () => {
     const box = stdoutLog.indexOf('╒');
     expect(texts(feed(stdoutLog, [esc + 1, esc + 4, box + 1, box + 2, box + 4]))).toEqual(expected);
     const head = stdoutLog.subarray(0, 60_000);
-    const oneByOne = new TrainerLineRing(5000);
+    const oneByOne = new PaneLines(5000);
     for (let i = 0; i < head.length; i++) oneByOne.push(head.subarray(i, i + 1));
     expect(texts(oneByOne)).toEqual(texts(feed(head, [])));
     fc.assert(
@@ -104,7 +105,7 @@ describe('prefixed tables and tracebacks', () => {
     const cut = rows.slice(0, 5).join('\n') + '\nnext line\n';
     expect(texts(feed(Buffer.from(cut), []))).toEqual(['  [stats table, cut: 8 keys seen]', 'next line']);
     // Reading that starts inside a table (after a backfill) cannot count its keys.
-    const ring = new TrainerLineRing();
+    const ring = new PaneLines();
     ring.startMidLog(true);
     ring.push(Buffer.from(rows.slice(3).join('\n') + '\n'));
     expect(texts(ring)).toEqual([expect.stringMatching(/^ {2}\[stats table, cut: \d+ keys seen\]$/)]);
@@ -114,7 +115,7 @@ describe('prefixed tables and tracebacks', () => {
 
 describe('cleaning', () => {
   it('invalid UTF-8 is shown as U+FFFD, valid multi-byte text survives', () => {
-    const ring = new TrainerLineRing();
+    const ring = new PaneLines();
     ring.push(Buffer.from([0x61, 0xff, 0x62, 0xe2, 0x94, 0x0a])); // a, invalid, b, a cut 3-byte char
     ring.push(Buffer.from('ü → 名\n'));
     expect(texts(ring)).toEqual(['a\ufffdb\ufffd', 'ü → 名']);
@@ -129,9 +130,11 @@ describe('cleaning', () => {
     expect(cleanLine('\x1b[2K\x1b[1Gx\x1b]0;title\x07y\x1b[1;3')).toBe('xy');
     expect(cleanLine('a\tb')).toBe('a       b');
     expect(cleanLine('bell\x07 and \x00nul')).toBe('bell and nul');
+    // tput sgr0's `ESC ( B`: an escape with an intermediate byte goes whole (the parser's stripper too).
+    expect(cleanLine('\x1b(B\x1b[mplain')).toBe('plain');
   });
   it('a huge line without a newline keeps its head (memory bounded) and is marked cut', () => {
-    const ring = new TrainerLineRing();
+    const ring = new PaneLines();
     for (let i = 0; i < 200; i++) ring.push(Buffer.alloc(64 * 1024, 0x78));
     ring.push(Buffer.from('tail\nnext\n'));
     const [big, next] = ring.view().lines;
@@ -139,7 +142,7 @@ describe('cleaning', () => {
     expect(big.text.endsWith('…')).toBe(true);
     expect(next.text).toBe('next');
     // A CR progress bar redrawn for hours keeps only its latest state.
-    const bar = new TrainerLineRing();
+    const bar = new PaneLines();
     for (let i = 0; i <= 100_000; i++) bar.push(Buffer.from(`\rstep ${i}`));
     bar.push(Buffer.from('\n'));
     expect(texts(bar)).toEqual(['step 100000']);
@@ -148,7 +151,7 @@ describe('cleaning', () => {
 
 describe('the ring', () => {
   it('keeps the last N lines, counts the dropped ones, and gives the same view object until a change', () => {
-    const ring = new TrainerLineRing(500);
+    const ring = new PaneLines(500);
     for (let i = 0; i < 6; i++) ring.push(stdoutLog);
     const v = ring.view();
     expect(v.lines).toHaveLength(500);
@@ -160,13 +163,13 @@ describe('the ring', () => {
     expect(ring.view()).not.toBe(v);
   });
   it('reset drops the partial line and says so', () => {
-    const ring = new TrainerLineRing();
+    const ring = new PaneLines();
     ring.push(Buffer.from('complete\npartial'));
     ring.reset('truncated');
     ring.push(Buffer.from('fresh\n'));
     expect(texts(ring)).toEqual(['complete', '— log truncated: reading it again from the start —', 'fresh']);
     // A log appearing before anything was read: no note.
-    const quiet = new TrainerLineRing();
+    const quiet = new PaneLines();
     quiet.push(Buffer.from('half'));
     quiet.reset(null);
     quiet.push(Buffer.from('first\n'));

@@ -3,13 +3,12 @@
 // (steps, memory, batch, resume, errors, warnings…) and, of each stats table, its borders and the
 // rows holding a key the cockpit uses; table separators and other rows stay on the target. The
 // result is gzipped. Following then continues from the exact byte where the filtered part ended,
-// with the same parser, so no step is lost or doubled at the seam.
+// with the same reader (src/trainer-log), so no step is lost or doubled at the seam.
 import { gunzipSync } from 'node:zlib';
 import type { Transport } from '../../remote/transport.js';
 import { ALERT_KEYS } from '../../metrics/index.js';
-import { TrainerLogParser } from '../../trainer-log/index.js';
+import { TrainerLogReader } from '../../trainer-log/index.js';
 import type { HealthEvent } from '../../health/index.js';
-import { CheckpointSaves } from '../../runs/checkpoint-saves.js';
 import { TIMEPERF_PREFIX } from '../panels/throughput.js';
 import { VERSION_STATS_PREFIX } from '../panels/staleness.js';
 
@@ -45,9 +44,9 @@ const SCRIPT = [
 export interface BackfillResult {
   /** Byte offset in the log where following must continue. */
   offset: number;
-  /** The parser holding any record still open at `offset`: give it to the follower. */
-  parser: TrainerLogParser;
-  /** The records, with the checkpoint saves among them in log order (checkpoint-saves.ts). */
+  /** The reader holding any record still open at `offset`: give it to the follower. */
+  reader: TrainerLogReader;
+  /** The records, with the checkpoint saves among them in log order (the reader's). */
   events: HealthEvent[];
   /** Bytes that crossed the network (gzipped) vs bytes of log covered. */
   sentBytes: number;
@@ -62,16 +61,12 @@ export async function backfill(transport: Transport, logPath: string, size: numb
   if (!Number.isFinite(offset) || offset < 0 || offset > size) throw new Error(`backfill filter gave a bad offset on ${transport.target}`);
   const gz = r.stdout.subarray(nl + 1);
   const bytes = gz.length ? gunzipSync(gz) : Buffer.alloc(0);
-  const parser = new TrainerLogParser();
-  // The filter keeps every record header, the `Saving … checkpoints` lines too; the bytes end at a
-  // line's end, so the scanner holds nothing back.
-  // The same merge as following (src/runs checkpoint-saves.ts): one rule for where a save goes.
-  const events: HealthEvent[] = [];
-  const saves = new CheckpointSaves((e) => events.push(e));
-  saves.push(bytes);
-  for (const e of parser.push(bytes)) saves.event(e, false);
-  saves.flush(false);
-  return { offset, parser, events, sentBytes: r.stdout.length, coveredBytes: offset };
+  // The filter keeps every record header, the `Saving … checkpoints` ones too: the reader finds the
+  // saves as following does. The filtered bytes are no log pane's lines (table rows are gone):
+  // the pane's lines before the seam come from the raw tail (`linesBefore`).
+  const reader = new TrainerLogReader();
+  const events: HealthEvent[] = reader.pushEventsOnly(bytes);
+  return { offset, reader, events, sentBytes: r.stdout.length, coveredBytes: offset };
 }
 
 /** The raw log in [from, end) for the trainer-lines pane, reading one byte before `from` to know

@@ -1,8 +1,9 @@
 // One watched run in the cockpit: a renderer of src/runs' RunWatch, as `awrl-tui follow` is. The
 // watch decides everything (what was read, what fired, the connection, the run's end, a resume);
 // this keeps what the frames draw (RunRecords: the event and log rings; the trainer's own lines
-// for the log pane) and derives the RunView when the UI asks for a frame, once per change: a burst
-// of 10,000 backfilled steps costs one derivation, not 10,000. Deriving has no side effects.
+// for the log pane, read by the watch's reader) and derives the RunView when the UI asks for a
+// frame, once per change: a burst of 10,000 backfilled steps costs one derivation, not 10,000.
+// Deriving has no side effects.
 import type { ConnectionState, Transport } from '../../remote/transport.js';
 import type { Target } from '../../runs/index.js';
 import { RunWatch } from '../../runs/run-watch.js';
@@ -11,6 +12,7 @@ import { problemText } from '../../remote/follow-status.js';
 import { backfill, readTail } from './backfill.js';
 import { RunRecords, type RunFacts } from './run-records.js';
 import { TrainerLineRing } from './trainer-lines.js';
+import type { TrainerLogReader } from '../../trainer-log/index.js';
 import {
   ENDED_STATES,
   type GpuSnapshot,
@@ -82,12 +84,13 @@ export class RunFeed {
       runId: o.summary.id,
       logPath: o.logPath,
       whenEnded: 'pause',
+      lines: true,
       endedAtOpen: ENDED_STATES.has(o.summary.state),
       clock: this.clock,
       backfill: {
         thresholdBytes: o.backfillThresholdBytes ?? 2 * 1024 * 1024,
         run: backfill,
-        after: (offset) => this.loadTail(offset),
+        after: (offset, reader) => this.loadTail(offset, reader),
       },
       ...(o.facts ? { facts: o.facts } : {}),
       ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),
@@ -125,8 +128,8 @@ export class RunFeed {
         this.dirty = true;
         if (!w.backfilled) this.o.onChange();
         return;
-      case 'bytes':
-        this.trainer.push(w.bytes);
+      case 'lines':
+        this.trainer.add(w.lines);
         return this.changed();
       case 'reset':
         // A new run's log appears after following started: nothing was shown, nothing to say.
@@ -165,16 +168,17 @@ export class RunFeed {
     }
   }
 
-  /** The raw lines just before `end` (the seam where following starts), for the trainer pane. */
-  private async loadTail(end: number): Promise<void> {
+  /** The raw lines just before `end` (the seam where following starts), for the trainer pane:
+   *  read by the reader that goes on following, so a table or traceback at the seam continues. */
+  private async loadTail(end: number, reader: TrainerLogReader): Promise<void> {
     const from = Math.max(0, end - TAIL_BYTES);
     try {
       const { bytes, midLog, insideLine } = await readTail(this.o.transport, this.o.logPath, from, end);
-      if (midLog) this.trainer.startMidLog(insideLine);
-      this.trainer.push(bytes);
+      if (midLog) this.trainer.startMidLog();
+      this.trainer.add(reader.linesBefore(bytes, insideLine));
     } catch {
       // Following starts at a line boundary: the pane's lines simply begin there.
-      this.trainer.startMidLog(false);
+      this.trainer.startMidLog();
     }
   }
 

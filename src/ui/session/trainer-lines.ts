@@ -1,85 +1,11 @@
-// The trainer's own lines for the log pane, like `tail -f`: bytes of the followed log in, the last
-// N printable lines out. Chunks arrive cut anywhere (inside a UTF-8 character, inside an ANSI code),
-// so bytes are split at newlines first (0x0A never occurs inside either) and each complete line is
-// decoded and cleaned ONCE, here: ANSI codes stripped, invalid UTF-8 as U+FFFD, carriage returns
-// applied as a terminal would. The pane only cuts the lines it shows. Stats tables (150-250 keys
-// drawn with box characters) are what the panels are for: each collapses to one summary line.
-// Memory is constant over days: a fixed ring of lines, a capped partial line, a capped source map.
+// The trainer's own lines for the log pane, like `tail -f`: the last N lines of the followed log.
+// The lines are read (split once, decoded, ANSI stripped, tables collapsed, a level each) by the
+// one reader of the log's bytes, src/trainer-log's TrainerLogReader (its LogLineReader); this is
+// only the ring that keeps them, with the notes the cockpit adds. Memory is constant over days.
+import type { LogLine } from '../../trainer-log/index.js';
 import type { TrainerLine, TrainerLinesView } from './types.js';
 
 export const TRAINER_RING = 500;
-/** A line longer than this (bytes before cleaning) keeps its head; the rest is dropped. */
-const MAX_LINE_BYTES = 16 * 1024;
-/** Characters kept per cleaned line (the widest pane is far narrower; search sees this much). */
-const MAX_LINE_CHARS = 2000;
-const MAX_SOURCES = 256;
-
-// ANSI: complete CSI, a CSI cut by the end of the line, OSC (to BEL/ST or the end), other ESC pairs.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\[[0-?]*[ -/]*$|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~]?)/g;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-// eslint-disable-next-line no-control-regex
-const NEEDS_CLEANING = /[\x00-\x1f\x7f-\x9f]/;
-
-/** One raw line (no newline) as a terminal would show it, without colours or control characters. */
-export function cleanLine(raw: string): string {
-  if (!NEEDS_CLEANING.test(raw)) return raw;
-  let s = raw.includes('\x1b') ? raw.replace(ANSI, '') : raw;
-  // CRLF, and progress bars redrawn with CR: later text overwrites earlier text from column 0.
-  s = s.replace(/\r+$/, '');
-  if (s.includes('\r')) s = s.split('\r').reduce((shown, seg) => seg + shown.slice(seg.length), '');
-  if (s.includes('\t')) s = expandTabs(s);
-  return s.replace(CONTROL, '');
-}
-
-function expandTabs(s: string): string {
-  let out = '';
-  for (const ch of s) out += ch === '\t' ? ' '.repeat(8 - (out.length % 8)) : ch;
-  return out;
-}
-
-// What may precede a line's own text: merged.log's `[role]` prefix (padded to 10) or Ray's
-// `(RayRPCServer pid=48213, ip=10.0.0.9) ` (or `(raylet, ip=…) ` before a dated line). Used to
-// classify lines only; they are shown as printed.
-const PREFIX = /^(?:\[[A-Za-z][\w./-]{0,40}\](?!:) *|\([^()]{0,120}?pid=\d+[^()]{0,80}\) ?|\((?!AReaL\))[A-Za-z_][\w.:-]{0,40}(?:, ip=[^()\s]{1,60})?\) (?=\d{4}-|\[|\(AReaL\)))/;
-const HEADER = /^\(AReaL\) \d{8}-\d\d:\d\d:\d\d(?:\.\d+)? .*? (DEBUG|INFO|WARNING|ERROR|CRITICAL): /;
-// Other record heads seen on a trainer's stdout: Ray/Python/SGLang lines starting with a date,
-// Python's basicConfig (`ERROR:root:`), glog/c10d (`[E ProcessGroupNCCL.cpp:…]`, `[rank3]:[W1120 …]`),
-// Python warnings (`file.py:12: UserWarning:`).
-const DATED = /^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d/;
-const DATED_LEVEL = /^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+\]?(?:\s+\S*[^\s.,;:!?]){0,3}?\s+\[?(ERROR|CRITICAL|FATAL|WARNING|WARN|INFO|DEBUG)\b/;
-const BASIC = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL):/;
-const GLOG = /^(?:\[rank\d+\]:)?\[([EWIF])[\d ]/;
-const PY_WARNING = /^\S+\.py:\d+: \w*Warning: /;
-
-/** The level a line starts a record with; null for a line that continues a record (a traceback). */
-export function headerLevel(body: string): Level | null {
-  const h = HEADER.exec(body);
-  if (h) return h[1] === 'ERROR' || h[1] === 'CRITICAL' ? 'error' : h[1] === 'WARNING' ? 'warning' : 'info';
-  if (body.startsWith('Traceback (most recent call last)')) return 'error';
-  if (DATED.test(body)) {
-    // The level is a word right after the date, at most a few tokens in (Ray:
-    // `2026-05-25 12:00:00,000\tERROR worker.py:…`, Python: `… - root - WARNING - …`); not the message.
-    const lv = DATED_LEVEL.exec(body)?.[1];
-    return lv === 'ERROR' || lv === 'CRITICAL' || lv === 'FATAL' ? 'error' : lv === 'WARNING' || lv === 'WARN' ? 'warning' : 'info';
-  }
-  const b = BASIC.exec(body);
-  if (b) return b[1] === 'ERROR' || b[1] === 'CRITICAL' ? 'error' : b[1] === 'WARNING' ? 'warning' : 'info';
-  const g = GLOG.exec(body);
-  if (g) return g[1] === 'E' || g[1] === 'F' ? 'error' : g[1] === 'W' ? 'warning' : 'info';
-  if (PY_WARNING.test(body)) return 'warning';
-  return null;
-}
-
-type Level = TrainerLine['level'];
-interface OpenTable {
-  keys: number;
-  /** Its top border was seen (a table whose start was not loaded is marked as cut). */
-  topSeen: boolean;
-}
-
-const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 export class TrainerLineRing {
   private readonly ring: (TrainerLine | undefined)[];
@@ -88,56 +14,31 @@ export class TrainerLineRing {
   private seq = 0;
   private dropped = 0;
   private startsMidLog = false;
-  /** Bytes of the line still being received. */
-  private pending: Buffer[] = [];
-  private pendingLen = 0;
-  /** The current line went over MAX_LINE_BYTES: its tail is skipped until the newline. */
-  private overflow = false;
-  /** Reading starts inside a line: skip to the first newline. */
-  private skipToNewline = false;
-  private readonly tables = new Map<string, OpenTable>();
-  /** Per source, the level of its current record (a traceback's lines follow an ERROR header). */
-  private readonly levels = new Map<string, Level>();
   private cached: TrainerLinesView | null = null;
 
   constructor(readonly capacity = TRAINER_RING) {
     this.ring = new Array(capacity);
   }
 
-  /** The bytes that follow come from the middle of the log (an earlier part was not read). */
-  startMidLog(insideLine: boolean): void {
+  /** The lines that follow come from the middle of the log (an earlier part was not read). */
+  startMidLog(): void {
     this.startsMidLog = true;
-    this.skipToNewline = insideLine;
     this.cached = null;
   }
 
-  push(bytes: Uint8Array): void {
-    const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    let from = 0;
-    for (;;) {
-      const nl = buf.indexOf(0x0a, from);
-      if (nl < 0) break;
-      if (this.skipToNewline) this.skipToNewline = false;
-      else this.completeLine(buf.subarray(from, nl));
-      from = nl + 1;
-    }
-    if (from < buf.length && !this.skipToNewline) this.addPending(buf.subarray(from));
+  /** Lines the reader completed, in order. */
+  add(lines: readonly LogLine[]): void {
+    for (const l of lines) this.append(l);
   }
 
-  /** The log was truncated or replaced: what was held of the old one's last line is dropped, and
-   *  the pane says so (`reason` null: silently, e.g. the log appearing before anything was read). */
+  /** The log was truncated or replaced (the reader dropped what it held of the old one): the pane
+   *  says so (`reason` null: silently, e.g. the log appearing before anything was read). */
   reset(reason: string | null): void {
-    this.pending = [];
-    this.pendingLen = 0;
-    this.overflow = false;
-    this.skipToNewline = false;
-    this.tables.clear();
-    this.levels.clear();
     if (reason) this.append({ level: 'warning', text: `— log ${reason}: reading it again from the start —`, kind: 'note' });
   }
 
   /** A line the cockpit itself adds (backfill figures, a failure to read). */
-  note(text: string, level: Level = 'info'): void {
+  note(text: string, level: TrainerLine['level'] = 'info'): void {
     this.append({ level, text, kind: 'note' });
   }
 
@@ -151,89 +52,6 @@ export class TrainerLineRing {
     return this.cached;
   }
 
-  private addPending(part: Buffer): void {
-    if (this.overflow) return;
-    if (this.pendingLen + part.length <= MAX_LINE_BYTES) {
-      // Copied: the chunk's buffer must not be kept alive by a few bytes of it.
-      this.pending.push(Buffer.from(part));
-      this.pendingLen += part.length;
-      return;
-    }
-    const all = Buffer.concat([...this.pending, part]);
-    // A progress bar redrawn with CR for hours: only its latest state matters.
-    const cr = all.lastIndexOf(0x0d);
-    if (cr >= 0 && all.length - cr - 1 <= MAX_LINE_BYTES) {
-      this.pending = [Buffer.from(all.subarray(cr + 1))];
-      this.pendingLen = this.pending[0].length;
-      return;
-    }
-    // Keep the head, cut at a character boundary (never inside a UTF-8 sequence).
-    let end = MAX_LINE_BYTES;
-    while (end > 0 && (all[end] & 0xc0) === 0x80) end--;
-    this.pending = [Buffer.from(all.subarray(0, end))];
-    this.pendingLen = end;
-    this.overflow = true;
-  }
-
-  private completeLine(tail: Buffer): void {
-    let bytes: Buffer;
-    if (this.pendingLen === 0) bytes = tail;
-    else if (this.overflow) bytes = Buffer.concat(this.pending);
-    else bytes = Buffer.concat([...this.pending, tail]);
-    const cut = this.overflow;
-    this.pending = [];
-    this.pendingLen = 0;
-    this.overflow = false;
-    let text = cleanLine(decoder.decode(bytes));
-    if (cut || text.length > MAX_LINE_CHARS) text = text.slice(0, MAX_LINE_CHARS - 1) + '…';
-    this.classify(text);
-  }
-
-  private classify(text: string): void {
-    const m = PREFIX.exec(text);
-    const prefix = m ? m[0].trimEnd() : '';
-    const body = m ? text.slice(m[0].length) : text;
-    // merged.log prefixes only the first line of the controller's records: its tables and
-    // tracebacks follow unprefixed, so `[main]` and no prefix are one source.
-    const source = prefix === '[main]' ? '' : prefix;
-    const c = body.charAt(0);
-    const table = this.tables.get(source);
-    if (c === '╒' || c === '│' || c === '├' || c === '╘') {
-      const t = c === '╒' || !table ? this.openTable(source, c === '╒') : table;
-      if (c === '│') t.keys += countKeys(body);
-      if (c === '╘') this.closeTable(source, t);
-      return;
-    }
-    if (table) this.closeTable(source, table, true);
-    let level = headerLevel(body);
-    if (level) this.setLevel(source, level);
-    // Only an error's level carries over to its unheaded lines (the traceback); a warning is one line.
-    else level = this.levels.get(source) === 'error' ? 'error' : 'info';
-    this.append({ level, text });
-  }
-
-  private openTable(source: string, topSeen: boolean): OpenTable {
-    const open = this.tables.get(source);
-    // A new top border while one is open: the previous table never got its bottom.
-    if (open && topSeen) this.closeTable(source, open, true);
-    const t: OpenTable = { keys: 0, topSeen };
-    if (this.tables.size >= MAX_SOURCES) this.tables.clear();
-    this.tables.set(source, t);
-    return t;
-  }
-
-  private closeTable(source: string, t: OpenTable, cutShort = false): void {
-    this.tables.delete(source);
-    const whole = t.topSeen && !cutShort;
-    const what = whole ? `[stats table: ${t.keys} keys]` : `[stats table, cut: ${t.keys} keys seen]`;
-    this.append({ level: 'info', text: `${source ? source + ' ' : ''}  ${what}`, kind: 'table' });
-  }
-
-  private setLevel(source: string, level: Level): void {
-    if (this.levels.size >= MAX_SOURCES && !this.levels.has(source)) this.levels.clear();
-    this.levels.set(source, level);
-  }
-
   private append(line: Omit<TrainerLine, 'seq'>): void {
     this.ring[this.head] = { seq: ++this.seq, ...line };
     this.head = (this.head + 1) % this.capacity;
@@ -241,12 +59,4 @@ export class TrainerLineRing {
     else this.dropped++;
     this.cached = null;
   }
-}
-
-/** Keys on one `│ k │ v │ k │ v │` row (4 pairs per row; the last row may be part empty). */
-function countKeys(row: string): number {
-  const cells = row.split('│');
-  let n = 0;
-  for (let i = 1; i < cells.length - 1; i += 2) if (cells[i].trim()) n++;
-  return n;
 }
