@@ -257,6 +257,16 @@ describe('the binding table', () => {
       expect(all.replace(/\s+/g, ' ')).toContain(b.description);
     }
   });
+  it('in the help overlay a key label never runs into its description (a gap at 80 and 200 columns)', () => {
+    for (const width of [80, 200]) {
+      const text = helpRows(width).map(lineText).join('\n');
+      for (const b of BINDINGS) {
+        if (b.scopes.includes('help')) continue;
+        const first = b.description.split(' ')[0];
+        expect(text).toMatch(new RegExp(`${keyLabel(b).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +${first}`));
+      }
+    }
+  });
   it('each screen binding is reached by its keys (no global binding or another one shadows it)', () => {
     const open: KeyContext = {
       ...ctx,
