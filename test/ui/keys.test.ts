@@ -150,6 +150,16 @@ describe('config screen', () => {
     expect(press({ ...onSection, configCursor: 2 }, 'x').effects).toEqual([{ kind: 'removeOverride', index: 1 }]);
     expect(press({ ...onSection, configCursor: 0 }, 'x').effects).toEqual([]);
   });
+  it('G / End jump past the whole tree to the overrides list, so x can remove one that names no key', () => {
+    const withOverrides: KeyContext = { ...ctx, overrides: ['nosuch=1', 'seed=[1'] };
+    const atTop = { ...initialUiState('config'), configCursor: 0 };
+    const end = press(atTop, 'G', {}, withOverrides).state;
+    expect(end.configCursor).toBe(ctx.configRows.length);
+    expect(press(atTop, '', { end: true }, withOverrides).state.configCursor).toBe(ctx.configRows.length);
+    expect(press(end, 'x', {}, withOverrides).effects).toEqual([{ kind: 'removeOverride', index: 1 }]);
+    // With no override, the last key.
+    expect(press(atTop, 'G').state.configCursor).toBe(ctx.configRows.length - 1);
+  });
   it('+ types an override and adds it', () => {
     const s = press(initialUiState('config'), '+').state;
     const r = press(typeText(s, '++seed=3').state, '', { return: true });
