@@ -384,7 +384,14 @@ export const BINDINGS: readonly Binding[] = [
     disabledReason: (ctx, s) =>
       noConfig(ctx) ??
       (overrideIndex(ctx, s) === null ? 'x: no override sets the selected key (G: the overrides list)' : null),
-    run: (s, ctx) => same(s, [{ kind: 'removeOverride', index: overrideIndex(ctx, s)! }]),
+    run: (s, ctx) => {
+      // The last row of the overrides list goes away: the cursor moves up to the row before it.
+      const last = ctx.configRows.length + (ctx.overrides?.length ?? 0) - 1;
+      const configCursor = s.configCursor === last && s.configCursor >= ctx.configRows.length ? last - 1 : s.configCursor;
+      return same({ ...s, configCursor: Math.max(0, configCursor) }, [
+        { kind: 'removeOverride', index: overrideIndex(ctx, s)! },
+      ]);
+    },
   },
   {
     keys: ['p'],

@@ -160,6 +160,14 @@ describe('config screen', () => {
     // With no override, the last key.
     expect(press(atTop, 'G').state.configCursor).toBe(ctx.configRows.length - 1);
   });
+  it('x on the last override of the list leaves the cursor on a row that is still there', () => {
+    const two: KeyContext = { ...ctx, overrides: ['nosuch=1', 'seed=[1'] };
+    const onLast = { ...initialUiState('config'), configCursor: ctx.configRows.length + 1 };
+    const r = press(onLast, 'x', {}, two);
+    expect(r.effects).toEqual([{ kind: 'removeOverride', index: 2 }]);
+    const one: KeyContext = { ...ctx, overrides: ['nosuch=1'] };
+    expect(press(r.state, 'x', {}, one).effects).toEqual([{ kind: 'removeOverride', index: 1 }]);
+  });
   it('+ types an override and adds it', () => {
     const s = press(initialUiState('config'), '+').state;
     const r = press(typeText(s, '++seed=3').state, '', { return: true });
