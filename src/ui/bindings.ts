@@ -387,7 +387,8 @@ export const BINDINGS: readonly Binding[] = [
     run: (s, ctx) => {
       // The last row of the overrides list goes away: the cursor moves up to the row before it.
       const last = ctx.configRows.length + (ctx.overrides?.length ?? 0) - 1;
-      const configCursor = s.configCursor === last && s.configCursor >= ctx.configRows.length ? last - 1 : s.configCursor;
+      const onLast = s.configCursor === last && s.configCursor >= ctx.configRows.length;
+      const configCursor = onLast ? last - 1 : s.configCursor;
       return same({ ...s, configCursor: Math.max(0, configCursor) }, [
         { kind: 'removeOverride', index: overrideIndex(ctx, s)! },
       ]);
