@@ -5,6 +5,7 @@
 import { RunAlerts, type HealthEvent } from '../health/index.js';
 import { MetricsStore, type Alert } from '../metrics/index.js';
 import type { Transport } from '../remote/transport.js';
+import { exceptionLine } from '../trainer-log/classify.js';
 
 export interface FollowAlertsOptions {
   /** rollout.max_head_offpolicyness (staleness rules). */
@@ -197,7 +198,10 @@ export function alertJsonLine(a: Alert): string {
   return JSON.stringify({ type: 'alert', id: a.id, severity: a.severity, title: a.title, detail: a.detail, advice: a.advice, ...(a.step !== undefined ? { step: a.step } : {}), ...(a.time !== undefined ? { time: a.time } : {}) });
 }
 
-/** `alert: [warning] title: detail (advice)` for humans. */
+/** `alert: [warning] title: detail (advice)` for humans, on one line: a traceback detail is told by
+ *  its exception line, as the cockpit's Alerts panel does (the whole traceback is in --json). */
 export function alertLine(a: Alert): string {
-  return `alert: [${a.severity}] ${a.title}${a.detail ? `: ${a.detail}` : ''}${a.advice ? ` → ${a.advice}` : ''}`;
+  const lines = a.detail ? a.detail.split('\n').filter((l) => l.trim()) : [];
+  const detail = lines.length > 1 ? (exceptionLine(lines) ?? lines.join(' ')) : (lines[0] ?? '');
+  return `alert: [${a.severity}] ${a.title}${detail ? `: ${detail}` : ''}${a.advice ? ` → ${a.advice}` : ''}`;
 }
