@@ -12,7 +12,7 @@ const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 // The words as a user types them, with the first line each must print.
 const CASES: [string[], string][] = [
-  [['runs', '--help'], 'usage: awrl-tui runs --target T [--json]'],
+  [['runs', '--help'], 'usage: awrl-tui runs [RUN] --target T [--json]'],
   [['stop', '-h'], 'usage: awrl-tui stop RUN [--target T] [--grace S] [--yes] [--check-nodes H1,H2] [--json]'],
   [['follow', '--help'], 'usage: awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]'],
   [
