@@ -39,7 +39,8 @@ ${STATS_JSON_NOTE}
 
   awrl-tui parse main.log --json | jq -c 'select(.type=="step") | .stats["rollout/reward"]'
 
-Exit codes: 0 read, 2 a file cannot be read or a bad argument.`;
+Exit codes: 0 read, 2 a file cannot be read, holds no trainer record at all (not a trainer log), or a
+bad argument.`;
 
 const RUNS = `usage: awrl-tui runs [RUN] --target T [--json]
 

@@ -21,4 +21,8 @@ describe('subcommand help', { timeout: 60_000 }, () => {
     const text = await help(['--demo', '--help']);
     expect(text).toMatch(/--sim-speed X .*trainer seconds per real second.*default 150/);
   });
+  it('parse --help names the exit 2 of a file that is no trainer log', async () => {
+    const text = await help(['parse', '--help']);
+    expect(text).toContain('holds no trainer record');
+  });
 });
