@@ -13,7 +13,9 @@ or a profile name):
   --partition P, --nodes N, --gpus-per-node N, --cpus-per-task N, --time LIMIT, --account A
                           Slurm request
   --sbatch-arg ARG        extra sbatch option (repeatable)
-  --forward-env NAME      environment variable to forward to the trainer (repeatable)`;
+  --forward-env NAME      environment variable to forward to the trainer besides what the config
+                          needs (repeatable; it must be set)
+  --no-forward-env NAME   do not forward NAME although the config needs it (repeatable; warned)`;
 
 const EXIT_CODES = `Exit codes: 0 ok, 1 run failed, 2 bad input, 3 run stopped, 4 host unreachable or connection lost,
 130 Ctrl-C (the run goes on). With --json a failure also writes one {"type":"cli-error",...} line.
@@ -37,13 +39,14 @@ ${STATS_JSON_NOTE}
 
   awrl-tui parse main.log --json | jq -c 'select(.type=="step") | .stats["rollout/reward"]'
 
-Exit codes: 0 read, 2 a file cannot be read or a bad argument.`;
+Exit codes: 0 read, 2 a file cannot be read, holds no trainer record at all (not a trainer log), or a
+bad argument.`;
 
 const RUNS = `usage: awrl-tui runs [RUN] --target T [--json]
 
 Lists the runs on a target (from their run.json) with their live state, step, reward, backend and,
 for a Slurm run with --auto-resume, its job chain. A state that cannot be read shows as unknown.
-With RUN, that run only. A failed run also shows the last lines of its log (lastLines in --json).
+With RUN, only that run (exit 2 when there is none); a failed run also shows its log's last lines.
 
   --json                  one JSON array on stdout, an object per run (runId, state, detail,
                           experiment, trial, backend, globalStep, totalSteps, lastReward, chain, …)
@@ -163,7 +166,8 @@ the cockpit on it (without a terminal: one progress line per step). q quits, sto
 run and removes its files.
 
   --keep                  keep the run's files
-  --sim-speed X           the pace (a factor, or 'instant')
+  --sim-speed X           the pace: trainer seconds per real second (default 150, ~4 s a step; more is
+                          faster), or 'instant'
   --fault SPEC            inject a fault: nccl-timeout@5, oom@3, stall:update_weights@4, nan-grad@6,
                           zero-reward@3-6, omniboxes@2`;
 

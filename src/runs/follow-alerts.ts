@@ -127,7 +127,8 @@ export function alertJsonLine(a: Alert): string {
   return JSON.stringify({ type: 'alert', id: a.id, severity: a.severity, title: a.title, detail: a.detail, advice: a.advice, ...(a.step !== undefined ? { step: a.step } : {}), ...(a.time !== undefined ? { time: a.time } : {}) });
 }
 
-/** `alert: [warning] title: detail (advice)` for humans. */
+/** `alert: [warning] title: detail (advice)` for humans, on one line: a traceback detail is told by
+ *  its exception line, as the cockpit's Alerts panel does (the whole traceback is in --json). */
 export function alertLine(a: Alert): string {
   const detail = a.detail ? oneLineDetail(a.detail) : '';
   return `alert: [${a.severity}] ${a.title}${detail && !a.title.endsWith(detail) ? `: ${detail}` : ''}${a.advice ? ` → ${a.advice}` : ''}`;

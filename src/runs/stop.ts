@@ -10,6 +10,7 @@ import { STOP_DIRECT_SCRIPT, STOP_SLURM_SCRIPT, parseMarkedLines } from './remot
 import { RunError, readRecord, writeRecord } from './launch.js';
 import { listRunsOnHead, runsRoot } from './list.js';
 import { ABANDONED, isActive, isTerminal, type DerivedState } from './run-state.js';
+import { defaultWhere } from './twins.js';
 
 export interface StopReport {
   runId: string;
@@ -48,10 +49,13 @@ export async function stopRun(
   /** sweep: false leaves processes tagged outside the job's group to the caller (`awrl-tui stop` lists them and asks). */
   opts: { graceSeconds?: number; now?: () => Date; sweep?: boolean } = {},
 ): Promise<StopReport> {
-  if (!isValidRunId(runId)) throw new RunError(`'${runId}' is not a run id (see awrl-tui runs --target ${target.name})`, 2, 'usage');
+  // The advice names the --workdir too: without it, the command to copy lists another checkout's runs.
+  const list = `awrl-tui runs ${defaultWhere(target)}`;
+  if (!isValidRunId(runId)) throw new RunError(`'${runId}' is not a run id (see ${list})`, 2, 'usage');
   const runDir = `${runsRoot(target)}/${runId}`;
   const record = await readRecord(transport, runDir);
-  if (!record) throw new RunError(`no run ${runId} on ${target.name} (see awrl-tui runs --target ${target.name})`, 2, 'run-not-found');
+  if (!record)
+    throw new RunError(`no run ${runId} on ${target.name} (${runsRoot(target)}); list them with: ${list}`, 2, 'run-not-found');
   const report: StopReport = { runId, backend: record.backend, terminated: [], killed: [], swept: [], left: [], cancelledJobs: [] };
   // Recording the stop of a run that already ended would turn `finished` (or `failed`) into
   // `stopped`: its state is history, keep it. The signals and the sweep below still run (harmless

@@ -324,6 +324,16 @@ export const BINDINGS: readonly Binding[] = [
       }),
   },
   {
+    // The tree has ~1000 rows: without this the overrides list (the only way to remove an override
+    // that names no key or does not parse) is hundreds of key presses away.
+    keys: ['G', 'end'],
+    scopes: ['config'],
+    command: 'config-overrides',
+    description: 'jump to the overrides list after the last key (or to the last key when there is none)',
+    short: 'overrides',
+    run: (s, ctx) => same({ ...s, configCursor: Math.max(0, ctx.configRows.length - (ctx.overrides?.length ? 0 : 1)) }),
+  },
+  {
     keys: ['enter'],
     scopes: ['config'],
     command: 'edit-value',
@@ -368,12 +378,21 @@ export const BINDINGS: readonly Binding[] = [
     scopes: ['config'],
     command: 'remove-override',
     description:
-      'remove the selected override (j k move on past the keys to the overrides list), or the one that sets the selected key',
+      'remove the selected override (G or j k past the keys: the overrides list), or the one that sets the selected key',
     short: 'remove',
     shown: true,
     disabledReason: (ctx, s) =>
-      noConfig(ctx) ?? (overrideIndex(ctx, s) === null ? 'x: no override sets the selected key' : null),
-    run: (s, ctx) => same(s, [{ kind: 'removeOverride', index: overrideIndex(ctx, s)! }]),
+      noConfig(ctx) ??
+      (overrideIndex(ctx, s) === null ? 'x: no override sets the selected key (G: the overrides list)' : null),
+    run: (s, ctx) => {
+      // The last row of the overrides list goes away: the cursor moves up to the row before it.
+      const last = ctx.configRows.length + (ctx.overrides?.length ?? 0) - 1;
+      const onLast = s.configCursor === last && s.configCursor >= ctx.configRows.length;
+      const configCursor = onLast ? last - 1 : s.configCursor;
+      return same({ ...s, configCursor: Math.max(0, configCursor) }, [
+        { kind: 'removeOverride', index: overrideIndex(ctx, s)! },
+      ]);
+    },
   },
   {
     keys: ['p'],

@@ -150,6 +150,24 @@ describe('config screen', () => {
     expect(press({ ...onSection, configCursor: 2 }, 'x').effects).toEqual([{ kind: 'removeOverride', index: 1 }]);
     expect(press({ ...onSection, configCursor: 0 }, 'x').effects).toEqual([]);
   });
+  it('G / End jump past the whole tree to the overrides list, so x can remove one that names no key', () => {
+    const withOverrides: KeyContext = { ...ctx, overrides: ['nosuch=1', 'seed=[1'] };
+    const atTop = { ...initialUiState('config'), configCursor: 0 };
+    const end = press(atTop, 'G', {}, withOverrides).state;
+    expect(end.configCursor).toBe(ctx.configRows.length);
+    expect(press(atTop, '', { end: true }, withOverrides).state.configCursor).toBe(ctx.configRows.length);
+    expect(press(end, 'x', {}, withOverrides).effects).toEqual([{ kind: 'removeOverride', index: 1 }]);
+    // With no override, the last key.
+    expect(press(atTop, 'G').state.configCursor).toBe(ctx.configRows.length - 1);
+  });
+  it('x on the last override of the list leaves the cursor on a row that is still there', () => {
+    const two: KeyContext = { ...ctx, overrides: ['nosuch=1', 'seed=[1'] };
+    const onLast = { ...initialUiState('config'), configCursor: ctx.configRows.length + 1 };
+    const r = press(onLast, 'x', {}, two);
+    expect(r.effects).toEqual([{ kind: 'removeOverride', index: 2 }]);
+    const one: KeyContext = { ...ctx, overrides: ['nosuch=1'] };
+    expect(press(r.state, 'x', {}, one).effects).toEqual([{ kind: 'removeOverride', index: 1 }]);
+  });
   it('+ types an override and adds it', () => {
     const s = press(initialUiState('config'), '+').state;
     const r = press(typeText(s, '++seed=3').state, '', { return: true });
@@ -255,6 +273,16 @@ describe('the binding table', () => {
       if (b.scopes.includes('help')) continue;
       expect(all).toContain(keyLabel(b));
       expect(all.replace(/\s+/g, ' ')).toContain(b.description);
+    }
+  });
+  it('in the help overlay a key label never runs into its description (a gap at 80 and 200 columns)', () => {
+    for (const width of [80, 200]) {
+      const text = helpRows(width).map(lineText).join('\n');
+      for (const b of BINDINGS) {
+        if (b.scopes.includes('help')) continue;
+        const first = b.description.split(' ')[0];
+        expect(text).toMatch(new RegExp(`${keyLabel(b).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +${first}`));
+      }
     }
   });
   it('each screen binding is reached by its keys (no global binding or another one shadows it)', () => {

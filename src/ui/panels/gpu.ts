@@ -6,6 +6,7 @@
 // with their age, so a blip (a slow ssh hop, a busy head) does not blank the panel.
 import { bar, cell, fit, formatNumber } from '../format.js';
 import { titleLine, type Line, type Seg } from '../lines.js';
+import { textCells } from '../text-width.js';
 import type { GpuInfo, GpuSnapshot, MemoryFigure } from '../session/types.js';
 import { gpuSummary, shareColor } from './gpu-summary.js';
 
@@ -136,16 +137,17 @@ export function memoryLines(memory: readonly MemoryFigure[], width: number): Lin
     if (list === undefined) bySource.set(src, (list = []));
     list.push(m);
   }
+  const gb = (n: number | null) => formatNumber(n, 3);
+  const figures = (m: MemoryFigure) =>
+    ` alloc ${gb(m.allocatedGB)}  resv ${gb(m.reservedGB)}  used ${gb(m.usedGB)}/${gb(m.totalGB)} GB`;
+  // The phase column gives way before the figures do: cut at the row's end, the total was lost.
+  const widest = Math.max(0, ...memory.map((m) => textCells(figures(m))));
+  const phaseW = Math.min(24, Math.max(8, width - widest));
   const out: Line[] = [];
   for (const [src, list] of bySource) {
     if (list.length === 0) continue;
     out.push([{ t: fit(src === 'main' ? 'trainer (DP head 0):' : `${src}:`, width), c: 'dim' }]);
-    for (const m of list) {
-      out.push([
-        { t: cell(m.phase, 24) },
-        { t: ` alloc ${formatNumber(m.allocatedGB, 3)}  resv ${formatNumber(m.reservedGB, 3)}  used ${formatNumber(m.usedGB, 3)}/${formatNumber(m.totalGB, 3)} GB` },
-      ]);
-    }
+    for (const m of list) out.push([{ t: cell(m.phase, phaseW) }, { t: figures(m) }]);
   }
   return out;
 }

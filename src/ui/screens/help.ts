@@ -3,9 +3,11 @@
 // smaller) it scrolls under a fixed title, and the last row says there is more, so no key is out of reach.
 import { BINDINGS, keyLabel, type Scope } from '../bindings.js';
 import { cell, wrap } from '../format.js';
+import { textCells } from '../text-width.js';
 import { titleLine, type Line } from '../lines.js';
 
-const KEY_COL = 17;
+// The key column is as wide as the longest label plus a gap, so "↑ ↓ k j PgUp PgDn" never runs into its text.
+const KEY_COL = Math.max(17, ...BINDINGS.map((b) => textCells(keyLabel(b)) + 1));
 const SCOPE_TITLES: Record<Scope, string> = {
   global: 'everywhere',
   runs: 'runs',
