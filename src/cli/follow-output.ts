@@ -4,7 +4,8 @@
 import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
 import type { Target } from '../runs/index.js';
 import { followToEnd, progressLine } from '../runs/follow-to-end.js';
-import { isTerminal } from '../runs/run-state.js';
+import { isActive, isTerminal } from '../runs/run-state.js';
+import { NodeFailureWatch } from '../runs/node-facts.js';
 import { FollowAlerts, alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
 import type { FollowProblem, Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
@@ -50,6 +51,8 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     // Fired and over with the same record (a hang found at the record that ends it): both said.
     for (const a of cleared) if (fired.includes(a)) out(json ? alertClearedJsonLine(a) : alertClearedLine(a));
   };
+  // A Slurm node failure, named with Slurm's verdict (node-facts.ts), once per failure.
+  const nodes = new NodeFailureWatch(o.transport, target, (a) => out(json ? alertJsonLine(a) : alertLine(a)));
   // A stall brings no events: ask the time-based rules on the wall clock too.
   const ticker = setInterval(() => report(alerts.tick()), 30_000);
   ticker.unref();
@@ -106,13 +109,16 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     onState: (s) => {
       // An ended run has no hang to report (a run killed without an error record would otherwise
       // get a stall line before its state says it failed).
-      alerts.setEnded(isTerminal(s.state));
+      // Pending (queued, or requeued after a node failure) has no step coming either.
+      alerts.setEnded(isTerminal(s.state) || s.state === 'pending');
       info(`state    ${s.state} (${s.detail})`);
+      nodes.update(s.record, isActive(s.state));
     },
     // A log truncated or replaced under us: what follows comes from the new file's first byte.
     onReset: (reason) => info(`log      ${reason === 'appeared' ? 'appeared' : `was ${reason}`}: reading it from its first byte (steps it repeats are shown again)`),
     onProblem,
   }).finally(() => {
+    nodes.stop();
     clearInterval(ticker);
     silence.stop();
   });

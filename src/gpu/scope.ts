@@ -7,6 +7,8 @@ export interface GpuPollScope {
   nodes?: string[];
   /** Ask the head's own GPUs too, listed first. */
   includeHead?: boolean;
+  /** Nothing to poll, and why (a Slurm run without an allocation: `no allocation (pending)`). */
+  note?: string;
 }
 
 /**

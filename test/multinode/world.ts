@@ -20,6 +20,8 @@ export interface World {
   config: string;
   t: Transport;
   target(o?: { setupExtra?: string; backend?: 'slurm' | 'direct' }): Target;
+  /** The same target as CLI words (`--target … --backend … --setup …`). */
+  cliArgs(o?: { setupExtra?: string; backend?: 'slurm' | 'direct' }): string[];
   /** `--launch` with these overrides (plan -> launch, as the CLI does). */
   launch(overrides: string[], o?: { setupExtra?: string; backend?: 'slurm' | 'direct' }): Promise<LaunchResult>;
   stop(): Promise<void>;
@@ -56,6 +58,13 @@ export async function startWorld(nodes: number, simSpeed = 300): Promise<World> 
     if (typeof r === 'string') throw new Error(r);
     return r;
   };
+  const setupOf = (o: { setupExtra?: string }) =>
+    [`export PATH=${workdir}/bin:$PATH AWRL_SIM_SPEED=${simSpeed}`, ...(o.setupExtra ? [o.setupExtra] : [])].join('; ');
+  const cliArgs = (o: { setupExtra?: string; backend?: 'slurm' | 'direct' } = {}) => [
+    '--target', cluster.headAlias, '-F', cluster.sshConfigFile, '--workdir', workdir, '--backend', o.backend ?? 'slurm',
+    ...(o.backend === 'direct' ? [] : ['--partition', cluster.partition, '--gpus-per-node', '8', '--cpus-per-task', '1']),
+    '--setup', setupOf(o),
+  ];
   const launch = async (overrides: string[], o: { setupExtra?: string; backend?: 'slurm' | 'direct' } = {}) => {
     const planned = planFromConfig({ target: target(o), fileName: sim.config!, text: readFileSync(sim.config!, 'utf8'), overrides, env: ENV });
     if (!planned.ok) throw new Error(planned.messages.join('\n'));
@@ -66,5 +75,5 @@ export async function startWorld(nodes: number, simSpeed = 300): Promise<World> 
     await cluster.stop();
     rmSync(workdir, { recursive: true, force: true });
   };
-  return { cluster, workdir, config: sim.config!, t, target, launch, stop };
+  return { cluster, workdir, config: sim.config!, t, target, cliArgs, launch, stop };
 }

@@ -4,6 +4,7 @@
 // lifecycle is in selected-run-gpus.ts.
 import { GpuPoller, gpuPollScope, type GpuPollScope, type GpuSnapshot as PolledGpus } from '../../gpu/index.js';
 import { setupInWorkdir, type RunSummary as RunsSummary } from '../../runs/index.js';
+import { pendingGpuNote } from '../../runs/pending-gpus.js';
 import type { GpuPollerFactory, TargetConnection } from './live-options.js';
 import type { GpuSnapshot } from './types.js';
 
@@ -28,6 +29,8 @@ export async function slurmNodes(conn: TargetConnection, run: RunsSummary): Prom
  * Slurm run: its GPUs are on its allocation only).
  */
 export async function runGpuScope(conn: TargetConnection, run: RunsSummary): Promise<GpuPollScope> {
+  const note = pendingGpuNote(run); // queued or requeued: its previous nodes are not its GPUs
+  if (note) return { note };
   let nodes: string[] = [];
   if (run.record.backend === 'slurm') {
     nodes = await slurmNodes(conn, run).catch(() => []);

@@ -104,8 +104,9 @@ export class RunRecords {
     const last = this.store.lastStepEvent;
     const now = this.o.clock();
     const ended = ENDED_STATES.has(ctx.summary.state);
-    // An ended run has no step coming: a stall alert would send the user hunting a hang.
-    this.alerts.setEnded(ended);
+    // An ended run has no step coming: a stall alert would send the user hunting a hang. Nor has
+    // a pending one (queued, or requeued after a node failure).
+    this.alerts.setEnded(ended || ctx.summary.state === 'pending');
     const alerts: Alert[] = [...this.alerts.evaluate(now)];
     const figures: DashboardFigures = {
       step: f.globalStep,

@@ -7,6 +7,7 @@ import type { GpuPollScope } from '../../gpu/index.js';
 import type { RunSummary as RunsSummary } from '../../runs/index.js';
 import type { GpuPollerFactory, TargetConnection } from './live-options.js';
 import { allocationKey, finalPoll, runGpuScope } from './run-gpu-scope.js';
+import { NO_ALLOCATION_NODE } from '../../runs/pending-gpus.js';
 import type { RunFeed } from './run-feed.js';
 
 /** What the poller was started for (its scope is kept as JSON: compared, and reused on failure). */
@@ -84,6 +85,10 @@ export class SelectedRunGpus {
   }
 
   private poll(poller: GpuPollerFactory, conn: TargetConnection, scope: GpuPollScope, feed: RunFeed, live: boolean): () => void {
+    if (scope.note) {
+      feed.setGpus([{ node: NO_ALLOCATION_NODE, gpus: [], error: scope.note }]);
+      return () => {};
+    }
     return live ? poller(conn, scope, (s) => feed.setGpus(s)) : this.slow(poller, conn, scope, feed);
   }
 
