@@ -12,16 +12,28 @@ export interface BytesRead {
   readonly offset: number;
   /** Told after each delivery was consumed: the offset now. */
   onRead(listener: (offset: number) => void): void;
+  /** Told the bytes each delivery added (never twice: overlaps cut by offset), and resets. */
+  onBytes(listener: (bytes: Buffer | null) => void): void;
 }
 
 export function countBytesRead(t: Transport): BytesRead {
   let offset = 0;
   const listeners: Array<(offset: number) => void> = [];
+  const byteListeners: Array<(bytes: Buffer | null) => void> = [];
   const seen = (e: FollowEvent): void => {
     if (e.type === 'problem') return;
-    if (e.type === 'reset') offset = 0;
-    // Overlaps a reconnect may deliver again are cut by offset, as the follower cuts them.
-    else offset = Math.max(offset, e.offset + e.bytes.length);
+    if (e.type === 'reset') {
+      offset = 0;
+      for (const l of byteListeners) l(null);
+    } else {
+      // Overlaps a reconnect may deliver again are cut by offset, as the follower cuts them.
+      const end = e.offset + e.bytes.length;
+      if (end > offset && byteListeners.length) {
+        const fresh = e.offset < offset ? e.bytes.subarray(offset - e.offset) : e.bytes;
+        for (const l of byteListeners) l(fresh);
+      }
+      offset = Math.max(offset, end);
+    }
     for (const l of listeners) l(offset);
   };
   const follow: Transport['follow'] = (path, fromOffset, onEvent) => {
@@ -46,6 +58,9 @@ export function countBytesRead(t: Transport): BytesRead {
     },
     onRead(listener) {
       listeners.push(listener);
+    },
+    onBytes(listener) {
+      byteListeners.push(listener);
     },
   };
 }

@@ -6,6 +6,7 @@ import type { Target } from '../runs/index.js';
 import { followToEnd, progressLine } from '../runs/follow-to-end.js';
 import { isActive, isTerminal } from '../runs/run-state.js';
 import { NodeFailureWatch } from '../runs/node-facts.js';
+import { RayBringUpLines } from '../runs/ray-bringup-log.js';
 import { FollowAlerts, alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
 import type { FollowProblem, Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
@@ -63,6 +64,15 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const read = countBytesRead(o.transport);
   const silence = alerts.countSilence({ transport: o.transport, logPath: o.logPath, onFired: report });
   read.onRead((offset) => silence.readTo(offset));
+  // The batch script's Ray bring-up (`starting Ray: 3/4 nodes joined, n3 failed: …`), as it happens.
+  const ray = new RayBringUpLines();
+  read.onBytes((b) => {
+    if (b === null) return ray.reset();
+    for (const u of ray.push(b)) {
+      info(`ray      ${u.text}`);
+      if (json) out(JSON.stringify({ type: 'ray-bringup', ...u }));
+    }
+  });
   // Ctrl-C ends the following, never the run (it is detached, or a Slurm job): say so, and how to
   // get back to it, instead of dying silently with the run's fate unclear.
   const leave = (signal: NodeJS.Signals) => {
