@@ -14,13 +14,14 @@ import { preflightGate, evaluationForResume } from '../runs/preflight-gate.js';
 import { settledByPreflight } from '../preflight/settled.js';
 import type { PreflightSummary } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
+import { NODE_NAME } from '../remote/node-fan-out.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
 import { withJsonErrors } from './json-errors.js';
 import { cliErrorFromRun, cliTarget } from './run-errors.js';
 
 const OWN = {
-  values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout'],
+  values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout', '--node'],
   switches: ['--follow', '--json', '--force', '--accept-new-host-key', '--skip-preflight'],
 };
 
@@ -69,6 +70,12 @@ async function launch(args: string[]): Promise<number> {
   if (resumeId && p.positional.length > 0) throw new CliError(`--resume takes no overrides (got '${p.positional[0]}')`, EXIT.usage);
 
   const target: Target = cliTarget(p.flags);
+  // A direct multi-node run's nodes, given once (recorded in run.json for the panel and the leftovers).
+  const nodeNames = (p.values['--node'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const badNode = nodeNames.find((n) => !NODE_NAME.test(n));
+  if (badNode !== undefined) throw new CliError(`--node: '${badNode}' is not a host name`, EXIT.usage);
+  if (nodeNames.length > 0 && target.backend === 'slurm') throw new CliError('--node names a direct run\'s hosts: Slurm chooses its own nodes (drop --node)', EXIT.usage);
+  if (nodeNames.length > 0 && resumeId) throw new CliError('--resume keeps the nodes the run was launched with: drop --node', EXIT.usage);
   if (autoResume > 0 && target.backend !== 'slurm') {
     throw new CliError('--auto-resume resubmits Slurm jobs after TIMEOUT/PREEMPTED/NODE_FAIL: it needs --backend slurm', EXIT.usage);
   }
@@ -108,7 +115,7 @@ async function launch(args: string[]): Promise<number> {
     } catch (e) {
       throw new CliError((e as Error).message, EXIT.usage, { code: 'secret-missing' });
     }
-    launch = (t, preflight) => launchRun({ ...planned.plan, ...(preflight ? { preflight } : {}) }, t, { env: process.env });
+    launch = (t, preflight) => launchRun({ ...planned.plan, ...(preflight ? { preflight } : {}), ...(nodeNames.length ? { nodeNames } : {}) }, t, { env: process.env });
     evaluationOf = async () => planned.evaluation;
   } else {
     launch = (t, preflight) => resumeRun(resumeId!, t, target, { env: process.env, autoResume, ...(preflight ? { preflight } : {}) });

@@ -10,6 +10,7 @@
 // the head's clock, the leftovers), the human lines on stderr; a failure is the cli-error line.
 import { createInterface } from 'node:readline/promises';
 import { stopRun, stoppedBy, readRecord, runsRoot, runNodes, setupInWorkdir, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
+import { directAttemptNodes } from '../runs/direct-nodes.js';
 import { findLeftovers, stopLeftovers, formatLeftovers, type Leftover, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
 import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
@@ -44,9 +45,10 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
-/** Where leftovers can be: a Slurm run's recorded nodes; a direct run's target (plus --check-nodes). */
+/** Where leftovers can be: a run's recorded nodes (Slurm's; a direct multi-node run's, head first by
+ *  its hostname); else a direct run's target (plus --check-nodes). */
 export function leftoverScope(record: RunRecord | null, extraNodes: readonly string[]): Pick<LeftoverOptions, 'nodes' | 'includeHead'> {
-  if (record?.backend === 'slurm') {
+  if (record) {
     const nodes = runNodes(record);
     if (nodes.length > 0) return { nodes: [...new Set([...nodes, ...extraNodes])], includeHead: false };
   }
@@ -86,6 +88,11 @@ async function leftoverCheck(
   if (record?.backend === 'slurm' && !scope.nodes) {
     say(`leftovers: run.json records no node for ${runId} (the job never started, or it predates node recording): checking ${target.name} only`);
   }
+  // A direct multi-node run whose nodes are unknown: "none" on the head is not "none".
+  const unknownNodes = record ? directAttemptNodes(record)?.unknown ?? null : null;
+  if (unknownNodes !== null && o.extraNodes.length === 0) {
+    say(`leftovers: the nodes of ${runId} are unknown (${unknownNodes}): checking ${target.name} only; name the others with --check-nodes`);
+  }
   const hosts = scope.nodes ? [...(scope.includeHead ? [target.name] : []), ...scope.nodes] : [target.name];
   const where = hosts.join(', ');
   const result: LeftoverResult = { checked: hosts, tagged: [], untagged: [], stopped: [], remaining: [], unreachable: [], error: null };
@@ -104,12 +111,13 @@ async function leftoverCheck(
   const tagged = (result.tagged = found.filter((l) => l.tagged));
   const holders = (result.untagged = found.filter((l) => !l.tagged));
   if (found.length === 0) {
-    say(`leftovers: none on ${where} (no process carries the run's tag, no GPU memory is held)`);
+    const rest = unknownNodes !== null && o.extraNodes.length === 0 ? `; the run's other nodes are unknown, not checked` : '';
+    say(`leftovers: none on ${where} (no process carries the run's tag, no GPU memory is held)${rest}`);
     return result;
   }
-  if (tagged.length > 0) say(`leftovers: ${plural(tagged.length, 'process')} on ${where} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged))}`);
+  if (tagged.length > 0) say(`leftovers: ${plural(tagged.length, 'process')} on ${where} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged, hosts.length > 1))}`);
   if (holders.length > 0) {
-    say(`GPU memory on ${where} is held by ${plural(holders.length, 'process')} without this run's tag (left alone: stop them yourself if they are yours):\n${indent(formatLeftovers(holders))}`);
+    say(`GPU memory on ${where} is held by ${plural(holders.length, 'process')} without this run's tag (left alone: stop them yourself if they are yours):\n${indent(formatLeftovers(holders, hosts.length > 1))}`);
   }
   if (tagged.length === 0) return result;
   const go = o.yes || (o.mayAsk && (await confirm(`stop the ${plural(tagged.length, 'tagged process')} (SIGTERM, ${o.graceSeconds} s grace, SIGKILL)? [y/N] `)));
@@ -122,7 +130,7 @@ async function leftoverCheck(
   result.stopped = sweep.stopped;
   if (sweep.stopped.length > 0) say(`stopped ${plural(sweep.stopped.length, 'tagged process')}: PID ${sweep.stopped.map((l) => (scope.nodes ? `${l.node}:${l.pid}` : l.pid)).join(', ')}`);
   result.remaining = sweep.remaining.filter((l) => l.tagged);
-  if (result.remaining.length > 0) say(`STILL RUNNING after SIGKILL (e.g. in uninterruptible sleep):\n${indent(formatLeftovers(result.remaining))}`);
+  if (result.remaining.length > 0) say(`STILL RUNNING after SIGKILL (e.g. in uninterruptible sleep):\n${indent(formatLeftovers(result.remaining, hosts.length > 1))}`);
   return result;
 }
 

@@ -1,6 +1,7 @@
 // Launching (and relaunching) a run on a target: the run directory with config.yaml, run.json and
 // stdout.log, then a detached job (direct) or an sbatch chain (slurm). Shared by `--launch`, the
 // cockpit and `--demo`, so there is one way a run starts.
+import { directRunNodes } from './direct-nodes.js';
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
 import { setupInWorkdir, type Target } from './targets.js';
@@ -45,6 +46,8 @@ export interface LaunchPlan {
   force?: boolean;
   /** What the pre-flight found (kept in run.json), when one ran or was skipped. */
   preflight?: PreflightSummary;
+  /** A direct run's nodes, given at launch (--node); none: discovered from its Ray cluster. */
+  nodeNames?: string[];
 }
 
 export interface LaunchIo {
@@ -123,6 +126,7 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
     autoResume: t.backend === 'slurm' ? (plan.autoResume ?? 0) : 0,
     nodes: plan.nodes,
     gpusPerNode: plan.gpusPerNode,
+    ...(plan.nodeNames?.length ? { nodeNames: plan.nodeNames } : {}),
     ...((plan.preflight ?? io.preflight) ? { preflight: plan.preflight ?? io.preflight } : {}),
   };
   if (t.backend === 'slurm') {
@@ -209,7 +213,10 @@ async function start(
     if (res.code !== 0 || !Number.isInteger(pid) || pid <= 0) {
       throw new RunError(`could not start the trainer on ${t.name}: ${oneLine(res.stderr) || `exit ${res.code}`}`, 1);
     }
-    record.attempts = [...record.attempts, { n, reason, startedAt: headNow(res.stdout.toString('utf8')) ?? now().toISOString(), pid }];
+    // A multi-node direct run: its nodes, head first by hostname (direct-nodes.ts), or why unknown.
+    const dn = record.nodes > 1 || record.nodeNames?.length ? await directRunNodes(transport, t, record.nodeNames ?? []) : null;
+    const where = dn ? (dn.unknown !== null ? { nodesUnknown: dn.unknown } : { nodes: dn.nodes }) : {};
+    record.attempts = [...record.attempts, { n, reason, startedAt: headNow(res.stdout.toString('utf8')) ?? now().toISOString(), pid, ...where }];
     await writeRecord(transport, record);
     return { record, runDir: record.runDir, logPath, pid, jobIds: [] };
   }
