@@ -2,12 +2,13 @@
 // trainer: the batch script brings Ray up on the 4 nodes, run.json records n1-n4, and every node's
 // GPUs are its own: 8 per node, different per node, held by real processes of THAT node.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GpuPoller } from '../../src/gpu/index.js';
-import { parseRunRecord, runNodes } from '../../src/runs/index.js';
+import { parseRunRecord, planFromConfig, runNodes } from '../../src/runs/index.js';
+import { runPreflight } from '../../src/preflight/index.js';
 import { waitFor } from '../harness/wait.js';
-import { rayRunOverrides, startWorld, type World } from './world.js';
+import { ENV, rayRunOverrides, startWorld, type World } from './world.js';
 
 describe('a 4-node Slurm run on the one-machine cluster', () => {
   let w: World;
@@ -17,6 +18,24 @@ describe('a 4-node Slurm run on the one-machine cluster', () => {
   afterAll(async () => {
     await w?.stop();
   }, 60_000);
+
+  it('pre-flight checks the nodes sbatch --test-only names, and names the node of a busy GPU\'s PID', async () => {
+    const planned = planFromConfig({ target: w.target(), fileName: w.config, text: readFileSync(w.config, 'utf8'), overrides: rayRunOverrides(4, 'mn-pre'), env: ENV });
+    if (!planned.ok) throw new Error(planned.messages.join('\n'));
+    const holder = Number(w.cluster.onNode('n3', 'setsid nohup sleep 600 </dev/null >/dev/null 2>&1 & echo $!').trim());
+    mkdirSync(join(w.workdir, 'state', 'gpu-holders'), { recursive: true });
+    writeFileSync(join(w.workdir, 'state', 'gpu-holders', 'n3'), `3 ${holder} 30720 python3\n`);
+    try {
+      const checks = await runPreflight(w.t, { evaluation: planned.evaluation, target: w.target(), envNames: Object.keys(ENV) });
+      const gpus = checks.find((c) => c.id === 'gpus')!;
+      expect(gpus.seen).toBe(`the job's nodes (sbatch --test-only: n[1-4]): ${['n1', 'n2', 'n3', 'n4'].map((n) => `${n}: 8 × NVIDIA H100 80GB HBM3`).join('; ')}`);
+      const mem = checks.find((c) => c.id === 'gpu-memory')!;
+      expect(mem.seen).toMatch(new RegExp(`^n3 GPU 3: \\d+/81559 MiB in use by PID ${holder} \\(python3, 30720 MiB\\)$`));
+      expect(mem.todo).toContain(`kill ${holder} on n3`);
+    } finally {
+      w.cluster.onNode('n3', `kill ${holder}`);
+    }
+  }, 120_000);
 
   it('starts Ray on 4 nodes, records them, and each node reports its own GPUs and holders', async () => {
     const res = await w.launch(rayRunOverrides(4, 'mn-launch'));
