@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { listRuns, parseRunRecord } from '../../src/runs/index.js';
 import { checkNodeFailure } from '../../src/runs/node-facts.js';
 import { pendingGpuNote } from '../../src/runs/pending-gpus.js';
+import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
 import { waitFor } from '../harness/wait.js';
 import { sentinelCli } from '../runs/cli-process.js';
 import { TOKEN, rayRunOverrides, startWorld, type World } from './world.js';
@@ -18,11 +19,13 @@ const { start, killAll } = sentinelCli(TOKEN);
 
 describe('a node failure during a 4-node Slurm run', () => {
   let w: World;
+  let session: LiveSession | null = null;
   beforeAll(async () => {
     w = await startWorld(5, 40); // ~15 s a step: the run is still going when the node dies
   }, 120_000);
   afterAll(async () => {
     killAll();
+    await session?.close();
     await w?.stop();
   }, 60_000);
 
@@ -35,12 +38,17 @@ describe('a node failure during a 4-node Slurm run', () => {
     await waitFor(() => /Train step 1\/\d+ done/.test(log()), { timeoutMs: 120_000, intervalMs: 500, what: 'the first step' });
     expect(record().attempts[0].nodes).toEqual(['n1', 'n2', 'n3', 'n4']);
     const follow = start(['follow', res.record.runId, '--json', ...w.cliArgs()]);
+    // The cockpit's session on the same run (its GPU poller idle: only the alerts are under test).
+    session = createLiveSession({ targets: [{ target: w.target(), transport: w.t }], gpuPoller: () => () => {}, runFacts: async () => ({}), runsPollMs: 5_000, statePollMs: 3_000 });
+    await waitFor(() => session!.getState().runs?.some((r) => r.id === res.record.runId), { timeoutMs: 30_000, what: 'the run in the session' }).catch(() => undefined);
+    session.actions.selectRun(res.record.runId);
 
     await w.cluster.killNode('n3');
     const named = `node n3 failed: Slurm set it DOWN (Not responding) and requeued job ${job}; ` +
       'the run resumes from its last recover checkpoint when the job starts again';
     const alertLines = () => follow.stdout.split('\n').filter((l) => l.startsWith('{"type":"alert"')).map((l) => JSON.parse(l));
     await waitFor(() => alertLines().some((a) => a.title === named), { timeoutMs: 90_000, intervalMs: 500, what: `the node-failure alert\n${follow.stdout.slice(-2000)}\n${follow.stderr.slice(-2000)}` });
+    await waitFor(() => session!.getState().run?.alerts.some((a) => a.title === named), { timeoutMs: 60_000, intervalMs: 500, what: 'the alert in the cockpit' });
     const direct = await checkNodeFailure(w.t, w.target(), record());
     expect(direct.alert?.title).toBe(named);
     expect(direct.facts?.nodes.find((n) => n.node === 'n3')).toMatchObject({ state: 'down*', reason: 'Not responding' });

@@ -6,6 +6,9 @@
 // This file is the run's lifecycle (its state polled; an ended run's log read to its end, then no
 // longer followed; a resume following again); what was read and the view are in run-records.ts,
 // how the log is read in run-log-follow.ts.
+import { NodeFailureWatch } from '../../runs/node-facts.js';
+import { isActive } from '../../runs/run-state.js';
+import type { Alert } from '../../metrics/index.js';
 import type { ConnectionState, Transport } from '../../remote/transport.js';
 import { watchRunState, type RunStateWatcher, type Target } from '../../runs/index.js';
 import { LogSilenceWatch, measureLogSilence } from '../../runs/follow-alerts.js';
@@ -54,6 +57,9 @@ export class RunFeed {
   private viewAt = 0;
   private dirty = true;
   private summary: RunSummary;
+  private nodeWatch: NodeFailureWatch | null = null;
+  /** The latest node-failure alert of the run's Slurm job (null: none seen). */
+  private nodeAlert: Alert | null = null;
   private connection: ConnectionState;
   private connectionAt: number;
   private gpus: GpuSnapshot[] = [];
@@ -102,6 +108,13 @@ export class RunFeed {
   }
 
   start(): void {
+    // A Slurm node failure, named with Slurm's verdict (src/runs/node-facts.ts): shown with the alerts.
+    if (this.o.target.backend === 'slurm') {
+      this.nodeWatch = new NodeFailureWatch(this.o.transport, this.o.target, (a) => {
+        this.nodeAlert = a;
+        this.changed();
+      });
+    }
     this.unsubscribeState = this.o.transport.onState((s) => {
       this.connection = s;
       this.connectionAt = this.clock();
@@ -117,6 +130,7 @@ export class RunFeed {
       intervalMs,
       onChange: (s) => {
         this.summary = { ...this.summary, state: s.state as RunState };
+        this.nodeWatch?.update(s.record, isActive(s.state));
         if (ENDED_STATES.has(s.state)) void this.settleEnded();
         else if (this.idle) this.wake();
         this.changed();
@@ -269,11 +283,13 @@ export class RunFeed {
       // An ended run's follower is paused: its problem must not say "still retrying".
       followProblem: this.idle && this.log.problem ? { ...this.log.problem, text: problemText(this.log.problem, { kind: 'paused' }) } : this.log.problem,
     });
+    if (this.nodeAlert) this.view = { ...this.view, alerts: [this.nodeAlert, ...this.view.alerts] };
     return this.view;
   }
 
   close(): void {
     this.closed = true;
+    this.nodeWatch?.stop();
     this.silenceWatch.stop();
     this.log.close();
     this.watcher?.stop();
