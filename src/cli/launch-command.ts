@@ -15,6 +15,7 @@ import { settledByPreflight } from '../preflight/settled.js';
 import type { PreflightSummary } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
 import { NODE_NAME } from '../remote/node-fan-out.js';
+import { directRunNodes } from '../runs/direct-nodes.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
 import { withJsonErrors } from './json-errors.js';
@@ -127,7 +128,10 @@ async function launch(args: string[]): Promise<number> {
     let preflight: PreflightSummary | undefined;
     const evaluation = await evaluationOf(transport).catch(() => null);
     if (evaluation) {
-      const gate = await preflightGate(transport, { evaluation, target, envNames, skip: skipPreflight, ...(resumeId ? { runId: resumeId } : {}) });
+      // A direct multi-node run: pre-flight every node it will use (given, or its Ray cluster's), not the head alone.
+      const multi = target.backend === 'direct' && (nodeNames.length > 0 || Number((evaluation.resolved as Record<string, any> | null)?.cluster?.n_nodes) > 1);
+      const others = multi ? (await directRunNodes(transport, target, nodeNames)).nodes.slice(1) : [];
+      const gate = await preflightGate(transport, { evaluation, target, envNames, skip: skipPreflight, ...(resumeId ? { runId: resumeId } : {}), ...(others.length ? { nodes: others } : {}) });
       info(`preflight on ${target.name}:`);
       info(gate.text.replace(/\n$/, ''));
       // A warning printed above that the target has now answered (actor.path found there).

@@ -101,21 +101,25 @@ export function checkGpus(input: PreflightInput): CheckResult {
     if (perNode > 0 && n.gpus.length < perNode) problems.push(`${label} has ${n.gpus.length} GPUs but cluster.n_gpus_per_node is ${perNode}`);
     if (new Set(n.gpus.map((g) => g.name)).size > 1) seenParts.push(`${label} mixes GPU models`);
   }
-  // Nodes we could not ask are assumed like the head (multi-node direct runs without a node list).
+  // Nodes not asked (a multi-node direct run whose other nodes are unknown) are NOT assumed like the
+  // head: their GPUs are unknown, and the count is compared only when every node was asked.
   const probedNodes = nodes.filter((n) => !n.error).length;
-  const capacity = probedNodes < nNodes && head && !head.error ? head.gpus.length * nNodes : total;
+  const unchecked = Math.max(0, nNodes - nodes.length);
+  const capacity = total;
   const need = input.allocationGpus;
   // No node answered: no count to compare (the node errors say why); the need is still said.
-  const short = need !== null && probedNodes > 0 && need > capacity;
+  const short = need !== null && probedNodes > 0 && unchecked === 0 && need > capacity;
   if (short) {
-    const have = probedNodes < nNodes && head && !head.error ? `${nNodes} nodes like ${f.host} have` : probedNodes < nodes.length ? 'the nodes that answered have' : 'the target has';
+    const have = probedNodes < nodes.length ? 'the nodes that answered have' : 'the target has';
     problems.push(`allocation_mode needs ${need} GPUs but ${have} ${capacity}`);
   }
+  if (unchecked > 0) seenParts.push(`${unchecked} of the ${nNodes} nodes not checked (unknown: name them with --node, or start the Ray cluster before launching)`);
   // The need is said once: in the problem when it is short, otherwise beside what was seen.
   const seen = [...seenParts, ...(need !== null && !short ? [`allocation_mode needs ${need}`] : [])].join('; ');
   if (problems.length > 0) {
     return { id: 'gpus', result: 'error', seen: [...problems, ...(seen ? [seen] : [])].join('; '), todo: 'Run on nodes with enough GPUs (check nvidia-smi there), or change allocation_mode / cluster.n_gpus_per_node / cluster.n_nodes to what the nodes have.' };
   }
+  if (unchecked > 0) return { id: 'gpus', result: 'warning', seen, todo: 'Give the run\'s nodes with --node (or start its Ray cluster first, so they are discovered): pre-flight then checks each of them.' };
   if (perNode > 0 && nodes.some((n) => !n.error && n.gpus.length > perNode)) {
     return { id: 'gpus', result: 'warning', seen: `${seen}; cluster.n_gpus_per_node is ${perNode}, so some GPUs stay unused`, todo: 'Raise cluster.n_gpus_per_node (and allocation_mode) to use every GPU, if that is intended.' };
   }

@@ -24,6 +24,8 @@ export interface GateInput {
   runId?: string;
   /** How the user overrides a blocked launch, for the reason line (default: pass --skip-preflight). */
   skipHint?: string;
+  /** A direct multi-node run's other nodes (given with --node or discovered): their GPUs are checked too. */
+  nodes?: string[];
 }
 
 export interface GateResult {
@@ -47,6 +49,7 @@ export async function preflightGate(transport: Transport, input: GateInput): Pro
       target,
       envNames: input.envNames,
       ...(input.runId ? { runId: input.runId, resuming: true } : {}),
+      ...(input.nodes?.length ? { nodes: input.nodes } : {}),
     });
   } catch (e) {
     const why = (e as Error).message;
