@@ -53,5 +53,27 @@ describe('a direct 4-node Ray run', () => {
     expect(stop.stdout).not.toMatch(/leftovers: none/);
     expect(w.cluster.onNode('n2', `kill -0 ${holder} && echo alive`).trim()).toBe('alive');
     expect(w.cluster.onNode('n3', `kill -0 ${tagged} 2>/dev/null && echo alive || echo gone`).trim()).toBe('gone');
+    w.cluster.onNode('n2', `kill ${holder}`);
+  }, 240_000);
+
+  it('without a Ray cluster its nodes are unknown and said so; --node gives them once, and pre-flight checks each', async () => {
+    const path = `export PATH=${w.workdir}/bin:$PATH`;
+    for (const n of ['n1', 'n2', 'n3', 'n4']) w.cluster.onNode(n, `${path}; ray stop >/dev/null`);
+    const res = await w.launch(rayRunOverrides(4, 'mn-unknown'), { backend: 'direct' });
+    const record = parseRunRecord(readFileSync(join(res.record.runDir, 'run.json'), 'utf8'))!;
+    expect(record.attempts[0].nodes).toBeUndefined();
+    expect(record.attempts[0].nodesUnknown).toMatch(/^ray list nodes failed: ConnectionError: Could not find any running Ray instance/);
+    expect(directGpuScope(record, [])?.note).toMatch(/^nodes unknown \(ray list nodes failed: .*\): only the head polled$/);
+    const stop = await cli(['stop', res.record.runId, '--yes', ...w.cliArgs({ backend: 'direct' })]);
+    expect(stop.stdout).toContain(`leftovers: the nodes of ${res.record.runId} are unknown (ray list nodes failed:`);
+    expect(stop.stdout).toMatch(/; the run's other nodes are unknown, not checked/);
+
+    const launched = await cli(['--launch', '--config', w.config, ...rayRunOverrides(4, 'mn-given'), '--node', 'n2,n3,n4', '--skip-preflight', ...w.cliArgs({ backend: 'direct' })]);
+    expect(launched.code, launched.stderr).toBe(0);
+    expect(launched.stdout + launched.stderr).toMatch(/n2: 8 × NVIDIA H100 80GB HBM3; n3: 8 × NVIDIA H100 80GB HBM3; n4: 8 × NVIDIA H100 80GB HBM3/);
+    const runId = /(mn-given-\d{8}-\d{6}-[0-9a-f]{4})/.exec(launched.stdout + launched.stderr)?.[1];
+    const given = parseRunRecord(readFileSync(join(w.workdir, '.awrl', 'runs', runId!, 'run.json'), 'utf8'))!;
+    expect([given.nodeNames, given.attempts[0].nodes]).toEqual([['n2', 'n3', 'n4'], ['n1', 'n2', 'n3', 'n4']]);
+    await cli(['stop', runId!, '--yes', ...w.cliArgs({ backend: 'direct' })]);
   }, 240_000);
 });
