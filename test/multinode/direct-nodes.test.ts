@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { GpuPoller } from '../../src/gpu/index.js';
 import { parseRunRecord } from '../../src/runs/index.js';
 import { directGpuScope } from '../../src/runs/direct-nodes.js';
+import { IdleNodeWatch } from '../../src/runs/idle-nodes.js';
 import { waitFor } from '../harness/wait.js';
 import { sentinelCli } from '../runs/cli-process.js';
 import { TOKEN, rayRunOverrides, startWorld, type World } from './world.js';
@@ -74,6 +75,14 @@ describe('a direct 4-node Ray run', () => {
     const runId = /(mn-given-\d{8}-\d{6}-[0-9a-f]{4})/.exec(launched.stdout + launched.stderr)?.[1];
     const given = parseRunRecord(readFileSync(join(w.workdir, '.awrl', 'runs', runId!, 'run.json'), 'utf8'))!;
     expect([given.nodeNames, given.attempts[0].nodes]).toEqual([['n2', 'n3', 'n4'], ['n1', 'n2', 'n3', 'n4']]);
+    // No Ray worker on n2-n4 (none joined): their GPUs stay idle while the head works, and that is said.
+    const scope = directGpuScope(given, [])!;
+    const idle = new IdleNodeWatch(0);
+    const alert = await waitFor(async () => {
+      const snaps = await new GpuPoller(w.t, { ...scope, onSnapshot: () => {} }).pollOnce();
+      return idle.push(snaps.map((s) => ({ node: s.node, gpus: s.gpus.map((g) => ({ usedMiB: g.memoryUsedMiB })) })), Date.now());
+    }, { timeoutMs: 60_000, intervalMs: 1000, what: 'the idle-nodes alert' });
+    expect(alert.title).toMatch(/^nodes n2, n3, n4 hold no GPU memory while n1 works/);
     await cli(['stop', runId!, '--yes', ...w.cliArgs({ backend: 'direct' })]);
   }, 240_000);
 });

@@ -72,3 +72,23 @@ describe('the fake ray', () => {
       .toEqual([['10.0.0.1', 'ALIVE'], ['10.0.0.2', 'ALIVE'], ['10.0.0.3', 'DEAD']]);
   });
 });
+
+describe('a node idle while the others work', () => {
+  const round = (idle: string[], busy: string[]) => [
+    ...busy.map((node) => ({ node, gpus: Array.from({ length: 8 }, () => ({ usedMiB: 60_000 })) })),
+    ...idle.map((node) => ({ node, gpus: Array.from({ length: 8 }, () => ({ usedMiB: 3 })) })),
+  ];
+  it('stands after 2 min of rounds, names the node, clears when it works; all idle is no alert', async () => {
+    const { IdleNodeWatch } = await import('../../src/runs/idle-nodes.js');
+    const w = new IdleNodeWatch();
+    expect(w.push(round(['n3'], ['n1', 'n2', 'n4']), 0)).toBeNull();
+    expect(w.push(round(['n3'], ['n1', 'n2', 'n4']), 60_000)).toBeNull();
+    const a = w.push(round(['n3'], ['n1', 'n2', 'n4']), 125_000);
+    expect(a?.title).toBe('node n3 holds no GPU memory while n1, n2, n4 work (for 2 min)');
+    expect(w.push(round([], ['n1', 'n2', 'n3', 'n4']), 130_000)).toBeNull();
+    expect(w.push(round(['n1', 'n2', 'n3', 'n4'], []), 400_000)).toBeNull();
+    // An unreachable node is not idle: nothing is known of it.
+    const u = new IdleNodeWatch(0);
+    expect(u.push([...round([], ['n1']), { node: 'n2', gpus: [{ usedMiB: 0 }], unreachable: true }], 0)).toBeNull();
+  });
+});

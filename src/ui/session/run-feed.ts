@@ -8,6 +8,7 @@
 // how the log is read in run-log-follow.ts.
 import { NodeFailureWatch } from '../../runs/node-facts.js';
 import { isActive } from '../../runs/run-state.js';
+import { IdleNodeWatch } from '../../runs/idle-nodes.js';
 import type { Alert } from '../../metrics/index.js';
 import type { ConnectionState, Transport } from '../../remote/transport.js';
 import { watchRunState, type RunStateWatcher, type Target } from '../../runs/index.js';
@@ -60,6 +61,8 @@ export class RunFeed {
   private nodeWatch: NodeFailureWatch | null = null;
   /** The latest node-failure alert of the run's Slurm job (null: none seen). */
   private nodeAlert: Alert | null = null;
+  private readonly idleNodes = new IdleNodeWatch();
+  private idleAlert: Alert | null = null;
   private connection: ConnectionState;
   private connectionAt: number;
   private gpus: GpuSnapshot[] = [];
@@ -239,6 +242,8 @@ export class RunFeed {
 
   setGpus(snapshots: GpuSnapshot[]): void {
     this.gpus = snapshots;
+    // A node idle while the others work (a Ray worker that joined nothing): src/runs/idle-nodes.ts.
+    this.idleAlert = this.idleNodes.push(snapshots, this.clock());
     this.changed();
   }
 
@@ -283,7 +288,8 @@ export class RunFeed {
       // An ended run's follower is paused: its problem must not say "still retrying".
       followProblem: this.idle && this.log.problem ? { ...this.log.problem, text: problemText(this.log.problem, { kind: 'paused' }) } : this.log.problem,
     });
-    if (this.nodeAlert) this.view = { ...this.view, alerts: [this.nodeAlert, ...this.view.alerts] };
+    const extra = [this.nodeAlert, this.idleAlert].filter((a): a is Alert => a !== null);
+    if (extra.length) this.view = { ...this.view, alerts: [...extra, ...this.view.alerts] };
     return this.view;
   }
 
