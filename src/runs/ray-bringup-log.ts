@@ -2,6 +2,7 @@
 // (ray-bringup.ts) read back, for `follow` and the cockpit: the phase the run is in before the
 // trainer's first record, and, when it failed, which node and why.
 import { RAY_SAY } from './ray-bringup.js';
+import type { Alert } from '../metrics/index.js';
 
 export interface RayBringUp {
   /** The line without `awrl: `: `starting Ray: 3/4 nodes joined, n3 failed: …`. */
@@ -49,4 +50,15 @@ export class RayBringUpLines {
   reset(): void {
     this.rest = '';
   }
+}
+
+/** The bring-up as an alert while it is the run's phase (info), or when it failed (error); none once
+ *  every node joined. */
+export function rayAlert(u: RayBringUp | null): Alert | null {
+  if (!u || u.done) return null;
+  if (u.failed) {
+    return { id: 'ray/bringup/failed', severity: 'error', title: u.text.replace(/^starting Ray: failed: /, 'Ray bring-up failed: '),
+      detail: u.failures.map((f) => `${f.node}: ${f.why}`).join('; '), advice: 'the attempt ended without starting the trainer: fix the named node (ray start on it by hand shows why), then resume the run' };
+  }
+  return { id: 'ray/bringup', severity: u.failures.length ? 'warning' : 'info', title: u.text, detail: '', advice: 'the trainer starts once every node joined' };
 }

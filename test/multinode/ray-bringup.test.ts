@@ -5,6 +5,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listRuns } from '../../src/runs/index.js';
+import { createLiveSession } from '../../src/ui/session/live-session.js';
 import { waitFor } from '../harness/wait.js';
 import { sentinelCli } from '../runs/cli-process.js';
 import { TOKEN, rayRunOverrides, startWorld, type World } from './world.js';
@@ -38,5 +39,15 @@ describe('a Ray worker that fails to join', () => {
     expect(run.state).toBe('failed');
     expect(run.detail).toBe(`job ${res.jobIds[0]} FAILED`);
     expect(existsSync(join(res.record.runDir, `slurm-exit.${res.jobIds[0]}`))).toBe(true);
+    // The cockpit on the same run: the failed bring-up is its alert, naming the node and why.
+    const session = createLiveSession({ targets: [{ target: w.target({ setupExtra: 'export AWRL_SIM_RAY_FAIL=n3' }), transport: w.t }], gpuPoller: () => () => {}, runFacts: async () => ({}), runsPollMs: 5_000 });
+    try {
+      session.actions.selectRun(res.record.runId);
+      const a = await waitFor(() => session.getState().run?.alerts.find((x) => x.id === 'ray/bringup/failed'), { timeoutMs: 30_000, what: 'the bring-up alert' });
+      expect(a.title).toBe(`Ray bring-up failed: 3/4 nodes joined, n3 failed: ${why}; not starting the trainer`);
+      expect(a.severity).toBe('error');
+    } finally {
+      await session.close();
+    }
   }, 240_000);
 });

@@ -9,6 +9,7 @@
 import { NodeFailureWatch } from '../../runs/node-facts.js';
 import { isActive } from '../../runs/run-state.js';
 import { IdleNodeWatch } from '../../runs/idle-nodes.js';
+import { RayBringUpLines, rayAlert, type RayBringUp } from '../../runs/ray-bringup-log.js';
 import type { Alert } from '../../metrics/index.js';
 import type { ConnectionState, Transport } from '../../remote/transport.js';
 import { watchRunState, type RunStateWatcher, type Target } from '../../runs/index.js';
@@ -62,6 +63,9 @@ export class RunFeed {
   /** The latest node-failure alert of the run's Slurm job (null: none seen). */
   private nodeAlert: Alert | null = null;
   private readonly idleNodes = new IdleNodeWatch();
+  /** The batch script's Ray bring-up as the log tells it (src/runs/ray-bringup-log.ts). */
+  private readonly ray = new RayBringUpLines();
+  private rayPhase: RayBringUp | null = null;
   private idleAlert: Alert | null = null;
   private connection: ConnectionState;
   private connectionAt: number;
@@ -107,6 +111,10 @@ export class RunFeed {
       ingest: (e, notify) => this.ingest(e, notify),
       note: (level, text) => this.note(level, text),
       rawArrived: () => this.changed(),
+      rawBytes: (b) => {
+        if (b === null) return this.ray.reset();
+        for (const u of this.ray.push(b)) this.rayPhase = u;
+      },
     });
   }
 
@@ -288,7 +296,7 @@ export class RunFeed {
       // An ended run's follower is paused: its problem must not say "still retrying".
       followProblem: this.idle && this.log.problem ? { ...this.log.problem, text: problemText(this.log.problem, { kind: 'paused' }) } : this.log.problem,
     });
-    const extra = [this.nodeAlert, this.idleAlert].filter((a): a is Alert => a !== null);
+    const extra = [this.nodeAlert, this.idleAlert, rayAlert(this.rayPhase)].filter((a): a is Alert => a !== null);
     if (extra.length) this.view = { ...this.view, alerts: [...extra, ...this.view.alerts] };
     return this.view;
   }

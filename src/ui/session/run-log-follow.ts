@@ -49,6 +49,8 @@ export interface RunLogFollowOptions {
   note(level: LogLine['level'], text: string): void;
   /** Raw bytes reached the trainer-lines ring (a table still arriving has no record yet). */
   rawArrived(): void;
+  /** The raw bytes themselves, once each (null: the log was reset): the Ray bring-up lines. */
+  rawBytes?(bytes: Buffer | null): void;
 }
 
 export class RunLogFollow {
@@ -197,6 +199,7 @@ export class RunLogFollow {
       const { bytes, midLog, insideLine } = await readTail(this.o.transport, this.o.logPath, from, end);
       if (midLog) this.trainer.startMidLog(insideLine);
       this.trainer.push(bytes);
+      this.o.rawBytes?.(bytes);
     } catch {
       // Following starts at a line boundary: the pane's lines simply begin there.
       this.trainer.startMidLog(false);
@@ -213,6 +216,7 @@ export class RunLogFollow {
       this.trainer.reset(e.reason === 'appeared' && this.rawOffset === 0 ? null : e.reason);
       this.saves.reset();
       this.rawOffset = 0;
+      this.o.rawBytes?.(null);
       return;
     }
     const end = e.offset + e.bytes.length;
@@ -220,6 +224,7 @@ export class RunLogFollow {
     const fresh = e.offset < this.rawOffset ? e.bytes.subarray(this.rawOffset - e.offset) : e.bytes;
     this.trainer.push(fresh);
     this.saves.push(fresh);
+    this.o.rawBytes?.(fresh);
     this.rawOffset = end;
     // The follower's events mark the view dirty and notify; a chunk without a complete record
     // (a table still arriving) must still reach the pane.
