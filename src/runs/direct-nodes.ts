@@ -65,7 +65,8 @@ export function parseDirectNodes(stdout: string): DirectNodes {
       found.push({ name: f[1], ip: f[2] && f[2] !== '-' ? f[2] : null, state: f[3] ?? '', head: f[4] === 'head' });
     }
   }
-  if (unknown !== null || found.length === 0) return { nodes: [], unknown: unknown ?? 'the Ray cluster lists no node', found };
+  if (unknown !== null || found.length === 0)
+    return { nodes: [], unknown: unknown ?? 'the Ray cluster lists no node', found };
   // Ray's head is the machine the trainer runs on: it is named by its hostname, whatever its IP resolves to.
   const names = found.map((n) => (n.head && head ? head : n.name));
   const ordered = head ? [head, ...names.filter((n) => n !== head)] : names;
@@ -73,7 +74,11 @@ export function parseDirectNodes(stdout: string): DirectNodes {
 }
 
 /** Asks the head (one exec): the given nodes with the head's hostname first, or the Ray cluster's. */
-export async function directRunNodes(transport: Transport, target: Target, given: readonly string[] = []): Promise<DirectNodes> {
+export async function directRunNodes(
+  transport: Transport,
+  target: Target,
+  given: readonly string[] = [],
+): Promise<DirectNodes> {
   const bad = given.find((n) => !NODE_NAME.test(n));
   if (bad !== undefined) return { nodes: [], unknown: `'${bad}' is not a node name`, found: [] };
   try {
@@ -85,7 +90,9 @@ export async function directRunNodes(transport: Transport, target: Target, given
 }
 
 /** The latest attempt's recorded nodes (head first), or why they are unknown (null: one-node run). */
-export function directAttemptNodes(r: Pick<RunRecord, 'attempts' | 'nodes' | 'backend'>): { nodes: string[]; unknown: string | null } | null {
+export function directAttemptNodes(
+  r: Pick<RunRecord, 'attempts' | 'nodes' | 'backend'>,
+): { nodes: string[]; unknown: string | null } | null {
   if (r.backend !== 'direct') return null;
   const last = r.attempts.at(-1);
   if (last?.nodes?.length) return { nodes: last.nodes, unknown: null };
@@ -99,8 +106,16 @@ export function directGpuScope(r: RunRecord, extraNodes: readonly string[]): Gpu
   const known = directAttemptNodes(r);
   if (!known) return null;
   if (known.unknown !== null) {
-    return { ...gpuPollScope('direct', [], extraNodes), includeHead: true, note: `nodes unknown (${known.unknown}): only the head${extraNodes.length ? ' and --check-nodes hosts' : ''} polled` };
+    return {
+      ...gpuPollScope('direct', [], extraNodes),
+      includeHead: true,
+      note: `nodes unknown (${known.unknown}): only the head${extraNodes.length ? ' and --check-nodes hosts' : ''} polled`,
+    };
   }
   const [head, ...others] = known.nodes;
-  return { nodes: [...new Set([...others, ...extraNodes])].filter((n) => n !== head), includeHead: true, headName: head };
+  return {
+    nodes: [...new Set([...others, ...extraNodes])].filter((n) => n !== head),
+    includeHead: true,
+    headName: head,
+  };
 }

@@ -42,7 +42,8 @@ export class IdleNodeWatch {
       severity: 'warning',
       title: `${who} no GPU memory while ${busy.map((n) => n.node).join(', ')} ${busy.length === 1 ? 'works' : 'work'} (for ${mins} min)`,
       detail: `under ${IDLE_MIB} MiB on every GPU of ${long.join(', ')}; ${busy.length} node(s) above ${BUSY_MIB / 1024} GiB`,
-      advice: 'its Ray worker may not have joined the cluster (ray status on the head) or got no work: check the bring-up lines in the log',
+      advice:
+        'its Ray worker may not have joined the cluster (ray status on the head) or got no work: check the bring-up lines in the log',
     };
   }
 }

@@ -5,7 +5,15 @@ import { checkNodeNames } from '../remote/node-fan-out.js';
 import type { Alert } from '../metrics/index.js';
 import { parseRunRecord, type RunRecord } from './run-record.js';
 import { setupInWorkdir, type Target } from './targets.js';
-import { ALLOC_MARK, FAIL_MARK, JOB_MARK, NODE_MARK, nodeFailureAlert, parseNodeFacts, type NodeFacts } from './node-failure.js';
+import {
+  ALLOC_MARK,
+  FAIL_MARK,
+  JOB_MARK,
+  NODE_MARK,
+  nodeFailureAlert,
+  parseNodeFacts,
+  type NodeFacts,
+} from './node-failure.js';
 
 const RECORD_MARK = '@@record\t';
 
@@ -25,20 +33,38 @@ const NODE_FACTS_SCRIPT = [
   'fi',
 ].join('\n');
 
-export async function slurmNodeFacts(transport: Transport, target: Target, jobId: string, nodes: readonly string[], runJson = ''): Promise<NodeFacts & { record: RunRecord | null }> {
+export async function slurmNodeFacts(
+  transport: Transport,
+  target: Target,
+  jobId: string,
+  nodes: readonly string[],
+  runJson = '',
+): Promise<NodeFacts & { record: RunRecord | null }> {
   checkNodeNames(nodes);
   if (!/^[0-9_]+$/.test(jobId)) throw new Error(`'${jobId}' is not a Slurm job id`);
-  const r = await transport.exec(['bash', '-c', NODE_FACTS_SCRIPT, 'awrl-node-facts', jobId, setupInWorkdir(target), runJson, ...nodes]);
+  const r = await transport.exec([
+    'bash',
+    '-c',
+    NODE_FACTS_SCRIPT,
+    'awrl-node-facts',
+    jobId,
+    setupInWorkdir(target),
+    runJson,
+    ...nodes,
+  ]);
   const text = r.stdout.toString('utf8');
   const facts = parseNodeFacts(text);
-  if (r.code !== 0 && facts.problems.length === 0) facts.problems.push(`exit ${r.code}: ${r.stderr.toString('utf8').trim().split('\n').pop() ?? ''}`);
+  if (r.code !== 0 && facts.problems.length === 0)
+    facts.problems.push(`exit ${r.code}: ${r.stderr.toString('utf8').trim().split('\n').pop() ?? ''}`);
   const line = text.split('\n').find((l) => l.startsWith(RECORD_MARK));
   return { ...facts, record: line ? parseRunRecord(line.slice(RECORD_MARK.length)) : null };
 }
 
 /** The job and nodes to ask about for a run: its latest Slurm attempt's, and the attempt before it
  *  when that is the same job (a requeued run: the failed node is in the earlier attempt's list). */
-export function nodeFailureScope(r: RunRecord): { jobId: string; nodes: string[]; requeued: { n: number; nodes: string[] } | null } | null {
+export function nodeFailureScope(
+  r: RunRecord,
+): { jobId: string; nodes: string[]; requeued: { n: number; nodes: string[] } | null } | null {
   const last = r.attempts.at(-1);
   if (r.backend !== 'slurm' || !last?.jobId) return null;
   const prev = r.attempts.length > 1 ? r.attempts[r.attempts.length - 2] : undefined;
@@ -49,16 +75,36 @@ export function nodeFailureScope(r: RunRecord): { jobId: string; nodes: string[]
 }
 
 /** Asks Slurm and says what failed (null: no node of the run failed, or nothing is known). */
-export async function checkNodeFailure(transport: Transport, target: Target, r: RunRecord): Promise<{ alert: Alert | null; facts: NodeFacts | null }> {
+export async function checkNodeFailure(
+  transport: Transport,
+  target: Target,
+  r: RunRecord,
+): Promise<{ alert: Alert | null; facts: NodeFacts | null }> {
   const scope = nodeFailureScope(r);
   if (!scope || scope.nodes.length === 0) return { alert: null, facts: null };
-  const facts = await slurmNodeFacts(transport, target, scope.jobId, [...new Set([...scope.nodes, ...(scope.requeued?.nodes ?? [])])], `${r.runDir}/run.json`);
+  const facts = await slurmNodeFacts(
+    transport,
+    target,
+    scope.jobId,
+    [...new Set([...scope.nodes, ...(scope.requeued?.nodes ?? [])])],
+    `${r.runDir}/run.json`,
+  );
   // The record as it is now: a requeued run of the job may have recorded its attempt since.
   const fresh = facts.record?.runId === r.runId ? facts.record : r;
   const now = nodeFailureScope(fresh);
   const requeued = now && now.jobId === scope.jobId ? now.requeued : scope.requeued;
   const next = fresh.chainJobIds[fresh.chainJobIds.indexOf(scope.jobId) + 1];
-  return { alert: nodeFailureAlert({ runId: r.runId, attemptNodes: requeued && now ? now.nodes : scope.nodes, jobId: scope.jobId, facts, chainNext: !!next, requeuedAttempt: requeued }), facts };
+  return {
+    alert: nodeFailureAlert({
+      runId: r.runId,
+      attemptNodes: requeued && now ? now.nodes : scope.nodes,
+      jobId: scope.jobId,
+      facts,
+      chainNext: !!next,
+      requeuedAttempt: requeued,
+    }),
+    facts,
+  };
 }
 
 /**

@@ -52,8 +52,12 @@ export function parseScontrolJob(line: string): SlurmJobFacts | null {
   const nodeList = kv.get('NodeList') ?? '';
   const start = kv.get('StartTime') ?? '';
   return {
-    jobId, state: kv.get('JobState') ?? 'UNKNOWN', reason: kv.get('Reason') ?? 'None', restarts: Number(kv.get('Restarts') ?? 0) || 0,
-    nodeList: nodeList === '(null)' ? '' : nodeList, startTime: start && start !== 'Unknown' && start !== 'None' ? start : null,
+    jobId,
+    state: kv.get('JobState') ?? 'UNKNOWN',
+    reason: kv.get('Reason') ?? 'None',
+    restarts: Number(kv.get('Restarts') ?? 0) || 0,
+    nodeList: nodeList === '(null)' ? '' : nodeList,
+    startTime: start && start !== 'Unknown' && start !== 'None' ? start : null,
   };
 }
 
@@ -67,7 +71,12 @@ export function parseNodeFacts(stdout: string): NodeFacts {
     else if (line.startsWith(NODE_MARK)) {
       const [node, state, reason, since] = line.slice(NODE_MARK.length).split('|');
       if (!node || state === undefined) continue;
-      facts.nodes.push({ node, state: state.toLowerCase(), reason: reason || 'none', since: since && since !== 'Unknown' ? since : null });
+      facts.nodes.push({
+        node,
+        state: state.toLowerCase(),
+        reason: reason || 'none',
+        since: since && since !== 'Unknown' ? since : null,
+      });
     }
   }
   return facts;
@@ -85,10 +94,21 @@ export function slurmVerdict(s: SlurmNodeState): string {
   const base = s.state.replace(/[*~#!%$@^-]+$/, '').toUpperCase();
   const noAnswer = s.state.endsWith('*');
   const reason = s.reason && s.reason !== 'none' ? s.reason : noAnswer ? 'Not responding' : '';
-  if (base === 'DOWN' || base === 'DRAIN' || base === 'DRAINED' || base === 'DRAINING' || base === 'FAIL' || base === 'FAILING') {
+  if (
+    base === 'DOWN' ||
+    base === 'DRAIN' ||
+    base === 'DRAINED' ||
+    base === 'DRAINING' ||
+    base === 'FAIL' ||
+    base === 'FAILING'
+  ) {
     return reason ? `${base} (${reason})` : base;
   }
-  return noAnswer ? `${base}, not responding${s.reason && s.reason !== 'none' ? ` (${s.reason})` : ''}` : reason ? `${base} (${reason})` : base;
+  return noAnswer
+    ? `${base}, not responding${s.reason && s.reason !== 'none' ? ` (${s.reason})` : ''}`
+    : reason
+      ? `${base} (${reason})`
+      : base;
 }
 
 const PENDING = new Set(['PENDING', 'REQUEUED', 'REQUEUE_HOLD', 'REQUEUE_FED']);
@@ -107,46 +127,77 @@ export interface NodeFailureInput {
 }
 
 const nodesWord = (ns: readonly SlurmNodeState[]): string =>
-  ns.length === 1 ? `node ${ns[0].node} failed: Slurm set it ${slurmVerdict(ns[0])}` :
-    `nodes ${ns.map((n) => n.node).join(', ')} failed: Slurm set them ${ns.map((n) => `${n.node} ${slurmVerdict(n)}`).join(', ')}`;
+  ns.length === 1
+    ? `node ${ns[0].node} failed: Slurm set it ${slurmVerdict(ns[0])}`
+    : `nodes ${ns.map((n) => n.node).join(', ')} failed: Slurm set them ${ns.map((n) => `${n.node} ${slurmVerdict(n)}`).join(', ')}`;
 
 /** The alert for a failed node of the run's job, or null when no node of it failed. */
 export function nodeFailureAlert(i: NodeFailureInput): Alert | null {
   const failed = i.facts.nodes.filter((n) => i.attemptNodes.includes(n.node) && nodeFailed(n));
   if (failed.length === 0) return null;
   const job = i.facts.job;
-  const states = i.facts.nodes.filter((n) => i.attemptNodes.includes(n.node))
-    .map((n) => `${n.node} ${n.state}${n.reason !== 'none' ? ` (${n.reason}${n.since ? ` since ${n.since}` : ''})` : ''}`).join(', ');
+  const states = i.facts.nodes
+    .filter((n) => i.attemptNodes.includes(n.node))
+    .map(
+      (n) => `${n.node} ${n.state}${n.reason !== 'none' ? ` (${n.reason}${n.since ? ` since ${n.since}` : ''})` : ''}`,
+    )
+    .join(', ');
   const id = `slurm/node-failure/${i.jobId}/${failed.map((n) => n.node).join(',')}/${job?.restarts ?? 0}`;
   // One alert per failure and per stage of it (not responding, requeued, running again, ended).
   const base = (stage: string) => ({ id: `${id}/${stage}`, detail: `Slurm's node states: ${states}` });
   const head = nodesWord(failed);
   // Running again after the requeue, on nodes without the failed one.
-  const restarted = job && RUNNING.has(job.state) && job.restarts > 0 && i.facts.alloc.length > 0 &&
+  const restarted =
+    job &&
+    RUNNING.has(job.state) &&
+    job.restarts > 0 &&
+    i.facts.alloc.length > 0 &&
     failed.every((n) => !i.facts.alloc.includes(n.node));
   if (job && restarted) {
     const which = i.requeuedAttempt ? `attempt ${i.requeuedAttempt.n}` : `the job (restart ${job.restarts})`;
-    return { ...base('restarted'), severity: 'info',
-      title: `${head} and requeued job ${i.jobId}; ${which} runs on ${i.facts.alloc.join(', ')} ` +
+    return {
+      ...base('restarted'),
+      severity: 'info',
+      title:
+        `${head} and requeued job ${i.jobId}; ${which} runs on ${i.facts.alloc.join(', ')} ` +
         `(Slurm's requeue, not the auto-resume chain) and resumes from its last recover checkpoint`,
-      advice: 'nothing to do; the failed node needs an admin before it takes jobs again' };
+      advice: 'nothing to do; the failed node needs an admin before it takes jobs again',
+    };
   }
   if (job && PENDING.has(job.state) && job.restarts > 0) {
-    const when = job.reason === 'BeginTime' && job.startTime ? ` (Slurm lets it start from ${job.startTime})` : ` (${job.reason})`;
-    return { ...base('requeued'), severity: 'warning',
+    const when =
+      job.reason === 'BeginTime' && job.startTime ? ` (Slurm lets it start from ${job.startTime})` : ` (${job.reason})`;
+    return {
+      ...base('requeued'),
+      severity: 'warning',
       title: `${head} and requeued job ${i.jobId}; the run resumes from its last recover checkpoint when the job starts again`,
-      advice: `nothing to do: job ${i.jobId} is ${job.state}${when} and waits for ${i.attemptNodes.length} free nodes` };
+      advice: `nothing to do: job ${i.jobId} is ${job.state}${when} and waits for ${i.attemptNodes.length} free nodes`,
+    };
   }
   if (job && job.state === 'NODE_FAIL') {
-    return { ...base('ended'), severity: 'error',
-      title: `${head} and ended job ${i.jobId} (NODE_FAIL)` +
-        (i.chainNext ? '; the auto-resume chain\'s next job resumes the run from its last recover checkpoint' : ''),
-      advice: i.chainNext ? 'nothing to do: the next job of the chain starts when nodes are free' : `resume it: awrl-tui --launch --resume ${i.runId}` };
+    return {
+      ...base('ended'),
+      severity: 'error',
+      title:
+        `${head} and ended job ${i.jobId} (NODE_FAIL)` +
+        (i.chainNext ? "; the auto-resume chain's next job resumes the run from its last recover checkpoint" : ''),
+      advice: i.chainNext
+        ? 'nothing to do: the next job of the chain starts when nodes are free'
+        : `resume it: awrl-tui --launch --resume ${i.runId}`,
+    };
   }
-  if (job && RUNNING.has(job.state) && (i.facts.alloc.length === 0 || failed.some((n) => i.facts.alloc.includes(n.node)))) {
-    return { ...base('silent'), severity: 'warning',
+  if (
+    job &&
+    RUNNING.has(job.state) &&
+    (i.facts.alloc.length === 0 || failed.some((n) => i.facts.alloc.includes(n.node)))
+  ) {
+    return {
+      ...base('silent'),
+      severity: 'warning',
       title: `${failed.length === 1 ? `node ${failed[0].node} does not respond` : `nodes ${failed.map((n) => n.node).join(', ')} do not respond`}: Slurm says ${failed.map(slurmVerdict).join(', ')}; job ${i.jobId} is still ${job.state}`,
-      advice: 'Slurm requeues the job if the node stays silent past SlurmdTimeout; its part of the run is stuck meanwhile' };
+      advice:
+        'Slurm requeues the job if the node stays silent past SlurmdTimeout; its part of the run is stuck meanwhile',
+    };
   }
   return null;
 }

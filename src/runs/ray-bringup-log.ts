@@ -25,14 +25,21 @@ export function parseRayBringUpLine(line: string): RayBringUp | null {
   const count = /^(\d+)\/(\d+) nodes joined/.exec(rest);
   const failures: RayBringUp['failures'] = [];
   // `, NODE failed: WHY` items; WHY runs to the next item or to `; not starting the trainer`.
-  const items = rest.replace(/; not starting the trainer$/, '').split(/, (?=[A-Za-z0-9_.-]+ failed: )/).slice(1);
+  const items = rest
+    .replace(/; not starting the trainer$/, '')
+    .split(/, (?=[A-Za-z0-9_.-]+ failed: )/)
+    .slice(1);
   for (const it of items) {
     const m = /^([A-Za-z0-9_.-]+) failed: (.*)$/.exec(it);
     if (m) failures.push({ node: m[1], why: m[2] });
   }
   return {
-    text: clean.slice('awrl: '.length), joined: count ? Number(count[1]) : null, total: count ? Number(count[2]) : null,
-    failures, failed, done: /nodes joined; starting the trainer$/.test(rest),
+    text: clean.slice('awrl: '.length),
+    joined: count ? Number(count[1]) : null,
+    total: count ? Number(count[2]) : null,
+    failures,
+    failed,
+    done: /nodes joined; starting the trainer$/.test(rest),
   };
 }
 
@@ -57,8 +64,20 @@ export class RayBringUpLines {
 export function rayAlert(u: RayBringUp | null): Alert | null {
   if (!u || u.done) return null;
   if (u.failed) {
-    return { id: 'ray/bringup/failed', severity: 'error', title: u.text.replace(/^starting Ray: failed: /, 'Ray bring-up failed: '),
-      detail: u.failures.map((f) => `${f.node}: ${f.why}`).join('; '), advice: 'the attempt ended without starting the trainer: fix the named node (ray start on it by hand shows why), then resume the run' };
+    return {
+      id: 'ray/bringup/failed',
+      severity: 'error',
+      title: u.text.replace(/^starting Ray: failed: /, 'Ray bring-up failed: '),
+      detail: u.failures.map((f) => `${f.node}: ${f.why}`).join('; '),
+      advice:
+        'the attempt ended without starting the trainer: fix the named node (ray start on it by hand shows why), then resume the run',
+    };
   }
-  return { id: 'ray/bringup', severity: u.failures.length ? 'warning' : 'info', title: u.text, detail: '', advice: 'the trainer starts once every node joined' };
+  return {
+    id: 'ray/bringup',
+    severity: u.failures.length ? 'warning' : 'info',
+    title: u.text,
+    detail: '',
+    advice: 'the trainer starts once every node joined',
+  };
 }

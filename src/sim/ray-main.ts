@@ -7,7 +7,15 @@ import { createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { cpus, hostname } from 'node:os';
 import {
-  NO_CLUSTER, alive, headFor, joinFailure, listNodesJson, listNodesTable, membersOf, parseRayArgv, statusText,
+  NO_CLUSTER,
+  alive,
+  headFor,
+  joinFailure,
+  listNodesJson,
+  listNodesTable,
+  membersOf,
+  parseRayArgv,
+  statusText,
   type RayNode,
 } from './ray.js';
 import { beat, pidAliveHere, readNodes, registerNode, unregister } from './ray-registry.js';
@@ -47,8 +55,21 @@ async function holdNode(node: RayNode): Promise<void> {
 }
 
 async function start(node: Omit<RayNode, 'pid'>, block: boolean): Promise<void> {
-  const banner = [`Local node IP: ${node.ip}`, '', '--------------------', 'Ray runtime started.', '--------------------', ''];
-  if (node.head) banner.push('Next steps', '  To add another node to this Ray cluster, run', `    ray start --address='${node.address}'`, '');
+  const banner = [
+    `Local node IP: ${node.ip}`,
+    '',
+    '--------------------',
+    'Ray runtime started.',
+    '--------------------',
+    '',
+  ];
+  if (node.head)
+    banner.push(
+      'Next steps',
+      '  To add another node to this Ray cluster, run',
+      `    ray start --address='${node.address}'`,
+      '',
+    );
   if (block) {
     out([...banner, '--block', '  This command will now block forever until terminated by a signal.', ''].join('\n'));
     await holdNode({ ...node, pid: process.pid });
@@ -56,7 +77,9 @@ async function start(node: Omit<RayNode, 'pid'>, block: boolean): Promise<void> 
   }
   // Without --block Ray leaves daemons behind and returns: one detached process stands for them.
   const child = spawn(process.execPath, [process.argv[1]], {
-    detached: true, stdio: 'ignore', env: { ...process.env, AWRL_SIM_RAY_DAEMON: JSON.stringify(node) },
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, AWRL_SIM_RAY_DAEMON: JSON.stringify(node) },
   });
   child.unref();
   const deadline = Date.now() + 10_000;
@@ -68,7 +91,8 @@ async function start(node: Omit<RayNode, 'pid'>, block: boolean): Promise<void> 
 }
 
 async function main(): Promise<void> {
-  if (!dir) return fail('fake ray: AWRL_SIM_RAY_DIR is not set (run the DIR/bin/ray wrapper that `awrl-tui sim init` writes)');
+  if (!dir)
+    return fail('fake ray: AWRL_SIM_RAY_DIR is not set (run the DIR/bin/ray wrapper that `awrl-tui sim init` writes)');
   const daemon = process.env.AWRL_SIM_RAY_DAEMON;
   if (daemon) return holdNode({ ...(JSON.parse(daemon) as RayNode), pid: process.pid });
   const cmd = parseRayArgv(process.argv.slice(2));
@@ -76,7 +100,13 @@ async function main(): Promise<void> {
   const nodes = readNodes(dir);
   const mine = nodes.find((n) => n.host === host && alive(n, now) && pidAliveHere(n.pid));
   const base = (ip: string, head: boolean, address: string, gpus: number | null) => ({
-    host, ip, head, address, startedMs: now, cpus: cpus().length, gpus: gpus ?? Number(process.env.AWRL_SIM_RAY_GPUS ?? 8),
+    host,
+    ip,
+    head,
+    address,
+    startedMs: now,
+    cpus: cpus().length,
+    gpus: gpus ?? Number(process.env.AWRL_SIM_RAY_GPUS ?? 8),
     nodeId: createHash('sha224').update(`${host} ${ip} ${now} ${process.pid}`).digest('hex'),
   });
   switch (cmd.kind) {
@@ -89,7 +119,10 @@ async function main(): Promise<void> {
     }
     case 'start-worker': {
       if (mine) return fail(`ConnectionError: Ray is already running at ${mine.address}. Run 'ray stop' first.`);
-      const failing = (process.env.AWRL_SIM_RAY_FAIL ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const failing = (process.env.AWRL_SIM_RAY_FAIL ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (failing.includes(host)) return fail(joinFailure(cmd.address));
       // The head may still be coming up: try for a while, as Ray does.
       const deadline = Date.now() + Number(process.env.AWRL_SIM_RAY_JOIN_WAIT_MS ?? 10_000);

@@ -1,7 +1,16 @@
 // The fake Ray cluster's registry (I/O): one JSON file per node under DIR/state/ray/nodes/ on the
 // shared file system, its mtime the node's heartbeat. Read by the fake `ray` and by the fake
 // nvidia-smi (a node's GPU holder is its Ray process, a real process of that node).
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { RayNode, RegisteredNode } from './ray.js';
 

@@ -54,7 +54,14 @@ export function parseRayArgv(argv: readonly string[]): RayCommand {
   const address = str('address');
   switch (words.join(' ')) {
     case 'start':
-      if (opts.get('head')) return { kind: 'start-head', port: Number(str('port') ?? 6379), ip: str('node-ip-address'), block: opts.has('block'), gpus };
+      if (opts.get('head'))
+        return {
+          kind: 'start-head',
+          port: Number(str('port') ?? 6379),
+          ip: str('node-ip-address'),
+          block: opts.has('block'),
+          gpus,
+        };
       if (address) return { kind: 'start-worker', address, ip: str('node-ip-address'), block: opts.has('block'), gpus };
       return { kind: 'error', message: 'ray start: either --head or --address must be given' };
     case 'status':
@@ -64,7 +71,10 @@ export function parseRayArgv(argv: readonly string[]): RayCommand {
     case 'stop':
       return { kind: 'stop' };
     default:
-      return { kind: 'error', message: `Usage: ray [OPTIONS] COMMAND [ARGS]...\nTry 'ray --help' for help.\n\nError: No such command '${words[0] ?? ''}'.` };
+      return {
+        kind: 'error',
+        message: `Usage: ray [OPTIONS] COMMAND [ARGS]...\nTry 'ray --help' for help.\n\nError: No such command '${words[0] ?? ''}'.`,
+      };
   }
 }
 
@@ -72,17 +82,25 @@ export const alive = (n: RegisteredNode, nowMs: number): boolean => nowMs - n.be
 
 /** The head first, then workers in the order they joined: the simulated node index of each host. */
 export function clusterOrder(nodes: readonly RegisteredNode[]): RegisteredNode[] {
-  return [...nodes].sort((a, b) => Number(b.head) - Number(a.head) || a.startedMs - b.startedMs || a.host.localeCompare(b.host));
+  return [...nodes].sort(
+    (a, b) => Number(b.head) - Number(a.head) || a.startedMs - b.startedMs || a.host.localeCompare(b.host),
+  );
 }
 
 /** The live head whose GCS is at `address` (any live head when address is null). */
-export function headFor(nodes: readonly RegisteredNode[], address: string | null, nowMs: number): RegisteredNode | null {
+export function headFor(
+  nodes: readonly RegisteredNode[],
+  address: string | null,
+  nowMs: number,
+): RegisteredNode | null {
   return nodes.find((n) => n.head && alive(n, nowMs) && (address === null || n.address === address)) ?? null;
 }
 
 /** Nodes of the cluster headed by `head`: the head and the workers that joined its address. */
 export function membersOf(nodes: readonly RegisteredNode[], head: RegisteredNode): RegisteredNode[] {
-  return clusterOrder(nodes.filter((n) => n === head || (!n.head && n.address === head.address && n.startedMs >= head.startedMs)));
+  return clusterOrder(
+    nodes.filter((n) => n === head || (!n.head && n.address === head.address && n.startedMs >= head.startedMs)),
+  );
 }
 
 const stamp = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace('Z', '000');
@@ -121,7 +139,9 @@ export function listNodesJson(members: readonly RegisteredNode[], nowMs: number)
     node_ip: n.ip,
     is_head_node: n.head,
     state: alive(n, nowMs) ? 'ALIVE' : 'DEAD',
-    state_message: alive(n, nowMs) ? null : 'Unexpected termination: health check failed due to missing too many heartbeats',
+    state_message: alive(n, nowMs)
+      ? null
+      : 'Unexpected termination: health check failed due to missing too many heartbeats',
     node_name: n.ip,
     resources_total: { CPU: n.cpus, GPU: n.gpus },
     labels: { 'ray.io/node_id': n.nodeId },
@@ -132,11 +152,28 @@ export function listNodesJson(members: readonly RegisteredNode[], nowMs: number)
 
 export function listNodesTable(members: readonly RegisteredNode[], nowMs: number): string {
   const head = ['', 'NODE_ID', 'NODE_IP', 'IS_HEAD_NODE', 'STATE', 'NODE_NAME'];
-  const rows = members.map((n, i) => [String(i), n.nodeId, n.ip, n.head ? 'True' : 'False', alive(n, nowMs) ? 'ALIVE' : 'DEAD', n.ip]);
+  const rows = members.map((n, i) => [
+    String(i),
+    n.nodeId,
+    n.ip,
+    n.head ? 'True' : 'False',
+    alive(n, nowMs) ? 'ALIVE' : 'DEAD',
+    n.ip,
+  ]);
   const width = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   const line = (r: string[]): string => ` ${r.map((v, c) => v.padEnd(width[c])).join('  ')}`.trimEnd();
-  return [`======== List: ${stamp(nowMs)} ========`, 'Stats:', '------------------------------', `Total: ${members.length}`, '',
-    'Table:', '------------------------------', line(head), ...rows.map(line), ''].join('\n');
+  return [
+    `======== List: ${stamp(nowMs)} ========`,
+    'Stats:',
+    '------------------------------',
+    `Total: ${members.length}`,
+    '',
+    'Table:',
+    '------------------------------',
+    line(head),
+    ...rows.map(line),
+    '',
+  ].join('\n');
 }
 
 export const NO_CLUSTER =

@@ -41,9 +41,11 @@ export function nodeSshConfig(l: ClusterLayout, identityFile: string, knownHosts
 
 /** known_hosts with every node's host key, under its name and its address. */
 export function knownHosts(l: ClusterLayout, hostKeys: readonly string[]): string {
-  return nodeNumbers(l.nodes)
-    .map((k) => `[${nodeName(k)}]:${l.sshPort},[${nodeAddr(k)}]:${l.sshPort} ${hostKeys[k - 1]}`)
-    .join('\n') + '\n';
+  return (
+    nodeNumbers(l.nodes)
+      .map((k) => `[${nodeName(k)}]:${l.sshPort},[${nodeAddr(k)}]:${l.sshPort} ${hostKeys[k - 1]}`)
+      .join('\n') + '\n'
+  );
 }
 
 export interface NodeSshd {
@@ -118,7 +120,8 @@ export function slurmConf(l: ClusterLayout): string {
     'AccountingStorageType=accounting_storage/none',
     ...(process.env.AWRL_SLURM_DEBUG === '1' ? ['SlurmctldDebug=debug2', 'SlurmdDebug=debug2'] : []),
     ...nodeNumbers(l.nodes).map(
-      (k) => `NodeName=${nodeName(k)} NodeAddr=${nodeAddr(k)} CPUs=2 RealMemory=1000 Gres=gpu:${l.gpusPerNode} State=UNKNOWN`,
+      (k) =>
+        `NodeName=${nodeName(k)} NodeAddr=${nodeAddr(k)} CPUs=2 RealMemory=1000 Gres=gpu:${l.gpusPerNode} State=UNKNOWN`,
     ),
     `PartitionName=debug Nodes=${all} Default=YES MaxTime=INFINITE State=UP`,
     '',
@@ -127,7 +130,9 @@ export function slurmConf(l: ClusterLayout): string {
 
 /** slurmd refuses plain files as GPU devices: the harness makes character devices (mknod 1 3). */
 export function gresConf(l: ClusterLayout, devDir: string): string {
-  return ['AutoDetect=off', `NodeName=n[1-${l.nodes}] Name=gpu File=${devDir}/nvidia[0-${l.gpusPerNode - 1}]`, ''].join('\n');
+  return ['AutoDetect=off', `NodeName=n[1-${l.nodes}] Name=gpu File=${devDir}/nvidia[0-${l.gpusPerNode - 1}]`, ''].join(
+    '\n',
+  );
 }
 
 /**

@@ -12,7 +12,16 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  NODE_INIT, gresConf, hostsFile, knownHosts, nodeAddr, nodeName, nodeNumbers, nodeSshConfig, slurmConf, sshdConfig,
+  NODE_INIT,
+  gresConf,
+  hostsFile,
+  knownHosts,
+  nodeAddr,
+  nodeName,
+  nodeNumbers,
+  nodeSshConfig,
+  slurmConf,
+  sshdConfig,
   type ClusterLayout,
 } from './cluster-conf.js';
 import { descendants, freePort, killTree } from './sshd.js';
@@ -65,7 +74,9 @@ function safeKill(pid: number, sig: NodeJS.Signals): void {
 }
 
 function uidGid(user: string): { uid: number; gid: number } {
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${user}:`));
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${user}:`));
   if (!line) throw new Error(`cluster harness: user '${user}' missing (apt-get install munge)`);
   const f = line.split(':');
   return { uid: Number(f[2]), gid: Number(f[3]) };
@@ -83,7 +94,10 @@ function keygen(path: string, comment: string): string {
 /** The namespace init is unshare's only child (unshare --fork waits for it). */
 function initOf(unsharePid: number): number | null {
   try {
-    const kids = readFileSync(`/proc/${unsharePid}/task/${unsharePid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    const kids = readFileSync(`/proc/${unsharePid}/task/${unsharePid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
     return kids.length ? Number(kids[0]) : null;
   } catch {
     return null;
@@ -103,11 +117,31 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   chownSync(mungeDir, munge.uid, munge.gid);
   chownSync(keyFile, munge.uid, munge.gid);
   // A port free on every address at once (0.0.0.0), so each node can listen on it at its own.
-  const [sshPort, ctldPort, slurmdPort] = [await freePort('0.0.0.0'), await freePort('0.0.0.0'), await freePort('0.0.0.0')];
-  const layout: ClusterLayout = { dir, nodes: opts.nodes, sshPort, ctldPort, slurmdPort, mungeSocket: join(mungeDir, 'munge.socket'), gpusPerNode };
+  const [sshPort, ctldPort, slurmdPort] = [
+    await freePort('0.0.0.0'),
+    await freePort('0.0.0.0'),
+    await freePort('0.0.0.0'),
+  ];
+  const layout: ClusterLayout = {
+    dir,
+    nodes: opts.nodes,
+    sshPort,
+    ctldPort,
+    slurmdPort,
+    mungeSocket: join(mungeDir, 'munge.socket'),
+    gpusPerNode,
+  };
 
   const shim = join(dir, 'node-source-addr.so');
-  execFileSync('gcc', ['-shared', '-fPIC', '-O2', '-o', shim, new URL('./node-source-addr.c', import.meta.url).pathname, '-ldl']);
+  execFileSync('gcc', [
+    '-shared',
+    '-fPIC',
+    '-O2',
+    '-o',
+    shim,
+    new URL('./node-source-addr.c', import.meta.url).pathname,
+    '-ldl',
+  ]);
   for (let i = 0; i < gpusPerNode; i++) execFileSync('mknod', [join(dir, 'dev', `nvidia${i}`), 'c', '1', '3']);
   const identityFile = join(dir, 'client_ed25519');
   const clientKey = keygen(identityFile, 'awrl-cluster-client');
@@ -125,14 +159,34 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   writeFileSync(conf, slurmConf(layout));
   writeFileSync(join(dir, 'gres.conf'), gresConf(layout, join(dir, 'dev')));
   writeFileSync(join(dir, 'node-init.sh'), NODE_INIT);
-  const path = [...(opts.path ?? []), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'].join(':');
+  const path = [
+    ...(opts.path ?? []),
+    '/usr/local/sbin',
+    '/usr/local/bin',
+    '/usr/sbin',
+    '/usr/bin',
+    '/sbin',
+    '/bin',
+  ].join(':');
   const headAlias = `awrl-cluster-head-${sshPort}`;
   const sshConfigFile = join(dir, 'client_ssh_config');
   writeFileSync(
     sshConfigFile,
-    [`Host ${headAlias}`, `  HostName ${nodeAddr(1)}`, ...nodeNumbers(opts.nodes).flatMap((k) => [`Host ${nodeName(k)}`, `  HostName ${nodeAddr(k)}`]),
-      'Host *', `  Port ${sshPort}`, '  User root', `  IdentityFile ${identityFile}`, '  IdentitiesOnly yes',
-      `  UserKnownHostsFile ${known}`, '  GlobalKnownHostsFile /dev/null', '  StrictHostKeyChecking yes', '  BatchMode yes', ''].join('\n'),
+    [
+      `Host ${headAlias}`,
+      `  HostName ${nodeAddr(1)}`,
+      ...nodeNumbers(opts.nodes).flatMap((k) => [`Host ${nodeName(k)}`, `  HostName ${nodeAddr(k)}`]),
+      'Host *',
+      `  Port ${sshPort}`,
+      '  User root',
+      `  IdentityFile ${identityFile}`,
+      '  IdentitiesOnly yes',
+      `  UserKnownHostsFile ${known}`,
+      '  GlobalKnownHostsFile /dev/null',
+      '  StrictHostKeyChecking yes',
+      '  BatchMode yes',
+      '',
+    ].join('\n'),
   );
   // The alias: its key is checked under [alias]:port, so add that line too.
   writeFileSync(known, readFileSync(known, 'utf8') + `[${headAlias}]:${sshPort} ${hostKeys[0]}\n`);
@@ -153,13 +207,26 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   };
 
   const describe = (): string =>
-    [tail(join(dir, 'log', 'slurmctld.log')), ...nodes.map((n) => tail(join(dir, 'log', `slurmd-${n.name}.log`), 600)),
-      ...nodes.map((n) => tail(join(n.dir, 'sshd.log'), 400))].join('\n');
+    [
+      tail(join(dir, 'log', 'slurmctld.log')),
+      ...nodes.map((n) => tail(join(dir, 'log', `slurmd-${n.name}.log`), 600)),
+      ...nodes.map((n) => tail(join(n.dir, 'sshd.log'), 400)),
+    ].join('\n');
 
   try {
-    const munged = spawn('/usr/sbin/munged', ['-F', `--socket=${layout.mungeSocket}`, `--key-file=${keyFile}`,
-      `--log-file=${join(mungeDir, 'munged.log')}`, `--pid-file=${join(mungeDir, 'munged.pid')}`,
-      `--seed-file=${join(mungeDir, 'munged.seed')}`, '--force'], { stdio: 'ignore', uid: munge.uid, gid: munge.gid });
+    const munged = spawn(
+      '/usr/sbin/munged',
+      [
+        '-F',
+        `--socket=${layout.mungeSocket}`,
+        `--key-file=${keyFile}`,
+        `--log-file=${join(mungeDir, 'munged.log')}`,
+        `--pid-file=${join(mungeDir, 'munged.pid')}`,
+        `--seed-file=${join(mungeDir, 'munged.seed')}`,
+        '--force',
+      ],
+      { stdio: 'ignore', uid: munge.uid, gid: munge.gid },
+    );
     mungedPid = munged.pid!;
     live.add(mungedPid);
     await waitFor(() => existsSync(layout.mungeSocket), { timeoutMs: 10_000, what: 'the munged socket' });
@@ -167,30 +234,61 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     for (const k of nodeNumbers(opts.nodes)) {
       const name = nodeName(k);
       const ndir = join(dir, 'nodes', name);
-      writeFileSync(join(ndir, 'sshd_config'), sshdConfig(layout, k, {
-        hostKey: join(ndir, 'host_ed25519'), pidFile: join(ndir, 'sshd.pid'), authorizedKeys, path, preload: shim, slurmConf: conf,
-      }));
+      writeFileSync(
+        join(ndir, 'sshd_config'),
+        sshdConfig(layout, k, {
+          hostKey: join(ndir, 'host_ed25519'),
+          pidFile: join(ndir, 'sshd.pid'),
+          authorizedKeys,
+          path,
+          preload: shim,
+          slurmConf: conf,
+        }),
+      );
       mkdirSync('/run/sshd', { recursive: true });
-      const u = spawn('unshare', ['--uts', '--pid', '--fork', '--mount-proc', '--mount', '--propagation', 'private',
-        'bash', join(dir, 'node-init.sh'), name, dir, ndir], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...env, AWRL_CLUSTER_DIR: dir } });
+      const u = spawn(
+        'unshare',
+        [
+          '--uts',
+          '--pid',
+          '--fork',
+          '--mount-proc',
+          '--mount',
+          '--propagation',
+          'private',
+          'bash',
+          join(dir, 'node-init.sh'),
+          name,
+          dir,
+          ndir,
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'], env: { ...env, AWRL_CLUSTER_DIR: dir } },
+      );
       let stderr = '';
       u.stderr!.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-2000)));
       unshares.push(u);
       live.add(u.pid!);
-      const initPid = await waitFor(() => initOf(u.pid!), { timeoutMs: 10_000, what: `${name}'s namespace init (${stderr})` });
+      const initPid = await waitFor(() => initOf(u.pid!), {
+        timeoutMs: 10_000,
+        what: `${name}'s namespace init (${stderr})`,
+      });
       nodes.push({ name, addr: nodeAddr(k), initPid, dir: ndir });
     }
     for (const n of nodes) {
       await waitFor(() => readFileSync(join(n.dir, 'sshd.log'), 'utf8').includes('Server listening on'), {
-        timeoutMs: 20_000, what: `${n.name}'s sshd\n${describe()}`,
+        timeoutMs: 20_000,
+        what: `${n.name}'s sshd\n${describe()}`,
       });
     }
     let last = '';
-    await waitFor(() => {
-      last = execFileSync('sinfo', ['-h', '-N', '-o', '%N %T'], { env, encoding: 'utf8', timeout: 10_000 }).trim();
-      const idle = last.split('\n').filter((l) => / idle$/.test(l)).length;
-      return idle === opts.nodes;
-    }, { timeoutMs: 60_000, intervalMs: 300, what: `${opts.nodes} idle nodes in sinfo` }).catch((e: Error) => {
+    await waitFor(
+      () => {
+        last = execFileSync('sinfo', ['-h', '-N', '-o', '%N %T'], { env, encoding: 'utf8', timeout: 10_000 }).trim();
+        const idle = last.split('\n').filter((l) => / idle$/.test(l)).length;
+        return idle === opts.nodes;
+      },
+      { timeoutMs: 60_000, intervalMs: 300, what: `${opts.nodes} idle nodes in sinfo` },
+    ).catch((e: Error) => {
       throw new Error(`${e.message}\nsinfo: ${last}\n${describe()}`);
     });
   } catch (err) {
@@ -199,7 +297,10 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   }
 
   const onNode = (name: string, script: string, timeoutMs = 30_000): string =>
-    execFileSync('ssh', ['-F', sshConfigFile, name, 'bash', '-c', shq(script)], { encoding: 'utf8', timeout: timeoutMs });
+    execFileSync('ssh', ['-F', sshConfigFile, name, 'bash', '-c', shq(script)], {
+      encoding: 'utf8',
+      timeout: timeoutMs,
+    });
   const killNode = async (name: string): Promise<void> => {
     const n = nodes.find((x) => x.name === name);
     if (!n) throw new Error(`cluster harness: no node ${name}`);

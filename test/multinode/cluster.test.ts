@@ -8,19 +8,26 @@ import { startCluster } from '../harness/cluster.js';
 import { pidAlive, waitFor } from '../harness/wait.js';
 
 const marked = (dir: string): number[] =>
-  readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/environ`).toString('latin1').includes(`AWRL_CLUSTER_DIR=${dir}`) && pidAlive(pid);
-    } catch {
-      return false;
-    }
-  });
+  readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return (
+          readFileSync(`/proc/${pid}/environ`).toString('latin1').includes(`AWRL_CLUSTER_DIR=${dir}`) && pidAlive(pid)
+        );
+      } catch {
+        return false;
+      }
+    });
 
 describe('the one-machine multi-node cluster', () => {
   it('3 nodes: Slurm sees them idle with 8 GPUs, nodes are isolated, a killed node takes its processes', async () => {
     const c = await startCluster({ nodes: 3 });
     try {
-      const sinfo = execFileSync('sinfo', ['-h', '-N', '-o', '%N %T %G'], { env: c.env, encoding: 'utf8' }).trim().split('\n');
+      const sinfo = execFileSync('sinfo', ['-h', '-N', '-o', '%N %T %G'], { env: c.env, encoding: 'utf8' })
+        .trim()
+        .split('\n');
       expect(sinfo).toEqual(['n1 idle gpu:8', 'n2 idle gpu:8', 'n3 idle gpu:8']);
       expect(c.onNode('n2', 'hostname').trim()).toBe('n2');
       // Its own PID space: a few processes (init, sshd, slurmd, this session), not the machine's.

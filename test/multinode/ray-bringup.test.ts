@@ -40,10 +40,18 @@ describe('a Ray worker that fails to join', () => {
     expect(run.detail).toBe(`job ${res.jobIds[0]} FAILED`);
     expect(existsSync(join(res.record.runDir, `slurm-exit.${res.jobIds[0]}`))).toBe(true);
     // The cockpit on the same run: the failed bring-up is its alert, naming the node and why.
-    const session = createLiveSession({ targets: [{ target: w.target({ setupExtra: 'export AWRL_SIM_RAY_FAIL=n3' }), transport: w.t }], gpuPoller: () => () => {}, runFacts: async () => ({}), runsPollMs: 5_000 });
+    const session = createLiveSession({
+      targets: [{ target: w.target({ setupExtra: 'export AWRL_SIM_RAY_FAIL=n3' }), transport: w.t }],
+      gpuPoller: () => () => {},
+      runFacts: async () => ({}),
+      runsPollMs: 5_000,
+    });
     try {
       session.actions.selectRun(res.record.runId);
-      const a = await waitFor(() => session.getState().run?.alerts.find((x) => x.id === 'ray/bringup/failed'), { timeoutMs: 30_000, what: 'the bring-up alert' });
+      const a = await waitFor(() => session.getState().run?.alerts.find((x) => x.id === 'ray/bringup/failed'), {
+        timeoutMs: 30_000,
+        what: 'the bring-up alert',
+      });
       expect(a.title).toBe(`Ray bring-up failed: 3/4 nodes joined, n3 failed: ${why}; not starting the trainer`);
       expect(a.severity).toBe('error');
     } finally {

@@ -30,8 +30,13 @@ export interface World {
 /** The overrides of an N-node Ray run of the simulator: 8 GPUs a node, rollout on the first half. */
 export function rayRunOverrides(nodes: number, trial: string): string[] {
   const half = (nodes * 8) / 2;
-  return [`cluster.n_nodes=${nodes}`, 'scheduler.type=ray', `allocation_mode='sglang[rollout]:d${half}+fsdp[actor]:d${half}'`,
-    `++trial_name=${trial}`, 'total_train_epochs=1'];
+  return [
+    `cluster.n_nodes=${nodes}`,
+    'scheduler.type=ray',
+    `allocation_mode='sglang[rollout]:d${half}+fsdp[actor]:d${half}'`,
+    `++trial_name=${trial}`,
+    'total_train_epochs=1',
+  ];
 }
 
 export async function startWorld(nodes: number, simSpeed = 300): Promise<World> {
@@ -49,8 +54,14 @@ export async function startWorld(nodes: number, simSpeed = 300): Promise<World> 
   const target = (o: { setupExtra?: string; backend?: 'slurm' | 'direct' } = {}): Target => {
     const r = resolveTarget(
       {
-        target: cluster.headAlias, sshConfigFile: cluster.sshConfigFile, workdir, backend: o.backend ?? 'slurm',
-        setup: [`export PATH=${workdir}/bin:$PATH AWRL_SIM_SPEED=${simSpeed}`, ...(o.setupExtra ? [o.setupExtra] : [])].join('; '),
+        target: cluster.headAlias,
+        sshConfigFile: cluster.sshConfigFile,
+        workdir,
+        backend: o.backend ?? 'slurm',
+        setup: [
+          `export PATH=${workdir}/bin:$PATH AWRL_SIM_SPEED=${simSpeed}`,
+          ...(o.setupExtra ? [o.setupExtra] : []),
+        ].join('; '),
         ...(o.backend === 'direct' ? {} : { partition: cluster.partition, gpusPerNode: 8, cpusPerTask: 1 }),
       },
       {},
@@ -61,12 +72,28 @@ export async function startWorld(nodes: number, simSpeed = 300): Promise<World> 
   const setupOf = (o: { setupExtra?: string }) =>
     [`export PATH=${workdir}/bin:$PATH AWRL_SIM_SPEED=${simSpeed}`, ...(o.setupExtra ? [o.setupExtra] : [])].join('; ');
   const cliArgs = (o: { setupExtra?: string; backend?: 'slurm' | 'direct' } = {}) => [
-    '--target', cluster.headAlias, '-F', cluster.sshConfigFile, '--workdir', workdir, '--backend', o.backend ?? 'slurm',
-    ...(o.backend === 'direct' ? [] : ['--partition', cluster.partition, '--gpus-per-node', '8', '--cpus-per-task', '1']),
-    '--setup', setupOf(o),
+    '--target',
+    cluster.headAlias,
+    '-F',
+    cluster.sshConfigFile,
+    '--workdir',
+    workdir,
+    '--backend',
+    o.backend ?? 'slurm',
+    ...(o.backend === 'direct'
+      ? []
+      : ['--partition', cluster.partition, '--gpus-per-node', '8', '--cpus-per-task', '1']),
+    '--setup',
+    setupOf(o),
   ];
   const launch = async (overrides: string[], o: { setupExtra?: string; backend?: 'slurm' | 'direct' } = {}) => {
-    const planned = planFromConfig({ target: target(o), fileName: sim.config!, text: readFileSync(sim.config!, 'utf8'), overrides, env: ENV });
+    const planned = planFromConfig({
+      target: target(o),
+      fileName: sim.config!,
+      text: readFileSync(sim.config!, 'utf8'),
+      overrides,
+      env: ENV,
+    });
     if (!planned.ok) throw new Error(planned.messages.join('\n'));
     return launchRun(planned.plan, t, { env: ENV });
   };
