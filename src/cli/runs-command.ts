@@ -1,6 +1,9 @@
 // `awrl-tui runs --target T [--json]`: runs on a target with their live state, step and reward.
 import { listRuns, runJobIdsOf, type RunSummary } from '../runs/index.js';
 import { chainShort } from '../runs/attempt-chain.js';
+import { checkNodeFailure } from '../runs/node-facts.js';
+import { isActive } from '../runs/run-state.js';
+import type { Alert } from '../metrics/index.js';
 import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { CliError, EXIT } from './errors.js';
@@ -42,6 +45,13 @@ async function list(args: string[]): Promise<number> {
     const runs = await listRuns(transport, target, { chain: true }).catch((e: Error) => {
       throw new CliError(e.message, EXIT.failed, { code: 'remote-failed' });
     });
+    // A Slurm node failure of an active run, named with Slurm's verdict (one exec per such run).
+    const nodeAlerts = new Map<string, Alert>();
+    for (const r of runs) {
+      if (r.record.backend !== 'slurm' || !isActive(r.state) || !r.record.attempts.some((a) => a.nodes?.length)) continue;
+      const a = (await checkNodeFailure(transport, target, r.record).catch(() => null))?.alert;
+      if (a) nodeAlerts.set(r.runId, a);
+    }
     if (p.switches.has('--json')) {
       const rows = runs.map((r) => ({
         runId: r.runId,
@@ -59,10 +69,14 @@ async function list(args: string[]): Promise<number> {
         // Each attempt: job id or pid, start, end, why it ended, the step it resumed from.
         chain: r.chain ?? [],
         runDir: r.record.runDir,
+        nodeFailure: nodeAlerts.get(r.runId) ?? null,
       }));
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else if (runs.length === 0) process.stdout.write(`no runs on ${target.name} (${target.workdir}/.awrl/runs)\n`);
-    else process.stdout.write(`${formatRunsTable(runs)}\n`);
+    else {
+      process.stdout.write(`${formatRunsTable(runs)}\n`);
+      for (const [id, a] of nodeAlerts) process.stdout.write(`${id}: ${a.title}\n`);
+    }
     return EXIT.ok;
   } finally {
     await transport.close().catch(() => undefined);

@@ -15,7 +15,7 @@ import { waitFor } from '../harness/wait.js';
 import { sentinelCli } from '../runs/cli-process.js';
 import { TOKEN, rayRunOverrides, startWorld, type World } from './world.js';
 
-const { start, killAll } = sentinelCli(TOKEN);
+const { start, cli, killAll } = sentinelCli(TOKEN);
 
 describe('a node failure during a 4-node Slurm run', () => {
   let w: World;
@@ -80,6 +80,8 @@ describe('a node failure during a 4-node Slurm run', () => {
     const pending = (await listRuns(w.t, w.target(), { only: res.record.runId }))[0];
     expect(pending.state).toBe('pending');
     expect(pendingGpuNote(pending)).toBe('no allocation (pending)');
+    const runs = await cli(['runs', ...w.cliArgs()]);
+    expect(runs.stdout).toContain(`${res.record.runId}: ${named}`);
 
     // Slurm would start it ~2 min after the requeue (BeginTime): now, on the 4 nodes left.
     const scontrol = (...a: string[]) => {
