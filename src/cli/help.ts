@@ -25,7 +25,8 @@ Usage:
   awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]
                                         run the simulated trainer locally and open the cockpit on it
   awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]
-           [--skip-preflight] [--auto-resume N] [--reconnect-timeout S] [--accept-new-host-key]
+           [--skip-preflight] [--auto-resume N] [--node H1,H2] [--reconnect-timeout S]
+           [--accept-new-host-key]
                                         validate, pre-flight the target, then start a run (headless)
   awrl-tui --launch --resume RUN --target T [--follow] [--json] [--skip-preflight]
                                         relaunch a run with the same config, experiment and trial
@@ -78,6 +79,8 @@ Launch options:
                           --resume, resume a run that finished (it runs again from its checkpoint)
   --skip-preflight        launch even when a pre-flight check fails (recorded in run.json)
   --auto-resume N         Slurm: resubmit up to N times after TIMEOUT, PREEMPTED or NODE_FAIL
+  --node H1,H2            a direct multi-node (Ray) run's hosts, given once: kept in run.json for
+                          the GPU panel and leftovers (without it: found with ray list nodes)
   --reconnect-timeout S   with --follow: give up (exit 4) after S seconds without a connection (300)
   --accept-new-host-key   trust a host key seen for the first time (otherwise refused)
 

@@ -30,13 +30,15 @@ import { listRuns } from '../runs/list.js';
 import { settledByPreflight } from '../preflight/settled.js';
 import type { PreflightSummary, RunRecord } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
+import { NODE_NAME } from '../remote/node-fan-out.js';
+import { directRunNodes } from '../runs/direct-nodes.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
 import { withJsonErrors } from './json-errors.js';
 import { cliErrorFromRun, cliTarget } from './run-errors.js';
 
 const OWN = {
-  values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout'],
+  values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout', '--node'],
   switches: ['--follow', '--json', '--force', '--accept-new-host-key', '--skip-preflight'],
 };
 
@@ -89,6 +91,12 @@ async function launch(args: string[]): Promise<number> {
     throw new CliError(`--resume takes no overrides (got '${p.positional[0]}')`, EXIT.usage);
 
   const target: Target = cliTarget(p.flags);
+  // A direct multi-node run's nodes, given once (recorded in run.json for the panel and the leftovers).
+  const nodeNames = (p.values['--node'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const badNode = nodeNames.find((n) => !NODE_NAME.test(n));
+  if (badNode !== undefined) throw new CliError(`--node: '${badNode}' is not a host name`, EXIT.usage);
+  if (nodeNames.length > 0 && target.backend === 'slurm') throw new CliError('--node names a direct run\'s hosts: Slurm chooses its own nodes (drop --node)', EXIT.usage);
+  if (nodeNames.length > 0 && resumeId) throw new CliError('--resume keeps the nodes the run was launched with: drop --node', EXIT.usage);
   if (autoResume > 0 && target.backend !== 'slurm') {
     throw new CliError(
       '--auto-resume resubmits Slurm jobs after TIMEOUT/PREEMPTED/NODE_FAIL: it needs --backend slurm',
@@ -182,11 +190,15 @@ async function launch(args: string[]): Promise<number> {
     let preflight: PreflightSummary | undefined;
     const evaluation = planned?.evaluation ?? resumed?.evaluation ?? null;
     if (evaluation) {
+      // A direct multi-node run: pre-flight every node it will use (given, or its Ray cluster's), not the head alone.
+      const multi = target.backend === 'direct' && (nodeNames.length > 0 || Number((evaluation.resolved as Record<string, any> | null)?.cluster?.n_nodes) > 1);
+      const others = multi ? (await directRunNodes(t, target, nodeNames)).nodes.slice(1) : [];
       const gate = await preflightGate(t, {
         evaluation,
         target,
         envNames,
         skip: skipPreflight,
+        ...(others.length ? { nodes: others } : {}),
         ...(resumeId ? { runId: resumeId, previouslyForwarded: resumed?.record.secretNames ?? [] } : {}),
       });
       info(`preflight on ${target.name}:`);
@@ -219,7 +231,7 @@ async function launch(args: string[]): Promise<number> {
     let res: LaunchResult;
     try {
       res = planned
-        ? await launchRun(planned.plan, t, { ...io, ...(twins ? { twinsChecked: twins } : {}) })
+        ? await launchRun({ ...planned.plan, ...(nodeNames.length ? { nodeNames } : {}) }, t, { ...io, ...(twins ? { twinsChecked: twins } : {}) })
         : await resumeRun(resumeId!, t, target, {
             ...io,
             autoResume,

@@ -3,6 +3,9 @@
 import { assertWorkdir, listRuns, runJobIdsOf, RunError, type RunSummary } from '../runs/index.js';
 import { nonFiniteText, statJsonValue } from '../trainer-log/index.js';
 import { chainShort } from '../runs/attempt-chain.js';
+import { checkNodeFailure } from '../runs/node-facts.js';
+import { isActive } from '../runs/run-state.js';
+import type { Alert } from '../metrics/index.js';
 import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { CliError, EXIT } from './errors.js';
@@ -50,6 +53,13 @@ async function list(args: string[]): Promise<number> {
     const runs = await listRuns(transport, target, { chain: true, ...(only !== undefined ? { only } : {}) }).catch((e: Error) => {
       throw new CliError(e.message, EXIT.failed, { code: 'remote-failed' });
     });
+    // A Slurm node failure of an active run, named with Slurm's verdict (one exec per such run).
+    const nodeAlerts = new Map<string, Alert>();
+    for (const r of runs) {
+      if (r.record.backend !== 'slurm' || !isActive(r.state) || !r.record.attempts.some((a) => a.nodes?.length)) continue;
+      const a = (await checkNodeFailure(transport, target, r.record).catch(() => null))?.alert;
+      if (a) nodeAlerts.set(r.runId, a);
+    }
     if (p.switches.has('--json')) {
       const rows = runs.map((r) => ({
         runId: r.runId,
@@ -70,6 +80,7 @@ async function list(args: string[]): Promise<number> {
         runDir: r.record.runDir,
         exit: r.exitCode ?? null,
         ...(r.lastLines ? { lastLines: r.lastLines } : {}),
+        nodeFailure: nodeAlerts.get(r.runId) ?? null,
       }));
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else if (runs.length === 0) {
@@ -77,6 +88,7 @@ async function list(args: string[]): Promise<number> {
       process.stdout.write(`no runs on ${target.name} (${target.workdir}/.awrl/runs)\n`);
     } else {
       process.stdout.write(`${formatRunsTable(runs)}\n`);
+      for (const [id, a] of nodeAlerts) process.stdout.write(`${id}: ${a.title}\n`);
       // Why a failed run failed: its log's last lines (a run that died at once has no trainer record).
       // All runs: 3 lines each (the table stays readable); `runs RUN`: every line kept (10).
       for (const r of runs) {

@@ -10,6 +10,7 @@
 // the head's clock, the leftovers), the human lines on stderr; a failure is the cli-error line.
 import { createInterface } from 'node:readline/promises';
 import { stopRun, stoppedBy, readRecord, runsRoot, runNodes, setupInWorkdir, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
+import { directAttemptNodes } from '../runs/direct-nodes.js';
 import { checkLeftovers, stopLeftovers, formatLeftovers, type Leftover, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
 import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
@@ -45,9 +46,10 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
-/** Where leftovers can be: a Slurm run's recorded nodes; a direct run's target (plus --check-nodes). */
+/** Where leftovers can be: a run's recorded nodes (Slurm's; a direct multi-node run's, head first by
+ *  its hostname); else a direct run's target (plus --check-nodes). */
 export function leftoverScope(record: RunRecord | null, extraNodes: readonly string[]): Pick<LeftoverOptions, 'nodes' | 'includeHead'> {
-  if (record?.backend === 'slurm') {
+  if (record) {
     const nodes = runNodes(record);
     if (nodes.length > 0) return { nodes: [...new Set([...nodes, ...extraNodes])], includeHead: false };
   }
@@ -68,12 +70,15 @@ export interface LeftoverResult {
   unreachable: NodeFailure[];
   /** Nodes reached whose GPU memory could not be checked (nvidia-smi missing or failing), and why. */
   gpuUnchecked: NodeFailure[];
+  /** A direct multi-node run whose other nodes are unknown (why), so they were not looked at. */
+  nodesUnknown: string | null;
   error: string | null;
 }
 
 /** Every host was looked at completely (processes and GPUs): otherwise `stop` exits 1 (EXIT.failed),
  *  since nothing can be said about what the unchecked part holds. */
-export const leftoversFullyChecked = (r: LeftoverResult): boolean => !r.error && r.unreachable.length === 0 && r.gpuUnchecked.length === 0;
+export const leftoversFullyChecked = (r: LeftoverResult): boolean =>
+  !r.error && r.unreachable.length === 0 && r.gpuUnchecked.length === 0 && r.nodesUnknown === null;
 
 /**
  * The leftover check after a stop; `say` prints its human lines (stdout, or stderr under --json).
@@ -93,9 +98,14 @@ async function leftoverCheck(
   if (record?.backend === 'slurm' && !scope.nodes) {
     say(`leftovers: run.json records no node for ${runId} (the job never started, or it predates node recording): checking ${target.name} only`);
   }
+  // A direct multi-node run whose nodes are unknown: "none" on the head is not "none".
+  const unknownNodes = record ? directAttemptNodes(record)?.unknown ?? null : null;
+  if (unknownNodes !== null && o.extraNodes.length === 0) {
+    say(`leftovers: the nodes of ${runId} are unknown (${unknownNodes}): checking ${target.name} only; name the others with --check-nodes`);
+  }
   const hosts = scope.nodes ? [...(scope.includeHead ? [target.name] : []), ...scope.nodes] : [target.name];
   const where = hosts.join(', ');
-  const result: LeftoverResult = { checked: hosts, tagged: [], untagged: [], stopped: [], remaining: [], unreachable: [], gpuUnchecked: [], error: null };
+  const result: LeftoverResult = { checked: hosts, tagged: [], untagged: [], stopped: [], remaining: [], unreachable: [], gpuUnchecked: [], nodesUnknown: unknownNodes !== null && o.extraNodes.length === 0 ? unknownNodes : null, error: null };
   let found: Leftover[];
   try {
     const report = await checkLeftovers(transport, runId, { setup, ...scope });
@@ -119,12 +129,13 @@ async function leftoverCheck(
     const gpusSeen = seen.filter((h) => !noGpu.has(h));
     if (seen.length === 0) return result;
     const gpuWords = gpusSeen.length === seen.length ? 'no GPU memory is held' : gpusSeen.length ? `no GPU memory is held on ${gpusSeen.join(', ')}` : 'GPU memory not checked';
-    say(`leftovers: none on ${seen.join(', ')} (no process carries the run's tag, ${gpuWords})`);
+    const rest = unknownNodes !== null && o.extraNodes.length === 0 ? `; the run's other nodes are unknown, not checked` : '';
+    say(`leftovers: none on ${seen.join(', ')} (no process carries the run's tag, ${gpuWords})${rest}`);
     return result;
   }
-  if (tagged.length > 0) say(`leftovers: ${plural(tagged.length, 'process')} on ${where} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged))}`);
+  if (tagged.length > 0) say(`leftovers: ${plural(tagged.length, 'process')} on ${where} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged, hosts.length > 1))}`);
   if (holders.length > 0) {
-    say(`GPU memory on ${where} is held by ${plural(holders.length, 'process')} without this run's tag (left alone: stop them yourself if they are yours):\n${indent(formatLeftovers(holders))}`);
+    say(`GPU memory on ${where} is held by ${plural(holders.length, 'process')} without this run's tag (left alone: stop them yourself if they are yours):\n${indent(formatLeftovers(holders, hosts.length > 1))}`);
   }
   if (tagged.length === 0) return result;
   const go = o.yes || (o.mayAsk && (await confirm(`stop the ${plural(tagged.length, 'tagged process')} (SIGTERM, ${o.graceSeconds} s grace, SIGKILL)? [y/N] `)));
@@ -137,7 +148,7 @@ async function leftoverCheck(
   result.stopped = sweep.stopped;
   if (sweep.stopped.length > 0) say(`stopped ${plural(sweep.stopped.length, 'tagged process')}: PID ${sweep.stopped.map((l) => (scope.nodes ? `${l.node}:${l.pid}` : l.pid)).join(', ')}`);
   result.remaining = sweep.remaining.filter((l) => l.tagged);
-  if (result.remaining.length > 0) say(`STILL RUNNING after SIGKILL (e.g. in uninterruptible sleep):\n${indent(formatLeftovers(result.remaining))}`);
+  if (result.remaining.length > 0) say(`STILL RUNNING after SIGKILL (e.g. in uninterruptible sleep):\n${indent(formatLeftovers(result.remaining, hosts.length > 1))}`);
   return result;
 }
 

@@ -7,6 +7,11 @@ export interface GpuPollScope {
   nodes?: string[];
   /** Ask the head's own GPUs too, listed first. */
   includeHead?: boolean;
+  /** Why the scope is not the run's (a Slurm run without an allocation: `no allocation (pending)`,
+   *  nothing polled; a direct run whose nodes are unknown: the head is polled, the note shown). */
+  note?: string;
+  /** The head's name in the panel (its hostname, as the run's other nodes are named). */
+  headName?: string;
 }
 
 /**

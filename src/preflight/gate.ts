@@ -23,6 +23,8 @@ export interface GateInput {
   skipHint?: string;
   /** Ends the probe early (the cockpit quitting mid-launch). */
   signal?: AbortSignal;
+  /** A direct multi-node run's other nodes (given with --node or discovered): their GPUs are checked too. */
+  nodes?: string[];
 }
 
 export interface GateResult {
@@ -48,6 +50,7 @@ export async function preflightGate(transport: Transport, input: GateInput): Pro
       ...(input.previouslyForwarded ? { previouslyForwarded: input.previouslyForwarded } : {}),
       ...(input.signal ? { signal: input.signal } : {}),
       ...(input.runId ? { runId: input.runId, resuming: true } : {}),
+      ...(input.nodes?.length ? { nodes: input.nodes } : {}),
     });
   } catch (e) {
     const why = (e as Error).message;

@@ -218,8 +218,10 @@ export async function stopLeftovers(transport: Transport, runId: string, opts: L
 }
 
 /** One line per process, for `stop` and the cockpit (the node named when the list spans several). */
-export function formatLeftovers(list: readonly Leftover[]): string {
-  const several = new Set(list.map((l) => l.node)).size > 1;
+/** `withNode`: name each PID's node even when all are on one (several hosts were checked: a bare
+ *  PID would read as the head's, and `kill 110` on the head is wrong advice for a PID on n3). */
+export function formatLeftovers(list: readonly Leftover[], withNode = false): string {
+  const several = withNode || new Set(list.map((l) => l.node)).size > 1;
   return list
     .map((l) => {
       const why = l.tagged ? 'tagged with this run' : l.otherRunId === '?' ? `owned by ${l.user || 'another user'}` : l.otherRunId ? `leftover of run ${l.otherRunId}` : 'untagged';

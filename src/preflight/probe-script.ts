@@ -122,8 +122,23 @@ if [ "$slurm" = 1 ]; then
   printf ',"slurm":{"asked":true,"sinfo":%s' "$(cmd sinfo -h -o '%P|%a|%l|%D|%G')"
   tf=$(mktemp 2>/dev/null || echo /tmp/awrl-preflight.$$)
   printf '%s' "$batch" > "$tf"
-  printf ',"testOnly":%s}' "$(cmd sbatch --test-only @{sbatch_args[@]+"@{sbatch_args[@]}"} "$tf")"
+  to=$(cmd sbatch --test-only @{sbatch_args[@]+"@{sbatch_args[@]}"} "$tf")
+  printf ',"testOnly":%s' "$to"
   rm -f "$tf"
+  # The nodes Slurm would start the job on ("… on nodes n[1-4] in partition …"): their GPUs, asked
+  # from here as the GPU panel does, are the ones the run gets (not the login node's).
+  tn=$(printf '%s' "$to" | sed -n 's/.* on nodes \([^ "]*\).*/\1/p' | head -n 1)
+  printf ',"testNodeList":%s,"testNodes":[' "$(j "$tn")"
+  sep=
+  if [ -n "$tn" ]; then
+    for n in $(scontrol show hostnames "$tn" 2>/dev/null | head -n 64); do
+      printf '%s{"node":%s,"gpus":%s,"apps":%s}' "$sep" "$(j "$n")" \
+        "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$n" nvidia-smi "@{Q_GPU[@]}")" \
+        "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$n" nvidia-smi "@{Q_APP[@]}")"
+      sep=,
+    done
+  fi
+  printf ']}'
 else
   printf ',"slurm":{"asked":false,"sinfo":{"ok":false,"rc":0,"out":""},"testOnly":{"ok":false,"rc":0,"out":""}}'
 fi

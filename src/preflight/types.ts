@@ -71,5 +71,9 @@ export interface ProbeFacts {
     sinfo: ProbeCommandResult;
     /** `sbatch --test-only …` with the generated script on stdin. */
     testOnly: ProbeCommandResult;
+    /** The node list `sbatch --test-only` named (`n[1-4]`), '' when none; absent from older probes. */
+    testNodeList?: string;
+    /** Those nodes' GPUs and GPU processes, asked over ssh from the head. */
+    testNodes?: GpuNodeFacts[];
   };
 }

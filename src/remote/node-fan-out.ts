@@ -41,6 +41,13 @@ export interface NodeFanOutOptions {
    * the node at once instead of asking again and waiting for it again.
    */
   pendingTimeoutSec?: number;
+  /**
+   * Keep each head->node connection open between rounds (OpenSSH ControlMaster on the head, its
+   * socket in the per-user fan-out directory, closed after `reuseSec` idle seconds; default 60):
+   * a round every 5 s then logs in to a node once a minute at most instead of 12 times. 0: a new
+   * login per node per round.
+   */
+  reuseSec?: number;
 }
 
 // The values come first as single-quoted assignments (shellQuote: POSIX quotes are valid bash), the
@@ -66,6 +73,11 @@ mkdir -p -m 700 "$pending" 2>/dev/null
 # Keyed by caller, ssh config and node name: the same name may be another host under another config.
 a0=@{0//[!A-Za-z0-9_.-]/_}.$(printf '%s' "$cfg" | cksum | cut -d' ' -f1)
 printf -v now '%(%s)T' -1
+# Reused connections: one master per node (%C: hash of the host, port, user), only in our own dir.
+mux=()
+if [ "$reuse" -gt 0 ] && [ -n "$pending" ]; then
+  mux=(-o ControlMaster=auto -o "ControlPath=$pending/cm-%C" -o "ControlPersist=$reuse")
+fi
 i=0
 for h in "$@"; do
   i=$((i+1)); key=
@@ -84,7 +96,7 @@ for h in "$@"; do
     # 9>&-: only this shell holds the lock (an ssh ControlMaster left behind must not).
     if [ "$h" = '${HEAD_NODE}' ]; then printf '%s\n' "$body" | timeout -k 2 "$pend" bash -s 9>&-
     else printf '%s\n' "$body" | timeout -k 2 "$pend" ssh -o BatchMode=yes -o ConnectTimeout="$ct" \
-      -o ServerAliveInterval=5 -o ServerAliveCountMax=2 @{cfg:+-F "$cfg"} -- "$h" bash -s 9>&-; fi
+      -o ServerAliveInterval=5 -o ServerAliveCountMax=2 @{mux[@]+"@{mux[@]}"} @{cfg:+-F "$cfg"} -- "$h" bash -s 9>&-; fi
     echo $? >"$d/$i.rc"
     [ -z "$key" ] || rm -f "$key" # answered: nothing pending (and no file left behind)
   } >"$d/$i" 2>"$d/$i.err" </dev/null &
@@ -125,7 +137,8 @@ export function nodeFanOutArgv(argv0: string, script: string, args: readonly str
   const ct = Math.max(1, Math.round(opts.connectTimeoutSec ?? 5));
   const limit = Math.max(1, Math.round(opts.nodeTimeoutSec ?? 30));
   const pend = Math.max(limit, Math.round(opts.pendingTimeoutSec ?? Math.max(300, 10 * limit)));
-  const prelude = [`body=${shellQuote(nodeScriptBody(script, args))}`, `cfg=${shellQuote(opts.sshConfigFile ?? '')}`, `ct=${ct}`, `limit=${limit}`, `pend=${pend}`].join('\n');
+  const reuse = Math.max(0, Math.round(opts.reuseSec ?? 60));
+  const prelude = [`body=${shellQuote(nodeScriptBody(script, args))}`, `cfg=${shellQuote(opts.sshConfigFile ?? '')}`, `ct=${ct}`, `limit=${limit}`, `pend=${pend}`, `reuse=${reuse}`].join('\n');
   return ['bash', '-c', `${prelude}\n${FAN_OUT}`, argv0, ...nodes];
 }
 

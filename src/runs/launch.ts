@@ -35,6 +35,8 @@ export interface LaunchPlan {
   force?: boolean;
   /** What the pre-flight found (kept in run.json), when one ran or was skipped. */
   preflight?: PreflightSummary;
+  /** A direct run's nodes, given at launch (--node); none: discovered from its Ray cluster. */
+  nodeNames?: string[];
 }
 
 export interface LaunchIo {
@@ -133,6 +135,7 @@ export async function launchRun(plan: LaunchPlan, transport: Transport, io: Laun
     autoResume: t.backend === 'slurm' ? (plan.autoResume ?? 0) : 0,
     nodes: plan.nodes,
     gpusPerNode: plan.gpusPerNode,
+    ...(plan.nodeNames?.length ? { nodeNames: plan.nodeNames } : {}),
     ...((plan.preflight ?? io.preflight) ? { preflight: plan.preflight ?? io.preflight } : {}),
   };
   const files: StartFile[] = [{ name: 'config.yaml', mode: 0o644, text: plan.configText }];

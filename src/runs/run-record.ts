@@ -21,8 +21,11 @@ const attemptSchema = z.object({
   /** Slurm: the job's restart count (SLURM_RESTART_COUNT) when this attempt is a requeued run of a
    *  job another attempt already ran under the same job id. */
   restart: z.number().int().positive().optional(),
-  /** Slurm: the attempt's nodes (hostnames), written by the batch script when it starts. */
+  /** The attempt's nodes (hostnames): Slurm's, written by the batch script when it starts; a direct
+   *  multi-node run's, head first, given at launch (--node) or discovered from its Ray cluster. */
   nodes: z.array(z.string()).optional(),
+  /** A direct multi-node attempt whose nodes could not be discovered: why (readers say "unknown"). */
+  nodesUnknown: z.string().optional(),
   /** When the attempt ended, when only the record can say: a job's run that Slurm requeued (the
    *  requeue time, written by the next run's batch script; the job's exit file and Slurm's end
    *  time belong to its latest run). ISO 8601 UTC. */
@@ -61,6 +64,8 @@ const recordSchema = z.object({
   /** Slurm sizing, kept so that a resume asks for the same allocation. */
   nodes: z.number().int().positive().default(1),
   gpusPerNode: z.number().int().nonnegative().optional(),
+  /** A direct run's nodes as given once at launch (--node), for every attempt (a resume too). */
+  nodeNames: z.array(z.string()).optional(),
   stopRequestedAt: z.string().optional(),
   /** The launch wrote the run dir but could not start the job (setup line, sbatch, start script):
    *  the run is `failed`, not forever `submitted` (which would block the next launch of its trial). */

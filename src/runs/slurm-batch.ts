@@ -18,6 +18,7 @@
 // interruption that was not its own.
 import { shellQuote as q } from '../remote/quote.js';
 import type { Target } from './targets.js';
+import { RAY_CLUSTER } from './ray-bringup.js';
 
 export interface BatchScriptInput {
   runId: string;
@@ -149,25 +150,6 @@ export function attemptMarker(log: string, n: string): string[] {
     `echo "awrl: attempt ${n}" >> ${log}`,
   ];
 }
-
-/** As AsyncWebRL's own scripts do: Ray head on the first node, workers on the others, trainer on the head. */
-const RAY_CLUSTER = [
-  '# Multi-node: a Ray cluster first (head on this, the first node; workers on the others).',
-  'mapfile -t nodes < <(scontrol show hostnames "$SLURM_JOB_NODELIST")',
-  'head_node=${nodes[0]}',
-  'head_ip=$(srun --overlap --nodes=1 --ntasks=1 -w "$head_node" hostname --ip-address | awk \'{print $1}\')',
-  'ray_port=6379',
-  'export RAY_ADDRESS="$head_ip:$ray_port"',
-  'srun --overlap --nodes=1 --ntasks=1 -w "$head_node" ray start --head --node-ip-address="$head_ip" --port="$ray_port" --block >> "$RUN_DIR/stdout.log" 2>&1 &',
-  'for i in $(seq 1 120); do ray status >/dev/null 2>&1 && break; sleep 2; done',
-  'for node in "${nodes[@]:1}"; do',
-  '  srun --overlap --nodes=1 --ntasks=1 -w "$node" ray start --address="$RAY_ADDRESS" --block >> "$RUN_DIR/stdout.log" 2>&1 &',
-  'done',
-  'for i in $(seq 1 150); do',
-  '  [ "$(ray status 2>/dev/null | grep -c \' node_\')" -ge "${#nodes[@]}" ] && break',
-  '  sleep 2',
-  'done',
-];
 
 /** sbatch options for the run: job name, output, nodes and the target's Slurm settings. */
 export function sbatchArgs(t: Target, b: { runId: string; runDir: string; nodes: number; gpusPerNode?: number }): string[] {

@@ -2,6 +2,7 @@
 // script writes run.json with the attempt itself, so the launcher writes nothing after a success
 // (a launcher killed at that moment leaves a whole record). What only the head knows (the job's
 // pid or job ids, its clock) goes into the final run.json as placeholders the script fills in.
+import { directRunNodes } from './direct-nodes.js';
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
 import { setupInWorkdir, type Target } from './targets.js';
@@ -120,7 +121,8 @@ export async function runStartScript(transport: Transport, t: Target, s: StartIn
     const pid = Number(field('pid')[0]);
     if (res.code !== 0 || !Number.isInteger(pid) || pid <= 0)
       await startFailed(transport, s, `could not start the trainer on ${t.name}: ${why || `exit ${res.code}`}`);
-    const done: RunRecord = { ...record, attempts: [...record.attempts, { n, reason: s.reason, startedAt: now, pid }] };
+    let done: RunRecord = { ...record, attempts: [...record.attempts, { n, reason: s.reason, startedAt: now, pid }] };
+    done = await withDirectNodes(transport, t, done);
     return { record: done, runDir: record.runDir, logPath: runLogPath(record), pid, jobIds: [], cleaned };
   }
   const ids = field('job').filter((x) => /^\d+$/.test(x));
@@ -133,6 +135,18 @@ export async function runStartScript(transport: Transport, t: Target, s: StartIn
     chainJobIds: ids.slice(1),
   };
   return { record: done, runDir: record.runDir, logPath: runLogPath(record), jobIds: ids, cleaned };
+}
+
+/** A multi-node direct run: the started attempt's nodes, head first by hostname (direct-nodes.ts),
+ *  or why they are unknown, added to run.json once the run is whole (the start is already done). */
+async function withDirectNodes(transport: Transport, t: Target, r: RunRecord): Promise<RunRecord> {
+  if (r.nodes <= 1 && !r.nodeNames?.length) return r;
+  const dn = await directRunNodes(transport, t, r.nodeNames ?? []).catch((e: Error) => ({ nodes: [], unknown: e.message }));
+  const last = r.attempts.at(-1)!;
+  const where = dn.unknown !== null ? { nodesUnknown: dn.unknown } : { nodes: dn.nodes };
+  const next: RunRecord = { ...r, attempts: [...r.attempts.slice(0, -1), { ...last, ...where }] };
+  await transport.writeFileAtomic(`${r.runDir}/run.json`, serializeRunRecord(next)).catch(() => undefined);
+  return next;
 }
 
 /** The job did not start: a new run keeps saying why (its stdout.log may say more), not `starting`. */

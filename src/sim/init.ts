@@ -1,6 +1,7 @@
 // `awrl-tui sim init DIR`: a directory that looks like an AsyncWebRL checkout from the outside.
 //   DIR/webgym/train.py   a few lines of Python that exec node on the simulator (same CLI as the trainer)
 //   DIR/bin/nvidia-smi    the fake nvidia-smi, reading the simulator's live state under DIR/state/
+//   DIR/bin/ray           the fake ray (a cluster registry under DIR/state/ray, shared by the nodes)
 //   DIR/configs/sim_local.yaml  the project's single-node example with fileroot under DIR, wandb off,
 //                         actor.path and the datasets pointing at the two entries below
 //   DIR/models/Qwen3-VL-8B-Instruct/config.json   a model directory as pre-flight expects one
@@ -74,13 +75,28 @@ export function trainPyText(nodePath: string, mainJs: string): string {
   ].join('\n');
 }
 
-export function nvidiaSmiText(nodePath: string, smiJs: string, statePath: string): string {
+const dq = (s: string): string => s.replace(/["$`\\]/g, '\\$&');
+
+export function nvidiaSmiText(nodePath: string, smiJs: string, statePath: string, rayDir?: string): string {
   return [
     '#!/bin/sh',
     '# Fake nvidia-smi written by `awrl-tui sim init`: GPUs of the simulated node, memory by trainer phase.',
-    `AWRL_SIM_STATE="\${AWRL_SIM_STATE:-${statePath.replace(/["$`\\]/g, '\\$&')}}"`,
+    `AWRL_SIM_STATE="\${AWRL_SIM_STATE:-${dq(statePath)}}"`,
     'export AWRL_SIM_STATE',
+    ...(rayDir ? [`AWRL_SIM_RAY_DIR="\${AWRL_SIM_RAY_DIR:-${dq(rayDir)}}"`, 'export AWRL_SIM_RAY_DIR'] : []),
     `exec ${shQuote(nodePath)} ${shQuote(smiJs)} "$@"`,
+    '',
+  ].join('\n');
+}
+
+/** The fake `ray`: its cluster registry under DIR/state/ray, shared by every node that sees DIR. */
+export function rayText(nodePath: string, rayJs: string, rayDir: string): string {
+  return [
+    '#!/bin/sh',
+    '# Fake ray written by `awrl-tui sim init`: start --head/--address [--block], status, list nodes, stop.',
+    `AWRL_SIM_RAY_DIR="\${AWRL_SIM_RAY_DIR:-${dq(rayDir)}}"`,
+    'export AWRL_SIM_RAY_DIR',
+    `exec ${shQuote(nodePath)} ${shQuote(rayJs)} "$@"`,
     '',
   ].join('\n');
 }
@@ -95,8 +111,12 @@ export function simInit(dirArg: string, distDir: string, projectRoot: string, no
   writeFileSync(trainPy, trainPyText(nodePath, join(distDir, 'sim', 'main.js')));
   chmodSync(trainPy, 0o755);
   const nvidiaSmi = join(dir, 'bin', 'nvidia-smi');
-  writeFileSync(nvidiaSmi, nvidiaSmiText(nodePath, join(distDir, 'sim', 'nvidia-smi-main.js'), join(dir, 'state', 'state.json')));
+  const rayDir = join(dir, 'state', 'ray');
+  writeFileSync(nvidiaSmi, nvidiaSmiText(nodePath, join(distDir, 'sim', 'nvidia-smi-main.js'), join(dir, 'state', 'state.json'), rayDir));
   chmodSync(nvidiaSmi, 0o755);
+  const ray = join(dir, 'bin', 'ray');
+  writeFileSync(ray, rayText(nodePath, join(distDir, 'sim', 'ray-main.js'), rayDir));
+  chmodSync(ray, 0o755);
   const modelDir = join(dir, 'models', 'Qwen3-VL-8B-Instruct');
   writeFakeModel(modelDir);
   const dataDir = join(dir, 'data', 'webgym_tasks');

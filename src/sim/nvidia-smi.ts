@@ -39,8 +39,15 @@ const ACTOR_GIB: Record<StatePhase, number> = {
   stopped: 0,
 };
 
+/**
+ * Which real process holds the run's GPUs on this node (the trainer on its own node, the node's Ray
+ * process on a Ray worker): `null` = no process of the run lives here, so its GPUs are idle.
+ * Without it (pure tests) the holder PIDs are made up as 40000 + global GPU index.
+ */
+export type HolderOf = (localIndex: number) => number | null;
+
 /** The GPUs of simulated node `node` (0-based) at `nowMs`, given the trainer's state (null = no run). */
-export function snapshot(state: SimState | null, node: number, nowMs: number, gpusPerNode = 8): GpuSnapshot[] {
+export function snapshot(state: SimState | null, node: number, nowMs: number, gpusPerNode = 8, holderOf?: HolderOf): GpuSnapshot[] {
   const per = state?.gpusPerNode ?? gpusPerNode;
   const live = state !== null && !['finished', 'crashed', 'stopped'].includes(state.phase);
   const rng = Rng.of(state?.seed ?? 0, node, Math.floor(nowMs / 1000));
@@ -51,7 +58,8 @@ export function snapshot(state: SimState | null, node: number, nowMs: number, gp
     let used = 0;
     let util = 0;
     let app: GpuSnapshot['app'] = null;
-    if (live && state) {
+    const holder = holderOf ? holderOf(i) : 40000 + global;
+    if (live && state && holder !== null) {
       const isRollout = global < state.rolloutGpus;
       const isActor = !isRollout && global < state.rolloutGpus + state.actorGpus;
       if (isRollout) {
@@ -62,7 +70,7 @@ export function snapshot(state: SimState | null, node: number, nowMs: number, gp
         used = Math.round(ACTOR_GIB[state.phase] * 1024 + rng.uniform(-300, 300));
         util = state.phase === 'ppo_update' || state.phase === 'recompute_logp' ? rng.int(85, 100) : rng.int(0, 8);
       }
-      if (used > 0) app = { pid: 40000 + global, name: isRollout ? 'sglang::scheduler' : 'ray::RayRPCServer', usedMiB: used - 9 };
+      if (used > 0) app = { pid: holder, name: isRollout ? 'sglang::scheduler' : 'ray::RayRPCServer', usedMiB: used - 9 };
     }
     out.push({
       index: i,
@@ -80,6 +88,30 @@ export function snapshot(state: SimState | null, node: number, nowMs: number, gp
     });
   }
   return out;
+}
+
+/** A process that holds memory on a GPU outside any run (a leftover): `GPU PID MIB NAME` lines. */
+export interface ExtraHolder {
+  gpu: number;
+  pid: number;
+  usedMiB: number;
+  name: string;
+}
+
+export function parseExtraHolders(text: string): ExtraHolder[] {
+  return text.split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f.length >= 3 && f.slice(0, 3).every((x) => /^\d+$/.test(x)))
+    .map((f) => ({ gpu: Number(f[0]), pid: Number(f[1]), usedMiB: Number(f[2]), name: f.slice(3).join(' ') || 'python3' }));
+}
+
+/** The GPUs with the extra holders put on them (each adds its memory; the last one is the app shown). */
+export function withExtraHolders(gpus: readonly GpuSnapshot[], extras: readonly ExtraHolder[]): GpuSnapshot[] {
+  return gpus.map((g) => {
+    const mine = extras.filter((e) => e.gpu === g.index);
+    if (!mine.length) return g;
+    const used = Math.min(g.memTotalMiB, g.memUsedMiB + mine.reduce((s, e) => s + e.usedMiB + 9, 0));
+    const last = mine[mine.length - 1];
+    return { ...g, memUsedMiB: used, app: { pid: last.pid, name: last.name, usedMiB: last.usedMiB } };
+  });
 }
 
 function hex(n: number, width: number): string {

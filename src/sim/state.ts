@@ -28,6 +28,8 @@ export interface SimState {
   rolloutGpus: number;
   actorGpus: number;
   seed: number;
+  /** Hostname of the trainer's machine: its PID means something there only (multi-node GPU view). */
+  host?: string;
 }
 
 export function writeState(paths: readonly string[], s: SimState): void {

@@ -9,6 +9,7 @@ import { SimClock } from './clock.js';
 import { type SimPlan, stepCoords } from './plan.js';
 import { type Fault, type SimPhase, faultsAt, faultId } from './faults.js';
 import { readMemo, writeMemo, readStepInfo, ensureWandbId, recoverInfoDir } from './recovery.js';
+import { hostname } from 'node:os';
 import { writeState, type StatePhase } from './state.js';
 import { cleanSplitMessage, memoryMessage, stepInfoRepr, uncaughtTraceback } from './messages.js';
 import { runStep, type StepContext } from './step.js';
@@ -61,7 +62,7 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
     writeMemo(plan, memoNow);
     writeState(o.statePaths, {
       pid: process.pid, phase, step, updatedMs: clock.now(), nNodes: plan.nNodes, gpusPerNode: plan.gpusPerNode,
-      rolloutGpus: plan.rollout.gpus, actorGpus: plan.actor.gpus, seed: plan.seed,
+      rolloutGpus: plan.rollout.gpus, actorGpus: plan.actor.gpus, seed: plan.seed, host: hostname(),
     });
   };
   const log = (logger: string, level: Level, message: string, traceback?: string) => ({

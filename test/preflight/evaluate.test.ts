@@ -59,7 +59,9 @@ describe('preflight evaluation (pure)', () => {
     const more = by(evaluatePreflight(input({ resolved: resolved({ 'cluster.n_gpus_per_node': 4 }), allocationGpus: 4 })), 'gpus');
     expect(more.result).toBe('warning');
     const multi = by(evaluatePreflight(input({ resolved: resolved({ 'cluster.n_nodes': 8 }), allocationGpus: 64 })), 'gpus');
-    expect(multi.result).toBe('ok'); // 8 nodes like the head: 64
+    // 8 nodes, only the head asked: the other 7 are unknown, not assumed like it.
+    expect(multi.result).toBe('warning');
+    expect(multi.seen).toContain('7 of the 8 nodes not checked');
     const noSmi = facts({ gpuNodes: [{ node: '', gpus: { ok: false, rc: 127, out: 'nvidia-smi: command not found' }, apps: { ok: false, rc: 127, out: '' } }] });
     expect(by(evaluatePreflight(input({ facts: noSmi })), 'gpus')).toMatchObject({ result: 'error' });
     expect(by(evaluatePreflight(input({ facts: noSmi })), 'gpus').seen).toContain('gpu-head: nvidia-smi not found');

@@ -109,8 +109,9 @@ describe('preflight over a real sshd', () => {
       expect(checks.find((c) => c.id === 'checkout')!.result).toBe('ok'); // sim init makes a checkout-shaped dir
       const mem = checks.find((c) => c.id === 'gpu-memory')!;
       expect(mem.result).toBe('error');
-      for (let i = 0; i < 8; i++) expect(mem.seen).toMatch(new RegExp(`GPU ${i}: \\d+/81559 MiB in use by PID ${40000 + i} \\((sglang::scheduler|ray::RayRPCServer), \\d+ MiB\\)`));
-      expect(mem.todo).toContain('kill 40000 40001');
+      // The holder is a real process of the node: the (stand-in) trainer, on every GPU of its node.
+      for (let i = 0; i < 8; i++) expect(mem.seen).toMatch(new RegExp(`GPU ${i}: \\d+/81559 MiB in use by PID ${trainer.pid} \\(sleep 300, \\d+ MiB\\)`));
+      expect(mem.todo).toContain(`kill ${trainer.pid}`);
     } finally {
       process.kill(trainer.pid!, 'SIGKILL');
       await waitFor(() => !pidAlive(trainer.pid!), { what: 'the stand-in trainer to exit' });

@@ -136,7 +136,8 @@ describe('leftovers on a second real host, reached from the head over ssh', () =
       const logins = node2Logins();
       const found = await findLeftovers(local, runId, { setup: SETUP, nodes: ['node2'] });
       expect(found.filter((l) => l.tagged).map((l) => [l.node, l.pid])).toEqual([['node2', mine]]);
-      expect(node2Logins()).toBe(logins + 1);
+      // At most one login: the connection an earlier round left open (ControlMaster) may be reused.
+      expect(node2Logins() - logins).toBeLessThanOrEqual(1);
     } finally {
       if (saved === undefined) delete process.env.AWRL_NODE_SSH_CONFIG;
       else process.env.AWRL_NODE_SSH_CONFIG = saved;

@@ -173,8 +173,15 @@ describe('the live session polls a run\'s GPUs where the run is', () => {
 
   it('Slurm run opened while queued: once its job runs, the poller moves to the allocation', async () => {
     const runId = 'slurm-queued-20261129-111500-0004';
-    await open(runId, 'the queued Slurm run', () => true);
-    expect(scopes.at(-1)).toEqual({}); // no node of its own yet
+    const opened = scopes.length;
+    // No node of its own yet: nothing is polled (not the login node), and the panel says why.
+    session!.actions.selectRun(runId);
+    const queued = await waitFor(() => {
+      const g = session!.getState().run?.gpus ?? [];
+      return g.length === 1 && g[0].node === 'allocation' ? g : null;
+    }, { timeoutMs: 30_000, what: 'the queued run\'s GPU panel' });
+    expect(queued[0]).toMatchObject({ gpus: [], error: 'no allocation (pending)' });
+    expect(scopes.length).toBe(opened);
     const before = scopes.length;
     execFileSync('scontrol', ['release', heldJobId], { env: slurm.env });
     await waitFor(() => execFileSync('squeue', ['-h', '-j', heldJobId, '-o', '%T'], { env: slurm.env, encoding: 'utf8' }).trim() === 'RUNNING', { timeoutMs: 30_000, what: `Slurm job ${heldJobId} to run` });

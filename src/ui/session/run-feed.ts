@@ -12,6 +12,9 @@ import { problemText } from '../../remote/follow-status.js';
 import { backfill, readTail } from './backfill.js';
 import { RunRecords, type RunFacts } from './run-records.js';
 import { TrainerLineRing } from './trainer-lines.js';
+import { NodeFailureWatch } from '../../runs/node-facts.js';
+import { isActive } from '../../runs/run-state.js';
+import type { Alert } from '../../metrics/index.js';
 import type { TrainerLogReader } from '../../trainer-log/index.js';
 import {
   ENDED_STATES,
@@ -77,6 +80,7 @@ export class RunFeed {
     this.clock = o.clock ?? Date.now;
     this.summary = o.summary;
     this.connection = o.transport.state;
+    this.watchNodes();
     this.connectionAt = this.clock();
     this.watch = new RunWatch({
       transport: o.transport,
@@ -137,6 +141,7 @@ export class RunFeed {
         return this.note('warning', `log ${w.reason}: following it from the start`);
       case 'state':
         this.summary = { ...this.summary, state: w.summary.state as RunState };
+        this.nodeWatch?.update(w.summary.record, isActive(w.summary.state));
         return this.changed();
       case 'problem':
         // Said once per problem, in the event log and among the trainer's lines (the default pane).
@@ -212,6 +217,19 @@ export class RunFeed {
     return this.summary.id;
   }
 
+  private nodeWatch: NodeFailureWatch | null = null;
+  /** The latest node-failure alert of the run's Slurm job (null: none seen). */
+  private nodeAlert: Alert | null = null;
+
+  /** Watches a Slurm run's nodes (called once, from the constructor). */
+  private watchNodes(): void {
+    if (this.o.target.backend !== 'slurm') return;
+    this.nodeWatch = new NodeFailureWatch(this.o.transport, this.o.target, (a) => {
+      this.nodeAlert = a;
+      this.changed();
+    });
+  }
+
   /** The view for the next frame; rebuilt when something changed, and at least every
    *  VIEW_MAX_AGE_MS (ages in the header move with the clock). Reads only. */
   getView(): RunView {
@@ -232,11 +250,14 @@ export class RunFeed {
       // An ended run's follower is paused: its problem must not say "still retrying".
       followProblem: idle && problem ? { ...problem, text: problemText(problem, { kind: 'paused' }) } : problem,
     });
+    // A Slurm node failure, named with Slurm's verdict (src/runs/node-facts.ts), first among the alerts.
+    if (this.nodeAlert) this.view = { ...this.view, alerts: [this.nodeAlert, ...this.view.alerts] };
     return this.view;
   }
 
   close(): void {
     this.watch.close();
+    this.nodeWatch?.stop();
     this.unsubscribeState?.();
   }
 }

@@ -4,6 +4,8 @@
 // lifecycle is in selected-run-gpus.ts.
 import { GpuPoller, gpuPollScope, type GpuPollScope, type GpuSnapshot as PolledGpus } from '../../gpu/index.js';
 import { setupInWorkdir, type RunSummary as RunsSummary } from '../../runs/index.js';
+import { pendingGpuNote } from '../../runs/pending-gpus.js';
+import { directGpuScope } from '../../runs/direct-nodes.js';
 import type { GpuPollerFactory, TargetConnection } from './live-options.js';
 import type { GpuSnapshot } from './types.js';
 
@@ -28,6 +30,10 @@ export async function slurmNodes(conn: TargetConnection, run: RunsSummary): Prom
  * Slurm run: its GPUs are on its allocation only).
  */
 export async function runGpuScope(conn: TargetConnection, run: RunsSummary): Promise<GpuPollScope> {
+  const note = pendingGpuNote(run); // queued or requeued: its previous nodes are not its GPUs
+  if (note) return { note };
+  const direct = directGpuScope(run.record, conn.directRunHosts ?? []);
+  if (direct) return direct;
   let nodes: string[] = [];
   if (run.record.backend === 'slurm') {
     nodes = await slurmNodes(conn, run).catch(() => []);
@@ -81,7 +87,7 @@ export const defaultGpuPoller: GpuPollerFactory = (conn, scope, onSnapshots) => 
   const p = new GpuPoller(conn.transport, {
     ...scope,
     setup: setupInWorkdir(conn.target) || undefined,
-    headName: conn.target.name,
+    headName: scope.headName ?? conn.target.name,
     intervalMs: 5000,
     onSnapshot: (snaps) => onSnapshots(snaps.map(gpuView)),
   });

@@ -7,7 +7,9 @@ import type { GpuPollScope } from '../../gpu/index.js';
 import type { RunSummary as RunsSummary } from '../../runs/index.js';
 import type { GpuPollerFactory, TargetConnection } from './live-options.js';
 import { allocationKey, finalPoll, runGpuScope } from './run-gpu-scope.js';
+import { NO_ALLOCATION_NODE } from '../../runs/pending-gpus.js';
 import type { RunFeed } from './run-feed.js';
+import type { GpuSnapshot } from './types.js';
 
 /** What the poller was started for (its scope is kept as JSON: compared, and reused on failure). */
 interface Polling {
@@ -84,7 +86,14 @@ export class SelectedRunGpus {
   }
 
   private poll(poller: GpuPollerFactory, conn: TargetConnection, scope: GpuPollScope, feed: RunFeed, live: boolean): () => void {
-    return live ? poller(conn, scope, (s) => feed.setGpus(s)) : this.slow(poller, conn, scope, feed);
+    if (scope.note && !scope.includeHead && !scope.nodes) {
+      feed.setGpus([{ node: NO_ALLOCATION_NODE, gpus: [], error: scope.note }]);
+      return () => {};
+    }
+    // A note beside polled GPUs (a direct run whose other nodes are unknown): one more row says so.
+    const note = scope.note;
+    const show = note ? (s: GpuSnapshot[]) => feed.setGpus([...s, { node: 'other nodes', gpus: [], error: note }]) : (s: GpuSnapshot[]) => feed.setGpus(s);
+    return live ? poller(conn, scope, show) : this.slow(poller, conn, scope, feed);
   }
 
   /** An ended run's GPUs: one round now (the GPUs freed, or still held by leftovers), then one
