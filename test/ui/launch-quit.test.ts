@@ -76,6 +76,25 @@ describe("the cockpit's launch", () => {
     }
   }, 120_000);
 
+  it("a trial already running: the pre-flight's answer is the twin, with the stop command to copy", async () => {
+    const first = open('twin');
+    const second = open('twin');
+    try {
+      await first.actions.launch();
+      expect(first.getState().launch).toMatchObject({ phase: 'launched' });
+      await second.actions.runPreflight(); // what opening the confirmation (L) does
+      const p = second.getState().preflight;
+      expect(p).toMatchObject({ phase: 'done', blocked: true, checks: [] });
+      const reason = p?.phase === 'done' ? p.reason : '';
+      expect(reason).toMatch(/^run twin-\S+ of this trial is already running on local: stop it first \(awrl-tui stop twin-\S+ .*\) or pass --force$/);
+      expect(reason).not.toMatch(/GPU memory|kill /);
+    } finally {
+      await first.close();
+      await second.close();
+      for (const id of runIds('twin')) await stopRun(transport, target, id, { graceSeconds: 2 });
+    }
+  }, 120_000);
+
   it('quitting before the start is sent cancels: nothing on the target, and it says so', async () => {
     const hold = join(c.dir, 'hold-cancel');
     writeFileSync(hold, '');

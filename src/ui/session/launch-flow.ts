@@ -9,6 +9,8 @@ import type { ConfigEvaluation } from '../../config/index.js';
 import { defaultWhere, launchRun, planFromEvaluation, LaunchCancelled, type LaunchPlan } from '../../runs/index.js';
 import { preflightGate, type GateResult } from '../../preflight/gate.js';
 import { HOLD_ENV } from '../../runs/launch-hold.js';
+import { checkTwins } from '../../runs/twins.js';
+import { RunError } from '../../runs/run-error.js';
 import type { ConfigEditor } from './config-edit.js';
 import type { ConfigSource } from './config-view.js';
 import { errorText } from './error-text.js';
@@ -62,6 +64,17 @@ export class LaunchFlow {
           reason: l.error,
           failed: l.error,
           overrides: [...(this.o.editor?.source.overrides ?? [])],
+        },
+      });
+    }
+    // A twin of this trial is the first answer, with the stop command to copy (#17 §4): the GPU
+    // memory its processes hold would otherwise be the pre-flight's error.
+    const twin = await this.twinOf(l.conn, l.ev);
+    if (twin) {
+      return this.o.update({
+        preflight: {
+          phase: 'done', target: l.conn.target.name, checks: [], errors: 1, warnings: 0, blocked: true,
+          reason: twin, failed: twin, overrides: [...l.src.overrides],
         },
       });
     }
@@ -155,6 +168,17 @@ export class LaunchFlow {
     if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName)
       return { error: 'the config has errors: see Diagnostics' };
     return { src, conn, ev };
+  }
+
+  /** The twin check `--launch` makes first: a run of this experiment+trial that is active (null:
+   *  none, or it could not be asked; the launch itself checks again before its start). */
+  private async twinOf(conn: TargetConnection, ev: ConfigEvaluation): Promise<string | null> {
+    if (!ev.experimentName || !ev.trialName) return null;
+    const q = { experiment: ev.experimentName, trial: ev.trialName };
+    return checkTwins(conn.transport, conn.target, q).then(
+      () => null,
+      (e: unknown) => (e instanceof RunError ? e.message : null),
+    );
   }
 
   /** The same gate as `--launch`: one probe on the target, results into state.preflight. A probe
