@@ -148,6 +148,10 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
         return;
       case 'note':
         return info(`watch    ${w.text}`);
+      case 'ray':
+        info(`ray      ${w.update.text}`);
+        if (json) out(JSON.stringify({ type: 'ray-bringup', ...w.update }));
+        return;
       case 'settled':
         // The run ended while its log could not be read: following is over, not "still retrying";
         // say how much of the log was never read (its events are missing from what was printed).

@@ -16,6 +16,7 @@ import type { RunSummary } from './list.js';
 import { followRun, type RunFollower } from './follow-run.js';
 import { watchRunState, type RunStateWatcher } from './watch-state.js';
 import { isTerminal } from './run-state.js';
+import { RayBringUpLines } from './ray-bringup-log.js';
 import { SlurmEndWatch } from './slurm-job-end.js';
 import { LogSilenceWatch, measureLogSilence, type LogSilence } from './follow-alerts.js';
 import {
@@ -97,6 +98,7 @@ export class RunWatch {
   private paused: { offset: number; reader: TrainerLogReader } | null = null;
   private readOffset = 0;
   private current: RunSummary | null = null;
+  private readonly ray = new RayBringUpLines();
   private told: RunState | null = null;
   private watcher: RunStateWatcher | null = null;
   private jobEnd: SlurmEndWatch | null = null;
@@ -284,6 +286,14 @@ export class RunWatch {
     if (this.o.endedAtOpen || (this.current && isTerminal(this.current.state))) void this.settle();
   }
 
+  /** Fresh lines: the bring-up phase read from them (ray-bringup-log.ts), then the lines if asked. */
+  private tellLines(lines: LogLine[]): void {
+    if (this.o.target.backend === 'slurm') {
+      for (const l of lines) for (const update of this.ray.push(`${l.text}\n`)) this.emit({ type: 'ray', update });
+    }
+    if (this.o.lines) this.emit({ type: 'lines', lines });
+  }
+
   private follow(fromOffset: number, reader: TrainerLogReader | undefined): void {
     this.readOffset = fromOffset;
     let fresh: LogLine[] | null = null;
@@ -292,10 +302,12 @@ export class RunWatch {
       ...(reader ? { reader } : {}),
       onEvent: (e) => this.ingest(e, false),
       onSave: (e) => this.ingest(e, false),
-      ...(this.o.lines ? { onLines: (lines: LogLine[]) => void (fresh = lines) } : {}),
+      // Lines for a renderer's log pane, and for a Slurm run the batch script's Ray bring-up lines.
+      ...(this.o.lines || this.o.target.backend === 'slurm' ? { onLines: (lines: LogLine[]) => void (fresh = lines) } : {}),
       onReset: (reason) => {
         this.firstSilence = null;
         this.readOffset = 0;
+        this.ray.reset();
         this.emit({ type: 'reset', reason });
       },
       onProblem: (p) => this.onProblem(p),
@@ -308,7 +320,7 @@ export class RunWatch {
         this.readOffset = offset;
         // Told after the delivery's records, with the offset already past them: a renderer that
         // waits for "read so far" sees it with the lines.
-        if (fresh) this.emit({ type: 'lines', lines: fresh });
+        if (fresh) this.tellLines(fresh);
         fresh = null;
         // Once the silence is counted, the rules look at the clock: what a frame then shows is
         // what the watch saw, not what a view computed.

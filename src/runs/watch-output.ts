@@ -8,6 +8,7 @@ import type { Alert } from '../metrics/index.js';
 import type { RunState } from './run-record.js';
 import type { RunSummary } from './list.js';
 import type { WatchPhase } from './watch-lifecycle.js';
+import type { RayBringUp } from './ray-bringup-log.js';
 
 /** How far the log was read when the run ended. */
 export type LogReadEnd = 'read' | 'unreadable' | 'incomplete' | 'missing';
@@ -19,6 +20,8 @@ export type WatchOutput =
   /** The log's own lines, cleaned, tables collapsed (the reader's), told after the records of the
    *  same bytes: for a log pane (`RunWatchOptions.lines`). */
   | { type: 'lines'; lines: LogLine[] }
+  /** The batch script's Ray bring-up, as its log tells it (`starting Ray: 3/4 nodes joined, …`). */
+  | { type: 'ray'; update: RayBringUp }
   /** The log was truncated or replaced: what follows starts at the new file's first byte. */
   | { type: 'reset'; reason: string }
   | { type: 'alert'; alert: Alert }

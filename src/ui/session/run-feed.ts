@@ -13,6 +13,7 @@ import { backfill, readTail } from './backfill.js';
 import { RunRecords, type RunFacts } from './run-records.js';
 import { TrainerLineRing } from './trainer-lines.js';
 import { NodeFailureWatch } from '../../runs/node-facts.js';
+import { rayAlert, type RayBringUp } from '../../runs/ray-bringup-log.js';
 import { isActive } from '../../runs/run-state.js';
 import type { Alert } from '../../metrics/index.js';
 import type { TrainerLogReader } from '../../trainer-log/index.js';
@@ -139,6 +140,9 @@ export class RunFeed {
         // A new run's log appears after following started: nothing was shown, nothing to say.
         this.trainer.reset(w.reason === 'appeared' && this.watch.offset === 0 ? null : w.reason);
         return this.note('warning', `log ${w.reason}: following it from the start`);
+      case 'ray':
+        this.rayPhase = w.update;
+        return this.changed();
       case 'state':
         this.summary = { ...this.summary, state: w.summary.state as RunState };
         this.nodeWatch?.update(w.summary.record, isActive(w.summary.state));
@@ -220,6 +224,8 @@ export class RunFeed {
   private nodeWatch: NodeFailureWatch | null = null;
   /** The latest node-failure alert of the run's Slurm job (null: none seen). */
   private nodeAlert: Alert | null = null;
+  /** The batch script's Ray bring-up as the log tells it (src/runs/ray-bringup-log.ts). */
+  private rayPhase: RayBringUp | null = null;
 
   /** Watches a Slurm run's nodes (called once, from the constructor). */
   private watchNodes(): void {
@@ -251,7 +257,8 @@ export class RunFeed {
       followProblem: idle && problem ? { ...problem, text: problemText(problem, { kind: 'paused' }) } : problem,
     });
     // A Slurm node failure, named with Slurm's verdict (src/runs/node-facts.ts), first among the alerts.
-    if (this.nodeAlert) this.view = { ...this.view, alerts: [this.nodeAlert, ...this.view.alerts] };
+    const extra = [this.nodeAlert, rayAlert(this.rayPhase)].filter((a): a is Alert => a !== null);
+    if (extra.length) this.view = { ...this.view, alerts: [...extra, ...this.view.alerts] };
     return this.view;
   }
 
