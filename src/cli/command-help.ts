@@ -93,7 +93,8 @@ ${TARGET_FLAGS}
 ${EXIT_CODES}`;
 
 const LAUNCH = `usage: awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]
-           [--skip-preflight] [--auto-resume N] [--reconnect-timeout S] [--accept-new-host-key]
+           [--skip-preflight] [--auto-resume N] [--node H1,H2] [--reconnect-timeout S]
+           [--accept-new-host-key]
        awrl-tui --launch --resume RUN --target T [--follow] [--json] [--skip-preflight]
 
 Validates the config and its Hydra overrides as the trainer reads them, pre-flights the target,
@@ -108,6 +109,7 @@ ${STATS_JSON_NOTE}
   --force                 launch even if a run of the same experiment+trial is active
   --skip-preflight        launch even when a pre-flight check fails (recorded in run.json)
   --auto-resume N         Slurm: resubmit up to N times after TIMEOUT, PREEMPTED or NODE_FAIL
+  --node H1,H2            a direct multi-node (Ray) run's other hosts, given once (else: ray list nodes)
   --reconnect-timeout S   with --follow: give up (exit 4) after S seconds without a connection (300)
   --accept-new-host-key   trust a host key seen for the first time (otherwise refused)
 

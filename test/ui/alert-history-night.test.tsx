@@ -70,8 +70,8 @@ describe('alert history of a night the cockpit did not watch', () => {
       expect(crash.firstSeenAt).toBe(localTimeMs(first.time)!);
       const errorCount = events.filter((e) => e.type === 'error').length;
       expect(errorCount).toBe(2);
-      const withCrash = await waitForFrame(r, (x) => /active since \d\d-\d\d \d\d:\d\d/.test(x) && x.includes(`${errorCount} active · 1 cleared`), 'the crash, active, in the list', 15_000);
-      expect(withCrash).toContain(`${errorCount} active · 1 cleared`);
+      const withCrash = await waitForFrame(r, (x) => /active since \d\d-\d\d \d\d:\d\d/.test(x) && x.includes('1 active · 1 cleared'), 'the crash, active, in the list', 15_000); // one failure told twice: one alert
+      expect(withCrash).toContain("1 active · 1 cleared");
     } finally {
       r.unmount();
       await session.close();
