@@ -69,6 +69,8 @@ export class LaunchFlow {
     }
     // A twin of this trial is the first answer, with the stop command to copy (#17 §4): the GPU
     // memory its processes hold would otherwise be the pre-flight's error.
+    // Running from the first moment: an earlier result is never shown as this one's.
+    this.o.update({ preflight: { phase: 'running', target: l.conn.target.name } });
     const twin = await this.twinOf(l.conn, l.ev);
     if (twin) {
       return this.o.update({
@@ -79,7 +81,7 @@ export class LaunchFlow {
       });
     }
     // Asked for (p, or the confirmation opening): always a fresh probe, which the launch then reuses.
-    await this.gate(l.conn, l.ev, l.src, false, { fresh: true }).catch((err) => {
+    await this.gate(l.conn, l.ev, l.src, false, { fresh: true, announced: true }).catch((err) => {
       this.o.update({ preflight: { phase: 'idle' }, notice: `pre-flight failed: ${errorText(err)}` });
     });
   }
@@ -188,7 +190,7 @@ export class LaunchFlow {
     ev: ConfigEvaluation,
     src: ConfigSource,
     skip: boolean,
-    o: { fresh?: boolean } = {},
+    o: { fresh?: boolean; announced?: boolean } = {},
   ): Promise<GateResult> {
     const now = (this.o.now ?? Date.now)();
     const key = JSON.stringify([conn.target.name, conn.target.workdir, src.fileName, src.text, src.overrides]);
@@ -196,7 +198,7 @@ export class LaunchFlow {
     if (!o.fresh && last && last.key === key && now - last.at < PREFLIGHT_REUSE_MS)
       return last.result.then((g) => withSkip(g, skip));
     const seq = ++this.preflightSeq;
-    this.o.update({ preflight: { phase: 'running', target: conn.target.name } });
+    if (!o.announced) this.o.update({ preflight: { phase: 'running', target: conn.target.name } });
     const result = preflightGate(conn.transport, {
       evaluation: ev,
       target: conn.target,
