@@ -2,10 +2,8 @@
 // with no imports, loaded only when asked. Each synopsis line is the one `awrl-tui --help` lists
 // (test/cli/command-help.test.ts keeps them equal), the details below it are the command's own.
 
-const TARGET_FLAGS = `Target flags (override the profile in targets.yaml; T is 'local', an ssh alias, user@host[:port]
-or a profile name):
-  --target T              where the run is
-  -F FILE                 ssh config file
+/** The target flags' lines, shared with the main help (help.ts). */
+export const TARGET_FLAG_LINES = `  -F FILE                 ssh config file
   --workdir DIR           the AsyncWebRL checkout on the target
   --python CMD            the trainer's Python (default python3)
   --setup LINE            shell line run before the trainer (conda activate, module load, export)
@@ -16,6 +14,11 @@ or a profile name):
   --forward-env NAME      environment variable to forward to the trainer besides what the config
                           needs (repeatable; it must be set)
   --no-forward-env NAME   do not forward NAME although the config needs it (repeatable; warned)`;
+
+const TARGET_FLAGS = `Target flags (override the profile in targets.yaml; T is 'local', an ssh alias, user@host[:port]
+or a profile name):
+  --target T              where the run is
+${TARGET_FLAG_LINES}`;
 
 const EXIT_CODES = `Exit codes: 0 ok, 1 run failed, 2 bad input, 3 run stopped, 4 host unreachable or connection lost,
 130 Ctrl-C (the run goes on). With --json a failure also writes one {"type":"cli-error",...} line.

@@ -1,3 +1,4 @@
+import { TARGET_FLAG_LINES } from './command-help.js';
 import { ERROR_CODES } from './errors.js';
 import { formatExitTable } from './exit-table.js';
 
@@ -56,17 +57,7 @@ Usage:
 Targets: 'local', an ssh alias, or user@host[:port]; '-F FILE' selects an ssh config file.
 
 Target flags (override the profile in targets.yaml; --launch, runs, stop, preflight):
-  -F FILE                 ssh config file
-  --workdir DIR           the AsyncWebRL checkout on the target
-  --python CMD            the trainer's Python (default python3)
-  --setup LINE            shell line run before the trainer (conda activate, module load, export)
-  --backend direct|slurm  a detached process group, or sbatch
-  --partition P, --nodes N, --gpus-per-node N, --cpus-per-task N, --time LIMIT, --account A
-                          Slurm request
-  --sbatch-arg ARG        extra sbatch option (repeatable)
-  --forward-env NAME      environment variable to forward to the trainer besides what the config
-                          needs (repeatable; it must be set)
-  --no-forward-env NAME   do not forward NAME although the config needs it (repeatable; warned)
+${TARGET_FLAG_LINES}
 
 Launch options:
   --follow                follow the run until it ends (progress lines; alerts as 'alert: ...' when
