@@ -16,13 +16,21 @@ export async function run(args: string[]): Promise<number> {
   } catch (err) {
     throw new CliError((err as Error).message, EXIT.usage);
   }
-  if (parsed.positional.length) throw new CliError(`unexpected argument '${parsed.positional[0]}' (see 'awrl-tui --help')`, EXIT.usage);
+  if (parsed.positional.length)
+    throw new CliError(`unexpected argument '${parsed.positional[0]}' (see 'awrl-tui --help')`, EXIT.usage);
   let config: { fileName: string; text: string; overrides: string[] } | null = null;
   if (parsed.configFile) {
     try {
-      config = { fileName: parsed.configFile, text: await readFile(parsed.configFile, 'utf8'), overrides: parsed.overrides };
+      config = {
+        fileName: parsed.configFile,
+        text: await readFile(parsed.configFile, 'utf8'),
+        overrides: parsed.overrides,
+      };
     } catch (err) {
-      throw new CliError(`cannot read ${parsed.configFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, EXIT.usage);
+      throw new CliError(
+        `cannot read ${parsed.configFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        EXIT.usage,
+      );
     }
   }
   const { failures, targets } = await openCockpitBehindSplash({

@@ -7,7 +7,7 @@ import { CliError, EXIT } from './errors.js';
 import { openSplash } from '../ui/chrome.js';
 import type { ScreenId } from '../ui/keys.js';
 import type { CockpitFlags } from '../ui/cockpit-args.js';
-import type { LiveSessionOptions } from '../ui/session/live-session.js';
+import type { LiveSessionOptions } from '../session/live-session.js';
 
 export interface CockpitFlow {
   /** Target flags as parsed (with the cockpit's own, e.g. --check-nodes), handed to resolveTargets. */
@@ -40,7 +40,8 @@ export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ fail
     if (targets.length === 0 && flow.noTargets) throw new CliError(flow.noTargets, EXIT.usage);
     count = targets.length;
     ({ connections, failures } = await connectTargets(targets, { keepWhenNoneConnected: flow.openDisconnected }));
-    if (targets.length > 0 && connections.length === 0) throw new CliError(`cannot connect: ${failures.join('; ')}`, EXIT.disconnected);
+    if (targets.length > 0 && connections.length === 0)
+      throw new CliError(`cannot connect: ${failures.join('; ')}`, EXIT.disconnected);
     // `watch RUN --target T --workdir W`: a W that is not there is said (exit 2), not shown as "no runs".
     if (flow.checkWorkdir && flow.flags.workdir !== undefined) await workdirsExist(connections);
     // A host-key or passphrase question may have written over the splash.
@@ -50,7 +51,7 @@ export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ fail
     splash.close();
     throw err;
   }
-  const { createLiveSession } = await import('../ui/session/live-session.js');
+  const { createLiveSession } = await import('../session/live-session.js');
   const { runCockpit } = await import('../ui/index.js');
   const session = createLiveSession({ ...flow.session, targets: connections });
   try {
@@ -64,11 +65,19 @@ export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ fail
   return { failures, targets: count };
 }
 
-async function workdirsExist(connections: Array<{ target: { name: string; workdir: string }; transport: { stat(p: string): Promise<unknown> } }>): Promise<void> {
+async function workdirsExist(
+  connections: Array<{ target: { name: string; workdir: string }; transport: { stat(p: string): Promise<unknown> } }>,
+): Promise<void> {
   for (const c of connections) {
     if ((await c.transport.stat(c.target.workdir).catch(() => 'unknown')) === null) {
-      await Promise.all(connections.map((x) => (x.transport as { close?: () => Promise<void> }).close?.().catch(() => {})));
-      throw new CliError(`workdir ${c.target.workdir} does not exist on ${c.target.name}: give --workdir the AsyncWebRL checkout there`, EXIT.usage, { code: 'workdir-missing' });
+      await Promise.all(
+        connections.map((x) => (x.transport as { close?: () => Promise<void> }).close?.().catch(() => {})),
+      );
+      throw new CliError(
+        `workdir ${c.target.workdir} does not exist on ${c.target.name}: give --workdir the AsyncWebRL checkout there`,
+        EXIT.usage,
+        { code: 'workdir-missing' },
+      );
     }
   }
 }

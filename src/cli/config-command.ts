@@ -2,7 +2,15 @@
 // Reads the file here (the engine is pure) and passes the NAMES of set env vars, never values.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { diffConfigs, evaluateConfig, formatChange, formatDiagnostic, typedJson, type ConfigEvaluation, type Diagnostic } from '../config/index.js';
+import {
+  diffConfigs,
+  evaluateConfig,
+  formatChange,
+  formatDiagnostic,
+  typedJson,
+  type ConfigEvaluation,
+  type Diagnostic,
+} from '../config/index.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { withJsonErrors } from './json-errors.js';
@@ -30,7 +38,8 @@ function parseArgs(args: string[]): Parsed {
   const [sub, ...rest] = args;
   // `config --help` never gets here: main.ts answers it from command-help.ts (exit 0).
   if (!sub) throw new CliError(USAGE, EXIT.usage);
-  if (!['check', 'show', 'diff', 'argv'].includes(sub)) throw new CliError(`unknown config subcommand '${sub}'\n${USAGE}`, EXIT.usage);
+  if (!['check', 'show', 'diff', 'argv'].includes(sub))
+    throw new CliError(`unknown config subcommand '${sub}'\n${USAGE}`, EXIT.usage);
   const pos: string[] = [];
   let json = false;
   let resolved = false;
@@ -56,7 +65,14 @@ function readConfig(file: string): string {
     return readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (e as Error).message;
     throw new CliError(`cannot read config ${file}: ${why}`, EXIT.usage, { code: 'file-unreadable' });
   }
 }
@@ -66,7 +82,8 @@ const FATAL = /^(yaml-syntax|hydra-.*|override.*|unknown-key|type-mismatch|not-o
 
 function failOnFatal(ev: ConfigEvaluation, file: string): void {
   const fatal = ev.diagnostics.filter((d) => d.severity === 'error' && FATAL.test(d.code));
-  if (fatal.length) throw new CliError(fatal.map((d) => formatDiagnostic(d, file)).join('\n'), EXIT.usage, { code: 'config-invalid' });
+  if (fatal.length)
+    throw new CliError(fatal.map((d) => formatDiagnostic(d, file)).join('\n'), EXIT.usage, { code: 'config-invalid' });
 }
 
 /** A secret written into the config: show/diff/argv still print (the value <redacted>, key and
@@ -93,7 +110,22 @@ async function config(args: string[]): Promise<number> {
   switch (p.sub) {
     case 'check': {
       if (p.json) {
-        out(JSON.stringify({ file: p.file, ok: !ev.hasErrors, errors: ev.diagnostics.filter((d) => d.severity === 'error').length, warnings: ev.diagnostics.filter((d) => d.severity === 'warning').length, experimentName: ev.experimentName, ...(ev.experimentNameUnknown ? { experimentNameUnknown: ev.experimentNameUnknown } : {}), trialName: ev.trialName, diagnostics: ev.diagnostics.map(diagJson) }, null, 2));
+        out(
+          JSON.stringify(
+            {
+              file: p.file,
+              ok: !ev.hasErrors,
+              errors: ev.diagnostics.filter((d) => d.severity === 'error').length,
+              warnings: ev.diagnostics.filter((d) => d.severity === 'warning').length,
+              experimentName: ev.experimentName,
+              ...(ev.experimentNameUnknown ? { experimentNameUnknown: ev.experimentNameUnknown } : {}),
+              trialName: ev.trialName,
+              diagnostics: ev.diagnostics.map(diagJson),
+            },
+            null,
+            2,
+          ),
+        );
       } else {
         for (const d of ev.diagnostics) out(formatDiagnostic(d, p.file));
         const e = ev.diagnostics.filter((d) => d.severity === 'error').length;
@@ -112,12 +144,18 @@ async function config(args: string[]): Promise<number> {
     case 'diff': {
       failOnFatal(ev, p.file);
       const base = evaluateConfig({ fileName: p.file, text, envNames: envNames() });
-      if (!base.resolved || !ev.resolved) throw new CliError(`${p.file}: cannot resolve the config`, EXIT.usage, { code: 'config-invalid' });
+      if (!base.resolved || !ev.resolved)
+        throw new CliError(`${p.file}: cannot resolve the config`, EXIT.usage, { code: 'config-invalid' });
       const changes = diffConfigs(base.resolved, ev.resolved);
       if (changes.length === 0) out('no changes');
       for (const c of changes) {
         const o = ev.originOf(c.key);
-        const why = o.kind === 'override' ? `  (override ${o.index} '${ev.maskedOverrides[o.index - 1]}')` : c.kind === 'changed' ? '  (through an interpolation)' : '';
+        const why =
+          o.kind === 'override'
+            ? `  (override ${o.index} '${ev.maskedOverrides[o.index - 1]}')`
+            : c.kind === 'changed'
+              ? '  (through an interpolation)'
+              : '';
         out(`${formatChange(c)}${why}`);
       }
       return secretErrors(ev, p.file);
@@ -126,12 +164,19 @@ async function config(args: string[]): Promise<number> {
       failOnFatal(ev, p.file);
       // The trainer finds its config by stripping '.yaml' (Hydra config name): any other suffix fails.
       const remote = p.remoteConfig ?? basename(p.file).replace(/\.(yml|YAML|YML)$/, '.yaml');
-      if (!remote.endsWith('.yaml')) throw new CliError(`--remote-config ${remote}: the uploaded config must end with .yaml (the trainer strips .yaml to find it)`, EXIT.usage);
+      if (!remote.endsWith('.yaml'))
+        throw new CliError(
+          `--remote-config ${remote}: the uploaded config must end with .yaml (the trainer strips .yaml to find it)`,
+          EXIT.usage,
+        );
       const argv = ev.launchArgv({ remoteConfigPath: remote });
       for (const a of argv) out(a);
-      out(`# experiment_name: ${ev.experimentName ?? (ev.experimentNameUnknown ? `unknown (${ev.experimentNameUnknown})` : '(unset)')}`);
+      out(
+        `# experiment_name: ${ev.experimentName ?? (ev.experimentNameUnknown ? `unknown (${ev.experimentNameUnknown})` : '(unset)')}`,
+      );
       out(`# trial_name: ${ev.trialName ?? '(unset)'}`);
-      for (const d of ev.diagnostics.filter((x) => x.severity === 'error' && x.code !== 'secret-in-config')) process.stderr.write(`${formatDiagnostic(d, p.file)}\n`);
+      for (const d of ev.diagnostics.filter((x) => x.severity === 'error' && x.code !== 'secret-in-config'))
+        process.stderr.write(`${formatDiagnostic(d, p.file)}\n`);
       return secretErrors(ev, p.file);
     }
   }

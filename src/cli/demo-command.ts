@@ -34,9 +34,11 @@ function parseArgs(args: string[]): DemoArgs {
     if (a === '--keep') out.keep = true;
     else if (a === '--sim-speed' || a.startsWith('--sim-speed=')) out.speed = value('--sim-speed');
     else if (a === '--fault' || a.startsWith('--fault=')) out.fault = value('--fault');
-    else throw new CliError(`--demo: unknown argument '${a}' (options: --keep, --sim-speed X, --fault SPEC)`, EXIT.usage);
+    else
+      throw new CliError(`--demo: unknown argument '${a}' (options: --keep, --sim-speed X, --fault SPEC)`, EXIT.usage);
   }
-  if (out.speed !== 'instant' && !(Number(out.speed) > 0)) throw new CliError(`--sim-speed wants a positive number or 'instant', got '${out.speed}'`, EXIT.usage);
+  if (out.speed !== 'instant' && !(Number(out.speed) > 0))
+    throw new CliError(`--sim-speed wants a positive number or 'instant', got '${out.speed}'`, EXIT.usage);
   // Read as the simulator will read it: a bad SPEC is bad input here, not a demo run that fails at once.
   if (out.fault !== null) {
     try {
@@ -54,7 +56,9 @@ export async function run(args: string[]): Promise<number> {
   // The first frame goes up before the heavy modules load and the run starts (the goal is a frame
   // within ~0.7 s); the cockpit then paints over it.
   const interactive = notInteractiveReason() === null;
-  const splash: Splash | null = interactive ? (await import('../ui/chrome.js')).openSplash(process.stdout, 'dashboard', 'starting the simulated run…') : null;
+  const splash: Splash | null = interactive
+    ? (await import('../ui/chrome.js')).openSplash(process.stdout, 'dashboard', 'starting the simulated run…')
+    : null;
   try {
     return await runDemo(opts, splash);
   } finally {
@@ -65,11 +69,8 @@ export async function run(args: string[]): Promise<number> {
 const ENDED: ReadonlySet<string> = new Set(['finished', 'failed', 'stopped', 'timeout']);
 
 async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
-  const [{ LocalTransport }, { followToEnd, launchRun, listRuns, planFromConfig, progressLine, stopRun }, { simInit }] = await Promise.all([
-    import('../remote/index.js'),
-    import('../runs/index.js'),
-    import('../sim/init.js'),
-  ]);
+  const [{ LocalTransport }, { followToEnd, launchRun, listRuns, planFromConfig, progressLine, stopRun }, { simInit }] =
+    await Promise.all([import('../remote/index.js'), import('../runs/index.js'), import('../sim/init.js')]);
   const distDir = dirname(dirname(fileURLToPath(import.meta.url)));
   const dir = mkdtempSync(join(tmpdir(), 'awrl-demo-'));
   const cleanup = () => {
@@ -89,7 +90,14 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
   const env: Record<string, string | undefined> = { CPU_CLUSTER_TOKEN: 'demo-token-not-a-secret', ...process.env };
 
   const text = readFileSync(init.config, 'utf8');
-  const target: Target = { name: 'local', host: 'local', workdir: dir, python: 'python3', backend: 'direct', slurm: { extraArgs: [] } };
+  const target: Target = {
+    name: 'local',
+    host: 'local',
+    workdir: dir,
+    python: 'python3',
+    backend: 'direct',
+    slurm: { extraArgs: [] },
+  };
   const planned = planFromConfig({ target, fileName: init.config, text, overrides: [], env });
   if (!planned.ok) {
     cleanup();
@@ -105,12 +113,17 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
       // Every run in the demo's directory: its own, and any launched from its Config screen.
       const ids = new Set(runId ? [runId] : []);
       for (const r of await listRuns(transport, target).catch(() => [])) if (!ENDED.has(r.state)) ids.add(r.runId);
-      await Promise.all([...ids].map((id) => stopRun(transport, target, id, { graceSeconds: 3 }).catch(() => undefined)));
+      await Promise.all(
+        [...ids].map((id) => stopRun(transport, target, id, { graceSeconds: 3 }).catch(() => undefined)),
+      );
       await transport.close().catch(() => undefined);
       cleanup();
     })());
   const onSignal = (code: number) => () => void finish().then(() => process.exit(code));
-  const handlers = [['SIGHUP', 129], ['SIGTERM', 143]] as const;
+  const handlers = [
+    ['SIGHUP', 129],
+    ['SIGTERM', 143],
+  ] as const;
   const installed = handlers.map(([sig, code]) => {
     const h = onSignal(code);
     process.once(sig, h);
@@ -138,9 +151,15 @@ async function openCockpit(
   config: { fileName: string; text: string },
   env: Record<string, string | undefined>,
 ): Promise<void> {
-  const { createLiveSession } = await import('../ui/session/live-session.js');
+  const { createLiveSession } = await import('../session/live-session.js');
   const { runCockpit } = await import('../ui/index.js');
-  const session = createLiveSession({ targets: [{ target, transport }], openRunId: runId, config, launchTarget: target.name, env });
+  const session = createLiveSession({
+    targets: [{ target, transport }],
+    openRunId: runId,
+    config,
+    launchTarget: target.name,
+    env,
+  });
   try {
     await runCockpit({ session, initialScreen: 'dashboard', splash });
   } finally {

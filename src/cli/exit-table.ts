@@ -20,17 +20,37 @@ const remote = ['--launch', 'runs', 'follow', 'stop', 'preflight'] as const;
 
 export const EXIT_TABLE: ExitRow[] = [
   { failure: 'bad arguments, unreadable file', codes: ['usage', 'file-unreadable'], exits: all(usage) },
-  { failure: 'config errors', codes: ['config-invalid'], exits: { '--launch': usage, preflight: usage, config: usage } },
+  {
+    failure: 'config errors',
+    codes: ['config-invalid'],
+    exits: { '--launch': usage, preflight: usage, config: usage },
+  },
   { failure: 'host unreachable', codes: ['host-unreachable'], exits: all(disconnected, remote) },
-  { failure: 'host key unknown or changed', codes: ['host-key-unknown', 'host-key-mismatch'], exits: all(usage, remote) },
+  {
+    failure: 'host key unknown or changed',
+    codes: ['host-key-unknown', 'host-key-mismatch'],
+    exits: all(usage, remote),
+  },
   { failure: 'login refused', codes: ['auth-failed'], exits: all(usage, remote) },
   { failure: 'unknown run', codes: ['run-not-found'], exits: { '--launch': usage, follow: usage, stop: usage } },
-  { failure: 'workdir missing on the target', codes: ['workdir-missing'], exits: { '--launch': usage, runs: usage, follow: usage } },
+  {
+    failure: 'workdir missing on the target',
+    codes: ['workdir-missing'],
+    exits: { '--launch': usage, runs: usage, follow: usage },
+  },
   { failure: 'a run of the trial is active', codes: ['run-active'], exits: { '--launch': usage } },
   { failure: '--resume of a finished run', codes: ['run-finished'], exits: { '--launch': usage } },
   { failure: 'pre-flight errors', codes: ['preflight-failed'], exits: { '--launch': usage, preflight: usage } },
-  { failure: 'connection lost (following)', codes: ['disconnected'], exits: { '--launch': disconnected, follow: disconnected } },
-  { failure: 'the run failed / was stopped', codes: [], exits: { '--launch': `${failed}/${stopped}`, follow: `${failed}/${stopped}` } },
+  {
+    failure: 'connection lost (following)',
+    codes: ['disconnected'],
+    exits: { '--launch': disconnected, follow: disconnected },
+  },
+  {
+    failure: 'the run failed / was stopped',
+    codes: [],
+    exits: { '--launch': `${failed}/${stopped}`, follow: `${failed}/${stopped}` },
+  },
   { failure: 'tagged leftovers after stop', codes: [], exits: { stop: failed } },
   // A node that could not be reached, or whose GPUs nvidia-smi could not list, is no all-clear.
   { failure: 'leftovers not fully checked', codes: [], exits: { stop: failed } },
@@ -41,6 +61,7 @@ export function formatExitTable(): string {
   const head = ['failure', ...TABLE_COMMANDS];
   const rows = EXIT_TABLE.map((r) => [r.failure, ...TABLE_COMMANDS.map((c) => String(r.exits[c] ?? '-'))]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')}`;
+  const line = (cells: string[]) =>
+    `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')}`;
   return [line(head), ...rows.map(line)].join('\n');
 }

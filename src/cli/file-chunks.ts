@@ -18,7 +18,14 @@ export function openAll(files: string[]): number[] {
     } catch (e) {
       for (const fd of fds) closeSync(fd);
       const code = (e as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
+      const why =
+        code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code === 'EISDIR'
+              ? 'is a directory'
+              : (e as Error).message;
       throw new CliError(`cannot read ${f}: ${why}`, EXIT.usage, { code: 'file-unreadable' });
     }
   }
@@ -26,7 +33,9 @@ export function openAll(files: string[]): number[] {
 }
 
 function readInto(fd: number, buf: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => read(fd, buf, 0, buf.length, null, (err, n) => (err ? reject(err) : resolve(n))));
+  return new Promise((resolve, reject) =>
+    read(fd, buf, 0, buf.length, null, (err, n) => (err ? reject(err) : resolve(n))),
+  );
 }
 
 /** The files' bytes in order, `size` bytes at a time, with one read ahead. Two buffers take
@@ -34,7 +43,12 @@ function readInto(fd: number, buf: Buffer): Promise<number> {
  *  what it keeps). Every file is closed once read, or when the consumer stops early, but never
  *  while a read on it is still in flight. `onFile(i)`: file i is about to be read (its chunks
  *  follow, up to the next call). */
-export async function* readAhead(fds: number[], files: string[], size: number, onFile?: (i: number) => void): AsyncGenerator<Buffer> {
+export async function* readAhead(
+  fds: number[],
+  files: string[],
+  size: number,
+  onFile?: (i: number) => void,
+): AsyncGenerator<Buffer> {
   const bufs = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
   let turn = 0;
   let i = 0;

@@ -31,20 +31,25 @@ async function follow(args: string[]): Promise<number> {
   if (extra.length) throw new CliError(`unexpected argument '${extra[0]}'\n${USAGE}`, EXIT.usage);
   const reconnectTimeoutS = wholeNumber('--reconnect-timeout', p.values['--reconnect-timeout'], 300);
   const target: Target = cliTarget(p.flags);
-  const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key'), reconnectTimeoutMs: reconnectTimeoutS * 1000 });
+  const transport = await connectOrExit(target, {
+    acceptNewHostKey: p.switches.has('--accept-new-host-key'),
+    reconnectTimeoutMs: reconnectTimeoutS * 1000,
+  });
   try {
     // A workdir that is not there is said as such (exit 2), not as "no run".
     await assertWorkdir(transport, target).catch((e) => {
       throw e instanceof RunError ? cliErrorFromRun(e) : e;
     });
     const record = await readRecord(transport, `${runsRoot(target)}/${runId}`).catch(() => null);
-    if (!record) throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)})`, EXIT.usage, {
+    if (!record)
+      throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)})`, EXIT.usage, {
         code: 'run-not-found',
         hint: `list them with: awrl-tui runs ${targetWords(args)}`,
         hintInLine: true,
       });
     const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
-    const evaluation = (await evaluationForResume(transport, target, runId, envNames).catch(() => null))?.evaluation ?? null;
+    const evaluation =
+      (await evaluationForResume(transport, target, runId, envNames).catch(() => null))?.evaluation ?? null;
     return await followAndPrint({
       transport,
       target,

@@ -34,14 +34,27 @@ export class ConnectCliError extends CliError {
 
 export function jsonErrorOf(err: unknown): JsonError {
   if (err instanceof CliError) {
-    const out: JsonError = { type: 'cli-error', exit: err.exitCode, code: err.code, message: err.message, hint: err.hint };
+    const out: JsonError = {
+      type: 'cli-error',
+      exit: err.exitCode,
+      code: err.code,
+      message: err.message,
+      hint: err.hint,
+    };
     // The facts' own order, after the fields every error line has (so those never move).
-    if (err instanceof ConnectCliError) for (const k of CONNECT_FACT_KEYS) if (err.facts[k] !== undefined) Object.assign(out, { [k]: err.facts[k] });
+    if (err instanceof ConnectCliError)
+      for (const k of CONNECT_FACT_KEYS) if (err.facts[k] !== undefined) Object.assign(out, { [k]: err.facts[k] });
     return out;
   }
   // A bug: the message only (the stack stays on stderr for the report).
   const message = err instanceof Error ? err.message : String(err);
-  return { type: 'cli-error', exit: EXIT.internal, code: 'internal', message: `internal error: ${message}`, hint: 'this is a bug in awrl-tui: please report it with the stderr output' };
+  return {
+    type: 'cli-error',
+    exit: EXIT.internal,
+    code: 'internal',
+    message: `internal error: ${message}`,
+    hint: 'this is a bug in awrl-tui: please report it with the stderr output',
+  };
 }
 
 export const jsonErrorLine = (e: JsonError): string => `${JSON.stringify(e)}\n`;

@@ -92,11 +92,16 @@ async function launch(args: string[]): Promise<number> {
 
   const target: Target = cliTarget(p.flags);
   // A direct multi-node run's nodes, given once (recorded in run.json for the panel and the leftovers).
-  const nodeNames = (p.values['--node'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const nodeNames = (p.values['--node'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const badNode = nodeNames.find((n) => !NODE_NAME.test(n));
   if (badNode !== undefined) throw new CliError(`--node: '${badNode}' is not a host name`, EXIT.usage);
-  if (nodeNames.length > 0 && target.backend === 'slurm') throw new CliError('--node names a direct run\'s hosts: Slurm chooses its own nodes (drop --node)', EXIT.usage);
-  if (nodeNames.length > 0 && resumeId) throw new CliError('--resume keeps the nodes the run was launched with: drop --node', EXIT.usage);
+  if (nodeNames.length > 0 && target.backend === 'slurm')
+    throw new CliError("--node names a direct run's hosts: Slurm chooses its own nodes (drop --node)", EXIT.usage);
+  if (nodeNames.length > 0 && resumeId)
+    throw new CliError('--resume keeps the nodes the run was launched with: drop --node', EXIT.usage);
   if (autoResume > 0 && target.backend !== 'slurm') {
     throw new CliError(
       '--auto-resume resubmits Slurm jobs after TIMEOUT/PREEMPTED/NODE_FAIL: it needs --backend slurm',
@@ -174,10 +179,16 @@ async function launch(args: string[]): Promise<number> {
       if (resumed) {
         // A twin of the run's trial comes first here too (resumeRun checks again, just before its start).
         const r = resumed.record;
-        await asRunError(() => checkTwins(t, target, { experiment: r.experiment, trial: r.trial, except: r.runId, where }));
+        await asRunError(() =>
+          checkTwins(t, target, { experiment: r.experiment, trial: r.trial, except: r.runId, where }),
+        );
         // The same plan builder as a launch, on the run's own config (its warnings, its secrets).
         const again = planFromEvaluation(resumed.evaluation, {
-          target, fileName: resumed.configPath, text: '', env: process.env, previouslyForwarded: resumed.record.secretNames,
+          target,
+          fileName: resumed.configPath,
+          text: '',
+          env: process.env,
+          previouslyForwarded: resumed.record.secretNames,
         });
         if (again.ok) {
           for (const w of again.planWarnings) err(w);
@@ -191,7 +202,9 @@ async function launch(args: string[]): Promise<number> {
     const evaluation = planned?.evaluation ?? resumed?.evaluation ?? null;
     if (evaluation) {
       // A direct multi-node run: pre-flight every node it will use (given, or its Ray cluster's), not the head alone.
-      const multi = target.backend === 'direct' && (nodeNames.length > 0 || Number((evaluation.resolved as Record<string, any> | null)?.cluster?.n_nodes) > 1);
+      const multi =
+        target.backend === 'direct' &&
+        (nodeNames.length > 0 || Number((evaluation.resolved as Record<string, any> | null)?.cluster?.n_nodes) > 1);
       const others = multi ? (await directRunNodes(t, target, nodeNames)).nodes.slice(1) : [];
       const gate = await preflightGate(t, {
         evaluation,
@@ -231,7 +244,10 @@ async function launch(args: string[]): Promise<number> {
     let res: LaunchResult;
     try {
       res = planned
-        ? await launchRun({ ...planned.plan, ...(nodeNames.length ? { nodeNames } : {}) }, t, { ...io, ...(twins ? { twinsChecked: twins } : {}) })
+        ? await launchRun({ ...planned.plan, ...(nodeNames.length ? { nodeNames } : {}) }, t, {
+            ...io,
+            ...(twins ? { twinsChecked: twins } : {}),
+          })
         : await resumeRun(resumeId!, t, target, {
             ...io,
             autoResume,

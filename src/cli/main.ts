@@ -68,7 +68,9 @@ try {
     code = err.exitCode;
   } else {
     // An unexpected failure is a bug: say so plainly, keep the stack for the report.
-    process.stderr.write(`awrl-tui: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+      `awrl-tui: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
     code = EXIT.internal;
   }
 }

@@ -40,7 +40,8 @@ class RecordCheck {
 
   /** After the parser's end(): the last file is settled too. */
   settle(): void {
-    if (this.file >= 0 && this.bytes > 0 && this.records() === this.recordsBefore) this.empty.push(this.files[this.file]);
+    if (this.file >= 0 && this.bytes > 0 && this.records() === this.recordsBefore)
+      this.empty.push(this.files[this.file]);
     this.file = -1;
   }
 
@@ -51,13 +52,17 @@ class RecordCheck {
     throw new CliError(
       `${which}: no trainer log record found. A record starts a line like ` +
         `"(AReaL) 20260525-12:19:55.952 StatsLogger INFO: …" (before AReaL 0.5.2 without "(AReaL) "); ` +
-        'give main.log, merged.log or the trainer\'s captured stdout.',
+        "give main.log, merged.log or the trainer's captured stdout.",
       EXIT.usage,
     );
   }
 }
 
-async function feed(fds: number[], files: string[], onEvents: (evs: TrainerEvent[]) => Promise<void> | void): Promise<RecordCheck> {
+async function feed(
+  fds: number[],
+  files: string[],
+  onEvents: (evs: TrainerEvent[]) => Promise<void> | void,
+): Promise<RecordCheck> {
   const parser = new TrainerLogParser();
   const check = new RecordCheck(files, () => parser.recordCount);
   for await (const chunk of readAhead(fds, files, READ_SIZE, (i) => check.next(i))) {
@@ -179,19 +184,28 @@ class Summary {
     const last = s.lastStepEvent;
     const lines: string[] = [];
     lines.push(`files: ${files.join(', ')}`);
-    lines.push(last
-      ? `steps: ${this.steps} step records, last train step ${last.globalStep}/${last.totalSteps} (epoch ${last.epoch}/${last.epochs}, step ${last.step}/${last.stepsPerEpoch}) at ${last.time}`
-      : 'steps: none');
+    lines.push(
+      last
+        ? `steps: ${this.steps} step records, last train step ${last.globalStep}/${last.totalSteps} (epoch ${last.epoch}/${last.epochs}, step ${last.step}/${last.stepsPerEpoch}) at ${last.time}`
+        : 'steps: none',
+    );
     lines.push(`resumes: ${s.resumes}${this.starts ? `, fresh starts: ${this.starts}` : ''}`);
     // The mean of the finite rewards (a nan step is left out; the last one is said as it is).
     const rewards = s.recent('rollout/reward', 10).values.filter((v): v is number => v !== null && Number.isFinite(v));
     const lastReward = s.latest('rollout/reward');
-    lines.push(s.has('rollout/reward')
-      ? `reward: last ${fmt(lastReward)}, mean of last ${rewards.length} steps ${rewards.length ? fmt(rewards.reduce((a, b) => a + b, 0) / rewards.length) : 'n/a'}`
-      : 'reward: not logged');
-    lines.push(this.stepTimeN ? `step time: mean ${duration(this.stepTimeSum / this.stepTimeN)} over ${this.stepTimeN} steps` : 'step time: n/a');
+    lines.push(
+      s.has('rollout/reward')
+        ? `reward: last ${fmt(lastReward)}, mean of last ${rewards.length} steps ${rewards.length ? fmt(rewards.reduce((a, b) => a + b, 0) / rewards.length) : 'n/a'}`
+        : 'reward: not logged',
+    );
+    lines.push(
+      this.stepTimeN
+        ? `step time: mean ${duration(this.stepTimeSum / this.stepTimeN)} over ${this.stepTimeN} steps`
+        : 'step time: n/a',
+    );
     lines.push(`errors: ${this.errorCount}`);
-    for (const e of this.errors) lines.push(`  ${e.time ?? '(no time)'} ${e.kind} [${e.source ?? 'main'}] ${oneLine(e.message)}`);
+    for (const e of this.errors)
+      lines.push(`  ${e.time ?? '(no time)'} ${e.kind} [${e.source ?? 'main'}] ${oneLine(e.message)}`);
     if (this.errorCount > this.errors.length) lines.push(`  … and ${this.errorCount - this.errors.length} more`);
     const w = [...this.warnings].map(([k, n]) => `${k} ${n}`).join(', ');
     lines.push(`warnings: ${s.warnings}${w ? ` (${w})` : ''}`);

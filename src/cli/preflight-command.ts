@@ -5,7 +5,14 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { evaluateConfig, formatDiagnostic } from '../config/index.js';
 import type { Transport } from '../remote/index.js';
-import { loadTargets, resolveTarget, targetsFilePath, TargetsFileError, type Target, type TargetFlags } from '../runs/index.js';
+import {
+  loadTargets,
+  resolveTarget,
+  targetsFilePath,
+  TargetsFileError,
+  type Target,
+  type TargetFlags,
+} from '../runs/index.js';
 import { formatChecks, hasErrors, runPreflight } from '../preflight/index.js';
 import { CliError, EXIT } from './errors.js';
 import { connectOrExit } from './connect-target.js';
@@ -29,12 +36,26 @@ interface Parsed {
 }
 
 const VALUE_FLAGS: Record<string, keyof TargetFlags | 'config' | 'node' | 'stepSeconds'> = {
-  '--target': 'target', '-F': 'sshConfigFile', '--ssh-config': 'sshConfigFile', '--workdir': 'workdir',
-  '--python': 'python', '--setup': 'setup', '--backend': 'backend', '--partition': 'partition',
-  '--nodes': 'nodes', '--gpus-per-node': 'gpusPerNode', '--time': 'timeLimit', '--time-limit': 'timeLimit',
-  '--account': 'account', '--sbatch-arg': 'sbatchArgs', '--config': 'config', '--node': 'node',
+  '--target': 'target',
+  '-F': 'sshConfigFile',
+  '--ssh-config': 'sshConfigFile',
+  '--workdir': 'workdir',
+  '--python': 'python',
+  '--setup': 'setup',
+  '--backend': 'backend',
+  '--partition': 'partition',
+  '--nodes': 'nodes',
+  '--gpus-per-node': 'gpusPerNode',
+  '--time': 'timeLimit',
+  '--time-limit': 'timeLimit',
+  '--account': 'account',
+  '--sbatch-arg': 'sbatchArgs',
+  '--config': 'config',
+  '--node': 'node',
   // The same target flags as --launch, so one script can pre-flight then launch with the same words.
-  '--cpus-per-task': 'cpusPerTask', '--forward-env': 'forwardEnv', '--no-forward-env': 'noForwardEnv',
+  '--cpus-per-task': 'cpusPerTask',
+  '--forward-env': 'forwardEnv',
+  '--no-forward-env': 'noForwardEnv',
   '--step-seconds': 'stepSeconds',
 };
 
@@ -83,8 +104,17 @@ function readText(file: string, what: string): string | null {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (what === 'profiles' && code === 'ENOENT') return null;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
-    throw new CliError(`cannot read ${what === 'profiles' ? 'targets file' : 'config'} ${file}: ${why}`, EXIT.usage, { code: 'file-unreadable' });
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (e as Error).message;
+    throw new CliError(`cannot read ${what === 'profiles' ? 'targets file' : 'config'} ${file}: ${why}`, EXIT.usage, {
+      code: 'file-unreadable',
+    });
   }
 }
 
@@ -111,16 +141,25 @@ async function preflight(args: string[]): Promise<number> {
   const p = parseArgs(args);
   const file = p.config!;
   const text = readText(file, 'config')!;
-  const envNames = new Set(Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== ''));
+  const envNames = new Set(
+    Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== ''),
+  );
   const ev = evaluateConfig({ fileName: file, text, overrides: p.overrides, envNames });
   if (ev.hasErrors || !ev.resolved) {
     const errs = ev.diagnostics.filter((d) => d.severity === 'error').map((d) => formatDiagnostic(d, file));
-    throw new CliError(`${errs.join('\n')}\nthe config has errors: fix them first (nothing was checked on the target)`, EXIT.usage, { code: 'config-invalid' });
+    throw new CliError(
+      `${errs.join('\n')}\nthe config has errors: fix them first (nothing was checked on the target)`,
+      EXIT.usage,
+      { code: 'config-invalid' },
+    );
   }
   const t = target(p.flags);
   // The same first connection as every other command: an unreachable host is 4 (retrying may
   // help), a refused host key or login 2, each with its --json code.
-  const transport: Transport = await connectOrExit(t, { acceptNewHostKey: p.acceptNewHostKey, reconnectTimeoutMs: 30_000 });
+  const transport: Transport = await connectOrExit(t, {
+    acceptNewHostKey: p.acceptNewHostKey,
+    reconnectTimeoutMs: 30_000,
+  });
   try {
     const checks = await runPreflight(transport, {
       evaluation: ev,
@@ -131,7 +170,20 @@ async function preflight(args: string[]): Promise<number> {
     });
     const failed = hasErrors(checks);
     if (p.json) {
-      process.stdout.write(JSON.stringify({ target: t.name, host: t.host, experimentName: ev.experimentName, trialName: ev.trialName, ok: !failed, checks }, null, 2) + '\n');
+      process.stdout.write(
+        JSON.stringify(
+          {
+            target: t.name,
+            host: t.host,
+            experimentName: ev.experimentName,
+            trialName: ev.trialName,
+            ok: !failed,
+            checks,
+          },
+          null,
+          2,
+        ) + '\n',
+      );
     } else {
       process.stdout.write(`preflight of ${ev.experimentName}/${ev.trialName} on ${t.name} (${t.backend})\n`);
       process.stdout.write(formatChecks(checks));
@@ -139,7 +191,9 @@ async function preflight(args: string[]): Promise<number> {
     return failed ? EXIT.usage : EXIT.ok;
   } catch (e) {
     if (e instanceof CliError) throw e;
-    throw new CliError(`preflight on '${t.name}' failed: ${(e as Error).message}`, EXIT.usage, { code: 'preflight-failed' });
+    throw new CliError(`preflight on '${t.name}' failed: ${(e as Error).message}`, EXIT.usage, {
+      code: 'preflight-failed',
+    });
   } finally {
     await transport.close();
   }

@@ -21,14 +21,29 @@ const AUTH_HINT = 'check User and IdentityFile in your ssh config, or load your 
 /** Each kind of connection failure: its --json code (the codes scripts already branch on) and hint. */
 const CONNECT_CODES: Record<ConnectFailureKind, { code: ErrorCode; hint: string }> = {
   unreachable: { code: 'host-unreachable', hint: UNREACHABLE_HINT },
-  timeout: { code: 'host-unreachable', hint: 'the host did not answer the SSH handshake in time: check that it is up (retrying may help; ConnectTimeout in the ssh config sets the wait)' },
+  timeout: {
+    code: 'host-unreachable',
+    hint: 'the host did not answer the SSH handshake in time: check that it is up (retrying may help; ConnectTimeout in the ssh config sets the wait)',
+  },
   closed: { code: 'host-unreachable', hint: UNREACHABLE_HINT },
   'handshake-failed': { code: 'host-unreachable', hint: UNREACHABLE_HINT },
-  'host-key-unknown': { code: 'host-key-unknown', hint: "check the fingerprint with the host's administrator, then pass --accept-new-host-key" },
-  'host-key-mismatch': { code: 'host-key-mismatch', hint: 'if the host was really re-keyed, remove the old known_hosts line (ssh-keygen -R) and connect again' },
-  'host-key-revoked': { code: 'host-key-mismatch', hint: 'the key is marked @revoked in known_hosts: ask the host\'s administrator for the current key' },
+  'host-key-unknown': {
+    code: 'host-key-unknown',
+    hint: "check the fingerprint with the host's administrator, then pass --accept-new-host-key",
+  },
+  'host-key-mismatch': {
+    code: 'host-key-mismatch',
+    hint: 'if the host was really re-keyed, remove the old known_hosts line (ssh-keygen -R) and connect again',
+  },
+  'host-key-revoked': {
+    code: 'host-key-mismatch',
+    hint: "the key is marked @revoked in known_hosts: ask the host's administrator for the current key",
+  },
   'auth-failed': { code: 'auth-failed', hint: AUTH_HINT },
-  'key-encrypted': { code: 'auth-failed', hint: 'load the encrypted key into ssh-agent (ssh-add), or open the cockpit in a terminal to type its passphrase' },
+  'key-encrypted': {
+    code: 'auth-failed',
+    hint: 'load the encrypted key into ssh-agent (ssh-add), or open the cockpit in a terminal to type its passphrase',
+  },
   'wrong-passphrase': { code: 'auth-failed', hint: AUTH_HINT },
   'ssh-settings': { code: 'connect-failed', hint: 'retrying will not help: fix the ssh settings for this target' },
 };

@@ -17,7 +17,15 @@ function row(r: RunSummary, withChain: boolean): string[] {
   const step = r.globalStep !== undefined ? `${r.globalStep}/${r.totalSteps}` : '-';
   const v = r.lastReward;
   const reward = v === undefined ? '-' : v === null ? 'n/a' : Number.isFinite(v) ? v.toFixed(4) : nonFiniteText(v);
-  const cells = [r.runId, r.state, `${r.record.experiment}/${r.record.trial}`, step, reward, r.record.backend, r.detail];
+  const cells = [
+    r.runId,
+    r.state,
+    `${r.record.experiment}/${r.record.trial}`,
+    step,
+    reward,
+    r.record.backend,
+    r.detail,
+  ];
   if (withChain) cells.push(r.chain && r.chain.length > 1 ? chainShort(r.chain) : '-');
   return cells;
 }
@@ -25,7 +33,16 @@ function row(r: RunSummary, withChain: boolean): string[] {
 /** The runs as a table; a CHAIN column (`17 TIMEOUT > 18 from step 13 running`) when a run was resumed. */
 export function formatRunsTable(runs: RunSummary[]): string {
   const withChain = runs.some((r) => (r.chain?.length ?? 0) > 1);
-  const head = ['RUN', 'STATE', 'EXPERIMENT/TRIAL', 'STEP', 'REWARD', 'BACKEND', 'DETAIL', ...(withChain ? ['CHAIN'] : [])];
+  const head = [
+    'RUN',
+    'STATE',
+    'EXPERIMENT/TRIAL',
+    'STEP',
+    'REWARD',
+    'BACKEND',
+    'DETAIL',
+    ...(withChain ? ['CHAIN'] : []),
+  ];
   const rows = [head, ...runs.map((r) => row(r, withChain))];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
@@ -50,13 +67,16 @@ async function list(args: string[]): Promise<number> {
       throw e instanceof RunError ? cliErrorFromRun(e) : e;
     });
     const only = p.positional[0];
-    const runs = await listRuns(transport, target, { chain: true, ...(only !== undefined ? { only } : {}) }).catch((e: Error) => {
-      throw new CliError(e.message, EXIT.failed, { code: 'remote-failed' });
-    });
+    const runs = await listRuns(transport, target, { chain: true, ...(only !== undefined ? { only } : {}) }).catch(
+      (e: Error) => {
+        throw new CliError(e.message, EXIT.failed, { code: 'remote-failed' });
+      },
+    );
     // A Slurm node failure of an active run, named with Slurm's verdict (one exec per such run).
     const nodeAlerts = new Map<string, Alert>();
     for (const r of runs) {
-      if (r.record.backend !== 'slurm' || !isActive(r.state) || !r.record.attempts.some((a) => a.nodes?.length)) continue;
+      if (r.record.backend !== 'slurm' || !isActive(r.state) || !r.record.attempts.some((a) => a.nodes?.length))
+        continue;
       const a = (await checkNodeFailure(transport, target, r.record).catch(() => null))?.alert;
       if (a) nodeAlerts.set(r.runId, a);
     }
@@ -84,7 +104,10 @@ async function list(args: string[]): Promise<number> {
       }));
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else if (runs.length === 0) {
-      if (only !== undefined) throw new CliError(`no run ${only} on ${target.name} (${target.workdir}/.awrl/runs)`, EXIT.usage, { code: 'run-not-found' });
+      if (only !== undefined)
+        throw new CliError(`no run ${only} on ${target.name} (${target.workdir}/.awrl/runs)`, EXIT.usage, {
+          code: 'run-not-found',
+        });
       process.stdout.write(`no runs on ${target.name} (${target.workdir}/.awrl/runs)\n`);
     } else {
       process.stdout.write(`${formatRunsTable(runs)}\n`);
@@ -93,7 +116,10 @@ async function list(args: string[]): Promise<number> {
       // All runs: 3 lines each (the table stays readable); `runs RUN`: every line kept (10).
       for (const r of runs) {
         const lines = only !== undefined ? r.lastLines : r.lastLines?.slice(-3);
-        if (lines?.length) process.stdout.write(`\n${r.runId} failed; the last lines of its log:\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
+        if (lines?.length)
+          process.stdout.write(
+            `\n${r.runId} failed; the last lines of its log:\n${lines.map((l) => `  ${l}`).join('\n')}\n`,
+          );
       }
     }
     return EXIT.ok;

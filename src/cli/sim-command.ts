@@ -13,7 +13,8 @@ export async function run(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const distDir = dirname(dirname(fileURLToPath(import.meta.url)));
   if (sub === 'init') {
-    if (rest.length !== 1 || rest[0].startsWith('-')) throw new CliError(`sim init takes one directory. ${USAGE}`, EXIT.usage);
+    if (rest.length !== 1 || rest[0].startsWith('-'))
+      throw new CliError(`sim init takes one directory. ${USAGE}`, EXIT.usage);
     let r: ReturnType<typeof simInit>;
     try {
       r = simInit(rest[0], distDir, dirname(distDir));
@@ -36,12 +37,20 @@ export async function run(args: string[]): Promise<number> {
     for (let i = 0; i < rest.length; i++) {
       const a = rest[i];
       const v = a === '--sim-speed' ? rest[++i] : a.startsWith('--sim-speed=') ? a.slice(12) : null;
-      if (v === null) { pass.push(a); continue; }
+      if (v === null) {
+        pass.push(a);
+        continue;
+      }
       if (v === 'instant') speed = 'instant';
       else if (v !== undefined && Number(v) > 0) speed = Number(v);
       else throw new CliError(`--sim-speed wants a positive number or 'instant', got '${v ?? ''}'`, EXIT.usage);
     }
-    return simMain(pass, process.env, { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) }, speed);
+    return simMain(
+      pass,
+      process.env,
+      { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) },
+      speed,
+    );
   }
   throw new CliError(USAGE, EXIT.usage);
 }

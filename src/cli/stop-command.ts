@@ -9,9 +9,27 @@
 // searched for RUN. --json: one line on stdout (what was done, the state after, stopRequestedAt on
 // the head's clock, the leftovers), the human lines on stderr; a failure is the cli-error line.
 import { createInterface } from 'node:readline/promises';
-import { stopRun, stoppedBy, readRecord, runsRoot, runNodes, setupInWorkdir, RunError, type RunRecord, type StopReport, type Target } from '../runs/index.js';
+import {
+  stopRun,
+  stoppedBy,
+  readRecord,
+  runsRoot,
+  runNodes,
+  setupInWorkdir,
+  RunError,
+  type RunRecord,
+  type StopReport,
+  type Target,
+} from '../runs/index.js';
 import { directAttemptNodes } from '../runs/direct-nodes.js';
-import { checkLeftovers, stopLeftovers, formatLeftovers, type Leftover, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
+import {
+  checkLeftovers,
+  stopLeftovers,
+  formatLeftovers,
+  type Leftover,
+  type LeftoverOptions,
+  type NodeFailure,
+} from '../preflight/leftovers.js';
 import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
@@ -20,21 +38,30 @@ import { withJsonErrors } from './json-errors.js';
 import { cliErrorFromConnect, cliErrorFromRun } from './run-errors.js';
 
 export function formatStopReport(r: StopReport, target: string): string {
-  if (r.removedAbandoned) return `${r.runId} on ${target} was an abandoned launch (nothing had started): its run dir is removed`;
-  if (r.alreadyEnded) return `${r.runId} on ${target} had already ended (${r.alreadyEnded.state}: ${r.alreadyEnded.detail}): nothing to stop, its state is kept`;
+  if (r.removedAbandoned)
+    return `${r.runId} on ${target} was an abandoned launch (nothing had started): its run dir is removed`;
+  if (r.alreadyEnded)
+    return `${r.runId} on ${target} had already ended (${r.alreadyEnded.state}: ${r.alreadyEnded.detail}): nothing to stop, its state is kept`;
   if (r.backend === 'slurm') {
-    return r.cancelledJobs.length ? `stopped ${r.runId} on ${target}: scancel ${r.cancelledJobs.join(' ')}` : `${r.runId} on ${target}: no Slurm job left to cancel`;
+    return r.cancelledJobs.length
+      ? `stopped ${r.runId} on ${target}: scancel ${r.cancelledJobs.join(' ')}`
+      : `${r.runId} on ${target}: no Slurm job left to cancel`;
   }
   const parts: string[] = [];
   if (r.terminated.length) parts.push(`SIGTERM to process group ${r.terminated.join(', ')}`);
   if (r.killed.length) parts.push(`SIGKILL to process group ${r.killed.join(', ')} after the grace period`);
-  if (r.swept.length) parts.push(`swept ${r.swept.length} leftover process(es) tagged with the run id: ${r.swept.join(', ')}`);
+  if (r.swept.length)
+    parts.push(`swept ${r.swept.length} leftover process(es) tagged with the run id: ${r.swept.join(', ')}`);
   if (parts.length === 0) parts.push('no process was running');
   const left = r.left.length ? `; STILL RUNNING: ${r.left.join(', ')}` : '';
   return `stopped ${r.runId} on ${target}: ${parts.join('; ')}${left}`;
 }
 
-const indent = (s: string) => s.split('\n').map((l) => `  ${l}`).join('\n');
+const indent = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
 async function confirm(question: string): Promise<boolean> {
@@ -48,7 +75,10 @@ async function confirm(question: string): Promise<boolean> {
 
 /** Where leftovers can be: a run's recorded nodes (Slurm's; a direct multi-node run's, head first by
  *  its hostname); else a direct run's target (plus --check-nodes). */
-export function leftoverScope(record: RunRecord | null, extraNodes: readonly string[]): Pick<LeftoverOptions, 'nodes' | 'includeHead'> {
+export function leftoverScope(
+  record: RunRecord | null,
+  extraNodes: readonly string[],
+): Pick<LeftoverOptions, 'nodes' | 'includeHead'> {
   if (record) {
     const nodes = runNodes(record);
     if (nodes.length > 0) return { nodes: [...new Set([...nodes, ...extraNodes])], includeHead: false };
@@ -96,16 +126,30 @@ async function leftoverCheck(
   const record = await readRecord(transport, `${runsRoot(target)}/${runId}`);
   const scope = leftoverScope(record, o.extraNodes);
   if (record?.backend === 'slurm' && !scope.nodes) {
-    say(`leftovers: run.json records no node for ${runId} (the job never started, or it predates node recording): checking ${target.name} only`);
+    say(
+      `leftovers: run.json records no node for ${runId} (the job never started, or it predates node recording): checking ${target.name} only`,
+    );
   }
   // A direct multi-node run whose nodes are unknown: "none" on the head is not "none".
-  const unknownNodes = record ? directAttemptNodes(record)?.unknown ?? null : null;
+  const unknownNodes = record ? (directAttemptNodes(record)?.unknown ?? null) : null;
   if (unknownNodes !== null && o.extraNodes.length === 0) {
-    say(`leftovers: the nodes of ${runId} are unknown (${unknownNodes}): checking ${target.name} only; name the others with --check-nodes`);
+    say(
+      `leftovers: the nodes of ${runId} are unknown (${unknownNodes}): checking ${target.name} only; name the others with --check-nodes`,
+    );
   }
   const hosts = scope.nodes ? [...(scope.includeHead ? [target.name] : []), ...scope.nodes] : [target.name];
   const where = hosts.join(', ');
-  const result: LeftoverResult = { checked: hosts, tagged: [], untagged: [], stopped: [], remaining: [], unreachable: [], gpuUnchecked: [], nodesUnknown: unknownNodes !== null && o.extraNodes.length === 0 ? unknownNodes : null, error: null };
+  const result: LeftoverResult = {
+    checked: hosts,
+    tagged: [],
+    untagged: [],
+    stopped: [],
+    remaining: [],
+    unreachable: [],
+    gpuUnchecked: [],
+    nodesUnknown: unknownNodes !== null && o.extraNodes.length === 0 ? unknownNodes : null,
+    error: null,
+  };
   let found: Leftover[];
   try {
     const report = await checkLeftovers(transport, runId, { setup, ...scope });
@@ -128,27 +172,51 @@ async function leftoverCheck(
     const seen = hosts.filter((h) => !unseen.has(h));
     const gpusSeen = seen.filter((h) => !noGpu.has(h));
     if (seen.length === 0) return result;
-    const gpuWords = gpusSeen.length === seen.length ? 'no GPU memory is held' : gpusSeen.length ? `no GPU memory is held on ${gpusSeen.join(', ')}` : 'GPU memory not checked';
-    const rest = unknownNodes !== null && o.extraNodes.length === 0 ? `; the run's other nodes are unknown, not checked` : '';
+    const gpuWords =
+      gpusSeen.length === seen.length
+        ? 'no GPU memory is held'
+        : gpusSeen.length
+          ? `no GPU memory is held on ${gpusSeen.join(', ')}`
+          : 'GPU memory not checked';
+    const rest =
+      unknownNodes !== null && o.extraNodes.length === 0 ? `; the run's other nodes are unknown, not checked` : '';
     say(`leftovers: none on ${seen.join(', ')} (no process carries the run's tag, ${gpuWords})${rest}`);
     return result;
   }
-  if (tagged.length > 0) say(`leftovers: ${plural(tagged.length, 'process')} on ${where} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged, hosts.length > 1))}`);
+  if (tagged.length > 0)
+    say(
+      `leftovers: ${plural(tagged.length, 'process')} on ${where} still carry the run's tag (AWRL_RUN_ID=${runId}):\n${indent(formatLeftovers(tagged, hosts.length > 1))}`,
+    );
   if (holders.length > 0) {
-    say(`GPU memory on ${where} is held by ${plural(holders.length, 'process')} without this run's tag (left alone: stop them yourself if they are yours):\n${indent(formatLeftovers(holders, hosts.length > 1))}`);
+    say(
+      `GPU memory on ${where} is held by ${plural(holders.length, 'process')} without this run's tag (left alone: stop them yourself if they are yours):\n${indent(formatLeftovers(holders, hosts.length > 1))}`,
+    );
   }
   if (tagged.length === 0) return result;
-  const go = o.yes || (o.mayAsk && (await confirm(`stop the ${plural(tagged.length, 'tagged process')} (SIGTERM, ${o.graceSeconds} s grace, SIGKILL)? [y/N] `)));
+  const go =
+    o.yes ||
+    (o.mayAsk &&
+      (await confirm(
+        `stop the ${plural(tagged.length, 'tagged process')} (SIGTERM, ${o.graceSeconds} s grace, SIGKILL)? [y/N] `,
+      )));
   if (!go) {
-    say(`not stopped: to stop the tagged ${tagged.length === 1 ? 'process' : 'processes'}, run this command again with --yes`);
+    say(
+      `not stopped: to stop the tagged ${tagged.length === 1 ? 'process' : 'processes'}, run this command again with --yes`,
+    );
     result.remaining = tagged;
     return result;
   }
   const sweep = await stopLeftovers(transport, runId, { graceSeconds: o.graceSeconds, setup, ...scope });
   result.stopped = sweep.stopped;
-  if (sweep.stopped.length > 0) say(`stopped ${plural(sweep.stopped.length, 'tagged process')}: PID ${sweep.stopped.map((l) => (scope.nodes ? `${l.node}:${l.pid}` : l.pid)).join(', ')}`);
+  if (sweep.stopped.length > 0)
+    say(
+      `stopped ${plural(sweep.stopped.length, 'tagged process')}: PID ${sweep.stopped.map((l) => (scope.nodes ? `${l.node}:${l.pid}` : l.pid)).join(', ')}`,
+    );
   result.remaining = sweep.remaining.filter((l) => l.tagged);
-  if (result.remaining.length > 0) say(`STILL RUNNING after SIGKILL (e.g. in uninterruptible sleep):\n${indent(formatLeftovers(result.remaining, hosts.length > 1))}`);
+  if (result.remaining.length > 0)
+    say(
+      `STILL RUNNING after SIGKILL (e.g. in uninterruptible sleep):\n${indent(formatLeftovers(result.remaining, hosts.length > 1))}`,
+    );
   return result;
 }
 
@@ -180,7 +248,10 @@ async function stop(args: string[]): Promise<number> {
   quietWhenStdoutCloses();
   let p;
   try {
-    p = parseCli(args, { values: ['--grace', '--check-nodes'], switches: ['--yes', '-y', '--accept-new-host-key', '--json'] });
+    p = parseCli(args, {
+      values: ['--grace', '--check-nodes'],
+      switches: ['--yes', '-y', '--accept-new-host-key', '--json'],
+    });
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
@@ -192,7 +263,10 @@ async function stop(args: string[]): Promise<number> {
   if (extra.length) throw new CliError(`unexpected argument '${extra[0]}'`, EXIT.usage);
   const graceRaw = p.values['--grace'] ?? '10';
   if (!/^\d+$/.test(graceRaw)) throw new CliError(`--grace needs whole seconds, not '${graceRaw}'`, EXIT.usage);
-  const extraNodes = (p.values['--check-nodes'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const extraNodes = (p.values['--check-nodes'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const badNode = extraNodes.find((n) => !/^[A-Za-z0-9_.][A-Za-z0-9_.:@-]*$/.test(n));
   if (badNode !== undefined) throw new CliError(`--check-nodes: '${badNode}' is not a host name`, EXIT.usage);
   let profiles: Record<string, Target>;
@@ -207,7 +281,8 @@ async function stop(args: string[]): Promise<number> {
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
-  if (targets.length === 0) throw new CliError('stop needs --target T (no targets.yaml profiles to search)', EXIT.usage);
+  if (targets.length === 0)
+    throw new CliError('stop needs --target T (no targets.yaml profiles to search)', EXIT.usage);
   const skipped: Array<{ name: string; message: string; exit: number; error: unknown }> = [];
   for (const target of targets) {
     let transport: Transport;
@@ -235,10 +310,14 @@ async function stop(args: string[]): Promise<number> {
         say,
       });
       if (json) process.stdout.write(`${JSON.stringify(stopJson(report, target.name, leftovers))}\n`);
-      return report.left.length || leftovers.remaining.length || !leftoversFullyChecked(leftovers) ? EXIT.failed : EXIT.ok;
+      return report.left.length || leftovers.remaining.length || !leftoversFullyChecked(leftovers)
+        ? EXIT.failed
+        : EXIT.ok;
     } catch (e) {
       if (e instanceof RunError) throw cliErrorFromRun(e);
-      throw new CliError(`stop on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, { code: 'remote-failed' });
+      throw new CliError(`stop on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, {
+        code: 'remote-failed',
+      });
     } finally {
       await transport.close().catch(() => undefined);
     }
@@ -248,7 +327,12 @@ async function stop(args: string[]): Promise<number> {
     // Not found where we could look, but it may be on a target we could not reach: not "no run".
     const worst = skipped.find((s) => s.exit === EXIT.disconnected) ?? skipped[0];
     const where = searched.length ? `no run ${runId} on ${searched.join(', ')}, and ` : '';
-    throw cliErrorFromConnect(worst.error, `${where}could not search ${skipped.map((s) => s.name).join(', ')} for it (${worst.message})`);
+    throw cliErrorFromConnect(
+      worst.error,
+      `${where}could not search ${skipped.map((s) => s.name).join(', ')} for it (${worst.message})`,
+    );
   }
-  throw new CliError(`no run ${runId} on ${targets.map((t) => t.name).join(', ')}`, EXIT.usage, { code: 'run-not-found' });
+  throw new CliError(`no run ${runId} on ${targets.map((t) => t.name).join(', ')}`, EXIT.usage, {
+    code: 'run-not-found',
+  });
 }

@@ -16,7 +16,12 @@ export async function run(args: string[]): Promise<number> {
   const runId = parsed.positional[0];
   if (!runId || parsed.positional.length > 1) throw new CliError('usage: awrl-tui watch RUN [--target T]', EXIT.usage);
   const why = notInteractiveReason();
-  if (why) throw new CliError(why.replace('the cockpit needs', "'watch' needs") + ` For ${runId}'s state, step and reward without one: 'awrl-tui runs --target T'.`, EXIT.usage);
+  if (why)
+    throw new CliError(
+      why.replace('the cockpit needs', "'watch' needs") +
+        ` For ${runId}'s state, step and reward without one: 'awrl-tui runs --target T'.`,
+      EXIT.usage,
+    );
   await openCockpitBehindSplash({
     flags: parsed.flags,
     screen: 'dashboard',

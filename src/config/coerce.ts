@@ -13,9 +13,27 @@ const PY_FLOAT_SPECIAL = /^[+-]?(?:inf|infinity|nan)$/i;
 // A container reaches the field as an OmegaConf node: its type is named ListConfig/DictConfig and
 // its value printed as Python prints a list/dict ("Value '[1, 2]' of type 'ListConfig'").
 const typeName = (v: Val): string =>
-  v.t === 'str' ? 'str' : v.t === 'map' ? 'DictConfig' : v.t === 'list' ? 'ListConfig' : v.t === 'null' ? 'NoneType' : v.t;
+  v.t === 'str'
+    ? 'str'
+    : v.t === 'map'
+      ? 'DictConfig'
+      : v.t === 'list'
+        ? 'ListConfig'
+        : v.t === 'null'
+          ? 'NoneType'
+          : v.t;
 const pyText = (v: Val): string =>
-  v.t === 'str' ? v.v : v.t === 'float' ? pyFloatRepr(v.v) : v.t === 'bool' ? (v.v ? 'True' : 'False') : v.t === 'int' ? String(v.v) : pyStrVal(v);
+  v.t === 'str'
+    ? v.v
+    : v.t === 'float'
+      ? pyFloatRepr(v.v)
+      : v.t === 'bool'
+        ? v.v
+          ? 'True'
+          : 'False'
+        : v.t === 'int'
+          ? String(v.v)
+          : pyStrVal(v);
 
 /** Python's int()/float() read any Unicode decimal digit (Nd: '٣', '１２'); JS Number() only 0-9. */
 function asciiDigits(s: string): string {
@@ -78,7 +96,8 @@ export function coerceScalar(kind: ScalarKind, v: Val): CoerceResult {
     }
     case 'str': {
       if (v.t === 'str') return { ok: true, value: v };
-      if (v.t === 'int' || v.t === 'float' || v.t === 'bool') return { ok: true, value: { t: 'str', v: pyText(v), origin } };
+      if (v.t === 'int' || v.t === 'float' || v.t === 'bool')
+        return { ok: true, value: { t: 'str', v: pyText(v), origin } };
       return { ok: false, message: `Cannot convert '${typeName(v)}' to string: '${pyText(v)}'` };
     }
   }
@@ -86,5 +105,10 @@ export function coerceScalar(kind: ScalarKind, v: Val): CoerceResult {
 
 /** What to write instead of a value the field's type refuses (said after the trainer's message). */
 export function writeInstead(kind: 'int' | 'float' | 'bool' | 'str'): string {
-  return { int: 'write a whole number, e.g. 8', float: 'write a number, e.g. 5e-6', bool: 'write true or false', str: "write a string (quote it: 'text')" }[kind];
+  return {
+    int: 'write a whole number, e.g. 8',
+    float: 'write a number, e.g. 5e-6',
+    bool: 'write true or false',
+    str: "write a string (quote it: 'text')",
+  }[kind];
 }

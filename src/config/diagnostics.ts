@@ -55,6 +55,7 @@ export function placed(
   overrideTexts: readonly string[],
 ): Diagnostic {
   if (origin?.kind === 'file') return { ...d, file: fileName, line: origin.line, col: origin.col };
-  if (origin?.kind === 'override') return { ...d, override: { index: origin.index, text: overrideTexts[origin.index - 1] ?? '' } };
+  if (origin?.kind === 'override')
+    return { ...d, override: { index: origin.index, text: overrideTexts[origin.index - 1] ?? '' } };
   return { ...d };
 }

@@ -23,7 +23,11 @@ export function diffConfigs(before: Record<string, any>, after: Record<string, a
   const names = secretEnvNames(before);
   for (const n of secretEnvNames(after)) names.add(n);
   const hide = (key: string, v: unknown) => (isSecretValue(v) && isSecretKey(key, names) ? REDACTED : v);
-  return rawDiff(before, after).map((c) => ({ ...c, ...('before' in c ? { before: hide(c.key, c.before) } : {}), ...('after' in c ? { after: hide(c.key, c.after) } : {}) }));
+  return rawDiff(before, after).map((c) => ({
+    ...c,
+    ...('before' in c ? { before: hide(c.key, c.before) } : {}),
+    ...('after' in c ? { after: hide(c.key, c.after) } : {}),
+  }));
 }
 
 function rawDiff(before: Record<string, any>, after: Record<string, any>): ConfigChange[] {
@@ -34,13 +38,21 @@ function rawDiff(before: Record<string, any>, after: Record<string, any>): Confi
   const out: ConfigChange[] = [];
   for (const [k, v] of b) {
     if (!a.has(k)) out.push({ key: k, kind: 'added', after: v });
-    else if (JSON.stringify(a.get(k)) !== JSON.stringify(v) || Object.is(a.get(k), -0) !== Object.is(v, -0)) out.push({ key: k, kind: 'changed', before: a.get(k), after: v });
+    else if (JSON.stringify(a.get(k)) !== JSON.stringify(v) || Object.is(a.get(k), -0) !== Object.is(v, -0))
+      out.push({ key: k, kind: 'changed', before: a.get(k), after: v });
   }
   for (const [k, v] of a) if (!b.has(k)) out.push({ key: k, kind: 'removed', before: v });
   return out;
 }
 
-const show = (v: unknown) => (v === REDACTED ? REDACTED : typeof v === 'string' ? JSON.stringify(v) : Array.isArray(v) || (v && typeof v === 'object') ? JSON.stringify(v) : pyStr(v));
+const show = (v: unknown) =>
+  v === REDACTED
+    ? REDACTED
+    : typeof v === 'string'
+      ? JSON.stringify(v)
+      : Array.isArray(v) || (v && typeof v === 'object')
+        ? JSON.stringify(v)
+        : pyStr(v);
 
 export function formatChange(c: ConfigChange): string {
   // diffConfigs already hid secrets; a change built by hand under a secret key is hidden here.

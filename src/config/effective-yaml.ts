@@ -67,7 +67,12 @@ function valAt(root: Val, path: readonly string[]): Val | undefined {
 }
 
 /** The leaf paths an override writes when it only replaces existing scalars; null when it changes shape. */
-function scalarPaths(doc: Document, path: string[], value: Val | undefined, kind: ParsedOverride['kind']): string[][] | null {
+function scalarPaths(
+  doc: Document,
+  path: string[],
+  value: Val | undefined,
+  kind: ParsedOverride['kind'],
+): string[][] | null {
   if (kind === 'delete' || !value) return null;
   const at = locate(doc, path);
   if (!at) return null;
@@ -135,8 +140,14 @@ function splice(input: EffectiveInput, edits: Map<string, Edit>): string | null 
 }
 
 /** Replace the node at `path` keeping what the file said around it (blank line, comments). */
-function setKeeping(doc: Document, path: (string | number)[], node: YNode & { comment?: string | null; commentBefore?: string | null; spaceBefore?: boolean }, mark?: string): void {
-  const old = doc.getIn(path, true) as (YNode & { comment?: string | null; commentBefore?: string | null; spaceBefore?: boolean }) | undefined;
+function setKeeping(
+  doc: Document,
+  path: (string | number)[],
+  node: YNode & { comment?: string | null; commentBefore?: string | null; spaceBefore?: boolean },
+  mark?: string,
+): void {
+  const old = doc.getIn(path, true) as
+    (YNode & { comment?: string | null; commentBefore?: string | null; spaceBefore?: boolean }) | undefined;
   if (old && typeof old === 'object') {
     if (old.spaceBefore) node.spaceBefore = true;
     if (old.commentBefore) node.commentBefore = old.commentBefore;

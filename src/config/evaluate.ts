@@ -12,7 +12,16 @@ import { OverrideSyntaxError, parseOverride, type ParsedOverride } from './overr
 import { nameDependsOnTarget, resolveExperimentName } from './experiment-name.js';
 import { runRules } from './rules/index.js';
 import { webGymConfig } from './schema/experiment.js';
-import { isSecretKey, redactPlain, redactVal, REDACTED, scrub, secretEnvNames, secretEnvNamesInOverrides, secretLeaves } from './secret-keys.js';
+import {
+  isSecretKey,
+  redactPlain,
+  redactVal,
+  REDACTED,
+  scrub,
+  secretEnvNames,
+  secretEnvNamesInOverrides,
+  secretLeaves,
+} from './secret-keys.js';
 import { cloneVal, toPlain, type Origin, type Val } from './values.js';
 import { emitYaml } from './yaml-emit.js';
 import { loadYaml, MAX_CONFIG_VALUES } from './yaml-load.js';
@@ -25,7 +34,8 @@ export interface ConfigInput {
   envNames?: ReadonlySet<string> | string[];
 }
 
-export type KeyOrigin = { kind: 'file'; line: number; col: number } | { kind: 'override'; index: number } | { kind: 'default' };
+export type KeyOrigin =
+  { kind: 'file'; line: number; col: number } | { kind: 'override'; index: number } | { kind: 'default' };
 
 export interface ConfigEvaluation {
   diagnostics: Diagnostic[];
@@ -79,7 +89,10 @@ function nodeAt(root: Val | null, key: string): Val | undefined {
 }
 
 /** Merge + resolve; returns the typed resolved tree and the problems met on the way. */
-function mergeAndResolve(root: MapVal, envNames: ReadonlySet<string>): { merged: Val; resolved: Val; merge: MergeProblem[]; interp: InterpolationProblem[] } {
+function mergeAndResolve(
+  root: MapVal,
+  envNames: ReadonlySet<string>,
+): { merged: Val; resolved: Val; merge: MergeProblem[]; interp: InterpolationProblem[] } {
   const merge: MergeProblem[] = [];
   const merged = mergeField(webGymConfig, root, '', merge, true);
   const interp: InterpolationProblem[] = [];
@@ -108,24 +121,50 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
   for (const n of secretEnvNamesInOverrides(rawOverrides)) secretNames.add(n);
   // Shown in messages with secret values masked.
   const overrideTexts = rawOverrides.map((o) => maskOverride(o, secretNames));
-  const envNames = input.envNames instanceof Set ? (input.envNames as ReadonlySet<string>) : new Set(input.envNames ?? []);
+  const envNames =
+    input.envNames instanceof Set ? (input.envNames as ReadonlySet<string>) : new Set(input.envNames ?? []);
   const diags: Diagnostic[] = [];
-  const put = (d: Omit<Diagnostic, 'file' | 'line' | 'col' | 'override'>, origin?: Origin) => diags.push(placed(d, origin, fileName, overrideTexts));
+  const put = (d: Omit<Diagnostic, 'file' | 'line' | 'col' | 'override'>, origin?: Origin) =>
+    diags.push(placed(d, origin, fileName, overrideTexts));
 
   for (const p of loaded.problems) {
     // A loader message may quote the bad value (`invalid !!int value '…'`): not a secret's.
     const message = p.key && isSecretKey(p.key, secretNames) ? p.message.replace(/'.*'/s, `'${REDACTED}'`) : p.message;
-    diags.push({ severity: 'error', code: 'yaml-syntax', message, key: p.key, file: fileName, line: p.line, col: p.col });
+    diags.push({
+      severity: 'error',
+      code: 'yaml-syntax',
+      message,
+      key: p.key,
+      file: fileName,
+      line: p.line,
+      col: p.col,
+    });
   }
 
   const applied: ParsedOverride[] = [];
   const appliedAt: AppliedOverride[] = [];
   // Hydra's compose first: the package header, the defaults list (hydra-compose.ts).
   const composed = loaded.root ? composeFile(cloneVal(loaded.root) as MapVal, text) : null;
-  for (const p of composed?.problems ?? []) diags.push({ severity: 'error', code: p.code, message: p.message, key: p.key, file: fileName, line: p.line, col: p.col });
+  for (const p of composed?.problems ?? [])
+    diags.push({
+      severity: 'error',
+      code: p.code,
+      message: p.message,
+      key: p.key,
+      file: fileName,
+      line: p.line,
+      col: p.col,
+    });
   if (composed?.moved) {
     const only = [...composed.root.m.keys()][0];
-    diags.push({ severity: 'warning', code: 'hydra-package', message: `the '# @package' header makes Hydra move the whole file under '${only}' (the trainer then reads every key as ${only}.<key>); remove the header to keep the keys at the top`, file: fileName, line: composed.root.origin?.kind === 'file' ? composed.root.origin.line : 1, col: 1 });
+    diags.push({
+      severity: 'warning',
+      code: 'hydra-package',
+      message: `the '# @package' header makes Hydra move the whole file under '${only}' (the trainer then reads every key as ${only}.<key>); remove the header to keep the keys at the top`,
+      file: fileName,
+      line: composed.root.origin?.kind === 'file' ? composed.root.origin.line : 1,
+      col: 1,
+    });
   }
   const root: MapVal | null = composed ? composed.root : null;
   rawOverrides.forEach((raw, i) => {
@@ -141,7 +180,12 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
       if (!(e instanceof OverrideSyntaxError)) throw e;
       // A function's message quotes its argument ('int(abc)', … 'abc'): for a secret, any quoted part.
       const m = secretValue ? e.message.replace(/'[^'\n]*'/g, `'${REDACTED}'`) : e.message;
-      diags.push({ severity: 'error', code: 'override-syntax', message: mask(/column \d+/.test(m) ? m : `${m} (column ${e.col})`), override: { index, text: t } });
+      diags.push({
+        severity: 'error',
+        code: 'override-syntax',
+        message: mask(/column \d+/.test(m) ? m : `${m} (column ${e.col})`),
+        override: { index, text: t },
+      });
       return;
     }
     if (!root) return;
@@ -151,7 +195,14 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
       // The file's own hydra: node adds keys to Hydra's config.
       const inFile = nodeAt(root, o.key) !== undefined;
       const herr = inFile && o.kind === 'set' ? null : hydraOverrideError(o.kind, o.key, t);
-      if (herr) diags.push({ severity: 'error', code: o.kind === 'add' ? 'override-exists' : 'override-missing-key', message: mask(herr), key: o.key, override: { index, text: t } });
+      if (herr)
+        diags.push({
+          severity: 'error',
+          code: o.kind === 'add' ? 'override-exists' : 'override-missing-key',
+          message: mask(herr),
+          key: o.key,
+          override: { index, text: t },
+        });
       else applied.push(o);
       return;
     }
@@ -189,7 +240,7 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     const missingNow: { key: string; origin?: Origin }[] = [];
     missingLeaves(r.resolved, [], missingNow);
     for (const m of missingNow) failed.add(m.key);
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const p of r.interp) if (p.from && failed.has(p.from) && !failed.has(p.key)) grew = !!failed.add(p.key);
     }
@@ -199,7 +250,16 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     }
     const missing: { key: string; origin?: Origin }[] = [];
     missingLeaves(r.resolved, [], missing);
-    for (const m of missing) put({ severity: 'error', code: 'missing-value', key: m.key, message: `${m.key} is mandatory ('???') and has no value; set it in the file or with ++${m.key}=…` }, m.origin);
+    for (const m of missing)
+      put(
+        {
+          severity: 'error',
+          code: 'missing-value',
+          key: m.key,
+          message: `${m.key} is mandatory ('???') and has no value; set it in the file or with ++${m.key}=…`,
+        },
+        m.origin,
+      );
     resolved = toPlain(r.resolved) as Record<string, any>;
   }
 
@@ -218,7 +278,8 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
 
   if (resolved) {
     const written = root ? (toPlain(root) as Record<string, any>) : undefined;
-    for (const f of runRules({ cfg: resolved, originOf, envNames, written })) put({ severity: f.severity, code: f.code, message: f.message, key: f.key }, originOf(f.key));
+    for (const f of runRules({ cfg: resolved, originOf, envNames, written }))
+      put({ severity: f.severity, code: f.code, message: f.message, key: f.key }, originOf(f.key));
   }
 
   // The last word on secrets: whatever a message quotes, a secret value is not in it.
@@ -246,10 +307,19 @@ export function evaluateConfig(input: ConfigInput): ConfigEvaluation {
     experimentName = null;
     const text = secretTexts.length ? scrub(dep.text, secretTexts) : dep.text;
     experimentNameUnknown = `the experiment name depends on the target's environment: ${dep.key} is '${text}', which the trainer resolves where it runs`;
-    put({ severity: 'warning', code: 'experiment-name-unknown', key: dep.key, message: `${experimentNameUnknown}; it is unknown here (set ${dep.key} to a plain value to know it before the launch)` }, originOf(dep.key));
+    put(
+      {
+        severity: 'warning',
+        code: 'experiment-name-unknown',
+        key: dep.key,
+        message: `${experimentNameUnknown}; it is unknown here (set ${dep.key} to a plain value to know it before the launch)`,
+      },
+      originOf(dep.key),
+    );
   }
   diags.sort(byPosition);
-  const trialName = resolved && typeof resolved.trial_name === 'string' && resolved.trial_name !== '???' ? resolved.trial_name : null;
+  const trialName =
+    resolved && typeof resolved.trial_name === 'string' && resolved.trial_name !== '???' ? resolved.trial_name : null;
   const isSecret = (key: string) => isSecretKey(key, secretNames);
   const shownTree = resolvedTree && secrets.length ? redactVal(resolvedTree, secretNames, secretValues) : resolvedTree;
   let effectiveText: string | null = null;

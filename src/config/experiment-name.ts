@@ -12,7 +12,13 @@ export function inferExperimentName(cfg: Record<string, any>): string {
   const modelPath: string = typeof actor.path === 'string' ? actor.path : actor.path == null ? '' : String(actor.path);
   if (modelPath) {
     // Python's str.replace replaces every occurrence.
-    const short = modelPath.split('/').pop()!.toLowerCase().replaceAll('qwen3-vl-', 'qwen3vl').replaceAll('-instruct', '-inst').replaceAll('-thinking', '-think');
+    const short = modelPath
+      .split('/')
+      .pop()!
+      .toLowerCase()
+      .replaceAll('qwen3-vl-', 'qwen3vl')
+      .replaceAll('-instruct', '-inst')
+      .replaceAll('-thinking', '-think');
     parts.push(short);
   }
   const critic = actor.critic_loss ?? 'none';
@@ -53,7 +59,8 @@ const NAME_INPUTS = [
   'actor.optimizer.lr',
 ];
 
-const at = (cfg: Record<string, any>, key: string): unknown => key.split('.').reduce<any>((o, k) => (o == null ? undefined : o[k]), cfg);
+const at = (cfg: Record<string, any>, key: string): unknown =>
+  key.split('.').reduce<any>((o, k) => (o == null ? undefined : o[k]), cfg);
 
 /** When the experiment name depends on a value only the target knows (`${oc.env:MODEL}`, left as
  *  text here): the key and its text. The name is then unknown here, not the text spliced in. */

@@ -70,6 +70,8 @@ export function formatOverrideValue(v: unknown): string {
   if (typeof v === 'string') return stringValue(v);
   if (Array.isArray(v)) return `[${v.map(formatOverrideValue).join(',')}]`;
   return `{${Object.entries(v as object)
-    .map(([k, x]) => `${DICT_KEY.test(k) ? k : k.replace(/[^A-Za-z0-9_\-]/g, (c) => `\\${c}`)}:${formatOverrideValue(x)}`)
+    .map(
+      ([k, x]) => `${DICT_KEY.test(k) ? k : k.replace(/[^A-Za-z0-9_\-]/g, (c) => `\\${c}`)}:${formatOverrideValue(x)}`,
+    )
     .join(',')}}`;
 }

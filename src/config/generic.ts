@@ -7,11 +7,13 @@ import { any, dict } from './schema/dsl.js';
 import { cloneVal, toTyped, type Val } from './values.js';
 import { loadYaml } from './yaml-load.js';
 
-export type GenericResult = { ok: unknown } | { stage: 'load' | 'override' | 'resolve'; message: string; index?: number };
+export type GenericResult =
+  { ok: unknown } | { stage: 'load' | 'override' | 'resolve'; message: string; index?: number };
 
 export function resolveWithoutSchema(text: string, overrides: readonly string[] = []): GenericResult {
   const loaded = loadYaml(text);
-  if (!loaded.root) return { stage: 'load', message: loaded.problems.map((p) => `${p.line}:${p.col} ${p.message}`).join('; ') };
+  if (!loaded.root)
+    return { stage: 'load', message: loaded.problems.map((p) => `${p.line}:${p.col} ${p.message}`).join('; ') };
   const root = cloneVal(loaded.root) as Extract<Val, { t: 'map' }>;
   for (let i = 0; i < overrides.length; i++) {
     try {

@@ -127,7 +127,8 @@ function checkDefaults(v: Val): ComposeProblem[] {
   v.a.forEach((e, i) => {
     if (e.t === 'str' && e.v === '_self_') return;
     // Hydra's own groups (`override hydra/job_logging: disabled`) come with Hydra, not from a file.
-    if (e.t === 'map' && e.m.size === 1 && /^(override\s+)?(optional\s+)?hydra\/[\w/]+$/.test([...e.m.keys()][0])) return;
+    if (e.t === 'map' && e.m.size === 1 && /^(override\s+)?(optional\s+)?hydra\/[\w/]+$/.test([...e.m.keys()][0]))
+      return;
     const shown =
       e.t === 'str'
         ? e.v

@@ -95,13 +95,24 @@ function resolverNote(call: string, envNames: ReadonlySet<string> | undefined): 
 }
 
 /** The resolvers OmegaConf 2.2 registers, and Hydra's (the trainer composes its config with Hydra). */
-const KNOWN_RESOLVERS = ['oc.env', 'oc.select', 'oc.decode', 'oc.create', 'oc.deprecated', 'oc.dict.keys', 'oc.dict.values', 'now', 'hydra'];
+const KNOWN_RESOLVERS = [
+  'oc.env',
+  'oc.select',
+  'oc.decode',
+  'oc.create',
+  'oc.deprecated',
+  'oc.dict.keys',
+  'oc.dict.values',
+  'now',
+  'hydra',
+];
 
 function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[b.length];
@@ -134,7 +145,12 @@ export function expandedSize(v: Val, limit: number): number {
 }
 
 /** Resolve every interpolation of a merged tree; returns a new tree without `${}` strings. */
-export function resolveTree(root: Val, schema: Field, problems: InterpolationProblem[], envNames?: ReadonlySet<string>): Val {
+export function resolveTree(
+  root: Val,
+  schema: Field,
+  problems: InterpolationProblem[],
+  envNames?: ReadonlySet<string>,
+): Val {
   const done = new Map<string, Val>();
   const active = new Set<string>();
 
@@ -168,7 +184,12 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
     const path = refPath(inner, at);
     const target = nodeAt(path);
     if (target === undefined) throw new ResolveError(`Interpolation key '${inner}' not found`);
-    if (target.t === 'missing') throw new ResolveError(`Interpolation key '${inner}' points to a missing value ('???'); set ${path.join('.')}`, 'interpolation', path.join('.'));
+    if (target.t === 'missing')
+      throw new ResolveError(
+        `Interpolation key '${inner}' points to a missing value ('???'); set ${path.join('.')}`,
+        'interpolation',
+        path.join('.'),
+      );
     return resolveNode(target, path);
   };
 
@@ -187,7 +208,8 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
       for (const [k, x] of n.m) m.set(k, resolveNode(x, [...path, k]));
       return { t: 'map', m, origin: n.origin };
     }
-    if (n.t === 'list') return { t: 'list', a: n.a.map((x, i) => resolveNode(x, [...path, String(i)])), origin: n.origin };
+    if (n.t === 'list')
+      return { t: 'list', a: n.a.map((x, i) => resolveNode(x, [...path, String(i)])), origin: n.origin };
     if (n.t !== 'str' || !hasInterpolation(n.v)) {
       if (n.t === 'str' && n.v.includes('\\${')) return { ...n, v: n.v.replace(/\\\$\{/g, '${') };
       return n;
@@ -207,7 +229,12 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
         } else {
           const r = coerceScalar(f.k, out);
           const from = pieces.length === 1 && 'ref' in pieces[0] ? refPath(pieces[0].ref, path).join('.') : undefined;
-          if (!r.ok) throw new ResolveError(`${r.message} (field '${key}' is ${f.k}, from '${n.v}'); ${writeInstead(f.k)}`, 'type-mismatch', from);
+          if (!r.ok)
+            throw new ResolveError(
+              `${r.message} (field '${key}' is ${f.k}, from '${n.v}'); ${writeInstead(f.k)}`,
+              'type-mismatch',
+              from,
+            );
           out = r.value;
         }
       }
@@ -233,11 +260,23 @@ export function resolveTree(root: Val, schema: Field, problems: InterpolationPro
       if (e instanceof ResolverCall) {
         // Warned once, where the call is written: a copy through ${a.b} is the same call.
         if (n.t === 'str' && !n.v.includes(`\${${e.call}}`)) return n;
-        problems.push({ code: 'resolver', severity: 'warning', key: path.join('.'), message: resolverNote(e.call, envNames), origin: n.origin });
+        problems.push({
+          code: 'resolver',
+          severity: 'warning',
+          key: path.join('.'),
+          message: resolverNote(e.call, envNames),
+          origin: n.origin,
+        });
         return n;
       }
       if (!(e instanceof ResolveError)) throw e;
-      problems.push({ code: e.code, key: path.join('.'), message: `${e.message} (in '${path.join('.')}')`, origin: n.origin, ...(e.from ? { from: e.from } : {}) });
+      problems.push({
+        code: e.code,
+        key: path.join('.'),
+        message: `${e.message} (in '${path.join('.')}')`,
+        origin: n.origin,
+        ...(e.from ? { from: e.from } : {}),
+      });
       return { t: 'null', origin: n.origin };
     }
   };

@@ -7,9 +7,16 @@ import { formatTypedValue } from './format-value.js';
 import type { ParsedOverride } from './overrides-grammar.js';
 import { REDACTED } from './secret-keys.js';
 
-export function buildLaunchArgv(overrides: readonly ParsedOverride[], opts: { remoteConfigPath: string; python?: string }, isSecretKey: (key: string) => boolean = () => false): string[] {
+export function buildLaunchArgv(
+  overrides: readonly ParsedOverride[],
+  opts: { remoteConfigPath: string; python?: string },
+  isSecretKey: (key: string) => boolean = () => false,
+): string[] {
   const argv = [opts.python ?? 'python3', 'webgym/train.py', '--config', opts.remoteConfigPath];
-  const value = (o: ParsedOverride) => (isSecretKey(o.key) && o.value!.t !== 'null' && !(o.value!.t === 'str' && o.value!.v === '') ? REDACTED : formatTypedValue(o.value!));
+  const value = (o: ParsedOverride) =>
+    isSecretKey(o.key) && o.value!.t !== 'null' && !(o.value!.t === 'str' && o.value!.v === '')
+      ? REDACTED
+      : formatTypedValue(o.value!);
   for (const o of overrides) {
     if (o.kind === 'delete') argv.push(o.value ? `~${o.key}=${value(o)}` : `~${o.key}`);
     else argv.push(`++${o.key}=${value(o)}`);

@@ -37,14 +37,22 @@ export function fromPlain(v: unknown, origin: Origin): Val {
 
 /** OmegaConf (2.2 to 2.4) keeps a list or mapping given as an element of a list or dict of scalars
  *  (`list[str]`, `env_vars: dict[str, str]`) as it is, untyped: it converts only scalars. */
-const untypedInside = (of: Field, x: Val): boolean => (x.t === 'list' || x.t === 'map') && of.k !== 'obj' && of.k !== 'list' && of.k !== 'dict';
+const untypedInside = (of: Field, x: Val): boolean =>
+  (x.t === 'list' || x.t === 'map') && of.k !== 'obj' && of.k !== 'list' && of.k !== 'dict';
 
 /** Merge `src` (may be undefined: not in YAML) onto field `f`. */
-export function mergeField(f: Field, src: Val | undefined, key: string, problems: MergeProblem[], fromDefault = false): Val {
+export function mergeField(
+  f: Field,
+  src: Val | undefined,
+  key: string,
+  problems: MergeProblem[],
+  fromDefault = false,
+): Val {
   if (src === undefined) {
     if (f.k === 'obj' && fromDefault) {
       const m = new Map<string, Val>();
-      for (const [name, sub] of Object.entries(f.fields)) m.set(name, defaultVal(sub, problems, key ? `${key}.${name}` : name));
+      for (const [name, sub] of Object.entries(f.fields))
+        m.set(name, defaultVal(sub, problems, key ? `${key}.${name}` : name));
       return { t: 'map', m, origin: DEFAULT };
     }
     return defaultVal(f, problems, key);
@@ -53,7 +61,12 @@ export function mergeField(f: Field, src: Val | undefined, key: string, problems
   if (isInterpolation(src)) return src; // typed after resolution
   if (src.t === 'null') {
     if (f.opt || f.k === 'any') return src;
-    problems.push({ code: 'not-optional', key, message: `'${key}' cannot be null: it is not Optional; give it a value, or delete the override or line that sets null (the default then applies)`, origin: src.origin });
+    problems.push({
+      code: 'not-optional',
+      key,
+      message: `'${key}' cannot be null: it is not Optional; give it a value, or delete the override or line that sets null (the default then applies)`,
+      origin: src.origin,
+    });
     return defaultVal(f, problems, key);
   }
   switch (f.k) {
@@ -65,16 +78,29 @@ export function mergeField(f: Field, src: Val | undefined, key: string, problems
     case 'str': {
       const r = coerceScalar(f.k, src);
       if (r.ok) return r.value;
-      const msg = SECRET_KEY.test(key) ? `the value of '${key}' (not shown: a secret) is not a valid ${f.k}` : `${r.message} (field '${key}' is ${f.k}); ${writeInstead(f.k)}`;
+      const msg = SECRET_KEY.test(key)
+        ? `the value of '${key}' (not shown: a secret) is not a valid ${f.k}`
+        : `${r.message} (field '${key}' is ${f.k}); ${writeInstead(f.k)}`;
       problems.push({ code: 'type-mismatch', key, message: msg, origin: src.origin });
       return src;
     }
     case 'list': {
       if (src.t !== 'list') {
-        problems.push({ code: 'type-mismatch', key, message: `'${key}' must be a list, not ${src.t === 'map' ? 'a mapping' : `'${String(toPlain(src))}'`}`, origin: src.origin });
+        problems.push({
+          code: 'type-mismatch',
+          key,
+          message: `'${key}' must be a list, not ${src.t === 'map' ? 'a mapping' : `'${String(toPlain(src))}'`}`,
+          origin: src.origin,
+        });
         return src;
       }
-      return { t: 'list', a: src.a.map((x, i) => (untypedInside(f.of, x) ? x : mergeField(f.of, x, `${key}.${i}`, problems, f.of.k === 'obj'))), origin: src.origin };
+      return {
+        t: 'list',
+        a: src.a.map((x, i) =>
+          untypedInside(f.of, x) ? x : mergeField(f.of, x, `${key}.${i}`, problems, f.of.k === 'obj'),
+        ),
+        origin: src.origin,
+      };
     }
     case 'dict': {
       if (src.t !== 'map') {
@@ -87,7 +113,12 @@ export function mergeField(f: Field, src: Val | undefined, key: string, problems
     }
     case 'obj': {
       if (src.t !== 'map') {
-        problems.push({ code: 'type-mismatch', key, message: `'${key}' must be a mapping of ${f.name} fields`, origin: src.origin });
+        problems.push({
+          code: 'type-mismatch',
+          key,
+          message: `'${key}' must be a mapping of ${f.name} fields`,
+          origin: src.origin,
+        });
         return mergeField(f, undefined, key, problems, true);
       }
       const m = new Map<string, Val>();
@@ -95,12 +126,20 @@ export function mergeField(f: Field, src: Val | undefined, key: string, problems
         const sk = key ? `${key}.${name}` : name;
         // OmegaConf's merge skips a '???' from the file when the dataclass has a value: `seed: ???` keeps 1.
         const given = src.m.get(name);
-        m.set(name, given && given.t !== 'missing' ? mergeField(sub, given, sk, problems, true) : defaultVal(sub, problems, sk));
+        m.set(
+          name,
+          given && given.t !== 'missing' ? mergeField(sub, given, sk, problems, true) : defaultVal(sub, problems, sk),
+        );
       }
       for (const [k, x] of src.m) {
         if (!(k in f.fields)) {
           const full = key ? `${key}.${k}` : k;
-          problems.push({ code: 'unknown-key', key: full, message: `Key '${k}' not in '${f.name}' (full key: ${full}); check the spelling or remove it`, origin: x.origin });
+          problems.push({
+            code: 'unknown-key',
+            key: full,
+            message: `Key '${k}' not in '${f.name}' (full key: ${full}); check the spelling or remove it`,
+            origin: x.origin,
+          });
         }
       }
       return { t: 'map', m, origin: src.origin };

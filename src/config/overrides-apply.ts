@@ -59,7 +59,10 @@ function structMergeProblem(dst: Val, src: Val, at: string): string | null {
 function mergeInto(dst: Val, src: Val): Val {
   // OmegaConf.update(merge=True) merges containers and refuses to merge a list with a mapping.
   if ((dst.t === 'map' && src.t === 'list') || (dst.t === 'list' && src.t === 'map'))
-    throw new OverrideApplyError(`cannot merge a ${src.t === 'list' ? 'list' : 'mapping'} into a ${dst.t === 'list' ? 'list' : 'mapping'}`, true);
+    throw new OverrideApplyError(
+      `cannot merge a ${src.t === 'list' ? 'list' : 'mapping'} into a ${dst.t === 'list' ? 'list' : 'mapping'}`,
+      true,
+    );
   if (dst.t === 'map' && src.t === 'map') {
     for (const [k, v] of src.m) {
       const d = dst.m.get(k);
@@ -127,8 +130,13 @@ function resolvedAt(root: MapVal, path: string[]): Val | undefined {
 
 const plainEq = (a: unknown, b: unknown): boolean => JSON.stringify(norm(a)) === JSON.stringify(norm(b));
 const norm = (v: unknown): unknown =>
-  typeof v === 'boolean' ? Number(v) : Array.isArray(v) ? v.map(norm) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)])) : v;
-
+  typeof v === 'boolean'
+    ? Number(v)
+    : Array.isArray(v)
+      ? v.map(norm)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)]))
+        : v;
 
 /** Apply one override in place. Returns an error message (what to change) or null. */
 export function applyOverride(root: MapVal, o: ParsedOverride, index: number): string | null {
@@ -138,9 +146,10 @@ export function applyOverride(root: MapVal, o: ParsedOverride, index: number): s
   try {
     switch (o.kind) {
       case 'delete': {
-        if (!existing || existing.t === 'null' || existing.t === 'missing') return `Could not delete from config. '${o.key}' does not exist.`;
+        if (!existing || existing.t === 'null' || existing.t === 'missing')
+          return `Could not delete from config. '${o.key}' does not exist.`;
         // Hydra compares with OmegaConf.select, which resolves: `~ref=1` deletes `ref: ${seed}` when seed is 1.
-        const current = o.value && isInterpolation(existing) ? resolvedAt(root, o.path) ?? existing : existing;
+        const current = o.value && isInterpolation(existing) ? (resolvedAt(root, o.path) ?? existing) : existing;
         // Hydra's f-string prints each value with str(): a float keeps its '.0'.
         if (o.value && !plainEq(toPlain(current), toPlain(o.value)))
           return SECRET_KEY.test(o.key)
@@ -148,7 +157,8 @@ export function applyOverride(root: MapVal, o: ParsedOverride, index: number): s
             : `Could not delete from config. The value of '${o.key}' is ${pyStrVal(current)} and not ${pyStrVal(o.value)}.`;
         const parent = select(root, o.path.slice(0, -1))!;
         const last = o.path[o.path.length - 1];
-        if (parent.t === 'list') return `Could not delete from config. '${o.key}' is a list element; Hydra cannot delete by index: override the whole list instead.`;
+        if (parent.t === 'list')
+          return `Could not delete from config. '${o.key}' is a list element; Hydra cannot delete by index: override the whole list instead.`;
         if (parent.t === 'map') parent.m.delete(last);
         return null;
       }
@@ -174,10 +184,13 @@ export function applyOverride(root: MapVal, o: ParsedOverride, index: number): s
       }
     }
   } catch (e) {
-    if (e instanceof OverrideApplyError && e.isReason) return `Could not override '${o.key}': ${e.message}; replace it with ~${o.key} first or give a value of the same kind.`;
+    if (e instanceof OverrideApplyError && e.isReason)
+      return `Could not override '${o.key}': ${e.message}; replace it with ~${o.key} first or give a value of the same kind.`;
     if (e instanceof OverrideApplyError) {
       const why = unreachable(root, o.path);
-      return why ? `Could not override '${o.key}': ${why}.` : `Could not override '${o.key}': '${e.message}' cannot hold '${o.path[o.path.length - 1]}' (index out of range or not a mapping).`;
+      return why
+        ? `Could not override '${o.key}': ${why}.`
+        : `Could not override '${o.key}': '${e.message}' cannot hold '${o.path[o.path.length - 1]}' (index out of range or not a mapping).`;
     }
     throw e;
   }

@@ -42,7 +42,10 @@ export function callFunction(name: string, args: FnArg[]): Val {
     case 'shuffle':
       return shuffle(args);
     default:
-      throw new FunctionError('HydraException', `Unknown function '${name}' (available: ${KNOWN.join(',')}); quote the value if the parentheses are text`);
+      throw new FunctionError(
+        'HydraException',
+        `Unknown function '${name}' (available: ${KNOWN.join(',')}); quote the value if the parentheses are text`,
+      );
   }
 }
 
@@ -89,7 +92,8 @@ function cast(to: 'int' | 'float' | 'str' | 'bool', v: Val): Val {
       return exactInt(BigInt(Math.trunc(v.v)).toString());
     }
     const s = pyStrip(v.v);
-    if (!/^[+-]?[0-9]+(?:_[0-9]+)*$/.test(s)) throw new FunctionError('ValueError', `invalid literal for int() with base 10: ${pyRepr(v.v)}`);
+    if (!/^[+-]?[0-9]+(?:_[0-9]+)*$/.test(s))
+      throw new FunctionError('ValueError', `invalid literal for int() with base 10: ${pyRepr(v.v)}`);
     return exactInt(s.replace(/_/g, ''));
   }
   // float
@@ -135,7 +139,6 @@ export function pyRepr(s: string): string {
   return `${q}${out}${q}`;
 }
 
-
 /** sort(list) / sort(x) / sort(list=…, reverse=…); several values or a sweep make a sweep. */
 function sort(args: FnArg[]): Val {
   const reverseArg = args.find((a) => a.name === 'reverse');
@@ -144,10 +147,18 @@ function sort(args: FnArg[]): Val {
   if (bad) throw new FunctionError('TypeError', `got an unexpected keyword argument '${bad.name}'`);
   if (args.some((a) => a.name === 'sweep')) throw new SweepError('sort of a sweep');
   const reverse = reverseArg ? reverseArg.value.t === 'bool' && reverseArg.value.v : false;
-  if (reverseArg && reverseArg.value.t !== 'bool') throw new FunctionError('TypeError', `mismatch type argument reverse: ${pyType(reverseArg.value)} is incompatible with bool`);
+  if (reverseArg && reverseArg.value.t !== 'bool')
+    throw new FunctionError(
+      'TypeError',
+      `mismatch type argument reverse: ${pyType(reverseArg.value)} is incompatible with bool`,
+    );
   const pos = args.filter((a) => !a.name);
   if (listArg) {
-    if (listArg.value.t !== 'list') throw new FunctionError('TypeError', `mismatch type argument list: ${pyType(listArg.value)} is incompatible with Optional[List[Any]]`);
+    if (listArg.value.t !== 'list')
+      throw new FunctionError(
+        'TypeError',
+        `mismatch type argument list: ${pyType(listArg.value)} is incompatible with Optional[List[Any]]`,
+      );
     return sortedList(listArg.value.a, reverse);
   }
   if (pos.length === 0) throw new FunctionError('ValueError', 'empty sort input');
@@ -165,13 +176,21 @@ function sortedList(items: Val[], reverse: boolean): Val {
     // Python's sort first compares each item with the one before it: the first pair it cannot order.
     const kind = (x: Val) => (num(x) !== null ? 'num' : x.t);
     let i = 1;
-    while (i < items.length && kind(items[i]) === kind(items[i - 1]) && kind(items[i]) !== 'list' && kind(items[i]) !== 'map' && kind(items[i]) !== 'null') i++;
+    while (
+      i < items.length &&
+      kind(items[i]) === kind(items[i - 1]) &&
+      kind(items[i]) !== 'list' &&
+      kind(items[i]) !== 'map' &&
+      kind(items[i]) !== 'null'
+    )
+      i++;
     const [a, b] = i < items.length ? [items[i], items[i - 1]] : [items[0], items[0]];
     throw new FunctionError('TypeError', `'<' not supported between instances of '${pyType(a)}' and '${pyType(b)}'`);
   }
   // A stable sort like Python's; reverse=True keeps equal items in their order too.
   const idx = items.map((x, i) => [x, i] as const);
-  const cmp = (x: Val, y: Val): number => (allNum ? num(x)! - num(y)! : cmpCodePoints((x as { v: string }).v, (y as { v: string }).v));
+  const cmp = (x: Val, y: Val): number =>
+    allNum ? num(x)! - num(y)! : cmpCodePoints((x as { v: string }).v, (y as { v: string }).v);
   idx.sort((p, q) => (reverse ? cmp(q[0], p[0]) : cmp(p[0], q[0])) || p[1] - q[1]);
   return { t: 'list', a: idx.map(([x]) => x) };
 }
@@ -179,7 +198,8 @@ function sortedList(items: Val[], reverse: boolean): Val {
 function cmpCodePoints(a: string, b: string): number {
   const x = [...a];
   const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i].codePointAt(0)! - y[i].codePointAt(0)!;
+  for (let i = 0; i < Math.min(x.length, y.length); i++)
+    if (x[i] !== y[i]) return x[i].codePointAt(0)! - y[i].codePointAt(0)!;
   return x.length - y.length;
 }
 
@@ -197,4 +217,14 @@ function shuffle(args: FnArg[]): Val {
   return v;
 }
 
-const pyType = (v: Val): string => ({ int: 'int', float: 'float', str: 'str', bool: 'bool', null: 'NoneType', missing: 'str', list: 'list', map: 'dict' })[v.t];
+const pyType = (v: Val): string =>
+  ({
+    int: 'int',
+    float: 'float',
+    str: 'str',
+    bool: 'bool',
+    null: 'NoneType',
+    missing: 'str',
+    list: 'list',
+    map: 'dict',
+  })[v.t];

@@ -47,7 +47,8 @@ class Parser {
     if (t.k === 'quoted') {
       this.i++;
       const nx = this.peek();
-      if (nx && !(nx.k === ',' || nx.k === ']' || nx.k === '}' || nx.k === ')' || nx.k === 'ws')) this.fail(`unexpected '${nx.s}' after a quoted string`, nx);
+      if (nx && !(nx.k === ',' || nx.k === ']' || nx.k === '}' || nx.k === ')' || nx.k === 'ws'))
+        this.fail(`unexpected '${nx.s}' after a quoted string`, nx);
       if (nx?.k === 'ws') this.i++;
       return { t: 'str', v: t.value };
     }
@@ -57,13 +58,29 @@ class Parser {
     const start = this.i;
     while (this.i < this.toks.length) {
       const k = this.toks[this.i].k;
-      if (k === 'ws' || k === 'id' || k === 'int' || k === 'float' || k === 'bool' || k === 'null' || k === 'uc' || k === 'colon' || k === 'esc' || k === 'interp') this.i++;
+      if (
+        k === 'ws' ||
+        k === 'id' ||
+        k === 'int' ||
+        k === 'float' ||
+        k === 'bool' ||
+        k === 'null' ||
+        k === 'uc' ||
+        k === 'colon' ||
+        k === 'esc' ||
+        k === 'interp'
+      )
+        this.i++;
       else break;
     }
     let parts = this.toks.slice(start, this.i);
     if (parts.length === 0) {
       const t = this.peek()!;
-      if (t.k === '(' || t.k === ')') this.fail(`'${t.s}' at column ${t.at + 1} must be quoted or escaped with a backslash (Hydra reads NAME(…) as a function call)`, t);
+      if (t.k === '(' || t.k === ')')
+        this.fail(
+          `'${t.s}' at column ${t.at + 1} must be quoted or escaped with a backslash (Hydra reads NAME(…) as a function call)`,
+          t,
+        );
       this.fail(`'${t.s}' at column ${t.at + 1} must be quoted or escaped with a backslash`, t);
     }
     if (parts[0].k === 'ws') parts = parts.slice(1);
@@ -104,7 +121,8 @@ class Parser {
       args.push({ name: named ? t.s : undefined, value: this.element() });
       const sep = this.peek();
       if (sep?.k === ',') this.i++;
-      else if (sep?.k !== ')') this.fail(sep ? `unexpected '${sep.s}' in ${nameTok.s}(…)` : `missing ')' to close ${nameTok.s}(`, sep);
+      else if (sep?.k !== ')')
+        this.fail(sep ? `unexpected '${sep.s}' in ${nameTok.s}(…)` : `missing ')' to close ${nameTok.s}(`, sep);
     }
     const close = this.toks[this.i++];
     // Hydra quotes the call as written (ctx.getText(): the tokens, whitespace included).
@@ -116,7 +134,10 @@ class Parser {
       if (!(e instanceof FunctionError)) throw e;
       if (e.kind === 'unsupported') throw new OverrideSyntaxError(`'${callText}': ${e.message}`, nameTok.at + 1);
       if (e.kind === 'random')
-        throw new OverrideSyntaxError(`'${callText}' gives a random order at each launch: train.py would take some order, the cockpit cannot know which; write the list in the order you want`, nameTok.at + 1);
+        throw new OverrideSyntaxError(
+          `'${callText}' gives a random order at each launch: train.py would take some order, the cockpit cannot know which; write the list in the order you want`,
+          nameTok.at + 1,
+        );
       throw new OverrideSyntaxError(`${e.kind} while evaluating '${callText}': ${e.message}`, nameTok.at + 1);
     }
   }
@@ -150,7 +171,11 @@ class Parser {
     }
     for (;;) {
       const start = this.i;
-      while (this.i < this.toks.length && ['ws', 'id', 'int', 'float', 'bool', 'null', 'uc', 'esc'].includes(this.toks[this.i].k)) this.i++;
+      while (
+        this.i < this.toks.length &&
+        ['ws', 'id', 'int', 'float', 'bool', 'null', 'uc', 'esc'].includes(this.toks[this.i].k)
+      )
+        this.i++;
       const key = this.toks
         .slice(start, this.i)
         .map((p) => (p.k === 'esc' ? unescape(p.s) : p.s))
@@ -221,10 +246,16 @@ function parseOverrideText(text: string): ParsedOverride {
   const eq = rest.indexOf('=');
   const keyText = eq < 0 ? rest : rest.slice(0, eq);
   if (eq < 0 && kind !== 'delete') {
-    throw new OverrideSyntaxError(`missing '=': write ${keyText || 'key'}=VALUE (or ~${keyText || 'key'} to delete it)`, text.length + 1);
+    throw new OverrideSyntaxError(
+      `missing '=': write ${keyText || 'key'}=VALUE (or ~${keyText || 'key'} to delete it)`,
+      text.length + 1,
+    );
   }
   if (keyText.includes('/') || keyText.includes('@')) {
-    throw new OverrideSyntaxError(`'${keyText}' is a config-group override; only value overrides (a.b=v) are supported`, off + 1);
+    throw new OverrideSyntaxError(
+      `'${keyText}' is a config-group override; only value overrides (a.b=v) are supported`,
+      off + 1,
+    );
   }
   const path = keyText.split('.');
   if (!keyText || path.some((s) => !KEY_SEG.test(s)) || (path.length === 1 && /^[0-9]/.test(keyText))) {
@@ -248,9 +279,12 @@ function parseOverrideText(text: string): ParsedOverride {
   }
   if (p.peek()) {
     const t = p.peek()!;
-    if (t.k === '}' && /\$\{[^}]*\$\{/.test(body)) p.fail(`a nested interpolation must be quoted: ${keyText}='${body}' ('}' at column ${t.at + 1} ends the first \${)`, t);
+    if (t.k === '}' && /\$\{[^}]*\$\{/.test(body))
+      p.fail(
+        `a nested interpolation must be quoted: ${keyText}='${body}' ('}' at column ${t.at + 1} ends the first \${)`,
+        t,
+      );
     p.fail(`'${t.s}' at column ${t.at + 1} must be quoted or escaped with a backslash`, t);
   }
   return { kind, path, key: keyText, value: first, text };
 }
-

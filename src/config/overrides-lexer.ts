@@ -15,7 +15,6 @@ export type Tok =
   | { k: 'quoted'; s: string; value: string; at: number }
   | { k: '[' | ']' | '{' | '}' | ',' | '(' | ')' | '='; s: string; at: number };
 
-
 /** Value-mode lexer. Whitespace around brackets, commas and colons belongs to those tokens, as in Hydra. */
 export function lex(src: string, base: number): Tok[] {
   const toks: Tok[] = [];
@@ -102,7 +101,10 @@ function matchWord(src: string, i: number): { k: Tok['k']; s: string } | null {
     const m = re.exec(rest);
     if (m && (!best || m[0].length > best.s.length)) best = { k, s: m[0] };
   };
-  tryRe('float', /^[+-]?(?:(?:(?:0|[1-9](?:_?[0-9])*)|(?:0|[1-9](?:_?[0-9])*)\.|(?:0|[1-9](?:_?[0-9])*)?\.[0-9](?:_?[0-9])*)[eE][+-]?[0-9](?:_?[0-9])*|(?:0|[1-9](?:_?[0-9])*)?\.[0-9](?:_?[0-9])*|(?:0|[1-9](?:_?[0-9])*)\.|[Ii][Nn][Ff]|[Nn][Aa][Nn])/);
+  tryRe(
+    'float',
+    /^[+-]?(?:(?:(?:0|[1-9](?:_?[0-9])*)|(?:0|[1-9](?:_?[0-9])*)\.|(?:0|[1-9](?:_?[0-9])*)?\.[0-9](?:_?[0-9])*)[eE][+-]?[0-9](?:_?[0-9])*|(?:0|[1-9](?:_?[0-9])*)?\.[0-9](?:_?[0-9])*|(?:0|[1-9](?:_?[0-9])*)\.|[Ii][Nn][Ff]|[Nn][Aa][Nn])/,
+  );
   tryRe('int', /^[+-]?(?:0|[1-9](?:_?[0-9])*)/);
   tryRe('bool', /^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])/);
   tryRe('null', /^[Nn][Uu][Ll][Ll]/);
@@ -141,4 +143,3 @@ function readQuoted(src: string, start: number): { value: string; end: number } 
   }
   return null;
 }
-

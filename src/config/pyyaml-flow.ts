@@ -2,9 +2,35 @@
 // its match or to the first problem, as the trainer's loader meets it: no indentation rules inside,
 // plain scalars run across lines, ':' is always a value indicator, a tab cannot start a token.
 // See pyyaml-scan.ts for why; offsets in, offsets out.
-import { BLANK_OR_END, BREAKS, blankOrEnd, docSeparator, isBreak, lineBreakLen, peek, pyRepr, scanQuoted, type PyYamlProblem } from './pyyaml-scan.js';
+import {
+  BLANK_OR_END,
+  BREAKS,
+  blankOrEnd,
+  docSeparator,
+  isBreak,
+  lineBreakLen,
+  peek,
+  pyRepr,
+  scanQuoted,
+  type PyYamlProblem,
+} from './pyyaml-scan.js';
 
-type TokKind = '[' | ']' | '{' | '}' | ',' | ':' | '-' | '<scalar>' | '<alias>' | '<anchor>' | '<tag>' | '<document start>' | '<document end>' | '<stream end>' | '<key>';
+type TokKind =
+  | '['
+  | ']'
+  | '{'
+  | '}'
+  | ','
+  | ':'
+  | '-'
+  | '<scalar>'
+  | '<alias>'
+  | '<anchor>'
+  | '<tag>'
+  | '<document start>'
+  | '<document end>'
+  | '<stream end>'
+  | '<key>';
 interface Tok {
   k: TokKind;
   at: number;
@@ -20,7 +46,10 @@ class Found extends Error {
 
 /** PyYAML's scanner in flow context, from the `[` or `{` at `open` to its match: the tokens, and
  *  the scanner's problem if it stopped on one (the parser still sees the tokens before it). */
-function flowTokens(text: string, open: number): { toks: Tok[]; problem: PyYamlProblem | null; comments: [number, number][]; multiline: boolean } {
+function flowTokens(
+  text: string,
+  open: number,
+): { toks: Tok[]; problem: PyYamlProblem | null; comments: [number, number][]; multiline: boolean } {
   const toks: Tok[] = [];
   const comments: [number, number][] = [];
   let multiline = false; // a scalar running over more than one line
@@ -51,120 +80,125 @@ function flowTokens(text: string, open: number): { toks: Tok[]; problem: PyYamlP
   }
 
   function scan(): void {
-  for (;;) {
-    // scan_to_next_token: spaces (not tabs), comments, line breaks.
     for (;;) {
-      while (text[i] === ' ') i++;
-      if (text[i] === '#') {
-        const c0 = i;
-        while (i < text.length && !isBreak(text[i])) i++;
-        comments.push([c0, i]);
-      }
-      if (!skipBreak()) break;
-    }
-    // stale_possible_simple_keys: a key must stay on one line and within 1024 characters.
-    for (const [lvl, k] of possible) if (k.line !== line || i - k.at > 1024) possible.delete(lvl);
-    const c = peek(text, i);
-    if (c === '') {
-      toks.push({ k: '<stream end>', at: i });
-      return;
-    }
-    const sep = docSeparator(text, i);
-    if (sep) {
-      toks.push({ k: sep === '---' ? '<document start>' : '<document end>', at: i });
-      return;
-    }
-    if (c === '[' || c === '{') {
-      save();
-      level++;
-      allowSimpleKey = true;
-      toks.push({ k: c, at: i++ });
-      continue;
-    }
-    if (c === ']' || c === '}') {
-      possible.delete(level);
-      level--;
-      allowSimpleKey = false;
-      toks.push({ k: c, at: i++ });
-      if (level === 0) return;
-      continue;
-    }
-    if (c === ',') {
-      allowSimpleKey = true;
-      possible.delete(level);
-      toks.push({ k: ',', at: i++ });
-      continue;
-    }
-    if (c === '-' && blankOrEnd(peek(text, i + 1))) {
-      // A block entry in flow context: the scanner lets it through, the parser refuses it.
-      allowSimpleKey = true;
-      possible.delete(level);
-      toks.push({ k: '-', at: i++ });
-      continue;
-    }
-    if (c === '?') {
-      allowSimpleKey = false;
-      possible.delete(level);
-      toks.push({ k: '<key>', at: i++ }); // an explicit key: the same KeyToken as a simple key
-      continue;
-    }
-    if (c === ':') {
-      // In flow context ':' is always a value indicator; a possible simple key becomes a key.
-      const key = possible.get(level);
-      if (key) {
-        possible.delete(level);
-        toks.splice(key.tok, 0, { k: '<key>', at: key.at });
-        allowSimpleKey = false;
-      } else {
-        allowSimpleKey = false; // `not self.flow_level`
-        possible.delete(level);
-      }
-      toks.push({ k: ':', at: i++ });
-      continue;
-    }
-    if (c === '*' || c === '&') {
-      save();
-      allowSimpleKey = false;
-      const start = i++;
-      const nameStart = i;
-      while (/^[0-9A-Za-z_-]$/.test(peek(text, i))) i++;
-      const what = c === '*' ? 'an alias' : 'an anchor';
-      const after = peek(text, i);
-      if (i === nameStart || !(after === '' || `${BLANK_OR_END}?:,]}%@\``.includes(after)))
-        throw new Found({ offset: i, context: `while scanning ${what}`, contextOffset: start, problem: `expected alphabetic or numeric character, but found ${pyRepr(after)}` });
-      toks.push({ k: c === '*' ? '<alias>' : '<anchor>', at: start });
-      continue;
-    }
-    if (c === '!') {
-      save();
-      allowSimpleKey = false;
-      const start = i;
-      while (!blankOrEnd(peek(text, i))) i++;
-      toks.push({ k: '<tag>', at: start });
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      save();
-      allowSimpleKey = false;
-      const r = scanQuoted(text, i);
-      if ('problem' in r) throw new Found(r);
-      for (let j = i; j < r.end; j++)
-        if (lineBreakLen(text, j) && !(text[j] === '\r' && text[j + 1] === '\n')) {
-          line++;
-          multiline = true;
+      // scan_to_next_token: spaces (not tabs), comments, line breaks.
+      for (;;) {
+        while (text[i] === ' ') i++;
+        if (text[i] === '#') {
+          const c0 = i;
+          while (i < text.length && !isBreak(text[i])) i++;
+          comments.push([c0, i]);
         }
+        if (!skipBreak()) break;
+      }
+      // stale_possible_simple_keys: a key must stay on one line and within 1024 characters.
+      for (const [lvl, k] of possible) if (k.line !== line || i - k.at > 1024) possible.delete(lvl);
+      const c = peek(text, i);
+      if (c === '') {
+        toks.push({ k: '<stream end>', at: i });
+        return;
+      }
+      const sep = docSeparator(text, i);
+      if (sep) {
+        toks.push({ k: sep === '---' ? '<document start>' : '<document end>', at: i });
+        return;
+      }
+      if (c === '[' || c === '{') {
+        save();
+        level++;
+        allowSimpleKey = true;
+        toks.push({ k: c, at: i++ });
+        continue;
+      }
+      if (c === ']' || c === '}') {
+        possible.delete(level);
+        level--;
+        allowSimpleKey = false;
+        toks.push({ k: c, at: i++ });
+        if (level === 0) return;
+        continue;
+      }
+      if (c === ',') {
+        allowSimpleKey = true;
+        possible.delete(level);
+        toks.push({ k: ',', at: i++ });
+        continue;
+      }
+      if (c === '-' && blankOrEnd(peek(text, i + 1))) {
+        // A block entry in flow context: the scanner lets it through, the parser refuses it.
+        allowSimpleKey = true;
+        possible.delete(level);
+        toks.push({ k: '-', at: i++ });
+        continue;
+      }
+      if (c === '?') {
+        allowSimpleKey = false;
+        possible.delete(level);
+        toks.push({ k: '<key>', at: i++ }); // an explicit key: the same KeyToken as a simple key
+        continue;
+      }
+      if (c === ':') {
+        // In flow context ':' is always a value indicator; a possible simple key becomes a key.
+        const key = possible.get(level);
+        if (key) {
+          possible.delete(level);
+          toks.splice(key.tok, 0, { k: '<key>', at: key.at });
+          allowSimpleKey = false;
+        } else {
+          allowSimpleKey = false; // `not self.flow_level`
+          possible.delete(level);
+        }
+        toks.push({ k: ':', at: i++ });
+        continue;
+      }
+      if (c === '*' || c === '&') {
+        save();
+        allowSimpleKey = false;
+        const start = i++;
+        const nameStart = i;
+        while (/^[0-9A-Za-z_-]$/.test(peek(text, i))) i++;
+        const what = c === '*' ? 'an alias' : 'an anchor';
+        const after = peek(text, i);
+        if (i === nameStart || !(after === '' || `${BLANK_OR_END}?:,]}%@\``.includes(after)))
+          throw new Found({
+            offset: i,
+            context: `while scanning ${what}`,
+            contextOffset: start,
+            problem: `expected alphabetic or numeric character, but found ${pyRepr(after)}`,
+          });
+        toks.push({ k: c === '*' ? '<alias>' : '<anchor>', at: start });
+        continue;
+      }
+      if (c === '!') {
+        save();
+        allowSimpleKey = false;
+        const start = i;
+        while (!blankOrEnd(peek(text, i))) i++;
+        toks.push({ k: '<tag>', at: start });
+        continue;
+      }
+      if (c === "'" || c === '"') {
+        save();
+        allowSimpleKey = false;
+        const r = scanQuoted(text, i);
+        if ('problem' in r) throw new Found(r);
+        for (let j = i; j < r.end; j++)
+          if (lineBreakLen(text, j) && !(text[j] === '\r' && text[j + 1] === '\n')) {
+            line++;
+            multiline = true;
+          }
+        toks.push({ k: '<scalar>', at: i });
+        i = r.end;
+        continue;
+      }
+      // check_plain in flow context.
+      const plain = !`\0 \t${BREAKS}-?:,[]{}#&*!|>'"%@\``.includes(c) || (c === '-' && !blankOrEnd(peek(text, i + 1)));
+      if (!plain) scanError(i, `found character ${pyRepr(c)} that cannot start any token`);
+      save();
+      allowSimpleKey = false;
       toks.push({ k: '<scalar>', at: i });
-      i = r.end;
-      continue;
+      scanPlain();
     }
-    // check_plain in flow context.
-    const plain = !`\0 \t${BREAKS}-?:,[]{}#&*!|>'"%@\``.includes(c) || (c === '-' && !blankOrEnd(peek(text, i + 1)));
-    if (!plain) scanError(i, `found character ${pyRepr(c)} that cannot start any token`);
-    save();
-    allowSimpleKey = false;
-    toks.push({ k: '<scalar>', at: i });
-    scanPlain();
-  }
   }
 
   // scan_plain in flow context: words joined by spaces and line breaks, up to an indicator.
@@ -175,7 +209,12 @@ function flowTokens(text: string, open: number): { toks: Tok[]; problem: PyYamlP
       let n = 0;
       for (;;) {
         const ch = peek(text, i + n);
-        if (blankOrEnd(ch) || (ch === ':' && (blankOrEnd(peek(text, i + n + 1)) || ',[]{}'.includes(peek(text, i + n + 1)))) || ',?[]{}'.includes(ch)) break;
+        if (
+          blankOrEnd(ch) ||
+          (ch === ':' && (blankOrEnd(peek(text, i + n + 1)) || ',[]{}'.includes(peek(text, i + n + 1)))) ||
+          ',?[]{}'.includes(ch)
+        )
+          break;
         n++;
       }
       if (n === 0) return;
@@ -212,7 +251,15 @@ export function flowProblem(text: string, open: number): PyYamlProblem | null {
   // Past the last token there is the scanner's problem (the flow tokens always end in one or in
   // the closing bracket, which the parser never reads past).
   const beyond = () => {
-    if (p >= toks.length) throw new Found(scanProblem ?? { offset: text.length, context: 'while parsing a flow node', contextOffset: open, problem: 'found unexpected end of stream' });
+    if (p >= toks.length)
+      throw new Found(
+        scanProblem ?? {
+          offset: text.length,
+          context: 'while parsing a flow node',
+          contextOffset: open,
+          problem: 'found unexpected end of stream',
+        },
+      );
   };
   const peekTok = (): Tok => toks[p];
   const next = () => toks[p++];
@@ -239,7 +286,12 @@ export function flowProblem(text: string, open: number): PyYamlProblem | null {
     if (is('{')) return map();
     if (props) return;
     const t = peekTok();
-    throw new Found({ offset: t.at, context: 'while parsing a flow node', contextOffset: start.at, problem: `expected the node content, but found ${tokName(t)}` });
+    throw new Found({
+      offset: t.at,
+      context: 'while parsing a flow node',
+      contextOffset: start.at,
+      problem: `expected the node content, but found ${tokName(t)}`,
+    });
   };
   const entries = (close: ']' | '}', what: string) => {
     const openTok = next();
@@ -250,7 +302,12 @@ export function flowProblem(text: string, open: number): PyYamlProblem | null {
         if (is(',')) next();
         else {
           const t = peekTok();
-          throw new Found({ offset: t.at, context: `while parsing a flow ${what}`, contextOffset: openTok.at, problem: `expected ',' or '${close}', but got ${tokName(t)}` });
+          throw new Found({
+            offset: t.at,
+            context: `while parsing a flow ${what}`,
+            contextOffset: openTok.at,
+            problem: `expected ',' or '${close}', but got ${tokName(t)}`,
+          });
         }
       }
       first = false;
@@ -278,10 +335,12 @@ export function flowProblem(text: string, open: number): PyYamlProblem | null {
   }
 }
 
-
 /** A flow collection PyYAML reads to its end: where it ends, its comments, and whether a scalar in
  *  it runs over lines (its value then folds in a way a one-line rewrite would not keep). */
-export function flowSpan(text: string, open: number): { end: number; comments: [number, number][]; multiline: boolean } | null {
+export function flowSpan(
+  text: string,
+  open: number,
+): { end: number; comments: [number, number][]; multiline: boolean } | null {
   if (flowProblem(text, open)) return null;
   const { toks, comments, multiline } = flowTokens(text, open);
   const last = toks[toks.length - 1];

@@ -29,7 +29,8 @@ export function pyyamlErrorMessage(e: PyYamlError, doc: Document, text: string, 
     const what = e.context.endsWith('mapping') ? 'mapping' : 'list';
     return `${e.context}: ${e.problem}: this does not continue the ${what} that starts at line ${c.line}, column ${c.col}; check its indentation (keys of one mapping start at the same column)`;
   }
-  if (e.context?.startsWith('found duplicate anchor')) return `found duplicate anchor (first occurrence at line ${c.line}): rename one`;
+  if (e.context?.startsWith('found duplicate anchor'))
+    return `found duplicate anchor (first occurrence at line ${c.line}): rename one`;
   if (e.context === 'expected a single document in the stream')
     return "expected a single document in the stream, but found another document: the trainer reads one document; remove the '---' or '...' line";
   const where = e.context && line(ctx) !== line(e.offset) ? ` (at line ${c.line}, column ${c.col})` : '';
@@ -39,11 +40,23 @@ export function pyyamlErrorMessage(e: PyYamlError, doc: Document, text: string, 
 
 /** What usually causes PyYAML's other errors in a hand-edited config. */
 const HINTS: [RegExp, string][] = [
-  [/block scalar/, "a '|' or '>' starting a value opens a block of text on the lines below; quote the value if the character belongs to it"],
+  [
+    /block scalar/,
+    "a '|' or '>' starting a value opens a block of text on the lines below; quote the value if the character belongs to it",
+  ],
   [/directive/, "a '%' at the start of a line is a YAML directive; delete it, or quote the value it belongs to"],
-  [/an anchor|an alias|undefined alias/, "'&name' defines an anchor and '*name' refers to one; quote the value if the '&' or '*' belongs to it"],
-  [/a tag|tag handle|constructor for the tag/, "'!' starts a tag (a type) and the trainer's loader knows only !!str, !!int, !!float, !!bool, !!null, !!seq, !!map…; quote the value if the '!' belongs to it"],
-  [/sequence entries are not allowed here/, "a '- ' list item cannot follow a value on the same line; put it on a line of its own"],
+  [
+    /an anchor|an alias|undefined alias/,
+    "'&name' defines an anchor and '*name' refers to one; quote the value if the '&' or '*' belongs to it",
+  ],
+  [
+    /a tag|tag handle|constructor for the tag/,
+    "'!' starts a tag (a type) and the trainer's loader knows only !!str, !!int, !!float, !!bool, !!null, !!seq, !!map…; quote the value if the '!' belongs to it",
+  ],
+  [
+    /sequence entries are not allowed here/,
+    "a '- ' list item cannot follow a value on the same line; put it on a line of its own",
+  ],
   [/mapping keys are not allowed here/, "a '? ' starts a complex key; delete it, or quote the value it belongs to"],
   [/expected the node content/, 'a value is missing here'],
   [/document/, "a '---' or '...' line separates YAML documents; the trainer reads one: delete that line"],

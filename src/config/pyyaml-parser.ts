@@ -5,7 +5,17 @@ import { PyYamlError, pyStrRepr } from './pyyaml-reader.js';
 import { Scanner } from './pyyaml-scanner.js';
 import type { Token } from './pyyaml-tokens.js';
 
-type EventKind = 'stream-start' | 'stream-end' | 'doc-start' | 'doc-end' | 'alias' | 'scalar' | 'seq-start' | 'seq-end' | 'map-start' | 'map-end';
+type EventKind =
+  | 'stream-start'
+  | 'stream-end'
+  | 'doc-start'
+  | 'doc-end'
+  | 'alias'
+  | 'scalar'
+  | 'seq-start'
+  | 'seq-end'
+  | 'map-start'
+  | 'map-end';
 interface Event {
   kind: EventKind;
   start: number;
@@ -15,9 +25,15 @@ interface Event {
 type State = () => Event;
 
 const YAML_TAG = 'tag:yaml.org,2002:';
-const DEFAULT_HANDLES: [string, string][] = [['!', '!'], ['!!', YAML_TAG]];
+const DEFAULT_HANDLES: [string, string][] = [
+  ['!', '!'],
+  ['!!', YAML_TAG],
+];
 /** The tags PyYAML's SafeConstructor builds; any other is "could not determine a constructor". */
-const SAFE_TAGS = new Set(['!', ...'null bool int float binary timestamp omap pairs set str seq map'.split(' ').map((t) => YAML_TAG + t)]);
+const SAFE_TAGS = new Set([
+  '!',
+  ...'null bool int float binary timestamp omap pairs set str seq map'.split(' ').map((t) => YAML_TAG + t),
+]);
 
 class Parser {
   private states: State[] = [];
@@ -70,7 +86,8 @@ class Parser {
     }
     const start = this.tok().start;
     this.directives();
-    if (!this.is('<document start>')) this.err(null, null, `expected '<document start>', but found '${this.tok().id}'`, this.tok().start);
+    if (!this.is('<document start>'))
+      this.err(null, null, `expected '<document start>', but found '${this.tok().id}'`, this.tok().start);
     this.get();
     this.states.push(() => this.documentEnd());
     this.state = () => this.documentContent();
@@ -100,7 +117,8 @@ class Parser {
       const t = this.get();
       if (t.value === 'YAML') {
         if (version) this.err(null, null, 'found duplicate YAML directive', t.start);
-        if (t.extra !== '1') this.err(null, null, 'found incompatible YAML document (version 1.* is required)', t.start);
+        if (t.extra !== '1')
+          this.err(null, null, 'found incompatible YAML document (version 1.* is required)', t.start);
         version = true;
       } else if (t.value === 'TAG') {
         if (handles.has(t.extra!)) this.err(null, null, `duplicate tag handle '${t.extra}'`, t.start);
@@ -163,7 +181,12 @@ class Parser {
       this.state = this.pop();
       return { kind: 'scalar', start: at, ...props };
     }
-    this.err(`while parsing a ${block ? 'block' : 'flow'} node`, at, `expected the node content, but found '${this.tok().id}'`, this.tok().start);
+    this.err(
+      `while parsing a ${block ? 'block' : 'flow'} node`,
+      at,
+      `expected the node content, but found '${this.tok().id}'`,
+      this.tok().start,
+    );
   }
 
   private blockFirst(kind: 'seq' | 'map'): Event {
@@ -172,7 +195,13 @@ class Parser {
   }
 
   private blockEnd(kind: 'seq' | 'map'): Event {
-    if (!this.is('<block end>')) this.err(`while parsing a block ${kind === 'seq' ? 'collection' : 'mapping'}`, this.marks[this.marks.length - 1], `expected <block end>, but found '${this.tok().id}'`, this.tok().start);
+    if (!this.is('<block end>'))
+      this.err(
+        `while parsing a block ${kind === 'seq' ? 'collection' : 'mapping'}`,
+        this.marks[this.marks.length - 1],
+        `expected <block end>, but found '${this.tok().id}'`,
+        this.tok().start,
+      );
     const t = this.get();
     this.state = this.pop();
     this.marks.pop();
@@ -235,7 +264,13 @@ class Parser {
     if (!this.is(close)) {
       if (!first) {
         if (this.is(',')) this.get();
-        else this.err(`while parsing a flow ${what}`, this.marks[this.marks.length - 1], `expected ',' or '${close}', but got '${this.tok().id}'`, this.tok().start);
+        else
+          this.err(
+            `while parsing a flow ${what}`,
+            this.marks[this.marks.length - 1],
+            `expected ',' or '${close}', but got '${this.tok().id}'`,
+            this.tok().start,
+          );
       }
       const next: State = () => this.flowEntry(close, false);
       if (this.is('?')) {
@@ -310,14 +345,26 @@ export function pyyamlFirstError(text: string): PyYamlError | null {
       const e = parser.state();
       if (!unknownTag && tagProblem(e)) unknownTag = e;
       if (e.kind === 'doc-start') {
-        if (++docs > 1) return new PyYamlError('expected a single document in the stream', docStart, 'but found another document', e.start);
+        if (++docs > 1)
+          return new PyYamlError(
+            'expected a single document in the stream',
+            docStart,
+            'but found another document',
+            e.start,
+          );
         docStart = e.start;
       } else if (e.kind === 'doc-end') anchors = new Map();
       else if (e.kind === 'alias') {
         if (!anchors.has(e.anchor!)) return new PyYamlError(null, null, `found undefined alias '${e.anchor}'`, e.start);
       } else if (e.anchor !== undefined) {
         const first = anchors.get(e.anchor);
-        if (first !== undefined) return new PyYamlError(`found duplicate anchor '${e.anchor}'; first occurrence`, first, 'second occurrence', e.start);
+        if (first !== undefined)
+          return new PyYamlError(
+            `found duplicate anchor '${e.anchor}'; first occurrence`,
+            first,
+            'second occurrence',
+            e.start,
+          );
         anchors.set(e.anchor, e.start);
       }
     }
@@ -330,7 +377,11 @@ export function pyyamlFirstError(text: string): PyYamlError | null {
 
 const SCALAR_TAGS = new Set('null bool int float binary timestamp str'.split(' ').map((t) => YAML_TAG + t));
 const SEQ_TAGS = new Set('seq omap pairs'.split(' ').map((t) => YAML_TAG + t));
-const NODE_NAMES: Partial<Record<EventKind, string>> = { scalar: 'scalar', 'seq-start': 'sequence', 'map-start': 'mapping' };
+const NODE_NAMES: Partial<Record<EventKind, string>> = {
+  scalar: 'scalar',
+  'seq-start': 'sequence',
+  'map-start': 'mapping',
+};
 
 /** What SafeConstructor raises for a node's tag: one it has no constructor for, or one for
  *  another kind of node (`!!str` on a mapping), or null. */

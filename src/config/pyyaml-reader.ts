@@ -27,7 +27,15 @@ export const isWordChar = (c: string): boolean => /^[0-9A-Za-z_-]$/.test(c);
 
 /** Python's repr() of a one-character string, as PyYAML's messages quote it (%r). */
 export function pyRepr(c: string): string {
-  const named: Record<string, string> = { '\0': "'\\x00'", '\t': "'\\t'", '\n': "'\\n'", '\r': "'\\r'", "'": '"\'"', '\\': "'\\\\'", '\x85': "'\\x85'" };
+  const named: Record<string, string> = {
+    '\0': "'\\x00'",
+    '\t': "'\\t'",
+    '\n': "'\\n'",
+    '\r': "'\\r'",
+    "'": '"\'"',
+    '\\': "'\\\\'",
+    '\x85': "'\\x85'",
+  };
   return named[c] ?? `'${c}'`;
 }
 

@@ -21,7 +21,8 @@ export const BLANK_OR_END = ` \t${BREAKS}`; // plus the end of the text (peek gi
 export const peek = (t: string, i: number): string => (i < t.length ? t[i] : '');
 export const blankOrEnd = (c: string): boolean => c === '' || BLANK_OR_END.includes(c);
 export const isBreak = (c: string): boolean => c !== '' && BREAKS.includes(c);
-export const lineBreakLen = (t: string, i: number): number => (t[i] === '\r' && t[i + 1] === '\n' ? 2 : isBreak(peek(t, i)) ? 1 : 0);
+export const lineBreakLen = (t: string, i: number): number =>
+  t[i] === '\r' && t[i + 1] === '\n' ? 2 : isBreak(peek(t, i)) ? 1 : 0;
 const atLineStart = (t: string, i: number): boolean => i === 0 || isBreak(t[i - 1]);
 /** `---` or `...` at a line start followed by a blank: PyYAML's document separators. */
 export const docSeparator = (t: string, i: number): '---' | '...' | null => {
@@ -37,7 +38,12 @@ const HEX_ESCAPES: Record<string, number> = { x: 2, u: 4, U: 8 };
 export function scanQuoted(text: string, open: number): { end: number } | PyYamlProblem {
   const q = text[open];
   const double = q === '"';
-  const fail = (offset: number, problem: string, context = 'while scanning a quoted scalar'): PyYamlProblem => ({ offset, context, contextOffset: open, problem });
+  const fail = (offset: number, problem: string, context = 'while scanning a quoted scalar'): PyYamlProblem => ({
+    offset,
+    context,
+    contextOffset: open,
+    problem,
+  });
   let i = open + 1;
   for (;;) {
     const c = peek(text, i);
@@ -58,7 +64,11 @@ export function scanQuoted(text: string, open: number): { end: number } | PyYaml
           const h = peek(text, i + 2 + k);
           // PyYAML marks the start of the digits, whichever one is wrong.
           if (!/^[0-9A-Fa-f]$/.test(h))
-            return fail(i + 2, `expected escape sequence of ${n} hexadecimal numbers, but found ${pyRepr(h)}`, 'while scanning a double-quoted scalar');
+            return fail(
+              i + 2,
+              `expected escape sequence of ${n} hexadecimal numbers, but found ${pyRepr(h)}`,
+              'while scanning a double-quoted scalar',
+            );
         }
         i += 2 + n;
       } else if (isBreak(e)) {
@@ -112,15 +122,55 @@ export function blockQuotedProblem(text: string, open: number): PyYamlProblem | 
   while (text[j] === ' ') j++;
   const c = peek(text, j);
   if (c === '' || isBreak(c) || c === '#' || c === ':') return null;
-  if (c === '\t') return { offset: j, context: 'while scanning for the next token', contextOffset: j, problem: "found character '\\t' that cannot start any token" };
-  const found = c === '[' || c === '{' ? c : c === '&' ? '<anchor>' : c === '*' ? '<alias>' : c === '!' ? '<tag>' : c === "'" || c === '"' ? '<scalar>' : '|>%@`-?'.includes(c) ? null : '<scalar>';
+  if (c === '\t')
+    return {
+      offset: j,
+      context: 'while scanning for the next token',
+      contextOffset: j,
+      problem: "found character '\\t' that cannot start any token",
+    };
+  const found =
+    c === '[' || c === '{'
+      ? c
+      : c === '&'
+        ? '<anchor>'
+        : c === '*'
+          ? '<alias>'
+          : c === '!'
+            ? '<tag>'
+            : c === "'" || c === '"'
+              ? '<scalar>'
+              : '|>%@`-?'.includes(c)
+                ? null
+                : '<scalar>';
   if (!found) return null;
-  return { offset: j, context: 'while parsing a block mapping', contextOffset: open, problem: `expected <block end>, but found '${found}'` };
+  return {
+    offset: j,
+    context: 'while parsing a block mapping',
+    contextOffset: open,
+    problem: `expected <block end>, but found '${found}'`,
+  };
 }
 
 const REPLACEMENTS: Record<string, string> = {
-  '0': '\0', a: '\x07', b: '\x08', t: '\t', '\t': '\t', n: '\n', v: '\x0b', f: '\x0c', r: '\r', e: '\x1b',
-  ' ': ' ', '"': '"', '/': '/', '\\': '\\', N: '\x85', _: '\xa0', L: '\u2028', P: '\u2029',
+  '0': '\0',
+  a: '\x07',
+  b: '\x08',
+  t: '\t',
+  '\t': '\t',
+  n: '\n',
+  v: '\x0b',
+  f: '\x0c',
+  r: '\r',
+  e: '\x1b',
+  ' ': ' ',
+  '"': '"',
+  '/': '/',
+  '\\': '\\',
+  N: '\x85',
+  _: '\xa0',
+  L: '\u2028',
+  P: '\u2029',
 };
 /** PyYAML's scan_line_break: \r\n, \r and \x85 read as \n; \u2028/\u2029 stay. */
 const normBreak = (t: string, i: number): string => (t[i] === '\u2028' || t[i] === '\u2029' ? t[i] : '\n');

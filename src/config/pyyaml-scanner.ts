@@ -56,7 +56,8 @@ export class Scanner extends TokenScanner {
     const col0 = this.column === 0;
     if (ch === '\0') return this.fetchStreamEnd();
     if (ch === '%' && col0) return this.fetchDirective();
-    if ((ch === '-' || ch === '.') && col0 && this.atSeparator()) return this.fetchDocumentIndicator(ch === '-' ? '<document start>' : '<document end>');
+    if ((ch === '-' || ch === '.') && col0 && this.atSeparator())
+      return this.fetchDocumentIndicator(ch === '-' ? '<document start>' : '<document end>');
     if (ch === '[' || ch === '{') return this.fetchFlowStart(ch);
     if (ch === ']' || ch === '}') return this.fetchFlowEnd(ch);
     if (ch === ',') {
@@ -96,7 +97,10 @@ export class Scanner extends TokenScanner {
 
   private checkPlain(): boolean {
     const ch = this.peek();
-    return !isIn(ch, '\0 \t\r\n\x85\u2028\u2029-?:,[]{}#&*!|>\'"%@`') || (!isIn(this.peek(1), BLANKZ) && (ch === '-' || (!this.flowLevel && (ch === '?' || ch === ':'))));
+    return (
+      !isIn(ch, '\0 \t\r\n\x85\u2028\u2029-?:,[]{}#&*!|>\'"%@`') ||
+      (!isIn(this.peek(1), BLANKZ) && (ch === '-' || (!this.flowLevel && (ch === '?' || ch === ':'))))
+    );
   }
 
   private simple(id: string): void {
@@ -124,7 +128,13 @@ export class Scanner extends TokenScanner {
     const required = !this.flowLevel && this.indent === this.column;
     if (!this.allowSimpleKey) return;
     this.removePossibleKey();
-    this.possible.set(this.flowLevel, { tokenNumber: this.tokensTaken + this.tokens.length, required, index: this.index, line: this.line, column: this.column });
+    this.possible.set(this.flowLevel, {
+      tokenNumber: this.tokensTaken + this.tokens.length,
+      required,
+      index: this.index,
+      line: this.line,
+      column: this.column,
+    });
   }
 
   private removePossibleKey(): void {
@@ -191,7 +201,8 @@ export class Scanner extends TokenScanner {
   private fetchBlockEntry(): void {
     if (!this.flowLevel) {
       if (!this.allowSimpleKey) this.fail(null, null, 'sequence entries are not allowed here');
-      if (this.addIndent(this.column)) this.tokens.push({ id: '<block sequence start>', start: this.index, end: this.index });
+      if (this.addIndent(this.column))
+        this.tokens.push({ id: '<block sequence start>', start: this.index, end: this.index });
     }
     this.allowSimpleKey = true;
     this.removePossibleKey();
@@ -201,7 +212,8 @@ export class Scanner extends TokenScanner {
   private fetchKey(): void {
     if (!this.flowLevel) {
       if (!this.allowSimpleKey) this.fail(null, null, 'mapping keys are not allowed here');
-      if (this.addIndent(this.column)) this.tokens.push({ id: '<block mapping start>', start: this.index, end: this.index });
+      if (this.addIndent(this.column))
+        this.tokens.push({ id: '<block mapping start>', start: this.index, end: this.index });
     }
     this.allowSimpleKey = !this.flowLevel;
     this.removePossibleKey();
@@ -214,11 +226,13 @@ export class Scanner extends TokenScanner {
       this.possible.delete(this.flowLevel);
       const at = key.tokenNumber - this.tokensTaken;
       this.tokens.splice(at, 0, { id: '?', start: key.index, end: key.index });
-      if (!this.flowLevel && this.addIndent(key.column)) this.tokens.splice(at, 0, { id: '<block mapping start>', start: key.index, end: key.index });
+      if (!this.flowLevel && this.addIndent(key.column))
+        this.tokens.splice(at, 0, { id: '<block mapping start>', start: key.index, end: key.index });
       this.allowSimpleKey = false;
     } else {
       if (!this.flowLevel && !this.allowSimpleKey) this.fail(null, null, 'mapping values are not allowed here');
-      if (!this.flowLevel && this.addIndent(this.column)) this.tokens.push({ id: '<block mapping start>', start: this.index, end: this.index });
+      if (!this.flowLevel && this.addIndent(this.column))
+        this.tokens.push({ id: '<block mapping start>', start: this.index, end: this.index });
       this.allowSimpleKey = !this.flowLevel;
       this.removePossibleKey();
     }

@@ -44,7 +44,8 @@ export class TokenScanner extends Reader {
       if (this.peek() !== '.') this.fail(ctx, start, `expected a digit or '.', but found ${pyRepr(this.peek())}`);
       this.forward();
       this.directiveNumber(start);
-      if (!isIn(this.peek(), SPACEZ)) this.fail(ctx, start, `expected a digit or ' ', but found ${pyRepr(this.peek())}`);
+      if (!isIn(this.peek(), SPACEZ))
+        this.fail(ctx, start, `expected a digit or ' ', but found ${pyRepr(this.peek())}`);
     } else if (name === 'TAG') {
       while (this.peek() === ' ') this.forward();
       extra = this.tagHandle('directive', start);
@@ -59,7 +60,8 @@ export class TokenScanner extends Reader {
   }
 
   private directiveNumber(start: number): string {
-    if (!/^[0-9]$/.test(this.peek())) this.fail('while scanning a directive', start, `expected a digit, but found ${pyRepr(this.peek())}`);
+    if (!/^[0-9]$/.test(this.peek()))
+      this.fail('while scanning a directive', start, `expected a digit, but found ${pyRepr(this.peek())}`);
     let n = 0;
     while (/^[0-9]$/.test(this.peek(n))) n++;
     const v = String(parseInt(this.prefix(n), 10));
@@ -71,7 +73,8 @@ export class TokenScanner extends Reader {
   private ignoredLine(ctx: string, start: number): void {
     while (this.peek() === ' ') this.forward();
     if (this.peek() === '#') while (!isIn(this.peek(), BREAKZ)) this.forward();
-    if (!isIn(this.peek(), BREAKZ)) this.fail(ctx, start, `expected a comment or a line break, but found ${pyRepr(this.peek())}`);
+    if (!isIn(this.peek(), BREAKZ))
+      this.fail(ctx, start, `expected a comment or a line break, but found ${pyRepr(this.peek())}`);
     this.scanLineBreak();
   }
 
@@ -83,7 +86,8 @@ export class TokenScanner extends Reader {
     if (!n) this.fail(ctx, start, `expected alphabetic or numeric character, but found ${pyRepr(this.peek(n))}`);
     const name = this.prefix(n);
     this.forward(n);
-    if (!isIn(this.peek(), after)) this.fail(ctx, start, `expected alphabetic or numeric character, but found ${pyRepr(this.peek())}`);
+    if (!isIn(this.peek(), after))
+      this.fail(ctx, start, `expected alphabetic or numeric character, but found ${pyRepr(this.peek())}`);
     return name;
   }
 
@@ -104,7 +108,8 @@ export class TokenScanner extends Reader {
     if (ch === '<') {
       this.forward(2);
       suffix = this.tagUri('tag', start);
-      if (this.peek() !== '>') this.fail('while parsing a tag', start, `expected '>', but found ${pyRepr(this.peek())}`);
+      if (this.peek() !== '>')
+        this.fail('while parsing a tag', start, `expected '>', but found ${pyRepr(this.peek())}`);
       this.forward();
     } else if (isIn(ch, BLANKZ)) this.forward();
     else {
@@ -124,12 +129,14 @@ export class TokenScanner extends Reader {
       }
       suffix = this.tagUri('tag', start);
     }
-    if (!isIn(this.peek(), SPACEZ)) this.fail('while scanning a tag', start, `expected ' ', but found ${pyRepr(this.peek())}`);
+    if (!isIn(this.peek(), SPACEZ))
+      this.fail('while scanning a tag', start, `expected ' ', but found ${pyRepr(this.peek())}`);
     return this.token('<tag>', start, { value: handle, extra: suffix });
   }
 
   private tagHandle(name: string, start: number): string {
-    if (this.peek() !== '!') this.fail(`while scanning a ${name}`, start, `expected '!', but found ${pyRepr(this.peek())}`);
+    if (this.peek() !== '!')
+      this.fail(`while scanning a ${name}`, start, `expected '!', but found ${pyRepr(this.peek())}`);
     let n = 1;
     let ch = this.peek(n);
     if (ch !== ' ') {
@@ -155,7 +162,12 @@ export class TokenScanner extends Reader {
         while (this.peek() === '%') {
           this.forward();
           for (let k = 0; k < 2; k++)
-            if (!isIn(this.peek(k), HEX)) this.fail(`while scanning a ${name}`, start, `expected URI escape sequence of 2 hexadecimal numbers, but found ${pyRepr(this.peek(k))}`);
+            if (!isIn(this.peek(k), HEX))
+              this.fail(
+                `while scanning a ${name}`,
+                start,
+                `expected URI escape sequence of 2 hexadecimal numbers, but found ${pyRepr(this.peek(k))}`,
+              );
           codes.push(parseInt(this.prefix(2), 16));
           this.forward(2);
         }
@@ -189,7 +201,8 @@ export class TokenScanner extends Reader {
       this.forward();
       digit();
     } else if (digit() && (this.peek() === '+' || this.peek() === '-')) this.forward();
-    if (!isIn(this.peek(), SPACEZ)) this.fail(ctx, start, `expected chomping or indentation indicators, but found ${pyRepr(this.peek())}`);
+    if (!isIn(this.peek(), SPACEZ))
+      this.fail(ctx, start, `expected chomping or indentation indicators, but found ${pyRepr(this.peek())}`);
     this.ignoredLine(ctx, start);
     const minIndent = Math.max(this.indent + 1, 1);
     let indent: number;
@@ -257,7 +270,11 @@ export class TokenScanner extends Reader {
           this.forward();
           for (let k = 0; k < n; k++)
             if (!isIn(this.peek(k), HEX) || this.peek(k) === '\0')
-              this.fail('while scanning a double-quoted scalar', start, `expected escape sequence of ${n} hexadecimal numbers, but found ${pyRepr(this.peek(k))}`);
+              this.fail(
+                'while scanning a double-quoted scalar',
+                start,
+                `expected escape sequence of ${n} hexadecimal numbers, but found ${pyRepr(this.peek(k))}`,
+              );
           this.forward(n);
         } else if (isIn(e, BREAKS)) {
           this.scanLineBreak();
@@ -296,7 +313,8 @@ export class TokenScanner extends Reader {
       let n = 0;
       for (;;) {
         const ch = this.peek(n);
-        if (isIn(ch, BLANKZ) || (ch === ':' && isIn(this.peek(n + 1), stops)) || (this.flowLevel && isIn(ch, ',?[]{}'))) break;
+        if (isIn(ch, BLANKZ) || (ch === ':' && isIn(this.peek(n + 1), stops)) || (this.flowLevel && isIn(ch, ',?[]{}')))
+          break;
         n++;
       }
       if (n === 0) break;

@@ -31,7 +31,9 @@ export function secretEnvNames(cfg: Record<string, any> | null | undefined): Set
 export function secretEnvNamesInOverrides(overrides: readonly string[]): string[] {
   const out: string[] = [];
   for (const o of overrides) {
-    const m = /^[+]*[\w.]*(?:cpu_cluster_token_env_var|openai_api_key_env_var)=(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1$/.exec(o);
+    const m = /^[+]*[\w.]*(?:cpu_cluster_token_env_var|openai_api_key_env_var)=(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1$/.exec(
+      o,
+    );
     if (m) out.push(m[2]);
   }
   return out;
@@ -56,7 +58,12 @@ export function isSecretValue(v: unknown): boolean {
 /** A deep copy of plain JSON with every secret value replaced by REDACTED: values at secret keys,
  *  and `values` (known secret texts) wherever they stand (`wandb_api_key: ${webgym.k}` puts the
  *  secret itself under webgym.k). */
-export function redactPlain<T>(v: T, envNames: ReadonlySet<string>, values: ReadonlySet<string> = new Set(), path: string[] = []): T {
+export function redactPlain<T>(
+  v: T,
+  envNames: ReadonlySet<string>,
+  values: ReadonlySet<string> = new Set(),
+  path: string[] = [],
+): T {
   if (Array.isArray(v)) return v.map((x, i) => redactPlain(x, envNames, values, [...path, String(i)])) as T;
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
@@ -72,18 +79,31 @@ const valIsSecret = (v: Val): boolean => (v.t === 'str' ? isSecretValue(v.v) : v
 const valText = (v: Val): string => (v.t === 'str' ? v.v : String((v as { v: unknown }).v));
 
 /** A copy of a typed tree with every secret value (as in redactPlain) replaced by the string REDACTED. */
-export function redactVal(v: Val, envNames: ReadonlySet<string>, values: ReadonlySet<string> = new Set(), path: string[] = []): Val {
-  if (v.t === 'map') return { ...v, m: new Map([...v.m].map(([k, x]) => [k, redactVal(x, envNames, values, [...path, k])])) };
+export function redactVal(
+  v: Val,
+  envNames: ReadonlySet<string>,
+  values: ReadonlySet<string> = new Set(),
+  path: string[] = [],
+): Val {
+  if (v.t === 'map')
+    return { ...v, m: new Map([...v.m].map(([k, x]) => [k, redactVal(x, envNames, values, [...path, k])])) };
   if (v.t === 'list') return { ...v, a: v.a.map((x, i) => redactVal(x, envNames, values, [...path, String(i)])) };
   if (!path.length || !valIsSecret(v)) return v;
   return isSecretKey(path, envNames) || values.has(valText(v)) ? { t: 'str', v: REDACTED, origin: v.origin } : v;
 }
 
 /** Paths (and values as text) of the secrets in a typed tree (as in redactVal). */
-export function secretLeaves(v: Val, envNames: ReadonlySet<string>, values: ReadonlySet<string> = new Set(), path: string[] = [], out: { path: string[]; text: string }[] = []): { path: string[]; text: string }[] {
+export function secretLeaves(
+  v: Val,
+  envNames: ReadonlySet<string>,
+  values: ReadonlySet<string> = new Set(),
+  path: string[] = [],
+  out: { path: string[]; text: string }[] = [],
+): { path: string[]; text: string }[] {
   if (v.t === 'map') for (const [k, x] of v.m) secretLeaves(x, envNames, values, [...path, k], out);
   else if (v.t === 'list') v.a.forEach((x, i) => secretLeaves(x, envNames, values, [...path, String(i)], out));
-  else if (path.length && valIsSecret(v) && (isSecretKey(path, envNames) || values.has(valText(v)))) out.push({ path, text: valText(v) });
+  else if (path.length && valIsSecret(v) && (isSecretKey(path, envNames) || values.has(valText(v))))
+    out.push({ path, text: valText(v) });
   return out;
 }
 

@@ -2,7 +2,8 @@
 // can (an int field rejects 1.0), so every scalar keeps its Python type next to its value.
 
 /** Where a value came from: a file position, an override (1-based index) or a dataclass default. */
-export type Origin = { kind: 'file'; line: number; col: number } | { kind: 'override'; index: number } | { kind: 'default' };
+export type Origin =
+  { kind: 'file'; line: number; col: number } | { kind: 'override'; index: number } | { kind: 'default' };
 
 export type Val =
   | { t: 'map'; m: Map<string, Val>; origin?: Origin }
@@ -79,7 +80,9 @@ function pyRepr(v: Val): string {
     case 'list':
       return `[${v.a.map(pyRepr).join(', ')}]`;
     case 'str':
-      return v.v.includes("'") && !v.v.includes('"') ? `"${v.v}"` : `'${v.v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+      return v.v.includes("'") && !v.v.includes('"')
+        ? `"${v.v}"`
+        : `'${v.v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
     case 'missing':
       return "'???'";
     default:

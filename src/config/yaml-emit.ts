@@ -111,7 +111,8 @@ export function emitYaml(v: Val, indent = ''): string {
     let out = '';
     for (const [k, x] of v.m) {
       const key = quoteString(k);
-      if ((x.t === 'map' && x.m.size) || (x.t === 'list' && x.a.length)) out += `${indent}${key}:\n${emitYaml(x, x.t === 'list' ? indent : `${indent}  `)}`;
+      if ((x.t === 'map' && x.m.size) || (x.t === 'list' && x.a.length))
+        out += `${indent}${key}:\n${emitYaml(x, x.t === 'list' ? indent : `${indent}  `)}`;
       else out += `${indent}${key}: ${x.t === 'map' ? '{}' : x.t === 'list' ? '[]' : scalarText(x)}\n`;
     }
     return out;

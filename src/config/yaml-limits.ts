@@ -13,9 +13,9 @@ export const TOO_BIG = (what: string, trainer: string) =>
   `(a trainer config is a few KB). The trainer's loader would blow up on it too: ${trainer}`;
 // Measured (test machine, python3-omegaconf): a 4.7 MB list took 97 s to load and create; the 1 KB
 // alias bomb loads in 10 ms in PyYAML (aliases are shared there) and OmegaConf.create ran on past 20 s.
-export const SLOW =
-  'pure-Python PyYAML and OmegaConf take about 20 s per MB of such a file (97 s for a 4.7 MB list)';
-export const COPIES = 'PyYAML shares an alias, but OmegaConf copies the anchored value at every alias, so each level multiplies the work';
+export const SLOW = 'pure-Python PyYAML and OmegaConf take about 20 s per MB of such a file (97 s for a 4.7 MB list)';
+export const COPIES =
+  'PyYAML shares an alias, but OmegaConf copies the anchored value at every alias, so each level multiplies the work';
 
 /** The offset where the count of line breaks and commas passes `max`, or -1. */
 function separatorsPast(text: string, max: number): number {

@@ -1,6 +1,17 @@
 // Load the trainer's YAML: typed like OmegaConf's loader, with the position of every key, and the
 // parsed Document kept (comments included) so an edited file can be written back.
-import { Document, isAlias, isMap, isScalar, isSeq, isPair, LineCounter, parseDocument, visit, type Node as YNode } from 'yaml';
+import {
+  Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  isPair,
+  LineCounter,
+  parseDocument,
+  visit,
+  type Node as YNode,
+} from 'yaml';
 import { resolvePlain, resolveTagged } from './yaml-scalars.js';
 import { pyyamlErrorMessage } from './pyyaml-message.js';
 import { pyyamlFirstError } from './pyyaml-parser.js';
@@ -35,7 +46,8 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
   const source = text; // `text` is also each scalar's text below
   // Duplicate keys are found here, not by the yaml package: its check compares each key with
   // every earlier one (quadratic: 30,000 keys took seconds), ours is one pass with a Map.
-  const parse = (src: string) => parseDocument(src, { schema: 'failsafe', uniqueKeys: false, keepSourceTokens: true, prettyErrors: false });
+  const parse = (src: string) =>
+    parseDocument(src, { schema: 'failsafe', uniqueKeys: false, keepSourceTokens: true, prettyErrors: false });
   // PyYAML's own scanner, parser and composer (ported) decide whether the file reads and where the
   // first error is: the yaml package (YAML 1.2) refuses and accepts other files, and stops elsewhere.
   const pyError = pyyamlFirstError(text);
@@ -68,7 +80,10 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
   // PyYAML's reader refuses control characters (its error gives a character index, not a line).
   const np = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u.exec(text);
   if (np && (!syntax || np.index < syntax.offset))
-    syntax = { offset: np.index, message: `unacceptable character #x${np[0].codePointAt(0)!.toString(16).padStart(4, '0')}: special characters are not allowed (position ${[...text.slice(0, np.index)].length}); delete it` };
+    syntax = {
+      offset: np.index,
+      message: `unacceptable character #x${np[0].codePointAt(0)!.toString(16).padStart(4, '0')}: special characters are not allowed (position ${[...text.slice(0, np.index)].length}); delete it`,
+    };
   if (syntax) {
     // PyYAML stops at its first error: a duplicate key (found when it builds the values) is said
     // once the file reads.
@@ -78,7 +93,12 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
   }
   for (const [offset, d] of duplicateKeys(doc)) {
     const p = at(offset);
-    problems.push({ message: `duplicate key '${d.name}' (first defined at line ${at(d.first).line}); the trainer refuses a key defined twice: remove one`, line: p.line, col: p.col, key: d.key });
+    problems.push({
+      message: `duplicate key '${d.name}' (first defined at line ${at(d.first).line}); the trainer refuses a key defined twice: remove one`,
+      line: p.line,
+      col: p.col,
+      key: d.key,
+    });
   }
   // PyYAML's composer refuses a second anchor of the same name; the yaml package lets the later win.
   const anchors = new Map<string, number>();
@@ -91,7 +111,11 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
     if (firstAt === undefined) anchors.set(n.anchor, amp);
     else {
       const p = at(amp);
-      problems.push({ message: `found duplicate anchor '${n.anchor}' (first occurrence at line ${at(firstAt).line}); rename one`, line: p.line, col: p.col });
+      problems.push({
+        message: `found duplicate anchor '${n.anchor}' (first occurrence at line ${at(firstAt).line}); rename one`,
+        line: p.line,
+        col: p.col,
+      });
     }
   });
   problems.sort((a, b) => a.line - b.line || a.col - b.col);
@@ -113,24 +137,44 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
     // PyYAML's SafeLoader resolves anchors/aliases; the value is the anchored node's. PyYAML
     // refuses an alias with no anchor before it, and anchor names beyond [A-Za-z0-9_-]; the yaml
     // package takes both (an undefined alias would silently become null).
-    const badName = (n: { range?: unknown } | null | undefined, kind: 'an alias' | 'an anchor', name: string): boolean => {
+    const badName = (
+      n: { range?: unknown } | null | undefined,
+      kind: 'an alias' | 'an anchor',
+      name: string,
+    ): boolean => {
       if (/^[A-Za-z0-9_-]+$/.test(name)) return false;
       // PyYAML stops at the first character that cannot be in a name, just after the '*' or '&'.
-      const start = ((n?.range as number[] | undefined)?.[0]) ?? keyOffset;
+      const start = (n?.range as number[] | undefined)?.[0] ?? keyOffset;
       const sigil = kind === 'an alias' ? start : anchorOffset(text, name, start);
       const valid = /^[A-Za-z0-9_-]*/.exec(name)![0].length;
       const np = at(sigil + 1 + valid);
-      problems.push({ message: `while scanning ${kind}: expected alphabetic or numeric character, but found '${name[valid]}' ('${name}' is not a valid name: letters, digits, '_' and '-' only; quote the value if the ${kind === 'an alias' ? '*' : '&'} is text)`, line: np.line, col: np.col, key: keyPath.join('.') });
+      problems.push({
+        message: `while scanning ${kind}: expected alphabetic or numeric character, but found '${name[valid]}' ('${name}' is not a valid name: letters, digits, '_' and '-' only; quote the value if the ${kind === 'an alias' ? '*' : '&'} is text)`,
+        line: np.line,
+        col: np.col,
+        key: keyPath.join('.'),
+      });
       return true;
     };
     if (isAlias(node0) && badName(node0, 'an alias', node0.source)) return { t: 'null', origin };
     const node = isAlias(node0) ? node0.resolve(doc) : node0;
     if (isAlias(node0) && node === undefined) {
       const np = at(node0.range?.[0] ?? keyOffset);
-      problems.push({ message: `found undefined alias '${node0.source}': define the anchor (&${node0.source}) before using it`, line: np.line, col: np.col, key: keyPath.join('.') });
+      problems.push({
+        message: `found undefined alias '${node0.source}': define the anchor (&${node0.source}) before using it`,
+        line: np.line,
+        col: np.col,
+        key: keyPath.join('.'),
+      });
       return { t: 'null', origin };
     }
-    if (node && !isAlias(node0) && (node as YNode).anchor && badName(node as YNode, 'an anchor', (node as YNode).anchor!)) return { t: 'null', origin };
+    if (
+      node &&
+      !isAlias(node0) &&
+      (node as YNode).anchor &&
+      badName(node as YNode, 'an anchor', (node as YNode).anchor!)
+    )
+      return { t: 'null', origin };
     if (node === null || node === undefined) return { t: 'null', origin };
     if (depth > 200) {
       problems.push({ message: 'aliases nest too deeply (a recursive anchor?)', line: p.line, col: p.col });
@@ -145,10 +189,14 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
         if (!isPair(pair) || !isScalar(pair.key) || pair.key.value !== '<<' || pair.key.type !== 'PLAIN') continue;
         const srcs = isSeq(pair.value) ? pair.value.items : [pair.value];
         for (const src of [...srcs].reverse()) {
-          const v = convert(src, keyPath, (pair.key.range?.[0] ?? keyOffset), depth + 1);
+          const v = convert(src, keyPath, pair.key.range?.[0] ?? keyOffset, depth + 1);
           if (v.t !== 'map') {
             const kp = at(pair.key.range?.[0] ?? keyOffset);
-            problems.push({ message: 'a merge key (<<) needs a mapping or a list of mappings', line: kp.line, col: kp.col });
+            problems.push({
+              message: 'a merge key (<<) needs a mapping or a list of mappings',
+              line: kp.line,
+              col: kp.col,
+            });
             continue;
           }
           for (const [k, x] of v.m) merged.set(k, x);
@@ -162,20 +210,44 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
         let name: string;
         if (isScalar(k)) {
           // The non-specific tag '!' makes PyYAML resolve even a quoted scalar as a plain one.
-          const r = (k.type === 'PLAIN' && !k.tag) || k.tag === '!' ? resolvePlain(String(k.value)) : { t: 'str' as const, v: String(k.value) };
+          const r =
+            (k.type === 'PLAIN' && !k.tag) || k.tag === '!'
+              ? resolvePlain(String(k.value))
+              : { t: 'str' as const, v: String(k.value) };
           // Non-string keys by their Python str() (True, 1.5); OmegaConf refuses a None key.
           if (r.t === 'null') {
             const kp = at(k.range?.[0] ?? keyOffset);
-            problems.push({ message: "Incompatible key type 'NoneType': a key cannot be null (quote it: 'null': …)", line: kp.line, col: kp.col, key: keyPath.join('.') });
+            problems.push({
+              message: "Incompatible key type 'NoneType': a key cannot be null (quote it: 'null': …)",
+              line: kp.line,
+              col: kp.col,
+              key: keyPath.join('.'),
+            });
             continue;
           }
-          name = r.t === 'str' ? r.v : r.t === 'bool' ? (r.v ? 'True' : 'False') : r.t === 'float' ? pyFloatRepr(r.v) : r.t === 'int' ? (r.digits ?? String(r.v)) : String(k.value);
+          name =
+            r.t === 'str'
+              ? r.v
+              : r.t === 'bool'
+                ? r.v
+                  ? 'True'
+                  : 'False'
+                : r.t === 'float'
+                  ? pyFloatRepr(r.v)
+                  : r.t === 'int'
+                    ? (r.digits ?? String(r.v))
+                    : String(k.value);
         } else {
           // PyYAML marks the key node's start: a block mapping's first key (the yaml package's
           // range of that mapping starts at its first ':').
           const first = isMap(k) && !k.flow ? (k.items[0]?.key as YNode | null)?.range?.[0] : undefined;
           const kp = at(Math.min(first ?? Infinity, k?.range?.[0] ?? keyOffset));
-          problems.push({ message: 'found unhashable key: a mapping key must be a scalar (a list or mapping was written where a key goes)', line: kp.line, col: kp.col });
+          problems.push({
+            message:
+              'found unhashable key: a mapping key must be a scalar (a list or mapping was written where a key goes)',
+            line: kp.line,
+            col: kp.col,
+          });
           continue;
         }
         const ko = k.range?.[0] ?? keyOffset;
@@ -187,7 +259,9 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
     if (isSeq(node)) {
       return {
         t: 'list',
-        a: node.items.map((item, i) => convert(item, [...keyPath, String(i)], (item as YNode | null)?.range?.[0] ?? keyOffset, depth + 1)),
+        a: node.items.map((item, i) =>
+          convert(item, [...keyPath, String(i)], (item as YNode | null)?.range?.[0] ?? keyOffset, depth + 1),
+        ),
         origin,
       };
     }
@@ -196,12 +270,27 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
       let text = String(node.value);
       // A block scalar whose last line ends the file without a line break: PyYAML adds no final
       // newline (there is no break to keep); the yaml package adds one.
-      if ((node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') && text.endsWith('\n') && (node.range?.[1] ?? 0) >= source.length && /[^\s]$/.test(source.replace(/[ \t]+$/, '')) && !/[\r\n\x85\u2028\u2029][ \t]*$/.test(source))
+      if (
+        (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') &&
+        text.endsWith('\n') &&
+        (node.range?.[1] ?? 0) >= source.length &&
+        /[^\s]$/.test(source.replace(/[ \t]+$/, '')) &&
+        !/[\r\n\x85\u2028\u2029][ \t]*$/.test(source)
+      )
         text = text.slice(0, -1);
-      const r = tag && tag !== '!' ? resolveTagged(tag, text) : (node.type === 'PLAIN' && !tag) || tag === '!' ? resolvePlain(text) : text === '???' ? { t: 'missing' as const } : { t: 'str' as const, v: text };
+      const r =
+        tag && tag !== '!'
+          ? resolveTagged(tag, text)
+          : (node.type === 'PLAIN' && !tag) || tag === '!'
+            ? resolvePlain(text)
+            : text === '???'
+              ? { t: 'missing' as const }
+              : { t: 'str' as const, v: text };
       if (r.t === 'error') {
         // PyYAML places a tag's error at the tag (`!custom`), the yaml package's range at the value.
-        const vp = at(tag && tag !== '!' ? tagOffset(source, node.range?.[0] ?? keyOffset) : (node.range?.[0] ?? keyOffset));
+        const vp = at(
+          tag && tag !== '!' ? tagOffset(source, node.range?.[0] ?? keyOffset) : (node.range?.[0] ?? keyOffset),
+        );
         problems.push({ message: r.message, line: vp.line, col: vp.col, key: keyPath.join('.') });
         return { t: 'null', origin };
       }
@@ -224,12 +313,24 @@ export function loadYaml(text: string, nested = false): LoadedYaml {
     if (v?.t === 'str' && !problems.length) {
       const origin = { kind: 'file' as const, line: p.line, col: p.col };
       const inner = nested ? null : loadYaml(v.v, true);
-      const root: Extract<Val, { t: 'map' }> = inner?.root && isMap(inner.doc.contents) ? relocated(inner.root, origin) : { t: 'map', m: new Map([[v.v, { t: 'null', origin }]]) };
+      const root: Extract<Val, { t: 'map' }> =
+        inner?.root && isMap(inner.doc.contents)
+          ? relocated(inner.root, origin)
+          : { t: 'map', m: new Map([[v.v, { t: 'null', origin }]]) };
       return { doc, lineCounter, root, problems: [] };
     }
-    const what = v && v.t !== 'str' ? `a single ${v.t === 'bool' ? 'bool' : v.t === 'float' ? 'float' : v.t === 'int' ? 'int' : 'value'}` : isSeq(contents) ? 'a list' : 'not a mapping';
+    const what =
+      v && v.t !== 'str'
+        ? `a single ${v.t === 'bool' ? 'bool' : v.t === 'float' ? 'float' : v.t === 'int' ? 'int' : 'value'}`
+        : isSeq(contents)
+          ? 'a list'
+          : 'not a mapping';
     const trainer = v ? `Invalid loaded object type: ${v.t}` : 'must be a Dictionary, got ListConfig';
-    problems.push({ message: `the config must be a mapping of keys to values; this file is ${what} (the trainer stops with "${trainer}")`, line: p.line, col: p.col });
+    problems.push({
+      message: `the config must be a mapping of keys to values; this file is ${what} (the trainer stops with "${trainer}")`,
+      line: p.line,
+      col: p.col,
+    });
     return { doc, lineCounter, root: null, problems };
   }
   const root = convert(contents, [], contents.range?.[0] ?? 0) as Extract<Val, { t: 'map' }>;
@@ -273,7 +374,8 @@ function duplicateKeys(doc: Document): Map<number, { name: string; first: number
         if (!isScalar(pair.key) || !pair.key.range) continue;
         const name = String(pair.key.value);
         // OmegaConf's loader checks only keys tagged str: `true:` or `1:` twice is allowed (last wins).
-        if (((pair.key.type === 'PLAIN' && !pair.key.tag) || pair.key.tag === '!') && resolvePlain(name).t !== 'str') continue;
+        if (((pair.key.type === 'PLAIN' && !pair.key.tag) || pair.key.tag === '!') && resolvePlain(name).t !== 'str')
+          continue;
         // Merge keys (`<<`) may repeat, as in PyYAML (OmegaConf checks only string keys).
         if (name === '<<' && pair.key.type === 'PLAIN') continue;
         const first = seen.get(name);

@@ -6,7 +6,8 @@ import { exactInt, type Scalar } from './values.js';
 const BOOL_TRUE = new Set(['yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
 const BOOL_FALSE = new Set(['no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
 const NULLS = new Set(['', '~', 'null', 'Null', 'NULL']);
-const INT_RE = /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
+const INT_RE =
+  /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
 const FLOAT_RE =
   /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
 
@@ -59,17 +60,29 @@ export function resolvePlain(text: string): PlainResult {
     if (/^[-+]?[1-9][0-9]*$/.test(dec)) return exactInt(dec);
     const v = constructInt(text);
     // `0x_` / `0b_` match PyYAML's int resolver, then int('', 16) fails: a load error, not a number.
-    if (Number.isNaN(v)) return { t: 'error', message: `invalid literal for int() with base ${/0x/i.test(text) ? 16 : 2}: '' (in '${text}'); quote it if it is text` };
+    if (Number.isNaN(v))
+      return {
+        t: 'error',
+        message: `invalid literal for int() with base ${/0x/i.test(text) ? 16 : 2}: '' (in '${text}'); quote it if it is text`,
+      };
     return { t: 'int', v };
   }
   if (FLOAT_RE.test(text)) {
     const v = constructFloat(text);
     // `._` matches the float resolver, then float('.') fails: a load error.
-    if (Number.isNaN(v) && !/nan/i.test(text)) return { t: 'error', message: `could not convert string to float: '${text.replace(/_/g, '')}'; quote it if it is text` };
+    if (Number.isNaN(v) && !/nan/i.test(text))
+      return {
+        t: 'error',
+        message: `could not convert string to float: '${text.replace(/_/g, '')}'; quote it if it is text`,
+      };
     return { t: 'float', v };
   }
   // PyYAML resolves a lone '=' to tag:yaml.org,2002:value, which SafeLoader cannot construct.
-  if (text === '=') return { t: 'error', message: "could not determine a constructor for the tag 'tag:yaml.org,2002:value' (quote the '=')" };
+  if (text === '=')
+    return {
+      t: 'error',
+      message: "could not determine a constructor for the tag 'tag:yaml.org,2002:value' (quote the '=')",
+    };
   if (text === '???') return { t: 'missing' };
   return { t: 'str', v: text };
 }
@@ -81,9 +94,13 @@ export function resolveTagged(tag: string, text: string): PlainResult {
     case '!!str':
       return text === '???' ? { t: 'missing' } : { t: 'str', v: text };
     case '!!int':
-      return INT_RE.test(text) && !Number.isNaN(constructInt(text)) ? { t: 'int', v: constructInt(text) } : { t: 'error', message: `invalid !!int value '${text}'` };
+      return INT_RE.test(text) && !Number.isNaN(constructInt(text))
+        ? { t: 'int', v: constructInt(text) }
+        : { t: 'error', message: `invalid !!int value '${text}'` };
     case '!!float':
-      return (FLOAT_RE.test(text) || INT_RE.test(text)) && !(Number.isNaN(constructFloat(text)) && !/nan/i.test(text)) ? { t: 'float', v: constructFloat(text) } : { t: 'error', message: `invalid !!float value '${text}'` };
+      return (FLOAT_RE.test(text) || INT_RE.test(text)) && !(Number.isNaN(constructFloat(text)) && !/nan/i.test(text))
+        ? { t: 'float', v: constructFloat(text) }
+        : { t: 'error', message: `invalid !!float value '${text}'` };
     case '!!bool':
       if (BOOL_TRUE.has(text)) return { t: 'bool', v: true };
       if (BOOL_FALSE.has(text)) return { t: 'bool', v: false };

@@ -13,18 +13,37 @@ type At = (offset: number) => { line: number; col: number };
  *  blank line or comment before it. Its next error marks the place PyYAML names. */
 export function firstProblem(doc: Document, text: string, at: At): { offset: number; message: string } {
   const [first, next] = doc.errors;
-  if (first.code === 'TAB_AS_INDENT') return { offset: first.pos[0], message: 'a tab is used as indentation; YAML indents with spaces only: replace the tab with spaces' };
-  if (first.code === 'BLOCK_AS_IMPLICIT_KEY' && next && (next.code === 'MULTILINE_IMPLICIT_KEY' || next.code === 'MISSING_CHAR')) {
+  if (first.code === 'TAB_AS_INDENT')
+    return {
+      offset: first.pos[0],
+      message: 'a tab is used as indentation; YAML indents with spaces only: replace the tab with spaces',
+    };
+  if (
+    first.code === 'BLOCK_AS_IMPLICIT_KEY' &&
+    next &&
+    (next.code === 'MULTILINE_IMPLICIT_KEY' || next.code === 'MISSING_CHAR')
+  ) {
     if (first.message.startsWith('A block sequence'))
-      return { offset: next.pos[0], message: "expected a key, but found '-' (a list item where the mapping goes on); check this line's indentation" };
+      return {
+        offset: next.pos[0],
+        message: "expected a key, but found '-' (a list item where the mapping goes on); check this line's indentation",
+      };
     if (next.code === 'MULTILINE_IMPLICIT_KEY')
-      return { offset: next.pos[1], message: "mapping values are not allowed here: this line is indented deeper than the key above it, which makes it part of that key's value; align it with its sibling keys" };
+      return {
+        offset: next.pos[1],
+        message:
+          "mapping values are not allowed here: this line is indented deeper than the key above it, which makes it part of that key's value; align it with its sibling keys",
+      };
   }
   // A key less indented than its siblings: PyYAML points at the key, the yaml package at the line start.
   if (first.code === 'BAD_INDENT' && first.message.startsWith('All mapping items')) {
     let o = first.pos[0];
     while (text[o] === ' ' || text[o] === '\n' || text[o] === '\r') o++; // past blank lines, as PyYAML's next token
-    return { offset: o, message: "expected the end of the mapping above, but found a key at another indentation: all keys of one mapping start at the same column" };
+    return {
+      offset: o,
+      message:
+        'expected the end of the mapping above, but found a key at another indentation: all keys of one mapping start at the same column',
+    };
   }
   // A quote that opens where the yaml package gave up and never closes: the end of the file.
   if (first.pos[0] < text.length && (text[first.pos[0]] === '"' || text[first.pos[0]] === "'")) {
@@ -34,10 +53,17 @@ export function firstProblem(doc: Document, text: string, at: At): { offset: num
   // A line starting with ': ': a value with no key; PyYAML stops at that ':'.
   const ls = text.lastIndexOf('\n', first.pos[0] - 1) + 1;
   const lead = /^ *:(?=[ \t\r\n]|$)/.exec(text.slice(ls, ls + 200));
-  if (lead && first.pos[0] - ls < 200) return { offset: ls + lead[0].length - 1, message: "expected <block end>, but found ':': a value with no key before it; write the key, or join the line to the one above" };
+  if (lead && first.pos[0] - ls < 200)
+    return {
+      offset: ls + lead[0].length - 1,
+      message:
+        "expected <block end>, but found ':': a value with no key before it; write the key, or join the line to the one above",
+    };
   // A line that is neither `key: value` nor a list item (`seed 1`, `seed:1`): PyYAML takes it for a
   // key and fails where that plain scalar ends (after the blank lines that follow it), looking for ':'.
-  const simpleKey = first.code === 'MULTILINE_IMPLICIT_KEY' || (first.code === 'MISSING_CHAR' && first.message.startsWith('Implicit map keys need to be followed'));
+  const simpleKey =
+    first.code === 'MULTILINE_IMPLICIT_KEY' ||
+    (first.code === 'MISSING_CHAR' && first.message.startsWith('Implicit map keys need to be followed'));
   if (simpleKey && startsPlainLine(text, first.pos[0])) {
     const k = at(first.pos[0]);
     const why = `line ${k.line} is neither 'key: value' nor a list item: add ': ' after its key, or join it to the value above`;
@@ -48,12 +74,24 @@ export function firstProblem(doc: Document, text: string, at: At): { offset: num
       const end = plainEnd(text, first.pos[0], parent + 1);
       if (text[end] === ':') return { offset: end, message: `mapping values are not allowed here (${why})` };
     }
-    return { offset: plainEnd(text, first.pos[0], k.col), message: `while scanning a simple key: could not find expected ':' (${why})` };
+    return {
+      offset: plainEnd(text, first.pos[0], k.col),
+      message: `while scanning a simple key: could not find expected ':' (${why})`,
+    };
   }
   // `key: a: b`: a ': ' inside a value; PyYAML stops at that ':'.
-  if (first.code === 'BLOCK_AS_IMPLICIT_KEY' && first.message.startsWith('Nested mappings') && afterKey(text, first.pos[0])) {
+  if (
+    first.code === 'BLOCK_AS_IMPLICIT_KEY' &&
+    first.message.startsWith('Nested mappings') &&
+    afterKey(text, first.pos[0])
+  ) {
     const c = colonInValue(text, first.pos[0]);
-    if (c !== null) return { offset: c, message: "mapping values are not allowed here: a ': ' inside a value starts a mapping; quote the value if the ': ' belongs to it" };
+    if (c !== null)
+      return {
+        offset: c,
+        message:
+          "mapping values are not allowed here: a ': ' inside a value starts a mapping; quote the value if the ': ' belongs to it",
+      };
   }
   // Inside a flow collection (`[`/`{`) or a quoted scalar PyYAML checks no indentation: it reads on
   // and stops elsewhere than the yaml package. Follow it from the opening character.
@@ -66,13 +104,23 @@ export function firstProblem(doc: Document, text: string, at: At): { offset: num
     visit(doc, {
       Scalar(_, node) {
         const r = node.range;
-        if (r && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && r[0] <= first.pos[0] && r[1] >= first.pos[0]) open ??= r[0];
+        if (
+          r &&
+          (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') &&
+          r[0] <= first.pos[0] &&
+          r[1] >= first.pos[0]
+        )
+          open ??= r[0];
       },
     });
     if (open !== null) {
       const qp = blockQuotedProblem(text, open);
       if (qp) return { offset: qp.offset, message: pyMessage(qp, text, at) };
-      if (q) return { offset: open, message: `this ${q[1]} quote is never closed on its line (missing closing ${q[1]}quote); the trainer's loader reads on to the next ${q[1]} in the file` };
+      if (q)
+        return {
+          offset: open,
+          message: `this ${q[1]} quote is never closed on its line (missing closing ${q[1]}quote); the trainer's loader reads on to the next ${q[1]} in the file`,
+        };
     }
   }
   return { offset: first.pos[0], message: first.message.split('\n')[0] };
@@ -116,7 +164,6 @@ export function pyMessage(p: PyYamlProblem, text: string, at: At): string {
   }
   return `${p.context}: ${p.problem}`;
 }
-
 
 /** Where PyYAML's block-context scan_plain ends for a plain scalar at `start`: words, the spaces
  *  and line breaks after them, continuation lines at column `indent` (0-based) or deeper. */
@@ -166,7 +213,11 @@ export function pyyamlRewrite(doc: Document, text: string): { start: number; end
   if (!first) return null;
   // `"x"#note`, `[1]#note`: PyYAML takes a '#' right after a token as a comment; the yaml package
   // wants a space before it. The comment holds no value: blank it.
-  if (first.code === 'MISSING_CHAR' && first.message.startsWith('Comments must be separated') && text[first.pos[0]] === '#') {
+  if (
+    first.code === 'MISSING_CHAR' &&
+    first.message.startsWith('Comments must be separated') &&
+    text[first.pos[0]] === '#'
+  ) {
     const eol = text.slice(first.pos[0]).search(/[\r\n]|$/);
     return { start: first.pos[0], end: first.pos[0] + eol, replacement: ' '.repeat(eol) };
   }
@@ -187,7 +238,13 @@ export function pyyamlRewrite(doc: Document, text: string): { start: number; end
   visit(doc, {
     Scalar(_, node) {
       const r = node.range;
-      if (r && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && r[0] <= first.pos[0] && r[1] >= first.pos[0]) qOpen ??= r[0];
+      if (
+        r &&
+        (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') &&
+        r[0] <= first.pos[0] &&
+        r[1] >= first.pos[0]
+      )
+        qOpen ??= r[0];
     },
   });
   if (qOpen === null) return null;
@@ -204,7 +261,12 @@ export function pyyamlRewrite(doc: Document, text: string): { start: number; end
 /** The first quoted string in the flow collection [open, end) that runs over lines, rewritten on
  *  one line as its folded value (a JSON string reads the same as a YAML double-quoted one), padded
  *  to its length; null if there is none or it does not fit. */
-function multilineQuoteIn(text: string, open: number, end: number, comments: [number, number][]): { start: number; end: number; replacement: string } | null {
+function multilineQuoteIn(
+  text: string,
+  open: number,
+  end: number,
+  comments: [number, number][],
+): { start: number; end: number; replacement: string } | null {
   for (let i = open + 1; i < end; i++) {
     const comment = comments.find(([a]) => a === i);
     if (comment) {
@@ -220,7 +282,9 @@ function multilineQuoteIn(text: string, open: number, end: number, comments: [nu
       const value = quotedValue(text, i);
       if (value === null || /[\u2028\u2029\x85]/.test(value)) return null;
       const replacement = JSON.stringify(value);
-      return replacement.length > r.end - i ? null : { start: i, end: r.end, replacement: replacement + ' '.repeat(r.end - i - replacement.length) };
+      return replacement.length > r.end - i
+        ? null
+        : { start: i, end: r.end, replacement: replacement + ' '.repeat(r.end - i - replacement.length) };
     }
     i = r.end - 1;
   }
@@ -234,7 +298,7 @@ function startsPlainLine(text: string, pos: number): boolean {
   const c = text[pos] ?? '';
   const next = text[pos + 1] ?? '';
   if (c === '' || ' \t\r\n'.includes(c)) return false;
-  return !"-?:,[]{}#&*!|>'\"%@`".includes(c) || ('-?:'.includes(c) && next !== '' && !' \t\r\n'.includes(next));
+  return !'-?:,[]{}#&*!|>\'"%@`'.includes(c) || ('-?:'.includes(c) && next !== '' && !' \t\r\n'.includes(next));
 }
 
 /** `pos` is a value right after `key: ` on its line (a plain key, no quote or bracket). */
@@ -247,7 +311,7 @@ function afterKey(text: string, pos: number): boolean {
 function parentKeyIndent(text: string, pos: number): number | null {
   const ls = text.lastIndexOf('\n', pos - 1) + 1;
   const mine = pos - ls;
-  for (let end = ls - 1; end > 0; ) {
+  for (let end = ls - 1; end > 0;) {
     const start = text.lastIndexOf('\n', end - 1) + 1;
     const line = text.slice(start, end).replace(/\r$/, '');
     end = start - 1;

@@ -36,13 +36,28 @@ const BAD_FIELD = /Field "([^"]*)" is not a valid field to query/;
 const HEADER_CELL = /^[A-Za-z][\w.]*(?: \[[^\]]+\])?$/;
 const NUMBER_WITH_UNIT = /^(-?\d+(?:\.\d+)?)(?: ?(?:MiB|GiB|KiB|B|W|%|MHz|GHz|C|V|mV|s|ms|us))?$/;
 /** Fields that look numeric but are names (kept as text). */
-const TEXT_FIELDS = new Set(['name', 'uuid', 'gpu_uuid', 'serial', 'pci.bus_id', 'gpu_bus_id', 'driver_version', 'vbios_version', 'timestamp', 'process_name', 'gpu_name']);
+const TEXT_FIELDS = new Set([
+  'name',
+  'uuid',
+  'gpu_uuid',
+  'serial',
+  'pci.bus_id',
+  'gpu_bus_id',
+  'driver_version',
+  'vbios_version',
+  'timestamp',
+  'process_name',
+  'gpu_name',
+]);
 
 /** The message nvidia-smi prints for an unknown query field, as an error; null if none. */
 export function smiFieldError(text: string): NvidiaSmiError | null {
   const m = BAD_FIELD.exec(text);
   if (!m) return null;
-  return new NvidiaSmiError(`nvidia-smi does not know the query field "${m[1]}" (see nvidia-smi --help-query-gpu)`, m[1]);
+  return new NvidiaSmiError(
+    `nvidia-smi does not know the query field "${m[1]}" (see nvidia-smi --help-query-gpu)`,
+    m[1],
+  );
 }
 
 export function splitCsvLine(line: string): string[] {

@@ -6,7 +6,14 @@
 // A node that cannot be asked is reported unreachable (its GPUs unknown, not zero), and its last
 // good figures are kept, marked stale, so a blip does not blank the panel.
 import type { Transport } from '../remote/transport.js';
-import { HEAD_NODE, NODE_NAME, nodeFanOutArgv, splitNodeAnswers, unreachableReason, type NodeFanOutOptions } from '../remote/node-fan-out.js';
+import {
+  HEAD_NODE,
+  NODE_NAME,
+  nodeFanOutArgv,
+  splitNodeAnswers,
+  unreachableReason,
+  type NodeFanOutOptions,
+} from '../remote/node-fan-out.js';
 import { parseSmiCsv, smiFieldError } from './nvidia-smi.js';
 
 export const GPU_QUERY_FIELDS = ['index', 'name', 'memory.used', 'memory.total', 'utilization.gpu'] as const;
@@ -64,14 +71,18 @@ export function gpuCommand(nodes?: readonly string[], opts: GpuCommandOptions = 
 
 /** `Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error` (also `GPU 0000:…`,
  *  `… : GPU is lost. Reboot the system to recover this GPU`): printed among the other GPUs' rows. */
-const LOST_GPU = /^Unable to (?:determine|detect) the device handle for GPU ?([0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+\.[0-9A-Fa-f]+): *(.*)$/;
+const LOST_GPU =
+  /^Unable to (?:determine|detect) the device handle for GPU ?([0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+\.[0-9A-Fa-f]+): *(.*)$/;
 
 /** What to do about nvidia-smi's own failure texts (the node, not the cockpit, needs fixing). */
 function failureHint(text: string, code: number | null): string {
-  if (/Driver\/library version mismatch/.test(text)) return 'the NVIDIA driver was updated without a reboot: reboot the node (or reload the nvidia kernel modules)';
+  if (/Driver\/library version mismatch/.test(text))
+    return 'the NVIDIA driver was updated without a reboot: reboot the node (or reload the nvidia kernel modules)';
   if (/couldn't communicate with the NVIDIA driver/.test(text)) return 'the NVIDIA driver is not loaded on the node';
-  if (/No devices were found/.test(text)) return 'nvidia-smi sees no GPU on the node (no GPU node, or the GPUs are hidden from this shell)';
-  if (code === 127 || /not found/.test(text.trim().split('\n')[0] ?? '')) return 'nvidia-smi is not installed or not on PATH there';
+  if (/No devices were found/.test(text))
+    return 'nvidia-smi sees no GPU on the node (no GPU node, or the GPUs are hidden from this shell)';
+  if (code === 127 || /not found/.test(text.trim().split('\n')[0] ?? ''))
+    return 'nvidia-smi is not installed or not on PATH there';
   if (code === 255) return 'ssh to the node failed (check that the head can ssh to it without a password)';
   return `nvidia-smi exited with ${code}`;
 }
@@ -87,13 +98,15 @@ export function parseGpuAnswer(node: string, text: string, code: number | null, 
     const t = parseSmiCsv(text, { fields: [...GPU_QUERY_FIELDS], header: false });
     notes = t.notes;
     // A row without a numeric index is not a GPU (a stray message split on a comma).
-    gpus = t.rows.filter((r) => typeof r['index'] === 'number').map((r) => ({
-      index: r['index'] as number,
-      name: r['name'] === null ? null : String(r['name']),
-      memoryUsedMiB: typeof r['memory.used'] === 'number' ? r['memory.used'] : null,
-      memoryTotalMiB: typeof r['memory.total'] === 'number' ? r['memory.total'] : null,
-      utilizationPct: typeof r['utilization.gpu'] === 'number' ? r['utilization.gpu'] : null,
-    }));
+    gpus = t.rows
+      .filter((r) => typeof r['index'] === 'number')
+      .map((r) => ({
+        index: r['index'] as number,
+        name: r['name'] === null ? null : String(r['name']),
+        memoryUsedMiB: typeof r['memory.used'] === 'number' ? r['memory.used'] : null,
+        memoryTotalMiB: typeof r['memory.total'] === 'number' ? r['memory.total'] : null,
+        utilizationPct: typeof r['utilization.gpu'] === 'number' ? r['utilization.gpu'] : null,
+      }));
   } catch (e) {
     return { node, at, gpus: [], error: `${node}: ${e instanceof Error ? e.message : String(e)}` };
   }
@@ -105,7 +118,8 @@ export function parseGpuAnswer(node: string, text: string, code: number | null, 
   }
   if (code !== 0 || gpus.length === 0) {
     const first = text.trim().split('\n')[0] ?? '';
-    if (code === 0 && first === '') return { node, at, gpus: [], error: `${node}: nvidia-smi printed nothing (no GPU listed)` };
+    if (code === 0 && first === '')
+      return { node, at, gpus: [], error: `${node}: nvidia-smi printed nothing (no GPU listed)` };
     const why = code === 0 ? 'nvidia-smi listed no GPU' : failureHint(text, code);
     return { node, at, gpus, error: `${node}: ${why}${first ? `: ${first}` : ''}` };
   }
@@ -117,14 +131,24 @@ export function parseGpuAnswer(node: string, text: string, code: number | null, 
  * be reached (ssh failed, no answer in time, missing from the output) is `unreachable`, never a node
  * with zero GPUs. `names` maps a listed name to the one shown (HEAD_NODE -> the head's name).
  */
-export function parseFanOut(nodes: readonly string[], stdout: string, at: number, names: ReadonlyMap<string, string> = new Map(), limitSec?: number): GpuSnapshot[] {
+export function parseFanOut(
+  nodes: readonly string[],
+  stdout: string,
+  at: number,
+  names: ReadonlyMap<string, string> = new Map(),
+  limitSec?: number,
+): GpuSnapshot[] {
   const answers = splitNodeAnswers(stdout);
   return nodes.map((n) => {
     const node = names.get(n) ?? n;
     const got = answers.get(n);
     const why = unreachableReason(got, limitSec);
     if (why) {
-      const said = got?.lines.map((l) => l.trim()).filter(Boolean).pop() ?? '';
+      const said =
+        got?.lines
+          .map((l) => l.trim())
+          .filter(Boolean)
+          .pop() ?? '';
       return { node, at, gpus: [], unreachable: true, error: `${node}: ${why}${said ? `: ${said}` : ''}` };
     }
     return parseGpuAnswer(node, got!.lines.join('\n'), got!.rc, at);
@@ -177,7 +201,9 @@ export class GpuPoller {
     try {
       if (fanOut && listed.length === 0) snaps = [];
       else {
-        const argv = fanOut ? gpuCommand(listed, { ...this.opts, includeHead: false }) : gpuCommand(undefined, { setup: this.opts.setup });
+        const argv = fanOut
+          ? gpuCommand(listed, { ...this.opts, includeHead: false })
+          : gpuCommand(undefined, { setup: this.opts.setup });
         const r = await this.transport.exec(argv, { signal: ac.signal });
         const at = now();
         const out = r.stdout.toString('utf8');
@@ -207,7 +233,13 @@ export class GpuPoller {
     const last = this.lastGood.get(s.node);
     if (!last) return s;
     const age = Math.max(0, Math.round((s.at - last.at) / 1000));
-    return { ...s, gpus: last.gpus, stale: true, figuresAt: last.at, error: `${s.error} (its figures are ${age} s old)` };
+    return {
+      ...s,
+      gpus: last.gpus,
+      stale: true,
+      figuresAt: last.at,
+      error: `${s.error} (its figures are ${age} s old)`,
+    };
   }
 
   /** Polls now and then every intervalMs after each answer (rounds never overlap). */

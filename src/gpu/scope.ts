@@ -19,7 +19,11 @@ export interface GpuPollScope {
  * any it recorded). `extraNodes`: hosts the user named (`--check-nodes`-style). Spread the result
  * into `GpuPollerOptions`.
  */
-export function gpuPollScope(backend: 'slurm' | 'direct', nodes: readonly string[], extraNodes: readonly string[] = []): GpuPollScope {
+export function gpuPollScope(
+  backend: 'slurm' | 'direct',
+  nodes: readonly string[],
+  extraNodes: readonly string[] = [],
+): GpuPollScope {
   const all = [...new Set([...nodes, ...extraNodes])];
   if (all.length === 0) return {};
   // A Slurm run with no known node yet: like `stop`'s leftover scope, the head plus the named hosts.

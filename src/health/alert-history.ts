@@ -68,7 +68,19 @@ export class AlertHistory {
       const e = this.byKey.get(key);
       const from = Math.min(now, firedAt?.get(key) ?? now);
       if (!e) {
-        this.byKey.set(key, { key, alert: a, firstSeenAt: from, firstStep: step, lastSeenAt: now, lastStep: step, fired: 1, lastFiredAt: from, lastFiredStep: step, active: true, clearedAt: null });
+        this.byKey.set(key, {
+          key,
+          alert: a,
+          firstSeenAt: from,
+          firstStep: step,
+          lastSeenAt: now,
+          lastStep: step,
+          fired: 1,
+          lastFiredAt: from,
+          lastFiredStep: step,
+          active: true,
+          clearedAt: null,
+        });
         fired?.push(a);
         changed = true;
         continue;
@@ -108,7 +120,9 @@ export class AlertHistory {
     const over = this.byKey.size - this.cap;
     if (over <= 0) return;
     const victims = [...this.byKey.values()]
-      .sort((x, y) => Number(x.active) - Number(y.active) || (x.clearedAt ?? x.lastSeenAt) - (y.clearedAt ?? y.lastSeenAt))
+      .sort(
+        (x, y) => Number(x.active) - Number(y.active) || (x.clearedAt ?? x.lastSeenAt) - (y.clearedAt ?? y.lastSeenAt),
+      )
       .slice(0, over);
     for (const v of victims) this.byKey.delete(v.key);
     this.droppedCount += victims.length;
@@ -130,7 +144,11 @@ export class AlertHistory {
     if (this.changed) {
       this.changed = false;
       this.list = [...this.byKey.values()]
-        .sort((x, y) => Number(y.active) - Number(x.active) || (x.active ? y.lastFiredAt - x.lastFiredAt : (y.clearedAt ?? 0) - (x.clearedAt ?? 0)))
+        .sort(
+          (x, y) =>
+            Number(y.active) - Number(x.active) ||
+            (x.active ? y.lastFiredAt - x.lastFiredAt : (y.clearedAt ?? 0) - (x.clearedAt ?? 0)),
+        )
         .map((e) => ({ ...e }));
     }
     return this.list;

@@ -24,7 +24,10 @@ class KeyWindows {
     // Steps repeat after a resume and the later value stands: replace in place.
     const f = this.first.find((s) => s.step === step);
     if (f) f.value = value;
-    else if (this.first.length < DRIFT_WINDOW && (this.first.length === 0 || step > this.first[this.first.length - 1].step)) {
+    else if (
+      this.first.length < DRIFT_WINDOW &&
+      (this.first.length === 0 || step > this.first[this.first.length - 1].step)
+    ) {
       this.first.push({ step, value });
     }
     // A replayed step invalidates the recent samples at and after it.
@@ -76,7 +79,9 @@ export class DriftTracker {
         severity: 'warning',
         title: `${key} is drifting up`,
         detail: `${key}: median ${formatDuration(late)} over the last ${DRIFT_WINDOW} steps vs ${formatDuration(early)} over the first ${DRIFT_WINDOW} (${ratio})`,
-        advice: ADVICE[phase] ?? 'Compare this phase across the run in the charts; a restart from the recover checkpoint tells whether the slowdown is state that builds up in the running processes.',
+        advice:
+          ADVICE[phase] ??
+          'Compare this phase across the run in the charts; a restart from the recover checkpoint tells whether the slowdown is state that builds up in the running processes.',
         step: w.recent[w.recent.length - 1].step,
       });
     }
@@ -86,7 +91,7 @@ export class DriftTracker {
 
 const ADVICE: Record<string, string> = {
   update_weights:
-    'The weight-sync blow-up: the broadcast to the SGLang servers slows as the run goes on. Resuming from the recover checkpoint (stop, relaunch the same experiment+trial) resets it; check the rollout servers\' memory and the network between actor and rollout nodes.',
+    "The weight-sync blow-up: the broadcast to the SGLang servers slows as the run goes on. Resuming from the recover checkpoint (stop, relaunch the same experiment+trial) resets it; check the rollout servers' memory and the network between actor and rollout nodes.",
   rollout:
     'The trainer waits longer for each batch: episodes may be getting longer, Omniboxes slower, or rollout servers fewer. Check rollout/num_steps, [EPISODE_TIMEOUT] warnings and the rollout servers.',
   save: 'Checkpoints take longer to write: check the filesystem under cluster.fileroot (free space, other jobs writing).',

@@ -73,8 +73,13 @@ export class HealthMonitor {
         }
         if (e.type === 'resume' && t !== null) {
           this.resume = {
-            resumeStep: e.resumeStep, atMs: t, progressed: false,
-            worstStaleness: null, latestStaleness: null, minStaleness: Infinity, stalenessBefore: this.lastStaleness,
+            resumeStep: e.resumeStep,
+            atMs: t,
+            progressed: false,
+            worstStaleness: null,
+            latestStaleness: null,
+            minStaleness: Infinity,
+            stalenessBefore: this.lastStaleness,
           };
         }
         // A fresh start (no recover info) is not a resume: the one before no longer speaks.
@@ -149,8 +154,15 @@ export class HealthMonitor {
       const stall = stallAlert(this.phases, nowMs, { sinceMs: this.awaitingStepSinceMs, medianS: medianStepS });
       if (stall) out.push(stall);
     }
-    out.push(...resumeAlerts(this.resume, nowMs, medianStepS, this.finished, ctx.maxHeadOffpolicyness, this.phases.phase));
-    if (!this.finished && ctx.slurmEndTime !== undefined && ctx.recoverFreqSecs !== undefined && ctx.recoverFreqSecs > 0) {
+    out.push(
+      ...resumeAlerts(this.resume, nowMs, medianStepS, this.finished, ctx.maxHeadOffpolicyness, this.phases.phase),
+    );
+    if (
+      !this.finished &&
+      ctx.slurmEndTime !== undefined &&
+      ctx.recoverFreqSecs !== undefined &&
+      ctx.recoverFreqSecs > 0
+    ) {
       const endMs = toNaiveMs(ctx.slurmEndTime, ctx.utcOffsetMinutes);
       if (endMs !== null) {
         const a = wallTimeAlert({

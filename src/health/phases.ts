@@ -99,10 +99,15 @@ export class PhaseTracker {
         if (!closes) return;
         if (closes === 'ref_logp') this.seenRefLogp = true;
         const next: Phase =
-          closes === 'recompute_logp' ? (this.seenRefLogp ? 'ref_logp' : 'compute_advantages')
-          : closes === 'ref_logp' ? 'compute_advantages'
-          : closes === 'compute_advantages' ? 'ppo_update'
-          : 'update_weights';
+          closes === 'recompute_logp'
+            ? this.seenRefLogp
+              ? 'ref_logp'
+              : 'compute_advantages'
+            : closes === 'ref_logp'
+              ? 'compute_advantages'
+              : closes === 'compute_advantages'
+                ? 'ppo_update'
+                : 'update_weights';
         // `ref logp` closes what we may have labelled compute_advantages before we knew the run has a
         // reference model: accept both labels.
         const from: Phase[] = closes === 'ref_logp' ? ['ref_logp', 'compute_advantages'] : [closes];

@@ -63,7 +63,9 @@ export function resumeAlerts(
       title: `No progress since resuming at step ${r.resumeStep}`,
       detail:
         `resumed ${formatDuration(waitedS)} ago at step ${r.resumeStep} and no step has completed since (median step ${formatDuration(medianStepS)})` +
-        (phase ? `; ${PHASE_LABEL[phase.phase]} (${phase.phase}) for ${formatDuration((nowMs - phase.sinceMs) / 1000)}` : ''),
+        (phase
+          ? `; ${PHASE_LABEL[phase.phase]} (${phase.phase}) for ${formatDuration((nowMs - phase.sinceMs) / 1000)}`
+          : ''),
       advice:
         'Check stdout.log of the new attempt for an error during recovery (a checkpoint written by a different config or model, a missing shard) and that rollout workers came back; stop it rather than let it hold the GPUs.',
       step: r.resumeStep,
@@ -72,7 +74,10 @@ export function resumeAlerts(
   }
   if (resumeOwnsStaleness(r, maxHeadOffpolicyness) && r.latestStaleness && r.worstStaleness) {
     const latest = r.latestStaleness;
-    const worst = r.worstStaleness.step !== latest.step ? ` (worst ${r.worstStaleness.value} at step ${r.worstStaleness.step})` : '';
+    const worst =
+      r.worstStaleness.step !== latest.step
+        ? ` (worst ${r.worstStaleness.value} at step ${r.worstStaleness.step})`
+        : '';
     out.push({
       id: 'health/resume/staleness',
       severity: 'warning',

@@ -158,7 +158,8 @@ export class RunAlerts {
    *  arrived, less the time the log could not be read. */
   logNow(wallMs: number): number | null {
     if (this.lastLogMs === null) return null;
-    const upTo = this.unobservedSince === null ? wallMs : Math.min(wallMs, Math.max(this.unobservedSince, this.lastArrivalWall));
+    const upTo =
+      this.unobservedSince === null ? wallMs : Math.min(wallMs, Math.max(this.unobservedSince, this.lastArrivalWall));
     return this.lastLogMs + Math.max(0, upTo - this.lastArrivalWall - this.unobservedCreditMs);
   }
 
@@ -186,7 +187,10 @@ export class RunAlerts {
       stalenessJudgedElsewhere: this.health.judgesStaleness(this.o.maxHeadOffpolicyness),
     });
     const health = this.health.evaluate({
-      now: t, utcOffsetMinutes: 0, maxHeadOffpolicyness: this.o.maxHeadOffpolicyness, recoverFreqSecs: this.o.recoverFreqSecs,
+      now: t,
+      utcOffsetMinutes: 0,
+      maxHeadOffpolicyness: this.o.maxHeadOffpolicyness,
+      recoverFreqSecs: this.o.recoverFreqSecs,
       ...(this.slurmEndTime !== null ? { slurmEndTime: this.slurmEndTime } : {}),
     });
     const all = [...metric, ...this.errors.alerts(), ...health];
@@ -200,7 +204,9 @@ export class RunAlerts {
   private withSilence(alerts: Alert[], t: number): Alert[] {
     const silentS = this.lastLogMs === null ? 0 : (t - this.lastLogMs) / 1000;
     if (silentS < 1) return alerts;
-    return alerts.map((a) => (isHangAlert(a) ? { ...a, detail: `${a.detail}; the log has been silent for ${formatDuration(silentS)}` } : a));
+    return alerts.map((a) =>
+      isHangAlert(a) ? { ...a, detail: `${a.detail}; the log has been silent for ${formatDuration(silentS)}` } : a,
+    );
   }
 
   private observe(t: number, fired?: Alert[]): void {

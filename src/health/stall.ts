@@ -23,11 +23,13 @@ const CAUSE: Record<Phase, { likely: string; advice: string }> = {
   },
   recompute_logp: {
     likely: `likely a hung collective on the training GPUs; ${NCCL}`,
-    advice: 'Look for one actor rank that died or is in a different phase (py-spy dump on the actor workers), and for GPU errors in dmesg/nvidia-smi on the training nodes.',
+    advice:
+      'Look for one actor rank that died or is in a different phase (py-spy dump on the actor workers), and for GPU errors in dmesg/nvidia-smi on the training nodes.',
   },
   ref_logp: {
     likely: `likely a hung collective on the training GPUs; ${NCCL}`,
-    advice: 'Look for one ref/actor rank that died or is in a different phase (py-spy dump), and for GPU errors on the training nodes.',
+    advice:
+      'Look for one ref/actor rank that died or is in a different phase (py-spy dump), and for GPU errors on the training nodes.',
   },
   compute_advantages: {
     likely: `likely a hung collective on the training GPUs; ${NCCL}`,
@@ -35,7 +37,8 @@ const CAUSE: Record<Phase, { likely: string; advice: string }> = {
   },
   ppo_update: {
     likely: `likely a hung collective or a straggling rank in the PPO update; ${NCCL}`,
-    advice: 'Look for one actor rank that died or is much slower (py-spy dump, nvidia-smi utilisation per GPU on the training nodes).',
+    advice:
+      'Look for one actor rank that died or is much slower (py-spy dump, nvidia-smi utilisation per GPU on the training nodes).',
   },
   update_weights: {
     likely: `likely a stuck weight sync; ${NCCL}`,
@@ -44,7 +47,8 @@ const CAUSE: Record<Phase, { likely: string; advice: string }> = {
   },
   save: {
     likely: 'likely a slow or full filesystem under cluster.fileroot',
-    advice: 'Check free space and write speed of cluster.fileroot on the head node (df -h, a test write); a recover checkpoint of an 8B model is ~50 GB.',
+    advice:
+      'Check free space and write speed of cluster.fileroot on the head node (df -h, a test write); a recover checkpoint of an 8B model is ~50 GB.',
   },
 };
 
@@ -55,7 +59,11 @@ export interface StepClock {
   medianS: number | null;
 }
 
-export function stallAlert(tracker: PhaseTracker, nowMs: number, step: StepClock = { sinceMs: null, medianS: null }): Alert | null {
+export function stallAlert(
+  tracker: PhaseTracker,
+  nowMs: number,
+  step: StepClock = { sinceMs: null, medianS: null },
+): Alert | null {
   const cur = tracker.phase;
   if (!cur) return null;
   const { medianS, samples } = tracker.stats(cur.phase);
@@ -64,7 +72,8 @@ export function stallAlert(tracker: PhaseTracker, nowMs: number, step: StepClock
   const limitS = Math.max(STALL_FACTOR * medianS, STALL_FLOOR_S);
   const sinceStepS = step.sinceMs === null ? null : (nowMs - step.sinceMs) / 1000;
   // The whole-step trigger is the metrics rule's, taken over (3× the median step, no floor).
-  const stepOver = sinceStepS !== null && step.medianS !== null && step.medianS > 0 && sinceStepS > STALL_FACTOR * step.medianS;
+  const stepOver =
+    sinceStepS !== null && step.medianS !== null && step.medianS > 0 && sinceStepS > STALL_FACTOR * step.medianS;
   if (elapsedS <= limitS && !stepOver) return null;
   const cause = CAUSE[cur.phase];
   const phaseText = `${cur.phase} has run ${formatDuration(elapsedS)} (median ${formatDuration(medianS)}): ${cause.likely}`;
@@ -72,7 +81,10 @@ export function stallAlert(tracker: PhaseTracker, nowMs: number, step: StepClock
     id: `health/stall/${cur.phase}`,
     severity: 'warning',
     title: `Stalled ${PHASE_LABEL[cur.phase]} (${cur.phase})`,
-    detail: elapsedS > limitS || sinceStepS === null ? phaseText : `no step for ${formatDuration(sinceStepS)} (median step ${formatDuration(step.medianS!)}); ${phaseText}`,
+    detail:
+      elapsedS > limitS || sinceStepS === null
+        ? phaseText
+        : `no step for ${formatDuration(sinceStepS)} (median step ${formatDuration(step.medianS!)}); ${phaseText}`,
     advice: cause.advice,
     time: naiveIso(cur.sinceMs),
   };

@@ -19,12 +19,17 @@ export interface WallTimeInput {
 export function wallTimeAlert(i: WallTimeInput): Alert | null {
   const leftS = (i.endMs - i.nowMs) / 1000;
   if (leftS <= 0) return null; // already over: the run-state watcher reports TIMEOUT
-  const dueS = i.lastCheckpointMs === null ? i.recoverFreqSecs : Math.max(0, (i.lastCheckpointMs - i.nowMs) / 1000 + i.recoverFreqSecs);
+  const dueS =
+    i.lastCheckpointMs === null
+      ? i.recoverFreqSecs
+      : Math.max(0, (i.lastCheckpointMs - i.nowMs) / 1000 + i.recoverFreqSecs);
   const stepS = i.medianStepS ?? 0;
   const neededS = dueS + stepS;
   if (leftS >= neededS) return null;
   const lost =
-    i.lastCheckpointStep !== undefined ? `the steps after step ${i.lastCheckpointStep} would be lost` : 'the steps since the last recover checkpoint would be lost';
+    i.lastCheckpointStep !== undefined
+      ? `the steps after step ${i.lastCheckpointStep} would be lost`
+      : 'the steps since the last recover checkpoint would be lost';
   const stepPart = i.medianStepS !== null ? ` plus a step of ~${formatDuration(stepS)}` : '';
   const alert: Alert = {
     id: 'health/slurm/walltime',

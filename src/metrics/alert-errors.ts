@@ -16,11 +16,16 @@ export const NONFATAL_ERROR_STEPS = 2;
 
 const ERROR_ADVICE: Record<ErrorKind, string> = {
   oom: 'Lower actor.mb_spec.max_tokens_per_mb or the batch size, or give the actor more GPUs; the run resumes from the last recover checkpoint.',
-  'nccl-timeout': 'A collective hung for the NCCL watchdog timeout: look for a dead or stuck rank (node down, GPU error) and restart; the run resumes automatically.',
-  'sglang-launch': 'An SGLang server did not come up: check the rollout node (GPU free? actor.path a local path?) and its server log.',
-  'worker-failed': "A worker process exited: read that worker's log (merged.log or the Ray output) for the first error.",
-  'ray-actor-died': 'A Ray actor died (node lost, OOM-killed or crashed): check `ray status` and the worker output on the controller stdout.',
-  other: 'Read the traceback; the run resumes from the last recover checkpoint when restarted with the same experiment and trial names.',
+  'nccl-timeout':
+    'A collective hung for the NCCL watchdog timeout: look for a dead or stuck rank (node down, GPU error) and restart; the run resumes automatically.',
+  'sglang-launch':
+    'An SGLang server did not come up: check the rollout node (GPU free? actor.path a local path?) and its server log.',
+  'worker-failed':
+    "A worker process exited: read that worker's log (merged.log or the Ray output) for the first error.",
+  'ray-actor-died':
+    'A Ray actor died (node lost, OOM-killed or crashed): check `ray status` and the worker output on the controller stdout.',
+  other:
+    'Read the traceback; the run resumes from the last recover checkpoint when restarted with the same experiment and trial names.',
 };
 
 interface StandingError {
@@ -67,7 +72,13 @@ export class ErrorAlertTracker {
         return;
       }
       const atMs = e.time === null ? Number.NaN : isoTimeToMs(e.time);
-      this.active.push({ alert: errorAlert(e, this.count++), key, restarted: false, atMs: Number.isFinite(atMs) ? atMs : null, stepsAfter: 0 });
+      this.active.push({
+        alert: errorAlert(e, this.count++),
+        key,
+        restarted: false,
+        atMs: Number.isFinite(atMs) ? atMs : null,
+        stepsAfter: 0,
+      });
       if (this.active.length > MAX_ACTIVE_ERRORS) this.active.splice(0, this.active.length - MAX_ACTIVE_ERRORS);
       this.list = null;
     } else if (e.type === 'resume' || e.type === 'start') {
@@ -77,7 +88,8 @@ export class ErrorAlertTracker {
       let cleared = false;
       for (const a of this.active) {
         if (a.restarted) cleared = true;
-        else if (a.atMs === null || !Number.isFinite(stepMs) || stepMs >= a.atMs) cleared = ++a.stepsAfter >= NONFATAL_ERROR_STEPS || cleared;
+        else if (a.atMs === null || !Number.isFinite(stepMs) || stepMs >= a.atMs)
+          cleared = ++a.stepsAfter >= NONFATAL_ERROR_STEPS || cleared;
       }
       if (cleared) {
         this.active = this.active.filter((a) => !a.restarted && a.stepsAfter < NONFATAL_ERROR_STEPS);
@@ -107,7 +119,11 @@ export class ErrorAlertTracker {
 function errorAlert(e: ErrorEvent, index: number): Alert {
   const src = e.source && e.source !== 'main' ? ` (${e.source})` : '';
   return {
-    id: `error:${index}`, severity: 'error', title: `${e.kind === 'other' ? 'Error' : e.kind}${src}: ${e.message}`.slice(0, 200),
-    detail: e.detail, advice: ERROR_ADVICE[e.kind], ...(e.time ? { time: e.time } : {}),
+    id: `error:${index}`,
+    severity: 'error',
+    title: `${e.kind === 'other' ? 'Error' : e.kind}${src}: ${e.message}`.slice(0, 200),
+    detail: e.detail,
+    advice: ERROR_ADVICE[e.kind],
+    ...(e.time ? { time: e.time } : {}),
   };
 }

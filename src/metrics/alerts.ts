@@ -63,17 +63,40 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
   const g = store.current(KEYS.gradNorm);
   if (g !== undefined) {
     if (g === null || !Number.isFinite(g)) {
-      alerts.push({ id: 'grad-norm-nonfinite', severity: 'error', title: 'Gradient norm is not finite', detail: `${KEYS.gradNorm} = ${fmt(g)}`, advice: 'The update was likely skipped; if it repeats, lower the learning rate or check the rewards and advantages for nan.', ...at });
+      alerts.push({
+        id: 'grad-norm-nonfinite',
+        severity: 'error',
+        title: 'Gradient norm is not finite',
+        detail: `${KEYS.gradNorm} = ${fmt(g)}`,
+        advice:
+          'The update was likely skipped; if it repeats, lower the learning rate or check the rewards and advantages for nan.',
+        ...at,
+      });
     }
   }
   const ok = store.current(KEYS.updateOk) ?? null;
   if (ok !== null && ok < 1) {
-    alerts.push({ id: 'update-unsuccessful', severity: 'warning', title: 'Optimizer update was not successful', detail: `${KEYS.updateOk} = ${fmt(ok)}`, advice: 'Some updates were skipped (non-finite gradients); watch the grad norm and the loss.', ...at });
+    alerts.push({
+      id: 'update-unsuccessful',
+      severity: 'warning',
+      title: 'Optimizer update was not successful',
+      detail: `${KEYS.updateOk} = ${fmt(ok)}`,
+      advice: 'Some updates were skipped (non-finite gradients); watch the grad norm and the loss.',
+      ...at,
+    });
   }
 
   const r = store.recent(KEYS.reward, 3);
   if (r.values.length === 3 && r.values.every((v) => v === 0)) {
-    alerts.push({ id: 'reward-zero', severity: 'error', title: 'Reward is exactly 0 for 3 steps', detail: `${KEYS.reward} = 0 at steps ${r.steps.join(', ')}`, advice: 'Likely the SGLang VLM cache overflowing on screenshots: set SGLANG_VLM_CACHE_SIZE_MB >= 8192 in actor.scheduling_spec[0].env_vars.', ...at });
+    alerts.push({
+      id: 'reward-zero',
+      severity: 'error',
+      title: 'Reward is exactly 0 for 3 steps',
+      detail: `${KEYS.reward} = 0 at steps ${r.steps.join(', ')}`,
+      advice:
+        'Likely the SGLang VLM cache overflowing on screenshots: set SGLANG_VLM_CACHE_SIZE_MB >= 8192 in actor.scheduling_spec[0].env_vars.',
+      ...at,
+    });
   }
 
   const budget = ctx.maxHeadOffpolicyness;
@@ -82,9 +105,12 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
   // instead (stalenessJudgedElsewhere), so the two never stand for the same records.
   if (budget !== undefined && sMax !== null && sMax > budget && !ctx.stalenessJudgedElsewhere) {
     alerts.push({
-      id: 'staleness-over-budget', severity: 'warning', title: 'Staleness above budget in steady training',
+      id: 'staleness-over-budget',
+      severity: 'warning',
+      title: 'Staleness above budget in steady training',
       detail: `${KEYS.stalenessMax} = ${fmt(sMax)} > rollout.max_head_offpolicyness = ${budget} at the latest step, outside the first steps of a resumed attempt`,
-      advice: 'Rollouts lag the policy more than allowed: check the rollout/actor GPU split and the rollout wait time.', ...at,
+      advice: 'Rollouts lag the policy more than allowed: check the rollout/actor GPU split and the rollout wait time.',
+      ...at,
     });
   }
 
@@ -93,13 +119,29 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
     // Compared with the bounds themselves, not |w - 1| > 0.1: 1.1 - 1 is 0.10000000000000009 in
     // floating point, so a printed 1.1000e+00 (exactly 10%) fired while 9.0000e-01 did not.
     if (w !== null && (w > 1.1 || w < 0.9)) {
-      alerts.push({ id: `drift:${key}`, severity: 'warning', title: 'Importance weights drift from 1', detail: `${key} = ${fmt(w)} (more than 10% from 1.0)`, advice: 'Behaviour and current policy diverge: reduce staleness (max_head_offpolicyness) or check actor.behav_imp_weight_cap.', ...at });
+      alerts.push({
+        id: `drift:${key}`,
+        severity: 'warning',
+        title: 'Importance weights drift from 1',
+        detail: `${key} = ${fmt(w)} (more than 10% from 1.0)`,
+        advice:
+          'Behaviour and current policy diverge: reduce staleness (max_head_offpolicyness) or check actor.behav_imp_weight_cap.',
+        ...at,
+      });
     }
   }
 
   const failed = store.current(KEYS.omniboxesFailed) ?? null;
   if (failed !== null && failed > 0.05) {
-    alerts.push({ id: 'omniboxes-failed', severity: 'warning', title: 'Browser environments failing', detail: `${KEYS.omniboxesFailed} = ${fmt(failed)} (> 5%)`, advice: 'The Omniboxes cluster is failing allocations: check its health and the token variable (webgym.cpu_cluster_token_env_var).', ...at });
+    alerts.push({
+      id: 'omniboxes-failed',
+      severity: 'warning',
+      title: 'Browser environments failing',
+      detail: `${KEYS.omniboxesFailed} = ${fmt(failed)} (> 5%)`,
+      advice:
+        'The Omniboxes cluster is failing allocations: check its health and the token variable (webgym.cpu_cluster_token_env_var).',
+      ...at,
+    });
   }
 
   const stall = ctx.stallJudgedElsewhere ? null : stallAlert(store, ctx);
@@ -124,9 +166,13 @@ function stallAlert(store: MetricsStore, ctx: AlertContext): Alert | null {
   const elapsedS = (ctx.now - store.awaitingStepSinceMs) / 1000;
   if (elapsedS <= 3 * med) return null;
   return {
-    id: 'stall', severity: 'warning', title: 'No new step for a while',
+    id: 'stall',
+    severity: 'warning',
+    title: 'No new step for a while',
     detail: `${Math.round(elapsedS)} s since step ${store.lastStepEvent.globalStep}, median step time ${Math.round(med)} s`,
-    advice: 'Check the rollout wait (prepare_batch), the Omniboxes cluster and the worker output for a hang; an NCCL hang ends after the 2 h watchdog.',
-    step: store.lastStepEvent.globalStep, time: store.lastStepEvent.time,
+    advice:
+      'Check the rollout wait (prepare_batch), the Omniboxes cluster and the worker output for a hang; an NCCL hang ends after the 2 h watchdog.',
+    step: store.lastStepEvent.globalStep,
+    time: store.lastStepEvent.time,
   };
 }

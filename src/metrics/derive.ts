@@ -97,7 +97,8 @@ export function deriveFigures(store: MetricsStore, config: RunConfigFacts = {}, 
     progress = Math.min(1, globalStep / totalSteps);
     if (meanStepTimeS !== null) {
       etaS = Math.max(0, totalSteps - globalStep) * meanStepTimeS;
-      if (store.lastStepTimeMs !== null) etaAt = new Date(store.lastStepTimeMs + etaS * 1000).toISOString().slice(0, 23);
+      if (store.lastStepTimeMs !== null)
+        etaAt = new Date(store.lastStepTimeMs + etaS * 1000).toISOString().slice(0, 23);
     }
   }
 
@@ -109,10 +110,22 @@ export function deriveFigures(store: MetricsStore, config: RunConfigFacts = {}, 
       ? null
       : { max: sMax, avg: sAvg, budget, over: budget !== null && sMax !== null && sMax > budget };
 
-  const sinceLastStepS = now !== undefined && store.lastStepTimeMs !== null ? (now - store.lastStepTimeMs) / 1000 : null;
+  const sinceLastStepS =
+    now !== undefined && store.lastStepTimeMs !== null ? (now - store.lastStepTimeMs) / 1000 : null;
   return {
-    globalStep, totalSteps, stepTimeS, meanStepTimeS, medianStepTimeS: median(times), episodesPerS, trainTokensPerS,
-    phases, etaS, etaAt, progress, staleness, sinceLastStepS,
+    globalStep,
+    totalSteps,
+    stepTimeS,
+    meanStepTimeS,
+    medianStepTimeS: median(times),
+    episodesPerS,
+    trainTokensPerS,
+    phases,
+    etaS,
+    etaAt,
+    progress,
+    staleness,
+    sinceLastStepS,
   };
 }
 

@@ -115,7 +115,13 @@ export class MetricsStore {
     for (let i = 0; i < keys.length; i++) series[i]?.push(step, stats[keys[i]]);
     // Only a step that advances has a wall time: one that goes back (or repeats) was logged again
     // after a restart whose Recover record we did not see, and its gap spans the downtime.
-    if (this.prevStepMs !== null && this.prevStep !== null && step > this.prevStep && Number.isFinite(ms) && ms >= this.prevStepMs) {
+    if (
+      this.prevStepMs !== null &&
+      this.prevStep !== null &&
+      step > this.prevStep &&
+      Number.isFinite(ms) &&
+      ms >= this.prevStepMs
+    ) {
       // Per step: a gap that spans a step record we never saw (3 then 5) is two steps' time.
       this.stepTimes().push(step, (ms - this.prevStepMs) / 1000 / (step - this.prevStep));
     }

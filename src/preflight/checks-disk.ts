@@ -13,7 +13,11 @@ export const CHECKPOINT_BYTES_PER_PARAM = 6;
 const DTYPE_BYTES: Record<string, number> = { bfloat16: 2, float16: 2, float32: 4 };
 
 /** Parameters of the model: from the weights' size on disk, else config.json, else its name ("…-8B-…"). */
-export function estimateParams(model: { path: string; configJson: string | null; safetensorsBytes: number | null }): { params: number; from: string } | null {
+export function estimateParams(model: {
+  path: string;
+  configJson: string | null;
+  safetensorsBytes: number | null;
+}): { params: number; from: string } | null {
   let dtypeBytes = 2;
   let cfgJson: any = null;
   try {
@@ -38,24 +42,49 @@ export function checkFileroot(input: PreflightInput): CheckResult {
   const { facts: f } = input;
   const r = f.fileroot;
   if (!r.writable) {
-    return { id: 'fileroot', result: 'error', seen: `cluster.fileroot ${r.path}: cannot write to ${r.testedDir || '(no existing parent)'} as ${f.user}`, todo: 'Choose a cluster.fileroot on a shared filesystem this user can write (logs, checkpoints and name resolution go there).' };
+    return {
+      id: 'fileroot',
+      result: 'error',
+      seen: `cluster.fileroot ${r.path}: cannot write to ${r.testedDir || '(no existing parent)'} as ${f.user}`,
+      todo: 'Choose a cluster.fileroot on a shared filesystem this user can write (logs, checkpoints and name resolution go there).',
+    };
   }
   const where = r.exists ? r.path : `${r.path} (will be created under ${r.testedDir})`;
   const est = estimateParams(f.model);
   if (r.availKB === null) {
-    return { id: 'fileroot', result: 'warning', seen: `${where} is writable; free space unknown (df failed)`, todo: 'Check free space by hand: a recover checkpoint of an 8B model is ~50 GB.' };
+    return {
+      id: 'fileroot',
+      result: 'warning',
+      seen: `${where} is writable; free space unknown (df failed)`,
+      todo: 'Check free space by hand: a recover checkpoint of an 8B model is ~50 GB.',
+    };
   }
   const free = r.availKB * 1024;
   if (!est) {
-    return { id: 'fileroot', result: 'ok', seen: `${where} is writable, ${formatBytes(free)} free (checkpoint size unknown)`, todo: '' };
+    return {
+      id: 'fileroot',
+      result: 'ok',
+      seen: `${where} is writable, ${formatBytes(free)} free (checkpoint size unknown)`,
+      todo: '',
+    };
   }
   const ckpt = est.params * CHECKPOINT_BYTES_PER_PARAM;
   const seen = `${where} is writable, ${formatBytes(free)} free; a recover checkpoint is ~${formatBytes(ckpt)} (${(est.params / 1e9).toFixed(1)}B params from ${est.from} × ${CHECKPOINT_BYTES_PER_PARAM} bytes for weights and Adam state)`;
   if (free < ckpt) {
-    return { id: 'fileroot', result: 'error', seen, todo: `Free at least ${formatBytes(ckpt - free)} under ${r.testedDir} or move cluster.fileroot: the first recover checkpoint would fail to write.` };
+    return {
+      id: 'fileroot',
+      result: 'error',
+      seen,
+      todo: `Free at least ${formatBytes(ckpt - free)} under ${r.testedDir} or move cluster.fileroot: the first recover checkpoint would fail to write.`,
+    };
   }
   if (free < 2 * ckpt) {
-    return { id: 'fileroot', result: 'warning', seen, todo: 'Room for one checkpoint only: the next one (or an HF export by the saver) needs as much again; free space before a long run.' };
+    return {
+      id: 'fileroot',
+      result: 'warning',
+      seen,
+      todo: 'Room for one checkpoint only: the next one (or an HF export by the saver) needs as much again; free space before a long run.',
+    };
   }
   return { id: 'fileroot', result: 'ok', seen, todo: '' };
 }
@@ -86,7 +115,12 @@ export function checkResume(input: PreflightInput): CheckResult {
     g = null;
   }
   if (g === null) {
-    return { id: 'resume', result: 'error', seen: `${f.recover.path} exists but is not a valid step_info.json`, todo: 'Inspect it: the trainer will fail to recover. Delete recover_info (losing the resume) or use a new trial_name.' };
+    return {
+      id: 'resume',
+      result: 'error',
+      seen: `${f.recover.path} exists but is not a valid step_info.json`,
+      todo: 'Inspect it: the trainer will fail to recover. Delete recover_info (losing the resume) or use a new trial_name.',
+    };
   }
   // step_info.json holds the last completed step, 0-based: step N = global_step + 1 in the log's
   // 1-based numbering is done, and the trainer continues with step N + 1.

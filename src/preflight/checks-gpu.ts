@@ -32,13 +32,24 @@ function parseGpuRows(out: string): GpuRow[] {
   // Rows without a numeric index are not GPUs ("No devices were found", a stray warning).
   return parseSmiCsv(out, { fields: GPU_FIELDS, header: false })
     .rows.filter((r) => typeof r.index === 'number')
-    .map((r) => ({ index: r.index as number, uuid: text(r.uuid), name: text(r.name), usedMiB: numOrNull(r['memory.used']), totalMiB: numOrNull(r['memory.total']) }));
+    .map((r) => ({
+      index: r.index as number,
+      uuid: text(r.uuid),
+      name: text(r.name),
+      usedMiB: numOrNull(r['memory.used']),
+      totalMiB: numOrNull(r['memory.total']),
+    }));
 }
 
 function parseAppRows(out: string): AppRow[] {
   return parseSmiCsv(out, { fields: APP_FIELDS, header: false })
     .rows.filter((r) => typeof r.pid === 'number')
-    .map((r) => ({ pid: r.pid as number, gpuUuid: text(r.gpu_uuid), usedMiB: numOrNull(r.used_memory), name: text(r.process_name) }));
+    .map((r) => ({
+      pid: r.pid as number,
+      gpuUuid: text(r.gpu_uuid),
+      usedMiB: numOrNull(r.used_memory),
+      name: text(r.process_name),
+    }));
 }
 
 interface NodeGpus {
@@ -52,11 +63,17 @@ const nodeLabel = (n: string, head: string): string => (n === '' ? head : n);
 
 function readNode(n: GpuNodeFacts): NodeGpus {
   if (!n.gpus.ok) {
-    const error = n.gpus.rc === 127 ? 'nvidia-smi not found' : n.gpus.out.trim().split('\n')[0] || `nvidia-smi exit ${n.gpus.rc}`;
+    const error =
+      n.gpus.rc === 127 ? 'nvidia-smi not found' : n.gpus.out.trim().split('\n')[0] || `nvidia-smi exit ${n.gpus.rc}`;
     return { node: n.node, gpus: [], apps: [], error };
   }
   try {
-    return { node: n.node, gpus: parseGpuRows(n.gpus.out), apps: n.apps.ok ? parseAppRows(n.apps.out) : [], error: null };
+    return {
+      node: n.node,
+      gpus: parseGpuRows(n.gpus.out),
+      apps: n.apps.ok ? parseAppRows(n.apps.out) : [],
+      error: null,
+    };
   } catch (e) {
     return { node: n.node, gpus: [], apps: [], error: (e as Error).message }; // e.g. an unknown query field
   }
@@ -78,13 +95,24 @@ export function checkGpus(input: PreflightInput): CheckResult {
     // The login node is not where the job runs; Slurm places it on nodes with the GPUs asked for.
     const ask = target.slurm.gpusPerNode;
     if (ask !== undefined && perNode > 0 && ask !== perNode) {
-      return { id: 'gpus', result: 'warning', seen: `the target asks Slurm for ${ask} GPUs per node but cluster.n_gpus_per_node is ${perNode}`, todo: 'Make the target\'s gpus_per_node and cluster.n_gpus_per_node agree, or the trainer will place workers on GPUs it does not have.' };
+      return {
+        id: 'gpus',
+        result: 'warning',
+        seen: `the target asks Slurm for ${ask} GPUs per node but cluster.n_gpus_per_node is ${perNode}`,
+        todo: "Make the target's gpus_per_node and cluster.n_gpus_per_node agree, or the trainer will place workers on GPUs it does not have.",
+      };
     }
     const jobNodes = slurmJobNodes(f);
     if (jobNodes) return checkJobNodeGpus(jobNodes, f.slurm.testNodeList ?? '', perNode);
-    const seen = head && head.gpus.length > 0 ? `login node ${f.host}: ${describeModels(head.gpus)}; the job gets its GPUs from Slurm` : `no GPUs on the login node ${f.host}; the job gets its GPUs from Slurm`;
+    const seen =
+      head && head.gpus.length > 0
+        ? `login node ${f.host}: ${describeModels(head.gpus)}; the job gets its GPUs from Slurm`
+        : `no GPUs on the login node ${f.host}; the job gets its GPUs from Slurm`;
     // sbatch --test-only accepted the job but named no node: its GPUs are not checked, say so.
-    const unchecked = f.slurm.testOnly.ok && f.slurm.testNodeList === '' ? '; the job\'s nodes are unknown (sbatch --test-only named none): their GPUs not checked' : '';
+    const unchecked =
+      f.slurm.testOnly.ok && f.slurm.testNodeList === ''
+        ? "; the job's nodes are unknown (sbatch --test-only named none): their GPUs not checked"
+        : '';
     return { id: 'gpus', result: 'ok', seen: seen + unchecked, todo: '' };
   }
   const problems: string[] = [];
@@ -98,7 +126,8 @@ export function checkGpus(input: PreflightInput): CheckResult {
     }
     total += n.gpus.length;
     seenParts.push(`${label}: ${n.gpus.length > 0 ? describeModels(n.gpus) : 'no GPUs'}`);
-    if (perNode > 0 && n.gpus.length < perNode) problems.push(`${label} has ${n.gpus.length} GPUs but cluster.n_gpus_per_node is ${perNode}`);
+    if (perNode > 0 && n.gpus.length < perNode)
+      problems.push(`${label} has ${n.gpus.length} GPUs but cluster.n_gpus_per_node is ${perNode}`);
     if (new Set(n.gpus.map((g) => g.name)).size > 1) seenParts.push(`${label} mixes GPU models`);
   }
   // Nodes not asked (a multi-node direct run whose other nodes are unknown) are NOT assumed like the
@@ -113,15 +142,34 @@ export function checkGpus(input: PreflightInput): CheckResult {
     const have = probedNodes < nodes.length ? 'the nodes that answered have' : 'the target has';
     problems.push(`allocation_mode needs ${need} GPUs but ${have} ${capacity}`);
   }
-  if (unchecked > 0) seenParts.push(`${unchecked} of the ${nNodes} nodes not checked (unknown: name them with --node, or start the Ray cluster before launching)`);
+  if (unchecked > 0)
+    seenParts.push(
+      `${unchecked} of the ${nNodes} nodes not checked (unknown: name them with --node, or start the Ray cluster before launching)`,
+    );
   // The need is said once: in the problem when it is short, otherwise beside what was seen.
   const seen = [...seenParts, ...(need !== null && !short ? [`allocation_mode needs ${need}`] : [])].join('; ');
   if (problems.length > 0) {
-    return { id: 'gpus', result: 'error', seen: [...problems, ...(seen ? [seen] : [])].join('; '), todo: 'Run on nodes with enough GPUs (check nvidia-smi there), or change allocation_mode / cluster.n_gpus_per_node / cluster.n_nodes to what the nodes have.' };
+    return {
+      id: 'gpus',
+      result: 'error',
+      seen: [...problems, ...(seen ? [seen] : [])].join('; '),
+      todo: 'Run on nodes with enough GPUs (check nvidia-smi there), or change allocation_mode / cluster.n_gpus_per_node / cluster.n_nodes to what the nodes have.',
+    };
   }
-  if (unchecked > 0) return { id: 'gpus', result: 'warning', seen, todo: 'Give the run\'s nodes with --node (or start its Ray cluster first, so they are discovered): pre-flight then checks each of them.' };
+  if (unchecked > 0)
+    return {
+      id: 'gpus',
+      result: 'warning',
+      seen,
+      todo: "Give the run's nodes with --node (or start its Ray cluster first, so they are discovered): pre-flight then checks each of them.",
+    };
   if (perNode > 0 && nodes.some((n) => !n.error && n.gpus.length > perNode)) {
-    return { id: 'gpus', result: 'warning', seen: `${seen}; cluster.n_gpus_per_node is ${perNode}, so some GPUs stay unused`, todo: 'Raise cluster.n_gpus_per_node (and allocation_mode) to use every GPU, if that is intended.' };
+    return {
+      id: 'gpus',
+      result: 'warning',
+      seen: `${seen}; cluster.n_gpus_per_node is ${perNode}, so some GPUs stay unused`,
+      todo: 'Raise cluster.n_gpus_per_node (and allocation_mode) to use every GPU, if that is intended.',
+    };
   }
   return { id: 'gpus', result: 'ok', seen, todo: '' };
 }
@@ -139,12 +187,18 @@ function checkJobNodeGpus(nodes: NodeGpus[], list: string, perNode: number): Che
     if (n.error) problems.push(`${n.node}: ${n.error}`);
     else {
       seen.push(`${n.node}: ${n.gpus.length > 0 ? describeModels(n.gpus) : 'no GPUs'}`);
-      if (perNode > 0 && n.gpus.length < perNode) problems.push(`${n.node} has ${n.gpus.length} GPUs but cluster.n_gpus_per_node is ${perNode}`);
+      if (perNode > 0 && n.gpus.length < perNode)
+        problems.push(`${n.node} has ${n.gpus.length} GPUs but cluster.n_gpus_per_node is ${perNode}`);
     }
   }
   const head = `the job's nodes (sbatch --test-only: ${list}): `;
   if (problems.length > 0) {
-    return { id: 'gpus', result: 'error', seen: head + [...problems, ...seen].join('; '), todo: 'Check those nodes (nvidia-smi there, and that the head can ssh to them without a password), or change cluster.n_gpus_per_node to what they have.' };
+    return {
+      id: 'gpus',
+      result: 'error',
+      seen: head + [...problems, ...seen].join('; '),
+      todo: 'Check those nodes (nvidia-smi there, and that the head can ssh to them without a password), or change cluster.n_gpus_per_node to what they have.',
+    };
   }
   return { id: 'gpus', result: 'ok', seen: head + seen.join('; '), todo: '' };
 }
@@ -162,10 +216,20 @@ export function checkGpuMemory(input: PreflightInput): CheckResult {
   const { facts: f, target, runId } = input;
   // A Slurm job's GPUs are on the nodes sbatch --test-only named, when the probe could ask them.
   const nodes = (target.backend === 'slurm' ? slurmJobNodes(f) : null) ?? f.gpuNodes.map(readNode);
-  return gpuMemoryOf(nodes.filter((n) => !n.error && n.gpus.length > 0), f, target, runId);
+  return gpuMemoryOf(
+    nodes.filter((n) => !n.error && n.gpus.length > 0),
+    f,
+    target,
+    runId,
+  );
 }
 
-function gpuMemoryOf(nodes: NodeGpus[], f: PreflightInput['facts'], target: PreflightInput['target'], runId: string | undefined): CheckResult {
+function gpuMemoryOf(
+  nodes: NodeGpus[],
+  f: PreflightInput['facts'],
+  target: PreflightInput['target'],
+  runId: string | undefined,
+): CheckResult {
   if (nodes.length === 0) return { id: 'gpu-memory', result: 'ok', seen: 'no GPUs to inspect here', todo: '' };
   const procs = new Map(f.processes.map((p) => [p.pid, p]));
   const held: string[] = [];
@@ -189,7 +253,9 @@ function gpuMemoryOf(nodes: NodeGpus[], f: PreflightInput['facts'], target: Pref
         return `PID ${a.pid} (${cmd}${a.usedMiB !== null ? `, ${a.usedMiB} MiB` : ''}${tag})`;
       });
       const mem = g.usedMiB !== null && g.totalMiB !== null ? `${g.usedMiB}/${g.totalMiB} MiB in use` : 'in use';
-      held.push(`${label} GPU ${g.index}: ${mem}${who.length > 0 ? ` by ${who.join(', ')}` : ' by processes not visible here'}`);
+      held.push(
+        `${label} GPU ${g.index}: ${mem}${who.length > 0 ? ` by ${who.join(', ')}` : ' by processes not visible here'}`,
+      );
     }
   }
   if (held.length === 0) {

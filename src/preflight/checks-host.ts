@@ -8,10 +8,20 @@ const firstLine = (s: string): string => s.trim().split('\n').filter(Boolean).sl
 export function checkCheckout({ facts: f, target }: PreflightInput): CheckResult {
   const w = f.workdir;
   if (!w.exists) {
-    return { id: 'checkout', result: 'error', seen: `${w.path} does not exist on ${f.host}`, todo: `Clone the AsyncWebRL checkout (github.com/microsoft/webgym, branch async) to ${w.path} or give the right --workdir for target '${target.name}'.` };
+    return {
+      id: 'checkout',
+      result: 'error',
+      seen: `${w.path} does not exist on ${f.host}`,
+      todo: `Clone the AsyncWebRL checkout (github.com/microsoft/webgym, branch async) to ${w.path} or give the right --workdir for target '${target.name}'.`,
+    };
   }
   if (!w.trainPy) {
-    return { id: 'checkout', result: 'error', seen: `${w.path} exists but has no webgym/train.py`, todo: 'Point --workdir at the root of the AsyncWebRL checkout (the directory that holds webgym/train.py).' };
+    return {
+      id: 'checkout',
+      result: 'error',
+      seen: `${w.path} exists but has no webgym/train.py`,
+      todo: 'Point --workdir at the root of the AsyncWebRL checkout (the directory that holds webgym/train.py).',
+    };
   }
   return { id: 'checkout', result: 'ok', seen: `${w.path} has webgym/train.py (on ${f.host} as ${f.user})`, todo: '' };
 }
@@ -23,7 +33,7 @@ export function checkSetup({ facts: f }: PreflightInput): CheckResult {
     id: 'setup',
     result: 'error',
     seen: `the setup line failed with exit ${f.setup.rc}${firstLine(f.setup.out) ? `: ${firstLine(f.setup.out)}` : ''}`,
-    todo: 'Fix the target\'s setup line (e.g. the conda environment name or module); the trainer runs after it.',
+    todo: "Fix the target's setup line (e.g. the conda environment name or module); the trainer runs after it.",
   };
 }
 
@@ -35,7 +45,7 @@ export function checkPython({ facts: f }: PreflightInput): CheckResult {
     id: 'python',
     result: 'error',
     seen: `${p.command} does not run (${why})${f.setup.given ? ' after the setup line' : ''}`,
-    todo: 'Give the Python of the trainer\'s environment with --python, or a setup line that activates it.',
+    todo: "Give the Python of the trainer's environment with --python, or a setup line that activates it.",
   };
 }
 
@@ -55,10 +65,20 @@ export function checkModel({ facts: f, resolved, target }: PreflightInput): Chec
         todo: `SGLang on shared-GPU nodes produces garbage with Hub paths: download it once (huggingface-cli download ${path} --local-dir DIR) to a shared path and set actor.path to that directory.`,
       };
     }
-    return { id: 'model', result: 'error', seen: `actor.path ${where} does not exist on ${f.host}`, todo: `Put the model there (e.g. huggingface-cli download Qwen/Qwen3-VL-8B-Instruct --local-dir ${path}) or fix actor.path.` };
+    return {
+      id: 'model',
+      result: 'error',
+      seen: `actor.path ${where} does not exist on ${f.host}`,
+      todo: `Put the model there (e.g. huggingface-cli download Qwen/Qwen3-VL-8B-Instruct --local-dir ${path}) or fix actor.path.`,
+    };
   }
   if (!m.isDir || m.configJson === null) {
-    return { id: 'model', result: 'error', seen: `actor.path ${where} has no config.json`, todo: 'actor.path must be a Hugging Face model directory (config.json, tokenizer, *.safetensors).' };
+    return {
+      id: 'model',
+      result: 'error',
+      seen: `actor.path ${where} has no config.json`,
+      todo: 'actor.path must be a Hugging Face model directory (config.json, tokenizer, *.safetensors).',
+    };
   }
   let arch = '';
   try {
@@ -66,7 +86,12 @@ export function checkModel({ facts: f, resolved, target }: PreflightInput): Chec
     const a = Array.isArray(j.architectures) ? j.architectures[0] : j.model_type;
     if (typeof a === 'string') arch = ` (${a})`;
   } catch {
-    return { id: 'model', result: 'error', seen: `${path}/config.json is not valid JSON`, todo: 'Re-download the model: its config.json is damaged or truncated.' };
+    return {
+      id: 'model',
+      result: 'error',
+      seen: `${path}/config.json is not valid JSON`,
+      todo: 'Re-download the model: its config.json is damaged or truncated.',
+    };
   }
   return { id: 'model', result: 'ok', seen: `${where} has config.json${arch}`, todo: '' };
 }
@@ -74,7 +99,10 @@ export function checkModel({ facts: f, resolved, target }: PreflightInput): Chec
 export function checkDatasets({ facts: f, resolved, target }: PreflightInput): CheckResult[] {
   const out: CheckResult[] = [];
   const epochs = Number(cfg(resolved, 'total_train_epochs'));
-  for (const [group, label] of [['train_dataset', 'train'], ['valid_dataset', 'valid']] as const) {
+  for (const [group, label] of [
+    ['train_dataset', 'train'],
+    ['valid_dataset', 'valid'],
+  ] as const) {
     const path = cfg(resolved, `${group}.path`);
     if (typeof path !== 'string' || path === '') continue;
     const id = `dataset:${label}`;
@@ -82,13 +110,23 @@ export function checkDatasets({ facts: f, resolved, target }: PreflightInput): C
     if (!d || !d.exists) {
       // Relative paths are looked up from the workdir, the trainer's working directory.
       const where = path.startsWith('/') ? path : `${path} (under ${target.workdir})`;
-      out.push({ id, result: 'error', seen: `${group}.path ${where} does not exist on ${f.host}`, todo: `Place the WebGym ${label} tasks (Hugging Face dataset microsoft/webgym_tasks, ${label === 'train' ? 'train' : 'test'}.jsonl) at ${path} or fix ${group}.path.` });
+      out.push({
+        id,
+        result: 'error',
+        seen: `${group}.path ${where} does not exist on ${f.host}`,
+        todo: `Place the WebGym ${label} tasks (Hugging Face dataset microsoft/webgym_tasks, ${label === 'train' ? 'train' : 'test'}.jsonl) at ${path} or fix ${group}.path.`,
+      });
       continue;
     }
     const lines = d.lines ?? 0;
     const bs = Number(cfg(resolved, `${group}.batch_size`));
     if (lines === 0) {
-      out.push({ id, result: 'error', seen: `${path} is empty`, todo: `Fill ${path} with the WebGym tasks (one JSON object per line).` });
+      out.push({
+        id,
+        result: 'error',
+        seen: `${path} is empty`,
+        todo: `Fill ${path} with the WebGym tasks (one JSON object per line).`,
+      });
       continue;
     }
     if (!(bs > 0)) {
@@ -98,11 +136,21 @@ export function checkDatasets({ facts: f, resolved, target }: PreflightInput): C
     // The data loader drops the last partial batch: steps per epoch = floor(lines / batch_size).
     const perEpoch = Math.floor(lines / bs);
     if (perEpoch === 0) {
-      out.push({ id, result: 'error', seen: `${path}: ${lines} lines < ${group}.batch_size ${bs}: not one full batch`, todo: `Use a larger dataset or a ${group}.batch_size ≤ ${lines}.` });
+      out.push({
+        id,
+        result: 'error',
+        seen: `${path}: ${lines} lines < ${group}.batch_size ${bs}: not one full batch`,
+        todo: `Use a larger dataset or a ${group}.batch_size ≤ ${lines}.`,
+      });
       continue;
     }
     const total = label === 'train' && epochs > 0 ? `; × ${epochs} epochs = ${perEpoch * epochs} steps` : '';
-    out.push({ id, result: 'ok', seen: `${path}: ${lines} lines ÷ batch_size ${bs} = ${perEpoch} steps per epoch${total}`, todo: '' });
+    out.push({
+      id,
+      result: 'ok',
+      seen: `${path}: ${lines} lines ÷ batch_size ${bs} = ${perEpoch} steps per epoch${total}`,
+      todo: '',
+    });
   }
   return out;
 }

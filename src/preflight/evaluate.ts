@@ -7,7 +7,13 @@ import type { PreflightInput } from './input.js';
 import type { CheckResult } from './types.js';
 
 export function evaluatePreflight(input: PreflightInput): CheckResult[] {
-  const checks: CheckResult[] = [checkCheckout(input), checkSetup(input), checkPython(input), checkModel(input), ...checkDatasets(input)];
+  const checks: CheckResult[] = [
+    checkCheckout(input),
+    checkSetup(input),
+    checkPython(input),
+    checkModel(input),
+    ...checkDatasets(input),
+  ];
   checks.push(checkGpus(input), checkGpuMemory(input), checkFileroot(input), checkResume(input));
   if (input.target.backend === 'slurm') checks.push(...checkSlurm(input));
   checks.push(checkSecrets(input));
@@ -27,15 +33,26 @@ export function checkSecrets({ secrets: all, envNames }: PreflightInput): CheckR
     ...missingRequired.map((s) => `${s.name} is not set (${s.why})`),
     ...missingOptional.map((s) => `${s.name} is not set (optional: ${s.why})`),
     ...dropped.map((s) => `${s.name} NOT forwarded: --no-forward-env (${s.why})`),
-  ].filter(Boolean).join('; ');
+  ]
+    .filter(Boolean)
+    .join('; ');
   if (missingRequired.length > 0) {
-    return { id: 'secrets', result: 'error', seen, todo: `Export ${missingRequired.map((s) => s.name).join(', ')} in this shell before launching; awrl-tui sends it to the trainer over the SSH channel's stdin, never on a command line.` };
+    return {
+      id: 'secrets',
+      result: 'error',
+      seen,
+      todo: `Export ${missingRequired.map((s) => s.name).join(', ')} in this shell before launching; awrl-tui sends it to the trainer over the SSH channel's stdin, never on a command line.`,
+    };
   }
   if (missingOptional.length > 0 || dropped.length > 0) {
     const todo = [
       missingOptional.length > 0 ? `Export ${missingOptional.map((s) => s.name).join(', ')} if the run needs it.` : '',
-      dropped.length > 0 ? `The trainer will not see ${dropped.map((s) => s.name).join(', ')}: drop --no-forward-env unless that is meant.` : '',
-    ].filter(Boolean).join(' ');
+      dropped.length > 0
+        ? `The trainer will not see ${dropped.map((s) => s.name).join(', ')}: drop --no-forward-env unless that is meant.`
+        : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
     return { id: 'secrets', result: 'warning', seen, todo };
   }
   return { id: 'secrets', result: 'ok', seen, todo: '' };

@@ -12,6 +12,10 @@ export function formatChecks(checks: readonly CheckResult[]): string {
   }
   const errors = checks.filter((c) => c.result === 'error').length;
   const warnings = checks.filter((c) => c.result === 'warning').length;
-  lines.push(errors > 0 ? `preflight: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}: fix the errors before launching.` : `preflight: no errors${warnings ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}.`);
+  lines.push(
+    errors > 0
+      ? `preflight: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}: fix the errors before launching.`
+      : `preflight: no errors${warnings ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}.`,
+  );
   return lines.join('\n') + '\n';
 }

@@ -66,7 +66,8 @@ export async function preflightGate(transport: Transport, input: GateInput): Pro
   const warnings = checks.filter((c) => c.result === 'warning').length;
   const blocked = errors > 0 && !input.skip;
   let text = formatChecks(checks);
-  if (errors > 0 && input.skip) text += `preflight: --skip-preflight given: launching despite ${errors} error${errors === 1 ? '' : 's'} (recorded in run.json)\n`;
+  if (errors > 0 && input.skip)
+    text += `preflight: --skip-preflight given: launching despite ${errors} error${errors === 1 ? '' : 's'} (recorded in run.json)\n`;
   return {
     text,
     checks,

@@ -9,4 +9,14 @@ export { parseSlurmTime } from './slurm-time.js';
 export { parseSinfo } from './checks-slurm.js';
 export type { PreflightInput, PreflightTargetInfo } from './input.js';
 export type { CheckResult, ProbeFacts, GpuNodeFacts, ProcessFacts, ProbeCommandResult } from './types.js';
-export { findLeftovers, stopLeftovers, formatLeftovers, leftoverCommand, parseLeftoverFanOut, type Leftover, type LeftoverOptions, type NodeFailure, type SweepReport } from './leftovers.js';
+export {
+  findLeftovers,
+  stopLeftovers,
+  formatLeftovers,
+  leftoverCommand,
+  parseLeftoverFanOut,
+  type Leftover,
+  type LeftoverOptions,
+  type NodeFailure,
+  type SweepReport,
+} from './leftovers.js';

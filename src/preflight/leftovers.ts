@@ -8,7 +8,14 @@
 // bash -s`, in parallel, a marker line per node, as src/gpu's poller does; never one SSH channel per
 // node), each node sweeping (and stopping) its own processes.
 import type { Transport } from '../remote/transport.js';
-import { HEAD_NODE, NODE_NAME, nodeFanOutArgv, splitNodeAnswers, unreachableReason, type NodeFanOutOptions } from '../remote/node-fan-out.js';
+import {
+  HEAD_NODE,
+  NODE_NAME,
+  nodeFanOutArgv,
+  splitNodeAnswers,
+  unreachableReason,
+  type NodeFanOutOptions,
+} from '../remote/node-fan-out.js';
 
 export interface Leftover {
   /** The node the process runs on (the target's name when the target itself was checked). */
@@ -132,14 +139,23 @@ function parseLines(node: string, lines: readonly string[], into: NodeAnswer): v
 }
 
 /** Splits the fan-out's output per node; a node without an answer or with a non-zero exit failed. */
-export function parseLeftoverFanOut(nodes: readonly string[], stdout: string, headName: string, limitSec = SWEEP_LIMIT_SEC): NodeAnswer {
+export function parseLeftoverFanOut(
+  nodes: readonly string[],
+  stdout: string,
+  headName: string,
+  limitSec = SWEEP_LIMIT_SEC,
+): NodeAnswer {
   const answers = splitNodeAnswers(stdout);
   const out: NodeAnswer = { list: [], stopped: [], failures: [], gpuUnchecked: [] };
   for (const n of nodes) {
     const name = n === HEAD_NODE ? headName : n;
     const got = answers.get(n);
     if (!got || got.rc !== 0) {
-      const said = got?.lines.filter((l) => l.trim() && !l.startsWith('{')).pop()?.trim() ?? '';
+      const said =
+        got?.lines
+          .filter((l) => l.trim() && !l.startsWith('{'))
+          .pop()
+          ?.trim() ?? '';
       const why = unreachableReason(got, limitSec) ?? `the sweep exited with ${got?.rc}`;
       out.failures.push({ node: name, error: `${name}: ${why}${said ? `: ${said}` : ''}` });
       continue;
@@ -150,11 +166,21 @@ export function parseLeftoverFanOut(nodes: readonly string[], stdout: string, he
 }
 
 /** The argv of one sweep: the sweep itself on the target, or the fan-out to `nodes` from it. */
-export function leftoverCommand(mode: 'list' | 'stop', runId: string, graceSeconds: number, setup: string, nodes: readonly string[], fanOut: NodeFanOutOptions = {}): string[] {
+export function leftoverCommand(
+  mode: 'list' | 'stop',
+  runId: string,
+  graceSeconds: number,
+  setup: string,
+  nodes: readonly string[],
+  fanOut: NodeFanOutOptions = {},
+): string[] {
   const args = [mode, runId, String(graceSeconds), setup];
   if (nodes.length === 0) return ['bash', '-c', SWEEP_SCRIPT, 'awrl-sweep', ...args];
   // A node's sweep may wait out the grace period (then SIGKILL and up to 1 s more) before answering.
-  return nodeFanOutArgv('awrl-sweep-nodes', SWEEP_SCRIPT, args, nodes, { nodeTimeoutSec: sweepLimit(graceSeconds), ...fanOut });
+  return nodeFanOutArgv('awrl-sweep-nodes', SWEEP_SCRIPT, args, nodes, {
+    nodeTimeoutSec: sweepLimit(graceSeconds),
+    ...fanOut,
+  });
 }
 
 const SWEEP_LIMIT_SEC = 30;
@@ -167,12 +193,21 @@ function nodeList(opts: LeftoverOptions): string[] {
   return opts.includeHead ? [HEAD_NODE, ...nodes] : nodes;
 }
 
-async function sweep(transport: Transport, mode: 'list' | 'stop', runId: string, graceSeconds: number, opts: LeftoverOptions): Promise<NodeAnswer> {
+async function sweep(
+  transport: Transport,
+  mode: 'list' | 'stop',
+  runId: string,
+  graceSeconds: number,
+  opts: LeftoverOptions,
+): Promise<NodeAnswer> {
   if (!RUN_ID.test(runId)) throw new Error(`'${runId}' is not a run id`);
   const nodes = nodeList(opts);
   const fanOut: NodeFanOutOptions = opts.sshConfigFile ? { sshConfigFile: opts.sshConfigFile } : {};
   const r = await transport.exec(leftoverCommand(mode, runId, graceSeconds, opts.setup ?? '', nodes, fanOut));
-  if (r.code !== 0) throw new Error(`${transport.target}: leftover sweep failed (exit ${r.code}): ${r.stderr.toString().trim().split('\n').pop() ?? ''}`);
+  if (r.code !== 0)
+    throw new Error(
+      `${transport.target}: leftover sweep failed (exit ${r.code}): ${r.stderr.toString().trim().split('\n').pop() ?? ''}`,
+    );
   const stdout = r.stdout.toString('utf8');
   if (nodes.length === 0) {
     const one: NodeAnswer = { list: [], stopped: [], failures: [], gpuUnchecked: [] };
@@ -180,7 +215,8 @@ async function sweep(transport: Transport, mode: 'list' | 'stop', runId: string,
     return one;
   }
   const answer = parseLeftoverFanOut(nodes, stdout, transport.target, sweepLimit(graceSeconds));
-  if (answer.failures.length === nodes.length) throw new Error(`could not check any node for leftovers: ${answer.failures.map((f) => f.error).join('; ')}`);
+  if (answer.failures.length === nodes.length)
+    throw new Error(`could not check any node for leftovers: ${answer.failures.map((f) => f.error).join('; ')}`);
   if (answer.failures.length > 0) opts.onUnreachable?.(answer.failures);
   return answer;
 }
@@ -195,13 +231,21 @@ export interface LeftoverReport {
 }
 
 /** findLeftovers with what was not checked: a caller must not say "none" for a node it could not see. */
-export async function checkLeftovers(transport: Transport, runId: string, opts: LeftoverOptions = {}): Promise<LeftoverReport> {
+export async function checkLeftovers(
+  transport: Transport,
+  runId: string,
+  opts: LeftoverOptions = {},
+): Promise<LeftoverReport> {
   const a = await sweep(transport, 'list', runId, 0, { ...opts, onUnreachable: undefined });
   return { list: a.list, unreachable: a.failures, gpuUnchecked: a.gpuUnchecked };
 }
 
 /** Processes of run `runId` still alive on the target (or on each of `opts.nodes`), plus every process holding GPU memory there. */
-export async function findLeftovers(transport: Transport, runId: string, opts: LeftoverOptions = {}): Promise<Leftover[]> {
+export async function findLeftovers(
+  transport: Transport,
+  runId: string,
+  opts: LeftoverOptions = {},
+): Promise<Leftover[]> {
   return (await sweep(transport, 'list', runId, 0, opts)).list;
 }
 
@@ -210,11 +254,26 @@ export async function findLeftovers(transport: Transport, runId: string, opts: L
  * go, SIGKILL the rest (each PID re-checked for the tag right before each signal: a reused PID is
  * never hit).
  */
-export async function stopLeftovers(transport: Transport, runId: string, opts: LeftoverOptions & { graceSeconds?: number } = {}): Promise<SweepReport> {
+export async function stopLeftovers(
+  transport: Transport,
+  runId: string,
+  opts: LeftoverOptions & { graceSeconds?: number } = {},
+): Promise<SweepReport> {
   const before = await findLeftovers(transport, runId, { ...opts, onUnreachable: undefined });
-  const { list, stopped, failures, gpuUnchecked } = await sweep(transport, 'stop', runId, opts.graceSeconds ?? 10, opts);
+  const { list, stopped, failures, gpuUnchecked } = await sweep(
+    transport,
+    'stop',
+    runId,
+    opts.graceSeconds ?? 10,
+    opts,
+  );
   const gone = new Set(stopped.map((s) => `${s.node}\0${s.pid}`));
-  return { stopped: before.filter((l) => l.tagged && gone.has(`${l.node}\0${l.pid}`)), remaining: list, unreachable: failures, gpuUnchecked };
+  return {
+    stopped: before.filter((l) => l.tagged && gone.has(`${l.node}\0${l.pid}`)),
+    remaining: list,
+    unreachable: failures,
+    gpuUnchecked,
+  };
 }
 
 /** One line per process, for `stop` and the cockpit (the node named when the list spans several). */
@@ -224,7 +283,13 @@ export function formatLeftovers(list: readonly Leftover[], withNode = false): st
   const several = withNode || new Set(list.map((l) => l.node)).size > 1;
   return list
     .map((l) => {
-      const why = l.tagged ? 'tagged with this run' : l.otherRunId === '?' ? `owned by ${l.user || 'another user'}` : l.otherRunId ? `leftover of run ${l.otherRunId}` : 'untagged';
+      const why = l.tagged
+        ? 'tagged with this run'
+        : l.otherRunId === '?'
+          ? `owned by ${l.user || 'another user'}`
+          : l.otherRunId
+            ? `leftover of run ${l.otherRunId}`
+            : 'untagged';
       return `${several ? `${l.node}: ` : ''}PID ${l.pid} ${l.user ? `(${l.user}) ` : ''}${l.cmd.trim()}${l.gpuMiB !== null ? ` — ${l.gpuMiB} MiB GPU` : ''} [${why}]`;
     })
     .join('\n');

@@ -45,7 +45,9 @@ export async function runPreflightReport(transport: Transport, opts: PreflightOp
   }
   const nodes = Number(cfg(resolved, 'cluster.n_nodes')) || 1;
   const perNode = Number(cfg(resolved, 'cluster.n_gpus_per_node')) || undefined;
-  const datasets = ['train_dataset.path', 'valid_dataset.path'].map((k) => cfg(resolved, k)).filter((p): p is string => typeof p === 'string' && p !== '');
+  const datasets = ['train_dataset.path', 'valid_dataset.path']
+    .map((k) => cfg(resolved, k))
+    .filter((p): p is string => typeof p === 'string' && p !== '');
   const params: ProbeParams = {
     workdir: target.workdir,
     python: target.python,
@@ -68,7 +70,14 @@ export async function runPreflightReport(transport: Transport, opts: PreflightOp
         // --chdir/--output name the run dir, which a dry run does not create.
         (a) => !a.startsWith('--chdir=') && !a.startsWith('--output=') && a !== '--open-mode=append',
       ),
-      batchScript: batchScript({ runId, runDir, workdir: target.workdir, ...(target.setup ? { setup: target.setup } : {}), argv, nodes }),
+      batchScript: batchScript({
+        runId,
+        runDir,
+        workdir: target.workdir,
+        ...(target.setup ? { setup: target.setup } : {}),
+        argv,
+        nodes,
+      }),
     };
   }
   const facts = await runProbe(transport, params, opts.signal);
@@ -82,7 +91,14 @@ export async function runPreflightReport(transport: Transport, opts: PreflightOp
     resolved,
     experimentName: ev.experimentName,
     trialName: ev.trialName,
-    target: { name: target.name, backend: target.backend, workdir: target.workdir, python: target.python, ...(target.setup ? { setup: target.setup } : {}), slurm: target.slurm },
+    target: {
+      name: target.name,
+      backend: target.backend,
+      workdir: target.workdir,
+      python: target.python,
+      ...(target.setup ? { setup: target.setup } : {}),
+      slurm: target.slurm,
+    },
     allocationGpus,
     secrets: forwardingFor(resolved, target, opts.envNames, opts.previouslyForwarded).secrets,
     envNames: new Set(opts.envNames),

@@ -58,8 +58,18 @@ export interface ConnectFacts {
 
 /** The facts' names, in the order the `--json` error line prints them. */
 export const CONNECT_FACT_KEYS = [
-  'alias', 'user', 'host', 'port', 'jumpHost', 'errno', 'hostKeyAlias',
-  'fingerprint', 'knownHostsFile', 'knownHostsLine', 'keyFile', 'sshConfigFile',
+  'alias',
+  'user',
+  'host',
+  'port',
+  'jumpHost',
+  'errno',
+  'hostKeyAlias',
+  'fingerprint',
+  'knownHostsFile',
+  'knownHostsLine',
+  'keyFile',
+  'sshConfigFile',
 ] as const satisfies readonly (keyof ConnectFacts)[];
 
 /** A failed connection attempt, with what kind of failure it was and what was known about it. */

@@ -70,7 +70,8 @@ export class FollowTrouble {
       if (changed) this.publish();
       return;
     }
-    if (lasting || this.attempts >= PROBLEM_AFTER_ATTEMPTS || this.now() - this.since >= PROBLEM_AFTER_MS) this.publish();
+    if (lasting || this.attempts >= PROBLEM_AFTER_ATTEMPTS || this.now() - this.since >= PROBLEM_AFTER_MS)
+      this.publish();
   }
 
   /** Following works (bytes or the file's state arrived): clear any report. */
@@ -94,7 +95,12 @@ export class FollowTrouble {
     if (this.attempts === 0) return;
     const error = scrubSecrets(this.error);
     const facts = { target: this.target, path: this.path, error, advice: adviceFor(error, this.target, this.path) };
-    this.reported = { ...facts, since: this.since, attempts: this.attempts, text: problemText(facts, { kind: 'retrying' }) };
+    this.reported = {
+      ...facts,
+      since: this.since,
+      attempts: this.attempts,
+      text: problemText(facts, { kind: 'retrying' }),
+    };
     this.report(this.reported);
   }
 }
@@ -124,12 +130,18 @@ function standing(now: FollowingNow): string {
 /** What to do about a follow error, in the words of the host it happens on. */
 export function adviceFor(error: string, target: string, path: string): string {
   const on = target === 'local' ? '' : ` on ${target}`;
-  if (/permission denied/i.test(error)) return target === 'local' ? `check its permissions for the user running awrl-tui (ls -l ${path})` : `check its permissions for the ssh user on ${target} (ls -l ${path})`;
+  if (/permission denied/i.test(error))
+    return target === 'local'
+      ? `check its permissions for the user running awrl-tui (ls -l ${path})`
+      : `check its permissions for the ssh user on ${target} (ls -l ${path})`;
   if (/is a directory/i.test(error)) return `the log path is a directory${on}, not a file: check the run's log path`;
-  if (/not found|no such file/i.test(error)) return `a command the follower needs (bash, stat, dd, cmp, md5sum) is not found${on}: check PATH for non-interactive ssh sessions`;
-  if (/unexpected (line|output)/i.test(error)) return `the remote shell printed text of its own: make the login shell's startup files quiet for non-interactive sessions`;
+  if (/not found|no such file/i.test(error))
+    return `a command the follower needs (bash, stat, dd, cmp, md5sum) is not found${on}: check PATH for non-interactive ssh sessions`;
+  if (/unexpected (line|output)/i.test(error))
+    return `the remote shell printed text of its own: make the login shell's startup files quiet for non-interactive sessions`;
   if (/temporary directory/i.test(error)) return `free some space in TMPDIR, /tmp or HOME${on}`;
-  if (/has not answered/i.test(error)) return `check that a shell${on} starts promptly (ssh ${target} true) and that TMPDIR and the log's file system respond; it may also wait for a free ssh channel`;
+  if (/has not answered/i.test(error))
+    return `check that a shell${on} starts promptly (ssh ${target} true) and that TMPDIR and the log's file system respond; it may also wait for a free ssh channel`;
   return `check the file and the host${on}`;
 }
 

@@ -61,7 +61,14 @@ function entriesFor(files: string[], token: string): Entry[] {
       const marker = fields[0].startsWith('@') ? fields.shift()!.toLowerCase() : null;
       if (fields.length < 3 || marker === '@cert-authority') return;
       if (!hostFieldMatches(fields[0], token)) return;
-      out.push({ file, lineNo: i + 1, line: line.trim(), marker, type: fields[1], blob: Buffer.from(fields[2], 'base64') });
+      out.push({
+        file,
+        lineNo: i + 1,
+        line: line.trim(),
+        marker,
+        type: fields[1],
+        blob: Buffer.from(fields[2], 'base64'),
+      });
     });
   }
   return out;
@@ -69,7 +76,13 @@ function entriesFor(files: string[], token: string): Entry[] {
 
 /** Key types recorded for this host: used to ask the server for a key we can check. */
 export function knownKeyTypes(files: string[], host: string, port: number): string[] {
-  return [...new Set(entriesFor(files, lookupToken(host, port)).filter((e) => e.marker === null).map((e) => e.type))];
+  return [
+    ...new Set(
+      entriesFor(files, lookupToken(host, port))
+        .filter((e) => e.marker === null)
+        .map((e) => e.type),
+    ),
+  ];
 }
 
 export function checkHostKey(files: string[], host: string, port: number, blob: Buffer): HostKeyVerdict {

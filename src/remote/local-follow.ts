@@ -22,7 +22,13 @@ const isMissing = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err
 /** `PATH: Permission denied`, as the remote follower (bash) says it, rather than Node's `EACCES: …`. */
 function errorText(path: string, err: unknown): string {
   const e = err as NodeJS.ErrnoException;
-  const words: Record<string, string> = { EACCES: 'Permission denied', EPERM: 'Operation not permitted', EISDIR: 'Is a directory', ELOOP: 'Too many levels of symbolic links', EIO: 'Input/output error' };
+  const words: Record<string, string> = {
+    EACCES: 'Permission denied',
+    EPERM: 'Operation not permitted',
+    EISDIR: 'Is a directory',
+    ELOOP: 'Too many levels of symbolic links',
+    EIO: 'Input/output error',
+  };
   return `${path}: ${(e.code && words[e.code]) ?? e.message}`;
 }
 
@@ -72,7 +78,10 @@ export function followLocal(
       if (prefix && prefix.length < PREFIX_BYTES && offset < PREFIX_BYTES) {
         prefix = Buffer.concat([prefix, chunk.subarray(0, PREFIX_BYTES - offset)]);
       }
-      tail = chunk.length >= TAIL_WINDOW ? Buffer.from(chunk.subarray(chunk.length - TAIL_WINDOW)) : Buffer.concat([tail, chunk]).subarray(-TAIL_WINDOW);
+      tail =
+        chunk.length >= TAIL_WINDOW
+          ? Buffer.from(chunk.subarray(chunk.length - TAIL_WINDOW))
+          : Buffer.concat([tail, chunk]).subarray(-TAIL_WINDOW);
       const at = offset;
       offset += chunk.length;
       onEvent({ type: 'data', offset: at, bytes: chunk });

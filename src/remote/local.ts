@@ -6,7 +6,16 @@ import { mkdir, open, rename, stat, unlink, writeFile, chmod } from 'node:fs/pro
 import { dirname, basename, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { randomBytes } from 'node:crypto';
-import type { ConnectionState, ExecOptions, ExecResult, ExecStream, FileStat, FollowEvent, FollowHandle, Transport } from './transport.js';
+import type {
+  ConnectionState,
+  ExecOptions,
+  ExecResult,
+  ExecStream,
+  FileStat,
+  FollowEvent,
+  FollowHandle,
+  Transport,
+} from './transport.js';
 import { followLocal } from './local-follow.js';
 
 export interface LocalTransportOptions {
@@ -34,7 +43,10 @@ export class LocalTransport implements Transport {
   execStream(argv: string[], opts: ExecOptions = {}): ExecStream {
     if (argv.length === 0) throw new Error('exec: empty argv');
     for (const a of argv) if (a.includes('\0')) throw new Error('exec: argument contains a NUL byte');
-    const child = spawn(argv[0], argv.slice(1), { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'], signal: opts.signal,
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: opts.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      signal: opts.signal,
       detached: opts.ownSignals === true,
     });
     // A missing program is reported the way a shell reports it (127 + a message on stderr), so
@@ -54,7 +66,8 @@ export class LocalTransport implements Transport {
         if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR') {
           spawnFailed = true;
           const code = err.code === 'ENOENT' ? 127 : 126;
-          if (!stderr.writableEnded) stderr.end(`${argv[0]}: ${err.code === 'ENOENT' ? 'command not found' : err.message}\n`);
+          if (!stderr.writableEnded)
+            stderr.end(`${argv[0]}: ${err.code === 'ENOENT' ? 'command not found' : err.message}\n`);
           resolve({ code, signal: null });
         }
       });
@@ -105,7 +118,8 @@ export class LocalTransport implements Transport {
       const st = await stat(path);
       return { inode: st.ino, size: st.size, mtimeMs: st.mtimeMs };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+        return null;
       throw err;
     }
   }

@@ -132,13 +132,26 @@ export function checkNodeNames(nodes: readonly string[]): void {
 }
 
 /** The argv (for Transport.exec on the head): `bash -c FAN_OUT argv0 NODE...`. */
-export function nodeFanOutArgv(argv0: string, script: string, args: readonly string[], nodes: readonly string[], opts: NodeFanOutOptions = {}): string[] {
+export function nodeFanOutArgv(
+  argv0: string,
+  script: string,
+  args: readonly string[],
+  nodes: readonly string[],
+  opts: NodeFanOutOptions = {},
+): string[] {
   checkNodeNames(nodes);
   const ct = Math.max(1, Math.round(opts.connectTimeoutSec ?? 5));
   const limit = Math.max(1, Math.round(opts.nodeTimeoutSec ?? 30));
   const pend = Math.max(limit, Math.round(opts.pendingTimeoutSec ?? Math.max(300, 10 * limit)));
   const reuse = Math.max(0, Math.round(opts.reuseSec ?? 60));
-  const prelude = [`body=${shellQuote(nodeScriptBody(script, args))}`, `cfg=${shellQuote(opts.sshConfigFile ?? '')}`, `ct=${ct}`, `limit=${limit}`, `pend=${pend}`, `reuse=${reuse}`].join('\n');
+  const prelude = [
+    `body=${shellQuote(nodeScriptBody(script, args))}`,
+    `cfg=${shellQuote(opts.sshConfigFile ?? '')}`,
+    `ct=${ct}`,
+    `limit=${limit}`,
+    `pend=${pend}`,
+    `reuse=${reuse}`,
+  ].join('\n');
   return ['bash', '-c', `${prelude}\n${FAN_OUT}`, argv0, ...nodes];
 }
 

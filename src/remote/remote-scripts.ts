@@ -24,4 +24,3 @@ t=$(mktemp "$d/.awrl-write.XXXXXX") || exit 1
 if cat > "$t" && chmod "$2" "$t" && mv -f -- "$t" "$1"; then exit 0; fi
 rm -f -- "$t"; exit 1
 `;
-

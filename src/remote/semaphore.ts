@@ -18,7 +18,8 @@ export class Semaphore {
       if (released) return;
       released = true;
       const next = this.waiters.shift();
-      if (next) next(); // the slot passes straight to the next waiter
+      if (next)
+        next(); // the slot passes straight to the next waiter
       else this.inUse--;
     };
   }

@@ -48,11 +48,13 @@ export function splitTarget(target: string): { user?: string; host: string; port
       port = Number(m[2]);
     }
   }
-  if (!rest || /\s/.test(rest) || rest.startsWith('-')) throw new Error(`'${target}' is not an ssh target: use an alias from ~/.ssh/config or user@host[:port]`);
+  if (!rest || /\s/.test(rest) || rest.startsWith('-'))
+    throw new Error(`'${target}' is not an ssh target: use an alias from ~/.ssh/config or user@host[:port]`);
   return { user, host: rest, port };
 }
 
-const expandHome = (p: string): string => (p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p);
+const expandHome = (p: string): string =>
+  p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
 
 export async function resolveSshSettings(target: string, configFile?: string): Promise<SshSettings> {
   const parts = splitTarget(target);
@@ -65,7 +67,11 @@ export async function resolveSshSettings(target: string, configFile?: string): P
 
 type KV = Map<string, string[]>;
 
-function sshDashG(target: string, parts: { user?: string; host: string; port?: number }, configFile?: string): Promise<KV> {
+function sshDashG(
+  target: string,
+  parts: { user?: string; host: string; port?: number },
+  configFile?: string,
+): Promise<KV> {
   const args = ['-G'];
   if (configFile) args.push('-F', configFile);
   if (parts.port !== undefined) args.push('-p', String(parts.port));
@@ -76,9 +82,16 @@ function sshDashG(target: string, parts: { user?: string; host: string; port?: n
       // ssh -G only reads files: past its time limit the machine is overloaded, which may pass.
       if (err && err.killed) {
         const facts = { alias: target, sshConfigFile: configFile };
-        return reject(new ConnectFailure('timeout', `cannot resolve ssh settings for '${parts.host}': ssh -G did not answer within 10 s`, facts));
+        return reject(
+          new ConnectFailure(
+            'timeout',
+            `cannot resolve ssh settings for '${parts.host}': ssh -G did not answer within 10 s`,
+            facts,
+          ),
+        );
       }
-      if (err) return reject(new Error(`cannot resolve ssh settings for '${parts.host}': ${stderr.trim() || err.message}`));
+      if (err)
+        return reject(new Error(`cannot resolve ssh settings for '${parts.host}': ${stderr.trim() || err.message}`));
       const kv: KV = new Map();
       for (const line of stdout.split('\n')) {
         const sp = line.indexOf(' ');
@@ -106,12 +119,22 @@ function toSettings(name: string, parts: { user?: string; host: string; port?: n
     hostname: one('hostname') ?? parts.host,
     port: parts.port ?? num('port', 22),
     user: parts.user ?? one('user') ?? userInfo().username,
-    identityFiles: (kv.get('identityfile') ?? ['~/.ssh/id_rsa', '~/.ssh/id_ecdsa', '~/.ssh/id_ed25519']).map(expandHome),
+    identityFiles: (kv.get('identityfile') ?? ['~/.ssh/id_rsa', '~/.ssh/id_ecdsa', '~/.ssh/id_ed25519']).map(
+      expandHome,
+    ),
     identitiesOnly: (one('identitiesonly') ?? 'no').toLowerCase() === 'yes',
-    proxyJump: pj && pj.toLowerCase() !== 'none' ? pj.split(',').map((s) => s.trim()).filter(Boolean) : [],
+    proxyJump:
+      pj && pj.toLowerCase() !== 'none'
+        ? pj
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
     knownHostsFiles: [
       ...(kv.get('userknownhostsfile') ?? ['~/.ssh/known_hosts ~/.ssh/known_hosts2']).flatMap((v) => v.split(/\s+/)),
-      ...(kv.get('globalknownhostsfile') ?? ['/etc/ssh/ssh_known_hosts /etc/ssh/ssh_known_hosts2']).flatMap((v) => v.split(/\s+/)),
+      ...(kv.get('globalknownhostsfile') ?? ['/etc/ssh/ssh_known_hosts /etc/ssh/ssh_known_hosts2']).flatMap((v) =>
+        v.split(/\s+/),
+      ),
     ]
       .filter(Boolean)
       .map(expandHome),
@@ -139,7 +162,15 @@ export function matchPatternList(name: string, list: string[]): boolean {
   for (const raw of list) {
     const neg = raw.startsWith('!');
     const pat = neg ? raw.slice(1) : raw;
-    const re = new RegExp('^' + pat.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$', 'i');
+    const re = new RegExp(
+      '^' +
+        pat
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.') +
+        '$',
+      'i',
+    );
     if (re.test(name)) {
       if (neg) return false;
       matched = true;
@@ -172,7 +203,8 @@ export function parseConfigFallback(host: string, file: string): KV {
       if (key === 'host') active = matchPatternList(host, value.split(/\s+/));
       else if (key === 'match') active = /^all$/i.test(value);
       else if (!active) continue;
-      else if (key === 'include') for (const inc of value.split(/\s+/)) for (const f of globOne(expandHome(inc))) visit(f, depth + 1);
+      else if (key === 'include')
+        for (const inc of value.split(/\s+/)) for (const f of globOne(expandHome(inc))) visit(f, depth + 1);
       else if (multi.has(key)) kv.set(key, [...(kv.get(key) ?? []), value]);
       else if (!kv.has(key)) kv.set(key, [value.replace(/%h/g, host)]);
     }

@@ -94,7 +94,14 @@ export async function connectChain(chain: SshSettings[], ctx: ConnectContext): P
 function forward(via: Client, next: SshSettings, facts: ConnectFacts): Promise<Duplex> {
   return new Promise((resolve, reject) => {
     via.forwardOut('127.0.0.1', 0, next.hostname, next.port, (err, stream) => {
-      if (err) reject(new ConnectFailure('unreachable', `jump host could not open a connection to ${next.hostname}:${next.port}: ${err.message}`, facts));
+      if (err)
+        reject(
+          new ConnectFailure(
+            'unreachable',
+            `jump host could not open a connection to ${next.hostname}:${next.port}: ${err.message}`,
+            facts,
+          ),
+        );
       else resolve(stream);
     });
   });
@@ -107,7 +114,11 @@ interface SkippedKey {
   text: string;
 }
 
-async function authMethods(s: SshSettings, ctx: ConnectContext, facts: ConnectFacts): Promise<{ methods: object[]; skipped: SkippedKey[] }> {
+async function authMethods(
+  s: SshSettings,
+  ctx: ConnectContext,
+  facts: ConnectFacts,
+): Promise<{ methods: object[]; skipped: SkippedKey[] }> {
   const methods: object[] = [];
   const skipped: SkippedKey[] = [];
   const agent = s.identityAgent === 'none' ? null : (s.identityAgent ?? process.env.SSH_AUTH_SOCK ?? null);
@@ -127,7 +138,11 @@ async function authMethods(s: SshSettings, ctx: ConnectContext, facts: ConnectFa
       }
       const pp = ctx.passphrases.get(file);
       if (pp == null) {
-        skipped.push({ file, encrypted: true, text: `${file} is encrypted${ctx.opts.interactive ? ' (no passphrase given)' : ''}` });
+        skipped.push({
+          file,
+          encrypted: true,
+          text: `${file} is encrypted${ctx.opts.interactive ? ' (no passphrase given)' : ''}`,
+        });
         continue;
       }
       parsed = utils.parseKey(buf, pp);
@@ -157,7 +172,8 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost
     const known = knownKeyTypes(s.knownHostsFiles, keyHost, keyPort);
     const preferred = hostKeyAlgorithmsFor(known).filter((a) => SSH2_DEFAULT_HOST_KEYS.includes(a));
     const serverHostKey = [...preferred, ...SSH2_DEFAULT_HOST_KEYS.filter((a) => !preferred.includes(a))];
-    const keepaliveMs = ctx.opts.keepaliveIntervalMs ?? (s.serverAliveIntervalS > 0 ? s.serverAliveIntervalS * 1000 : 15_000);
+    const keepaliveMs =
+      ctx.opts.keepaliveIntervalMs ?? (s.serverAliveIntervalS > 0 ? s.serverAliveIntervalS * 1000 : 15_000);
     const countMax = ctx.opts.keepaliveCountMax ?? s.serverAliveCountMax;
 
     return new Promise<Client>((resolve, reject) => {
@@ -191,7 +207,10 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost
         const strictAccepts = s.strictHostKeyChecking === 'accept-new' || s.strictHostKeyChecking === 'no';
         let accept = ctx.opts.acceptNewHostKey === true || strictAccepts;
         if (!accept && ctx.opts.interactive && s.strictHostKeyChecking !== 'yes') {
-          accept = await ctx.opts.interactive.askHostKey({ host: keyPort === 22 ? keyHost : `[${keyHost}]:${keyPort}`, fingerprint: fp });
+          accept = await ctx.opts.interactive.askHostKey({
+            host: keyPort === 22 ? keyHost : `[${keyHost}]:${keyPort}`,
+            fingerprint: fp,
+          });
         }
         if (!accept) {
           hostKeyError = new ConnectFailure(
@@ -215,9 +234,7 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost
         if (settled) return;
         if (hostKeyError) return fail(hostKeyError);
         if (err.level === 'client-authentication') {
-          const tried = [
-            ...methods.map((m) => ((m as { type: string }).type === 'agent' ? 'ssh-agent' : 'key')),
-          ];
+          const tried = [...methods.map((m) => ((m as { type: string }).type === 'agent' ? 'ssh-agent' : 'key'))];
           const extra = skipped.length ? ` Skipped: ${skipped.map((k) => k.text).join('; ')}.` : '';
           const encrypted = skipped.find((k) => k.encrypted);
           const hint = encrypted
@@ -236,19 +253,36 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost
         // handshake in time); a server hanging up first is a 'protocol' error of its own words;
         // anything else is a failed handshake (no common algorithm, a protocol error).
         const kind =
-          err.level === 'client-timeout' ? 'timeout'
-          : err.level === 'client-socket' || err.level === 'client-dns' ? 'unreachable'
-          : /connection lost before handshake/i.test(err.message) ? 'closed'
-          : 'handshake-failed';
+          err.level === 'client-timeout'
+            ? 'timeout'
+            : err.level === 'client-socket' || err.level === 'client-dns'
+              ? 'unreachable'
+              : /connection lost before handshake/i.test(err.message)
+                ? 'closed'
+                : 'handshake-failed';
         // Said once: Node's socket words ("connect ECONNREFUSED 127.0.0.1:1") only repeat the errno
         // and the address, and a target written as its address (qa@127.0.0.1:1) needs no "at".
         const addr = `${s.hostname}:${s.port}`;
         const named = s.name === addr || s.name.endsWith(`@${addr}`) ? s.name : `${s.name} at ${addr}`;
         const echoesErrno = !!err.code && new RegExp(`^\\w+ ${err.code}( \\S+)?$`).test(err.message);
         const detail = echoesErrno ? '' : `: ${err.message}`;
-        fail(new ConnectFailure(kind, `cannot reach ${named}${code}${detail}. Is the host up and the port right?`, { ...facts, errno: err.code }));
+        fail(
+          new ConnectFailure(kind, `cannot reach ${named}${code}${detail}. Is the host up and the port right?`, {
+            ...facts,
+            errno: err.code,
+          }),
+        );
       });
-      client.once('close', () => fail(hostKeyError ?? new ConnectFailure('closed', `connection to ${s.name} at ${s.hostname}:${s.port} closed during the handshake`, facts)));
+      client.once('close', () =>
+        fail(
+          hostKeyError ??
+            new ConnectFailure(
+              'closed',
+              `connection to ${s.name} at ${s.hostname}:${s.port} closed during the handshake`,
+              facts,
+            ),
+        ),
+      );
 
       try {
         client.connect({
@@ -270,7 +304,14 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost
                 cb(ok);
               },
               (err: Error) => {
-                hostKeyError = err instanceof ConnectFailure ? err : new ConnectFailure('ssh-settings', `cannot check the host key of ${s.name}: ${err.message}`, facts);
+                hostKeyError =
+                  err instanceof ConnectFailure
+                    ? err
+                    : new ConnectFailure(
+                        'ssh-settings',
+                        `cannot check the host key of ${s.name}: ${err.message}`,
+                        facts,
+                      );
                 cb(false);
               },
             );
@@ -278,7 +319,13 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost
         });
       } catch (err) {
         // connect() throws synchronously on an encrypted key it cannot use, or settings it refuses.
-        fail(new ConnectFailure(/encrypted|passphrase/i.test((err as Error).message) ? 'key-encrypted' : 'ssh-settings', `cannot connect to ${who}: ${(err as Error).message}`, facts));
+        fail(
+          new ConnectFailure(
+            /encrypted|passphrase/i.test((err as Error).message) ? 'key-encrypted' : 'ssh-settings',
+            `cannot connect to ${who}: ${(err as Error).message}`,
+            facts,
+          ),
+        );
       }
     });
   })();

@@ -61,8 +61,15 @@ export function followRemote(
       prefixHash = md5(prefix.subarray(0, prefixLen));
     }
     const args = [
-      path, String(offset), inode, prefixHash, String(prefixLen), String(opts.heartbeatTimeoutMs / 1000), String(opts.pollMs / 1000),
-      tail.length > 0 ? md5(tail) : '-', String(tail.length),
+      path,
+      String(offset),
+      inode,
+      prefixHash,
+      String(prefixLen),
+      String(opts.heartbeatTimeoutMs / 1000),
+      String(opts.pollMs / 1000),
+      tail.length > 0 ? md5(tail) : '-',
+      String(tail.length),
     ];
     const s = t.execStream(remoteScript(FOLLOWER_SCRIPT, args, 'awrl-follow'));
     current = s;
@@ -72,7 +79,8 @@ export function followRemote(
     let stderrText = '';
     let answered = false;
     const silent = setTimeout(() => {
-      if (!answered && !closed && t.state.state === 'ready') trouble.failed(`the follower has not answered for ${SILENT_FOLLOWER_MS / 1000} s`, true);
+      if (!answered && !closed && t.state.state === 'ready')
+        trouble.failed(`the follower has not answered for ${SILENT_FOLLOWER_MS / 1000} s`, true);
     }, SILENT_FOLLOWER_MS);
     silent.unref?.();
     const breakOff = (why: string): void => {
@@ -114,7 +122,10 @@ export function followRemote(
         if (prefix !== null && prefix.length < PREFIX_WINDOW && prefix.length === f.offset) {
           prefix = Buffer.concat([prefix, f.bytes.subarray(0, PREFIX_WINDOW - prefix.length)]);
         }
-        tail = f.bytes.length >= TAIL_WINDOW ? Buffer.from(f.bytes.subarray(f.bytes.length - TAIL_WINDOW)) : Buffer.concat([tail, f.bytes]).subarray(-TAIL_WINDOW);
+        tail =
+          f.bytes.length >= TAIL_WINDOW
+            ? Buffer.from(f.bytes.subarray(f.bytes.length - TAIL_WINDOW))
+            : Buffer.concat([tail, f.bytes]).subarray(-TAIL_WINDOW);
         opts.onProgress?.();
         onEvent({ type: 'data', offset: f.offset, bytes: f.bytes });
       }
@@ -124,7 +135,9 @@ export function followRemote(
         parser.push(chunk);
       } catch (err) {
         // Usually a login shell whose startup files print to stdout.
-        breakOff(`unexpected output from the remote shell (${(err as Error).message.replace(/^follower protocol error: /, '')})`);
+        breakOff(
+          `unexpected output from the remote shell (${(err as Error).message.replace(/^follower protocol error: /, '')})`,
+        );
       }
     });
     // Always drained (stderr shares the window with stdout); its end says why a follower died.
@@ -147,7 +160,9 @@ export function followRemote(
       const onLiveConnection = exit !== null || broken || t.state.state === 'ready';
       if (onLiveConnection && (broken || !worked)) {
         const lastLine = stderrText.trim().split('\n').filter(Boolean).at(-1);
-        const exitText = exit?.signal ? `the follower was killed by ${exit.signal}` : `the follower exited with code ${exit?.code ?? '?'}`;
+        const exitText = exit?.signal
+          ? `the follower was killed by ${exit.signal}`
+          : `the follower exited with code ${exit?.code ?? '?'}`;
         trouble.failed(broken ? brokenWhy : (lastLine ?? rejection ?? exitText));
       }
       // A protocol slip is retried at once, unless it keeps happening.
@@ -157,7 +172,10 @@ export function followRemote(
     s.done.then(
       (exit) => ended(exit),
       // Asked a moment later: a dropped connection may close its channels before it says it dropped.
-      (err: unknown) => setImmediate(() => ended(broken ? { code: null, signal: null } : null, err instanceof Error ? err.message : String(err))),
+      (err: unknown) =>
+        setImmediate(() =>
+          ended(broken ? { code: null, signal: null } : null, err instanceof Error ? err.message : String(err)),
+        ),
     );
   };
 

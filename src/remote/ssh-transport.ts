@@ -3,7 +3,16 @@
 // -> failed{reason} | closed. Reconnection is driven by `close` only (ssh2's `error` can be benign).
 import { PassThrough } from 'node:stream';
 import type { ClientChannel } from 'ssh2';
-import type { ConnectionState, ExecOptions, ExecResult, ExecStream, FileStat, FollowEvent, FollowHandle, Transport } from './transport.js';
+import type {
+  ConnectionState,
+  ExecOptions,
+  ExecResult,
+  ExecStream,
+  FileStat,
+  FollowEvent,
+  FollowHandle,
+  Transport,
+} from './transport.js';
 import type { OpenTransportOptions } from './options.js';
 import type { SshSettings } from './ssh-config.js';
 import { connectChain, resolveChain, type Chain, type ConnectContext } from './ssh-connect.js';
@@ -104,7 +113,10 @@ export class SshTransport implements Transport {
       const delay = Math.floor(Math.random() * Math.min(cap, base * 2 ** Math.min(this.attempt, 30)));
       this.attempt++;
       if (maxElapsed !== undefined && Date.now() - startedAt + delay > maxElapsed) {
-        this.setState({ state: 'failed', reason: `could not reconnect to ${this.target} within ${maxElapsed} ms: ${lastError}` });
+        this.setState({
+          state: 'failed',
+          reason: `could not reconnect to ${this.target} within ${maxElapsed} ms: ${lastError}`,
+        });
         return;
       }
       this.setState({ state: 'reconnecting', attempt: this.attempt, nextInMs: delay, lastError });
@@ -138,7 +150,11 @@ export class SshTransport implements Transport {
     return new Promise((resolve, reject) => {
       // A caller may give up waiting for a reconnect (e.g. a poller on a timer).
       if (signal?.aborted) return reject(new Error(`${this.target}: aborted while waiting for the connection`));
-      signal?.addEventListener('abort', () => reject(new Error(`${this.target}: aborted while waiting for the connection`)), { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => reject(new Error(`${this.target}: aborted while waiting for the connection`)),
+        { once: true },
+      );
       const check = (): boolean => {
         const s = this.current;
         if (s.state === 'ready' && this.conn) resolve(this.conn);
@@ -166,7 +182,10 @@ export class SshTransport implements Transport {
     const run = async (): Promise<{ code: number | null; signal: string | null }> => {
       const release = await this.channels.acquire();
       try {
-        if (userClosed) throw new Error(`${this.target}: ${argv[0]} was ${opts.signal?.aborted ? 'aborted' : 'closed'} before it started`);
+        if (userClosed)
+          throw new Error(
+            `${this.target}: ${argv[0]} was ${opts.signal?.aborted ? 'aborted' : 'closed'} before it started`,
+          );
         const chain = await this.whenReady(opts.signal);
         let exit: { code: number | null; signal: string | null } | null = null;
         let closedResolve: () => void = () => undefined;
@@ -176,7 +195,9 @@ export class SshTransport implements Transport {
         const ch = await this.openExec(chain, cmd, (c) => {
           c.on('exit', (code: number | null, signal?: string) => {
             this.heard();
-            exit = signal ? { code: null, signal: signal.startsWith('SIG') ? signal : `SIG${signal}` } : { code, signal: null };
+            exit = signal
+              ? { code: null, signal: signal.startsWith('SIG') ? signal : `SIG${signal}` }
+              : { code, signal: null };
           });
           c.once('close', () => closedResolve());
           c.pipe(stdout);
@@ -265,7 +286,9 @@ export class SshTransport implements Transport {
   }
 
   async readFile(path: string, opts: { offset?: number; length?: number } = {}): Promise<Buffer> {
-    const r = await this.exec(remoteScript(READ_SCRIPT, [path, String(opts.offset ?? 0), opts.length === undefined ? '' : String(opts.length)]));
+    const r = await this.exec(
+      remoteScript(READ_SCRIPT, [path, String(opts.offset ?? 0), opts.length === undefined ? '' : String(opts.length)]),
+    );
     if (r.code !== 0) throw new Error(`${this.target}: ${r.stderr.toString().trim() || `cannot read ${path}`}`);
     return r.stdout;
   }
@@ -278,7 +301,11 @@ export class SshTransport implements Transport {
     // `INODE SIZE EPOCH YYYY-MM-DD HH:MM:SS.NNNNNNNNN +ZZZZ`
     const [ino, size, epoch, , time] = out.split(' ');
     const frac = /\.(\d+)/.exec(time ?? '')?.[1] ?? '0';
-    return { inode: Number(ino), size: Number(size), mtimeMs: Number(epoch) * 1000 + Math.floor(Number(`0.${frac}`) * 1000) };
+    return {
+      inode: Number(ino),
+      size: Number(size),
+      mtimeMs: Number(epoch) * 1000 + Math.floor(Number(`0.${frac}`) * 1000),
+    };
   }
 
   async writeFileAtomic(path: string, bytes: string | Buffer, mode = 0o644): Promise<void> {

@@ -36,7 +36,6 @@ export interface AttemptSummary {
   lastStepAt: string | null;
 }
 
-
 /** What the chain script found for one run: exit-file times, Slurm's word on its jobs, log marks. */
 export interface ChainFacts {
   /** Slurm job id -> mtime (epoch s) of `slurm-exit.JOB`, written when the trainer exited. */
@@ -106,12 +105,29 @@ fi
 true
 `.replaceAll('$\\{', '${');
 
-export async function chainFacts(transport: Transport, target: Target, root: string, runs: RunSummary[]): Promise<Map<string, ChainFacts>> {
+export async function chainFacts(
+  transport: Transport,
+  target: Target,
+  root: string,
+  runs: RunSummary[],
+): Promise<Map<string, ChainFacts>> {
   // Only the logs of runs that were resumed are read (for their resume steps): `runs` must not
   // read the logs of a hundred runs that never restarted.
   const scan = runs.filter((r) => r.record.attempts.length > 1).map((r) => r.runId);
-  const jobs = [...new Set(runs.flatMap((r) => r.record.attempts.map((a) => a.jobId).filter((j): j is string => !!j && /^\d+(_\d+)?$/.test(j))))];
-  const res = await transport.exec(remoteScript(CHAIN_SCRIPT, [root, setupInWorkdir(target), jobs.join(','), scan.join(','), ...runs.map((r) => r.runId)], 'awrl-chain'));
+  const jobs = [
+    ...new Set(
+      runs.flatMap((r) =>
+        r.record.attempts.map((a) => a.jobId).filter((j): j is string => !!j && /^\d+(_\d+)?$/.test(j)),
+      ),
+    ),
+  ];
+  const res = await transport.exec(
+    remoteScript(
+      CHAIN_SCRIPT,
+      [root, setupInWorkdir(target), jobs.join(','), scan.join(','), ...runs.map((r) => r.runId)],
+      'awrl-chain',
+    ),
+  );
   // The chain is extra detail: a failure leaves it to what run.json alone says.
   return res.code === 0 ? parseChainOutput(res.stdout.toString('utf8')) : new Map();
 }
@@ -127,7 +143,8 @@ export function parseChainOutput(text: string): Map<string, ChainFacts> {
     else if (!cur) continue;
     else if (key === 'sexitat' && toInt(f[1]) !== null) cur.slurmExitAt[f[0]] = toInt(f[1])!;
     else if (key === 'exitat' && toInt(f[0]) !== null) cur.exitAt = toInt(f[0])!;
-    else if (key === 'aexitat' && toInt(f[0]) !== null && toInt(f[1]) !== null) (cur.attemptExitAt ??= {})[toInt(f[0])!] = toInt(f[1])!;
+    else if (key === 'aexitat' && toInt(f[0]) !== null && toInt(f[1]) !== null)
+      (cur.attemptExitAt ??= {})[toInt(f[0])!] = toInt(f[1])!;
     else if (key === 'marks') Object.assign(cur, parseMarks(Buffer.from(f[0] ?? '', 'base64')));
   }
   return out;
@@ -163,7 +180,17 @@ function parseMarks(bytes: Buffer): Pick<ChainFacts, 'starts' | 'marked'> {
   return { starts, marked };
 }
 
-const SLURM_ACTIVE = new Set(['PENDING', 'RUNNING', 'CONFIGURING', 'COMPLETING', 'REQUEUED', 'RESIZING', 'SUSPENDED', 'STAGE_OUT', 'SIGNALING']);
+const SLURM_ACTIVE = new Set([
+  'PENDING',
+  'RUNNING',
+  'CONFIGURING',
+  'COMPLETING',
+  'REQUEUED',
+  'RESIZING',
+  'SUSPENDED',
+  'STAGE_OUT',
+  'SIGNALING',
+]);
 const iso = (epochS: number): string => new Date(epochS * 1000).toISOString();
 
 /**
@@ -215,7 +242,9 @@ export function buildChain(
     const rerun = attempts.slice(i + 1).some((b) => b.jobId !== undefined && b.jobId === a.jobId);
     if (rerun) endedAt = a.endedAt ?? null;
     else if (ended !== null) {
-      const exitAt = a.jobId ? facts.slurmExitAt[a.jobId] : (facts.attemptExitAt?.[a.n] ?? (last && record.backend === 'direct' ? facts.exitAt : undefined));
+      const exitAt = a.jobId
+        ? facts.slurmExitAt[a.jobId]
+        : (facts.attemptExitAt?.[a.n] ?? (last && record.backend === 'direct' ? facts.exitAt : undefined));
       endedAt = exitAt !== undefined ? iso(exitAt) : (job?.endedAt ?? null);
     }
     const log = logOf(a) ?? (last ? tailPart : undefined);

@@ -54,7 +54,8 @@ export function parseCli(args: string[], own: { values?: string[]; switches?: st
       if (v === undefined) throw new Error(`${name} needs a value`);
       const field = TARGET_VALUE_FLAGS[name];
       if (!field) out.values[name] = v;
-      else if (field === 'sbatchArgs' || field === 'forwardEnv' || field === 'noForwardEnv') (out.flags[field] ??= []).push(v);
+      else if (field === 'sbatchArgs' || field === 'forwardEnv' || field === 'noForwardEnv')
+        (out.flags[field] ??= []).push(v);
       else if (NUMERIC.has(field)) {
         if (!/^\d+$/.test(v)) throw new Error(`${name} needs a whole number, not '${v}'`);
         (out.flags as Record<string, unknown>)[field] = Number(v);
@@ -66,4 +67,3 @@ export function parseCli(args: string[], own: { values?: string[]; switches?: st
   }
   return out;
 }
-

@@ -6,7 +6,14 @@ import { homedir } from 'node:os';
 import { openTransport, type Transport } from '../remote/index.js';
 // The light module (no ssh2): commands that only parse must not load the ssh client.
 import { ConnectFailure, isRetryable, type ConnectFailureKind } from '../remote/connect-failure.js';
-import { loadTargets, resolveTarget, targetsFilePath, TargetsFileError, type Target, type TargetFlags } from './targets.js';
+import {
+  loadTargets,
+  resolveTarget,
+  targetsFilePath,
+  TargetsFileError,
+  type Target,
+  type TargetFlags,
+} from './targets.js';
 
 export { parseCli, TARGET_VALUE_FLAGS, type ParsedCli } from './cli-args.js';
 
@@ -71,6 +78,10 @@ export async function connect(
     // Anything the transport did not name (it names every failure it knows) counts as not
     // reaching the host: retrying is the one thing left to try.
     const kind = err instanceof ConnectFailure ? err.kind : 'unreachable';
-    throw new ConnectError(`cannot connect to ${target.name}: ${err instanceof Error ? err.message : String(err)}`, kind, err);
+    throw new ConnectError(
+      `cannot connect to ${target.name}: ${err instanceof Error ? err.message : String(err)}`,
+      kind,
+      err,
+    );
   }
 }

@@ -27,7 +27,11 @@ const SILENCE_SCRIPT = [
 
 /** The log's silence, measured on the target; null when the file is missing or the answer is not
  *  understood (a target without GNU date). */
-export async function measureLogSilence(transport: Transport, logPath: string, clock: () => number = Date.now): Promise<LogSilence | null> {
+export async function measureLogSilence(
+  transport: Transport,
+  logPath: string,
+  clock: () => number = Date.now,
+): Promise<LogSilence | null> {
   const r = await transport.exec(['bash', '-c', SILENCE_SCRIPT, 'awrl-silence', logPath]);
   const measuredWall = clock();
   const m = /^(\d+) (\d{7,})\d{6} (\d{7,})\d{6}\s*$/.exec(r.stdout.toString('latin1'));
@@ -95,7 +99,11 @@ export class LogSilenceWatch {
     this.timer = null;
     const now = Date.now();
     if (this.stopped) return;
-    if (now - this.lastRecordReal < (this.o.quietMs ?? 500) || now - this.lastMeasureReal < (this.o.minIntervalMs ?? 2000)) return this.schedule();
+    if (
+      now - this.lastRecordReal < (this.o.quietMs ?? 500) ||
+      now - this.lastMeasureReal < (this.o.minIntervalMs ?? 2000)
+    )
+      return this.schedule();
     this.measuring = true;
     this.lastMeasureReal = now;
     const before = this.records;
@@ -124,7 +132,16 @@ export function alertClearedLine(a: Alert): string {
 
 /** `{"type":"alert",...}`: one JSON line, next to the event lines of `--follow --json`. */
 export function alertJsonLine(a: Alert): string {
-  return JSON.stringify({ type: 'alert', id: a.id, severity: a.severity, title: a.title, detail: a.detail, advice: a.advice, ...(a.step !== undefined ? { step: a.step } : {}), ...(a.time !== undefined ? { time: a.time } : {}) });
+  return JSON.stringify({
+    type: 'alert',
+    id: a.id,
+    severity: a.severity,
+    title: a.title,
+    detail: a.detail,
+    advice: a.advice,
+    ...(a.step !== undefined ? { step: a.step } : {}),
+    ...(a.time !== undefined ? { time: a.time } : {}),
+  });
 }
 
 /** `alert: [warning] title: detail (advice)` for humans, on one line: a traceback detail is told by

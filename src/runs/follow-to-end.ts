@@ -19,9 +19,22 @@ export interface FollowToEndOptions {
   pollMs?: number;
 }
 
-export function followToEnd(transport: Transport, target: Target, runId: string, logPath: string, opts: FollowToEndOptions): Promise<FollowOutcome> {
+export function followToEnd(
+  transport: Transport,
+  target: Target,
+  runId: string,
+  logPath: string,
+  opts: FollowToEndOptions,
+): Promise<FollowOutcome> {
   return new Promise((resolve) => {
-    const watch = new RunWatch({ transport, target, runId, logPath, whenEnded: 'stop', ...(opts.pollMs !== undefined ? { statePollMs: opts.pollMs } : {}) });
+    const watch = new RunWatch({
+      transport,
+      target,
+      runId,
+      logPath,
+      whenEnded: 'stop',
+      ...(opts.pollMs !== undefined ? { statePollMs: opts.pollMs } : {}),
+    });
     watch.on((w) => {
       if (w.type === 'record' && w.record.type !== 'save') opts.onEvent(w.record);
       else if (w.type === 'state') opts.onState?.(w.summary);

@@ -2,7 +2,15 @@
 // the cockpit and `--demo` all go through these, so they never disagree about a run.
 export { loadTargets, resolveTarget, setupInWorkdir, targetsFilePath, TargetsFileError } from './targets.js';
 export type { Target, TargetFlags, SlurmOptions, Backend } from './targets.js';
-export { launchRun, resumeRun, collectSecrets, readRecord, RunError, LaunchCancelled, finishedRefusal } from './launch.js';
+export {
+  launchRun,
+  resumeRun,
+  collectSecrets,
+  readRecord,
+  RunError,
+  LaunchCancelled,
+  finishedRefusal,
+} from './launch.js';
 export type { LaunchPlan, LaunchIo, LaunchResult, ResumeIo } from './launch.js';
 export { assertWorkdir, checkTwins, defaultWhere } from './twins.js';
 export { listRuns, runsRoot, parseListOutput } from './list.js';
@@ -15,7 +23,16 @@ export { watchRunState } from './watch-state.js';
 export type { RunStateWatcher, WatchOptions } from './watch-state.js';
 export { deriveRunState, isActive, isTerminal, mayBeActive, canTransition, RESUMABLE_SLURM_ENDS } from './run-state.js';
 export type { RunProbe, DerivedState } from './run-state.js';
-export { RUN_STATES, makeRunId, isValidRunId, parseRunRecord, serializeRunRecord, runJobIds as runJobIdsOf, runNodes, runLogPath } from './run-record.js';
+export {
+  RUN_STATES,
+  makeRunId,
+  isValidRunId,
+  parseRunRecord,
+  serializeRunRecord,
+  runJobIds as runJobIdsOf,
+  runNodes,
+  runLogPath,
+} from './run-record.js';
 export type { RunRecord, RunState, Attempt, PreflightSummary } from './run-record.js';
 export { batchScript, sbatchArgs } from './slurm-batch.js';
 export { followToEnd, progressLine } from './follow-to-end.js';

@@ -48,14 +48,24 @@ export async function listRuns(transport: Transport, target: Target, opts: ListO
 }
 
 /** The runs, and the head's clock when it listed them (null when it could not say). */
-export async function listRunsOnHead(transport: Transport, target: Target, opts: ListOptions = {}): Promise<{ runs: RunSummary[]; headNow: string | null }> {
+export async function listRunsOnHead(
+  transport: Transport,
+  target: Target,
+  opts: ListOptions = {},
+): Promise<{ runs: RunSummary[]; headNow: string | null }> {
   if (opts.only !== undefined && !isValidRunId(opts.only)) return { runs: [], headNow: null };
   const tailBytes = opts.tailBytes ?? 256 * 1024;
   const res = await transport.exec(
-    remoteScript(LIST_SCRIPT, [runsRoot(target), opts.only ?? '*', setupInWorkdir(target), String(tailBytes)], 'awrl-list'),
+    remoteScript(
+      LIST_SCRIPT,
+      [runsRoot(target), opts.only ?? '*', setupInWorkdir(target), String(tailBytes)],
+      'awrl-list',
+    ),
   );
   if (res.code !== 0) {
-    throw new Error(`listing runs on ${target.name} failed: ${res.stderr.toString().trim().split('\n').pop() ?? `exit ${res.code}`}`);
+    throw new Error(
+      `listing runs on ${target.name} failed: ${res.stderr.toString().trim().split('\n').pop() ?? `exit ${res.code}`}`,
+    );
   }
   const text = res.stdout.toString('utf8');
   const runs = parseListOutput(text);
@@ -63,7 +73,13 @@ export async function listRunsOnHead(transport: Transport, target: Target, opts:
   if (!opts.chain || runs.length === 0) return { runs, headNow: now };
   const facts = await chainFacts(transport, target, runsRoot(target), runs);
   const probes = parseProbes(text);
-  return { runs: runs.map((r) => ({ ...r, chain: buildChain(r.record, r.state, probes.get(r.runId) ?? EMPTY_PROBE, facts.get(r.runId) ?? emptyFacts(), r) })), headNow: now };
+  return {
+    runs: runs.map((r) => ({
+      ...r,
+      chain: buildChain(r.record, r.state, probes.get(r.runId) ?? EMPTY_PROBE, facts.get(r.runId) ?? emptyFacts(), r),
+    })),
+    headNow: now,
+  };
 }
 
 interface Raw {
@@ -79,7 +95,8 @@ function splitTails(b64: string): Map<string, Buffer> {
   const text = all.toString('latin1');
   const header = /(?:^|\n)==> (.*?) <==\n/g;
   const heads: Array<{ path: string; start: number; end: number }> = [];
-  for (let m = header.exec(text); m; m = header.exec(text)) heads.push({ path: m[1], start: m.index, end: m.index + m[0].length });
+  for (let m = header.exec(text); m; m = header.exec(text))
+    heads.push({ path: m[1], start: m.index, end: m.index + m[0].length });
   const out = new Map<string, Buffer>();
   heads.forEach((h, i) => {
     const id = h.path.split('/').slice(-2, -1)[0];
@@ -100,7 +117,17 @@ export const EMPTY_PROBE: ListProbe = { slurm: {}, slurmExit: {} };
 
 function parseProbes(text: string): Map<string, ListProbe> {
   const { raws, slurm } = parseRaw(text);
-  return new Map(raws.map((r) => [r.runId, { slurm, slurmExit: r.probe.slurmExit ?? {}, ...(r.probe.exitCode !== undefined ? { exitCode: r.probe.exitCode } : {}), ...(r.probe.attemptExit ? { attemptExit: r.probe.attemptExit } : {}) }]));
+  return new Map(
+    raws.map((r) => [
+      r.runId,
+      {
+        slurm,
+        slurmExit: r.probe.slurmExit ?? {},
+        ...(r.probe.exitCode !== undefined ? { exitCode: r.probe.exitCode } : {}),
+        ...(r.probe.attemptExit ? { attemptExit: r.probe.attemptExit } : {}),
+      },
+    ]),
+  );
 }
 
 function parseRaw(text: string) {
@@ -119,8 +146,7 @@ function parseRaw(text: string) {
     else if (key === 'alive') {
       cur.probe.alive = f[0] === '1';
       if (f[0] === '?') cur.probe.aliveUnknownAs = f[1] || 'this user';
-    }
-    else if (key === 'launching') cur.probe.launching = f[0] === '1';
+    } else if (key === 'launching') cur.probe.launching = f[0] === '1';
     else if (key === 'exit') cur.probe.exitCode = toInt(f[0]);
     else if (key === 'aexit') {
       const n = toInt(f[0]);
@@ -140,19 +166,40 @@ export function parseListOutput(text: string): RunSummary[] {
   const out: RunSummary[] = [];
   for (const raw of raws) {
     if (!raw.record) continue; // unreadable run.json: not ours, or mid-write
-    const d = deriveRunState(raw.record, { ...raw.probe, slurm, ...(squeueFailed !== undefined ? { squeueFailed } : {}) });
+    const d = deriveRunState(raw.record, {
+      ...raw.probe,
+      slurm,
+      ...(squeueFailed !== undefined ? { squeueFailed } : {}),
+    });
     const job = raw.record.attempts[raw.record.attempts.length - 1]?.jobId;
-    const exitCode = raw.record.backend === 'slurm' ? (job !== undefined ? raw.probe.slurmExit?.[job] : undefined) : raw.probe.exitCode;
+    const exitCode =
+      raw.record.backend === 'slurm'
+        ? job !== undefined
+          ? raw.probe.slurmExit?.[job]
+          : undefined
+        : raw.probe.exitCode;
     const exit = typeof exitCode === 'number' ? { exitCode } : {};
     const tail = tails.get(raw.runId);
-    const why = d.state === 'failed' && tail ? { lastLines: lastLogLines(tail.subarray(-FAILURE_TAIL_BYTES), undefined, true) } : {};
-    out.push({ runId: raw.runId, record: raw.record, state: d.state, detail: d.detail, ...exit, ...why, ...lastStep(tail) });
+    const why =
+      d.state === 'failed' && tail
+        ? { lastLines: lastLogLines(tail.subarray(-FAILURE_TAIL_BYTES), undefined, true) }
+        : {};
+    out.push({
+      runId: raw.runId,
+      record: raw.record,
+      state: d.state,
+      detail: d.detail,
+      ...exit,
+      ...why,
+      ...lastStep(tail),
+    });
   }
   return out.sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt));
 }
 
-
-function lastStep(tail: Buffer | undefined): Pick<RunSummary, 'globalStep' | 'lastStepAt' | 'totalSteps' | 'lastReward'> {
+function lastStep(
+  tail: Buffer | undefined,
+): Pick<RunSummary, 'globalStep' | 'lastStepAt' | 'totalSteps' | 'lastReward'> {
   if (!tail) return {};
   let bytes = tail;
   // The tail starts mid-line (mid-table, even): begin at the first full line.
@@ -160,7 +207,13 @@ function lastStep(tail: Buffer | undefined): Pick<RunSummary, 'globalStep' | 'la
   bytes = nl >= 0 ? bytes.subarray(nl + 1) : bytes;
   let found: Pick<RunSummary, 'globalStep' | 'lastStepAt' | 'totalSteps' | 'lastReward'> = {};
   for (const e of parseLogBytes(bytes)) {
-    if (e.type === 'step') found = { globalStep: e.globalStep, lastStepAt: e.time, totalSteps: e.totalSteps, lastReward: e.stats['rollout/reward'] ?? null };
+    if (e.type === 'step')
+      found = {
+        globalStep: e.globalStep,
+        lastStepAt: e.time,
+        totalSteps: e.totalSteps,
+        lastReward: e.stats['rollout/reward'] ?? null,
+      };
   }
   return found;
 }

@@ -31,6 +31,11 @@ export async function evaluationForResume(
   } catch {
     return null;
   }
-  const ev = evaluateConfig({ fileName: configPath, text, overrides: record.argv.slice(at + 2), envNames: [...envNames] });
+  const ev = evaluateConfig({
+    fileName: configPath,
+    text,
+    overrides: record.argv.slice(at + 2),
+    envNames: [...envNames],
+  });
   return ev.hasErrors || !ev.resolved ? null : { evaluation: ev, record, configPath };
 }

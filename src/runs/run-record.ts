@@ -5,7 +5,16 @@ import { z } from 'zod';
 
 // `unknown`: a Slurm run while squeue does not answer; neither active nor ended (nothing may be
 // concluded from it: a follower keeps following, a launch of the same trial is refused).
-export const RUN_STATES = ['submitted', 'pending', 'running', 'finished', 'failed', 'timeout', 'stopped', 'unknown'] as const;
+export const RUN_STATES = [
+  'submitted',
+  'pending',
+  'running',
+  'finished',
+  'failed',
+  'timeout',
+  'stopped',
+  'unknown',
+] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
 const attemptSchema = z.object({
@@ -103,8 +112,14 @@ export function runNodes(r: RunRecord): string[] {
 export function makeRunId(trial: string, now: Date, random: () => number = Math.random): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   const stamp = `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`;
-  const slug = trial.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'run';
-  const hex = Math.floor(random() * 0x10000).toString(16).padStart(4, '0');
+  const slug =
+    trial
+      .replace(/[^A-Za-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'run';
+  const hex = Math.floor(random() * 0x10000)
+    .toString(16)
+    .padStart(4, '0');
   return `${slug}-${stamp}-${hex}`;
 }
 

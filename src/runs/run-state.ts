@@ -42,7 +42,15 @@ export const mayBeActive = (s: RunState): boolean => ACTIVE.has(s) || s === 'unk
 export const RESUMABLE_SLURM_ENDS: ReadonlySet<string> = new Set(['TIMEOUT', 'PREEMPTED', 'NODE_FAIL']);
 
 const SLURM_RUNNING = new Set(['RUNNING', 'CONFIGURING', 'COMPLETING', 'STAGE_OUT', 'SIGNALING', 'RESIZING']);
-const SLURM_PENDING = new Set(['PENDING', 'REQUEUED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'SUSPENDED', 'STOPPED', 'RESV_DEL_HOLD']);
+const SLURM_PENDING = new Set([
+  'PENDING',
+  'REQUEUED',
+  'REQUEUE_HOLD',
+  'REQUEUE_FED',
+  'SUSPENDED',
+  'STOPPED',
+  'RESV_DEL_HOLD',
+]);
 
 function fromSlurmEnd(s: string): RunState {
   if (s === 'COMPLETED') return 'finished';
@@ -51,7 +59,8 @@ function fromSlurmEnd(s: string): RunState {
   return 'failed'; // FAILED, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, ...
 }
 
-export const ABANDONED = 'abandoned launch: the launcher was interrupted before the job started, nothing runs (the next launch or awrl-tui stop removes it)';
+export const ABANDONED =
+  'abandoned launch: the launcher was interrupted before the job started, nothing runs (the next launch or awrl-tui stop removes it)';
 
 export function deriveRunState(r: RunRecord, p: RunProbe): DerivedState {
   const last = r.attempts[r.attempts.length - 1];
@@ -76,7 +85,10 @@ function deriveDirect(r: RunRecord, p: RunProbe, pid: number | undefined): Deriv
   // The job wrapper writes the exit status last: once it is there the job has ended, whoever now
   // holds its pid. Without it, a process we may not inspect could be the job: never call it gone.
   if (p.aliveUnknownAs !== undefined && (p.exitCode === undefined || p.exitCode === null)) {
-    return { state: 'unknown', detail: `pid ${pid} alive, not readable as ${p.aliveUnknownAs} (/proc/${pid}/environ): ask as the user who launched it` };
+    return {
+      state: 'unknown',
+      detail: `pid ${pid} alive, not readable as ${p.aliveUnknownAs} (/proc/${pid}/environ): ask as the user who launched it`,
+    };
   }
   if (p.exitCode === 0) return { state: 'finished', detail: 'exit 0' };
   if (p.exitCode !== undefined && p.exitCode !== null) return { state: 'failed', detail: `exit ${p.exitCode}` };
@@ -99,8 +111,10 @@ function deriveSlurm(r: RunRecord, p: RunProbe): DerivedState {
   if (curState && SLURM_PENDING.has(curState)) return { state: 'pending', detail: `job ${cur} ${curState}${tag}` };
   if (curState && RESUMABLE_SLURM_ENDS.has(curState) && next && !r.stopRequestedAt) {
     // The afternotok chain takes over: its job starts (and records its attempt) by itself.
-    if (nextState && SLURM_RUNNING.has(nextState)) return { state: 'running', detail: `job ${next} ${nextState} (resubmitted)` };
-    if (nextState && SLURM_PENDING.has(nextState)) return { state: 'pending', detail: `job ${next} ${nextState} after ${curState}` };
+    if (nextState && SLURM_RUNNING.has(nextState))
+      return { state: 'running', detail: `job ${next} ${nextState} (resubmitted)` };
+    if (nextState && SLURM_PENDING.has(nextState))
+      return { state: 'pending', detail: `job ${next} ${nextState} after ${curState}` };
   }
   if (r.stopRequestedAt) return { state: 'stopped', detail: `cancelled at ${r.stopRequestedAt}` };
   if (p.squeueFailed !== undefined && p.slurmExit?.[cur] === undefined) {
@@ -117,7 +131,11 @@ function deriveSlurm(r: RunRecord, p: RunProbe): DerivedState {
     // limit, preemption, node failure), and the chain's next job takes over (the batch script's
     // guard reasons the same way).
     if (SLURM_RUNNING.has(nextState)) return { state: 'running', detail: `job ${next} ${nextState} (resubmitted)` };
-    if (SLURM_PENDING.has(nextState)) return { state: 'pending', detail: `job ${next} ${nextState} after job ${cur} ended (Slurm no longer remembers how)` };
+    if (SLURM_PENDING.has(nextState))
+      return {
+        state: 'pending',
+        detail: `job ${next} ${nextState} after job ${cur} ended (Slurm no longer remembers how)`,
+      };
   }
   return { state: 'failed', detail: `job ${cur} unknown to Slurm and no exit status${tag}` };
 }

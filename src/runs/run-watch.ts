@@ -303,7 +303,9 @@ export class RunWatch {
       onEvent: (e) => this.ingest(e, false),
       onSave: (e) => this.ingest(e, false),
       // Lines for a renderer's log pane, and for a Slurm run the batch script's Ray bring-up lines.
-      ...(this.o.lines || this.o.target.backend === 'slurm' ? { onLines: (lines: LogLine[]) => void (fresh = lines) } : {}),
+      ...(this.o.lines || this.o.target.backend === 'slurm'
+        ? { onLines: (lines: LogLine[]) => void (fresh = lines) }
+        : {}),
       onReset: (reason) => {
         this.firstSilence = null;
         this.readOffset = 0;

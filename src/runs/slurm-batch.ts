@@ -60,9 +60,9 @@ export function batchScript(b: BatchScriptInput): string {
     '# The setup line runs in the workdir, as for a direct launch and pre-flight (`source ./env.sh`).',
     'cd "$WORKDIR" || exit 1',
     b.setup ? b.setup : ':',
-    '# The attempt\'s nodes go into run.json now: after the job ended only the record knows them (leftover check).',
+    "# The attempt's nodes go into run.json now: after the job ended only the record knows them (leftover check).",
     'mapfile -t awrl_nodes < <(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" 2>/dev/null)',
-    '# A requeued run: Slurm resets the job\'s SubmitTime to the requeue, when the previous run ended.',
+    "# A requeued run: Slurm resets the job's SubmitTime to the requeue, when the previous run ended.",
     'awrl_requeued_at=""',
     'if [ "${SLURM_RESTART_COUNT:-0}" != 0 ]; then',
     `  awrl_t=$(scontrol show job -o "$SLURM_JOB_ID" 2>/dev/null | sed -n 's/.* SubmitTime=\\([^ ]*\\).*/\\1/p')`,
@@ -75,7 +75,7 @@ export function batchScript(b: BatchScriptInput): string {
     ...RECORD_ATTEMPT_PY,
     'PY',
     ') || { echo "awrl: could not record attempt $attempt in run.json" >&2; awrl_n=$attempt; }',
-    'case $awrl_n in \'\'|*[!0-9]*) awrl_n=$attempt;; esac',
+    "case $awrl_n in ''|*[!0-9]*) awrl_n=$attempt;; esac",
     ...attemptMarker('"$RUN_DIR/stdout.log"', '$awrl_n'),
     ...(b.nodes > 1 ? RAY_CLUSTER : []),
     '"${ARGV[@]}" < /dev/null >> "$RUN_DIR/stdout.log" 2>&1',
@@ -122,7 +122,7 @@ const RECORD_ATTEMPT_PY = [
   '        if restart > 0:',
   '            a["after"] = "REQUEUED"',
   '            a["restart"] = restart',
-  '            # The run before this one ended at the requeue (its exit file and Slurm\'s end time are this run\'s).',
+  "            # The run before this one ended at the requeue (its exit file and Slurm's end time are this run's).",
   '            for b in r["attempts"]:',
   '                if requeued_at and b.get("jobId") == job and b.get("restart", 0) == restart - 1 and not b.get("endedAt"):',
   '                    b["endedAt"] = requeued_at',
@@ -152,7 +152,10 @@ export function attemptMarker(log: string, n: string): string[] {
 }
 
 /** sbatch options for the run: job name, output, nodes and the target's Slurm settings. */
-export function sbatchArgs(t: Target, b: { runId: string; runDir: string; nodes: number; gpusPerNode?: number }): string[] {
+export function sbatchArgs(
+  t: Target,
+  b: { runId: string; runDir: string; nodes: number; gpusPerNode?: number },
+): string[] {
   const s = t.slurm;
   const gpus = s.gpusPerNode ?? b.gpusPerNode;
   const args = [

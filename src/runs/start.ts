@@ -141,7 +141,10 @@ export async function runStartScript(transport: Transport, t: Target, s: StartIn
  *  or why they are unknown, added to run.json once the run is whole (the start is already done). */
 async function withDirectNodes(transport: Transport, t: Target, r: RunRecord): Promise<RunRecord> {
   if (r.nodes <= 1 && !r.nodeNames?.length) return r;
-  const dn = await directRunNodes(transport, t, r.nodeNames ?? []).catch((e: Error) => ({ nodes: [], unknown: e.message }));
+  const dn = await directRunNodes(transport, t, r.nodeNames ?? []).catch((e: Error) => ({
+    nodes: [],
+    unknown: e.message,
+  }));
   const last = r.attempts.at(-1)!;
   const where = dn.unknown !== null ? { nodesUnknown: dn.unknown } : { nodes: dn.nodes };
   const next: RunRecord = { ...r, attempts: [...r.attempts.slice(0, -1), { ...last, ...where }] };

@@ -55,8 +55,20 @@ export async function stopRun(
   const runDir = `${runsRoot(target)}/${runId}`;
   const record = await readRecord(transport, runDir);
   if (!record)
-    throw new RunError(`no run ${runId} on ${target.name} (${runsRoot(target)}); list them with: ${list}`, 2, 'run-not-found');
-  const report: StopReport = { runId, backend: record.backend, terminated: [], killed: [], swept: [], left: [], cancelledJobs: [] };
+    throw new RunError(
+      `no run ${runId} on ${target.name} (${runsRoot(target)}); list them with: ${list}`,
+      2,
+      'run-not-found',
+    );
+  const report: StopReport = {
+    runId,
+    backend: record.backend,
+    terminated: [],
+    killed: [],
+    swept: [],
+    left: [],
+    cancelledJobs: [],
+  };
   // Recording the stop of a run that already ended would turn `finished` (or `failed`) into
   // `stopped`: its state is history, keep it. The signals and the sweep below still run (harmless
   // on a dead group; they catch tagged leftovers).
@@ -64,8 +76,15 @@ export async function stopRun(
   const now = listed.runs[0];
   if (now && now.detail === ABANDONED && record.attempts.length === 0) {
     // Nothing ever started there (no job.pid): the dir is only what an interrupted launch wrote.
-    const res = await transport.exec(['bash', '-c', '[ ! -e "$1/job.pid" ] && [ ! -e "$1/slurm-submitting" ] && rm -rf -- "$1"', 'awrl-clear', runDir]);
-    if (res.code === 0) return { ...report, alreadyEnded: { state: now.state, detail: now.detail }, removedAbandoned: true };
+    const res = await transport.exec([
+      'bash',
+      '-c',
+      '[ ! -e "$1/job.pid" ] && [ ! -e "$1/slurm-submitting" ] && rm -rf -- "$1"',
+      'awrl-clear',
+      runDir,
+    ]);
+    if (res.code === 0)
+      return { ...report, alreadyEnded: { state: now.state, detail: now.detail }, removedAbandoned: true };
   }
   if (now && isTerminal(now.state)) {
     report.alreadyEnded = { state: now.state, detail: now.detail };
@@ -82,7 +101,8 @@ export async function stopRun(
     if (ids.length > 0) {
       const res = await transport.exec(remoteScript(STOP_SLURM_SCRIPT, [setupInWorkdir(target), ...ids], 'awrl-stop'));
       // scancel of jobs that already ended is not an error worth failing the stop for.
-      for (const [k, f] of parseMarkedLines(res.stdout.toString())) if (k === 'scancel') report.cancelledJobs.push(f[0]);
+      for (const [k, f] of parseMarkedLines(res.stdout.toString()))
+        if (k === 'scancel') report.cancelledJobs.push(f[0]);
       if (res.code !== 0 && report.cancelledJobs.length === 0) {
         const why = res.stderr.toString().trim().split('\n').pop() ?? '';
         if (!/Invalid job id|already completed|Job\/step already completing/i.test(why)) {
@@ -94,7 +114,9 @@ export async function stopRun(
     report.after = await stateAfter(transport, target, runId, report.cancelledJobs.length > 0 ? grace * 1000 : 0);
     return report;
   }
-  const res = await transport.exec(remoteScript(STOP_DIRECT_SCRIPT, [runDir, runId, String(grace), opts.sweep === false ? '0' : '1'], 'awrl-stop'));
+  const res = await transport.exec(
+    remoteScript(STOP_DIRECT_SCRIPT, [runDir, runId, String(grace), opts.sweep === false ? '0' : '1'], 'awrl-stop'),
+  );
   for (const [k, f] of parseMarkedLines(res.stdout.toString())) {
     const pid = Number(f[0]);
     if (k === 'term') report.terminated.push(pid);
@@ -107,7 +129,12 @@ export async function stopRun(
 }
 
 /** The run's state after the stop, asked again until it is no longer active or `waitMs` passed. */
-async function stateAfter(transport: Transport, target: Target, runId: string, waitMs: number): Promise<DerivedState | undefined> {
+async function stateAfter(
+  transport: Transport,
+  target: Target,
+  runId: string,
+  waitMs: number,
+): Promise<DerivedState | undefined> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     let r;

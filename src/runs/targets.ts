@@ -117,7 +117,11 @@ export function loadTargets(text: string, fileName: string): Record<string, Targ
     const key = path.length > 0 ? path.join('.') : '(top level)';
     const missing = issue.code === 'invalid_type' && doc.getIn(path) === undefined;
     const message =
-      issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : missing ? 'missing (required)' : issue.message;
+      issue.code === 'unrecognized_keys'
+        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
+        : missing
+          ? 'missing (required)'
+          : issue.message;
     throw new TargetsFileError(`${fileName}:${line}: ${key}: ${message}`);
   }
   const out: Record<string, Target> = {};
@@ -202,7 +206,9 @@ export function resolveTarget(flags: TargetFlags, profiles: Record<string, Targe
       extraArgs: [...s.extraArgs, ...(flags.sbatchArgs ?? [])],
     },
     // Both add to what the config needs: the profile's names and the command line's.
-    ...(flags.forwardEnv || base.forwardEnv ? { forwardEnv: [...new Set([...(base.forwardEnv ?? []), ...(flags.forwardEnv ?? [])])] } : {}),
+    ...(flags.forwardEnv || base.forwardEnv
+      ? { forwardEnv: [...new Set([...(base.forwardEnv ?? []), ...(flags.forwardEnv ?? [])])] }
+      : {}),
     ...(flags.noForwardEnv ? { noForwardEnv: flags.noForwardEnv } : {}),
   };
 }

@@ -18,7 +18,12 @@ export interface WatchOptions {
   onError?(message: string): void;
 }
 
-export function watchRunState(transport: Transport, target: Target, runId: string, opts: WatchOptions): RunStateWatcher {
+export function watchRunState(
+  transport: Transport,
+  target: Target,
+  runId: string,
+  opts: WatchOptions,
+): RunStateWatcher {
   const interval = opts.intervalMs ?? 2000;
   let current: RunSummary | null = null;
   let stopped = false;

@@ -9,7 +9,12 @@ export type TrainArgs =
   | { ok: false; help: true; text: string; code: 0 }
   | { ok: false; help: false; text: string; code: 2 };
 
-const error = (msg: string): TrainArgs => ({ ok: false, help: false, text: `${USAGE}train.py: error: ${msg}\n`, code: 2 });
+const error = (msg: string): TrainArgs => ({
+  ok: false,
+  help: false,
+  text: `${USAGE}train.py: error: ${msg}\n`,
+  code: 2,
+});
 
 export function parseTrainArgs(argv: readonly string[]): TrainArgs {
   let config: string | undefined;
@@ -18,7 +23,12 @@ export function parseTrainArgs(argv: readonly string[]): TrainArgs {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '-h' || a === '--help') {
-      return { ok: false, help: true, code: 0, text: `${USAGE}\noptions:\n  -h, --help       show this help message and exit\n  --config CONFIG  path to the experiment config (YAML)\n` };
+      return {
+        ok: false,
+        help: true,
+        code: 0,
+        text: `${USAGE}\noptions:\n  -h, --help       show this help message and exit\n  --config CONFIG  path to the experiment config (YAML)\n`,
+      };
     }
     if (a === '--config') {
       const v = argv[i + 1];

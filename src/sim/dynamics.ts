@@ -82,7 +82,11 @@ export function stepDynamics(inp: StepInput): StepDynamics {
     ['recompute_logp', rng.uniform(6, 40)],
   ];
   if (plan.klCtl > 0) nominal.push(['ref_logp', rng.uniform(6, 30)]);
-  nominal.push(['compute_advantages', rng.uniform(10, 35)], ['ppo_update', rng.uniform(9, 40)], ['update_weights', rng.uniform(1, 20)]);
+  nominal.push(
+    ['compute_advantages', rng.uniform(10, 35)],
+    ['ppo_update', rng.uniform(9, 40)],
+    ['update_weights', rng.uniform(1, 20)],
+  );
   if (inp.saveStep) nominal.push(['save', rng.uniform(15, 25)]);
   const durations = nominal.map(([p, s]) => [p, s * ts] as [SimPhase, number]);
   const dur = (p: SimPhase): number => durations.find(([q]) => q === p)?.[1] ?? 0;
@@ -121,7 +125,12 @@ export function stepDynamics(inp: StepInput): StepDynamics {
     v[`${base}/max`] = max;
     v[`${base}/min`] = min;
   };
-  trio('ppo_actor/advantages', zero ? 0 : rng.normal(0, 0.03), zero ? 0 : rng.uniform(0.8, 1.2), zero ? 0 : -rng.uniform(0.2, 0.5));
+  trio(
+    'ppo_actor/advantages',
+    zero ? 0 : rng.normal(0, 0.03),
+    zero ? 0 : rng.uniform(0.8, 1.2),
+    zero ? 0 : -rng.uniform(0.2, 0.5),
+  );
   v['ppo_actor/behave_cap_ratio'] = rng.uniform(0, 1e-3);
   trio('ppo_actor/final_reward', reward, zero ? 0 : 1, 0);
   const kl = plan.klCtl > 0 ? -rng.uniform(1e-4, 1e-3) : 0;
@@ -182,7 +191,12 @@ export function stepDynamics(inp: StepInput): StepDynamics {
   v['rollout/easy/reward'] = byDiff(0.15);
   v['rollout/medium/reward'] = byDiff(0);
   v['rollout/hard/reward'] = byDiff(-0.15);
-  for (const [d, n] of [['easy', 7], ['medium', 11], ['hard', 16]] as const) v[`rollout/${d}/num_steps`] = rng.uniform(n - 1, n + 1);
+  for (const [d, n] of [
+    ['easy', 7],
+    ['medium', 11],
+    ['hard', 16],
+  ] as const)
+    v[`rollout/${d}/num_steps`] = rng.uniform(n - 1, n + 1);
   for (const d of ['easy', 'medium', 'hard']) v[`rollout/${d}/success_rate`] = v[`rollout/${d}/reward`];
   v['rollout/success_rate'] = reward;
   v['rollout/episode_timeouts'] = inp.episodeTimeouts;

@@ -30,7 +30,8 @@ export function readSimEnv(env: Record<string, string | undefined>): SimEnv {
     if (rawSpeed === 'instant' || rawSpeed === 'max') speed = 'instant';
     else {
       speed = Number(rawSpeed);
-      if (!(speed > 0) || !Number.isFinite(speed)) throw new SimEnvError(`AWRL_SIM_SPEED='${rawSpeed}' is not a positive number or 'instant'`);
+      if (!(speed > 0) || !Number.isFinite(speed))
+        throw new SimEnvError(`AWRL_SIM_SPEED='${rawSpeed}' is not a positive number or 'instant'`);
     }
   }
   let faults: Fault[];
@@ -44,7 +45,16 @@ export function readSimEnv(env: Record<string, string | undefined>): SimEnv {
   if (seed !== null && !Number.isInteger(seed)) throw new SimEnvError(`AWRL_SIM_SEED='${seedRaw}' is not an integer`);
   const dsRaw = env.AWRL_SIM_DATASET_SIZE?.trim();
   const datasetSize = dsRaw ? Number(dsRaw) : 2048;
-  if (!(Number.isInteger(datasetSize) && datasetSize > 0)) throw new SimEnvError(`AWRL_SIM_DATASET_SIZE='${dsRaw}' is not a positive integer`);
+  if (!(Number.isInteger(datasetSize) && datasetSize > 0))
+    throw new SimEnvError(`AWRL_SIM_DATASET_SIZE='${dsRaw}' is not a positive integer`);
   const warmStart = env.AWRL_SIM_WARM_START === '1';
-  return { speed, faults, seed, datasetSize, truthPath: env.AWRL_SIM_TRUTH || undefined, home: env.AWRL_SIM_HOME || undefined, warmStart };
+  return {
+    speed,
+    faults,
+    seed,
+    datasetSize,
+    truthPath: env.AWRL_SIM_TRUTH || undefined,
+    home: env.AWRL_SIM_HOME || undefined,
+    warmStart,
+  };
 }

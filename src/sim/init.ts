@@ -28,7 +28,16 @@ export interface InitResult {
 export const SIM_TRAIN_TASKS = 2048;
 export const SIM_VALID_TASKS = 256;
 
-const WEBSITES = ['amazon.com', 'github.com', 'wikipedia.org', 'booking.com', 'arxiv.org', 'imdb.com', 'espn.com', 'allrecipes.com'];
+const WEBSITES = [
+  'amazon.com',
+  'github.com',
+  'wikipedia.org',
+  'booking.com',
+  'arxiv.org',
+  'imdb.com',
+  'espn.com',
+  'allrecipes.com',
+];
 
 /**
  * Writes `count` WebGym-like tasks (one JSON object per line) to `file`. Tests use it to size an
@@ -38,7 +47,14 @@ export function writeWebgymTasks(file: string, count: number, split = 'train'): 
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const site = WEBSITES[i % WEBSITES.length];
-    lines.push(JSON.stringify({ task_id: `sim-${split}-${i}`, website: `https://www.${site}`, task: `Simulated task ${i} on ${site}`, difficulty: 1 + (i % 3) }));
+    lines.push(
+      JSON.stringify({
+        task_id: `sim-${split}-${i}`,
+        website: `https://www.${site}`,
+        task: `Simulated task ${i} on ${site}`,
+        difficulty: 1 + (i % 3),
+      }),
+    );
   }
   writeFileSync(file, lines.length ? `${lines.join('\n')}\n` : '');
 }
@@ -63,7 +79,7 @@ const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 export function trainPyText(nodePath: string, mainJs: string): string {
   return [
     '#!/usr/bin/env python3',
-    '# Stand-in for AsyncWebRL\'s webgym/train.py, written by `awrl-tui sim init`: runs the awrl-tui',
+    "# Stand-in for AsyncWebRL's webgym/train.py, written by `awrl-tui sim init`: runs the awrl-tui",
     '# trainer simulator with the same command line (python3 webgym/train.py --config FILE key=value ...).',
     'import os',
     'import sys',
@@ -112,7 +128,10 @@ export function simInit(dirArg: string, distDir: string, projectRoot: string, no
   chmodSync(trainPy, 0o755);
   const nvidiaSmi = join(dir, 'bin', 'nvidia-smi');
   const rayDir = join(dir, 'state', 'ray');
-  writeFileSync(nvidiaSmi, nvidiaSmiText(nodePath, join(distDir, 'sim', 'nvidia-smi-main.js'), join(dir, 'state', 'state.json'), rayDir));
+  writeFileSync(
+    nvidiaSmi,
+    nvidiaSmiText(nodePath, join(distDir, 'sim', 'nvidia-smi-main.js'), join(dir, 'state', 'state.json'), rayDir),
+  );
   chmodSync(nvidiaSmi, 0o755);
   const ray = join(dir, 'bin', 'ray');
   writeFileSync(ray, rayText(nodePath, join(distDir, 'sim', 'ray-main.js'), rayDir));
@@ -133,7 +152,8 @@ export function simInit(dirArg: string, distDir: string, projectRoot: string, no
     doc.setIn(['cluster', 'fileroot'], join(dir, 'areal-fileroot'));
     if (doc.hasIn(['stats_logger', 'wandb', 'mode'])) doc.setIn(['stats_logger', 'wandb', 'mode'], 'disabled');
     doc.setIn(['actor', 'path'], modelDir);
-    if (doc.hasIn(['test_rollout', 'base_model_checkpoint'])) doc.setIn(['test_rollout', 'base_model_checkpoint'], modelDir);
+    if (doc.hasIn(['test_rollout', 'base_model_checkpoint']))
+      doc.setIn(['test_rollout', 'base_model_checkpoint'], modelDir);
     doc.setIn(['train_dataset', 'path'], trainDataset);
     doc.setIn(['valid_dataset', 'path'], validDataset);
     makeDirs(join(dir, 'configs'));

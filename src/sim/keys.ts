@@ -129,7 +129,12 @@ const EXTRA_AFTER: Record<string, readonly string[]> = {
     'rollout/success_rate',
     'rollout/episode_timeouts',
   ],
-  'rollout/entropy_avg': ['rollout/n_tokens/avg', 'rollout/n_tokens/max', 'rollout/n_tokens/min', 'rollout/n_images/avg'],
+  'rollout/entropy_avg': [
+    'rollout/n_tokens/avg',
+    'rollout/n_tokens/max',
+    'rollout/n_tokens/min',
+    'rollout/n_images/avg',
+  ],
 };
 
 /** Only on steps that ran the evaluator (`timeperf/eval` > 0). */

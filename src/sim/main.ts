@@ -15,7 +15,12 @@ export interface MainIo {
   stderr: (s: string) => void;
 }
 
-export async function simMain(argv: string[], env: Record<string, string | undefined>, io: MainIo, speedOverride?: number | 'instant'): Promise<number> {
+export async function simMain(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: MainIo,
+  speedOverride?: number | 'instant',
+): Promise<number> {
   const args = parseTrainArgs(argv);
   if (!args.ok) {
     (args.help ? io.stdout : io.stderr)(args.text);

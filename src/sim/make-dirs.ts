@@ -7,7 +7,10 @@ import { dirname, resolve } from 'node:path';
 
 /** Why a directory could not be made, in one line (no stack: callers show `message` as is). */
 export class MakeDirError extends Error {
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`cannot create directory ${path}: ${reason}`);
     this.name = 'MakeDirError';
   }

@@ -6,7 +6,10 @@ import type { SimPlan } from './plan.js';
 export const f1 = (x: number): string => x.toFixed(1);
 export const f2 = (x: number): string => x.toFixed(2);
 
-export function memoryMessage(m: Pick<MemorySample, 'allocatedGB' | 'reservedGB' | 'usedGB' | 'totalGB'>, phase: string): string {
+export function memoryMessage(
+  m: Pick<MemorySample, 'allocatedGB' | 'reservedGB' | 'usedGB' | 'totalGB'>,
+  phase: string,
+): string {
   return (
     `Memory-Usage ${phase}: memory allocated (GB): ${f2(m.allocatedGB)}, memory reserved (GB): ${f2(m.reservedGB)}, ` +
     `device memory used/total (GB): ${f2(m.usedGB)}/${f2(m.totalGB)}`
@@ -47,7 +50,12 @@ export function ncclTraceback(rank: number): string {
     [
       ['/opt/webgym/areal/trainer/rl_trainer.py', 412, 'train', 'self._train_step(epoch, step, global_step)'],
       ['/opt/webgym/areal/trainer/rl_trainer.py', 318, '_train_step', 'self.actor.update_weights(weight_update_meta)'],
-      ['/opt/webgym/areal/engine/fsdp_engine.py', 655, 'update_weights', 'dist.broadcast(tensor, src=0, group=self.weight_update_group)'],
+      [
+        '/opt/webgym/areal/engine/fsdp_engine.py',
+        655,
+        'update_weights',
+        'dist.broadcast(tensor, src=0, group=self.weight_update_group)',
+      ],
     ],
     `RuntimeError: [Rank ${rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4412, OpType=BROADCAST, ` +
       `NumelIn=1, NumelOut=1, Timeout(ms)=7200000) ran for 7200731 milliseconds before timing out.`,
@@ -104,10 +112,14 @@ export function omniboxesAllocMessage(task: number, attempt: number, retries: nu
 export function uncaughtTraceback(tb: string): string {
   const [head, ...rest] = tb.split('\n');
   const outer = [
-    '  File "/opt/webgym/webgym/train.py", line 214, in <module>', '    main()',
-    '  File "/opt/webgym/webgym/train.py", line 201, in main', '    with trainer:',
-    '  File "/opt/webgym/areal/trainer/rl_trainer.py", line 1541, in __exit__', '    raise exc_value',
-    '  File "/opt/webgym/webgym/train.py", line 203, in main', '    trainer.train(workflow, eval_workflow=eval_workflow)',
+    '  File "/opt/webgym/webgym/train.py", line 214, in <module>',
+    '    main()',
+    '  File "/opt/webgym/webgym/train.py", line 201, in main',
+    '    with trainer:',
+    '  File "/opt/webgym/areal/trainer/rl_trainer.py", line 1541, in __exit__',
+    '    raise exc_value',
+    '  File "/opt/webgym/webgym/train.py", line 203, in main',
+    '    trainer.train(workflow, eval_workflow=eval_workflow)',
   ];
   return [head, ...outer, ...rest].join('\n') + '\n';
 }

@@ -33,14 +33,17 @@ const rayIndex = members.findIndex((n) => n.host === host && rayAlive(n, now) &&
 
 const firstActorNode = state ? Math.floor(state.rolloutGpus / per) : 0;
 const nodeEnv = process.env.AWRL_SIM_NODE;
-const node = nodeEnv !== undefined && /^\d+$/.test(nodeEnv) ? Number(nodeEnv) : rayIndex >= 0 ? rayIndex : firstActorNode;
+const node =
+  nodeEnv !== undefined && /^\d+$/.test(nodeEnv) ? Number(nodeEnv) : rayIndex >= 0 ? rayIndex : firstActorNode;
 const holderPid = rayIndex >= 0 ? members[rayIndex].pid : trainerHere && state ? state.pid : null;
 const holderOf: HolderOf = () => holderPid;
 
 let extras: ReturnType<typeof parseExtraHolders> = [];
 try {
   const dir = join(statePath ? dirname(statePath) : '.', 'gpu-holders');
-  extras = parseExtraHolders(readFileSync(join(dir, host.replace(/[^A-Za-z0-9_.-]/g, '_')), 'utf8')).filter((e) => pidAliveHere(e.pid));
+  extras = parseExtraHolders(readFileSync(join(dir, host.replace(/[^A-Za-z0-9_.-]/g, '_')), 'utf8')).filter((e) =>
+    pidAliveHere(e.pid),
+  );
 } catch {
   /* none registered */
 }

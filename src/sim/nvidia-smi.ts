@@ -47,7 +47,13 @@ const ACTOR_GIB: Record<StatePhase, number> = {
 export type HolderOf = (localIndex: number) => number | null;
 
 /** The GPUs of simulated node `node` (0-based) at `nowMs`, given the trainer's state (null = no run). */
-export function snapshot(state: SimState | null, node: number, nowMs: number, gpusPerNode = 8, holderOf?: HolderOf): GpuSnapshot[] {
+export function snapshot(
+  state: SimState | null,
+  node: number,
+  nowMs: number,
+  gpusPerNode = 8,
+  holderOf?: HolderOf,
+): GpuSnapshot[] {
   const per = state?.gpusPerNode ?? gpusPerNode;
   const live = state !== null && !['finished', 'crashed', 'stopped'].includes(state.phase);
   const rng = Rng.of(state?.seed ?? 0, node, Math.floor(nowMs / 1000));
@@ -70,7 +76,8 @@ export function snapshot(state: SimState | null, node: number, nowMs: number, gp
         used = Math.round(ACTOR_GIB[state.phase] * 1024 + rng.uniform(-300, 300));
         util = state.phase === 'ppo_update' || state.phase === 'recompute_logp' ? rng.int(85, 100) : rng.int(0, 8);
       }
-      if (used > 0) app = { pid: holder, name: isRollout ? 'sglang::scheduler' : 'ray::RayRPCServer', usedMiB: used - 9 };
+      if (used > 0)
+        app = { pid: holder, name: isRollout ? 'sglang::scheduler' : 'ray::RayRPCServer', usedMiB: used - 9 };
     }
     out.push({
       index: i,
@@ -99,8 +106,16 @@ export interface ExtraHolder {
 }
 
 export function parseExtraHolders(text: string): ExtraHolder[] {
-  return text.split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f.length >= 3 && f.slice(0, 3).every((x) => /^\d+$/.test(x)))
-    .map((f) => ({ gpu: Number(f[0]), pid: Number(f[1]), usedMiB: Number(f[2]), name: f.slice(3).join(' ') || 'python3' }));
+  return text
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f.length >= 3 && f.slice(0, 3).every((x) => /^\d+$/.test(x)))
+    .map((f) => ({
+      gpu: Number(f[0]),
+      pid: Number(f[1]),
+      usedMiB: Number(f[2]),
+      name: f.slice(3).join(' ') || 'python3',
+    }));
 }
 
 /** The GPUs with the extra holders put on them (each adds its memory; the last one is the app shown). */
@@ -178,17 +193,30 @@ export function answer(argv: readonly string[], gpus: readonly GpuSnapshot[], no
     const take = (flag: string): string | null =>
       a.startsWith(flag + '=') ? a.slice(flag.length + 1) : a === flag ? (argv[++i] ?? '') : null;
     const qg = take('--query-gpu');
-    if (qg !== null) { query = { kind: 'gpu', fields: qg.split(',').map((s) => s.trim()) }; continue; }
+    if (qg !== null) {
+      query = { kind: 'gpu', fields: qg.split(',').map((s) => s.trim()) };
+      continue;
+    }
     const qa = take('--query-compute-apps');
-    if (qa !== null) { query = { kind: 'apps', fields: qa.split(',').map((s) => s.trim()) }; continue; }
+    if (qa !== null) {
+      query = { kind: 'apps', fields: qa.split(',').map((s) => s.trim()) };
+      continue;
+    }
     const fm = take('--format');
-    if (fm !== null) { format = fm.split(',').map((s) => s.trim()); continue; }
+    if (fm !== null) {
+      format = fm.split(',').map((s) => s.trim());
+      continue;
+    }
     if (a === '-L' || a === '--list-gpus') {
       return { code: 0, stdout: gpus.map((g) => `GPU ${g.index}: ${g.name} (UUID: ${g.uuid})\n`).join('') };
     }
   }
   if (!query) {
-    return { code: 0, stdout: 'NVIDIA-SMI 580.95.05 (awrl-tui simulator): use --query-gpu=... or --query-compute-apps=... with --format=csv\n' };
+    return {
+      code: 0,
+      stdout:
+        'NVIDIA-SMI 580.95.05 (awrl-tui simulator): use --query-gpu=... or --query-compute-apps=... with --format=csv\n',
+    };
   }
   if (!format || !format.includes('csv')) return { code: 2, stdout: '"--format" must be specified when querying.\n\n' };
   const noheader = format.includes('noheader');
@@ -200,12 +228,17 @@ export function answer(argv: readonly string[], gpus: readonly GpuSnapshot[], no
   const lines: string[] = [];
   if (!noheader) lines.push(query.fields.map((f) => headerOf(table[f], nounits)).join(', '));
   if (query.kind === 'gpu') {
-    for (const g of gpus) lines.push(query.fields.map((f) => withUnit(GPU_FIELDS[f].value(g, nowMs), GPU_FIELDS[f].unit, nounits)).join(', '));
+    for (const g of gpus)
+      lines.push(
+        query.fields.map((f) => withUnit(GPU_FIELDS[f].value(g, nowMs), GPU_FIELDS[f].unit, nounits)).join(', '),
+      );
   } else {
     for (const g of gpus) {
       if (!g.app) continue;
       const r: AppRow = { g, app: g.app };
-      lines.push(query.fields.map((f) => withUnit(APP_FIELDS[f].value(r, nowMs), APP_FIELDS[f].unit, nounits)).join(', '));
+      lines.push(
+        query.fields.map((f) => withUnit(APP_FIELDS[f].value(r, nowMs), APP_FIELDS[f].unit, nounits)).join(', '),
+      );
     }
   }
   return { code: 0, stdout: lines.map((l) => l + '\n').join('') };

@@ -75,12 +75,12 @@ export class SimOutput {
   private workerText(role: string, text: string, ev: TrainerEvent | undefined): void {
     if (this.o.scheduler === 'ray') {
       this.o.writeStdout(prefixEveryLine(text, rayPrefix(this.o.rayPid ?? 48213, this.o.rayIp ?? '10.0.0.9')));
-      this.truth(ev ? { ...ev, source: 'ray' } as TrainerEvent : undefined, ['stdout']);
+      this.truth(ev ? ({ ...ev, source: 'ray' } as TrainerEvent) : undefined, ['stdout']);
       return;
     }
     if (!this.fileLogging) return;
     this.file('merged.log', prefixEveryLine(text, mergedPrefix(role)));
     this.file(`${role}.log`, text + '\n');
-    this.truth(ev ? { ...ev, source: role } as TrainerEvent : undefined, ['merged']);
+    this.truth(ev ? ({ ...ev, source: role } as TrainerEvent) : undefined, ['merged']);
   }
 }

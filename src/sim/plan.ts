@@ -77,7 +77,12 @@ export function allocationComponents(mode: string): AllocComponent[] {
   if (!r.ok) return [];
   return r.components.map((c) => {
     const isInfer = c.backend === 'sglang' || c.backend === 'vllm';
-    return { backend: c.backend ?? '', name: c.name ?? (isInfer ? 'rollout' : 'actor'), gpus: c.gpus, dp: c.dims.d ?? 1 };
+    return {
+      backend: c.backend ?? '',
+      name: c.name ?? (isInfer ? 'rollout' : 'actor'),
+      gpus: c.gpus,
+      dp: c.dims.d ?? 1,
+    };
   });
 }
 
@@ -95,7 +100,10 @@ export function planFromConfig(inp: PlanInput): SimPlan {
   const fileroot = str(r, 'cluster.fileroot', '/tmp/areal');
   const comps = allocationComponents(str(r, 'allocation_mode', 'sglang:d1+fsdp:d1'));
   const rollout = comps.find((c) => c.backend === 'sglang' || c.backend === 'vllm' || c.name === 'rollout') ?? {
-    backend: 'sglang', name: 'rollout', gpus: 1, dp: 1,
+    backend: 'sglang',
+    name: 'rollout',
+    gpus: 1,
+    dp: 1,
   };
   const actor = comps.find((c) => c !== rollout) ?? { backend: 'fsdp', name: 'actor', gpus: 1, dp: 1 };
   const trainBatchSize = Math.max(1, num(r, 'train_dataset.batch_size', 128));

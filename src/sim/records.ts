@@ -82,11 +82,19 @@ export const renderStdoutMain = (r: LogRecord): string => colourFor(r.logger, r.
 
 /** Every physical line prefixed: a worker's record in merged.log or forwarded by Ray. */
 export function prefixEveryLine(text: string, prefix: string): string {
-  return text.split('\n').map((l) => prefix + l).join('\n') + '\n';
+  return (
+    text
+      .split('\n')
+      .map((l) => prefix + l)
+      .join('\n') + '\n'
+  );
 }
 
 /** A Python traceback as `traceback.format_exc()` prints it (frames are (file, line, function)). */
-export function formatTraceback(frames: ReadonlyArray<readonly [string, number, string, string?]>, excLine: string): string {
+export function formatTraceback(
+  frames: ReadonlyArray<readonly [string, number, string, string?]>,
+  excLine: string,
+): string {
   const body = frames
     .map(([file, line, fn, code]) => `  File "${file}", line ${line}, in ${fn}` + (code ? `\n    ${code}` : ''))
     .join('\n');

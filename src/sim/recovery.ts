@@ -30,7 +30,12 @@ export function readStepInfo(plan: SimPlan): StepInfo | null {
 export function writeStepInfo(plan: SimPlan, info: StepInfo): void {
   makeDirs(recoverInfoDir(plan));
   // json.dump(asdict(step_info), f, indent=4): dataclass field order, 4-space indent, no final newline.
-  const ordered = { epoch: info.epoch, epoch_step: info.epoch_step, global_step: info.global_step, steps_per_epoch: info.steps_per_epoch };
+  const ordered = {
+    epoch: info.epoch,
+    epoch_step: info.epoch_step,
+    global_step: info.global_step,
+    steps_per_epoch: info.steps_per_epoch,
+  };
   writeFileSync(join(recoverInfoDir(plan), 'step_info.json'), JSON.stringify(ordered, null, 4));
 }
 
@@ -46,7 +51,11 @@ const memoPath = (plan: SimPlan): string => join(plan.ckptDir, '.awrl-sim.json')
 export function readMemo(plan: SimPlan): SimMemo {
   try {
     const j = JSON.parse(readFileSync(memoPath(plan), 'utf8')) as SimMemo;
-    return { attempts: j.attempts ?? 0, fired: j.fired ?? [], ...(typeof j.lastTimeMs === 'number' ? { lastTimeMs: j.lastTimeMs } : {}) };
+    return {
+      attempts: j.attempts ?? 0,
+      fired: j.fired ?? [],
+      ...(typeof j.lastTimeMs === 'number' ? { lastTimeMs: j.lastTimeMs } : {}),
+    };
   } catch {
     return { attempts: 0, fired: [] };
   }

@@ -14,8 +14,14 @@ import { eventTime, printedValue } from './pyfmt.js';
 import { workerMemoryEvent } from './truth.js';
 import { Rng } from './rng.js';
 import {
-  batchMessage, memoryMessage, stepDoneMessage, ncclTraceback, oomWorkerTraceback, oomControllerTraceback,
-  episodeTimeoutMessage, omniboxesAllocMessage,
+  batchMessage,
+  memoryMessage,
+  stepDoneMessage,
+  ncclTraceback,
+  oomWorkerTraceback,
+  oomControllerTraceback,
+  episodeTimeoutMessage,
+  omniboxesAllocMessage,
 } from './messages.js';
 
 export interface StepContext {
@@ -51,7 +57,8 @@ function recoverDue(ctx: StepContext, g: number): string | null {
     const epoch = Math.floor((g - 1) / plan.stepsPerEpoch) + 1;
     if (epoch % plan.recoverFreqEpochs === 0) return `end of epoch ${epoch}`;
   }
-  if (plan.recoverFreqSecs && ctx.nominalSinceSave >= plan.recoverFreqSecs) return `periodic (${plan.recoverFreqSecs}s)`;
+  if (plan.recoverFreqSecs && ctx.nominalSinceSave >= plan.recoverFreqSecs)
+    return `periodic (${plan.recoverFreqSecs}s)`;
   return null;
 }
 
@@ -68,20 +75,44 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
   const omnibox = has(faults, 'omniboxes') ? 3 : 0;
   // Whether this step saves depends on time spent, known only after the phases: decide on nominal time
   // including this step's phases, computed from a dry run of the same seeded dynamics.
-  const dryRun = stepDynamics({ plan, step: g, attempt: ctx.attempt, timeScale: 1, zeroReward: false, nanGrad: false,
-    omniboxFailures: omnibox, episodeTimeouts: timeouts, evalStep, saveStep: false });
+  const dryRun = stepDynamics({
+    plan,
+    step: g,
+    attempt: ctx.attempt,
+    timeScale: 1,
+    zeroReward: false,
+    nanGrad: false,
+    omniboxFailures: omnibox,
+    episodeTimeouts: timeouts,
+    evalStep,
+    saveStep: false,
+  });
   ctx.nominalSinceSave += dryRun.durations.reduce((a, [, s]) => a + s, 0);
   const saveReason = recoverDue(ctx, g);
   const d = stepDynamics({
-    plan, step: g, attempt: ctx.attempt, timeScale: ctx.ts, zeroReward: has(faults, 'zero-reward'),
-    nanGrad: has(faults, 'nan-grad'), omniboxFailures: omnibox, episodeTimeouts: timeouts, evalStep, saveStep: saveReason !== null,
+    plan,
+    step: g,
+    attempt: ctx.attempt,
+    timeScale: ctx.ts,
+    zeroReward: has(faults, 'zero-reward'),
+    nanGrad: has(faults, 'nan-grad'),
+    omniboxFailures: omnibox,
+    episodeTimeouts: timeouts,
+    evalStep,
+    saveStep: saveReason !== null,
   });
   const dur = (p: SimPhase): number => d.durations.find(([q]) => q === p)?.[1] ?? 0;
   const memory = (phase: string): void => {
     const m = d.memory.find((x) => x.phase === phase)!;
     out.controller(log('IOStruct', 'INFO', memoryMessage(m, phase)), {
-      type: 'memory', phase, allocatedGB: m.allocatedGB, reservedGB: m.reservedGB, usedGB: m.usedGB, totalGB: m.totalGB,
-      time: eventTime(clock.now()), source: 'main',
+      type: 'memory',
+      phase,
+      allocatedGB: m.allocatedGB,
+      reservedGB: m.reservedGB,
+      usedGB: m.usedGB,
+      totalGB: m.totalGB,
+      time: eventTime(clock.now()),
+      source: 'main',
     });
   };
   const enter = async (p: SimPhase): Promise<void> => {
@@ -92,20 +123,38 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
   await enter('rollout_wait');
   await clock.advance(d.batch.waitS / 2);
   const workerWarn = (message: string, kind: 'episode-timeout' | 'omniboxes-alloc'): void =>
-    out.worker(plan.rollout.name, log('WebGymWorkflow', 'WARNING', message), { type: 'warning', kind, message, time: eventTime(clock.now()) });
+    out.worker(plan.rollout.name, log('WebGymWorkflow', 'WARNING', message), {
+      type: 'warning',
+      kind,
+      message,
+      time: eventTime(clock.now()),
+    });
   for (let i = 0; i < omnibox; i++) workerWarn(omniboxesAllocMessage(noise.int(1, 9999), i + 1, 5), 'omniboxes-alloc');
   for (let i = 0; i < timeouts; i++) workerWarn(episodeTimeoutMessage(noise.int(1, 9999), 45), 'episode-timeout');
   await clock.advance(d.batch.totalS - d.batch.waitS / 2);
   out.controller(log('RolloutController', 'INFO', batchMessage(d.batch)), {
-    type: 'batch', waitS: d.batch.waitS, totalS: d.batch.totalS, episodes: d.batch.nEpisodes, time: eventTime(clock.now()), role: 'rollout',
+    type: 'batch',
+    waitS: d.batch.waitS,
+    totalS: d.batch.totalS,
+    episodes: d.batch.nEpisodes,
+    time: eventTime(clock.now()),
+    role: 'rollout',
   });
 
   if (plan.offload) {
     // The actor worker's own record (a fact of its GPU, not the controller's): its model is back on the GPU.
     const m = { ...d.memory[0], allocatedGB: 16.42, reservedGB: 16.9, usedGB: 20.7 };
-    out.worker(plan.actor.name, log('IOStruct', 'INFO', memoryMessage(m, 'after onload model')), workerMemoryEvent(m, 'after onload model', clock.now()));
+    out.worker(
+      plan.actor.name,
+      log('IOStruct', 'INFO', memoryMessage(m, 'after onload model')),
+      workerMemoryEvent(m, 'after onload model', clock.now()),
+    );
   }
-  for (const [p, label] of [['recompute_logp', 'recompute logp'], ['ref_logp', 'ref logp'], ['compute_advantages', 'compute advantages']] as const) {
+  for (const [p, label] of [
+    ['recompute_logp', 'recompute logp'],
+    ['ref_logp', 'ref logp'],
+    ['compute_advantages', 'compute advantages'],
+  ] as const) {
     if (p === 'ref_logp' && plan.klCtl <= 0) continue;
     await enter(p);
     await clock.advance(dur(p));
@@ -120,12 +169,21 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     const free = 1.27;
     const wt = oomWorkerTraceback(rank, tried, free);
     out.worker(plan.actor.name, log(`[FSDPEngine Rank ${rank}]`, 'ERROR', 'Exception in train_batch', wt), {
-      type: 'error', message: 'Exception in train_batch', detail: wt, kind: 'oom', time: eventTime(clock.now()),
+      type: 'error',
+      message: 'Exception in train_batch',
+      detail: wt,
+      kind: 'oom',
+      time: eventTime(clock.now()),
     });
     await clock.advance(0.5);
     const ct = oomControllerTraceback(rank, tried, free, plan.scheduler === 'ray');
     out.controller(log('RLTrainer', 'ERROR', 'Training step failed', ct), {
-      type: 'error', message: 'Training step failed', detail: ct, kind: 'oom', source: 'main', time: eventTime(clock.now()),
+      type: 'error',
+      message: 'Training step failed',
+      detail: ct,
+      kind: 'oom',
+      source: 'main',
+      time: eventTime(clock.now()),
     });
     return { crashed: true, traceback: ct };
   }
@@ -139,7 +197,12 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     await clock.advance(7200 * ctx.ts);
     const tb = ncclTraceback(3);
     out.controller(log('RLTrainer', 'ERROR', 'Training step failed', tb), {
-      type: 'error', message: 'Training step failed', detail: tb, kind: 'nccl-timeout', source: 'main', time: eventTime(clock.now()),
+      type: 'error',
+      message: 'Training step failed',
+      detail: tb,
+      kind: 'nccl-timeout',
+      source: 'main',
+      time: eventTime(clock.now()),
     });
     return { crashed: true, traceback: tb };
   }
@@ -161,8 +224,15 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
   for (const [k, v] of d.stats) stats[k] = printedValue(v);
   const time = eventTime(clock.now());
   out.controller(log('StatsLogger', 'INFO', stepDoneMessage(plan, epoch, epochStep, g - 1)), {
-    type: 'step', epoch: epoch + 1, epochs: plan.epochs, step: epochStep + 1, stepsPerEpoch: plan.stepsPerEpoch,
-    globalStep: g, totalSteps: plan.totalSteps, time, stats,
+    type: 'step',
+    epoch: epoch + 1,
+    epochs: plan.epochs,
+    step: epochStep + 1,
+    stepsPerEpoch: plan.stepsPerEpoch,
+    globalStep: g,
+    totalSteps: plan.totalSteps,
+    time,
+    stats,
   });
   out.controller(log('StatsLogger', 'INFO', 'Stats (1/1):'));
   out.controller(log('StatsLogger', 'INFO', '\n' + tabulateStats(d.stats)));

@@ -47,7 +47,12 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
   const ts = 1 / (o.speed === 'instant' ? DEFAULT_SPEED : o.speed);
   // Logged durations are scaled like the waits, so a warm start stays self-consistent in the logs.
   const startTs = o.warmStart ? ts / WARM_FACTOR : ts;
-  const out = new SimOutput({ logDir: plan.logDir, scheduler: plan.scheduler, writeStdout: o.stdout, truthPath: o.truthPath });
+  const out = new SimOutput({
+    logDir: plan.logDir,
+    scheduler: plan.scheduler,
+    writeStdout: o.stdout,
+    truthPath: o.truthPath,
+  });
   // This process's memo, always written whole (the fired faults and the clock share one file).
   const memoNow = { ...memo, attempts: attempt + 1, lastTimeMs: clock.now() };
   writeMemo(plan, memoNow);
@@ -61,18 +66,36 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
     memoNow.lastTimeMs = clock.now();
     writeMemo(plan, memoNow);
     writeState(o.statePaths, {
-      pid: process.pid, phase, step, updatedMs: clock.now(), nNodes: plan.nNodes, gpusPerNode: plan.gpusPerNode,
-      rolloutGpus: plan.rollout.gpus, actorGpus: plan.actor.gpus, seed: plan.seed, host: hostname(),
+      pid: process.pid,
+      phase,
+      step,
+      updatedMs: clock.now(),
+      nNodes: plan.nNodes,
+      gpusPerNode: plan.gpusPerNode,
+      rolloutGpus: plan.rollout.gpus,
+      actorGpus: plan.actor.gpus,
+      seed: plan.seed,
+      host: hostname(),
     });
   };
   const log = (logger: string, level: Level, message: string, traceback?: string) => ({
-    timeMs: clock.now(), logger, level, message, traceback,
+    timeMs: clock.now(),
+    logger,
+    level,
+    message,
+    traceback,
   });
 
   // SIGTERM as the trainer handles it: stop where it is, leave the logs whole, exit non-zero.
   const onSignal = (sig: NodeJS.Signals, code: number) => (): void => {
     const message = `Received ${sig}, stopping training at step ${step}.`;
-    out.controller(log('RLTrainer', 'WARNING', message), { type: 'warning', kind: 'other', message, time: eventTime(clock.now()), source: 'main' });
+    out.controller(log('RLTrainer', 'WARNING', message), {
+      type: 'warning',
+      kind: 'other',
+      message,
+      time: eventTime(clock.now()),
+      source: 'main',
+    });
     setPhase('stopped');
     process.exit(code);
   };
@@ -92,23 +115,49 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
 
     const tasksPerWorker = Math.floor(plan.maxConcurrentPerWorker / plan.nSamples);
     const tasksTotal = Math.floor(plan.maxConcurrentRollouts / plan.nSamples);
-    out.controller(log('WebGymTrain', 'INFO', `GRPO: max_concurrent_per_worker ${plan.maxConcurrentPerWorker} episodes → ${tasksPerWorker} tasks (n_samples=${plan.nSamples})`));
-    out.controller(log('WebGymTrain', 'INFO', `GRPO: max_concurrent_rollouts ${plan.maxConcurrentRollouts} episodes → ${tasksTotal} tasks (n_samples=${plan.nSamples})`));
+    out.controller(
+      log(
+        'WebGymTrain',
+        'INFO',
+        `GRPO: max_concurrent_per_worker ${plan.maxConcurrentPerWorker} episodes → ${tasksPerWorker} tasks (n_samples=${plan.nSamples})`,
+      ),
+    );
+    out.controller(
+      log(
+        'WebGymTrain',
+        'INFO',
+        `GRPO: max_concurrent_rollouts ${plan.maxConcurrentRollouts} episodes → ${tasksTotal} tasks (n_samples=${plan.nSamples})`,
+      ),
+    );
     out.startFileLogging();
     // `experiment_name: auto` is replaced before the config is saved: the file names the real experiment.
-    const yamlText = (o.resolvedYaml ?? stringify(o.resolvedConfig)).replace(/^(\s*experiment_name: )auto$/gm, `$1${plan.experimentName}`);
+    const yamlText = (o.resolvedYaml ?? stringify(o.resolvedConfig)).replace(
+      /^(\s*experiment_name: )auto$/gm,
+      `$1${plan.experimentName}`,
+    );
     writeFileSync(join(plan.logDir, 'config.yaml'), yamlText);
     ensureWandbId(plan, clock.now());
     await clock.advance(2.8 * startTs);
 
-    const sched = plan.scheduler === 'ray' ? 'RayScheduler' : plan.scheduler === 'slurm' ? 'SlurmScheduler' : 'LocalScheduler';
+    const sched =
+      plan.scheduler === 'ray' ? 'RayScheduler' : plan.scheduler === 'slurm' ? 'SlurmScheduler' : 'LocalScheduler';
     if (plan.scheduler === 'ray') out.controller(log(sched, 'INFO', cleanSplitMessage(plan)));
     await clock.advance(0.1 * startTs);
-    out.controller(log(sched, 'INFO', `Creating ${plan.actor.gpus} workers for role '${plan.actor.name}' (strategy: SchedulingStrategyType.separation, colocate_with: None)`));
+    out.controller(
+      log(
+        sched,
+        'INFO',
+        `Creating ${plan.actor.gpus} workers for role '${plan.actor.name}' (strategy: SchedulingStrategyType.separation, colocate_with: None)`,
+      ),
+    );
     await clock.advance(60 * startTs);
     // A worker's own Memory-Usage record: a memory event of that worker (its source), not the controller's.
     const loaded = { allocatedGB: 16.42, reservedGB: 16.9, usedGB: 20.7, totalGB: 79.11 };
-    out.worker(plan.actor.name, log('IOStruct', 'INFO', memoryMessage(loaded, 'after model creation/loading')), workerMemoryEvent(loaded, 'after model creation/loading', clock.now()));
+    out.worker(
+      plan.actor.name,
+      log('IOStruct', 'INFO', memoryMessage(loaded, 'after model creation/loading')),
+      workerMemoryEvent(loaded, 'after model creation/loading', clock.now()),
+    );
     await clock.advance(34 * startTs);
     out.controller(log('RolloutController', 'INFO', 'Creating workers via scheduler...'));
     await clock.advance(30 * startTs);
@@ -127,19 +176,34 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
       // The step that runs next, 0-based, as the trainer prints it.
       const next = info.global_step + 1;
       const c = stepCoords(plan, next + 1);
-      out.controller(log('Recover', 'INFO', `Recovering from ${stepInfoRepr(c.epoch, c.epochStep, next, plan.stepsPerEpoch)}.`), {
-        type: 'resume', resumeStep: next + 1, time: eventTime(clock.now()),
-      });
+      out.controller(
+        log('Recover', 'INFO', `Recovering from ${stepInfoRepr(c.epoch, c.epochStep, next, plan.stepsPerEpoch)}.`),
+        {
+          type: 'resume',
+          resumeStep: next + 1,
+          time: eventTime(clock.now()),
+        },
+      );
       first = next + 1;
     } else {
-      out.controller(log('Recover', 'WARNING', `Resume info not found at ${recoverInfoDir(plan)}. This should not be a resumed experiment!`), {
-        type: 'start', time: eventTime(clock.now()),
-      });
+      out.controller(
+        log(
+          'Recover',
+          'WARNING',
+          `Resume info not found at ${recoverInfoDir(plan)}. This should not be a resumed experiment!`,
+        ),
+        {
+          type: 'start',
+          time: eventTime(clock.now()),
+        },
+      );
     }
 
     const ctx: StepContext = { plan, out, clock, ts, attempt, log, setPhase, nominalSinceSave: 0 };
     for (let g = first; g <= plan.totalSteps; g++) {
-      const active = faultsAt(o.faults, g).filter((f) => !(('step' in f) && f.kind !== 'stall' && memo.fired.includes(faultId(f))));
+      const active = faultsAt(o.faults, g).filter(
+        (f) => !('step' in f && f.kind !== 'stall' && memo.fired.includes(faultId(f))),
+      );
       const crash = active.find((f) => f.kind === 'nccl-timeout' || f.kind === 'oom');
       if (crash) {
         memoNow.fired = [...memo.fired, faultId(crash)];

@@ -19,5 +19,13 @@ export function workerMemoryEvent(
   phase: string,
   timeMs: number,
 ): MemoryEvent {
-  return { type: 'memory', phase, allocatedGB: m.allocatedGB, reservedGB: m.reservedGB, usedGB: m.usedGB, totalGB: m.totalGB, time: eventTime(timeMs) };
+  return {
+    type: 'memory',
+    phase,
+    allocatedGB: m.allocatedGB,
+    reservedGB: m.reservedGB,
+    usedGB: m.usedGB,
+    totalGB: m.totalGB,
+    time: eventTime(timeMs),
+  };
 }

@@ -29,7 +29,9 @@ const BATCH_EPISODES = /[ ,]n_episodes=(\d+|N\/A)/;
 /** `prepare_batch/<role>:`: the rollout role (an eval or test role too). */
 const BATCH_ROLE = /^prepare_batch\/([^\s:]+):/;
 
-export function parseBatch(message: string): { role: string; waitS: number; totalS: number; episodes: number | null } | null {
+export function parseBatch(
+  message: string,
+): { role: string; waitS: number; totalS: number; episodes: number | null } | null {
   const r = BATCH_ROLE.exec(message);
   const w = BATCH_WAIT.exec(message);
   const t = BATCH_TOTAL.exec(message);
@@ -51,7 +53,16 @@ export function memoryEvent(h: RecordHeader, source: string, untagged: boolean):
   if (!m) return null;
   const phase = m[1];
   const src = source === 'main' && untagged && WORKER_PHASE.test(phase) ? 'worker' : source;
-  return { type: 'memory', phase, allocatedGB: Number(m[2]), reservedGB: Number(m[3]), usedGB: Number(m[4]), totalGB: Number(m[5]), time: h.time, source: src };
+  return {
+    type: 'memory',
+    phase,
+    allocatedGB: Number(m[2]),
+    reservedGB: Number(m[3]),
+    usedGB: Number(m[4]),
+    totalGB: Number(m[5]),
+    time: h.time,
+    source: src,
+  };
 }
 
 /** The event of a controller record (memory, batch timing, start, resume, finish), or null.

@@ -108,11 +108,4 @@ export interface FinishedEvent {
 }
 
 export type TrainerEvent =
-  | StepEvent
-  | MemoryEvent
-  | BatchEvent
-  | ResumeEvent
-  | StartEvent
-  | ErrorEvent
-  | WarningEvent
-  | FinishedEvent;
+  StepEvent | MemoryEvent | BatchEvent | ResumeEvent | StartEvent | ErrorEvent | WarningEvent | FinishedEvent;

@@ -75,7 +75,11 @@ export function rankPrefixLength(body: string): number {
  *  writer the person has to look at, as the events of that line do. Cold path: cut lines only. */
 export function cutLineOrigin(b: Uint8Array, start: number, end: number): { source: string; time: string | null } {
   const line = stripAnsi(latin1Slice(b, start, Math.min(end, start + 1024)));
-  const p = line.startsWith('[') ? matchRolePrefix(line) : line.startsWith('(') && !line.startsWith('(AReaL)') ? matchRayPrefix(line) : null;
+  const p = line.startsWith('[')
+    ? matchRolePrefix(line)
+    : line.startsWith('(') && !line.startsWith('(AReaL)')
+      ? matchRayPrefix(line)
+      : null;
   const body = p ? line.slice(p.length) : line;
-  return { source: p?.source ?? 'main', time: body.startsWith('(AReaL) ') ? parseHeader(body)?.time ?? null : null };
+  return { source: p?.source ?? 'main', time: body.startsWith('(AReaL) ') ? (parseHeader(body)?.time ?? null) : null };
 }

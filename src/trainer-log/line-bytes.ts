@@ -116,7 +116,7 @@ export class HeaderForms {
     const chars = LEARN_CHARS;
     const at = LEARN_AT;
     let n = 0;
-    for (let i = q; i < end && n < HEAD; ) {
+    for (let i = q; i < end && n < HEAD;) {
       if (b[i] === 0x1b) {
         i = escapeEnd(b, i, end);
         continue;
@@ -174,7 +174,13 @@ export function lastStripStop(): number {
  *  removes from the same text); returns the length, or -1 when there was no ESC (nothing copied).
  *  `stopAtColonSpace`: stop after the first `: ` copied (see stripStop). Two loops, one per mode:
  *  the whole-line one is the parser's hottest copy and runs without the per-byte `: ` test. */
-export function stripAnsiBytes(b: Uint8Array, start: number, end: number, out: Buffer, stopAtColonSpace = false): number {
+export function stripAnsiBytes(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  out: Buffer,
+  stopAtColonSpace = false,
+): number {
   let i = start;
   while (i < end && b[i] !== 0x1b) i++;
   stripStop = end;
@@ -230,8 +236,14 @@ function escapeEnd(b: Uint8Array, i: number, end: number): number {
     j++;
     while (j < end) {
       const e = b[j];
-      if (e === 0x07) { j++; break; }
-      if (e === 0x1b && j + 1 < end && b[j + 1] === 0x5c) { j += 2; break; }
+      if (e === 0x07) {
+        j++;
+        break;
+      }
+      if (e === 0x1b && j + 1 < end && b[j + 1] === 0x5c) {
+        j += 2;
+        break;
+      }
       j++;
     }
   } else {

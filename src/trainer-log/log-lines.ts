@@ -1,4 +1,4 @@
-// The trainer's own lines as a log pane shows them, like `tail -f` (src/ui/session/trainer-lines.ts
+// The trainer's own lines as a log pane shows them, like `tail -f` (src/session/trainer-lines.ts
 // keeps the last N): bytes in, cut anywhere (inside a UTF-8 character, inside
 // an ANSI code), complete lines out, each decoded and cleaned once: ANSI codes stripped, invalid
 // UTF-8 as U+FFFD, carriage returns applied as a terminal would, a level per line (a traceback's
@@ -53,7 +53,8 @@ const PREFIX =
 // Python's basicConfig (`ERROR:root:`), glog/c10d (`[E ProcessGroupNCCL.cpp:…]`, `[rank3]:[W1120 …]`),
 // Python warnings (`file.py:12: UserWarning:`).
 const DATED = /^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d/;
-const DATED_LEVEL = /^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+\]?(?:\s+\S*[^\s.,;:!?]){0,3}?\s+\[?(ERROR|CRITICAL|FATAL|WARNING|WARN|INFO|DEBUG)\b/;
+const DATED_LEVEL =
+  /^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+\]?(?:\s+\S*[^\s.,;:!?]){0,3}?\s+\[?(ERROR|CRITICAL|FATAL|WARNING|WARN|INFO|DEBUG)\b/;
 const BASIC = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL):/;
 const GLOG = /^(?:\[rank\d+\]:)?\[([EWIF])[\d ]/;
 const PY_WARNING = /^\S+\.py:\d+: \w*Warning: /;
@@ -68,7 +69,11 @@ export function headerLevel(body: string): LogLineLevel | null {
     // The level is a word right after the date, at most a few tokens in (Ray:
     // `2026-05-25 12:00:00,000\tERROR worker.py:…`, Python: `… - root - WARNING - …`); not the message.
     const lv = DATED_LEVEL.exec(body)?.[1];
-    return lv === 'ERROR' || lv === 'CRITICAL' || lv === 'FATAL' ? 'error' : lv === 'WARNING' || lv === 'WARN' ? 'warning' : 'info';
+    return lv === 'ERROR' || lv === 'CRITICAL' || lv === 'FATAL'
+      ? 'error'
+      : lv === 'WARNING' || lv === 'WARN'
+        ? 'warning'
+        : 'info';
   }
   const b = BASIC.exec(body);
   if (b) return b[1] === 'ERROR' || b[1] === 'CRITICAL' ? 'error' : b[1] === 'WARNING' ? 'warning' : 'info';

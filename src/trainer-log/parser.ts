@@ -9,13 +9,29 @@
 // is one class (or plain functions) used from one place, so the hot calls stay monomorphic.
 // The parts are few on purpose: every ES module adds a millisecond or two to each command's start.
 import type { TrainerEvent } from './events.js';
-import { cutLineOrigin, parseHeader, matchRayPrefix, matchRolePrefix, rankPrefixLength, type Level, type RecordHeader } from './header.js';
+import {
+  cutLineOrigin,
+  parseHeader,
+  matchRayPrefix,
+  matchRolePrefix,
+  rankPrefixLength,
+  type Level,
+  type RecordHeader,
+} from './header.js';
 import { controllerEvent, memoryEvent } from './classify.js';
 import { EndRecord } from './end-record.js';
 import { saveEvent } from './saves.js';
 import type { JsonSink } from './json.js';
 import {
-  HEAD, endsWithReset, isOldHeaderStart, isPlainRoutineMessage, lastStripStop, lineEnds, routineMessageAt, strippedMessageAt, stripAnsiBytes,
+  HEAD,
+  endsWithReset,
+  isOldHeaderStart,
+  isPlainRoutineMessage,
+  lastStripStop,
+  lineEnds,
+  routineMessageAt,
+  strippedMessageAt,
+  stripAnsiBytes,
 } from './line-bytes.js';
 import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
 import { EventOut } from './event-out.js';
@@ -134,7 +150,13 @@ export class TrainerLogParser {
    *  the rest of the input, as long as neither has to forget a writer (MAX_WRITERS): the writers it
    *  knows only speed their lines up. `awrl-tui parse` cuts a big file at such points. */
   atRest(): boolean {
-    return this.carry.len === 0 && !this.carry.cut && this.steps.step === null && this.writers.atRest() && this.endRecord.atRest;
+    return (
+      this.carry.len === 0 &&
+      !this.carry.cut &&
+      this.steps.step === null &&
+      this.writers.atRest() &&
+      this.endRecord.atRest
+    );
   }
 
   /** Record headers (`(AReaL) <time> <logger> <LEVEL>:`, any writer's) read since the parser was
@@ -220,7 +242,8 @@ export class TrainerLogParser {
           return;
         }
         // The controller's next header of this form is read on its bytes (knownControllerHeader).
-        if (fast && areal && writer.main && body === line && b[start] === 0x1b) writer.heads!.learn(b, start, end, line.length - h.message.length, h.logger, h.level);
+        if (fast && areal && writer.main && body === line && b[start] === 0x1b)
+          writer.heads!.learn(b, start, end, line.length - h.message.length, h.logger, h.level);
         h.message = bytesToUtf8(h.message);
         this.untagged = untagged;
         this.header(writer, h, n >= 0 && !endsWithReset(b, start, end));
@@ -257,14 +280,16 @@ export class TrainerLogParser {
     let h = prefixHash(0, 0x28);
     let c = 0;
     while (close < headEnd && (c = b[close]) !== 0x29 /* ) */) {
-      if (c === 0x1b || (c === 0x20 && b[close - 1] === 0x3a)) return this.routineWorkerLineStripped(b, lineStart, lineEnd);
+      if (c === 0x1b || (c === 0x20 && b[close - 1] === 0x3a))
+        return this.routineWorkerLineStripped(b, lineStart, lineEnd);
       h = prefixHash(h, c);
       close++;
     }
     // A prefix without the space after `)` could be longer in the general path's eyes.
     if (close + 1 >= headEnd || b[close + 1] !== 0x20) return false;
     h = prefixHash(h, 0x29);
-    const w = this.writers.knownBytes(b, lineStart, close + 1, h) ?? this.writers.known(latin1Slice(b, lineStart, close + 1));
+    const w =
+      this.writers.knownBytes(b, lineStart, close + 1, h) ?? this.writers.known(latin1Slice(b, lineStart, close + 1));
     if (w === undefined) return false;
     // A header of a form seen before is recognised on its bytes; another one is stripped first.
     const heads = w.heads!;
@@ -274,7 +299,10 @@ export class TrainerLogParser {
       const n = stripAnsiBytes(b, close + 2, headEnd, this.head, true);
       const stop = lastStripStop();
       const whole = stop === lineEnd;
-      msg = n < 0 ? routineMessageAt(b, close + 2, headEnd, whole) : strippedMessageAt(routineMessageAt(this.head, 0, n, whole), n, stop);
+      msg =
+        n < 0
+          ? routineMessageAt(b, close + 2, headEnd, whole)
+          : strippedMessageAt(routineMessageAt(this.head, 0, n, whole), n, stop);
       if (msg < 0) return false;
       heads.learn(b, close + 2, headEnd);
     }
@@ -296,7 +324,11 @@ export class TrainerLogParser {
     const message = n < 0 ? latin1Slice(b, at, end) : latin1Slice(this.scratch, 0, n);
     const time = toIsoTime(latin1Slice(b, forms.tsStart, forms.tsEnd));
     this.untagged = true;
-    this.header(this.writers.main, { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) }, !endsWithReset(b, start, end));
+    this.header(
+      this.writers.main,
+      { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) },
+      !endsWithReset(b, start, end),
+    );
     return true;
   }
 

@@ -71,7 +71,14 @@ export class StepAssembler {
     this.cells.n = 0;
     this.step = {
       head: {
-        type: 'step', epoch: +m[1], epochs: +m[2], step: +m[3], stepsPerEpoch: +m[4], globalStep: +m[5], totalSteps: +m[6], time: h.time,
+        type: 'step',
+        epoch: +m[1],
+        epochs: +m[2],
+        step: +m[3],
+        stepsPerEpoch: +m[4],
+        globalStep: +m[5],
+        totalSteps: +m[6],
+        time: h.time,
       },
       cells: this.cells,
       expected: 1,
@@ -125,10 +132,21 @@ export class StepAssembler {
         const { values, raws } = cellValues(cells, this.arena);
         out.emit({ ...head, stats: this.shapes.make(shape, cells.keys, values, raws) });
       }
-      if (step.truncated) out.warn('record-truncated', `the stats table of train step ${head.globalStep} exceeded ${this.maxRecord} bytes and was cut`, head.time, 'main');
+      if (step.truncated)
+        out.warn(
+          'record-truncated',
+          `the stats table of train step ${head.globalStep} exceeded ${this.maxRecord} bytes and was cut`,
+          head.time,
+          'main',
+        );
       return;
     }
     const where = atEnd ? 'the input ended' : 'another record began';
-    out.warn('incomplete-record', `the stats of train step ${head.globalStep} are incomplete: ${where} before the table was complete`, head.time, 'main');
+    out.warn(
+      'incomplete-record',
+      `the stats of train step ${head.globalStep} are incomplete: ${where} before the table was complete`,
+      head.time,
+      'main',
+    );
   }
 }

@@ -61,7 +61,12 @@ export class StatsShapes {
     return null;
   }
 
-  make(shape: Shape | null, keys: string[], values: (number | null)[], raws?: (string | undefined)[]): Record<string, number | null> {
+  make(
+    shape: Shape | null,
+    keys: string[],
+    values: (number | null)[],
+    raws?: (string | undefined)[],
+  ): Record<string, number | null> {
     let stats: Record<string, number | null>;
     if (shape?.prefixes) {
       shape.make ??= compile(shape.keys);
@@ -71,7 +76,9 @@ export class StatsShapes {
     }
     // Every step's JSON writes the printed texts, the first steps of a key set too: the same log
     // gives the same bytes whatever a parser saw before (a follower reset after a rotation).
-    const prefixes = raws ? (shape?.prefixes ?? (isPlainKeySet(keys) ? keys.map((k) => JSON.stringify(k) + ':') : null)) : null;
+    const prefixes = raws
+      ? (shape?.prefixes ?? (isPlainKeySet(keys) ? keys.map((k) => JSON.stringify(k) + ':') : null))
+      : null;
     if (prefixes !== null && raws) {
       // Frozen, so the printed texts can never disagree with the values.
       Object.defineProperty(stats, RAW_STATS, { value: { prefixes, raws, values } });

@@ -7,7 +7,13 @@ import { JsonSink, jsonStat, stepHeadJson } from './json.js';
 import type { StepCells, ValueArena } from './table-cells.js';
 import { latin1Slice, parseNumber } from './text.js';
 
-export function writeStepJson(sink: JsonSink, head: Omit<StepEvent, 'stats'>, prefixes: Uint8Array[], cells: StepCells, arena: ValueArena): void {
+export function writeStepJson(
+  sink: JsonSink,
+  head: Omit<StepEvent, 'stats'>,
+  prefixes: Uint8Array[],
+  cells: StepCells,
+  arena: ValueArena,
+): void {
   sink.text(stepHeadJson(head));
   const { starts, ends, json } = cells;
   const src = arena.buf;

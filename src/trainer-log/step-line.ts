@@ -20,6 +20,13 @@ export function stepDoneLine(line: string): Omit<StepEvent, 'stats'> | null {
   const m = h ? STEP_DONE.exec(h.message) : null;
   if (!h || !m) return null;
   return {
-    type: 'step', epoch: +m[1], epochs: +m[2], step: +m[3], stepsPerEpoch: +m[4], globalStep: +m[5], totalSteps: +m[6], time: h.time,
+    type: 'step',
+    epoch: +m[1],
+    epochs: +m[2],
+    step: +m[3],
+    stepsPerEpoch: +m[4],
+    globalStep: +m[5],
+    totalSteps: +m[6],
+    time: h.time,
   };
 }

@@ -107,7 +107,10 @@ export interface StepCells {
 }
 
 /** Values and printed texts of a step's cells (for the stats object and its hidden RAW_STATS). */
-export function cellValues(cells: StepCells, arena: ValueArena): { values: (number | null)[]; raws: (string | undefined)[] } {
+export function cellValues(
+  cells: StepCells,
+  arena: ValueArena,
+): { values: (number | null)[]; raws: (string | undefined)[] } {
   const n = cells.n;
   const values: (number | null)[] = new Array(n);
   const raws: (string | undefined)[] = new Array(n);

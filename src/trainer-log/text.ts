@@ -64,8 +64,14 @@ export function stripAnsi(s: string): string {
       j++;
       while (j < s.length) {
         const d = s.charCodeAt(j);
-        if (d === 0x07) { j++; break; }
-        if (d === 0x1b && s.charCodeAt(j + 1) === 0x5c) { j += 2; break; }
+        if (d === 0x07) {
+          j++;
+          break;
+        }
+        if (d === 0x1b && s.charCodeAt(j + 1) === 0x5c) {
+          j += 2;
+          break;
+        }
         j++;
       }
     } else {
@@ -82,7 +88,10 @@ export function stripAnsi(s: string): string {
  *  NaN for nan, ±Infinity for inf and -inf, null for text that is no number at all.
  *  Fast path: up to 15 significant digits and |exponent| <= 22, where integer / 10^k (or
  *  integer * 10^k) of two exact doubles is correctly rounded, i.e. equals Python's float(). */
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+  1e21, 1e22,
+];
 
 export function parseNumber(s: string, start: number, end: number): number | null {
   // trim spaces
@@ -92,7 +101,10 @@ export function parseNumber(s: string, start: number, end: number): number | nul
   let i = start;
   let neg = false;
   let c = s.charCodeAt(i);
-  if (c === 0x2d || c === 0x2b) { neg = c === 0x2d; i++; }
+  if (c === 0x2d || c === 0x2b) {
+    neg = c === 0x2d;
+    i++;
+  }
   let mant = 0;
   let digits = 0;
   let scale = 0;
@@ -100,7 +112,10 @@ export function parseNumber(s: string, start: number, end: number): number | nul
   while (i < end) {
     c = s.charCodeAt(i);
     if (c < 0x30 || c > 0x39) break;
-    if (digits > 0 || c !== 0x30) { mant = mant * 10 + (c - 0x30); digits++; }
+    if (digits > 0 || c !== 0x30) {
+      mant = mant * 10 + (c - 0x30);
+      digits++;
+    }
     sawDigit = true;
     i++;
   }
@@ -109,7 +124,10 @@ export function parseNumber(s: string, start: number, end: number): number | nul
     while (i < end) {
       c = s.charCodeAt(i);
       if (c < 0x30 || c > 0x39) break;
-      if (digits > 0 || c !== 0x30) { mant = mant * 10 + (c - 0x30); digits++; }
+      if (digits > 0 || c !== 0x30) {
+        mant = mant * 10 + (c - 0x30);
+        digits++;
+      }
       scale--;
       sawDigit = true;
       i++;
@@ -121,7 +139,10 @@ export function parseNumber(s: string, start: number, end: number): number | nul
     i++;
     let eneg = false;
     c = s.charCodeAt(i);
-    if (c === 0x2d || c === 0x2b) { eneg = c === 0x2d; i++; }
+    if (c === 0x2d || c === 0x2b) {
+      eneg = c === 0x2d;
+      i++;
+    }
     let ed = 0;
     while (i < end) {
       c = s.charCodeAt(i);

@@ -158,7 +158,17 @@ export class Writers {
 
   /** An ERROR/CRITICAL or WARNING header opens a record that collects the writer's next lines. */
   open(w: Writer, h: RecordHeader, kind: 'error' | 'warning', messageOpen: boolean): void {
-    w.rec = { kind, header: h, lines: [], bytes: h.message.length, truncated: false, tb: Tb.None, messageOpen, exception: null, indentAfter: false };
+    w.rec = {
+      kind,
+      header: h,
+      lines: [],
+      bytes: h.message.length,
+      truncated: false,
+      tb: Tb.None,
+      messageOpen,
+      exception: null,
+      indentAfter: false,
+    };
   }
 
   /** A line of the writer that is not a record header: a line of its open record, the first line
@@ -175,14 +185,31 @@ export class Writers {
       this.close(w);
     }
     if (startsTraceback(body)) {
-      w.rec = { kind: 'bare', header: null, lines: [], bytes: 0, truncated: false, tb: Tb.Frames, messageOpen: false, exception: null, indentAfter: false };
+      w.rec = {
+        kind: 'bare',
+        header: null,
+        lines: [],
+        bytes: 0,
+        truncated: false,
+        tb: Tb.Frames,
+        messageOpen: false,
+        exception: null,
+        indentAfter: false,
+      };
       this.addDetail(w.rec, body);
     } else if (body.charCodeAt(0) === 0x5b /* [ */ && body.includes(WATCHDOG) && C10_ERROR_LINE.test(body)) {
       // PyTorch's NCCL watchdog writes its timeout through C10 logging, not Python's: a line of
       // its own on each rank, and then the process aborts. It is the one trace a 2-hour
       // collective hang leaves in the worker's output.
       const text = bytesToUtf8(body).trimEnd();
-      this.emitError(w, { type: 'error', message: text, detail: text, kind: 'nccl-timeout', time: null, source: w.source });
+      this.emitError(w, {
+        type: 'error',
+        message: text,
+        detail: text,
+        kind: 'nccl-timeout',
+        time: null,
+        source: w.source,
+      });
     }
   }
 
@@ -240,7 +267,10 @@ export class Writers {
 
   private addDetail(rec: OpenRecord, body: string): void {
     if (rec.truncated) return;
-    if (rec.bytes + body.length + 1 > (rec.kind === 'warning' ? Math.min(this.maxRecord, MAX_WARNING_DETAIL) : this.maxRecord)) {
+    if (
+      rec.bytes + body.length + 1 >
+      (rec.kind === 'warning' ? Math.min(this.maxRecord, MAX_WARNING_DETAIL) : this.maxRecord)
+    ) {
       rec.truncated = true;
       return;
     }
@@ -259,7 +289,13 @@ export class Writers {
     const h = rec.header;
     const time = h ? h.time : null;
     if (rec.kind === 'warning') {
-      const ev: WarningEvent = { type: 'warning', message: firstLine(h!.message), kind: classifyWarning(h!.message), time, source: w.source };
+      const ev: WarningEvent = {
+        type: 'warning',
+        message: firstLine(h!.message),
+        kind: classifyWarning(h!.message),
+        time,
+        source: w.source,
+      };
       if (lines.length > 0) ev.detail = detail;
       this.out.emit(ev);
     } else {
@@ -272,7 +308,13 @@ export class Writers {
     }
     // A warning's detail is cut quietly: a writer's ordinary output after a WARNING (progress
     // bars, prints) is read as its further lines until the writer's next record.
-    if (rec.truncated && rec.kind !== 'warning') this.out.warn('record-truncated', `an error record exceeded ${this.maxRecord} bytes; its detail was cut`, time, w.source);
+    if (rec.truncated && rec.kind !== 'warning')
+      this.out.warn(
+        'record-truncated',
+        `an error record exceeded ${this.maxRecord} bytes; its detail was cut`,
+        time,
+        w.source,
+      );
   }
 
   private emitError(w: Writer, ev: ErrorEvent): void {

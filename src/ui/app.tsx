@@ -7,7 +7,7 @@ import { useApp, useInput, useStdout } from 'ink';
 import { Cockpit, type Painter, type Size } from './cockpit.js';
 import type { ScreenId } from './keys.js';
 import { TerminalPainter } from './painter.js';
-import type { Session } from './session/types.js';
+import type { Session } from '../session/types.js';
 import { colorsEnabled } from './theme.js';
 
 export { MIN_COLUMNS, MIN_ROWS } from './cockpit.js';

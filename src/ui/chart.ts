@@ -3,6 +3,9 @@
 // buckets long series to the width, bridges gaps, gives flat series a visible band and returns
 // exactly `height` lines, none wider than `width`.
 import asciichart from 'asciichart';
+import { bucketMean, toNum } from '../metrics/bucket-mean.js';
+
+export { bucketMean };
 
 export interface ChartSeries {
   values: ArrayLike<number | null>;
@@ -17,29 +20,6 @@ export interface ChartOptions {
   /** Fixed bounds (e.g. a staleness budget that must stay visible). */
   min?: number;
   max?: number;
-}
-
-/** Mean per bucket, ignoring NaN/null; a bucket without a finite value is NaN. */
-export function bucketMean(values: ArrayLike<number | null>, buckets: number): number[] {
-  const n = values.length;
-  if (buckets <= 0 || n === 0) return [];
-  if (n <= buckets) return Array.from({ length: n }, (_, i) => toNum(values[i]));
-  const out = new Array<number>(buckets);
-  for (let b = 0; b < buckets; b++) {
-    const from = Math.floor((b * n) / buckets);
-    const to = Math.floor(((b + 1) * n) / buckets);
-    let sum = 0;
-    let count = 0;
-    for (let i = from; i < to; i++) {
-      const v = toNum(values[i]);
-      if (Number.isFinite(v)) {
-        sum += v;
-        count++;
-      }
-    }
-    out[b] = count ? sum / count : NaN;
-  }
-  return out;
 }
 
 /** Trailing moving average over `window` finite values (NaN where none yet). */
@@ -57,10 +37,6 @@ export function movingAverage(values: ArrayLike<number | null>, window: number):
     out[i] = ring.length ? sum / ring.length : NaN;
   }
   return out;
-}
-
-function toNum(v: number | null | undefined): number {
-  return v === null || v === undefined ? NaN : v;
 }
 
 /** Leading gaps take the first finite value, later gaps carry the last one forward. */

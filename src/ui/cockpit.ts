@@ -14,7 +14,7 @@ import { helpLines, helpScrollMax } from './screens/help.js';
 import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
 import { leftoverLines } from './screens/leftovers.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
-import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from './session/types.js';
+import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from '../session/types.js';
 import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
 import { initialUiState, reduceKey, type Effect, type KeyContext, type KeyInfo, type UiState } from './ui-state.js';
 

@@ -4,12 +4,12 @@ import { createInterface } from 'node:readline/promises';
 import { openTransport } from '../remote/index.js';
 import { resolveTarget, type Target, type TargetFlags } from '../runs/index.js';
 import { readProfiles } from '../runs/cli-target.js';
-import type { TargetConnection } from './session/live-session.js';
-import { RetryTransport } from './session/retry-transport.js';
-import { connectProblem, connectProblemText, type ConnectProblem } from './connect-advice.js';
+import type { TargetConnection } from '../session/live-session.js';
+import { RetryTransport } from '../session/retry-transport.js';
+import { connectProblem, connectProblemText, type ConnectProblem } from '../session/connect-advice.js';
 import type { CockpitFlags } from './cockpit-args.js';
 
-export { connectProblem, connectProblemText, type ConnectProblem } from './connect-advice.js';
+export { connectProblem, connectProblemText, type ConnectProblem } from '../session/connect-advice.js';
 export { parseCockpitArgs, type CockpitArgs, type CockpitFlags } from './cockpit-args.js';
 
 /** A target with the hosts of a direct multi-node run the user named (`--check-nodes`). */

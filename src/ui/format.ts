@@ -1,6 +1,7 @@
 // Pure text helpers shared by the panels. Every function returns a string that fits the width it
 // was given, so a panel can never push a frame wider than the terminal.
 import { fitCells, isNarrow, padCells, textCells, wrapCells } from './text-width.js';
+export { formatNumber } from '../metrics/format-number.js';
 
 /** "4 s", "3 min 12 s", "2 h 05 min", "3 d 4 h"; '—' for unknown. */
 export function formatDuration(seconds: number | null | undefined): string {
@@ -21,18 +22,6 @@ export function formatAge(seconds: number | null | undefined): string {
   if (s < 3600) return `${Math.floor(s / 60)} min`;
   if (s < 86400) return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
   return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
-}
-
-/** Numbers as a person reads them on a dashboard: 4 significant digits, exponent only when needed. */
-export function formatNumber(v: number | null | undefined, digits = 4): string {
-  if (v === null || v === undefined) return '—';
-  if (Number.isNaN(v)) return 'nan';
-  if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
-  if (v === 0) return '0';
-  const a = Math.abs(v);
-  if (a >= 1e6 || a < 1e-3) return v.toExponential(Math.max(0, digits - 2));
-  if (Number.isInteger(v)) return String(v);
-  return String(Number(v.toPrecision(digits)));
 }
 
 export function formatPercent(share: number | null | undefined): string {

@@ -1,9 +1,9 @@
 // The cockpit's public face. Commands (cockpit, watch, --demo) build a Session and call runCockpit.
-export type * from './session/types.js';
+export type * from '../session/types.js';
 export type { ScreenId } from './keys.js';
-export { StaticSession, emptyState } from './session/static-session.js';
-export { ArraySeries } from './session/array-series.js';
-export { sampleRunView, sampleStats } from './session/sample-run.js';
+export { StaticSession, emptyState } from '../session/static-session.js';
+export { ArraySeries } from '../session/array-series.js';
+export { sampleRunView, sampleStats } from '../session/sample-run.js';
 export { notInteractiveReason } from './tty.js';
 export {
   LiveSession,
@@ -11,10 +11,10 @@ export {
   type LiveSessionOptions,
   type TargetConnection,
   type GpuPollerFactory,
-} from './session/live-session.js';
+} from '../session/live-session.js';
 
 import type { ScreenId } from './keys.js';
-import type { Session } from './session/types.js';
+import type { Session } from '../session/types.js';
 import type { Splash } from './chrome.js';
 export { openSplash, type Splash } from './chrome.js';
 

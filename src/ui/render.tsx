@@ -9,7 +9,7 @@ import { App } from './app.js';
 import { TerminalPainter } from './painter.js';
 import { ENTER_ALT, LEAVE_ALT, SHOW_CURSOR, type Splash } from './chrome.js';
 import type { ScreenId } from './keys.js';
-import type { Session } from './session/types.js';
+import type { Session } from '../session/types.js';
 
 export interface RenderCockpitOptions {
   session: Session;

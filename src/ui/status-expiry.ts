@@ -3,7 +3,7 @@
 // is plain state); the cockpit remembers when it first showed each one and stops showing it once
 // it is older. Pure bookkeeping: the caller passes its clock's time, and the App's one clock hook
 // (useNow) re-renders when a message's expiry changes what is on screen: no timer per message.
-import type { SessionState } from './session/types.js';
+import type { SessionState } from '../session/types.js';
 
 export const STATUS_TTL_MS = 8000;
 

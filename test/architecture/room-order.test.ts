@@ -39,7 +39,9 @@ describe('room import directions', () => {
   const edges = crossRoomImports();
 
   it('every folder of src/ is a room with a place in the order', () => {
-    const rooms = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const rooms = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(rooms.filter((r) => !order.includes(r))).toEqual([]);
     expect(order.filter((r) => !existsSync(join(SRC, r)))).toEqual([]);
   });

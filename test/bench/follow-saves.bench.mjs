@@ -46,8 +46,14 @@ for (let i = 0; i < REPEAT; i++) for (const k of Object.keys(runs)) runs[k].push
 const median = (xs) => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)];
 const mbs = (r) => (log.length / 1024 / 1024 / (r.ms / 1000)).toFixed(1);
 const [p, s, l] = [median(runs.parser), median(runs.saves), median(runs.lines)];
-console.log(`log: ${(log.length / 1024 / 1024).toFixed(1)} MB (${copies} x the run-a fixture), ${CHUNK / 1024} KiB chunks, median of ${REPEAT}`);
+console.log(
+  `log: ${(log.length / 1024 / 1024).toFixed(1)} MB (${copies} x the run-a fixture), ${CHUNK / 1024} KiB chunks, median of ${REPEAT}`,
+);
 console.log(`parser alone:          ${p.ms.toFixed(0)} ms  ${mbs(p)} MB/s  ${p.events} events`);
 console.log(`reader, saves:         ${s.ms.toFixed(0)} ms  ${mbs(s)} MB/s  ${s.events} events, ${s.saves} saves`);
 console.log(`reader, saves + lines: ${l.ms.toFixed(0)} ms  ${mbs(l)} MB/s  ${l.lines} lines`);
-console.log(`all runs (ms):         ${Object.entries(runs).map(([k, rs]) => `${k} ${rs.map((r) => r.ms.toFixed(0)).join(' ')}`).join(' | ')}`);
+console.log(
+  `all runs (ms):         ${Object.entries(runs)
+    .map(([k, rs]) => `${k} ${rs.map((r) => r.ms.toFixed(0)).join(' ')}`)
+    .join(' | ')}`,
+);

@@ -24,7 +24,14 @@ async function once(i) {
   const hang = new Promise((resolve) => (done = resolve));
   // The watch (as `follow` and the cockpit use it): its state poll finds no run here, which is fine.
   const target = { name: 'local', host: 'local', workdir: dir, backend: 'direct', slurm: { extraArgs: [] } };
-  const w = new RunWatch({ transport: t, target, runId: `hung-${i}`, logPath: log, whenEnded: 'stop', statePollMs: 60_000 });
+  const w = new RunWatch({
+    transport: t,
+    target,
+    runId: `hung-${i}`,
+    logPath: log,
+    whenEnded: 'stop',
+    statePollMs: 60_000,
+  });
   w.on((o) => {
     if (o.type === 'bytes' && w.offset >= HUNG.length && !lastByte) lastByte = performance.now();
     if (o.type === 'alert' && isHangAlert(o.alert)) done();
@@ -40,6 +47,8 @@ const runs = [];
 for (let i = 0; i < 7; i++) runs.push(await once(i));
 const med = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`log ${(HUNG.length / 1024).toFixed(0)} KiB, silent 3 h, local transport, median of ${runs.length}:`);
-console.log(`  hang alert ${med(runs.map((r) => r.total)).toFixed(1)} ms after following started, ${med(runs.map((r) => r.afterLastByte)).toFixed(1)} ms after the last byte was read`);
+console.log(
+  `  hang alert ${med(runs.map((r) => r.total)).toFixed(1)} ms after following started, ${med(runs.map((r) => r.afterLastByte)).toFixed(1)} ms after the last byte was read`,
+);
 await t.close();
 rmSync(dir, { recursive: true, force: true });

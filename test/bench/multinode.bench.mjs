@@ -19,7 +19,9 @@ const root = join(here, '..', '..');
 const tmp = mkdtempSync(join(tmpdir(), 'awrl-mn-bench-'));
 for (const f of ['cluster', 'cluster-conf', 'sshd', 'wait']) {
   const src = readFileSync(join(root, 'test', 'harness', `${f}.ts`), 'utf8');
-  const out = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const out = ts.transpileModule(src, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
   writeFileSync(join(tmp, `${f}.js`), out.outputText);
 }
 cpSync(join(root, 'test', 'harness', 'node-source-addr.c'), join(tmp, 'node-source-addr.c'));
@@ -51,7 +53,11 @@ try {
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });
-  const logins = () => cluster.nodes.reduce((s, n) => s + (readFileSync(join(n.dir, 'sshd.log'), 'utf8').match(/Accepted publickey/g) ?? []).length, 0);
+  const logins = () =>
+    cluster.nodes.reduce(
+      (s, n) => s + (readFileSync(join(n.dir, 'sshd.log'), 'utf8').match(/Accepted publickey/g) ?? []).length,
+      0,
+    );
   const nodes = cluster.nodes.map((n) => n.name);
   for (const reuseSec of [0, 60]) {
     const p = new GpuPoller(counted, { nodes, includeHead: false, reuseSec, onSnapshot: () => {} });
@@ -69,10 +75,12 @@ try {
     }
     // Logins after the first round: what a minute costs once the connections stand.
     const later = logins() - before - first;
-    console.log(`${reuseSec ? 'reused connections (ControlMaster)' : 'a new login per node per round   '}: ${gpus} GPUs, round median ${median(times)} ms (max ${Math.max(...times)}), ` +
-      `per round ${(sent / ROUNDS / 1024).toFixed(1)} KiB sent + ${(received / ROUNDS / 1024).toFixed(1)} KiB received; ` +
-      `logins: ${first} in the first round, ${later} in the next ${ROUNDS - 1}; per minute at 5 s: ${((sent + received) / ROUNDS * 12 / 1024).toFixed(0)} KiB, ` +
-      `${Math.round((later / (ROUNDS - 1)) * 12)} logins once connected`);
+    console.log(
+      `${reuseSec ? 'reused connections (ControlMaster)' : 'a new login per node per round   '}: ${gpus} GPUs, round median ${median(times)} ms (max ${Math.max(...times)}), ` +
+        `per round ${(sent / ROUNDS / 1024).toFixed(1)} KiB sent + ${(received / ROUNDS / 1024).toFixed(1)} KiB received; ` +
+        `logins: ${first} in the first round, ${later} in the next ${ROUNDS - 1}; per minute at 5 s: ${((((sent + received) / ROUNDS) * 12) / 1024).toFixed(0)} KiB, ` +
+        `${Math.round((later / (ROUNDS - 1)) * 12)} logins once connected`,
+    );
   }
 } finally {
   await transport?.close().catch(() => {});

@@ -18,7 +18,7 @@ const FILE = process.env.AWRL_BENCH_FILE ?? join(tmpdir(), `awrl-bench-${MB}mb.l
 const ESC = '\x1b';
 
 let seed = 12345;
-const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 const sci = (v) => (Number.isNaN(v) ? 'nan' : v.toExponential(4).replace(/e([+-])(\d)$/, 'e$10$2'));
 
 function header(stamp, logger, level, msg, colour = '37') {
@@ -55,10 +55,20 @@ function stamp(sec) {
   return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}.${p(d.getUTCMilliseconds(), 3)}`;
 }
 
-const BASE_KEYS = ['rollout/reward', 'rollout/num_steps', 'ppo_actor/update/grad_norm', 'ppo_actor/update/lr', 'ppo_actor/n_tokens', 'timeperf/train_step', 'timeperf/rollout', 'staleness/gap/offpolicy_max'];
+const BASE_KEYS = [
+  'rollout/reward',
+  'rollout/num_steps',
+  'ppo_actor/update/grad_norm',
+  'ppo_actor/update/lr',
+  'ppo_actor/n_tokens',
+  'timeperf/train_step',
+  'timeperf/rollout',
+  'staleness/gap/offpolicy_max',
+];
 function keysFor(n) {
   const ks = [...BASE_KEYS];
-  for (let i = 0; ks.length < n; i++) ks.push(`ppo_actor/update/compute_logp/extra_${i}/${['avg', 'max', 'min'][i % 3]}`);
+  for (let i = 0; ks.length < n; i++)
+    ks.push(`ppo_actor/update/compute_logp/extra_${i}/${['avg', 'max', 'min'][i % 3]}`);
   return ks;
 }
 
@@ -77,17 +87,47 @@ async function generate() {
     t += 600;
     const s = stamp(t);
     const parts = [];
-    parts.push(header(s, 'RolloutController', 'INFO', `prepare_batch/rollout: pending_before=1, consumed=16, wait=${(500 + rand() * 200).toFixed(1)}s, localize+concat=4.1s, total=${(510 + rand() * 200).toFixed(1)}s, batch_shape=[1093, 15211], n_episodes=128, mmi_len=1093`) + `${ESC}[0m`);
+    parts.push(
+      header(
+        s,
+        'RolloutController',
+        'INFO',
+        `prepare_batch/rollout: pending_before=1, consumed=16, wait=${(500 + rand() * 200).toFixed(1)}s, localize+concat=4.1s, total=${(510 + rand() * 200).toFixed(1)}s, batch_shape=[1093, 15211], n_episodes=128, mmi_len=1093`,
+      ) + `${ESC}[0m`,
+    );
     for (let w = 0; w < 20; w++) {
-      parts.push(`(RayRPCServer pid=${48000 + w}, ip=10.0.0.${w % 8}) ` + header(s, 'WebGymWorkflow', w % 10 ? 'INFO' : 'WARNING', w % 10 ? `episode task=webgym_${g * 20 + w} step=${w}/20 reward=${rand().toFixed(3)} url=https://example.org/page/${w}` : `[EPISODE_TIMEOUT] task=webgym_${g} step=17/20 elapsed=45.2min limit=45min — terminating episode`) + `${ESC}[0m`);
+      parts.push(
+        `(RayRPCServer pid=${48000 + w}, ip=10.0.0.${w % 8}) ` +
+          header(
+            s,
+            'WebGymWorkflow',
+            w % 10 ? 'INFO' : 'WARNING',
+            w % 10
+              ? `episode task=webgym_${g * 20 + w} step=${w}/20 reward=${rand().toFixed(3)} url=https://example.org/page/${w}`
+              : `[EPISODE_TIMEOUT] task=webgym_${g} step=17/20 elapsed=45.2min limit=45min — terminating episode`,
+          ) +
+          `${ESC}[0m`,
+      );
     }
     for (const phase of ['recompute logp', 'compute advantages', 'ppo update']) {
-      parts.push(header(s, 'IOStruct', 'INFO', `Memory-Usage ${phase}: memory allocated (GB): ${(18 + rand() * 3).toFixed(2)}, memory reserved (GB): ${(60 + rand() * 10).toFixed(2)}, device memory used/total (GB): ${(64 + rand() * 10).toFixed(2)}/79.11`) + `${ESC}[0m`);
+      parts.push(
+        header(
+          s,
+          'IOStruct',
+          'INFO',
+          `Memory-Usage ${phase}: memory allocated (GB): ${(18 + rand() * 3).toFixed(2)}, memory reserved (GB): ${(60 + rand() * 10).toFixed(2)}, device memory used/total (GB): ${(64 + rand() * 10).toFixed(2)}/79.11`,
+        ) + `${ESC}[0m`,
+      );
     }
     // A run logs one key set (here 200 keys); evaluation steps add their test_rollout/* keys.
     const n = g % 10 === 0 ? 212 : 200;
-    const pairs = keysFor(n).map((k) => [k, rand() < 0.01 ? 'nan' : sci((rand() - 0.3) * 10 ** Math.floor(rand() * 10 - 5))]);
-    parts.push(header(s, 'StatsLogger', 'INFO', `Epoch 1/10 Step ${g}/100000 Train step ${g}/1000000 done.`, '92') + `${ESC}[0m`);
+    const pairs = keysFor(n).map((k) => [
+      k,
+      rand() < 0.01 ? 'nan' : sci((rand() - 0.3) * 10 ** Math.floor(rand() * 10 - 5)),
+    ]);
+    parts.push(
+      header(s, 'StatsLogger', 'INFO', `Epoch 1/10 Step ${g}/100000 Train step ${g}/1000000 done.`, '92') + `${ESC}[0m`,
+    );
     parts.push(header(s, 'StatsLogger', 'INFO', 'Stats (1/1):', '92') + `${ESC}[0m`);
     parts.push(header(s, 'StatsLogger', 'INFO', '', '92') + '\n' + table(pairs) + `${ESC}[0m`);
     await write(parts.join('\n') + '\n');
@@ -134,7 +174,9 @@ if (generated) {
 }
 const size = statSync(FILE).size;
 const sizeMB = size / 1024 / 1024;
-process.stdout.write(`file: ${sizeMB.toFixed(1)} MB (median of ${Math.max(1, Number(process.env.AWRL_BENCH_REPEAT ?? 5))} interleaved runs each)\n`);
+process.stdout.write(
+  `file: ${sizeMB.toFixed(1)} MB (median of ${Math.max(1, Number(process.env.AWRL_BENCH_REPEAT ?? 5))} interleaved runs each)\n`,
+);
 
 // Warm the page cache so every contender reads from memory.
 spawnSync('cat', [FILE], { stdio: ['ignore', 'ignore', 'ignore'] });
@@ -152,13 +194,17 @@ for (let i = 0; i < REPEAT; i++) {
 }
 rmSync(pyFile, { force: true });
 // The median run by wall time, with the highest peak RSS of all runs.
-const median = (rs) => ({ ...[...rs].sort((a, b) => a.s - b.s)[(rs.length - 1) >> 1], rssMB: Math.max(...rs.map((r) => r.rssMB)) });
+const median = (rs) => ({
+  ...[...rs].sort((a, b) => a.s - b.s)[(rs.length - 1) >> 1],
+  rssMB: Math.max(...rs.map((r) => r.rssMB)),
+});
 const best = (rs) => Math.min(...rs.map((r) => r.s));
 const ours = median(runs.ours);
 const grep = median(runs.grep);
 const py = median(runs.py);
 
-const line = (name, r) => `${name.padEnd(24)} wall ${r.s.toFixed(2)} s (${(sizeMB / r.s).toFixed(0)} MB/s), cpu ${r.cpu.toFixed(2)} s (${(sizeMB / Math.max(r.cpu, 0.01)).toFixed(0)} MB/s), peak RSS ${r.rssMB.toFixed(0)} MB`;
+const line = (name, r) =>
+  `${name.padEnd(24)} wall ${r.s.toFixed(2)} s (${(sizeMB / r.s).toFixed(0)} MB/s), cpu ${r.cpu.toFixed(2)} s (${(sizeMB / Math.max(r.cpu, 0.01)).toFixed(0)} MB/s), peak RSS ${r.rssMB.toFixed(0)} MB`;
 process.stdout.write(
   [
     line('awrl-tui parse --json', ours),

@@ -29,15 +29,32 @@ async function startSshd(dir) {
   const cfg = join(dir, 'sshd_config');
   writeFileSync(
     cfg,
-    [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'host')}`, `PidFile ${join(dir, 'pid')}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
-      'UsePAM no', 'StrictModes no', 'PermitRootLogin prohibit-password', 'SetEnv SHLVL=1'].join('\n') + '\n',
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${join(dir, 'host')}`,
+      `PidFile ${join(dir, 'pid')}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      'UsePAM no',
+      'StrictModes no',
+      'PermitRootLogin prohibit-password',
+      'SetEnv SHLVL=1',
+    ].join('\n') + '\n',
   );
   const log = join(dir, 'sshd.log');
   const child = spawn('/usr/sbin/sshd', ['-D', '-f', cfg, '-E', log], { stdio: 'ignore' });
   await until(() => {
-    try { return readFileSync(log, 'utf8').includes('Server listening'); } catch { return false; }
+    try {
+      return readFileSync(log, 'utf8').includes('Server listening');
+    } catch {
+      return false;
+    }
   }, 'sshd');
-  return { port, pid: child.pid, hostPub: readFileSync(join(dir, 'host.pub'), 'utf8').split(' ').slice(0, 2).join(' ') };
+  return {
+    port,
+    pid: child.pid,
+    hostPub: readFileSync(join(dir, 'host.pub'), 'utf8').split(' ').slice(0, 2).join(' '),
+  };
 }
 
 function startProxy(targetPort) {
@@ -46,15 +63,39 @@ function startProxy(targetPort) {
     const u = createConnection({ host: '127.0.0.1', port: targetPort });
     const pair = { c, u };
     pairs.add(pair);
-    c.pipe(u); u.pipe(c);
-    const end = () => { pairs.delete(pair); c.destroy(); u.destroy(); };
-    for (const s of [c, u]) { s.on('error', end); s.on('close', end); }
+    c.pipe(u);
+    u.pipe(c);
+    const end = () => {
+      pairs.delete(pair);
+      c.destroy();
+      u.destroy();
+    };
+    for (const s of [c, u]) {
+      s.on('error', end);
+      s.on('close', end);
+    }
   });
-  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({
-    port: srv.address().port,
-    reset: () => { for (const p of [...pairs]) { p.c.resetAndDestroy(); p.u.resetAndDestroy(); pairs.delete(p); } },
-    stop: () => { for (const p of [...pairs]) { p.c.destroy(); p.u.destroy(); } srv.close(); },
-  })));
+  return new Promise((resolve) =>
+    srv.listen(0, '127.0.0.1', () =>
+      resolve({
+        port: srv.address().port,
+        reset: () => {
+          for (const p of [...pairs]) {
+            p.c.resetAndDestroy();
+            p.u.resetAndDestroy();
+            pairs.delete(p);
+          }
+        },
+        stop: () => {
+          for (const p of [...pairs]) {
+            p.c.destroy();
+            p.u.destroy();
+          }
+          srv.close();
+        },
+      }),
+    ),
+  );
 }
 
 async function latency(t, dir, label) {
@@ -83,7 +124,9 @@ async function latency(t, dir, label) {
   }
   await until(() => lat.length === 1000, 'all 1,000 lines');
   h.close();
-  console.log(`${label.padEnd(28)} latency over 1,000 lines: p50 ${pct(lat, 50).toFixed(1)} ms, p95 ${pct(lat, 95).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms`);
+  console.log(
+    `${label.padEnd(28)} latency over 1,000 lines: p50 ${pct(lat, 50).toFixed(1)} ms, p95 ${pct(lat, 95).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms`,
+  );
 }
 
 async function throughput(t, dir, label) {
@@ -91,22 +134,31 @@ async function throughput(t, dir, label) {
   writeFileSync(p, '');
   const total = 64 << 20;
   let got = 0;
-  const h = t.follow(p, 0, (e) => { if (e.type === 'data') got += e.bytes.length; });
+  const h = t.follow(p, 0, (e) => {
+    if (e.type === 'data') got += e.bytes.length;
+  });
   await sleep(500);
   const chunk = Buffer.alloc(1 << 20, 'x\n'.repeat(512));
   const t0 = performance.now();
-  for (let w = 0; w < total; w += chunk.length) { appendFileSync(p, chunk); await sleep(0); }
+  for (let w = 0; w < total; w += chunk.length) {
+    appendFileSync(p, chunk);
+    await sleep(0);
+  }
   await until(() => got === total, 'all bytes', 120_000);
   const s = (performance.now() - t0) / 1000;
   h.close();
-  console.log(`${label.padEnd(28)} follow throughput: ${(total / (1 << 20) / s).toFixed(1)} MB/s (64 MB appended in 1 MB writes)`);
+  console.log(
+    `${label.padEnd(28)} follow throughput: ${(total / (1 << 20) / s).toFixed(1)} MB/s (64 MB appended in 1 MB writes)`,
+  );
 }
 
 async function resumeAfterReset(t, proxy, dir) {
   const p = join(dir, 'reset.log');
   writeFileSync(p, '');
   let last = 0;
-  const h = t.follow(p, 0, (e) => { if (e.type === 'data') last = performance.now(); });
+  const h = t.follow(p, 0, (e) => {
+    if (e.type === 'data') last = performance.now();
+  });
   const writer = setInterval(() => appendFileSync(p, 'tick\n'), 5);
   const gaps = [];
   try {
@@ -121,7 +173,9 @@ async function resumeAfterReset(t, proxy, dir) {
     clearInterval(writer);
     h.close();
   }
-  console.log(`ssh reset -> resumed delivery: median ${pct(gaps, 50).toFixed(0)} ms, max ${Math.max(...gaps).toFixed(0)} ms over 5 RSTs (full-jitter backoff, base 1 s)`);
+  console.log(
+    `ssh reset -> resumed delivery: median ${pct(gaps, 50).toFixed(0)} ms, max ${Math.max(...gaps).toFixed(0)} ms over 5 RSTs (full-jitter backoff, base 1 s)`,
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'awrl-bench-remote-'));
@@ -131,10 +185,21 @@ const transports = [];
 try {
   sshd = await startSshd(dir);
   proxy = await startProxy(sshd.port);
-  writeFileSync(join(dir, 'known_hosts'), `[127.0.0.1]:${sshd.port} ${sshd.hostPub}\n[127.0.0.1]:${proxy.port} ${sshd.hostPub}\n`);
+  writeFileSync(
+    join(dir, 'known_hosts'),
+    `[127.0.0.1]:${sshd.port} ${sshd.hostPub}\n[127.0.0.1]:${proxy.port} ${sshd.hostPub}\n`,
+  );
   const cfg = join(dir, 'ssh_config');
-  const block = (name, port) => [`Host ${name}`, '  HostName 127.0.0.1', `  Port ${port}`, `  User ${userInfo().username}`, `  IdentityFile ${join(dir, 'client')}`,
-    '  IdentitiesOnly yes', `  UserKnownHostsFile ${join(dir, 'known_hosts')}`, '  StrictHostKeyChecking yes'];
+  const block = (name, port) => [
+    `Host ${name}`,
+    '  HostName 127.0.0.1',
+    `  Port ${port}`,
+    `  User ${userInfo().username}`,
+    `  IdentityFile ${join(dir, 'client')}`,
+    '  IdentitiesOnly yes',
+    `  UserKnownHostsFile ${join(dir, 'known_hosts')}`,
+    '  StrictHostKeyChecking yes',
+  ];
   writeFileSync(cfg, [...block('bench', sshd.port), ...block('bench-proxied', proxy.port)].join('\n') + '\n');
 
   const local = await openTransport('local');
@@ -152,6 +217,11 @@ try {
 } finally {
   for (const t of transports) await t.close().catch(() => {});
   proxy?.stop();
-  if (sshd) for (const pid of [...descendants(sshd.pid), sshd.pid]) { try { process.kill(pid, 'SIGKILL'); } catch {} }
+  if (sshd)
+    for (const pid of [...descendants(sshd.pid), sshd.pid]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
   rmSync(dir, { recursive: true, force: true });
 }

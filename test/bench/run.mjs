@@ -15,7 +15,10 @@ const files = readdirSync(here)
 let failed = 0;
 for (const f of files) {
   process.stdout.write(`\n=== ${f}\n`);
-  const r = spawnSync(process.execPath, [join(here, f)], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  const r = spawnSync(process.execPath, [join(here, f)], {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (r.status !== 0) failed++;
 }
 process.exitCode = failed ? 1 : 0;

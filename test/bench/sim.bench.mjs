@@ -14,7 +14,9 @@ const N = 2000;
 let bytes = 0;
 for (let i = 0; i < N; i++) bytes += tabulateStats(entries).length;
 let dt = performance.now() - t0;
-console.log(`stats table (${keys.length} keys): ${((dt / N) * 1000).toFixed(1)} µs/table, ${(bytes / N / 1024).toFixed(1)} KiB/table`);
+console.log(
+  `stats table (${keys.length} keys): ${((dt / N) * 1000).toFixed(1)} µs/table, ${(bytes / N / 1024).toFixed(1)} KiB/table`,
+);
 
 const root = mkdtempSync(join(tmpdir(), 'awrl-simbench-'));
 const config = new URL('../../configs/webgym_8x8h100_grpo_inst_nokl.yaml', import.meta.url).pathname;
@@ -31,5 +33,7 @@ const u = readdirSync(logs)[0];
 const e = readdirSync(join(logs, u))[0];
 const t = readdirSync(join(logs, u, e))[0];
 const mainBytes = statSync(join(logs, u, e, t, 'main.log')).size;
-console.log(`160-step run, instant pace: exit ${code}, ${(dt / 1000).toFixed(2)} s (${(160 / (dt / 1000)).toFixed(0)} steps/s), main.log ${(mainBytes / 1048576).toFixed(1)} MiB, stdout ${(out / 1e6).toFixed(1)} M chars`);
+console.log(
+  `160-step run, instant pace: exit ${code}, ${(dt / 1000).toFixed(2)} s (${(160 / (dt / 1000)).toFixed(0)} steps/s), main.log ${(mainBytes / 1048576).toFixed(1)} MiB, stdout ${(out / 1e6).toFixed(1)} M chars`,
+);
 rmSync(root, { recursive: true, force: true });

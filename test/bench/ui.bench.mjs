@@ -14,10 +14,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = (p) => join(root, 'dist', p);
 const React = (await import('react')).default;
 const { render } = await import('ink');
-const { RunFeed } = await import(dist('ui/session/run-feed.js'));
+const { RunFeed } = await import(dist('session/run-feed.js'));
 const { App } = await import(dist('ui/app.js'));
-const { StaticSession } = await import(dist('ui/session/static-session.js'));
-const { sampleStats } = await import(dist('ui/session/sample-run.js'));
+const { StaticSession } = await import(dist('session/static-session.js'));
+const { sampleStats } = await import(dist('session/sample-run.js'));
 const h = React.createElement;
 const SECONDS = Number(process.env.AWRL_BENCH_SECONDS ?? 60);
 
@@ -26,15 +26,40 @@ const mb = (b) => (b / 2 ** 20).toFixed(1);
 
 function stepEvent(g, keys, t0) {
   const time = new Date(t0 + g * 5000).toISOString().slice(0, 23);
-  return { type: 'step', epoch: 1 + Math.floor((g - 1) / 1000), epochs: 20, step: ((g - 1) % 1000) + 1, stepsPerEpoch: 1000, globalStep: g, totalSteps: 20000, time, stats: sampleStats(g, keys) };
+  return {
+    type: 'step',
+    epoch: 1 + Math.floor((g - 1) / 1000),
+    epochs: 20,
+    step: ((g - 1) % 1000) + 1,
+    stepsPerEpoch: 1000,
+    globalStep: g,
+    totalSteps: 20000,
+    time,
+    stats: sampleStats(g, keys),
+  };
 }
 
 const fakeTransport = { state: { state: 'ready' }, target: 'bench', onState: () => () => {} };
 function newFeed(onChange = () => {}) {
   return new RunFeed({
     transport: fakeTransport,
-    target: { name: 'bench', host: 'bench', workdir: '/x', python: 'python3', backend: 'direct', slurm: { extraArgs: [] } },
-    summary: { id: 'bench-run', target: 'bench', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+    target: {
+      name: 'bench',
+      host: 'bench',
+      workdir: '/x',
+      python: 'python3',
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    },
+    summary: {
+      id: 'bench-run',
+      target: 'bench',
+      state: 'running',
+      step: null,
+      totalSteps: null,
+      reward: null,
+      lastStepAt: null,
+    },
     logPath: '/x/stdout.log',
     facts: { consumerBatchSize: 128, maxHeadOffpolicyness: 2 },
     onChange,
@@ -73,7 +98,9 @@ function fakeStdin() {
   feed.getView();
   globalThis.gc?.();
   const m = process.memoryUsage();
-  console.log(`ingest 10,000 steps × 200 keys: ${ingestMs.toFixed(0)} ms (${((ingestMs / 10_000) * 1000).toFixed(0)} µs/step)`);
+  console.log(
+    `ingest 10,000 steps × 200 keys: ${ingestMs.toFixed(0)} ms (${((ingestMs / 10_000) * 1000).toFixed(0)} µs/step)`,
+  );
   console.log(`RSS after ingest: ${mb(m.rss)} MB (heap used ${mb(m.heapUsed)} MB)   goal ≤ 150 MB`);
 }
 
@@ -101,7 +128,10 @@ class TimedTty extends FakeTty {
 const { TerminalPainter } = await import(dist('ui/painter.js'));
 // (Through Ink's own renderer the same 200×50 frame took 31.7 ms (issue #19); the painter is now
 // the only drawing path, so there is no Ink path left to compare with.)
-for (const [columns, rows] of [[200, 50], [80, 24]]) {
+for (const [columns, rows] of [
+  [200, 50],
+  [80, 24],
+]) {
   const feed = newFeed();
   const t0 = Date.parse('2026-05-25T00:00:00');
   for (let g = 1; g <= 10_000; g++) feed.watch.push(stepEvent(g, 200, t0));
@@ -109,7 +139,12 @@ for (const [columns, rows] of [[200, 50], [80, 24]]) {
   const stdout = new TimedTty(columns, rows);
   const painter = new TerminalPainter(stdout);
   const first = stdout.nextWrite();
-  const inst = render(h(App, { session, initialScreen: 'dashboard', size: { columns, rows }, painter, frameMs: 0 }), { stdout: new FakeTty(columns, rows), stdin: fakeStdin(), patchConsole: false, exitOnCtrlC: false });
+  const inst = render(h(App, { session, initialScreen: 'dashboard', size: { columns, rows }, painter, frameMs: 0 }), {
+    stdout: new FakeTty(columns, rows),
+    stdin: fakeStdin(),
+    patchConsole: false,
+    exitOnCtrlC: false,
+  });
   await first;
   const times = [];
   for (let i = 1; i <= 100; i++) {
@@ -122,7 +157,9 @@ for (const [columns, rows] of [[200, 50], [80, 24]]) {
   }
   inst.unmount();
   const sorted = times.slice(10).sort((a, b) => a - b);
-  console.log(`dashboard frame ${columns}×${rows}, 10,000 steps in the store (step in → frame written): median ${median(sorted).toFixed(2)} ms, p90 ${sorted[Math.floor(sorted.length * 0.9)].toFixed(2)} ms   goal ≤ 10 ms`);
+  console.log(
+    `dashboard frame ${columns}×${rows}, 10,000 steps in the store (step in → frame written): median ${median(sorted).toFixed(2)} ms, p90 ${sorted[Math.floor(sorted.length * 0.9)].toFixed(2)} ms   goal ≤ 10 ms`,
+  );
 }
 
 // 3. CPU over SECONDS idle, then SECONDS with a new step every second (the whole App + painter,
@@ -133,7 +170,15 @@ for (const [columns, rows] of [[200, 50], [80, 24]]) {
   for (let g = 1; g <= 10_000; g++) feed.watch.push(stepEvent(g, 200, t0));
   const session = new StaticSession({ run: feed.getView(), selectedRunId: 'bench-run' });
   const stdout = new FakeTty(200, 50);
-  const inst = render(h(App, { session, initialScreen: 'dashboard', size: { columns: 200, rows: 50 }, painter: new TerminalPainter(stdout) }), { stdout: new FakeTty(200, 50), stdin: fakeStdin(), patchConsole: false, exitOnCtrlC: false, maxFps: 10 });
+  const inst = render(
+    h(App, {
+      session,
+      initialScreen: 'dashboard',
+      size: { columns: 200, rows: 50 },
+      painter: new TerminalPainter(stdout),
+    }),
+    { stdout: new FakeTty(200, 50), stdin: fakeStdin(), patchConsole: false, exitOnCtrlC: false, maxFps: 10 },
+  );
   await new Promise((r) => setTimeout(r, 1000));
   const measure = async (label, tick) => {
     globalThis.gc?.();
@@ -142,14 +187,21 @@ for (const [columns, rows] of [[200, 50], [80, 24]]) {
     const b0 = stdout.bytes;
     const m0 = process.memoryUsage().heapUsed;
     let g = 10_000;
-    const timer = tick ? setInterval(() => { feed.watch.push(stepEvent(++g, 200, t0)); session.update({ run: feed.getView() }); }, 1000) : null;
+    const timer = tick
+      ? setInterval(() => {
+          feed.watch.push(stepEvent(++g, 200, t0));
+          session.update({ run: feed.getView() });
+        }, 1000)
+      : null;
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
     if (timer) clearInterval(timer);
     const c = process.cpuUsage(c0);
     const wall = performance.now() - w0;
     const pct = ((c.user + c.system) / 1000 / wall) * 100;
     globalThis.gc?.();
-    console.log(`CPU ${label} over ${SECONDS} s: ${pct.toFixed(2)} %  (${((stdout.bytes - b0) / 1024).toFixed(0)} KiB written, ${((stdout.bytes - b0) / (wall / 1000)).toFixed(0)} B/s, heap after gc ${mb(m0)} → ${mb(process.memoryUsage().heapUsed)} MB, RSS ${mb(process.memoryUsage().rss)} MB)${tick ? '' : '   goal ≤ 1 %'}`);
+    console.log(
+      `CPU ${label} over ${SECONDS} s: ${pct.toFixed(2)} %  (${((stdout.bytes - b0) / 1024).toFixed(0)} KiB written, ${((stdout.bytes - b0) / (wall / 1000)).toFixed(0)} B/s, heap after gc ${mb(m0)} → ${mb(process.memoryUsage().heapUsed)} MB, RSS ${mb(process.memoryUsage().rss)} MB)${tick ? '' : '   goal ≤ 1 %'}`,
+    );
   };
   await measure('idle', false);
   await measure('with a step every second', true);
@@ -165,7 +217,27 @@ async function firstFrame(label, args) {
   for (const k of ['FORCE_COLOR', 'NO_COLOR', 'CI']) delete env[k];
   try {
     const start = performance.now();
-    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'b', '-x', '120', '-y', '40', '-c', dir, `node ${join(root, 'bin/awrl-tui.js')} ${args}; sleep 30`], { env });
+    execFileSync(
+      'tmux',
+      [
+        '-L',
+        socket,
+        '-f',
+        '/dev/null',
+        'new-session',
+        '-d',
+        '-s',
+        'b',
+        '-x',
+        '120',
+        '-y',
+        '40',
+        '-c',
+        dir,
+        `node ${join(root, 'bin/awrl-tui.js')} ${args}; sleep 30`,
+      ],
+      { env },
+    );
     let screen = '';
     while (performance.now() - start < 15_000) {
       screen = t('capture-pane', '-p', '-t', 'b');
@@ -173,8 +245,17 @@ async function firstFrame(label, args) {
       await new Promise((r) => setTimeout(r, 10));
     }
     const ms = performance.now() - start;
-    if (/1 Runs\s+2 Dashboard/.test(screen)) console.log(`first frame of \`awrl-tui ${args}\`: ${ms.toFixed(0)} ms${label}`);
-    else console.log(`first frame of \`awrl-tui ${args}\`: n/a (${screen.trim().split('\n').find((l) => l.includes('awrl-tui')) ?? 'no frame in 15 s'})`);
+    if (/1 Runs\s+2 Dashboard/.test(screen))
+      console.log(`first frame of \`awrl-tui ${args}\`: ${ms.toFixed(0)} ms${label}`);
+    else
+      console.log(
+        `first frame of \`awrl-tui ${args}\`: n/a (${
+          screen
+            .trim()
+            .split('\n')
+            .find((l) => l.includes('awrl-tui')) ?? 'no frame in 15 s'
+        })`,
+      );
   } finally {
     try {
       t('kill-server');

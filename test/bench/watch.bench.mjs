@@ -17,7 +17,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = process.env.AWRL_BENCH_ROOT ?? join(here, '../..');
 const dist = (p) => join(root, 'dist', p);
 const { openTransport } = await import(dist('remote/index.js'));
-const { RunFeed } = await import(dist('ui/session/run-feed.js'));
+const { RunFeed } = await import(dist('session/run-feed.js'));
 const MB = Number(process.env.AWRL_BENCH_MB ?? 20);
 const SECONDS = Number(process.env.AWRL_BENCH_SECONDS ?? 30);
 
@@ -26,7 +26,14 @@ const reps = Math.max(1, Math.round((MB * 2 ** 20) / one.length));
 const log = Buffer.concat(Array.from({ length: reps }, () => one));
 const steps = reps * (one.toString('latin1').match(/Train step \d+\/\d+ done/g) ?? []).length;
 const dir = mkdtempSync(join(tmpdir(), 'awrl-bench-watch-'));
-const target = { name: 'local', host: 'local', workdir: dir, python: 'python3', backend: 'direct', slurm: { extraArgs: [] } };
+const target = {
+  name: 'local',
+  host: 'local',
+  workdir: dir,
+  python: 'python3',
+  backend: 'direct',
+  slurm: { extraArgs: [] },
+};
 const sleeper = [];
 
 function makeRun(id, { running }) {
@@ -39,7 +46,23 @@ function makeRun(id, { running }) {
     pid = p.pid;
     writeFileSync(join(runDir, 'job.pid'), `${pid}\n`);
   } else writeFileSync(join(runDir, 'exit.code'), '0\n');
-  const rec = { version: 1, runId: id, experiment: 'e', trial: 't', target: 'local', workdir: dir, runDir, backend: 'direct', argv: ['python3'], secretNames: [], createdAt: '2026-12-01T00:00:00.000Z', attempts: [{ n: 1, reason: 'launch', startedAt: '2026-12-01T00:00:00.000Z', pid }], chainJobIds: [], autoResume: 0, nodes: 1 };
+  const rec = {
+    version: 1,
+    runId: id,
+    experiment: 'e',
+    trial: 't',
+    target: 'local',
+    workdir: dir,
+    runDir,
+    backend: 'direct',
+    argv: ['python3'],
+    secretNames: [],
+    createdAt: '2026-12-01T00:00:00.000Z',
+    attempts: [{ n: 1, reason: 'launch', startedAt: '2026-12-01T00:00:00.000Z', pid }],
+    chainJobIds: [],
+    autoResume: 0,
+    nodes: 1,
+  };
   writeFileSync(join(runDir, 'run.json'), `${JSON.stringify(rec)}\n`);
   writeFileSync(join(runDir, 'stdout.log'), log);
   return join(runDir, 'stdout.log');
@@ -54,13 +77,27 @@ try {
   // 1. follow --json to the end of a finished run: the CLI's own CPU (bash `times`: children).
   makeRun('follow-bench', { running: false });
   const bin = join(root, 'bin/awrl-tui.js');
-  const r = spawnSync('bash', ['-c', `"${process.execPath}" "${bin}" follow follow-bench --target local --workdir "${dir}" --json > /dev/null 2>&1; times`], { encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } });
-  const kids = r.stdout.trim().split('\n').pop().split(/\s+/).map((t) => {
-    const m = /(\d+)m([\d.]+)s/.exec(t);
-    return Number(m[1]) * 60 + Number(m[2]);
-  });
+  const r = spawnSync(
+    'bash',
+    [
+      '-c',
+      `"${process.execPath}" "${bin}" follow follow-bench --target local --workdir "${dir}" --json > /dev/null 2>&1; times`,
+    ],
+    { encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } },
+  );
+  const kids = r.stdout
+    .trim()
+    .split('\n')
+    .pop()
+    .split(/\s+/)
+    .map((t) => {
+      const m = /(\d+)m([\d.]+)s/.exec(t);
+      return Number(m[1]) * 60 + Number(m[2]);
+    });
   const followCpu = kids[0] + kids[1];
-  console.log(`follow --json:   ${fmt(followCpu)} s CPU  = ${fmt((followCpu * 1000) / (log.length / 2 ** 20), 0)} ms/MB, ${fmt((followCpu * 1e6) / steps, 0)} µs/step (whole CLI, start-up included)`);
+  console.log(
+    `follow --json:   ${fmt(followCpu)} s CPU  = ${fmt((followCpu * 1000) / (log.length / 2 ** 20), 0)} ms/MB, ${fmt((followCpu * 1e6) / steps, 0)} µs/step (whole CLI, start-up included)`,
+  );
 
   // 2. The cockpit's RunFeed following the same log from byte 0 (no backfill).
   const feedLog = makeRun('feed-bench', { running: false });
@@ -69,8 +106,20 @@ try {
   const w0 = performance.now();
   await new Promise((resolve) => {
     const feed = new RunFeed({
-      transport: t, target, logPath: feedLog, backfillThresholdBytes: Number.POSITIVE_INFINITY, statePollMs: 60_000,
-      summary: { id: 'feed-bench', target: 'local', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+      transport: t,
+      target,
+      logPath: feedLog,
+      backfillThresholdBytes: Number.POSITIVE_INFINITY,
+      statePollMs: 60_000,
+      summary: {
+        id: 'feed-bench',
+        target: 'local',
+        state: 'running',
+        step: null,
+        totalSteps: null,
+        reward: null,
+        lastStepAt: null,
+      },
       onChange: () => {
         if (feed.trainerLinesOffset >= log.length) {
           feed.getView();
@@ -82,15 +131,28 @@ try {
     feed.start();
   });
   const feedCpu = cpuS(process.cpuUsage(c0));
-  console.log(`cockpit feed:    ${fmt(feedCpu)} s CPU (${fmt((performance.now() - w0) / 1000)} s wall) = ${fmt((feedCpu * 1000) / (log.length / 2 ** 20), 0)} ms/MB, ${fmt((feedCpu * 1e6) / steps, 0)} µs/step`);
+  console.log(
+    `cockpit feed:    ${fmt(feedCpu)} s CPU (${fmt((performance.now() - w0) / 1000)} s wall) = ${fmt((feedCpu * 1000) / (log.length / 2 ** 20), 0)} ms/MB, ${fmt((feedCpu * 1e6) / steps, 0)} µs/step`,
+  );
 
   // 3. Idle: a running run whose log does not grow, a frame a second.
   const idleLog = makeRun('idle-bench', { running: true });
   let idleFeed;
   await new Promise((resolve) => {
     idleFeed = new RunFeed({
-      transport: t, target, logPath: idleLog, backfillThresholdBytes: Number.POSITIVE_INFINITY,
-      summary: { id: 'idle-bench', target: 'local', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+      transport: t,
+      target,
+      logPath: idleLog,
+      backfillThresholdBytes: Number.POSITIVE_INFINITY,
+      summary: {
+        id: 'idle-bench',
+        target: 'local',
+        state: 'running',
+        step: null,
+        totalSteps: null,
+        reward: null,
+        lastStepAt: null,
+      },
       onChange: () => idleFeed.trainerLinesOffset >= log.length && resolve(),
     });
     idleFeed.start();
@@ -104,7 +166,9 @@ try {
   clearInterval(frames);
   idleFeed.close();
   await t.close();
-  console.log(`cockpit idle:    ${fmt(idle * 100)} % of a core over ${SECONDS} s (this process; the state poll's bash every 2 s not counted)`);
+  console.log(
+    `cockpit idle:    ${fmt(idle * 100)} % of a core over ${SECONDS} s (this process; the state poll's bash every 2 s not counted)`,
+  );
 } finally {
   for (const p of sleeper) {
     try {

@@ -13,7 +13,10 @@ const dir = mkdtempSync(join(tmpdir(), 'awrl-cockpit-flow-'));
 // Nothing listens on port 1: connecting is refused at once.
 const UNREACHABLE = 'nobody@127.0.0.1:1';
 const targetsFile = join(dir, 'targets.yaml');
-writeFileSync(targetsFile, `targets:\n  here:\n    host: local\n    workdir: ${dir}\n  gone:\n    host: ${UNREACHABLE}\n    workdir: /tmp\n`);
+writeFileSync(
+  targetsFile,
+  `targets:\n  here:\n    host: local\n    workdir: ${dir}\n  gone:\n    host: ${UNREACHABLE}\n    workdir: /tmp\n`,
+);
 
 let sessions: TmuxSession[] = [];
 afterEach(async () => {
@@ -24,8 +27,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Start the command in tmux; the pane stays after it exits and shows its exit status. */
 async function start(args: string, env: Record<string, string> = {}): Promise<TmuxSession> {
-  const vars = Object.entries({ AWRL_TARGETS_FILE: join(dir, 'none.yaml'), ...env }).map(([k, v]) => `${k}=${v}`).join(' ');
-  const t = await TmuxSession.start({ command: `sh -c '${vars} node ${BIN} ${args}; echo EXITED=$?; exec sleep 600'`, width: 110, height: 30 });
+  const vars = Object.entries({ AWRL_TARGETS_FILE: join(dir, 'none.yaml'), ...env })
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  const t = await TmuxSession.start({
+    command: `sh -c '${vars} node ${BIN} ${args}; echo EXITED=$?; exec sleep 600'`,
+    width: 110,
+    height: 30,
+  });
   sessions.push(t);
   return t;
 }
@@ -41,7 +50,11 @@ async function exitedWith(t: TmuxSession, code: number): Promise<string> {
 describe('the cockpit: connect behind the splash, then open', () => {
   it('opens with the targets it reached; says which it could not once the terminal is back', async () => {
     const t = await start('', { AWRL_TARGETS_FILE: targetsFile });
-    const runs = await t.waitForScreen((s) => /here\s+connected/.test(s), 'the Runs screen with the reachable target', 30_000);
+    const runs = await t.waitForScreen(
+      (s) => /here\s+connected/.test(s),
+      'the Runs screen with the reachable target',
+      30_000,
+    );
     expect(runs).toMatch(/^ 1 Runs/);
     expect(runs).not.toContain('awrl-tui: gone');
     await t.type('q');
@@ -50,7 +63,11 @@ describe('the cockpit: connect behind the splash, then open', () => {
   });
   it('no target reachable: the cockpit stays open on Runs with the problem and r; q: one line, exit 4', async () => {
     const t = await start(`--target ${UNREACHABLE} --workdir /tmp`);
-    const runs = await t.waitForScreen((x) => x.includes('cannot reach') && /^ 1 Runs/.test(x), 'the Runs screen with the problem', 30_000);
+    const runs = await t.waitForScreen(
+      (x) => x.includes('cannot reach') && /^ 1 Runs/.test(x),
+      'the Runs screen with the problem',
+      30_000,
+    );
     expect(runs).toMatch(/\br\b.*(connect|again|retry)/i);
     await t.type('r');
     await t.waitForScreen((x) => /connecting|cannot reach/.test(x), 'the retry', 30_000);
@@ -67,7 +84,11 @@ describe('the cockpit: connect behind the splash, then open', () => {
 describe('watch RUN: the same flow, on the dashboard', () => {
   it('opens the dashboard of the run asked for', async () => {
     const t = await start(`watch r-missing --target local --workdir ${dir}`);
-    const s = await t.waitForScreen((x) => x.includes('run r-missing not found on local'), 'the dashboard looking for the run', 30_000);
+    const s = await t.waitForScreen(
+      (x) => x.includes('run r-missing not found on local'),
+      'the dashboard looking for the run',
+      30_000,
+    );
     expect(s).toMatch(/^ 1 Runs/);
     await t.type('q');
     await exitedWith(t, 0);
@@ -83,14 +104,17 @@ describe('watch RUN: the same flow, on the dashboard', () => {
 });
 
 describe('without a terminal', () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   it('the cockpit and watch say what to use instead, exit 2', () => {
     const cockpit = cli(['--target', 'local']);
     expect(cockpit.status).toBe(2);
     expect(cockpit.stderr).toMatch(/^awrl-tui: the cockpit needs/);
     const watch = cli(['watch', 'r1']);
     expect(watch.status).toBe(2);
-    expect(watch.stderr).toMatch(/^awrl-tui: 'watch' needs .*For r1's state, step and reward without one: 'awrl-tui runs --target T'\./);
+    expect(watch.stderr).toMatch(
+      /^awrl-tui: 'watch' needs .*For r1's state, step and reward without one: 'awrl-tui runs --target T'\./,
+    );
     expect(cli(['watch']).stderr).toContain('usage: awrl-tui watch RUN [--target T]');
   });
 });

@@ -32,7 +32,12 @@ describe('exit codes and --json errors, by command and failure', () => {
   let env: SimOverSshd;
   let dir: string;
   /** ssh config files whose alias fails in one way each. */
-  const cfg: Record<'unreachable' | 'unknownKey' | 'changedKey' | 'badLogin', string> = { unreachable: '', unknownKey: '', changedKey: '', badLogin: '' };
+  const cfg: Record<'unreachable' | 'unknownKey' | 'changedKey' | 'badLogin', string> = {
+    unreachable: '',
+    unknownKey: '',
+    changedKey: '',
+    badLogin: '',
+  };
 
   beforeAll(async () => {
     env = await startSimOverSshd('awrl-exit-codes-');
@@ -68,12 +73,18 @@ describe('exit codes and --json errors, by command and failure', () => {
     const config = extra.config ?? env.config;
     const o = extra.overrides ?? [];
     switch (cmd) {
-      case '--launch': return ['--launch', ...target, '--config', config, ...o, '++trial_name=exit-codes'];
-      case 'runs': return ['runs', ...target];
-      case 'follow': return ['follow', RUN, ...target];
-      case 'stop': return ['stop', RUN, ...target];
-      case 'preflight': return ['preflight', ...target, '--config', config, ...o];
-      case 'config': return ['config', 'show', config, ...o];
+      case '--launch':
+        return ['--launch', ...target, '--config', config, ...o, '++trial_name=exit-codes'];
+      case 'runs':
+        return ['runs', ...target];
+      case 'follow':
+        return ['follow', RUN, ...target];
+      case 'stop':
+        return ['stop', RUN, ...target];
+      case 'preflight':
+        return ['preflight', ...target, '--config', config, ...o];
+      case 'config':
+        return ['config', 'show', config, ...o];
     }
   }
   const takesJson = (_cmd: TableCommand) => true;
@@ -99,7 +110,12 @@ describe('exit codes and --json errors, by command and failure', () => {
     if (!json) return;
     const lines = r.stdout.trim().split('\n');
     const last = JSON.parse(lines[lines.length - 1]);
-    expect(last, what).toMatchObject({ type: 'cli-error', exit: c.exit, message: expect.any(String), hint: expect.any(String) });
+    expect(last, what).toMatchObject({
+      type: 'cli-error',
+      exit: c.exit,
+      message: expect.any(String),
+      hint: expect.any(String),
+    });
     expect(c.codes, what).toContain(last.code);
     // The human line on stderr says the same thing.
     expect(r.stderr, what).toContain(`awrl-tui: ${last.message.split('\n')[0]}`);
@@ -108,14 +124,22 @@ describe('exit codes and --json errors, by command and failure', () => {
   }
 
   it('bad arguments and unreadable files exit 2 (usage, file-unreadable)', async () => {
-    for (const c of casesOf('bad arguments, unreadable file', (cmd) => [...words(cmd, good()), '--no-such-option'])) await check(c);
-    for (const c of casesOf('bad arguments, unreadable file', (cmd) => (['--launch', 'preflight', 'config'].includes(cmd) ? words(cmd, good(), { config: join(dir, 'missing.yaml') }) : null))) {
+    for (const c of casesOf('bad arguments, unreadable file', (cmd) => [...words(cmd, good()), '--no-such-option']))
+      await check(c);
+    for (const c of casesOf('bad arguments, unreadable file', (cmd) =>
+      ['--launch', 'preflight', 'config'].includes(cmd)
+        ? words(cmd, good(), { config: join(dir, 'missing.yaml') })
+        : null,
+    )) {
       await check({ ...c, codes: ['file-unreadable'] });
     }
   }, 60_000);
 
   it('config errors exit 2 (config-invalid) and touch no target', async () => {
-    for (const c of casesOf('config errors', (cmd) => words(cmd, via(cfg.unreachable), { overrides: ['actor.no_such_key=1'] }))) await check(c);
+    for (const c of casesOf('config errors', (cmd) =>
+      words(cmd, via(cfg.unreachable), { overrides: ['actor.no_such_key=1'] }),
+    ))
+      await check(c);
   }, 60_000);
 
   it('an unreachable host exits 4 for every command (host-unreachable), preflight included', async () => {
@@ -123,8 +147,10 @@ describe('exit codes and --json errors, by command and failure', () => {
   }, 60_000);
 
   it('an unknown or changed host key exits 2 (host-key-unknown, host-key-mismatch)', async () => {
-    for (const c of casesOf('host key unknown or changed', (cmd) => words(cmd, via(cfg.unknownKey)))) await check({ ...c, codes: ['host-key-unknown'] });
-    for (const c of casesOf('host key unknown or changed', (cmd) => words(cmd, via(cfg.changedKey)))) await check({ ...c, codes: ['host-key-mismatch'] });
+    for (const c of casesOf('host key unknown or changed', (cmd) => words(cmd, via(cfg.unknownKey))))
+      await check({ ...c, codes: ['host-key-unknown'] });
+    for (const c of casesOf('host key unknown or changed', (cmd) => words(cmd, via(cfg.changedKey))))
+      await check({ ...c, codes: ['host-key-mismatch'] });
   }, 90_000);
 
   it('a refused login exits 2 (auth-failed)', async () => {
@@ -132,24 +158,36 @@ describe('exit codes and --json errors, by command and failure', () => {
   }, 60_000);
 
   it('an unknown run exits 2 (run-not-found): follow, stop, --launch --resume', async () => {
-    const cases = casesOf('unknown run', (cmd) => (cmd === '--launch' ? ['--launch', '--resume', RUN, ...good()] : words(cmd, good())));
+    const cases = casesOf('unknown run', (cmd) =>
+      cmd === '--launch' ? ['--launch', '--resume', RUN, ...good()] : words(cmd, good()),
+    );
     expect(cases.map((c) => c.cmd).sort()).toEqual(['--launch', 'follow', 'stop']);
     for (const c of cases) await check(c);
   }, 60_000);
 
   it('stop without --target: a run not found where it could look, with a profile unreachable, is 4 (not "no run")', async () => {
     const profiles = join(dir, 'targets.yaml');
-    writeFileSync(profiles, [
-      'targets:',
-      `  good: { host: ${env.sshd.alias}, ssh_config: ${env.sshd.sshConfigFile}, workdir: ${env.workdir} }`,
-      `  gone: { host: ${env.sshd.alias}, ssh_config: ${cfg.unreachable}, workdir: ${env.workdir} }`,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      profiles,
+      [
+        'targets:',
+        `  good: { host: ${env.sshd.alias}, ssh_config: ${env.sshd.sshConfigFile}, workdir: ${env.workdir} }`,
+        `  gone: { host: ${env.sshd.alias}, ssh_config: ${cfg.unreachable}, workdir: ${env.workdir} }`,
+        '',
+      ].join('\n'),
+    );
     const p = startCli(['stop', RUN], { AWRL_TARGETS_FILE: profiles, CPU_CLUSTER_TOKEN: SECRET });
     expect(await p.done, p.stderr).toBe(4);
     expect(p.stderr).toMatch(new RegExp(`^awrl-tui: no run ${RUN} on good, and could not search gone for it`, 'm'));
     // Reachable everywhere and absent: the plain unknown run.
-    writeFileSync(profiles, ['targets:', `  good: { host: ${env.sshd.alias}, ssh_config: ${env.sshd.sshConfigFile}, workdir: ${env.workdir} }`, ''].join('\n'));
+    writeFileSync(
+      profiles,
+      [
+        'targets:',
+        `  good: { host: ${env.sshd.alias}, ssh_config: ${env.sshd.sshConfigFile}, workdir: ${env.workdir} }`,
+        '',
+      ].join('\n'),
+    );
     const q = startCli(['stop', RUN], { AWRL_TARGETS_FILE: profiles, CPU_CLUSTER_TOKEN: SECRET });
     expect(await q.done, q.stderr).toBe(2);
     expect(q.stderr).toContain(`no run ${RUN} on good`);
@@ -162,6 +200,9 @@ describe('exit codes and --json errors, by command and failure', () => {
     // The checks are the answer preflight was asked for: a result document, not an error line.
     const r = await cli([...preflight.args, '--json']);
     expect(r.code).toBe(preflight.exit);
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, checks: expect.arrayContaining([expect.objectContaining({ result: 'error' })]) });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: false,
+      checks: expect.arrayContaining([expect.objectContaining({ result: 'error' })]),
+    });
   }, 90_000);
 });

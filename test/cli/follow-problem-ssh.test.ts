@@ -22,7 +22,9 @@ describe('follow --json over ssh: a log the ssh user cannot read', { timeout: 15
   beforeAll(async () => {
     env = await startSimOverSshd('awrl-follow-problem-ssh-');
     unprivileged = await startSshd({
-      extraConfig: ['ForceCommand exec setpriv --bounding-set=-dac_override,-dac_read_search -- /bin/bash -c "$SSH_ORIGINAL_COMMAND"'],
+      extraConfig: [
+        'ForceCommand exec setpriv --bounding-set=-dac_override,-dac_read_search -- /bin/bash -c "$SSH_ORIGINAL_COMMAND"',
+      ],
     });
   }, 60_000);
   afterAll(async () => {
@@ -32,18 +34,44 @@ describe('follow --json over ssh: a log the ssh user cannot read', { timeout: 15
   });
 
   it('prints follow-problem (ssh target, path, error, advice) and follow-problem-cleared on stdout, then every event', async () => {
-    const l = start(['--launch', ...env.target('AWRL_SIM_SPEED=instant'), '--config', env.config, 'total_train_epochs=1', '++trial_name=unreadable-ssh']);
+    const l = start([
+      '--launch',
+      ...env.target('AWRL_SIM_SPEED=instant'),
+      '--config',
+      env.config,
+      'total_train_epochs=1',
+      '++trial_name=unreadable-ssh',
+    ]);
     expect(await l.done, (l.stdout + l.stderr).slice(-600)).toBe(0);
     const runId = /^run\s+(\S+)/m.exec(l.stdout)![1];
     const log = join(env.workdir, '.awrl', 'runs', runId, 'stdout.log');
-    await waitFor(() => /Training completes/.test(readFileSync(log, 'utf8')), { timeoutMs: 60_000, what: 'the instant run to finish' });
+    await waitFor(() => /Training completes/.test(readFileSync(log, 'utf8')), {
+      timeoutMs: 60_000,
+      what: 'the instant run to finish',
+    });
     chmodSync(log, 0o000);
     try {
-      const f = start(['follow', runId, '--target', unprivileged.alias, '-F', unprivileged.sshConfigFile, '--workdir', env.workdir, '--json']);
-      await waitFor(() => f.stdout.includes('"type":"follow-problem"'), { timeoutMs: 40_000, what: 'the follow-problem line' });
+      const f = start([
+        'follow',
+        runId,
+        '--target',
+        unprivileged.alias,
+        '-F',
+        unprivileged.sshConfigFile,
+        '--workdir',
+        env.workdir,
+        '--json',
+      ]);
+      await waitFor(() => f.stdout.includes('"type":"follow-problem"'), {
+        timeoutMs: 40_000,
+        what: 'the follow-problem line',
+      });
       chmodSync(log, 0o644);
       expect(await f.done, f.stderr).toBe(0);
-      const lines = f.stdout.trimEnd().split('\n').map((x) => JSON.parse(x) as Record<string, unknown>);
+      const lines = f.stdout
+        .trimEnd()
+        .split('\n')
+        .map((x) => JSON.parse(x) as Record<string, unknown>);
       const problems = lines.filter((x) => x.type === 'follow-problem');
       expect(problems).toHaveLength(1);
       expect(problems[0]).toMatchObject({ target: unprivileged.alias, path: log, retrying: true });

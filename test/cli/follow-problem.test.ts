@@ -30,19 +30,32 @@ interface Follow {
 describe('follow: a log that cannot be read is said, then followed once it can', { timeout: 120_000 }, () => {
   const workdir = mkdtempSync(join(tmpdir(), 'awrl-follow-problem-cli-'));
   const children: ChildProcess[] = [];
-  const target = ['--target', 'local', '--workdir', workdir, '--setup', `export PATH=${workdir}/bin:$PATH AWRL_SIM_SPEED=instant`];
+  const target = [
+    '--target',
+    'local',
+    '--workdir',
+    workdir,
+    '--setup',
+    `export PATH=${workdir}/bin:$PATH AWRL_SIM_SPEED=instant`,
+  ];
   let runId = '';
   let log = '';
 
   beforeAll(async () => {
     const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
     writeWebgymTasks(sim.trainDataset, 256);
-    const launch = startCli(['--launch', ...target, '--config', sim.config!, 'total_train_epochs=1', '++trial_name=unreadable'], { CPU_CLUSTER_TOKEN: SECRET });
+    const launch = startCli(
+      ['--launch', ...target, '--config', sim.config!, 'total_train_epochs=1', '++trial_name=unreadable'],
+      { CPU_CLUSTER_TOKEN: SECRET },
+    );
     children.push(launch.child);
     expect(await launch.done, launch.stdout + launch.stderr).toBe(0);
     runId = /^run\s+(\S+)/m.exec(launch.stdout)![1];
     log = join(workdir, '.awrl', 'runs', runId, 'stdout.log');
-    await waitFor(() => /Training completes/.test(readFileSync(log, 'utf8')), { timeoutMs: 60_000, what: 'the instant run to finish' });
+    await waitFor(() => /Training completes/.test(readFileSync(log, 'utf8')), {
+      timeoutMs: 60_000,
+      what: 'the instant run to finish',
+    });
   }, 90_000);
   afterAll(() => {
     for (const c of children) if (c.pid && pidAlive(c.pid)) c.kill('SIGKILL');
@@ -52,10 +65,23 @@ describe('follow: a log that cannot be read is said, then followed once it can',
   /** `follow RUN` as an ordinary user (no capability reads a 000 file), the log unreadable. */
   function followUnreadable(extra: string[] = []): Follow {
     chmodSync(log, 0o000);
-    const child = spawn('setpriv', ['--bounding-set=-dac_override,-dac_read_search', '--', process.execPath, BIN, 'follow', runId, ...target.slice(0, 4), ...extra], {
-      env: { ...process.env, CPU_CLUSTER_TOKEN: SECRET, XDG_CONFIG_HOME: join(tmpdir(), 'awrl-no-profiles') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'setpriv',
+      [
+        '--bounding-set=-dac_override,-dac_read_search',
+        '--',
+        process.execPath,
+        BIN,
+        'follow',
+        runId,
+        ...target.slice(0, 4),
+        ...extra,
+      ],
+      {
+        env: { ...process.env, CPU_CLUSTER_TOKEN: SECRET, XDG_CONFIG_HOME: join(tmpdir(), 'awrl-no-profiles') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.push(child);
     const f: Follow = { stdout: '', stderr: '', child, done: new Promise((r) => child.on('close', (code) => r(code))) };
     child.stdout!.on('data', (b) => (f.stdout += b));
@@ -65,7 +91,10 @@ describe('follow: a log that cannot be read is said, then followed once it can',
 
   it('prints the problem with target, path, error and advice once, then "reading … again", exit 0, every step once', async () => {
     const f = followUnreadable();
-    const line = await waitFor(() => /^follow\s+cannot follow .*$/m.exec(f.stdout)?.[0], { timeoutMs: 30_000, what: `the problem line (stdout: ${f.stdout.slice(-300)})` });
+    const line = await waitFor(() => /^follow\s+cannot follow .*$/m.exec(f.stdout)?.[0], {
+      timeoutMs: 30_000,
+      what: `the problem line (stdout: ${f.stdout.slice(-300)})`,
+    });
     expect(line).toContain(log);
     expect(line).toContain('local');
     expect(line).toContain('Permission denied');
@@ -86,10 +115,16 @@ describe('follow: a log that cannot be read is said, then followed once it can',
 
   it('--json: {"type":"follow-problem"} and {"type":"follow-problem-cleared"} lines on stdout, the text on stderr, the events after', async () => {
     const f = followUnreadable(['--json']);
-    await waitFor(() => f.stdout.includes('"type":"follow-problem"'), { timeoutMs: 30_000, what: `the follow-problem line (stdout: ${f.stdout.slice(-300)}; stderr: ${f.stderr.slice(-300)})` });
+    await waitFor(() => f.stdout.includes('"type":"follow-problem"'), {
+      timeoutMs: 30_000,
+      what: `the follow-problem line (stdout: ${f.stdout.slice(-300)}; stderr: ${f.stderr.slice(-300)})`,
+    });
     chmodSync(log, 0o644);
     expect(await f.done, f.stdout + f.stderr).toBe(0);
-    const lines = f.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = f.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const problems = lines.filter((l) => l.type === 'follow-problem');
     expect(problems).toHaveLength(1);
     const p = problems[0];
@@ -120,7 +155,10 @@ describe('follow: a log that cannot be read is said, then followed once it can',
       chmodSync(log, 0o644);
     }
     const size = statSync(log).size;
-    const lines = f.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = f.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.filter((l) => l.type === 'step')).toEqual([]);
     const problems = lines.filter((l) => l.type === 'follow-problem');
     expect(problems.map((p) => p.retrying)).toEqual([true, false]);

@@ -17,10 +17,20 @@ describe('--json errors', () => {
   });
 
   it('a CliError keeps its exit code, code and hint; anything else is an internal error without its stack', () => {
-    expect(jsonErrorOf(new CliError('no run x on h', EXIT.usage, { code: 'run-not-found', hint: 'list them' }))).toEqual({
-      type: 'cli-error', exit: 2, code: 'run-not-found', message: 'no run x on h', hint: 'list them',
+    expect(
+      jsonErrorOf(new CliError('no run x on h', EXIT.usage, { code: 'run-not-found', hint: 'list them' })),
+    ).toEqual({
+      type: 'cli-error',
+      exit: 2,
+      code: 'run-not-found',
+      message: 'no run x on h',
+      hint: 'list them',
     });
-    expect(jsonErrorOf(new CliError('lost it', EXIT.disconnected))).toMatchObject({ exit: 4, code: 'host-unreachable', hint: '' });
+    expect(jsonErrorOf(new CliError('lost it', EXIT.disconnected))).toMatchObject({
+      exit: 4,
+      code: 'host-unreachable',
+      hint: '',
+    });
     const bug = jsonErrorOf(new TypeError('x is undefined'));
     expect(bug).toMatchObject({ exit: 70, code: 'internal', message: 'internal error: x is undefined' });
     expect(JSON.stringify(bug)).not.toMatch(/\bat /);
@@ -43,12 +53,29 @@ describe('--json errors', () => {
     });
     for (const k of CONNECT_FAILURE_KINDS) expect(connectErrorCode(k).hint).not.toBe('');
     // The kind decides, whatever the message says.
-    const e = cliErrorFromConnect(new ConnectError('cannot connect to h: authentication to u@h failed', 'host-key-unknown'));
-    expect(e).toMatchObject({ exitCode: 2, code: 'host-key-unknown', message: 'cannot connect to h: authentication to u@h failed' });
-    expect(cliErrorFromConnect(new ConnectError('cannot connect to h: x', 'timeout'))).toMatchObject({ exitCode: 4, code: 'host-unreachable' });
+    const e = cliErrorFromConnect(
+      new ConnectError('cannot connect to h: authentication to u@h failed', 'host-key-unknown'),
+    );
+    expect(e).toMatchObject({
+      exitCode: 2,
+      code: 'host-key-unknown',
+      message: 'cannot connect to h: authentication to u@h failed',
+    });
+    expect(cliErrorFromConnect(new ConnectError('cannot connect to h: x', 'timeout'))).toMatchObject({
+      exitCode: 4,
+      code: 'host-unreachable',
+    });
     // Something connect() did not name is a host not reached: retrying may help.
-    expect(cliErrorFromConnect(new Error('odd'))).toMatchObject({ exitCode: 4, code: 'host-unreachable', message: 'odd' });
-    expect(cliErrorFromConnect(new ConnectError('m', 'auth-failed'), 'could not search h for it (m)')).toMatchObject({ exitCode: 2, code: 'auth-failed', message: 'could not search h for it (m)' });
+    expect(cliErrorFromConnect(new Error('odd'))).toMatchObject({
+      exitCode: 4,
+      code: 'host-unreachable',
+      message: 'odd',
+    });
+    expect(cliErrorFromConnect(new ConnectError('m', 'auth-failed'), 'could not search h for it (m)')).toMatchObject({
+      exitCode: 2,
+      code: 'auth-failed',
+      message: 'could not search h for it (m)',
+    });
   });
 
   it('names src/runs refusals by the kind they are thrown with, else by the exit code', async () => {
@@ -63,7 +90,14 @@ describe('--json errors', () => {
     expect(runErrorCode(thrown(() => collectSecrets(['CPU_CLUSTER_TOKEN'], {})))).toBe('secret-missing');
     expect(runErrorCode(thrown(() => collectSecrets(['BAD-NAME'], { 'BAD-NAME': 'x' })))).toBe('secret-missing');
     expect(runErrorCode(thrown(() => collectSecrets(['T'], { T: 'a\nb' })))).toBe('secret-missing');
-    const target = { name: 'h', host: 'h', workdir: '/w', python: 'python3', backend: 'direct', slurm: { extraArgs: [] } } as Target;
+    const target = {
+      name: 'h',
+      host: 'h',
+      workdir: '/w',
+      python: 'python3',
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    } as Target;
     const notAnId = await stopRun(null as never, target, '../etc').catch((e: RunError) => e);
     expect(runErrorCode(notAnId as RunError)).toBe('usage');
     expect(runErrorCode(new RunError('no run r1 on h', 2, 'run-not-found'))).toBe('run-not-found');
@@ -75,7 +109,8 @@ describe('--json errors', () => {
     const exits = new Set<number>(Object.values(EXIT));
     for (const row of EXIT_TABLE) {
       for (const code of row.codes) expect(ERROR_CODES).toContain(code);
-      for (const v of Object.values(row.exits)) for (const n of String(v).split('/')) expect(exits.has(Number(n)), `${row.failure}: ${v}`).toBe(true);
+      for (const v of Object.values(row.exits))
+        for (const n of String(v).split('/')) expect(exits.has(Number(n)), `${row.failure}: ${v}`).toBe(true);
     }
   });
 });

@@ -16,7 +16,16 @@ describe('--launch with a relative actor.path that exists on the target', () => 
   });
 
   it('warns before connecting, then notes that pre-flight found it; the run launches and finishes', async () => {
-    const r = await cli(['--launch', ...env.target('AWRL_SIM_SPEED=instant'), '--config', env.config, 'actor.path=models/Qwen3-VL-8B-Instruct', 'total_train_epochs=1', '++trial_name=settled', '--follow']);
+    const r = await cli([
+      '--launch',
+      ...env.target('AWRL_SIM_SPEED=instant'),
+      '--config',
+      env.config,
+      'actor.path=models/Qwen3-VL-8B-Instruct',
+      'total_train_epochs=1',
+      '++trial_name=settled',
+      '--follow',
+    ]);
     expect(r.stderr).toMatch(/warning.*actor\.path/);
     const out = r.stdout + r.stderr;
     expect(out).toMatch(/note: actor\.path is there on \S+: the warning above \(hub-model-path\) does not apply/);
@@ -24,7 +33,16 @@ describe('--launch with a relative actor.path that exists on the target', () => 
   });
 
   it('a Hub id that is not there gets no such note', async () => {
-    const r = await cli(['--launch', ...env.target('AWRL_SIM_SPEED=instant'), '--config', env.config, 'actor.path=Qwen/Not-Here-8B', 'total_train_epochs=1', '++trial_name=hub', '--follow']);
+    const r = await cli([
+      '--launch',
+      ...env.target('AWRL_SIM_SPEED=instant'),
+      '--config',
+      env.config,
+      'actor.path=Qwen/Not-Here-8B',
+      'total_train_epochs=1',
+      '++trial_name=hub',
+      '--follow',
+    ]);
     expect(r.stderr).toMatch(/warning.*actor\.path/);
     expect(r.stdout + r.stderr).not.toMatch(/note: actor\.path is there/);
   });

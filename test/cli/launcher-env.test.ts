@@ -10,7 +10,7 @@ const MISSING = '/nonexistent/awrl-extra-ca.pem';
 const env = { ...process.env, NODE_EXTRA_CA_CERTS: MISSING };
 
 describe('the launcher and NODE_EXTRA_CA_CERTS', () => {
-  it('keeps the CA bundle out of node\'s start-up when run as a program (its #! line)', () => {
+  it("keeps the CA bundle out of node's start-up when run as a program (its #! line)", () => {
     const direct = spawnSync(BIN, ['--version'], { encoding: 'utf8', env });
     expect(direct.status).toBe(0);
     expect(direct.stdout).toMatch(/^awrl-tui /);

@@ -40,12 +40,20 @@ describe('the end of a command', () => {
     process.exit(0);`;
 
   it('hands a slow pipe reader every byte before process.exit', () => {
-    const r = spawnSync('/bin/sh', ['-c', '"$0" --input-type=module -e "$1" | (sleep 0.5; wc -l)', process.execPath, script], { encoding: 'utf8' });
+    const r = spawnSync(
+      '/bin/sh',
+      ['-c', '"$0" --input-type=module -e "$1" | (sleep 0.5; wc -l)', process.execPath, script],
+      { encoding: 'utf8' },
+    );
     expect(r.stdout.trim()).toBe('20000');
   });
 
   it('ends quietly when the reader goes away early', () => {
-    const r = spawnSync('/bin/sh', ['-c', '"$0" --input-type=module -e "$1" | head -c 10 > /dev/null; echo "rc=$?"', process.execPath, script], { encoding: 'utf8' });
+    const r = spawnSync(
+      '/bin/sh',
+      ['-c', '"$0" --input-type=module -e "$1" | head -c 10 > /dev/null; echo "rc=$?"', process.execPath, script],
+      { encoding: 'utf8' },
+    );
     expect(r.stdout.trim()).toBe('rc=0');
     expect(r.stderr).toBe('');
   });

@@ -12,11 +12,14 @@ async function help(args: string[]): Promise<string> {
 }
 
 describe('subcommand help', { timeout: 60_000 }, () => {
-  it.each([[['--launch', '--help']], [['preflight', '--help']]])('%j: --forward-env adds, --no-forward-env narrows', async (args) => {
-    const text = await help(args);
-    expect(text).toContain('besides what the config needs');
-    expect(text).toContain('--no-forward-env NAME');
-  });
+  it.each([[['--launch', '--help']], [['preflight', '--help']]])(
+    '%j: --forward-env adds, --no-forward-env narrows',
+    async (args) => {
+      const text = await help(args);
+      expect(text).toContain('besides what the config needs');
+      expect(text).toContain('--no-forward-env NAME');
+    },
+  );
   it('--demo --help says what the --sim-speed number is and its default', async () => {
     const text = await help(['--demo', '--help']);
     expect(text).toMatch(/--sim-speed X .*trainer seconds per real second.*default 150/);

@@ -12,7 +12,10 @@ describe('--demo --fault', () => {
     ['stall@x', "bad step 'x'"],
     ['nosuchfault@3', "unknown fault 'nosuchfault'"],
   ])('rejects %s before starting anything (exit 2, one line)', (spec, said) => {
-    const r = spawnSync(process.execPath, [BIN, '--demo', '--fault', spec], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(process.execPath, [BIN, '--demo', '--fault', spec], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^awrl-tui: --fault: /);
     expect(r.stderr).toContain(said);

@@ -18,7 +18,8 @@ beforeAll(async () => {
   env = await startSimOverSshd('awrl-qa5-follow-');
 }, 60_000);
 afterAll(async () => {
-  for (const p of started) if (p.child.pid && p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  for (const p of started)
+    if (p.child.pid && p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   await env?.stop();
 });
 
@@ -26,7 +27,12 @@ describe('follow of an unknown run', { timeout: 60_000 }, () => {
   it('--json: the advice is in hint, not in message; code run-not-found, exit 2', async () => {
     const p = cli(['follow', RUN, ...env.target(), '--json']);
     expect(await p.done, p.stderr).toBe(2);
-    const j = JSON.parse(p.stdout.trim().split('\n').pop()!) as { type: string; code: string; message: string; hint: string };
+    const j = JSON.parse(p.stdout.trim().split('\n').pop()!) as {
+      type: string;
+      code: string;
+      message: string;
+      hint: string;
+    };
     expect(j.type).toBe('cli-error');
     expect(j.code).toBe('run-not-found');
     expect(j.message).toContain(`no run ${RUN} on`);

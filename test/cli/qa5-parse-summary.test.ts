@@ -15,7 +15,14 @@ describe('parse summary', () => {
     try {
       const log = join(dir, 'main.log');
       const msg = 'RuntimeError ' + 'x'.repeat(200_000) + ' END';
-      writeFileSync(log, [rec('20260601-10:00:00.000', 'Foo', 'ERROR', msg), rec('20260601-10:00:01.000', 'Foo', 'ERROR', 'two\nlines'), ''].join('\n'));
+      writeFileSync(
+        log,
+        [
+          rec('20260601-10:00:00.000', 'Foo', 'ERROR', msg),
+          rec('20260601-10:00:01.000', 'Foo', 'ERROR', 'two\nlines'),
+          '',
+        ].join('\n'),
+      );
       const r = spawnSync(process.execPath, [BIN, 'parse', log], { encoding: 'utf8', maxBuffer: 1 << 26 });
       expect(r.status).toBe(0);
       expect(r.stdout).toContain('errors: 2');

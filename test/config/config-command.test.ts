@@ -32,7 +32,9 @@ describe('config check', () => {
     const r = cli(['check', REFERENCE_PATH]);
     expect(r.code).toBe(2);
     const p = posOf(REFERENCE, 'mode: online');
-    expect(r.out).toBe(`${REFERENCE_PATH}:${p.line}:${p.col}: error wandb-api-key stats_logger.wandb.mode is online but WANDB_API_KEY is not set; export WANDB_API_KEY, or set stats_logger.wandb.mode: disabled\n`);
+    expect(r.out).toBe(
+      `${REFERENCE_PATH}:${p.line}:${p.col}: error wandb-api-key stats_logger.wandb.mode is online but WANDB_API_KEY is not set; export WANDB_API_KEY, or set stats_logger.wandb.mode: disabled\n`,
+    );
   });
   it('exits 0 with no errors, and never prints a secret value', () => {
     const r = cli(['check', REFERENCE_PATH], { WANDB_API_KEY: 'sk-supersecret-123' });
@@ -52,8 +54,17 @@ describe('config check', () => {
     const r = cli(['check', f, '--json'], { WANDB_API_KEY: 'x' });
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
-    expect(j).toMatchObject({ ok: true, errors: 0, warnings: 1, experimentName: 'qwen3vl8b-inst-grpo-offpolicy2-nokl-prox-batch128-k8-lr5e-06' });
-    expect(j.diagnostics[0]).toMatchObject({ severity: 'warning', code: 'multimodal', line: posOf(REFERENCE, 'enable_multimodal').line });
+    expect(j).toMatchObject({
+      ok: true,
+      errors: 0,
+      warnings: 1,
+      experimentName: 'qwen3vl8b-inst-grpo-offpolicy2-nokl-prox-batch128-k8-lr5e-06',
+    });
+    expect(j.diagnostics[0]).toMatchObject({
+      severity: 'warning',
+      code: 'multimodal',
+      line: posOf(REFERENCE, 'enable_multimodal').line,
+    });
   });
   it('bad input: missing file, YAML syntax error, bad override → one clear message, exit 2, no stack', () => {
     const missing = cli(['check', join(dir, 'nope.yaml')]);
@@ -65,12 +76,16 @@ describe('config check', () => {
     const bad = file('bad.yaml', 'a: 1\nb: [1, 2\nc: 3\n');
     const syn = cli(['check', bad]);
     expect(syn.code).toBe(2);
-    expect(syn.out).toMatch(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: error yaml-syntax `));
+    expect(syn.out).toMatch(
+      new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: error yaml-syntax `),
+    );
     noStack(syn.out + syn.err);
 
     const ov = cli(['show', REFERENCE_PATH, 'allocation_mode=sglang[rollout]:d4']);
     expect(ov.code).toBe(2);
-    expect(ov.err).toMatch(/override 1 'allocation_mode=sglang\[rollout\]:d4': error override-syntax '\[' at column 23/);
+    expect(ov.err).toMatch(
+      /override 1 'allocation_mode=sglang\[rollout\]:d4': error override-syntax '\[' at column 23/,
+    );
     noStack(ov.err);
   });
 });
@@ -106,7 +121,17 @@ describe('config show / diff / argv', () => {
     ]);
   });
   it('argv prints one element per line and the experiment name', () => {
-    const r = cli(['argv', REFERENCE_PATH, 'seed=42', "allocation_mode='sglang[rollout]:d40+fsdp[actor]:d24'", '--remote-config', '/r/config.yaml'], { WANDB_API_KEY: 'x' });
+    const r = cli(
+      [
+        'argv',
+        REFERENCE_PATH,
+        'seed=42',
+        "allocation_mode='sglang[rollout]:d40+fsdp[actor]:d24'",
+        '--remote-config',
+        '/r/config.yaml',
+      ],
+      { WANDB_API_KEY: 'x' },
+    );
     expect(r.code).toBe(0);
     expect(r.out.split('\n')).toEqual([
       'python3',
@@ -137,11 +162,27 @@ describe('config show / diff / argv with a secret in the config', () => {
   // error kept (stderr, exit 2), the value nowhere.
   const ENV_ANCHOR = '        WEBGYM_SKIP_IMAGE_JUDGE: "0"';
   const SECRETS: [string, string, (v: string) => string][] = [
-    ['wandb_api_key', 'stats_logger.wandb.wandb_api_key', (v) => mutate('    entity: webgym', `    entity: webgym\n    wandb_api_key: ${v}`)],
-    ['cpu_cluster_token', 'webgym.cpu_cluster_token', (v) => mutate('  master_port: 8443', `  master_port: 8443\n  cpu_cluster_token: "${v}"`)],
-    ['api_key', 'stats_logger.swanlab.api_key', (v) => mutate('    id_suffix: timestamp', `    id_suffix: timestamp\n  swanlab:\n    api_key: ${v}`)],
+    [
+      'wandb_api_key',
+      'stats_logger.wandb.wandb_api_key',
+      (v) => mutate('    entity: webgym', `    entity: webgym\n    wandb_api_key: ${v}`),
+    ],
+    [
+      'cpu_cluster_token',
+      'webgym.cpu_cluster_token',
+      (v) => mutate('  master_port: 8443', `  master_port: 8443\n  cpu_cluster_token: "${v}"`),
+    ],
+    [
+      'api_key',
+      'stats_logger.swanlab.api_key',
+      (v) => mutate('    id_suffix: timestamp', `    id_suffix: timestamp\n  swanlab:\n    api_key: ${v}`),
+    ],
     ...['WANDB_API_KEY', 'CPU_CLUSTER_TOKEN', 'GEMINI_API_KEY', 'SWANLAB_API_KEY'].map(
-      (n): [string, string, (v: string) => string] => [n, `actor.scheduling_spec.0.env_vars.${n}`, (v) => mutate(ENV_ANCHOR, `${ENV_ANCHOR}\n        ${n}: '${v}'`)],
+      (n): [string, string, (v: string) => string] => [
+        n,
+        `actor.scheduling_spec.0.env_vars.${n}`,
+        (v) => mutate(ENV_ANCHOR, `${ENV_ANCHOR}\n        ${n}: '${v}'`),
+      ],
     ),
   ];
   for (const [last, key, write] of SECRETS) {
@@ -186,7 +227,9 @@ describe('config show / diff / argv with a secret in the config', () => {
       expect(r.code).toBe(2);
       expect(r.err).toContain("override 1 '+webgym.cpu_cluster_token=<redacted>': error secret-in-config");
     }
-    expect(diff.out).toContain("+ webgym.cpu_cluster_token: <redacted>  (override 1 '+webgym.cpu_cluster_token=<redacted>')");
+    expect(diff.out).toContain(
+      "+ webgym.cpu_cluster_token: <redacted>  (override 1 '+webgym.cpu_cluster_token=<redacted>')",
+    );
     expect(argv.out).toContain('++webgym.cpu_cluster_token=<redacted>\n');
     expect(show.out).toMatch(/^ {2}cpu_cluster_token: <redacted> # override 1$/m);
   });
@@ -194,7 +237,18 @@ describe('config show / diff / argv with a secret in the config', () => {
 
 describe('config show --json is exact (#17)', () => {
   it('seed=9007199254740993 stays itself, inf/-inf/nan are "inf", "-inf", "nan"', () => {
-    const r = cli(['show', REFERENCE_PATH, 'seed=9007199254740993', 'actor.optimizer.lr=inf', '++gconfig.top_p=nan', '--resolved', '--json'], { WANDB_API_KEY: 'x' });
+    const r = cli(
+      [
+        'show',
+        REFERENCE_PATH,
+        'seed=9007199254740993',
+        'actor.optimizer.lr=inf',
+        '++gconfig.top_p=nan',
+        '--resolved',
+        '--json',
+      ],
+      { WANDB_API_KEY: 'x' },
+    );
     expect(r.code).toBe(0);
     expect(r.out).toContain('\n  "seed": 9007199254740993,\n');
     expect(r.out).toContain('"lr": "inf"');
@@ -213,7 +267,10 @@ describe('config show --json is exact (#17)', () => {
     expect(r.out).toMatch(/# experiment_name: unknown \(the experiment name depends on the target's environment/);
   });
   it('a 1 KB alias bomb is refused quickly with the limit and why', () => {
-    const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`)];
+    const lines = [
+      'a0: &a0 [x, x, x, x, x, x, x, x, x, x]',
+      ...Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`),
+    ];
     const r = cli(['check', file('bomb.yaml', `${lines.join('\n')}\n`)]);
     expect(r.code).toBe(2);
     expect(r.out).toMatch(/more than 100,000 values .*would blow up on it too/);

@@ -27,7 +27,10 @@ describe('effective YAML', () => {
     expect(ev.hasErrors).toBe(false);
     const y = ev.effectiveYaml();
     // Every comment stays, except the heading of the section ~openai_config removed.
-    for (const line of REFERENCE.split('\n').filter((l) => l.trim().startsWith('#') && !l.includes('Evaluator: Gemini'))) expect(y).toContain(line.trim());
+    for (const line of REFERENCE.split('\n').filter(
+      (l) => l.trim().startsWith('#') && !l.includes('Evaluator: Gemini'),
+    ))
+      expect(y).toContain(line.trim());
     expect(y).toMatch(/^seed: 42 # override 1$/m);
     expect(y).toMatch(/^allocation_mode: sglang\[rollout\]:d40\+fsdp\[actor\]:d24 # override 2$/m);
     expect(y).not.toContain('openai_config');
@@ -60,7 +63,13 @@ describe('effective YAML', () => {
 
 describe('launch argv', () => {
   it('is python3 webgym/train.py --config PATH then ++key=value for each override', () => {
-    const ev = evaluate(REFERENCE, ['seed=42', "allocation_mode='sglang[rollout]:d40+fsdp[actor]:d24'", '~openai_config', 'actor.optimizer.lr=5e-6', 'gconfig.top_p=1.0']);
+    const ev = evaluate(REFERENCE, [
+      'seed=42',
+      "allocation_mode='sglang[rollout]:d40+fsdp[actor]:d24'",
+      '~openai_config',
+      'actor.optimizer.lr=5e-6',
+      'gconfig.top_p=1.0',
+    ]);
     expect(ev.launchArgv({ remoteConfigPath: '/remote/run/config.yaml' })).toEqual([
       'python3',
       'webgym/train.py',
@@ -83,13 +92,38 @@ describe('launch argv', () => {
   });
   it('carries any string value byte for byte (property)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', 'Z', ' ', "'", '"', '\\', ',', '[', ']', '{', '}', '=', ':', '#', '%', 'ü', '0', '.', '$') }), (s) => {
-        const ev = evaluate(REFERENCE, [`trial_name=${formatOverrideValue(s)}`]);
-        const argv = ev.launchArgv({ remoteConfigPath: 'c.yaml' });
-        const back = evaluate(REFERENCE, argv.slice(4));
-        if (!s.includes('${')) expect(back.resolved!.trial_name).toBe(s);
-        expect(back.resolved!.trial_name).toBe(ev.resolved!.trial_name);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom(
+            'a',
+            'Z',
+            ' ',
+            "'",
+            '"',
+            '\\',
+            ',',
+            '[',
+            ']',
+            '{',
+            '}',
+            '=',
+            ':',
+            '#',
+            '%',
+            'ü',
+            '0',
+            '.',
+            '$',
+          ),
+        }),
+        (s) => {
+          const ev = evaluate(REFERENCE, [`trial_name=${formatOverrideValue(s)}`]);
+          const argv = ev.launchArgv({ remoteConfigPath: 'c.yaml' });
+          const back = evaluate(REFERENCE, argv.slice(4));
+          if (!s.includes('${')) expect(back.resolved!.trial_name).toBe(s);
+          expect(back.resolved!.trial_name).toBe(ev.resolved!.trial_name);
+        },
+      ),
       { numRuns: 50, seed: 5 },
     );
   });
@@ -98,13 +132,45 @@ describe('launch argv', () => {
 describe('effective YAML with arbitrary strings', () => {
   it('a string set by an override reads back identically from the effective YAML (property)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', ' ', ':', '#', '-', '?', '[', ']', '{', '}', ',', "'", '"', '&', '*', '!', '|', '>', '%', '@', '`', '1', '.', 'e', 'y', '\\') }), (s) => {
-        const ev = evaluate(REFERENCE, [`trial_name=${formatOverrideValue(s)}`]);
-        if (s.includes('${')) return;
-        const back = evaluate(ev.effectiveYaml());
-        expect(back.resolved!.trial_name).toBe(s);
-        expect(evaluate(ev.effectiveYaml({ resolved: true })).resolved!.trial_name).toBe(s);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom(
+            'a',
+            ' ',
+            ':',
+            '#',
+            '-',
+            '?',
+            '[',
+            ']',
+            '{',
+            '}',
+            ',',
+            "'",
+            '"',
+            '&',
+            '*',
+            '!',
+            '|',
+            '>',
+            '%',
+            '@',
+            '`',
+            '1',
+            '.',
+            'e',
+            'y',
+            '\\',
+          ),
+        }),
+        (s) => {
+          const ev = evaluate(REFERENCE, [`trial_name=${formatOverrideValue(s)}`]);
+          if (s.includes('${')) return;
+          const back = evaluate(ev.effectiveYaml());
+          expect(back.resolved!.trial_name).toBe(s);
+          expect(evaluate(ev.effectiveYaml({ resolved: true })).resolved!.trial_name).toBe(s);
+        },
+      ),
       { numRuns: 60, seed: 9 },
     );
   });

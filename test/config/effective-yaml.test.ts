@@ -35,7 +35,11 @@ describe('effective YAML keeps the file around an overridden key', () => {
     expect(back.effective).toEqual({ base: { x: 5 }, c: { x: 1 } });
   });
   it('the reference config: overriding a key just before a blank line keeps it', () => {
-    const y = show(REFERENCE, ['cluster.name_resolve.type=etcd3', 'scheduler.type=slurm', 'train_dataset.max_length=100']);
+    const y = show(REFERENCE, [
+      'cluster.name_resolve.type=etcd3',
+      'scheduler.type=slurm',
+      'train_dataset.max_length=100',
+    ]);
     expect(y).toContain('  name_resolve:\n    type: etcd3 # override 1\n\n# 48 GPUs');
     expect(y).toContain('scheduler:\n  type: slurm # override 2\n\nrollout:');
     expect(y.split('\n').length).toBe(REFERENCE.split('\n').length);
@@ -57,28 +61,70 @@ const walk = (v: unknown, path: string[]) => {
 };
 walk(base.effective, []);
 
-const text = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', "'", '"', '\\', ',', '[', ']', '{', '}', ':', '#', '-', 'ü', '0', '.', 'e', '%', '&', '*', '!', '|', '>', '?', '@'), maxLength: 12 });
+const text = fc.string({
+  unit: fc.constantFrom(
+    'a',
+    'Z',
+    ' ',
+    "'",
+    '"',
+    '\\',
+    ',',
+    '[',
+    ']',
+    '{',
+    '}',
+    ':',
+    '#',
+    '-',
+    'ü',
+    '0',
+    '.',
+    'e',
+    '%',
+    '&',
+    '*',
+    '!',
+    '|',
+    '>',
+    '?',
+    '@',
+  ),
+  maxLength: 12,
+});
 const valueArb = fc.oneof(
   fc.integer({ min: -1_000_000, max: 1_000_000 }).map(String),
-  fc.double({ min: -1e6, max: 1e6, noNaN: true, noDefaultInfinity: true }).map((x) => (Number.isInteger(x) ? `${x}.0` : String(x))),
+  fc
+    .double({ min: -1e6, max: 1e6, noNaN: true, noDefaultInfinity: true })
+    .map((x) => (Number.isInteger(x) ? `${x}.0` : String(x))),
   fc.constantFrom('true', 'false', 'null', '', '1e-8', '5e-06', 'yes', 'off', '010', "'???'", 'inf', 'nan'),
   text.map((s) => formatOverrideValue(s)),
 );
 // Interpolations to keys that hold plain values in the file (and that the same sample does not
 // override, so no sample builds a cycle).
 const TARGETS = ['cluster.n_nodes', 'gconfig.n_samples', 'trial_name', 'actor.optimizer.lr', 'webgym.master_port'];
-const withInterp = fc.oneof({ weight: 5, arbitrary: valueArb }, { weight: 1, arbitrary: fc.constantFrom(...TARGETS).map((t) => `\${${t}}`) });
+const withInterp = fc.oneof(
+  { weight: 5, arbitrary: valueArb },
+  { weight: 1, arbitrary: fc.constantFrom(...TARGETS).map((t) => `\${${t}}`) },
+);
 const setArb = fc
-  .uniqueArray(fc.tuple(fc.constantFrom(...leaves), withInterp), { minLength: 1, maxLength: 5, selector: ([l]) => l.key })
+  .uniqueArray(fc.tuple(fc.constantFrom(...leaves), withInterp), {
+    minLength: 1,
+    maxLength: 5,
+    selector: ([l]) => l.key,
+  })
   .filter((set) => set.every(([, v]) => !TARGETS.some((t) => v === `\${${t}}` && set.some(([l]) => l.key === t))));
-const samples = fc.sample(setArb, { numRuns: 50, seed: 20261129 }).map((set) => ({ set, overrides: set.map(([l, v]) => `${l.key}=${v}`) }));
+const samples = fc
+  .sample(setArb, { numRuns: 50, seed: 20261129 })
+  .map((set) => ({ set, overrides: set.map(([l, v]) => `${l.key}=${v}`) }));
 
 describe('effective YAML of the reference config under random scalar overrides (property)', () => {
   let ref: RefResult[] = [];
   const cases: RefCase[] = [];
   const outputs: string[] = [];
   beforeAll(() => {
-    if (!omegaconfAvailable()) throw new Error('python3-omegaconf is missing: apt-get install -y python3-omegaconf (for /usr/bin/python3)');
+    if (!omegaconfAvailable())
+      throw new Error('python3-omegaconf is missing: apt-get install -y python3-omegaconf (for /usr/bin/python3)');
     for (const s of samples) {
       const y = show(REFERENCE, s.overrides);
       outputs.push(y);
@@ -123,7 +169,10 @@ describe('effective YAML of the reference config under random scalar overrides (
       const [mine, theirs] = [ref[2 * i], ref[2 * i + 1]];
       // '???' where others interpolate fails to resolve in both; the effective YAML must agree.
       if ('ok' in theirs) expect(mine, `effective YAML of ${s.overrides.join(' ')}`).toEqual(theirs);
-      else expect(mine, `effective YAML of ${s.overrides.join(' ')} (OmegaConf: ${JSON.stringify(theirs)})`).toMatchObject({ stage: 'resolve', error: theirs.error });
+      else
+        expect(mine, `effective YAML of ${s.overrides.join(' ')} (OmegaConf: ${JSON.stringify(theirs)})`).toMatchObject(
+          { stage: 'resolve', error: theirs.error },
+        );
     });
   });
 });
@@ -145,13 +194,23 @@ const deletedLines = (key: string): number[] => {
   const parent = key.slice(0, key.lastIndexOf('.'));
   const siblings = parent ? parent.split('.').reduce<any>((o, k) => o?.[k], base.effective) : base.effective;
   const o = base.originOf(parent);
-  return [base.originOf(key), ...(parent && Object.keys(siblings ?? {}).length === 1 ? [o] : [])].flatMap((x) => (x.kind === 'file' ? [x.line] : []));
+  return [base.originOf(key), ...(parent && Object.keys(siblings ?? {}).length === 1 ? [o] : [])].flatMap((x) =>
+    x.kind === 'file' ? [x.line] : [],
+  );
 };
 const shapeArb = fc.oneof(
   fc.constantFrom(...deletable).map((l) => ({ keys: [l.key], lines: deletedLines(l.key), text: `~${l.key}` })),
-  fc.tuple(fc.constantFrom('webgym', 'openai_config', 'actor.scheduling_spec.0.env_vars'), fc.integer({ min: 1, max: 9 }), valueArb).map(([at, n, v]) => ({ keys: [`${at}.extra_${n}`], lines: [] as number[], text: `+${at}.extra_${n}=${v}` })),
+  fc
+    .tuple(
+      fc.constantFrom('webgym', 'openai_config', 'actor.scheduling_spec.0.env_vars'),
+      fc.integer({ min: 1, max: 9 }),
+      valueArb,
+    )
+    .map(([at, n, v]) => ({ keys: [`${at}.extra_${n}`], lines: [] as number[], text: `+${at}.extra_${n}=${v}` })),
   fc.constantFrom(...leaves).map((l) => ({ keys: [l.key], lines: [l.line], text: `${l.key}=[1,'two']` })),
-  fc.tuple(fc.constantFrom(...leaves), valueArb).map(([l, v]) => ({ keys: [l.key], lines: [l.line], text: `${l.key}=${v}` })),
+  fc
+    .tuple(fc.constantFrom(...leaves), valueArb)
+    .map(([l, v]) => ({ keys: [l.key], lines: [l.line], text: `${l.key}=${v}` })),
 );
 // Distinct keys, and no key under another one (`~a` then `a.b=…` is a Hydra error, not our subject).
 const mixedArb = fc
@@ -198,7 +257,11 @@ describe('effective YAML under overrides that change its shape (property)', () =
       const [mine, theirs] = [ref[2 * i], ref[2 * i + 1]];
       // Deleting a key others interpolate fails to resolve in both; the effective YAML must agree.
       if ('ok' in theirs) expect(mine, `effective YAML of ${what}`).toEqual(theirs);
-      else expect(mine, `effective YAML of ${what} (OmegaConf: ${JSON.stringify(theirs)})`).toMatchObject({ stage: 'resolve', error: theirs.error });
+      else
+        expect(mine, `effective YAML of ${what} (OmegaConf: ${JSON.stringify(theirs)})`).toMatchObject({
+          stage: 'resolve',
+          error: theirs.error,
+        });
     });
   });
 });

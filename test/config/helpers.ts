@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { evaluateConfig, type ConfigEvaluation, type Diagnostic } from '../../src/config/index.js';
 
-export const REFERENCE_PATH = new URL('../fixtures/shared/reference/config_8x8h100_grpo_inst_nokl.yaml', import.meta.url).pathname;
+export const REFERENCE_PATH = new URL(
+  '../fixtures/shared/reference/config_8x8h100_grpo_inst_nokl.yaml',
+  import.meta.url,
+).pathname;
 export const REFERENCE = readFileSync(REFERENCE_PATH, 'utf8');
 
 /** Replace the first occurrence of `from` (which must exist) in the reference config. */
@@ -27,6 +30,7 @@ export function evaluate(text: string, overrides: string[] = [], env: string[] =
 
 export function only(ev: ConfigEvaluation, code: string): Diagnostic {
   const ds = ev.diagnostics.filter((d) => d.code === code);
-  if (ds.length !== 1) throw new Error(`expected one '${code}', got ${ds.length}: ${JSON.stringify(ev.diagnostics, null, 1)}`);
+  if (ds.length !== 1)
+    throw new Error(`expected one '${code}', got ${ds.length}: ${JSON.stringify(ev.diagnostics, null, 1)}`);
   return ds[0];
 }

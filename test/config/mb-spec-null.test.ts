@@ -11,7 +11,14 @@ import { evaluate, mutate } from './helpers.js';
 
 function schemaJson(f: Field): unknown {
   const d = f.d === MISSING ? '???' : f.d;
-  if (f.k === 'obj') return { k: 'obj', name: f.name, opt: f.opt, d, fields: Object.fromEntries(Object.entries(f.fields).map(([k, x]) => [k, schemaJson(x)])) };
+  if (f.k === 'obj')
+    return {
+      k: 'obj',
+      name: f.name,
+      opt: f.opt,
+      d,
+      fields: Object.fromEntries(Object.entries(f.fields).map(([k, x]) => [k, schemaJson(x)])),
+    };
   if (f.k === 'list' || f.k === 'dict') return { k: f.k, opt: f.opt, d, of: schemaJson(f.of) };
   return { k: f.k, opt: f.opt, d };
 }
@@ -39,16 +46,24 @@ describe('actor.mb_spec.max_tokens_per_mb: null (the dataclass default)', () => 
     expect(ev.diagnostics.filter((d) => d.code === 'max-tokens-per-mb').map((d) => d.line)).toEqual([95]);
   });
 
-  it.skipIf(!omegaconfAvailable())('real OmegaConf merges null into MicroBatchSpec (Optional[int]) as None, from the file and from an override', () => {
-    const schema = schemaJson(webGymConfig);
-    const o = parseOverride('actor.mb_spec.max_tokens_per_mb=null');
-    const [fromFile, fromOverride] = runOmegaConf([
-      { kind: 'structured', schema, text: NULL_IN_FILE },
-      { kind: 'structured', schema, text: mutate('x', 'x'), overrides: [{ kind: o.kind, key: o.key, value: toTyped(o.value!) }] },
-    ]);
-    for (const r of [fromFile, fromOverride]) {
-      expect('ok' in r).toBe(true);
-      expect((r as { ok: any }).ok.actor.mb_spec.max_tokens_per_mb).toBeNull();
-    }
-  });
+  it.skipIf(!omegaconfAvailable())(
+    'real OmegaConf merges null into MicroBatchSpec (Optional[int]) as None, from the file and from an override',
+    () => {
+      const schema = schemaJson(webGymConfig);
+      const o = parseOverride('actor.mb_spec.max_tokens_per_mb=null');
+      const [fromFile, fromOverride] = runOmegaConf([
+        { kind: 'structured', schema, text: NULL_IN_FILE },
+        {
+          kind: 'structured',
+          schema,
+          text: mutate('x', 'x'),
+          overrides: [{ kind: o.kind, key: o.key, value: toTyped(o.value!) }],
+        },
+      ]);
+      for (const r of [fromFile, fromOverride]) {
+        expect('ok' in r).toBe(true);
+        expect((r as { ok: any }).ok.actor.mb_spec.max_tokens_per_mb).toBeNull();
+      }
+    },
+  );
 });

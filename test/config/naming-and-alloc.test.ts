@@ -29,7 +29,11 @@ describe('parseAllocationMode', () => {
     expect(parseAllocationMode('vllm:d2+[actor]:d2')).toMatchObject({ ok: true, actorDp: 2 });
     // Whitespace is ignored, a repeated dimension takes the last value, hybrid MoE counts attention GPUs.
     expect(parseAllocationMode(' sglang[r]:d4 + fsdp[a]:d2d4 ')).toMatchObject({ ok: true, totalGpus: 8, actorDp: 4 });
-    expect(parseAllocationMode('sglang:d4+megatron:(attn:d2t2|ffn:e4)')).toMatchObject({ ok: true, totalGpus: 8, actorDp: 2 });
+    expect(parseAllocationMode('sglang:d4+megatron:(attn:d2t2|ffn:e4)')).toMatchObject({
+      ok: true,
+      totalGpus: 8,
+      actorDp: 2,
+    });
     expect(parseAllocationMode('sglang[r]:d2+fsdp[a]:d4|fsdp[c]:d4')).toMatchObject({ ok: true, totalGpus: 6 });
   });
   it.each([
@@ -60,7 +64,23 @@ describe('parseAllocationMode', () => {
 
 describe('Python float formatting', () => {
   it('matches repr() for typical and random doubles', () => {
-    const typical = [5e-6, 1e-5, 0.0001, 0.01, 1, 1e16, 1e15, 123456789.125, 1.5e-7, 0.1 + 0.2, 2 ** 32, -0.5, 1e22, 5e-324, 1.7976931348623157e308];
+    const typical = [
+      5e-6,
+      1e-5,
+      0.0001,
+      0.01,
+      1,
+      1e16,
+      1e15,
+      123456789.125,
+      1.5e-7,
+      0.1 + 0.2,
+      2 ** 32,
+      -0.5,
+      1e22,
+      5e-324,
+      1.7976931348623157e308,
+    ];
     const random = fc.sample(fc.double({ noNaN: true, noDefaultInfinity: true }), { numRuns: 300, seed: 42 });
     const all = [...typical, ...random];
     const [ref] = runOmegaConf([{ kind: 'repr', values: all.map((x) => (Object.is(x, -0) ? '-0.0' : String(x))) }]);
@@ -74,13 +94,22 @@ describe('experiment name', () => {
     expect(inferExperimentName({ ...cfg, actor: { ...cfg.actor, kl_ctl: 0.01, recompute_logprob: false } })).toBe(
       'qwen3vl8b-inst-grpo-offpolicy2-kl0.01-noprox-batch128-k8-lr5e-06',
     );
-    expect(inferExperimentName({ ...cfg, actor: { ...cfg.actor, critic_loss: 'archer', actor_loss: 'fbc', path: '/m/Qwen3-VL-8B-Thinking' } })).toMatch(
-      /^qwen3vl8b-think-archer-fbc-/,
+    expect(
+      inferExperimentName({
+        ...cfg,
+        actor: { ...cfg.actor, critic_loss: 'archer', actor_loss: 'fbc', path: '/m/Qwen3-VL-8B-Thinking' },
+      }),
+    ).toMatch(/^qwen3vl8b-think-archer-fbc-/);
+    expect(inferExperimentName({ ...cfg, actor: { ...cfg.actor, critic_loss: 'ppo', optimizer: null } })).toBe(
+      'qwen3vl8b-inst-ppo-grpo-offpolicy2-nokl-prox-batch128-k8',
     );
-    expect(inferExperimentName({ ...cfg, actor: { ...cfg.actor, critic_loss: 'ppo', optimizer: null } })).toBe('qwen3vl8b-inst-ppo-grpo-offpolicy2-nokl-prox-batch128-k8');
   });
   it('is resolved from overrides, with Python number text', () => {
-    const ev = evaluate(REFERENCE, ['actor.optimizer.lr=1e-4', 'rollout.consumer_batch_size=256', 'train_dataset.batch_size=256']);
+    const ev = evaluate(REFERENCE, [
+      'actor.optimizer.lr=1e-4',
+      'rollout.consumer_batch_size=256',
+      'train_dataset.batch_size=256',
+    ]);
     expect(ev.experimentName).toBe('qwen3vl8b-inst-grpo-offpolicy2-nokl-prox-batch256-k8-lr0.0001');
     expect(evaluate(REFERENCE, ['experiment_name=my-run']).experimentName).toBe('my-run');
   });

@@ -22,12 +22,94 @@ const fromGeneric = (text: string, overrides: string[] = []): Mine => {
 
 // ---- 1. File scalars: the typing table's column 1, and random plain scalars ----------------
 const FILE_SCALARS = [
-  '5e-6', '1e-5', '1.0e-5', '5E-6', '1e5', '1e+5', '1.5E3', '1.0e5', '1.7e-05', '1.', '.5', '-.5', '+.5', '.5e3', '+1', '-0',
-  '1_000', '1_000.5', '1__0', '1_0e5', '010', '08', '0o10', '0x10', '0b101', '1:30', '12:30:00', '.inf', '-.inf', 'inf', '-inf',
-  '.nan', 'nan', 'NaN', 'yes', 'no', 'on', 'off', 'y', 'n', 'true', 'True', 'TRUE', 'tRuE', 'false', 'null', 'Null', 'NULL',
-  'nUll', 'None', '~', '', '2024-01-01', '1.2.3', '1e', '"5e-6"', "'5e-6'", '???', '[1,2]', '{a: 1}', 'a,b', 'héllo', '0',
-  '-1', '0.0', '-0.0', '1e-8', '2.0e-5', '1.5e+3', '0x1F', '0b11', '+0x10', '1_2_3', '3.14_15', '+.inf', '.Inf', '.NaN', 'Yes',
-  'OFF', 'On', '!!str 5', '!!int "7"', '!!float 3', "'yes'", '"null"', '100_000_000', '7:', 'a: b',
+  '5e-6',
+  '1e-5',
+  '1.0e-5',
+  '5E-6',
+  '1e5',
+  '1e+5',
+  '1.5E3',
+  '1.0e5',
+  '1.7e-05',
+  '1.',
+  '.5',
+  '-.5',
+  '+.5',
+  '.5e3',
+  '+1',
+  '-0',
+  '1_000',
+  '1_000.5',
+  '1__0',
+  '1_0e5',
+  '010',
+  '08',
+  '0o10',
+  '0x10',
+  '0b101',
+  '1:30',
+  '12:30:00',
+  '.inf',
+  '-.inf',
+  'inf',
+  '-inf',
+  '.nan',
+  'nan',
+  'NaN',
+  'yes',
+  'no',
+  'on',
+  'off',
+  'y',
+  'n',
+  'true',
+  'True',
+  'TRUE',
+  'tRuE',
+  'false',
+  'null',
+  'Null',
+  'NULL',
+  'nUll',
+  'None',
+  '~',
+  '',
+  '2024-01-01',
+  '1.2.3',
+  '1e',
+  '"5e-6"',
+  "'5e-6'",
+  '???',
+  '[1,2]',
+  '{a: 1}',
+  'a,b',
+  'héllo',
+  '0',
+  '-1',
+  '0.0',
+  '-0.0',
+  '1e-8',
+  '2.0e-5',
+  '1.5e+3',
+  '0x1F',
+  '0b11',
+  '+0x10',
+  '1_2_3',
+  '3.14_15',
+  '+.inf',
+  '.Inf',
+  '.NaN',
+  'Yes',
+  'OFF',
+  'On',
+  '!!str 5',
+  '!!int "7"',
+  '!!float 3',
+  "'yes'",
+  '"null"',
+  '100_000_000',
+  '7:',
+  'a: b',
 ];
 for (const s of FILE_SCALARS) {
   const text = `v: ${s}\n`;
@@ -37,14 +119,59 @@ for (const s of FILE_SCALARS) {
 const randomScalars = fc.sample(fc.stringMatching(/^[0-9][0-9._eE+\-:xob]{0,6}$/), { numRuns: 80, seed: 20261129 });
 for (const s of new Set(randomScalars)) {
   const text = `v: ${s}\n`;
-  cases.push({ name: `random file scalar ${JSON.stringify(s)}`, ref: { kind: 'yaml', text }, mine: () => fromGeneric(text) });
+  cases.push({
+    name: `random file scalar ${JSON.stringify(s)}`,
+    ref: { kind: 'yaml', text },
+    mine: () => fromGeneric(text),
+  });
 }
 
 // ---- 2. Override values landing in typed fields (Hydra's typing, then OmegaConf's coercion) --
 const OVERRIDE_VALUES = [
-  '5e-6', '1e-5', '1.0e-5', '1.', '.5', '-.5', '+1', '-0', '1_000', '1_000.5', '1__0', '010', '0x10', '1:30', 'inf', '-inf',
-  'nan', 'NaN', 'yes', 'no', 'off', 'y', 'true', 'tRuE', 'false', 'null', 'nUll', 'None', '', "'5e-6'", '"42"', "' 42 '",
-  '${a.b}', 'abc', '/path/to/x', '42', '0', '-7', '3.0', '2.5e3', "'1_0'", "'inf'", "'on'", "'2'",
+  '5e-6',
+  '1e-5',
+  '1.0e-5',
+  '1.',
+  '.5',
+  '-.5',
+  '+1',
+  '-0',
+  '1_000',
+  '1_000.5',
+  '1__0',
+  '010',
+  '0x10',
+  '1:30',
+  'inf',
+  '-inf',
+  'nan',
+  'NaN',
+  'yes',
+  'no',
+  'off',
+  'y',
+  'true',
+  'tRuE',
+  'false',
+  'null',
+  'nUll',
+  'None',
+  '',
+  "'5e-6'",
+  '"42"',
+  "' 42 '",
+  '${a.b}',
+  'abc',
+  '/path/to/x',
+  '42',
+  '0',
+  '-7',
+  '3.0',
+  '2.5e3',
+  "'1_0'",
+  "'inf'",
+  "'on'",
+  "'2'",
 ];
 const FIELD_TYPES = ['int', 'float', 'bool', 'str'] as const;
 for (const text of OVERRIDE_VALUES) {
@@ -78,36 +205,112 @@ flag: off
 missing: ???
 `;
 const OVERRIDE_SETS: string[][] = [
-  ['seed=2'], ['seed=2.0'], ['seed=abc'], ['seed=null'], ['seed='], ['foo=1'], ['+foo=1'], ['++foo=1'], ['+seed=3'], ['++seed=3'],
-  ['~seed'], ['~foo'], ['~seed=1'], ['~seed=2'], ['~nested.empty'], ['~missing'], ['+missing=4'], ['missing=4'], ['opt.lr=1e-5'],
-  ['opt={lr:1e-4}'], ['opt={lr:1e-4,new:1}'], ['+opt={new:1}'], ['++opt={new:1}'], ['opt.betas=[0.5,0.6]'], ['opt.betas.0=0.1'],
-  ['specs.0.gpu=4'], ['specs.1.env=null'], ['specs.0.env.X=2'], ['specs.0.env={Y:3}'], ['+specs.0.env.Y=3'], ['specs.5.gpu=1'],
-  ['+a.b.c=1'], ['++a.b.c=1'], ['nested.a.b=${seed}'], ['nested.a={b:2}'], ['nested.a=[1,2]'], ['nested.empty=1'], ['+nested.empty=1'],
-  ['nested.empty.x=1'], ['++nested.empty.x=1'], ['name="x y"'], ["name='a\\'b'"], ['name=a\\,b'], ['name=[a,b]'], ['name={k:v}'],
-  ['flag=true', 'flag=false'], ['seed=2', '~seed'], ['~seed', '+seed=5'], ['ref=3'], ['~ref'], ['seed=7', 'nested.a.b=${ref}'],
-  ['specs=[]'], ['specs=[{gpu:8}]'], ['~specs.0'], ['~nested.a.c.1'], ['opt.eps=1_000'], ['opt.lr=inf'], ['name=NaN'], ['+x=[1,[2,3],{a:b}]'],
+  ['seed=2'],
+  ['seed=2.0'],
+  ['seed=abc'],
+  ['seed=null'],
+  ['seed='],
+  ['foo=1'],
+  ['+foo=1'],
+  ['++foo=1'],
+  ['+seed=3'],
+  ['++seed=3'],
+  ['~seed'],
+  ['~foo'],
+  ['~seed=1'],
+  ['~seed=2'],
+  ['~nested.empty'],
+  ['~missing'],
+  ['+missing=4'],
+  ['missing=4'],
+  ['opt.lr=1e-5'],
+  ['opt={lr:1e-4}'],
+  ['opt={lr:1e-4,new:1}'],
+  ['+opt={new:1}'],
+  ['++opt={new:1}'],
+  ['opt.betas=[0.5,0.6]'],
+  ['opt.betas.0=0.1'],
+  ['specs.0.gpu=4'],
+  ['specs.1.env=null'],
+  ['specs.0.env.X=2'],
+  ['specs.0.env={Y:3}'],
+  ['+specs.0.env.Y=3'],
+  ['specs.5.gpu=1'],
+  ['+a.b.c=1'],
+  ['++a.b.c=1'],
+  ['nested.a.b=${seed}'],
+  ['nested.a={b:2}'],
+  ['nested.a=[1,2]'],
+  ['nested.empty=1'],
+  ['+nested.empty=1'],
+  ['nested.empty.x=1'],
+  ['++nested.empty.x=1'],
+  ['name="x y"'],
+  ["name='a\\'b'"],
+  ['name=a\\,b'],
+  ['name=[a,b]'],
+  ['name={k:v}'],
+  ['flag=true', 'flag=false'],
+  ['seed=2', '~seed'],
+  ['~seed', '+seed=5'],
+  ['ref=3'],
+  ['~ref'],
+  ['seed=7', 'nested.a.b=${ref}'],
+  ['specs=[]'],
+  ['specs=[{gpu:8}]'],
+  ['~specs.0'],
+  ['~nested.a.c.1'],
+  ['opt.eps=1_000'],
+  ['opt.lr=inf'],
+  ['name=NaN'],
+  ['+x=[1,[2,3],{a:b}]'],
 ];
 for (const set of OVERRIDE_SETS) {
   const parsed = set.map((t) => {
     const p = parseOverride(t);
     return { kind: p.kind, key: p.key, ...(p.value ? { value: toTyped(p.value) } : {}) };
   });
-  cases.push({ name: `overrides ${set.join(' ')}`, ref: { kind: 'apply', text: BASE, overrides: parsed }, mine: () => fromGeneric(BASE, set) });
+  cases.push({
+    name: `overrides ${set.join(' ')}`,
+    ref: { kind: 'apply', text: BASE, overrides: parsed },
+    mine: () => fromGeneric(BASE, set),
+  });
 }
 
 // Random override sequences over the same base (fixed seed: the same cases every run).
-const KEYS = ['seed', 'name', 'opt.lr', 'opt.betas', 'opt.betas.0', 'nested.a.b', 'nested.empty', 'nested.a', 'specs.0.gpu', 'specs.1', 'new.k', 'ref', 'flag', 'missing'];
+const KEYS = [
+  'seed',
+  'name',
+  'opt.lr',
+  'opt.betas',
+  'opt.betas.0',
+  'nested.a.b',
+  'nested.empty',
+  'nested.a',
+  'specs.0.gpu',
+  'specs.1',
+  'new.k',
+  'ref',
+  'flag',
+  'missing',
+];
 const VALUES = ['1', '2.5', 'null', 'true', 'abc', '[1,2]', '{x:1}', '{b:7}', '${seed}', '${nested.a.b}', "'q r'", ''];
 const overrideArb = fc
   .tuple(fc.constantFrom('', '+', '++', '~'), fc.constantFrom(...KEYS), fc.constantFrom(...VALUES), fc.boolean())
-  .map(([pre, key, value, withValue]) => (pre === '~' ? (withValue ? `~${key}=${value}` : `~${key}`) : `${pre}${key}=${value}`));
+  .map(([pre, key, value, withValue]) =>
+    pre === '~' ? (withValue ? `~${key}=${value}` : `~${key}`) : `${pre}${key}=${value}`,
+  );
 const randomSets = fc.sample(fc.array(overrideArb, { minLength: 1, maxLength: 3 }), { numRuns: 80, seed: 1129 });
 for (const set of randomSets) {
   const parsed = set.map((t) => {
     const p = parseOverride(t);
     return { kind: p.kind, key: p.key, ...(p.value ? { value: toTyped(p.value) } : {}) };
   });
-  cases.push({ name: `random overrides ${set.join(' ')}`, ref: { kind: 'apply', text: BASE, overrides: parsed }, mine: () => fromGeneric(BASE, set) });
+  cases.push({
+    name: `random overrides ${set.join(' ')}`,
+    ref: { kind: 'apply', text: BASE, overrides: parsed },
+    mine: () => fromGeneric(BASE, set),
+  });
 }
 
 // ---- 4. Interpolation: absolute, relative, embedded, chained, containers, errors -------------
@@ -154,7 +357,11 @@ const INTERP_DOCS = [
   'a: 1\nb: ${a.x}',
 ];
 INTERP_DOCS.forEach((text, i) => {
-  cases.push({ name: `interpolation #${i + 1} ${JSON.stringify(text)}`, ref: { kind: 'yaml', text }, mine: () => fromGeneric(text) });
+  cases.push({
+    name: `interpolation #${i + 1} ${JSON.stringify(text)}`,
+    ref: { kind: 'yaml', text },
+    mine: () => fromGeneric(text),
+  });
 });
 
 // ---- 5. YAML documents: block/flow styles, quoting, anchors and merge keys, comments, errors --
@@ -162,7 +369,7 @@ INTERP_DOCS.forEach((text, i) => {
 const YAML_DOCS = [
   'a: |\n  line1\n  line2\nb: >\n  folded\n  text\n',
   'a: |-\n  keep\nb: >+\n  x\n\nc: 1\n',
-  'a: "tab\\tq\\"x\\u00e9"\nb: \'it\'\'s\'\n',
+  "a: \"tab\\tq\\\"x\\u00e9\"\nb: 'it''s'\n",
   'a: {b: [1, {c: d}], e: []}\nf: {}\n',
   'a:\nb: ~\nc: null\n',
   'base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  y: 3\nl: *b\n',
@@ -193,13 +400,18 @@ const YAML_DOCS = [
   'a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b]\n',
 ];
 YAML_DOCS.forEach((text, i) => {
-  cases.push({ name: `yaml document #${i + 1} ${JSON.stringify(text)}`, ref: { kind: 'yaml', text }, mine: () => fromGeneric(text) });
+  cases.push({
+    name: `yaml document #${i + 1} ${JSON.stringify(text)}`,
+    ref: { kind: 'yaml', text },
+    mine: () => fromGeneric(text),
+  });
 });
 
 // ---- run ---------------------------------------------------------------------------------
 let ref: RefResult[] = [];
 beforeAll(() => {
-  if (!omegaconfAvailable()) throw new Error('python3-omegaconf is missing: apt-get install -y python3-omegaconf (for /usr/bin/python3)');
+  if (!omegaconfAvailable())
+    throw new Error('python3-omegaconf is missing: apt-get install -y python3-omegaconf (for /usr/bin/python3)');
   ref = runOmegaConf(cases.map((c) => c.ref));
 });
 

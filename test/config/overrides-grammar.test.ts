@@ -10,22 +10,79 @@ const F = (repr: string) => ({ float: repr });
 
 // text → what Hydra hands over before the merge (column 4 of the typing table).
 const TABLE: [string, unknown][] = [
-  ['5e-6', F('5e-06')], ['1e-5', F('1e-05')], ['1.0e-5', F('1e-05')], ['5E-6', F('5e-06')], ['1e5', F('100000.0')], ['1e+5', F('100000.0')],
-  ['1.5E3', F('1500.0')], ['1.0e5', F('100000.0')], ['1.7e-05', F('1.7e-05')], ['1.', F('1.0')], ['.5', F('0.5')], ['-.5', F('-0.5')],
-  ['+.5', F('0.5')], ['.5e3', F('500.0')], ['+1', 1], ['-0', 0], ['1_000', 1000], ['1_000.5', F('1000.5')], ['1__0', '1__0'],
-  ['1_0e5', F('1000000.0')], ['010', '010'], ['08', '08'], ['0o10', '0o10'], ['0x10', '0x10'], ['0b101', '0b101'], ['1:30', '1:30'],
-  ['12:30:00', '12:30:00'], ['.inf', '.inf'], ['-.inf', '-.inf'], ['inf', F('inf')], ['-inf', F('-inf')], ['.nan', '.nan'],
-  ['nan', F('nan')], ['NaN', F('nan')], ['yes', 'yes'], ['no', 'no'], ['on', 'on'], ['off', 'off'], ['y', 'y'], ['n', 'n'],
-  ['true', true], ['True', true], ['TRUE', true], ['tRuE', true], ['false', false], ['null', null], ['Null', null], ['NULL', null],
-  ['nUll', null], ['None', 'None'], ['', ''], ['2024-01-01', '2024-01-01'], ['1.2.3', '1.2.3'], ['1e', '1e'], ['"5e-6"', '5e-6'],
-  ["'5e-6'", '5e-6'], ['${a.b}', '${a.b}'], ['x_${a}', 'x_${a}'], ['???', '???'], ['[1,2]', [1, 2]], ['{a:1}', { a: 1 }],
+  ['5e-6', F('5e-06')],
+  ['1e-5', F('1e-05')],
+  ['1.0e-5', F('1e-05')],
+  ['5E-6', F('5e-06')],
+  ['1e5', F('100000.0')],
+  ['1e+5', F('100000.0')],
+  ['1.5E3', F('1500.0')],
+  ['1.0e5', F('100000.0')],
+  ['1.7e-05', F('1.7e-05')],
+  ['1.', F('1.0')],
+  ['.5', F('0.5')],
+  ['-.5', F('-0.5')],
+  ['+.5', F('0.5')],
+  ['.5e3', F('500.0')],
+  ['+1', 1],
+  ['-0', 0],
+  ['1_000', 1000],
+  ['1_000.5', F('1000.5')],
+  ['1__0', '1__0'],
+  ['1_0e5', F('1000000.0')],
+  ['010', '010'],
+  ['08', '08'],
+  ['0o10', '0o10'],
+  ['0x10', '0x10'],
+  ['0b101', '0b101'],
+  ['1:30', '1:30'],
+  ['12:30:00', '12:30:00'],
+  ['.inf', '.inf'],
+  ['-.inf', '-.inf'],
+  ['inf', F('inf')],
+  ['-inf', F('-inf')],
+  ['.nan', '.nan'],
+  ['nan', F('nan')],
+  ['NaN', F('nan')],
+  ['yes', 'yes'],
+  ['no', 'no'],
+  ['on', 'on'],
+  ['off', 'off'],
+  ['y', 'y'],
+  ['n', 'n'],
+  ['true', true],
+  ['True', true],
+  ['TRUE', true],
+  ['tRuE', true],
+  ['false', false],
+  ['null', null],
+  ['Null', null],
+  ['NULL', null],
+  ['nUll', null],
+  ['None', 'None'],
+  ['', ''],
+  ['2024-01-01', '2024-01-01'],
+  ['1.2.3', '1.2.3'],
+  ['1e', '1e'],
+  ['"5e-6"', '5e-6'],
+  ["'5e-6'", '5e-6'],
+  ['${a.b}', '${a.b}'],
+  ['x_${a}', 'x_${a}'],
+  ['???', '???'],
+  ['[1,2]', [1, 2]],
+  ['{a:1}', { a: 1 }],
 ];
 
 describe('Hydra override typing (typing table, column 4)', () => {
   it.each(TABLE)('k=%s', (text, expected) => {
     expect(typedOf(text)).toEqual(expected);
   });
-  it.each([['~', 'not allowed'], ['#x', 'not allowed'], ['héllo', 'not allowed'], ['a,b', 'sweep']])('k=%s is refused (%s)', (text, why) => {
+  it.each([
+    ['~', 'not allowed'],
+    ['#x', 'not allowed'],
+    ['héllo', 'not allowed'],
+    ['a,b', 'sweep'],
+  ])('k=%s is refused (%s)', (text, why) => {
     expect(() => parseOverride(`k=${text}`)).toThrow(why);
   });
   it('parses the override forms', () => {
@@ -73,10 +130,38 @@ describe('formatOverrideValue', () => {
   });
   it('round-trips any string through Hydra parsing (property)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', ' ', "'", '"', '\\', ',', '[', ']', '{', '}', '(', ')', '=', ':', '$', '#', 'é', '1', '.', '-', '~', '\t') }), (s) => {
-        const back = parseOverride(`k=${formatOverrideValue(s)}`).value!;
-        expect(back).toEqual({ t: 'str', v: s });
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom(
+            'a',
+            ' ',
+            "'",
+            '"',
+            '\\',
+            ',',
+            '[',
+            ']',
+            '{',
+            '}',
+            '(',
+            ')',
+            '=',
+            ':',
+            '$',
+            '#',
+            'é',
+            '1',
+            '.',
+            '-',
+            '~',
+            '\t',
+          ),
+        }),
+        (s) => {
+          const back = parseOverride(`k=${formatOverrideValue(s)}`).value!;
+          expect(back).toEqual({ t: 'str', v: s });
+        },
+      ),
       { numRuns: 500, seed: 7 },
     );
   });

@@ -35,16 +35,28 @@ const QUOTES: [string, string][] = [
   ['an escaped quote does not close', 'a: "abc\\"\nb: 1\n'],
   ["'' does not close a single quote", "a: 'it''s\nb: 1\n"],
   ['a document separator stops it', 'a: "abc\n---\nb: 1\n'],
-  ['closed by the next value\'s quote', 'a: "abc\nb: "def"\nc: 3\n'],
-  ['single, closed by the next value\'s quote', "a: 'abc\nb: 'def'\nc: 3\n"],
-  ['nested, closed by a later quote', 'webgym:\n  host_ip: "127.0.0.1\n  master_port: 8443\n  model_type: "qwen3-instruct"\n'],
+  ["closed by the next value's quote", 'a: "abc\nb: "def"\nc: 3\n'],
+  ["single, closed by the next value's quote", "a: 'abc\nb: 'def'\nc: 3\n"],
+  [
+    'nested, closed by a later quote',
+    'webgym:\n  host_ip: "127.0.0.1\n  master_port: 8443\n  model_type: "qwen3-instruct"\n',
+  ],
   ['CRLF line ends', 'a: "abc\r\nb: 1\r\n'],
   ['inside a flow sequence', 'a: ["x, 1]\n'],
   ['second item of a flow sequence', 'a: ["x", "y]\n'],
   ['a bad escape', 'a: "ab\\qc"\n'],
   ['in the reference config: host_ip', mutate('host_ip: "127.0.0.1"', 'host_ip: "127.0.0.1')],
-  ['in the reference config: the last quote of the file', mutate('base_url: "https://generativelanguage.googleapis.com/v1beta/openai/"', 'base_url: "https://generativelanguage.googleapis.com/v1beta/openai/')],
-  ['in the reference config: env var value', mutate('SGLANG_VLM_CACHE_SIZE_MB: "8192"', "SGLANG_VLM_CACHE_SIZE_MB: '8192")],
+  [
+    'in the reference config: the last quote of the file',
+    mutate(
+      'base_url: "https://generativelanguage.googleapis.com/v1beta/openai/"',
+      'base_url: "https://generativelanguage.googleapis.com/v1beta/openai/',
+    ),
+  ],
+  [
+    'in the reference config: env var value',
+    mutate('SGLANG_VLM_CACHE_SIZE_MB: "8192"', "SGLANG_VLM_CACHE_SIZE_MB: '8192"),
+  ],
 ];
 
 const BRACKETS: [string, string][] = [
@@ -61,9 +73,24 @@ const BRACKETS: [string, string][] = [
   ['an empty entry', 'a: [1, , 2]\n'],
   ['a pair then the end', 'a: [a: 1, b\n'],
   ['a tab after a comma', 'a: [1,\t2]\n'],
-  ['in the reference config: wrap list', mutate('allocation_mode: sglang[rollout]:d48+fsdp[actor]:d16', 'allocation_mode: [sglang, fsdp')],
-  ['in the reference config: inline map', mutate('  reward_norm:\n    mean_level: group\n    std_level: group\n    group_size: ${gconfig.n_samples}', '  reward_norm: {mean_level: group, std_level: group, group_size: ${gconfig.n_samples}')],
-  ['in the reference config: a list missing its comma', mutate('      transformer_layer_cls_to_wrap:\n        - Qwen3VLTextDecoderLayer\n        - Qwen3VLVisionBlock\n  mb_spec', '      transformer_layer_cls_to_wrap: [Qwen3VLTextDecoderLayer Qwen3VLVisionBlock\n  mb_spec')],
+  [
+    'in the reference config: wrap list',
+    mutate('allocation_mode: sglang[rollout]:d48+fsdp[actor]:d16', 'allocation_mode: [sglang, fsdp'),
+  ],
+  [
+    'in the reference config: inline map',
+    mutate(
+      '  reward_norm:\n    mean_level: group\n    std_level: group\n    group_size: ${gconfig.n_samples}',
+      '  reward_norm: {mean_level: group, std_level: group, group_size: ${gconfig.n_samples}',
+    ),
+  ],
+  [
+    'in the reference config: a list missing its comma',
+    mutate(
+      '      transformer_layer_cls_to_wrap:\n        - Qwen3VLTextDecoderLayer\n        - Qwen3VLVisionBlock\n  mb_spec',
+      '      transformer_layer_cls_to_wrap: [Qwen3VLTextDecoderLayer Qwen3VLVisionBlock\n  mb_spec',
+    ),
+  ],
 ];
 
 // Other lines a user breaks: a key without ': ', a ': ' inside a value, a '*' or '!' starting a value.
@@ -80,10 +107,22 @@ const LINES: [string, string][] = [
   ['a glob that reads as an alias', 'path: *.jsonl\n'],
   ['an unknown tag', 'a: !custom 1\n'],
   ['a key less indented than its siblings, after a blank line', 'c:\n  x: 1\n \n y: 2\n'],
-  ['in the reference config: a line split before a key', mutate('  gpu_memory_utilization: 0.9', ' \n gpu_memory_utilization: 0.9')],
+  [
+    'in the reference config: a line split before a key',
+    mutate('  gpu_memory_utilization: 0.9', ' \n gpu_memory_utilization: 0.9'),
+  ],
   ['a short \\u escape', 'a: "\\u00"\n'],
-  ['in the reference config: trial_name without colon', mutate('trial_name: intuition-model', 'trial_name intuition-model')],
-  ['in the reference config: cmd with ": "', mutate('      cmd: python3 -m areal.infra.rpc.rpc_server', '      cmd: python3 -m areal.infra.rpc.rpc_server --opt: 1')],
+  [
+    'in the reference config: trial_name without colon',
+    mutate('trial_name: intuition-model', 'trial_name intuition-model'),
+  ],
+  [
+    'in the reference config: cmd with ": "',
+    mutate(
+      '      cmd: python3 -m areal.infra.rpc.rpc_server',
+      '      cmd: python3 -m areal.infra.rpc.rpc_server --opt: 1',
+    ),
+  ],
 ];
 
 // Flow collections and quotes PyYAML reads without complaint: the checks above must stay silent.
@@ -120,27 +159,37 @@ const LESS_INDENTED: string[] = [
   "a: 'it''s\n\n  here'\nb: 2\n",
   'a: "x\\ty\n  z\\\n  w"\nb: 2\n',
   'a: "abc\r\ndef"\r\nb: 1\r\n',
-  mutate('      transformer_layer_cls_to_wrap:\n        - Qwen3VLTextDecoderLayer\n        - Qwen3VLVisionBlock\n  mb_spec', '      transformer_layer_cls_to_wrap: [Qwen3VLTextDecoderLayer,\n    Qwen3VLVisionBlock]\n  mb_spec'),
-  mutate('  base_url: "https://generativelanguage.googleapis.com/v1beta/openai/"', '  base_url: "https://generativelanguage.googleapis.com/\n  v1beta/openai/"'),
+  mutate(
+    '      transformer_layer_cls_to_wrap:\n        - Qwen3VLTextDecoderLayer\n        - Qwen3VLVisionBlock\n  mb_spec',
+    '      transformer_layer_cls_to_wrap: [Qwen3VLTextDecoderLayer,\n    Qwen3VLVisionBlock]\n  mb_spec',
+  ),
+  mutate(
+    '  base_url: "https://generativelanguage.googleapis.com/v1beta/openai/"',
+    '  base_url: "https://generativelanguage.googleapis.com/\n  v1beta/openai/"',
+  ),
 ];
 
-describe.skipIf(!omegaconfAvailable())('what PyYAML reads though YAML 1.2 would not: loaded, to the same values', () => {
-  it.each(LESS_INDENTED.map((t) => [t.length > 60 ? `${t.slice(0, 60)}…` : t, t]))('%j', (_, text) => {
-    const [ref] = runOmegaConf([{ kind: 'yaml', text }]);
-    expect(ref, 'OmegaConf loads it').toHaveProperty('ok');
-    const loaded = loadYaml(text);
-    expect(loaded.problems).toEqual([]);
-    // The reference config's interpolations are resolved by OmegaConf: compare what they do not touch.
-    const pick = (v: any) => (text.includes('WebGym') ? { wrap: v.actor.fsdp.wrap_policy, url: v.openai_config.base_url } : v);
-    expect(pick(toTyped(loaded.root!))).toEqual(pick((ref as { ok: unknown }).ok));
-  });
-  it('the lines and columns of keys after such a value stay the file\'s', () => {
-    const text = 'a: [1,\n2]\nb: 3\nc: "x\ny"\nd: bogus_unknown\n';
-    const loaded = loadYaml(text);
-    expect(loaded.root?.m.get('b')?.origin).toEqual({ kind: 'file', line: 3, col: 1 });
-    expect(loaded.root?.m.get('d')?.origin).toEqual({ kind: 'file', line: 6, col: 1 });
-  });
-});
+describe.skipIf(!omegaconfAvailable())(
+  'what PyYAML reads though YAML 1.2 would not: loaded, to the same values',
+  () => {
+    it.each(LESS_INDENTED.map((t) => [t.length > 60 ? `${t.slice(0, 60)}…` : t, t]))('%j', (_, text) => {
+      const [ref] = runOmegaConf([{ kind: 'yaml', text }]);
+      expect(ref, 'OmegaConf loads it').toHaveProperty('ok');
+      const loaded = loadYaml(text);
+      expect(loaded.problems).toEqual([]);
+      // The reference config's interpolations are resolved by OmegaConf: compare what they do not touch.
+      const pick = (v: any) =>
+        text.includes('WebGym') ? { wrap: v.actor.fsdp.wrap_policy, url: v.openai_config.base_url } : v;
+      expect(pick(toTyped(loaded.root!))).toEqual(pick((ref as { ok: unknown }).ok));
+    });
+    it("the lines and columns of keys after such a value stay the file's", () => {
+      const text = 'a: [1,\n2]\nb: 3\nc: "x\ny"\nd: bogus_unknown\n';
+      const loaded = loadYaml(text);
+      expect(loaded.root?.m.get('b')?.origin).toEqual({ kind: 'file', line: 3, col: 1 });
+      expect(loaded.root?.m.get('d')?.origin).toEqual({ kind: 'file', line: 6, col: 1 });
+    });
+  },
+);
 
 describe.skipIf(!omegaconfAvailable())('yaml-syntax positions agree with PyYAML (unclosed quotes and brackets)', () => {
   let answers: Map<string, PyAnswer>;
@@ -158,7 +207,8 @@ describe.skipIf(!omegaconfAvailable())('yaml-syntax positions agree with PyYAML 
       expect(ds.length).toBeGreaterThan(0);
       expect({ line: ds[0].line, col: ds[0].col }).toEqual({ line: py.line, col: py.col });
       // The opening (PyYAML's context mark for a quote or a bracket) is named in the message.
-      if (py.cline && /quoted scalar|flow (sequence|mapping)/.test(py.context ?? '')) expect(ds[0].message).toContain(`line ${py.cline}, column ${py.ccol}`);
+      if (py.cline && /quoted scalar|flow (sequence|mapping)/.test(py.context ?? ''))
+        expect(ds[0].message).toContain(`line ${py.cline}, column ${py.ccol}`);
     });
   }
 
@@ -166,11 +216,14 @@ describe.skipIf(!omegaconfAvailable())('yaml-syntax positions agree with PyYAML 
     const py = pyyaml(ACCEPTED);
     ACCEPTED.forEach((t, i) => {
       expect(py[i], t).toEqual({ ok: true });
-      expect(evaluate(t).diagnostics.filter((d) => d.code === 'yaml-syntax'), t).toEqual([]);
+      expect(
+        evaluate(t).diagnostics.filter((d) => d.code === 'yaml-syntax'),
+        t,
+      ).toEqual([]);
     });
   });
 
-  it('a control character is refused as PyYAML\'s reader refuses it, at its place', () => {
+  it("a control character is refused as PyYAML's reader refuses it, at its place", () => {
     const text = 'a: 1\n\u0001\n';
     expect(pyyaml([text])[0].ok).toBeUndefined();
     const d = evaluate(text).diagnostics.find((x) => x.code === 'yaml-syntax');

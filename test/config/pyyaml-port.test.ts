@@ -44,19 +44,19 @@ const CASES: [string, string][] = [
   ['a key indented deeper', 'a: 1\n  b: 2\n'],
   ['a key less indented', 'a:\n    b: 1\n  c: 2\n'],
   ['a mapping as a key', '? {a: 1}\n: 2\n'],
-  ['a block scalar at the end of the file: 1', "x: |\n  text"],
-  ['a block scalar at the end of the file: 2', "x: |+\n  text"],
-  ['a block scalar at the end of the file: 3', "x: |-\n  text"],
-  ['a block scalar at the end of the file: 4', "x: >\n  a\n  b"],
-  ['a block scalar at the end of the file: 5', "x: |\n  text\n"],
-  ['a block scalar at the end of the file: 6', "x: |\n  text  "],
-  ['a block scalar at the end of the file: 7', "x: |\n  text\n  "],
-  ['a block scalar at the end of the file: 8', "x: |+\n  text\n\n  "],
-  ['a block scalar at the end of the file: 9', "a:\n  x: |\n    t\n  y: 1"],
-  ['a quoted string in a flow list broken over lines: 1', "gconfig:\n  stop: [\"</s>\", \"<|im_en\n|>\"]\n  n: 1\n"],
-  ['a quoted string in a flow list broken over lines: 2', "gconfig:\n  stop: [\"</s>\",\n\"<|im_end|>\"]\n  n: 1\n"],
-  ['a quoted string in a flow list broken over lines: 3', "a:\n  b: ['x\n\ny', \"p\n  q\"] # c\n  c: 2\n"],
-  ['a quoted string in a flow list broken over lines: 4', "a:\n  b: [it's, \"p\nq\"]\n"],
+  ['a block scalar at the end of the file: 1', 'x: |\n  text'],
+  ['a block scalar at the end of the file: 2', 'x: |+\n  text'],
+  ['a block scalar at the end of the file: 3', 'x: |-\n  text'],
+  ['a block scalar at the end of the file: 4', 'x: >\n  a\n  b'],
+  ['a block scalar at the end of the file: 5', 'x: |\n  text\n'],
+  ['a block scalar at the end of the file: 6', 'x: |\n  text  '],
+  ['a block scalar at the end of the file: 7', 'x: |\n  text\n  '],
+  ['a block scalar at the end of the file: 8', 'x: |+\n  text\n\n  '],
+  ['a block scalar at the end of the file: 9', 'a:\n  x: |\n    t\n  y: 1'],
+  ['a quoted string in a flow list broken over lines: 1', 'gconfig:\n  stop: ["</s>", "<|im_en\n|>"]\n  n: 1\n'],
+  ['a quoted string in a flow list broken over lines: 2', 'gconfig:\n  stop: ["</s>",\n"<|im_end|>"]\n  n: 1\n'],
+  ['a quoted string in a flow list broken over lines: 3', 'a:\n  b: [\'x\n\ny\', "p\n  q"] # c\n  c: 2\n'],
+  ['a quoted string in a flow list broken over lines: 4', 'a:\n  b: [it\'s, "p\nq"]\n'],
   ["'#' glued to a quoted value", 'a: "x"#note\nb: 1\n'],
   ["'#' glued to a flow list", 'a: [1, 2]#note\nb: 1\n'],
   ["the non-specific tag '!' types the value as if plain", 'a: ! "1"\nb: ! 2\nc: !\nd: ! [1]\n'],
@@ -65,20 +65,23 @@ const CASES: [string, string][] = [
   ['an unknown tag after a valid one', 'a: !!str 1\nb: !!strr 2\n'],
 ];
 
-describe.skipIf(!omegaconfAvailable())('YAML syntax characters typed into a config read as the trainer reads them', () => {
-  const py = askPyYaml(CASES.map(([, t]) => t));
-  CASES.forEach(([name, text], i) => {
-    it(`${name}: ${JSON.stringify(text)}`, () => {
-      const m = compare(text, py[i]);
-      expect(m, m ? `${m.kind}\n  cockpit ${m.ours}\n  PyYAML  ${m.theirs}` : '').toBeNull();
+describe.skipIf(!omegaconfAvailable())(
+  'YAML syntax characters typed into a config read as the trainer reads them',
+  () => {
+    const py = askPyYaml(CASES.map(([, t]) => t));
+    CASES.forEach(([name, text], i) => {
+      it(`${name}: ${JSON.stringify(text)}`, () => {
+        const m = compare(text, py[i]);
+        expect(m, m ? `${m.kind}\n  cockpit ${m.ours}\n  PyYAML  ${m.theirs}` : '').toBeNull();
+      });
     });
-  });
 
-  it('a refused file says the one error, in words, without a stack trace', () => {
-    const { problems } = loadYaml('seed: |x\nb: 2\n');
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ line: 1, col: 8 });
-    expect(problems[0].message).toMatch(/block scalar.*quote the value/);
-    expect(problems[0].message).not.toMatch(/\n\s+at /);
-  });
-});
+    it('a refused file says the one error, in words, without a stack trace', () => {
+      const { problems } = loadYaml('seed: |x\nb: 2\n');
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatchObject({ line: 1, col: 8 });
+      expect(problems[0].message).toMatch(/block scalar.*quote the value/);
+      expect(problems[0].message).not.toMatch(/\n\s+at /);
+    });
+  },
+);

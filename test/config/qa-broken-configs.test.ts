@@ -28,7 +28,10 @@ const CASES: [string, string][] = [
   ['tab inside a plain value', M('  interaction_mode: "coordinates"', '  interaction_mode: coord\tinates')],
   ['a line holding only a tab', M('seed: 1\n', 'seed: 1\n\t\n')],
   ['tab after a list dash', M('        - Qwen3VLVisionBlock', '        -\tQwen3VLVisionBlock')],
-  ['tab inside quotes and comments is fine', M('seed: 1\n', 'seed: 1 #\tnote\ntrial_name: "a\tb"\n').replace('trial_name: intuition-model\n', '')],
+  [
+    'tab inside quotes and comments is fine',
+    M('seed: 1\n', 'seed: 1 #\tnote\ntrial_name: "a\tb"\n').replace('trial_name: intuition-model\n', ''),
+  ],
   ['BOM', `\ufeff${REFERENCE}`],
   ['BOM then an unclosed [ on line 1', '\ufeffa: [1, 2\nb: 3\n'],
   ['BOM then a tab on line 1', '\ufeffa:\t1\n'],
@@ -37,7 +40,10 @@ const CASES: [string, string][] = [
   ['duplicate key, one quoted', M('seed: 1\n', 'seed: 1\n"seed": 2\n')],
   ['duplicate anchor', M('seed: 1\n', 'seed: &a 1\ntotal_train_steps: &a 2\n')],
   ['undefined alias', M('seed: 1\n', 'seed: *nope\n')],
-  ['anchor and alias', M('  n_samples: 8', '  n_samples: &n 8').replace('    group_size: ${gconfig.n_samples}', '    group_size: *n')],
+  [
+    'anchor and alias',
+    M('  n_samples: 8', '  n_samples: &n 8').replace('    group_size: ${gconfig.n_samples}', '    group_size: *n'),
+  ],
   ['CRLF', crlf(REFERENCE)],
   ['CRLF with an unclosed quote', crlf(M('host_ip: "127.0.0.1"', 'host_ip: "127.0.0.1'))],
   ['CRLF with a duplicate key', crlf(M('seed: 1\n', 'seed: 1\nseed: 2\n'))],
@@ -51,41 +57,52 @@ function check(path: string) {
   const base = { ...process.env, WANDB_API_KEY: 'set-for-the-test' };
   let r = spawnSync(process.execPath, [BIN, 'config', 'check', path], { encoding: 'utf8', env: base });
   // dist/ is shared with other builds: a module caught half-written fails to link; run again.
-  for (let i = 0; i < 5 && r.status === 70 && /internal error/.test(r.stderr); i++) r = spawnSync(process.execPath, [BIN, 'config', 'check', path], { encoding: 'utf8', env: base });
+  for (let i = 0; i < 5 && r.status === 70 && /internal error/.test(r.stderr); i++)
+    r = spawnSync(process.execPath, [BIN, 'config', 'check', path], { encoding: 'utf8', env: base });
   return r;
 }
 
-describe.skipIf(!omegaconfAvailable())('config check on hand-broken files: file:line:col as the trainer says it', () => {
-  const paths = new Map<string, string>();
-  let py: { ok?: true; line?: number; col?: number; problem?: string }[] = [];
-  beforeAll(() => {
-    CASES.forEach(([, text], i) => {
-      const p = join(dir, `case-${i}.yaml`);
-      writeFileSync(p, text);
-      paths.set(CASES[i][0], p);
+describe.skipIf(!omegaconfAvailable())(
+  'config check on hand-broken files: file:line:col as the trainer says it',
+  () => {
+    const paths = new Map<string, string>();
+    let py: { ok?: true; line?: number; col?: number; problem?: string }[] = [];
+    beforeAll(() => {
+      CASES.forEach(([, text], i) => {
+        const p = join(dir, `case-${i}.yaml`);
+        writeFileSync(p, text);
+        paths.set(CASES[i][0], p);
+      });
+      const r = spawnSync(PYTHON, [MARKS], {
+        input: JSON.stringify(CASES.map(([name]) => ({ path: paths.get(name) }))),
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      });
+      if (r.status !== 0) throw new Error(r.stderr);
+      py = JSON.parse(r.stdout);
     });
-    const r = spawnSync(PYTHON, [MARKS], { input: JSON.stringify(CASES.map(([name]) => ({ path: paths.get(name) }))), encoding: 'utf8', maxBuffer: 64 << 20 });
-    if (r.status !== 0) throw new Error(r.stderr);
-    py = JSON.parse(r.stdout);
-  });
 
-  CASES.forEach(([name], i) => {
-    it(name, () => {
-      const path = paths.get(name)!;
-      const r = check(path);
-      expect(r.stderr).not.toMatch(/\n\s+at |internal error/);
-      const syntax = r.stdout.split('\n').filter((l) => l.includes(': error yaml-syntax '));
-      const answer = py[i];
-      if (answer.ok) {
-        expect(syntax, 'the trainer loads this file').toEqual([]);
-        return;
-      }
-      expect(r.status).toBe(2);
-      expect(syntax.length, `the trainer says ${answer.line}:${answer.col} ${answer.problem}`).toBeGreaterThan(0);
-      expect(syntax[0].startsWith(`${path}:${answer.line}:${answer.col}: error yaml-syntax `), `${syntax[0]}\n  trainer: ${answer.line}:${answer.col} ${answer.problem}`).toBe(true);
+    CASES.forEach(([name], i) => {
+      it(name, () => {
+        const path = paths.get(name)!;
+        const r = check(path);
+        expect(r.stderr).not.toMatch(/\n\s+at |internal error/);
+        const syntax = r.stdout.split('\n').filter((l) => l.includes(': error yaml-syntax '));
+        const answer = py[i];
+        if (answer.ok) {
+          expect(syntax, 'the trainer loads this file').toEqual([]);
+          return;
+        }
+        expect(r.status).toBe(2);
+        expect(syntax.length, `the trainer says ${answer.line}:${answer.col} ${answer.problem}`).toBeGreaterThan(0);
+        expect(
+          syntax[0].startsWith(`${path}:${answer.line}:${answer.col}: error yaml-syntax `),
+          `${syntax[0]}\n  trainer: ${answer.line}:${answer.col} ${answer.problem}`,
+        ).toBe(true);
+      });
     });
-  });
-});
+  },
+);
 
 describe('a duplicate key names its dotted key (the trainer names only the last part)', () => {
   it.each([
@@ -101,7 +118,9 @@ describe('a duplicate key names its dotted key (the trainer names only the last 
 describe('${oc.env:…} is warned once, where it is written (its ${…} copies are the same call)', () => {
   it('cluster.fileroot from the environment: one warning, at cluster.fileroot, not at rollout/saver/… fileroot', () => {
     const ev = evaluate(mutate('  fileroot: /path/to/areal-fileroot', '  fileroot: ${oc.env:AREAL_ROOT}'));
-    expect(ev.diagnostics.filter((d) => d.code === 'resolver').map((d) => [d.key, d.line])).toEqual([['cluster.fileroot', 21]]);
+    expect(ev.diagnostics.filter((d) => d.code === 'resolver').map((d) => [d.key, d.line])).toEqual([
+      ['cluster.fileroot', 21],
+    ]);
   });
   it('an int field from the environment and its copies: one warning at seed', () => {
     const ev = evaluate(mutate('seed: 1\n', 'seed: ${oc.env:SEED}\n'));

@@ -7,15 +7,30 @@ import { parseAllocationMode, parseOverride, resolveWithoutSchema, toTyped } fro
 import { omegaconfAvailable, runOmegaConf, type RefResult } from '../harness/omegaconf.js';
 import { evaluate, mutate, only, posOf, REFERENCE } from './helpers.js';
 
-const errors = (overrides: string[], text = REFERENCE) => evaluate(text, overrides).diagnostics.filter((d) => d.severity === 'error');
+const errors = (overrides: string[], text = REFERENCE) =>
+  evaluate(text, overrides).diagnostics.filter((d) => d.severity === 'error');
 
 describe('a list or dict given to a scalar field: the trainer names it as an OmegaConf node', () => {
   // The engine used to print "Value 'list' of type 'list'".
-  const values = { list: { t: 'list' as const, a: [{ t: 'int' as const, v: 1 }, { t: 'int' as const, v: 2 }] }, dict: { t: 'map' as const, m: new Map([['a', { t: 'int' as const, v: 1 }]]) } };
-  const cases = (['int', 'float', 'bool', 'str'] as const).flatMap((type) => (['list', 'dict'] as const).map((shape) => ({ type, shape })));
+  const values = {
+    list: {
+      t: 'list' as const,
+      a: [
+        { t: 'int' as const, v: 1 },
+        { t: 'int' as const, v: 2 },
+      ],
+    },
+    dict: { t: 'map' as const, m: new Map([['a', { t: 'int' as const, v: 1 }]]) },
+  };
+  const cases = (['int', 'float', 'bool', 'str'] as const).flatMap((type) =>
+    (['list', 'dict'] as const).map((shape) => ({ type, shape })),
+  );
   let ref: RefResult[] = [];
   beforeAll(() => {
-    if (omegaconfAvailable()) ref = runOmegaConf(cases.map(({ type, shape }) => ({ kind: 'coerce' as const, type, value: toTyped(values[shape]) })));
+    if (omegaconfAvailable())
+      ref = runOmegaConf(
+        cases.map(({ type, shape }) => ({ kind: 'coerce' as const, type, value: toTyped(values[shape]) })),
+      );
   });
   it.each(cases.map((c, i) => [`${c.shape} into ${c.type}`, i] as const))('%s: same message as OmegaConf', (_, i) => {
     if (!omegaconfAvailable()) return;
@@ -30,17 +45,22 @@ describe('a list or dict given to a scalar field: the trainer names it as an Ome
     const errs = errors(['seed=[1,2]']);
     expect(errs).toHaveLength(1);
     expect(errs[0]).toMatchObject({ code: 'type-mismatch', override: { index: 1 } });
-    expect(errs[0].message).toMatch(/^Value '\[1, 2\]' of type 'ListConfig' could not be converted to Integer \(field 'seed' is int\)/);
+    expect(errs[0].message).toMatch(
+      /^Value '\[1, 2\]' of type 'ListConfig' could not be converted to Integer \(field 'seed' is int\)/,
+    );
   });
 });
 
 describe('one mistake, one error', () => {
   // seed feeds sglang.random_seed and vllm.seed through ${seed}: the trainer stops at seed; the
   // engine used to add an error per copy, listed BEFORE the cause.
-  it.each(['seed=.5', 'seed=1e5', 'seed=inf', 'seed=0x10', 'seed=', 'seed=true'])('%s: only the override is wrong', (o) => {
-    const errs = errors([o]);
-    expect(errs.map((d) => [d.code, d.key, d.override?.index])).toEqual([['type-mismatch', 'seed', 1]]);
-  });
+  it.each(['seed=.5', 'seed=1e5', 'seed=inf', 'seed=0x10', 'seed=', 'seed=true'])(
+    '%s: only the override is wrong',
+    (o) => {
+      const errs = errors([o]);
+      expect(errs.map((d) => [d.code, d.key, d.override?.index])).toEqual([['type-mismatch', 'seed', 1]]);
+    },
+  );
   it('the same from the file: one error at the line that is wrong', () => {
     const text = mutate('seed: 1', 'seed: 1.5');
     const errs = errors([], text);
@@ -66,12 +86,20 @@ describe('Unicode digits: Python int()/float() read them, so OmegaConf does', ()
   it('and matches real OmegaConf', () => {
     if (!omegaconfAvailable()) return;
     const vals = ['٣', '１２', '٣_٣', '٣.5', '𝟗𝟎'];
-    const ref = runOmegaConf(vals.flatMap((v) => [{ kind: 'coerce' as const, type: 'int' as const, value: v }, { kind: 'coerce' as const, type: 'float' as const, value: v }]));
+    const ref = runOmegaConf(
+      vals.flatMap((v) => [
+        { kind: 'coerce' as const, type: 'int' as const, value: v },
+        { kind: 'coerce' as const, type: 'float' as const, value: v },
+      ]),
+    );
     vals.forEach((v, i) => {
       for (const [j, type] of (['int', 'float'] as const).entries()) {
         const r = ref[i * 2 + j];
         const mine = coerceScalar(type, { t: 'str', v });
-        if ('ok' in r) expect(mine.ok && (mine.value as { v: number }).v).toBe(typeof r.ok === 'object' ? Number((r.ok as { float: string }).float) : r.ok);
+        if ('ok' in r)
+          expect(mine.ok && (mine.value as { v: number }).v).toBe(
+            typeof r.ok === 'object' ? Number((r.ok as { float: string }).float) : r.ok,
+          );
         else expect(mine.ok).toBe(false);
       }
     });
@@ -156,12 +184,17 @@ describe('YAML syntax errors are placed where the trainer (PyYAML) places them',
     const text = mutate('    target: actor', "    target: 'actor");
     const d = yamlErr(text);
     expect(d).toMatchObject({ line: text.split('\n').length, col: 1 });
-    expect(d.message).toContain(`quote opened at line ${posOf(text, "target: 'actor").line}, column 13 is never closed`);
+    expect(d.message).toContain(
+      `quote opened at line ${posOf(text, "target: 'actor").line}, column 13 is never closed`,
+    );
   });
 });
 
 describe('SGLANG_VLM_CACHE_SIZE_MB as SGLang reads it (int())', () => {
-  const cache = (v: string) => evaluate(REFERENCE, [`actor.scheduling_spec.0.env_vars.SGLANG_VLM_CACHE_SIZE_MB=${v}`]).diagnostics.filter((d) => d.code === 'sglang-vlm-cache');
+  const cache = (v: string) =>
+    evaluate(REFERENCE, [`actor.scheduling_spec.0.env_vars.SGLANG_VLM_CACHE_SIZE_MB=${v}`]).diagnostics.filter(
+      (d) => d.code === 'sglang-vlm-cache',
+    );
   // 1e4 on the command line is a float; in the str field it becomes '10000.0', which int() refuses.
   it.each(['1e4', '0x2000', "'8192 MB'"])('%s is not a number of MB to SGLang: warned', (v) => {
     expect(cache(v)).toHaveLength(1);
@@ -184,22 +217,33 @@ describe('ints beyond 2^53 stay exact (Python ints are)', () => {
     expect(ev.resolved!.trial_name).toBe('t12345678901234567890');
   });
   it('from the file too, through str() of an interpolation', () => {
-    expect(resolveWithoutSchema('seed: 98765432109876543210\nname: run${seed}\n')).toMatchObject({ ok: { name: 'run98765432109876543210' } });
+    expect(resolveWithoutSchema('seed: 98765432109876543210\nname: run${seed}\n')).toMatchObject({
+      ok: { name: 'run98765432109876543210' },
+    });
   });
 });
 
 describe('an override path that cannot be reached says why (not "use +", which fails too)', () => {
-  it.each(['actor.scheduling_spec.5.gpu=2', '+actor.scheduling_spec.5.gpu=2', '++actor.scheduling_spec.2={gpu:1}'])('%s: a list index past the end', (o) => {
-    const d = only(evaluate(REFERENCE, [o]), 'override-missing-key');
-    expect(d.message).toMatch(/index \d is out of range: 'actor\.scheduling_spec' has 1 entry .* give the whole list: actor\.scheduling_spec=\[…\]\.$/);
-    expect(d.message).not.toMatch(/To append it use \+/);
-  });
+  it.each(['actor.scheduling_spec.5.gpu=2', '+actor.scheduling_spec.5.gpu=2', '++actor.scheduling_spec.2={gpu:1}'])(
+    '%s: a list index past the end',
+    (o) => {
+      const d = only(evaluate(REFERENCE, [o]), 'override-missing-key');
+      expect(d.message).toMatch(
+        /index \d is out of range: 'actor\.scheduling_spec' has 1 entry .* give the whole list: actor\.scheduling_spec=\[…\]\.$/,
+      );
+      expect(d.message).not.toMatch(/To append it use \+/);
+    },
+  );
   it('a key under a plain value', () => {
     const d = only(evaluate(REFERENCE, ['actor.optimizer.lr.x=1']), 'override-missing-key');
-    expect(d.message).toBe("Could not override 'actor.optimizer.lr.x': 'actor.optimizer.lr' is a plain value (5e-06), not a mapping: it has no 'x'.");
+    expect(d.message).toBe(
+      "Could not override 'actor.optimizer.lr.x': 'actor.optimizer.lr' is a plain value (5e-06), not a mapping: it has no 'x'.",
+    );
   });
   it('a key missing from a mapping still gets the + advice', () => {
-    expect(only(evaluate(REFERENCE, ['actor.foo=1']), 'override-missing-key').message).toMatch(/To append it use \+actor\.foo=1/);
+    expect(only(evaluate(REFERENCE, ['actor.foo=1']), 'override-missing-key').message).toMatch(
+      /To append it use \+actor\.foo=1/,
+    );
   });
 });
 
@@ -217,50 +261,80 @@ describe('allocation_mode names and the hybrid MoE form (Lark grammar)', () => {
   });
   // hybrid_moe_syntax: "("? attn_section "|" ffn_section ")"? — the parentheses are optional.
   it('megatron:attn:d4t2|ffn:e4t2 without parentheses is one component', () => {
-    expect(parseAllocationMode('sglang:d4+megatron:attn:d4t2|ffn:e4t2')).toMatchObject({ ok: true, totalGpus: 12, actorDp: 4 });
+    expect(parseAllocationMode('sglang:d4+megatron:attn:d4t2|ffn:e4t2')).toMatchObject({
+      ok: true,
+      totalGpus: 12,
+      actorDp: 4,
+    });
   });
 });
 
 describe('test rollout: what webgym/train.py computes before anything starts', () => {
   it('n_gpus 0 with the test rollout on is an error at test_rollout.n_gpus (ZeroDivisionError in the trainer)', () => {
-    const d = only(evaluate(REFERENCE, ['test_rollout.enabled=true', 'test_rollout.n_gpus=0', 'allocation_mode=sglang:d48+fsdp:d16']), 'test-rollout');
+    const d = only(
+      evaluate(REFERENCE, [
+        'test_rollout.enabled=true',
+        'test_rollout.n_gpus=0',
+        'allocation_mode=sglang:d48+fsdp:d16',
+      ]),
+      'test-rollout',
+    );
     expect(d).toMatchObject({ severity: 'error', key: 'test_rollout.n_gpus', override: { index: 2 } });
   });
   it('no inference component with the test rollout on is an error (alloc.gen is None)', () => {
-    expect(only(evaluate(REFERENCE, ['test_rollout.enabled=true', 'allocation_mode=d56']), 'test-rollout').key).toBe('test_rollout.enabled');
+    expect(only(evaluate(REFERENCE, ['test_rollout.enabled=true', 'allocation_mode=d56']), 'test-rollout').key).toBe(
+      'test_rollout.enabled',
+    );
   });
   it('without a valid_dataset the trainer skips the test rollout: nothing to say', () => {
-    expect(evaluate(REFERENCE, ['test_rollout.enabled=true', 'test_rollout.n_gpus=0', 'valid_dataset=null']).diagnostics.filter((d) => d.code === 'test-rollout')).toEqual([]);
+    expect(
+      evaluate(REFERENCE, [
+        'test_rollout.enabled=true',
+        'test_rollout.n_gpus=0',
+        'valid_dataset=null',
+      ]).diagnostics.filter((d) => d.code === 'test-rollout'),
+    ).toEqual([]);
   });
 });
 
 describe('YAML scalars the resolver matches but Python cannot construct', () => {
   // PyYAML: 0x_ matches the int resolver, then int('', 16) raises; ._ matches the float one, then
   // float('.') raises. The engine used to load them as NaN.
-  it.each(['v: 0x_\n', 'v: 0b_\n', 'v: ._\n', 'v: !!int 0x_\n', 'v: !!float ._\n'])('%j is a load error, as in OmegaConf', (text) => {
-    expect(resolveWithoutSchema(text)).toMatchObject({ stage: 'load' });
-    if (omegaconfAvailable()) expect(runOmegaConf([{ kind: 'yaml', text }])[0]).toMatchObject({ stage: 'load' });
-  });
+  it.each(['v: 0x_\n', 'v: 0b_\n', 'v: ._\n', 'v: !!int 0x_\n', 'v: !!float ._\n'])(
+    '%j is a load error, as in OmegaConf',
+    (text) => {
+      expect(resolveWithoutSchema(text)).toMatchObject({ stage: 'load' });
+      if (omegaconfAvailable()) expect(runOmegaConf([{ kind: 'yaml', text }])[0]).toMatchObject({ stage: 'load' });
+    },
+  );
   it('.nan is still NaN', () => {
     expect(resolveWithoutSchema('v: .nan\n')).toMatchObject({ ok: { v: { float: 'nan' } } });
   });
 });
 
 describe('YAML keys as OmegaConf loads them', () => {
-  const both = (text: string) => ({ mine: resolveWithoutSchema(text), ref: omegaconfAvailable() ? runOmegaConf([{ kind: 'yaml', text }])[0] : null });
+  const both = (text: string) => ({
+    mine: resolveWithoutSchema(text),
+    ref: omegaconfAvailable() ? runOmegaConf([{ kind: 'yaml', text }])[0] : null,
+  });
   it('a null key is refused ("Incompatible key type"), at the key', () => {
     const { mine, ref } = both('a: 1\nnull: 2\n');
     expect(mine).toMatchObject({ stage: 'load' });
     if (ref) expect(ref).toMatchObject({ stage: 'load', message: "Incompatible key type 'NoneType'" });
-    expect(only(evaluate(`${REFERENCE}\nwebgym_extra:\n  ~: 1\n`), 'yaml-syntax').message).toMatch(/Incompatible key type 'NoneType'/);
+    expect(only(evaluate(`${REFERENCE}\nwebgym_extra:\n  ~: 1\n`), 'yaml-syntax').message).toMatch(
+      /Incompatible key type 'NoneType'/,
+    );
   });
   // OmegaConf's loader checks duplicates among str-tagged keys only.
-  it.each(['w:\n  true: 1\n  true: 2\n', 'w:\n  1: a\n  1: b\n'])('a repeated non-string key is allowed, the last wins: %j', (text) => {
-    const { mine, ref } = both(text);
-    expect(mine).toHaveProperty('ok');
-    if (ref) expect(mine).toEqual(ref);
-  });
-  it("a repeated quoted key is still a duplicate", () => {
+  it.each(['w:\n  true: 1\n  true: 2\n', 'w:\n  1: a\n  1: b\n'])(
+    'a repeated non-string key is allowed, the last wins: %j',
+    (text) => {
+      const { mine, ref } = both(text);
+      expect(mine).toHaveProperty('ok');
+      if (ref) expect(mine).toEqual(ref);
+    },
+  );
+  it('a repeated quoted key is still a duplicate', () => {
     expect(resolveWithoutSchema('a: 1\n"a": 2\n')).toMatchObject({ stage: 'load' });
   });
   it('a bool key is named as Python prints it (True)', () => {
@@ -289,16 +363,29 @@ describe('override application as Hydra does it (OmegaConf.update), against real
   it.each(cases.map((c, i) => [c.join(' '), i] as const))('%s', (_, i) => {
     if (!omegaconfAvailable()) return;
     const ovs = cases[i];
-    const [r] = runOmegaConf([{ kind: 'apply', text: TEXT, overrides: ovs.map((t) => { const p = parseOverride(t); return { kind: p.kind, key: p.key, ...(p.value ? { value: toTyped(p.value) } : {}) }; }) }]);
+    const [r] = runOmegaConf([
+      {
+        kind: 'apply',
+        text: TEXT,
+        overrides: ovs.map((t) => {
+          const p = parseOverride(t);
+          return { kind: p.kind, key: p.key, ...(p.value ? { value: toTyped(p.value) } : {}) };
+        }),
+      },
+    ]);
     const mine = resolveWithoutSchema(TEXT, ovs);
     if ('ok' in r) expect(mine).toEqual({ ok: r.ok });
     else expect(mine).toMatchObject({ stage: r.stage, ...(r.index ? { index: r.index } : {}) });
   });
   it('the delete message quotes the resolved value, as Hydra does', () => {
-    expect(resolveWithoutSchema('seed: 1\nref: ${seed}\n', ['~ref=2'])).toMatchObject({ message: "Could not delete from config. The value of 'ref' is 1 and not 2." });
+    expect(resolveWithoutSchema('seed: 1\nref: ${seed}\n', ['~ref=2'])).toMatchObject({
+      message: "Could not delete from config. The value of 'ref' is 1 and not 2.",
+    });
   });
   it('on the reference config a typed field given a mapping this way still fails in the merge', () => {
-    expect(only(evaluate(REFERENCE, ['++seed.x=1']), 'type-mismatch').message).toMatch(/^Value '\{'x': 1\}' of type 'DictConfig' could not be converted to Integer/);
+    expect(only(evaluate(REFERENCE, ['++seed.x=1']), 'type-mismatch').message).toMatch(
+      /^Value '\{'x': 1\}' of type 'DictConfig' could not be converted to Integer/,
+    );
   });
 });
 

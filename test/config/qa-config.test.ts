@@ -26,7 +26,11 @@ describe('allocation_mode: what the Lark grammar accepts and refuses', () => {
     expect(parseAllocationMode(mode).ok).toBe(false);
   });
   it('still accepts spaces between tokens, as the grammar does', () => {
-    expect(parseAllocationMode(' sglang [rollout] : d48 + fsdp[actor]:d 16 ')).toMatchObject({ ok: true, totalGpus: 64, actorDp: 16 });
+    expect(parseAllocationMode(' sglang [rollout] : d48 + fsdp[actor]:d 16 ')).toMatchObject({
+      ok: true,
+      totalGpus: 64,
+      actorDp: 16,
+    });
   });
 
   // "3+ components need names" and "several anonymous training components need names" are
@@ -44,11 +48,20 @@ describe('experiment name', () => {
   // Python's str.replace replaces every occurrence, not only the first.
   it('replaces every -instruct / -thinking / qwen3-vl- like str.replace', () => {
     const cfg = {
-      actor: { path: '/m/Qwen3-VL-8B-Instruct-instruct-thinking-thinking', actor_loss: 'grpo', critic_loss: 'none', kl_ctl: 0, recompute_logprob: true, optimizer: { lr: 5e-6 } },
+      actor: {
+        path: '/m/Qwen3-VL-8B-Instruct-instruct-thinking-thinking',
+        actor_loss: 'grpo',
+        critic_loss: 'none',
+        kl_ctl: 0,
+        recompute_logprob: true,
+        optimizer: { lr: 5e-6 },
+      },
       rollout: { max_head_offpolicyness: 2, consumer_batch_size: 128 },
       gconfig: { n_samples: 8 },
     };
-    expect(inferExperimentName(cfg)).toBe('qwen3vl8b-inst-inst-think-think-grpo-offpolicy2-nokl-prox-batch128-k8-lr5e-06');
+    expect(inferExperimentName(cfg)).toBe(
+      'qwen3vl8b-inst-inst-think-think-grpo-offpolicy2-nokl-prox-batch128-k8-lr5e-06',
+    );
   });
 });
 
@@ -70,7 +83,10 @@ describe('messages', () => {
   it('duplicates in a flow mapping are found too; two merge keys (<<) are not duplicates, as in PyYAML', () => {
     const t = mutate('  n_samples: 8\n', '  n_samples: 8\n  stop: {a: 1, a: 2}\n');
     expect(only(evaluate(t), 'yaml-syntax').message).toContain("duplicate key 'a'");
-    const m = mutate('webgym:\n', 'x_base: &xb {p: 1}\ny_base: &yb {q: 2}\nwebgym:\n  merged:\n    <<: *xb\n    <<: *yb\n');
+    const m = mutate(
+      'webgym:\n',
+      'x_base: &xb {p: 1}\ny_base: &yb {q: 2}\nwebgym:\n  merged:\n    <<: *xb\n    <<: *yb\n',
+    );
     expect(evaluate(m).diagnostics.filter((d) => d.code === 'yaml-syntax')).toEqual([]);
   });
 
@@ -102,13 +118,21 @@ describe('a long config through a pipe', () => {
       const text = mutate('webgym:\n', `webgym:\n${keys}`);
       const f = join(dir, 'long.yaml');
       writeFileSync(f, text);
-      const r = spawnSync(process.execPath, [BIN, 'config', 'show', f], { encoding: 'utf8', maxBuffer: 1 << 26, env: { ...process.env, WANDB_API_KEY: 'x' } });
+      const r = spawnSync(process.execPath, [BIN, 'config', 'show', f], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+        env: { ...process.env, WANDB_API_KEY: 'x' },
+      });
       expect(r.status).toBe(0);
       expect(r.stdout.length).toBeGreaterThan(2_000_000);
       expect(r.stdout.split('\n').length).toBe(text.split('\n').length);
       expect(r.stdout.endsWith('    enabled: true\n')).toBe(true);
       // A reader that stops early (`| head`) ends it quietly: no EPIPE stack trace.
-      const h = spawnSync('/bin/sh', ['-c', '"$0" "$1" config show "$2" | head -c 100 >/dev/null', process.execPath, BIN, f], { encoding: 'utf8', env: { ...process.env, WANDB_API_KEY: 'x' } });
+      const h = spawnSync(
+        '/bin/sh',
+        ['-c', '"$0" "$1" config show "$2" | head -c 100 >/dev/null', process.execPath, BIN, f],
+        { encoding: 'utf8', env: { ...process.env, WANDB_API_KEY: 'x' } },
+      );
       expect(h.status).toBe(0);
       expect(h.stderr).toBe('');
     } finally {
@@ -130,6 +154,11 @@ describe('type errors say what to write instead', () => {
   it('an interpolated value of the wrong type says it too', () => {
     // The source (trial_name, a str) is fine; only the copy into an int field is wrong.
     const ev = evaluate(REFERENCE, ['sglang.random_seed=${trial_name}']);
-    expect(ev.diagnostics.some((d) => d.key === 'sglang.random_seed' && /is int, from '\$\{trial_name\}'\); write a whole number/.test(d.message))).toBe(true);
+    expect(
+      ev.diagnostics.some(
+        (d) =>
+          d.key === 'sglang.random_seed' && /is int, from '\$\{trial_name\}'\); write a whole number/.test(d.message),
+      ),
+    ).toBe(true);
   });
 });

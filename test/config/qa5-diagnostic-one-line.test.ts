@@ -27,7 +27,10 @@ describe('diagnostics with a multi-line value stay one line', () => {
   });
 
   it('tabs, carriage returns and other control characters are escaped as repr escapes them', () => {
-    const line = formatDiagnostic({ severity: 'error', code: 'type-mismatch', message: "Value 'a\tb\r\x01\u2028' of type 'str'", line: 1 }, 'c.yaml');
+    const line = formatDiagnostic(
+      { severity: 'error', code: 'type-mismatch', message: "Value 'a\tb\r\x01\u2028' of type 'str'", line: 1 },
+      'c.yaml',
+    );
     expect(line).toBe("c.yaml:1:1: error type-mismatch Value 'a\\tb\\r\\x01\\u2028' of type 'str'");
   });
 
@@ -37,7 +40,10 @@ describe('diagnostics with a multi-line value stay one line', () => {
     const r = spawnSync(process.execPath, [BIN, 'config', 'check', f], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(2);
     const all = r.stdout + r.stderr;
-    const lines = all.trim().split('\n').filter((l) => l.includes('type-mismatch'));
+    const lines = all
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('type-mismatch'));
     expect(lines.length).toBeGreaterThan(0);
     for (const l of lines) expect(l).toMatch(/^(awrl-tui: )?\S+:\d+:\d+: error type-mismatch .*of type 'str'/);
     expect(all).toContain("'bad\\n'");

@@ -4,7 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../src/config/index.js';
 import { evaluate, mutate, only, posOf, REFERENCE } from './helpers.js';
 
-function expectAt(text: string, code: string, severity: 'error' | 'warning', needle: string, after = '', overrides: string[] = [], env?: string[]) {
+function expectAt(
+  text: string,
+  code: string,
+  severity: 'error' | 'warning',
+  needle: string,
+  after = '',
+  overrides: string[] = [],
+  env?: string[],
+) {
   const ev = evaluate(text, overrides, env);
   const d = only(ev, code);
   expect(d.severity).toBe(severity);
@@ -59,12 +67,16 @@ describe('allocation rules', () => {
   });
   it('gpu-count counts test_rollout GPUs when it is enabled', () => {
     const t = mutate('test_rollout:\n  enabled: false', 'test_rollout:\n  enabled: true');
-    expect(expectAt(t, 'gpu-count', 'error', 'allocation_mode: sglang').message).toContain('64 (allocation_mode) + 8 (test_rollout.n_gpus) = 72');
+    expect(expectAt(t, 'gpu-count', 'error', 'allocation_mode: sglang').message).toContain(
+      '64 (allocation_mode) + 8 (test_rollout.n_gpus) = 72',
+    );
   });
   it('batch-divisibility: the trainer message with the valid values near it, at the key', () => {
     const t = mutate('consumer_batch_size: 128', 'consumer_batch_size: 120');
     const d = expectAt(t, 'batch-divisibility', 'error', 'consumer_batch_size: 120');
-    expect(d.message).toBe('consumer_batch_size=120 is not divisible by LCM(n_samples=8, dp_size=16)=16. Valid values near 120: 112, 128.');
+    expect(d.message).toBe(
+      'consumer_batch_size=120 is not divisible by LCM(n_samples=8, dp_size=16)=16. Valid values near 120: 112, 128.',
+    );
     expect(d.key).toBe('rollout.consumer_batch_size');
   });
   it('batch-divisibility from an override is reported at the override', () => {
@@ -72,16 +84,28 @@ describe('allocation rules', () => {
     const d = only(ev, 'batch-divisibility');
     expect(d.override).toEqual({ index: 1, text: 'rollout.consumer_batch_size=100' });
     expect(d.line).toBeUndefined();
-    expect(formatDiagnostic(d, 'cfg.yaml')).toMatch(/^override 1 'rollout.consumer_batch_size=100': error batch-divisibility /);
+    expect(formatDiagnostic(d, 'cfg.yaml')).toMatch(
+      /^override 1 'rollout.consumer_batch_size=100': error batch-divisibility /,
+    );
   });
 });
 
 describe('dataset rules', () => {
   it('batch-size-mismatch is a warning at train_dataset.batch_size', () => {
-    expectAt(mutate('  batch_size: 128\n  shuffle', '  batch_size: 64\n  shuffle'), 'batch-size-mismatch', 'warning', 'batch_size: 64');
+    expectAt(
+      mutate('  batch_size: 128\n  shuffle', '  batch_size: 64\n  shuffle'),
+      'batch-size-mismatch',
+      'warning',
+      'batch_size: 64',
+    );
   });
   it('dataset-path without webgym is an error', () => {
-    expectAt(mutate('path: /path/to/webgym_tasks/train.jsonl', 'path: /data/tasks/train.jsonl'), 'dataset-path', 'error', 'path: /data/tasks/train.jsonl');
+    expectAt(
+      mutate('path: /path/to/webgym_tasks/train.jsonl', 'path: /data/tasks/train.jsonl'),
+      'dataset-path',
+      'error',
+      'path: /data/tasks/train.jsonl',
+    );
   });
   it('dataset-type other than rl is an error (valid_dataset too)', () => {
     expectAt(mutate('  type: rl\n  max_length', '  type: sft\n  max_length'), 'dataset-type', 'error', 'type: sft');
@@ -92,10 +116,20 @@ describe('dataset rules', () => {
 
 describe('actor rules', () => {
   it('max-tokens-per-mb below 16384 is an error', () => {
-    expectAt(mutate('max_tokens_per_mb: 16384', 'max_tokens_per_mb: 8192'), 'max-tokens-per-mb', 'error', 'max_tokens_per_mb: 8192');
+    expectAt(
+      mutate('max_tokens_per_mb: 16384', 'max_tokens_per_mb: 8192'),
+      'max-tokens-per-mb',
+      'error',
+      'max_tokens_per_mb: 8192',
+    );
   });
   it('behav-imp-weight-cap must be > 1', () => {
-    expectAt(mutate('behav_imp_weight_cap: 5.0', 'behav_imp_weight_cap: 0.5'), 'behav-imp-weight-cap', 'error', 'behav_imp_weight_cap: 0.5');
+    expectAt(
+      mutate('behav_imp_weight_cap: 5.0', 'behav_imp_weight_cap: 0.5'),
+      'behav-imp-weight-cap',
+      'error',
+      'behav_imp_weight_cap: 0.5',
+    );
   });
   it('behav-imp-weight-cap needs use_decoupled_loss', () => {
     const t = mutate('use_decoupled_loss: true', 'use_decoupled_loss: false');
@@ -106,14 +140,22 @@ describe('actor rules', () => {
     expectAt(t, 'hub-model-path', 'warning', 'path: Qwen/Qwen3-VL-8B-Instruct');
   });
   it('sglang-vlm-cache below 8192 is a warning at the variable', () => {
-    expectAt(mutate('SGLANG_VLM_CACHE_SIZE_MB: "8192"', 'SGLANG_VLM_CACHE_SIZE_MB: "100"'), 'sglang-vlm-cache', 'warning', 'SGLANG_VLM_CACHE_SIZE_MB');
+    expectAt(
+      mutate('SGLANG_VLM_CACHE_SIZE_MB: "8192"', 'SGLANG_VLM_CACHE_SIZE_MB: "100"'),
+      'sglang-vlm-cache',
+      'warning',
+      'SGLANG_VLM_CACHE_SIZE_MB',
+    );
   });
   it('sglang-vlm-cache unset is a warning at the first scheduling spec', () => {
     const t = mutate('        SGLANG_VLM_CACHE_SIZE_MB: "8192"\n', '');
     const d = only(evaluate(t), 'sglang-vlm-cache');
     expect(d.severity).toBe('warning');
     // A list item is reported where its first key starts, just after the dash.
-    expect({ line: d.line, col: d.col }).toEqual({ line: posOf(t, '- task_type: worker').line, col: posOf(t, '- task_type: worker').col + 2 });
+    expect({ line: d.line, col: d.col }).toEqual({
+      line: posOf(t, '- task_type: worker').line,
+      col: posOf(t, '- task_type: worker').col + 2,
+    });
   });
   it('scheduling-spec-count: three specs is an error at the override (rollout inherits it)', () => {
     const ev = evaluate(REFERENCE, ['actor.scheduling_spec=[{gpu:1},{gpu:1},{gpu:1}]']);
@@ -128,10 +170,20 @@ describe('actor rules', () => {
 
 describe('inference rules', () => {
   it('context-length shorter than max_tokens is an error', () => {
-    expectAt(mutate('context_length: 16384', 'context_length: 8192'), 'context-length', 'error', 'context_length: 8192');
+    expectAt(
+      mutate('context_length: 16384', 'context_length: 8192'),
+      'context-length',
+      'error',
+      'context_length: 8192',
+    );
   });
   it('multimodal off is a warning', () => {
-    expectAt(mutate('enable_multimodal: true', 'enable_multimodal: false'), 'multimodal', 'warning', 'enable_multimodal: false');
+    expectAt(
+      mutate('enable_multimodal: true', 'enable_multimodal: false'),
+      'multimodal',
+      'warning',
+      'enable_multimodal: false',
+    );
   });
 });
 
@@ -149,10 +201,19 @@ describe('runtime rules', () => {
   });
   it('recover-freq is a warning under slurm when unset', () => {
     const t = mutate('scheduler:\n  type: ray', 'scheduler:\n  type: slurm');
-    expectAt(mutate('  freq_secs: 1200', '  freq_secs: null', t), 'recover-freq', 'warning', 'freq_secs: null', 'recover:');
+    expectAt(
+      mutate('  freq_secs: 1200', '  freq_secs: null', t),
+      'recover-freq',
+      'warning',
+      'freq_secs: null',
+      'recover:',
+    );
   });
   it('saver-mode must be auto, sync or async', () => {
-    const t = mutate('saver:\n  experiment_name: ${experiment_name}', 'saver:\n  mode: fast\n  experiment_name: ${experiment_name}');
+    const t = mutate(
+      'saver:\n  experiment_name: ${experiment_name}',
+      'saver:\n  mode: fast\n  experiment_name: ${experiment_name}',
+    );
     expectAt(t, 'saver-mode', 'error', 'mode: fast');
   });
   it('wandb-api-key: online without WANDB_API_KEY is an error; the value is never needed', () => {
@@ -170,14 +231,23 @@ describe('schema', () => {
     expect(d.key).toBe('actor.foo');
   });
   it('unknown-key from ++ is reported at the override; free-form sections accept anything', () => {
-    const ev = evaluate(REFERENCE, ['++actor.optimizer.betaX=1', '++webgym.anything.new=1', '++actor.scheduling_spec.0.env_vars.NEW=1']);
+    const ev = evaluate(REFERENCE, [
+      '++actor.optimizer.betaX=1',
+      '++webgym.anything.new=1',
+      '++actor.scheduling_spec.0.env_vars.NEW=1',
+    ]);
     const d = only(ev, 'unknown-key');
     expect(d.override?.index).toBe(1);
     expect(d.key).toBe('actor.optimizer.betaX');
     expect(ev.resolved!.actor.scheduling_spec[0].env_vars.NEW).toBe('1');
   });
   it('coerces like the trainer: int rejects 1.0, float takes "1e-5", bool takes yes/off', () => {
-    expectAt(mutate('total_train_epochs: 10', 'total_train_epochs: 10.0'), 'type-mismatch', 'error', 'total_train_epochs: 10.0');
+    expectAt(
+      mutate('total_train_epochs: 10', 'total_train_epochs: 10.0'),
+      'type-mismatch',
+      'error',
+      'total_train_epochs: 10.0',
+    );
     const ev = evaluate(mutate('enable_offload: true', 'enable_offload: off', mutate('lr: 5.0e-6', "lr: '1e-5'")));
     expect(ev.diagnostics).toEqual([]);
     expect(ev.resolved!.enable_offload).toBe(false);
@@ -227,18 +297,22 @@ describe('yaml and override errors', () => {
 
 describe('secrets', () => {
   it('secret-in-config: a key in the YAML or an override is an error that never shows the value', () => {
-    const t = mutate("    entity: webgym", "    entity: webgym\n    wandb_api_key: 'sk-live-abc123'");
+    const t = mutate('    entity: webgym', "    entity: webgym\n    wandb_api_key: 'sk-live-abc123'");
     const d = expectAt(t, 'secret-in-config', 'error', 'wandb_api_key');
     expect(d.message).toContain('WANDB_API_KEY');
     const ev = evaluate(REFERENCE, ['++webgym.cpu_cluster_token=tok-xyz987', 'stats_logger.wandb.mode=disabled']);
     const s = only(ev, 'secret-in-config');
     expect(s.override?.index).toBe(1);
     expect(s.override?.text).toBe('++webgym.cpu_cluster_token=<redacted>');
-    const exists = evaluate(REFERENCE, ['+webgym.cpu_cluster_token=tok-xyz987', '+webgym.cpu_cluster_token=tok-xyz987']);
+    const exists = evaluate(REFERENCE, [
+      '+webgym.cpu_cluster_token=tok-xyz987',
+      '+webgym.cpu_cluster_token=tok-xyz987',
+    ]);
     const sweep = evaluate(REFERENCE, ['webgym.cpu_cluster_token=a,tok-xyz987']);
     expect(exists.diagnostics.map((d) => d.code)).toContain('override-exists');
     expect(sweep.diagnostics.map((d) => d.code)).toEqual(['override-syntax']);
-    for (const x of [...ev.diagnostics, ...exists.diagnostics, ...sweep.diagnostics, ...evaluate(t).diagnostics]) expect(JSON.stringify(x)).not.toMatch(/sk-live-abc123|tok-xyz987/);
+    for (const x of [...ev.diagnostics, ...exists.diagnostics, ...sweep.diagnostics, ...evaluate(t).diagnostics])
+      expect(JSON.stringify(x)).not.toMatch(/sk-live-abc123|tok-xyz987/);
   });
   it('*_env_var keys only name a variable and are fine', () => {
     expect(evaluate(REFERENCE).diagnostics).toEqual([]);
@@ -254,17 +328,28 @@ describe('resolvers', () => {
     expect(d.message).toContain('AREAL_ROOT is not set here');
     expect(ev.hasErrors).toBe(false);
     expect(ev.resolved!.cluster.fileroot).toBe('${oc.env:AREAL_ROOT}/fileroot');
-    expect(evaluate(t, [], ['WANDB_API_KEY', 'AREAL_ROOT']).diagnostics.find((x) => x.key === 'cluster.fileroot')!.message).toContain('AREAL_ROOT is set here');
+    expect(
+      evaluate(t, [], ['WANDB_API_KEY', 'AREAL_ROOT']).diagnostics.find((x) => x.key === 'cluster.fileroot')!.message,
+    ).toContain('AREAL_ROOT is set here');
   });
 
-  it('a resolver OmegaConf does not have is named as the trainer\'s failure, with the likely one', () => {
+  it("a resolver OmegaConf does not have is named as the trainer's failure, with the likely one", () => {
     const t = mutate('  fileroot: /path/to/areal-fileroot', '  fileroot: ${oc.evn:AREAL_ROOT}/fileroot');
     const d = evaluate(t).diagnostics.find((x) => x.code === 'resolver' && x.key === 'cluster.fileroot')!;
     expect(d.message).toMatch(/no resolver named oc\.evn \(did you mean oc\.env\?\).*UnsupportedInterpolationType/);
     // What real OmegaConf says about the same text.
-    const py = spawnSync('/usr/bin/python3', ['-c', 'from omegaconf import OmegaConf\ntry:\n  OmegaConf.create({"a": "${oc.evn:X}"}).a\nexcept Exception as e: print(type(e).__name__)'], { encoding: 'utf8' });
+    const py = spawnSync(
+      '/usr/bin/python3',
+      [
+        '-c',
+        'from omegaconf import OmegaConf\ntry:\n  OmegaConf.create({"a": "${oc.evn:X}"}).a\nexcept Exception as e: print(type(e).__name__)',
+      ],
+      { encoding: 'utf8' },
+    );
     expect(py.stdout.trim()).toBe('UnsupportedInterpolationType');
-    const known = evaluate(mutate('  fileroot: /path/to/areal-fileroot', '  fileroot: ${oc.select:cluster.n_nodes,1}')).diagnostics.find((x) => x.code === 'resolver')!;
+    const known = evaluate(
+      mutate('  fileroot: /path/to/areal-fileroot', '  fileroot: ${oc.select:cluster.n_nodes,1}'),
+    ).diagnostics.find((x) => x.code === 'resolver')!;
     expect(known.message).not.toMatch(/no resolver named/);
   });
 });

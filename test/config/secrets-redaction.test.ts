@@ -35,7 +35,11 @@ const CASES: SecretCase[] = [
   {
     name: 'webgym.cpu_cluster_token (the Omniboxes token)',
     key: 'webgym.cpu_cluster_token',
-    file: (v) => mutate('  cpu_cluster_token_env_var: "CPU_CLUSTER_TOKEN"', `  cpu_cluster_token_env_var: "CPU_CLUSTER_TOKEN"\n  cpu_cluster_token: '${v}'`),
+    file: (v) =>
+      mutate(
+        '  cpu_cluster_token_env_var: "CPU_CLUSTER_TOKEN"',
+        `  cpu_cluster_token_env_var: "CPU_CLUSTER_TOKEN"\n  cpu_cluster_token: '${v}'`,
+      ),
     override: (v) => `+webgym.cpu_cluster_token=${v}`,
   },
   {
@@ -47,7 +51,11 @@ const CASES: SecretCase[] = [
   {
     name: 'openai_config.openai_api_key',
     key: 'openai_config.openai_api_key',
-    file: (v) => mutate('  openai_api_key_env_var: "GEMINI_API_KEY"', `  openai_api_key_env_var: "GEMINI_API_KEY"\n  openai_api_key: "${v}"`),
+    file: (v) =>
+      mutate(
+        '  openai_api_key_env_var: "GEMINI_API_KEY"',
+        `  openai_api_key_env_var: "GEMINI_API_KEY"\n  openai_api_key: "${v}"`,
+      ),
     override: (v) => `+openai_config.openai_api_key=${v}`,
   },
   envVar('WANDB_API_KEY'),
@@ -55,7 +63,10 @@ const CASES: SecretCase[] = [
   envVar('GEMINI_API_KEY'),
   envVar('SWANLAB_API_KEY'),
   // A token variable renamed through webgym.cpu_cluster_token_env_var is that token.
-  envVar('OMNIBOX_TOKEN_PROD', mutate('cpu_cluster_token_env_var: "CPU_CLUSTER_TOKEN"', 'cpu_cluster_token_env_var: "OMNIBOX_TOKEN_PROD"')),
+  envVar(
+    'OMNIBOX_TOKEN_PROD',
+    mutate('cpu_cluster_token_env_var: "CPU_CLUSTER_TOKEN"', 'cpu_cluster_token_env_var: "OMNIBOX_TOKEN_PROD"'),
+  ),
 ];
 
 const ENV = ['WANDB_API_KEY', 'CPU_CLUSTER_TOKEN', 'OMNIBOX_TOKEN_PROD'];
@@ -80,7 +91,14 @@ describe.each(CASES)('secret $name', (c) => {
     const resolvedYaml = ev.effectiveYaml({ resolved: true });
     expect(resolvedYaml).toMatch(new RegExp(`^\\s+${last}: <redacted>$`, 'm'));
 
-    const printed = [y, resolvedYaml, JSON.stringify(ev.effective), JSON.stringify(ev.redact(ev.resolved)), JSON.stringify(ev.resolvedTree ? ev.effectiveYaml({ resolved: true }) : ''), ...ev.diagnostics.map((x) => formatDiagnostic(x, 'cfg.yaml'))];
+    const printed = [
+      y,
+      resolvedYaml,
+      JSON.stringify(ev.effective),
+      JSON.stringify(ev.redact(ev.resolved)),
+      JSON.stringify(ev.resolvedTree ? ev.effectiveYaml({ resolved: true }) : ''),
+      ...ev.diagnostics.map((x) => formatDiagnostic(x, 'cfg.yaml')),
+    ];
     for (const p of printed) expect(p).not.toContain(value);
     expect(JSON.stringify(ev.redact(ev.resolved))).toContain('<redacted>');
   });
@@ -97,11 +115,19 @@ describe.each(CASES)('secret $name', (c) => {
     expect(y).toMatch(new RegExp(`^\\s+${last}: <redacted> # override 2$`, 'm'));
     const changes = diffConfigs(evaluate(base, [], ENV).resolved!, ev.resolved!).filter((x) => x.key === c.key);
     expect(changes.length).toBe(1);
-    expect(formatChange(changes[0])).toMatch(new RegExp(`^[+~] ${c.key.replace(/\./g, '\\.')}: (?:(?:""|None) -> )?<redacted>$`));
+    expect(formatChange(changes[0])).toMatch(
+      new RegExp(`^[+~] ${c.key.replace(/\./g, '\\.')}: (?:(?:""|None) -> )?<redacted>$`),
+    );
     const argv = ev.launchArgv({ remoteConfigPath: 'c.yaml' });
     expect(argv).toContain(`++${c.key}=<redacted>`);
 
-    const printed = [y, ev.effectiveYaml({ resolved: true }), JSON.stringify(ev.effective), ...argv, ...ev.diagnostics.map((x) => formatDiagnostic(x, 'cfg.yaml'))];
+    const printed = [
+      y,
+      ev.effectiveYaml({ resolved: true }),
+      JSON.stringify(ev.effective),
+      ...argv,
+      ...ev.diagnostics.map((x) => formatDiagnostic(x, 'cfg.yaml')),
+    ];
     for (const p of printed) expect(p).not.toContain(value);
   });
 });
@@ -121,13 +147,24 @@ describe('secret values in other messages', () => {
     expect(all).not.toMatch(/gm-real-value-123|gm-guess-456/);
   });
   it('a secret reaching its key through an interpolation is hidden where it is written too', () => {
-    const text = mutate('    entity: webgym', '    entity: webgym\n    wandb_api_key: ${webgym.stash}').replace('  host_ip: "127.0.0.1"', '  host_ip: "127.0.0.1"\n  stash: wb-hidden-0042');
+    const text = mutate('    entity: webgym', '    entity: webgym\n    wandb_api_key: ${webgym.stash}').replace(
+      '  host_ip: "127.0.0.1"',
+      '  host_ip: "127.0.0.1"\n  stash: wb-hidden-0042',
+    );
     const ev = evaluate(text);
-    expect(ev.diagnostics.filter((d) => d.code === 'secret-in-config').map((d) => d.key)).toEqual(['stats_logger.wandb.wandb_api_key']);
+    expect(ev.diagnostics.filter((d) => d.code === 'secret-in-config').map((d) => d.key)).toEqual([
+      'stats_logger.wandb.wandb_api_key',
+    ]);
     const y = ev.effectiveYaml();
     expect(y).toContain('  stash: <redacted>\n');
     expect(y).toContain('    wandb_api_key: ${webgym.stash}\n');
-    for (const p of [y, ev.effectiveYaml({ resolved: true }), JSON.stringify(ev.effective), JSON.stringify(ev.redact(ev.resolved))]) expect(p).not.toContain('wb-hidden-0042');
+    for (const p of [
+      y,
+      ev.effectiveYaml({ resolved: true }),
+      JSON.stringify(ev.effective),
+      JSON.stringify(ev.redact(ev.resolved)),
+    ])
+      expect(p).not.toContain('wb-hidden-0042');
   });
   it('${oc.env:NAME} under a secret key reads the environment: not a secret, shown as is', () => {
     const text = mutate('    entity: webgym', '    entity: webgym\n    wandb_api_key: ${oc.env:WANDB_API_KEY}');
@@ -137,8 +174,12 @@ describe('secret values in other messages', () => {
   });
   it('in a flow mapping, a block scalar, behind an alias, as a number: <redacted> on its line', () => {
     const show = (t: string) => evaluate(t).effectiveYaml();
-    expect(show('webgym: {cpu_cluster_token: sk-abc-123456, x: 1}\n\nseed: 1\n')).toBe("webgym: {cpu_cluster_token: '<redacted>', x: 1}\n\nseed: 1\n");
-    expect(show('webgym:\n  cpu_cluster_token: |\n    sk-abc-123456\n\nseed: 1\n')).toBe('webgym:\n  cpu_cluster_token: <redacted>\n\nseed: 1\n');
+    expect(show('webgym: {cpu_cluster_token: sk-abc-123456, x: 1}\n\nseed: 1\n')).toBe(
+      "webgym: {cpu_cluster_token: '<redacted>', x: 1}\n\nseed: 1\n",
+    );
+    expect(show('webgym:\n  cpu_cluster_token: |\n    sk-abc-123456\n\nseed: 1\n')).toBe(
+      'webgym:\n  cpu_cluster_token: <redacted>\n\nseed: 1\n',
+    );
     expect(show('webgym:\n  cpu_cluster_token: 12345678\n')).toBe('webgym:\n  cpu_cluster_token: <redacted>\n');
     const aliased = show('a: &s sk-abc-123456\nwebgym:\n  cpu_cluster_token: *s\n');
     expect(aliased).not.toContain('sk-abc-123456');

@@ -11,7 +11,14 @@ import { evaluate, mutate, REFERENCE } from './helpers.js';
 
 function schemaJson(f: Field): unknown {
   const d = f.d === MISSING ? '???' : f.d;
-  if (f.k === 'obj') return { k: 'obj', name: f.name, opt: f.opt, d, fields: Object.fromEntries(Object.entries(f.fields).map(([k, x]) => [k, schemaJson(x)])) };
+  if (f.k === 'obj')
+    return {
+      k: 'obj',
+      name: f.name,
+      opt: f.opt,
+      d,
+      fields: Object.fromEntries(Object.entries(f.fields).map(([k, x]) => [k, schemaJson(x)])),
+    };
   if (f.k === 'list' || f.k === 'dict') return { k: f.k, opt: f.opt, d, of: schemaJson(f.of) };
   return { k: f.k, opt: f.opt, d };
 }
@@ -32,20 +39,43 @@ const CASES: [string, string, string[]][] = [
   ['int from "1_0"', M('total_train_epochs: 10', 'total_train_epochs: "1_0"'), []],
   ['str field from an int interpolation', M('tokenizer_path: ${actor.path}', 'tokenizer_path: ${seed}'), []],
   ['int field from a str interpolation', M('random_seed: ${seed}', 'random_seed: ${trial_name}'), []],
-  ['int field from a numeric str interpolation', M('trial_name: intuition-model', 'trial_name: "7"').replace('random_seed: ${seed}', 'random_seed: ${trial_name}'), []],
+  [
+    'int field from a numeric str interpolation',
+    M('trial_name: intuition-model', 'trial_name: "7"').replace('random_seed: ${seed}', 'random_seed: ${trial_name}'),
+    [],
+  ],
   ['embedded interpolation into an int field', M('random_seed: ${seed}', 'random_seed: 1${seed}'), []],
   ['top_k 1e8 is a float', M('  temperature: 1.0\n', '  temperature: 1.0\n  top_k: 1e8\n'), []],
   ['unknown root key', M('seed: 1\n', 'seed: 1\nfoo: 1\n'), []],
   ['unknown nested key', M('  eps_clip: 0.2', '  eps_clip: 0.2\n  eps_clipp: 0.3'), []],
-  ['wrap_policy null', M('    wrap_policy:\n      transformer_layer_cls_to_wrap:\n        - Qwen3VLTextDecoderLayer\n        - Qwen3VLVisionBlock\n  mb_spec', '    wrap_policy: null\n  mb_spec'), []],
+  [
+    'wrap_policy null',
+    M(
+      '    wrap_policy:\n      transformer_layer_cls_to_wrap:\n        - Qwen3VLTextDecoderLayer\n        - Qwen3VLVisionBlock\n  mb_spec',
+      '    wrap_policy: null\n  mb_spec',
+    ),
+    [],
+  ],
   ['ref null', REFERENCE.replace(/\nref:\n[\s\S]*?\ncritic: null/, '\nref: null\ncritic: null'), []],
   ['critic set', M('critic: null', 'critic: {path: /m/critic, experiment_name: e, trial_name: t}'), []],
   ['valid_dataset null', REFERENCE.replace(/\nvalid_dataset:\n[\s\S]*?type: rl\n/, '\nvalid_dataset: null\n'), []],
   ['openai_config null', REFERENCE.replace(/\nopenai_config:\n[\s\S]*?openai\/"\n/, '\nopenai_config: null\n'), []],
-  ['env var values become strings', M('WEBGYM_SKIP_IMAGE_JUDGE: "0"', 'WEBGYM_SKIP_IMAGE_JUDGE: 0\n        FLAG: true\n        RATE: 1e-3'), []],
+  [
+    'env var values become strings',
+    M('WEBGYM_SKIP_IMAGE_JUDGE: "0"', 'WEBGYM_SKIP_IMAGE_JUDGE: 0\n        FLAG: true\n        RATE: 1e-3'),
+    [],
+  ],
   ['spec gpu from a string', M('      gpu: 1\n', '      gpu: "2"\n'), []],
-  ['list of str from mixed', M('    id_suffix: timestamp', '    id_suffix: timestamp\n    tags: [a, 1, 2.5, true]'), []],
-  ['list of int from strings', M('  attention_backend: flashinfer', '  attention_backend: flashinfer\n  cuda_graph_bs: [1, "2", 0x10]'), []],
+  [
+    'list of str from mixed',
+    M('    id_suffix: timestamp', '    id_suffix: timestamp\n    tags: [a, 1, 2.5, true]'),
+    [],
+  ],
+  [
+    'list of int from strings',
+    M('  attention_backend: flashinfer', '  attention_backend: flashinfer\n  cuda_graph_bs: [1, "2", 0x10]'),
+    [],
+  ],
   ['list field given a string', M('  temperature: 1.0\n', '  temperature: 1.0\n  stop: x\n'), []],
   ['non-optional group null', REFERENCE.replace(/\ncluster:\n[\s\S]*?type: ray\n/, '\ncluster: null\n'), []],
   ['optional int from a string', M('  queue_size: null', '  queue_size: "7"'), []],
@@ -54,15 +84,38 @@ const CASES: [string, string, string[]][] = [
   ['int timer from a float', M('  freq_secs: 1200', '  freq_secs: 1.5'), []],
   ['non-optional str null', M('experiment_name: auto', 'experiment_name: null'), []],
   ['optional str null', M('rollout:\n  experiment_name: ${experiment_name}', 'rollout:\n  experiment_name: null'), []],
-  ['relative interpolation', M('  max_new_tokens: ${gconfig.max_new_tokens}', '  max_new_tokens: ${..gconfig.max_new_tokens}'), []],
-  ['interpolation between int fields', M('consumer_batch_size: 128', 'consumer_batch_size: ${train_dataset.batch_size}'), []],
+  [
+    'relative interpolation',
+    M('  max_new_tokens: ${gconfig.max_new_tokens}', '  max_new_tokens: ${..gconfig.max_new_tokens}'),
+    [],
+  ],
+  [
+    'interpolation between int fields',
+    M('consumer_batch_size: 128', 'consumer_batch_size: ${train_dataset.batch_size}'),
+    [],
+  ],
   ['perf_tracer null', REFERENCE.replace(/\nperf_tracer:\n[\s\S]*$/, '\nperf_tracer: null\n'), []],
-  ['free-form dicts', M('scheduler:\n  type: ray', 'scheduler:\n  type: local\n  reward_functioncall_config: {a: [1, {b: 2}]}'), []],
+  [
+    'free-form dicts',
+    M('scheduler:\n  type: ray', 'scheduler:\n  type: local\n  reward_functioncall_config: {a: [1, {b: 2}]}'),
+    [],
+  ],
   ['wandb config dict', M('    id_suffix: timestamp', '    id_suffix: timestamp\n    config: {lr: 1, x: [yes]}'), []],
   ['missing target', M('tokenizer_path: ${actor.path}', 'tokenizer_path: ${actor.pth}'), []],
   ['interpolation to ???', M('trial_name: intuition-model', 'trial_name: ???'), []],
-  ['list interpolation into list field', M('  scheduling_spec: ${actor.scheduling_spec}\n  fileroot', '  scheduling_spec: ${ref.scheduling_spec}\n  fileroot'), []],
-  ['overrides: typed values', REFERENCE, ['seed=42', 'actor.optimizer.lr=1e-4', 'gconfig.top_p=1', 'enable_offload=off', 'total_train_epochs="3"']],
+  [
+    'list interpolation into list field',
+    M(
+      '  scheduling_spec: ${actor.scheduling_spec}\n  fileroot',
+      '  scheduling_spec: ${ref.scheduling_spec}\n  fileroot',
+    ),
+    [],
+  ],
+  [
+    'overrides: typed values',
+    REFERENCE,
+    ['seed=42', 'actor.optimizer.lr=1e-4', 'gconfig.top_p=1', 'enable_offload=off', 'total_train_epochs="3"'],
+  ],
   ['overrides: ++ unknown key', REFERENCE, ['++actor.new=1']],
   ['overrides: + new key in group', REFERENCE, ['+actor.optimizer.betaX=2']],
   ['overrides: dict merge', REFERENCE, ['actor.optimizer={lr:1e-4,eps:1e-6}']],
@@ -80,10 +133,18 @@ const CASES: [string, string, string[]][] = [
   ['seed: ??? keeps the default', M('seed: 1\n', 'seed: ???\n'), []],
   ['optional group ??? keeps None', M('critic: null', 'critic: ???'), []],
   ['overrides: seed=??? keeps the default', REFERENCE, ['seed=???']],
-  ['a list inside a list[str] element', M('    id_suffix: timestamp', '    id_suffix: timestamp\n    tags: [a, [b, 1], {c: 2}]'), []],
+  [
+    'a list inside a list[str] element',
+    M('    id_suffix: timestamp', '    id_suffix: timestamp\n    tags: [a, [b, 1], {c: 2}]'),
+    [],
+  ],
   ['a list as an env_vars value', M('WEBGYM_SKIP_IMAGE_JUDGE: "0"', 'WEBGYM_SKIP_IMAGE_JUDGE: [0, x]'), []],
   ['a dict as an env_vars value', M('WEBGYM_SKIP_IMAGE_JUDGE: "0"', 'WEBGYM_SKIP_IMAGE_JUDGE: {a: [1, 2.5]}'), []],
-  ['overrides: a key under an env_vars string', REFERENCE, ['++actor.scheduling_spec.0.env_vars.SGLANG_VLM_CACHE_SIZE_MB.y=2']],
+  [
+    'overrides: a key under an env_vars string',
+    REFERENCE,
+    ['++actor.scheduling_spec.0.env_vars.SGLANG_VLM_CACHE_SIZE_MB.y=2'],
+  ],
   ['a file that is only a scalar', 'hello\n', []],
 ];
 

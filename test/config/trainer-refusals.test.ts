@@ -261,7 +261,18 @@ describe("the name check agrees with the target's filesystem (real os.makedirs, 
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const { PYTHON } = await import('../harness/omegaconf.js');
-    const names = ['intuition-model', 'a..b', 'x'.repeat(255), 'é'.repeat(127), 'x'.repeat(256), 'é'.repeat(128), 'a\0b', 'a/b', '..', '.'];
+    const names = [
+      'intuition-model',
+      'a..b',
+      'x'.repeat(255),
+      'é'.repeat(127),
+      'x'.repeat(256),
+      'é'.repeat(128),
+      'a\0b',
+      'a/b',
+      '..',
+      '.',
+    ];
     const dir = mkdtempSync(join(tmpdir(), 'awrl-mkdirs-'));
     try {
       const py = [
@@ -280,7 +291,9 @@ describe("the name check agrees with the target's filesystem (real os.makedirs, 
       const r = spawnSync(PYTHON, ['-c', py, dir], { input: JSON.stringify(names), encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       const real = JSON.parse(r.stdout) as string[];
-      names.forEach((n, i) => expect([n.slice(0, 12), pathNameProblem(n) === null], real[i]).toEqual([n.slice(0, 12), real[i] === 'one']));
+      names.forEach((n, i) =>
+        expect([n.slice(0, 12), pathNameProblem(n) === null], real[i]).toEqual([n.slice(0, 12), real[i] === 'one']),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -9,7 +9,35 @@ import type { Val } from '../../src/config/values.js';
 import { pyFloatRepr } from '../../src/config/values.js';
 import { PYTHON } from '../harness/omegaconf.js';
 
-const TYPO_CHARS = ['|', '>', '%', '?', '-', ':', '#', '"', "'", '[', ']', '{', '}', ',', '&', '*', '!', '@', '`', '\\', '\t', '\n', ' ', 'a', '1', '.', '='];
+const TYPO_CHARS = [
+  '|',
+  '>',
+  '%',
+  '?',
+  '-',
+  ':',
+  '#',
+  '"',
+  "'",
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '&',
+  '*',
+  '!',
+  '@',
+  '`',
+  '\\',
+  '\t',
+  '\n',
+  ' ',
+  'a',
+  '1',
+  '.',
+  '=',
+];
 
 /** Other shapes a trainer config takes: block lists, flow collections, block scalars, quotes, anchors. */
 export const SHAPES: Record<string, string> = {
@@ -76,15 +104,30 @@ export function typos(text: string, seed: number, n: number, codeOnly = false): 
     const ch = TYPO_CHARS[Math.floor(rnd() * TYPO_CHARS.length)];
     const line = text.slice(0, pos).split('\n').length;
     const col = pos - text.lastIndexOf('\n', pos - 1);
-    if (op === 0) out.push({ text: text.slice(0, pos) + ch + text.slice(pos), what: `insert ${JSON.stringify(ch)} at ${line}:${col}` });
-    else if (op === 1) out.push({ text: text.slice(0, pos) + ch + text.slice(pos + 1), what: `replace ${JSON.stringify(text[pos])} by ${JSON.stringify(ch)} at ${line}:${col}` });
-    else out.push({ text: text.slice(0, pos) + text.slice(pos + 1), what: `delete ${JSON.stringify(text[pos])} at ${line}:${col}` });
+    if (op === 0)
+      out.push({
+        text: text.slice(0, pos) + ch + text.slice(pos),
+        what: `insert ${JSON.stringify(ch)} at ${line}:${col}`,
+      });
+    else if (op === 1)
+      out.push({
+        text: text.slice(0, pos) + ch + text.slice(pos + 1),
+        what: `replace ${JSON.stringify(text[pos])} by ${JSON.stringify(ch)} at ${line}:${col}`,
+      });
+    else
+      out.push({
+        text: text.slice(0, pos) + text.slice(pos + 1),
+        what: `delete ${JSON.stringify(text[pos])} at ${line}:${col}`,
+      });
   }
   return out;
 }
 
 type PyTyped = { t: 'map'; m: [string, PyTyped][] } | { t: 'list'; a: PyTyped[] } | { t: string; v?: unknown };
-type PyAnswer = { value: PyTyped } | { problem: string; context: string | null; line: number; col: number } | { other: string; message: string };
+type PyAnswer =
+  | { value: PyTyped }
+  | { problem: string; context: string | null; line: number; col: number }
+  | { other: string; message: string };
 
 const SCRIPT = fileURLToPath(new URL('./pyyaml_values.py', import.meta.url));
 export function askPyYaml(texts: string[]): PyAnswer[] {
@@ -113,7 +156,8 @@ function typedOf(v: Val): PyTyped {
   }
 }
 
-export type Mismatch = 'we accept, PyYAML refuses' | 'we refuse, PyYAML accepts' | 'other line' | 'other column' | 'other value';
+export type Mismatch =
+  'we accept, PyYAML refuses' | 'we refuse, PyYAML accepts' | 'other line' | 'other column' | 'other value';
 
 /** Compare one typo's verdict: null when the cockpit agrees with PyYAML. */
 export function compare(text: string, py: PyAnswer): { kind: Mismatch; ours: string; theirs: string } | null {
@@ -127,10 +171,19 @@ export function compare(text: string, py: PyAnswer): { kind: Mismatch; ours: str
     // PyYAML loads it, but not as a mapping: the trainer refuses it, and so may we, as long as we
     // do not place a syntax error in it.
     if (!first || mapping) return null;
-    return { kind: 'we refuse, PyYAML accepts', ours: `${first.line}:${first.col} ${first.message}`, theirs: `a ${py.value.t}` };
+    return {
+      kind: 'we refuse, PyYAML accepts',
+      ours: `${first.line}:${first.col} ${first.message}`,
+      theirs: `a ${py.value.t}`,
+    };
   }
   if ('value' in py) {
-    if (first) return { kind: 'we refuse, PyYAML accepts', ours: `${first.line}:${first.col} ${first.message}`, theirs: 'loads' };
+    if (first)
+      return {
+        kind: 'we refuse, PyYAML accepts',
+        ours: `${first.line}:${first.col} ${first.message}`,
+        theirs: 'loads',
+      };
     const ours = JSON.stringify(typedOf(loaded.root!));
     const theirs = JSON.stringify(py.value);
     return ours === theirs ? null : { kind: 'other value', ours, theirs };

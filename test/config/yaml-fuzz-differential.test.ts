@@ -7,7 +7,45 @@ import { describe, expect, it } from 'vitest';
 import { omegaconfAvailable } from '../harness/omegaconf.js';
 import { askPyYaml, compare } from './typo-cases.js';
 
-const PIECES = ['a', 'b', ':', ' ', ' ', '\n', '\n  ', '- ', '? ', '[', ']', '{', '}', ',', '"', "'", '#', ' #', '&a', '*a', '!', '!!str ', '|', '>', '-', '%', '---', '...', '\t', '1', 'x: ', '  y: ', '\\', '@', '`', '\n- ', '\n---\n'];
+const PIECES = [
+  'a',
+  'b',
+  ':',
+  ' ',
+  ' ',
+  '\n',
+  '\n  ',
+  '- ',
+  '? ',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '"',
+  "'",
+  '#',
+  ' #',
+  '&a',
+  '*a',
+  '!',
+  '!!str ',
+  '|',
+  '>',
+  '-',
+  '%',
+  '---',
+  '...',
+  '\t',
+  '1',
+  'x: ',
+  '  y: ',
+  '\\',
+  '@',
+  '`',
+  '\n- ',
+  '\n---\n',
+];
 
 function mulberry32(seed: number): () => number {
   let a = seed;
@@ -30,7 +68,11 @@ describe.skipIf(!omegaconfAvailable())('random YAML pieces read as real PyYAML r
     const py = askPyYaml(texts);
     const bad = texts.flatMap((t, i) => {
       const m = compare(t, py[i]);
-      return m ? [`${m.kind}: ${JSON.stringify(t)}\n    cockpit ${m.ours.slice(0, 200)}\n    PyYAML  ${m.theirs.slice(0, 200)}`] : [];
+      return m
+        ? [
+            `${m.kind}: ${JSON.stringify(t)}\n    cockpit ${m.ours.slice(0, 200)}\n    PyYAML  ${m.theirs.slice(0, 200)}`,
+          ]
+        : [];
     });
     expect(bad).toEqual([]);
   }, 120_000);

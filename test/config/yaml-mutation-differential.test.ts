@@ -20,7 +20,7 @@ function mutations(seed: number, n: number): { text: string; what: string }[] {
     const v = line.indexOf(': ') + 2;
     const pos = v + Math.floor(rnd() * (line.length - v + 1));
     const kind = Math.floor(rnd() * 6);
-    const pick = <T,>(a: T, b: T) => (rnd() < 0.5 ? a : b);
+    const pick = <T>(a: T, b: T) => (rnd() < 0.5 ? a : b);
     const changed = [
       () => line.slice(0, v) + pick('"', "'") + line.slice(v),
       () => line.slice(0, v) + pick('[', '{') + line.slice(v),
@@ -39,7 +39,11 @@ function mutations(seed: number, n: number): { text: string; what: string }[] {
 describe.skipIf(!omegaconfAvailable())('typing mistakes in the reference config: yaml-syntax where PyYAML says', () => {
   it('500 seeded mutations agree with real PyYAML', () => {
     const cases = [...mutations(3, 250), ...mutations(5, 250)];
-    const r = spawnSync(PYTHON, [fileURLToPath(new URL('./pyyaml_marks.py', import.meta.url))], { input: JSON.stringify(cases.map((c) => c.text)), encoding: 'utf8', maxBuffer: 1 << 28 });
+    const r = spawnSync(PYTHON, [fileURLToPath(new URL('./pyyaml_marks.py', import.meta.url))], {
+      input: JSON.stringify(cases.map((c) => c.text)),
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
     expect(r.status, r.stderr).toBe(0);
     const py = JSON.parse(r.stdout) as { ok?: true; other?: string; line?: number; col?: number; problem?: string }[];
     const disagree: string[] = [];
@@ -48,7 +52,8 @@ describe.skipIf(!omegaconfAvailable())('typing mistakes in the reference config:
       const p = py[i];
       const theirs = p.ok || p.other ? 'loads' : `${p.line}:${p.col} ${p.problem}`;
       const ours = d ? `${d.line}:${d.col}` : 'loads';
-      if ((theirs === 'loads') !== (ours === 'loads') || (d && !theirs.startsWith(`${ours} `))) disagree.push(`${c.what}\n  cockpit ${ours} ${d?.message ?? ''}\n  PyYAML  ${theirs}`);
+      if ((theirs === 'loads') !== (ours === 'loads') || (d && !theirs.startsWith(`${ours} `)))
+        disagree.push(`${c.what}\n  cockpit ${ours} ${d?.message ?? ''}\n  PyYAML  ${theirs}`);
     });
     expect(disagree).toEqual([]);
   }, 60_000);

@@ -20,7 +20,9 @@ describe.skipIf(!omegaconfAvailable())('single-character typos agree with real P
   it(`${nRef} typos in the reference config's code lines and ${nShape} in each other shape`, () => {
     const cases = [
       ...typos(REFERENCE, 11, nRef, CODE_ONLY).map((t) => ({ ...t, shape: 'reference' })),
-      ...Object.entries(SHAPES).flatMap(([name, text], i) => typos(text, 101 + i, nShape).map((t) => ({ ...t, shape: name }))),
+      ...Object.entries(SHAPES).flatMap(([name, text], i) =>
+        typos(text, 101 + i, nShape).map((t) => ({ ...t, shape: name })),
+      ),
     ];
     const py = askPyYaml(cases.map((c) => c.text));
     const groups = new Map<Mismatch, string[]>();
@@ -33,7 +35,9 @@ describe.skipIf(!omegaconfAvailable())('single-character typos agree with real P
     });
     const all = [...groups.values()].flat();
     if (process.env.AWRL_TYPOS_SHOW) for (const [k, v] of groups) console.log(`== ${k} (${v.length})\n${v.join('\n')}`);
-    console.log(`typos: ${cases.length}, mismatches: ${all.length} (${[...groups].map(([k, v]) => `${k}: ${v.length}`).join(', ') || 'none'})`);
+    console.log(
+      `typos: ${cases.length}, mismatches: ${all.length} (${[...groups].map(([k, v]) => `${k}: ${v.length}`).join(', ') || 'none'})`,
+    );
     // Never accept a file the trainer refuses.
     expect(groups.get('we accept, PyYAML refuses') ?? []).toEqual([]);
     if (!N) expect(all).toEqual([]);

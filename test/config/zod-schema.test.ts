@@ -16,6 +16,9 @@ describe('webGymConfigSchema', () => {
     expect(webGymConfigSchema.safeParse(rest).success).toBe(false);
   });
   it('leaves webgym, openai_config and env_vars free-form', () => {
-    expect(webGymConfigSchema.safeParse({ ...resolved, webgym: { anything: { deep: [1] } }, openai_config: { x: 1 } }).success).toBe(true);
+    expect(
+      webGymConfigSchema.safeParse({ ...resolved, webgym: { anything: { deep: [1] } }, openai_config: { x: 1 } })
+        .success,
+    ).toBe(true);
   });
 });

@@ -8,10 +8,21 @@ function fake(answer: (argv: string[]) => ExecResult | Promise<ExecResult>) {
   const calls: string[][] = [];
   return {
     calls,
-    transport: { target: 'head', exec: async (argv: string[]) => { calls.push(argv); return answer(argv); } },
+    transport: {
+      target: 'head',
+      exec: async (argv: string[]) => {
+        calls.push(argv);
+        return answer(argv);
+      },
+    },
   };
 }
-const ok = (out: string, code = 0): ExecResult => ({ code, signal: null, stdout: Buffer.from(out), stderr: Buffer.alloc(0) });
+const ok = (out: string, code = 0): ExecResult => ({
+  code,
+  signal: null,
+  stdout: Buffer.from(out),
+  stderr: Buffer.alloc(0),
+});
 
 async function waitFor(cond: () => boolean, ms = 5000) {
   const end = Date.now() + ms;
@@ -27,25 +38,48 @@ describe('GpuPoller', () => {
     const snaps = await new GpuPoller(f.transport, { onSnapshot: () => {}, now: () => 42 }).pollOnce();
     expect(f.calls).toEqual([gpuCommand()]);
     expect(f.calls[0][0]).toBe('nvidia-smi');
-    expect(snaps).toEqual([{ node: 'head', at: 42, gpus: [
-      { index: 0, name: 'NVIDIA H200', memoryUsedMiB: 1024, memoryTotalMiB: 143771, utilizationPct: 35 },
-      { index: 1, name: 'NVIDIA H200', memoryUsedMiB: null, memoryTotalMiB: 143771, utilizationPct: 0 },
-    ] }]);
+    expect(snaps).toEqual([
+      {
+        node: 'head',
+        at: 42,
+        gpus: [
+          { index: 0, name: 'NVIDIA H200', memoryUsedMiB: 1024, memoryTotalMiB: 143771, utilizationPct: 35 },
+          { index: 1, name: 'NVIDIA H200', memoryUsedMiB: null, memoryTotalMiB: 143771, utilizationPct: 0 },
+        ],
+      },
+    ]);
   });
 
   it('fans out to several nodes with ONE exec and splits the answer per node', async () => {
-    const f = fake(() => ok([
-      '@@awrl-node gpu-1', '0, NVIDIA H100 80GB HBM3, 60000, 81559, 99', '@@awrl-rc 0',
-      '@@awrl-node gpu-2', 'ssh: connect to host gpu-2 port 22: Connection timed out', '@@awrl-rc 255',
-      '@@awrl-node gpu-3', 'Field "bogus" is not a valid field to query.', '@@awrl-rc 2', '',
-    ].join('\n')));
-    const snaps = await new GpuPoller(f.transport, { nodes: ['gpu-1', 'gpu-2', 'gpu-3', 'gpu-4'], onSnapshot: () => {} }).pollOnce();
+    const f = fake(() =>
+      ok(
+        [
+          '@@awrl-node gpu-1',
+          '0, NVIDIA H100 80GB HBM3, 60000, 81559, 99',
+          '@@awrl-rc 0',
+          '@@awrl-node gpu-2',
+          'ssh: connect to host gpu-2 port 22: Connection timed out',
+          '@@awrl-rc 255',
+          '@@awrl-node gpu-3',
+          'Field "bogus" is not a valid field to query.',
+          '@@awrl-rc 2',
+          '',
+        ].join('\n'),
+      ),
+    );
+    const snaps = await new GpuPoller(f.transport, {
+      nodes: ['gpu-1', 'gpu-2', 'gpu-3', 'gpu-4'],
+      onSnapshot: () => {},
+    }).pollOnce();
     expect(f.calls).toHaveLength(1);
     expect(f.calls[0].slice(0, 2)).toEqual(['bash', '-c']);
     expect(f.calls[0].slice(3)).toEqual(['awrl-gpu', 'gpu-1', 'gpu-2', 'gpu-3', 'gpu-4']);
     expect(f.calls[0][2]).toContain('BatchMode=yes');
     expect(snaps.map((s) => [s.node, s.gpus.length, s.error !== undefined])).toEqual([
-      ['gpu-1', 1, false], ['gpu-2', 0, true], ['gpu-3', 0, true], ['gpu-4', 0, true],
+      ['gpu-1', 1, false],
+      ['gpu-2', 0, true],
+      ['gpu-3', 0, true],
+      ['gpu-4', 0, true],
     ]);
     expect(snaps[1].error).toMatch(/ssh to the node failed/);
     expect(snaps[2].error).toMatch(/"bogus"/);
@@ -90,9 +124,16 @@ describe('the fan-out script under real bash', () => {
     const dir = mkdtempSync(join(tmpdir(), 'awrl-fanout-'));
     try {
       // A stand-in `ssh` on PATH: answers for "good" nodes, fails like ssh for the others.
-      writeFileSync(join(dir, 'ssh'), '#!/bin/bash\nfor a in "$@"; do case "$a" in good*) echo "0, NVIDIA H200, 7, 143771, 1"; exit 0;; bad*) echo "ssh: Could not resolve hostname $a" >&2; exit 255;; esac; done\n', { mode: 0o755 });
+      writeFileSync(
+        join(dir, 'ssh'),
+        '#!/bin/bash\nfor a in "$@"; do case "$a" in good*) echo "0, NVIDIA H200, 7, 143771, 1"; exit 0;; bad*) echo "ssh: Could not resolve hostname $a" >&2; exit 255;; esac; done\n',
+        { mode: 0o755 },
+      );
       const argv = gpuCommand(['good-1', 'bad-2', 'good-3']);
-      const out = execFileSync(argv[0], argv.slice(1), { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` }, encoding: 'utf8' });
+      const out = execFileSync(argv[0], argv.slice(1), {
+        env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
+        encoding: 'utf8',
+      });
       const snaps = parseFanOut(['good-1', 'bad-2', 'good-3'], out, 0);
       expect(snaps.map((s) => [s.node, s.gpus[0]?.memoryUsedMiB ?? null, s.error ?? null])).toEqual([
         ['good-1', 7, null],

@@ -13,7 +13,8 @@ export function pendingQuestion(tmp: string, argv0: string, node: string): numbe
   const suffix = `.${node.replace(/[^A-Za-z0-9_.:@-]/g, '_')}`;
   for (const d of existsSync(tmp) ? readdirSync(tmp).filter((n) => n.startsWith('awrl-fanout-')) : []) {
     for (const f of readdirSync(join(tmp, d))) {
-      if (!f.startsWith(`${argv0}.`) || !f.endsWith(suffix) || !/^\d+$/.test(f.slice(argv0.length + 1, -suffix.length))) continue;
+      if (!f.startsWith(`${argv0}.`) || !f.endsWith(suffix) || !/^\d+$/.test(f.slice(argv0.length + 1, -suffix.length)))
+        continue;
       const pid = Number(readFileSync(join(tmp, d, f), 'utf8').split(' ')[0]);
       if (pid > 0 && isFanOut(pid)) return pid;
     }

@@ -23,9 +23,14 @@ export function omegaconfAvailable(): boolean {
 }
 
 export function runOmegaConf(cases: RefCase[]): RefResult[] {
-  const r = spawnSync(PYTHON, [SCRIPT], { input: JSON.stringify(cases), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(PYTHON, [SCRIPT], {
+    input: JSON.stringify(cases),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (r.status !== 0) throw new Error(`omegaconf reference failed (${r.status}): ${r.stderr}`);
   const out = JSON.parse(r.stdout) as RefResult[];
-  if (out.length !== cases.length) throw new Error(`omegaconf reference answered ${out.length} of ${cases.length} cases`);
+  if (out.length !== cases.length)
+    throw new Error(`omegaconf reference answered ${out.length} of ${cases.length} cases`);
   return out;
 }

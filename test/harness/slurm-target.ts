@@ -18,11 +18,28 @@ export interface SlurmSimTarget {
 
 /** `--target … --backend slurm … --setup …` for `--launch`, `runs`, `stop` and `follow`. */
 export function slurmTargetArgs(t: SlurmSimTarget): string[] {
-  const setup = [t.slurm.setupLine, ...(t.setupBefore ? [t.setupBefore] : []), `export PATH=${t.workdir}/bin:$PATH AWRL_SIM_SPEED=${t.simSpeed}`];
+  const setup = [
+    t.slurm.setupLine,
+    ...(t.setupBefore ? [t.setupBefore] : []),
+    `export PATH=${t.workdir}/bin:$PATH AWRL_SIM_SPEED=${t.simSpeed}`,
+  ];
   return [
-    '--target', t.sshd.alias, '-F', t.sshd.sshConfigFile, '--workdir', t.workdir,
-    '--backend', 'slurm', '--partition', t.slurm.partition, '--gpus-per-node', '0', '--cpus-per-task', '1',
+    '--target',
+    t.sshd.alias,
+    '-F',
+    t.sshd.sshConfigFile,
+    '--workdir',
+    t.workdir,
+    '--backend',
+    'slurm',
+    '--partition',
+    t.slurm.partition,
+    '--gpus-per-node',
+    '0',
+    '--cpus-per-task',
+    '1',
     ...(t.timeMinutes !== undefined ? ['--time', String(t.timeMinutes)] : []),
-    '--setup', setup.join('; '),
+    '--setup',
+    setup.join('; '),
   ];
 }

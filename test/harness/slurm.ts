@@ -2,7 +2,17 @@
 // Nothing is assumed to run already; everything is stopped by PID. Clients reach it through
 // SLURM_CONF (exported in `env` and `setupLine`), so the system's /etc/slurm is never touched.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, chmodSync, chownSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import {
+  mkdtempSync,
+  writeFileSync,
+  mkdirSync,
+  chmodSync,
+  chownSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  existsSync,
+} from 'node:fs';
 import { tmpdir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './sshd.js';
@@ -58,7 +68,11 @@ export async function startSlurm(): Promise<SlurmCluster> {
   // stop() can find and end them (and the jobs under them) by PID.
   const marker = `AWRL_SLURM_HARNESS=${dir}`;
   const startDaemon = (cmd: string, args: string[], extra: { uid?: number; gid?: number } = {}) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, AWRL_SLURM_HARNESS: dir }, ...extra });
+    const child = spawn(cmd, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, AWRL_SLURM_HARNESS: dir },
+      ...extra,
+    });
     let stderr = '';
     child.stderr?.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
     child.on('exit', (code) => {
@@ -73,14 +87,23 @@ export async function startSlurm(): Promise<SlurmCluster> {
       // Cancel every job first, so that no slurmstepd outlives the cluster.
       const env = { ...process.env, SLURM_CONF: join(dir, 'slurm.conf') };
       try {
-        execFileSync('scancel', ['--full', `--user=${process.getuid?.() ?? 0}`], { env, stdio: 'ignore', timeout: 10_000 });
-        await pollUntil('jobs to leave the queue', () => {
-          try {
-            return execFileSync('squeue', ['-h'], { env, encoding: 'utf8', timeout: 10_000 }).trim() === '';
-          } catch {
-            return true;
-          }
-        }, 20_000, () => '').catch(() => undefined);
+        execFileSync('scancel', ['--full', `--user=${process.getuid?.() ?? 0}`], {
+          env,
+          stdio: 'ignore',
+          timeout: 10_000,
+        });
+        await pollUntil(
+          'jobs to leave the queue',
+          () => {
+            try {
+              return execFileSync('squeue', ['-h'], { env, encoding: 'utf8', timeout: 10_000 }).trim() === '';
+            } catch {
+              return true;
+            }
+          },
+          20_000,
+          () => '',
+        ).catch(() => undefined);
       } catch {
         /* controller already gone: the sweep below still ends the steps */
       }
@@ -100,18 +123,35 @@ export async function startSlurm(): Promise<SlurmCluster> {
     }
     const leftovers = markedProcesses(marker);
     for (const pid of leftovers.flatMap((p) => [...descendantsOf(p), p])) safeKill(pid, 'SIGKILL');
-    await pollUntil('job steps to exit', () => markedProcesses(marker).length === 0, 10_000, () => `still: ${markedProcesses(marker).join(' ')}`);
+    await pollUntil(
+      'job steps to exit',
+      () => markedProcesses(marker).length === 0,
+      10_000,
+      () => `still: ${markedProcesses(marker).join(' ')}`,
+    );
     rmSync(dir, { recursive: true, force: true });
   };
 
   try {
     startDaemon(
       '/usr/sbin/munged',
-      ['-F', `--socket=${socket}`, `--key-file=${keyFile}`, `--log-file=${join(mungeDir, 'munged.log')}`,
-        `--pid-file=${join(mungeDir, 'munged.pid')}`, `--seed-file=${join(mungeDir, 'munged.seed')}`, '--force'],
+      [
+        '-F',
+        `--socket=${socket}`,
+        `--key-file=${keyFile}`,
+        `--log-file=${join(mungeDir, 'munged.log')}`,
+        `--pid-file=${join(mungeDir, 'munged.pid')}`,
+        `--seed-file=${join(mungeDir, 'munged.seed')}`,
+        '--force',
+      ],
       munge,
     );
-    await pollUntil('munged socket', () => existsSync(socket), 10_000, () => tail(join(mungeDir, 'munged.log')));
+    await pollUntil(
+      'munged socket',
+      () => existsSync(socket),
+      10_000,
+      () => tail(join(mungeDir, 'munged.log')),
+    );
 
     const [ctldPort, slurmdPort] = [await freePort(), await freePort()];
     const conf = join(dir, 'slurm.conf');
@@ -161,7 +201,11 @@ export async function startSlurm(): Promise<SlurmCluster> {
       'the node to be idle in sinfo',
       () => {
         try {
-          lastSinfo = execFileSync('sinfo', ['-h', '-o', '%T'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+          lastSinfo = execFileSync('sinfo', ['-h', '-o', '%T'], {
+            env,
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'pipe'],
+          }).trim();
         } catch (e) {
           lastSinfo = String(e);
         }
@@ -178,7 +222,9 @@ export async function startSlurm(): Promise<SlurmCluster> {
 }
 
 function procPids(): number[] {
-  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number);
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number);
 }
 
 /** Live (non-zombie) processes whose environment holds `marker` exactly. */
@@ -233,9 +279,17 @@ export async function requeueJob(cluster: SlurmCluster, jobId: string): Promise<
   execFileSync('scontrol', ['requeue', jobId], { env: cluster.env, stdio: 'ignore' });
   // The revocation is stamped before `scontrol requeue` returns: no later than this second.
   const requeuedSecond = Math.floor(Date.now() / 1000);
-  await pollUntil('the second of the requeue to pass', () => Math.floor(Date.now() / 1000) > requeuedSecond, 5000, () => '');
+  await pollUntil(
+    'the second of the requeue to pass',
+    () => Math.floor(Date.now() / 1000) > requeuedSecond,
+    5000,
+    () => '',
+  );
   const startNow = () => {
-    for (const args of [['update', `JobId=${jobId}`, 'StartTime=now'], ['release', jobId]]) {
+    for (const args of [
+      ['update', `JobId=${jobId}`, 'StartTime=now'],
+      ['release', jobId],
+    ]) {
       try {
         execFileSync('scontrol', args, { env: cluster.env, stdio: 'ignore' });
       } catch {

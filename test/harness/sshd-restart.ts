@@ -31,7 +31,11 @@ export async function restartSshd(sshd: SshdHandle, opts: { newHostKey?: boolean
   if (opts.newHostKey) {
     rmSync(sshd.hostKeyFile, { force: true });
     rmSync(`${sshd.hostKeyFile}.pub`, { force: true });
-    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'awrl-test-host-reinstalled', '-f', sshd.hostKeyFile], { stdio: 'ignore' });
+    execFileSync(
+      'ssh-keygen',
+      ['-q', '-t', 'ed25519', '-N', '', '-C', 'awrl-test-host-reinstalled', '-f', sshd.hostKeyFile],
+      { stdio: 'ignore' },
+    );
   }
   const log = join(sshd.dir, 'sshd-restarted.log');
   const child = spawn('/usr/sbin/sshd', ['-D', '-f', join(sshd.dir, 'sshd_config'), '-E', log], { stdio: 'ignore' });

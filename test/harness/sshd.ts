@@ -136,7 +136,10 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
   } else keygen(identityFile, 'awrl-test-client');
 
   const authorizedKeys = join(dir, 'authorized_keys');
-  writeFileSync(authorizedKeys, [readFileSync(`${identityFile}.pub`, 'utf8').trim(), ...(opts.authorizedKeys ?? [])].join('\n') + '\n');
+  writeFileSync(
+    authorizedKeys,
+    [readFileSync(`${identityFile}.pub`, 'utf8').trim(), ...(opts.authorizedKeys ?? [])].join('\n') + '\n',
+  );
 
   const pidFile = join(dir, 'sshd.pid');
   const logFile = join(dir, 'sshd.log');

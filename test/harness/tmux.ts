@@ -31,7 +31,27 @@ export class TmuxSession {
     // cockpit's colour detection (pass them in `env` to test them).
     const base = { ...process.env };
     for (const k of ['FORCE_COLOR', 'NO_COLOR', 'CI', 'TMUX', 'TMUX_PANE']) delete base[k];
-    await run('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', s.name, '-x', String(o.width ?? 120), '-y', String(o.height ?? 40), ...(o.cwd ? ['-c', o.cwd] : []), ...envArgs, o.command], { env: base });
+    await run(
+      'tmux',
+      [
+        '-L',
+        socket,
+        '-f',
+        '/dev/null',
+        'new-session',
+        '-d',
+        '-s',
+        s.name,
+        '-x',
+        String(o.width ?? 120),
+        '-y',
+        String(o.height ?? 40),
+        ...(o.cwd ? ['-c', o.cwd] : []),
+        ...envArgs,
+        o.command,
+      ],
+      { env: base },
+    );
     // Keep the pane after the command exits so the test can see what it left on the terminal.
     await s.tmux('set-option', '-t', s.name, 'remain-on-exit', 'on');
     await s.tmux('set-option', '-s', 'escape-time', '10');

@@ -6,7 +6,15 @@ const T0 = Date.parse('2026-05-25T03:00:00');
 const MIN = 60_000;
 
 function alert(id: string, step?: number, extra: Partial<Alert> = {}): Alert {
-  return { id, severity: 'warning', title: `title ${id}`, detail: 'd', advice: 'a', ...(step !== undefined ? { step } : {}), ...extra };
+  return {
+    id,
+    severity: 'warning',
+    title: `title ${id}`,
+    detail: 'd',
+    advice: 'a',
+    ...(step !== undefined ? { step } : {}),
+    ...extra,
+  };
 }
 
 describe('AlertHistory', () => {
@@ -16,7 +24,16 @@ describe('AlertHistory', () => {
     expect(h.observe([alert('grad-norm-nonfinite', 11)], T0 + 5 * MIN)).toBe(true);
     expect(h.observe([], T0 + 20 * MIN)).toBe(true);
     const [e] = h.entries();
-    expect(e).toMatchObject({ key: 'grad-norm-nonfinite', active: false, fired: 1, firstSeenAt: T0, firstStep: 10, lastSeenAt: T0 + 5 * MIN, lastStep: 11, clearedAt: T0 + 20 * MIN });
+    expect(e).toMatchObject({
+      key: 'grad-norm-nonfinite',
+      active: false,
+      fired: 1,
+      firstSeenAt: T0,
+      firstStep: 10,
+      lastSeenAt: T0 + 5 * MIN,
+      lastStep: 11,
+      clearedAt: T0 + 20 * MIN,
+    });
     // Nothing active: observing again changes nothing.
     expect(h.observe([], T0 + 30 * MIN)).toBe(false);
   });
@@ -29,7 +46,11 @@ describe('AlertHistory', () => {
     h.observe([alert('b', 4)], T0 + 3 * MIN);
     h.observe([alert('b', 4), alert('c', 4)], T0 + 4 * MIN);
     const list = h.entries();
-    expect(list.map((e) => [e.key, e.active, e.fired])).toEqual([['c', true, 1], ['b', true, 1], ['a', false, 2]]);
+    expect(list.map((e) => [e.key, e.active, e.fired])).toEqual([
+      ['c', true, 1],
+      ['b', true, 1],
+      ['a', false, 2],
+    ]);
     expect(list[2].clearedAt).toBe(T0 + 3 * MIN);
     expect(list[2].firstSeenAt).toBe(T0);
   });

@@ -25,7 +25,8 @@ describe('health on fixture run-a', () => {
   it.each(['main.log', 'merged.log', 'stdout.log'])('measures the phases of %s from record timestamps', (name) => {
     const m = new HealthMonitor();
     m.ingestAll(eventsOf(name));
-    const phases = (m as unknown as { phases: { stats(p: string): { medianS: number | null; samples: number } } }).phases;
+    const phases = (m as unknown as { phases: { stats(p: string): { medianS: number | null; samples: number } } })
+      .phases;
     // Steps 1–12 minus the first after each (re)start, which begins at the start record.
     expect(phases.stats('rollout_wait').samples).toBe(12);
     expect(phases.stats('update_weights').samples).toBe(12);
@@ -60,10 +61,10 @@ describe('health on fixture run-a', () => {
     const cut = bytes.indexOf(Buffer.from('Training step failed'));
     const head = bytes.subarray(0, bytes.lastIndexOf(10, cut) + 1);
     let seed = 11;
-    const rnd = () => ((seed = (seed * 48271) % 0x7fffffff) / 0x7fffffff);
+    const rnd = () => (seed = (seed * 48271) % 0x7fffffff) / 0x7fffffff;
     for (let round = 0; round < 10; round++) {
       const feed = new HealthFeed();
-      for (let i = 0; i < head.length; ) {
+      for (let i = 0; i < head.length;) {
         const n = 1 + Math.floor(rnd() * 20000);
         feed.push(head.subarray(i, i + n));
         i += n;

@@ -9,9 +9,14 @@ import { isHangAlert, naiveMs, RunAlerts } from '../../src/health/index.js';
 import { MetricsStore } from '../../src/metrics/index.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
 
-const RUN_A = parseLogBytes(readFileSync(new URL('../fixtures/shared/fixtures/areal-logs/run-a/main.log', import.meta.url)));
+const RUN_A = parseLogBytes(
+  readFileSync(new URL('../fixtures/shared/fixtures/areal-logs/run-a/main.log', import.meta.url)),
+);
 // run-a hangs in step 7's rollout wait for 2 h before its NCCL crash: cut just before the error.
-const HUNG = RUN_A.slice(0, RUN_A.findIndex((e) => e.type === 'error'));
+const HUNG = RUN_A.slice(
+  0,
+  RUN_A.findIndex((e) => e.type === 'error'),
+);
 const WALL = 1e12; // our clock when the backlog arrived: says nothing about the log's
 const H = 3600_000;
 
@@ -22,8 +27,12 @@ function attach(): RunAlerts {
 }
 
 describe('attaching to a hung run', () => {
-  it('without the log\'s write time, the backlog reads as fresh: no hang at the first evaluation', () => {
-    expect(attach().evaluate(WALL + 1000).filter(isHangAlert)).toEqual([]);
+  it("without the log's write time, the backlog reads as fresh: no hang at the first evaluation", () => {
+    expect(
+      attach()
+        .evaluate(WALL + 1000)
+        .filter(isHangAlert),
+    ).toEqual([]);
   });
 
   it('silent for 3 h: the stall is active at the first evaluation, says the silence, and is dated where it crossed 3x the median', () => {
@@ -40,7 +49,9 @@ describe('attaching to a hung run', () => {
     expect(crossing - last).toBeLessThan(3 * H);
     const entries = r.history.entries().filter((e) => isHangAlert(e.alert));
     expect(entries).toHaveLength(1);
-    expect(Math.abs(entries[0].firstSeenAt - Date.parse(new Date(crossing).toISOString().slice(0, 23)))).toBeLessThanOrEqual(1000);
+    expect(
+      Math.abs(entries[0].firstSeenAt - Date.parse(new Date(crossing).toISOString().slice(0, 23))),
+    ).toBeLessThanOrEqual(1000);
     expect(entries[0].active).toBe(true);
   });
 

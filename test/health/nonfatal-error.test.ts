@@ -16,10 +16,23 @@ const iso = (ms: number) => new Date(ms).toISOString().slice(0, 23);
 const display = (isoTime: string) => Date.parse(isoTime);
 
 const step = (g: number, ms: number): TrainerEvent => ({
-  type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 100, globalStep: g, totalSteps: 100, time: iso(ms), stats: { 'rollout/reward': 0.5 },
+  type: 'step',
+  epoch: 1,
+  epochs: 1,
+  step: g,
+  stepsPerEpoch: 100,
+  globalStep: g,
+  totalSteps: 100,
+  time: iso(ms),
+  stats: { 'rollout/reward': 0.5 },
 });
 const error = (ms: number | null, source?: 'main' | 'actor'): TrainerEvent => ({
-  type: 'error', message: 'Evaluation upload failed', detail: 'Traceback (most recent call last):', kind: 'other', time: ms === null ? null : iso(ms), ...(source ? { source } : {}),
+  type: 'error',
+  message: 'Evaluation upload failed',
+  detail: 'Traceback (most recent call last):',
+  kind: 'other',
+  time: ms === null ? null : iso(ms),
+  ...(source ? { source } : {}),
 });
 
 function feed(events: readonly TrainerEvent[]): RunAlerts {
@@ -38,7 +51,12 @@ describe('a non-fatal error becomes history', () => {
     r.ingest(step(4, T0 + 30 * MIN), WALL);
     expect(errorsOf(r)).toEqual([]);
     const e = r.history.entries().find((x) => x.alert.id === 'error:0')!;
-    expect(e).toMatchObject({ active: false, fired: 1, firstSeenAt: display(iso(T0 + 15 * MIN)), clearedAt: display(iso(T0 + 30 * MIN)) });
+    expect(e).toMatchObject({
+      active: false,
+      fired: 1,
+      firstSeenAt: display(iso(T0 + 15 * MIN)),
+      clearedAt: display(iso(T0 + 30 * MIN)),
+    });
   });
 
   it('a worker error survived the same way (any source)', () => {
@@ -60,7 +78,13 @@ describe('a non-fatal error becomes history', () => {
   });
 
   it('each error counts its own steps: a second error stays while the first clears', () => {
-    const r = feed([step(1, T0), error(T0 + 5 * MIN), step(2, T0 + 10 * MIN), error(T0 + 15 * MIN), step(3, T0 + 20 * MIN)]);
+    const r = feed([
+      step(1, T0),
+      error(T0 + 5 * MIN),
+      step(2, T0 + 10 * MIN),
+      error(T0 + 15 * MIN),
+      step(3, T0 + 20 * MIN),
+    ]);
     expect(errorsOf(r)).toEqual(['error:1']);
   });
 
@@ -78,8 +102,20 @@ describe('a non-fatal error becomes history', () => {
   });
 
   it('once an error is history, a later hang is reported again (the error no longer explains the wait)', () => {
-    const r = feed([step(1, T0), step(2, T0 + 10 * MIN), error(T0 + 12 * MIN), step(3, T0 + 20 * MIN), step(4, T0 + 30 * MIN), step(5, T0 + 40 * MIN)]);
+    const r = feed([
+      step(1, T0),
+      step(2, T0 + 10 * MIN),
+      error(T0 + 12 * MIN),
+      step(3, T0 + 20 * MIN),
+      step(4, T0 + 30 * MIN),
+      step(5, T0 + 40 * MIN),
+    ]);
     expect(errorsOf(r)).toEqual([]);
-    expect(r.evaluate(WALL + 60 * MIN).filter(isHangAlert).map((a) => a.id)).toEqual(['stall']);
+    expect(
+      r
+        .evaluate(WALL + 60 * MIN)
+        .filter(isHangAlert)
+        .map((a) => a.id),
+    ).toEqual(['stall']);
   });
 });

@@ -44,7 +44,11 @@ describe('phase inference from the record sequence', () => {
   });
 
   it('learns a ref logp phase when the run has a reference model', () => {
-    const b = new RunBuilder().rollout(500).memory('recompute logp', 30).memory('ref logp', 20).memory('compute advantages', 10);
+    const b = new RunBuilder()
+      .rollout(500)
+      .memory('recompute logp', 30)
+      .memory('ref logp', 20)
+      .memory('compute advantages', 10);
     b.memory('ppo update', 30);
     const t = new PhaseTracker();
     for (const e of b.events) t.ingest(e);
@@ -65,11 +69,23 @@ describe('phase inference from the record sequence', () => {
 
   it('a controller error stops the clock; a worker error does not', () => {
     const b = new RunBuilder().steps(3).rollout(500).memory('recompute logp', 30);
-    const worker = [...b.events, { type: 'error' as const, message: 'x', detail: '', kind: 'other' as const, time: iso(b.t), source: 'actor' }];
+    const worker = [
+      ...b.events,
+      { type: 'error' as const, message: 'x', detail: '', kind: 'other' as const, time: iso(b.t), source: 'actor' },
+    ];
     const m1 = new HealthMonitor();
     m1.ingestAll(worker);
     expect(m1.currentPhase()?.phase).toBe('compute_advantages');
-    const main = [...b.events, { type: 'error' as const, message: 'Training step failed', detail: '', kind: 'nccl-timeout' as const, time: iso(b.t) }];
+    const main = [
+      ...b.events,
+      {
+        type: 'error' as const,
+        message: 'Training step failed',
+        detail: '',
+        kind: 'nccl-timeout' as const,
+        time: iso(b.t),
+      },
+    ];
     const m2 = new HealthMonitor();
     m2.ingestAll(main);
     expect(m2.currentPhase()).toBeNull();

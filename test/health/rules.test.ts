@@ -6,15 +6,32 @@ const ids = (alerts: { id: string }[]) => alerts.map((a) => a.id);
 
 describe('per-phase stall', () => {
   it('names a stuck weight sync with its run time and median', () => {
-    const b = new RunBuilder().steps(5, { updateS: 22 }).rollout(600).memory('recompute logp', 30).memory('compute advantages', 15).memory('ppo update', 30);
+    const b = new RunBuilder()
+      .steps(5, { updateS: 22 })
+      .rollout(600)
+      .memory('recompute logp', 30)
+      .memory('compute advantages', 15)
+      .memory('ppo update', 30);
     const alerts = evaluateHealth(b.events, { now: b.after(41 * 60) });
     expect(alerts).toHaveLength(1);
-    expect(alerts[0]).toMatchObject({ id: 'health/stall/update_weights', severity: 'warning', step: 6, time: iso(b.t) });
-    expect(alerts[0].detail).toBe('update_weights has run 41 min (median 22 s): likely a stuck weight sync; NCCL would time out after 2 h');
+    expect(alerts[0]).toMatchObject({
+      id: 'health/stall/update_weights',
+      severity: 'warning',
+      step: 6,
+      time: iso(b.t),
+    });
+    expect(alerts[0].detail).toBe(
+      'update_weights has run 41 min (median 22 s): likely a stuck weight sync; NCCL would time out after 2 h',
+    );
   });
 
   it('waits for at least 10 minutes even when the median is short', () => {
-    const b = new RunBuilder().steps(5, { updateS: 22 }).rollout(600).memory('recompute logp', 30).memory('compute advantages', 15).memory('ppo update', 30);
+    const b = new RunBuilder()
+      .steps(5, { updateS: 22 })
+      .rollout(600)
+      .memory('recompute logp', 30)
+      .memory('compute advantages', 15)
+      .memory('ppo update', 30);
     expect(evaluateHealth(b.events, { now: b.after(9 * 60) })).toEqual([]);
     expect(ids(evaluateHealth(b.events, { now: b.after(10 * 60 + 1) }))).toEqual(['health/stall/update_weights']);
   });
@@ -28,7 +45,12 @@ describe('per-phase stall', () => {
   });
 
   it('needs two samples of the phase before judging it', () => {
-    const one = new RunBuilder().steps(1, { updateS: 20 }).rollout(600).memory('recompute logp', 30).memory('compute advantages', 15).memory('ppo update', 30);
+    const one = new RunBuilder()
+      .steps(1, { updateS: 20 })
+      .rollout(600)
+      .memory('recompute logp', 30)
+      .memory('compute advantages', 15)
+      .memory('ppo update', 30);
     expect(evaluateHealth(one.events, { now: one.after(3600) })).toEqual([]);
   });
 
@@ -40,7 +62,13 @@ describe('per-phase stall', () => {
     if (stop > 1) b.memory('recompute logp', 30);
     if (stop > 2) b.memory('compute advantages', 15);
     if (stop > 3) b.memory('ppo update', 30);
-    if (stop > 4) b.push({ type: 'save', time: iso((b.t += 22_000)), step: 4, what: 'HF + DCP checkpoints (periodic (1200s), step=4)' });
+    if (stop > 4)
+      b.push({
+        type: 'save',
+        time: iso((b.t += 22_000)),
+        step: 4,
+        what: 'HF + DCP checkpoints (periodic (1200s), step=4)',
+      });
     const alerts = evaluateHealth(b.events, { now: b.after(3 * 3600) });
     expect(ids(alerts)).toEqual([`health/stall/${phase}`]);
     expect(alerts[0].detail.startsWith(`${phase} has run 3 h (median `)).toBe(true);
@@ -77,7 +105,11 @@ describe('resume guard', () => {
     r.steps(2, { rolloutS: 600 }); // logs steps 5 and 6 again
     const events = [...b.events, ...r.events];
     expect(ids(evaluateHealth(events, { now: r.after(60 * 60) }))).not.toContain('health/resume/no-progress');
-    const stuck = [...b.events, { type: 'resume' as const, resumeStep: 7, time: iso(b.t + 3600_000) }, ...r.events.slice(1).filter((e) => e.type !== 'step')];
+    const stuck = [
+      ...b.events,
+      { type: 'resume' as const, resumeStep: 7, time: iso(b.t + 3600_000) },
+      ...r.events.slice(1).filter((e) => e.type !== 'step'),
+    ];
     expect(ids(evaluateHealth(stuck, { now: iso(b.t + 3 * 3600_000) }))).toContain('health/resume/no-progress');
   });
 
@@ -99,11 +131,19 @@ describe('resume guard', () => {
 
   it('an attempt that was within budget once, or a run over budget before the crash, is steady staleness: not this rule', () => {
     const b = crashed();
-    const within = new RunBuilder(b.t + 3600_000, { resumeStep: 7 }).steps(2, (i) => ({ stats: { 'staleness/gap/offpolicy_max': [2, 4][i] } }));
-    expect(evaluateHealth([...b.events, ...within.events], { now: within.after(10), maxHeadOffpolicyness: 2 })).toEqual([]);
+    const within = new RunBuilder(b.t + 3600_000, { resumeStep: 7 }).steps(2, (i) => ({
+      stats: { 'staleness/gap/offpolicy_max': [2, 4][i] },
+    }));
+    expect(evaluateHealth([...b.events, ...within.events], { now: within.after(10), maxHeadOffpolicyness: 2 })).toEqual(
+      [],
+    );
     const before = new RunBuilder().steps(3, { rolloutS: 600, stats: { 'staleness/gap/offpolicy_max': 3 } });
-    const after = new RunBuilder(before.t + 3600_000, { resumeStep: 4 }).steps(1, { stats: { 'staleness/gap/offpolicy_max': 4 } });
-    expect(evaluateHealth([...before.events, ...after.events], { now: after.after(10), maxHeadOffpolicyness: 2 })).toEqual([]);
+    const after = new RunBuilder(before.t + 3600_000, { resumeStep: 4 }).steps(1, {
+      stats: { 'staleness/gap/offpolicy_max': 4 },
+    });
+    expect(
+      evaluateHealth([...before.events, ...after.events], { now: after.after(10), maxHeadOffpolicyness: 2 }),
+    ).toEqual([]);
   });
 
   it('a fresh start after a resume ends that resume: its steps 1 to 5 are not "no progress past step 7"', () => {
@@ -122,7 +162,8 @@ describe('resume guard', () => {
 
 describe('Slurm wall time', () => {
   // Steps of ~11 min; the last checkpoint was saved during step 4.
-  const run = () => new RunBuilder().steps(3, { rolloutS: 600 }).addStep({ rolloutS: 600, saveS: 3 }).steps(2, { rolloutS: 600 });
+  const run = () =>
+    new RunBuilder().steps(3, { rolloutS: 600 }).addStep({ rolloutS: 600, saveS: 3 }).steps(2, { rolloutS: 600 });
 
   it('alerts when the allocation ends before the next recover checkpoint plus one step', () => {
     const b = run();
@@ -149,7 +190,9 @@ describe('Slurm wall time', () => {
   it('says nothing without recover.freq_secs, after the end, or once finished', () => {
     const b = run();
     expect(evaluateHealth(b.events, { now: iso(b.t), slurmEndTime: iso(b.t + 60_000) })).toEqual([]);
-    expect(evaluateHealth(b.events, { now: iso(b.t), recoverFreqSecs: 3600, slurmEndTime: iso(b.t - 60_000) })).toEqual([]);
+    expect(evaluateHealth(b.events, { now: iso(b.t), recoverFreqSecs: 3600, slurmEndTime: iso(b.t - 60_000) })).toEqual(
+      [],
+    );
     const done = [...b.events, { type: 'finished' as const, time: iso(b.t) }];
     expect(evaluateHealth(done, { now: iso(b.t), recoverFreqSecs: 3600, slurmEndTime: iso(b.t + 60_000) })).toEqual([]);
   });
@@ -157,13 +200,17 @@ describe('Slurm wall time', () => {
 
 describe('slow drift of timeperf phases', () => {
   const withUpdate = (n: number, f: (i: number) => number) =>
-    new RunBuilder().steps(n, (i) => ({ stats: { 'timeperf/update_weights': f(i), 'timeperf/clear_batches': i < 20 ? 0.5 : 2 } }));
+    new RunBuilder().steps(n, (i) => ({
+      stats: { 'timeperf/update_weights': f(i), 'timeperf/clear_batches': i < 20 ? 0.5 : 2 },
+    }));
 
   it('alerts when the last 20 steps take twice the first 20', () => {
     const b = withUpdate(60, (i) => (i < 20 ? 17 : i < 40 ? 30 : 61));
     const a = evaluateHealth(b.events, { now: b.after(1) });
     expect(ids(a)).toEqual(['health/drift/update_weights']);
-    expect(a[0].detail).toBe('timeperf/update_weights: median 61 s over the last 20 steps vs 17 s over the first 20 (3.6×)');
+    expect(a[0].detail).toBe(
+      'timeperf/update_weights: median 61 s over the last 20 steps vs 17 s over the first 20 (3.6×)',
+    );
     expect(a[0].step).toBe(60);
   });
 
@@ -171,7 +218,9 @@ describe('slow drift of timeperf phases', () => {
     expect(evaluateHealth(withUpdate(39, (i) => (i < 20 ? 17 : 61)).events, { now: iso(T0) })).toEqual([]);
     expect(evaluateHealth(withUpdate(40, (i) => (i < 20 ? 17 : 33)).events, { now: iso(T0) })).toEqual([]);
     // clear_batches went 0.5 s → 2 s (4×) but costs 1.5 s: not reported.
-    expect(ids(evaluateHealth(withUpdate(40, (i) => (i < 20 ? 17 : 34)).events, { now: iso(T0) }))).toEqual(['health/drift/update_weights']);
+    expect(ids(evaluateHealth(withUpdate(40, (i) => (i < 20 ? 17 : 34)).events, { now: iso(T0) }))).toEqual([
+      'health/drift/update_weights',
+    ]);
   });
 
   it('replayed steps after a resume replace the old values', () => {
@@ -200,7 +249,12 @@ describe('time handling', () => {
   });
 
   it('formats durations for people', () => {
-    expect([formatDuration(22.4), formatDuration(41 * 60), formatDuration(7200), formatDuration(7500)]).toEqual(['22 s', '41 min', '2 h', '2 h 5 min']);
+    expect([formatDuration(22.4), formatDuration(41 * 60), formatDuration(7200), formatDuration(7500)]).toEqual([
+      '22 s',
+      '41 min',
+      '2 h',
+      '2 h 5 min',
+    ]);
   });
 });
 
@@ -219,13 +273,27 @@ describe('bounded state over a very long run', () => {
   it('keeps fixed-size windows after 20,000 steps with timeperf keys', () => {
     const m = new HealthMonitor();
     let t = T0;
-    const stats = (i: number) => ({ 'timeperf/update_weights': 17 + (i % 7), 'timeperf/rollout': 600, 'staleness/gap/offpolicy_max': 1 });
+    const stats = (i: number) => ({
+      'timeperf/update_weights': 17 + (i % 7),
+      'timeperf/rollout': 600,
+      'staleness/gap/offpolicy_max': 1,
+    });
     m.ingest({ type: 'resume', resumeStep: 1, time: iso(t) });
     for (let i = 1; i <= 20_000; i++) {
       t += 60_000;
       m.ingest({ type: 'batch', waitS: 50, totalS: 54, episodes: 128, time: iso(t) });
       t += 1000;
-      m.ingest({ type: 'step', epoch: 1, epochs: 1, step: i, stepsPerEpoch: 20_000, globalStep: i, totalSteps: 20_000, time: iso(t), stats: stats(i) });
+      m.ingest({
+        type: 'step',
+        epoch: 1,
+        epochs: 1,
+        step: i,
+        stepsPerEpoch: 20_000,
+        globalStep: i,
+        totalSteps: 20_000,
+        time: iso(t),
+        stats: stats(i),
+      });
     }
     const inner = m as unknown as {
       stepGaps: { size: number };

@@ -11,7 +11,8 @@ const ID = 'health/slurm/walltime';
 
 describe('RunAlerts: the Slurm job end', () => {
   // Steps of ~11.6 min; the last checkpoint was saved during step 4; recover.freq_secs = 3600.
-  const build = () => new RunBuilder().steps(3, { rolloutS: 600 }).addStep({ rolloutS: 600, saveS: 3 }).steps(2, { rolloutS: 600 });
+  const build = () =>
+    new RunBuilder().steps(3, { rolloutS: 600 }).addStep({ rolloutS: 600, saveS: 3 }).steps(2, { rolloutS: 600 });
 
   it('warns when the job ends before the next recover checkpoint plus a step; clears when the end moves or is unknown', () => {
     const b = build();

@@ -6,7 +6,9 @@ import { isHangAlert, naiveMs, RunAlerts } from '../../src/health/index.js';
 import { MetricsStore } from '../../src/metrics/index.js';
 import { parseLogBytes, type TrainerEvent } from '../../src/trainer-log/index.js';
 
-const RUN_A = parseLogBytes(readFileSync(new URL('../fixtures/shared/fixtures/areal-logs/run-a/main.log', import.meta.url)));
+const RUN_A = parseLogBytes(
+  readFileSync(new URL('../fixtures/shared/fixtures/areal-logs/run-a/main.log', import.meta.url)),
+);
 const WALL = 1e12; // our clock: says nothing about the log's
 const MIN = 60_000;
 
@@ -15,9 +17,25 @@ const display = (isoTime: string) => Date.parse(isoTime);
 const T0 = Date.UTC(2026, 4, 25, 3, 0, 0);
 
 function step(g: number, ms: number, stats: Record<string, number | null> = { 'rollout/reward': 0.5 }): TrainerEvent {
-  return { type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 100, globalStep: g, totalSteps: 100, time: iso(ms), stats };
+  return {
+    type: 'step',
+    epoch: 1,
+    epochs: 1,
+    step: g,
+    stepsPerEpoch: 100,
+    globalStep: g,
+    totalSteps: 100,
+    time: iso(ms),
+    stats,
+  };
 }
-const error = (message: string, ms: number): TrainerEvent => ({ type: 'error', message, detail: 'Traceback (most recent call last):', kind: 'other', time: iso(ms) });
+const error = (message: string, ms: number): TrainerEvent => ({
+  type: 'error',
+  message,
+  detail: 'Traceback (most recent call last):',
+  kind: 'other',
+  time: iso(ms),
+});
 const resume = (resumeStep: number, ms: number): TrainerEvent => ({ type: 'resume', resumeStep, time: iso(ms) });
 
 function feed(events: readonly TrainerEvent[]): RunAlerts {
@@ -46,24 +64,47 @@ describe('error alerts after a resume', () => {
     r.ingest(step(3, T0 + 12 * MIN), WALL);
     expect(r.active).toEqual([]);
     const e = r.history.entries().find((x) => x.alert.id === 'error:0')!;
-    expect(e).toMatchObject({ active: false, fired: 1, firstSeenAt: display(iso(T0 + 3 * MIN)), clearedAt: display(iso(T0 + 12 * MIN)) });
+    expect(e).toMatchObject({
+      active: false,
+      fired: 1,
+      firstSeenAt: display(iso(T0 + 3 * MIN)),
+      clearedAt: display(iso(T0 + 12 * MIN)),
+    });
   });
 
   it('an error after the last restart stays (a failure during recovery), the one before it clears', () => {
-    const r = feed([step(1, T0), step(2, T0 + 2 * MIN), error('first crash', T0 + 3 * MIN), resume(3, T0 + 10 * MIN), error('recovery failed', T0 + 11 * MIN), step(3, T0 + 12 * MIN)]);
+    const r = feed([
+      step(1, T0),
+      step(2, T0 + 2 * MIN),
+      error('first crash', T0 + 3 * MIN),
+      resume(3, T0 + 10 * MIN),
+      error('recovery failed', T0 + 11 * MIN),
+      step(3, T0 + 12 * MIN),
+    ]);
     expect(r.active.map((a) => a.title)).toEqual(['Error: recovery failed']);
     // ... until the new attempt has stepped past it twice: it did not stop the trainer (see
     // nonfatal-error.test.ts); the history keeps both errors as fired/cleared.
     r.ingest(step(4, T0 + 14 * MIN), WALL);
     expect(r.active).toEqual([]);
-    expect(r.history.entries().filter((e) => e.alert.id.startsWith('error:')).map((e) => [e.alert.title, e.active]).sort()).toEqual([
+    expect(
+      r.history
+        .entries()
+        .filter((e) => e.alert.id.startsWith('error:'))
+        .map((e) => [e.alert.title, e.active])
+        .sort(),
+    ).toEqual([
       ['Error: first crash', false],
       ['Error: recovery failed', false],
     ]);
   });
 
   it('a fresh start record counts as a restart too', () => {
-    const r = feed([step(1, T0), error('crash', T0 + MIN), { type: 'start', time: iso(T0 + 5 * MIN) }, step(1, T0 + 7 * MIN)]);
+    const r = feed([
+      step(1, T0),
+      error('crash', T0 + MIN),
+      { type: 'start', time: iso(T0 + 5 * MIN) },
+      step(1, T0 + 7 * MIN),
+    ]);
     expect(r.active).toEqual([]);
   });
 
@@ -72,7 +113,8 @@ describe('error alerts after a resume', () => {
     const activeAt: string[] = [];
     for (const e of RUN_A) {
       r.ingest(e, WALL);
-      if (r.active.some((a) => a.id.startsWith('error:'))) activeAt.push(e.type === 'step' ? `step ${e.globalStep}` : e.type);
+      if (r.active.some((a) => a.id.startsWith('error:')))
+        activeAt.push(e.type === 'step' ? `step ${e.globalStep}` : e.type);
     }
     // From the error through the resume and the new attempt's first records, to step 7 exclusive.
     expect(activeAt[0]).toBe('error');
@@ -136,7 +178,7 @@ describe('one hang, one alert', () => {
     expect(r.active.map((a) => a.id)).toEqual(['error:0']);
   });
 
-  it('a backfilled night: the 2 h hang before run-a\'s crash is one history entry, from 3x the median to the error record', () => {
+  it("a backfilled night: the 2 h hang before run-a's crash is one history entry, from 3x the median to the error record", () => {
     const r = feed(RUN_A);
     const hangs = r.history.entries().filter((e) => isHangAlert(e.alert));
     expect(hangs).toHaveLength(1);
@@ -144,7 +186,12 @@ describe('one hang, one alert', () => {
     expect(hangs[0].clearedAt).toBe(display(errorTime));
     const step6 = RUN_A.find((e) => e.type === 'step' && e.globalStep === 6)!.time!;
     // The median step time as it was during the hang (the records before the crash).
-    const before = feed(RUN_A.slice(0, RUN_A.findIndex((e) => e.type === 'error')));
+    const before = feed(
+      RUN_A.slice(
+        0,
+        RUN_A.findIndex((e) => e.type === 'error'),
+      ),
+    );
     // The first second at which the health rules call it a hang (3x the rollout_wait median or
     // 3x the median step, whichever comes first), scanned second by second.
     let crossing = naiveMs(step6)!;

@@ -26,10 +26,10 @@ describe('checkpoint save records', () => {
   it('gives the same events for any chunking of the bytes', () => {
     const bytes = readFileSync(`${FIX}/merged.log`);
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     for (let round = 0; round < 20; round++) {
       const chunks: Uint8Array[] = [];
-      for (let i = 0; i < bytes.length; ) {
+      for (let i = 0; i < bytes.length;) {
         const n = 1 + Math.floor(rnd() * 5000);
         chunks.push(bytes.subarray(i, i + n));
         i += n;
@@ -39,7 +39,8 @@ describe('checkpoint save records', () => {
   });
 
   it('ignores worker lines and non-INFO mentions', () => {
-    const hdr = '\x1b[1;38;2;180;140;80m(AReaL)\x1b[0m \x1b[36m20260525-13:02:18.087 RLTrainer INFO: Saving HF + DCP checkpoints (periodic (1200s), step=4)\x1b[0m';
+    const hdr =
+      '\x1b[1;38;2;180;140;80m(AReaL)\x1b[0m \x1b[36m20260525-13:02:18.087 RLTrainer INFO: Saving HF + DCP checkpoints (periodic (1200s), step=4)\x1b[0m';
     const step = (line: string) => savesOf([Buffer.from(`${line}\n`)]).map((e) => e.type === 'save' && e.step);
     expect(step(hdr)).toEqual([4]);
     expect(step(`[main]    ${hdr}`)).toEqual([4]);
@@ -51,7 +52,8 @@ describe('checkpoint save records', () => {
 
   it('a long line is not held: the save after it comes out with its own bytes', () => {
     // The reader's memory bound is the parser's record cap (maxRecordBytes), not a line length.
-    const line = '(AReaL) 20260525-13:02:18.087 RLTrainer INFO: Saving DCP checkpoints step=1 ' + 'x'.repeat(5000) + '\n';
+    const line =
+      '(AReaL) 20260525-13:02:18.087 RLTrainer INFO: Saving DCP checkpoints step=1 ' + 'x'.repeat(5000) + '\n';
     const next = Buffer.from('(AReaL) 20260525-13:02:19.000 RLTrainer INFO: Saving DCP checkpoints step=2\n');
     const r = new TrainerLogReader({ lines: false, maxRecordBytes: 1024 });
     r.push(Buffer.from(line));

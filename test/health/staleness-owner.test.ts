@@ -33,7 +33,17 @@ function records(spec: string): TrainerEvent[] {
     const [g, v] = tok.slice(1).split(':');
     const stats: Record<string, number | null> = { 'rollout/reward': 0.5 };
     if (v !== '-') stats[STALE] = v === 'nan' ? null : Number(v);
-    return { type: 'step', epoch: 1, epochs: 1, step: Number(g), stepsPerEpoch: 100, globalStep: Number(g), totalSteps: 100, time: iso(t), stats };
+    return {
+      type: 'step',
+      epoch: 1,
+      epochs: 1,
+      step: Number(g),
+      stepsPerEpoch: 100,
+      globalStep: Number(g),
+      totalSteps: 100,
+      time: iso(t),
+      stats,
+    };
   });
 }
 
@@ -91,11 +101,12 @@ describe('staleness: one condition, one alert', () => {
     expect(trace('s1:1 r2 s2:5 s3:1', null).after.flat()).toEqual([]);
   });
 
-  it('follow (RunWatch, over the same RunAlerts) prints one alert per condition: the resume\'s, then the steady one', () => {
+  it("follow (RunWatch, over the same RunAlerts) prints one alert per condition: the resume's, then the steady one", () => {
     const fa = new WatchRules({ maxHeadOffpolicyness: BUDGET });
     const printed: string[] = [];
     for (const e of records('s1:1 x r2 s2:4 s3:5 s4:1 s5:3 s6:4')) {
-      for (const a of fa.push(e, WALL).fired) if (a.id === RESUME_ID || a.id === STEADY_ID) printed.push(`${a.id}@${a.step}`);
+      for (const a of fa.push(e, WALL).fired)
+        if (a.id === RESUME_ID || a.id === STEADY_ID) printed.push(`${a.id}@${a.step}`);
     }
     expect(printed).toEqual([`${RESUME_ID}@2`, `${STEADY_ID}@5`]);
     expect(fa.active.filter((a) => a.id === RESUME_ID || a.id === STEADY_ID).map((a) => a.id)).toEqual([STEADY_ID]);

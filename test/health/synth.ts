@@ -20,13 +20,26 @@ export interface StepPlan {
 }
 
 const mem = (phase: string, t: number): TrainerEvent => ({
-  type: 'memory', phase, allocatedGB: 18, reservedGB: 60, usedGB: 64, totalGB: 79.11, time: iso(t),
+  type: 'memory',
+  phase,
+  allocatedGB: 18,
+  reservedGB: 60,
+  usedGB: 64,
+  totalGB: 79.11,
+  time: iso(t),
 });
 
 export function stepEvent(globalStep: number, t: number, stats: Record<string, number | null> = {}): StepEvent {
   return {
-    type: 'step', epoch: 1, epochs: 10, step: globalStep, stepsPerEpoch: 1000, globalStep, totalSteps: 10000,
-    time: iso(t), stats,
+    type: 'step',
+    epoch: 1,
+    epochs: 10,
+    step: globalStep,
+    stepsPerEpoch: 1000,
+    globalStep,
+    totalSteps: 10000,
+    time: iso(t),
+    stats,
   };
 }
 
@@ -56,7 +69,12 @@ export class RunBuilder {
     this.events.push(mem('ppo update', this.t));
     this.t += (p.updateS ?? 22) * 1000;
     if (p.saveS !== undefined) {
-      this.events.push({ type: 'save', time: iso(this.t), step: this.step, what: `HF + DCP checkpoints (periodic (1200s), step=${this.step})` });
+      this.events.push({
+        type: 'save',
+        time: iso(this.t),
+        step: this.step,
+        what: `HF + DCP checkpoints (periodic (1200s), step=${this.step})`,
+      });
       this.t += p.saveS * 1000;
     }
     this.step += 1;

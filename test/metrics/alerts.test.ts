@@ -6,15 +6,29 @@ import { RunAlerts } from '../../src/health/index.js';
 import { SHARED } from '../harness/fixtures.js';
 
 const HEALTHY = {
-  'rollout/reward': 0.4, 'ppo_actor/update/grad_norm': 0.3, 'ppo_actor/update/update_successful': 1,
-  'staleness/gap/offpolicy_max': 2, 'ppo_actor/update/importance_weight/avg': 1.01, 'ppo_actor/update/behave_imp_weight/avg': 0.99,
+  'rollout/reward': 0.4,
+  'ppo_actor/update/grad_norm': 0.3,
+  'ppo_actor/update/update_successful': 1,
+  'staleness/gap/offpolicy_max': 2,
+  'ppo_actor/update/importance_weight/avg': 1.01,
+  'ppo_actor/update/behave_imp_weight/avg': 0.99,
   'rollout/omniboxes_failed': 0.01,
 };
 
 function step(g: number, over: Record<string, number | null> = {}, minute = g * 10): StepEvent {
   const hh = String(Math.floor(minute / 60)).padStart(2, '0');
   const mm = String(minute % 60).padStart(2, '0');
-  return { type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 50, globalStep: g, totalSteps: 50, time: `2026-01-01T${hh}:${mm}:00.000`, stats: { ...HEALTHY, ...over } };
+  return {
+    type: 'step',
+    epoch: 1,
+    epochs: 1,
+    step: g,
+    stepsPerEpoch: 50,
+    globalStep: g,
+    totalSteps: 50,
+    time: `2026-01-01T${hh}:${mm}:00.000`,
+    stats: { ...HEALTHY, ...over },
+  };
 }
 
 function run(events: TrainerEvent[], ctx = {}) {
@@ -31,14 +45,18 @@ describe('alert rules', () => {
   });
 
   it('flags a non-finite grad norm and an unsuccessful update', () => {
-    expect(ids(run([step(1), step(2, { 'ppo_actor/update/grad_norm': null, 'ppo_actor/update/update_successful': 0 })]))).toEqual([
-      'grad-norm-nonfinite', 'update-unsuccessful',
-    ]);
+    expect(
+      ids(run([step(1), step(2, { 'ppo_actor/update/grad_norm': null, 'ppo_actor/update/update_successful': 0 })])),
+    ).toEqual(['grad-norm-nonfinite', 'update-unsuccessful']);
   });
 
   it('points at SGLANG_VLM_CACHE_SIZE_MB after 3 steps of reward exactly 0, not 2', () => {
     expect(run([step(1), step(2, { 'rollout/reward': 0 }), step(3, { 'rollout/reward': 0 })])).toEqual([]);
-    const a = run([step(1, { 'rollout/reward': 0 }), step(2, { 'rollout/reward': 0 }), step(3, { 'rollout/reward': 0 })]);
+    const a = run([
+      step(1, { 'rollout/reward': 0 }),
+      step(2, { 'rollout/reward': 0 }),
+      step(3, { 'rollout/reward': 0 }),
+    ]);
     expect(a).toHaveLength(1);
     expect(a[0]).toMatchObject({ id: 'reward-zero', severity: 'error', step: 3 });
     expect(a[0].advice).toContain('SGLANG_VLM_CACHE_SIZE_MB');
@@ -73,7 +91,8 @@ describe('alert rules', () => {
     const errorAt = events.findIndex((e) => e.type === 'error');
     const resumeAt = events.findIndex((e) => e.type === 'resume');
     const stepAfter = events.findIndex((e, i) => i > resumeAt && e.type === 'step');
-    const errorsOf = (upTo: number) => run(events.slice(0, upTo + 1), { consumerBatchSize: 128 }).filter((x) => x.id.startsWith('error:'));
+    const errorsOf = (upTo: number) =>
+      run(events.slice(0, upTo + 1), { consumerBatchSize: 128 }).filter((x) => x.id.startsWith('error:'));
     const a = errorsOf(errorAt);
     expect(a).toHaveLength(1);
     expect(a[0]).toMatchObject({ id: 'error:0', severity: 'error', time: '2026-05-25T15:12:05.214' });

@@ -5,11 +5,16 @@ import { describe, expect, it } from 'vitest';
 import { ErrorAlertTracker } from '../../src/metrics/alert-errors.js';
 import type { ErrorEvent } from '../../src/trainer-log/events.js';
 
-const OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.92 GiB";
+const OOM = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.92 GiB';
 const tb = (exc: string) =>
   ['Traceback (most recent call last):', '  File "/opt/webgym/webgym/train.py", line 203, in main', exc].join('\n');
 const err = (message: string, detail: string, time: string): ErrorEvent => ({
-  type: 'error', kind: 'oom', message, detail, time, source: 'main',
+  type: 'error',
+  kind: 'oom',
+  message,
+  detail,
+  time,
+  source: 'main',
 });
 
 describe('error alerts', () => {
@@ -25,7 +30,7 @@ describe('error alerts', () => {
   it('two different failures: two alerts', () => {
     const t = new ErrorAlertTracker();
     t.ingest(err(OOM, tb(OOM), '2026-12-01T10:00:00.000'));
-    const other = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB";
+    const other = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB';
     t.ingest(err(other, tb(other), '2026-12-01T10:00:05.000'));
     expect(t.alerts().map((a) => a.id)).toEqual(['error:0', 'error:1']);
   });

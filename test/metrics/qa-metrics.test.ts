@@ -5,18 +5,37 @@ import type { StepEvent, TrainerEvent } from '../../src/trainer-log/index.js';
 import { MetricsStore, Series, STEP_TIME_KEY, deriveFigures, evaluateAlerts } from '../../src/metrics/index.js';
 
 const HEALTHY = {
-  'rollout/reward': 0.4, 'ppo_actor/update/grad_norm': 0.3, 'ppo_actor/update/update_successful': 1,
-  'staleness/gap/offpolicy_max': 2, 'ppo_actor/update/importance_weight/avg': 1.01, 'ppo_actor/update/behave_imp_weight/avg': 0.99,
-  'rollout/omniboxes_failed': 0.01, 'ppo_actor/n_tokens': 1000, 'timeperf/train_step': 10,
+  'rollout/reward': 0.4,
+  'ppo_actor/update/grad_norm': 0.3,
+  'ppo_actor/update/update_successful': 1,
+  'staleness/gap/offpolicy_max': 2,
+  'ppo_actor/update/importance_weight/avg': 1.01,
+  'ppo_actor/update/behave_imp_weight/avg': 0.99,
+  'rollout/omniboxes_failed': 0.01,
+  'ppo_actor/n_tokens': 1000,
+  'timeperf/train_step': 10,
 };
 
 /** Step g logged at minute `minute` (default 10 per step). */
 function step(g: number, over: Record<string, number | null> = {}, minute = g * 10): StepEvent {
   const hh = String(Math.floor(minute / 60)).padStart(2, '0');
   const mm = String(minute % 60).padStart(2, '0');
-  return { type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 50, globalStep: g, totalSteps: 50, time: `2026-01-01T${hh}:${mm}:00.000`, stats: { ...HEALTHY, ...over } };
+  return {
+    type: 'step',
+    epoch: 1,
+    epochs: 1,
+    step: g,
+    stepsPerEpoch: 50,
+    globalStep: g,
+    totalSteps: 50,
+    time: `2026-01-01T${hh}:${mm}:00.000`,
+    stats: { ...HEALTHY, ...over },
+  };
 }
-const at = (minute: number) => Date.parse(`2026-01-01T${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}:00.000Z`);
+const at = (minute: number) =>
+  Date.parse(
+    `2026-01-01T${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}:00.000Z`,
+  );
 
 function storeOf(events: TrainerEvent[]): MetricsStore {
   const s = new MetricsStore();
@@ -28,14 +47,21 @@ const ids = (a: { id: string }[]) => a.map((x) => x.id);
 describe('importance-weight drift boundary (trainer.md §6: both should stay close to 1.0)', () => {
   it('exactly 10% away from 1 on either side is not "more than 10%"', () => {
     for (const w of [1.1, 0.9]) {
-      const s = storeOf([step(1, { 'ppo_actor/update/importance_weight/avg': w, 'ppo_actor/update/behave_imp_weight/avg': w })]);
+      const s = storeOf([
+        step(1, { 'ppo_actor/update/importance_weight/avg': w, 'ppo_actor/update/behave_imp_weight/avg': w }),
+      ]);
       expect(ids(evaluateAlerts(s, [])), `w=${w}`).toEqual([]);
     }
   });
 
   it('just past 10% fires, once per key', () => {
-    const s = storeOf([step(1, { 'ppo_actor/update/importance_weight/avg': 1.1001, 'ppo_actor/update/behave_imp_weight/avg': 0.8999 })]);
-    expect(ids(evaluateAlerts(s, []))).toEqual(['drift:ppo_actor/update/importance_weight/avg', 'drift:ppo_actor/update/behave_imp_weight/avg']);
+    const s = storeOf([
+      step(1, { 'ppo_actor/update/importance_weight/avg': 1.1001, 'ppo_actor/update/behave_imp_weight/avg': 0.8999 }),
+    ]);
+    expect(ids(evaluateAlerts(s, []))).toEqual([
+      'drift:ppo_actor/update/importance_weight/avg',
+      'drift:ppo_actor/update/behave_imp_weight/avg',
+    ]);
   });
 });
 
@@ -123,7 +149,7 @@ describe('figures of the latest step are of the latest step', () => {
 });
 
 describe('the step time survives a full key table', () => {
-  it('is kept when the stats keys reach the store\'s key cap', () => {
+  it("is kept when the stats keys reach the store's key cap", () => {
     const s = new MetricsStore({ maxKeys: 4 });
     s.ingest(step(1));
     s.ingest(step(2));
@@ -153,7 +179,9 @@ describe('rule boundaries (trainer.md §5 trouble signatures)', () => {
 
   it('omniboxes_failed exactly 5% does not fire; above does', () => {
     expect(ids(evaluateAlerts(storeOf([step(1, { 'rollout/omniboxes_failed': 0.05 })]), []))).toEqual([]);
-    expect(ids(evaluateAlerts(storeOf([step(1, { 'rollout/omniboxes_failed': 0.0501 })]), []))).toEqual(['omniboxes-failed']);
+    expect(ids(evaluateAlerts(storeOf([step(1, { 'rollout/omniboxes_failed': 0.0501 })]), []))).toEqual([
+      'omniboxes-failed',
+    ]);
   });
 
   it('staleness: budget 0 fires on any lag, unknown budget never, equal to the budget not', () => {
@@ -172,14 +200,19 @@ describe('rule boundaries (trainer.md §5 trouble signatures)', () => {
   });
 
   it('update_successful below 1 warns; 1 and nan do not', () => {
-    expect(ids(evaluateAlerts(storeOf([step(1, { 'ppo_actor/update/update_successful': 0.5 })]), []))).toEqual(['update-unsuccessful']);
+    expect(ids(evaluateAlerts(storeOf([step(1, { 'ppo_actor/update/update_successful': 0.5 })]), []))).toEqual([
+      'update-unsuccessful',
+    ]);
     expect(ids(evaluateAlerts(storeOf([step(1, { 'ppo_actor/update/update_successful': null })]), []))).toEqual([]);
   });
 });
 
 describe('phase shares', () => {
   it('phases summing to more than the step are shares of their sum; missing phases are absent', () => {
-    const s = storeOf([step(1, { 'timeperf/rollout': 300, 'timeperf/train_step': 100 }), step(2, { 'timeperf/rollout': 500, 'timeperf/train_step': 200 })]);
+    const s = storeOf([
+      step(1, { 'timeperf/rollout': 300, 'timeperf/train_step': 100 }),
+      step(2, { 'timeperf/rollout': 500, 'timeperf/train_step': 200 }),
+    ]);
     const f = deriveFigures(s);
     expect(f.stepTimeS).toBe(600);
     expect(f.phases.map((p) => p.phase)).toEqual(['rollout', 'train_step']);

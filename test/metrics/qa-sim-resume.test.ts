@@ -8,7 +8,9 @@ import { CONFIG_LOCAL, simWorkspace, type SimWorkspace } from '../sim/helpers.js
 
 let ws: SimWorkspace;
 beforeAll(async () => {
-  ws = simWorkspace(CONFIG_LOCAL, ['recover.freq_steps=4', 'recover.freq_secs=null', 'total_train_epochs=1'], { AWRL_SIM_DATASET_SIZE: '1280' });
+  ws = simWorkspace(CONFIG_LOCAL, ['recover.freq_steps=4', 'recover.freq_secs=null', 'total_train_epochs=1'], {
+    AWRL_SIM_DATASET_SIZE: '1280',
+  });
   const first = await ws.run([], { AWRL_SIM_FAULT: 'oom@7' });
   expect(first, ws.stderr).not.toBe(0);
   const second = await ws.run([], { AWRL_SIM_FAULT: 'oom@7' });
@@ -35,10 +37,12 @@ describe('resume with repeated steps, on simulator logs', () => {
       for (const e of events) {
         if (e.type === 'resume' || e.type === 'start') prev = null;
         if (e.type !== 'step') continue;
-        if (prev && e.globalStep === prev.globalStep + 1) truth.set(e.globalStep, (isoTimeToMs(e.time) - isoTimeToMs(prev.time)) / 1000);
+        if (prev && e.globalStep === prev.globalStep + 1)
+          truth.set(e.globalStep, (isoTimeToMs(e.time) - isoTimeToMs(prev.time)) / 1000);
         prev = e;
       }
-      for (let i = 0; i < times.steps.length; i++) expect(times.values[i], `step ${times.steps[i]}`).toBeCloseTo(truth.get(times.steps[i])!, 6);
+      for (let i = 0; i < times.steps.length; i++)
+        expect(times.values[i], `step ${times.steps[i]}`).toBeCloseTo(truth.get(times.steps[i])!, 6);
       const med = median(times.values.filter((v): v is number => v !== null))!;
       expect(Math.max(...(times.values as number[]))).toBeLessThan(3 * med);
       // Repeated steps: the later values stand.
@@ -54,7 +58,10 @@ describe('resume with repeated steps, on simulator logs', () => {
       for (const e of events.slice(0, restartAt + 1)) partial.ingest(e);
       // (The simulator's restarted clock reads earlier than its crashed run's last step: the wait is
       // counted from the restart record all the same.)
-      const stallAt = (s: number) => evaluateAlerts(partial, [], { now: isoTimeToMs(resume.time!) + s * 1000 }).map((a) => a.id).includes('stall');
+      const stallAt = (s: number) =>
+        evaluateAlerts(partial, [], { now: isoTimeToMs(resume.time!) + s * 1000 })
+          .map((a) => a.id)
+          .includes('stall');
       expect(stallAt(med)).toBe(false);
       expect(stallAt(4 * med)).toBe(true);
     });

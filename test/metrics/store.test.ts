@@ -7,7 +7,17 @@ import { SHARED } from '../harness/fixtures.js';
 const DIR = `${SHARED}fixtures/areal-logs/run-a/`;
 
 function step(g: number, stats: Record<string, number | null>, time = '2026-01-01T00:00:00.000'): StepEvent {
-  return { type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 100, globalStep: g, totalSteps: 100, time, stats };
+  return {
+    type: 'step',
+    epoch: 1,
+    epochs: 1,
+    step: g,
+    stepsPerEpoch: 100,
+    globalStep: g,
+    totalSteps: 100,
+    time,
+    stats,
+  };
 }
 
 describe('Series', () => {
@@ -63,7 +73,10 @@ describe('MetricsStore on run-a', () => {
     const st = store.series(STEP_TIME_KEY);
     // step 1 has no predecessor, step 7 follows the restart
     expect(st.steps).toEqual([2, 3, 4, 5, 6, 8, 9, 10, 11, 12]);
-    expect(st.values[0]).toBeCloseTo((Date.UTC(2026, 4, 25, 12, 31, 19, 769) - Date.UTC(2026, 4, 25, 12, 19, 55, 952)) / 1000, 6);
+    expect(st.values[0]).toBeCloseTo(
+      (Date.UTC(2026, 4, 25, 12, 31, 19, 769) - Date.UTC(2026, 4, 25, 12, 19, 55, 952)) / 1000,
+      6,
+    );
   });
 
   it('derives throughput, phases and ETA', () => {
@@ -87,7 +100,10 @@ describe('MetricsStore memory', () => {
     const keys = Array.from({ length: 200 }, (_, i) => `group${i % 7}/metric_${i}`);
     // A fast-mode object (JSON.parse) reused for every step: the test measures the store, not V8's
     // dictionary objects.
-    const stats = JSON.parse(JSON.stringify(Object.fromEntries(keys.map((k) => [k, 0])))) as Record<string, number | null>;
+    const stats = JSON.parse(JSON.stringify(Object.fromEntries(keys.map((k) => [k, 0])))) as Record<
+      string,
+      number | null
+    >;
     const store = new MetricsStore();
     const ev = step(0, stats);
     const feed = (from: number, to: number) => {

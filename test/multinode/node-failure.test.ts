@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { listRuns, parseRunRecord } from '../../src/runs/index.js';
 import { checkNodeFailure } from '../../src/runs/node-facts.js';
 import { pendingGpuNote } from '../../src/runs/pending-gpus.js';
-import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { waitFor } from '../harness/wait.js';
 import { sentinelCli } from '../runs/cli-process.js';
 import { TOKEN, rayRunOverrides, startWorld, type World } from './world.js';

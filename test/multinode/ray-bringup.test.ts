@@ -5,7 +5,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listRuns } from '../../src/runs/index.js';
-import { createLiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession } from '../../src/session/live-session.js';
 import { waitFor } from '../harness/wait.js';
 import { sentinelCli } from '../runs/cli-process.js';
 import { TOKEN, rayRunOverrides, startWorld, type World } from './world.js';

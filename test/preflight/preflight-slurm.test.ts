@@ -29,9 +29,21 @@ afterAll(async () => {
 });
 
 async function slurmChecks(flags: Partial<TargetFlags>): Promise<CheckResult[]> {
-  const ev = evaluateConfig({ fileName: CONFIG, text: readFileSync(CONFIG, 'utf8'), overrides: world.overrides, envNames: ['CPU_CLUSTER_TOKEN'] });
+  const ev = evaluateConfig({
+    fileName: CONFIG,
+    text: readFileSync(CONFIG, 'utf8'),
+    overrides: world.overrides,
+    envNames: ['CPU_CLUSTER_TOKEN'],
+  });
   const target = resolveTarget(
-    { target: sshd.alias, sshConfigFile: sshd.sshConfigFile, workdir: world.workdir, setup: `${slurm.setupLine}; ${world.setup}`, backend: 'slurm', ...flags },
+    {
+      target: sshd.alias,
+      sshConfigFile: sshd.sshConfigFile,
+      workdir: world.workdir,
+      setup: `${slurm.setupLine}; ${world.setup}`,
+      backend: 'slurm',
+      ...flags,
+    },
     {},
   );
   if (typeof target === 'string') throw new Error(target);
@@ -62,7 +74,10 @@ describe('preflight against a real Slurm', () => {
 
   it('a partition that does not exist is an error naming the real ones', async () => {
     const checks = await slurmChecks({ partition: 'h100-nope' });
-    expect(by(checks, 'slurm-partition')).toMatchObject({ result: 'error', seen: `partition 'h100-nope' does not exist (partitions: ${slurm.partition}*)` });
+    expect(by(checks, 'slurm-partition')).toMatchObject({
+      result: 'error',
+      seen: `partition 'h100-nope' does not exist (partitions: ${slurm.partition}*)`,
+    });
     expect(by(checks, 'slurm-submit').result).toBe('error');
   });
 

@@ -37,20 +37,52 @@ afterAll(async () => {
 });
 
 /** The library path the launcher uses: config engine → runPreflight over the ssh Transport. */
-async function viaSsh(overrides: string[] = [], envNames: string[] = ['CPU_CLUSTER_TOKEN']): Promise<{ json: { host: string; checks: CheckResult[] }; text: string }> {
-  const ev = evaluateConfig({ fileName: CONFIG, text: readFileSync(CONFIG, 'utf8'), overrides: [...world.overrides, ...overrides], envNames });
+async function viaSsh(
+  overrides: string[] = [],
+  envNames: string[] = ['CPU_CLUSTER_TOKEN'],
+): Promise<{ json: { host: string; checks: CheckResult[] }; text: string }> {
+  const ev = evaluateConfig({
+    fileName: CONFIG,
+    text: readFileSync(CONFIG, 'utf8'),
+    overrides: [...world.overrides, ...overrides],
+    envNames,
+  });
   expect(ev.hasErrors).toBe(false);
-  const target = resolveTarget({ target: sshd.alias, sshConfigFile: sshd.sshConfigFile, workdir: world.workdir, setup: world.setup }, {});
+  const target = resolveTarget(
+    { target: sshd.alias, sshConfigFile: sshd.sshConfigFile, workdir: world.workdir, setup: world.setup },
+    {},
+  );
   if (typeof target === 'string') throw new Error(target);
   const { checks, facts } = await runPreflightReport(transport, { evaluation: ev, target, envNames });
   return { json: { host: facts.host, checks }, text: formatChecks(checks) };
 }
 
 /** The command itself, on a target (`local` or the sshd alias). */
-const cli = (targetArgs: string[], extra: string[] = [], env: Record<string, string> = { CPU_CLUSTER_TOKEN: SENTINEL }) =>
-  preflight([...targetArgs, '--workdir', world.workdir, '--setup', world.setup, '--config', CONFIG, ...world.overrides, ...extra], env, world.dir);
+const cli = (
+  targetArgs: string[],
+  extra: string[] = [],
+  env: Record<string, string> = { CPU_CLUSTER_TOKEN: SENTINEL },
+) =>
+  preflight(
+    [
+      ...targetArgs,
+      '--workdir',
+      world.workdir,
+      '--setup',
+      world.setup,
+      '--config',
+      CONFIG,
+      ...world.overrides,
+      ...extra,
+    ],
+    env,
+    world.dir,
+  );
 const GPUS = (used: (i: number) => number = () => 4) =>
-  Array.from({ length: 8 }, (_, i) => `${i}, GPU-${i}0000000-1111-2222-3333-444444444444, NVIDIA H100 80GB HBM3, ${used(i)}, 81559`);
+  Array.from(
+    { length: 8 },
+    (_, i) => `${i}, GPU-${i}0000000-1111-2222-3333-444444444444, NVIDIA H100 80GB HBM3, ${used(i)}, 81559`,
+  );
 
 const check = (json: { checks: CheckResult[] }, id: string): CheckResult => {
   const c = json.checks.find((x) => x.id === id);
@@ -62,16 +94,26 @@ describe('preflight over a real sshd', () => {
   it('passes on a healthy target', async () => {
     const { json } = await viaSsh();
     expect(json.checks.filter((c) => c.result === 'error')).toEqual([]);
-    expect(check(json, 'checkout').seen).toBe(`${world.workdir} has webgym/train.py (on ${json.host} as ${userInfo().username})`);
-    expect(check(json, 'dataset:train').seen).toBe(`${world.train}: 300 lines ÷ batch_size 32 = 9 steps per epoch; × 10 epochs = 90 steps`);
-    expect(check(json, 'gpus')).toMatchObject({ result: 'ok', seen: `${json.host}: 8 × NVIDIA H100 80GB HBM3; allocation_mode needs 8` });
+    expect(check(json, 'checkout').seen).toBe(
+      `${world.workdir} has webgym/train.py (on ${json.host} as ${userInfo().username})`,
+    );
+    expect(check(json, 'dataset:train').seen).toBe(
+      `${world.train}: 300 lines ÷ batch_size 32 = 9 steps per epoch; × 10 epochs = 90 steps`,
+    );
+    expect(check(json, 'gpus')).toMatchObject({
+      result: 'ok',
+      seen: `${json.host}: 8 × NVIDIA H100 80GB HBM3; allocation_mode needs 8`,
+    });
     expect(check(json, 'gpu-memory')).toMatchObject({ result: 'ok', seen: 'all 8 GPUs free' });
     expect(check(json, 'resume')).toMatchObject({ result: 'ok' });
     expect(check(json, 'fileroot').result).not.toBe('error');
   });
 
   it("reports a GPU held by another run's process with its PID", async () => {
-    const holder = spawn('sleep', ['300'], { env: { ...process.env, AWRL_RUN_ID: '20260101-0000-oldrun' }, stdio: 'ignore' });
+    const holder = spawn('sleep', ['300'], {
+      env: { ...process.env, AWRL_RUN_ID: '20260101-0000-oldrun' },
+      stdio: 'ignore',
+    });
     children.push(holder);
     const pid = holder.pid!;
     await waitFor(() => pidAlive(pid), { what: 'the holder process' });
@@ -81,7 +123,9 @@ describe('preflight over a real sshd', () => {
       const { json, text } = await viaSsh();
       const c = check(json, 'gpu-memory');
       expect(c.result).toBe('error');
-      expect(c.seen).toBe(`${json.host} GPU 3: 40000/81559 MiB in use by PID ${pid} (sleep 300, 39990 MiB, leftover of run 20260101-0000-oldrun)`);
+      expect(c.seen).toBe(
+        `${json.host} GPU 3: 40000/81559 MiB in use by PID ${pid} (sleep 300, 39990 MiB, leftover of run 20260101-0000-oldrun)`,
+      );
       expect(c.todo).toContain(`awrl-tui stop 20260101-0000-oldrun --target ${sshd.alias}`);
       expect(text).toContain(`ERROR gpu-memory`);
     } finally {
@@ -100,17 +144,43 @@ describe('preflight over a real sshd', () => {
     children.push(trainer);
     await waitFor(() => pidAlive(trainer.pid!), { what: 'the stand-in trainer' });
     // 4 rollout + 4 actor GPUs on one node, in the PPO update: every GPU holds memory.
-    writeState([join(sim.dir, 'state', 'state.json')], { pid: trainer.pid!, phase: 'ppo_update', step: 3, updatedMs: Date.now(), nNodes: 1, gpusPerNode: 8, rolloutGpus: 4, actorGpus: 4, seed: 1 });
+    writeState([join(sim.dir, 'state', 'state.json')], {
+      pid: trainer.pid!,
+      phase: 'ppo_update',
+      step: 3,
+      updatedMs: Date.now(),
+      nNodes: 1,
+      gpusPerNode: 8,
+      rolloutGpus: 4,
+      actorGpus: 4,
+      seed: 1,
+    });
     try {
-      const ev = evaluateConfig({ fileName: CONFIG, text: readFileSync(CONFIG, 'utf8'), overrides: world.overrides, envNames: ['CPU_CLUSTER_TOKEN'] });
-      const target = resolveTarget({ target: sshd.alias, sshConfigFile: sshd.sshConfigFile, workdir: sim.dir, setup: `export PATH='${sim.dir}/bin':"$PATH"` }, {});
+      const ev = evaluateConfig({
+        fileName: CONFIG,
+        text: readFileSync(CONFIG, 'utf8'),
+        overrides: world.overrides,
+        envNames: ['CPU_CLUSTER_TOKEN'],
+      });
+      const target = resolveTarget(
+        {
+          target: sshd.alias,
+          sshConfigFile: sshd.sshConfigFile,
+          workdir: sim.dir,
+          setup: `export PATH='${sim.dir}/bin':"$PATH"`,
+        },
+        {},
+      );
       if (typeof target === 'string') throw new Error(target);
       const checks = await runPreflight(transport, { evaluation: ev, target, envNames: ['CPU_CLUSTER_TOKEN'] });
       expect(checks.find((c) => c.id === 'checkout')!.result).toBe('ok'); // sim init makes a checkout-shaped dir
       const mem = checks.find((c) => c.id === 'gpu-memory')!;
       expect(mem.result).toBe('error');
       // The holder is a real process of the node: the (stand-in) trainer, on every GPU of its node.
-      for (let i = 0; i < 8; i++) expect(mem.seen).toMatch(new RegExp(`GPU ${i}: \\d+/81559 MiB in use by PID ${trainer.pid} \\(sleep 300, \\d+ MiB\\)`));
+      for (let i = 0; i < 8; i++)
+        expect(mem.seen).toMatch(
+          new RegExp(`GPU ${i}: \\d+/81559 MiB in use by PID ${trainer.pid} \\(sleep 300, \\d+ MiB\\)`),
+        );
       expect(mem.todo).toContain(`kill ${trainer.pid}`);
     } finally {
       process.kill(trainer.pid!, 'SIGKILL');
@@ -119,18 +189,33 @@ describe('preflight over a real sshd', () => {
   });
 
   it('a missing model path and a missing dataset are errors', async () => {
-    const { json } = await viaSsh([`actor.path=${world.dir}/models/Qwen3-VL-32B-Missing`, `train_dataset.path=${world.dir}/webgym_gone/train.jsonl`]);
-    expect(check(json, 'model')).toMatchObject({ result: 'error', seen: `actor.path ${world.dir}/models/Qwen3-VL-32B-Missing does not exist on ${json.host}` });
-    expect(check(json, 'dataset:train')).toMatchObject({ result: 'error', seen: `train_dataset.path ${world.dir}/webgym_gone/train.jsonl does not exist on ${json.host}` });
+    const { json } = await viaSsh([
+      `actor.path=${world.dir}/models/Qwen3-VL-32B-Missing`,
+      `train_dataset.path=${world.dir}/webgym_gone/train.jsonl`,
+    ]);
+    expect(check(json, 'model')).toMatchObject({
+      result: 'error',
+      seen: `actor.path ${world.dir}/models/Qwen3-VL-32B-Missing does not exist on ${json.host}`,
+    });
+    expect(check(json, 'dataset:train')).toMatchObject({
+      result: 'error',
+      seen: `train_dataset.path ${world.dir}/webgym_gone/train.jsonl does not exist on ${json.host}`,
+    });
   });
 
   it('an existing recover checkpoint makes preflight say RESUME at the right step', async () => {
     const info = join(world.fileroot, 'checkpoints', userInfo().username, 'pfexp', 'pftrial', 'recover_info');
     mkdirSync(info, { recursive: true });
-    writeFileSync(join(info, 'step_info.json'), JSON.stringify({ epoch: 0, epoch_step: 1, global_step: 1, steps_per_epoch: 2 }));
+    writeFileSync(
+      join(info, 'step_info.json'),
+      JSON.stringify({ epoch: 0, epoch_step: 1, global_step: 1, steps_per_epoch: 2 }),
+    );
     try {
       const { json, text } = await viaSsh();
-      expect(check(json, 'resume')).toMatchObject({ result: 'warning', seen: 'this launch will RESUME from step 2 (recover checkpoint of pfexp/pftrial after step 2 of 20; training continues at step 3)' });
+      expect(check(json, 'resume')).toMatchObject({
+        result: 'warning',
+        seen: 'this launch will RESUME from step 2 (recover checkpoint of pfexp/pftrial after step 2 of 20; training continues at step 3)',
+      });
       expect(text).toContain('WARN  resume');
     } finally {
       rmSync(join(world.fileroot, 'checkpoints'), { recursive: true, force: true });
@@ -140,7 +225,9 @@ describe('preflight over a real sshd', () => {
   it('values with quotes and $(…) travel as data, never as script text', async () => {
     const odd = join(world.dir, `webgym it's $(touch pwned) "x"`);
     const { json } = await viaSsh([`train_dataset.path='${odd.replace(/'/g, "\\'")}/train.jsonl'`]);
-    expect(check(json, 'dataset:train').seen).toBe(`train_dataset.path ${odd}/train.jsonl does not exist on ${json.host}`);
+    expect(check(json, 'dataset:train').seen).toBe(
+      `train_dataset.path ${odd}/train.jsonl does not exist on ${json.host}`,
+    );
     expect(existsSync(join(world.workdir, 'pwned'))).toBe(false);
   });
 
@@ -166,11 +253,31 @@ describe('awrl-tui preflight (the command)', () => {
     const dist = new URL('../../dist', import.meta.url).pathname;
     const root = new URL('../..', import.meta.url).pathname;
     const sim = simInit(join(world.dir, 'sim-clean'), dist, root);
-    const r = preflight(['--target', 'local', '--workdir', sim.dir, '--setup', `export PATH='${sim.dir}/bin':"$PATH"`, '--config', sim.config!, '--json'], { CPU_CLUSTER_TOKEN: SENTINEL }, world.dir);
+    const r = preflight(
+      [
+        '--target',
+        'local',
+        '--workdir',
+        sim.dir,
+        '--setup',
+        `export PATH='${sim.dir}/bin':"$PATH"`,
+        '--config',
+        sim.config!,
+        '--json',
+      ],
+      { CPU_CLUSTER_TOKEN: SENTINEL },
+      world.dir,
+    );
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.json.checks.filter((c: CheckResult) => c.result === 'error')).toEqual([]);
-    expect(check(r.json, 'model')).toMatchObject({ result: 'ok', seen: `${sim.modelDir} has config.json (Qwen3VLForConditionalGeneration)` });
-    expect(check(r.json, 'dataset:train')).toMatchObject({ result: 'ok', seen: `${sim.trainDataset}: 2048 lines ÷ batch_size 32 = 64 steps per epoch; × 10 epochs = 640 steps` });
+    expect(check(r.json, 'model')).toMatchObject({
+      result: 'ok',
+      seen: `${sim.modelDir} has config.json (Qwen3VLForConditionalGeneration)`,
+    });
+    expect(check(r.json, 'dataset:train')).toMatchObject({
+      result: 'ok',
+      seen: `${sim.trainDataset}: 2048 lines ÷ batch_size 32 = 64 steps per epoch; × 10 epochs = 640 steps`,
+    });
     expect(check(r.json, 'gpus').result).toBe('ok');
     expect(check(r.json, 'gpu-memory')).toMatchObject({ result: 'ok', seen: 'all 8 GPUs free' });
   });
@@ -194,7 +301,11 @@ describe('awrl-tui preflight (the command)', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('nothing was checked on the target');
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    const u = preflight(['--target', 'nobody@127.0.0.1:1', '--workdir', '/x', '--config', CONFIG, ...world.overrides], {}, world.dir);
+    const u = preflight(
+      ['--target', 'nobody@127.0.0.1:1', '--workdir', '/x', '--config', CONFIG, ...world.overrides],
+      {},
+      world.dir,
+    );
     expect(u.status).toBe(4);
     expect(u.stderr).toMatch(/^awrl-tui: cannot connect to nobody@127\.0\.0\.1:1: cannot reach/);
     expect(u.stderr).not.toMatch(/\n\s+at /);

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { evaluateConfig, looksLikeHubId } from '../../src/config/index.js';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { resolveTarget } from '../../src/runs/index.js';
-import { evaluatePreflight, hasErrors, runPreflightReport, unsettledDiagnostics, type CheckResult } from '../../src/preflight/index.js';
+import {
+  evaluatePreflight,
+  hasErrors,
+  runPreflightReport,
+  unsettledDiagnostics,
+  type CheckResult,
+} from '../../src/preflight/index.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { facts, input, resolved } from './synth.js';
 import { CONFIG, makeWorld, type World } from './world.js';
@@ -26,22 +32,53 @@ describe('model check: relative path vs Hub id (pure)', () => {
   });
 
   it('a relative path that exists under the workdir is a local model: ok, and says where it is', () => {
-    const c = modelCheck(evaluatePreflight(input({ resolved: resolved({ 'actor.path': 'models/qwen3-vl' }), facts: facts({ model: { path: 'models/qwen3-vl', exists: true, isDir: true, configJson: '{"architectures":["Qwen3VLForConditionalGeneration"]}', safetensorsBytes: null } }) })));
-    expect(c).toEqual({ id: 'model', result: 'ok', seen: 'models/qwen3-vl (under /home/alice/webgym) has config.json (Qwen3VLForConditionalGeneration)', todo: '' });
+    const c = modelCheck(
+      evaluatePreflight(
+        input({
+          resolved: resolved({ 'actor.path': 'models/qwen3-vl' }),
+          facts: facts({
+            model: {
+              path: 'models/qwen3-vl',
+              exists: true,
+              isDir: true,
+              configJson: '{"architectures":["Qwen3VLForConditionalGeneration"]}',
+              safetensorsBytes: null,
+            },
+          }),
+        }),
+      ),
+    );
+    expect(c).toEqual({
+      id: 'model',
+      result: 'ok',
+      seen: 'models/qwen3-vl (under /home/alice/webgym) has config.json (Qwen3VLForConditionalGeneration)',
+      todo: '',
+    });
   });
 
   it('a Hub-looking id with nothing at that path is the hub-model-path WARNING, not an error', () => {
-    const checks = evaluatePreflight(input({ resolved: resolved({ 'actor.path': 'Qwen/Qwen3-VL-8B-Instruct' }), facts: facts({ model: { path: 'Qwen/Qwen3-VL-8B-Instruct', ...absent } }) }));
+    const checks = evaluatePreflight(
+      input({
+        resolved: resolved({ 'actor.path': 'Qwen/Qwen3-VL-8B-Instruct' }),
+        facts: facts({ model: { path: 'Qwen/Qwen3-VL-8B-Instruct', ...absent } }),
+      }),
+    );
     const c = modelCheck(checks);
     expect(c.result).toBe('warning');
-    expect(c.seen).toBe("actor.path 'Qwen/Qwen3-VL-8B-Instruct' is a Hub id: no such directory under /home/alice/webgym on gpu-head");
+    expect(c.seen).toBe(
+      "actor.path 'Qwen/Qwen3-VL-8B-Instruct' is a Hub id: no such directory under /home/alice/webgym on gpu-head",
+    );
     expect(c.todo).toContain('huggingface-cli download Qwen/Qwen3-VL-8B-Instruct');
     expect(hasErrors(checks)).toBe(false);
   });
 
   it('a missing absolute or ./ path stays an error (nothing to download it from)', () => {
     for (const p of ['/models/missing', './models/missing']) {
-      const c = modelCheck(evaluatePreflight(input({ resolved: resolved({ 'actor.path': p }), facts: facts({ model: { path: p, ...absent } }) })));
+      const c = modelCheck(
+        evaluatePreflight(
+          input({ resolved: resolved({ 'actor.path': p }), facts: facts({ model: { path: p, ...absent } }) }),
+        ),
+      );
       expect(c.result).toBe('error');
     }
   });
@@ -67,10 +104,21 @@ afterAll(async () => {
   world?.remove();
 });
 
-async function viaSsh(overrides: string[], setup = world.setup): Promise<{ checks: CheckResult[]; configWarnings: string[] }> {
-  const ev = evaluateConfig({ fileName: CONFIG, text: readFileSync(CONFIG, 'utf8'), overrides: [...world.overrides, ...overrides], envNames: ['CPU_CLUSTER_TOKEN'] });
+async function viaSsh(
+  overrides: string[],
+  setup = world.setup,
+): Promise<{ checks: CheckResult[]; configWarnings: string[] }> {
+  const ev = evaluateConfig({
+    fileName: CONFIG,
+    text: readFileSync(CONFIG, 'utf8'),
+    overrides: [...world.overrides, ...overrides],
+    envNames: ['CPU_CLUSTER_TOKEN'],
+  });
   expect(ev.hasErrors).toBe(false);
-  const target = resolveTarget({ target: sshd.alias, sshConfigFile: sshd.sshConfigFile, workdir: world.workdir, setup }, {});
+  const target = resolveTarget(
+    { target: sshd.alias, sshConfigFile: sshd.sshConfigFile, workdir: world.workdir, setup },
+    {},
+  );
   if (typeof target === 'string') throw new Error(target);
   const { checks } = await runPreflightReport(transport, { evaluation: ev, target, envNames: ['CPU_CLUSTER_TOKEN'] });
   return { checks, configWarnings: ev.diagnostics.filter((d) => d.severity === 'warning').map((d) => d.code) };
@@ -80,14 +128,21 @@ describe('model check over a real sshd', () => {
   it('actor.path=models/qwen3-vl (a directory under the workdir): config warns, pre-flight settles it as a local model', async () => {
     const { checks, configWarnings } = await viaSsh(['actor.path=models/qwen3-vl']);
     expect(configWarnings).toContain('hub-model-path');
-    expect(modelCheck(checks)).toEqual({ id: 'model', result: 'ok', seen: `models/qwen3-vl (under ${world.workdir}) has config.json (Qwen3VLForConditionalGeneration)`, todo: '' });
+    expect(modelCheck(checks)).toEqual({
+      id: 'model',
+      result: 'ok',
+      seen: `models/qwen3-vl (under ${world.workdir}) has config.json (Qwen3VLForConditionalGeneration)`,
+      todo: '',
+    });
   });
 
   it('actor.path=Qwen/Qwen3-VL-8B-Instruct (nothing there on the target): the Hub warning, no error', async () => {
     const { checks } = await viaSsh(['actor.path=Qwen/Qwen3-VL-8B-Instruct']);
     const c = modelCheck(checks);
     expect(c.result).toBe('warning');
-    expect(c.seen).toMatch(new RegExp(`^actor.path 'Qwen/Qwen3-VL-8B-Instruct' is a Hub id: no such directory under ${world.workdir} on `));
+    expect(c.seen).toMatch(
+      new RegExp(`^actor.path 'Qwen/Qwen3-VL-8B-Instruct' is a Hub id: no such directory under ${world.workdir} on `),
+    );
     expect(checks.filter((x) => x.result === 'error')).toEqual([]);
   });
 
@@ -104,18 +159,38 @@ describe('unsettledDiagnostics: the config warning a passing model check settles
   const hub = { code: 'hub-model-path', key: 'actor.path', severity: 'warning' as const, message: '' };
   const other = { code: 'sglang-vlm-cache', key: 'actor.scheduling_spec.0', severity: 'warning' as const, message: '' };
   it('drops hub-model-path when the model check is ok, keeps everything else', () => {
-    const checks = evaluatePreflight(input({ resolved: resolved({ 'actor.path': 'models/qwen3-vl' }), facts: facts({ model: { path: 'models/qwen3-vl', exists: true, isDir: true, configJson: '{}', safetensorsBytes: null } }) }));
+    const checks = evaluatePreflight(
+      input({
+        resolved: resolved({ 'actor.path': 'models/qwen3-vl' }),
+        facts: facts({
+          model: { path: 'models/qwen3-vl', exists: true, isDir: true, configJson: '{}', safetensorsBytes: null },
+        }),
+      }),
+    );
     expect(unsettledDiagnostics([hub, other], checks)).toEqual([other]);
   });
   it('keeps it when the target has nothing there', () => {
-    const checks = evaluatePreflight(input({ resolved: resolved({ 'actor.path': 'Qwen/Qwen3-VL-8B-Instruct' }), facts: facts({ model: { path: 'Qwen/Qwen3-VL-8B-Instruct', ...absent } }) }));
+    const checks = evaluatePreflight(
+      input({
+        resolved: resolved({ 'actor.path': 'Qwen/Qwen3-VL-8B-Instruct' }),
+        facts: facts({ model: { path: 'Qwen/Qwen3-VL-8B-Instruct', ...absent } }),
+      }),
+    );
     expect(unsettledDiagnostics([hub, other], checks)).toEqual([hub, other]);
   });
 });
 
 describe('datasets named relative to the workdir', () => {
   it('a missing relative dataset says where it was looked for', () => {
-    const c = evaluatePreflight(input({ resolved: resolved({ 'train_dataset.path': 'data/webgym_tasks/train.jsonl' }), facts: facts({ datasets: [{ path: 'data/webgym_tasks/train.jsonl', exists: false, lines: null }] }) })).find((x) => x.id === 'dataset:train')!;
-    expect(c).toMatchObject({ result: 'error', seen: 'train_dataset.path data/webgym_tasks/train.jsonl (under /home/alice/webgym) does not exist on gpu-head' });
+    const c = evaluatePreflight(
+      input({
+        resolved: resolved({ 'train_dataset.path': 'data/webgym_tasks/train.jsonl' }),
+        facts: facts({ datasets: [{ path: 'data/webgym_tasks/train.jsonl', exists: false, lines: null }] }),
+      }),
+    ).find((x) => x.id === 'dataset:train')!;
+    expect(c).toMatchObject({
+      result: 'error',
+      seen: 'train_dataset.path data/webgym_tasks/train.jsonl (under /home/alice/webgym) does not exist on gpu-head',
+    });
   });
 });

@@ -5,7 +5,12 @@ import type { PreflightInput, ProbeFacts } from '../../src/preflight/index.js';
 const ok = (out = '') => ({ ok: true, rc: 0, out });
 
 export function gpuCsv(n: number, usedMiB: (i: number) => number = () => 0, name = 'NVIDIA H100 80GB HBM3'): string {
-  return Array.from({ length: n }, (_, i) => `${i}, GPU-0000000${i}-aaaa-bbbb-cccc-dddddddddddd, ${name}, ${usedMiB(i)}, 81559`).join('\n') + '\n';
+  return (
+    Array.from(
+      { length: n },
+      (_, i) => `${i}, GPU-0000000${i}-aaaa-bbbb-cccc-dddddddddddd, ${name}, ${usedMiB(i)}, 81559`,
+    ).join('\n') + '\n'
+  );
 }
 
 export function facts(over: Partial<ProbeFacts> = {}): ProbeFacts {
@@ -15,14 +20,26 @@ export function facts(over: Partial<ProbeFacts> = {}): ProbeFacts {
     workdir: { path: '/home/alice/webgym', exists: true, trainPy: true },
     setup: { given: false, ...ok() },
     python: { command: 'python3', ...ok('3.11.9\n') },
-    model: { path: '/models/Qwen3-VL-8B-Instruct', exists: true, isDir: true, configJson: '{"architectures":["Qwen3VLForConditionalGeneration"],"torch_dtype":"bfloat16"}', safetensorsBytes: null },
+    model: {
+      path: '/models/Qwen3-VL-8B-Instruct',
+      exists: true,
+      isDir: true,
+      configJson: '{"architectures":["Qwen3VLForConditionalGeneration"],"torch_dtype":"bfloat16"}',
+      safetensorsBytes: null,
+    },
     datasets: [
       { path: '/data/webgym_tasks/train.jsonl', exists: true, lines: 2560 },
       { path: '/data/webgym_tasks/test.jsonl', exists: true, lines: 320 },
     ],
     gpuNodes: [{ node: '', gpus: ok(gpuCsv(8)), apps: ok('') }],
     processes: [],
-    fileroot: { path: '/shared/fileroot', exists: true, testedDir: '/shared/fileroot', writable: true, availKB: 2_000_000_000 },
+    fileroot: {
+      path: '/shared/fileroot',
+      exists: true,
+      testedDir: '/shared/fileroot',
+      writable: true,
+      availKB: 2_000_000_000,
+    },
     recover: { path: '/shared/fileroot/checkpoints/alice/exp/trial/recover_info/step_info.json', content: null },
     slurm: { asked: false, sinfo: { ok: false, rc: 0, out: '' }, testOnly: { ok: false, rc: 0, out: '' } },
     ...over,

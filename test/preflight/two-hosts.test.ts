@@ -33,7 +33,10 @@ const children: ChildProcess[] = [];
 const execs: string[][] = [];
 
 function gpuRows(used: number[], util: number): string {
-  return used.map((u, i) => `${i}, GPU-${i}0000000-1111-2222-3333-444444444444, ${H100}, ${u}, 81559, ${util}`).join('\n') + '\n';
+  return (
+    used.map((u, i) => `${i}, GPU-${i}0000000-1111-2222-3333-444444444444, ${H100}, ${u}, 81559, ${util}`).join('\n') +
+    '\n'
+  );
 }
 
 beforeAll(async () => {
@@ -45,7 +48,10 @@ beforeAll(async () => {
   writeFileSync(join(smi.head, 'gpus.csv'), gpuRows([100, 100], 0));
   writeFileSync(join(smi.node2, 'gpus.csv'), gpuRows([70000, 71000, 72000, 73000], 97));
   // sshd uses its first SetEnv line only: both variables on it (SHLVL=1 keeps pyenv's .bashrc out).
-  node2 = await startSshd({ listenAddress: '127.0.0.2', extraConfig: [`SetEnv SHLVL=1 AWRL_FAKE_SMI_DIR=${smi.node2}`] });
+  node2 = await startSshd({
+    listenAddress: '127.0.0.2',
+    extraConfig: [`SetEnv SHLVL=1 AWRL_FAKE_SMI_DIR=${smi.node2}`],
+  });
   head = await startSshd({ extraConfig: [`SetEnv SHLVL=1 AWRL_FAKE_SMI_DIR=${smi.head}`] });
   const closedPort = await freePort('127.0.0.3');
   nodesConfig = join(dir, 'nodes_ssh_config');
@@ -60,11 +66,17 @@ beforeAll(async () => {
     '  GlobalKnownHostsFile /dev/null',
     '  StrictHostKeyChecking yes',
   ];
-  writeFileSync(nodesConfig, [...hostBlock('node2', '127.0.0.2', node2.port), ...hostBlock('node3', '127.0.0.3', closedPort)].join('\n') + '\n');
+  writeFileSync(
+    nodesConfig,
+    [...hostBlock('node2', '127.0.0.2', node2.port), ...hostBlock('node3', '127.0.0.3', closedPort)].join('\n') + '\n',
+  );
   headTransport = await openTransport(head.alias, { sshConfigFile: head.sshConfigFile });
   // The sweep and the poller use only exec and target: this one counts the head's execs.
   const t = headTransport;
-  transport = { target: t.target, exec: (argv: string[], o?: ExecOptions) => (execs.push(argv), t.exec(argv, o)) } as unknown as Transport;
+  transport = {
+    target: t.target,
+    exec: (argv: string[], o?: ExecOptions) => (execs.push(argv), t.exec(argv, o)),
+  } as unknown as Transport;
 }, 60_000);
 
 afterAll(async () => {
@@ -89,7 +101,7 @@ async function holder(tag: string | null): Promise<number> {
 const node2Logins = () => (readFileSync(join(node2.dir, 'sshd.log'), 'utf8').match(/Accepted publickey/g) ?? []).length;
 
 describe('leftovers on a second real host, reached from the head over ssh', () => {
-  it('lists node2\'s tagged leftover and untagged GPU holder with node, PID and command; stops only the tagged one; node3 is unreachable', async () => {
+  it("lists node2's tagged leftover and untagged GPU holder with node, PID and command; stops only the tagged one; node3 is unreachable", async () => {
     const runId = '20261129-two-hosts-a1b2';
     const mine = await holder(runId);
     const untagged = await holder(null);
@@ -105,10 +117,23 @@ describe('leftovers on a second real host, reached from the head over ssh', () =
     const byPid = new Map(found.map((l) => [l.pid, l]));
     expect(byPid.get(mine)).toMatchObject({ node: 'node2', pid: mine, tagged: true, cmd: 'sleep 300 ' });
     // Listed because node2's nvidia-smi says it holds 3000 MiB: the head's says nothing of it.
-    expect(byPid.get(untagged)).toMatchObject({ node: 'node2', pid: untagged, tagged: false, otherRunId: null, gpuMiB: 3000, cmd: 'sleep 300 ' });
+    expect(byPid.get(untagged)).toMatchObject({
+      node: 'node2',
+      pid: untagged,
+      tagged: false,
+      otherRunId: null,
+      gpuMiB: 3000,
+      cmd: 'sleep 300 ',
+    });
     expect(found.every((l) => l.node === 'node2')).toBe(true);
-    expect(failures).toEqual([[{ node: 'node3', error: expect.stringMatching(/^node3: ssh to the node failed.*Connection refused/) }]]);
-    expect(formatLeftovers([byPid.get(mine)!, byPid.get(untagged)!, { ...byPid.get(mine)!, node: 'node9' }]).split('\n').slice(0, 2)).toEqual([
+    expect(failures).toEqual([
+      [{ node: 'node3', error: expect.stringMatching(/^node3: ssh to the node failed.*Connection refused/) }],
+    ]);
+    expect(
+      formatLeftovers([byPid.get(mine)!, byPid.get(untagged)!, { ...byPid.get(mine)!, node: 'node9' }])
+        .split('\n')
+        .slice(0, 2),
+    ).toEqual([
       expect.stringMatching(new RegExp(`^node2: PID ${mine} \\(\\w+\\) sleep 300 \\[tagged with this run\\]$`)),
       expect.stringMatching(new RegExp(`^node2: PID ${untagged} \\(\\w+\\) sleep 300 — 3000 MiB GPU \\[untagged\\]$`)),
     ]);
@@ -118,20 +143,26 @@ describe('leftovers on a second real host, reached from the head over ssh', () =
     await waitFor(() => !pidAlive(mine), { what: 'the tagged process on node2 to be gone' });
     expect(pidAlive(untagged)).toBe(true);
     expect(report.remaining.map((l) => [l.node, l.pid, l.tagged])).toEqual([['node2', untagged, false]]);
-    expect(report.unreachable).toEqual([{ node: 'node3', error: expect.stringMatching(/^node3: ssh to the node failed/) }]);
+    expect(report.unreachable).toEqual([
+      { node: 'node3', error: expect.stringMatching(/^node3: ssh to the node failed/) },
+    ]);
 
-    await expect(findLeftovers(transport, runId, { ...opts, nodes: ['node3'] })).rejects.toThrow(/could not check any node for leftovers: node3: ssh to the node failed/);
+    await expect(findLeftovers(transport, runId, { ...opts, nodes: ['node3'] })).rejects.toThrow(
+      /could not check any node for leftovers: node3: ssh to the node failed/,
+    );
     writeFileSync(join(smi.node2, 'apps.csv'), '');
   });
 
-  it('honours AWRL_NODE_SSH_CONFIG in the head\'s environment when no config file is passed', async () => {
+  it("honours AWRL_NODE_SSH_CONFIG in the head's environment when no config file is passed", async () => {
     // A local head (this machine's own processes, environment inherited) hopping to node2's sshd.
     const local = await openTransport('local');
     const saved = process.env.AWRL_NODE_SSH_CONFIG;
     const runId = '20261129-two-hosts-env';
     const mine = await holder(runId);
     try {
-      await expect(findLeftovers(local, runId, { setup: SETUP, nodes: ['node2'] })).rejects.toThrow(/node2: ssh to the node failed/);
+      await expect(findLeftovers(local, runId, { setup: SETUP, nodes: ['node2'] })).rejects.toThrow(
+        /node2: ssh to the node failed/,
+      );
       process.env.AWRL_NODE_SSH_CONFIG = nodesConfig;
       const logins = node2Logins();
       const found = await findLeftovers(local, runId, { setup: SETUP, nodes: ['node2'] });
@@ -147,11 +178,18 @@ describe('leftovers on a second real host, reached from the head over ssh', () =
 });
 
 describe('GPU panel of a direct multi-node run across the two hosts', () => {
-  it('one exec per round: the head\'s own GPUs and node2\'s over ssh; node3 unreachable (not zero GPUs); node2\'s figures kept and marked stale once it dies', async () => {
+  it("one exec per round: the head's own GPUs and node2's over ssh; node3 unreachable (not zero GPUs); node2's figures kept and marked stale once it dies", async () => {
     let clock = 1_000_000;
     const scope = gpuPollScope('direct', [], ['node2', 'node3']);
     expect(scope).toEqual({ nodes: ['node2', 'node3'], includeHead: true });
-    const poller = new GpuPoller(transport, { ...scope, headName: 'head', setup: SETUP, sshConfigFile: nodesConfig, onSnapshot: () => {}, now: () => clock });
+    const poller = new GpuPoller(transport, {
+      ...scope,
+      headName: 'head',
+      setup: SETUP,
+      sshConfigFile: nodesConfig,
+      onSnapshot: () => {},
+      now: () => clock,
+    });
     execs.length = 0;
     const first = await poller.pollOnce();
     expect(execs).toHaveLength(1);
@@ -160,12 +198,21 @@ describe('GPU panel of a direct multi-node run across the two hosts', () => {
     expect(execs[0][2]).toMatch(/ConnectTimeout=/);
     const used = (s: GpuSnapshot) => s.gpus.map((g) => g.memoryUsedMiB);
     expect(first.map((s) => s.node)).toEqual(['head', 'node2', 'node3']);
-    expect(first[0]).toMatchObject({ node: 'head', at: clock, gpus: [{ index: 0, name: H100, memoryUsedMiB: 100, memoryTotalMiB: 81559, utilizationPct: 0 }, { index: 1 }] });
+    expect(first[0]).toMatchObject({
+      node: 'head',
+      at: clock,
+      gpus: [{ index: 0, name: H100, memoryUsedMiB: 100, memoryTotalMiB: 81559, utilizationPct: 0 }, { index: 1 }],
+    });
     expect(first[0].error).toBeUndefined();
     expect(used(first[1])).toEqual([70000, 71000, 72000, 73000]);
     expect(first[1].gpus.every((g) => g.utilizationPct === 97 && g.name === H100)).toBe(true);
     expect(first[1].error).toBeUndefined();
-    expect(first[2]).toMatchObject({ node: 'node3', gpus: [], unreachable: true, error: expect.stringMatching(/^node3: ssh to the node failed.*Connection refused/) });
+    expect(first[2]).toMatchObject({
+      node: 'node3',
+      gpus: [],
+      unreachable: true,
+      error: expect.stringMatching(/^node3: ssh to the node failed.*Connection refused/),
+    });
     expect(first[2].stale).toBeUndefined();
 
     // node2 goes down; the head's figures change: the next round has fresh head figures and node2's last ones, marked.

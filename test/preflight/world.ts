@@ -34,7 +34,10 @@ export function makeWorld(): World {
   writeFileSync(join(workdir, 'webgym', 'train.py'), '# stand-in\n');
   const model = join(dir, 'models', 'Qwen3-VL-8B-Instruct');
   mkdirSync(model, { recursive: true });
-  writeFileSync(join(model, 'config.json'), JSON.stringify({ architectures: ['Qwen3VLForConditionalGeneration'], torch_dtype: 'bfloat16' }));
+  writeFileSync(
+    join(model, 'config.json'),
+    JSON.stringify({ architectures: ['Qwen3VLForConditionalGeneration'], torch_dtype: 'bfloat16' }),
+  );
   const data = join(dir, 'webgym_tasks');
   mkdirSync(data);
   const train = join(data, 'train.jsonl');
@@ -46,7 +49,13 @@ export function makeWorld(): World {
   const smi = join(dir, 'smi');
   mkdirSync(smi);
   const w: World = {
-    dir, workdir, model, train, valid, fileroot, smi,
+    dir,
+    workdir,
+    model,
+    train,
+    valid,
+    fileroot,
+    smi,
     setup: `export PATH='${FAKE_SMI_DIR}':"$PATH" AWRL_FAKE_SMI_DIR='${smi}'`,
     overrides: [
       `cluster.fileroot=${fileroot}`,
@@ -66,7 +75,12 @@ export function makeWorld(): World {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  w.setGpus(Array.from({ length: 8 }, (_, i) => `${i}, GPU-${i}0000000-1111-2222-3333-444444444444, NVIDIA H100 80GB HBM3, 4, 81559`));
+  w.setGpus(
+    Array.from(
+      { length: 8 },
+      (_, i) => `${i}, GPU-${i}0000000-1111-2222-3333-444444444444, NVIDIA H100 80GB HBM3, 4, 81559`,
+    ),
+  );
   w.setApps([]);
   return w;
 }

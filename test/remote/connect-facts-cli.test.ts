@@ -6,7 +6,13 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { join } from 'node:path';
 import { startCli } from '../runs/cli-process.js';
 import { freePort, type SshdHandle } from '../harness/sshd.js';
-import { clientConfig, knownHostsLine, startSshdPair, writeKnownHosts, type SshdPair } from '../harness/ssh-variants.js';
+import {
+  clientConfig,
+  knownHostsLine,
+  startSshdPair,
+  writeKnownHosts,
+  type SshdPair,
+} from '../harness/ssh-variants.js';
 
 const SECRET = `facts-sentinel-${process.pid}-Zx9`;
 
@@ -26,7 +32,10 @@ describe('the --json error line carries the connection failure facts', () => {
     const p = startCli([...args, '--json'], { CPU_CLUSTER_TOKEN: SECRET });
     const code = await p.done;
     expect(p.stdout + p.stderr).not.toContain(SECRET);
-    const lines = p.stdout.trim().split('\n').filter((l) => l.startsWith('{"type":"cli-error"'));
+    const lines = p.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{"type":"cli-error"'));
     expect(lines, p.stdout + p.stderr).toHaveLength(1);
     return { code, json: JSON.parse(lines[0]), stderr: p.stderr };
   }
@@ -36,22 +45,51 @@ describe('the --json error line carries the connection failure facts', () => {
     const a = await cli(['runs', '--target', 'cli-unknown', '-F', unknown, '--workdir', '/w']);
     expect(a.code).toBe(2);
     expect(Object.keys(a.json).slice(0, 5)).toEqual(['type', 'exit', 'code', 'message', 'hint']);
-    expect(a.json).toMatchObject({ type: 'cli-error', exit: 2, code: 'host-key-unknown', alias: 'cli-unknown', host: s.host, port: s.port, fingerprint: s.hostKeyFingerprint });
+    expect(a.json).toMatchObject({
+      type: 'cli-error',
+      exit: 2,
+      code: 'host-key-unknown',
+      alias: 'cli-unknown',
+      host: s.host,
+      port: s.port,
+      fingerprint: s.hostKeyFingerprint,
+    });
     expect(a.stderr).toContain(`awrl-tui: ${a.json.message}`);
 
     const kh = writeKnownHosts(s, 'cli_changed', `${knownHostsLine(s, pair.other.hostPublicKey)}\n`);
     const changed = clientConfig(s, 'cli-changed', { knownHostsFile: kh });
     const b = await cli(['runs', '--target', 'cli-changed', '-F', changed, '--workdir', '/w']);
     expect(b.code).toBe(2);
-    expect(b.json).toMatchObject({ code: 'host-key-mismatch', knownHostsFile: kh, knownHostsLine: 1, fingerprint: s.hostKeyFingerprint });
+    expect(b.json).toMatchObject({
+      code: 'host-key-mismatch',
+      knownHostsFile: kh,
+      knownHostsLine: 1,
+      fingerprint: s.hostKeyFingerprint,
+    });
   }, 60_000);
 
   it('stop: a refused port gives host, port and ECONNREFUSED', async () => {
     const port = await freePort();
     const cfg = clientConfig(s, 'cli-refused', { port });
-    const r = await cli(['stop', 'nosuch-20260101-000000-abcd', '--target', 'cli-refused', '-F', cfg, '--workdir', '/w']);
+    const r = await cli([
+      'stop',
+      'nosuch-20260101-000000-abcd',
+      '--target',
+      'cli-refused',
+      '-F',
+      cfg,
+      '--workdir',
+      '/w',
+    ]);
     expect(r.code).toBe(4);
-    expect(r.json).toMatchObject({ exit: 4, code: 'host-unreachable', host: s.host, port, errno: 'ECONNREFUSED', sshConfigFile: cfg });
+    expect(r.json).toMatchObject({
+      exit: 4,
+      code: 'host-unreachable',
+      host: s.host,
+      port,
+      errno: 'ECONNREFUSED',
+      sshConfigFile: cfg,
+    });
     expect(r.json).not.toHaveProperty('fingerprint');
   }, 60_000);
 

@@ -4,12 +4,25 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { ConnectFailure, openTransport, type ConnectFailureKind, type OpenTransportOptions } from '../../src/remote/index.js';
+import {
+  ConnectFailure,
+  openTransport,
+  type ConnectFailureKind,
+  type OpenTransportOptions,
+} from '../../src/remote/index.js';
 import { ConnectError, connect } from '../../src/runs/cli-target.js';
 import { cliErrorFromConnect } from '../../src/cli/run-errors.js';
 import type { Target } from '../../src/runs/targets.js';
 import { freePort, type SshdHandle } from '../harness/sshd.js';
-import { clientConfig, encryptedKeyCopy, knownHostsLine, startSshdPair, writeKnownHosts, type ClientConfigOptions, type SshdPair } from '../harness/ssh-variants.js';
+import {
+  clientConfig,
+  encryptedKeyCopy,
+  knownHostsLine,
+  startSshdPair,
+  writeKnownHosts,
+  type ClientConfigOptions,
+  type SshdPair,
+} from '../harness/ssh-variants.js';
 
 /** A TCP listener on loopback that does `onSocket` with every connection (never speaks SSH). */
 async function listener(onSocket: (s: Socket) => void): Promise<{ port: number; close(): Promise<void> }> {
@@ -43,13 +56,20 @@ describe('connection failures carry their kind', () => {
   });
 
   /** Alias `kind-<name>` for the server, as the harness's but for `o`: where to connect. */
-  const variant = (name: string, o: ClientConfigOptions) => ({ host: `kind-${name}`, sshConfigFile: clientConfig(s, `kind-${name}`, o) });
-  const withKnownHosts = (name: string, text: string) => variant(name, { knownHostsFile: writeKnownHosts(s, `kind_${name}`, text) });
+  const variant = (name: string, o: ClientConfigOptions) => ({
+    host: `kind-${name}`,
+    sshConfigFile: clientConfig(s, `kind-${name}`, o),
+  });
+  const withKnownHosts = (name: string, text: string) =>
+    variant(name, { knownHostsFile: writeKnownHosts(s, `kind_${name}`, text) });
   const withPort = (name: string, port: number, extra: string[] = []) => variant(name, { port, extra });
   const withKey = (name: string, identityFile: string) => variant(name, { identityFile });
 
   /** What each layer says about one failing connection. */
-  async function failure({ host, sshConfigFile }: { host: string; sshConfigFile: string }, opts: OpenTransportOptions = {}) {
+  async function failure(
+    { host, sshConfigFile }: { host: string; sshConfigFile: string },
+    opts: OpenTransportOptions = {},
+  ) {
     const raw = await openTransport(host, { sshConfigFile, ...opts }).then(
       async (t) => {
         await t.close();
@@ -58,7 +78,15 @@ describe('connection failures carry their kind', () => {
       (e: unknown) => e,
     );
     expect(raw, 'the transport must fail').toBeInstanceOf(ConnectFailure);
-    const target = { name: 'head', host, sshConfigFile, workdir: '/w', python: 'python3', backend: 'direct', slurm: { extraArgs: [] } } as Target;
+    const target = {
+      name: 'head',
+      host,
+      sshConfigFile,
+      workdir: '/w',
+      python: 'python3',
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    } as Target;
     const wrapped = await connect(target, { acceptNewHostKey: opts.acceptNewHostKey }).then(
       async (t) => {
         await t.close();
@@ -68,10 +96,20 @@ describe('connection failures carry their kind', () => {
     );
     expect(wrapped).toBeInstanceOf(ConnectError);
     const cli = cliErrorFromConnect(wrapped);
-    return { kind: (raw as ConnectFailure).kind, fatal: (raw as ConnectFailure).fatal, error: wrapped as ConnectError, cli };
+    return {
+      kind: (raw as ConnectFailure).kind,
+      fatal: (raw as ConnectFailure).fatal,
+      error: wrapped as ConnectError,
+      cli,
+    };
   }
 
-  async function expectKind(f: Awaited<ReturnType<typeof failure>>, kind: ConnectFailureKind, exit: number, code: string) {
+  async function expectKind(
+    f: Awaited<ReturnType<typeof failure>>,
+    kind: ConnectFailureKind,
+    exit: number,
+    code: string,
+  ) {
     expect(f.kind).toBe(kind);
     expect(f.error.kind).toBe(kind);
     expect(f.error.exitCode).toBe(exit);
@@ -85,7 +123,12 @@ describe('connection failures carry their kind', () => {
     await expectKind(await failure(withKnownHosts('unknown', '')), 'host-key-unknown', 2, 'host-key-unknown');
     const otherLine = `${knownHostsLine(s, other.hostPublicKey)}\n`;
     // Even with --accept-new-host-key: a changed key is never accepted.
-    await expectKind(await failure(withKnownHosts('mismatch', otherLine), { acceptNewHostKey: true }), 'host-key-mismatch', 2, 'host-key-mismatch');
+    await expectKind(
+      await failure(withKnownHosts('mismatch', otherLine), { acceptNewHostKey: true }),
+      'host-key-mismatch',
+      2,
+      'host-key-mismatch',
+    );
     const revoked = `@revoked * ${s.hostPublicKey}\n${knownHostsLine(s)}\n`;
     await expectKind(await failure(withKnownHosts('revoked', revoked)), 'host-key-revoked', 2, 'host-key-mismatch');
   }, 60_000);
@@ -110,7 +153,12 @@ describe('connection failures carry their kind', () => {
     // Speaks SSH's banner, then garbage where the key exchange should be.
     const garbage = await listener((sock) => sock.end('SSH-2.0-NotReally\r\n\x00\x00\x00\x0c\x0a\x14garbage!!!!\n'));
     try {
-      await expectKind(await failure(withPort('silent', silent.port, ['ConnectTimeout 1'])), 'timeout', 4, 'host-unreachable');
+      await expectKind(
+        await failure(withPort('silent', silent.port, ['ConnectTimeout 1'])),
+        'timeout',
+        4,
+        'host-unreachable',
+      );
       await expectKind(await failure(withPort('hangup', hangup.port)), 'closed', 4, 'host-unreachable');
       await expectKind(await failure(withPort('garbage', garbage.port)), 'handshake-failed', 4, 'host-unreachable');
     } finally {
@@ -121,7 +169,12 @@ describe('connection failures carry their kind', () => {
   }, 60_000);
 
   it('settings: an ssh config file that is not there, a target that is not one', async () => {
-    await expectKind(await failure({ host: s.alias, sshConfigFile: join(s.dir, 'no-such-ssh-config') }), 'ssh-settings', 2, 'connect-failed');
+    await expectKind(
+      await failure({ host: s.alias, sshConfigFile: join(s.dir, 'no-such-ssh-config') }),
+      'ssh-settings',
+      2,
+      'connect-failed',
+    );
     const bad = await openTransport('-oProxyCommand=x').catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(ConnectFailure);
     expect((bad as ConnectFailure).kind).toBe('ssh-settings');

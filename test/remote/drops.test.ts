@@ -33,7 +33,10 @@ describe('drops', () => {
       heartbeatTimeoutMs: 1500,
       followPollMs: 30,
     });
-    t.onState((s) => { states.push(s); if (process.env.AWRL_DEBUG) console.error(Date.now() % 100000, 'STATE', JSON.stringify(s)); });
+    t.onState((s) => {
+      states.push(s);
+      if (process.env.AWRL_DEBUG) console.error(Date.now() % 100000, 'STATE', JSON.stringify(s));
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -61,7 +64,10 @@ describe('drops', () => {
       await progress('initial delivery');
 
       proxy.resetAll(); // outage 1: RST
-      await waitFor(() => states.some((s) => s.state === 'reconnecting'), { timeoutMs: 20_000, what: 'reconnecting after RST' });
+      await waitFor(() => states.some((s) => s.state === 'reconnecting'), {
+        timeoutMs: 20_000,
+        what: 'reconnecting after RST',
+      });
       await waitState('ready', 'ready after RST');
       await progress('delivery after RST');
 
@@ -74,10 +80,15 @@ describe('drops', () => {
 
       await proxy.refuse(); // outage 3: connections refused
       proxy.resetAll();
-      await waitFor(() => t.state.state === 'reconnecting' && /ECONNREFUSED|refused/i.test((t.state as { lastError: string }).lastError), {
-        timeoutMs: 20_000,
-        what: 'a refused reconnect attempt',
-      });
+      await waitFor(
+        () =>
+          t.state.state === 'reconnecting' &&
+          /ECONNREFUSED|refused/i.test((t.state as { lastError: string }).lastError),
+        {
+          timeoutMs: 20_000,
+          what: 'a refused reconnect attempt',
+        },
+      );
       await proxy.pass();
       await waitState('ready', 'ready after refusal');
       await progress('delivery after refusal');
@@ -89,10 +100,11 @@ describe('drops', () => {
     h.close();
     expect(events.filter((e) => e.type === 'reset')).toEqual([]);
     let expected = 0;
-    for (const e of events) if (e.type === 'data') {
-      expect(e.offset).toBe(expected);
-      expected += e.bytes.length;
-    }
+    for (const e of events)
+      if (e.type === 'data') {
+        expect(e.offset).toBe(expected);
+        expected += e.bytes.length;
+      }
     expect(Buffer.concat(events.map((e) => (e.type === 'data' ? e.bytes : Buffer.alloc(0))))).toEqual(readFileSync(p));
   });
 
@@ -101,7 +113,8 @@ describe('drops', () => {
     writeFileSync(p, 'first file, first line\n');
     const events: FollowEvent[] = [];
     const h = t.follow(p, 0, (e) => events.push(e));
-    const text = (): string => Buffer.concat(events.map((e) => (e.type === 'data' ? e.bytes : Buffer.from(`<${e.reason}>`)))).toString();
+    const text = (): string =>
+      Buffer.concat(events.map((e) => (e.type === 'data' ? e.bytes : Buffer.from(`<${e.reason}>`)))).toString();
     await waitFor(() => text() === 'first file, first line\n', { what: 'the first line' });
 
     // Truncate then regrow past the old offset while away: only the prefix fingerprint shows it.
@@ -111,7 +124,10 @@ describe('drops', () => {
     truncateSync(p, 0);
     appendFileSync(p, 'SECOND content, longer than the first line was\n');
     await proxy.pass();
-    await waitFor(() => text().endsWith('<truncated>SECOND content, longer than the first line was\n'), { timeoutMs: 20_000, what: 'truncation reported after reconnect' });
+    await waitFor(() => text().endsWith('<truncated>SECOND content, longer than the first line was\n'), {
+      timeoutMs: 20_000,
+      what: 'truncation reported after reconnect',
+    });
 
     // Rotation while away.
     await proxy.refuse();
@@ -120,13 +136,20 @@ describe('drops', () => {
     renameSync(p, `${p}.1`);
     writeFileSync(p, 'third\n');
     await proxy.pass();
-    await waitFor(() => text().endsWith('<replaced>third\n'), { timeoutMs: 20_000, what: 'rotation reported after reconnect' });
+    await waitFor(() => text().endsWith('<replaced>third\n'), {
+      timeoutMs: 20_000,
+      what: 'rotation reported after reconnect',
+    });
     h.close();
   });
 
   it('gives up after maxElapsedMs (state failed, commands reject) and lets a waiting command be aborted', async () => {
     const cfg = proxiedConfig(sshd, proxy);
-    const t2 = await openTransport(cfg.alias, { sshConfigFile: cfg.file, connectTimeoutMs: 1000, reconnect: { baseMs: 50, capMs: 200, maxElapsedMs: 1500 } });
+    const t2 = await openTransport(cfg.alias, {
+      sshConfigFile: cfg.file,
+      connectTimeoutMs: 1000,
+      reconnect: { baseMs: 50, capMs: 200, maxElapsedMs: 1500 },
+    });
     try {
       await proxy.refuse();
       proxy.resetAll();
@@ -152,7 +175,10 @@ describe('drops', () => {
     const h = t.follow(p, 0, (e) => events.push(e));
     await waitFor(() => events.length > 0 && followers(sshd).length > 0, { what: 'a running follower' });
     await proxy.hold(); // the client can no longer reach it; sshd does not notice for hours
-    await waitFor(() => followers(sshd).length === 0, { timeoutMs: 15_000, what: 'the orphaned follower to exit on its heartbeat timeout' });
+    await waitFor(() => followers(sshd).length === 0, {
+      timeoutMs: 15_000,
+      what: 'the orphaned follower to exit on its heartbeat timeout',
+    });
     h.close();
     await proxy.pass();
     await waitState('ready', 'ready again');

@@ -19,17 +19,21 @@ let tmp: string;
 beforeAll(() => {
   bin = mkdtempSync(join(tmpdir(), 'awrl-fanout-hung-'));
   tmp = mkdtempSync(join(tmpdir(), 'awrl-fanout-tmp-'));
-  writeFileSync(join(bin, 'ssh'), [
-    '#!/bin/bash',
-    'while [ $# -gt 0 ]; do case $1 in -o|-F) shift 2;; --) shift; break;; -*) shift;; *) break;; esac; done',
-    'printf "%s\\n" "$1" >> "$(dirname "$0")/calls"',
-    'case $1 in',
-    '  hang-*) exec sleep 600;;',
-    '  slow-*) read -r -t 1 _ <> <(:); AWRL_NODE=$1 exec bash -s;;',
-    '  *) AWRL_NODE=$1 exec bash -s;;',
-    'esac',
-    '',
-  ].join('\n'), { mode: 0o755 });
+  writeFileSync(
+    join(bin, 'ssh'),
+    [
+      '#!/bin/bash',
+      'while [ $# -gt 0 ]; do case $1 in -o|-F) shift 2;; --) shift; break;; -*) shift;; *) break;; esac; done',
+      'printf "%s\\n" "$1" >> "$(dirname "$0")/calls"',
+      'case $1 in',
+      '  hang-*) exec sleep 600;;',
+      '  slow-*) read -r -t 1 _ <> <(:); AWRL_NODE=$1 exec bash -s;;',
+      '  *) AWRL_NODE=$1 exec bash -s;;',
+      'esac',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
 });
 
 afterAll(async () => {
@@ -40,15 +44,33 @@ afterAll(async () => {
 
 function run(argv: string[]): Promise<string> {
   return new Promise((resolve, reject) =>
-    execFile(argv[0], argv.slice(1), { env: { ...process.env, TMPDIR: tmp, PATH: `${bin}:${process.env.PATH}` }, maxBuffer: 1 << 24 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    execFile(
+      argv[0],
+      argv.slice(1),
+      { env: { ...process.env, TMPDIR: tmp, PATH: `${bin}:${process.env.PATH}` }, maxBuffer: 1 << 24 },
+      (err, stdout) => (err ? reject(err) : resolve(stdout)),
+    ),
   );
 }
 
-const calls = (node: string): number => (existsSync(join(bin, 'calls')) ? readFileSync(join(bin, 'calls'), 'utf8').split('\n').filter((l) => l === node).length : 0);
+const calls = (node: string): number =>
+  existsSync(join(bin, 'calls'))
+    ? readFileSync(join(bin, 'calls'), 'utf8')
+        .split('\n')
+        .filter((l) => l === node).length
+    : 0;
 
 describe('a hung node in a 16-node fan-out', () => {
   const nodes = Array.from({ length: 16 }, (_, i) => (i === 7 ? 'hang-7' : `gpu-${i}`));
-  const round = async () => splitNodeAnswers(await run(nodeFanOutArgv('awrl-gpu', 'echo "0, H100, ${AWRL_NODE:-?}"', [], nodes, { nodeTimeoutSec: 2, pendingTimeoutSec: 120 })));
+  const round = async () =>
+    splitNodeAnswers(
+      await run(
+        nodeFanOutArgv('awrl-gpu', 'echo "0, H100, ${AWRL_NODE:-?}"', [], nodes, {
+          nodeTimeoutSec: 2,
+          pendingTimeoutSec: 120,
+        }),
+      ),
+    );
 
   it('holds only the first round; later rounds report it at once without asking it again', async () => {
     const first = await round();
@@ -77,7 +99,10 @@ describe('a hung node in a 16-node fan-out', () => {
   }, 60_000);
 
   it('two cockpits asking the same slow (not hung) node at once both get its answer', async () => {
-    const ask = () => run(nodeFanOutArgv('awrl-gpu', 'echo "ok ${AWRL_NODE:-?}"', [], ['slow-1'], { nodeTimeoutSec: 5 })).then(splitNodeAnswers);
+    const ask = () =>
+      run(nodeFanOutArgv('awrl-gpu', 'echo "ok ${AWRL_NODE:-?}"', [], ['slow-1'], { nodeTimeoutSec: 5 })).then(
+        splitNodeAnswers,
+      );
     const [a, b] = await Promise.all([ask(), ask()]);
     expect(a.get('slow-1')).toEqual({ lines: ['ok slow-1'], rc: 0 });
     expect(b.get('slow-1')).toEqual({ lines: ['ok slow-1'], rc: 0 });

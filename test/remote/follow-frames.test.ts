@@ -37,7 +37,12 @@ describe('FollowTrouble', () => {
     now += 10;
     t.failed('bash: line 1: exec: bash: not found');
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ target: 'head', path: '/runs/b/stdout.log', attempts: PROBLEM_AFTER_ATTEMPTS, since: 1000 });
+    expect(seen[0]).toMatchObject({
+      target: 'head',
+      path: '/runs/b/stdout.log',
+      attempts: PROBLEM_AFTER_ATTEMPTS,
+      since: 1000,
+    });
     expect(seen[0]!.advice).toMatch(/PATH/);
     expect(t.problem?.path).toBe('/runs/b/stdout.log');
     t.ok();
@@ -52,7 +57,9 @@ describe('FollowTrouble', () => {
     t.failed('/x.log: Is a directory');
     now = 10_000;
     t.failed('/x.log: Is a directory');
-    expect(seen.at(-1)?.text).toBe('cannot follow /x.log on local: Is a directory; the log path is a directory, not a file: check the run\'s log path (still retrying)');
+    expect(seen.at(-1)?.text).toBe(
+      "cannot follow /x.log on local: Is a directory; the log path is a directory, not a file: check the run's log path (still retrying)",
+    );
     t.close();
     expect(seen.at(-1)).toBeNull();
   });

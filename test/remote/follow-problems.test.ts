@@ -14,11 +14,13 @@ import { startSshd } from '../harness/sshd.js';
 import { waitFor } from '../harness/wait.js';
 
 /** Every status change of one follow, in order (null = cleared), from its own event stream. */
-const problems = (events: FollowEvent[]): (FollowProblem | null)[] => events.flatMap((e) => (e.type === 'problem' ? [e.problem] : []));
+const problems = (events: FollowEvent[]): (FollowProblem | null)[] =>
+  events.flatMap((e) => (e.type === 'problem' ? [e.problem] : []));
 const lastProblem = (events: FollowEvent[]): FollowProblem | null | undefined => problems(events).at(-1);
 
 /** The bytes and resets delivered (problem events left out). */
-const text = (events: FollowEvent[]): string => events.map((e) => (e.type === 'data' ? e.bytes.toString() : e.type === 'reset' ? `<${e.reason}>` : '')).join('');
+const text = (events: FollowEvent[]): string =>
+  events.map((e) => (e.type === 'data' ? e.bytes.toString() : e.type === 'reset' ? `<${e.reason}>` : '')).join('');
 const bytesAndResets = (events: FollowEvent[]): FollowEvent[] => events.filter((e) => e.type !== 'problem');
 
 describe('a follower failing on a live connection says so', { timeout: 60_000 }, () => {
@@ -41,7 +43,9 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     // Root reads everything: the sessions run without the capabilities that override file
     // permissions, as an ordinary user's would.
     const sshd = await startSshd({
-      extraConfig: ['ForceCommand exec setpriv --bounding-set=-dac_override,-dac_read_search -- /bin/bash -c "$SSH_ORIGINAL_COMMAND"'],
+      extraConfig: [
+        'ForceCommand exec setpriv --bounding-set=-dac_override,-dac_read_search -- /bin/bash -c "$SSH_ORIGINAL_COMMAND"',
+      ],
     });
     cleanups.push(() => sshd.stop());
     const t = track(await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 50 }));
@@ -54,7 +58,10 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     const events: FollowEvent[] = [];
     const h = t.follow(p, 7, (e) => events.push(e));
     cleanups.push(() => h.close());
-    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), {
+      timeoutMs: 20_000,
+      what: 'a follow problem to be reported',
+    });
     expect(problem.target).toBe(sshd.alias);
     expect(problem.path).toBe(p);
     expect(problem.error).toContain('Permission denied');
@@ -69,12 +76,16 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     await waitFor(() => lastProblem(events) === null, { what: 'the problem to be cleared' });
     expect(text(events)).toBe('step 2\n'); // resumed at its offset: no reset, nothing twice
     // In the stream, in order: reported before anything arrives, cleared before what it reads.
-    expect(events.findIndex((e) => e.type === 'problem' && e.problem === null)).toBeLessThan(events.findIndex((e) => e.type === 'data'));
+    expect(events.findIndex((e) => e.type === 'problem' && e.problem === null)).toBeLessThan(
+      events.findIndex((e) => e.type === 'data'),
+    );
   });
 
   it('ssh: a directory made unreadable under a followed log is reported, not taken for a vanished log (no reset, nothing twice)', async () => {
     const sshd = await startSshd({
-      extraConfig: ['ForceCommand exec setpriv --bounding-set=-dac_override,-dac_read_search -- /bin/bash -c "$SSH_ORIGINAL_COMMAND"'],
+      extraConfig: [
+        'ForceCommand exec setpriv --bounding-set=-dac_override,-dac_read_search -- /bin/bash -c "$SSH_ORIGINAL_COMMAND"',
+      ],
     });
     cleanups.push(() => sshd.stop());
     const t = track(await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 50 }));
@@ -88,7 +99,10 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     await waitFor(() => text(events) === 'step 1\n', { timeoutMs: 15_000, what: 'the first line' });
     chmodSync(dir, 0o000);
     cleanups.push(() => chmodSync(dir, 0o755));
-    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), {
+      timeoutMs: 20_000,
+      what: 'a follow problem to be reported',
+    });
     expect(problem.error).toContain('Permission denied');
     expect(problem.text).toContain(p);
     chmodSync(dir, 0o755);
@@ -108,7 +122,10 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     const events: FollowEvent[] = [];
     const h = t.follow(p, 0, (e) => events.push(e));
     cleanups.push(() => h.close());
-    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), {
+      timeoutMs: 20_000,
+      what: 'a follow problem to be reported',
+    });
     expect(problem.error).toMatch(/bash.*not found|No such file/);
     expect(problem.attempts).toBeGreaterThanOrEqual(2);
     expect(problem.text).toContain(sshd.alias);
@@ -133,7 +150,13 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     cleanups.push(() => h.close());
     // Under load the refusal can take longer than the 10 s after which a channel that has not
     // answered is reported: that report may come first, and the refusal then replaces it.
-    const problem = await waitFor(() => { const p = lastProblem(events); return p && /open failed/.test(p.error) ? p : null; }, { timeoutMs: 40_000, what: 'the refused channel to be reported' });
+    const problem = await waitFor(
+      () => {
+        const p = lastProblem(events);
+        return p && /open failed/.test(p.error) ? p : null;
+      },
+      { timeoutMs: 40_000, what: 'the refused channel to be reported' },
+    );
     expect(problem.text).toContain(sshd.alias);
     expect(t.state.state).toBe('ready');
     hog.close();
@@ -154,7 +177,10 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     const events: FollowEvent[] = [];
     const h = t.follow(p, 0, (e) => events.push(e));
     cleanups.push(() => h.close());
-    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 40_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), {
+      timeoutMs: 40_000,
+      what: 'a follow problem to be reported',
+    });
     expect(problem.error).toMatch(/has not answered/);
     expect(problem.text).toContain(sshd.alias);
     expect((await t.exec(['echo', 'still fine'])).stdout.toString()).toBe('still fine\n');
@@ -172,7 +198,10 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     const events: FollowEvent[] = [];
     const h = t.follow(p, 0, (e) => events.push(e));
     cleanups.push(() => h.close());
-    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 20_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), {
+      timeoutMs: 20_000,
+      what: 'a follow problem to be reported',
+    });
     expect(problem.error).toContain('Welcome to the cluster');
     expect(problem.advice).toMatch(/startup files/);
     expect(bytesAndResets(events)).toEqual([]);
@@ -188,7 +217,9 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     cleanups.push(() => h.close());
     // The follower's own word that it waits is what keeps the silence check quiet: see the
     // frame on the wire through a second, raw follower run.
-    const raw = t.execStream(remoteScript(FOLLOWER_SCRIPT, [p, '0', '-', '-', '0', '30', '0.05', '-', '0'], 'awrl-follow'));
+    const raw = t.execStream(
+      remoteScript(FOLLOWER_SCRIPT, [p, '0', '-', '-', '0', '30', '0.05', '-', '0'], 'awrl-follow'),
+    );
     let out = '';
     raw.stdout.on('data', (b: Buffer) => (out += b.toString()));
     raw.stdin.write('\n');
@@ -206,7 +237,10 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     const events: FollowEvent[] = [];
     const h = t.follow(p, 0, (e) => events.push(e));
     cleanups.push(() => h.close());
-    const problem = await waitFor(() => lastProblem(events), { timeoutMs: 15_000, what: 'a follow problem to be reported' });
+    const problem = await waitFor(() => lastProblem(events), {
+      timeoutMs: 15_000,
+      what: 'a follow problem to be reported',
+    });
     expect(problem.error).toMatch(/directory/i);
     expect(problem.text).toContain(p);
     expect(problem.text).toContain('local');

@@ -17,8 +17,10 @@ import { useFollowTransport } from '../harness/follow-transport.js';
 
 /** The same first line in every incarnation of the log, longer than the 64-byte prefix fingerprint. */
 const BANNER = 'awrl: run demo-20261129-153451-ab12 started on head-node by launcher version 0.4.2\n';
-const lines = (tag: string, n: number): string => Array.from({ length: n }, (_, i) => `${tag} step ${i + 1}: reward 0.${i}${i}${i}\n`).join('');
-const text = (events: FollowEvent[]): string => events.map((e) => (e.type === 'data' ? e.bytes.toString() : e.type === 'reset' ? `<${e.reason}>` : '')).join('');
+const lines = (tag: string, n: number): string =>
+  Array.from({ length: n }, (_, i) => `${tag} step ${i + 1}: reward 0.${i}${i}${i}\n`).join('');
+const text = (events: FollowEvent[]): string =>
+  events.map((e) => (e.type === 'data' ? e.bytes.toString() : e.type === 'reset' ? `<${e.reason}>` : '')).join('');
 
 describe.each(['local', 'ssh'] as const)('truncate-and-regrow between two polls, transport %s', (kind) => {
   const f = useFollowTransport(kind, 'awrl-regrow-');
@@ -80,7 +82,13 @@ describe('truncate-and-regrow while the ssh connection is down', () => {
     sshd = await startSshd();
     proxy = await startTcpProxy(sshd.port);
     const cfg = proxiedConfig(sshd, proxy, 'regrow');
-    t = await openTransport(cfg.alias, { sshConfigFile: cfg.file, keepaliveIntervalMs: 500, keepaliveCountMax: 2, reconnect: { baseMs: 100, capMs: 400 }, followPollMs: 50 });
+    t = await openTransport(cfg.alias, {
+      sshConfigFile: cfg.file,
+      keepaliveIntervalMs: 500,
+      keepaliveCountMax: 2,
+      reconnect: { baseMs: 100, capMs: 400 },
+      followPollMs: 50,
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -102,7 +110,10 @@ describe('truncate-and-regrow while the ssh connection is down', () => {
     const second = BANNER + lines('second', 6);
     writeFileSync(p, second);
     await proxy.pass();
-    await waitFor(() => text(events).endsWith(second), { timeoutMs: 20_000, what: 'the second incarnation after the reconnect' });
+    await waitFor(() => text(events).endsWith(second), {
+      timeoutMs: 20_000,
+      what: 'the second incarnation after the reconnect',
+    });
     h.close();
     expect(text(events)).toBe(`${first}<truncated>${second}`);
   });

@@ -26,7 +26,9 @@ describe('follow with an unusable TMPDIR on the target', () => {
       const h = t.follow(p, 0, (e) => events.push(e));
       await waitFor(() => events.some((e) => e.type === 'data'), { timeoutMs: 15_000, what: 'the first bytes' });
       h.close();
-      expect(Buffer.concat(events.map((e) => (e.type === 'data' ? e.bytes : Buffer.alloc(0)))).toString()).toBe('hello\n');
+      expect(Buffer.concat(events.map((e) => (e.type === 'data' ? e.bytes : Buffer.alloc(0)))).toString()).toBe(
+        'hello\n',
+      );
     } finally {
       await t.close();
       await sshd.stop();

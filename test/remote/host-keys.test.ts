@@ -7,7 +7,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openTransport } from '../../src/remote/index.js';
 import { startSshd, freePort, descendants, type SshdHandle } from '../harness/sshd.js';
-import { clientConfig, encryptedKeyCopy, knownHostsLine, startSshdPair, writeKnownHosts, type SshdPair } from '../harness/ssh-variants.js';
+import {
+  clientConfig,
+  encryptedKeyCopy,
+  knownHostsLine,
+  startSshdPair,
+  writeKnownHosts,
+  type SshdPair,
+} from '../harness/ssh-variants.js';
 import { waitFor } from '../harness/wait.js';
 
 describe('host keys and authentication', () => {
@@ -43,12 +50,16 @@ describe('host keys and authentication', () => {
     const t = await openTransport('pattern', { sshConfigFile: clientConfig(s, 'pattern', { knownHostsFile: kh }) });
     await t.close();
     writeFileSync(kh, `[127.0.0.*]:${s.port},![127.0.0.1]:${s.port} ${s.hostPublicKey}\n`);
-    await expect(openTransport('negated', { sshConfigFile: clientConfig(s, 'negated', { knownHostsFile: kh }) })).rejects.toThrow(/unknown/);
+    await expect(
+      openTransport('negated', { sshConfigFile: clientConfig(s, 'negated', { knownHostsFile: kh }) }),
+    ).rejects.toThrow(/unknown/);
   });
 
   it('refuses an unknown host headless, showing the fingerprint and the way out', async () => {
     const kh = writeKnownHosts(s, 'empty', '');
-    const err = await openTransport('unknown', { sshConfigFile: clientConfig(s, 'unknown', { knownHostsFile: kh }) }).then(
+    const err = await openTransport('unknown', {
+      sshConfigFile: clientConfig(s, 'unknown', { knownHostsFile: kh }),
+    }).then(
       () => null,
       (e: Error) => e,
     );
@@ -59,14 +70,21 @@ describe('host keys and authentication', () => {
 
   it('accepts an unknown host with acceptNewHostKey and writes a hashed line ssh-keygen -F finds', async () => {
     const kh = writeKnownHosts(s, 'new', '');
-    const t = await openTransport('newkey', { sshConfigFile: clientConfig(s, 'newkey', { knownHostsFile: kh }), acceptNewHostKey: true });
+    const t = await openTransport('newkey', {
+      sshConfigFile: clientConfig(s, 'newkey', { knownHostsFile: kh }),
+      acceptNewHostKey: true,
+    });
     await t.close();
     const text = readFileSync(kh, 'utf8');
     expect(text).toMatch(/^\|1\|[^ ]+ ssh-ed25519 /);
     const found = execFileSync('ssh-keygen', ['-F', `[127.0.0.1]:${s.port}`, '-f', kh], { encoding: 'utf8' });
     expect(found).toContain(s.hostPublicKey.split(' ')[1]);
     // And OpenSSH itself now trusts the host through that file.
-    const out = execFileSync('ssh', ['-F', clientConfig(s, 'newkey2', { knownHostsFile: kh }), '-o', 'BatchMode=yes', 'newkey2', 'echo', 'hi'], { encoding: 'utf8' });
+    const out = execFileSync(
+      'ssh',
+      ['-F', clientConfig(s, 'newkey2', { knownHostsFile: kh }), '-o', 'BatchMode=yes', 'newkey2', 'echo', 'hi'],
+      { encoding: 'utf8' },
+    );
     expect(out).toBe('hi\n');
   });
 
@@ -84,7 +102,10 @@ describe('host keys and authentication', () => {
     await expect(openTransport('ask', { sshConfigFile: cfg, interactive: ask(false) })).rejects.toThrow(/unknown/);
     const t = await openTransport('ask', { sshConfigFile: cfg, interactive: ask(true) });
     await t.close();
-    expect(asked).toEqual([`[127.0.0.1]:${s.port} ${s.hostKeyFingerprint}`, `[127.0.0.1]:${s.port} ${s.hostKeyFingerprint}`]);
+    expect(asked).toEqual([
+      `[127.0.0.1]:${s.port} ${s.hostKeyFingerprint}`,
+      `[127.0.0.1]:${s.port} ${s.hostKeyFingerprint}`,
+    ]);
     expect(readFileSync(kh, 'utf8')).toMatch(/^\|1\|/);
   });
 
@@ -98,7 +119,8 @@ describe('host keys and authentication', () => {
         sshConfigFile: cfg,
         interactive: { askHostKey: async () => (++asked, true), askPassphrase: async () => null },
       });
-      for (let i = 0; i < 3; i++) expect((await t.exec(['head', '-c', '200000', '/dev/zero'])).stdout.length).toBe(200000);
+      for (let i = 0; i < 3; i++)
+        expect((await t.exec(['head', '-c', '200000', '/dev/zero'])).stdout.length).toBe(200000);
       expect(readFileSync(join(rekeying.dir, 'sshd.log'), 'utf8')).toMatch(/rekey/i);
       expect(asked).toBe(1);
       expect(readFileSync(kh, 'utf8').trim().split('\n')).toHaveLength(1);
@@ -111,7 +133,10 @@ describe('host keys and authentication', () => {
   it('refuses a mismatched key, naming both the offered fingerprint and the disagreeing line', async () => {
     const line = knownHostsLine(s, other.hostPublicKey);
     const kh = writeKnownHosts(s, 'mismatch', `# a comment\n${line}\n`);
-    const err = await openTransport('mismatch', { sshConfigFile: clientConfig(s, 'mismatch', { knownHostsFile: kh }), acceptNewHostKey: true }).then(
+    const err = await openTransport('mismatch', {
+      sshConfigFile: clientConfig(s, 'mismatch', { knownHostsFile: kh }),
+      acceptNewHostKey: true,
+    }).then(
       () => null,
       (e: Error) => e,
     );
@@ -123,7 +148,9 @@ describe('host keys and authentication', () => {
 
   it('refuses a revoked key even when it is also listed as known', async () => {
     const kh = writeKnownHosts(s, 'revoked', `@revoked * ${s.hostPublicKey}\n${knownHostsLine(s)}\n`);
-    await expect(openTransport('revoked', { sshConfigFile: clientConfig(s, 'revoked', { knownHostsFile: kh }) })).rejects.toThrow(/REVOKED/);
+    await expect(
+      openTransport('revoked', { sshConfigFile: clientConfig(s, 'revoked', { knownHostsFile: kh }) }),
+    ).rejects.toThrow(/REVOKED/);
   });
 
   it('fails authentication with a clear message', async () => {
@@ -133,7 +160,9 @@ describe('host keys and authentication', () => {
 
   it('an encrypted key headless is a clear error, and the TUI passphrase unlocks it', async () => {
     const cfg = clientConfig(s, 'enc', { identityFile: encryptedKeyCopy(s, 'enc', 'pass phrase') });
-    await expect(openTransport('enc', { sshConfigFile: cfg })).rejects.toThrow(/encrypted.*ssh-add|ssh-add.*encrypted/s);
+    await expect(openTransport('enc', { sshConfigFile: cfg })).rejects.toThrow(
+      /encrypted.*ssh-add|ssh-add.*encrypted/s,
+    );
     const t = await openTransport('enc', {
       sshConfigFile: cfg,
       interactive: { askHostKey: async () => false, askPassphrase: async () => 'pass phrase' },
@@ -164,7 +193,10 @@ describe('host keys and authentication', () => {
 
   it('connects by user@host:port with the options given', async () => {
     const cfg = join(s.dir, 'ssh_config_direct');
-    writeFileSync(cfg, `Host *\n  IdentityFile ${s.identityFile}\n  UserKnownHostsFile ${s.knownHostsFile}\n  StrictHostKeyChecking yes\n`);
+    writeFileSync(
+      cfg,
+      `Host *\n  IdentityFile ${s.identityFile}\n  UserKnownHostsFile ${s.knownHostsFile}\n  StrictHostKeyChecking yes\n`,
+    );
     const t = await openTransport(`${s.user}@127.0.0.1:${s.port}`, { sshConfigFile: cfg });
     expect((await t.exec(['whoami'])).stdout.toString().trim()).toBe(s.user);
     await t.close();
@@ -188,7 +220,13 @@ describe('ProxyJump', () => {
     const kh = join(target.dir, 'kh_both');
     writeFileSync(kh, readFileSync(bastion.knownHostsFile, 'utf8') + readFileSync(target.knownHostsFile, 'utf8'));
     const cfg = join(target.dir, 'ssh_config_jump');
-    const common = [`  User ${bastion.user}`, `  IdentityFile ${bastion.identityFile}`, '  IdentitiesOnly yes', `  UserKnownHostsFile ${kh}`, '  StrictHostKeyChecking yes'];
+    const common = [
+      `  User ${bastion.user}`,
+      `  IdentityFile ${bastion.identityFile}`,
+      '  IdentitiesOnly yes',
+      `  UserKnownHostsFile ${kh}`,
+      '  StrictHostKeyChecking yes',
+    ];
     writeFileSync(
       cfg,
       [

@@ -36,10 +36,13 @@ function expectExactlyOnce(events: FollowEvent[], file: string): void {
     expect(e.offset).toBe(at);
     at += e.bytes.length;
   }
-  expect(Buffer.concat(events.map((e) => (e.type === 'data' ? e.bytes : Buffer.alloc(0)))).equals(readFileSync(file))).toBe(true);
+  expect(
+    Buffer.concat(events.map((e) => (e.type === 'data' ? e.bytes : Buffer.alloc(0)))).equals(readFileSync(file)),
+  ).toBe(true);
 }
 
-const received = (events: FollowEvent[]): number => events.reduce((a, e) => a + (e.type === 'data' ? e.bytes.length : 0), 0);
+const received = (events: FollowEvent[]): number =>
+  events.reduce((a, e) => a + (e.type === 'data' ? e.bytes.length : 0), 0);
 
 describe('long watches', () => {
   let dir: string;
@@ -158,12 +161,18 @@ describe('long watches', () => {
         await waitFor(() => received(a) > 200 && received(b) > 200, { timeoutMs: 20_000, what: 'both delivering' });
         proxy.resetAll();
         const [ra, rb] = [received(a), received(b)];
-        await waitFor(() => received(a) > ra + 200 && received(b) > rb + 200, { timeoutMs: 30_000, what: 'both delivering after the drop' });
+        await waitFor(() => received(a) > ra + 200 && received(b) > rb + 200, {
+          timeoutMs: 30_000,
+          what: 'both delivering after the drop',
+        });
       } finally {
         clearInterval(writer);
       }
       const size = readFileSync(p).length;
-      await waitFor(() => received(a) === size && received(b) === size, { timeoutMs: 20_000, what: 'every byte to both' });
+      await waitFor(() => received(a) === size && received(b) === size, {
+        timeoutMs: 20_000,
+        what: 'every byte to both',
+      });
       ha.close();
       hb.close();
       expectExactlyOnce(a, p);
@@ -182,7 +191,10 @@ describe('long watches', () => {
       await proxy.hold();
       appendFileSync(p, all.subarray(half));
       const drained = f.finish(30_000);
-      await waitFor(() => t.state.state === 'reconnecting', { timeoutMs: 20_000, what: 'keepalive to notice the silent path' });
+      await waitFor(() => t.state.state === 'reconnecting', {
+        timeoutMs: 20_000,
+        what: 'keepalive to notice the silent path',
+      });
       await proxy.pass();
       expect(await drained).toBe(true);
       expect(f.offset).toBe(all.length);
@@ -190,7 +202,11 @@ describe('long watches', () => {
     });
     it('a drain the transport gives up on says so (resolves false), with what it had', async () => {
       const cfg = proxiedConfig(sshd, proxy, 'lw');
-      const t2 = await openTransport(cfg.alias, { sshConfigFile: cfg.file, ...FAST, reconnect: { baseMs: 50, capMs: 200, maxElapsedMs: 1500 } });
+      const t2 = await openTransport(cfg.alias, {
+        sshConfigFile: cfg.file,
+        ...FAST,
+        reconnect: { baseMs: 50, capMs: 200, maxElapsedMs: 1500 },
+      });
       try {
         const p = join(dir, 'lost-tail.log');
         writeFileSync(p, 'first line\n');
@@ -224,10 +240,12 @@ describe('long watches', () => {
       } finally {
         clearInterval(writer);
       }
-      await waitFor(() => received(events) === readFileSync(p).length, { timeoutMs: 30_000, what: 'every byte after the last drop' });
+      await waitFor(() => received(events) === readFileSync(p).length, {
+        timeoutMs: 30_000,
+        what: 'every byte after the last drop',
+      });
       h.close();
       expectExactlyOnce(events, p);
     });
-
   });
 });

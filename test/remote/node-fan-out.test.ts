@@ -17,17 +17,21 @@ beforeAll(() => {
   bin = mkdtempSync(join(tmpdir(), 'awrl-fanout-ssh-'));
   // Records its argv; "ok-*" warns on stderr like ssh with StrictHostKeyChecking=no, then runs the
   // script from stdin; "hang-*" never answers; others fail like ssh.
-  writeFileSync(join(bin, 'ssh'), [
-    '#!/bin/bash',
-    'printf "%s\\n" "$*" >> "$(dirname "$0")/calls"',
-    'while [ $# -gt 0 ]; do case $1 in -o|-F) shift 2;; --) shift; break;; -*) shift;; *) break;; esac; done',
-    'case $1 in',
-    '  ok-*) echo "Warning: Permanently added \'$1\' (ED25519) to the list of known hosts." >&2; AWRL_NODE=$1 exec bash -s;;',
-    '  hang-*) exec sleep 600;;',
-    '  *) echo "ssh: Could not resolve hostname $1: Name or service not known" >&2; exit 255;;',
-    'esac',
-    '',
-  ].join('\n'), { mode: 0o755 });
+  writeFileSync(
+    join(bin, 'ssh'),
+    [
+      '#!/bin/bash',
+      'printf "%s\\n" "$*" >> "$(dirname "$0")/calls"',
+      'while [ $# -gt 0 ]; do case $1 in -o|-F) shift 2;; --) shift; break;; -*) shift;; *) break;; esac; done',
+      'case $1 in',
+      '  ok-*) echo "Warning: Permanently added \'$1\' (ED25519) to the list of known hosts." >&2; AWRL_NODE=$1 exec bash -s;;',
+      '  hang-*) exec sleep 600;;',
+      '  *) echo "ssh: Could not resolve hostname $1: Name or service not known" >&2; exit 255;;',
+      'esac',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
 });
 
 afterAll(async () => {
@@ -37,7 +41,12 @@ afterAll(async () => {
 
 function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
   return new Promise((resolve, reject) =>
-    execFile(argv[0], argv.slice(1), { env: { ...process.env, ...env, TMPDIR: bin, PATH: `${bin}:${process.env.PATH}` }, maxBuffer: 1 << 24 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    execFile(
+      argv[0],
+      argv.slice(1),
+      { env: { ...process.env, ...env, TMPDIR: bin, PATH: `${bin}:${process.env.PATH}` }, maxBuffer: 1 << 24 },
+      (err, stdout) => (err ? reject(err) : resolve(stdout)),
+    ),
   );
 }
 
@@ -50,11 +59,18 @@ describe('node fan-out under real bash', () => {
     const out = await run(nodeFanOutArgv('awrl-test', script, [tricky, ''], nodes));
     const answers = splitNodeAnswers(out);
     expect([...answers.keys()]).toEqual(nodes);
-    for (const [n, who, rc] of [['ok-1', 'ok-1', 0], [HEAD_NODE, 'head', 3], ['ok-3', 'ok-3', 0]] as const) {
+    for (const [n, who, rc] of [
+      ['ok-1', 'ok-1', 0],
+      [HEAD_NODE, 'head', 3],
+      ['ok-3', 'ok-3', 0],
+    ] as const) {
       expect(answers.get(n)).toEqual({ lines: [`<${tricky.split('\n')[0]}`, `line2>|<>|${who}`], rc });
       expect(unreachableReason(answers.get(n))).toBeNull();
     }
-    expect(answers.get('bad-2')).toEqual({ lines: ['ssh: Could not resolve hostname bad-2: Name or service not known'], rc: 255 });
+    expect(answers.get('bad-2')).toEqual({
+      lines: ['ssh: Could not resolve hostname bad-2: Name or service not known'],
+      rc: 255,
+    });
     expect(unreachableReason(answers.get('bad-2'))).toMatch(/^ssh to the node failed/);
     expect(unreachableReason(undefined)).toBe('no answer from the fan-out script');
     // The values went on stdin, never onto the ssh command line.
@@ -64,7 +80,9 @@ describe('node fan-out under real bash', () => {
   });
 
   it('a node that hangs is cut off at the limit while the others answer', async () => {
-    const out = await run(nodeFanOutArgv('awrl-test', 'echo fine', [], ['hang-1', 'ok-2'], { nodeTimeoutSec: 1, connectTimeoutSec: 2 }));
+    const out = await run(
+      nodeFanOutArgv('awrl-test', 'echo fine', [], ['hang-1', 'ok-2'], { nodeTimeoutSec: 1, connectTimeoutSec: 2 }),
+    );
     const answers = splitNodeAnswers(out);
     expect(answers.get('ok-2')).toEqual({ lines: ['fine'], rc: 0 });
     expect([124, 137]).toContain(answers.get('hang-1')?.rc);
@@ -74,7 +92,9 @@ describe('node fan-out under real bash', () => {
 
   it('uses the ssh_config file given, else AWRL_NODE_SSH_CONFIG, else none', async () => {
     const calls = () => readFileSync(join(bin, 'calls'), 'utf8').trim().split('\n').pop() ?? '';
-    await run(nodeFanOutArgv('t', 'true', [], ['ok-1'], { sshConfigFile: '/etc/awrl nodes.conf' }), { AWRL_NODE_SSH_CONFIG: '/env.conf' });
+    await run(nodeFanOutArgv('t', 'true', [], ['ok-1'], { sshConfigFile: '/etc/awrl nodes.conf' }), {
+      AWRL_NODE_SSH_CONFIG: '/env.conf',
+    });
     expect(calls()).toContain('-F /etc/awrl nodes.conf -- ok-1');
     await run(nodeFanOutArgv('t', 'true', [], ['ok-1']), { AWRL_NODE_SSH_CONFIG: '/env.conf' });
     expect(calls()).toContain('-F /env.conf -- ok-1');
@@ -83,9 +103,15 @@ describe('node fan-out under real bash', () => {
   });
 
   it('refuses names ssh would read as options or that are no hostname', () => {
-    expect(() => nodeFanOutArgv('t', 'true', [], ['-oProxyCommand=x'])).toThrow(/'-oProxyCommand=x' is not a node name/);
+    expect(() => nodeFanOutArgv('t', 'true', [], ['-oProxyCommand=x'])).toThrow(
+      /'-oProxyCommand=x' is not a node name/,
+    );
     expect(() => nodeFanOutArgv('t', 'true', [], ['a b'])).toThrow(/is not a node name/);
-    expect(nodeFanOutArgv('t', 'true', [], ['gpu-01.cluster', HEAD_NODE]).slice(3)).toEqual(['t', 'gpu-01.cluster', HEAD_NODE]);
+    expect(nodeFanOutArgv('t', 'true', [], ['gpu-01.cluster', HEAD_NODE]).slice(3)).toEqual([
+      't',
+      'gpu-01.cluster',
+      HEAD_NODE,
+    ]);
   });
 
   it('an answer without its exit-code marker was cut off', () => {

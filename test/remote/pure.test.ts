@@ -14,11 +14,17 @@ import { FrameParser, type Frame } from '../../src/remote/follow-frames.js';
 describe('shellQuote', () => {
   it('round-trips any string without NUL through /bin/sh', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'binary' }).filter((s) => !s.includes('\0')), { maxLength: 4 }), (args) => {
-        const out = execFileSync('/bin/sh', ['-c', `printf '%s\\0' ${args.map(shellQuote).join(' ')}`]);
-        const got = args.length === 0 ? [] : out.toString('utf8').split('\0').slice(0, -1);
-        expect(got).toEqual(args.length === 0 ? [] : args);
-      }),
+      fc.property(
+        fc.array(
+          fc.string({ unit: 'binary' }).filter((s) => !s.includes('\0')),
+          { maxLength: 4 },
+        ),
+        (args) => {
+          const out = execFileSync('/bin/sh', ['-c', `printf '%s\\0' ${args.map(shellQuote).join(' ')}`]);
+          const got = args.length === 0 ? [] : out.toString('utf8').split('\0').slice(0, -1);
+          expect(got).toEqual(args.length === 0 ? [] : args);
+        },
+      ),
       { numRuns: 25 },
     );
   });
@@ -73,7 +79,11 @@ describe('known_hosts', () => {
   const dir = mkdtempSync(join(tmpdir(), 'awrl-kh-'));
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'k1')]);
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'k2')]);
-  const pub = (n: string): string => execFileSync('cat', [join(dir, `${n}.pub`)], { encoding: 'utf8' }).split(' ').slice(0, 2).join(' ');
+  const pub = (n: string): string =>
+    execFileSync('cat', [join(dir, `${n}.pub`)], { encoding: 'utf8' })
+      .split(' ')
+      .slice(0, 2)
+      .join(' ');
   const blob = (n: string): Buffer => Buffer.from(pub(n).split(' ')[1], 'base64');
 
   it('fingerprints like ssh-keygen -l and reads the key type', () => {
@@ -89,7 +99,10 @@ describe('known_hosts', () => {
     expect(checkHostKey([f], 'head', 2222, blob('k2'))).toEqual({ status: 'ok' });
     expect(checkHostKey([f], 'head', 22, blob('k2'))).toMatchObject({ status: 'mismatch', lineNo: 1 });
     expect(checkHostKey([f], 'elsewhere', 22, blob('k1'))).toEqual({ status: 'unknown' });
-    expect(checkHostKey([join(dir, 'missing'), f], 'badhost', 22, blob('k2'))).toMatchObject({ status: 'revoked', lineNo: 3 });
+    expect(checkHostKey([join(dir, 'missing'), f], 'badhost', 22, blob('k2'))).toMatchObject({
+      status: 'revoked',
+      lineNo: 3,
+    });
   });
   it('writes hashed lines that it and ssh-keygen -F find', () => {
     const f = join(dir, 'kh_new');
@@ -97,7 +110,9 @@ describe('known_hosts', () => {
     expect(line).toMatch(/^\|1\|/);
     expect(checkHostKey([f], 'node7', 2200, blob('k1'))).toEqual({ status: 'ok' });
     expect(checkHostKey([f], 'node7', 22, blob('k1'))).toEqual({ status: 'unknown' });
-    expect(execFileSync('ssh-keygen', ['-F', '[node7]:2200', '-f', f], { encoding: 'utf8' })).toContain(pub('k1').split(' ')[1]);
+    expect(execFileSync('ssh-keygen', ['-F', '[node7]:2200', '-f', f], { encoding: 'utf8' })).toContain(
+      pub('k1').split(' ')[1],
+    );
   });
 });
 

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 const BIN = new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
 const home = mkdtempSync(join(tmpdir(), 'awrl-qa5-refused-'));
 const cli = (args: string[]) =>
-  spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: home } });
+  spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, HOME: home },
+  });
 const count = (s: string, word: string): number => s.split(word).length - 1;
 
 describe('runs against a refused port', () => {
@@ -29,7 +33,14 @@ describe('runs against a refused port', () => {
     const r = cli(['runs', '--target', 'qa@127.0.0.1:1', '--workdir', '/tmp', '--json']);
     expect(r.status).toBe(4);
     const j = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-    expect(j).toMatchObject({ type: 'cli-error', code: 'host-unreachable', host: '127.0.0.1', port: 1, user: 'qa', errno: 'ECONNREFUSED' });
+    expect(j).toMatchObject({
+      type: 'cli-error',
+      code: 'host-unreachable',
+      host: '127.0.0.1',
+      port: 1,
+      user: 'qa',
+      errno: 'ECONNREFUSED',
+    });
     expect(count(String(j.message), 'ECONNREFUSED')).toBe(1);
   });
 });

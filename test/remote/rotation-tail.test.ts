@@ -17,7 +17,8 @@ describe.each(['local', 'ssh'] as const)('rotation tail, transport %s', (kind) =
     writeFileSync(p, 'first\n');
     const events: FollowEvent[] = [];
     const h = f.t.follow(p, 0, (e) => events.push(e));
-    const text = (): string => events.map((e) => (e.type === 'data' ? e.bytes.toString() : e.type === 'reset' ? `<${e.reason}>` : '')).join('');
+    const text = (): string =>
+      events.map((e) => (e.type === 'data' ? e.bytes.toString() : e.type === 'reset' ? `<${e.reason}>` : '')).join('');
     await waitFor(() => text() === 'first\n', { what: 'the first line' });
     // One synchronous block: the follower cannot look in between.
     appendFileSync(p, 'last words of the old file\n');

@@ -10,11 +10,15 @@ describe('sshd harness', () => {
   it('serves the alias with strict host key checking and stops cleanly', async () => {
     const s = await startSshd();
     try {
-      const out = execFileSync('ssh', ['-F', s.sshConfigFile, '-o', 'BatchMode=yes', s.alias, 'echo', 'hi'], { encoding: 'utf8' });
+      const out = execFileSync('ssh', ['-F', s.sshConfigFile, '-o', 'BatchMode=yes', s.alias, 'echo', 'hi'], {
+        encoding: 'utf8',
+      });
       expect(out).toBe('hi\n');
       expect(s.hostKeyFingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
       // An open session must not survive stop().
-      const client = spawn('ssh', ['-F', s.sshConfigFile, '-o', 'BatchMode=yes', s.alias, 'sleep', '300'], { stdio: 'ignore' });
+      const client = spawn('ssh', ['-F', s.sshConfigFile, '-o', 'BatchMode=yes', s.alias, 'sleep', '300'], {
+        stdio: 'ignore',
+      });
       await waitFor(() => descendants(s.pid).length >= 2, { what: 'the session to start' });
       const tree = descendants(s.pid);
       await s.stop();

@@ -1,7 +1,17 @@
 // Behavioural tests every transport must pass: the same file, parameterised by transport. The ssh
 // variant runs against a real sshd the harness starts on 127.0.0.1 with throwaway keys.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtempSync, writeFileSync, appendFileSync, existsSync, readFileSync, rmSync, statSync, renameSync, truncateSync } from 'node:fs';
+import {
+  mkdtempSync,
+  writeFileSync,
+  appendFileSync,
+  existsSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  renameSync,
+  truncateSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, remoteScript, type Transport, type FollowEvent } from '../../src/remote/index.js';
@@ -135,7 +145,8 @@ describe.each(KINDS)('transport %s', (kind) => {
     const gate = join(dir, 'gate');
     const script = 'touch "$1.$2"; for i in $(seq 400); do [ -e "$1.go" ] && exit 0; sleep 0.05; done; exit 1';
     const runs = Array.from({ length: 12 }, (_, i) => t.exec(remoteScript(script, [gate, String(i)])));
-    const started = (): number => Array.from({ length: 12 }, (_, i) => existsSync(`${gate}.${i}`)).filter(Boolean).length;
+    const started = (): number =>
+      Array.from({ length: 12 }, (_, i) => existsSync(`${gate}.${i}`)).filter(Boolean).length;
     let most = 0;
     await waitFor(() => (most = Math.max(most, started())) === 8, { what: '8 commands to be running' });
     writeFileSync(`${gate}.go`, '');
@@ -151,19 +162,25 @@ describe.each(KINDS)('transport %s', (kind) => {
     writeFileSync(p, 'skip me\n');
     const h = t.follow(p, 8, (e) => events.push(e));
     const got = (): string =>
-      Buffer.concat(events.filter((e): e is Extract<FollowEvent, { type: 'data' }> => e.type === 'data').map((e) => e.bytes)).toString();
+      Buffer.concat(
+        events.filter((e): e is Extract<FollowEvent, { type: 'data' }> => e.type === 'data').map((e) => e.bytes),
+      ).toString();
     appendFileSync(p, 'one\n');
     await waitFor(() => got() === 'one\n', { what: 'the first line' });
     appendFileSync(p, 'two\n');
     await waitFor(() => got() === 'one\ntwo\n', { what: 'the second line' });
     expect(h.offset).toBe(16);
     truncateSync(p, 0);
-    await waitFor(() => events.some((e) => e.type === 'reset' && e.reason === 'truncated'), { what: 'a truncation reset' });
+    await waitFor(() => events.some((e) => e.type === 'reset' && e.reason === 'truncated'), {
+      what: 'a truncation reset',
+    });
     appendFileSync(p, 'three\n');
     await waitFor(() => got().endsWith('three\n'), { what: 'data after truncation' });
     renameSync(p, `${p}.1`);
     writeFileSync(p, 'four\n');
-    await waitFor(() => events.some((e) => e.type === 'reset' && e.reason === 'replaced'), { what: 'a rotation reset' });
+    await waitFor(() => events.some((e) => e.type === 'reset' && e.reason === 'replaced'), {
+      what: 'a rotation reset',
+    });
     await waitFor(() => got().endsWith('four\n'), { what: 'data after rotation' });
     h.close();
     if (sshd) {

@@ -39,7 +39,8 @@ export function sentinelCli(secret: string) {
   };
   /** SIGKILLs every process `start` began that is still running (by PID): for afterAll. */
   const killAll = (): void => {
-    for (const p of started) if (p.child.pid && p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    for (const p of started)
+      if (p.child.pid && p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   };
   const cli = async (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => {
     const p = start(args);

@@ -14,14 +14,20 @@ const FAKE_SMI = new URL('../preflight/fixtures', import.meta.url).pathname;
 const SECRET = `cli-sentinel-${process.pid}-Vb3`;
 const { start, cli } = sentinelCli(SECRET);
 
-const withoutAlerts = (stdout: string): string => stdout.split('\n').filter((l) => !/^\{"type":"(alert|alert-cleared|run|state|connection)"/.test(l)).join('\n');
+const withoutAlerts = (stdout: string): string =>
+  stdout
+    .split('\n')
+    .filter((l) => !/^\{"type":"(alert|alert-cleared|run|state|connection)"/.test(l))
+    .join('\n');
 
 function snapshot(dir: string): string[] {
   try {
-    return readdirSync(dir, { recursive: true }).map((f) => {
-      const st = statSync(join(dir, String(f)));
-      return `${f}:${st.size}:${st.mtimeMs}`;
-    }).sort();
+    return readdirSync(dir, { recursive: true })
+      .map((f) => {
+        const st = statSync(join(dir, String(f)));
+        return `${f}:${st.size}:${st.mtimeMs}`;
+      })
+      .sort();
   } catch {
     return [];
   }
@@ -50,7 +56,10 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
     writeFileSync(join(workdir, '.awrl', 'marker'), 'x');
     const before = snapshot(join(workdir, '.awrl'));
     const bad = join(workdir, 'bad.yaml');
-    writeFileSync(bad, readFileSync(config, 'utf8').replace(/^allocation_mode: .*$/m, 'allocation_mode: sglang.d4+fsdp.d4'));
+    writeFileSync(
+      bad,
+      readFileSync(config, 'utf8').replace(/^allocation_mode: .*$/m, 'allocation_mode: sglang.d4+fsdp.d4'),
+    );
     const r = await cli(['--launch', ...target(), '--config', bad]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+`));
@@ -61,7 +70,16 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
   });
 
   it('--follow --json prints exactly the events of `parse --json`, and exits 0 when the run finishes', async () => {
-    const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant'), '--config', config, 'total_train_epochs=1', '++trial_name=cli-json', '--follow', '--json']);
+    const r = await cli([
+      '--launch',
+      ...target('AWRL_SIM_SPEED=instant'),
+      '--config',
+      config,
+      'total_train_epochs=1',
+      '++trial_name=cli-json',
+      '--follow',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const runId = /^run\s+(\S+)/m.exec(r.stderr)![1];
     const log = join(workdir, '.awrl', 'runs', runId, 'stdout.log');
@@ -69,11 +87,17 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
     expect(parsed.code).toBe(0);
     // Alerts are extra lines; every other line is exactly `parse --json`'s.
     expect(withoutAlerts(r.stdout)).toBe(parsed.stdout);
-    const steps = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'step');
+    const steps = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === 'step');
     expect(steps.map((e) => e.globalStep)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
 
     const runs = await cli(['runs', ...target(), '--json']);
-    const me = (JSON.parse(runs.stdout) as Array<{ runId: string; state: string; globalStep: number }>).find((x) => x.runId === runId);
+    const me = (JSON.parse(runs.stdout) as Array<{ runId: string; state: string; globalStep: number }>).find(
+      (x) => x.runId === runId,
+    );
     expect(me).toMatchObject({ state: 'finished', globalStep: 8 });
     expect(r.stderr).toMatch(/preflight: no errors/);
     const record = JSON.parse(readFileSync(join(workdir, '.awrl', 'runs', runId, 'run.json'), 'utf8'));
@@ -84,7 +108,14 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
     mkdirSync(join(workdir, '.awrl', 'runs'), { recursive: true });
     const before = snapshot(join(workdir, '.awrl'));
     const missing = join(workdir, 'models', 'missing-model');
-    const r = await cli(['--launch', ...target(), '--config', config, `actor.path=${missing}`, '++trial_name=cli-nomodel']);
+    const r = await cli([
+      '--launch',
+      ...target(),
+      '--config',
+      config,
+      `actor.path=${missing}`,
+      '++trial_name=cli-nomodel',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/^ERROR model +actor\.path .* does not exist/m);
     expect(r.stdout).toContain(`actor.path ${missing} does not exist`);
@@ -95,7 +126,17 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
 
   it('--skip-preflight launches despite the error, and run.json records it', async () => {
     const missing = join(workdir, 'models', 'missing-model');
-    const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant'), '--config', config, `actor.path=${missing}`, 'total_train_epochs=1', '++trial_name=cli-skip', '--skip-preflight', '--follow']);
+    const r = await cli([
+      '--launch',
+      ...target('AWRL_SIM_SPEED=instant'),
+      '--config',
+      config,
+      `actor.path=${missing}`,
+      'total_train_epochs=1',
+      '++trial_name=cli-skip',
+      '--skip-preflight',
+      '--follow',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('ERROR model');
     expect(r.stdout).toMatch(/--skip-preflight given: launching despite 1 error/);
@@ -105,7 +146,16 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
   });
 
   it('a failed run exits 1; --resume relaunches it in the same run dir, it resumes and finishes', async () => {
-    const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant AWRL_SIM_FAULT=oom@3'), '--config', config, 'total_train_epochs=1', 'recover.freq_steps=1', '++trial_name=cli-fail', '--follow']);
+    const r = await cli([
+      '--launch',
+      ...target('AWRL_SIM_SPEED=instant AWRL_SIM_FAULT=oom@3'),
+      '--config',
+      config,
+      'total_train_epochs=1',
+      'recover.freq_steps=1',
+      '++trial_name=cli-fail',
+      '--follow',
+    ]);
     expect(r.code, r.stderr).toBe(1);
     const runId = /^run\s+(\S+)/m.exec(r.stdout)![1];
     expect(r.stdout).toMatch(/step 2\/8/);
@@ -115,12 +165,16 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
 
     const again = await cli(['--launch', '--resume', runId, ...target('AWRL_SIM_SPEED=instant'), '--follow', '--json']);
     expect(again.code, again.stderr).toBe(0);
-    const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = again.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     // The first attempt's crash (followed from the log's start) becomes one alert line, as JSON.
     const alerts = lines.filter((e) => e.type === 'alert');
     expect(alerts.filter((a) => a.severity === 'error' && /^oom/.test(a.title))).toHaveLength(1);
     expect(new Set(alerts.map((a) => a.id)).size).toBe(alerts.length);
-    for (const a of alerts) expect(a).toMatchObject({ id: expect.any(String), title: expect.any(String), advice: expect.any(String) });
+    for (const a of alerts)
+      expect(a).toMatchObject({ id: expect.any(String), title: expect.any(String), advice: expect.any(String) });
     const events = lines.filter((e) => e.type !== 'alert');
     // The log is followed from its start: the first attempt's steps, then the resume, then the rest.
     const resume = events.find((e) => e.type === 'resume');
@@ -134,14 +188,28 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
   });
 
   it('stop ends a followed run (the follower exits 3), a second launch is refused while it runs', async () => {
-    const follower = start(['--launch', ...target('AWRL_SIM_SPEED=150'), '--config', config, '++trial_name=cli-stop', '--follow']);
+    const follower = start([
+      '--launch',
+      ...target('AWRL_SIM_SPEED=150'),
+      '--config',
+      config,
+      '++trial_name=cli-stop',
+      '--follow',
+    ]);
     running.push(follower);
     await waitFor(() => /step 1\//.test(follower.stdout), { timeoutMs: 60_000, what: 'the first step line' });
     const runId = /^run\s+(\S+)/m.exec(follower.stdout)![1];
     const pid = Number(/^pid\s+(\d+)/m.exec(follower.stdout)![1]);
 
     // --skip-preflight: this is about the refusal of a twin, not about the busy GPUs pre-flight would report.
-    const second = await cli(['--launch', ...target(), '--config', config, '++trial_name=cli-stop', '--skip-preflight']);
+    const second = await cli([
+      '--launch',
+      ...target(),
+      '--config',
+      config,
+      '++trial_name=cli-stop',
+      '--skip-preflight',
+    ]);
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(runId);
 
@@ -155,7 +223,13 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
   });
 
   it('stop lists what is left: stops the processes tagged with the run (--yes), leaves an untagged GPU holder alone', async () => {
-    const launched = await cli(['--launch', ...target('AWRL_SIM_SPEED=150'), '--config', config, '++trial_name=cli-leftover']);
+    const launched = await cli([
+      '--launch',
+      ...target('AWRL_SIM_SPEED=150'),
+      '--config',
+      config,
+      '++trial_name=cli-leftover',
+    ]);
     expect(launched.code, launched.stderr).toBe(0);
     const runId = /^run\s+(\S+)/m.exec(launched.stdout)![1];
     const pid = Number(/^pid\s+(\d+)/m.exec(launched.stdout)![1]);
@@ -169,7 +243,10 @@ describe('launch, runs, stop and resume from the command line over ssh', () => {
     await waitFor(() => pidAlive(worker.pid!) && pidAlive(holder.pid!), { what: 'the two processes' });
     const smiDir = join(workdir, 'fake-smi');
     mkdirSync(smiDir, { recursive: true });
-    writeFileSync(join(smiDir, 'gpus.csv'), '0, GPU-00000000-1111-2222-3333-444444444444, NVIDIA H100 80GB HBM3, 30000, 81559\n');
+    writeFileSync(
+      join(smiDir, 'gpus.csv'),
+      '0, GPU-00000000-1111-2222-3333-444444444444, NVIDIA H100 80GB HBM3, 30000, 81559\n',
+    );
     writeFileSync(join(smiDir, 'apps.csv'), `${holder.pid}, GPU-00000000-1111-2222-3333-444444444444, 29990, sleep\n`);
     const stopTarget = [...target(), '--setup', `export PATH='${FAKE_SMI}':"$PATH" AWRL_FAKE_SMI_DIR='${smiDir}'`];
 

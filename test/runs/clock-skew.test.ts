@@ -25,7 +25,14 @@ describe('a client clock two hours ahead of the head', () => {
     sshd = await startSshd();
     t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile });
     workdir = mkdtempSync(join(tmpdir(), 'awrl-skew-'));
-    target = { name: sshd.alias, host: sshd.alias, workdir, python: '/usr/bin/python3', backend: 'direct', slurm: { extraArgs: [] } };
+    target = {
+      name: sshd.alias,
+      host: sshd.alias,
+      workdir,
+      python: '/usr/bin/python3',
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    };
   });
   afterAll(async () => {
     await t?.close();

@@ -43,18 +43,40 @@ describe('a silently dead path', () => {
     const cfg = proxiedConfig(sshd, proxy, 'deadpath');
     // Keepalive notices the dead path after ~3 s; the state poll answers every 300 ms.
     t = await openTransport(cfg.alias, {
-      sshConfigFile: cfg.file, keepaliveIntervalMs: 1000, keepaliveCountMax: 3, connectTimeoutMs: 1500,
-      reconnect: { baseMs: 200, capMs: 800 }, heartbeatIntervalMs: 250, heartbeatTimeoutMs: 1500, followPollMs: 30,
+      sshConfigFile: cfg.file,
+      keepaliveIntervalMs: 1000,
+      keepaliveCountMax: 3,
+      connectTimeoutMs: 1500,
+      reconnect: { baseMs: 200, capMs: 800 },
+      heartbeatIntervalMs: 250,
+      heartbeatTimeoutMs: 1500,
+      followPollMs: 30,
     });
     const runId = 'deadpath-20261201-000000-0001';
     const runDir = join(workdir, '.awrl', 'runs', runId);
     mkdirSync(runDir, { recursive: true });
-    const job = spawn('sleep', ['600'], { env: { ...process.env, AWRL_RUN_ID: runId }, stdio: 'ignore', detached: true });
+    const job = spawn('sleep', ['600'], {
+      env: { ...process.env, AWRL_RUN_ID: runId },
+      stdio: 'ignore',
+      detached: true,
+    });
     pids.push(job.pid!);
     const record: RunRecord = {
-      version: 1, runId, experiment: 'e', trial: 't', target: cfg.alias, workdir, runDir, backend: 'direct', argv: ['python3'],
-      secretNames: [], createdAt: '2026-12-01T00:00:00.000Z', attempts: [{ n: 1, reason: 'launch', startedAt: '2026-12-01T00:00:00.000Z', pid: job.pid! }],
-      chainJobIds: [], autoResume: 0, nodes: 1,
+      version: 1,
+      runId,
+      experiment: 'e',
+      trial: 't',
+      target: cfg.alias,
+      workdir,
+      runDir,
+      backend: 'direct',
+      argv: ['python3'],
+      secretNames: [],
+      createdAt: '2026-12-01T00:00:00.000Z',
+      attempts: [{ n: 1, reason: 'launch', startedAt: '2026-12-01T00:00:00.000Z', pid: job.pid! }],
+      chainJobIds: [],
+      autoResume: 0,
+      nodes: 1,
     };
     writeFileSync(join(runDir, 'run.json'), serializeRunRecord(record));
     writeFileSync(join(runDir, 'job.pid'), `${job.pid}\n`);
@@ -62,22 +84,35 @@ describe('a silently dead path', () => {
     // The log without its end record: a run still going.
     const body = LOG.subarray(0, LOG.lastIndexOf('\n', LOG.lastIndexOf('Training completes')) + 1);
     writeFileSync(logPath, body);
-    const target = { name: cfg.alias, host: cfg.alias, workdir, backend: 'direct', slurm: { extraArgs: [] } } as unknown as Target;
+    const target = {
+      name: cfg.alias,
+      host: cfg.alias,
+      workdir,
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    } as unknown as Target;
     const outs: WatchOutput[] = [];
     watch = new RunWatch({ transport: t, target, runId, logPath, whenEnded: 'pause', statePollMs: 300 });
     watch.on((o) => outs.push(o));
     watch.start();
     const w = watch;
-    await waitFor(() => outs.some((o) => o.type === 'state' && o.summary.state === 'running') && w.offset === body.length, {
-      timeoutMs: 30_000, what: 'the log read and the run seen running',
-    });
+    await waitFor(
+      () => outs.some((o) => o.type === 'state' && o.summary.state === 'running') && w.offset === body.length,
+      {
+        timeoutMs: 30_000,
+        what: 'the log read and the run seen running',
+      },
+    );
     await waitFor(() => w.alerts.logNow(Date.now()) !== null, { timeoutMs: 30_000, what: 'the log clock to run' });
     // A poll answered just now: the last answer is fresh when the path dies.
     await waitFor(() => Date.now() - (t!.lastHeardAt ?? 0) < 100, { timeoutMs: 10_000, what: 'a fresh answer' });
     const heldAt = Date.now();
     const clockAtHold = w.alerts.logNow(heldAt)!;
     await proxy.hold();
-    await waitFor(() => outs.some((o) => o.type === 'connection' && o.state === 'lost'), { timeoutMs: 30_000, what: 'keepalive to give up' });
+    await waitFor(() => outs.some((o) => o.type === 'connection' && o.state === 'lost'), {
+      timeoutMs: 30_000,
+      what: 'keepalive to give up',
+    });
     const lostAt = Date.now();
     // Keepalive took seconds: the assertion below would be void if it had not.
     expect(lostAt - heldAt).toBeGreaterThan(2500);
@@ -87,6 +122,9 @@ describe('a silently dead path', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(w.alerts.logNow(Date.now())).toBe(clockAtLoss);
     await proxy.pass();
-    await waitFor(() => outs.some((o) => o.type === 'connection' && o.state === 'restored'), { timeoutMs: 30_000, what: 'the reconnect' });
+    await waitFor(() => outs.some((o) => o.type === 'connection' && o.state === 'restored'), {
+      timeoutMs: 30_000,
+      what: 'the reconnect',
+    });
   }, 90_000);
 });

@@ -7,7 +7,15 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
-import { launchRun, listRuns, stopRun, followRun, RunError, type LaunchPlan, type Target } from '../../src/runs/index.js';
+import {
+  launchRun,
+  listRuns,
+  stopRun,
+  followRun,
+  RunError,
+  type LaunchPlan,
+  type Target,
+} from '../../src/runs/index.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import { startSshd, descendants, type SshdHandle } from '../harness/sshd.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
@@ -21,7 +29,8 @@ function taggedPids(runId: string): number[] {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (readFileSync(`/proc/${name}/environ`).toString('latin1').split('\0').includes(`AWRL_RUN_ID=${runId}`)) out.push(Number(name));
+      if (readFileSync(`/proc/${name}/environ`).toString('latin1').split('\0').includes(`AWRL_RUN_ID=${runId}`))
+        out.push(Number(name));
     } catch {
       /* gone or not ours to read */
     }
@@ -58,11 +67,22 @@ describe('direct run over ssh', () => {
 
   beforeAll(async () => {
     sshd = await startSshd();
-    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 30, reconnect: { baseMs: 100, capMs: 500 } });
+    t = await openTransport(sshd.alias, {
+      sshConfigFile: sshd.sshConfigFile,
+      followPollMs: 30,
+      reconnect: { baseMs: 100, capMs: 500 },
+    });
     workdir = mkdtempSync(join(tmpdir(), 'awrl-runs-direct-'));
     mkdirSync(join(workdir, 'webgym'));
     copyFileSync(FAKE_TRAINER, join(workdir, 'webgym', 'train.py'));
-    target = { name: sshd.alias, host: sshd.alias, workdir, python: '/usr/bin/python3', backend: 'direct', slurm: { extraArgs: [] } };
+    target = {
+      name: sshd.alias,
+      host: sshd.alias,
+      workdir,
+      python: '/usr/bin/python3',
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    };
     // Every process command line seen while the run lives: the secret must be in none of them.
     sampler = setInterval(() => allCmdlines().forEach((c) => cmdlines.add(c)), 25);
   });
@@ -79,8 +99,14 @@ describe('direct run over ssh', () => {
     experiment: 'exp-a',
     trial: 'trial-1',
     trainerArgv: (cfg) => [
-      '/usr/bin/python3', 'webgym/train.py', '--config', cfg,
-      `++fake.steps=${steps}`, '++fake.delay=0.15', `++fake.evidence=${workdir}/evidence.json`, `++weird=${WEIRD}`,
+      '/usr/bin/python3',
+      'webgym/train.py',
+      '--config',
+      cfg,
+      `++fake.steps=${steps}`,
+      '++fake.delay=0.15',
+      `++fake.evidence=${workdir}/evidence.json`,
+      `++weird=${WEIRD}`,
     ],
     secretNames: ['AWRL_SENTINEL'],
     nodes: 1,
@@ -100,10 +126,14 @@ describe('direct run over ssh', () => {
     expect(readFileSync(join(res.runDir, 'config.yaml'), 'utf8')).toBe('experiment_name: exp-a\ntrial_name: trial-1\n');
 
     // The trainer got the override byte for byte, the secret in its environment, and the run tag.
-    const evidence = await waitFor(() => existsSync(join(workdir, 'evidence.json')) && JSON.parse(readFileSync(join(workdir, 'evidence.json'), 'utf8')), {
-      timeoutMs: 30_000,
-      what: 'the trainer to write its evidence',
-    });
+    const evidence = await waitFor(
+      () =>
+        existsSync(join(workdir, 'evidence.json')) && JSON.parse(readFileSync(join(workdir, 'evidence.json'), 'utf8')),
+      {
+        timeoutMs: 30_000,
+        what: 'the trainer to write its evidence',
+      },
+    );
     expect(evidence.argv).toEqual(res.record.argv.slice(1));
     expect(evidence.argv).toContain(`++weird=${WEIRD}`);
     expect(evidence.sentinel_sha256).toBe(createHash('sha256').update(SENTINEL).digest('hex'));
@@ -131,7 +161,9 @@ describe('direct run over ssh', () => {
 
     // Following the log yields step events, in order, each once.
     const steps: number[] = [];
-    const f = followRun(t, res.logPath, { onEvent: (e: TrainerEvent) => e.type === 'step' && steps.push(e.globalStep) });
+    const f = followRun(t, res.logPath, {
+      onEvent: (e: TrainerEvent) => e.type === 'step' && steps.push(e.globalStep),
+    });
     await waitFor(() => steps.length >= 3, { timeoutMs: 60_000, what: 'three steps' });
     f.close();
     expect(steps).toEqual(steps.map((_, i) => steps[0] + i));
@@ -139,7 +171,10 @@ describe('direct run over ssh', () => {
     const report = await stopRun(t, target, res.record.runId, { graceSeconds: 5 });
     expect(report.terminated).toEqual([pid]);
     expect(report.left).toEqual([]);
-    await waitFor(() => !pidAlive(pid) && taggedPids(res.record.runId).length === 0, { timeoutMs: 10_000, what: 'no process of the run left' });
+    await waitFor(() => !pidAlive(pid) && taggedPids(res.record.runId).length === 0, {
+      timeoutMs: 10_000,
+      what: 'no process of the run left',
+    });
     const after = (await listRuns(t, target)).find((r) => r.runId === res.record.runId);
     expect(after?.state).toBe('stopped');
 
@@ -147,7 +182,10 @@ describe('direct run over ssh', () => {
     allCmdlines().forEach((c) => cmdlines.add(c));
     expect(cmdlines.size).toBeGreaterThan(10);
     expect([...cmdlines].filter((c) => c.includes(SENTINEL))).toEqual([]);
-    for (const file of [...filesUnder(res.runDir), ...filesUnder(sshd.dir).filter((p) => statSync(p).size < 10_000_000)]) {
+    for (const file of [
+      ...filesUnder(res.runDir),
+      ...filesUnder(sshd.dir).filter((p) => statSync(p).size < 10_000_000),
+    ]) {
       expect(readFileSync(file).includes(SENTINEL), file).toBe(false);
     }
   }, 300_000);

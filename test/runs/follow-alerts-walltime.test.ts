@@ -9,9 +9,10 @@ import { iso, RunBuilder } from '../health/synth.js';
 const WALL = 1e12;
 const ID = 'health/slurm/walltime';
 
-describe('the watch\'s rules: the Slurm job end', () => {
+describe("the watch's rules: the Slurm job end", () => {
   // ~11.6-min steps; a checkpoint saved during step 4; recover.freq_secs = 3600.
-  const run = () => new RunBuilder().steps(3, { rolloutS: 600 }).addStep({ rolloutS: 600, saveS: 3 }).steps(2, { rolloutS: 600 });
+  const run = () =>
+    new RunBuilder().steps(3, { rolloutS: 600 }).addStep({ rolloutS: 600, saveS: 3 }).steps(2, { rolloutS: 600 });
 
   it('fires when the end comes before the next checkpoint plus a step, and clears when scontrol moves it later', () => {
     const b = run();
@@ -21,7 +22,9 @@ describe('the watch\'s rules: the Slurm job end', () => {
     const due = Date.parse(`${b.events.find((e) => e.type === 'save')!.time}Z`) + 3600_000;
     const told = fa.setSlurmEndTime(iso(due - 60_000), WALL + 1000);
     expect(ids(told.fired)).toEqual([ID]);
-    expect(told.fired[0].detail).toMatch(/the next recover checkpoint is due in ~\d+ min( \d+ s)? plus a step of ~\d+ min( \d+ s)?: the steps after step \d+ would be lost$/);
+    expect(told.fired[0].detail).toMatch(
+      /the next recover checkpoint is due in ~\d+ min( \d+ s)? plus a step of ~\d+ min( \d+ s)?: the steps after step \d+ would be lost$/,
+    );
     expect(told.cleared).toEqual([]);
     // The same end again: nothing new.
     expect(fa.setSlurmEndTime(iso(due - 60_000), WALL + 2000)).toEqual({ fired: [], cleared: [] });

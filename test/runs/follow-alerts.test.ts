@@ -15,7 +15,8 @@ describe('the alerts RunWatch tells', () => {
   it('reports what run-a shows as it fires: nan grad norm at steps 4 and 10, the 2 h hang before the NCCL crash (one alert), the crash', () => {
     const fa = new WatchRules({ maxHeadOffpolicyness: 4 });
     const seen: Array<[string, string]> = [];
-    for (const e of events) for (const a of fa.push(e, WALL).fired) seen.push([e.type === 'step' ? `step ${e.globalStep}` : e.type, a.id]);
+    for (const e of events)
+      for (const a of fa.push(e, WALL).fired) seen.push([e.type === 'step' ? `step ${e.globalStep}` : e.type, a.id]);
     expect(seen).toEqual([
       ['step 4', 'grad-norm-nonfinite'],
       ['step 4', 'update-unsuccessful'],
@@ -32,7 +33,13 @@ describe('the alerts RunWatch tells', () => {
 
   it('each error gets its own alert', () => {
     const fa = new WatchRules();
-    const err = (message: string): TrainerEvent => ({ type: 'error', message, detail: '', kind: 'other', time: '2026-05-01T10:00:00.000' });
+    const err = (message: string): TrainerEvent => ({
+      type: 'error',
+      message,
+      detail: '',
+      kind: 'other',
+      time: '2026-05-01T10:00:00.000',
+    });
     const ids = [...fa.push(err('first'), WALL).fired, ...fa.push(err('second'), WALL).fired].map((a) => a.id);
     expect(ids).toEqual(['error:0', 'error:1']);
   });
@@ -48,7 +55,11 @@ describe('the alerts RunWatch tells', () => {
     expect(stall).toHaveLength(1);
     expect(stall[0].detail + stall[0].title).toMatch(/3 h/);
     expect(fa.tick(arrived + 4 * 3600_000)).toEqual({ fired: [], cleared: [] });
-    expect(JSON.parse(alertJsonLine(stall[0]))).toMatchObject({ type: 'alert', id: stall[0].id, severity: stall[0].severity });
+    expect(JSON.parse(alertJsonLine(stall[0]))).toMatchObject({
+      type: 'alert',
+      id: stall[0].id,
+      severity: stall[0].severity,
+    });
     expect(alertLine(stall[0])).toMatch(/^alert: \[(warning|error)\] /);
   });
 
@@ -75,7 +86,12 @@ describe('the alerts RunWatch tells', () => {
     expect(seen).toContainEqual(['cleared', 'step 5', 'grad-norm-nonfinite']);
     expect(fa.tick(WALL).cleared).toEqual([]);
     const a = { id: 'x', severity: 'warning' as const, title: 'reward at 0', detail: '', advice: '' };
-    expect(JSON.parse(alertClearedJsonLine(a))).toEqual({ type: 'alert-cleared', id: 'x', severity: 'warning', title: 'reward at 0' });
+    expect(JSON.parse(alertClearedJsonLine(a))).toEqual({
+      type: 'alert-cleared',
+      id: 'x',
+      severity: 'warning',
+      title: 'reward at 0',
+    });
     expect(alertClearedLine(a)).toBe('alert cleared: reward at 0');
   });
 

@@ -16,7 +16,14 @@ describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
   let env: SimOverSshd;
   const target = (setup = '') => env.target(setup);
   const launch = async (speed: string, trial: string) => {
-    const l = start(['--launch', ...target(`AWRL_SIM_SPEED=${speed}`), '--config', env.config, 'total_train_epochs=1', `++trial_name=${trial}`]);
+    const l = start([
+      '--launch',
+      ...target(`AWRL_SIM_SPEED=${speed}`),
+      '--config',
+      env.config,
+      'total_train_epochs=1',
+      `++trial_name=${trial}`,
+    ]);
     expect(await l.done, (l.stdout + l.stderr).slice(-600)).toBe(0);
     return { runId: runIdOf(l.stdout), pid: Number(/^pid\s+(\d+)/m.exec(l.stdout)?.[1]) };
   };
@@ -34,8 +41,13 @@ describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
     const { runId } = await launch('600 AWRL_SIM_FAULT=nan-grad@3', 'follow-json');
     const f = start(['follow', runId, ...target(), '--json']);
     expect(await f.done, f.stderr).toBe(0);
-    const events = f.stdout.split('\n').filter((l) => l && !/^\{"type":"(alert|alert-cleared|run|state|connection)"/.test(l));
-    const steps = events.map((l) => JSON.parse(l)).filter((e) => e.type === 'step').map((e) => e.globalStep);
+    const events = f.stdout
+      .split('\n')
+      .filter((l) => l && !/^\{"type":"(alert|alert-cleared|run|state|connection)"/.test(l));
+    const steps = events
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === 'step')
+      .map((e) => e.globalStep);
     expect(steps).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(events.find((l) => l.includes('"globalStep":3,'))).toContain('"ppo_actor/update/grad_norm":"nan"');
     const log = join(env.workdir, '.awrl', 'runs', runId, 'stdout.log');
@@ -43,7 +55,10 @@ describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
     expect(events).toEqual(parsed.stdout.trimEnd().split('\n'));
     expect(f.stderr).toMatch(/^state\s+finished/m);
     // A script learns the run and its fate on stdout: the first line and the last line.
-    const lines = f.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = f.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toEqual({ type: 'run', runId, target: expect.any(String) });
     expect(lines[lines.length - 1]).toMatchObject({ type: 'state', runId, state: 'finished', exit: 0 });
   });
@@ -51,7 +66,10 @@ describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
   it('without --json: progress lines; Ctrl-C leaves the run going and says how to follow it again', async () => {
     const { runId, pid } = await launch('150', 'follow-ctrlc');
     const f = start(['follow', runId, ...target()]);
-    await waitFor(() => /step\s+\d+\/8/.test(f.stdout) || /^state\s+running/m.test(f.stdout), { timeoutMs: 60_000, what: 'the follower to print the run' });
+    await waitFor(() => /step\s+\d+\/8/.test(f.stdout) || /^state\s+running/m.test(f.stdout), {
+      timeoutMs: 60_000,
+      what: 'the follower to print the run',
+    });
     f.child.kill('SIGINT');
     expect(await f.done).toBe(130);
     expect(f.stderr).toContain(`stopped following ${runId}; the run goes on`);

@@ -26,10 +26,26 @@ describe('followToEnd across a replaced log', () => {
     mkdirSync(runDir, { recursive: true });
     // The job: a process tagged with the run id, as the job wrapper's would be (a run.json without
     // its attempt would be a launch that never finished: abandoned, #17).
-    const job = spawn('sleep', ['600'], { env: { ...process.env, AWRL_RUN_ID: runId }, stdio: 'ignore', detached: true });
+    const job = spawn('sleep', ['600'], {
+      env: { ...process.env, AWRL_RUN_ID: runId },
+      stdio: 'ignore',
+      detached: true,
+    });
     const record: RunRecord = {
-      version: 1, runId, experiment: 'e', trial: 't', target: 'local', workdir, runDir, backend: 'direct', argv: ['python3'],
-      secretNames: [], createdAt: '2026-11-29T12:00:00.000Z', chainJobIds: [], autoResume: 0, nodes: 1,
+      version: 1,
+      runId,
+      experiment: 'e',
+      trial: 't',
+      target: 'local',
+      workdir,
+      runDir,
+      backend: 'direct',
+      argv: ['python3'],
+      secretNames: [],
+      createdAt: '2026-11-29T12:00:00.000Z',
+      chainJobIds: [],
+      autoResume: 0,
+      nodes: 1,
       attempts: [{ n: 1, reason: 'launch', startedAt: '2026-11-29T12:00:00.000Z', pid: job.pid! }],
     };
     writeFileSync(join(runDir, 'run.json'), serializeRunRecord(record));
@@ -37,7 +53,13 @@ describe('followToEnd across a replaced log', () => {
     const half = LOG.indexOf('\n', LOG.length >> 1) + 1;
     const logPath = join(runDir, 'stdout.log');
     writeFileSync(logPath, LOG.subarray(0, half));
-    const target: Target = { name: 'local', host: 'local', workdir, backend: 'direct', slurm: { extraArgs: [] } } as Target;
+    const target: Target = {
+      name: 'local',
+      host: 'local',
+      workdir,
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    } as Target;
     const t = await openTransport('local', { followPollMs: 20 });
     const seen: string[] = [];
     try {
@@ -47,7 +69,9 @@ describe('followToEnd across a replaced log', () => {
         onReset: (reason) => seen.push(`reset ${reason}`),
       });
       const firstHalf = parseLogBytes(LOG.subarray(0, half)).filter((e) => e.type === 'step').length;
-      await waitFor(() => seen.filter((l) => l.includes('"type":"step"')).length === firstHalf, { what: 'the first half' });
+      await waitFor(() => seen.filter((l) => l.includes('"type":"step"')).length === firstHalf, {
+        what: 'the first half',
+      });
       // Rotated away; the new file is the whole log.
       renameSync(logPath, `${logPath}.1`);
       writeFileSync(logPath, LOG);

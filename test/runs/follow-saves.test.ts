@@ -24,7 +24,10 @@ describe('followRun with onSave', () => {
 
   async function follow(path: string, withSaves: boolean): Promise<HealthEvent[]> {
     const out: HealthEvent[] = [];
-    const f = followRun(transport, path, { onEvent: (e) => out.push(e), ...(withSaves ? { onSave: (s) => out.push(s) } : {}) });
+    const f = followRun(transport, path, {
+      onEvent: (e) => out.push(e),
+      ...(withSaves ? { onSave: (s) => out.push(s) } : {}),
+    });
     expect(await f.finish()).toBe(true);
     return out;
   }
@@ -36,10 +39,17 @@ describe('followRun with onSave', () => {
     const whole = [...reader.push(LOG).events, ...reader.end().events].map(brief);
     const got = await follow(path, true);
     expect(got.map(brief)).toEqual(whole);
-    expect(got.filter((e) => e.type === 'save').map((e) => [e.time, (e as { step?: number }).step])).toEqual([['2026-05-25T13:02:18.087', 4], ['2026-05-25T16:18:39.120', 9]]);
+    expect(got.filter((e) => e.type === 'save').map((e) => [e.time, (e as { step?: number }).step])).toEqual([
+      ['2026-05-25T13:02:18.087', 4],
+      ['2026-05-25T16:18:39.120', 9],
+    ]);
     const steps = got.map(brief).filter((b) => b.startsWith('step@') || b.startsWith('save@'));
     const save = steps.indexOf('save@2026-05-25T13:02:18.087');
-    expect(steps.slice(save - 1, save + 2)).toEqual(['step@2026-05-25T12:51:22.519', 'save@2026-05-25T13:02:18.087', 'step@2026-05-25T13:02:20.716']);
+    expect(steps.slice(save - 1, save + 2)).toEqual([
+      'step@2026-05-25T12:51:22.519',
+      'save@2026-05-25T13:02:18.087',
+      'step@2026-05-25T13:02:20.716',
+    ]);
     expect(got.filter((e) => e.type !== 'save')).toEqual(await follow(path, false));
   });
 

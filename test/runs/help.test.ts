@@ -4,9 +4,24 @@ import { HELP } from '../../src/cli/help.js';
 
 describe('--help', () => {
   it.each([
-    '--skip-preflight', '--auto-resume N', '--reconnect-timeout S', '--accept-new-host-key', '--grace S', '--yes',
-    '-F FILE', '--workdir DIR', '--python CMD', '--setup LINE', '--backend direct|slurm', '--partition P', '--nodes N',
-    '--gpus-per-node N', '--time LIMIT', '--account A', '--sbatch-arg ARG', '--forward-env NAME',
+    '--skip-preflight',
+    '--auto-resume N',
+    '--reconnect-timeout S',
+    '--accept-new-host-key',
+    '--grace S',
+    '--yes',
+    '-F FILE',
+    '--workdir DIR',
+    '--python CMD',
+    '--setup LINE',
+    '--backend direct|slurm',
+    '--partition P',
+    '--nodes N',
+    '--gpus-per-node N',
+    '--time LIMIT',
+    '--account A',
+    '--sbatch-arg ARG',
+    '--forward-env NAME',
   ])('lists %s', (flag) => {
     expect(HELP).toContain(flag);
   });

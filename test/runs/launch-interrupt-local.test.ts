@@ -12,7 +12,7 @@ import { waitFor, pidAlive } from '../harness/wait.js';
 
 const BIN = join(ROOT, 'bin', 'awrl-tui.js');
 
-describe('Ctrl-C to the launcher\'s process group while the local start script runs', () => {
+describe("Ctrl-C to the launcher's process group while the local start script runs", () => {
   const workdir = mkdtempSync(join(tmpdir(), 'awrl-interrupt-local-'));
   const groups: number[] = [];
 

@@ -37,21 +37,37 @@ describe('interrupting a Slurm launch', () => {
   });
 
   const target = () => [
-    '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir, '--backend', 'slurm',
-    '--setup', `${slurm.setupLine}; export AWRL_SIM_SPEED=300`, '--partition', slurm.partition,
-    '--gpus-per-node', '0', '--cpus-per-task', '1',
+    '--target',
+    sshd.alias,
+    '-F',
+    sshd.sshConfigFile,
+    '--workdir',
+    workdir,
+    '--backend',
+    'slurm',
+    '--setup',
+    `${slurm.setupLine}; export AWRL_SIM_SPEED=300`,
+    '--partition',
+    slurm.partition,
+    '--gpus-per-node',
+    '0',
+    '--cpus-per-task',
+    '1',
   ];
   const runsDir = () => join(workdir, '.awrl', 'runs');
-  const dirsOf = (trial: string) => (existsSync(runsDir()) ? readdirSync(runsDir()).filter((d) => d.startsWith(`${trial}-`)) : []);
+  const dirsOf = (trial: string) =>
+    existsSync(runsDir()) ? readdirSync(runsDir()).filter((d) => d.startsWith(`${trial}-`)) : [];
   const submitScripts = (trial: string) =>
-    readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-      try {
-        const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-        return argv.includes('awrl-submit') && argv.some((a) => a.startsWith(`${trial}-`)) && pidAlive(Number(d));
-      } catch {
-        return false;
-      }
-    });
+    readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+          return argv.includes('awrl-submit') && argv.some((a) => a.startsWith(`${trial}-`)) && pidAlive(Number(d));
+        } catch {
+          return false;
+        }
+      });
 
   for (const step of ['starting', 'started']) {
     it(`SIGKILL of the launcher at ${step}: the run is whole and submitted`, async () => {
@@ -59,10 +75,14 @@ describe('interrupting a Slurm launch', () => {
       const hold = join(workdir, `hold-${trial}`);
       writeFileSync(hold, '');
       const p = startCli(['--launch', ...target(), '--config', config, `++trial_name=${trial}`, '--skip-preflight'], {
-        CPU_CLUSTER_TOKEN: 'tok', AWRL_TEST_LAUNCH_HOLD: `${step}:${hold}`,
+        CPU_CLUSTER_TOKEN: 'tok',
+        AWRL_TEST_LAUNCH_HOLD: `${step}:${hold}`,
       });
       procs.push(p);
-      await waitFor(() => existsSync(`${hold}.reached`) || p.child.exitCode !== null, { timeoutMs: 120_000, what: `the submit script at ${step}` });
+      await waitFor(() => existsSync(`${hold}.reached`) || p.child.exitCode !== null, {
+        timeoutMs: 120_000,
+        what: `the submit script at ${step}`,
+      });
       expect(p.child.exitCode, p.stderr).toBeNull();
       p.child.kill('SIGKILL');
       await p.done;
@@ -74,15 +94,23 @@ describe('interrupting a Slurm launch', () => {
       expect(record.attempts[0].jobId).toMatch(/^\d+$/);
       expect(existsSync(join(runsDir(), dir, 'launch.pid'))).toBe(false);
       expect(existsSync(join(runsDir(), dir, 'slurm-submitting'))).toBe(false);
-      const q = execFileSync('squeue', ['-h', '-j', record.attempts[0].jobId, '-o', '%T'], { env: slurm.env, encoding: 'utf8' }).trim();
+      const q = execFileSync('squeue', ['-h', '-j', record.attempts[0].jobId, '-o', '%T'], {
+        env: slurm.env,
+        encoding: 'utf8',
+      }).trim();
       expect(['PENDING', 'RUNNING', 'CONFIGURING']).toContain(q);
       const stop = startCli(['stop', dir, ...target()], {});
       procs.push(stop);
       // The job is cancelled; its node cannot be swept from the head here (no ssh to it): not an
       // all-clear, so exit 1 (#16), and the job is gone from the queue.
       expect(await stop.done, stop.stderr).toBe(1);
-      expect(stop.stderr + stop.stdout, `${stop.stdout}\n${stop.stderr}`).toMatch(/could not check \S+ for leftover processes|GPU memory NOT CHECKED/);
-      const after = execFileSync('squeue', ['-h', '-j', record.attempts[0].jobId, '-o', '%T'], { env: slurm.env, encoding: 'utf8' });
+      expect(stop.stderr + stop.stdout, `${stop.stdout}\n${stop.stderr}`).toMatch(
+        /could not check \S+ for leftover processes|GPU memory NOT CHECKED/,
+      );
+      const after = execFileSync('squeue', ['-h', '-j', record.attempts[0].jobId, '-o', '%T'], {
+        env: slurm.env,
+        encoding: 'utf8',
+      });
       expect(after.trim()).not.toMatch(/PENDING|RUNNING|CONFIGURING/);
     }, 240_000);
   }

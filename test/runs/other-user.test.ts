@@ -27,7 +27,16 @@ describe('a run seen by another Unix user', () => {
     chmodSync(sim.workdir, 0o755);
     const cfg = join(sim.sshd.dir, 'ssh_config_other');
     writeFileSync(cfg, readFileSync(sim.sshd.sshConfigFile, 'utf8').replace(/^(\s*User) .*$/m, `$1 ${USER}`));
-    asOther = ['--target', sim.sshd.alias, '-F', cfg, '--workdir', sim.workdir, '--setup', `export PATH=${sim.workdir}/bin:$PATH`];
+    asOther = [
+      '--target',
+      sim.sshd.alias,
+      '-F',
+      cfg,
+      '--workdir',
+      sim.workdir,
+      '--setup',
+      `export PATH=${sim.workdir}/bin:$PATH`,
+    ];
   }, 60_000);
   afterAll(async () => {
     for (const p of procs) if (p.child.pid && pidAlive(p.child.pid)) p.child.kill('SIGKILL');
@@ -40,7 +49,18 @@ describe('a run seen by another Unix user', () => {
   });
 
   it('runs says unknown (and why) while it runs; follow goes on to its end', async () => {
-    const launch = startCli(['--launch', ...sim.target('AWRL_SIM_SPEED=100'), '--config', sim.config, 'total_train_epochs=1', '++trial_name=other-user', '--json'], { CPU_CLUSTER_TOKEN: 'token' });
+    const launch = startCli(
+      [
+        '--launch',
+        ...sim.target('AWRL_SIM_SPEED=100'),
+        '--config',
+        sim.config,
+        'total_train_epochs=1',
+        '++trial_name=other-user',
+        '--json',
+      ],
+      { CPU_CLUSTER_TOKEN: 'token' },
+    );
     procs.push(launch);
     expect(await launch.done, launch.stderr).toBe(0);
     const runId = JSON.parse(launch.stdout.trim().split('\n').pop()!).runId as string;
@@ -48,16 +68,24 @@ describe('a run seen by another Unix user', () => {
     const runs = startCli(['runs', ...asOther, '--json'], {});
     procs.push(runs);
     expect(await runs.done, runs.stderr).toBe(0);
-    const row = (JSON.parse(runs.stdout) as Array<{ runId: string; state: string; detail: string }>).find((r) => r.runId === runId)!;
+    const row = (JSON.parse(runs.stdout) as Array<{ runId: string; state: string; detail: string }>).find(
+      (r) => r.runId === runId,
+    )!;
     expect(row.state).toBe('unknown');
     expect(row.detail).toMatch(new RegExp(`alive, not readable as ${USER}`));
 
     const f = startCli(['follow', runId, ...asOther, '--json'], {});
     procs.push(f);
-    await waitFor(() => /"type":"step"/.test(f.stdout), { timeoutMs: 90_000, what: 'a step followed as the other user' });
+    await waitFor(() => /"type":"step"/.test(f.stdout), {
+      timeoutMs: 90_000,
+      what: 'a step followed as the other user',
+    });
     expect(f.stderr).toMatch(/^state\s+unknown/m);
     expect(await f.done, f.stderr).toBe(0);
-    const lines = f.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; globalStep?: number; state?: string });
+    const lines = f.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; globalStep?: number; state?: string });
     expect(lines.filter((l) => l.type === 'step').map((l) => l.globalStep)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(lines.at(-1)).toMatchObject({ type: 'state', state: 'finished', exit: 0 });
   }, 240_000);

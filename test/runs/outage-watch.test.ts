@@ -31,7 +31,16 @@ describe(`a ${OUTAGE_S} s outage while following and watching`, () => {
     sim = await startSimOverSshd('awrl-outage-');
     proxy = await startTcpProxy(sim.sshd.port);
     const p = proxiedConfig(sim.sshd, proxy, 'outage');
-    target = ['--target', p.alias, '-F', p.file, '--workdir', sim.workdir, '--setup', `export PATH=${sim.workdir}/bin:$PATH AWRL_SIM_SPEED=300`];
+    target = [
+      '--target',
+      p.alias,
+      '-F',
+      p.file,
+      '--workdir',
+      sim.workdir,
+      '--setup',
+      `export PATH=${sim.workdir}/bin:$PATH AWRL_SIM_SPEED=300`,
+    ];
   }, 60_000);
   afterAll(async () => {
     for (const f of procs) if (f.child.pid && pidAlive(f.child.pid)) f.child.kill('SIGKILL');
@@ -41,15 +50,26 @@ describe(`a ${OUTAGE_S} s outage while following and watching`, () => {
   });
 
   it('no stall alert on the outage, connection lines, every step once; the dashboard neither', async () => {
-    const launch = startCli(['--launch', ...target, '--config', sim.config, 'total_train_epochs=3', '++trial_name=outage', '--json'], { CPU_CLUSTER_TOKEN: 'token' });
+    const launch = startCli(
+      ['--launch', ...target, '--config', sim.config, 'total_train_epochs=3', '++trial_name=outage', '--json'],
+      { CPU_CLUSTER_TOKEN: 'token' },
+    );
     procs.push(launch);
     expect(await launch.done, launch.stderr).toBe(0);
     const runId = JSON.parse(launch.stdout.trim().split('\n').pop()!).runId as string;
     const f = startCli(['follow', runId, ...target, '--json'], {});
     procs.push(f);
-    const pane = await TmuxSession.start({ command: `node ${BIN} watch ${runId} ${target.map((a) => `'${a}'`).join(' ')}`, width: 160, height: 45 });
+    const pane = await TmuxSession.start({
+      command: `node ${BIN} watch ${runId} ${target.map((a) => `'${a}'`).join(' ')}`,
+      width: 160,
+      height: 45,
+    });
     panes.push(pane);
-    const steps = () => f.stdout.split('\n').filter((l) => l.startsWith('{"type":"step"')).map((l) => JSON.parse(l) as { globalStep: number; time: string });
+    const steps = () =>
+      f.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{"type":"step"'))
+        .map((l) => JSON.parse(l) as { globalStep: number; time: string });
     await waitFor(() => steps().length >= 4, { timeoutMs: 90_000, what: 'step 4 followed' });
     await pane.waitForScreen((x) => /step\s+[4-9]|step\s+\d\d/.test(x), 'the dashboard past step 3', 60_000);
 
@@ -58,12 +78,29 @@ describe(`a ${OUTAGE_S} s outage while following and watching`, () => {
     const cutAt = Date.now();
     const seen: string[] = [];
     // What the dashboard shows during the outage and after it (sampled to be looked at).
-    const sample = setInterval(() => void pane.screen().then((s) => seen.push(s), () => undefined), 1000);
+    const sample = setInterval(
+      () =>
+        void pane.screen().then(
+          (s) => seen.push(s),
+          () => undefined,
+        ),
+      1000,
+    );
     try {
-      await waitFor(() => f.stdout.includes('"type":"connection","state":"lost"'), { timeoutMs: 30_000, what: 'the connection lost line' });
-      await waitFor(() => Date.now() - cutAt >= OUTAGE_S * 1000, { timeoutMs: OUTAGE_S * 1000 + 5000, intervalMs: 200, what: 'the outage' });
+      await waitFor(() => f.stdout.includes('"type":"connection","state":"lost"'), {
+        timeoutMs: 30_000,
+        what: 'the connection lost line',
+      });
+      await waitFor(() => Date.now() - cutAt >= OUTAGE_S * 1000, {
+        timeoutMs: OUTAGE_S * 1000 + 5000,
+        intervalMs: 200,
+        what: 'the outage',
+      });
       await proxy.pass();
-      await waitFor(() => f.stdout.includes('"type":"connection","state":"restored"'), { timeoutMs: 90_000, what: 'the connection restored line' });
+      await waitFor(() => f.stdout.includes('"type":"connection","state":"restored"'), {
+        timeoutMs: 90_000,
+        what: 'the connection restored line',
+      });
       expect(await f.done, f.stderr).toBe(0);
       await pane.waitForScreen((x) => /finished/.test(x), 'the dashboard to say the run finished', 90_000);
     } finally {
@@ -72,7 +109,10 @@ describe(`a ${OUTAGE_S} s outage while following and watching`, () => {
 
     // Meaningful only if the outage outlasted the stall threshold (3 × the median step).
     const times = steps().map((s) => Date.parse(s.time));
-    const gaps = times.slice(1).map((t, i) => t - times[i]).sort((a, b) => a - b);
+    const gaps = times
+      .slice(1)
+      .map((t, i) => t - times[i])
+      .sort((a, b) => a - b);
     const median = gaps[Math.floor(gaps.length / 2)];
     expect(OUTAGE_S * 1000).toBeGreaterThan(3 * median);
 
@@ -85,7 +125,9 @@ describe(`a ${OUTAGE_S} s outage while following and watching`, () => {
     expect(f.stderr).toMatch(/connection restored to /);
     // Every step of the log once, in order (none lost in the outage, none repeated after it).
     const log = readFileSync(join(sim.workdir, '.awrl', 'runs', runId, 'stdout.log'));
-    const expected = parseLogBytes(log).filter((e) => e.type === 'step').map((e) => (e as { globalStep: number }).globalStep);
+    const expected = parseLogBytes(log)
+      .filter((e) => e.type === 'step')
+      .map((e) => (e as { globalStep: number }).globalStep);
     expect(steps().map((s) => s.globalStep)).toEqual(expected);
     expect(expected).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
 

@@ -9,7 +9,11 @@ import type { Target } from '../../src/runs/targets.js';
 const FILE = new URL('../../configs/webgym_8x8h100_grpo_inst_nokl.yaml', import.meta.url).pathname;
 const TEXT = readFileSync(FILE, 'utf8');
 const slurm: Target = {
-  name: 'c', host: 'c', workdir: '/w', python: 'python3', backend: 'slurm',
+  name: 'c',
+  host: 'c',
+  workdir: '/w',
+  python: 'python3',
+  backend: 'slurm',
   slurm: { timeLimit: '04:00:00', extraArgs: [] },
 };
 const env = { CPU_CLUSTER_TOKEN: 't', WANDB_API_KEY: 'w' };
@@ -46,7 +50,13 @@ describe('planFromEvaluation (the cockpit) = planFromConfig (--launch)', () => {
 
   it('resume: names forwarded before are sent again when set, an optional one unset is not required', () => {
     const ev = evaluateConfig({ fileName: FILE, text: TEXT, overrides: [], envNames: Object.keys(env) });
-    const r = planFromEvaluation(ev, { target: slurm, fileName: FILE, text: '', env: { ...env, HF_TOKEN: 'h' }, previouslyForwarded: ['CPU_CLUSTER_TOKEN', 'GEMINI_API_KEY', 'HF_TOKEN'] });
+    const r = planFromEvaluation(ev, {
+      target: slurm,
+      fileName: FILE,
+      text: '',
+      env: { ...env, HF_TOKEN: 'h' },
+      previouslyForwarded: ['CPU_CLUSTER_TOKEN', 'GEMINI_API_KEY', 'HF_TOKEN'],
+    });
     expect(r.ok && r.forwarding.forward).toEqual(['WANDB_API_KEY', 'CPU_CLUSTER_TOKEN', 'HF_TOKEN']);
     expect(r.ok && r.forwarding.missing).toEqual([]);
   });

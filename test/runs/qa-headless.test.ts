@@ -25,7 +25,9 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
   const stateOf = async (runId: string) => {
     const r = await cli(['runs', ...target(), '--json']);
     expect(r.code, r.stderr).toBe(0);
-    return (JSON.parse(r.stdout) as Array<{ runId: string; state: string; detail: string }>).find((x) => x.runId === runId)!;
+    return (JSON.parse(r.stdout) as Array<{ runId: string; state: string; detail: string }>).find(
+      (x) => x.runId === runId,
+    )!;
   };
 
   beforeAll(async () => {
@@ -38,7 +40,15 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
   });
 
   it('stop of a run that already finished keeps it `finished` and says there was nothing to stop', async () => {
-    const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant'), '--config', config, 'total_train_epochs=1', '++trial_name=qa-done', '--follow']);
+    const r = await cli([
+      '--launch',
+      ...target('AWRL_SIM_SPEED=instant'),
+      '--config',
+      config,
+      'total_train_epochs=1',
+      '++trial_name=qa-done',
+      '--follow',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const runId = runIdOf(r.stdout);
     expect(await stateOf(runId)).toMatchObject({ state: 'finished', detail: 'exit 0' });
@@ -52,7 +62,14 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
   });
 
   it('Ctrl-C of --follow leaves the run going and says how to get back to it', async () => {
-    const f = start(['--launch', ...target('AWRL_SIM_SPEED=150'), '--config', config, '++trial_name=qa-ctrlc', '--follow']);
+    const f = start([
+      '--launch',
+      ...target('AWRL_SIM_SPEED=150'),
+      '--config',
+      config,
+      '++trial_name=qa-ctrlc',
+      '--follow',
+    ]);
     running.push(f);
     await waitFor(() => /^state\s+running/m.test(f.stdout), { timeoutMs: 60_000, what: 'the run to be running' });
     const runId = runIdOf(f.stdout);
@@ -60,7 +77,9 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
     f.child.kill('SIGINT');
     expect(await f.done).toBe(130);
     expect(f.stderr).toContain(`stopped following ${runId}; the run goes on on ${sshd.alias}`);
-    expect(f.stderr).toContain(`awrl-tui watch ${runId} --target ${sshd.alias} -F ${sshd.sshConfigFile} --workdir ${workdir}`);
+    expect(f.stderr).toContain(
+      `awrl-tui watch ${runId} --target ${sshd.alias} -F ${sshd.sshConfigFile} --workdir ${workdir}`,
+    );
     expect(f.stderr).toContain(`awrl-tui runs --target ${sshd.alias}`);
     expect(f.stderr).not.toMatch(/\n\s+at /);
     expect(pidAlive(pid)).toBe(true);
@@ -77,9 +96,16 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
     const kh = join(sshd.dir, 'qa_known_hosts_empty');
     writeFileSync(kh, '');
     const file = join(sshd.dir, 'qa_ssh_config_unknown');
-    writeFileSync(file, readFileSync(sshd.sshConfigFile, 'utf8').replace(/UserKnownHostsFile .*/, `UserKnownHostsFile ${kh}`));
+    writeFileSync(
+      file,
+      readFileSync(sshd.sshConfigFile, 'utf8').replace(/UserKnownHostsFile .*/, `UserKnownHostsFile ${kh}`),
+    );
     const t = ['--target', sshd.alias, '-F', file, '--workdir', workdir];
-    for (const args of [['--launch', ...t, '--config', config, '++trial_name=qa-hostkey'], ['runs', ...t], ['stop', 'r-none', ...t]]) {
+    for (const args of [
+      ['--launch', ...t, '--config', config, '++trial_name=qa-hostkey'],
+      ['runs', ...t],
+      ['stop', 'r-none', ...t],
+    ]) {
       const r = await cli(args);
       expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(/host key of .* is unknown: SHA256:\S+.*--accept-new-host-key/);
@@ -102,7 +128,17 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
   it('a secret name the remote shell cannot export is refused before anything is created (exit 2)', async () => {
     const runs = join(workdir, '.awrl', 'runs');
     const before = existsSync(runs) ? readdirSync(runs).length : 0;
-    const p = startCli(['--launch', ...target(), '--config', config, 'webgym.cpu_cluster_token_env_var=MY-TOKEN', '++trial_name=qa-badname'], { 'MY-TOKEN': SECRET });
+    const p = startCli(
+      [
+        '--launch',
+        ...target(),
+        '--config',
+        config,
+        'webgym.cpu_cluster_token_env_var=MY-TOKEN',
+        '++trial_name=qa-badname',
+      ],
+      { 'MY-TOKEN': SECRET },
+    );
     expect(await p.done).toBe(2);
     expect(p.stderr).toContain("'MY-TOKEN' is not a usable environment variable name");
     expect(p.stdout + p.stderr).not.toContain(SECRET);
@@ -110,16 +146,29 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
   });
 
   it('two launches of the same experiment+trial at the same moment never both start', async () => {
-    const args = ['--launch', ...target('AWRL_SIM_SPEED=150'), '--config', config, '++trial_name=qa-twin', '--skip-preflight', '--json'];
+    const args = [
+      '--launch',
+      ...target('AWRL_SIM_SPEED=150'),
+      '--config',
+      config,
+      '++trial_name=qa-twin',
+      '--skip-preflight',
+      '--json',
+    ];
     const [a, b] = [start(args), start(args)];
     running.push(a, b);
     const codes = await Promise.all([a.done, b.done]);
     for (const [i, p] of [a, b].entries()) {
       expect([0, 2], p.stderr).toContain(codes[i]);
-      if (codes[i] === 2) expect(p.stderr).toMatch(/^awrl-tui: run qa-twin-\S+ of this trial (was launched at the same time|is already)/m);
+      if (codes[i] === 2)
+        expect(p.stderr).toMatch(
+          /^awrl-tui: run qa-twin-\S+ of this trial (was launched at the same time|is already)/m,
+        );
     }
     const r = await cli(['runs', ...target(), '--json']);
-    const twins = (JSON.parse(r.stdout) as Array<{ runId: string; trial: string; state: string }>).filter((x) => x.trial === 'qa-twin');
+    const twins = (JSON.parse(r.stdout) as Array<{ runId: string; trial: string; state: string }>).filter(
+      (x) => x.trial === 'qa-twin',
+    );
     const live = twins.filter((x) => x.state === 'running' || x.state === 'submitted');
     expect(live.length).toBeLessThanOrEqual(1);
     expect(live.length).toBe(codes.filter((c) => c === 0).length);
@@ -127,23 +176,45 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
   });
 
   it('--follow --json | head: the follower ends quietly when its reader goes, the run goes on', async () => {
-    const f = start(['--launch', ...target('AWRL_SIM_SPEED=instant'), '--config', config, 'total_train_epochs=1', '++trial_name=qa-pipe', '--follow', '--json']);
+    const f = start([
+      '--launch',
+      ...target('AWRL_SIM_SPEED=instant'),
+      '--config',
+      config,
+      'total_train_epochs=1',
+      '++trial_name=qa-pipe',
+      '--follow',
+      '--json',
+    ]);
     running.push(f);
     await waitFor(() => f.stdout.includes('\n'), { timeoutMs: 60_000, what: 'the first event line' });
     f.child.stdout!.destroy(); // like `head -1` exiting
     expect(await f.done).toBe(0);
     expect(f.stderr).not.toMatch(/EPIPE|\n\s+at /);
     const runId = runIdOf(f.stderr);
-    await waitFor(async () => (await stateOf(runId)).state === 'finished', { timeoutMs: 60_000, what: 'the run to finish on its own' });
+    await waitFor(async () => (await stateOf(runId)).state === 'finished', {
+      timeoutMs: 60_000,
+      what: 'the run to finish on its own',
+    });
   });
 
   it('--resume of a run that never checkpointed warns that it starts over, then runs from step 1', async () => {
-    const r = await cli(['--launch', ...target('AWRL_SIM_SPEED=instant AWRL_SIM_FAULT=oom@1'), '--config', config, 'total_train_epochs=1', '++trial_name=qa-nockpt', '--follow']);
+    const r = await cli([
+      '--launch',
+      ...target('AWRL_SIM_SPEED=instant AWRL_SIM_FAULT=oom@1'),
+      '--config',
+      config,
+      'total_train_epochs=1',
+      '++trial_name=qa-nockpt',
+      '--follow',
+    ]);
     expect(r.code, r.stderr).toBe(1);
     const runId = runIdOf(r.stdout);
     const again = await cli(['--launch', '--resume', runId, ...target('AWRL_SIM_SPEED=instant'), '--follow']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/^WARN +resume +no recover checkpoint for \S+\/qa-nockpt: this resume STARTS OVER from step 1/m);
+    expect(again.stdout).toMatch(
+      /^WARN +resume +no recover checkpoint for \S+\/qa-nockpt: this resume STARTS OVER from step 1/m,
+    );
     expect(again.stdout).toMatch(/^step 1\/8 /m);
     expect(again.stdout).toMatch(/^step 8\/8 /m);
   });

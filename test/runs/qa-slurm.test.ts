@@ -26,7 +26,13 @@ describe('a followed Slurm run while squeue fails', () => {
   // While `flag` exists, a squeue that fails at once (as when the controller does not answer) comes
   // first on PATH; it counts its calls so the test knows the follower asked it.
   const target = () =>
-    slurmTargetArgs({ sshd, slurm, workdir, simSpeed: 60, setupBefore: `[ -e '${flag}' ] && export PATH='${join(workdir, 'broken')}':$PATH` });
+    slurmTargetArgs({
+      sshd,
+      slurm,
+      workdir,
+      simSpeed: 60,
+      setupBefore: `[ -e '${flag}' ] && export PATH='${join(workdir, 'broken')}':$PATH`,
+    });
 
   beforeAll(async () => {
     [slurm, sshd] = await Promise.all([startSlurm(), startSshd()]);
@@ -51,7 +57,15 @@ describe('a followed Slurm run while squeue fails', () => {
   });
 
   it('the follower keeps following (no "failed"), `runs` shows the state as unknown with squeue\'s message, a twin launch is refused', async () => {
-    const f = start(['--launch', ...target(), '--config', config, '++trial_name=qa-squeue', '--skip-preflight', '--follow']);
+    const f = start([
+      '--launch',
+      ...target(),
+      '--config',
+      config,
+      '++trial_name=qa-squeue',
+      '--skip-preflight',
+      '--follow',
+    ]);
     procs.push(f);
     await waitFor(() => /^state\s+running/m.test(f.stdout), { timeoutMs: 60_000, what: 'the Slurm job to run' });
     const runId = /^run\s+(\S+)/m.exec(f.stdout)![1];
@@ -59,16 +73,23 @@ describe('a followed Slurm run while squeue fails', () => {
     writeFileSync(flag, '');
     const callsNow = () => (existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').length - 1 : 0);
     // Two failed polls of the follower's state watcher (every 2 s).
-    await waitFor(() => callsNow() >= 2 || f.child.exitCode !== null, { timeoutMs: 30_000, what: 'the follower to ask the broken squeue twice' });
+    await waitFor(() => callsNow() >= 2 || f.child.exitCode !== null, {
+      timeoutMs: 30_000,
+      what: 'the follower to ask the broken squeue twice',
+    });
     expect(f.stdout).not.toMatch(/^state\s+failed/m);
     expect(f.child.exitCode).toBeNull();
     // `runs` says what it does not know, instead of calling the run failed.
     const runs = start(['runs', ...target(), '--json']);
     procs.push(runs);
     expect(await runs.done, runs.stderr).toBe(0);
-    const seen = (JSON.parse(runs.stdout) as Array<{ runId: string; state: string; detail: string }>).find((r) => r.runId === runId);
+    const seen = (JSON.parse(runs.stdout) as Array<{ runId: string; state: string; detail: string }>).find(
+      (r) => r.runId === runId,
+    );
     expect(seen?.state).toBe('unknown');
-    expect(seen?.detail).toMatch(/^job \d+: squeue failed \(slurm_load_jobs error: Unable to contact slurm controller \(connect failure\)\)/);
+    expect(seen?.detail).toMatch(
+      /^job \d+: squeue failed \(slurm_load_jobs error: Unable to contact slurm controller \(connect failure\)\)/,
+    );
     // A second launch of the same trial is refused while its twin's state is unknown.
     const twin = start(['--launch', ...target(), '--config', config, '++trial_name=qa-squeue', '--skip-preflight']);
     procs.push(twin);
@@ -82,7 +103,9 @@ describe('a followed Slurm run while squeue fails', () => {
     const list = start(['runs', ...target(), '--json']);
     procs.push(list);
     expect(await list.done, list.stderr).toBe(0);
-    expect((JSON.parse(list.stdout) as Array<{ runId: string; state: string }>).find((r) => r.runId === runId)?.state).toBe('running');
+    expect(
+      (JSON.parse(list.stdout) as Array<{ runId: string; state: string }>).find((r) => r.runId === runId)?.state,
+    ).toBe('running');
 
     const stop = start(['stop', runId, ...target()]);
     procs.push(stop);
@@ -104,11 +127,21 @@ describe('a followed Slurm run while squeue fails', () => {
     const list = start(['runs', ...words, '--json']);
     procs.push(list);
     expect(await list.done, list.stderr).toBe(0);
-    const ghost = (JSON.parse(list.stdout) as Array<{ trial: string; state: string; detail: string }>).find((r) => r.trial === 'qa-sbatch');
+    const ghost = (JSON.parse(list.stdout) as Array<{ trial: string; state: string; detail: string }>).find(
+      (r) => r.trial === 'qa-sbatch',
+    );
     expect(ghost?.state).toBe('failed');
     expect(ghost?.detail).toMatch(/^could not start: sbatch failed/);
 
-    const again = start(['--launch', ...words, '--config', config, '++trial_name=qa-sbatch', '--skip-preflight', '--json']);
+    const again = start([
+      '--launch',
+      ...words,
+      '--config',
+      config,
+      '++trial_name=qa-sbatch',
+      '--skip-preflight',
+      '--json',
+    ]);
     procs.push(again);
     expect(await again.done, again.stderr).toBe(0);
     const runId = (JSON.parse(again.stdout) as { runId: string }).runId;

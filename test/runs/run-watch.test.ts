@@ -4,7 +4,13 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initialLifecycle, logClockRuns, reduceWatch, watchPhase, type WatchAction } from '../../src/runs/watch-lifecycle.js';
+import {
+  initialLifecycle,
+  logClockRuns,
+  reduceWatch,
+  watchPhase,
+  type WatchAction,
+} from '../../src/runs/watch-lifecycle.js';
 import { RunAlerts, isHangAlert } from '../../src/health/index.js';
 import { MetricsStore } from '../../src/metrics/index.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
@@ -23,14 +29,44 @@ describe('the watch lifecycle', () => {
     ['a long log', [{ type: 'backfill' }], 'backfilling', true],
     ['following', [{ type: 'backfill' }, { type: 'follow' }], 'following', true],
     ['connection lost', [{ type: 'follow' }, { type: 'connection', ready: false }], 'unobserved', false],
-    ['and back', [{ type: 'follow' }, { type: 'connection', ready: false }, { type: 'connection', ready: true }], 'following', true],
-    ['a Slurm job queued (requeued, pending)', [{ type: 'follow' }, { type: 'run-state', state: 'pending' }], 'queued', false],
-    ['running again', [{ type: 'follow' }, { type: 'run-state', state: 'pending' }, { type: 'run-state', state: 'running' }], 'following', true],
-    ['the run ended', [{ type: 'follow' }, { type: 'run-state', state: 'failed' }, { type: 'settle' }], 'settling', true],
+    [
+      'and back',
+      [{ type: 'follow' }, { type: 'connection', ready: false }, { type: 'connection', ready: true }],
+      'following',
+      true,
+    ],
+    [
+      'a Slurm job queued (requeued, pending)',
+      [{ type: 'follow' }, { type: 'run-state', state: 'pending' }],
+      'queued',
+      false,
+    ],
+    [
+      'running again',
+      [{ type: 'follow' }, { type: 'run-state', state: 'pending' }, { type: 'run-state', state: 'running' }],
+      'following',
+      true,
+    ],
+    [
+      'the run ended',
+      [{ type: 'follow' }, { type: 'run-state', state: 'failed' }, { type: 'settle' }],
+      'settling',
+      true,
+    ],
     ['read to its end', [{ type: 'follow' }, { type: 'settle' }, { type: 'settled' }], 'ended', true],
-    ['ended, then offline', [{ type: 'follow' }, { type: 'settle' }, { type: 'settled' }, { type: 'connection', ready: false }], 'ended', false],
+    [
+      'ended, then offline',
+      [{ type: 'follow' }, { type: 'settle' }, { type: 'settled' }, { type: 'connection', ready: false }],
+      'ended',
+      false,
+    ],
     ['resumed', [{ type: 'follow' }, { type: 'settle' }, { type: 'settled' }, { type: 'resume' }], 'resumed', true],
-    ['resumed, bytes read', [{ type: 'follow' }, { type: 'settle' }, { type: 'settled' }, { type: 'resume' }, { type: 'bytes' }], 'following', true],
+    [
+      'resumed, bytes read',
+      [{ type: 'follow' }, { type: 'settle' }, { type: 'settled' }, { type: 'resume' }, { type: 'bytes' }],
+      'following',
+      true,
+    ],
   ])('%s', (_name, actions, phase, clock) => {
     const l = run(actions);
     expect(watchPhase(l)).toBe(phase);
@@ -39,7 +75,13 @@ describe('the watch lifecycle', () => {
 });
 
 const step = (g: number, sec: number): TrainerEvent => ({
-  type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 100, globalStep: g, totalSteps: 100,
+  type: 'step',
+  epoch: 1,
+  epochs: 1,
+  step: g,
+  stepsPerEpoch: 100,
+  globalStep: g,
+  totalSteps: 100,
   time: `2026-05-25T12:${String(Math.floor(sec / 60)).padStart(2, '0')}:${String(sec % 60).padStart(2, '0')}.000`,
   stats: { 'rollout/reward': 0.5 },
 });
@@ -77,8 +119,14 @@ describe('the rules while the log cannot be read', () => {
 
 describe('the last lines of a log', () => {
   it('non-blank, ANSI stripped, CR applied, bounded; a mid-line start is dropped', () => {
-    const b = Buffer.from('tail of a line\nawrl: attempt 1\n\x1b[31mbash: /nonexistent/python: No such file or directory\x1b[0m\n\nprogress 10%\rprogress 100%\n');
-    expect(lastLogLines(b, 10, true)).toEqual(['awrl: attempt 1', 'bash: /nonexistent/python: No such file or directory', 'progress 100%']);
+    const b = Buffer.from(
+      'tail of a line\nawrl: attempt 1\n\x1b[31mbash: /nonexistent/python: No such file or directory\x1b[0m\n\nprogress 10%\rprogress 100%\n',
+    );
+    expect(lastLogLines(b, 10, true)).toEqual([
+      'awrl: attempt 1',
+      'bash: /nonexistent/python: No such file or directory',
+      'progress 100%',
+    ]);
     expect(lastLogLines(b, 1)).toEqual(['progress 100%']);
   });
 });
@@ -98,13 +146,22 @@ describe('RunWatch attaching to a run hung 3 h ago', () => {
     const mtime = (Date.now() - 3 * 3600_000) / 1000;
     utimesSync(logPath, mtime, mtime);
     const t = await openTransport('local', { followPollMs: 20 });
-    const target: Target = { name: 'local', host: 'local', workdir: dir, backend: 'direct', slurm: { extraArgs: [] } } as Target;
+    const target: Target = {
+      name: 'local',
+      host: 'local',
+      workdir: dir,
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    } as Target;
     const outs: WatchOutput[] = [];
     const w = new RunWatch({ transport: t, target, runId: 'hung', logPath, whenEnded: 'stop', statePollMs: 60_000 });
     w.on((o) => outs.push(o));
     try {
       w.start();
-      const hang = await waitFor(() => outs.find((o) => o.type === 'alert' && isHangAlert(o.alert)), { timeoutMs: 20_000, what: 'the hang alert' });
+      const hang = await waitFor(() => outs.find((o) => o.type === 'alert' && isHangAlert(o.alert)), {
+        timeoutMs: 20_000,
+        what: 'the hang alert',
+      });
       expect(w.offset).toBe(hung.length);
       expect(hang.type === 'alert' && hang.alert.detail).toMatch(/the log has been silent for 3 h$/);
     } finally {

@@ -19,7 +19,14 @@ interface Row {
   runId: string;
   state: string;
   jobIds: string[];
-  chain: Array<Record<string, unknown> & { jobId: string; ended: string | null; resumedFromStep: number | null; lastStep: number | null }>;
+  chain: Array<
+    Record<string, unknown> & {
+      jobId: string;
+      ended: string | null;
+      resumedFromStep: number | null;
+      lastStep: number | null;
+    }
+  >;
 }
 
 describe('runs: the auto-resume chain of a Slurm run', () => {
@@ -43,8 +50,20 @@ describe('runs: the auto-resume chain of a Slurm run', () => {
 
   it('a run cut by its one-minute limit and resubmitted once: each attempt with job, start, end, why, resume step', async () => {
     // ~40 steps of ~2.5 s: more than the 60-90 s a one-minute job lives, less than two of them.
-    const launched = await cli(['--launch', ...target(), '--config', config, 'total_train_epochs=5', 'recover.freq_steps=1', 'recover.freq_secs=null',
-      '++trial_name=chain-timeout', '--auto-resume', '1', '--skip-preflight', '--json']);
+    const launched = await cli([
+      '--launch',
+      ...target(),
+      '--config',
+      config,
+      'total_train_epochs=5',
+      'recover.freq_steps=1',
+      'recover.freq_secs=null',
+      '++trial_name=chain-timeout',
+      '--auto-resume',
+      '1',
+      '--skip-preflight',
+      '--json',
+    ]);
     expect(launched.code, launched.stderr).toBe(0);
     const { runId, jobIds } = JSON.parse(launched.stdout) as { runId: string; jobIds: string[] };
     expect(jobIds).toHaveLength(2);
@@ -55,19 +74,40 @@ describe('runs: the auto-resume chain of a Slurm run', () => {
       return (JSON.parse(r.stdout) as Row[]).find((x) => x.runId === runId)!;
     };
     // While the first job runs, its chain is one attempt that has not ended.
-    const first = await waitFor(async () => ((await row()).state === 'running' ? row() : null), { timeoutMs: 60_000, intervalMs: 1000, what: 'the first job to run' });
+    const first = await waitFor(async () => ((await row()).state === 'running' ? row() : null), {
+      timeoutMs: 60_000,
+      intervalMs: 1000,
+      what: 'the first job to run',
+    });
     expect(first.chain[0]).toMatchObject({ n: 1, reason: 'launch', jobId: jobIds[0], ended: null, endedAt: null });
 
-    const end = await waitFor(async () => {
-      const r = await row();
-      return ['finished', 'failed', 'stopped', 'timeout'].includes(r.state) ? r : null;
-    }, { timeoutMs: 300_000, intervalMs: 3000, what: 'the resubmitted run to end' });
+    const end = await waitFor(
+      async () => {
+        const r = await row();
+        return ['finished', 'failed', 'stopped', 'timeout'].includes(r.state) ? r : null;
+      },
+      { timeoutMs: 300_000, intervalMs: 3000, what: 'the resubmitted run to end' },
+    );
     expect(end.state).toBe('finished');
     const node = hostname().split('.')[0];
     const [a1, a2] = end.chain;
     expect(end.chain).toHaveLength(2);
-    expect(a1).toMatchObject({ n: 1, reason: 'launch', jobId: jobIds[0], ended: 'TIMEOUT', resumedFromStep: null, nodes: [node] });
-    expect(a2).toMatchObject({ n: 2, reason: 'auto-resume', jobId: jobIds[1], ended: 'COMPLETED', lastStep: 40, nodes: [node] });
+    expect(a1).toMatchObject({
+      n: 1,
+      reason: 'launch',
+      jobId: jobIds[0],
+      ended: 'TIMEOUT',
+      resumedFromStep: null,
+      nodes: [node],
+    });
+    expect(a2).toMatchObject({
+      n: 2,
+      reason: 'auto-resume',
+      jobId: jobIds[1],
+      ended: 'COMPLETED',
+      lastStep: 40,
+      nodes: [node],
+    });
     // The second attempt resumed from its recover point: after the first's last step at the latest.
     expect(a2.resumedFromStep).toBeGreaterThan(1);
     expect(a2.resumedFromStep!).toBeLessThanOrEqual(a1.lastStep! + 1);

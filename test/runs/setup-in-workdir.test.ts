@@ -19,22 +19,26 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Like the remote scripts: `eval "$setup"` in the script's own directory, then more commands. */
 function run(setup: string): { out: string; code: number | null } {
   const script = 'cd "$2" && eval "$1"; rc=$?; printf "%s|%s|%s" "$rc" "$PWD" "${AWRL_SETUP_MARK:-}"';
-  const r = spawnSync('bash', ['-c', script, 'awrl-test', setupInWorkdir({ setup, workdir }), elsewhere], { encoding: 'utf8' });
+  const r = spawnSync('bash', ['-c', script, 'awrl-test', setupInWorkdir({ setup, workdir }), elsewhere], {
+    encoding: 'utf8',
+  });
   return { out: r.stdout, code: r.status };
 }
 
 describe('setupInWorkdir', () => {
-  it('a relative `. ./env.sh` reads the workdir\'s file; the script stays where it was', () => {
+  it("a relative `. ./env.sh` reads the workdir's file; the script stays where it was", () => {
     expect(run('. ./env.sh').out).toBe(`0|${elsewhere}|from-env-sh`);
   });
 
-  it('a trailing comment does not swallow the return to the script\'s directory', () => {
+  it("a trailing comment does not swallow the return to the script's directory", () => {
     expect(run('. ./env.sh # load the env').out).toBe(`0|${elsewhere}|from-env-sh`);
   });
 
-  it('the setup line\'s failure is the status the script sees', () => {
+  it("the setup line's failure is the status the script sees", () => {
     expect(run('false').out).toBe(`1|${elsewhere}|`);
-    expect(run('. ./no-such-file.sh').out).toMatch(new RegExp(`^1\\|${elsewhere.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\|$`));
+    expect(run('. ./no-such-file.sh').out).toMatch(
+      new RegExp(`^1\\|${elsewhere.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\|$`),
+    );
   });
 
   it('no setup line: nothing to run', () => {

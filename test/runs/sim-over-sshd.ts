@@ -29,8 +29,14 @@ export async function startSimOverSshd(prefix: string): Promise<SimOverSshd> {
     workdir,
     config: sim.config!,
     target: (setup = '') => [
-      '--target', sshd.alias, '-F', sshd.sshConfigFile, '--workdir', workdir,
-      '--setup', `export PATH=${workdir}/bin:$PATH ${setup}`.trim(),
+      '--target',
+      sshd.alias,
+      '-F',
+      sshd.sshConfigFile,
+      '--workdir',
+      workdir,
+      '--setup',
+      `export PATH=${workdir}/bin:$PATH ${setup}`.trim(),
     ],
     stop: async () => {
       await sshd.stop();

@@ -15,20 +15,38 @@ import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
 import { waitFor } from '../harness/wait.js';
 
 const record: RunRecord = {
-  version: 1, runId: 'r', experiment: 'e', trial: 't', target: 'c', workdir: '/w', runDir: '/w/.awrl/runs/r',
-  backend: 'slurm', argv: ['python3'], secretNames: [], createdAt: '2026-01-01T00:00:00.000Z',
-  attempts: [{ n: 1, reason: 'launch', startedAt: 'x', jobId: '10' }], chainJobIds: ['11'], autoResume: 1, nodes: 1,
+  version: 1,
+  runId: 'r',
+  experiment: 'e',
+  trial: 't',
+  target: 'c',
+  workdir: '/w',
+  runDir: '/w/.awrl/runs/r',
+  backend: 'slurm',
+  argv: ['python3'],
+  secretNames: [],
+  createdAt: '2026-01-01T00:00:00.000Z',
+  attempts: [{ n: 1, reason: 'launch', startedAt: 'x', jobId: '10' }],
+  chainJobIds: ['11'],
+  autoResume: 1,
+  nodes: 1,
 };
 
 describe('state of a run whose ended attempt Slurm forgot', () => {
   it('the queued successor makes it pending, not failed', () => {
-    expect(deriveRunState(record, { slurm: { '11': 'PENDING' } })).toEqual({ state: 'pending', detail: 'job 11 PENDING after job 10 ended (Slurm no longer remembers how)' });
+    expect(deriveRunState(record, { slurm: { '11': 'PENDING' } })).toEqual({
+      state: 'pending',
+      detail: 'job 11 PENDING after job 10 ended (Slurm no longer remembers how)',
+    });
   });
   it('the running successor makes it running', () => {
     expect(deriveRunState(record, { slurm: { '11': 'RUNNING' } }).state).toBe('running');
   });
   it('an exit status written by the batch script still decides (the trainer ended by itself)', () => {
-    expect(deriveRunState(record, { slurm: { '11': 'PENDING' }, slurmExit: { '10': 1 } })).toMatchObject({ state: 'failed', detail: 'job 10 exit 1' });
+    expect(deriveRunState(record, { slurm: { '11': 'PENDING' }, slurmExit: { '10': 1 } })).toMatchObject({
+      state: 'failed',
+      detail: 'job 10 exit 1',
+    });
     expect(deriveRunState(record, { slurm: { '11': 'PENDING' }, slurmExit: { '10': 0 } }).state).toBe('finished');
   });
   it('without a successor in the queue it stays failed', () => {
@@ -49,21 +67,49 @@ describe('the auto-resume guard on a real Slurm, previous job forgotten', () => 
   });
 
   /** Runs attempt 2 of a fresh run dir as a Slurm job, after `prev` (a job id Slurm does not know). */
-  async function attempt2(name: string, prev: string, prevExit?: number): Promise<{ log: string; out: string; attempts: Array<Record<string, unknown>> }> {
+  async function attempt2(
+    name: string,
+    prev: string,
+    prevExit?: number,
+  ): Promise<{ log: string; out: string; attempts: Array<Record<string, unknown>> }> {
     const runDir = join(dir, name);
     execFileSync('mkdir', ['-p', runDir]);
-    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ attempts: [{ n: 1, reason: 'launch', startedAt: 'x', jobId: prev }] }) + '\n');
+    writeFileSync(
+      join(runDir, 'run.json'),
+      JSON.stringify({ attempts: [{ n: 1, reason: 'launch', startedAt: 'x', jobId: prev }] }) + '\n',
+    );
     writeFileSync(join(runDir, 'stdout.log'), '');
     if (prevExit !== undefined) writeFileSync(join(runDir, `slurm-exit.${prev}`), `${prevExit}\n`);
     const script = join(runDir, 'job.sbatch');
-    writeFileSync(script, batchScript({ runId: name, runDir, workdir: dir, argv: ['/usr/bin/python3', '-c', 'print("trainer ran")'], nodes: 1 }), { mode: 0o755 });
-    const job = execFileSync('sbatch', ['--parsable', `--chdir=${runDir}`, `--output=${runDir}/slurm-%j.out`, '-c', '1', script, '2', prev], { env: slurm.env, encoding: 'utf8' }).trim();
+    writeFileSync(
+      script,
+      batchScript({
+        runId: name,
+        runDir,
+        workdir: dir,
+        argv: ['/usr/bin/python3', '-c', 'print("trainer ran")'],
+        nodes: 1,
+      }),
+      { mode: 0o755 },
+    );
+    const job = execFileSync(
+      'sbatch',
+      ['--parsable', `--chdir=${runDir}`, `--output=${runDir}/slurm-%j.out`, '-c', '1', script, '2', prev],
+      { env: slurm.env, encoding: 'utf8' },
+    ).trim();
     const out = join(runDir, `slurm-${job}.out`);
-    await waitFor(() => execFileSync('squeue', ['-h', '-j', job], { env: slurm.env, encoding: 'utf8' }).trim() === '' && existsSync(out), { timeoutMs: 60_000, intervalMs: 200, what: `job ${job} to end` });
+    await waitFor(
+      () =>
+        execFileSync('squeue', ['-h', '-j', job], { env: slurm.env, encoding: 'utf8' }).trim() === '' &&
+        existsSync(out),
+      { timeoutMs: 60_000, intervalMs: 200, what: `job ${job} to end` },
+    );
     return {
       log: readFileSync(join(runDir, 'stdout.log'), 'utf8'),
       out: readFileSync(out, 'utf8'),
-      attempts: (JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { attempts: Array<Record<string, unknown>> }).attempts,
+      attempts: (
+        JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { attempts: Array<Record<string, unknown>> }
+      ).attempts,
     };
   }
 

@@ -27,7 +27,19 @@ describe('--follow across an sshd restart on the head', () => {
   });
 
   it('prints every event once and exits 0 when the run finishes', async () => {
-    const f = startCli(['--launch', ...sim.target('AWRL_SIM_SPEED=600'), '--config', sim.config, 'total_train_epochs=1', '++trial_name=sshd-restart', '--follow', '--json'], { CPU_CLUSTER_TOKEN: 'token' });
+    const f = startCli(
+      [
+        '--launch',
+        ...sim.target('AWRL_SIM_SPEED=600'),
+        '--config',
+        sim.config,
+        'total_train_epochs=1',
+        '++trial_name=sshd-restart',
+        '--follow',
+        '--json',
+      ],
+      { CPU_CLUSTER_TOKEN: 'token' },
+    );
     procs.push(f);
     await waitFor(() => /"globalStep":2,/.test(f.stdout), { timeoutMs: 60_000, what: 'step 2' });
     restarted = await restartSshd(sim.sshd);
@@ -37,13 +49,32 @@ describe('--follow across an sshd restart on the head', () => {
     const runId = /^run\s+(\S+)/m.exec(f.stderr)![1];
     const log = readFileSync(join(sim.workdir, '.awrl', 'runs', runId, 'stdout.log'));
     const expected = parseLogBytes(log).map((e) => eventToJsonLine(e));
-    const printed = f.stdout.trim().split('\n').filter((l) => !/^\{"type":"(alert|alert-cleared|run|state|connection)"/.test(l));
+    const printed = f.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => !/^\{"type":"(alert|alert-cleared|run|state|connection)"/.test(l));
     expect(printed).toEqual(expected);
-    expect(printed.map((l) => JSON.parse(l)).filter((e) => e.type === 'step').map((e) => e.globalStep)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(
+      printed
+        .map((l) => JSON.parse(l))
+        .filter((e) => e.type === 'step')
+        .map((e) => e.globalStep),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   }, 120_000);
 
   it('a new host key after the restart: exit 4 with the mismatch warning and what to do, no stack trace', async () => {
-    const f = startCli(['--launch', ...sim.target('AWRL_SIM_SPEED=150'), '--config', sim.config, 'total_train_epochs=1', '++trial_name=sshd-rekeyed', '--follow'], { CPU_CLUSTER_TOKEN: 'token' });
+    const f = startCli(
+      [
+        '--launch',
+        ...sim.target('AWRL_SIM_SPEED=150'),
+        '--config',
+        sim.config,
+        'total_train_epochs=1',
+        '++trial_name=sshd-rekeyed',
+        '--follow',
+      ],
+      { CPU_CLUSTER_TOKEN: 'token' },
+    );
     procs.push(f);
     await waitFor(() => /^step 1\//m.test(f.stdout), { timeoutMs: 60_000, what: 'step 1' });
     const pid = Number(/^pid\s+(\d+)/m.exec(f.stdout + f.stderr)![1]);
@@ -59,4 +90,3 @@ describe('--follow across an sshd restart on the head', () => {
     }
   }, 120_000);
 });
-

@@ -31,7 +31,14 @@ describe('stop --json', () => {
   });
 
   it('says how the run was stopped, the state after, the head-clock stopRequestedAt and the leftovers', async () => {
-    const launched = await cli(['--launch', ...env.target('AWRL_SIM_SPEED=150'), '--config', env.config, '++trial_name=stop-json', '--skip-preflight']);
+    const launched = await cli([
+      '--launch',
+      ...env.target('AWRL_SIM_SPEED=150'),
+      '--config',
+      env.config,
+      '++trial_name=stop-json',
+      '--skip-preflight',
+    ]);
     expect(launched.code, launched.stderr).toBe(0);
     const runId = /^run\s+(\S+)/m.exec(launched.stdout)![1];
     const pid = Number(/^pid\s+(\d+)/m.exec(launched.stdout)![1]);
@@ -58,7 +65,11 @@ describe('stop --json', () => {
       alreadyEnded: null,
       state: 'stopped',
       stopRequestedAt: record.stopRequestedAt,
-      leftovers: { tagged: [expect.objectContaining({ pid: worker.pid, tagged: true })], stopped: [], remaining: [expect.objectContaining({ pid: worker.pid })] },
+      leftovers: {
+        tagged: [expect.objectContaining({ pid: worker.pid, tagged: true })],
+        stopped: [],
+        remaining: [expect.objectContaining({ pid: worker.pid })],
+      },
     });
     expect(Math.abs(Date.parse(String(a.stopRequestedAt)) - Date.now())).toBeLessThan(10 * 60_000);
     // The human lines still say it, on stderr (a script reads stdout).

@@ -19,15 +19,27 @@ describe('target profiles', () => {
   it('loads the shipped example', () => {
     const t = loadTargets(readFileSync(EXAMPLE, 'utf8'), 'targets.example.yaml');
     expect(Object.keys(t)).toEqual(['h100', 'box', 'here']);
-    expect(t.h100).toMatchObject({ backend: 'slurm', python: 'python3', slurm: { partition: 'gpu', gpusPerNode: 8, timeLimit: '2-00:00:00', extraArgs: ['--exclusive'] } });
+    expect(t.h100).toMatchObject({
+      backend: 'slurm',
+      python: 'python3',
+      slurm: { partition: 'gpu', gpusPerNode: 8, timeLimit: '2-00:00:00', extraArgs: ['--exclusive'] },
+    });
     expect(t.box).toMatchObject({ host: 'gpu-box', backend: 'direct', slurm: { extraArgs: [] } });
   });
 
   it('reports file:line and the key for schema errors', () => {
-    expect(errorOf('targets:\n  a:\n    host: h\n    workdir: /w\n    backend: pbs\n')).toMatch(/^targets\.yaml:5: targets\.a\.backend: /);
-    expect(errorOf('targets:\n  a:\n    host: h\n    workdir: /w\n    slurm:\n      nodes: two\n')).toMatch(/^targets\.yaml:6: targets\.a\.slurm\.nodes: /);
-    expect(errorOf('targets:\n  a:\n    host: h\n    wrokdir: /w\n')).toMatch(/^targets\.yaml:4: targets\.a: unknown key wrokdir$/);
-    expect(errorOf('targets:\n  a:\n    host: h\n    workdir: /w\n    forward_env: ["1BAD"]\n')).toMatch(/^targets\.yaml:5: targets\.a\.forward_env\.0: not an environment variable name/);
+    expect(errorOf('targets:\n  a:\n    host: h\n    workdir: /w\n    backend: pbs\n')).toMatch(
+      /^targets\.yaml:5: targets\.a\.backend: /,
+    );
+    expect(errorOf('targets:\n  a:\n    host: h\n    workdir: /w\n    slurm:\n      nodes: two\n')).toMatch(
+      /^targets\.yaml:6: targets\.a\.slurm\.nodes: /,
+    );
+    expect(errorOf('targets:\n  a:\n    host: h\n    wrokdir: /w\n')).toMatch(
+      /^targets\.yaml:4: targets\.a: unknown key wrokdir$/,
+    );
+    expect(errorOf('targets:\n  a:\n    host: h\n    workdir: /w\n    forward_env: ["1BAD"]\n')).toMatch(
+      /^targets\.yaml:5: targets\.a\.forward_env\.0: not an environment variable name/,
+    );
   });
 
   it('reports YAML syntax errors and duplicate keys with a line', () => {
@@ -38,8 +50,16 @@ describe('target profiles', () => {
   it('command-line flags override the profile; a non-profile target is a host', () => {
     const profiles = loadTargets(readFileSync(EXAMPLE, 'utf8'), 'x');
     const t = resolveTarget({ target: 'h100', timeLimit: '60', sbatchArgs: ['--qos=high'], gpusPerNode: 0 }, profiles);
-    expect(t).toMatchObject({ host: 'me@login.cluster.example.org', slurm: { timeLimit: '60', gpusPerNode: 0, extraArgs: ['--exclusive', '--qos=high'] } });
-    expect(resolveTarget({ target: 'user@h:2222', workdir: '/w' }, profiles)).toMatchObject({ name: 'user@h:2222', host: 'user@h:2222', backend: 'direct', python: 'python3' });
+    expect(t).toMatchObject({
+      host: 'me@login.cluster.example.org',
+      slurm: { timeLimit: '60', gpusPerNode: 0, extraArgs: ['--exclusive', '--qos=high'] },
+    });
+    expect(resolveTarget({ target: 'user@h:2222', workdir: '/w' }, profiles)).toMatchObject({
+      name: 'user@h:2222',
+      host: 'user@h:2222',
+      backend: 'direct',
+      python: 'python3',
+    });
     expect(resolveTarget({ target: 'user@h' }, profiles)).toMatch(/no workdir/);
     expect(resolveTarget({}, profiles)).toMatch(/missing --target/);
     expect(resolveTarget({ target: 'local', workdir: '/w', backend: 'pbs' }, profiles)).toMatch(/--backend must be/);
@@ -51,10 +71,25 @@ describe('target profiles', () => {
   });
 
   it('parses target flags, own options and positional overrides', () => {
-    const p = parseCli(['--target', 't', '--nodes=2', '--sbatch-arg', '-x', '--sbatch-arg', '--y', '--follow', 'a.b=1', '--config', 'c.yaml'], {
-      values: ['--config'],
-      switches: ['--follow'],
-    });
+    const p = parseCli(
+      [
+        '--target',
+        't',
+        '--nodes=2',
+        '--sbatch-arg',
+        '-x',
+        '--sbatch-arg',
+        '--y',
+        '--follow',
+        'a.b=1',
+        '--config',
+        'c.yaml',
+      ],
+      {
+        values: ['--config'],
+        switches: ['--follow'],
+      },
+    );
     expect(p.flags).toEqual({ target: 't', nodes: 2, sbatchArgs: ['-x', '--y'] });
     expect(p.values).toEqual({ '--config': 'c.yaml' });
     expect([...p.switches]).toEqual(['--follow']);
@@ -67,6 +102,8 @@ describe('target profiles', () => {
 
 describe('target profile messages', () => {
   it('names a missing required key', () => {
-    expect(() => loadTargets('targets:\n  a:\n    host: h\n', 'f.yaml')).toThrow(/^f\.yaml:3: targets\.a\.workdir: missing \(required\)$/);
+    expect(() => loadTargets('targets:\n  a:\n    host: h\n', 'f.yaml')).toThrow(
+      /^f\.yaml:3: targets\.a\.workdir: missing \(required\)$/,
+    );
   });
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { openTransport } from '../../src/remote/index.js';
 import { serializeRunRecord, type RunRecord } from '../../src/runs/run-record.js';
 import type { Target } from '../../src/runs/targets.js';
-import { RunFeed } from '../../src/ui/session/run-feed.js';
+import { RunFeed } from '../../src/session/run-feed.js';
 import type { WatchOutput } from '../../src/runs/watch-output.js';
 import { eventToJsonLine } from '../../src/trainer-log/index.js';
 import { SHARED } from '../harness/fixtures.js';
@@ -45,23 +45,56 @@ describe('the cockpit and follow on one recorded byte stream', () => {
     const runDir = join(workdir, '.awrl', 'runs', runId);
     mkdirSync(runDir, { recursive: true });
     // The job: a process tagged with the run id, as the job wrapper's would be.
-    const job = spawn('sleep', ['600'], { env: { ...process.env, AWRL_RUN_ID: runId }, stdio: 'ignore', detached: true });
+    const job = spawn('sleep', ['600'], {
+      env: { ...process.env, AWRL_RUN_ID: runId },
+      stdio: 'ignore',
+      detached: true,
+    });
     pids.push(job.pid!);
     const record: RunRecord = {
-      version: 1, runId, experiment: 'e', trial: 't', target: 'local', workdir, runDir, backend: 'direct', argv: ['python3'],
-      secretNames: [], createdAt: '2026-12-01T00:00:00.000Z', attempts: [{ n: 1, reason: 'launch', startedAt: '2026-12-01T00:00:00.000Z', pid: job.pid! }],
-      chainJobIds: [], autoResume: 0, nodes: 1,
+      version: 1,
+      runId,
+      experiment: 'e',
+      trial: 't',
+      target: 'local',
+      workdir,
+      runDir,
+      backend: 'direct',
+      argv: ['python3'],
+      secretNames: [],
+      createdAt: '2026-12-01T00:00:00.000Z',
+      attempts: [{ n: 1, reason: 'launch', startedAt: '2026-12-01T00:00:00.000Z', pid: job.pid! }],
+      chainJobIds: [],
+      autoResume: 0,
+      nodes: 1,
     };
     writeFileSync(join(runDir, 'run.json'), serializeRunRecord(record));
     writeFileSync(join(runDir, 'job.pid'), `${job.pid}\n`);
     const logPath = join(runDir, 'stdout.log');
     writeFileSync(logPath, '');
-    const target: Target = { name: 'local', host: 'local', workdir, backend: 'direct', slurm: { extraArgs: [] } } as Target;
+    const target: Target = {
+      name: 'local',
+      host: 'local',
+      workdir,
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    } as Target;
     const t = await openTransport('local', { followPollMs: 20 });
     const cockpit: string[] = [];
     const feed = new RunFeed({
-      transport: t, target, logPath, statePollMs: 200,
-      summary: { id: runId, target: 'local', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+      transport: t,
+      target,
+      logPath,
+      statePollMs: 200,
+      summary: {
+        id: runId,
+        target: 'local',
+        state: 'running',
+        step: null,
+        totalSteps: null,
+        reward: null,
+        lastStepAt: null,
+      },
       onChange: () => undefined,
     });
     feed.watch.on((w: WatchOutput) => {
@@ -73,10 +106,13 @@ describe('the cockpit and follow on one recorded byte stream', () => {
     feed.start();
     const follow = startCli(['follow', runId, '--target', 'local', '--workdir', workdir, '--json'], {});
     try {
-      await waitFor(() => follow.stderr.includes('state    running'), { timeoutMs: 30_000, what: 'follow to see the run running' });
+      await waitFor(() => follow.stderr.includes('state    running'), {
+        timeoutMs: 30_000,
+        what: 'follow to see the run running',
+      });
       // The log written in random cuts: inside records, tables, multi-byte characters.
       const next = rng(16);
-      for (let at = 0; at < LOG.length; ) {
+      for (let at = 0; at < LOG.length;) {
         const n = 1 + Math.floor(next() * 40_000);
         appendFileSync(logPath, LOG.subarray(at, at + n));
         at += n;
@@ -91,20 +127,27 @@ describe('the cockpit and follow on one recorded byte stream', () => {
       feed.close();
       await t.close();
     }
-    const printed = follow.stdout.trim().split('\n').flatMap((l) => {
-      const o = JSON.parse(l) as { type: string; id?: string; state?: string };
-      if (o.type === 'alert') return [`alert ${o.id}`];
-      if (o.type === 'alert-cleared') return [`cleared ${o.id}`];
-      if (o.type === 'state') return [`state ${o.state}`];
-      if (o.type === 'run' || o.type === 'connection') return [];
-      return [l];
-    });
+    const printed = follow.stdout
+      .trim()
+      .split('\n')
+      .flatMap((l) => {
+        const o = JSON.parse(l) as { type: string; id?: string; state?: string };
+        if (o.type === 'alert') return [`alert ${o.id}`];
+        if (o.type === 'alert-cleared') return [`cleared ${o.id}`];
+        if (o.type === 'state') return [`state ${o.state}`];
+        if (o.type === 'run' || o.type === 'connection') return [];
+        return [l];
+      });
     // The cockpit also heard the first `running`: follow prints it on stderr only.
     expect(cockpit.filter((l) => l !== 'state running')).toEqual(printed);
     expect(printed.filter((l) => l.startsWith('alert ')).length).toBeGreaterThan(0);
     expect(printed.at(-1)).toBe('state failed');
     // Both saw every event of the log (the parser on the whole file).
-    const parsed = spawnSync(process.execPath, [join(import.meta.dirname, '../../bin/awrl-tui.js'), 'parse', '--json', logPath], { encoding: 'utf8' });
+    const parsed = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, '../../bin/awrl-tui.js'), 'parse', '--json', logPath],
+      { encoding: 'utf8' },
+    );
     // …but the end record: the whole file alone reads as completed, the job's exit status 1 says
     // it was not (Training completes! is written on every exit), so neither renderer says finished.
     const whole = parsed.stdout.trimEnd().split('\n');

@@ -37,10 +37,22 @@ describe('tabulateStats (fancy_grid, column-major, 4 pairs per row)', () => {
       if (!lines[i].startsWith('╒')) continue;
       let j = i;
       while (!lines[j].startsWith('╘')) j++;
-      const text = lines.slice(i, j + 1).join('\n').replace(/\x1b\[0m$/, '');
-      const rows = lines.slice(i, j + 1).filter((l) => l.startsWith('│')).map((l) => l.split('│').slice(1, -1).map((c) => c.trim()));
+      const text = lines
+        .slice(i, j + 1)
+        .join('\n')
+        .replace(/\x1b\[0m$/, '');
+      const rows = lines
+        .slice(i, j + 1)
+        .filter((l) => l.startsWith('│'))
+        .map((l) =>
+          l
+            .split('│')
+            .slice(1, -1)
+            .map((c) => c.trim()),
+        );
       const entries: [string, number][] = [];
-      for (let c = 0; c < rows[0].length; c += 2) for (const r of rows) if (r[c]) entries.push([r[c], r[c + 1] === 'nan' ? NaN : Number(r[c + 1])]);
+      for (let c = 0; c < rows[0].length; c += 2)
+        for (const r of rows) if (r[c]) entries.push([r[c], r[c + 1] === 'nan' ? NaN : Number(r[c + 1])]);
       expect(tabulateStats(entries)).toBe(text);
       tables++;
       i = j;

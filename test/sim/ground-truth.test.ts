@@ -49,7 +49,9 @@ describe.each([
     // AsyncWebRL's exit path: the end record (close()), then the exception raised uncaught.
     expect(ws.stderr).toMatch(/^Traceback \(most recent call last\):\n[\s\S]*raise exc_value\n[\s\S]*\n$/);
     const uncaught = parseLogBytes(Buffer.from(ws.stderr));
-    expect(uncaught).toEqual([expect.objectContaining({ type: 'error', source: 'main', kind: /oom/.test(faults) ? 'oom' : 'nccl-timeout' })]);
+    expect(uncaught).toEqual([
+      expect.objectContaining({ type: 'error', source: 'main', kind: /oom/.test(faults) ? 'oom' : 'nccl-timeout' }),
+    ]);
   });
 
   for (const out of ['main', 'merged', 'stdout'] as const) {
@@ -97,7 +99,12 @@ describe.each([
     expect(iRes).toBeGreaterThan(iErr);
     // Two end records (close() runs on every exit): only the completed attempt's is finished.
     expect(parseLogBytes(ws.read('main.log')).length).toBeGreaterThan(0);
-    expect(ws.read('main.log').toString().match(/Training completes!/g)).toHaveLength(2);
+    expect(
+      ws
+        .read('main.log')
+        .toString()
+        .match(/Training completes!/g),
+    ).toHaveLength(2);
     expect(events.filter((e) => e.type === 'finished')).toHaveLength(1);
     expect(events.at(-1)?.type).toBe('finished');
   });
@@ -105,7 +112,10 @@ describe.each([
   it('faults show in the numbers: nan grad norm, zero reward, omniboxes warnings', async () => {
     await runBoth();
     const events = parseLogBytes(outputBytes(ws, name === 'ray' ? 'stdout' : 'merged'));
-    const steps = events.filter((e) => e.type === 'step') as Array<{ globalStep: number; stats: Record<string, number | null> }>;
+    const steps = events.filter((e) => e.type === 'step') as Array<{
+      globalStep: number;
+      stats: Record<string, number | null>;
+    }>;
     const last = new Map(steps.map((s) => [s.globalStep, s.stats]));
     const nanStep = Number(/nan-grad@(\d+)/.exec(faults)![1]);
     expect(last.get(nanStep)!['ppo_actor/update/grad_norm']).toBeNaN();

@@ -24,7 +24,11 @@ export interface SimWorkspace {
   cleanup(): void;
 }
 
-export function simWorkspace(config: string, overrides: string[] = [], baseEnv: Record<string, string> = {}): SimWorkspace {
+export function simWorkspace(
+  config: string,
+  overrides: string[] = [],
+  baseEnv: Record<string, string> = {},
+): SimWorkspace {
   const root = mkdtempSync(join(tmpdir(), 'awrl-sim-'));
   const ws: SimWorkspace = {
     root,
@@ -34,10 +38,26 @@ export function simWorkspace(config: string, overrides: string[] = [], baseEnv: 
     stderr: '',
     codes: [],
     async run(extra = [], env = {}) {
-      const argv = ['--config', config, `cluster.fileroot=${join(root, 'fr')}`, '++stats_logger.wandb.mode=disabled', ...overrides, ...extra];
+      const argv = [
+        '--config',
+        config,
+        `cluster.fileroot=${join(root, 'fr')}`,
+        '++stats_logger.wandb.mode=disabled',
+        ...overrides,
+        ...extra,
+      ];
       const code = await simMain(
         argv,
-        { ...process.env, AWRL_SIM_SPEED: 'instant', AWRL_SIM_TRUTH: ws.truthPath, AWRL_SIM_DATASET_SIZE: '512', USER: 'simuser', LOGNAME: 'simuser', ...baseEnv, ...env },
+        {
+          ...process.env,
+          AWRL_SIM_SPEED: 'instant',
+          AWRL_SIM_TRUTH: ws.truthPath,
+          AWRL_SIM_DATASET_SIZE: '512',
+          USER: 'simuser',
+          LOGNAME: 'simuser',
+          ...baseEnv,
+          ...env,
+        },
         { stdout: (s) => (ws.stdout += s), stderr: (s) => (ws.stderr += s) },
       );
       ws.codes.push(code);
@@ -53,7 +73,11 @@ export function simWorkspace(config: string, overrides: string[] = [], baseEnv: 
     },
     truth() {
       if (!existsSync(ws.truthPath)) return [];
-      return readFileSync(ws.truthPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => eventFromJsonLine(l) as TruthEvent);
+      return readFileSync(ws.truthPath, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => eventFromJsonLine(l) as TruthEvent);
     },
     cleanup() {
       rmSync(root, { recursive: true, force: true });

@@ -8,15 +8,28 @@ import { parseSmiCsv, NvidiaSmiError } from '../../src/gpu/index.js';
 
 const FIX = new URL('../fixtures/shared/fixtures/nvidia-smi/', import.meta.url);
 const fixture = (n: string): string => readFileSync(new URL(n, FIX), 'utf8');
-const FIELDS = 'index,uuid,name,memory.used,memory.total,memory.free,utilization.gpu,utilization.memory,temperature.gpu,power.draw,power.limit,clocks.sm';
+const FIELDS =
+  'index,uuid,name,memory.used,memory.total,memory.free,utilization.gpu,utilization.memory,temperature.gpu,power.draw,power.limit,clocks.sm';
 const NOW = new Date(2026, 10, 29, 7, 44, 16, 355).getTime();
 
 const state = (phase: SimState['phase']): SimState => ({
-  pid: 1, phase, step: 3, updatedMs: NOW, nNodes: 8, gpusPerNode: 8, rolloutGpus: 48, actorGpus: 16, seed: 1,
+  pid: 1,
+  phase,
+  step: 3,
+  updatedMs: NOW,
+  nNodes: 8,
+  gpusPerNode: 8,
+  rolloutGpus: 48,
+  actorGpus: 16,
+  seed: 1,
 });
 
 /** A line's shape: digits -> 9, hex/words kept coarse, so units and separators must match exactly. */
-const shape = (l: string): string => l.replace(/GPU-[0-9a-f-]+/g, 'UUID').replace(/NVIDIA [^,]+/g, 'NAME').replace(/\d+(\.\d+)?/g, (m) => (m.includes('.') ? '9.9' : '9'));
+const shape = (l: string): string =>
+  l
+    .replace(/GPU-[0-9a-f-]+/g, 'UUID')
+    .replace(/NVIDIA [^,]+/g, 'NAME')
+    .replace(/\d+(\.\d+)?/g, (m) => (m.includes('.') ? '9.9' : '9'));
 
 describe('fake nvidia-smi output format', () => {
   const gpus = snapshot(state('ppo_update'), 6, NOW);
@@ -49,22 +62,43 @@ describe('fake nvidia-smi output format', () => {
   });
 
   it('compute apps: a header only when idle, like the real one; rows with the trainer running', () => {
-    const idle = answer(['--query-compute-apps=pid,process_name,used_memory', '--format=csv'], snapshot(null, 0, NOW), NOW);
+    const idle = answer(
+      ['--query-compute-apps=pid,process_name,used_memory', '--format=csv'],
+      snapshot(null, 0, NOW),
+      NOW,
+    );
     expect(idle.stdout).toBe(fixture('apps-idle.csv'));
-    const busy = answer(['--query-compute-apps=timestamp,pid,process_name,used_memory,gpu_uuid', '--format=csv,noheader,nounits'], gpus, NOW);
+    const busy = answer(
+      ['--query-compute-apps=timestamp,pid,process_name,used_memory,gpu_uuid', '--format=csv,noheader,nounits'],
+      gpus,
+      NOW,
+    );
     const lines = busy.stdout.trim().split('\n');
     expect(lines).toHaveLength(8);
-    const real = fixture('ramp-smi.csv').split('\n').find((l) => l.split(', ').length === 5)!;
-    const noName = (l: string): string => shape(l).split(', ').map((c, i) => (i === 2 ? 'P' : c)).join(', ');
+    const real = fixture('ramp-smi.csv')
+      .split('\n')
+      .find((l) => l.split(', ').length === 5)!;
+    const noName = (l: string): string =>
+      shape(l)
+        .split(', ')
+        .map((c, i) => (i === 2 ? 'P' : c))
+        .join(', ');
     expect(noName(lines[0])).toBe(noName(real));
   });
 });
 
 describe('fake nvidia-smi memory follows the simulated phase', () => {
   const used = (phase: SimState['phase'] | null, node: number): number[] =>
-    parseSmiCsv(answer(['--query-gpu=index,name,memory.used,memory.total,utilization.gpu', '--format=csv,noheader,nounits'], snapshot(phase ? state(phase) : null, node, NOW), NOW).stdout, {
-      fields: ['index', 'name', 'memory.used', 'memory.total', 'utilization.gpu'],
-    }).rows.map((r) => r['memory.used'] as number);
+    parseSmiCsv(
+      answer(
+        ['--query-gpu=index,name,memory.used,memory.total,utilization.gpu', '--format=csv,noheader,nounits'],
+        snapshot(phase ? state(phase) : null, node, NOW),
+        NOW,
+      ).stdout,
+      {
+        fields: ['index', 'name', 'memory.used', 'memory.total', 'utilization.gpu'],
+      },
+    ).rows.map((r) => r['memory.used'] as number);
 
   it('actor GPUs grow in the PPO update and drop when the run ends; rollout GPUs hold SGLang memory', () => {
     const actorNode = 6;

@@ -18,7 +18,12 @@ let dir: string;
 const children: ChildProcess[] = [];
 
 const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
-  ...process.env, USER: 'simuser', LOGNAME: 'simuser', AWRL_SIM_SPEED: 'instant', AWRL_SIM_DATASET_SIZE: '96', ...extra,
+  ...process.env,
+  USER: 'simuser',
+  LOGNAME: 'simuser',
+  AWRL_SIM_SPEED: 'instant',
+  AWRL_SIM_DATASET_SIZE: '96',
+  ...extra,
 });
 const trainer = (args: string[], extra: Record<string, string> = {}) =>
   spawnSync(PY, ['webgym/train.py', ...args], { cwd: dir, env: env(extra), encoding: 'utf8', timeout: 60_000 });
@@ -28,9 +33,14 @@ const logDir = (): string => {
   return join(base, exp, readdirSync(join(base, exp))[0]);
 };
 const smi = (): ReturnType<typeof parseSmiCsv> => {
-  const r = spawnSync('nvidia-smi', ['--query-gpu=index,name,memory.used,memory.total,utilization.gpu', '--format=csv,noheader,nounits'], {
-    env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` }, encoding: 'utf8',
-  });
+  const r = spawnSync(
+    'nvidia-smi',
+    ['--query-gpu=index,name,memory.used,memory.total,utilization.gpu', '--format=csv,noheader,nounits'],
+    {
+      env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` },
+      encoding: 'utf8',
+    },
+  );
   expect(r.status).toBe(0);
   return parseSmiCsv(r.stdout, { fields: ['index', 'name', 'memory.used', 'memory.total', 'utilization.gpu'] });
 };
@@ -40,7 +50,9 @@ beforeAll(() => {
   const r = spawnSync(process.execPath, [BIN, 'sim', 'init', dir], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
   // The train file's line count sizes an epoch: 96 tasks at batch 32 = 3 steps per epoch.
-  expect(readFileSync(join(dir, 'data', 'webgym_tasks', 'train.jsonl'), 'utf8').split('\n')).toHaveLength(SIM_TRAIN_TASKS + 1);
+  expect(readFileSync(join(dir, 'data', 'webgym_tasks', 'train.jsonl'), 'utf8').split('\n')).toHaveLength(
+    SIM_TRAIN_TASKS + 1,
+  );
   writeWebgymTasks(join(dir, 'data', 'webgym_tasks', 'train.jsonl'), 96);
 });
 afterAll(() => {
@@ -59,10 +71,14 @@ describe('sim init', () => {
     expect(yaml).toContain(`path: ${join(dir, 'data', 'webgym_tasks', 'train.jsonl')}\n`);
     expect(yaml).toContain(`path: ${join(dir, 'data', 'webgym_tasks', 'test.jsonl')}\n`);
     expect(yaml).not.toMatch(/: \/path\/to\//);
-    expect(JSON.parse(readFileSync(join(model, 'config.json'), 'utf8')).architectures).toEqual(['Qwen3VLForConditionalGeneration']);
-    for (const line of readFileSync(join(dir, 'data', 'webgym_tasks', 'test.jsonl'), 'utf8').trim().split('\n')) expect(JSON.parse(line)).toHaveProperty('task_id');
+    expect(JSON.parse(readFileSync(join(model, 'config.json'), 'utf8')).architectures).toEqual([
+      'Qwen3VLForConditionalGeneration',
+    ]);
+    for (const line of readFileSync(join(dir, 'data', 'webgym_tasks', 'test.jsonl'), 'utf8')
+      .trim()
+      .split('\n'))
+      expect(JSON.parse(line)).toHaveProperty('task_id');
   });
-
 });
 
 describe('python3 webgym/train.py (the shim)', () => {
@@ -85,10 +101,17 @@ describe('python3 webgym/train.py (the shim)', () => {
   });
 
   it('runs to the end: logs, config.yaml, recover info, wandb id', () => {
-    const r = trainer(['--config', 'configs/sim_local.yaml', 'total_train_epochs=2', 'recover.freq_steps=1', 'trial_name=full']);
+    const r = trainer([
+      '--config',
+      'configs/sim_local.yaml',
+      'total_train_epochs=2',
+      'recover.freq_steps=1',
+      'trial_name=full',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const ld = logDir().replace(/[^/]+$/, 'full');
-    for (const f of ['main.log', 'merged.log', 'config.yaml', 'actor.log', 'rollout.log']) expect(existsSync(join(ld, f)), f).toBe(true);
+    for (const f of ['main.log', 'merged.log', 'config.yaml', 'actor.log', 'rollout.log'])
+      expect(existsSync(join(ld, f)), f).toBe(true);
     const saved = readFileSync(join(ld, 'config.yaml'), 'utf8');
     expect(saved).toMatch(/^trial_name: full$/m);
     expect(saved).toMatch(new RegExp(`^experiment_name: ${ld.split('/').at(-2)}$`, 'm')); // 'auto' resolved
@@ -104,15 +127,20 @@ describe('python3 webgym/train.py (the shim)', () => {
 
   it('a stall stops progress in its phase (seen by nvidia-smi); SIGTERM ends it cleanly with a non-zero code', async () => {
     const child = spawn(PY, ['webgym/train.py', '--config', 'configs/sim_local.yaml', 'trial_name=stall'], {
-      cwd: dir, env: env({ AWRL_SIM_FAULT: 'stall:ppo_update@2' }), stdio: 'ignore',
+      cwd: dir,
+      env: env({ AWRL_SIM_FAULT: 'stall:ppo_update@2' }),
+      stdio: 'ignore',
     });
     children.push(child);
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     const statePath = join(dir, 'state', 'state.json');
-    const st = await waitFor(() => {
-      const s = JSON.parse(readFileSync(statePath, 'utf8')) as SimState;
-      return s.phase === 'ppo_update' && s.step === 2 && s.pid === child.pid ? s : null;
-    }, { what: 'the simulated trainer to reach the stalled phase', timeoutMs: 20_000 });
+    const st = await waitFor(
+      () => {
+        const s = JSON.parse(readFileSync(statePath, 'utf8')) as SimState;
+        return s.phase === 'ppo_update' && s.step === 2 && s.pid === child.pid ? s : null;
+      },
+      { what: 'the simulated trainer to reach the stalled phase', timeoutMs: 20_000 },
+    );
     expect(st.actorGpus).toBe(4);
     const mainLog = join(logDir().replace(/[^/]+$/, 'stall'), 'main.log');
     const size = statSync(mainLog).size;
@@ -132,13 +160,21 @@ describe('python3 webgym/train.py (the shim)', () => {
 });
 
 describe('the dataset sizes an epoch', () => {
-  it('steps per epoch come from the train file\'s line count; AWRL_SIM_DATASET_SIZE only when there is no file', () => {
+  it("steps per epoch come from the train file's line count; AWRL_SIM_DATASET_SIZE only when there is no file", () => {
     const small = join(dir, 'data', 'webgym_tasks', 'small.jsonl');
     writeWebgymTasks(small, 64);
     const steps = (trial: string, path: string) => {
-      const r = trainer(['--config', 'configs/sim_local.yaml', 'total_train_epochs=1', `train_dataset.path=${path}`, `trial_name=${trial}`]);
+      const r = trainer([
+        '--config',
+        'configs/sim_local.yaml',
+        'total_train_epochs=1',
+        `train_dataset.path=${path}`,
+        `trial_name=${trial}`,
+      ]);
       expect(r.status, r.stderr).toBe(0);
-      return parseLogBytes(readFileSync(join(logDir().replace(/[^/]+$/, trial), 'main.log'))).filter((e) => e.type === 'step').length;
+      return parseLogBytes(readFileSync(join(logDir().replace(/[^/]+$/, trial), 'main.log'))).filter(
+        (e) => e.type === 'step',
+      ).length;
     };
     expect(steps('from-file', small)).toBe(2); // 64 lines, although AWRL_SIM_DATASET_SIZE=96
     expect(steps('from-env', join(dir, 'data', 'webgym_tasks', 'no-such.jsonl'))).toBe(3); // 96 // 32

@@ -14,7 +14,14 @@ const children: ChildProcess[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'awrl-qa5-init-'));
 
 afterAll(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) { try { process.kill(c.pid, 'SIGKILL'); } catch { /* gone */ } }
+  for (const c of children)
+    if (c.exitCode === null && c.signalCode === null && c.pid) {
+      try {
+        process.kill(c.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -24,10 +31,19 @@ async function cli(args: string[], limitMs = 15_000): Promise<{ code: number | n
   children.push(c);
   let out = '';
   let err = '';
-  c.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  c.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  c.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  c.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
   let code: number | null = null;
-  const done = new Promise<void>((r) => c.on('close', (n) => { code = n; r(); }));
+  const done = new Promise<void>((r) =>
+    c.on('close', (n) => {
+      code = n;
+      r();
+    }),
+  );
   try {
     await waitFor(() => c.exitCode !== null || c.signalCode !== null, { timeoutMs: limitMs });
   } catch {

@@ -18,7 +18,9 @@ afterAll(() => workspaces.forEach((w) => w.cleanup()));
 /** Every event time in the file, in file order, with the event type (for the failure message). */
 function timesOf(buf: Buffer): { type: string; source: string; ms: number }[] {
   return parseLogBytes(buf).flatMap((e) =>
-    'time' in e && typeof e.time === 'string' ? [{ type: e.type, source: 'source' in e && e.source ? e.source : 'main', ms: isoTimeToMs(e.time) }] : [],
+    'time' in e && typeof e.time === 'string'
+      ? [{ type: e.type, source: 'source' in e && e.source ? e.source : 'main', ms: isoTimeToMs(e.time) }]
+      : [],
   );
 }
 
@@ -30,12 +32,15 @@ function headerTimes(buf: Buffer): number[] {
 }
 
 function expectMonotonic(list: number[], what: string): void {
-  for (let i = 1; i < list.length; i++) expect(list[i], `${what}: #${i} goes back in time`).toBeGreaterThanOrEqual(list[i - 1]);
+  for (let i = 1; i < list.length; i++)
+    expect(list[i], `${what}: #${i} goes back in time`).toBeGreaterThanOrEqual(list[i - 1]);
 }
 
-describe('instant mode: a restarted run continues the crashed run\'s time', () => {
+describe("instant mode: a restarted run continues the crashed run's time", () => {
   it('after a crash fault (oom), main.log and merged.log times never go back, and the resume comes after the error', async () => {
-    const ws = simWorkspace(CONFIG_LOCAL, ['total_train_epochs=1', 'recover.freq_steps=3', 'recover.freq_secs=null'], { AWRL_SIM_FAULT: 'oom@5' });
+    const ws = simWorkspace(CONFIG_LOCAL, ['total_train_epochs=1', 'recover.freq_steps=3', 'recover.freq_secs=null'], {
+      AWRL_SIM_FAULT: 'oom@5',
+    });
     workspaces.push(ws);
     expect(await ws.run()).toBe(1);
     expect(await ws.run()).toBe(0);
@@ -44,12 +49,19 @@ describe('instant mode: a restarted run continues the crashed run\'s time', () =
     expect(iResume).toBeGreaterThan(0);
     const lastBefore = Math.max(...events.slice(0, iResume).map((e) => e.ms));
     expect(events[iResume].ms).toBeGreaterThan(lastBefore);
-    expectMonotonic(events.map((e) => e.ms), 'main.log events');
+    expectMonotonic(
+      events.map((e) => e.ms),
+      'main.log events',
+    );
     expectMonotonic(headerTimes(ws.read('main.log')), 'main.log line times');
     // merged.log interleaves writers, and a worker's multi-line record closes when its next line
     // comes: each writer's own times are what must not go back.
     const merged = timesOf(ws.read('merged.log'));
-    for (const src of new Set(merged.map((e) => e.source))) expectMonotonic(merged.filter((e) => e.source === src).map((e) => e.ms), `merged.log ${src} events`);
+    for (const src of new Set(merged.map((e) => e.source)))
+      expectMonotonic(
+        merged.filter((e) => e.source === src).map((e) => e.ms),
+        `merged.log ${src} events`,
+      );
   });
 
   it('after the process was killed (SIGKILL: no chance to write anything at exit), the restart is still later', async () => {
@@ -57,15 +69,40 @@ describe('instant mode: a restarted run continues the crashed run\'s time', () =
     workspaces.push(ws);
     // A trainer process stopped hard in the middle of a step: a stall fault holds it there.
     const main = new URL('../../dist/sim/main.js', import.meta.url).pathname;
-    const child = spawn(process.execPath, [main, '--config', CONFIG_LOCAL, `cluster.fileroot=${ws.fileroot}`, '++stats_logger.wandb.mode=disabled', 'total_train_epochs=1', 'recover.freq_steps=2', 'recover.freq_secs=null'], {
-      env: { ...process.env, AWRL_SIM_SPEED: 'instant', AWRL_SIM_FAULT: 'stall:ppo_update@6', AWRL_SIM_DATASET_SIZE: '512', USER: 'simuser', LOGNAME: 'simuser' },
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        main,
+        '--config',
+        CONFIG_LOCAL,
+        `cluster.fileroot=${ws.fileroot}`,
+        '++stats_logger.wandb.mode=disabled',
+        'total_train_epochs=1',
+        'recover.freq_steps=2',
+        'recover.freq_secs=null',
+      ],
+      {
+        env: {
+          ...process.env,
+          AWRL_SIM_SPEED: 'instant',
+          AWRL_SIM_FAULT: 'stall:ppo_update@6',
+          AWRL_SIM_DATASET_SIZE: '512',
+          USER: 'simuser',
+          LOGNAME: 'simuser',
+        },
+        stdio: 'ignore',
+      },
+    );
     try {
-      await waitFor(() => existsSync(join(ws.fileroot, '.awrl-sim', 'state.json')) && /"phase":"ppo_update","step":6/.test(readFileSync(join(ws.fileroot, '.awrl-sim', 'state.json'), 'utf8')), {
-        timeoutMs: 30_000,
-        what: 'the trainer to stall in step 6',
-      });
+      await waitFor(
+        () =>
+          existsSync(join(ws.fileroot, '.awrl-sim', 'state.json')) &&
+          /"phase":"ppo_update","step":6/.test(readFileSync(join(ws.fileroot, '.awrl-sim', 'state.json'), 'utf8')),
+        {
+          timeoutMs: 30_000,
+          what: 'the trainer to stall in step 6',
+        },
+      );
     } finally {
       child.kill('SIGKILL');
     }

@@ -10,17 +10,23 @@ import { FIXTURE_KEY_COUNT } from '../../src/sim/keys.js';
 const FIX = new URL('../fixtures/shared/fixtures/areal-logs/run-a/', import.meta.url);
 const fixture = (name: string): string => readFileSync(new URL(name, FIX), 'utf8');
 
-const HEADER = /^\x1b\[1;38;2;180;140;80m\(AReaL\)\x1b\[0m (\x1b\[[0-9;]+m)\d{8}-\d\d:\d\d:\d\d\.\d{3} (.+?) (DEBUG|INFO|WARNING|ERROR|CRITICAL): (.*)$/;
+const HEADER =
+  /^\x1b\[1;38;2;180;140;80m\(AReaL\)\x1b\[0m (\x1b\[[0-9;]+m)\d{8}-\d\d:\d\d:\d\d\.\d{3} (.+?) (DEBUG|INFO|WARNING|ERROR|CRITICAL): (.*)$/;
 const CELL_VALUE = /^ +(-?\d\.\d{4}e[+-]\d{2,3}|nan|-?inf) *$/;
 
-type Line = { kind: 'header'; colour: string; logger: string; level: string; message: string } | { kind: 'table' | 'other'; text: string };
+type Line =
+  | { kind: 'header'; colour: string; logger: string; level: string; message: string }
+  | { kind: 'table' | 'other'; text: string };
 
 function classify(text: string): Line[] {
-  return text.split('\n').slice(0, -1).map((l) => {
-    const m = HEADER.exec(l);
-    if (m) return { kind: 'header', colour: m[1], logger: m[2], level: m[3], message: m[4] };
-    return { kind: /^[╒│├╘]/.test(l) ? 'table' : 'other', text: l };
-  });
+  return text
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => {
+      const m = HEADER.exec(l);
+      if (m) return { kind: 'header', colour: m[1], logger: m[2], level: m[3], message: m[4] };
+      return { kind: /^[╒│├╘]/.test(l) ? 'table' : 'other', text: l };
+    });
 }
 
 function tables(text: string): string[][] {
@@ -58,7 +64,8 @@ function checkTableGeometry(t: string[]): { keys: string[] } {
   });
   for (const r of rows) {
     r.forEach((cell, c) => {
-      if (c % 2 === 0) expect(cell).toMatch(/^ [a-z0-9_/]* *$/); // keys: left-aligned
+      if (c % 2 === 0)
+        expect(cell).toMatch(/^ [a-z0-9_/]* *$/); // keys: left-aligned
       else if (cell.trim() !== '') expect(cell).toMatch(CELL_VALUE); // values: right-aligned .4e
     });
   }
@@ -80,16 +87,26 @@ describe('structure against the real fixture run-a', () => {
     const sim = classify(ws.read('main.log').toString('utf8'));
     expect(sim.filter((l) => l.kind === 'other')).toEqual([]);
     const fix = classify(fixture('main.log'));
-    expect(fix.filter((l) => l.kind === 'other').every((l) => l.kind === 'other' && /^(Traceback|  File|\w+Error)/.test(l.text))).toBe(true);
+    expect(
+      fix
+        .filter((l) => l.kind === 'other')
+        .every((l) => l.kind === 'other' && /^(Traceback|  File|\w+Error)/.test(l.text)),
+    ).toBe(true);
   });
 
   it('loggers shared with the fixture use the same colour and level', () => {
     const colours = (ls: Line[]): Map<string, string> =>
-      new Map(ls.flatMap((l) => (l.kind === 'header' ? [[`${l.logger} ${l.level}`, l.colour] as [string, string]] : [])));
+      new Map(
+        ls.flatMap((l) => (l.kind === 'header' ? [[`${l.logger} ${l.level}`, l.colour] as [string, string]] : [])),
+      );
     const fix = colours(classify(fixture('main.log')));
     const sim = colours(classify(ws.read('main.log').toString('utf8')));
     let shared = 0;
-    for (const [k, c] of sim) if (fix.has(k)) { expect(c, k).toBe(fix.get(k)); shared++; }
+    for (const [k, c] of sim)
+      if (fix.has(k)) {
+        expect(c, k).toBe(fix.get(k));
+        shared++;
+      }
     expect(shared).toBeGreaterThanOrEqual(8);
   });
 
@@ -103,7 +120,14 @@ describe('structure against the real fixture run-a', () => {
       expect(keys.length).toBeGreaterThanOrEqual(150);
       expect(keys.length).toBeLessThanOrEqual(250);
       for (const k of fixKeys) expect(keys).toContain(k);
-      for (const k of ['rollout/easy/reward', 'rollout/medium/reward', 'rollout/hard/reward', 'timeperf/save', 'staleness/gap/offpolicy_max']) expect(keys).toContain(k);
+      for (const k of [
+        'rollout/easy/reward',
+        'rollout/medium/reward',
+        'rollout/hard/reward',
+        'timeperf/save',
+        'staleness/gap/offpolicy_max',
+      ])
+        expect(keys).toContain(k);
     }
   });
 
@@ -121,8 +145,12 @@ describe('structure against the real fixture run-a', () => {
         return [];
       });
     const norm = (s: string[]): string => s.join(' ').replace(/ save/g, '');
-    const fixSteps = norm(seq(fixture('main.log'))).split(' table').filter(Boolean);
-    const simSteps = norm(seq(ws.read('main.log').toString('utf8'))).split(' table').filter(Boolean);
+    const fixSteps = norm(seq(fixture('main.log')))
+      .split(' table')
+      .filter(Boolean);
+    const simSteps = norm(seq(ws.read('main.log').toString('utf8')))
+      .split(' table')
+      .filter(Boolean);
     expect(new Set(simSteps.map((s) => s.trim()))).toEqual(new Set(fixSteps.map((s) => s.trim())));
     expect(seq(ws.read('main.log').toString('utf8'))).toContain('save');
   });
@@ -139,7 +167,9 @@ describe('structure against the real fixture run-a', () => {
     expect(fixMerged.filter((l) => /^[╒│├╘]/.test(l)).length).toBeGreaterThan(0); // the rule we copy
     const stdout = ws.stdout.split('\n').filter(Boolean);
     for (const l of stdout) {
-      expect(l).toMatch(/^(\x1b\[[0-9;]+m\x1b\[1;38;2;180;140;80m\(AReaL\)|[╒│├╘]|\(RayRPCServer pid=\d+, ip=[\d.]+\) )/);
+      expect(l).toMatch(
+        /^(\x1b\[[0-9;]+m\x1b\[1;38;2;180;140;80m\(AReaL\)|[╒│├╘]|\(RayRPCServer pid=\d+, ip=[\d.]+\) )/,
+      );
     }
     expect(stdout.some((l) => l.startsWith('(RayRPCServer pid='))).toBe(true);
   });

@@ -46,7 +46,10 @@ describe('fuzz', () => {
   it('random bytes never throw', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 20_000 }), fc.array(fc.nat(), { maxLength: 20 }), (bytes, cuts) => {
-        const events = parseChunked(bytes, cuts.map((c) => c % (bytes.length + 1)));
+        const events = parseChunked(
+          bytes,
+          cuts.map((c) => c % (bytes.length + 1)),
+        );
         expect(Array.isArray(events)).toBe(true);
       }),
       { numRuns: 300 },
@@ -55,18 +58,23 @@ describe('fuzz', () => {
 
   it('random truncations and splices of a real log never throw and keep the steps before the cut', () => {
     fc.assert(
-      fc.property(fc.nat({ max: fixture.length }), fc.uint8Array({ maxLength: 2_000 }), fc.nat({ max: fixture.length }), (cut, junk, resume) => {
-        const tail = fixture.subarray(resume);
-        const spliced = new Uint8Array(cut + junk.length + tail.length);
-        spliced.set(fixture.subarray(0, cut), 0);
-        spliced.set(junk, cut);
-        spliced.set(tail, cut + junk.length);
-        const events = parseLogBytes(spliced);
-        const before = parseLogBytes(fixture.subarray(0, cut)).filter((e) => e.type === 'step');
-        // Every step completed before the cut is still reported, in order (junk can only add).
-        const steps = events.filter((e) => e.type === 'step');
-        expect(steps.slice(0, before.length)).toEqual(before);
-      }),
+      fc.property(
+        fc.nat({ max: fixture.length }),
+        fc.uint8Array({ maxLength: 2_000 }),
+        fc.nat({ max: fixture.length }),
+        (cut, junk, resume) => {
+          const tail = fixture.subarray(resume);
+          const spliced = new Uint8Array(cut + junk.length + tail.length);
+          spliced.set(fixture.subarray(0, cut), 0);
+          spliced.set(junk, cut);
+          spliced.set(tail, cut + junk.length);
+          const events = parseLogBytes(spliced);
+          const before = parseLogBytes(fixture.subarray(0, cut)).filter((e) => e.type === 'step');
+          // Every step completed before the cut is still reported, in order (junk can only add).
+          const steps = events.filter((e) => e.type === 'step');
+          expect(steps.slice(0, before.length)).toEqual(before);
+        },
+      ),
       { numRuns: 100 },
     );
   });

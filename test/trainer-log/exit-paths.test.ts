@@ -47,7 +47,8 @@ describe.each(TRAINERS)('%s exit path', (trainer) => {
       expect(uncaught.type === 'error' && uncaught.message.startsWith(TITLE[failure])).toBe(true);
       for (const e of errs) expect(e).toMatchObject({ kind: KIND[failure] });
       for (const e of errs) expect(e.type === 'error' && e.message).not.toMatch(/^Traceback/);
-      if (trainer === 'upstream') expect(errs[0]).toMatchObject({ message: expect.stringMatching(/^Training failed with exception: /) });
+      if (trainer === 'upstream')
+        expect(errs[0]).toMatchObject({ message: expect.stringMatching(/^Training failed with exception: /) });
     });
 
     it('a streaming parser holds the end record and drops it at the traceback, fed a line at a time', () => {

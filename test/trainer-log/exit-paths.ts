@@ -42,7 +42,11 @@ function format(r: Rec): string {
   return r.traceback ? `${head}\n${r.traceback}` : head;
 }
 
-const every = (text: string, prefix: string): string => text.split('\n').map((l) => prefix + l).join('\n');
+const every = (text: string, prefix: string): string =>
+  text
+    .split('\n')
+    .map((l) => prefix + l)
+    .join('\n');
 
 const frames = (fs: [string, number, string, string][]): string =>
   fs.map(([f, n, fn, code]) => `  File "${f}", line ${n}, in ${fn}\n    ${code}`).join('\n');
@@ -51,10 +55,20 @@ const TRAIN_PY: [string, number, string, string][] = [
   ['/opt/webgym/webgym/train.py', 214, '<module>', 'main()'],
   ['/opt/webgym/webgym/train.py', 201, 'main', 'trainer.train(workflow, eval_workflow=eval_workflow)'],
 ];
-const EXIT_FRAME: [string, number, string, string] = ['/opt/webgym/areal/trainer/rl_trainer.py', 1541, '__exit__', 'raise exc_value'];
+const EXIT_FRAME: [string, number, string, string] = [
+  '/opt/webgym/areal/trainer/rl_trainer.py',
+  1541,
+  '__exit__',
+  'raise exc_value',
+];
 const STEP_FRAMES: [string, number, string, string][] = [
   ['/opt/webgym/areal/trainer/rl_trainer.py', 512, 'train', 'self.actor.ppo_update(adv_batch)'],
-  ['/opt/webgym/areal/trainer/ppo/actor.py', 96, 'ppo_update', 'return self._custom_function_call("ppo_update", batch)'],
+  [
+    '/opt/webgym/areal/trainer/ppo/actor.py',
+    96,
+    'ppo_update',
+    'return self._custom_function_call("ppo_update", batch)',
+  ],
 ];
 
 const OOM_TEXT =
@@ -82,7 +96,11 @@ function exceptionText(f: Failure): string {
 
 /** The whole traceback of the controller's exception (a chain for a worker failure). */
 function traceback(f: Failure, uncaught: boolean, trainer: Trainer): string {
-  const outer = uncaught ? (trainer === 'asyncwebrl' ? [...TRAIN_PY, EXIT_FRAME, TRAIN_PY[1]] : TRAIN_PY) : [TRAIN_PY[1]];
+  const outer = uncaught
+    ? trainer === 'asyncwebrl'
+      ? [...TRAIN_PY, EXIT_FRAME, TRAIN_PY[1]]
+      : TRAIN_PY
+    : [TRAIN_PY[1]];
   const tb = `Traceback (most recent call last):\n${frames([...outer, ...STEP_FRAMES])}`;
   if (f !== 'worker-failed') return `${tb}\n${exceptionText(f)}`;
   const cause =
@@ -99,7 +117,9 @@ function excStr(f: Failure): string {
 }
 
 const STATS: [string, string][] = [
-  ['rollout/reward', '2.5000e-01'], ['ppo_actor/update/grad_norm', '1.0200e+00'], ['timeperf/train_step', '1.2000e+02'],
+  ['rollout/reward', '2.5000e-01'],
+  ['ppo_actor/update/grad_norm', '1.0200e+00'],
+  ['timeperf/train_step', '1.2000e+02'],
   ['ppo_actor/n_tokens', '1.2881e+07'],
 ];
 
@@ -119,7 +139,8 @@ export function exitLogs(trainer: Trainer, failure: Failure | null, scheduler: S
   const merged: string[] = [];
   const stdout: string[] = [];
   let sec = 0;
-  const stamp = (): string => `20260412-23:${String(10 + Math.floor(sec / 60)).padStart(2, '0')}:${String(sec++ % 60).padStart(2, '0')}.250`;
+  const stamp = (): string =>
+    `20260412-23:${String(10 + Math.floor(sec / 60)).padStart(2, '0')}:${String(sec++ % 60).padStart(2, '0')}.250`;
   const controller = (logger: string, level: Rec['level'], message: string, tb?: string): void => {
     const text = format({ stamp: stamp(), logger, level, message, traceback: tb });
     main.push(text);
@@ -134,10 +155,18 @@ export function exitLogs(trainer: Trainer, failure: Failure | null, scheduler: S
   const memory = (phase: string, gb: number): string =>
     `Memory-Usage ${phase}: memory allocated (GB): ${gb.toFixed(2)}, memory reserved (GB): 61.07, device memory used/total (GB): 64.90/79.11`;
 
-  controller('Recover', 'WARNING', 'Resume info not found at /mnt/ckpt/recover_info. This should not be a resumed experiment!');
+  controller(
+    'Recover',
+    'WARNING',
+    'Resume info not found at /mnt/ckpt/recover_info. This should not be a resumed experiment!',
+  );
   worker('actor', 'IOStruct', 'INFO', memory('after model creation/loading', 16.42));
   for (let g = 1; g <= 3; g++) {
-    controller('RolloutController', 'INFO', `prepare_batch/rollout: pending_before=2, consumed=16, wait=612.3s, localize+concat=4.1s, total=616.4s, batch_shape=[1093, 15211], n_episodes=128, mmi_len=1093`);
+    controller(
+      'RolloutController',
+      'INFO',
+      `prepare_batch/rollout: pending_before=2, consumed=16, wait=612.3s, localize+concat=4.1s, total=616.4s, batch_shape=[1093, 15211], n_episodes=128, mmi_len=1093`,
+    );
     controller('IOStruct', 'INFO', memory('recompute logp', 18.42));
     if (g === 3 && failure === 'oom') {
       const wt = `Traceback (most recent call last):\n${frames([['/opt/webgym/areal/engine/fsdp_engine.py', 731, 'train_batch', 'loss.backward()']])}\ntorch.OutOfMemoryError: ${OOM_TEXT}`;
@@ -149,7 +178,13 @@ export function exitLogs(trainer: Trainer, failure: Failure | null, scheduler: S
     controller('StatsLogger', 'INFO', 'Stats (1/1):');
     controller('StatsLogger', 'INFO', '\n' + tableText(STATS));
   }
-  if (failure !== null && trainer === 'upstream') controller('RLTrainer', 'ERROR', `Training failed with exception: ${excStr(failure)}`, traceback(failure, false, trainer));
+  if (failure !== null && trainer === 'upstream')
+    controller(
+      'RLTrainer',
+      'ERROR',
+      `Training failed with exception: ${excStr(failure)}`,
+      traceback(failure, false, trainer),
+    );
   controller('StatsLogger', 'INFO', 'Training completes! Total time elapsed 1852.37.');
   // wandb.finish() prints to stdout, then the exception propagates: Python writes it to stderr.
   stdout.push('wandb: 🚀 View run at https://wandb.ai/x/y/runs/z');

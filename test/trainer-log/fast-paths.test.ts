@@ -48,7 +48,12 @@ function expectSame(buf: Uint8Array, name: string): void {
   const general = parse(buf, false);
   const generalJson = general.map((e) => eventToJsonLine(e) + '\n').join('');
   expect(parse(buf, true), name).toEqual(general);
-  expect(parse(buf, true).map((e) => eventToJsonLine(e) + '\n').join(''), name).toBe(generalJson);
+  expect(
+    parse(buf, true)
+      .map((e) => eventToJsonLine(e) + '\n')
+      .join(''),
+    name,
+  ).toBe(generalJson);
   expect(jsonLines(buf), name).toBe(generalJson);
   for (let r = 0; r < 4; r++) {
     const cuts = randomCuts(buf.length);
@@ -61,10 +66,45 @@ function expectSame(buf: Uint8Array, name: string): void {
 // ---- A generator of logs that mix every kind of line the parser tells apart.
 
 const ESC = '\x1b';
-const T = (i: number) => `20260525-12:${String(10 + (i % 50)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')}`;
-const VALUES = ['1.2345e-03', '-1.2431e-03', 'nan', 'inf', '-inf', '0', '7', '1.0000e+00', 'True', '1e400', '12', '-0.0'];
-const KEYS = ['rollout/reward', 'timeperf/train_step', 'ppo_actor/update/grad_norm', 'ppo_actor/n_tokens', 'staleness/gap/offpolicy_avg', 'a/é', 'k"q', 'x'];
-const PREFIXES = ['', '', '', '[main]    ', '[actor]   ', '[rollout] ', '[eval-rollout]', '(RayRPCServer pid=48213, ip=10.0.0.9) ', '(RayRPCServer pid=7, ip=10.0.0.8) ', '(pid=77) ', '[rank0]: '];
+const T = (i: number) =>
+  `20260525-12:${String(10 + (i % 50)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')}`;
+const VALUES = [
+  '1.2345e-03',
+  '-1.2431e-03',
+  'nan',
+  'inf',
+  '-inf',
+  '0',
+  '7',
+  '1.0000e+00',
+  'True',
+  '1e400',
+  '12',
+  '-0.0',
+];
+const KEYS = [
+  'rollout/reward',
+  'timeperf/train_step',
+  'ppo_actor/update/grad_norm',
+  'ppo_actor/n_tokens',
+  'staleness/gap/offpolicy_avg',
+  'a/é',
+  'k"q',
+  'x',
+];
+const PREFIXES = [
+  '',
+  '',
+  '',
+  '[main]    ',
+  '[actor]   ',
+  '[rollout] ',
+  '[eval-rollout]',
+  '(RayRPCServer pid=48213, ip=10.0.0.9) ',
+  '(RayRPCServer pid=7, ip=10.0.0.8) ',
+  '(pid=77) ',
+  '[rank0]: ',
+];
 const LOGGERS = ['StatsLogger', 'IOStruct', 'RolloutController', '[FSDPEngine Rank 0]', 'WebGymWorkflow', 'RLTrainer'];
 const MESSAGES = [
   'Memory-Usage ppo update: memory allocated (GB): 20.99, memory reserved (GB): 69.89, device memory used/total (GB): 73.69/79.11',
@@ -77,12 +117,16 @@ const MESSAGES = [
   'Recovering from StepInfo(epoch=0, epoch_step=6, global_step=6, steps_per_epoch=16).',
   '[EPISODE_TIMEOUT] task=webgym_1 — terminating episode',
   'Instance alloc attempt 1/5 failed',
-  'Worker \'actor/3\' failed with exit code 1',
+  "Worker 'actor/3' failed with exit code 1",
   'plain message',
 ];
 const LEVELS = ['INFO', 'INFO', 'INFO', 'DEBUG', 'WARNING', 'ERROR', 'CRITICAL'];
 const TRACEBACK = ['Traceback (most recent call last):', '  File "a.py", line 1, in f', '    g()'];
-const EXCEPTIONS = ['torch.OutOfMemoryError: CUDA out of memory.', 'RuntimeError: boom', 'ray.exceptions.RayActorError: The actor died'];
+const EXCEPTIONS = [
+  'torch.OutOfMemoryError: CUDA out of memory.',
+  'RuntimeError: boom',
+  'ray.exceptions.RayActorError: The actor died',
+];
 
 function generatedLog(n: number): Buffer {
   const lines: string[] = [];
@@ -90,10 +134,17 @@ function generatedLog(n: number): Buffer {
     const p = pick(PREFIXES);
     const r = rand();
     if (r < 0.3) {
-      lines.push(p + rec(T(i), pick(LOGGERS), pick(LEVELS), pick(MESSAGES)) + (rand() < 0.1 ? ' [repeated 7x across cluster]' : ''));
+      lines.push(
+        p +
+          rec(T(i), pick(LOGGERS), pick(LEVELS), pick(MESSAGES)) +
+          (rand() < 0.1 ? ' [repeated 7x across cluster]' : ''),
+      );
     } else if (r < 0.45) {
       // A train step: its three records, the table sometimes with escape codes, CRLF or cut short.
-      const stats = Array.from({ length: 1 + Math.floor(rand() * 9) }, (_, k): [string, string] => [KEYS[k % KEYS.length] + (k >= KEYS.length ? k : ''), pick(VALUES)]);
+      const stats = Array.from({ length: 1 + Math.floor(rand() * 9) }, (_, k): [string, string] => [
+        KEYS[k % KEYS.length] + (k >= KEYS.length ? k : ''),
+        pick(VALUES),
+      ]);
       const pre = rand() < 0.2 ? '[main]    ' : '';
       lines.push(pre + rec(T(i), 'StatsLogger', 'INFO', `Epoch 1/2 Step ${i}/99 Train step ${i}/99 done.`));
       lines.push(pre + rec(T(i), 'StatsLogger', 'INFO', 'Stats (1/1):'));
@@ -106,16 +157,29 @@ function generatedLog(n: number): Buffer {
       lines.push(...rows);
     } else if (r < 0.6) {
       for (const l of TRACEBACK) lines.push(p + l);
-      if (rand() < 0.3) lines.push(p + pick(EXCEPTIONS), p + '', p + 'During handling of the above exception, another exception occurred:', p + '', ...TRACEBACK.map((l) => p + l));
+      if (rand() < 0.3)
+        lines.push(
+          p + pick(EXCEPTIONS),
+          p + '',
+          p + 'During handling of the above exception, another exception occurred:',
+          p + '',
+          ...TRACEBACK.map((l) => p + l),
+        );
       lines.push(p + pick(EXCEPTIONS));
     } else if (r < 0.68) {
       // A WARNING with a multi-line message and its exc_info traceback.
       lines.push(p + `${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m ${ESC}[33m${T(i)} RewardUtils WARNING: failed:`);
       lines.push(p + `second line${ESC}[0m`, ...TRACEBACK.map((l) => p + l), p + pick(EXCEPTIONS));
     } else if (r < 0.72) {
-      lines.push(p + '[2026-04-12 23:28:42] Scheduler hit an exception: Traceback (most recent call last):', p + '  File "s.py", line 2, in run', p + pick(EXCEPTIONS));
+      lines.push(
+        p + '[2026-04-12 23:28:42] Scheduler hit an exception: Traceback (most recent call last):',
+        p + '  File "s.py", line 2, in run',
+        p + pick(EXCEPTIONS),
+      );
     } else if (r < 0.75) {
-      lines.push(`[rank3]:[E1129 12:01:02.123456 1234 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)`);
+      lines.push(
+        `[rank3]:[E1129 12:01:02.123456 1234 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)`,
+      );
     } else if (r < 0.78) {
       lines.push(`awrl: attempt ${i}`);
     } else if (r < 0.82) {
@@ -124,7 +188,14 @@ function generatedLog(n: number): Buffer {
       lines.push(p + pick(['some print', '', '  indented', 'wandb: syncing', 'Exiting.', 'x'.repeat(300)]));
     } else {
       // Garbage bytes, escape codes in odd places, a `(AReaL)` look-alike.
-      lines.push(pick([`${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m garbage`, '\u0000\u0001\u00ff', `(AReaL) ${T(i)} INFO`, `${p}${ESC}[2m${rec(T(i), 'W', 'INFO', 'dim')}`]));
+      lines.push(
+        pick([
+          `${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m garbage`,
+          '\u0000\u0001\u00ff',
+          `(AReaL) ${T(i)} INFO`,
+          `${p}${ESC}[2m${rec(T(i), 'W', 'INFO', 'dim')}`,
+        ]),
+      );
     }
   }
   return Buffer.from(lines.join('\n') + (rand() < 0.5 ? '\n' : ''));

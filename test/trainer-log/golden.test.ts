@@ -27,7 +27,7 @@ const CASES: [string, string][] = [
 const golden = (name: string) => readFileSync(GOLDEN + name.replace(/\.log$/, '.jsonl'));
 
 let seed = 99;
-const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 
 function jsonLinesOf(input: Uint8Array, cuts: number[]): Buffer {
   const p = new JsonLinesParser();
@@ -53,7 +53,9 @@ describe('JSON Lines output is byte-identical to the golden files', () => {
     const want = golden(name);
     expect(jsonLinesOf(input, []).toString('utf8')).toBe(want.toString('utf8'));
     for (let r = 0; r < 20; r++) {
-      const cuts = Array.from({ length: 1 + Math.floor(rand() * 40) }, () => Math.floor(rand() * input.length)).sort((a, b) => a - b);
+      const cuts = Array.from({ length: 1 + Math.floor(rand() * 40) }, () => Math.floor(rand() * input.length)).sort(
+        (a, b) => a - b,
+      );
       expect(jsonLinesOf(input, cuts).equals(want)).toBe(true);
     }
   });
@@ -77,7 +79,9 @@ describe('JSON Lines output is byte-identical to the golden files', () => {
 
   it('the built CLI, all fixtures as one stream', () => {
     const r = spawnSync(process.execPath, [BIN, 'parse', '--json', ...CASES.map((c) => c[1])], { maxBuffer: 1 << 28 });
-    const whole = parseLogBytes(Buffer.concat(CASES.map((c) => readFileSync(c[1])))).map((e) => eventToJsonLine(e) + '\n').join('');
+    const whole = parseLogBytes(Buffer.concat(CASES.map((c) => readFileSync(c[1]))))
+      .map((e) => eventToJsonLine(e) + '\n')
+      .join('');
     expect(r.status).toBe(0);
     expect(r.stdout.toString('utf8')).toBe(whole);
   });

@@ -77,7 +77,9 @@ describe('nan, inf and -inf in a stats table', () => {
       expect(r.stdout).toBe(LINE + '\n');
       const help = spawnSync(process.execPath, [BIN, 'parse', '--help'], { encoding: 'utf8' });
       expect(help.status).toBe(0);
-      expect(help.stdout.replace(/\s+/g, ' ')).toContain('a non-finite value is the JSON string "nan", "inf" or "-inf"');
+      expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+        'a non-finite value is the JSON string "nan", "inf" or "-inf"',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -9,17 +9,21 @@ import { SHARED } from '../harness/fixtures.js';
 
 const BIN = new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
 const DIR = `${SHARED}fixtures/areal-logs/run-a/`;
-const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, 'parse', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [BIN, 'parse', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
 
 describe('awrl-tui parse', () => {
-  it.each(['merged.log', 'stdout.log'])('--json prints one event per line, type first, same as the library (%s)', (file) => {
-    const r = cli('--json', DIR + file);
-    expect(r.status).toBe(0);
-    const expected = parseLogBytes(readFileSync(DIR + file)).map(eventToJsonLine);
-    expect(r.stdout.trimEnd().split('\n')).toEqual(expected);
-    // UTF-8 survives (stdout.log's worker warnings hold an em dash).
-    if (file === 'stdout.log') expect(r.stdout).toContain('45min — terminating episode');
-  });
+  it.each(['merged.log', 'stdout.log'])(
+    '--json prints one event per line, type first, same as the library (%s)',
+    (file) => {
+      const r = cli('--json', DIR + file);
+      expect(r.status).toBe(0);
+      const expected = parseLogBytes(readFileSync(DIR + file)).map(eventToJsonLine);
+      expect(r.stdout.trimEnd().split('\n')).toEqual(expected);
+      // UTF-8 survives (stdout.log's worker warnings hold an em dash).
+      if (file === 'stdout.log') expect(r.stdout).toContain('45min — terminating episode');
+    },
+  );
 
   it('reads several files in order as one stream (a record cut between files is joined)', () => {
     const whole = readFileSync(DIR + 'main.log');
@@ -47,8 +51,14 @@ describe('awrl-tui parse', () => {
       expect(r.status).toBe(0);
       expect(r.stdout).toBe(parseLogBytes(big).map(eventToJsonLine).join('\n') + '\n');
       const summary = cli(f);
-      expect(summary.stdout).toMatch(new RegExp(`steps: ${parseLogBytes(big).filter((e) => e.type === 'step').length} step records`));
-      const head = spawnSync('/bin/sh', ['-c', '"$0" "$1" parse --json "$2" | head -c 100 > /dev/null; echo "rc=$?"', process.execPath, BIN, f], { encoding: 'utf8' });
+      expect(summary.stdout).toMatch(
+        new RegExp(`steps: ${parseLogBytes(big).filter((e) => e.type === 'step').length} step records`),
+      );
+      const head = spawnSync(
+        '/bin/sh',
+        ['-c', '"$0" "$1" parse --json "$2" | head -c 100 > /dev/null; echo "rc=$?"', process.execPath, BIN, f],
+        { encoding: 'utf8' },
+      );
       expect(head.stdout.trim()).toBe('rc=0');
       expect(head.stderr).toBe('');
     } finally {
@@ -69,9 +79,18 @@ describe('awrl-tui parse', () => {
   it('with --json, a failure is also one JSON error line on stdout (after any events already written)', () => {
     const missing = cli('--json', '/nonexistent/x.log');
     expect(missing.status).toBe(2);
-    expect(JSON.parse(missing.stdout)).toEqual({ type: 'cli-error', exit: 2, code: 'file-unreadable', message: 'cannot read /nonexistent/x.log: no such file', hint: '' });
+    expect(JSON.parse(missing.stdout)).toEqual({
+      type: 'cli-error',
+      exit: 2,
+      code: 'file-unreadable',
+      message: 'cannot read /nonexistent/x.log: no such file',
+      hint: '',
+    });
     const partWay = cli('--json', DIR + 'main.log', '/proc/self/mem');
-    const lines = partWay.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = partWay.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.at(-1)).toMatchObject({ type: 'cli-error', exit: 2, code: 'file-unreadable' });
     expect(lines.slice(0, -1).some((e) => e.type === 'step')).toBe(true);
   });

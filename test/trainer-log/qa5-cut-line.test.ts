@@ -21,7 +21,9 @@ describe('a cut line', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ source, time: '2026-06-01T10:00:00.000' });
     // The error record itself is still there, from the same writer.
-    expect(evs.filter((e) => e.type === 'error').map((e) => (e as { source?: string }).source ?? 'main')).toEqual([source]);
+    expect(evs.filter((e) => e.type === 'error').map((e) => (e as { source?: string }).source ?? 'main')).toEqual([
+      source,
+    ]);
   });
 
   it('of a continuation (no header) has no time', () => {

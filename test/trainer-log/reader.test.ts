@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { TrainerLogReader, parseLogBytes, type ReaderEvent } from '../../src/trainer-log/index.js';
-import { TrainerLineRing } from '../../src/ui/session/trainer-lines.js';
+import { TrainerLineRing } from '../../src/session/trainer-lines.js';
 import { SHARED } from '../harness/fixtures.js';
 import { exitLogs } from './exit-paths.js';
 
@@ -37,7 +37,7 @@ describe.each(FILES)('TrainerLogReader on run-a %s', (file) => {
   const buf = readFileSync(RUN_A + file);
   const whole = read(buf, buf.length);
 
-  it('gives the parser\'s events, and the same saves as the save-records scanner', () => {
+  it("gives the parser's events, and the same saves as the save-records scanner", () => {
     expect(whole.events.filter((e) => e.type !== 'save')).toEqual(parseLogBytes(buf));
     const saves = whole.events.filter((e) => e.type === 'save');
     expect(saves).toEqual(SAVES);
@@ -51,7 +51,7 @@ describe.each(FILES)('TrainerLogReader on run-a %s', (file) => {
     expect(evs[i + 1]).toMatchObject({ type: 'step', globalStep: 5 });
   });
 
-  it('gives the log pane\'s lines, tables collapsed, which trainer-lines.ts keeps as they are', () => {
+  it("gives the log pane's lines, tables collapsed, which trainer-lines.ts keeps as they are", () => {
     const ring = new TrainerLineRing(100_000);
     ring.add(whole.lines);
     const kept = ring.view().lines.map(({ seq: _s, ...l }) => l);
@@ -76,6 +76,9 @@ describe('TrainerLogReader', () => {
     const log = readFileSync(RUN_A + 'main.log', 'utf8');
     const cut = log.slice(0, log.indexOf('│ ppo_actor/advantages/max'));
     const { lines } = read(Buffer.from(cut), 1 << 16);
-    expect(lines.at(-1)).toMatchObject({ kind: 'table', text: expect.stringMatching(/^ {2}\[stats table, cut: \d+ keys seen\]$/) });
+    expect(lines.at(-1)).toMatchObject({
+      kind: 'table',
+      text: expect.stringMatching(/^ {2}\[stats table, cut: \d+ keys seen\]$/),
+    });
   });
 });

@@ -81,7 +81,8 @@ describe('atRest', () => {
   it('is false while a WARNING record is open, whose traceback would follow as part of it', () => {
     // A fresh parser started between the two would read the traceback as a bare error.
     const warning = `(RayRPCServer pid=7, ip=10.0.0.1) ${rec(T, 'W', 'WARNING', 'Could not query cluster capacity')}\n`;
-    const traceback = '(RayRPCServer pid=7, ip=10.0.0.1) Traceback (most recent call last):\n(RayRPCServer pid=7, ip=10.0.0.1)   File "a.py", line 1, in f\n(RayRPCServer pid=7, ip=10.0.0.1) ValueError: x\n';
+    const traceback =
+      '(RayRPCServer pid=7, ip=10.0.0.1) Traceback (most recent call last):\n(RayRPCServer pid=7, ip=10.0.0.1)   File "a.py", line 1, in f\n(RayRPCServer pid=7, ip=10.0.0.1) ValueError: x\n';
     const p = new TrainerLogParser();
     expect(p.push(enc.encode(warning))).toEqual([]);
     expect(p.atRest()).toBe(false);
@@ -90,7 +91,11 @@ describe('atRest', () => {
     const closed = p.push(enc.encode(`(RayRPCServer pid=7, ip=10.0.0.1) ${rec(T, 'W', 'INFO', 'next')}\n`));
     expect(closed).toEqual([
       {
-        type: 'warning', message: 'Could not query cluster capacity', kind: 'other', time: '2026-05-25T12:00:00.000', source: 'ray',
+        type: 'warning',
+        message: 'Could not query cluster capacity',
+        kind: 'other',
+        time: '2026-05-25T12:00:00.000',
+        source: 'ray',
         detail: 'Traceback (most recent call last):\n  File "a.py", line 1, in f\nValueError: x',
       },
     ]);

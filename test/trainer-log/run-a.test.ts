@@ -5,14 +5,20 @@ import { SHARED } from '../harness/fixtures.js';
 
 const DIR = `${SHARED}fixtures/areal-logs/run-a/`;
 const LISTED = new Set(['step', 'memory', 'resume', 'error', 'finished']);
-const expected = readFileSync(DIR + 'expected.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const expected = readFileSync(DIR + 'expected.jsonl', 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** The event's fields that `like` lists; a stats value nan is null there (expected.jsonl writes NaN
  *  as null), so NaN is compared as null: the test below checks that run-a has no other null. */
 function pick(e: TrainerEvent, like: Record<string, unknown>): Record<string, unknown> {
   const r = e as unknown as Record<string, unknown>;
-  const nanAsNull = (s: Record<string, number | null>) => Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Number.isNaN(v) ? null : v]));
-  return Object.fromEntries(Object.keys(like).map((k) => [k, k === 'stats' && e.type === 'step' ? nanAsNull(e.stats) : r[k]]));
+  const nanAsNull = (s: Record<string, number | null>) =>
+    Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Number.isNaN(v) ? null : v]));
+  return Object.fromEntries(
+    Object.keys(like).map((k) => [k, k === 'stats' && e.type === 'step' ? nanAsNull(e.stats) : r[k]]),
+  );
 }
 
 describe.each(['main.log', 'merged.log', 'stdout.log'])('run-a %s', (file) => {
@@ -40,15 +46,29 @@ describe.each(['main.log', 'merged.log', 'stdout.log'])('run-a %s', (file) => {
   it('classifies the crash as an NCCL timeout from the controller, with its traceback', () => {
     const errors = events.filter((e) => e.type === 'error');
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ kind: 'nccl-timeout', message: 'Training step failed', source: 'main', time: '2026-05-25T15:12:05.214' });
-    expect(errors[0].detail).toMatch(/^Traceback \(most recent call last\):\n[\s\S]*Watchdog caught collective operation timeout/);
+    expect(errors[0]).toMatchObject({
+      kind: 'nccl-timeout',
+      message: 'Training step failed',
+      source: 'main',
+      time: '2026-05-25T15:12:05.214',
+    });
+    expect(errors[0].detail).toMatch(
+      /^Traceback \(most recent call last\):\n[\s\S]*Watchdog caught collective operation timeout/,
+    );
   });
 
   it('reports the fresh start, the batches and the resume step', () => {
     expect(events.filter((e) => e.type === 'start')).toEqual([{ type: 'start', time: '2026-05-25T12:09:55.899' }]);
     const batches = events.filter((e) => e.type === 'batch');
     expect(batches).toHaveLength(12);
-    expect(batches[0]).toEqual({ type: 'batch', waitS: 564.8, totalS: 568.9, episodes: 128, time: '2026-05-25T12:19:20.666', role: 'rollout' });
+    expect(batches[0]).toEqual({
+      type: 'batch',
+      waitS: 564.8,
+      totalS: 568.9,
+      episodes: 128,
+      time: '2026-05-25T12:19:20.666',
+      role: 'rollout',
+    });
   });
 
   it('prints JSON lines with type first', () => {

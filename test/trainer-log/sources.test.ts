@@ -3,10 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { parseAll, rec, stepRecords, table } from './helpers.js';
 
 const T = '20260601-10:00:00.000';
-const MEM = 'Memory-Usage after model creation/loading: memory allocated (GB): 15.00, memory reserved (GB): 16.00, device memory used/total (GB): 17.00/79.11';
+const MEM =
+  'Memory-Usage after model creation/loading: memory allocated (GB): 15.00, memory reserved (GB): 16.00, device memory used/total (GB): 17.00/79.11';
 const STATS: [string, string][] = [
-  ['rollout/reward', '2.5000e-01'], ['ppo_actor/update/grad_norm', 'nan'], ['timeperf/train_step', '1.2000e+02'],
-  ['ppo_actor/n_tokens', '1.2881e+07'], ['a/b', '-3.0000e-04'], ['c', '7'], ['d', 'inf'],
+  ['rollout/reward', '2.5000e-01'],
+  ['ppo_actor/update/grad_norm', 'nan'],
+  ['timeperf/train_step', '1.2000e+02'],
+  ['ppo_actor/n_tokens', '1.2881e+07'],
+  ['a/b', '-3.0000e-04'],
+  ['c', '7'],
+  ['d', 'inf'],
 ];
 
 describe('merged.log writers', () => {
@@ -18,7 +24,10 @@ describe('merged.log writers', () => {
     '[actor]     File "x.py", line 1, in f',
     '[main]    ' + stepRecords(T, 1, STATS).split('\n')[0],
     '[actor]   torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
-    ...stepRecords(T, 1, STATS).split('\n').slice(1).map((l, i) => (i < 2 ? '[main]    ' + l : l)),
+    ...stepRecords(T, 1, STATS)
+      .split('\n')
+      .slice(1)
+      .map((l, i) => (i < 2 ? '[main]    ' + l : l)),
     `[rollout] ${rec(T, 'WebGymWorkflow', 'WARNING', 'Instance alloc attempt 2/5 failed')}`,
     `[actor]   ${rec(T, 'RLTrainer', 'INFO', 'Training completes! Total time elapsed 1.0.')}`,
     `[main]    ${rec(T, 'RLTrainer', 'INFO', 'Training completes! Total time elapsed 1.0.')}`,
@@ -28,10 +37,25 @@ describe('merged.log writers', () => {
 
   it('reads worker Memory-Usage with its source, and keeps a worker "completes" out of the controller events', () => {
     expect(events.filter((e) => e.type === 'memory')).toEqual([
-      { type: 'memory', phase: 'ppo update', allocatedGB: 15, reservedGB: 16, usedGB: 17, totalGB: 79.11, time: '2026-06-01T10:00:00.000', source: 'main' },
       {
-        type: 'memory', phase: 'after model creation/loading', allocatedGB: 15, reservedGB: 16, usedGB: 17, totalGB: 79.11,
-        time: '2026-06-01T10:00:00.000', source: 'actor',
+        type: 'memory',
+        phase: 'ppo update',
+        allocatedGB: 15,
+        reservedGB: 16,
+        usedGB: 17,
+        totalGB: 79.11,
+        time: '2026-06-01T10:00:00.000',
+        source: 'main',
+      },
+      {
+        type: 'memory',
+        phase: 'after model creation/loading',
+        allocatedGB: 15,
+        reservedGB: 16,
+        usedGB: 17,
+        totalGB: 79.11,
+        time: '2026-06-01T10:00:00.000',
+        source: 'actor',
       },
     ]);
     expect(events.filter((e) => e.type === 'finished')).toHaveLength(1);
@@ -39,17 +63,30 @@ describe('merged.log writers', () => {
 
   it('collects a worker traceback across interleaved controller lines, with its source', () => {
     const err = events.find((e) => e.type === 'error');
-    expect(err).toMatchObject({ type: 'error', kind: 'oom', source: 'actor', message: 'Worker step crashed', time: '2026-06-01T10:00:00.000' });
+    expect(err).toMatchObject({
+      type: 'error',
+      kind: 'oom',
+      source: 'actor',
+      message: 'Worker step crashed',
+      time: '2026-06-01T10:00:00.000',
+    });
     expect(err && err.type === 'error' && err.detail.split('\n')).toEqual([
-      'Traceback (most recent call last):', '  File "x.py", line 1, in f', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
+      'Traceback (most recent call last):',
+      '  File "x.py", line 1, in f',
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
     ]);
   });
 
   it('reads the step table that follows a [main] header unprefixed', () => {
     const step = events.find((e) => e.type === 'step');
     expect(step && step.type === 'step' && step.stats).toEqual({
-      'rollout/reward': 0.25, 'ppo_actor/update/grad_norm': NaN, 'timeperf/train_step': 120, 'ppo_actor/n_tokens': 12881000,
-      'a/b': -0.0003, c: 7, d: Infinity,
+      'rollout/reward': 0.25,
+      'ppo_actor/update/grad_norm': NaN,
+      'timeperf/train_step': 120,
+      'ppo_actor/n_tokens': 12881000,
+      'a/b': -0.0003,
+      c: 7,
+      d: Infinity,
     });
     expect(Object.keys(step && step.type === 'step' ? step.stats : {})).toEqual(STATS.map(([k]) => k));
   });
@@ -68,7 +105,8 @@ describe('Ray-forwarded lines and bare tracebacks on the controller stdout', () 
     RAY + '  File "/opt/x.py", line 3, in launch',
     RAY + 'TimeoutError: server launch failed',
     RAY + 'some later print',
-    '(RayRPCServer pid=7, ip=10.0.0.8) ' + rec(T, 'RayScheduler', 'CRITICAL', "Worker 'actor/3' failed with exit code 1"),
+    '(RayRPCServer pid=7, ip=10.0.0.8) ' +
+      rec(T, 'RayScheduler', 'CRITICAL', "Worker 'actor/3' failed with exit code 1"),
     'Traceback (most recent call last):',
     '  File "train.py", line 9, in <module>',
     'ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.',
@@ -77,15 +115,23 @@ describe('Ray-forwarded lines and bare tracebacks on the controller stdout', () 
   ].join('\n');
   const events = parseAll(log);
 
-  it('reads Ray worker memory as source ray; a worker phase unprefixed on the controller stdout is not the controller\'s', () => {
-    expect(events.filter((e) => e.type === 'memory').map((e) => e.type === 'memory' && e.source)).toEqual(['ray', 'worker']);
+  it("reads Ray worker memory as source ray; a worker phase unprefixed on the controller stdout is not the controller's", () => {
+    expect(events.filter((e) => e.type === 'memory').map((e) => e.type === 'memory' && e.source)).toEqual([
+      'ray',
+      'worker',
+    ]);
   });
 
   it('reports each traceback once, with its kind, source and exception line', () => {
     const errors = events.filter((e) => e.type === 'error');
     expect(errors.map((e) => [e.kind, e.source, e.message, e.time])).toEqual([
       ['sglang-launch', 'ray', 'TimeoutError: server launch failed', null],
-      ['ray-actor-died', 'main', 'ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.', null],
+      [
+        'ray-actor-died',
+        'main',
+        'ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.',
+        null,
+      ],
       ['worker-failed', 'ray', "Worker 'actor/3' failed with exit code 1", '2026-06-01T10:00:00.000'],
     ]);
   });
@@ -97,7 +143,9 @@ describe('robustness', () => {
     const cut = full.slice(0, full.length - 300);
     const events = parseAll(cut);
     expect(events.filter((e) => e.type === 'step')).toHaveLength(0);
-    expect(events.filter((e) => e.type === 'warning')).toEqual([expect.objectContaining({ kind: 'incomplete-record' })]);
+    expect(events.filter((e) => e.type === 'warning')).toEqual([
+      expect.objectContaining({ kind: 'incomplete-record' }),
+    ]);
   });
 
   it('emits the step once the rest of the table arrives', async () => {
@@ -111,7 +159,11 @@ describe('robustness', () => {
 
   it('cuts a 10 MB line, says so, and keeps parsing', () => {
     const big = 'x'.repeat(10 << 20);
-    const events = parseAll(`${rec(T, 'A', 'INFO', big)}\n${rec(T, 'RLTrainer', 'INFO', 'Training completes! x')}\n`, [3 << 20, 3 << 20, 3 << 20]);
+    const events = parseAll(`${rec(T, 'A', 'INFO', big)}\n${rec(T, 'RLTrainer', 'INFO', 'Training completes! x')}\n`, [
+      3 << 20,
+      3 << 20,
+      3 << 20,
+    ]);
     expect(events.map((e) => (e.type === 'warning' ? e.kind : e.type))).toEqual(['record-truncated', 'finished']);
   });
 
@@ -137,7 +189,13 @@ describe('flushIdle', () => {
   it('emits a crash traceback that nothing follows, once', async () => {
     const { TrainerLogParser } = await import('../../src/trainer-log/index.js');
     const p = new TrainerLogParser();
-    const crash = [rec(T, 'RLTrainer', 'ERROR', 'Training step failed'), 'Traceback (most recent call last):', '  File "a.py", line 1, in f', 'torch.OutOfMemoryError: CUDA out of memory.', ''].join('\n');
+    const crash = [
+      rec(T, 'RLTrainer', 'ERROR', 'Training step failed'),
+      'Traceback (most recent call last):',
+      '  File "a.py", line 1, in f',
+      'torch.OutOfMemoryError: CUDA out of memory.',
+      '',
+    ].join('\n');
     expect(p.push(new TextEncoder().encode(crash))).toEqual([]);
     const flushed = p.flushIdle();
     expect(flushed).toHaveLength(1);
@@ -164,13 +222,17 @@ describe('Ray prefixes without an actor name or pid', () => {
 
 describe('steps over several tables and repeated steps', () => {
   const ESC = '\x1b';
-  const tableRec = (stats: [string, string][]) => `${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m ${ESC}[92m${T} StatsLogger INFO: \n${table(stats)}${ESC}[0m`;
+  const tableRec = (stats: [string, string][]) =>
+    `${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m ${ESC}[92m${T} StatsLogger INFO: \n${table(stats)}${ESC}[0m`;
 
   it('merges the tables of `Stats (1/2)` and `Stats (2/2)` into one step', () => {
     const log = [
       rec(T, 'StatsLogger', 'INFO', 'Epoch 1/1 Step 3/9 Train step 3/9 done.'),
       rec(T, 'StatsLogger', 'INFO', 'Stats (1/2):'),
-      tableRec([['a', '1.0000e+00'], ['b', 'nan']]),
+      tableRec([
+        ['a', '1.0000e+00'],
+        ['b', 'nan'],
+      ]),
       rec(T, 'StatsLogger', 'INFO', 'Stats (2/2):'),
       tableRec([['c', '-2.5000e-01']]),
       '',
@@ -181,8 +243,17 @@ describe('steps over several tables and repeated steps', () => {
   });
 
   it('reports a step again after a resume, every time it is logged', () => {
-    const log = [stepRecords(T, 7, [['x', '1.0000e+00']]), rec(T, 'Recover', 'INFO', 'Recovering from StepInfo(epoch=0, epoch_step=6, global_step=6, steps_per_epoch=10).'), stepRecords(T, 7, [['x', '2.0000e+00']]), ''].join('\n');
+    const log = [
+      stepRecords(T, 7, [['x', '1.0000e+00']]),
+      rec(T, 'Recover', 'INFO', 'Recovering from StepInfo(epoch=0, epoch_step=6, global_step=6, steps_per_epoch=10).'),
+      stepRecords(T, 7, [['x', '2.0000e+00']]),
+      '',
+    ].join('\n');
     const events = parseAll(log);
-    expect(events.map((e) => (e.type === 'step' ? `step${e.globalStep}:${e.stats.x}` : e.type))).toEqual(['step7:1', 'resume', 'step7:2']);
+    expect(events.map((e) => (e.type === 'step' ? `step${e.globalStep}:${e.stats.x}` : e.type))).toEqual([
+      'step7:1',
+      'resume',
+      'step7:2',
+    ]);
   });
 });

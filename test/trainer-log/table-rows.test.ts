@@ -4,7 +4,13 @@
 // spaces inside values, non-ASCII keys and values, bars inside keys, empty cells, CR line ends.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { JsonLinesParser, eventToJsonLine, parseLogBytes, parseNumber, type StepEvent } from '../../src/trainer-log/index.js';
+import {
+  JsonLinesParser,
+  eventToJsonLine,
+  parseLogBytes,
+  parseNumber,
+  type StepEvent,
+} from '../../src/trainer-log/index.js';
 import { rec, table } from './helpers.js';
 
 const BAR = '\xe2\x94\x82';
@@ -29,7 +35,8 @@ function oracle(rows: string[]): { keys: string[]; values: (number | null)[] } {
       if (vEnd < 0) break;
       const k = s.slice(p, kEnd).replace(/^ +| +$/g, '');
       const v = s.slice(kEnd + 3, vEnd).replace(/^ +| +$/g, '');
-      if (grid.length === 0 || cells.length < cols) cells.push(k ? { k: decode(k), v: parseNumber(v, 0, v.length) } : undefined);
+      if (grid.length === 0 || cells.length < cols)
+        cells.push(k ? { k: decode(k), v: parseNumber(v, 0, v.length) } : undefined);
       else cells.push(undefined);
       p = vEnd + 3;
     }
@@ -53,7 +60,20 @@ function oracle(rows: string[]): { keys: string[]; values: (number | null)[] } {
   return { keys, values };
 }
 
-const KEYS = ['rollout/reward', 'timeperf/train_step', 'ppo_actor/n_tokens', 'ppo_actor/update/grad_norm', 'ключ/α', 'a│b', 'x', 'ppo_actor/k10/avg', 'ppo_actor/k11/max', 'ppo_actor/k12/min', 'ppo_actor/k13/avg', 'eval/extra'];
+const KEYS = [
+  'rollout/reward',
+  'timeperf/train_step',
+  'ppo_actor/n_tokens',
+  'ppo_actor/update/grad_norm',
+  'ключ/α',
+  'a│b',
+  'x',
+  'ppo_actor/k10/avg',
+  'ppo_actor/k11/max',
+  'ppo_actor/k12/min',
+  'ppo_actor/k13/avg',
+  'eval/extra',
+];
 const VALUES = ['1.2345e-03', '-7.0000e+00', 'nan', 'inf', '1 2', 'é', '', '0', '12', '1.', 'True'];
 
 const perturb = fc.record({
@@ -90,7 +110,10 @@ describe('table rows read on bytes', () => {
           lines.push(rec(T, 'StatsLogger', 'INFO', 'Stats (1/1):'));
           lines.push(`\x1b[1;38;2;180;140;80m(AReaL)\x1b[0m \x1b[92m${T} StatsLogger INFO: `);
           lines.push(...t);
-          const rows = t.slice(1, -1).map((l) => latin1(l.endsWith('\r') ? l.slice(0, -1) : l)).filter((l) => l.startsWith(BAR));
+          const rows = t
+            .slice(1, -1)
+            .map((l) => latin1(l.endsWith('\r') ? l.slice(0, -1) : l))
+            .filter((l) => l.startsWith(BAR));
           oracles.push(oracle(rows));
         });
         const bytes = Buffer.from(lines.join('\n') + '\n', 'utf8');
@@ -104,7 +127,11 @@ describe('table rows read on bytes', () => {
         // The JSON Lines path gives the same lines as the events.
         const p = new JsonLinesParser();
         const out = Buffer.concat([Buffer.from(p.push(bytes)), Buffer.from(p.end())]).toString('utf8');
-        expect(out).toBe(parseLogBytes(bytes).map((e) => eventToJsonLine(e) + '\n').join(''));
+        expect(out).toBe(
+          parseLogBytes(bytes)
+            .map((e) => eventToJsonLine(e) + '\n')
+            .join(''),
+        );
       }),
       { numRuns: 300 },
     );

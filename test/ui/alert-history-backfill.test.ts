@@ -3,10 +3,10 @@
 // live alerts are timed the same way, errors clear once the run resumed and stepped, and one hang is
 // one alert.
 import { describe, expect, it } from 'vitest';
-import type { RunViewContext } from '../../src/ui/session/run-records.js';
+import type { RunViewContext } from '../../src/session/run-records.js';
 import { recordsWithRules } from './records-with-rules.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
-import type { TrainerLinesView } from '../../src/ui/session/types.js';
+import type { TrainerLinesView } from '../../src/session/types.js';
 import { isHangAlert } from '../../src/health/index.js';
 
 const BASE = Date.parse('2026-05-25T00:00:00'); // local, like the cockpit reads the log's times
@@ -18,12 +18,26 @@ const iso = (s: number) => {
 const local = (s: number) => BASE + s * 1000;
 
 function step(g: number, sec: number, reward = 0.5): TrainerEvent {
-  return { type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 1000, globalStep: g, totalSteps: 1000, time: iso(sec), stats: { 'rollout/reward': reward } };
+  return {
+    type: 'step',
+    epoch: 1,
+    epochs: 1,
+    step: g,
+    stepsPerEpoch: 1000,
+    globalStep: g,
+    totalSteps: 1000,
+    time: iso(sec),
+    stats: { 'rollout/reward': reward },
+  };
 }
 
 const ctx = (state: RunViewContext['summary']['state'] = 'running'): RunViewContext => ({
   summary: { id: 'r', target: 't', state, step: null, totalSteps: null, reward: null, lastStepAt: null },
-  connection: 'ready', connectionAt: 0, gpus: [], trainerLines: { lines: [], total: 0 } as unknown as TrainerLinesView, pollingStoppedS: null,
+  connection: 'ready',
+  connectionAt: 0,
+  gpus: [],
+  trainerLines: { lines: [], total: 0 } as unknown as TrainerLinesView,
+  pollingStoppedS: null,
 });
 
 const STEP_S = 120;
@@ -38,7 +52,14 @@ describe('alert history from a backfill', () => {
     const v = r.view(ctx());
     expect(v.alerts).toEqual([]);
     const e = v.alertHistory!.find((x) => x.key === 'reward-zero')!;
-    expect(e).toMatchObject({ active: false, fired: 1, firstStep: 12, lastStep: 13, firstSeenAt: local(at(12)), clearedAt: local(at(14)) });
+    expect(e).toMatchObject({
+      active: false,
+      fired: 1,
+      firstStep: 12,
+      lastStep: 13,
+      firstSeenAt: local(at(12)),
+      clearedAt: local(at(14)),
+    });
   });
 
   it('a hang in the night (no step for an hour) is one entry, dated from when the threshold was crossed to the step that ended it', () => {

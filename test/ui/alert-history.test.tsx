@@ -12,8 +12,8 @@ import { alertsLines } from '../../src/ui/panels/alerts.js';
 import { helpRows } from '../../src/ui/screens/help.js';
 import { alertHistoryLines, historyTimes, timeSpan } from '../../src/ui/screens/alert-history.js';
 import { lineText } from '../../src/ui/lines.js';
-import { sampleRunView } from '../../src/ui/session/sample-run.js';
-import { StaticSession } from '../../src/ui/session/static-session.js';
+import { sampleRunView } from '../../src/session/sample-run.js';
+import { StaticSession } from '../../src/session/static-session.js';
 import { initialUiState, reduceKey, type KeyContext } from '../../src/ui/ui-state.js';
 import { drawLines } from './draw-lines.js';
 import { maxLineWidth, renderInk, waitForFrame } from './helpers.js';
@@ -82,9 +82,13 @@ describe('the history list rows', () => {
     expect(historyTimes(h.entries()[0])).toBe('05-25 03:12–03:20 (steps 812–815), cleared');
     h.observe([alert('zero', 900)], T0 + 60 * MIN);
     h.observe([], T0 + 62 * MIN);
-    expect(historyTimes(h.entries()[0])).toBe('last 05-25 04:00–04:02 (step 900); fired 2× since 05-25 03:12 (step 812)');
+    expect(historyTimes(h.entries()[0])).toBe(
+      'last 05-25 04:00–04:02 (step 900); fired 2× since 05-25 03:12 (step 812)',
+    );
     // Across midnight, both days.
-    expect(timeSpan(Date.parse('2026-05-25T23:50:00'), Date.parse('2026-05-26T00:10:00'))).toBe('05-25 23:50 – 05-26 00:10');
+    expect(timeSpan(Date.parse('2026-05-25T23:50:00'), Date.parse('2026-05-26T00:10:00'))).toBe(
+      '05-25 23:50 – 05-26 00:10',
+    );
   });
 
   it('the title says how many entries the cap dropped', () => {
@@ -101,7 +105,14 @@ describe('the history list rows', () => {
 });
 
 describe('the full history (h)', () => {
-  const ctx: KeyContext = { runIds: [], configRows: [], launchInProgress: false, configHasErrors: false, page: 10, historyScrollMax: 5 };
+  const ctx: KeyContext = {
+    runIds: [],
+    configRows: [],
+    launchInProgress: false,
+    configHasErrors: false,
+    page: 10,
+    historyScrollMax: 5,
+  };
 
   it('h opens it from the dashboard and the log screen; j k arrows scroll within bounds; Esc and q close it without quitting', () => {
     for (const screen of ['dashboard', 'log'] as const) {
@@ -124,8 +135,16 @@ describe('the full history (h)', () => {
   });
 
   it('is in the help overlay', () => {
-    expect(BINDINGS.some((b) => b.keys.includes('h') && b.scopes.includes('dashboard') && /alert history/.test(b.description))).toBe(true);
-    expect(helpRows(80).map(lineText).some((l) => l.includes('alert history'))).toBe(true);
+    expect(
+      BINDINGS.some(
+        (b) => b.keys.includes('h') && b.scopes.includes('dashboard') && /alert history/.test(b.description),
+      ),
+    ).toBe(true);
+    expect(
+      helpRows(80)
+        .map(lineText)
+        .some((l) => l.includes('alert history')),
+    ).toBe(true);
   });
 
   it('in the cockpit: the footer names h; h lists every entry, scrolls at 80x24, Esc closes', async () => {
@@ -135,9 +154,15 @@ describe('the full history (h)', () => {
       h.observe([], T0 + i * MIN + 30_000);
     }
     h.observe([alert('live', 20, 'error')], T0 + 30 * MIN);
-    const run = { ...sampleRunView({ steps: 50, now: T0 }), alerts: [alert('live', 20, 'error')], alertHistory: h.entries() };
+    const run = {
+      ...sampleRunView({ steps: 50, now: T0 }),
+      alerts: [alert('live', 20, 'error')],
+      alertHistory: h.entries(),
+    };
     const s = new StaticSession({ run, selectedRunId: run.summary.id });
-    const r = renderInk(<App session={s} initialScreen="dashboard" size={{ columns: 80, rows: 24 }} colors={false} clock={() => T0} />);
+    const r = renderInk(
+      <App session={s} initialScreen="dashboard" size={{ columns: 80, rows: 24 }} colors={false} clock={() => T0} />,
+    );
     try {
       const dash = await waitForFrame(r, (x) => x.includes('─ Reward'), 'the dashboard');
       expect(dash).toMatch(/· h (alert )?history/);
@@ -167,7 +192,12 @@ describe('a watched run that fires and clears an alert', () => {
   let w: WatchedSim;
 
   beforeAll(async () => {
-    w = await watchSimRun({ env: { AWRL_SIM_SPEED: '400', AWRL_SIM_FAULT: 'nan-grad@2-3' }, overrides: ['++trial_name=qa-history'], runsPollMs: 1000, statePollMs: 500 });
+    w = await watchSimRun({
+      env: { AWRL_SIM_SPEED: '400', AWRL_SIM_FAULT: 'nan-grad@2-3' },
+      overrides: ['++trial_name=qa-history'],
+      runsPollMs: 1000,
+      statePollMs: 500,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -175,14 +205,22 @@ describe('a watched run that fires and clears an alert', () => {
   });
 
   it('still shows it, cleared, afterwards', async () => {
-    await waitFor(() => w.session.getState().run?.alerts.some((a) => a.id === 'grad-norm-nonfinite'), { timeoutMs: 90_000, what: 'the nan grad alert to fire' });
+    await waitFor(() => w.session.getState().run?.alerts.some((a) => a.id === 'grad-norm-nonfinite'), {
+      timeoutMs: 90_000,
+      what: 'the nan grad alert to fire',
+    });
     await waitFor(() => (w.session.getState().run?.summary.step ?? 0) >= 4, { timeoutMs: 90_000, what: 'step 4' });
     const run = w.session.getState().run!;
     expect(run.alerts.some((a) => a.id === 'grad-norm-nonfinite')).toBe(false);
     const e = run.alertHistory!.find((x) => x.key === 'grad-norm-nonfinite')!;
     expect(e).toMatchObject({ active: false, fired: 1 });
     expect(e.firstStep === 2 || e.firstStep === 3).toBe(true);
-    const f = await waitForFrame(w.r, (x) => x.includes('Gradient norm is not finite') && x.includes('fired 1× since'), 'the cleared alert on the panel', 10_000);
+    const f = await waitForFrame(
+      w.r,
+      (x) => x.includes('Gradient norm is not finite') && x.includes('fired 1× since'),
+      'the cleared alert on the panel',
+      10_000,
+    );
     expect(f).toContain(`cleared ${clockTime(e.clearedAt!)}, fired 1× since ${clockTime(e.firstSeenAt)}`);
   }, 150_000);
 });

@@ -5,10 +5,10 @@ import React from 'react';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
-import { createLiveSession } from '../../src/ui/session/live-session.js';
-import { sampleRunView } from '../../src/ui/session/sample-run.js';
-import { StaticSession } from '../../src/ui/session/static-session.js';
-import type { SessionState } from '../../src/ui/session/types.js';
+import { createLiveSession } from '../../src/session/live-session.js';
+import { sampleRunView } from '../../src/session/sample-run.js';
+import { StaticSession } from '../../src/session/static-session.js';
+import type { SessionState } from '../../src/session/types.js';
 import { KEYS, maxLineWidth, renderInk, waitForFrame } from './helpers.js';
 import { simCheckout } from './sim-run.js';
 
@@ -21,20 +21,38 @@ function sampleState(): Partial<SessionState> {
     run,
     selectedRunId: run.summary.id,
     targets: [
-      { name: 'gpu-head', connection: { state: 'ready' }, runs: [run.summary, { ...run.summary, id: 'older-run', state: 'finished', step: 1600, lastStepAt: NOW - 86_400_000 }] },
-      { name: 'slurm-login', connection: { state: 'reconnecting', attempt: 2, nextInMs: 3000, lastError: 'ECONNRESET' }, runs: [] },
+      {
+        name: 'gpu-head',
+        connection: { state: 'ready' },
+        runs: [
+          run.summary,
+          { ...run.summary, id: 'older-run', state: 'finished', step: 1600, lastStepAt: NOW - 86_400_000 },
+        ],
+      },
+      {
+        name: 'slurm-login',
+        connection: { state: 'reconnecting', attempt: 2, nextInMs: 3000, lastError: 'ECONNRESET' },
+        runs: [],
+      },
     ],
   };
 }
 
-const SIZES: [number, number][] = [[60, 15], [80, 24], [120, 40], [200, 50]];
+const SIZES: [number, number][] = [
+  [60, 15],
+  [80, 24],
+  [120, 40],
+  [200, 50],
+];
 
 describe('every screen fits the terminal', () => {
   for (const screen of ['runs', 'dashboard', 'config', 'log'] as const) {
     it(`${screen}: never wider than the terminal, never taller than rows-1`, async () => {
       for (const [columns, rows] of SIZES) {
         const s = new StaticSession(sampleState());
-        const r = renderInk(<App session={s} initialScreen={screen} size={{ columns, rows }} colors={false} clock={clock} />);
+        const r = renderInk(
+          <App session={s} initialScreen={screen} size={{ columns, rows }} colors={false} clock={clock} />,
+        );
         const f = await waitForFrame(r, (x) => x.includes('1 Runs'), `${screen} at ${columns}x${rows}`);
         expect(maxLineWidth(f)).toBeLessThanOrEqual(columns);
         expect(f.split('\n').length).toBeLessThanOrEqual(rows - 1);
@@ -44,7 +62,9 @@ describe('every screen fits the terminal', () => {
   }
 
   it('below the minimum size says so instead of drawing a broken frame', async () => {
-    const r = renderInk(<App session={new StaticSession(sampleState())} size={{ columns: 50, rows: 10 }} colors={false} />);
+    const r = renderInk(
+      <App session={new StaticSession(sampleState())} size={{ columns: 50, rows: 10 }} colors={false} />,
+    );
     const f = await waitForFrame(r, (x) => x.includes('too small'), 'the size message');
     expect(f).toContain('50×10');
     expect(f).toContain('60×15');
@@ -55,7 +75,9 @@ describe('every screen fits the terminal', () => {
 describe('runs screen', () => {
   it('lists targets with their connection and runs with state, step, reward and age; Enter opens one', async () => {
     const s = new StaticSession(sampleState());
-    const r = renderInk(<App session={s} initialScreen="runs" size={{ columns: 120, rows: 30 }} colors={false} clock={clock} />);
+    const r = renderInk(
+      <App session={s} initialScreen="runs" size={{ columns: 120, rows: 30 }} colors={false} clock={clock} />,
+    );
     const f = await waitForFrame(r, (x) => x.includes('sample-run'), 'the runs list');
     expect(f).toContain('gpu-head  connected  2 runs');
     expect(f).toContain('slurm-login  reconnecting in 3 s (attempt 2)');
@@ -86,7 +108,14 @@ describe('quitting', () => {
     await waitForFrame(r, () => quit === 1, 'quit');
     r.unmount();
 
-    const idle = renderInk(<App session={new StaticSession(sampleState())} size={{ columns: 100, rows: 30 }} colors={false} onQuit={() => quit++} />);
+    const idle = renderInk(
+      <App
+        session={new StaticSession(sampleState())}
+        size={{ columns: 100, rows: 30 }}
+        colors={false}
+        onQuit={() => quit++}
+      />,
+    );
     await waitForFrame(idle, (x) => x.includes('1 Runs'), 'a frame');
     idle.stdin.write('q');
     await waitForFrame(idle, () => quit === 2, 'an immediate quit');
@@ -97,7 +126,9 @@ describe('quitting', () => {
 describe('frame rate', () => {
   it('a burst of 1,000 session changes becomes a handful of renders', async () => {
     const s = new StaticSession(sampleState());
-    const r = renderInk(<App session={s} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} clock={clock} />);
+    const r = renderInk(
+      <App session={s} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} clock={clock} />,
+    );
     await waitForFrame(r, (x) => x.includes('─ Reward'), 'the dashboard');
     const framesBefore = r.cockpit.frames;
     for (let i = 0; i < 1000; i++) s.update({ notice: `n${i}` });
@@ -112,19 +143,34 @@ describe('config editor on the real config engine', () => {
   afterAll(() => rmSync(c.dir, { recursive: true, force: true }));
 
   it('edit a value, see it validated as you type, commit it, see the diff; remove the override', async () => {
-    const session = createLiveSession({ targets: [], config: { fileName: 'sim_local.yaml', text: readFileSync(c.configPath, 'utf8') }, env: { CPU_CLUSTER_TOKEN: 'secret-value' } });
-    const r = renderInk(<App session={session} initialScreen="config" size={{ columns: 140, rows: 40 }} colors={false} />);
+    const session = createLiveSession({
+      targets: [],
+      config: { fileName: 'sim_local.yaml', text: readFileSync(c.configPath, 'utf8') },
+      env: { CPU_CLUSTER_TOKEN: 'secret-value' },
+    });
+    const r = renderInk(
+      <App session={session} initialScreen="config" size={{ columns: 140, rows: 40 }} colors={false} />,
+    );
     try {
       await waitForFrame(r, (x) => x.includes('0 errors'), 'the evaluated config', 10_000);
       r.stdin.write('/max_head');
       await waitForFrame(r, (x) => x.includes('find key: max_head'), 'the finder');
       r.stdin.write(KEYS.enter);
       r.stdin.write(KEYS.enter);
-      await waitForFrame(r, (x) => x.includes('edit rollout.max_head_offpolicyness: 2▏'), 'the editor with the current value');
+      await waitForFrame(
+        r,
+        (x) => x.includes('edit rollout.max_head_offpolicyness: 2▏'),
+        'the editor with the current value',
+      );
       r.stdin.write(KEYS.backspace);
       r.stdin.write('1.5');
       // An int field rejects 1.5: the diagnostic appears before anything is committed.
-      const typing = await waitForFrame(r, (x) => /[1-9]\d* errors?/.test(x) && x.includes('max_head_offpolicyness'), 'a live error for 1.5', 10_000);
+      const typing = await waitForFrame(
+        r,
+        (x) => /[1-9]\d* errors?/.test(x) && x.includes('max_head_offpolicyness'),
+        'a live error for 1.5',
+        10_000,
+      );
       expect(typing).toContain('edit rollout.max_head_offpolicyness: 1.5▏');
       expect(typing).toMatch(/Overrides ─+ 0 ─/);
       r.stdin.write(KEYS.backspace);
@@ -132,7 +178,12 @@ describe('config editor on the real config engine', () => {
       r.stdin.write(KEYS.backspace);
       r.stdin.write('4');
       r.stdin.write(KEYS.enter);
-      const done = await waitForFrame(r, (x) => x.includes('1. ++rollout.max_head_offpolicyness=4') && x.includes('0 errors'), 'the committed override', 10_000);
+      const done = await waitForFrame(
+        r,
+        (x) => x.includes('1. ++rollout.max_head_offpolicyness=4') && x.includes('0 errors'),
+        'the committed override',
+        10_000,
+      );
       expect(done).toMatch(/rollout\.max_head_offpolicyness: 2 → 4/);
       expect(done).toMatch(/max_head_offpolicyness: 4\s+int\s+override 1/);
       r.stdin.write('L');
@@ -143,7 +194,12 @@ describe('config editor on the real config engine', () => {
       r.stdin.write('n');
       await waitForFrame(r, (x) => x.includes('─ Diagnostics'), 'back');
       r.stdin.write('x');
-      await waitForFrame(r, (x) => /Overrides ─+ 0 ─/.test(x) && x.includes('no changes'), 'the override removed', 10_000);
+      await waitForFrame(
+        r,
+        (x) => /Overrides ─+ 0 ─/.test(x) && x.includes('no changes'),
+        'the override removed',
+        10_000,
+      );
     } finally {
       r.unmount();
       await session.close();

@@ -4,8 +4,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLogBytes, type StepEvent } from '../../src/trainer-log/index.js';
-import { backfill, BACKFILL_KEYS } from '../../src/ui/session/backfill.js';
-import { RunFeed } from '../../src/ui/session/run-feed.js';
+import { backfill, BACKFILL_KEYS } from '../../src/session/backfill.js';
+import { RunFeed } from '../../src/session/run-feed.js';
 import { waitFor } from '../harness/wait.js';
 import { launchSim, type SimRun } from './sim-run.js';
 
@@ -17,7 +17,10 @@ describe('backfill', () => {
     process.env.AWRL_SIM_SPEED = 'instant';
     sim = await launchSim();
     log = join(sim.dir, '.awrl/runs', sim.runId, 'stdout.log');
-    await waitFor(() => readFileSync(log, 'utf8').includes('Training completes'), { timeoutMs: 90_000, what: 'the instant simulated run to finish' });
+    await waitFor(() => readFileSync(log, 'utf8').includes('Training completes'), {
+      timeoutMs: 90_000,
+      what: 'the instant simulated run to finish',
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -47,7 +50,9 @@ describe('backfill', () => {
     expect(text[b.offset - 1]).toBe(0x0a);
     const rest = [...b.reader.push(text.subarray(b.offset)).events, ...b.reader.end().events];
     const steps = [...b.events, ...rest].filter((e): e is StepEvent => e.type === 'step').map((s) => s.globalStep);
-    const whole = parseLogBytes(text).filter((e): e is StepEvent => e.type === 'step').map((s) => s.globalStep);
+    const whole = parseLogBytes(text)
+      .filter((e): e is StepEvent => e.type === 'step')
+      .map((s) => s.globalStep);
     expect(steps).toEqual(whole);
   });
 
@@ -56,7 +61,15 @@ describe('backfill', () => {
     const feed = new RunFeed({
       transport: sim.transport,
       target: sim.target,
-      summary: { id: sim.runId, target: 'local', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+      summary: {
+        id: sim.runId,
+        target: 'local',
+        state: 'running',
+        step: null,
+        totalSteps: null,
+        reward: null,
+        lastStepAt: null,
+      },
       logPath: log,
       backfillThresholdBytes: 1024,
       statePollMs: 60_000,
@@ -65,7 +78,10 @@ describe('backfill', () => {
     feed.start();
     try {
       const whole = parseLogBytes(readFileSync(log)).filter((e): e is StepEvent => e.type === 'step');
-      await waitFor(() => feed.store.lastStepEvent?.globalStep === whole.at(-1)!.globalStep, { timeoutMs: 20_000, what: 'the last step' });
+      await waitFor(() => feed.store.lastStepEvent?.globalStep === whole.at(-1)!.globalStep, {
+        timeoutMs: 20_000,
+        what: 'the last step',
+      });
       expect(feed.store.latest('rollout/reward')).toEqual(whole.at(-1)!.stats['rollout/reward']);
       expect(feed.getView().log.some((l) => l.text.startsWith('history:'))).toBe(true);
       expect(changes).toBeGreaterThan(0);

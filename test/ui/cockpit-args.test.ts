@@ -13,7 +13,10 @@ const saved = process.env.AWRL_TARGETS_FILE;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'awrl-ui-args-'));
   const file = join(dir, 'targets.yaml');
-  writeFileSync(file, `targets:\n  box:\n    host: local\n    workdir: ${dir}\n  box2:\n    host: local\n    workdir: ${dir}\n`);
+  writeFileSync(
+    file,
+    `targets:\n  box:\n    host: local\n    workdir: ${dir}\n  box2:\n    host: local\n    workdir: ${dir}\n`,
+  );
   process.env.AWRL_TARGETS_FILE = file;
 });
 
@@ -36,7 +39,10 @@ describe('cockpit --check-nodes', () => {
       await Promise.all(connections.map((c) => c.transport.close()));
     }
     const all = await resolveTargets(parseCockpitArgs(['--check-nodes=gpu-7']).flags);
-    expect(all.map((t) => [t.name, t.directRunHosts])).toEqual([['box', ['gpu-7']], ['box2', ['gpu-7']]]);
+    expect(all.map((t) => [t.name, t.directRunHosts])).toEqual([
+      ['box', ['gpu-7']],
+      ['box2', ['gpu-7']],
+    ]);
     expect((await resolveTargets(parseCockpitArgs(['--target', 'box']).flags))[0].directRunHosts).toBeUndefined();
   });
 
@@ -46,7 +52,9 @@ describe('cockpit --check-nodes', () => {
   });
 
   it('a name that is no host, or none at all, is one clear error', () => {
-    expect(() => parseCockpitArgs(['--check-nodes', 'node2,-oProxyCommand=x'])).toThrow("--check-nodes: '-oProxyCommand=x' is not a host name");
+    expect(() => parseCockpitArgs(['--check-nodes', 'node2,-oProxyCommand=x'])).toThrow(
+      "--check-nodes: '-oProxyCommand=x' is not a host name",
+    );
     expect(() => parseCockpitArgs(['--check-nodes', 'a b'])).toThrow("--check-nodes: 'a b' is not a host name");
     expect(() => parseCockpitArgs(['--check-nodes', ' , '])).toThrow('--check-nodes needs host names (H1,H2)');
     expect(() => parseCockpitArgs(['--check-nodes'])).toThrow('--check-nodes needs a value');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
 import { connectTargets, type CockpitTarget } from '../../src/ui/connect.js';
-import { createLiveSession, type LiveSession, type TargetConnection } from '../../src/ui/session/live-session.js';
+import { createLiveSession, type LiveSession, type TargetConnection } from '../../src/session/live-session.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
@@ -29,7 +29,15 @@ describe('connect problems on the Runs screen (real sshd)', () => {
   function target(name: string, edit: (text: string) => string = (t) => t): CockpitTarget {
     const file = join(dir, `ssh_config_${name}`);
     writeFileSync(file, edit(readFileSync(s.sshConfigFile, 'utf8')));
-    return { name, host: s.alias, sshConfigFile: file, workdir: join(dir, name), python: 'python3', backend: 'direct', slurm: { extraArgs: [] } } as CockpitTarget;
+    return {
+      name,
+      host: s.alias,
+      sshConfigFile: file,
+      workdir: join(dir, name),
+      python: 'python3',
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    } as CockpitTarget;
   }
 
   beforeAll(async () => {
@@ -47,11 +55,15 @@ describe('connect problems on the Runs screen (real sshd)', () => {
       // StrictHostKeyChecking yes (the harness's): nobody is asked, the key stays unknown.
       target('stranger', (t) => t.replace(/^(\s*UserKnownHostsFile) .*$/m, `$1 ${emptyKh}`)),
       target('nokey', (t) => t.replace(s.identityFile, other.identityFile)),
-      target('down', (t) => t.replace(/^(\s*Port) \d+$/m, `$1 ${proxy.port}`).replace(/^(\s*UserKnownHostsFile) .*$/m, `$1 ${proxyKh}`)),
+      target('down', (t) =>
+        t.replace(/^(\s*Port) \d+$/m, `$1 ${proxy.port}`).replace(/^(\s*UserKnownHostsFile) .*$/m, `$1 ${proxyKh}`),
+      ),
     ];
     ({ connections, failures } = await connectTargets(targets));
     session = createLiveSession({ targets: connections, gpuPoller: null, runsPollMs: 60_000 });
-    r = renderInk(<App session={session} initialScreen="runs" size={{ columns: 120, rows: 40 }} colors={false} frameMs={50} />);
+    r = renderInk(
+      <App session={session} initialScreen="runs" size={{ columns: 120, rows: 40 }} colors={false} frameMs={50} />,
+    );
   });
 
   afterAll(async () => {
@@ -70,22 +82,42 @@ describe('connect problems on the Runs screen (real sshd)', () => {
     expect(stranger).toBe(
       `stranger: host key of 127.0.0.1:${s.port} is not known: ${s.hostKeyFingerprint}; check the fingerprint with the host's administrator; to trust it, answer yes when awrl-tui starts, or accept it once with ssh`,
     );
-    expect(nokey).toMatch(new RegExp(`^nokey: [^ ]+@127\\.0\\.0\\.1:${s.port} refused the login .*; check User and IdentityFile in the ssh config, or load your key with ssh-add`));
-    expect(down).toMatch(new RegExp(`^down: cannot reach ${s.alias} at 127\\.0\\.0\\.1:${proxy.port} \\(ECONNREFUSED\\); check that the host is up, the host name and port, your VPN, and any ProxyJump`));
+    expect(nokey).toMatch(
+      new RegExp(
+        `^nokey: [^ ]+@127\\.0\\.0\\.1:${s.port} refused the login .*; check User and IdentityFile in the ssh config, or load your key with ssh-add`,
+      ),
+    );
+    expect(down).toMatch(
+      new RegExp(
+        `^down: cannot reach ${s.alias} at 127\\.0\\.0\\.1:${proxy.port} \\(ECONNREFUSED\\); check that the host is up, the host name and port, your VPN, and any ProxyJump`,
+      ),
+    );
     // The advice is the cockpit's: it asks about host keys, it has no --accept-new-host-key.
     expect(failures.join('\n')).not.toContain('--accept-new-host-key');
   });
 
   it('the Runs screen keeps every target in order, says what to do, and when r can connect it', async () => {
     expect(connections.map((c) => c.target.name)).toEqual(['good', 'stranger', 'nokey', 'down']);
-    const f = await waitForFrame(r, (x) => x.includes('not connected: cannot reach') && /good\s+connected/.test(x), 'the four targets');
-    expect(f).toContain(`stranger  not connected: host key of 127.0.0.1:${s.port} is not known: ${s.hostKeyFingerprint}`);
-    expect(f).toMatch(/what to do: check the fingerprint with the host's administrator; to trust it, answer yes when awrl-tui starts/);
+    const f = await waitForFrame(
+      r,
+      (x) => x.includes('not connected: cannot reach') && /good\s+connected/.test(x),
+      'the four targets',
+    );
+    expect(f).toContain(
+      `stranger  not connected: host key of 127.0.0.1:${s.port} is not known: ${s.hostKeyFingerprint}`,
+    );
+    expect(f).toMatch(
+      /what to do: check the fingerprint with the host's administrator; to trust it, answer yes when awrl-tui starts/,
+    );
     expect(f).toMatch(/nokey {2}not connected: \S+ refused the login/);
     expect(f).toContain(`down  not connected: cannot reach ${s.alias} at 127.0.0.1:${proxy.port} (ECONNREFUSED)`);
     // `r` under each: at once where the host may come back, once fixed where a key or login is wrong.
     const rows = f.split('\n');
-    const rAfter = (name: string) => rows.slice(rows.findIndex((l) => l.startsWith(`${name}  not connected`))).find((l) => l.includes('r connects again'))?.trim();
+    const rAfter = (name: string) =>
+      rows
+        .slice(rows.findIndex((l) => l.startsWith(`${name}  not connected`)))
+        .find((l) => l.includes('r connects again'))
+        ?.trim();
     expect(rAfter('stranger')).toBe('r connects again once it is in known_hosts');
     expect(rAfter('nokey')).toBe('r connects again once that is done');
     expect(rAfter('down')).toBe('r connects again');
@@ -111,7 +143,12 @@ describe('connect problems on the Runs screen (real sshd)', () => {
     writeFileSync(join(dir, 'known_hosts_empty'), `[127.0.0.1]:${s.port} ${s.hostPublicKey}\n`);
     appendFileSync(join(s.dir, 'authorized_keys'), readFileSync(`${other.identityFile}.pub`, 'utf8'));
     r.stdin.write('r');
-    const f = await waitForFrame(r, (x) => /stranger\s+connected/.test(x) && /nokey\s+connected/.test(x), 'stranger and nokey connected after r', 15_000);
+    const f = await waitForFrame(
+      r,
+      (x) => /stranger\s+connected/.test(x) && /nokey\s+connected/.test(x),
+      'stranger and nokey connected after r',
+      15_000,
+    );
     expect(f).not.toContain('not connected');
     expect(failures).toEqual([]);
   });

@@ -5,12 +5,12 @@
 import React from 'react';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession } from '../../src/session/live-session.js';
 import { simCheckout } from './sim-run.js';
 import { App } from '../../src/ui/app.js';
-import { sampleRunView } from '../../src/ui/session/sample-run.js';
-import { StaticSession } from '../../src/ui/session/static-session.js';
-import type { ConfigView, PreflightPhase, SessionState } from '../../src/ui/session/types.js';
+import { sampleRunView } from '../../src/session/sample-run.js';
+import { StaticSession } from '../../src/session/static-session.js';
+import type { ConfigView, PreflightPhase, SessionState } from '../../src/session/types.js';
 import { KEYS, renderInk, waitForFrame } from './helpers.js';
 
 const NOW = Date.parse('2026-05-25T12:00:00');

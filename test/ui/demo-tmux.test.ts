@@ -75,10 +75,19 @@ function processesOf(run: DemoRun): number[] {
 }
 
 async function startDemo(): Promise<{ t: TmuxSession; run: DemoRun; first: string }> {
-  const t = await TmuxSession.start({ command: wrapped(`node ${BIN} --demo`), width: 120, height: 40, env: { AWRL_SIM_SPEED: '400' } });
+  const t = await TmuxSession.start({
+    command: wrapped(`node ${BIN} --demo`),
+    width: 120,
+    height: 40,
+    env: { AWRL_SIM_SPEED: '400' },
+  });
   let run: DemoRun | null = null;
   try {
-    const first = await t.waitForScreen((s) => stepOf(s) >= 1 && (run = findDemoRun(s)) !== null, 'the demo run with a first step', 40_000);
+    const first = await t.waitForScreen(
+      (s) => stepOf(s) >= 1 && (run = findDemoRun(s)) !== null,
+      'the demo run with a first step',
+      40_000,
+    );
     return { t, run: run!, first };
   } catch (err) {
     // Not yet in the caller's list: a demo that never showed its first step (a loaded machine)
@@ -117,12 +126,20 @@ describe('awrl-tui --demo in tmux (120x40)', () => {
     const s0 = stepOf(first);
     const r0 = rewardOf(first);
     let s1 = s0;
-    await t.waitForScreen((s) => {
-      const n = stepOf(s);
-      if (n > s1 && s1 === s0) s1 = n;
-      return s1 > s0 && n > s1;
-    }, 'two step advances', 40_000);
-    await t.waitForScreen((s) => rewardOf(s) !== null && rewardOf(s) !== '—' && rewardOf(s) !== r0, 'a reward value change', 40_000);
+    await t.waitForScreen(
+      (s) => {
+        const n = stepOf(s);
+        if (n > s1 && s1 === s0) s1 = n;
+        return s1 > s0 && n > s1;
+      },
+      'two step advances',
+      40_000,
+    );
+    await t.waitForScreen(
+      (s) => rewardOf(s) !== null && rewardOf(s) !== '—' && rewardOf(s) !== r0,
+      'a reward value change',
+      40_000,
+    );
 
     await t.type('?');
     await t.waitForScreen((s) => s.includes('Help — keys') && s.includes('quit the cockpit'), 'the help overlay');
@@ -145,7 +162,10 @@ describe('awrl-tui --demo in tmux (120x40)', () => {
     runs.push(run);
     expect(processesOf(run).length).toBeGreaterThan(0);
     await t.kill();
-    await waitFor(() => processesOf(run).length === 0, { timeoutMs: 20_000, what: `the processes of demo run ${run.runId} to go` });
+    await waitFor(() => processesOf(run).length === 0, {
+      timeoutMs: 20_000,
+      what: `the processes of demo run ${run.runId} to go`,
+    });
     await waitFor(() => !existsSync(run.dir), { timeoutMs: 10_000, what: `${run.dir} to be removed` });
     expect(processesOf(run)).toEqual([]);
   });
@@ -155,7 +175,11 @@ describe('awrl-tui --demo in tmux (120x40)', () => {
     started.push(t);
     runs.push(run);
     await t.type('3');
-    const config = await t.waitForScreen((s) => /─ Config \S*sim_local\.yaml/.test(s), 'the demo config on the Config screen', 30_000);
+    const config = await t.waitForScreen(
+      (s) => /─ Config \S*sim_local\.yaml/.test(s),
+      'the demo config on the Config screen',
+      30_000,
+    );
     expect(config).not.toContain('No config loaded');
     // A second run of the same trial is refused while the first runs: a new trial name.
     await t.type('+');
@@ -165,27 +189,37 @@ describe('awrl-tui --demo in tmux (120x40)', () => {
     await t.type('L');
     // The demo's own run holds the (simulated) GPUs: the pre-flight says so and blocks; S launches
     // anyway (recorded in run.json), as it would on a real target.
-    await t.waitForScreen((s) => /pre-flight on local: .*launching is blocked/.test(s) && /S launch anyway/.test(s), 'the pre-flight', 60_000);
+    await t.waitForScreen(
+      (s) => /pre-flight on local: .*launching is blocked/.test(s) && /S launch anyway/.test(s),
+      'the pre-flight',
+      60_000,
+    );
     await t.type('S');
     await t.waitForScreen((s) => /launched/i.test(s), 'the launch', 60_000);
     // The second run, in the demo's directory beside the first.
-    const second = await waitFor(() => {
-      const ids = readdirSync(join(run.dir, '.awrl', 'runs')).filter((id) => id !== run.runId);
-      for (const id of ids) {
-        try {
-          const pid = Number(readFileSync(join(run.dir, '.awrl', 'runs', id, 'job.pid'), 'utf8').trim());
-          if (pid > 0) return { dir: run.dir, runId: id, jobPid: pid };
-        } catch {
-          /* not written yet */
+    const second = await waitFor(
+      () => {
+        const ids = readdirSync(join(run.dir, '.awrl', 'runs')).filter((id) => id !== run.runId);
+        for (const id of ids) {
+          try {
+            const pid = Number(readFileSync(join(run.dir, '.awrl', 'runs', id, 'job.pid'), 'utf8').trim());
+            if (pid > 0) return { dir: run.dir, runId: id, jobPid: pid };
+          } catch {
+            /* not written yet */
+          }
         }
-      }
-      return null;
-    }, { timeoutMs: 30_000, what: 'the second run' });
+        return null;
+      },
+      { timeoutMs: 30_000, what: 'the second run' },
+    );
     runs.push(second);
     expect(processesOf(second).length).toBeGreaterThan(0);
     await t.type('q');
     await t.waitForScreen((s) => s.includes('EXITED=0'), 'the demo to exit', 60_000);
-    await waitFor(() => processesOf(run).length === 0 && processesOf(second).length === 0, { timeoutMs: 20_000, what: 'both demo runs to stop' });
+    await waitFor(() => processesOf(run).length === 0 && processesOf(second).length === 0, {
+      timeoutMs: 20_000,
+      what: 'both demo runs to stop',
+    });
     expect(existsSync(run.dir)).toBe(false);
   }, 180_000);
 });

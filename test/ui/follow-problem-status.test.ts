@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { followProblemStatus, headerLines } from '../../src/ui/panels/header.js';
 import type { Line } from '../../src/ui/lines.js';
-import type { DashboardFigures } from '../../src/ui/session/types.js';
+import type { DashboardFigures } from '../../src/session/types.js';
 
 const path = '/scratch/team/awrl/runs/webgym-grpo-8x8-nokl-20261129-101500-a1b2/stdout.log';
 const problem = {
@@ -13,7 +13,19 @@ const problem = {
   text: `cannot follow ${path} on login-7: Permission denied; check its permissions for the ssh user on login-7 (ls -l ${path}) (still retrying)`,
 };
 const text = (l: Line): string => (typeof l === 'string' ? l : l.map((s) => s.t).join(''));
-const figures: DashboardFigures = { step: null, totalSteps: null, epoch: null, epochs: null, startedAt: null, lastStepAt: null, etaS: null, stepTimeS: null, episodesPerS: null, trainTokensPerS: null, rolloutWaitS: null };
+const figures: DashboardFigures = {
+  step: null,
+  totalSteps: null,
+  epoch: null,
+  epochs: null,
+  startedAt: null,
+  lastStepAt: null,
+  etaS: null,
+  stepTimeS: null,
+  episodesPerS: null,
+  trainTokensPerS: null,
+  rolloutWaitS: null,
+};
 
 describe('followProblemStatus', () => {
   it('is the whole text where it fits', () => {
@@ -23,7 +35,9 @@ describe('followProblemStatus', () => {
   it('drops the target and the retry remark before the advice', () => {
     const shorter = `cannot follow ${path}: Permission denied; ${problem.advice}`;
     expect(followProblemStatus(problem, shorter.length)).toBe(shorter);
-    expect(followProblemStatus(problem, shorter.length - 1)).toBe(`cannot follow ${path}: Permission denied (what to do: log pane)`);
+    expect(followProblemStatus(problem, shorter.length - 1)).toBe(
+      `cannot follow ${path}: Permission denied (what to do: log pane)`,
+    );
   });
 
   it.each([
@@ -44,10 +58,20 @@ describe('followProblemStatus', () => {
 });
 
 describe('header with a follow problem', () => {
-  const base = { runId: 'webgym-grpo-8x8-nokl-20261129-101500-a1b2', target: 'login-7', connection: { state: 'ready' } as const, runState: 'running' as const, figures, connectionAt: 0, now: 0 };
+  const base = {
+    runId: 'webgym-grpo-8x8-nokl-20261129-101500-a1b2',
+    target: 'login-7',
+    connection: { state: 'ready' } as const,
+    runState: 'running' as const,
+    figures,
+    connectionAt: 0,
+    now: 0,
+  };
 
   it('says the log is not followed next to the connection, shorter where narrow, never wider than the screen', () => {
-    expect(text(headerLines({ ...base, followProblem: true, width: 160 })[0]!)).toContain('login-7 │ connected, cannot follow the log │ running');
+    expect(text(headerLines({ ...base, followProblem: true, width: 160 })[0]!)).toContain(
+      'login-7 │ connected, cannot follow the log │ running',
+    );
     const narrow = text(headerLines({ ...base, followProblem: true, width: 60 })[0]!);
     expect(narrow).toContain('│ log not followed │');
     expect(narrow.length).toBeLessThanOrEqual(60);
@@ -55,7 +79,14 @@ describe('header with a follow problem', () => {
   });
 
   it('a reconnecting transport is said as such (the follow problem waits for the connection)', () => {
-    const h = text(headerLines({ ...base, connection: { state: 'reconnecting', attempt: 2, nextInMs: 3000, lastError: 'x' }, followProblem: true, width: 160 })[0]!);
+    const h = text(
+      headerLines({
+        ...base,
+        connection: { state: 'reconnecting', attempt: 2, nextInMs: 3000, lastError: 'x' },
+        followProblem: true,
+        width: 160,
+      })[0]!,
+    );
     expect(h).toContain('reconnecting in 3 s');
     expect(h).not.toContain('follow');
   });

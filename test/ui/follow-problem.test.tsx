@@ -22,7 +22,9 @@ describe('cockpit: a log that cannot be followed is said, and the saying goes on
 
   beforeAll(async () => {
     sshd = await startSshd({
-      extraConfig: ['ForceCommand exec setpriv --bounding-set=-dac_override,-dac_read_search -- /bin/bash -c "$SSH_ORIGINAL_COMMAND"'],
+      extraConfig: [
+        'ForceCommand exec setpriv --bounding-set=-dac_override,-dac_read_search -- /bin/bash -c "$SSH_ORIGINAL_COMMAND"',
+      ],
     });
     w = await watchSimRun({
       env: { AWRL_SIM_SPEED: '400' },
@@ -33,7 +35,10 @@ describe('cockpit: a log that cannot be followed is said, and the saying goes on
         // The trainer keeps writing through its open descriptor; only new readers are refused.
         chmodSync(log, 0o000);
         const transport = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 50 });
-        return { target: { ...sim.target, name: 'guarded', host: sshd.alias, sshConfigFile: sshd.sshConfigFile }, transport };
+        return {
+          target: { ...sim.target, name: 'guarded', host: sshd.alias, sshConfigFile: sshd.sshConfigFile },
+          transport,
+        };
       },
       runsPollMs: 1000,
       statePollMs: 1000,
@@ -49,7 +54,12 @@ describe('cockpit: a log that cannot be followed is said, and the saying goes on
 
   it('header and status line name the problem, the event log warns; readable again: info line, status clear, steps arrive', async () => {
     const { sim, session, r } = w;
-    const bad = await waitForFrame(r, (f) => f.includes('cannot follow the log') && f.includes(`cannot follow ${log}`), 'the follow problem on screen', 30_000);
+    const bad = await waitForFrame(
+      r,
+      (f) => f.includes('cannot follow the log') && f.includes(`cannot follow ${log}`),
+      'the follow problem on screen',
+      30_000,
+    );
     if (process.env.AWRL_DEBUG) console.error(bad);
     const lines = bad.split('\n');
     // The header's first line (under the tab bar) says it next to the connection.
@@ -61,19 +71,29 @@ describe('cockpit: a log that cannot be followed is said, and the saying goes on
     expect(stepOf(bad)).toBe(0);
     // The log pane (the trainer's lines by default) says it too, as a line of the cockpit's own.
     expect(bad).toContain(`— cannot follow ${log} on ${sshd.alias}: Permission denied`);
-    const warnings = session.getState().run!.log.filter((l) => l.level === 'warning' && l.text.includes(`cannot follow ${log}`));
+    const warnings = session
+      .getState()
+      .run!.log.filter((l) => l.level === 'warning' && l.text.includes(`cannot follow ${log}`));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.text).toContain('Permission denied');
 
     chmodSync(log, 0o644);
-    const good = await waitForFrame(r, (f) => stepOf(f) >= 1 && !f.includes('cannot follow'), 'steps, and the problem gone', 40_000);
+    const good = await waitForFrame(
+      r,
+      (f) => stepOf(f) >= 1 && !f.includes('cannot follow'),
+      'steps, and the problem gone',
+      40_000,
+    );
     expect(good).toContain(`${sim.runId} on guarded │ connected │`);
     const events = session.getState().run!.log;
     const again = events.findIndex((l) => l.level === 'info' && l.text === `reading ${log} again`);
     expect(again).toBeGreaterThan(events.indexOf(warnings[0]!));
     // Said before what it reads: the first step comes after it.
     expect(again).toBeLessThan(events.findIndex((l) => /Train step 1\//.test(l.text)));
-    const notes = session.getState().run!.trainerLines!.lines.filter((l) => l.kind === 'note').map((l) => l.text);
+    const notes = session
+      .getState()
+      .run!.trainerLines!.lines.filter((l) => l.kind === 'note')
+      .map((l) => l.text);
     expect(notes.filter((t) => t.startsWith('— cannot follow'))).toHaveLength(1);
     expect(notes).toContain(`— reading ${log} again —`);
   }, 120_000);

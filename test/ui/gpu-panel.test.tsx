@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { lineText, type Seg } from '../../src/ui/lines.js';
 import { gpuLines, gpuSummary, nodeProblem, shortGpuName } from '../../src/ui/panels/gpu.js';
-import type { GpuInfo, GpuSnapshot } from '../../src/ui/session/types.js';
+import type { GpuInfo, GpuSnapshot } from '../../src/session/types.js';
 import { drawLines } from './draw-lines.js';
-import { gpuView } from '../../src/ui/session/run-gpu-scope.js';
+import { gpuView } from '../../src/session/run-gpu-scope.js';
 import { parseGpuAnswer } from '../../src/gpu/poller.js';
 
 const draw = drawLines;
@@ -30,7 +30,8 @@ const unreachable: GpuSnapshot = {
   at: 17_000,
   gpus: [],
   unreachable: true,
-  error: 'node3: ssh to the node failed (check that the head can ssh to it without a password): ssh: connect to host 127.0.0.3 port 22: Connection refused',
+  error:
+    'node3: ssh to the node failed (check that the head can ssh to it without a password): ssh: connect to host 127.0.0.3 port 22: Connection refused',
 };
 
 /** The lines of the frame that belong to `node` (its label line and its unlabelled continuations). */
@@ -51,7 +52,11 @@ describe('gpu panel: several nodes', () => {
     const f = draw(gpuLines({ nodes: [head, unreachable], memory: [] }, 100, 8), 100, 8);
     expect(f).toMatch(/─ GPU memory ─+ 2 nodes · 2 GPUs · 1 unreachable ─/);
     expect(f).toMatch(/^head-0\s+0\s+[█░]{8} 10\/80G\s+1\s+[█░]{8} 11\/80G/m);
-    expect(rowsOf(f, 'node3')).toEqual([expect.stringMatching(/^node3\s+unreachable: ssh to the node failed \(check that the head can ssh to it without a password\):…$/)]);
+    expect(rowsOf(f, 'node3')).toEqual([
+      expect.stringMatching(
+        /^node3\s+unreachable: ssh to the node failed \(check that the head can ssh to it without a password\):…$/,
+      ),
+    ]);
     // The node's name is the label: not said again in the reason.
     expect(f).not.toContain('unreachable: node3:');
     expect(f).not.toMatch(/node3.*(0 GPUs|n\/a|\/80G)/);
@@ -63,7 +68,9 @@ describe('gpu panel: several nodes', () => {
     const f = draw(tall, 110, 10);
     expect(f).toMatch(/3 nodes · 6 GPUs · 2 unreachable · 1 stale/);
     const rows = rowsOf(f, 'node2');
-    expect(rows[0]).toMatch(/^node2\s+0\s+[█░]{8} 68\/80G\s+1\s+[█░]{8} 69\/80G\s+2\s+[█░]{8} 70\/80G\s+3\s+[█░]{8} 71\/80G/);
+    expect(rows[0]).toMatch(
+      /^node2\s+0\s+[█░]{8} 68\/80G\s+1\s+[█░]{8} 69\/80G\s+2\s+[█░]{8} 70\/80G\s+3\s+[█░]{8} 71\/80G/,
+    );
     expect(rows[1]).toMatch(/^\s+\(7 s old\) unreachable: no answer within 20 s$/);
     expect(f).not.toContain('its figures are');
     // The kept figures are dim; the head's live ones are coloured by how full they are.
@@ -77,7 +84,9 @@ describe('gpu panel: several nodes', () => {
     const s = draw(short, 110, 4);
     expect(s.split('\n').slice(1)).toEqual([
       expect.stringMatching(/^head-0\s+2× H100 {2}mem 10–11\/80 GB {2}util 95%$/),
-      expect.stringMatching(/^node2\s+4× H100 {2}mem 68–71\/80 GB {2}util 97% {2}\(7 s old\) unreachable: no answer within 20 s$/),
+      expect.stringMatching(
+        /^node2\s+4× H100 {2}mem 68–71\/80 GB {2}util 97% {2}\(7 s old\) unreachable: no answer within 20 s$/,
+      ),
       expect.stringMatching(/^node3\s+unreachable: ssh to the node failed/),
     ]);
     const summarySegs = short.find((l) => lineText(l).startsWith('node2')) as Seg[];
@@ -86,7 +95,14 @@ describe('gpu panel: several nodes', () => {
   });
 
   it('a stale node that answered but whose nvidia-smi failed says why without "unreachable"', () => {
-    const n: GpuSnapshot = { node: 'gpu-1', at: 65_000, gpus: gpus([5]), stale: true, figuresAt: 23_000, error: 'gpu-1: nvidia-smi is not installed or not on PATH there (its figures are 42 s old)' };
+    const n: GpuSnapshot = {
+      node: 'gpu-1',
+      at: 65_000,
+      gpus: gpus([5]),
+      stale: true,
+      figuresAt: 23_000,
+      error: 'gpu-1: nvidia-smi is not installed or not on PATH there (its figures are 42 s old)',
+    };
     expect(nodeProblem(n)).toBe('nvidia-smi is not installed or not on PATH there');
     const f = draw(gpuLines({ nodes: [head, n], memory: [] }, 90, 8), 90, 8);
     expect(rowsOf(f, 'gpu-1')[1]).toMatch(/^\s+\(42 s old\) nvidia-smi is not installed or not on PATH there$/);
@@ -98,7 +114,8 @@ describe('gpu panel: several nodes', () => {
       at: 50_000,
       gpus: gpus([60, 61, 62, 63, 64, 65, 66]),
       lostGpus: ['0000:3B:00.0'],
-      error: 'node4: nvidia-smi cannot reach GPU 0000:3B:00.0: it has likely fallen off the bus (dmesg shows Xid 79); the node needs a GPU reset or a reboot, and the run\'s ranks on it will fail',
+      error:
+        "node4: nvidia-smi cannot reach GPU 0000:3B:00.0: it has likely fallen off the bus (dmesg shows Xid 79); the node needs a GPU reset or a reboot, and the run's ranks on it will fail",
     };
     const tall = draw(gpuLines({ nodes: [head, lost], memory: [] }, 120, 10), 120, 10);
     expect(tall).toMatch(/─ GPU memory ─+ 2 nodes · 9 GPUs · 1 GPU lost ─/);
@@ -112,9 +129,14 @@ describe('gpu panel: several nodes', () => {
     expect(draw(gpuLines({ nodes: many, memory: [] }, 80, 4), 80, 4)).toMatch(/… 5 more nodes \(1 failing\)/);
   });
 
-  it('the poller\'s answer for such a node reaches the panel with its lost GPU (gpuView)', () => {
+  it("the poller's answer for such a node reaches the panel with its lost GPU (gpuView)", () => {
     const rows = Array.from({ length: 7 }, (_, i) => `${i}, NVIDIA H200, ${1000 + i}, 143771, 0`).join('\n');
-    const polled = parseGpuAnswer('node4', `Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error\n${rows}\n`, 0, 1);
+    const polled = parseGpuAnswer(
+      'node4',
+      `Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error\n${rows}\n`,
+      0,
+      1,
+    );
     const v = gpuView(polled);
     expect(v.lostGpus).toEqual(['0000:3B:00.0']);
     expect(v.gpus).toHaveLength(7);
@@ -127,13 +149,35 @@ describe('gpu panel: several nodes', () => {
       at: 50_000,
       gpus: gpus([62, 63, 64, 65, 66, 67, 70, 71], [93, 94, 95, 96, 97, 98, 99, 100]),
     }));
-    nodes[6] = { ...nodes[6], stale: true, unreachable: true, figuresAt: 30_000, error: 'node6: no answer within 30 s (its figures are 20 s old)' };
-    nodes[7] = { node: 'node7', at: 50_000, gpus: [], unreachable: true, error: 'node7: ssh to the node failed (check that the head can ssh to it without a password)' };
+    nodes[6] = {
+      ...nodes[6],
+      stale: true,
+      unreachable: true,
+      figuresAt: 30_000,
+      error: 'node6: no answer within 30 s (its figures are 20 s old)',
+    };
+    nodes[7] = {
+      node: 'node7',
+      at: 50_000,
+      gpus: [],
+      unreachable: true,
+      error: 'node7: ssh to the node failed (check that the head can ssh to it without a password)',
+    };
 
-    const nine = draw(gpuLines({ nodes, memory: [{ phase: 'ppo update', allocatedGB: 30.1, reservedGB: 70.2, usedGB: 74, totalGB: 79.11 }] }, 80, 9), 80, 9).split('\n');
+    const nine = draw(
+      gpuLines(
+        { nodes, memory: [{ phase: 'ppo update', allocatedGB: 30.1, reservedGB: 70.2, usedGB: 74, totalGB: 79.11 }] },
+        80,
+        9,
+      ),
+      80,
+      9,
+    ).split('\n');
     expect(nine[0]).toMatch(/8 nodes · 56 GPUs · 2 unreachable · 1 stale/);
     expect(nine[1]).toBe('node0  8× H100  mem 62–71/80 GB  util 93–100%');
-    expect(nine[7]).toMatch(/^node6 {2}8× H100  mem 62–71\/80 GB  util 93–100% {2}\(20 s old\) unreachable: no answe…$/);
+    expect(nine[7]).toMatch(
+      /^node6 {2}8× H100  mem 62–71\/80 GB  util 93–100% {2}\(20 s old\) unreachable: no answe…$/,
+    );
     expect(nine[8]).toMatch(/^node7 {2}unreachable: ssh to the node failed/);
     expect(nine.join('\n')).not.toContain('ppo update'); // the nodes come first
 
@@ -169,9 +213,24 @@ describe('gpu panel: several nodes', () => {
 
 describe('gpu summary words', () => {
   it('short model names and ranges', () => {
-    expect(['NVIDIA H100 80GB HBM3', 'NVIDIA A100-SXM4-80GB', 'NVIDIA GeForce RTX 4090', 'Tesla V100-SXM2-32GB', 'NVIDIA H200'].map(shortGpuName)).toEqual(['H100', 'A100', 'RTX 4090', 'V100', 'H200']);
-    const mixed = [...gpus([1]), { index: 1, name: 'NVIDIA A100-SXM4-80GB', usedMiB: null, totalMiB: 81920, utilPct: null }];
+    expect(
+      [
+        'NVIDIA H100 80GB HBM3',
+        'NVIDIA A100-SXM4-80GB',
+        'NVIDIA GeForce RTX 4090',
+        'Tesla V100-SXM2-32GB',
+        'NVIDIA H200',
+      ].map(shortGpuName),
+    ).toEqual(['H100', 'A100', 'RTX 4090', 'V100', 'H200']);
+    const mixed = [
+      ...gpus([1]),
+      { index: 1, name: 'NVIDIA A100-SXM4-80GB', usedMiB: null, totalMiB: 81920, utilPct: null },
+    ];
     expect(gpuSummary(mixed)).toMatchObject({ model: '2 GPUs', mem: 'mem 1/80 GB', util: 'util 95%' });
-    expect(gpuSummary([{ index: 0, usedMiB: null, totalMiB: null }])).toMatchObject({ model: '1 GPU', mem: 'mem n/a', util: '' });
+    expect(gpuSummary([{ index: 0, usedMiB: null, totalMiB: null }])).toMatchObject({
+      model: '1 GPU',
+      mem: 'mem n/a',
+      util: '',
+    });
   });
 });

@@ -14,8 +14,13 @@ import { LocalTransport } from '../../src/remote/index.js';
 import { serializeRunRecord, type RunRecord, type Target } from '../../src/runs/index.js';
 import type { GpuPollScope } from '../../src/gpu/index.js';
 import { gpuLines } from '../../src/ui/panels/gpu.js';
-import { createLiveSession, defaultGpuPoller, type GpuPollerFactory, type LiveSession } from '../../src/ui/session/live-session.js';
-import type { GpuSnapshot } from '../../src/ui/session/types.js';
+import {
+  createLiveSession,
+  defaultGpuPoller,
+  type GpuPollerFactory,
+  type LiveSession,
+} from '../../src/session/live-session.js';
+import type { GpuSnapshot } from '../../src/session/types.js';
 import { lineText } from '../../src/ui/lines.js';
 import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
 import { freePort, startSshd, type SshdHandle } from '../harness/sshd.js';
@@ -42,7 +47,11 @@ const savedSshConfig = process.env.AWRL_NODE_SSH_CONFIG;
 const scopes: GpuPollScope[] = [];
 
 function gpuRows(usedGB: number[], util: number): string {
-  return usedGB.map((u, i) => `${i}, GPU-${i}0000000-1111-2222-3333-444444444444, ${H100}, ${u * 1024}, 81559, ${util}`).join('\n') + '\n';
+  return (
+    usedGB
+      .map((u, i) => `${i}, GPU-${i}0000000-1111-2222-3333-444444444444, ${H100}, ${u * 1024}, 81559, ${util}`)
+      .join('\n') + '\n'
+  );
 }
 
 function writeRun(runId: string, backend: 'direct' | 'slurm', attempt: Partial<RunRecord['attempts'][number]>): void {
@@ -50,9 +59,21 @@ function writeRun(runId: string, backend: 'direct' | 'slurm', attempt: Partial<R
   mkdirSync(runDir, { recursive: true });
   const startedAt = new Date().toISOString();
   const record: RunRecord = {
-    version: 1, runId, experiment: 'gpu-scope', trial: 'trial0', target: 'local', workdir, runDir, backend,
-    argv: ['python3', 'webgym/train.py', '--config', `${runDir}/config.yaml`], secretNames: [], createdAt: startedAt,
-    attempts: [{ n: 1, reason: 'launch', startedAt, ...attempt }], chainJobIds: [], autoResume: 0, nodes: 1,
+    version: 1,
+    runId,
+    experiment: 'gpu-scope',
+    trial: 'trial0',
+    target: 'local',
+    workdir,
+    runDir,
+    backend,
+    argv: ['python3', 'webgym/train.py', '--config', `${runDir}/config.yaml`],
+    secretNames: [],
+    createdAt: startedAt,
+    attempts: [{ n: 1, reason: 'launch', startedAt, ...attempt }],
+    chainJobIds: [],
+    autoResume: 0,
+    nodes: 1,
   };
   writeFileSync(join(runDir, 'run.json'), serializeRunRecord(record));
 }
@@ -65,24 +86,54 @@ beforeAll(async () => {
   writeFileSync(join(smi.head, 'gpus.csv'), gpuRows([10, 11], 3));
   writeFileSync(join(smi.node2, 'gpus.csv'), gpuRows([68, 69, 70, 71], 97));
   // sshd uses its first SetEnv line only: both variables on it (SHLVL=1 keeps pyenv's .bashrc out).
-  [node2, slurm] = await Promise.all([startSshd({ listenAddress: '127.0.0.2', extraConfig: [`SetEnv SHLVL=1 AWRL_FAKE_SMI_DIR=${smi.node2}`] }), startSlurm()]);
+  [node2, slurm] = await Promise.all([
+    startSshd({ listenAddress: '127.0.0.2', extraConfig: [`SetEnv SHLVL=1 AWRL_FAKE_SMI_DIR=${smi.node2}`] }),
+    startSlurm(),
+  ]);
   const closedPort = await freePort('127.0.0.3');
   const hostBlock = (name: string, addr: string, port: number) => [
-    `Host ${name}`, `  HostName ${addr}`, `  Port ${port}`, `  User ${node2.user}`, `  IdentityFile ${node2.identityFile}`,
-    '  IdentitiesOnly yes', `  UserKnownHostsFile ${node2.knownHostsFile}`, '  GlobalKnownHostsFile /dev/null', '  StrictHostKeyChecking yes',
+    `Host ${name}`,
+    `  HostName ${addr}`,
+    `  Port ${port}`,
+    `  User ${node2.user}`,
+    `  IdentityFile ${node2.identityFile}`,
+    '  IdentitiesOnly yes',
+    `  UserKnownHostsFile ${node2.knownHostsFile}`,
+    '  GlobalKnownHostsFile /dev/null',
+    '  StrictHostKeyChecking yes',
   ];
   nodesConfig = join(dir, 'nodes_ssh_config');
   headSmiDir = smi.head;
-  writeFileSync(nodesConfig, [...hostBlock('node2', '127.0.0.2', node2.port), ...hostBlock('node3', '127.0.0.3', closedPort)].join('\n') + '\n');
+  writeFileSync(
+    nodesConfig,
+    [...hostBlock('node2', '127.0.0.2', node2.port), ...hostBlock('node3', '127.0.0.3', closedPort)].join('\n') + '\n',
+  );
   // The head is this process's machine: the fan-out reads the variable from its environment.
   process.env.AWRL_NODE_SSH_CONFIG = nodesConfig;
 
   // A live allocation: squeue names this machine as the job's node.
-  jobId = execFileSync('sbatch', ['--parsable', '-c', '1', '--wrap', 'sleep 300'], { env: slurm.env, cwd: slurm.dir, encoding: 'utf8' }).trim().split(';')[0];
-  await waitFor(() => execFileSync('squeue', ['-h', '-j', jobId, '-o', '%T'], { env: slurm.env, encoding: 'utf8' }).trim() === 'RUNNING', { timeoutMs: 30_000, what: `Slurm job ${jobId} to run` });
+  jobId = execFileSync('sbatch', ['--parsable', '-c', '1', '--wrap', 'sleep 300'], {
+    env: slurm.env,
+    cwd: slurm.dir,
+    encoding: 'utf8',
+  })
+    .trim()
+    .split(';')[0];
+  await waitFor(
+    () =>
+      execFileSync('squeue', ['-h', '-j', jobId, '-o', '%T'], { env: slurm.env, encoding: 'utf8' }).trim() ===
+      'RUNNING',
+    { timeoutMs: 30_000, what: `Slurm job ${jobId} to run` },
+  );
 
   // A queued job (held until the test releases it): its run has no node yet.
-  heldJobId = execFileSync('sbatch', ['--parsable', '--hold', '-c', '1', '--wrap', 'sleep 300'], { env: slurm.env, cwd: slurm.dir, encoding: 'utf8' }).trim().split(';')[0];
+  heldJobId = execFileSync('sbatch', ['--parsable', '--hold', '-c', '1', '--wrap', 'sleep 300'], {
+    env: slurm.env,
+    cwd: slurm.dir,
+    encoding: 'utf8',
+  })
+    .trim()
+    .split(';')[0];
   writeRun('slurm-queued-20261129-111500-0004', 'slurm', { jobId: heldJobId });
   writeRun('direct-20261129-111500-0001', 'direct', { pid: 999_999 });
   writeRun('slurm-ended-20261129-111500-0002', 'slurm', { jobId: '999999', nodes: ['node2'] });
@@ -92,14 +143,27 @@ beforeAll(async () => {
   // Only PATH and the head's data dir come from the setup line (node2's dir from its sshd); the
   // Slurm clients find the cluster through it too, so squeue must run after it.
   const setup = `${slurm.setupLine}; export PATH='${FAKE_SMI_DIR}':"$PATH" AWRL_FAKE_SMI_DIR="\${AWRL_FAKE_SMI_DIR:-${smi.head}}"`;
-  const target: Target = { name: 'head-0', host: 'local', workdir, python: 'python3', setup, backend: 'direct', slurm: { extraArgs: [] } };
+  const target: Target = {
+    name: 'head-0',
+    host: 'local',
+    workdir,
+    python: 'python3',
+    setup,
+    backend: 'direct',
+    slurm: { extraArgs: [] },
+  };
   // The real poller (src/gpu over the real hop), except for the live allocation: this machine has
   // no sshd on port 22 to be asked through, and only its scope is under test there.
   const poller: GpuPollerFactory = (conn, scope, on) => {
     scopes.push(scope);
     return scope.nodes?.includes(HOST) ? () => {} : defaultGpuPoller(conn, scope, on);
   };
-  session = createLiveSession({ targets: [{ target, transport, directRunHosts: ['node2', 'node3'] }], gpuPoller: poller, runFacts: async () => ({}), runsPollMs: 60_000 });
+  session = createLiveSession({
+    targets: [{ target, transport, directRunHosts: ['node2', 'node3'] }],
+    gpuPoller: poller,
+    runFacts: async () => ({}),
+    runsPollMs: 60_000,
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -112,19 +176,29 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function open(runId: string, what: string, ready: (gpus: GpuSnapshot[]) => boolean = (g) => g.length > 0): Promise<GpuSnapshot[]> {
+async function open(
+  runId: string,
+  what: string,
+  ready: (gpus: GpuSnapshot[]) => boolean = (g) => g.length > 0,
+): Promise<GpuSnapshot[]> {
   const before = scopes.length;
   session!.actions.selectRun(runId);
   await waitFor(() => scopes.length > before, { timeoutMs: 20_000, what: `the poller scope of ${what}` });
-  return ready([]) ? [] : waitFor(() => {
-    const g = session!.getState().run?.gpus ?? [];
-    return ready(g) ? g : null;
-  }, { timeoutMs: 30_000, what: `GPU snapshots of ${what}` });
+  return ready([])
+    ? []
+    : waitFor(
+        () => {
+          const g = session!.getState().run?.gpus ?? [];
+          return ready(g) ? g : null;
+        },
+        { timeoutMs: 30_000, what: `GPU snapshots of ${what}` },
+      );
 }
 
-const frameText = (gpus: GpuSnapshot[], w: number, h: number) => gpuLines({ nodes: gpus, memory: [] }, w, h).map(lineText).join('\n');
+const frameText = (gpus: GpuSnapshot[], w: number, h: number) =>
+  gpuLines({ nodes: gpus, memory: [] }, w, h).map(lineText).join('\n');
 
-describe('the live session polls a run\'s GPUs where the run is', () => {
+describe("the live session polls a run's GPUs where the run is", () => {
   it('direct run with hosts: the head (by its target name) and each host; node3 unreachable, never zero GPUs', async () => {
     const gpus = await open('direct-20261129-111500-0001', 'the direct run', (g) => g.length === 3);
     expect(scopes.at(-1)).toEqual({ nodes: ['node2', 'node3'], includeHead: true });
@@ -159,14 +233,18 @@ describe('the live session polls a run\'s GPUs where the run is', () => {
   });
 
   it('Slurm run squeue no longer knows: the nodes its latest attempt recorded, not the login node', async () => {
-    const gpus = await open('slurm-ended-20261129-111500-0002', 'the ended Slurm run', (g) => g.length === 1 && g[0].gpus.length > 0);
+    const gpus = await open(
+      'slurm-ended-20261129-111500-0002',
+      'the ended Slurm run',
+      (g) => g.length === 1 && g[0].gpus.length > 0,
+    );
     // The target's direct-run hosts (node3) are not added to a Slurm run.
     expect(scopes.at(-1)).toEqual({ nodes: ['node2'], includeHead: false });
     expect(gpus.map((s) => s.node)).toEqual(['node2']);
     expect(gpus[0].gpus.map((g) => g.usedMiB! / 1024)).toEqual([68, 69, 70, 71]);
   });
 
-  it('Slurm run with a live job: its allocation as squeue names it (after the target\'s setup line)', async () => {
+  it("Slurm run with a live job: its allocation as squeue names it (after the target's setup line)", async () => {
     await open('slurm-live-20261129-111500-0003', 'the live Slurm run', () => true);
     expect(scopes.at(-1)).toEqual({ nodes: [HOST], includeHead: false });
   });
@@ -176,27 +254,42 @@ describe('the live session polls a run\'s GPUs where the run is', () => {
     const opened = scopes.length;
     // No node of its own yet: nothing is polled (not the login node), and the panel says why.
     session!.actions.selectRun(runId);
-    const queued = await waitFor(() => {
-      const g = session!.getState().run?.gpus ?? [];
-      return g.length === 1 && g[0].node === 'allocation' ? g : null;
-    }, { timeoutMs: 30_000, what: 'the queued run\'s GPU panel' });
+    const queued = await waitFor(
+      () => {
+        const g = session!.getState().run?.gpus ?? [];
+        return g.length === 1 && g[0].node === 'allocation' ? g : null;
+      },
+      { timeoutMs: 30_000, what: "the queued run's GPU panel" },
+    );
     expect(queued[0]).toMatchObject({ gpus: [], error: 'no allocation (pending)' });
     expect(scopes.length).toBe(opened);
     const before = scopes.length;
     execFileSync('scontrol', ['release', heldJobId], { env: slurm.env });
-    await waitFor(() => execFileSync('squeue', ['-h', '-j', heldJobId, '-o', '%T'], { env: slurm.env, encoding: 'utf8' }).trim() === 'RUNNING', { timeoutMs: 30_000, what: `Slurm job ${heldJobId} to run` });
+    await waitFor(
+      () =>
+        execFileSync('squeue', ['-h', '-j', heldJobId, '-o', '%T'], { env: slurm.env, encoding: 'utf8' }).trim() ===
+        'RUNNING',
+      { timeoutMs: 30_000, what: `Slurm job ${heldJobId} to run` },
+    );
     // The runs list (every 5 s in the cockpit; asked for here) is what notices the job started.
-    await waitFor(() => (session!.actions.refreshRuns(), scopes.length > before), { timeoutMs: 20_000, intervalMs: 500, what: 'the poller to be restarted' });
+    await waitFor(() => (session!.actions.refreshRuns(), scopes.length > before), {
+      timeoutMs: 20_000,
+      intervalMs: 500,
+      what: 'the poller to be restarted',
+    });
     expect(scopes.slice(before)).toEqual([{ nodes: [HOST], includeHead: false }]);
     expect(session!.getState().selectedRunId).toBe(runId);
   });
 });
 
 describe('awrl-tui watch RUN --check-nodes H1,H2 (the real command in tmux)', () => {
-  it('the dashboard\'s GPU panel shows the head, node2 through its sshd, node3 unreachable', async () => {
+  it("the dashboard's GPU panel shows the head, node2 through its sshd, node3 unreachable", async () => {
     const targets = join(dir, 'targets.yaml');
     const setup = `export PATH='${FAKE_SMI_DIR}':"$PATH" AWRL_FAKE_SMI_DIR="\${AWRL_FAKE_SMI_DIR:-${headSmiDir}}"`;
-    writeFileSync(targets, `targets:\n  box:\n    host: local\n    workdir: ${workdir}\n    setup: ${JSON.stringify(setup)}\n`);
+    writeFileSync(
+      targets,
+      `targets:\n  box:\n    host: local\n    workdir: ${workdir}\n    setup: ${JSON.stringify(setup)}\n`,
+    );
     const t = await TmuxSession.start({
       command: `sh -c 'node ${BIN} watch direct-20261129-111500-0001 --target box --check-nodes node2,node3; echo EXITED=$?; exec sleep 600'`,
       env: { AWRL_TARGETS_FILE: targets, AWRL_NODE_SSH_CONFIG: nodesConfig },
@@ -204,7 +297,11 @@ describe('awrl-tui watch RUN --check-nodes H1,H2 (the real command in tmux)', ()
       height: 40,
     });
     try {
-      const screen = await t.waitForScreen((x) => /node3\s+unreachable/.test(x) && /node2\s+0\s+[█░]+ 68\/80G/.test(x), 'the three nodes in the GPU panel', 30_000);
+      const screen = await t.waitForScreen(
+        (x) => /node3\s+unreachable/.test(x) && /node2\s+0\s+[█░]+ 68\/80G/.test(x),
+        'the three nodes in the GPU panel',
+        30_000,
+      );
       expect(screen).toMatch(/─ GPU memory ─+ 3 nodes · 6 GPUs · 1 unreachable ─/);
       expect(screen).toMatch(/box\s+0\s+[█░]+ 10\/80G\s+1\s+[█░]+ 11\/80G/);
       expect(screen).toMatch(/node3\s+unreachable: ssh to the node failed/);

@@ -14,13 +14,33 @@ import { serializeRunRecord, type RunRecord, type Target } from '../../src/runs/
 import { App } from '../../src/ui/app.js';
 import { lineText } from '../../src/ui/lines.js';
 import { headerLines, type HeaderProps } from '../../src/ui/panels/header.js';
-import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
 import { waitFor } from '../harness/wait.js';
 
-const figures = { step: 12, totalSteps: 100, epoch: 1, epochs: 1, startedAt: null, lastStepAt: null, etaS: null, stepTimeS: null, episodesPerS: null, trainTokensPerS: null, rolloutWaitS: null, endedAt: null };
+const figures = {
+  step: 12,
+  totalSteps: 100,
+  epoch: 1,
+  epochs: 1,
+  startedAt: null,
+  lastStepAt: null,
+  etaS: null,
+  stepTimeS: null,
+  episodesPerS: null,
+  trainTokensPerS: null,
+  rolloutWaitS: null,
+  endedAt: null,
+};
 const props = (log?: 'read' | 'unreadable' | 'incomplete' | 'missing'): HeaderProps => ({
-  runId: 'r-1', target: 'gpu', connection: { state: 'ready' }, runState: 'failed', figures, connectionAt: 0, now: 0, width: 160,
+  runId: 'r-1',
+  target: 'gpu',
+  connection: { state: 'ready' },
+  runState: 'failed',
+  figures,
+  connectionAt: 0,
+  now: 0,
+  width: 160,
   pollingStopped: { statePollS: 60, ...(log ? { log } : {}) },
 });
 const head = (p: HeaderProps) => lineText(headerLines(p)[0]);
@@ -31,7 +51,8 @@ describe('header: an ended run no longer followed', () => {
     expect(head(props('unreadable'))).toContain('polling stopped (log unreadable; state and GPUs every 60 s)');
     expect(head(props('incomplete'))).toContain('polling stopped (log not read to its end; state and GPUs every 60 s)');
     expect(head(props('missing'))).toContain('polling stopped (no log; state and GPUs every 60 s)');
-    for (const log of ['unreadable', 'incomplete', 'missing'] as const) expect(head(props(log))).not.toContain('(log read to its end');
+    for (const log of ['unreadable', 'incomplete', 'missing'] as const)
+      expect(head(props(log))).not.toContain('(log read to its end');
     // Narrow: the short form, for every case (the status line says the rest).
     expect(head({ ...props('unreadable'), width: 60 })).toMatch(/│ polling stopped$/);
   });
@@ -51,16 +72,44 @@ describe('dashboard: an ended run whose log cannot be read', () => {
     mkdirSync(join(runDir, 'stdout.log'), { recursive: true });
     const startedAt = new Date().toISOString();
     const record: RunRecord = {
-      version: 1, runId, experiment: 'log-end', trial: 'trial0', target: 'local', workdir: dir, runDir, backend: 'direct',
-      argv: ['python3', 'webgym/train.py', '--config', `${runDir}/config.yaml`], secretNames: [], createdAt: startedAt,
-      attempts: [{ n: 1, reason: 'launch', startedAt, pid: 999_999 }], chainJobIds: [], autoResume: 0, nodes: 1,
+      version: 1,
+      runId,
+      experiment: 'log-end',
+      trial: 'trial0',
+      target: 'local',
+      workdir: dir,
+      runDir,
+      backend: 'direct',
+      argv: ['python3', 'webgym/train.py', '--config', `${runDir}/config.yaml`],
+      secretNames: [],
+      createdAt: startedAt,
+      attempts: [{ n: 1, reason: 'launch', startedAt, pid: 999_999 }],
+      chainJobIds: [],
+      autoResume: 0,
+      nodes: 1,
     };
     writeFileSync(join(runDir, 'run.json'), serializeRunRecord(record));
     writeFileSync(join(runDir, 'exit.code'), '1\n');
     transport = new LocalTransport();
-    const target: Target = { name: 'box', host: 'local', workdir: dir, python: 'python3', backend: 'direct', slurm: { extraArgs: [] } };
-    session = createLiveSession({ targets: [{ target, transport }], openRunId: runId, gpuPoller: null, runFacts: async () => ({}), runsPollMs: 60_000, statePollMs: 200 });
-    r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 160, rows: 40 }} colors={false} frameMs={50} />);
+    const target: Target = {
+      name: 'box',
+      host: 'local',
+      workdir: dir,
+      python: 'python3',
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    };
+    session = createLiveSession({
+      targets: [{ target, transport }],
+      openRunId: runId,
+      gpuPoller: null,
+      runFacts: async () => ({}),
+      runsPollMs: 60_000,
+      statePollMs: 200,
+    });
+    r = renderInk(
+      <App session={session} initialScreen="dashboard" size={{ columns: 160, rows: 40 }} colors={false} frameMs={50} />,
+    );
   });
 
   afterAll(async () => {

@@ -14,8 +14,8 @@ import { isHangAlert, naiveMs, RunAlerts } from '../../src/health/index.js';
 import { MetricsStore } from '../../src/metrics/index.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
 import { runsRoot } from '../../src/runs/index.js';
-import { RunFeed } from '../../src/ui/session/run-feed.js';
-import type { RunView } from '../../src/ui/session/types.js';
+import { RunFeed } from '../../src/session/run-feed.js';
+import type { RunView } from '../../src/session/types.js';
 import { launchSim, watchSimRun, withSimEnv, type SimRun } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
 
@@ -28,15 +28,26 @@ describe('the cockpit attaching to a run that is already hung', () => {
   const opened = new Map<RunView, RunFeed>();
 
   beforeAll(async () => {
-    sim = await withSimEnv({ AWRL_SIM_SPEED: 'instant', AWRL_SIM_FAULT: 'stall:rollout_wait@4' }, () => launchSim(['++trial_name=hung-attach']));
-    await waitFor(() => {
-      const s = JSON.parse(readFileSync(join(sim.dir, 'state', 'state.json'), 'utf8')) as { phase?: string; step?: number };
-      return s.phase === 'rollout_wait' && s.step === 4;
-    }, { timeoutMs: 60_000, what: 'the simulated trainer to hang in rollout_wait at step 4' });
+    sim = await withSimEnv({ AWRL_SIM_SPEED: 'instant', AWRL_SIM_FAULT: 'stall:rollout_wait@4' }, () =>
+      launchSim(['++trial_name=hung-attach']),
+    );
+    await waitFor(
+      () => {
+        const s = JSON.parse(readFileSync(join(sim.dir, 'state', 'state.json'), 'utf8')) as {
+          phase?: string;
+          step?: number;
+        };
+        return s.phase === 'rollout_wait' && s.step === 4;
+      },
+      { timeoutMs: 60_000, what: 'the simulated trainer to hang in rollout_wait at step 4' },
+    );
     const runDir = `${runsRoot(sim.target)}/${sim.runId}`;
     logPath = join(runDir, 'stdout.log');
     // The hang's record is written: the log ends with step 4's rollout wait.
-    await waitFor(() => readdirSync(runDir).includes('stdout.log') && readFileSync(logPath, 'latin1').includes('Train step 3/'), { what: 'step 3 in the log' });
+    await waitFor(
+      () => readdirSync(runDir).includes('stdout.log') && readFileSync(logPath, 'latin1').includes('Train step 3/'),
+      { what: 'step 3 in the log' },
+    );
   }, 90_000);
 
   afterAll(async () => {
@@ -56,7 +67,15 @@ describe('the cockpit attaching to a run that is already hung', () => {
       const feed: RunFeed = new RunFeed({
         transport: sim.transport,
         target: sim.target,
-        summary: { id: sim.runId, target: 'local', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+        summary: {
+          id: sim.runId,
+          target: 'local',
+          state: 'running',
+          step: null,
+          totalSteps: null,
+          reward: null,
+          lastStepAt: null,
+        },
         logPath: path,
         statePollMs: 60_000,
         ...(backfillThresholdBytes !== undefined ? { backfillThresholdBytes } : {}),
@@ -102,7 +121,9 @@ describe('the cockpit attaching to a run that is already hung', () => {
     expect(crossing - last).toBeLessThan(H);
     const entries = v.alertHistory!.filter((e) => isHangAlert(e.alert));
     expect(entries).toHaveLength(1);
-    expect(Math.abs(entries[0].firstSeenAt - Date.parse(new Date(crossing).toISOString().slice(0, 23)))).toBeLessThanOrEqual(1000);
+    expect(
+      Math.abs(entries[0].firstSeenAt - Date.parse(new Date(crossing).toISOString().slice(0, 23))),
+    ).toBeLessThanOrEqual(1000);
   }, 30_000);
 
   it('silent for 3 h, backfilled through the target-side filter: the same at the first view', async () => {
@@ -131,10 +152,13 @@ describe('the cockpit attaching to a run that is already hung', () => {
     const mtime = (Date.now() - 3 * H) / 1000;
     utimesSync(late, mtime, mtime);
     await waitFor(() => feed.getView().summary.step === 3, { what: 'step 3 read' });
-    const v = await waitFor(() => {
-      const x = feed.getView();
-      return x.alerts.some(isHangAlert) ? x : null;
-    }, { timeoutMs: 15_000, what: 'the stall after the late burst' });
+    const v = await waitFor(
+      () => {
+        const x = feed.getView();
+        return x.alerts.some(isHangAlert) ? x : null;
+      },
+      { timeoutMs: 15_000, what: 'the stall after the late burst' },
+    );
     expect(v.alerts.filter(isHangAlert).map((a) => a.id)).toEqual(['health/stall/rollout_wait']);
     expect(v.alerts.find(isHangAlert)!.detail).toMatch(/the log has been silent for 3 h$/);
   }, 30_000);
@@ -145,7 +169,12 @@ describe('the cockpit attaching to a run that is already hung', () => {
     const now = Date.now() + 2 * H;
     const w = await watchSimRun({ sim, runsPollMs: 60_000, statePollMs: 60_000, clock: () => now, columns: 140 });
     try {
-      const f = await waitForFrame(w.r, (x) => x.includes('Stalled waiting for the rollout batch'), 'the stall on the Alerts panel', 20_000);
+      const f = await waitForFrame(
+        w.r,
+        (x) => x.includes('Stalled waiting for the rollout batch'),
+        'the stall on the Alerts panel',
+        20_000,
+      );
       expect(f.split('Stalled waiting for the rollout batch').length - 1).toBe(1);
     } finally {
       await w.close();

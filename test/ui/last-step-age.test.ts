@@ -6,9 +6,29 @@ import { lineText } from '../../src/ui/lines.js';
 import { headerLines, type HeaderProps } from '../../src/ui/panels/header.js';
 
 const T0 = Date.parse('2026-11-29T19:56:43');
-const figures = { step: 640, totalSteps: 640, epoch: 10, epochs: 10, startedAt: T0, lastStepAt: T0, etaS: null, stepTimeS: 4.5, episodesPerS: null, trainTokensPerS: null, rolloutWaitS: null, endedAt: T0 };
+const figures = {
+  step: 640,
+  totalSteps: 640,
+  epoch: 10,
+  epochs: 10,
+  startedAt: T0,
+  lastStepAt: T0,
+  etaS: null,
+  stepTimeS: 4.5,
+  episodesPerS: null,
+  trainTokensPerS: null,
+  rolloutWaitS: null,
+  endedAt: T0,
+};
 const props = (lastStepAt: number, now: number): HeaderProps => ({
-  runId: 'r-1', target: 'local', connection: { state: 'ready' }, runState: 'finished', figures: { ...figures, lastStepAt, endedAt: lastStepAt }, connectionAt: 0, now, width: 160,
+  runId: 'r-1',
+  target: 'local',
+  connection: { state: 'ready' },
+  runState: 'finished',
+  figures: { ...figures, lastStepAt, endedAt: lastStepAt },
+  connectionAt: 0,
+  now,
+  width: 160,
   pollingStopped: { statePollS: 60 },
 });
 const second = (p: HeaderProps) => lineText(headerLines(p)[1]);
@@ -35,9 +55,20 @@ describe('header: age of the last step of an ended run', () => {
 describe('runs list: the followed run before its records are read', () => {
   it('keeps the listed time of the last step rather than a `—`', async () => {
     const { withLiveRun } = await import('../../src/ui/screens/runs.js');
-    const listed = { id: 'r-1', target: 'here', state: 'running' as const, step: 9, totalSteps: 640, reward: 0.1472, lastStepAt: T0 };
+    const listed = {
+      id: 'r-1',
+      target: 'here',
+      state: 'running' as const,
+      step: 9,
+      totalSteps: 640,
+      reward: 0.1472,
+      lastStepAt: T0,
+    };
     const targets = [{ name: 'here', connection: { state: 'ready' as const }, runs: [listed] }];
     expect(withLiveRun(targets, { ...listed, lastStepAt: null })[0].runs[0].lastStepAt).toBe(T0);
-    expect(withLiveRun(targets, { ...listed, step: 10, lastStepAt: T0 + 5000 })[0].runs[0]).toMatchObject({ step: 10, lastStepAt: T0 + 5000 });
+    expect(withLiveRun(targets, { ...listed, step: 10, lastStepAt: T0 + 5000 })[0].runs[0]).toMatchObject({
+      step: 10,
+      lastStepAt: T0 + 5000,
+    });
   });
 });

@@ -7,13 +7,17 @@ import { describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
 import { lineText } from '../../src/ui/lines.js';
 import { argvRows, argvScrollMax, confirmLaunchLines } from '../../src/ui/screens/config.js';
-import { StaticSession } from '../../src/ui/session/static-session.js';
-import type { ConfigView, PreflightPhase } from '../../src/ui/session/types.js';
+import { StaticSession } from '../../src/session/static-session.js';
+import type { ConfigView, PreflightPhase } from '../../src/session/types.js';
 import { maxLineWidth, renderInk, waitForFrame } from './helpers.js';
 
-const LONG = '++actor.scheduling_spec[0].env_vars.SGLANG_VLM_CACHE_SIZE_MB_AND_A_VERY_LONG_NAME_THAT_GOES_ON=8192_and_then_some_more_text_at_the_end_END';
+const LONG =
+  '++actor.scheduling_spec[0].env_vars.SGLANG_VLM_CACHE_SIZE_MB_AND_A_VERY_LONG_NAME_THAT_GOES_ON=8192_and_then_some_more_text_at_the_end_END';
 const ARGV = [
-  'python3', 'webgym/train.py', '--config', '/scratch/me/webgym/.awrl/runs/<run-id>/config.yaml',
+  'python3',
+  'webgym/train.py',
+  '--config',
+  '/scratch/me/webgym/.awrl/runs/<run-id>/config.yaml',
   ...Array.from({ length: 18 }, (_, i) => `++override_${i}.key=value_${i}`),
   LONG,
   'total_train_epochs=2',
@@ -22,12 +26,34 @@ const SECRET_VALUE = 'sk-not-shown-anywhere-1234';
 
 function view(): ConfigView {
   return {
-    fileName: 'c.yaml', overrides: [], diagnostics: [], hasErrors: false, diff: [], argv: ARGV, target: 'gpu-head', draft: null,
+    fileName: 'c.yaml',
+    overrides: [],
+    diagnostics: [],
+    hasErrors: false,
+    diff: [],
+    argv: ARGV,
+    target: 'gpu-head',
+    draft: null,
     rows: [{ key: 'seed', depth: 0, label: 'seed', value: '1', type: 'int', origin: 'file:1', leaf: true }],
-    secrets: [{ name: 'WANDB_API_KEY', present: true, required: false }, { name: 'CPU_CLUSTER_TOKEN', present: true, required: true }],
+    secrets: [
+      { name: 'WANDB_API_KEY', present: true, required: false },
+      { name: 'CPU_CLUSTER_TOKEN', present: true, required: true },
+    ],
   };
 }
-const OK: PreflightPhase = { phase: 'done', target: 'gpu-head', checks: [{ id: 'gpus', result: 'ok', seen: '8 GPUs', todo: '' }, { id: 'disk', result: 'warning', seen: 'disk 91% full', todo: 'free some space' }], errors: 0, warnings: 1, blocked: false, reason: '', overrides: [] };
+const OK: PreflightPhase = {
+  phase: 'done',
+  target: 'gpu-head',
+  checks: [
+    { id: 'gpus', result: 'ok', seen: '8 GPUs', todo: '' },
+    { id: 'disk', result: 'warning', seen: 'disk 91% full', todo: 'free some space' },
+  ],
+  errors: 0,
+  warnings: 1,
+  blocked: false,
+  reason: '',
+  overrides: [],
+};
 
 /** The argv as read back from the visible rows (continuations joined to their element). */
 function readArgv(rows: string[]): string[] {
@@ -80,7 +106,9 @@ describe('launch confirmation at 80x24 (21 body rows)', () => {
 
   it('in the cockpit: L, then j/PgDn reach the last argument, the keys do not cancel; y launches, n cancels', async () => {
     const s = new StaticSession({ config: view(), preflight: OK }, { runPreflight: async () => {} });
-    const r = renderInk(<App session={s} initialScreen="config" size={{ columns: 80, rows: 24 }} colors={false} clock={() => 0} />);
+    const r = renderInk(
+      <App session={s} initialScreen="config" size={{ columns: 80, rows: 24 }} colors={false} clock={() => 0} />,
+    );
     try {
       await waitForFrame(r, (x) => x.includes('seed'), 'the config screen');
       r.stdin.write('L');

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession } from '../../src/session/live-session.js';
 import { LocalTransport } from '../../src/remote/index.js';
 import { stopRun, type Target } from '../../src/runs/index.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
@@ -86,7 +86,9 @@ describe("the cockpit's launch", () => {
       const p = second.getState().preflight;
       expect(p).toMatchObject({ phase: 'done', blocked: true, checks: [] });
       const reason = p?.phase === 'done' ? p.reason : '';
-      expect(reason).toMatch(/^run twin-\S+ of this trial is already running on local: stop it first \(awrl-tui stop twin-\S+ .*\) or pass --force$/);
+      expect(reason).toMatch(
+        /^run twin-\S+ of this trial is already running on local: stop it first \(awrl-tui stop twin-\S+ .*\) or pass --force$/,
+      );
       expect(reason).not.toMatch(/GPU memory|kill /);
     } finally {
       await first.close();

@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
-import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { listRuns } from '../../src/runs/index.js';
 import { pidAlive, waitFor } from '../harness/wait.js';
 import { KEYS, renderInk, waitForFrame } from './helpers.js';
@@ -30,10 +30,15 @@ describe('leftover check after a run ended (live session, local sim run)', () =>
 
   beforeAll(async () => {
     sim = await withSimEnv({ AWRL_SIM_SPEED: 'instant' }, () => launchSim());
-    await waitFor(async () => (await listRuns(sim.transport, sim.target, { tailBytes: 0 })).find((r) => r.runId === sim.runId)?.state === 'finished', {
-      timeoutMs: 60_000,
-      what: 'the simulated run to finish',
-    });
+    await waitFor(
+      async () =>
+        (await listRuns(sim.transport, sim.target, { tailBytes: 0 })).find((r) => r.runId === sim.runId)?.state ===
+        'finished',
+      {
+        timeoutMs: 60_000,
+        what: 'the simulated run to finish',
+      },
+    );
     // A process the run left behind (it carries the run's tag), and someone else's GPU holder.
     const env = { ...process.env };
     delete env.AWRL_RUN_ID;
@@ -58,13 +63,27 @@ describe('leftover check after a run ended (live session, local sim run)', () =>
   });
 
   it('lists the tagged leftover and the untagged GPU holder with PID and command; y stops only the tagged one', async () => {
-    const r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 140, rows: 45 }} colors={false} />);
+    const r = renderInk(
+      <App session={session} initialScreen="dashboard" size={{ columns: 140, rows: 45 }} colors={false} />,
+    );
     try {
-      await waitForFrame(r, (x) => x.includes('run finished: o checks for leftover processes'), 'the ended run with the offer', 30_000);
+      await waitForFrame(
+        r,
+        (x) => x.includes('run finished: o checks for leftover processes'),
+        'the ended run with the offer',
+        30_000,
+      );
       r.stdin.write('o');
-      const found = await waitForFrame(r, (x) => x.includes('─ Leftovers of') && x.includes('Stop the 1 process tagged'), 'the leftover list', 30_000);
+      const found = await waitForFrame(
+        r,
+        (x) => x.includes('─ Leftovers of') && x.includes('Stop the 1 process tagged'),
+        'the leftover list',
+        30_000,
+      );
       expect(found).toMatch(new RegExp(`PID\\s+${tagged.pid}\\s+sleep 600\\s+\\[tagged with this run\\]`));
-      expect(found).toMatch(new RegExp(`PID\\s+${untagged.pid}\\s+sleep 600\\s+1234 MiB GPU\\s+\\[untagged: not stopped from here\\]`));
+      expect(found).toMatch(
+        new RegExp(`PID\\s+${untagged.pid}\\s+sleep 600\\s+1234 MiB GPU\\s+\\[untagged: not stopped from here\\]`),
+      );
       expect(found).toContain('untagged processes are only listed');
 
       r.stdin.write('y');
@@ -78,7 +97,12 @@ describe('leftover check after a run ended (live session, local sim run)', () =>
       r.stdin.write(KEYS.enter);
       await waitForFrame(r, (x) => !x.includes('─ Leftovers of'), 'the list closed');
       r.stdin.write('o');
-      const again = await waitForFrame(r, (x) => x.includes('─ Leftovers of') && x.includes('nothing to stop from here'), 'the second check', 30_000);
+      const again = await waitForFrame(
+        r,
+        (x) => x.includes('─ Leftovers of') && x.includes('nothing to stop from here'),
+        'the second check',
+        30_000,
+      );
       expect(again).toContain(`PID ${String(untagged.pid).padStart(7)}`);
       expect(again).not.toContain(`PID ${String(tagged.pid).padStart(7)}`);
       expect(again).not.toContain('Stop the');
@@ -95,11 +119,23 @@ describe('leftover check after a run ended (live session, local sim run)', () =>
     const env = { ...process.env };
     delete env.AWRL_RUN_ID;
     const another = sleeper({ ...env, AWRL_RUN_ID: sim.runId });
-    const r = renderInk(<App session={session} initialScreen="runs" size={{ columns: 140, rows: 45 }} colors={false} />);
+    const r = renderInk(
+      <App session={session} initialScreen="runs" size={{ columns: 140, rows: 45 }} colors={false} />,
+    );
     try {
-      await waitForFrame(r, (x) => x.includes(`${sim.runId} finished: o checks for leftover processes`), 'the finished run under the cursor', 30_000);
+      await waitForFrame(
+        r,
+        (x) => x.includes(`${sim.runId} finished: o checks for leftover processes`),
+        'the finished run under the cursor',
+        30_000,
+      );
       r.stdin.write('o');
-      const found = await waitForFrame(r, (x) => x.includes(`─ Leftovers of ${sim.runId}`) && x.includes('Stop the 1 process tagged'), 'the leftover list', 30_000);
+      const found = await waitForFrame(
+        r,
+        (x) => x.includes(`─ Leftovers of ${sim.runId}`) && x.includes('Stop the 1 process tagged'),
+        'the leftover list',
+        30_000,
+      );
       expect(found).toMatch(new RegExp(`PID\\s+${another.pid}\\s+sleep 600\\s+\\[tagged with this run\\]`));
       expect(found).toMatch(new RegExp(`PID\\s+${untagged.pid}\\s+sleep 600\\s+1234 MiB GPU`));
       r.stdin.write('y');

@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
 import { compactHeader, trainerLogLines } from '../../src/ui/panels/log.js';
-import { sampleRunView } from '../../src/ui/session/sample-run.js';
-import { StaticSession } from '../../src/ui/session/static-session.js';
+import { sampleRunView } from '../../src/session/sample-run.js';
+import { StaticSession } from '../../src/session/static-session.js';
 import { PaneLines } from './pane-lines.js';
-import type { LeftoverPhase, SessionState, TrainerLinesView } from '../../src/ui/session/types.js';
+import type { LeftoverPhase, SessionState, TrainerLinesView } from '../../src/session/types.js';
 import { SHARED } from '../harness/fixtures.js';
 import { KEYS, maxLineWidth, paintLines, renderInk, stripSgr, waitForFrame } from './helpers.js';
 import type { XtermScreen } from './xterm-screen.js';
@@ -27,8 +27,17 @@ function ringOf(...chunks: (Buffer | string)[]): TrainerLinesView {
 
 let lastScreen: XtermScreen | null = null;
 
-function draw(view: TrainerLinesView, width: number, height: number, opts: { colors?: boolean; problemsOnly?: boolean; search?: string; scroll?: number } = {}): string {
-  const lines = trainerLogLines({ view, problemsOnly: opts.problemsOnly ?? false, search: opts.search ?? '', scroll: opts.scroll ?? 0 }, width, height);
+function draw(
+  view: TrainerLinesView,
+  width: number,
+  height: number,
+  opts: { colors?: boolean; problemsOnly?: boolean; search?: string; scroll?: number } = {},
+): string {
+  const lines = trainerLogLines(
+    { view, problemsOnly: opts.problemsOnly ?? false, search: opts.search ?? '', scroll: opts.scroll ?? 0 },
+    width,
+    height,
+  );
   const screen = paintLines(lines, width, height, opts.colors ?? false);
   const f = screen.text();
   lastScreen = screen;
@@ -94,7 +103,9 @@ describe('trainer view of the log pane', () => {
   });
 
   it('wide characters are cut by cells: no row is wider than the pane', () => {
-    const view = ringOf('(AReaL) 20260525-12:00:00.000 WebGymWorkflow INFO: 任务 完成 任务 完成 任务 完成 任务 完成 任务 完成 任务 完成 🙂🙂🙂\n');
+    const view = ringOf(
+      '(AReaL) 20260525-12:00:00.000 WebGymWorkflow INFO: 任务 完成 任务 完成 任务 完成 任务 完成 任务 完成 任务 完成 🙂🙂🙂\n',
+    );
     const f = draw(view, 40, 3);
     const row = f.split('\n')[1];
     const cells = [...row].reduce((n, ch) => n + (/[\u4e00-\u9fff]|\p{Extended_Pictographic}/u.test(ch) ? 2 : 1), 0);
@@ -109,7 +120,13 @@ function stateWith(trainerLines: TrainerLinesView | undefined, leftovers?: Lefto
   return {
     run,
     selectedRunId: run.summary.id,
-    targets: [{ name: 'gpu-head', connection: { state: 'ready' }, runs: [run.summary, { ...run.summary, id: 'crashed-run', state: 'failed' }] }],
+    targets: [
+      {
+        name: 'gpu-head',
+        connection: { state: 'ready' },
+        runs: [run.summary, { ...run.summary, id: 'crashed-run', state: 'failed' }],
+      },
+    ],
     ...(leftovers ? { leftovers } : {}),
   };
 }
@@ -117,7 +134,9 @@ function stateWith(trainerLines: TrainerLinesView | undefined, leftovers?: Lefto
 describe('the log pane in the cockpit', () => {
   it('dashboard: trainer lines by default; L switches to the event view and back; a filters the trainer view', async () => {
     const s = new StaticSession(stateWith(ringOf(stdoutLog)));
-    const r = renderInk(<App session={s} initialScreen="dashboard" size={{ columns: 140, rows: 45 }} colors={false} clock={() => NOW} />);
+    const r = renderInk(
+      <App session={s} initialScreen="dashboard" size={{ columns: 140, rows: 45 }} colors={false} clock={() => NOW} />,
+    );
     try {
       const f = await waitForFrame(r, (x) => x.includes('─ Log'), 'the dashboard');
       expect(f).toContain('trainer · all');
@@ -129,7 +148,11 @@ describe('the log pane in the cockpit', () => {
       expect(events).toContain('[EPISODE_TIMEOUT] episode');
       expect(events).not.toContain('[stats table');
       r.stdin.write('L');
-      await waitForFrame(r, (x) => x.includes('trainer · all') && x.includes('[stats table: 160 keys]'), 'back to trainer lines');
+      await waitForFrame(
+        r,
+        (x) => x.includes('trainer · all') && x.includes('[stats table: 160 keys]'),
+        'back to trainer lines',
+      );
       r.stdin.write('a');
       const problems = await waitForFrame(r, (x) => x.includes('trainer · warnings+errors'), 'the problems filter');
       expect(problems).toContain('RuntimeError: [Rank 3] Watchdog');
@@ -141,7 +164,9 @@ describe('the log pane in the cockpit', () => {
 
   it('Log screen: the trainer lines at full width; without trainer lines (old sessions) the event view and no L', async () => {
     const s = new StaticSession(stateWith(ringOf(stdoutLog)));
-    const r = renderInk(<App session={s} initialScreen="log" size={{ columns: 100, rows: 30 }} colors={false} clock={() => NOW} />);
+    const r = renderInk(
+      <App session={s} initialScreen="log" size={{ columns: 100, rows: 30 }} colors={false} clock={() => NOW} />,
+    );
     try {
       const f = await waitForFrame(r, (x) => x.includes('Training completes!'), 'the log screen');
       expect(f).toContain('16:40:12 RLTrainer INFO: Training completes! Total time elapsed 1234.56.');
@@ -150,7 +175,9 @@ describe('the log pane in the cockpit', () => {
       r.unmount();
     }
     const old = new StaticSession(stateWith(undefined));
-    const o = renderInk(<App session={old} initialScreen="log" size={{ columns: 100, rows: 30 }} colors={false} clock={() => NOW} />);
+    const o = renderInk(
+      <App session={old} initialScreen="log" size={{ columns: 100, rows: 30 }} colors={false} clock={() => NOW} />,
+    );
     try {
       const f = await waitForFrame(o, (x) => x.includes('─ Log'), 'the log screen');
       expect(f).toContain('warnings+errors');
@@ -164,7 +191,15 @@ describe('the log pane in the cockpit', () => {
   });
 
   it('help lists L for the log pane and o on the Runs screen', async () => {
-    const r = renderInk(<App session={new StaticSession(stateWith(undefined))} initialScreen="runs" size={{ columns: 140, rows: 60 }} colors={false} clock={() => NOW} />);
+    const r = renderInk(
+      <App
+        session={new StaticSession(stateWith(undefined))}
+        initialScreen="runs"
+        size={{ columns: 140, rows: 60 }}
+        colors={false}
+        clock={() => NOW}
+      />,
+    );
     try {
       await waitForFrame(r, (x) => x.includes('crashed-run'), 'the runs screen');
       r.stdin.write('?');
@@ -179,11 +214,17 @@ describe('the log pane in the cockpit', () => {
 
 describe('leftover check from the Runs screen', () => {
   it('o on an ended run opens the same check and confirmation; on a running run it does nothing', async () => {
-    const found: LeftoverPhase = { phase: 'found', runId: 'crashed-run', list: [{ pid: 4242, tagged: true, otherRunId: null, user: 'me', cmd: 'python3 webgym/train.py', gpuMiB: 512 }] };
+    const found: LeftoverPhase = {
+      phase: 'found',
+      runId: 'crashed-run',
+      list: [{ pid: 4242, tagged: true, otherRunId: null, user: 'me', cmd: 'python3 webgym/train.py', gpuMiB: 512 }],
+    };
     const s = new StaticSession(stateWith(undefined), {
       checkLeftovers: async () => s.update({ leftovers: found }),
     });
-    const r = renderInk(<App session={s} initialScreen="runs" size={{ columns: 120, rows: 30 }} colors={false} clock={() => NOW} />);
+    const r = renderInk(
+      <App session={s} initialScreen="runs" size={{ columns: 120, rows: 30 }} colors={false} clock={() => NOW} />,
+    );
     try {
       await waitForFrame(r, (x) => x.includes('crashed-run'), 'the runs list');
       r.stdin.write('o'); // the cursor is on the running sample run
@@ -192,7 +233,11 @@ describe('leftover check from the Runs screen', () => {
       expect(s.calls.filter((c) => c.action === 'checkLeftovers')).toEqual([]);
       expect(sel).toContain('crashed-run failed: o checks for leftover processes');
       r.stdin.write('o');
-      const list = await waitForFrame(r, (x) => x.includes('─ Leftovers of crashed-run') && x.includes('Stop the 1 process tagged'), 'the leftover list');
+      const list = await waitForFrame(
+        r,
+        (x) => x.includes('─ Leftovers of crashed-run') && x.includes('Stop the 1 process tagged'),
+        'the leftover list',
+      );
       expect(list).toMatch(/PID\s+4242\s+python3 webgym\/train\.py\s+512 MiB GPU\s+\[tagged with this run\]/);
       expect(s.calls.filter((c) => c.action === 'checkLeftovers').map((c) => c.args)).toEqual([['crashed-run']]);
       r.stdin.write('y');
@@ -212,8 +257,12 @@ describe('leftover check from the Runs screen', () => {
 describe('compactHeader', () => {
   it('shows an AReaL header as its time of day, after any role or Ray prefix; other lines as they are', () => {
     expect(compactHeader('(AReaL) 20260525-16:40:12.885 RLTrainer INFO: done')).toBe('16:40:12 RLTrainer INFO: done');
-    expect(compactHeader('[main]    (AReaL) 20260525-16:40:12.885 RLTrainer INFO: x')).toBe('[main]    16:40:12 RLTrainer INFO: x');
-    expect(compactHeader('(RayRPCServer pid=1, ip=10.0.0.1) (AReaL) 20260525-16:40:12 W INFO: y')).toBe('(RayRPCServer pid=1, ip=10.0.0.1) 16:40:12 W INFO: y');
+    expect(compactHeader('[main]    (AReaL) 20260525-16:40:12.885 RLTrainer INFO: x')).toBe(
+      '[main]    16:40:12 RLTrainer INFO: x',
+    );
+    expect(compactHeader('(RayRPCServer pid=1, ip=10.0.0.1) (AReaL) 20260525-16:40:12 W INFO: y')).toBe(
+      '(RayRPCServer pid=1, ip=10.0.0.1) 16:40:12 W INFO: y',
+    );
     expect(compactHeader('worker said (AReaL) 2026 not a header')).toBe('worker said (AReaL) 2026 not a header');
     expect(compactHeader('  File "x.py", line 1')).toBe('  File "x.py", line 1');
   });

@@ -32,11 +32,20 @@ describe('a run that hangs while watched', () => {
   it('gives exactly one active hang alert, the phase stall, for three hours; the panel and the history agree', async () => {
     const { sim, session, r } = w;
     // The trainer is stuck in step 4's rollout wait, and the cockpit has read step 3.
-    await waitFor(() => {
-      const s = JSON.parse(readFileSync(join(sim.dir, 'state', 'state.json'), 'utf8')) as { phase?: string; step?: number };
-      return s.phase === 'rollout_wait' && s.step === 4;
-    }, { timeoutMs: 90_000, what: 'the simulated trainer to hang in rollout_wait at step 4' });
-    await waitFor(() => session.getState().run?.summary.step === 3, { timeoutMs: 30_000, what: 'step 3 in the cockpit' });
+    await waitFor(
+      () => {
+        const s = JSON.parse(readFileSync(join(sim.dir, 'state', 'state.json'), 'utf8')) as {
+          phase?: string;
+          step?: number;
+        };
+        return s.phase === 'rollout_wait' && s.step === 4;
+      },
+      { timeoutMs: 90_000, what: 'the simulated trainer to hang in rollout_wait at step 4' },
+    );
+    await waitFor(() => session.getState().run?.summary.step === 3, {
+      timeoutMs: 30_000,
+      what: 'step 3 in the cockpit',
+    });
     const base = now;
     // The watch evaluates the rules on its own clock (a tick), not when a frame is derived: the
     // test's clock jumps, so it asks the watch to look, as its timer would.
@@ -55,7 +64,12 @@ describe('a run that hangs while watched', () => {
     expect([...ids]).toEqual(['health/stall/rollout_wait']);
     const run = session.getState().run!;
     expect(run.alertHistory!.filter((e) => isHangAlert(e.alert))).toHaveLength(1);
-    const f = await waitForFrame(r, (x) => x.includes('Stalled waiting for the rollout batch'), 'the stall on the Alerts panel', 15_000);
+    const f = await waitForFrame(
+      r,
+      (x) => x.includes('Stalled waiting for the rollout batch'),
+      'the stall on the Alerts panel',
+      15_000,
+    );
     expect(f.split('Stalled waiting for the rollout batch').length - 1).toBe(1);
     expect(f).not.toContain('No new step for a while');
   }, 150_000);

@@ -1,8 +1,8 @@
 // The log pane's lines as the cockpit makes them (for tests): the one reader of the log's bytes
 // (src/trainer-log's LogLineReader, inside the watch's TrainerLogReader) reads, the ring keeps.
 import { LogLineReader } from '../../src/trainer-log/index.js';
-import { TrainerLineRing } from '../../src/ui/session/trainer-lines.js';
-import type { TrainerLinesView } from '../../src/ui/session/types.js';
+import { TrainerLineRing } from '../../src/session/trainer-lines.js';
+import type { TrainerLinesView } from '../../src/session/types.js';
 
 export class PaneLines {
   readonly ring: TrainerLineRing;

@@ -1,6 +1,6 @@
 // Fixed inputs for the exact per-panel line tables (panel-tables.test.ts).
 import type { AlertHistoryEntry } from '../../src/health/alert-history.js';
-import type { Alert, LeftoverPhase, LogLine, PreflightPhase, TargetSummary } from '../../src/ui/session/types.js';
+import type { Alert, LeftoverPhase, LogLine, PreflightPhase, TargetSummary } from '../../src/session/types.js';
 
 const now = Date.parse('2026-05-25T12:00:00');
 const oom: Alert = {

@@ -10,10 +10,10 @@ import { throughputLines, throughputPhasesFrom } from '../../src/ui/panels/throu
 import { gpuLines } from '../../src/ui/panels/gpu.js';
 import { rewardLines } from '../../src/ui/panels/reward.js';
 import { dashboardBody, type DashboardUi } from '../../src/ui/screens/dashboard.js';
-import type { RunViewContext } from '../../src/ui/session/run-records.js';
+import type { RunViewContext } from '../../src/session/run-records.js';
 import { recordsWithRules } from './records-with-rules.js';
-import { ArraySeries } from '../../src/ui/session/array-series.js';
-import type { TrainerLinesView } from '../../src/ui/session/types.js';
+import { ArraySeries } from '../../src/session/array-series.js';
+import type { TrainerLinesView } from '../../src/session/types.js';
 import { parseLogBytes, type TrainerEvent } from '../../src/trainer-log/index.js';
 import { rec, stepRecords } from '../trainer-log/helpers.js';
 

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
-import { createLiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession } from '../../src/session/live-session.js';
 import { LocalTransport } from '../../src/remote/index.js';
 import { stopRun, type Target } from '../../src/runs/index.js';
 import { renderInk, waitForFrame } from './helpers.js';
@@ -17,7 +17,15 @@ import { waitFor } from '../harness/wait.js';
 import { simCheckout } from './sim-run.js';
 
 function localTarget(dir: string): Target {
-  return { name: 'local', host: 'local', workdir: dir, python: 'python3', backend: 'direct', slurm: { extraArgs: [] }, setup: `export PATH=${dir}/bin:$PATH` };
+  return {
+    name: 'local',
+    host: 'local',
+    workdir: dir,
+    python: 'python3',
+    backend: 'direct',
+    slurm: { extraArgs: [] },
+    setup: `export PATH=${dir}/bin:$PATH`,
+  };
 }
 
 function runIds(dir: string): string[] {
@@ -44,7 +52,9 @@ describe('pre-flight in the cockpit (live session, local sim target)', () => {
       gpuPoller: null,
       runsPollMs: 60_000,
     });
-    const r = renderInk(<App session={session} initialScreen="config" size={{ columns: 160, rows: 60 }} colors={false} />);
+    const r = renderInk(
+      <App session={session} initialScreen="config" size={{ columns: 160, rows: 60 }} colors={false} />,
+    );
     return { session, r };
   }
 
@@ -81,8 +91,19 @@ describe('pre-flight in the cockpit (live session, local sim target)', () => {
       const opening = await waitForFrame(r, (x) => x.includes('─ Launch?'), 'the confirmation');
       expect(opening).toContain('waiting for the pre-flight');
       expect(opening).not.toContain('blocked by the pre-flight');
-      await waitFor(() => { const p = session.getState().preflight; return p !== previous && p?.phase === 'done'; }, { timeoutMs: 30_000, what: 'the confirmation\'s own pre-flight' });
-      const confirm = await waitForFrame(r, (x) => x.includes('─ Launch?') && x.includes('blocked by the pre-flight'), 'the blocked confirmation', 30_000);
+      await waitFor(
+        () => {
+          const p = session.getState().preflight;
+          return p !== previous && p?.phase === 'done';
+        },
+        { timeoutMs: 30_000, what: "the confirmation's own pre-flight" },
+      );
+      const confirm = await waitForFrame(
+        r,
+        (x) => x.includes('─ Launch?') && x.includes('blocked by the pre-flight'),
+        'the blocked confirmation',
+        30_000,
+      );
       expect(confirm).toContain('webgym/train.py');
       expect(confirm).toContain(`++actor.path=${missing}`);
       expect(confirm).toMatch(/ERROR\s+model:/);
@@ -95,7 +116,12 @@ describe('pre-flight in the cockpit (live session, local sim target)', () => {
       expect(runIds(c.dir)).toEqual([]);
 
       r.stdin.write('S');
-      const launched = await waitForFrame(r, (x) => /launched \S+ on local/.test(x), 'the launch despite the pre-flight', 60_000);
+      const launched = await waitForFrame(
+        r,
+        (x) => /launched \S+ on local/.test(x),
+        'the launch despite the pre-flight',
+        60_000,
+      );
       const runId = /launched (\S+) on local/.exec(launched)![1];
       expect(runIds(c.dir)).toEqual([runId]);
       const record = JSON.parse(readFileSync(join(c.dir, '.awrl', 'runs', runId, 'run.json'), 'utf8'));
@@ -114,7 +140,9 @@ describe('pre-flight in the cockpit (live session, local sim target)', () => {
       await session.actions.launch();
       const s = session.getState();
       expect(s.launch.phase).toBe('failed');
-      expect(s.launch.phase === 'failed' && s.launch.message).toMatch(/preflight found \d+ errors? on local: nothing was started .*press S/);
+      expect(s.launch.phase === 'failed' && s.launch.message).toMatch(
+        /preflight found \d+ errors? on local: nothing was started .*press S/,
+      );
       expect(runIds(c.dir)).toEqual(before);
     } finally {
       await session.close();

@@ -5,11 +5,11 @@ import React from 'react';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
-import { createLiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession } from '../../src/session/live-session.js';
 import { simCheckout } from './sim-run.js';
-import { sampleRunView } from '../../src/ui/session/sample-run.js';
-import { StaticSession } from '../../src/ui/session/static-session.js';
-import type { SessionState } from '../../src/ui/session/types.js';
+import { sampleRunView } from '../../src/session/sample-run.js';
+import { StaticSession } from '../../src/session/static-session.js';
+import type { SessionState } from '../../src/session/types.js';
 import { initialUiState, reduceKey, type KeyContext } from '../../src/ui/ui-state.js';
 import { KEYS, maxLineWidth, renderInk, waitForFrame } from './helpers.js';
 
@@ -24,7 +24,17 @@ function liveState(): Partial<SessionState> {
   const run = { ...base, summary: { ...base.summary, id: LONG_ID } };
   // The runs list (polled every 5 s, no time of the last step) lags the followed run.
   const listed = { ...run.summary, step: 118, reward: 0.1, lastStepAt: null };
-  return { run, selectedRunId: LONG_ID, targets: [{ name: 'local', connection: { state: 'ready' }, runs: [listed, { ...listed, id: 'intuition-model-20261128-090000-ab12', state: 'finished' }] }] };
+  return {
+    run,
+    selectedRunId: LONG_ID,
+    targets: [
+      {
+        name: 'local',
+        connection: { state: 'ready' },
+        runs: [listed, { ...listed, id: 'intuition-model-20261128-090000-ab12', state: 'finished' }],
+      },
+    ],
+  };
 }
 
 describe('log search', () => {
@@ -48,7 +58,15 @@ describe('log search', () => {
 
 describe('help overlay', () => {
   it('lists each place once (no second "dashboard" group)', async () => {
-    const r = renderInk(<App session={new StaticSession(liveState())} initialScreen="dashboard" size={{ columns: 120, rows: 50 }} colors={false} clock={clock} />);
+    const r = renderInk(
+      <App
+        session={new StaticSession(liveState())}
+        initialScreen="dashboard"
+        size={{ columns: 120, rows: 50 }}
+        colors={false}
+        clock={clock}
+      />,
+    );
     r.stdin.write('?');
     const f = await waitForFrame(r, (x) => x.includes('Help — keys'), 'the help');
     const groups = f.split('\n').filter((l) => /^[a-z ,]+$/.test(l.trim()) && !l.startsWith(' '));
@@ -58,9 +76,20 @@ describe('help overlay', () => {
     r.unmount();
   });
 
-  for (const [columns, rows] of [[80, 24], [60, 20]] as const) {
+  for (const [columns, rows] of [
+    [80, 24],
+    [60, 20],
+  ] as const) {
     it(`at ${columns}x${rows} every key can be read: ↓/PgDn scroll the help, another key closes it`, async () => {
-      const r = renderInk(<App session={new StaticSession(liveState())} initialScreen="dashboard" size={{ columns, rows }} colors={false} clock={clock} />);
+      const r = renderInk(
+        <App
+          session={new StaticSession(liveState())}
+          initialScreen="dashboard"
+          size={{ columns, rows }}
+          colors={false}
+          clock={clock}
+        />,
+      );
       r.stdin.write('?');
       const first = await waitForFrame(r, (x) => x.includes('Help — keys'), 'the help');
       expect(first).not.toContain('while typing');
@@ -85,7 +114,15 @@ describe('help overlay', () => {
 
 describe('runs screen', () => {
   it("the followed run shows its live step, reward and last-step age (the list's are older)", async () => {
-    const r = renderInk(<App session={new StaticSession(liveState())} initialScreen="runs" size={{ columns: 120, rows: 30 }} colors={false} clock={clock} />);
+    const r = renderInk(
+      <App
+        session={new StaticSession(liveState())}
+        initialScreen="runs"
+        size={{ columns: 120, rows: 30 }}
+        colors={false}
+        clock={clock}
+      />,
+    );
     const f = await waitForFrame(r, (x) => x.includes(LONG_ID), 'the runs list');
     const row = f.split('\n').find((l) => l.includes(LONG_ID))!;
     expect(row).toMatch(/running\s+120\/1600\s+0\.\d+\s+4 s ago/);
@@ -93,7 +130,15 @@ describe('runs screen', () => {
   });
 
   it('at 60 columns run ids stay told apart (their unique end is kept)', async () => {
-    const r = renderInk(<App session={new StaticSession(liveState())} initialScreen="runs" size={{ columns: 60, rows: 20 }} colors={false} clock={clock} />);
+    const r = renderInk(
+      <App
+        session={new StaticSession(liveState())}
+        initialScreen="runs"
+        size={{ columns: 60, rows: 20 }}
+        colors={false}
+        clock={clock}
+      />,
+    );
     const f = await waitForFrame(r, (x) => x.includes('running'), 'the runs list');
     expect(f).toContain('ce92');
     expect(f).toContain('ab12');
@@ -106,7 +151,15 @@ describe('runs screen', () => {
 
 describe('dashboard header in a narrow terminal', () => {
   it('at 60 columns the run state and the age of the last step are still shown', async () => {
-    const r = renderInk(<App session={new StaticSession(liveState())} initialScreen="dashboard" size={{ columns: 60, rows: 20 }} colors={false} clock={clock} />);
+    const r = renderInk(
+      <App
+        session={new StaticSession(liveState())}
+        initialScreen="dashboard"
+        size={{ columns: 60, rows: 20 }}
+        colors={false}
+        clock={clock}
+      />,
+    );
     const f = await waitForFrame(r, (x) => x.includes('step 120'), 'the dashboard');
     const [, l1, l2] = f.split('\n');
     expect(l1).toMatch(/connected │ running$/);
@@ -122,7 +175,12 @@ describe('dashboard header in a narrow terminal', () => {
 describe('config screen on the real config engine', () => {
   const c = simCheckout();
   afterAll(() => rmSync(c.dir, { recursive: true, force: true }));
-  const open = () => createLiveSession({ targets: [], config: { fileName: c.configPath, text: readFileSync(c.configPath, 'utf8') }, env: { CPU_CLUSTER_TOKEN: 'x' } });
+  const open = () =>
+    createLiveSession({
+      targets: [],
+      config: { fileName: c.configPath, text: readFileSync(c.configPath, 'utf8') },
+      env: { CPU_CLUSTER_TOKEN: 'x' },
+    });
 
   it('an int set to a wrong value and then to a right one is passed as an int again, not quoted', async () => {
     const session = open();
@@ -139,7 +197,9 @@ describe('config screen on the real config engine', () => {
 
   it('at 120 columns the key hints are whole and the title keeps its override count and target', async () => {
     const session = open();
-    const r = renderInk(<App session={session} initialScreen="config" size={{ columns: 120, rows: 40 }} colors={false} />);
+    const r = renderInk(
+      <App session={session} initialScreen="config" size={{ columns: 120, rows: 40 }} colors={false} />,
+    );
     try {
       const f = await waitForFrame(r, (x) => x.includes('0 errors'), 'the evaluated config', 10_000);
       const [, title, hints] = f.split('\n');
@@ -155,7 +215,8 @@ describe('config screen on the real config engine', () => {
 });
 
 describe('log pane scrolled back', () => {
-  const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ seq: i + 1, level: 'info' as const, text: `trainer line ${i + 1}` }));
+  const lines = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ seq: i + 1, level: 'info' as const, text: `trainer line ${i + 1}` }));
   const withLines = (n: number): Partial<SessionState> => {
     const s = liveState();
     return { ...s, run: { ...s.run!, trainerLines: { lines: lines(n), startsMidLog: false, dropped: 0 } } };
@@ -163,10 +224,16 @@ describe('log pane scrolled back', () => {
 
   it('stays on the lines being read while new ones arrive; the keys move from there', async () => {
     const session = new StaticSession(withLines(100));
-    const r = renderInk(<App session={session} initialScreen="log" size={{ columns: 80, rows: 24 }} colors={false} clock={clock} />);
+    const r = renderInk(
+      <App session={session} initialScreen="log" size={{ columns: 80, rows: 24 }} colors={false} clock={clock} />,
+    );
     await waitForFrame(r, (x) => x.includes('trainer line 100'), 'the newest line');
     for (let i = 0; i < 30; i++) r.stdin.write('k');
-    const before = await waitForFrame(r, (x) => !x.includes('trainer line 100') && /\b70\/100\b/.test(x), 'the pane scrolled 30 lines up');
+    const before = await waitForFrame(
+      r,
+      (x) => !x.includes('trainer line 100') && /\b70\/100\b/.test(x),
+      'the pane scrolled 30 lines up',
+    );
     const top = before.split('\n')[2];
     session.update(withLines(110));
     const after = await waitForFrame(r, (x) => x.includes('/110'), 'the new lines counted');
@@ -189,8 +256,23 @@ describe('alerts panel, small', () => {
     const { lineText } = await import('../../src/ui/lines.js');
     const lines = alertsLines(
       [
-        { id: 'omniboxes-failed', severity: 'warning', title: 'Browser environments failing', detail: 'rollout/omniboxes_failed = 3', advice: 'check the cluster', step: 4, time: '2026-11-29T11:54:10.000' },
-        { id: 'error:0', severity: 'error', title: 'nccl-timeout: Training step failed', detail: 'Traceback (most recent call last):', advice: 'look at the watchdog', time: '2026-11-29T11:54:30.000' },
+        {
+          id: 'omniboxes-failed',
+          severity: 'warning',
+          title: 'Browser environments failing',
+          detail: 'rollout/omniboxes_failed = 3',
+          advice: 'check the cluster',
+          step: 4,
+          time: '2026-11-29T11:54:10.000',
+        },
+        {
+          id: 'error:0',
+          severity: 'error',
+          title: 'nccl-timeout: Training step failed',
+          detail: 'Traceback (most recent call last):',
+          advice: 'look at the watchdog',
+          time: '2026-11-29T11:54:30.000',
+        },
       ],
       60,
       4,
@@ -213,9 +295,19 @@ describe('status line at 80 columns', () => {
   it("an ended run's leftover hint is said whole (the parenthesis goes first)", async () => {
     const s = liveState();
     const run = { ...s.run!, summary: { ...s.run!.summary, state: 'stopped' as const } };
-    const r = renderInk(<App session={new StaticSession({ ...s, run })} initialScreen="dashboard" size={{ columns: 80, rows: 24 }} colors={false} clock={clock} />);
+    const r = renderInk(
+      <App
+        session={new StaticSession({ ...s, run })}
+        initialScreen="dashboard"
+        size={{ columns: 80, rows: 24 }}
+        colors={false}
+        clock={clock}
+      />,
+    );
     const f = await waitForFrame(r, (x) => x.includes('o checks'), 'the hint');
-    expect(f.split('\n').find((l) => l.includes('o checks'))).toMatch(/^run stopped: o checks for leftover processes\s*$/);
+    expect(f.split('\n').find((l) => l.includes('o checks'))).toMatch(
+      /^run stopped: o checks for leftover processes\s*$/,
+    );
     r.unmount();
   });
 });
@@ -224,8 +316,30 @@ describe('ETA of a stalled run', () => {
   it('counts down only until the next step is due, then holds (a hung run never reaches ETA 0)', async () => {
     const { headerLines } = await import('../../src/ui/panels/header.js');
     const { lineText } = await import('../../src/ui/lines.js');
-    const figures = { step: 10, totalSteps: 100, epoch: 1, epochs: 1, startedAt: NOW - 3_600_000, lastStepAt: NOW - 7_200_000, etaS: 5400, stepTimeS: 60, episodesPerS: null, trainTokensPerS: null, rolloutWaitS: null };
-    const l2 = lineText(headerLines({ runId: 'r', target: 'local', connection: { state: 'ready' }, connectionAt: NOW, runState: 'running', figures, now: NOW })[1]);
+    const figures = {
+      step: 10,
+      totalSteps: 100,
+      epoch: 1,
+      epochs: 1,
+      startedAt: NOW - 3_600_000,
+      lastStepAt: NOW - 7_200_000,
+      etaS: 5400,
+      stepTimeS: 60,
+      episodesPerS: null,
+      trainTokensPerS: null,
+      rolloutWaitS: null,
+    };
+    const l2 = lineText(
+      headerLines({
+        runId: 'r',
+        target: 'local',
+        connection: { state: 'ready' },
+        connectionAt: NOW,
+        runState: 'running',
+        figures,
+        now: NOW,
+      })[1],
+    );
     expect(l2).toContain('ETA 1 h 29 min');
   });
 });
@@ -234,8 +348,28 @@ describe('launch confirmation at 80 columns', () => {
   it('a blocked pre-flight still names every key, n cancel included', async () => {
     const { confirmLaunchLines } = await import('../../src/ui/screens/config.js');
     const { lineText } = await import('../../src/ui/lines.js');
-    const view = { fileName: 'c.yaml', overrides: [], rows: [], diagnostics: [], hasErrors: false, diff: [], argv: ['python3', 'webgym/train.py', '--config', '/w/.awrl/runs/<run-id>/config.yaml'], secrets: [], target: 'local', draft: null };
-    const pf = { phase: 'done' as const, target: 'local', checks: [{ id: 'gpus', result: 'error' as const, seen: 'nvidia-smi not found', todo: 'run on nodes with GPUs' }], errors: 1, warnings: 0, blocked: true, reason: 'preflight found 1 error(s) on local', overrides: [] };
+    const view = {
+      fileName: 'c.yaml',
+      overrides: [],
+      rows: [],
+      diagnostics: [],
+      hasErrors: false,
+      diff: [],
+      argv: ['python3', 'webgym/train.py', '--config', '/w/.awrl/runs/<run-id>/config.yaml'],
+      secrets: [],
+      target: 'local',
+      draft: null,
+    };
+    const pf = {
+      phase: 'done' as const,
+      target: 'local',
+      checks: [{ id: 'gpus', result: 'error' as const, seen: 'nvidia-smi not found', todo: 'run on nodes with GPUs' }],
+      errors: 1,
+      warnings: 0,
+      blocked: true,
+      reason: 'preflight found 1 error(s) on local',
+      overrides: [],
+    };
     for (const width of [80, 60]) {
       const lines = confirmLaunchLines(view, width, pf, 21).map(lineText);
       // The key line is the last one, and the frame cuts whatever is wider than the terminal.
@@ -252,7 +386,14 @@ describe('leftovers dialog at 60 columns', () => {
     const { leftoverLines } = await import('../../src/ui/screens/leftovers.js');
     const { lineText } = await import('../../src/ui/lines.js');
     const list = [
-      { pid: 4242, tagged: true, otherRunId: null, user: 'me', cmd: 'python3 webgym/train.py --config x.yaml', gpuMiB: 61000 },
+      {
+        pid: 4242,
+        tagged: true,
+        otherRunId: null,
+        user: 'me',
+        cmd: 'python3 webgym/train.py --config x.yaml',
+        gpuMiB: 61000,
+      },
       { pid: 4343, tagged: false, otherRunId: null, user: 'me', cmd: 'python3 other.py', gpuMiB: 1000 },
     ];
     const lines = leftoverLines({ phase: 'found', runId: LONG_ID, list }, LONG_ID, 60).map(lineText);
@@ -263,10 +404,22 @@ describe('leftovers dialog at 60 columns', () => {
 
 describe('quit question at 60 columns', () => {
   it('while a launch is in progress, the question keeps its y/n on screen', async () => {
-    const r = renderInk(<App session={new StaticSession({ ...liveState(), launch: { phase: 'launching' } })} initialScreen="runs" size={{ columns: 60, rows: 20 }} colors={false} clock={clock} />);
+    const r = renderInk(
+      <App
+        session={new StaticSession({ ...liveState(), launch: { phase: 'launching' } })}
+        initialScreen="runs"
+        size={{ columns: 60, rows: 20 }}
+        colors={false}
+        clock={clock}
+      />,
+    );
     await waitForFrame(r, (x) => x.includes('launching'), 'the launching status');
     r.stdin.write('q');
-    const f = await waitForFrame(r, (x) => /[Qq]uit/.test(x.split('\n').filter(Boolean).at(-1) ?? ''), 'the quit question');
+    const f = await waitForFrame(
+      r,
+      (x) => /[Qq]uit/.test(x.split('\n').filter(Boolean).at(-1) ?? ''),
+      'the quit question',
+    );
     expect(f.split('\n').filter(Boolean).at(-1)).toMatch(/y\/n$/);
     r.unmount();
   });

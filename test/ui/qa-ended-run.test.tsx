@@ -28,18 +28,29 @@ describe('a run that failed while watched', () => {
 
   it('shows the error in the event log and the alerts, no stall alert, no running ETA', async () => {
     const { session, r } = w;
-    await waitFor(() => session.getState().run?.summary.state === 'failed', { timeoutMs: 90_000, what: 'the run to fail' });
+    await waitFor(() => session.getState().run?.summary.state === 'failed', {
+      timeoutMs: 90_000,
+      what: 'the run to fail',
+    });
     // Long after the end: a live run would have stalled many times over.
     now += 10 * 60_000;
-    const view = await waitFor(() => {
-      const v = session.getState().run;
-      return v && v.log.some((l) => l.level === 'error') ? v : null;
-    }, { timeoutMs: 20_000, what: 'the OOM error in the event log' });
+    const view = await waitFor(
+      () => {
+        const v = session.getState().run;
+        return v && v.log.some((l) => l.level === 'error') ? v : null;
+      },
+      { timeoutMs: 20_000, what: 'the OOM error in the event log' },
+    );
     expect(view.log.find((l) => l.level === 'error')!.text).toMatch(/Training step failed|OutOfMemory|CUDA/);
     expect(view.alerts.some((a) => a.severity === 'error')).toBe(true);
     expect(view.alerts.map((a) => a.id).filter((id) => id === 'stall' || id.startsWith('health/stall'))).toEqual([]);
     r.stdin.write('L');
-    const f = await waitForFrame(r, (x) => /│ failed/.test(x) && x.includes('warnings+errors'), 'the failed dashboard in the event view', 15_000);
+    const f = await waitForFrame(
+      r,
+      (x) => /│ failed/.test(x) && x.includes('warnings+errors'),
+      'the failed dashboard in the event view',
+      15_000,
+    );
     expect(f).toMatch(/ETA —/);
     expect(f).not.toMatch(/elapsed 1\d min/);
     expect(f).not.toContain('No new step for a while');

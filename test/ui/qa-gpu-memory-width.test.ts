@@ -24,6 +24,8 @@ describe('trainer memory rows in a narrow GPU panel', () => {
       'compute advantages  alloc 18.5  resv 61.8  used 65.6/79.1 GB',
       'ppo update          alloc 18.5  resv 61.8  used 74.1/79.1 GB',
     ]);
-    expect(lineText(memoryLines(memory, 72)[3])).toBe('ppo update               alloc 18.5  resv 61.8  used 74.1/79.1 GB');
+    expect(lineText(memoryLines(memory, 72)[3])).toBe(
+      'ppo update               alloc 18.5  resv 61.8  used 74.1/79.1 GB',
+    );
   });
 });

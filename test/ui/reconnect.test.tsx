@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { App } from '../../src/ui/app.js';
-import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
@@ -20,7 +20,16 @@ function proxiedConfig(sshd: SshdHandle, proxy: TcpProxy): { file: string; alias
   const file = join(sshd.dir, `ssh_config_ui_${proxy.port}`);
   writeFileSync(
     file,
-    [`Host ${alias}`, '  HostName 127.0.0.1', `  Port ${proxy.port}`, `  User ${sshd.user}`, `  IdentityFile ${sshd.identityFile}`, '  IdentitiesOnly yes', `  UserKnownHostsFile ${kh}`, '  StrictHostKeyChecking yes'].join('\n') + '\n',
+    [
+      `Host ${alias}`,
+      '  HostName 127.0.0.1',
+      `  Port ${proxy.port}`,
+      `  User ${sshd.user}`,
+      `  IdentityFile ${sshd.identityFile}`,
+      '  IdentitiesOnly yes',
+      `  UserKnownHostsFile ${kh}`,
+      '  StrictHostKeyChecking yes',
+    ].join('\n') + '\n',
   );
   return { file, alias };
 }
@@ -57,7 +66,9 @@ describe('dashboard across a connection cut', () => {
       runsPollMs: 1000,
       statePollMs: 1000,
     });
-    r = renderInk(<App session={session} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} frameMs={50} />);
+    r = renderInk(
+      <App session={session} initialScreen="dashboard" size={{ columns: 120, rows: 40 }} colors={false} frameMs={50} />,
+    );
   });
 
   afterAll(async () => {
@@ -70,20 +81,35 @@ describe('dashboard across a connection cut', () => {
   });
 
   it('shows reconnecting, then continues with no missing or repeated step', async () => {
-    const before = await waitForFrame(r, (f) => stepOf(f) >= 2 && f.includes('connected │'), 'two steps over ssh', 40_000);
+    const before = await waitForFrame(
+      r,
+      (f) => stepOf(f) >= 2 && f.includes('connected │'),
+      'two steps over ssh',
+      40_000,
+    );
     expect(before).toContain(`${sim.runId} on proxied`);
 
     await proxy.refuse();
     proxy.resetAll();
     if (process.env.AWRL_DEBUG) console.error('before cut', stepOf(before));
-    const cut = await waitForFrame(r, (f) => /reconnecting in \d+ s \(attempt \d+\)/.test(f), 'the reconnecting header', 20_000);
+    const cut = await waitForFrame(
+      r,
+      (f) => /reconnecting in \d+ s \(attempt \d+\)/.test(f),
+      'the reconnecting header',
+      20_000,
+    );
     const stepAtCut = stepOf(cut);
     // Let the run move on while we are away, so the catch-up has steps to deliver.
     await waitForFrame(r, (f) => /attempt [3-9]/.test(f), 'a few refused attempts', 20_000);
 
     if (process.env.AWRL_DEBUG) console.error('cut at', stepAtCut, r.lastFrame()?.split('\n')[1]);
     await proxy.pass();
-    await waitForFrame(r, (f) => f.includes('connected │') && stepOf(f) >= stepAtCut + 3, 'steps after the reconnect', 40_000);
+    await waitForFrame(
+      r,
+      (f) => f.includes('connected │') && stepOf(f) >= stepAtCut + 3,
+      'steps after the reconnect',
+      40_000,
+    );
 
     const steps = session
       .getState()

@@ -4,8 +4,8 @@
 import { RunAlerts } from '../../src/health/index.js';
 import { MetricsStore } from '../../src/metrics/index.js';
 import type { HealthEvent } from '../../src/health/index.js';
-import { RunRecords, type RunFacts, type RunViewContext } from '../../src/ui/session/run-records.js';
-import { ENDED_STATES } from '../../src/ui/session/types.js';
+import { RunRecords, type RunFacts, type RunViewContext } from '../../src/session/run-records.js';
+import { ENDED_STATES } from '../../src/session/types.js';
 
 export function recordsWithRules(o: { facts?: RunFacts; clock: () => number }) {
   const store = new MetricsStore();

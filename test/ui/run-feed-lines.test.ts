@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalTransport } from '../../src/remote/index.js';
 import type { Target } from '../../src/runs/index.js';
-import { RunFeed } from '../../src/ui/session/run-feed.js';
+import { RunFeed } from '../../src/session/run-feed.js';
 import { PaneLines } from './pane-lines.js';
 import { SHARED } from '../harness/fixtures.js';
 import { waitFor } from '../harness/wait.js';
@@ -39,11 +39,26 @@ describe('trainer lines through a RunFeed (local transport)', () => {
   });
 
   function open(log: string, backfillThresholdBytes?: number, onChange: () => void = () => {}): RunFeed {
-    const target: Target = { name: 'local', host: 'local', workdir: dir, python: 'python3', backend: 'direct', slurm: { extraArgs: [] } };
+    const target: Target = {
+      name: 'local',
+      host: 'local',
+      workdir: dir,
+      python: 'python3',
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    };
     const feed = new RunFeed({
       transport,
       target,
-      summary: { id: 'lines-run', target: 'local', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+      summary: {
+        id: 'lines-run',
+        target: 'local',
+        state: 'running',
+        step: null,
+        totalSteps: null,
+        reward: null,
+        lastStepAt: null,
+      },
       logPath: log,
       statePollMs: 60_000,
       backfillThresholdBytes,
@@ -72,14 +87,20 @@ describe('trainer lines through a RunFeed (local transport)', () => {
       await waitFor(() => feed.trainerLinesOffset === c, { what: `the feed to read ${c} bytes` });
     }
     const expected = wholeLines(stdoutLog);
-    await waitFor(() => shown(feed).at(-1) === expected.at(-1), { timeoutMs: 15_000, what: 'the last line in the pane' });
+    await waitFor(() => shown(feed).at(-1) === expected.at(-1), {
+      timeoutMs: 15_000,
+      what: 'the last line in the pane',
+    });
     expect(shown(feed)).toEqual(expected);
     expect(feed.getView().trainerLines!.startsMidLog).toBe(false);
 
     // Truncated and rewritten: said in the pane, then the new lines.
     truncateSync(log, 0);
     appendFileSync(log, 'fresh start\n');
-    await waitFor(() => shown(feed).at(-1) === 'fresh start', { timeoutMs: 15_000, what: 'the line after the truncation' });
+    await waitFor(() => shown(feed).at(-1) === 'fresh start', {
+      timeoutMs: 15_000,
+      what: 'the line after the truncation',
+    });
     expect(shown(feed).at(-2)).toMatch(/^— log (truncated|replaced): reading it again from the start —$/);
   });
 
@@ -100,7 +121,10 @@ describe('trainer lines through a RunFeed (local transport)', () => {
     writeFileSync(log, Buffer.concat([stdoutLog, stdoutLog, stdoutLog, stdoutLog]));
     const feed = open(log, 64 * 1024);
     const expected = wholeLines(stdoutLog);
-    await waitFor(() => shown(feed).at(-1) === expected.at(-1), { timeoutMs: 20_000, what: 'the tail of the long log' });
+    await waitFor(() => shown(feed).at(-1) === expected.at(-1), {
+      timeoutMs: 20_000,
+      what: 'the tail of the long log',
+    });
     const view = feed.getView().trainerLines!;
     expect(view.startsMidLog).toBe(true);
     // The lines held are the end of the log, exactly (after the first, possibly partial, table).
@@ -115,8 +139,14 @@ describe('trainer lines through a RunFeed (local transport)', () => {
     // The event history came through the filter (the parser's step events), not the raw tail.
     expect(feed.getView().log.some((l) => l.text.startsWith('history:'))).toBe(true);
 
-    appendFileSync(log, '\x1b[31m\x1b[1;38;2;180;140;80m(AReaL)\x1b[0m \x1b[31m20260525-17:00:00.000 RLTrainer ERROR: after attach\x1b[0m\n');
-    await waitFor(() => shown(feed).at(-1) === '(AReaL) 20260525-17:00:00.000 RLTrainer ERROR: after attach', { timeoutMs: 15_000, what: 'the new line' });
+    appendFileSync(
+      log,
+      '\x1b[31m\x1b[1;38;2;180;140;80m(AReaL)\x1b[0m \x1b[31m20260525-17:00:00.000 RLTrainer ERROR: after attach\x1b[0m\n',
+    );
+    await waitFor(() => shown(feed).at(-1) === '(AReaL) 20260525-17:00:00.000 RLTrainer ERROR: after attach', {
+      timeoutMs: 15_000,
+      what: 'the new line',
+    });
     expect(feed.getView().trainerLines!.lines.at(-1)!.level).toBe('error');
   });
 });

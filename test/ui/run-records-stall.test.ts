@@ -2,21 +2,31 @@
 // restart (resume/start record) starts the wait afresh: the time before it was the crash and the
 // restart, which the error alerts explain, not a hang.
 import { describe, expect, it } from 'vitest';
-import type { RunViewContext } from '../../src/ui/session/run-records.js';
+import type { RunViewContext } from '../../src/session/run-records.js';
 import { recordsWithRules } from './records-with-rules.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import { isHangAlert } from '../../src/health/index.js';
-import type { TrainerLinesView } from '../../src/ui/session/types.js';
+import type { TrainerLinesView } from '../../src/session/types.js';
 
 const step = (g: number, sec: number): TrainerEvent => ({
-  type: 'step', epoch: 1, epochs: 1, step: g, stepsPerEpoch: 100, globalStep: g, totalSteps: 100,
+  type: 'step',
+  epoch: 1,
+  epochs: 1,
+  step: g,
+  stepsPerEpoch: 100,
+  globalStep: g,
+  totalSteps: 100,
   time: `2026-05-25T12:${String(Math.floor(sec / 60)).padStart(2, '0')}:${String(sec % 60).padStart(2, '0')}.000`,
   stats: { 'rollout/reward': 0.5 },
 });
 
 const ctx: RunViewContext = {
   summary: { id: 'r', target: 't', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
-  connection: 'ready', connectionAt: 0, gpus: [], trainerLines: { lines: [], total: 0 } as unknown as TrainerLinesView, pollingStoppedS: null,
+  connection: 'ready',
+  connectionAt: 0,
+  gpus: [],
+  trainerLines: { lines: [], total: 0 } as unknown as TrainerLinesView,
+  pollingStoppedS: null,
 };
 
 describe('RunRecords: the stall clock', () => {
@@ -24,7 +34,11 @@ describe('RunRecords: the stall clock', () => {
     let wall = 1_000_000;
     const r = recordsWithRules({ clock: () => wall });
     for (let g = 1; g <= 5; g++) r.ingest(step(g, g * 60)); // 60 s steps
-    const hangs = () => r.view(ctx).alerts.filter(isHangAlert).map((a) => a.id);
+    const hangs = () =>
+      r
+        .view(ctx)
+        .alerts.filter(isHangAlert)
+        .map((a) => a.id);
     const stalled = () => hangs().length > 0;
     expect(stalled()).toBe(false);
     wall += 10 * 60_000;

@@ -11,7 +11,7 @@ import { LocalTransport } from '../../src/remote/index.js';
 import { serializeRunRecord, type RunRecord, type Target } from '../../src/runs/index.js';
 import { parseLogBytes } from '../../src/trainer-log/parser.js';
 import { App } from '../../src/ui/app.js';
-import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
 
 const FIXTURE = '/work/shared/fixtures/areal-logs/run-a/stdout.log';
@@ -33,17 +33,50 @@ describe('Runs screen: the last step of a run not opened', () => {
     copyFileSync(FIXTURE, join(runDir, 'stdout.log'));
     const startedAt = new Date().toISOString();
     const record: RunRecord = {
-      version: 1, runId, experiment: 'laststep', trial: 'trial0', target: 'local', workdir: dir, runDir, backend: 'direct',
-      argv: ['python3', 'webgym/train.py', '--config', `${runDir}/config.yaml`], secretNames: [], createdAt: startedAt,
-      attempts: [{ n: 1, reason: 'launch', startedAt, pid: 999_999 }], chainJobIds: [], autoResume: 0, nodes: 1,
+      version: 1,
+      runId,
+      experiment: 'laststep',
+      trial: 'trial0',
+      target: 'local',
+      workdir: dir,
+      runDir,
+      backend: 'direct',
+      argv: ['python3', 'webgym/train.py', '--config', `${runDir}/config.yaml`],
+      secretNames: [],
+      createdAt: startedAt,
+      attempts: [{ n: 1, reason: 'launch', startedAt, pid: 999_999 }],
+      chainJobIds: [],
+      autoResume: 0,
+      nodes: 1,
     };
     writeFileSync(join(runDir, 'run.json'), serializeRunRecord(record));
     writeFileSync(join(runDir, 'exit.code'), '0\n');
     transport = new LocalTransport();
-    const target: Target = { name: 'here', host: 'local', workdir: dir, python: 'python3', backend: 'direct', slurm: { extraArgs: [] } };
-    session = createLiveSession({ targets: [{ target, transport }], gpuPoller: null, runFacts: async () => ({}), runsPollMs: 60_000 });
+    const target: Target = {
+      name: 'here',
+      host: 'local',
+      workdir: dir,
+      python: 'python3',
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    };
+    session = createLiveSession({
+      targets: [{ target, transport }],
+      gpuPoller: null,
+      runFacts: async () => ({}),
+      runsPollMs: 60_000,
+    });
     // The clock 7 s after the last step: the row must say so without the run being opened.
-    r = renderInk(<App session={session} initialScreen="runs" size={{ columns: 100, rows: 24 }} colors={false} frameMs={50} clock={() => lastAt + 7000} />);
+    r = renderInk(
+      <App
+        session={session}
+        initialScreen="runs"
+        size={{ columns: 100, rows: 24 }}
+        colors={false}
+        frameMs={50}
+        clock={() => lastAt + 7000}
+      />,
+    );
   });
 
   afterAll(async () => {
@@ -54,7 +87,12 @@ describe('Runs screen: the last step of a run not opened', () => {
   });
 
   it('shows the age of the last step as soon as the step is listed', async () => {
-    const f = await waitForFrame(r, (x) => x.includes(`${last.globalStep}/${last.totalSteps}`), 'the run listed with its step', 20_000);
+    const f = await waitForFrame(
+      r,
+      (x) => x.includes(`${last.globalStep}/${last.totalSteps}`),
+      'the run listed with its step',
+      20_000,
+    );
     const row = f.split('\n').find((l) => l.includes(runId.slice(0, 8)))!;
     expect(row).toContain(`${last.globalStep}/${last.totalSteps}`);
     expect(row).toMatch(/7 s ago\s*$/);

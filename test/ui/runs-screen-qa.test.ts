@@ -7,36 +7,49 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunRecord, RunSummary as RunsSummary } from '../../src/runs/index.js';
 import { parseLogBytes } from '../../src/trainer-log/parser.js';
-import { toSummary } from '../../src/ui/session/runs-list.js';
+import { toSummary } from '../../src/session/runs-list.js';
 import { ConnectFailure } from '../../src/remote/connect-failure.js';
-import { connectProblem } from '../../src/ui/connect-advice.js';
+import { connectProblem } from '../../src/session/connect-advice.js';
 import { lineText } from '../../src/ui/lines.js';
 import { runsLines } from '../../src/ui/screens/runs.js';
-import type { TargetSummary } from '../../src/ui/session/types.js';
+import type { TargetSummary } from '../../src/session/types.js';
 
 function failed(name: string, failure: ConnectFailure): TargetSummary {
-  return { name, connection: { state: 'failed' } as TargetSummary['connection'], runs: [], connectProblem: connectProblem(name, failure) };
+  return {
+    name,
+    connection: { state: 'failed' } as TargetSummary['connection'],
+    runs: [],
+    connectProblem: connectProblem(name, failure),
+  };
 }
 
 const refused = failed(
   'refused',
-  new ConnectFailure('unreachable', 'cannot reach qa@127.0.0.1:1 at 127.0.0.1:1 (ECONNREFUSED): connect ECONNREFUSED 127.0.0.1:1', {
-    alias: 'qa-gpu-refused',
-    user: 'qa',
-    host: '127.0.0.1',
-    port: 1,
-    errno: 'ECONNREFUSED',
-  }),
+  new ConnectFailure(
+    'unreachable',
+    'cannot reach qa@127.0.0.1:1 at 127.0.0.1:1 (ECONNREFUSED): connect ECONNREFUSED 127.0.0.1:1',
+    {
+      alias: 'qa-gpu-refused',
+      user: 'qa',
+      host: '127.0.0.1',
+      port: 1,
+      errno: 'ECONNREFUSED',
+    },
+  ),
 );
 const nodns = failed(
   'nodns',
-  new ConnectFailure('unreachable', 'cannot reach nosuchhost-qa5.invalid at nosuchhost-qa5.invalid:22 (ENOTFOUND): getaddrinfo ENOTFOUND', {
-    alias: 'nosuchhost-qa5.invalid',
-    host: 'nosuchhost-qa5.invalid',
-    port: 22,
-    jumpHost: 'bastion.example.org',
-    errno: 'ENOTFOUND',
-  }),
+  new ConnectFailure(
+    'unreachable',
+    'cannot reach nosuchhost-qa5.invalid at nosuchhost-qa5.invalid:22 (ENOTFOUND): getaddrinfo ENOTFOUND',
+    {
+      alias: 'nosuchhost-qa5.invalid',
+      host: 'nosuchhost-qa5.invalid',
+      port: 22,
+      jumpHost: 'bastion.example.org',
+      errno: 'ENOTFOUND',
+    },
+  ),
 );
 
 describe('Runs screen: a target that could not connect', () => {
@@ -63,7 +76,7 @@ describe('Runs screen: a target that could not connect', () => {
   }
 });
 
-describe('Runs screen: the last step\'s age before the run is opened', () => {
+describe("Runs screen: the last step's age before the run is opened", () => {
   const dir = mkdtempSync(join(tmpdir(), 'awrl-qaui-laststep-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -74,11 +87,22 @@ describe('Runs screen: the last step\'s age before the run is opened', () => {
     const last = steps.at(-1)!;
     expect(last.type).toBe('step');
     if (last.type !== 'step') return;
-    const listed = { runId: 'run-a', record: { runDir: dir } as RunRecord, state: 'running', detail: '', globalStep: last.globalStep, lastStepAt: last.time, totalSteps: last.totalSteps, lastReward: 0.1472 } as RunsSummary;
+    const listed = {
+      runId: 'run-a',
+      record: { runDir: dir } as RunRecord,
+      state: 'running',
+      detail: '',
+      globalStep: last.globalStep,
+      lastStepAt: last.time,
+      totalSteps: last.totalSteps,
+      lastReward: 0.1472,
+    } as RunsSummary;
     const summary = toSummary(listed, 'here');
     expect(summary.lastStepAt).toBe(Date.parse(last.time));
     const target: TargetSummary = { name: 'here', connection: { state: 'ready' }, runs: [summary] };
-    const row = runsLines([target], 0, summary.lastStepAt! + 7000, 100, 20).map(lineText).find((l) => l.includes('run-a'))!;
+    const row = runsLines([target], 0, summary.lastStepAt! + 7000, 100, 20)
+      .map(lineText)
+      .find((l) => l.includes('run-a'))!;
     expect(row).toContain(`${last.globalStep}/${last.totalSteps}`);
     expect(row).toMatch(/0\.1472\s+7 s ago$/);
     // A listing with no step yet has no age.

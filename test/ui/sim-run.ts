@@ -10,7 +10,7 @@ import { LocalTransport, type Transport } from '../../src/remote/index.js';
 import { launchRun, runsRoot, stopRun, type Target } from '../../src/runs/index.js';
 import { simInit } from '../../src/sim/init.js';
 import { App } from '../../src/ui/app.js';
-import { createLiveSession, type LiveSession } from '../../src/ui/session/live-session.js';
+import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { killTree } from '../harness/sshd.js';
 import { pidAlive } from '../harness/wait.js';
 import { renderInk, type Rendered } from './helpers.js';
@@ -55,7 +55,14 @@ export async function launchSim(overrides: string[] = []): Promise<SimRun> {
   const text = readFileSync(configPath, 'utf8');
   const ev = evaluateConfig({ fileName: configPath, text, overrides });
   if (ev.hasErrors || !ev.resolved) throw new Error(`sim config has errors: ${JSON.stringify(ev.diagnostics)}`);
-  const target: Target = { name: 'local', host: 'local', workdir: dir, python: 'python3', backend: 'direct', slurm: { extraArgs: [] } };
+  const target: Target = {
+    name: 'local',
+    host: 'local',
+    workdir: dir,
+    python: 'python3',
+    backend: 'direct',
+    slurm: { extraArgs: [] },
+  };
   const transport = new LocalTransport();
   const res = await launchRun(
     {
@@ -64,7 +71,9 @@ export async function launchSim(overrides: string[] = []): Promise<SimRun> {
       experiment: ev.experimentName!,
       trial: ev.trialName!,
       trainerArgv: (p) => ev.launchArgv({ remoteConfigPath: p, python: 'python3' }),
-      secretNames: requiredSecretNames(ev.resolved).filter((s) => s.required).map((s) => s.name),
+      secretNames: requiredSecretNames(ev.resolved)
+        .filter((s) => s.required)
+        .map((s) => s.name),
       nodes: 1,
     },
     transport,
@@ -81,7 +90,8 @@ export async function launchSim(overrides: string[] = []): Promise<SimRun> {
       await stopRun(transport, target, res.record.runId, { graceSeconds: 2 }).catch(() => {});
       // stopRun only asks over the transport (and a test may have broken that): whatever of the job
       // is still here is killed by its recorded PID, if that PID is still this run's.
-      if (jobPid !== null && pidAlive(jobPid) && carriesRunTag(jobPid, res.record.runId)) await killTree(jobPid).catch(() => {});
+      if (jobPid !== null && pidAlive(jobPid) && carriesRunTag(jobPid, res.record.runId))
+        await killTree(jobPid).catch(() => {});
       await transport.close();
       rmSync(dir, { recursive: true, force: true });
     },
@@ -161,7 +171,14 @@ export async function watchSimRun(o: WatchSimOptions): Promise<WatchedSim> {
       ...(o.clock ? { clock: o.clock } : {}),
     });
     r = renderInk(
-      createElement(App, { session, initialScreen: 'dashboard', size: { columns: o.columns ?? 120, rows: 40 }, colors: false, frameMs: 50, ...(o.clock ? { clock: o.clock } : {}) }),
+      createElement(App, {
+        session,
+        initialScreen: 'dashboard',
+        size: { columns: o.columns ?? 120, rows: 40 },
+        colors: false,
+        frameMs: 50,
+        ...(o.clock ? { clock: o.clock } : {}),
+      }),
     );
     return { sim: launched, session, r, close };
   } catch (err) {

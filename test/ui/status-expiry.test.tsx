@@ -4,7 +4,7 @@
 import React from 'react';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
-import { StaticSession } from '../../src/ui/session/static-session.js';
+import { StaticSession } from '../../src/session/static-session.js';
 import { STATUS_TTL_MS, StatusExpiry } from '../../src/ui/status-expiry.js';
 import { renderInk, waitForFrame } from './helpers.js';
 
@@ -43,14 +43,20 @@ describe('failures on the status line', () => {
   it('in the App: a stop failure is still there much later, and goes 8 s after the next key', async () => {
     let now = T0;
     const s = new StaticSession({ notice: 'stop failed: connection lost' });
-    const r = renderInk(<App session={s} initialScreen="config" size={{ columns: 100, rows: 30 }} colors={false} clock={() => now} />);
+    const r = renderInk(
+      <App session={s} initialScreen="config" size={{ columns: 100, rows: 30 }} colors={false} clock={() => now} />,
+    );
     try {
       await waitForFrame(r, (f) => f.includes('stop failed: connection lost'), 'the failure');
       now += 3_600_000;
       s.update({});
       await waitForFrame(r, (f) => f.includes('stop failed: connection lost'), 'the failure, an hour later');
       r.stdin.write('1');
-      await waitForFrame(r, (f) => f.includes('No targets yet') && f.includes('stop failed'), 'the Runs screen, failure still said');
+      await waitForFrame(
+        r,
+        (f) => f.includes('No targets yet') && f.includes('stop failed'),
+        'the Runs screen, failure still said',
+      );
       now += STATUS_TTL_MS + 1;
       r.stdin.write('3');
       await waitForFrame(r, (f) => f.includes('No config loaded') && !f.includes('stop failed'), 'the failure to go');
@@ -65,7 +71,9 @@ describe('the status line', () => {
     let now = T0;
     const s = new StaticSession({ notice: 'stopped run-a' });
     // The Config screen: no other clock-driven text there, only the message's expiry runs the clock.
-    const r = renderInk(<App session={s} initialScreen="config" size={{ columns: 100, rows: 30 }} colors={false} clock={() => now} />);
+    const r = renderInk(
+      <App session={s} initialScreen="config" size={{ columns: 100, rows: 30 }} colors={false} clock={() => now} />,
+    );
     try {
       await waitForFrame(r, (f) => f.includes('stopped run-a'), 'the notice');
       now += STATUS_TTL_MS - 1000;

@@ -45,7 +45,8 @@ describe('watch in tmux (120x40, then 80x24)', () => {
     expect(later).toContain(sim.runId);
     expect(later).toMatch(/connected │ running/);
     expect(REWARD.exec(later)![1]).not.toBe('—');
-    for (const panel of ['─ Reward', '─ Staleness', '─ Throughput', '─ GPU memory', '─ Alerts', '─ Log']) expect(later).toContain(panel);
+    for (const panel of ['─ Reward', '─ Staleness', '─ Throughput', '─ GPU memory', '─ Alerts', '─ Log'])
+      expect(later).toContain(panel);
     // Live per-GPU bars from nvidia-smi (8 simulated H100s of 80 GB).
     const gpus = await t.waitForScreen((s) => (s.match(/\d+\/80G/g) ?? []).length >= 8, 'eight GPU bars');
     expect(gpus).toMatch(/local\s+0\s+[█░]+ \d+\/80G/);
@@ -55,7 +56,11 @@ describe('watch in tmux (120x40, then 80x24)', () => {
   });
 
   it("the log pane shows the trainer's own lines: no ANSI codes, stats tables as one line; L switches to events", async () => {
-    const pane = await t.waitForScreen((s) => /\[stats table: \d+ keys\]/.test(s) && /\b\d\d:\d\d:\d\d \w+ INFO: /.test(s), 'trainer lines in the log pane', 30_000);
+    const pane = await t.waitForScreen(
+      (s) => /\[stats table: \d+ keys\]/.test(s) && /\b\d\d:\d\d:\d\d \w+ INFO: /.test(s),
+      'trainer lines in the log pane',
+      30_000,
+    );
     expect(pane).toMatch(/─ Log ─+ trainer · all/);
     // Record headers are shown as their time of day: no '(AReaL)' tag, date or milliseconds.
     expect(pane).not.toMatch(/\(AReaL\) \d{8}-/);
@@ -79,7 +84,10 @@ describe('watch in tmux (120x40, then 80x24)', () => {
   it('resizing to 80x24 keeps every line within the width and the frame on screen', async () => {
     await t.resize(80, 24);
     expect(await t.size()).toEqual({ width: 80, height: 24 });
-    const screen = await t.waitForScreen((s) => s.includes('hidden:') && s.split('\n')[0].includes('? help'), 'the 80-column layout');
+    const screen = await t.waitForScreen(
+      (s) => s.includes('hidden:') && s.split('\n')[0].includes('? help'),
+      'the 80-column layout',
+    );
     const rows = screen.split('\n');
     expect(rows.length).toBeLessThanOrEqual(24);
     for (const r of rows) expect([...r].length).toBeLessThanOrEqual(80);
@@ -97,7 +105,9 @@ describe('watch in tmux (120x40, then 80x24)', () => {
     expect(after).not.toContain('─ Reward'); // back on the normal screen, not the cockpit's
     expect(await t.display('#{alternate_on}')).toBe('0');
     expect(await t.display('#{cursor_flag}')).toBe('1');
-    const { runs } = await import('../../src/runs/index.js').then(async (m) => ({ runs: await m.listRuns(sim.transport, sim.target, { tailBytes: 0 }) }));
+    const { runs } = await import('../../src/runs/index.js').then(async (m) => ({
+      runs: await m.listRuns(sim.transport, sim.target, { tailBytes: 0 }),
+    }));
     expect(runs.find((r) => r.runId === sim.runId)?.state).toBe('running');
   });
 });
@@ -129,11 +139,17 @@ describe('config screen in tmux', () => {
     await t.keys('Enter');
     await t.waitForScreen((s) => !s.includes('find key:'), 'the finder to close');
     await t.keys('Enter');
-    await t.waitForScreen((s) => s.includes('edit rollout.consumer_batch_size'), 'the editor on rollout.consumer_batch_size');
+    await t.waitForScreen(
+      (s) => s.includes('edit rollout.consumer_batch_size'),
+      'the editor on rollout.consumer_batch_size',
+    );
     await t.keys('BSpace', 'BSpace');
     await t.type('30');
     // Not committed yet: the diagnostic comes from the draft.
-    const typing = await t.waitForScreen((s) => s.includes('1 error') && s.includes('consumer_batch_size=30'), 'a live diagnostic for 30');
+    const typing = await t.waitForScreen(
+      (s) => s.includes('1 error') && s.includes('consumer_batch_size=30'),
+      'a live diagnostic for 30',
+    );
     expect(typing).toContain('edit rollout.consumer_batch_size');
     expect(typing).toMatch(/divisible|LCM/i);
     await t.keys('Enter');
@@ -145,7 +161,10 @@ describe('config screen in tmux', () => {
     await t.keys('BSpace', 'BSpace');
     await t.type('64');
     await t.keys('Enter');
-    await t.waitForScreen((s) => s.includes('1. ++rollout.consumer_batch_size=64') && s.includes('0 errors'), 'a valid edit');
+    await t.waitForScreen(
+      (s) => s.includes('1. ++rollout.consumer_batch_size=64') && s.includes('0 errors'),
+      'a valid edit',
+    );
   });
 
   it('L shows the exact argv with secrets by name only; n cancels', async () => {
@@ -162,7 +181,12 @@ describe('config screen in tmux', () => {
   it('uses colours, and none under NO_COLOR', async () => {
     expect(await t.captureEscaped()).toMatch(/\x1b\[[0-9;]*3[0-7]m/);
     const c = simCheckout();
-    const plain = await TmuxSession.start({ command: `node ${BIN} --target local --workdir ${c.dir} --config ${c.configPath}`, width: 100, height: 30, env: { NO_COLOR: '1' } });
+    const plain = await TmuxSession.start({
+      command: `node ${BIN} --target local --workdir ${c.dir} --config ${c.configPath}`,
+      width: 100,
+      height: 30,
+      env: { NO_COLOR: '1' },
+    });
     try {
       await plain.waitForScreen((s) => s.includes('─ Diagnostics'), 'the config screen under NO_COLOR');
       expect(await plain.captureEscaped()).not.toMatch(/\x1b\[[0-9;]*(3[0-7]|9[0-7]|38;)[0-9;]*m/);
@@ -175,7 +199,11 @@ describe('config screen in tmux', () => {
 
   it('SIGTERM to the cockpit restores the terminal too', async () => {
     const c = simCheckout();
-    const other = await TmuxSession.start({ command: wrapped(`node ${BIN} --config ${c.configPath}`), width: 100, height: 30 });
+    const other = await TmuxSession.start({
+      command: wrapped(`node ${BIN} --config ${c.configPath}`),
+      width: 100,
+      height: 30,
+    });
     try {
       await other.waitForScreen((s) => s.includes('─ Diagnostics'), 'the config screen');
       const shPid = Number(await other.display('#{pane_pid}'));

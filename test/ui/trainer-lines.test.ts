@@ -39,8 +39,12 @@ describe('trainer lines from the real stdout.log', () => {
   it('strips every ANSI code and control character, keeps the text as printed', () => {
     expect(lines.length).toBeGreaterThan(50);
     for (const l of lines) expect(l.text).not.toMatch(/[\x00-\x1f\x7f]/);
-    expect(texts(whole)).toContain('(AReaL) 20260525-12:19:55.952 StatsLogger INFO: Epoch 1/10 Step 1/16 Train step 1/160 done.');
-    expect(texts(whole)).toContain('(RayRPCServer pid=48213, ip=10.0.0.9) TaskMonitor dashboard running at http://0.0.0.0:5003');
+    expect(texts(whole)).toContain(
+      '(AReaL) 20260525-12:19:55.952 StatsLogger INFO: Epoch 1/10 Step 1/16 Train step 1/160 done.',
+    );
+    expect(texts(whole)).toContain(
+      '(RayRPCServer pid=48213, ip=10.0.0.9) TaskMonitor dashboard running at http://0.0.0.0:5003',
+    );
   });
 
   it('collapses each stats table to one line with its real number of keys, and shows no table line', () => {
@@ -75,7 +79,14 @@ describe('trainer lines from the real stdout.log', () => {
     expect(texts(oneByOne)).toEqual(texts(feed(head, [])));
     fc.assert(
       fc.property(fc.uniqueArray(fc.integer({ min: 1, max: stdoutLog.length - 1 }), { maxLength: 40 }), (cuts) => {
-        expect(texts(feed(stdoutLog, [...cuts].sort((a, b) => a - b)))).toEqual(expected);
+        expect(
+          texts(
+            feed(
+              stdoutLog,
+              [...cuts].sort((a, b) => a - b),
+            ),
+          ),
+        ).toEqual(expected);
       }),
       { numRuns: 30 },
     );
@@ -83,25 +94,40 @@ describe('trainer lines from the real stdout.log', () => {
 
   it('merged.log: the [main] prefix, tables unprefixed after it, the same key counts', () => {
     const merged = feed(mergedLog, []).view().lines;
-    expect(merged.filter((l) => l.kind === 'table').map((l) => l.text)).toEqual(stepKeyCounts.map((n) => `  [stats table: ${n} keys]`));
+    expect(merged.filter((l) => l.kind === 'table').map((l) => l.text)).toEqual(
+      stepKeyCounts.map((n) => `  [stats table: ${n} keys]`),
+    );
     expect(merged.find((l) => l.text.includes('RLTrainer ERROR'))?.text).toMatch(/^\[main\] {4}\(AReaL\) \d{8}-/);
   });
 });
 
 describe('prefixed tables and tracebacks', () => {
-  const table = stdoutLog.subarray(stdoutLog.indexOf('╒'), stdoutLog.indexOf('\n', stdoutLog.indexOf('╘')) + 1).toString('utf8');
-  const prefixEvery = (text: string, prefix: string) => text.split('\n').filter(Boolean).map((l) => prefix + l + '\n').join('');
+  const table = stdoutLog
+    .subarray(stdoutLog.indexOf('╒'), stdoutLog.indexOf('\n', stdoutLog.indexOf('╘')) + 1)
+    .toString('utf8');
+  const prefixEvery = (text: string, prefix: string) =>
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => prefix + l + '\n')
+      .join('');
 
   it('a worker table prefixed on every line ([actor]   ) and a Ray-forwarded one collapse, with the prefix', () => {
     const text = prefixEvery(table, '[actor]   ') + prefixEvery(table, '(RayRPCServer pid=7, ip=10.0.0.2) ');
     const lines = texts(feed(Buffer.from(text), []));
-    expect(lines).toEqual([`[actor]   [stats table: ${stepKeyCounts[0]} keys]`, `(RayRPCServer pid=7, ip=10.0.0.2)   [stats table: ${stepKeyCounts[0]} keys]`]);
+    expect(lines).toEqual([
+      `[actor]   [stats table: ${stepKeyCounts[0]} keys]`,
+      `(RayRPCServer pid=7, ip=10.0.0.2)   [stats table: ${stepKeyCounts[0]} keys]`,
+    ]);
   });
 
   it('a table interleaved with another source stays one table; a table cut short says so', () => {
     const rows = table.split('\n').filter(Boolean);
     const mixed = [...rows.slice(0, 5), '(RayRPCServer pid=7, ip=10.0.0.2) hello', ...rows.slice(5)].join('\n') + '\n';
-    expect(texts(feed(Buffer.from(mixed), []))).toEqual(['(RayRPCServer pid=7, ip=10.0.0.2) hello', `  [stats table: ${stepKeyCounts[0]} keys]`]);
+    expect(texts(feed(Buffer.from(mixed), []))).toEqual([
+      '(RayRPCServer pid=7, ip=10.0.0.2) hello',
+      `  [stats table: ${stepKeyCounts[0]} keys]`,
+    ]);
     const cut = rows.slice(0, 5).join('\n') + '\nnext line\n';
     expect(texts(feed(Buffer.from(cut), []))).toEqual(['  [stats table, cut: 8 keys seen]', 'next line']);
     // Reading that starts inside a table (after a backfill) cannot count its keys.
@@ -178,7 +204,10 @@ describe('the ring', () => {
 });
 
 describe('levels of other record heads on the same stdout', () => {
-  const levels = (text: string) => feed(Buffer.from(text), []).view().lines.map((l) => `${l.level} ${l.text}`);
+  const levels = (text: string) =>
+    feed(Buffer.from(text), [])
+      .view()
+      .lines.map((l) => `${l.level} ${l.text}`);
   it('Ray, Python, glog/c10d and Python warnings; a traceback after them is red until the next head', () => {
     expect(
       levels(

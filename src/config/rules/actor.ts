@@ -18,27 +18,53 @@ export const actorRules: Rule = ({ cfg }) => {
   // DEFAULT_MAX_TOKENS_PER_MB = 10**12 then, so a whole trajectory always fits. Only a set cap can be too small.
   const mtpm = get(cfg, 'actor.mb_spec.max_tokens_per_mb');
   if (typeof mtpm === 'number' && mtpm < MIN_TOKENS_PER_MB)
-    out.push({ severity: 'error', code: 'max-tokens-per-mb', key: 'actor.mb_spec.max_tokens_per_mb', message: `actor.mb_spec.max_tokens_per_mb=${mtpm} cannot hold a whole multi-step trajectory; set it to at least ${MIN_TOKENS_PER_MB}` });
+    out.push({
+      severity: 'error',
+      code: 'max-tokens-per-mb',
+      key: 'actor.mb_spec.max_tokens_per_mb',
+      message: `actor.mb_spec.max_tokens_per_mb=${mtpm} cannot hold a whole multi-step trajectory; set it to at least ${MIN_TOKENS_PER_MB}`,
+    });
 
   // A float field: printed as Python prints it (1.0, not 1).
   const cap = get(cfg, 'actor.behav_imp_weight_cap');
   if (typeof cap === 'number') {
-    if (!(cap > 1)) out.push({ severity: 'error', code: 'behav-imp-weight-cap', key: 'actor.behav_imp_weight_cap', message: `actor.behav_imp_weight_cap=${pyFloatRepr(cap)} must be > 1 (e.g. 5.0), or null to disable the cap` });
+    if (!(cap > 1))
+      out.push({
+        severity: 'error',
+        code: 'behav-imp-weight-cap',
+        key: 'actor.behav_imp_weight_cap',
+        message: `actor.behav_imp_weight_cap=${pyFloatRepr(cap)} must be > 1 (e.g. 5.0), or null to disable the cap`,
+      });
     if (get(cfg, 'actor.use_decoupled_loss') !== true)
-      out.push({ severity: 'error', code: 'behav-imp-weight-cap-decoupled', key: 'actor.behav_imp_weight_cap', message: 'actor.behav_imp_weight_cap needs actor.use_decoupled_loss: true; set it, or set the cap to null' });
+      out.push({
+        severity: 'error',
+        code: 'behav-imp-weight-cap-decoupled',
+        key: 'actor.behav_imp_weight_cap',
+        message: 'actor.behav_imp_weight_cap needs actor.use_decoupled_loss: true; set it, or set the cap to null',
+      });
   }
 
   for (const key of ['actor.path', 'test_rollout.base_model_checkpoint']) {
     const p = get(cfg, key);
     if (typeof p === 'string' && looksLikeHubId(p))
-      out.push({ severity: 'warning', code: 'hub-model-path', key, message: `${key} '${p}' looks like a Hugging Face Hub id; SGLang produces garbage on shared-GPU nodes with Hub paths: download it (snapshot_download) and give the local directory (if '${p}' is a directory relative to the workdir on the target, \`awrl-tui preflight\` checks that it exists there)` });
+      out.push({
+        severity: 'warning',
+        code: 'hub-model-path',
+        key,
+        message: `${key} '${p}' looks like a Hugging Face Hub id; SGLang produces garbage on shared-GPU nodes with Hub paths: download it (snapshot_download) and give the local directory (if '${p}' is a directory relative to the workdir on the target, \`awrl-tui preflight\` checks that it exists there)`,
+      });
   }
 
   // TrainEngineConfig / InferenceEngineConfig.__post_init__ refuse any other count.
   for (const group of ['actor', 'rollout', 'ref', 'critic']) {
     const s = get(cfg, `${group}.scheduling_spec`);
     if (Array.isArray(s) && (s.length < 1 || s.length > 2))
-      out.push({ severity: 'error', code: 'scheduling-spec-count', key: `${group}.scheduling_spec`, message: `${group}.scheduling_spec has ${s.length} entries; it takes 1 (worker with embedded engine) or 2 (worker, engine)` });
+      out.push({
+        severity: 'error',
+        code: 'scheduling-spec-count',
+        key: `${group}.scheduling_spec`,
+        message: `${group}.scheduling_spec has ${s.length} entries; it takes 1 (worker with embedded engine) or 2 (worker, engine)`,
+      });
   }
   const specs = get(cfg, 'actor.scheduling_spec');
   if (Array.isArray(specs)) {
@@ -49,8 +75,14 @@ export const actorRules: Rule = ({ cfg }) => {
     // SGLang reads it with Python's int() (EnvInt): '1e4' or '10000.0' (what 1e4 in the file
     // becomes in a str field) is not a number of MB to it.
     const mb = raw === undefined ? null : pyInt(String(raw));
-    const key = raw === undefined ? 'actor.scheduling_spec.0' : 'actor.scheduling_spec.0.env_vars.SGLANG_VLM_CACHE_SIZE_MB';
-    const what = raw === undefined ? 'not set (default 100 MB)' : mb === null ? `'${raw}', which SGLang cannot read as a whole number of MB` : `'${raw}'`;
+    const key =
+      raw === undefined ? 'actor.scheduling_spec.0' : 'actor.scheduling_spec.0.env_vars.SGLANG_VLM_CACHE_SIZE_MB';
+    const what =
+      raw === undefined
+        ? 'not set (default 100 MB)'
+        : mb === null
+          ? `'${raw}', which SGLang cannot read as a whole number of MB`
+          : `'${raw}'`;
     if (mb === null || mb < MIN_VLM_CACHE_MB)
       out.push({
         severity: 'warning',

@@ -18,4 +18,5 @@ export interface RuleContext {
 
 export type Rule = (ctx: RuleContext) => RuleFinding[];
 
-export const get = (cfg: Record<string, any>, key: string): any => key.split('.').reduce<any>((o, k) => (o == null ? undefined : o[k]), cfg);
+export const get = (cfg: Record<string, any>, key: string): any =>
+  key.split('.').reduce<any>((o, k) => (o == null ? undefined : o[k]), cfg);

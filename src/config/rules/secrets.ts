@@ -8,7 +8,8 @@ export { SECRET_KEY } from '../secret-keys.js';
 
 const ALTERNATIVE: Record<string, string> = {
   'stats_logger.wandb.wandb_api_key': 'export WANDB_API_KEY instead',
-  'webgym.cpu_cluster_token': 'export the variable named by webgym.cpu_cluster_token_env_var (CPU_CLUSTER_TOKEN) instead',
+  'webgym.cpu_cluster_token':
+    'export the variable named by webgym.cpu_cluster_token_env_var (CPU_CLUSTER_TOKEN) instead',
   'stats_logger.swanlab.api_key': 'export SWANLAB_API_KEY instead',
 };
 
@@ -32,8 +33,17 @@ export const secretRules: Rule = ({ cfg, written }) => {
     seen.add(v);
     const last = path[path.length - 1];
     // An env var set through the config (env_vars.WANDB_API_KEY) is the same leak under another name.
-    const instead = ALTERNATIVE[key] ?? (names.has(last) ? `export ${last} in your shell instead (awrl-tui forwards it to the trainer on stdin)` : 'pass it through an environment variable');
-    out.push({ severity: 'error', code: 'secret-in-config', key, message: `${key} holds a secret in the config, where it is uploaded, logged and visible in ps; remove it and ${instead}` });
+    const instead =
+      ALTERNATIVE[key] ??
+      (names.has(last)
+        ? `export ${last} in your shell instead (awrl-tui forwards it to the trainer on stdin)`
+        : 'pass it through an environment variable');
+    out.push({
+      severity: 'error',
+      code: 'secret-in-config',
+      key,
+      message: `${key} holds a secret in the config, where it is uploaded, logged and visible in ps; remove it and ${instead}`,
+    });
   };
   if (written) walk(written, []);
   walk(cfg, []);

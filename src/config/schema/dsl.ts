@@ -19,6 +19,15 @@ export const any = (d: Default = null): Field => ({ k: 'any', opt: true, d });
 export const list = (of: Field, d: Default = []): Field => ({ k: 'list', of, opt: false, d });
 export const dict = (of: Field = any(), d: Default = {}): Field => ({ k: 'dict', of, opt: false, d });
 /** A nested dataclass built with its defaults (`field(default_factory=X)`). */
-export const obj = (name: string, fields: Record<string, Field>): Field => ({ k: 'obj', name, fields, opt: false, d: 'object' });
+export const obj = (name: string, fields: Record<string, Field>): Field => ({
+  k: 'obj',
+  name,
+  fields,
+  opt: false,
+  d: 'object',
+});
 /** `X | None = None`. */
-export const opt = (f: Field, d?: Default): Field => (f.k === 'obj' ? { ...f, opt: true, d: d === undefined ? null : (d as 'object') } : { ...f, opt: true, d: d === undefined ? null : d });
+export const opt = (f: Field, d?: Default): Field =>
+  f.k === 'obj'
+    ? { ...f, opt: true, d: d === undefined ? null : (d as 'object') }
+    : { ...f, opt: true, d: d === undefined ? null : d };

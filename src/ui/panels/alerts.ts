@@ -4,7 +4,7 @@
 import { exceptionLine } from '../../trainer-log/classify.js';
 import { clockTime, fit, wrap } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
-import type { Alert, AlertHistoryEntry } from '../session/types.js';
+import type { Alert, AlertHistoryEntry } from '../../session/types.js';
 
 /** The key that opens the full history (ui-state.ts binds it; the panel names it). */
 export const HISTORY_KEY = 'h';
@@ -36,7 +36,13 @@ export function leadText(lead: string, text: string, width: number, whole: boole
   return wrap(text, Math.max(1, width - lead.length)).map((t, i) => (i === 0 ? lead : ' '.repeat(lead.length)) + t);
 }
 
-export function alertsLines(alerts: Alert[], width: number, height: number, history: readonly AlertHistoryEntry[] = [], whole = false): Line[] {
+export function alertsLines(
+  alerts: Alert[],
+  width: number,
+  height: number,
+  history: readonly AlertHistoryEntry[] = [],
+  whole = false,
+): Line[] {
   const cleared = history.filter((e) => !e.active);
   const count = alerts.length ? `${alerts.length}` : '';
   const right = cleared.length ? `${count ? count + ' · ' : ''}${cleared.length} cleared` : count;
@@ -47,22 +53,39 @@ export function alertsLines(alerts: Alert[], width: number, height: number, hist
   const rank = (a: Alert) => (a.severity === 'error' ? 0 : a.severity === 'warning' ? 1 : 2);
   const ordered = alerts
     .map((a, i) => ({ a, i }))
-    .sort((x, y) => rank(x.a) - rank(y.a) || (y.a.step ?? -1) - (x.a.step ?? -1) || (y.a.time ?? '').localeCompare(x.a.time ?? '') || y.i - x.i)
+    .sort(
+      (x, y) =>
+        rank(x.a) - rank(y.a) ||
+        (y.a.step ?? -1) - (x.a.step ?? -1) ||
+        (y.a.time ?? '').localeCompare(x.a.time ?? '') ||
+        y.i - x.i,
+    )
     .map((x) => x.a);
   for (const a of ordered) {
     const c = a.severity === 'error' ? 'bad' : a.severity === 'warning' ? 'warn' : 'accent';
-    leadText('', a.title + stepText(a.step), width - 2, whole).forEach((t, i) => out.push([{ t: i === 0 ? severityMark(a.severity) : '  ', c }, { t, bold: true }]));
+    leadText('', a.title + stepText(a.step), width - 2, whole).forEach((t, i) =>
+      out.push([
+        { t: i === 0 ? severityMark(a.severity) : '  ', c },
+        { t, bold: true },
+      ]),
+    );
     if (a.detail) for (const t of leadText('  ', detailLine(a.detail), width, whole)) out.push([{ t }]);
     if (a.advice) for (const t of leadText('  → ', a.advice, width, whole)) out.push([{ t, c: 'accent' }]);
   }
   // Most recently cleared first (the history's order).
   for (const e of cleared) {
-    out.push([{ t: '✓ ', c: 'dim' }, { t: fit(e.alert.title + stepText(e.lastStep), width - 2), c: 'dim' }]);
+    out.push([
+      { t: '✓ ', c: 'dim' },
+      { t: fit(e.alert.title + stepText(e.lastStep), width - 2), c: 'dim' },
+    ]);
     out.push([{ t: '  ' + fit(clearedText(e), width - 2), c: 'dim' }]);
   }
   if (out.length > height && height > 1) {
     const more = history.length ? `… more (z: zoom · ${HISTORY_KEY}: alert history)` : '… more (z: zoom)';
-    return [...out.slice(0, height - 1), [{ t: more.length <= width ? more : fit(`… more (${HISTORY_KEY}: history)`, width), c: 'dim' }]];
+    return [
+      ...out.slice(0, height - 1),
+      [{ t: more.length <= width ? more : fit(`… more (${HISTORY_KEY}: history)`, width), c: 'dim' }],
+    ];
   }
   return out;
 }

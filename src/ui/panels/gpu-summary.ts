@@ -2,7 +2,7 @@
 // "8× H100", "mem 62–71/80 GB", "util 93–100%". Ranges (lowest–highest) rather than means: one GPU
 // at 100% memory or idle is what a person looks for, and a mean hides it.
 import type { PaletteName } from '../theme.js';
-import type { GpuInfo } from '../session/types.js';
+import type { GpuInfo } from '../../session/types.js';
 
 /** "NVIDIA H100 80GB HBM3" -> "H100", "NVIDIA A100-SXM4-80GB" -> "A100", "NVIDIA GeForce RTX 4090" -> "RTX 4090". */
 export function shortGpuName(name: string): string {
@@ -44,5 +44,10 @@ export function gpuSummary(gpus: readonly GpuInfo[]): GpuSummary {
   const mem = used.length && totals.length ? `mem ${range(used)}/${Math.max(...totals)} GB` : 'mem n/a';
   const utils = gpus.flatMap((g) => (typeof g.utilPct === 'number' ? [Math.round(g.utilPct)] : []));
   const shares = gpus.flatMap((g) => (g.usedMiB !== null && g.totalMiB ? [g.usedMiB / g.totalMiB] : []));
-  return { model, mem, util: utils.length ? `util ${range(utils)}%` : '', worstShare: shares.length ? Math.max(...shares) : NaN };
+  return {
+    model,
+    mem,
+    util: utils.length ? `util ${range(utils)}%` : '',
+    worstShare: shares.length ? Math.max(...shares) : NaN,
+  };
 }

@@ -7,7 +7,7 @@
 import { bar, cell, fit, formatNumber } from '../format.js';
 import { titleLine, type Line, type Seg } from '../lines.js';
 import { textCells } from '../text-width.js';
-import type { GpuInfo, GpuSnapshot, MemoryFigure } from '../session/types.js';
+import type { GpuInfo, GpuSnapshot, MemoryFigure } from '../../session/types.js';
 import { gpuSummary, shareColor } from './gpu-summary.js';
 
 export { gpuSummary, shortGpuName } from './gpu-summary.js';
@@ -28,7 +28,10 @@ export function nodeProblem(s: GpuSnapshot): string {
 /** "(42 s old) unreachable: no answer within 30 s": the age is the one at the failed round (`at`),
  *  so the panel redraws only when a round arrives, not with the clock. */
 export function staleMarker(s: GpuSnapshot): string {
-  const age = s.figuresAt !== undefined && s.at !== undefined ? `${Math.max(0, Math.round((s.at - s.figuresAt) / 1000))} s old` : 'old figures';
+  const age =
+    s.figuresAt !== undefined && s.at !== undefined
+      ? `${Math.max(0, Math.round((s.at - s.figuresAt) / 1000))} s old`
+      : 'old figures';
   const why = nodeProblem(s);
   return `(${age})${why ? ` ${s.unreachable ? 'unreachable: ' : ''}${why}` : ''}`;
 }
@@ -36,7 +39,8 @@ export function staleMarker(s: GpuSnapshot): string {
 /** What a node without figures shows instead: why, or that nvidia-smi listed none. */
 function problemLine(s: GpuSnapshot, labelW: number, width: number): Line {
   const label: Seg = { t: cell(s.node, labelW), c: 'accent' };
-  if (s.unreachable) return [label, { t: fit(`unreachable: ${nodeProblem(s) || 'no answer'}`, width - labelW), c: 'bad' }];
+  if (s.unreachable)
+    return [label, { t: fit(`unreachable: ${nodeProblem(s) || 'no answer'}`, width - labelW), c: 'bad' }];
   if (s.error) return [label, { t: fit(nodeProblem(s), width - labelW), c: 'bad' }];
   return [label, { t: fit('no GPU reported by nvidia-smi', width - labelW), c: 'dim' }];
 }
@@ -46,7 +50,11 @@ function gpuCell(g: GpuInfo, barW: number, stale: boolean): Seg[] {
   const total = g.totalMiB;
   const share = used !== null && total ? used / total : NaN;
   const gb = used !== null && total ? `${Math.round(used / 1024)}/${Math.round(total / 1024)}G` : 'n/a';
-  return [{ t: cell(String(g.index), 3), c: stale ? 'dim' : undefined }, { t: bar(share, barW), c: stale ? 'dim' : shareColor(share) }, { t: ` ${cell(gb, 8)} `, c: stale ? 'dim' : undefined }];
+  return [
+    { t: cell(String(g.index), 3), c: stale ? 'dim' : undefined },
+    { t: bar(share, barW), c: stale ? 'dim' : shareColor(share) },
+    { t: ` ${cell(gb, 8)} `, c: stale ? 'dim' : undefined },
+  ];
 }
 
 // A cell: "3 ██████░░ 61/80G  " = index (3) + bar + 10.
@@ -76,7 +84,11 @@ const troubled = (s: GpuSnapshot): boolean => !s.stale && !s.unreachable && !!s.
 function summaryLine(s: GpuSnapshot, labelW: number, width: number): Line {
   if (s.gpus.length === 0) return problemLine(s, labelW, width);
   const sum = gpuSummary(s.gpus);
-  const segs: Seg[] = [{ t: cell(s.node, labelW), c: 'accent' }, { t: `${sum.model}  `, c: s.stale ? 'dim' : undefined }, { t: sum.mem, c: s.stale ? 'dim' : shareColor(sum.worstShare) }];
+  const segs: Seg[] = [
+    { t: cell(s.node, labelW), c: 'accent' },
+    { t: `${sum.model}  `, c: s.stale ? 'dim' : undefined },
+    { t: sum.mem, c: s.stale ? 'dim' : shareColor(sum.worstShare) },
+  ];
   if (sum.util) segs.push({ t: `  ${sum.util}`, c: s.stale ? 'dim' : undefined });
   if (s.stale) segs.push({ t: `  ${staleMarker(s)}`, c: 'warn' });
   else if (s.error) segs.push({ t: `  ${nodeProblem(s)}`, c: 'bad' });
@@ -123,7 +135,15 @@ function nodeLines(nodes: GpuSnapshot[], width: number, rows: number): Line[] {
     [hidden.filter(troubled).length, 'failing'],
   ] as const;
   const said = problems.filter(([n]) => n > 0).map(([n, w]) => `${n} ${w}`);
-  const more: Line = [{ t: fit(`… ${hidden.length} more node${hidden.length === 1 ? '' : 's'}${said.length ? ` (${said.join(', ')})` : ''} (z: zoom)`, width), c: said.length ? 'warn' : 'dim' }];
+  const more: Line = [
+    {
+      t: fit(
+        `… ${hidden.length} more node${hidden.length === 1 ? '' : 's'}${said.length ? ` (${said.join(', ')})` : ''} (z: zoom)`,
+        width,
+      ),
+      c: said.length ? 'warn' : 'dim',
+    },
+  ];
   return [...shown.map((s) => summaryLine(s, labelW, width)), more];
 }
 
@@ -154,7 +174,8 @@ export function memoryLines(memory: readonly MemoryFigure[], width: number): Lin
 
 export function gpuLines(p: GpuProps, width: number, height: number): Line[] {
   const out: Line[] = [titleLine('GPU memory', width, titleRight(p.nodes))];
-  if (p.nodes.length === 0) out.push([{ t: fit("no GPU data yet (nvidia-smi is polled on the run's nodes)", width), c: 'dim' }]);
+  if (p.nodes.length === 0)
+    out.push([{ t: fit("no GPU data yet (nvidia-smi is polled on the run's nodes)", width), c: 'dim' }]);
   else out.push(...nodeLines(p.nodes, width, height - 1));
   // The trainer's figures only where room is left: the nodes come first.
   if (p.memory.length && out.length + 2 <= height) out.push(...memoryLines(p.memory, width));

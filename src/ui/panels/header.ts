@@ -1,7 +1,13 @@
 // The dashboard's two header lines: who/where/how connected, then progress and timing.
 import { fit, fitMiddle, formatAge, lastStepWhen } from '../format.js';
 import type { Line, Seg } from '../lines.js';
-import { ENDED_STATES, type ConnectionState, type DashboardFigures, type LogReadEnd, type RunState } from '../session/types.js';
+import {
+  ENDED_STATES,
+  type ConnectionState,
+  type DashboardFigures,
+  type LogReadEnd,
+  type RunState,
+} from '../../session/types.js';
 
 export interface HeaderProps {
   runId: string;
@@ -37,7 +43,11 @@ export function connectionText(c: ConnectionState, sinceMs = 0): Seg {
     case 'connecting':
       return { t: 'connecting…', c: 'warn' };
     case 'reconnecting':
-      return { t: `reconnecting in ${Math.max(0, Math.ceil((c.nextInMs - sinceMs) / 1000))} s (attempt ${c.attempt})`, c: 'warn', bold: true };
+      return {
+        t: `reconnecting in ${Math.max(0, Math.ceil((c.nextInMs - sinceMs) / 1000))} s (attempt ${c.attempt})`,
+        c: 'warn',
+        bold: true,
+      };
     case 'failed':
       return { t: `connection failed: ${c.reason}`, c: 'bad', bold: true };
     case 'closed':
@@ -61,18 +71,34 @@ export function headerLines(p: HeaderProps): Line[] {
   const elapsedS = f.startedAt !== null && until !== null ? Math.max(0, (until - f.startedAt) / 1000) : null;
   // The ETA was estimated at the last step: count it down since then, but only until the next step
   // is due (a stalled or hung run must not count down to 0; the late step is marked instead).
-  const etaS = ended ? null : f.etaS !== null && ageS !== null ? Math.max(0, f.etaS - Math.min(ageS, f.stepTimeS ?? ageS)) : f.etaS;
+  const etaS = ended
+    ? null
+    : f.etaS !== null && ageS !== null
+      ? Math.max(0, f.etaS - Math.min(ageS, f.stepTimeS ?? ageS))
+      : f.etaS;
   const stale = !ended && ageS !== null && f.stepTimeS !== null && ageS > 3 * f.stepTimeS;
   const width = p.width ?? Infinity;
   // `connected` alone would say all is well while nothing can be read (shorter where narrow).
-  const unread = ` on ${p.target} │ connected, cannot follow the log │ ${p.runState}`.length + 12 <= width ? 'connected, cannot follow the log' : 'log not followed';
-  const conn: Seg = p.followProblem && p.connection.state === 'ready' ? { t: unread, c: 'bad', bold: true } : connectionText(p.connection, Math.max(0, p.now - p.connectionAt));
+  const unread =
+    ` on ${p.target} │ connected, cannot follow the log │ ${p.runState}`.length + 12 <= width
+      ? 'connected, cannot follow the log'
+      : 'log not followed';
+  const conn: Seg =
+    p.followProblem && p.connection.state === 'ready'
+      ? { t: unread, c: 'bad', bold: true }
+      : connectionText(p.connection, Math.max(0, p.now - p.connectionAt));
   const state = runStateSeg(p.runState);
   // An ended run is no longer followed: say so (the figures are final, not frozen by a fault).
   // The long wording only where the run id still fits whole; the short one even at 60 columns.
   const base = ` on ${p.target} │ ${conn.t} │ ${state.t}`.length;
   const long = ` │ polling stopped (${LOG_READ_END[p.pollingStopped?.log ?? 'read']}; state and GPUs every ${p.pollingStopped?.statePollS} s)`;
-  const polling = !p.pollingStopped ? '' : p.runId.length + base + long.length <= width ? long : base + 12 + ' │ polling stopped'.length <= width ? ' │ polling stopped' : '';
+  const polling = !p.pollingStopped
+    ? ''
+    : p.runId.length + base + long.length <= width
+      ? long
+      : base + 12 + ' │ polling stopped'.length <= width
+        ? ' │ polling stopped'
+        : '';
   const rest = ` on ${p.target} │ ${conn.t} │ ${state.t}${polling}`.length;
   const id = fitMiddle(p.runId, Math.max(12, width - rest));
   // Figures by how much they are missed when left out: the epoch, then the elapsed time, then the ETA.
@@ -81,7 +107,16 @@ export function headerLines(p: HeaderProps): Line[] {
   const fixed = step.length + '  last step '.length + age.t.length;
   while (parts.length && fixed + parts.join('').length > width) parts.shift();
   return [
-    [{ t: id, bold: true }, { t: ' on ' }, { t: p.target, c: 'accent' }, { t: ' │ ' }, conn, { t: ' │ ' }, state, ...(polling ? [{ t: polling, c: 'dim' as const }] : [])],
+    [
+      { t: id, bold: true },
+      { t: ' on ' },
+      { t: p.target, c: 'accent' },
+      { t: ' │ ' },
+      conn,
+      { t: ' │ ' },
+      state,
+      ...(polling ? [{ t: polling, c: 'dim' as const }] : []),
+    ],
     [{ t: step, bold: true }, { t: `${parts.join('')}  last step ` }, age],
   ];
 }
@@ -90,9 +125,16 @@ export function headerLines(p: HeaderProps): Line[] {
  *  do) where it fits; else without the target (the header names it) and the retry remark; else the
  *  path and the error, pointing at the log pane for the rest (the path cut in its middle, never the
  *  error, when even that is too long). */
-export function followProblemStatus(p: { text: string; path: string; error: string; advice: string }, width: number): string {
+export function followProblemStatus(
+  p: { text: string; path: string; error: string; advice: string },
+  width: number,
+): string {
   const error = p.error.startsWith(`${p.path}: `) ? p.error.slice(p.path.length + 2) : p.error;
-  const tries = [p.text, `cannot follow ${p.path}: ${error}; ${p.advice}`, `cannot follow ${p.path}: ${error} (what to do: log pane)`];
+  const tries = [
+    p.text,
+    `cannot follow ${p.path}: ${error}; ${p.advice}`,
+    `cannot follow ${p.path}: ${error} (what to do: log pane)`,
+  ];
   const fits = tries.find((t) => t.length <= width);
   if (fits) return fits;
   for (const pointer of [' (what to do: log pane)', ' (see log pane)', '']) {

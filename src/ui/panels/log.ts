@@ -4,7 +4,7 @@
 // how many lines up from the end; only the visible lines are cut to the width, per frame.
 import { fit } from '../format.js';
 import { titleLine, type Line, type Seg } from '../lines.js';
-import type { LogLine, RunView, TrainerLine, TrainerLinesView } from '../session/types.js';
+import type { LogLine, RunView, TrainerLine, TrainerLinesView } from '../../session/types.js';
 import { fitCells, wrapCells } from '../text-width.js';
 
 export interface LogProps {
@@ -38,7 +38,9 @@ function lineRows(head: Seg | null, text: string, c: Seg['c'], width: number, wr
   const headW = head ? head.t.length : 0;
   if (!wrap) return [[...(head ? [head] : []), { t: fitCells(text, width - headW), ...(c ? { c } : {}) }]];
   const parts = wrapCells(text, Math.max(1, width - headW), Math.max(1, width - WRAP_INDENT.length));
-  return parts.map((t, i): Line => (i === 0 ? [...(head ? [head] : []), { t, ...(c ? { c } : {}) }] : [{ t: WRAP_INDENT }, { t, ...(c ? { c } : {}) }]));
+  return parts.map((t, i): Line =>
+    i === 0 ? [...(head ? [head] : []), { t, ...(c ? { c } : {}) }] : [{ t: WRAP_INDENT }, { t, ...(c ? { c } : {}) }],
+  );
 }
 
 /**
@@ -47,7 +49,12 @@ function lineRows(head: Seg | null, text: string, c: Seg['c'], width: number, wr
  * scroll (and the pin that keeps a scrolled-back pane still) means the same wrapped or not. The
  * top item may show only its last rows; scrolled past the oldest, a full page from the oldest.
  */
-function wrappedWindow<T>(items: readonly T[], rowsOf: (t: T) => Line[], body: number, scroll: number): { rows: Line[]; start: number; end: number } {
+function wrappedWindow<T>(
+  items: readonly T[],
+  rowsOf: (t: T) => Line[],
+  body: number,
+  scroll: number,
+): { rows: Line[]; start: number; end: number } {
   const n = items.length;
   let end = Math.max(0, n - Math.max(0, scroll));
   let start = end;
@@ -74,7 +81,13 @@ function eventRows(l: LogLine, width: number, wrap: boolean): Line[] {
   const c = l.level === 'error' ? 'bad' : l.level === 'warning' ? 'warn' : undefined;
   const time = l.time ? l.time.slice(11, 19) + ' ' : '';
   const src = l.source && l.source !== 'main' ? `[${l.source}] ` : '';
-  if (!wrap) return [[{ t: time, c: 'dim' }, { t: fit(src + l.text, width - time.length), c }]];
+  if (!wrap)
+    return [
+      [
+        { t: time, c: 'dim' },
+        { t: fit(src + l.text, width - time.length), c },
+      ],
+    ];
   return lineRows({ t: time, c: 'dim' }, src + l.text, c, width, true);
 }
 
@@ -88,7 +101,16 @@ export function logLines(p: LogProps, width: number, height: number): Line[] {
   const right = `${mode}${wrap ? ' · wrap' : ''}${p.search ? ` /${p.search}` : ''} ${shown.length ? `${start + 1}-${end}/${shown.length}` : '0'}${p.hint ? ` · ${p.hint}` : ''}`;
   const out: Line[] = [titleLine('Log', width, right)];
   if (shown.length === 0) {
-    out.push([{ t: p.search ? `no line matches '${p.search}'` : p.showAll ? 'no log lines yet' : 'no warnings or errors (a: all lines)', c: 'dim' }]);
+    out.push([
+      {
+        t: p.search
+          ? `no line matches '${p.search}'`
+          : p.showAll
+            ? 'no log lines yet'
+            : 'no warnings or errors (a: all lines)',
+        c: 'dim',
+      },
+    ]);
     return out;
   }
   if (win) return [...out, ...win.rows];
@@ -110,7 +132,9 @@ export interface TrainerLogProps {
 function filterTrainer(lines: readonly TrainerLine[], problemsOnly: boolean, search: string): readonly TrainerLine[] {
   if (!problemsOnly && !search) return lines;
   const needle = search.toLowerCase();
-  return lines.filter((l) => (!problemsOnly || l.level !== 'info') && (!needle || l.text.toLowerCase().includes(needle)));
+  return lines.filter(
+    (l) => (!problemsOnly || l.level !== 'info') && (!needle || l.text.toLowerCase().includes(needle)),
+  );
 }
 
 const MISSING_EARLIER = '… earlier lines not loaded';
@@ -129,7 +153,11 @@ export function compactHeader(text: string): string {
 export function trainerLogLines(p: TrainerLogProps, width: number, height: number): Line[] {
   const lines = filterTrainer(p.view.lines, p.problemsOnly, p.search);
   // Where the lines begin mid-log, the first row says so (it scrolls with the lines).
-  const gap = p.view.startsMidLog ? MISSING_EARLIER : p.view.dropped > 0 ? `… ${p.view.dropped} earlier lines dropped (the pane keeps the last ${p.view.lines.length})` : '';
+  const gap = p.view.startsMidLog
+    ? MISSING_EARLIER
+    : p.view.dropped > 0
+      ? `… ${p.view.dropped} earlier lines dropped (the pane keeps the last ${p.view.lines.length})`
+      : '';
   const g = gap ? 1 : 0;
   const wrap = p.wrap === true;
   const rowsOf = (i: number): Line[] => {
@@ -140,7 +168,15 @@ export function trainerLogLines(p: TrainerLogProps, width: number, height: numbe
   };
   const body = Math.max(0, height - 1);
   // Wrapped, items are indexes (the gap line and the lines), each as many rows as it wraps to.
-  const win = wrap && lines.length ? wrappedWindow(Array.from({ length: lines.length + g }, (_, i) => i), rowsOf, body, p.scroll) : null;
+  const win =
+    wrap && lines.length
+      ? wrappedWindow(
+          Array.from({ length: lines.length + g }, (_, i) => i),
+          rowsOf,
+          body,
+          p.scroll,
+        )
+      : null;
   const [start, end] = win ? [win.start, win.end] : window(lines.length + g, body, p.scroll);
   const mode = p.problemsOnly ? 'warnings+errors' : 'all';
   const range = lines.length ? `${Math.max(0, start - g) + 1}-${end - g}/${lines.length}` : '0';
@@ -148,7 +184,16 @@ export function trainerLogLines(p: TrainerLogProps, width: number, height: numbe
   const out: Line[] = [titleLine('Log', width, right)];
   if (lines.length === 0) {
     if (gap) out.push([{ t: fitCells(gap, width), c: 'dim' }]);
-    out.push([{ t: p.search ? `no line matches '${p.search}'` : p.problemsOnly ? 'no warnings or errors (a: all lines)' : 'no trainer lines yet', c: 'dim' }]);
+    out.push([
+      {
+        t: p.search
+          ? `no line matches '${p.search}'`
+          : p.problemsOnly
+            ? 'no warnings or errors (a: all lines)'
+            : 'no trainer lines yet',
+        c: 'dim',
+      },
+    ]);
     return out;
   }
   if (win) return [...out, ...win.rows];
@@ -180,13 +225,36 @@ export interface LogPaneUi {
 /** The pane as the dashboard and the Log screen show it: the trainer's lines when the session has
  *  them and the user has not switched to the event view (L). */
 export function logPaneLines(run: RunView, ui: LogPaneUi, width: number, height: number): Line[] {
-  if (run.trainerLines && ui.logView === 'trainer') return trainerLogLines({ view: run.trainerLines, problemsOnly: ui.trainerProblemsOnly, search: ui.logSearch, scroll: ui.logScroll, wrap: ui.logWrap }, width, height);
-  return logLines({ lines: run.log, showAll: ui.logAll, search: ui.logSearch, scroll: ui.logScroll, hint: run.trainerLines ? 'L: trainer' : undefined, wrap: ui.logWrap }, width, height);
+  if (run.trainerLines && ui.logView === 'trainer')
+    return trainerLogLines(
+      {
+        view: run.trainerLines,
+        problemsOnly: ui.trainerProblemsOnly,
+        search: ui.logSearch,
+        scroll: ui.logScroll,
+        wrap: ui.logWrap,
+      },
+      width,
+      height,
+    );
+  return logLines(
+    {
+      lines: run.log,
+      showAll: ui.logAll,
+      search: ui.logSearch,
+      scroll: ui.logScroll,
+      hint: run.trainerLines ? 'L: trainer' : undefined,
+      wrap: ui.logWrap,
+    },
+    width,
+    height,
+  );
 }
 
 /** The lines the pane would list (its view and filters), for keeping a scrolled-back pane still. */
 export function logPaneShown(run: RunView, ui: LogPaneUi): readonly { seq: number }[] {
-  if (run.trainerLines && ui.logView === 'trainer') return filterTrainer(run.trainerLines.lines, ui.trainerProblemsOnly, ui.logSearch);
+  if (run.trainerLines && ui.logView === 'trainer')
+    return filterTrainer(run.trainerLines.lines, ui.trainerProblemsOnly, ui.logSearch);
   return filterLog(run.log, ui.logAll, ui.logSearch);
 }
 

@@ -29,7 +29,13 @@ export function rewardLines(p: RewardProps, width: number, height: number, color
     { t: `  avg${REWARD_AVG_STEPS} `, c: 'warn' },
     { t: formatNumber(lastAvg !== null && Number.isFinite(lastAvg) ? lastAvg : null) },
     ...(p.evalReward ? [{ t: '  eval ', c: 'bad' as const }, { t: formatNumber(p.latestEval) }] : []),
-    ...(p.difficulty ? [{ t: '  easy', c: 'good' as const }, { t: ' medium', c: 'title' as const }, { t: ' hard', c: 'accent' as const }] : [{ t: '  (d: by difficulty)', c: 'dim' as const }]),
+    ...(p.difficulty
+      ? [
+          { t: '  easy', c: 'good' as const },
+          { t: ' medium', c: 'title' as const },
+          { t: ' hard', c: 'accent' as const },
+        ]
+      : [{ t: '  (d: by difficulty)', c: 'dim' as const }]),
   ];
   const series = [
     { values: p.reward, color: chartColors.main },

@@ -4,8 +4,10 @@
 import { drawChart } from '../chart.js';
 import { fit, formatNumber, formatPercent } from '../format.js';
 import { titleLine, type Line, type Seg } from '../lines.js';
-import type { SeriesSource } from '../session/types.js';
+import type { SeriesSource } from '../../session/types.js';
 import { chartColors } from '../theme.js';
+import { VERSION_STATS_PREFIX } from '../../metrics/stat-keys.js';
+export { VERSION_STATS_PREFIX };
 
 /** avg/max/min of one `version_stats/sample_staleness_*` triple; a key the log lacks is absent. */
 export interface LagStats {
@@ -46,7 +48,6 @@ export const STALENESS_KEYS = {
   inProgress: 'staleness/rollout/in_progress',
 } as const;
 
-export const VERSION_STATS_PREFIX = 'ppo_actor/update/version_stats/';
 const VERSION = VERSION_STATS_PREFIX;
 const lagKey = (of: 'theta' | 'proximal', stat: 'avg' | 'max' | 'min') => `${VERSION}sample_staleness_${of}_${stat}`;
 

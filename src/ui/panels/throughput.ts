@@ -4,10 +4,10 @@
 import { drawChart } from '../chart.js';
 import { bar, cell, formatDuration, formatNumber, formatPercent, formatShortDuration } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
-import type { SeriesSource } from '../session/types.js';
+import type { SeriesSource } from '../../session/types.js';
 import { chartColors } from '../theme.js';
-
-export const TIMEPERF_PREFIX = 'timeperf/';
+import { TIMEPERF_PREFIX } from '../../metrics/stat-keys.js';
+export { TIMEPERF_PREFIX };
 
 export interface ThroughputProps {
   stepTimes: number[];

@@ -6,7 +6,7 @@ import { clockTime, dayClockTime, fit } from '../format.js';
 import { detailLine, leadText } from '../panels/alerts.js';
 import { titleLine, type Line } from '../lines.js';
 import { severityMark } from '../panels/alerts.js';
-import type { AlertHistoryEntry } from '../session/types.js';
+import type { AlertHistoryEntry } from '../../session/types.js';
 
 function step(s: number | null): string {
   return s === null ? '' : ` (step ${s})`;

@@ -3,7 +3,7 @@
 import { hintLine } from '../bindings.js';
 import { cell, fit, fitMiddle, wrap } from '../format.js';
 import { lineText, titleLine, type Line, type Seg } from '../lines.js';
-import type { ConfigView, PreflightPhase } from '../session/types.js';
+import type { ConfigView, PreflightPhase } from '../../session/types.js';
 import { preflightLines } from './preflight.js';
 import { settledByPreflight } from '../../preflight/settled.js';
 

@@ -3,7 +3,7 @@
 // transport's own words where the advice needs them (a failed handshake's reason, bad settings).
 import { wrap } from '../format.js';
 import type { Line } from '../lines.js';
-import type { ConnectProblem } from '../session/types.js';
+import type { ConnectProblem } from '../../session/types.js';
 
 const INDENT = '    ';
 

@@ -11,7 +11,7 @@ import { logPaneLines } from '../panels/log.js';
 import { rewardLines } from '../panels/reward.js';
 import { stalenessLines, stalenessPropsFrom } from '../panels/staleness.js';
 import { throughputLines, throughputPhasesFrom } from '../panels/throughput.js';
-import { STEP_TIME_SERIES, type RunView } from '../session/types.js';
+import { STEP_TIME_SERIES, type RunView } from '../../session/types.js';
 
 export interface DashboardUi {
   zoom: PanelId | null;

@@ -3,7 +3,7 @@
 // an untagged GPU holder is listed for the user to judge and is never signalled from here.
 import { fit, wrap } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
-import type { LeftoverPhase, LeftoverProcess } from '../session/types.js';
+import type { LeftoverPhase, LeftoverProcess } from '../../session/types.js';
 
 function processLine(l: LeftoverProcess, width: number): Line {
   const why = l.tagged
@@ -56,8 +56,10 @@ export function leftoverLines(p: LeftoverPhase | undefined, runId: string, width
   const tagged = list.filter((l) => l.tagged).length;
   const unchecked = p.unchecked ?? [];
   for (const u of unchecked) for (const t of wrap(`not checked: ${u}`, width, 2)) out.push([{ t, c: 'warn' }]);
-  if (!list.length && unchecked.length) out.push([{ t: 'nothing found where it could be checked (not an all-clear)', c: 'warn' }]);
-  else if (!list.length) out.push([{ t: 'nothing left: no process carries the run tag or holds GPU memory', c: 'good' }]);
+  if (!list.length && unchecked.length)
+    out.push([{ t: 'nothing found where it could be checked (not an all-clear)', c: 'warn' }]);
+  else if (!list.length)
+    out.push([{ t: 'nothing left: no process carries the run tag or holds GPU memory', c: 'good' }]);
   for (const l of list) out.push(processLine(l, width));
   if (p.phase === 'stopping')
     out.push([{ t: `stopping ${tagged} tagged process${tagged === 1 ? '' : 'es'}…`, c: 'warn', bold: true }]);

@@ -3,7 +3,7 @@
 // folded into one line so the list fits next to the argv.
 import { wrap } from '../format.js';
 import type { Line } from '../lines.js';
-import type { PreflightPhase } from '../session/types.js';
+import type { PreflightPhase } from '../../session/types.js';
 
 /** True when the results were made for another set of overrides than the current one. */
 export function preflightStale(p: PreflightPhase | undefined, overrides: readonly string[]): boolean {

@@ -3,7 +3,7 @@ import { hintLine } from '../bindings.js';
 import { cell, fit, fitMiddle, formatNumber, lastStepWhen } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import { connectionText, runStateSeg } from '../panels/header.js';
-import type { RunSummary, TargetSummary } from '../session/types.js';
+import type { RunSummary, TargetSummary } from '../../session/types.js';
 import { connectProblemHead, connectProblemRows } from './connect-problem.js';
 
 /** Runs in display order: the cursor indexes this list. */

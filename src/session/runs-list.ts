@@ -3,7 +3,7 @@
 // target has ended, every `idleRunsPollMs` (each round lists every run dir and reads its log's
 // tail: the largest cost of a cockpit left open on ended runs). A run launched from the cockpit,
 // `r`, a resume and a reconnect list at once.
-import { listRuns, type RunSummary as RunsSummary } from '../../runs/index.js';
+import { listRuns, type RunSummary as RunsSummary } from '../runs/index.js';
 import { errorText } from './error-text.js';
 import { localTimeMs } from './event-log-line.js';
 import { IDLE_RUNS_POLL_MS, type LiveSessionOptions, type TargetConnection } from './live-options.js';
@@ -34,7 +34,11 @@ export function toSummary(r: RunsSummary, target: string): RunSummary {
 
 /** When to list the runs again: soon while any run may change (or a target was never listed, or
  *  lists none: one is being waited for), slowly once every run on every target has ended. */
-export function runsPollDelay(raw: ReadonlyMap<string, readonly Pick<RunsSummary, 'state'>[]>, targets: number, o: Pick<LiveSessionOptions, 'runsPollMs' | 'idleRunsPollMs'> = {}): number {
+export function runsPollDelay(
+  raw: ReadonlyMap<string, readonly Pick<RunsSummary, 'state'>[]>,
+  targets: number,
+  o: Pick<LiveSessionOptions, 'runsPollMs' | 'idleRunsPollMs'> = {},
+): number {
   const all = [...raw.values()].flat();
   const idle = all.length > 0 && raw.size >= targets && all.every((r) => ENDED_STATES.has(r.state));
   return idle ? (o.idleRunsPollMs ?? IDLE_RUNS_POLL_MS) : (o.runsPollMs ?? 5000);

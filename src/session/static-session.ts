@@ -3,7 +3,15 @@
 import type { Session, SessionActions, SessionState } from './types.js';
 
 export function emptyState(): SessionState {
-  return { version: 0, targets: [], selectedRunId: null, run: null, config: null, launch: { phase: 'idle' }, notice: null };
+  return {
+    version: 0,
+    targets: [],
+    selectedRunId: null,
+    run: null,
+    config: null,
+    launch: { phase: 'idle' },
+    notice: null,
+  };
 }
 
 export class StaticSession implements Session {
@@ -15,11 +23,10 @@ export class StaticSession implements Session {
 
   constructor(initial: Partial<SessionState> = {}, actions: Partial<SessionActions> = {}) {
     this.state = { ...emptyState(), ...initial };
-    const record =
-      <K extends keyof SessionActions>(name: K, fallback: SessionActions[K]): SessionActions[K] =>
+    const record = <K extends keyof SessionActions>(name: K, fallback: SessionActions[K]): SessionActions[K] =>
       ((...args: unknown[]) => {
         this.calls.push({ action: name, args });
-        return (actions[name] ?? fallback as any)(...args);
+        return (actions[name] ?? (fallback as any))(...args);
       }) as SessionActions[K];
     this.actions = {
       selectRun: record('selectRun', (runId) => this.update({ selectedRunId: runId })),

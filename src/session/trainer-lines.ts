@@ -2,7 +2,7 @@
 // The lines are read (split once, decoded, ANSI stripped, tables collapsed, a level each) by the
 // one reader of the log's bytes, src/trainer-log's TrainerLogReader (its LogLineReader); this is
 // only the ring that keeps them, with the notes the cockpit adds. Memory is constant over days.
-import type { LogLine } from '../../trainer-log/index.js';
+import type { LogLine } from '../trainer-log/index.js';
 import type { TrainerLine, TrainerLinesView } from './types.js';
 
 export const TRAINER_RING = 500;
@@ -34,7 +34,8 @@ export class TrainerLineRing {
   /** The log was truncated or replaced (the reader dropped what it held of the old one): the pane
    *  says so (`reason` null: silently, e.g. the log appearing before anything was read). */
   reset(reason: string | null): void {
-    if (reason) this.append({ level: 'warning', text: `— log ${reason}: reading it again from the start —`, kind: 'note' });
+    if (reason)
+      this.append({ level: 'warning', text: `— log ${reason}: reading it again from the start —`, kind: 'note' });
   }
 
   /** A line the cockpit itself adds (backfill figures, a failure to read). */

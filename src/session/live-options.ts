@@ -2,9 +2,9 @@
 // login node), the config the Config screen launches, and the poll paces. Kept apart from the
 // session itself so that the parts it is made of (runs list, GPU polling, launch, leftovers) can
 // share these types without importing the session.
-import type { Transport } from '../../remote/transport.js';
-import type { GpuPollScope } from '../../gpu/index.js';
-import type { RunSummary as RunsSummary, Target } from '../../runs/index.js';
+import type { Transport } from '../remote/transport.js';
+import type { GpuPollScope } from '../gpu/index.js';
+import type { RunSummary as RunsSummary, Target } from '../runs/index.js';
 import type { RunFacts } from './run-feed.js';
 import type { GpuSnapshot } from './types.js';
 
@@ -23,7 +23,11 @@ export interface TargetConnection {
  * GPU polling is injected (src/gpu's poller): start it for a run on `scope` (src/gpu's
  * gpuPollScope: which hosts, the head or not), get snapshots, stop it.
  */
-export type GpuPollerFactory = (conn: TargetConnection, scope: GpuPollScope, onSnapshots: (s: GpuSnapshot[]) => void) => () => void;
+export type GpuPollerFactory = (
+  conn: TargetConnection,
+  scope: GpuPollScope,
+  onSnapshots: (s: GpuSnapshot[]) => void,
+) => () => void;
 
 export interface LiveSessionOptions {
   targets: TargetConnection[];

@@ -5,8 +5,17 @@
 // usual `ready` handling lists its runs. Until then calls fail at once with the problem's words
 // (nothing is listed on a target that is not connected: RunsList skips it).
 import { PassThrough } from 'node:stream';
-import type { ConnectionState, ExecOptions, ExecResult, ExecStream, FileStat, FollowEvent, FollowHandle, Transport } from '../../remote/transport.js';
-import { connectProblem, type ConnectProblem } from '../connect-advice.js';
+import type {
+  ConnectionState,
+  ExecOptions,
+  ExecResult,
+  ExecStream,
+  FileStat,
+  FollowEvent,
+  FollowHandle,
+  Transport,
+} from '../remote/transport.js';
+import { connectProblem, type ConnectProblem } from './connect-advice.js';
 
 export class RetryTransport implements Transport {
   private inner: Transport | null = null;
@@ -53,26 +62,29 @@ export class RetryTransport implements Transport {
    *  resolves when it is over. A failure it cannot fix by itself (a key, a login) may have been
    *  fixed outside the cockpit meanwhile: `r` is how the person says so. */
   retry(): Promise<void> {
-    if (this.closed || this.inner || !(this.why?.retry || this.why?.retryOnceFixed)) return this.attempt ?? Promise.resolve();
+    if (this.closed || this.inner || !(this.why?.retry || this.why?.retryOnceFixed))
+      return this.attempt ?? Promise.resolve();
     if (this.attempt) return this.attempt;
     this.why = null;
     this.emit({ state: 'connecting' });
-    this.attempt = this.open().then(
-      async (t) => {
-        if (this.closed) return void (await t.close().catch(() => undefined));
-        this.inner = t;
-        this.innerOff = t.onState((s) => this.emit(s));
-        this.connected();
-        this.emit(t.state);
-      },
-      (err: unknown) => {
-        if (this.closed) return;
-        this.why = connectProblem(this.name, err);
-        this.emit({ state: 'failed', reason: this.why.what });
-      },
-    ).finally(() => {
-      this.attempt = null;
-    });
+    this.attempt = this.open()
+      .then(
+        async (t) => {
+          if (this.closed) return void (await t.close().catch(() => undefined));
+          this.inner = t;
+          this.innerOff = t.onState((s) => this.emit(s));
+          this.connected();
+          this.emit(t.state);
+        },
+        (err: unknown) => {
+          if (this.closed) return;
+          this.why = connectProblem(this.name, err);
+          this.emit({ state: 'failed', reason: this.why.what });
+        },
+      )
+      .finally(() => {
+        this.attempt = null;
+      });
     return this.attempt;
   }
 
@@ -121,4 +133,5 @@ export class RetryTransport implements Transport {
 }
 
 /** A target's connection problem, when it is a target the cockpit could not connect to. */
-export const connectProblemOf = (t: Transport): ConnectProblem | null => (t instanceof RetryTransport ? t.problem : null);
+export const connectProblemOf = (t: Transport): ConnectProblem | null =>
+  t instanceof RetryTransport ? t.problem : null;

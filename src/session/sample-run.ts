@@ -1,12 +1,12 @@
 // Synthetic run data shaped like the trainer's (same keys, plausible dynamics), for component
 // tests, the benchmark and a cockpit preview without a target. Deterministic for a given seed.
-import { ALERT_KEYS, evaluateAlerts, MetricsStore } from '../../metrics/index.js';
+import { ALERT_KEYS, evaluateAlerts, MetricsStore } from '../metrics/index.js';
 import { ArraySeries } from './array-series.js';
 import type { Alert, GpuSnapshot, LogLine, MemoryFigure, RunView } from './types.js';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0 || 1;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 export const SAMPLE_KEYS = [
@@ -28,7 +28,11 @@ export const SAMPLE_KEYS = [
 ];
 
 /** One step's stats: the named keys plus filler keys up to `keyCount`. */
-export function sampleStats(step: number, keyCount = SAMPLE_KEYS.length, random = rng(step + 1)): Record<string, number | null> {
+export function sampleStats(
+  step: number,
+  keyCount = SAMPLE_KEYS.length,
+  random = rng(step + 1),
+): Record<string, number | null> {
   const progress = 1 - Math.exp(-step / 300);
   const noise = () => (random() - 0.5) * 0.1;
   const stats: Record<string, number | null> = {
@@ -58,8 +62,15 @@ export function sampleStats(step: number, keyCount = SAMPLE_KEYS.length, random 
 function stalenessDemoAlert(step: number): Alert[] {
   const store = new MetricsStore({ capacity: 4 });
   store.ingest({
-    type: 'step', epoch: 1, epochs: 10, step, stepsPerEpoch: 160, globalStep: step, totalSteps: 1600,
-    time: '2026-05-25T12:19:55.952', stats: { [ALERT_KEYS.stalenessMax]: 3 },
+    type: 'step',
+    epoch: 1,
+    epochs: 10,
+    step,
+    stepsPerEpoch: 160,
+    globalStep: step,
+    totalSteps: 1600,
+    time: '2026-05-25T12:19:55.952',
+    stats: { [ALERT_KEYS.stalenessMax]: 3 },
   });
   return evaluateAlerts(store, [], { maxHeadOffpolicyness: 2 }).filter((a) => a.id === 'staleness-over-budget');
 }
@@ -85,7 +96,13 @@ export function sampleRunView(o: SampleRunOptions): RunView {
   const random = rng(7);
   const gpus: GpuSnapshot[] = Array.from({ length: o.nodes ?? 1 }, (_, n) => ({
     node: `node${n}`,
-    gpus: Array.from({ length: o.gpusPerNode ?? 8 }, (_, i) => ({ index: i, name: 'NVIDIA H100 80GB HBM3', usedMiB: Math.round(40000 + random() * 40000), totalMiB: 81559, utilPct: Math.round(random() * 100) })),
+    gpus: Array.from({ length: o.gpusPerNode ?? 8 }, (_, i) => ({
+      index: i,
+      name: 'NVIDIA H100 80GB HBM3',
+      usedMiB: Math.round(40000 + random() * 40000),
+      totalMiB: 81559,
+      utilPct: Math.round(random() * 100),
+    })),
   }));
   const memory: MemoryFigure[] = [
     { phase: 'recompute logp', allocatedGB: 18.42, reservedGB: 61.07, usedGB: 64.9, totalGB: 79.11 },
@@ -96,13 +113,28 @@ export function sampleRunView(o: SampleRunOptions): RunView {
     level: i % 13 === 5 ? 'error' : i % 5 === 2 ? 'warning' : 'info',
     time: '2026-05-25T12:19:55.952',
     source: i % 3 === 0 ? 'rollout' : 'main',
-    text: i % 5 === 2 ? `[EPISODE_TIMEOUT] episode ${i} exceeded 600 s` : `Epoch 1/10 Step ${i + 1}/16 Train step ${i + 1}/160 done.`,
+    text:
+      i % 5 === 2
+        ? `[EPISODE_TIMEOUT] episode ${i} exceeded 600 s`
+        : `Epoch 1/10 Step ${i + 1}/16 Train step ${i + 1}/160 done.`,
   }));
   const alerts: Alert[] = o.steps ? stalenessDemoAlert(o.steps) : [];
-  const mean = stepTimes.length ? stepTimes.slice(-20).reduce((a, b) => a + b, 0) / Math.min(20, stepTimes.length) : null;
+  const mean = stepTimes.length
+    ? stepTimes.slice(-20).reduce((a, b) => a + b, 0) / Math.min(20, stepTimes.length)
+    : null;
   const total = Math.max(o.steps, 1600);
   return {
-    summary: { id: 'sample-run', target: 'local', experiment: 'qwen3vl8b-inst-grpo', trial: 'trial0', state: 'running', step: o.steps || null, totalSteps: total, reward: series.latest('rollout/reward'), lastStepAt: o.steps ? now - 4000 : null },
+    summary: {
+      id: 'sample-run',
+      target: 'local',
+      experiment: 'qwen3vl8b-inst-grpo',
+      trial: 'trial0',
+      state: 'running',
+      step: o.steps || null,
+      totalSteps: total,
+      reward: series.latest('rollout/reward'),
+      lastStepAt: o.steps ? now - 4000 : null,
+    },
     connection: { state: 'ready' },
     connectionAt: now,
     series,
@@ -116,7 +148,10 @@ export function sampleRunView(o: SampleRunOptions): RunView {
       etaS: mean !== null ? (total - o.steps) * mean : null,
       stepTimeS: mean,
       episodesPerS: mean ? 128 / mean : null,
-      trainTokensPerS: series.latest('ppo_actor/n_tokens') !== null && series.latest('timeperf/train_step') ? series.latest('ppo_actor/n_tokens')! / series.latest('timeperf/train_step')! : null,
+      trainTokensPerS:
+        series.latest('ppo_actor/n_tokens') !== null && series.latest('timeperf/train_step')
+          ? series.latest('ppo_actor/n_tokens')! / series.latest('timeperf/train_step')!
+          : null,
       rolloutWaitS: series.latest('timeperf/rollout'),
       stepTimes,
     },

@@ -1,18 +1,18 @@
 // The cockpit's one dependency: a Session (state + actions). Views read SessionState and call
 // actions; only session implementations talk to metrics, runs and remote. Everything here is
 // plain data so panels can be rendered in tests from literals.
-import type { ConnectionState, FollowProblem } from '../../remote/transport.js';
-import type { Alert } from '../../metrics/alerts.js';
-import type { Leftover } from '../../preflight/leftovers.js';
-import type { AlertHistoryEntry } from '../../health/alert-history.js';
-import type { ConnectProblem } from '../connect-advice.js';
+import type { ConnectionState, FollowProblem } from '../remote/transport.js';
+import type { Alert } from '../metrics/alerts.js';
+import type { Leftover } from '../preflight/leftovers.js';
+import type { AlertHistoryEntry } from '../health/alert-history.js';
+import type { ConnectProblem } from './connect-advice.js';
 
 export type { ConnectProblem };
 
 export type { ConnectionState, FollowProblem };
 
 /** The store's derived step wall-time series. */
-export { STEP_TIME_KEY as STEP_TIME_SERIES } from '../../metrics/store.js';
+export { STEP_TIME_KEY as STEP_TIME_SERIES } from '../metrics/store.js';
 
 export type RunState = 'submitted' | 'pending' | 'running' | 'finished' | 'failed' | 'timeout' | 'stopped' | 'unknown';
 

@@ -8,10 +8,10 @@ import {
   type ConfigEvaluation,
   type KeyOrigin,
   type Val,
-} from '../../config/index.js';
-import { pyFloatRepr } from '../../config/values.js';
+} from '../config/index.js';
+import { pyFloatRepr } from '../config/values.js';
 import type { ConfigDiagnostic, ConfigRow, ConfigView } from './types.js';
-import { forwardingFor } from '../../runs/forwarding.js';
+import { forwardingFor } from '../runs/forwarding.js';
 
 export interface ConfigSource {
   fileName: string;
@@ -76,7 +76,16 @@ function scalarText(v: Val): string {
   }
 }
 
-const TYPE: Record<Val['t'], ConfigRow['type']> = { int: 'int', float: 'float', str: 'string', bool: 'bool', null: 'null', missing: 'other', list: 'list', map: 'dict' };
+const TYPE: Record<Val['t'], ConfigRow['type']> = {
+  int: 'int',
+  float: 'float',
+  str: 'string',
+  bool: 'bool',
+  null: 'null',
+  missing: 'other',
+  list: 'list',
+  map: 'dict',
+};
 
 function isScalarList(v: Val): boolean {
   return v.t === 'list' && v.a.every((x) => x.t !== 'map' && x.t !== 'list');
@@ -127,14 +136,33 @@ export interface BuiltConfig {
   evaluation: ConfigEvaluation;
 }
 
-export function buildConfigView(src: ConfigSource, draft: { key: string; text: string } | null, rowTypes?: Map<string, ConfigRow['type']>): BuiltConfig {
-  const overrides = draft ? withValue(src.overrides, draft.key, typedValueText(rowTypes?.get(draft.key) ?? 'other', draft.text)) : src.overrides;
+export function buildConfigView(
+  src: ConfigSource,
+  draft: { key: string; text: string } | null,
+  rowTypes?: Map<string, ConfigRow['type']>,
+): BuiltConfig {
+  const overrides = draft
+    ? withValue(src.overrides, draft.key, typedValueText(rowTypes?.get(draft.key) ?? 'other', draft.text))
+    : src.overrides;
   const ev = evaluateConfig({ fileName: src.fileName, text: src.text, overrides, envNames: src.envNames });
   const baseline = src.overrides.length || draft ? baselineOf(src) : ev;
   const rows: ConfigRow[] = [];
   if (ev.resolvedTree) walk(ev.resolvedTree, [], 0, ev, rows);
-  const diagnostics: ConfigDiagnostic[] = ev.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, key: d.key, where: where(d, src.fileName) }));
-  const diff = baseline.resolved && ev.resolved ? diffConfigs(baseline.resolved, ev.resolved).map((c) => ({ key: c.key, before: show(c.before), after: show(c.after) })) : [];
+  const diagnostics: ConfigDiagnostic[] = ev.diagnostics.map((d) => ({
+    severity: d.severity,
+    code: d.code,
+    message: d.message,
+    key: d.key,
+    where: where(d, src.fileName),
+  }));
+  const diff =
+    baseline.resolved && ev.resolved
+      ? diffConfigs(baseline.resolved, ev.resolved).map((c) => ({
+          key: c.key,
+          before: show(c.before),
+          after: show(c.after),
+        }))
+      : [];
   let argv: string[] = [];
   if (!ev.hasErrors) {
     try {
@@ -144,10 +172,29 @@ export function buildConfigView(src: ConfigSource, draft: { key: string; text: s
     }
   }
   // The very decision the launch carries out (forwarded.ts); a dropped name is not listed.
-  const forwarding = ev.resolved ? forwardingFor(ev.resolved, { forwardEnv: src.forward?.add ?? [], noForwardEnv: src.forward?.drop ?? [] }, src.envNames) : null;
-  const secrets = (forwarding?.secrets ?? []).filter((s) => !s.dropped).map((s) => ({ name: s.name, required: s.required, present: src.envNames.has(s.name) }));
+  const forwarding = ev.resolved
+    ? forwardingFor(
+        ev.resolved,
+        { forwardEnv: src.forward?.add ?? [], noForwardEnv: src.forward?.drop ?? [] },
+        src.envNames,
+      )
+    : null;
+  const secrets = (forwarding?.secrets ?? [])
+    .filter((s) => !s.dropped)
+    .map((s) => ({ name: s.name, required: s.required, present: src.envNames.has(s.name) }));
   return {
     evaluation: ev,
-    view: { fileName: src.fileName, overrides: src.overrides, rows, diagnostics, hasErrors: ev.hasErrors, diff, argv, secrets, target: src.target, draft },
+    view: {
+      fileName: src.fileName,
+      overrides: src.overrides,
+      rows,
+      diagnostics,
+      hasErrors: ev.hasErrors,
+      diff,
+      argv,
+      secrets,
+      target: src.target,
+      draft,
+    },
   };
 }

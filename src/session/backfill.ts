@@ -5,12 +5,12 @@
 // result is gzipped. Following then continues from the exact byte where the filtered part ended,
 // with the same reader (src/trainer-log), so no step is lost or doubled at the seam.
 import { gunzipSync } from 'node:zlib';
-import type { Transport } from '../../remote/transport.js';
-import { ALERT_KEYS } from '../../metrics/index.js';
-import { TrainerLogReader } from '../../trainer-log/index.js';
-import type { HealthEvent } from '../../health/index.js';
-import { TIMEPERF_PREFIX } from '../panels/throughput.js';
-import { VERSION_STATS_PREFIX } from '../panels/staleness.js';
+import type { Transport } from '../remote/transport.js';
+import { ALERT_KEYS } from '../metrics/index.js';
+import { TrainerLogReader } from '../trainer-log/index.js';
+import type { HealthEvent } from '../health/index.js';
+import { TIMEPERF_PREFIX } from '../metrics/stat-keys.js';
+import { VERSION_STATS_PREFIX } from '../metrics/stat-keys.js';
 
 /** Keys whose history the cockpit draws or evaluates (matched as substrings of a table row, so a
  *  prefix stands for every key it starts: all timeperf/* phases, all version_stats/*). */
@@ -54,11 +54,23 @@ export interface BackfillResult {
 }
 
 export async function backfill(transport: Transport, logPath: string, size: number): Promise<BackfillResult> {
-  const r = await transport.exec(['bash', '-c', SCRIPT, 'awrl-backfill', String(size), logPath, BACKFILL_KEYS.join('|')]);
-  if (r.code !== 0) throw new Error(`backfill filter failed on ${transport.target}: ${r.stderr.toString().trim().split('\n').pop() ?? `exit ${r.code}`}`);
+  const r = await transport.exec([
+    'bash',
+    '-c',
+    SCRIPT,
+    'awrl-backfill',
+    String(size),
+    logPath,
+    BACKFILL_KEYS.join('|'),
+  ]);
+  if (r.code !== 0)
+    throw new Error(
+      `backfill filter failed on ${transport.target}: ${r.stderr.toString().trim().split('\n').pop() ?? `exit ${r.code}`}`,
+    );
   const nl = r.stdout.indexOf(0x0a);
   const offset = Number(r.stdout.subarray(0, nl).toString('latin1'));
-  if (!Number.isFinite(offset) || offset < 0 || offset > size) throw new Error(`backfill filter gave a bad offset on ${transport.target}`);
+  if (!Number.isFinite(offset) || offset < 0 || offset > size)
+    throw new Error(`backfill filter gave a bad offset on ${transport.target}`);
   const gz = r.stdout.subarray(nl + 1);
   const bytes = gz.length ? gunzipSync(gz) : Buffer.alloc(0);
   // The filter keeps every record header, the `Saving … checkpoints` ones too: the reader finds the
@@ -71,8 +83,14 @@ export async function backfill(transport: Transport, logPath: string, size: numb
 
 /** The raw log in [from, end) for the trainer-lines pane, reading one byte before `from` to know
  *  whether `from` starts a line. `midLog`: bytes before `from` exist and are not shown. */
-export async function readTail(transport: Transport, logPath: string, from: number, end: number): Promise<{ bytes: Buffer; midLog: boolean; insideLine: boolean }> {
-  if (from <= 0) return { bytes: await transport.readFile(logPath, { offset: 0, length: end }), midLog: false, insideLine: false };
+export async function readTail(
+  transport: Transport,
+  logPath: string,
+  from: number,
+  end: number,
+): Promise<{ bytes: Buffer; midLog: boolean; insideLine: boolean }> {
+  if (from <= 0)
+    return { bytes: await transport.readFile(logPath, { offset: 0, length: end }), midLog: false, insideLine: false };
   const bytes = await transport.readFile(logPath, { offset: from - 1, length: end - from + 1 });
   return { bytes: bytes.subarray(1), midLog: true, insideLine: bytes[0] !== 0x0a };
 }

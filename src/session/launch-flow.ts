@@ -5,12 +5,12 @@
 // the launch's own when it is for the same config and recent. Quitting the cockpit mid-launch cancels it while
 // nothing was started, or waits for a start already sent (close()). Results go to the session
 // state (preflight, launch) for the Config screen to show.
-import type { ConfigEvaluation } from '../../config/index.js';
-import { defaultWhere, launchRun, planFromEvaluation, LaunchCancelled, type LaunchPlan } from '../../runs/index.js';
-import { preflightGate, type GateResult } from '../../preflight/gate.js';
-import { HOLD_ENV } from '../../runs/launch-hold.js';
-import { checkTwins } from '../../runs/twins.js';
-import { RunError } from '../../runs/run-error.js';
+import type { ConfigEvaluation } from '../config/index.js';
+import { defaultWhere, launchRun, planFromEvaluation, LaunchCancelled, type LaunchPlan } from '../runs/index.js';
+import { preflightGate, type GateResult } from '../preflight/gate.js';
+import { HOLD_ENV } from '../runs/launch-hold.js';
+import { checkTwins } from '../runs/twins.js';
+import { RunError } from '../runs/run-error.js';
 import type { ConfigEditor } from './config-edit.js';
 import type { ConfigSource } from './config-view.js';
 import { errorText } from './error-text.js';
@@ -75,8 +75,15 @@ export class LaunchFlow {
     if (twin) {
       return this.o.update({
         preflight: {
-          phase: 'done', target: l.conn.target.name, checks: [], errors: 1, warnings: 0, blocked: true,
-          reason: twin, failed: twin, overrides: [...l.src.overrides],
+          phase: 'done',
+          target: l.conn.target.name,
+          checks: [],
+          errors: 1,
+          warnings: 0,
+          blocked: true,
+          reason: twin,
+          failed: twin,
+          overrides: [...l.src.overrides],
         },
       });
     }

@@ -2,12 +2,24 @@
 // events and a ring of log-pane lines, over the watch's metrics store and alert rules (src/runs'
 // RunWatch feeds both and advances the rules on its own clock). Deriving a view has no side
 // effects: it reads what the rules said last, it never evaluates them.
-import type { RunAlerts, HealthEvent } from '../../health/index.js';
-import { deriveFigures, type MetricsStore } from '../../metrics/index.js';
-import type { ConnectionState, FollowProblem } from '../../remote/transport.js';
-import type { TrainerEvent } from '../../trainer-log/events.js';
+import type { RunAlerts, HealthEvent } from '../health/index.js';
+import { deriveFigures, type MetricsStore } from '../metrics/index.js';
+import type { ConnectionState, FollowProblem } from '../remote/transport.js';
+import type { TrainerEvent } from '../trainer-log/events.js';
 import { eventLogLine, localTimeMs } from './event-log-line.js';
-import { ENDED_STATES, type Alert, type LogReadEnd, type DashboardFigures, type GpuSnapshot, type LogLine, type MemoryFigure, type RunSummary, type RunView, type SeriesSource, type TrainerLinesView } from './types.js';
+import {
+  ENDED_STATES,
+  type Alert,
+  type LogReadEnd,
+  type DashboardFigures,
+  type GpuSnapshot,
+  type LogLine,
+  type MemoryFigure,
+  type RunSummary,
+  type RunView,
+  type SeriesSource,
+  type TrainerLinesView,
+} from './types.js';
 
 export interface RunFacts {
   consumerBatchSize?: number;
@@ -44,7 +56,15 @@ export class RunRecords {
   private lastRecordAt: number | null = null;
   readonly series: SeriesSource;
 
-  constructor(private readonly o: { store: MetricsStore; alerts: RunAlerts; facts?: RunFacts; logLimit?: number; clock: () => number }) {
+  constructor(
+    private readonly o: {
+      store: MetricsStore;
+      alerts: RunAlerts;
+      facts?: RunFacts;
+      logLimit?: number;
+      clock: () => number;
+    },
+  ) {
     const store = (this.store = o.store);
     this.alerts = o.alerts;
     this.series = {
@@ -82,7 +102,10 @@ export class RunRecords {
   /** The view for a frame (reads only: the alert history is the watch's). */
   view(ctx: RunViewContext): RunView {
     const facts = this.o.facts ?? {};
-    const f = deriveFigures(this.store, { consumerBatchSize: facts.consumerBatchSize, maxHeadOffpolicyness: facts.maxHeadOffpolicyness });
+    const f = deriveFigures(this.store, {
+      consumerBatchSize: facts.consumerBatchSize,
+      maxHeadOffpolicyness: facts.maxHeadOffpolicyness,
+    });
     const last = this.store.lastStepEvent;
     const ended = ENDED_STATES.has(ctx.summary.state);
     // What the rules said at the watch's last look (it ticks on its own clock).
@@ -123,7 +146,9 @@ export class RunRecords {
       log: this.log,
       trainerLines: ctx.trainerLines,
       offpolicyBudget: facts.maxHeadOffpolicyness ?? null,
-      ...(ctx.pollingStoppedS !== null ? { pollingStopped: { statePollS: ctx.pollingStoppedS, ...(ctx.logReadEnd ? { log: ctx.logReadEnd } : {}) } } : {}),
+      ...(ctx.pollingStoppedS !== null
+        ? { pollingStopped: { statePollS: ctx.pollingStoppedS, ...(ctx.logReadEnd ? { log: ctx.logReadEnd } : {}) } }
+        : {}),
       ...(ctx.followProblem ? { followProblem: ctx.followProblem } : {}),
     };
   }

@@ -1,8 +1,8 @@
 // Stopping a run from the cockpit (`x`) and, after a run ended, the leftover processes it may have
 // left on its nodes (`o`: list them, `y`: stop the tagged ones). Both act on a run found in the
 // runs list, through src/runs and src/preflight: the same code as `awrl-tui stop`.
-import { runNodes, setupInWorkdir, stopRun, type RunSummary as RunsSummary } from '../../runs/index.js';
-import { checkLeftovers, stopLeftovers, type LeftoverOptions, type NodeFailure } from '../../preflight/leftovers.js';
+import { runNodes, setupInWorkdir, stopRun, type RunSummary as RunsSummary } from '../runs/index.js';
+import { checkLeftovers, stopLeftovers, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
 import { errorText } from './error-text.js';
 import type { TargetConnection } from './live-options.js';
 import type { LeftoverProcess, SessionState } from './types.js';
@@ -25,7 +25,9 @@ export class RunStopper {
     update({ notice: `stopping ${runId}…` });
     try {
       const r = await stopRun(found.conn.transport, found.conn.target, runId);
-      update({ notice: `stopped ${runId}${r.left.length ? ` (${r.left.length} processes left: ${r.left.join(', ')})` : ''}` });
+      update({
+        notice: `stopped ${runId}${r.left.length ? ` (${r.left.length} processes left: ${r.left.join(', ')})` : ''}`,
+      });
     } catch (err) {
       update({ notice: `stop failed: ${errorText(err)}` });
     }
@@ -39,8 +41,18 @@ export class RunStopper {
     try {
       const scope = this.leftoverScope(runId);
       const r = await checkLeftovers(conn.transport, runId, { setup: setupInWorkdir(conn.target), ...scope });
-      const unchecked = [...r.unreachable.map((x) => `${x.error} (unreachable)`), ...r.gpuUnchecked.map((x) => `${x.error} (GPU memory)`)];
-      this.o.update({ leftovers: { phase: 'found', runId, list: r.list.map((l) => leftoverView(l, !!scope.nodes)), ...(unchecked.length ? { unchecked } : {}) } });
+      const unchecked = [
+        ...r.unreachable.map((x) => `${x.error} (unreachable)`),
+        ...r.gpuUnchecked.map((x) => `${x.error} (GPU memory)`),
+      ];
+      this.o.update({
+        leftovers: {
+          phase: 'found',
+          runId,
+          list: r.list.map((l) => leftoverView(l, !!scope.nodes)),
+          ...(unchecked.length ? { unchecked } : {}),
+        },
+      });
     } catch (err) {
       this.o.update({ leftovers: { phase: 'failed', runId, message: errorText(err) } });
     }
@@ -50,13 +62,21 @@ export class RunStopper {
     const conn = this.o.findRun(runId)?.conn;
     const cur = this.o.state().leftovers;
     if (!conn || !cur || cur.phase !== 'found' || cur.runId !== runId) return;
-    this.o.update({ leftovers: { phase: 'stopping', runId, list: cur.list, ...(cur.unchecked ? { unchecked: cur.unchecked } : {}) } });
+    this.o.update({
+      leftovers: { phase: 'stopping', runId, list: cur.list, ...(cur.unchecked ? { unchecked: cur.unchecked } : {}) },
+    });
     try {
       // Only processes tagged with this run are ever signalled (src/preflight re-checks each PID's tag).
       const scope = this.leftoverScope(runId);
-      const r = await stopLeftovers(conn.transport, runId, { setup: setupInWorkdir(conn.target), graceSeconds: 5, ...scope });
+      const r = await stopLeftovers(conn.transport, runId, {
+        setup: setupInWorkdir(conn.target),
+        graceSeconds: 5,
+        ...scope,
+      });
       const view = (l: LeftoverProcess) => leftoverView(l, !!scope.nodes);
-      this.o.update({ leftovers: { phase: 'stopped', runId, stopped: r.stopped.map(view), remaining: r.remaining.map(view) } });
+      this.o.update({
+        leftovers: { phase: 'stopped', runId, stopped: r.stopped.map(view), remaining: r.remaining.map(view) },
+      });
     } catch (err) {
       this.o.update({ leftovers: { phase: 'failed', runId, message: errorText(err) } });
     }
@@ -69,12 +89,21 @@ export class RunStopper {
     const run = found?.run;
     const hosts = run?.record.backend === 'direct' ? (found?.conn.directRunHosts ?? []) : [];
     const recorded = run?.record.backend === 'slurm' ? runNodes(run.record) : [];
-    const onUnreachable = (f: NodeFailure[]) => this.o.update({ notice: `leftover check: ${f.map((x) => x.error).join('; ')}` });
+    const onUnreachable = (f: NodeFailure[]) =>
+      this.o.update({ notice: `leftover check: ${f.map((x) => x.error).join('; ')}` });
     if (recorded.length) return { nodes: recorded, onUnreachable };
     return hosts.length ? { nodes: [...hosts], includeHead: true, onUnreachable } : {};
   }
 }
 
 function leftoverView(l: LeftoverProcess & { node?: string }, spansNodes: boolean): LeftoverProcess {
-  return { ...(spansNodes && l.node ? { node: l.node } : {}), pid: l.pid, tagged: l.tagged, otherRunId: l.otherRunId, user: l.user, cmd: l.cmd, gpuMiB: l.gpuMiB };
+  return {
+    ...(spansNodes && l.node ? { node: l.node } : {}),
+    pid: l.pid,
+    tagged: l.tagged,
+    otherRunId: l.otherRunId,
+    user: l.user,
+    cmd: l.cmd,
+    gpuMiB: l.gpuMiB,
+  };
 }

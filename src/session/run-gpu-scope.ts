@@ -2,10 +2,10 @@
 // GPUs are on its allocation (asked of squeue, else as run.json recorded it), a direct run's on its
 // head plus the hosts the user named. Pure lookups and adapters; the selected run's poller
 // lifecycle is in selected-run-gpus.ts.
-import { GpuPoller, gpuPollScope, type GpuPollScope, type GpuSnapshot as PolledGpus } from '../../gpu/index.js';
-import { setupInWorkdir, type RunSummary as RunsSummary } from '../../runs/index.js';
-import { pendingGpuNote } from '../../runs/pending-gpus.js';
-import { directGpuScope } from '../../runs/direct-nodes.js';
+import { GpuPoller, gpuPollScope, type GpuPollScope, type GpuSnapshot as PolledGpus } from '../gpu/index.js';
+import { setupInWorkdir, type RunSummary as RunsSummary } from '../runs/index.js';
+import { pendingGpuNote } from '../runs/pending-gpus.js';
+import { directGpuScope } from '../runs/direct-nodes.js';
 import type { GpuPollerFactory, TargetConnection } from './live-options.js';
 import type { GpuSnapshot } from './types.js';
 
@@ -17,10 +17,15 @@ import type { GpuSnapshot } from './types.js';
 export async function slurmNodes(conn: TargetConnection, run: RunsSummary): Promise<string[]> {
   const job = [...run.record.attempts].reverse().find((a) => a.jobId)?.jobId;
   if (run.record.backend !== 'slurm' || !job) return [];
-  const script = '[ -n "$2" ] && { eval "$2"; } >/dev/null 2>&1 </dev/null; n=$(squeue -h -j "$1" -o %N) && [ -n "$n" ] && scontrol show hostnames "$n"';
+  const script =
+    '[ -n "$2" ] && { eval "$2"; } >/dev/null 2>&1 </dev/null; n=$(squeue -h -j "$1" -o %N) && [ -n "$n" ] && scontrol show hostnames "$n"';
   const r = await conn.transport.exec(['bash', '-c', script, 'awrl-nodes', job, setupInWorkdir(conn.target)]);
   if (r.code !== 0) return [];
-  return r.stdout.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+  return r.stdout
+    .toString('utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -50,7 +55,12 @@ export function allocationKey(run: RunsSummary): string {
 
 /** One round of `poller`, then stopped (the factory only knows how to start and stop: the round
  *  may be delivered before the factory returns). Returns a stop for a close meanwhile. */
-export function finalPoll(poller: GpuPollerFactory, conn: TargetConnection, scope: GpuPollScope, onSnapshots: (s: GpuSnapshot[]) => void): () => void {
+export function finalPoll(
+  poller: GpuPollerFactory,
+  conn: TargetConnection,
+  scope: GpuPollScope,
+  onSnapshots: (s: GpuSnapshot[]) => void,
+): () => void {
   let done = false;
   let stop: (() => void) | null = null;
   stop = poller(conn, scope, (s) => {
@@ -72,7 +82,13 @@ export function gpuView(n: PolledGpus): GpuSnapshot {
   return {
     node: n.node,
     at: n.at,
-    gpus: n.gpus.map((g, i) => ({ index: g.index ?? i, name: g.name ?? undefined, usedMiB: g.memoryUsedMiB, totalMiB: g.memoryTotalMiB, utilPct: g.utilizationPct })),
+    gpus: n.gpus.map((g, i) => ({
+      index: g.index ?? i,
+      name: g.name ?? undefined,
+      usedMiB: g.memoryUsedMiB,
+      totalMiB: g.memoryTotalMiB,
+      utilPct: g.utilizationPct,
+    })),
     ...(n.error !== undefined ? { error: n.error } : {}),
     ...(n.unreachable ? { unreachable: true } : {}),
     ...(n.stale ? { stale: true } : {}),

@@ -2,7 +2,7 @@
 // and the evaluation both give (rows, diagnostics, diff, argv). Kept apart from the launch because
 // editing runs on every keystroke pause, launching once; the launch reads the committed config
 // from here.
-import { evaluateConfig, type ConfigEvaluation } from '../../config/index.js';
+import { evaluateConfig, type ConfigEvaluation } from '../config/index.js';
 import { buildConfigView, overrideKey, typedValueText, withValue, type ConfigSource } from './config-view.js';
 import { setEnvNames, type LiveSessionOptions, type TargetConnection } from './live-options.js';
 import type { ConfigRow, SessionState } from './types.js';
@@ -46,7 +46,16 @@ export class ConfigEditor {
    *  of the confirmation and the launch after it share one evaluation). */
   committed(): ConfigEvaluation {
     const src = this.src;
-    if (this.committedEv?.src !== src) this.committedEv = { src, ev: evaluateConfig({ fileName: src.fileName, text: src.text, overrides: src.overrides, envNames: src.envNames }) };
+    if (this.committedEv?.src !== src)
+      this.committedEv = {
+        src,
+        ev: evaluateConfig({
+          fileName: src.fileName,
+          text: src.text,
+          overrides: src.overrides,
+          envNames: src.envNames,
+        }),
+      };
     return this.committedEv.ev;
   }
 
@@ -99,7 +108,9 @@ export class ConfigEditor {
     // override set it (seed=abc then seed=7 must give an int 7 again, not the string '7').
     if (!draft) {
       const before = this.rowTypes;
-      this.rowTypes = new Map(view.rows.map((r) => [r.key, (r.origin.startsWith('override') && before.get(r.key)) || r.type]));
+      this.rowTypes = new Map(
+        view.rows.map((r) => [r.key, (r.origin.startsWith('override') && before.get(r.key)) || r.type]),
+      );
     }
     this.o.update({ config: view });
   }

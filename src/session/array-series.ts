@@ -1,6 +1,6 @@
 // A SeriesSource over plain arrays: for tests, benchmarks and the panels' stories. Bounded by
 // `capacity` steps (oldest dropped) so a long demo cannot grow without limit.
-import { bucketMean } from '../chart.js';
+import { bucketMean } from '../metrics/bucket-mean.js';
 import type { SeriesSource } from './types.js';
 
 export class ArraySeries implements SeriesSource {

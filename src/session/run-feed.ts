@@ -4,19 +4,19 @@
 // for the log pane, read by the watch's reader) and derives the RunView when the UI asks for a
 // frame, once per change: a burst of 10,000 backfilled steps costs one derivation, not 10,000.
 // Deriving has no side effects.
-import type { ConnectionState, Transport } from '../../remote/transport.js';
-import type { Target } from '../../runs/index.js';
-import { RunWatch } from '../../runs/run-watch.js';
-import type { WatchOutput, LogReadEnd } from '../../runs/watch-output.js';
-import { problemText } from '../../remote/follow-status.js';
+import type { ConnectionState, Transport } from '../remote/transport.js';
+import type { Target } from '../runs/index.js';
+import { RunWatch } from '../runs/run-watch.js';
+import type { WatchOutput, LogReadEnd } from '../runs/watch-output.js';
+import { problemText } from '../remote/follow-status.js';
 import { backfill, readTail } from './backfill.js';
 import { RunRecords, type RunFacts } from './run-records.js';
 import { TrainerLineRing } from './trainer-lines.js';
-import { NodeFailureWatch } from '../../runs/node-facts.js';
-import { rayAlert, type RayBringUp } from '../../runs/ray-bringup-log.js';
-import { isActive } from '../../runs/run-state.js';
-import type { Alert } from '../../metrics/index.js';
-import type { TrainerLogReader } from '../../trainer-log/index.js';
+import { NodeFailureWatch } from '../runs/node-facts.js';
+import { rayAlert, type RayBringUp } from '../runs/ray-bringup-log.js';
+import { isActive } from '../runs/run-state.js';
+import type { Alert } from '../metrics/index.js';
+import type { TrainerLogReader } from '../trainer-log/index.js';
 import {
   ENDED_STATES,
   type GpuSnapshot,

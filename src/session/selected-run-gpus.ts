@@ -3,11 +3,11 @@
 // `endedPollMs` (its GPUs freed, or still held by leftovers), a resumed one at full pace again, and
 // a Slurm run whose allocation changes (queued → running, a requeue onto other nodes) is polled on
 // its new nodes.
-import type { GpuPollScope } from '../../gpu/index.js';
-import type { RunSummary as RunsSummary } from '../../runs/index.js';
+import type { GpuPollScope } from '../gpu/index.js';
+import type { RunSummary as RunsSummary } from '../runs/index.js';
 import type { GpuPollerFactory, TargetConnection } from './live-options.js';
 import { allocationKey, finalPoll, runGpuScope } from './run-gpu-scope.js';
-import { NO_ALLOCATION_NODE } from '../../runs/pending-gpus.js';
+import { NO_ALLOCATION_NODE } from '../runs/pending-gpus.js';
 import type { RunFeed } from './run-feed.js';
 import type { GpuSnapshot } from './types.js';
 
@@ -85,14 +85,22 @@ export class SelectedRunGpus {
     this.stopPoll?.();
   }
 
-  private poll(poller: GpuPollerFactory, conn: TargetConnection, scope: GpuPollScope, feed: RunFeed, live: boolean): () => void {
+  private poll(
+    poller: GpuPollerFactory,
+    conn: TargetConnection,
+    scope: GpuPollScope,
+    feed: RunFeed,
+    live: boolean,
+  ): () => void {
     if (scope.note && !scope.includeHead && !scope.nodes) {
       feed.setGpus([{ node: NO_ALLOCATION_NODE, gpus: [], error: scope.note }]);
       return () => {};
     }
     // A note beside polled GPUs (a direct run whose other nodes are unknown): one more row says so.
     const note = scope.note;
-    const show = note ? (s: GpuSnapshot[]) => feed.setGpus([...s, { node: 'other nodes', gpus: [], error: note }]) : (s: GpuSnapshot[]) => feed.setGpus(s);
+    const show = note
+      ? (s: GpuSnapshot[]) => feed.setGpus([...s, { node: 'other nodes', gpus: [], error: note }])
+      : (s: GpuSnapshot[]) => feed.setGpus(s);
     return live ? poller(conn, scope, show) : this.slow(poller, conn, scope, feed);
   }
 

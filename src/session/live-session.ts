@@ -4,7 +4,7 @@
 // the state they update; each part is in its own file: runs-list.ts (the polled runs list),
 // selected-run-gpus.ts (the open run's GPU poller), config-edit.ts and launch-flow.ts (the Config
 // screen and its launch), stop-leftovers.ts (stop, leftover processes).
-import { runLogPath, type RunSummary as RunsSummary } from '../../runs/index.js';
+import { runLogPath, type RunSummary as RunsSummary } from '../runs/index.js';
 import { ConfigEditor } from './config-edit.js';
 import { LaunchFlow } from './launch-flow.js';
 import { ENDED_POLL_MS, type LiveSessionOptions, type TargetConnection } from './live-options.js';
@@ -18,7 +18,13 @@ import { RunStopper } from './stop-leftovers.js';
 import type { Session, SessionActions, SessionState, TargetSummary } from './types.js';
 
 // The API the rest of the cockpit (and its tests) imports from here, wherever the parts now live.
-export { ENDED_POLL_MS, IDLE_RUNS_POLL_MS, type GpuPollerFactory, type LiveSessionOptions, type TargetConnection } from './live-options.js';
+export {
+  ENDED_POLL_MS,
+  IDLE_RUNS_POLL_MS,
+  type GpuPollerFactory,
+  type LiveSessionOptions,
+  type TargetConnection,
+} from './live-options.js';
 export { defaultGpuPoller, finalPoll, gpuView, runGpuScope, slurmNodes } from './run-gpu-scope.js';
 export { runsPollDelay } from './runs-list.js';
 
@@ -41,7 +47,12 @@ export class LiveSession implements Session {
     const update = (patch: Partial<SessionState>) => this.update(patch);
     const state = () => this.state;
     const findRun = (runId: string) => this.runs.find(runId);
-    this.state.targets = o.targets.map((c) => ({ name: c.target.name, connection: c.transport.state, runs: [], ...problemOf(c) }));
+    this.state.targets = o.targets.map((c) => ({
+      name: c.target.name,
+      connection: c.transport.state,
+      runs: [],
+      ...problemOf(c),
+    }));
     this.runs = new RunsList({
       targets: o.targets,
       runsPollMs: o.runsPollMs,
@@ -206,7 +217,7 @@ function problemOf(c: TargetConnection): { connectProblem?: TargetSummary['conne
 
 /** Budget and batch size from the run's uploaded config.yaml, through the config engine. */
 async function defaultRunFacts(conn: TargetConnection, run: RunsSummary): Promise<RunFacts> {
-  const { evaluateConfig } = await import('../../config/index.js');
+  const { evaluateConfig } = await import('../config/index.js');
   const text = (await conn.transport.readFile(`${run.record.runDir}/config.yaml`)).toString('utf8');
   const overrides = run.record.argv.slice(run.record.argv.indexOf('--config') + 2);
   const ev = evaluateConfig({ fileName: 'config.yaml', text, overrides });
