@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // Integration tests start real servers (sshd, slurm, tmux); give them room, and run files
@@ -9,6 +11,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     maxWorkers: 2,
-    env: { CI: 'false', NODE_ENV: 'production', FORCE_COLOR: '0' },
+    // A cockpit's caches (the backfill's) go to a scratch directory, never the user's.
+    env: { CI: 'false', NODE_ENV: 'production', FORCE_COLOR: '0', XDG_CACHE_HOME: join(tmpdir(), 'awrl-test-cache') },
   },
 });

@@ -40,21 +40,25 @@ export interface RunWatchFacts {
 /** Reading a long log's history through a target-side filter before following (the cockpit). */
 export interface WatchBackfill {
   thresholdBytes: number;
+  /** Hands the history's records on in log order as they are read (`onEvents`), never all at once. */
   run(
     transport: Transport,
     logPath: string,
     size: number,
+    sink: {
+      onEvents(events: HealthEvent[]): void;
+      onProgress(p: { readBytes: number; totalBytes: number }): void;
+    },
   ): Promise<{
     offset: number;
     /** The reader holding any record still open at `offset`: following goes on with it. */
     reader: TrainerLogReader;
-    events: HealthEvent[];
+    records: number;
     sentBytes: number;
     coveredBytes: number;
+    /** Bytes of the history that came from a local cache (0: none). */
+    cachedBytes?: number;
   }>;
-  /** After the backfill, before following from `offset` (e.g. the raw lines before the seam, read
-   *  into the log pane with `reader.linesBefore`). */
-  after?(offset: number, reader: TrainerLogReader): Promise<void>;
 }
 
 export interface RunWatchOptions {
@@ -245,39 +249,59 @@ export class RunWatch {
     let reader: TrainerLogReader | undefined;
     const bf = this.o.backfill;
     if (bf) {
+      let ingested = 0;
+      let cut: number | null = null;
       try {
         const st = await transport.stat(logPath);
         if (st && st.size > bf.thresholdBytes && !this.closed) {
           this.dispatch({ type: 'backfill' });
           const started = this.clock();
-          const b = await bf.run(transport, logPath, st.size);
-          if (this.closed) return;
           // Every backfilled byte was in the log when it was measured: it arrived when last written.
           const m = this.firstSilence;
           const wall = m ? Math.min(this.clock(), m.measuredWall - m.silenceMs) : this.clock();
-          for (const e of b.events) this.ingest(e, true, wall);
+          const b = await bf.run(transport, logPath, st.size, {
+            onEvents: (events) => {
+              if (this.closed) return;
+              for (const e of events) this.ingest(e, true, wall);
+              ingested += events.length;
+            },
+            onProgress: (p) => {
+              cut = p.totalBytes;
+              if (!this.closed) this.emit({ type: 'history', ...p });
+            },
+          });
+          if (this.closed) return;
           // The history's last look is at the backfill's end, on the clock: a hang is seen now.
           this.tick();
           const mib = (n: number) => (n / 1048576).toFixed(n < 1048576 ? 2 : 1);
+          const cached = b.cachedBytes ? `, ${mib(b.cachedBytes)} MiB of it from the cache` : '';
           this.emit({
             type: 'note',
             level: 'info',
-            text: `history: ${mib(b.coveredBytes)} MiB of log backfilled with ${mib(b.sentBytes)} MiB sent (${b.events.length} records, ${this.clock() - started} ms)`,
+            text: `history: ${mib(b.coveredBytes)} MiB of log backfilled with ${mib(b.sentBytes)} MiB sent${cached} (${b.records} records, ${this.clock() - started} ms)`,
           });
           from = b.offset;
           reader = b.reader;
-          await bf.after?.(b.offset, b.reader);
         }
       } catch (err) {
-        // Fall back to reading the whole log: slower, never wrong.
-        this.emit({
-          type: 'note',
-          level: 'warning',
-          text: `backfill failed (${err instanceof Error ? err.message : String(err)}): reading the whole log`,
-        });
-        from = 0;
+        const why = err instanceof Error ? err.message : String(err);
+        if (this.closed) return;
+        if (ingested === 0 || cut === null) {
+          // Nothing was read yet: read the whole log instead (slower, never wrong).
+          this.emit({ type: 'note', level: 'warning', text: `backfill failed (${why}): reading the whole log` });
+          from = 0;
+        } else {
+          // Part of the history is in: it is not read twice. Following starts at the seam.
+          this.emit({
+            type: 'note',
+            level: 'warning',
+            text: `backfill failed (${why}): the history before this point is incomplete`,
+          });
+          from = cut;
+        }
         reader = undefined;
       }
+      this.emit({ type: 'history', readBytes: null, totalBytes: null });
     }
     if (this.closed) return;
     this.follow(from, reader);

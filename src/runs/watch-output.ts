@@ -33,6 +33,9 @@ export type WatchOutput =
   /** The log cannot be followed although the connection works (null: it is read again). */
   | { type: 'problem'; problem: FollowProblem | null }
   | { type: 'phase'; phase: WatchPhase }
+  /** How far the history of a long log has been read at attach (`readBytes` of `totalBytes`);
+   *  nulls: reading it is over (done or given up). */
+  | { type: 'history'; readBytes: number | null; totalBytes: number | null }
   /** A line about the watching itself (backfill figures, a state poll's warning). */
   | { type: 'note'; level: 'info' | 'warning'; text: string }
   /** The run ended and its log was read as far as it could be. `lastLines`: the log's last lines when

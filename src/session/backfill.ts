@@ -1,84 +1,214 @@
 // Attaching to a long run: its history comes from the log, but not the whole log through SSH.
-// A filter on the target keeps only what the panels and alert rules read: every record header
-// (steps, memory, batch, resume, errors, warnings…) and, of each stats table, its borders and the
-// rows holding a key the cockpit uses; table separators and other rows stay on the target. The
-// result is gzipped. Following then continues from the exact byte where the filtered part ended,
-// with the same reader (src/trainer-log), so no step is lost or doubled at the seam.
-import { gunzipSync } from 'node:zlib';
+// First the raw tail (a few MiB): it says where the history ends (the last line end: following
+// goes on from there), gives the log pane its lines and a preview of the last steps at once.
+// Then the history before that seam, through the target-side filter (backfill-filter.ts: the
+// record headers and the table rows the panels and alert rules read), gzipped, streamed: gunzipped
+// and read a chunk at a time by the reader that goes on following, its records handed on as they
+// come (nothing holds the whole history). A local cache (backfill-cache.ts) keeps what was
+// received: the next attach to the same log filters only what is new since.
+import { createGunzip } from 'node:zlib';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import type { Transport } from '../remote/transport.js';
-import { ALERT_KEYS } from '../metrics/index.js';
-import { TrainerLogReader } from '../trainer-log/index.js';
+import { TrainerLogReader, type LogLine } from '../trainer-log/index.js';
 import type { HealthEvent } from '../health/index.js';
-import { TIMEPERF_PREFIX } from '../metrics/stat-keys.js';
-import { VERSION_STATS_PREFIX } from '../metrics/stat-keys.js';
+import { FILTER_SCRIPT, PROGRESS_LINE, keyPatterns } from './backfill-filter.js';
+import { BackfillCache, type CacheHit, type CacheWriter } from './backfill-cache.js';
 
-/** Keys whose history the cockpit draws or evaluates (matched as substrings of a table row, so a
- *  prefix stands for every key it starts: all timeperf/* phases, all version_stats/*). */
-export const BACKFILL_KEYS: string[] = [
-  'rollout/reward',
-  'rollout/easy/reward',
-  'rollout/medium/reward',
-  'rollout/hard/reward',
-  'test_rollout/trajectory/reward',
-  'staleness/gap/offpolicy_avg',
-  'staleness/gap/offpolicy_max',
-  'ppo_actor/behave_cap_ratio',
-  'staleness/update/awaiting_train',
-  'staleness/rollout/in_progress',
-  'ppo_actor/n_tokens',
-  TIMEPERF_PREFIX,
-  VERSION_STATS_PREFIX,
-  ...Object.values(ALERT_KEYS),
-];
+export { BACKFILL_KEYS } from './backfill-filter.js';
 
-// $1 size to cover, $2 file, $3 keys joined by '|'. Prints the byte offset where the filtered
-// part ends (the last newline at or before $1), then the gzipped filtered lines.
-const SCRIPT = [
-  'S="$1"; F="$2"',
-  'last=$(head -c "$S" "$F" | tail -c 1 | od -An -tx1 | tr -d " \\n")',
-  'if [ -z "$last" ] || [ "$last" = "0a" ]; then cut=$S; else p=$(head -c "$S" "$F" | tail -c 4194304 | LC_ALL=C awk \'END{print length($0)}\'); cut=$((S-p)); fi',
-  'echo "$cut"',
-  'head -c "$cut" "$F" | LC_ALL=C awk -v keys="$3" \'BEGIN{n=split(keys,K,"|")} {c=substr($0,1,3)} c=="\\342\\224\\234"{next} c=="\\342\\224\\202"{for(i=1;i<=n;i++) if(index($0,K[i])){print; next}; next} {print}\' | gzip -1',
-].join('\n');
+/** Raw bytes read first at the log's end (the seam, the log pane's lines, the last steps): a
+ *  64th of the log, at least 256 KiB (the pane's 500 lines), at most 4 MiB (~70 steps of tables). */
+export function tailBytes(size: number): number {
+  return Math.min(4 << 20, Math.max(256 << 10, Math.ceil(size / 64)));
+}
+
+export interface BackfillProgress {
+  /** Bytes of the log's history read so far (the cached part included), of `totalBytes`. */
+  readBytes: number;
+  totalBytes: number;
+}
+
+export interface BackfillTail {
+  /** The log pane's lines just before the seam (read by the reader that goes on following). */
+  lines: LogLine[];
+  /** Bytes before the tail exist and are not in `lines`. */
+  midLog: boolean;
+  /** The records of the tail alone (a fresh reader's): the last steps, for a preview. */
+  preview: HealthEvent[];
+}
+
+export interface BackfillOptions {
+  /** The history's records, in log order, a chunk at a time. Absent: collected into `events`. */
+  onEvents?(events: HealthEvent[]): void;
+  onProgress?(p: BackfillProgress): void;
+  /** The raw tail, before any history. */
+  onTail?(t: BackfillTail): void;
+  /** null: no cache. Default: none (the cockpit passes one). */
+  cache?: BackfillCache | null;
+  tailBytes?: number;
+}
 
 export interface BackfillResult {
   /** Byte offset in the log where following must continue. */
   offset: number;
   /** The reader holding any record still open at `offset`: give it to the follower. */
   reader: TrainerLogReader;
-  /** The records, with the checkpoint saves among them in log order (the reader's). */
+  /** The records when no `onEvents` was given (else empty). */
   events: HealthEvent[];
-  /** Bytes that crossed the network (gzipped) vs bytes of log covered. */
+  /** Records handed on (to `onEvents` or `events`). */
+  records: number;
+  /** Bytes that crossed the network (the raw tail and the gzipped history) vs bytes of log covered. */
   sentBytes: number;
   coveredBytes: number;
+  /** Bytes of log whose history came from the local cache. */
+  cachedBytes: number;
 }
 
-export async function backfill(transport: Transport, logPath: string, size: number): Promise<BackfillResult> {
-  const r = await transport.exec([
-    'bash',
-    '-c',
-    SCRIPT,
-    'awrl-backfill',
-    String(size),
-    logPath,
-    BACKFILL_KEYS.join('|'),
-  ]);
-  if (r.code !== 0)
-    throw new Error(
-      `backfill filter failed on ${transport.target}: ${r.stderr.toString().trim().split('\n').pop() ?? `exit ${r.code}`}`,
-    );
-  const nl = r.stdout.indexOf(0x0a);
-  const offset = Number(r.stdout.subarray(0, nl).toString('latin1'));
-  if (!Number.isFinite(offset) || offset < 0 || offset > size)
-    throw new Error(`backfill filter gave a bad offset on ${transport.target}`);
-  const gz = r.stdout.subarray(nl + 1);
-  const bytes = gz.length ? gunzipSync(gz) : Buffer.alloc(0);
-  // The filter keeps every record header, the `Saving … checkpoints` ones too: the reader finds the
-  // saves as following does. The filtered bytes are no log pane's lines (table rows are gone):
-  // the pane's lines before the seam come from the raw tail (`linesBefore`).
+/** A cache for the filter's current keys, in the default directory. */
+export function defaultBackfillCache(dir?: string): BackfillCache {
+  return new BackfillCache({ keys: keyPatterns(), ...(dir ? { dir } : {}) });
+}
+
+export async function backfill(
+  transport: Transport,
+  logPath: string,
+  size: number,
+  opts: BackfillOptions = {},
+): Promise<BackfillResult> {
+  const tailFrom = Math.max(0, size - (opts.tailBytes ?? tailBytes(size)));
+  const tail = await readTail(transport, logPath, tailFrom, size);
+  const lastNl = tail.bytes.lastIndexOf(0x0a);
+  if (lastNl < 0 && tailFrom > 0) throw new Error(`no line ends in the last ${size - tailFrom} bytes of ${logPath}`);
+  const cut = tailFrom + lastNl + 1;
   const reader = new TrainerLogReader();
-  const events: HealthEvent[] = reader.pushEventsOnly(bytes);
-  return { offset, reader, events, sentBytes: r.stdout.length, coveredBytes: offset };
+  const seen = tail.bytes.subarray(0, lastNl + 1);
+  const preview = new TrainerLogReader({ lines: false });
+  opts.onTail?.({
+    lines: reader.linesBefore(seen, tail.insideLine),
+    midLog: tail.midLog,
+    preview: preview.push(seen).events,
+  });
+
+  const events: HealthEvent[] = [];
+  let records = 0;
+  const hand = (b: Buffer): void => {
+    const e = reader.pushEventsOnly(b);
+    if (e.length === 0) return;
+    records += e.length;
+    if (opts.onEvents) opts.onEvents(e);
+    else for (const x of e) events.push(x);
+  };
+  const done = { offset: cut, reader, events, records: 0, sentBytes: tail.bytes.length, coveredBytes: cut };
+  if (cut === 0) return { ...done, cachedBytes: 0 };
+
+  const cache = opts.cache ?? null;
+  let hit: CacheHit | null = cache ? await cache.lookup(transport.target, logPath) : null;
+  if (hit && hit.offset > cut) {
+    await hit.close();
+    hit = null;
+  }
+  let writer: CacheWriter | null = null;
+  try {
+    const from = hit?.offset ?? 0;
+    const s = transport.execStream(
+      [
+        'bash',
+        '-c',
+        FILTER_SCRIPT,
+        'awrl-backfill',
+        String(cut),
+        logPath,
+        String(from),
+        hit?.identity ?? '',
+        keyPatterns(),
+      ],
+      { stdin: '' },
+    );
+    const errors: string[] = [];
+    readProgress(s.stderr, errors, (pos) => opts.onProgress?.({ readBytes: Math.min(pos, cut), totalBytes: cut }));
+    const out = s.stdout[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    const head = await firstLine(out);
+    const [gotFrom, ino, headCk, seamCk] = head.line.split(' ');
+    if (!/^\d+$/.test(gotFrom ?? '') || !seamCk) {
+      s.close();
+      await s.done.catch(() => undefined);
+      throw new Error(`the backfill filter failed on ${transport.target}: ${errors.at(-1) ?? 'no answer'}`);
+    }
+    // The target says whether the log is still the one the cache saw (else it filters all of it).
+    const used = hit && Number(gotFrom) === hit.offset ? hit : null;
+    if (hit && !used) await hit.close();
+    const covered = used?.offset ?? 0;
+    opts.onProgress?.({ readBytes: covered, totalBytes: cut });
+    writer = cache ? await cache.writer(transport.target, logPath).catch(() => null) : null;
+    let sent = head.rest.length + head.line.length + 1;
+    const w = writer;
+    async function* gz(): AsyncGenerator<Buffer> {
+      if (used) {
+        for await (const c of used.read()) {
+          await w?.write(c as Buffer);
+          yield c as Buffer;
+        }
+      }
+      if (head.rest.length) {
+        await w?.write(head.rest);
+        yield head.rest;
+      }
+      for (let r = await out.next(); !r.done; r = await out.next()) {
+        sent += r.value.length;
+        await w?.write(r.value);
+        yield r.value;
+      }
+    }
+    try {
+      await pipeline(
+        Readable.from(gz()),
+        createGunzip({ chunkSize: 256 * 1024 }),
+        async (plain: AsyncIterable<Buffer>) => {
+          for await (const b of plain) hand(b);
+        },
+      );
+    } finally {
+      await used?.close();
+    }
+    const r = await s.done;
+    if (r.code !== 0)
+      throw new Error(`the backfill filter failed on ${transport.target}: ${errors.at(-1) ?? `exit ${r.code}`}`);
+    opts.onProgress?.({ readBytes: cut, totalBytes: cut });
+    await writer?.commit(cut, `${ino} ${headCk} ${seamCk}`).catch(() => undefined);
+    writer = null;
+    return { ...done, records, sentBytes: done.sentBytes + sent, cachedBytes: covered };
+  } catch (err) {
+    await writer?.abort();
+    throw err;
+  }
+}
+
+/** The first line of a stream (the filter's header), and what came after it in that chunk. */
+async function firstLine(it: AsyncIterator<Buffer>): Promise<{ line: string; rest: Buffer }> {
+  let acc: Buffer = Buffer.alloc(0);
+  for (;;) {
+    const r = await it.next();
+    if (r.done) return { line: acc.toString('latin1'), rest: Buffer.alloc(0) };
+    acc = acc.length ? Buffer.concat([acc, r.value]) : r.value;
+    const nl = acc.indexOf(0x0a);
+    if (nl >= 0) return { line: acc.subarray(0, nl).toString('latin1'), rest: acc.subarray(nl + 1) };
+    if (acc.length > 4096) return { line: '', rest: Buffer.alloc(0) };
+  }
+}
+
+/** The filter's stderr: progress lines told, the others kept (its error, if it fails). */
+function readProgress(stderr: Readable, errors: string[], onPos: (pos: number) => void): void {
+  let carry = '';
+  stderr.on('data', (b: Buffer) => {
+    const lines = (carry + b.toString('utf8')).split('\n');
+    carry = lines.pop() ?? '';
+    for (const l of lines) {
+      const m = PROGRESS_LINE.exec(l);
+      if (m) onPos(Number(m[1]));
+      else if (l.trim() && errors.length < 20) errors.push(l.trim());
+    }
+  });
 }
 
 /** The raw log in [from, end) for the trainer-lines pane, reading one byte before `from` to know

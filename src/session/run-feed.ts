@@ -9,14 +9,16 @@ import type { Target } from '../runs/index.js';
 import { RunWatch } from '../runs/run-watch.js';
 import type { WatchOutput, LogReadEnd } from '../runs/watch-output.js';
 import { problemText } from '../remote/follow-status.js';
-import { backfill, readTail } from './backfill.js';
+import { backfill, defaultBackfillCache, type BackfillTail } from './backfill.js';
+import type { BackfillCache } from './backfill-cache.js';
+import { MetricsStore } from '../metrics/index.js';
+import { RunAlerts } from '../health/index.js';
 import { RunRecords, type RunFacts } from './run-records.js';
 import { TrainerLineRing } from './trainer-lines.js';
 import { NodeFailureWatch } from '../runs/node-facts.js';
 import { rayAlert, type RayBringUp } from '../runs/ray-bringup-log.js';
 import { isActive } from '../runs/run-state.js';
 import type { Alert } from '../metrics/index.js';
-import type { TrainerLogReader } from '../trainer-log/index.js';
 import {
   ENDED_STATES,
   type GpuSnapshot,
@@ -31,8 +33,6 @@ import {
 export { eventLogLine, localTimeMs } from './event-log-line.js';
 export type { RunFacts } from './run-records.js';
 
-/** Raw log read before the backfill's seam for the trainer-lines pane (the filter drops table rows). */
-const TAIL_BYTES = 256 * 1024;
 /** A frame's relative times (ages, elapsed) are redrawn at least this often. */
 const VIEW_MAX_AGE_MS = 5_000;
 
@@ -52,6 +52,8 @@ export interface RunFeedOptions {
   onPollingChange?(live: boolean): void;
   /** Logs larger than this are backfilled through the target-side filter (default 2 MiB). */
   backfillThresholdBytes?: number;
+  /** What earlier backfills received (default: the user's cache directory; null: none). */
+  backfillCache?: BackfillCache | null;
   jobEndPollMs?: number;
   /** The watch's rules are evaluated this often (default 5 s). */
   tickMs?: number;
@@ -76,6 +78,9 @@ export class RunFeed {
   /** How far the log was read when following stopped (the header says it). */
   private logReadEnd: LogReadEnd = 'read';
   private readonly clock: () => number;
+  /** The history being read at attach (null: read), and the tail's preview meanwhile. */
+  private history: { readBytes: number; totalBytes: number } | null = null;
+  private preview: RunRecords | null = null;
 
   constructor(private readonly o: RunFeedOptions) {
     this.clock = o.clock ?? Date.now;
@@ -94,8 +99,12 @@ export class RunFeed {
       clock: this.clock,
       backfill: {
         thresholdBytes: o.backfillThresholdBytes ?? 2 * 1024 * 1024,
-        run: backfill,
-        after: (offset, reader) => this.loadTail(offset, reader),
+        run: (transport, logPath, size, sink) =>
+          backfill(transport, logPath, size, {
+            ...sink,
+            onTail: (t) => this.showTail(t),
+            cache: o.backfillCache === undefined ? defaultBackfillCache() : o.backfillCache,
+          }),
       },
       ...(o.facts ? { facts: o.facts } : {}),
       ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),
@@ -168,6 +177,11 @@ export class RunFeed {
         return this.changed();
       case 'note':
         return this.note(w.level, w.text);
+      case 'history':
+        this.history =
+          w.readBytes !== null && w.totalBytes !== null ? { readBytes: w.readBytes, totalBytes: w.totalBytes } : null;
+        if (!this.history) this.preview = null;
+        return this.changed();
       case 'alert':
       case 'alert-cleared':
       case 'connection':
@@ -177,18 +191,28 @@ export class RunFeed {
     }
   }
 
-  /** The raw lines just before `end` (the seam where following starts), for the trainer pane:
-   *  read by the reader that goes on following, so a table or traceback at the seam continues. */
-  private async loadTail(end: number, reader: TrainerLogReader): Promise<void> {
-    const from = Math.max(0, end - TAIL_BYTES);
-    try {
-      const { bytes, midLog, insideLine } = await readTail(this.o.transport, this.o.logPath, from, end);
-      if (midLog) this.trainer.startMidLog();
-      this.trainer.add(reader.linesBefore(bytes, insideLine));
-    } catch {
-      // Following starts at a line boundary: the pane's lines simply begin there.
-      this.trainer.startMidLog();
+  /** The raw tail read before the history (backfill.ts): the log pane's lines at the seam (read by
+   *  the reader that goes on following, so a table or traceback there continues) and, until the
+   *  history is read, a preview of the last steps: the figures, charts and memory of the tail's
+   *  records alone, in a store of their own (the watch's store takes them in order, later). */
+  private showTail(t: BackfillTail): void {
+    if (t.midLog) this.trainer.startMidLog();
+    this.trainer.add(t.lines);
+    const store = new MetricsStore();
+    const records = new RunRecords({
+      store,
+      alerts: new RunAlerts(store, this.o.facts ?? {}),
+      facts: this.o.facts,
+      logLimit: this.o.logLimit,
+      clock: this.clock,
+    });
+    for (const e of t.preview) {
+      if (e.type !== 'save') store.ingest(e);
+      records.ingest(e);
     }
+    this.preview = records;
+    this.history ??= { readBytes: 0, totalBytes: 0 };
+    this.changed();
   }
 
   /** Following stopped because the run ended (its state is still checked, slowly). */
@@ -245,7 +269,13 @@ export class RunFeed {
     this.viewAt = now;
     const idle = this.pollingStopped;
     const problem = this.watch.problem;
-    this.view = this.records.view({
+    // While the history is read, the tail's preview, unless the history already went further.
+    const preview = this.preview;
+    const previewed =
+      preview &&
+      this.history &&
+      (preview.store.lastStepEvent?.globalStep ?? -1) > (this.store.lastStepEvent?.globalStep ?? -1);
+    this.view = (previewed ? preview : this.records).view({
       summary: this.summary,
       connection: this.connection,
       connectionAt: this.connectionAt,
@@ -259,6 +289,7 @@ export class RunFeed {
     // A Slurm node failure, named with Slurm's verdict (src/runs/node-facts.ts), first among the alerts.
     const extra = [this.nodeAlert, rayAlert(this.rayPhase)].filter((a): a is Alert => a !== null);
     if (extra.length) this.view = { ...this.view, alerts: [...extra, ...this.view.alerts] };
+    if (this.history) this.view = { ...this.view, history: this.history };
     return this.view;
   }
 

@@ -173,6 +173,10 @@ export interface RunView {
   /** The log cannot be followed although the connection works (absent: it is): `text` says the
    *  target, the path, the error and what to do. */
   followProblem?: FollowProblem;
+  /** A long log's history is being read at attach (`readBytes` of `totalBytes`); meanwhile the
+   *  figures, charts and log pane are those of its last few MiB (a preview), and no alert is
+   *  evaluated yet. Absent: the history is read. */
+  history?: { readBytes: number; totalBytes: number };
 }
 
 export interface ConfigRow {

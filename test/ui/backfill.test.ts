@@ -83,7 +83,11 @@ describe('backfill', () => {
         what: 'the last step',
       });
       expect(feed.store.latest('rollout/reward')).toEqual(whole.at(-1)!.stats['rollout/reward']);
-      expect(feed.getView().log.some((l) => l.text.startsWith('history:'))).toBe(true);
+      // The records are handed on as they are read: the figures come once the filter has ended.
+      await waitFor(() => feed.getView().log.some((l) => l.text.startsWith('history:')), {
+        timeoutMs: 20_000,
+        what: 'the history note',
+      });
       expect(changes).toBeGreaterThan(0);
     } finally {
       feed.close();

@@ -22,6 +22,8 @@ export interface HeaderProps {
   pollingStopped?: { statePollS: number; log?: LogReadEnd };
   /** The log cannot be followed although the connection works (the status line says why). */
   followProblem?: boolean;
+  /** A long log's history is still being read (the figures are its last few MiB so far). */
+  history?: { readBytes: number; totalBytes: number };
   /** Columns: in a narrow terminal the run id is cut in its middle and the least useful figures
    *  are left out, so the run state and the age of the last step stay on screen. */
   width?: number;
@@ -99,7 +101,8 @@ export function headerLines(p: HeaderProps): Line[] {
       : base + 12 + ' │ polling stopped'.length <= width
         ? ' │ polling stopped'
         : '';
-  const rest = ` on ${p.target} │ ${conn.t} │ ${state.t}${polling}`.length;
+  const reading = p.history ? historyText(p.history, width - base) : '';
+  const rest = ` on ${p.target} │ ${conn.t} │ ${state.t}${polling}${reading}`.length;
   const id = fitMiddle(p.runId, Math.max(12, width - rest));
   // Figures by how much they are missed when left out: the epoch, then the elapsed time, then the ETA.
   const age: Seg = { t: lastStepWhen(f.lastStepAt, p.now), c: stale ? 'warn' : undefined };
@@ -116,9 +119,26 @@ export function headerLines(p: HeaderProps): Line[] {
       { t: ' │ ' },
       state,
       ...(polling ? [{ t: polling, c: 'dim' as const }] : []),
+      ...(reading ? [{ t: reading, c: 'warn' as const }] : []),
     ],
     [{ t: step, bold: true }, { t: `${parts.join('')}  last step ` }, age],
   ];
+}
+
+/** ` │ reading history: 640 MB of 1.07 GB` (shorter where narrow; nothing where it cannot fit). */
+export function historyText(h: { readBytes: number; totalBytes: number }, room: number): string {
+  const long = ` │ reading history: ${formatBytes(h.readBytes)} of ${formatBytes(h.totalBytes)}`;
+  if (long.length + 12 <= room) return long;
+  const short = ` │ history ${Math.floor((100 * h.readBytes) / Math.max(1, h.totalBytes))}%`;
+  return short.length + 12 <= room ? short : '';
+}
+
+/** Bytes as people say a file's size: `640 MB`, `1.07 GB` (decimal units, as `ls -lh --si`). */
+export function formatBytes(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} GB`;
+  if (n >= 1e6) return `${Math.round(n / 1e6)} MB`;
+  if (n >= 1e3) return `${Math.round(n / 1e3)} kB`;
+  return `${n} B`;
 }
 
 /** The status line for a log that cannot be followed: the whole text (target, path, error, what to

@@ -101,6 +101,7 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
         width,
         pollingStopped: run.pollingStopped,
         followProblem: run.followProblem !== undefined,
+        ...(run.history ? { history: run.history } : {}),
       })
     : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
 }
