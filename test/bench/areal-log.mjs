@@ -57,15 +57,16 @@ function keysFor(n) {
   return ks;
 }
 
-/** Writes an AReaL-format trainer log of at least `mb` MiB at `file`; returns the number of steps. */
-export async function generateArealLog(file, mb) {
+/** Writes an AReaL-format trainer log of at least `mb` MiB at `file`; returns its last step.
+ *  `afterStep`: the log goes on after that step (appended to `file`: a run that wrote more). */
+export async function generateArealLog(file, mb, { afterStep = 0 } = {}) {
   let seed = 12345;
   const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const sci = (v) => (Number.isNaN(v) ? 'nan' : v.toExponential(4).replace(/e([+-])(\d)$/, 'e$10$2'));
-  const out = createWriteStream(file, { highWaterMark: 1 << 22 });
+  const out = createWriteStream(file, { highWaterMark: 1 << 22, flags: afterStep ? 'a' : 'w' });
   let bytes = 0;
-  let g = 0;
-  let t = 0;
+  let g = afterStep;
+  let t = afterStep * 600;
   const write = async (s) => {
     bytes += Buffer.byteLength(s);
     if (!out.write(s)) await once(out, 'drain');
