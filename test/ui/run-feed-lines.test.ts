@@ -136,8 +136,12 @@ describe('trainer lines through a RunFeed (local transport)', () => {
     const whole = wholeLines(Buffer.concat([stdoutLog, stdoutLog, stdoutLog, stdoutLog]));
     expect(whole.slice(-suffix.length)).toEqual(suffix);
     expect(suffix.filter((t) => /^ {2}\[stats table: \d+ keys\]$/.test(t)).length).toBeGreaterThan(1);
-    // The event history came through the filter (the parser's step events), not the raw tail.
-    expect(feed.getView().log.some((l) => l.text.startsWith('history:'))).toBe(true);
+    // The event history came through the filter (the parser's step events), not the raw tail: the
+    // raw tail is shown first, the history's note comes when it is read.
+    await waitFor(() => feed.getView().log.some((l) => l.text.startsWith('history:')), {
+      timeoutMs: 20_000,
+      what: 'the history note',
+    });
 
     appendFileSync(
       log,
