@@ -48,6 +48,8 @@ export interface WatchBackfill {
     sink: {
       onEvents(events: HealthEvent[]): void;
       onProgress(p: { readBytes: number; totalBytes: number }): void;
+      /** Aborted when the watch is closed: the filter on the target stops. */
+      signal: AbortSignal;
     },
   ): Promise<{
     offset: number;
@@ -117,6 +119,7 @@ export class RunWatch {
   private lastReadEnd: LogReadEnd | null = null;
   private closed = false;
   private over = false;
+  private readonly stopBackfill = new AbortController();
 
   constructor(private readonly o: RunWatchOptions) {
     this.clock = o.clock ?? Date.now;
@@ -186,6 +189,7 @@ export class RunWatch {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.stopBackfill.abort();
     if (this.ticker) clearInterval(this.ticker);
     this.watcher?.stop();
     this.jobEnd?.close();
@@ -269,6 +273,7 @@ export class RunWatch {
               cut = p.totalBytes;
               if (!this.closed) this.emit({ type: 'history', ...p });
             },
+            signal: this.stopBackfill.signal,
           });
           if (this.closed) return;
           // The history's last look is at the backfill's end, on the clock: a hang is seen now.

@@ -47,6 +47,8 @@ export interface BackfillOptions {
   /** null: no cache. Default: none (the cockpit passes one). */
   cache?: BackfillCache | null;
   tailBytes?: number;
+  /** Aborted: the filter is stopped (its channel closed) and the backfill rejects. */
+  signal?: AbortSignal;
 }
 
 export interface BackfillResult {
@@ -110,6 +112,7 @@ export async function backfill(
   }
   let writer: CacheWriter | null = null;
   try {
+    if (opts.signal?.aborted) throw new Error('the backfill was stopped');
     const from = hit?.offset ?? 0;
     const s = transport.execStream(
       [
@@ -123,7 +126,7 @@ export async function backfill(
         hit?.identity ?? '',
         keyPatterns(),
       ],
-      { stdin: '' },
+      { stdin: '', ...(opts.signal ? { signal: opts.signal } : {}) },
     );
     const errors: string[] = [];
     readProgress(s.stderr, errors, (pos) => opts.onProgress?.({ readBytes: Math.min(pos, cut), totalBytes: cut }));

@@ -3,7 +3,7 @@
 // progress (`reading history: … of …` in the header); once it is read, the view is the history's,
 // every step exactly once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -120,6 +120,57 @@ describe('attach preview', () => {
       g.release();
       feed.close();
     }
+  });
+
+  it('closing the feed while the history is read stops the filter on the target', async () => {
+    const one = readFileSync(RUN_A);
+    const log = join(dir, 'closed.log');
+    writeFileSync(log, Buffer.concat([one, one, one, one, one]));
+    const g = gated(transport);
+    const feed = new RunFeed({
+      transport: g.t,
+      target: {
+        name: 'local',
+        host: 'local',
+        workdir: dir,
+        python: 'python3',
+        backend: 'direct',
+        slurm: { extraArgs: [] },
+      },
+      summary: {
+        id: 'r',
+        target: 'local',
+        state: 'running',
+        step: null,
+        totalSteps: null,
+        reward: null,
+        lastStepAt: null,
+      },
+      logPath: log,
+      backfillThresholdBytes: 64 * 1024,
+      backfillCache: null,
+      statePollMs: 60_000,
+      onChange: () => {},
+    });
+    feed.start();
+    const filters = () =>
+      readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8');
+            return argv.includes('awrl-backfill') && argv.includes(log);
+          } catch {
+            return false;
+          }
+        });
+    try {
+      await waitFor(() => g.held() && filters().length > 0, { timeoutMs: 20_000, what: 'the filter running' });
+    } finally {
+      feed.close();
+    }
+    await waitFor(() => filters().length === 0, { timeoutMs: 20_000, what: 'the filter stopped' });
+    expect(feed.store.lastStepEvent).toBeNull();
   });
 
   it('says sizes as people do, shorter where narrow', () => {

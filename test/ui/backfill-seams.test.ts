@@ -207,4 +207,27 @@ describe.each(KINDS)('backfill seams over %s', (kind) => {
     expect(e.b.cachedBytes).toBe(0);
     expect(e.events.map(panelStats)).toEqual(wholeLog(bytes).map(panelStats));
   });
+
+  it('concurrent attaches leave one whole cache file; the directory stays under its size', async () => {
+    const log = join(dir, 'concurrent.log');
+    writeFileSync(log, makeLog());
+    const dirC = join(dir, 'cache-concurrent');
+    const cache = new BackfillCache({ keys: keyPatterns(), dir: dirC });
+    const [a, b] = await Promise.all([attach(log, cache), attach(log, cache)]);
+    expect(a.events).toEqual(b.events);
+    // No temporary file left; the one file there is whole (the next attach uses it).
+    expect(readdirSync(dirC)).toEqual([cache.fileFor(transport.target, log).split('/').pop()]);
+    expect((await attach(log, cache)).b.cachedBytes).toBe(a.b.offset);
+    // A small limit: older logs' files go first, the newest stays.
+    const entry = statSync(cache.fileFor(transport.target, log)).size;
+    const small = new BackfillCache({ keys: keyPatterns(), dir: dirC, maxBytes: Math.ceil(entry * 2.5) });
+    for (const n of ['x1.log', 'x2.log', 'x3.log']) {
+      writeFileSync(join(dir, n), makeLog());
+      await attach(join(dir, n), small);
+    }
+    const left = readdirSync(dirC);
+    expect(left.reduce((sum, f) => sum + statSync(join(dirC, f)).size, 0)).toBeLessThanOrEqual(entry * 2.5);
+    expect(left).toContain(small.fileFor(transport.target, join(dir, 'x3.log')).split('/').pop());
+    expect(left).not.toContain(small.fileFor(transport.target, log).split('/').pop());
+  });
 });
