@@ -78,10 +78,23 @@ export async function backfill(
   size: number,
   opts: BackfillOptions = {},
 ): Promise<BackfillResult> {
-  const tailFrom = Math.max(0, size - (opts.tailBytes ?? tailBytes(size)));
-  const tail = await readTail(transport, logPath, tailFrom, size);
+  const cache = opts.cache ?? null;
+  let hit: CacheHit | null = cache ? await cache.lookup(transport.target, logPath) : null;
+  // With the history cached, the tail read is what is new (the pane's 256 KiB at least): a second
+  // attach moves what the log gained, not its last MiBs again.
+  const want = opts.tailBytes ?? tailBytes(size);
+  const fresh = hit && hit.offset <= size ? Math.max(256 << 10, size - hit.offset) : want;
+  const tailFrom = Math.max(0, size - Math.min(want, fresh));
+  let tail: Awaited<ReturnType<typeof readTail>>;
+  try {
+    tail = await readTail(transport, logPath, tailFrom, size);
+    if (tail.bytes.lastIndexOf(0x0a) < 0 && tailFrom > 0)
+      throw new Error(`no line ends in the last ${size - tailFrom} bytes of ${logPath}`);
+  } catch (err) {
+    await hit?.close();
+    throw err;
+  }
   const lastNl = tail.bytes.lastIndexOf(0x0a);
-  if (lastNl < 0 && tailFrom > 0) throw new Error(`no line ends in the last ${size - tailFrom} bytes of ${logPath}`);
   const cut = tailFrom + lastNl + 1;
   const reader = new TrainerLogReader();
   const seen = tail.bytes.subarray(0, lastNl + 1);
@@ -102,10 +115,10 @@ export async function backfill(
     else for (const x of e) events.push(x);
   };
   const done = { offset: cut, reader, events, records: 0, sentBytes: tail.bytes.length, coveredBytes: cut };
-  if (cut === 0) return { ...done, cachedBytes: 0 };
-
-  const cache = opts.cache ?? null;
-  let hit: CacheHit | null = cache ? await cache.lookup(transport.target, logPath) : null;
+  if (cut === 0) {
+    await hit?.close();
+    return { ...done, cachedBytes: 0 };
+  }
   if (hit && hit.offset > cut) {
     await hit.close();
     hit = null;
