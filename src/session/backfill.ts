@@ -19,6 +19,9 @@ export { BACKFILL_KEYS } from './backfill-filter.js';
 
 /** Raw bytes read first at the log's end (the seam, the log pane's lines, the last steps): a
  *  64th of the log, at least 256 KiB (the pane's 500 lines), at most 4 MiB (~70 steps of tables). */
+/** Raw bytes before the seam read into the log pane (its ring holds 500 lines). */
+const PANE_BYTES = 256 * 1024;
+
 export function tailBytes(size: number): number {
   return Math.min(4 << 20, Math.max(256 << 10, Math.ceil(size / 64)));
 }
@@ -99,9 +102,12 @@ export async function backfill(
   const reader = new TrainerLogReader();
   const seen = tail.bytes.subarray(0, lastNl + 1);
   const preview = new TrainerLogReader({ lines: false });
+  // The pane keeps its last 500 lines: the last 256 KiB hold them (cleaning lines costs more than
+  // reading records: the whole tail would delay the first frame).
+  const paneFrom = Math.max(0, seen.length - PANE_BYTES);
   opts.onTail?.({
-    lines: reader.linesBefore(seen, tail.insideLine),
-    midLog: tail.midLog,
+    lines: reader.linesBefore(seen.subarray(paneFrom), paneFrom > 0 ? seen[paneFrom - 1] !== 0x0a : tail.insideLine),
+    midLog: tail.midLog || paneFrom > 0,
     preview: preview.push(seen).events,
   });
 
