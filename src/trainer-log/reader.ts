@@ -67,7 +67,8 @@ export class TrainerLogReader {
   /** The raw log just before where reading goes on (a backfill's seam), for the log pane: its
    *  lines, read afresh (an open table, a traceback's level are the raw log's, not the filtered
    *  history's). `insideLine`: `tail` starts inside a line (skipped to its first newline). The
-   *  parser has read these bytes already: it is not told. */
+   *  parser reads these bytes apart (the filtered history, `pushEventsOnly`, before or after this
+   *  call): it is not told. */
   linesBefore(tail: Uint8Array, insideLine: boolean): LogLine[] {
     if (!this.lineReader) return [];
     this.lineReader.reset();
