@@ -10,7 +10,10 @@ import { RunFeed } from '../../dist/session/run-feed.js';
 const [mode, logPath, lastStepArg, sshConfig, fromStart] = process.argv.slice(2);
 const lastStep = Number(lastStepArg);
 const t0 = performance.now();
-const transport = await openTransport(mode === 'ssh' ? 'bench' : 'local', mode === 'ssh' ? { sshConfigFile: sshConfig } : {});
+const transport = await openTransport(
+  mode === 'ssh' ? 'bench' : 'local',
+  mode === 'ssh' ? { sshConfigFile: sshConfig } : {},
+);
 const connectedMs = performance.now() - t0;
 let shownMs = null;
 let doneMs = null;
@@ -32,8 +35,23 @@ const look = () => {
 };
 feed = new RunFeed({
   transport,
-  target: { name: 'bench', host: mode === 'ssh' ? 'bench' : 'local', workdir: dirname(logPath), python: 'python3', backend: 'direct', slurm: { extraArgs: [] } },
-  summary: { id: 'attach-bench', target: 'bench', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+  target: {
+    name: 'bench',
+    host: mode === 'ssh' ? 'bench' : 'local',
+    workdir: dirname(logPath),
+    python: 'python3',
+    backend: 'direct',
+    slurm: { extraArgs: [] },
+  },
+  summary: {
+    id: 'attach-bench',
+    target: 'bench',
+    state: 'running',
+    step: null,
+    totalSteps: null,
+    reward: null,
+    lastStepAt: null,
+  },
   logPath,
   statePollMs: 600_000,
   tickMs: 600_000,

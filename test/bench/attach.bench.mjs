@@ -37,11 +37,15 @@ function timed(line) {
 }
 
 function attach(mode, log, lastStep, sshConfig, extra = [], cache = cacheHome) {
-  const r = spawnSync(process.execPath, [join(here, 'attach-child.mjs'), mode, log, String(lastStep), sshConfig, ...extra], {
-    encoding: 'utf8',
-    env: { ...process.env, NODE_ENV: 'production', XDG_CACHE_HOME: cache },
-    maxBuffer: 1 << 24,
-  });
+  const r = spawnSync(
+    process.execPath,
+    [join(here, 'attach-child.mjs'), mode, log, String(lastStep), sshConfig, ...extra],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_ENV: 'production', XDG_CACHE_HOME: cache },
+      maxBuffer: 1 << 24,
+    },
+  );
   const line = (r.stdout ?? '').trim().split('\n').pop();
   try {
     return JSON.parse(line);
@@ -72,7 +76,9 @@ async function oneSize(mb, sshConfig, full) {
     local.push(attach('local', log, lastStep, sshConfig));
   }
   const cat = median(sshCat.map((r) => r.s));
-  say(`ssh bench cat LOG > /dev/null (OpenSSH): ${cat.toFixed(2)} s median (${sshCat.map((r) => r.s.toFixed(2)).join(' ')})`);
+  say(
+    `ssh bench cat LOG > /dev/null (OpenSSH): ${cat.toFixed(2)} s median (${sshCat.map((r) => r.s.toFixed(2)).join(' ')})`,
+  );
   for (const [name, rs] of [
     ['ssh', ssh],
     ['local', local],
@@ -88,7 +94,9 @@ async function oneSize(mb, sshConfig, full) {
         `peak RSS ${Math.max(...rs.map((r) => r.peakMB)).toFixed(0)} MB, ${median(rs.map((r) => r.settledMB)).toFixed(0)} MB after`,
     );
   }
-  say(`  (history read, each run: ssh ${ssh.map((r) => s1(r.doneMs)).join(' ')}; local ${local.map((r) => s1(r.doneMs)).join(' ')})`);
+  say(
+    `  (history read, each run: ssh ${ssh.map((r) => s1(r.doneMs)).join(' ')}; local ${local.map((r) => s1(r.doneMs)).join(' ')})`,
+  );
   say(`  note: ${ssh[0].note}`);
   if (full) {
     // The log grows (~4 MB of new steps): the second attach filters only those.
@@ -100,7 +108,9 @@ async function oneSize(mb, sshConfig, full) {
         `last step shown ${s1(again.shownMs)}, sent ${(sentOf(again.note) / 1e6).toFixed(2)} MB; note: ${again.note}`,
     );
     const ref = attach('local', log, more, sshConfig, ['from-start']);
-    say(`reference: a dashboard following the log from its start (local): peak RSS ${ref.peakMB.toFixed(0)} MB, ${ref.settledMB.toFixed(0)} MB after (${s1(ref.shownMs)} to read it)`);
+    say(
+      `reference: a dashboard following the log from its start (local): peak RSS ${ref.peakMB.toFixed(0)} MB, ${ref.settledMB.toFixed(0)} MB after (${s1(ref.shownMs)} to read it)`,
+    );
     filters(log, statSync(log).size);
   }
   rmSync(log, { force: true });
@@ -120,7 +130,9 @@ function filters(log, size) {
     ['head -c | grep | gzip -1', `head -c ${size} ${log} | ${grep} | gzip -1`],
   ]) {
     const r = timed(line);
-    say(`filter ${name.padEnd(26)} ${r.s.toFixed(2)} s wall, ${r.cpu.toFixed(2)} s cpu, ${(r.bytes / 1e6).toFixed(1)} MB out (${((100 * r.bytes) / size).toFixed(2)} %)`);
+    say(
+      `filter ${name.padEnd(26)} ${r.s.toFixed(2)} s wall, ${r.cpu.toFixed(2)} s cpu, ${(r.bytes / 1e6).toFixed(1)} MB out (${((100 * r.bytes) / size).toFixed(2)} %)`,
+    );
   }
 }
 
