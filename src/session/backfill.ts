@@ -9,7 +9,7 @@
 import { createGunzip } from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
-import type { Transport } from '../remote/transport.js';
+import type { ExecStream, Transport } from '../remote/transport.js';
 import { TrainerLogReader, type LogLine } from '../trainer-log/index.js';
 import type { HealthEvent } from '../health/index.js';
 import { FILTER_SCRIPT, PROGRESS_LINE, keyPatterns } from './backfill-filter.js';
@@ -105,11 +105,13 @@ export async function backfill(
   // The pane keeps its last 500 lines: the last 256 KiB hold them (cleaning lines costs more than
   // reading records: the whole tail would delay the first frame).
   const paneFrom = Math.max(0, seen.length - PANE_BYTES);
-  opts.onTail?.({
-    lines: reader.linesBefore(seen.subarray(paneFrom), paneFrom > 0 ? seen[paneFrom - 1] !== 0x0a : tail.insideLine),
-    midLog: tail.midLog || paneFrom > 0,
-    preview: preview.push(seen).events,
-  });
+  // Told once the filter is started: the target filters while the tail is read here.
+  const showTail = (): void =>
+    opts.onTail?.({
+      lines: reader.linesBefore(seen.subarray(paneFrom), paneFrom > 0 ? seen[paneFrom - 1] !== 0x0a : tail.insideLine),
+      midLog: tail.midLog || paneFrom > 0,
+      preview: preview.push(seen).events,
+    });
 
   const events: HealthEvent[] = [];
   let records = 0;
@@ -123,6 +125,7 @@ export async function backfill(
   const done = { offset: cut, reader, events, records: 0, sentBytes: tail.bytes.length, coveredBytes: cut };
   if (cut === 0) {
     await hit?.close();
+    showTail();
     return { ...done, cachedBytes: 0 };
   }
   if (hit && hit.offset > cut) {
@@ -130,10 +133,11 @@ export async function backfill(
     hit = null;
   }
   let writer: CacheWriter | null = null;
+  let s: ExecStream | null = null;
   try {
     if (opts.signal?.aborted) throw new Error('the backfill was stopped');
     const from = hit?.offset ?? 0;
-    const s = transport.execStream(
+    s = transport.execStream(
       [
         'bash',
         '-c',
@@ -147,6 +151,7 @@ export async function backfill(
       ],
       { stdin: '', ...(opts.signal ? { signal: opts.signal } : {}) },
     );
+    showTail();
     const errors: string[] = [];
     readProgress(s.stderr, errors, (pos) => opts.onProgress?.({ readBytes: Math.min(pos, cut), totalBytes: cut }));
     const out = s.stdout[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
@@ -202,6 +207,9 @@ export async function backfill(
     return { ...done, records, sentBytes: done.sentBytes + sent, cachedBytes: covered };
   } catch (err) {
     await writer?.abort();
+    // Whatever failed here, the filter on the target does not go on.
+    s?.close();
+    await hit?.close().catch(() => undefined);
     throw err;
   }
 }
