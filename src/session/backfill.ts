@@ -151,6 +151,7 @@ export async function backfill(
       ],
       { stdin: '', ...(opts.signal ? { signal: opts.signal } : {}) },
     );
+    opts.onProgress?.({ readBytes: 0, totalBytes: cut });
     showTail();
     const errors: string[] = [];
     readProgress(s.stderr, errors, (pos) => opts.onProgress?.({ readBytes: Math.min(pos, cut), totalBytes: cut }));

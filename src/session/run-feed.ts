@@ -211,7 +211,6 @@ export class RunFeed {
       records.ingest(e);
     }
     this.preview = records;
-    this.history ??= { readBytes: 0, totalBytes: 0 };
     this.changed();
   }
 
