@@ -229,7 +229,11 @@ export class TrainerLogParser {
     // torchrun's `[rank0]: ` before a process's lines (a traceback, an error record).
     const rank = rankPrefixLength(body);
     if (rank > 0) body = body.slice(rank);
-    const areal = body.startsWith('(AReaL) ');
+    let areal = body.startsWith('(AReaL) ');
+    if (!areal && body.indexOf('\r') >= 0) {
+      body = afterProgressBar(body);
+      areal = body.startsWith('(AReaL) ');
+    }
     if (areal || isOldHeaderStart(body)) {
       const h = parseHeader(body);
       if (h) {
@@ -386,6 +390,17 @@ export class TrainerLogParser {
       this.writers.open(w, h, 'warning', messageOpen);
     }
   }
+}
+
+/** A progress bar (tqdm) redraws itself after a `\r`, with no newline: a record written after it
+ *  (from another stream captured into the same file) starts after a `\r`, where a terminal shows
+ *  it. The text from the last `\r` that a record header follows, or the line as it is. */
+function afterProgressBar(body: string): string {
+  for (let cr = body.lastIndexOf('\r'); cr >= 0; cr = cr > 0 ? body.lastIndexOf('\r', cr - 1) : -1) {
+    const rest = body.slice(cr + 1);
+    if ((rest.startsWith('(AReaL) ') || isOldHeaderStart(rest)) && parseHeader(rest) !== null) return rest;
+  }
+  return body;
 }
 
 /** Parses a whole log at once (same events as any chunking of it). */

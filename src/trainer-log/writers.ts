@@ -33,6 +33,8 @@ const enum Tb {
   Frames,
   Exception,
   Chain,
+  /** In an exception group's traceback (Python 3.11+), whose every line has a `|`/`+` margin. */
+  Group,
 }
 
 /** A record being collected: an ERROR/CRITICAL one, a WARNING one (its further lines, a
@@ -53,8 +55,28 @@ interface OpenRecord {
   indentAfter: boolean;
 }
 
+/** `  + Exception Group Traceback (most recent call last):`: an uncaught ExceptionGroup
+ *  (asyncio.TaskGroup, anyio, `except*`), printed with a margin on every line. */
+const GROUP_START = /^ *\+ Exception Group Traceback \(most recent call last\):/;
+/** A line of an exception group's traceback: its margin, then (after `| `) the line's text. */
+const GROUP_LINE = /^ *[|+]/;
+const GROUP_TEXT = /^ *\| ?/;
+/** An exception line (`torch.OutOfMemoryError: …`, `KeyboardInterrupt`,
+ *  `ray.exceptions.RayTaskError(OutOfMemoryError): …`): a class name, capitalised, with its module. */
+const EXCEPTION_LINE = /^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]*\))?(?::|$)/;
+
+/** The text of a line of an exception group's traceback that names an exception (the group's
+ *  own, a sub-exception's), or null: a frame, a separator, a header, a chain line. */
+function groupException(body: string): string | null {
+  const m = GROUP_TEXT.exec(body);
+  if (m === null) return null;
+  const text = body.slice(m[0].length);
+  if (text === '' || isIndented(text) || text.endsWith(TRACEBACK) || isChainMarker(text)) return null;
+  return EXCEPTION_LINE.test(text) ? text.trimEnd() : null;
+}
+
 /** A line that starts a traceback: at its start, or mid-line (SGLang's `Scheduler hit an
- *  exception: Traceback (most recent call last):`). */
+ *  exception: Traceback (most recent call last):`), or an exception group's. */
 function startsTraceback(body: string): boolean {
   return body.endsWith(TRACEBACK) || (body.charCodeAt(body.length - 1) === 0x20 && body.trimEnd().endsWith(TRACEBACK));
 }
@@ -191,7 +213,7 @@ export class Writers {
         lines: [],
         bytes: 0,
         truncated: false,
-        tb: Tb.Frames,
+        tb: GROUP_START.test(body) ? Tb.Group : Tb.Frames,
         messageOpen: false,
         exception: null,
         indentAfter: false,
@@ -226,16 +248,34 @@ export class Writers {
     switch (rec.tb) {
       case Tb.None:
         // A warning is its message and, logged with exc_info, the traceback right after it.
-        if (rec.kind === 'warning' && !body.startsWith(TRACEBACK)) return false;
+        if (rec.kind === 'warning' && !body.startsWith(TRACEBACK) && !GROUP_START.test(body)) return false;
       // falls through
       case Tb.Chain:
-        if (startsTraceback(body)) {
+        if (GROUP_START.test(body)) {
+          rec.tb = Tb.Group;
+        } else if (startsTraceback(body)) {
           // An exc_info or chained traceback starts a line; one that starts mid-line is another
           // writer's record (SGLang's `Scheduler hit an exception: Traceback …`).
           if (!body.startsWith(TRACEBACK)) return false;
           rec.tb = Tb.Frames;
+        } else if (rec.tb === Tb.Chain && body !== '' && !isIndented(body)) {
+          // Ray's RayTaskError text writes each remote `Traceback …` line of a chain as
+          // `ray::RayRPCServer.call() (pid=…, ip=…)`: the frames of the chain's next one follow.
+          rec.tb = Tb.Frames;
         }
         return true;
+      case Tb.Group: {
+        if (GROUP_LINE.test(body)) {
+          // The exception line Python prints last, in a sub-exception or the group's own.
+          const exception = groupException(body);
+          if (exception !== null) rec.exception = bytesToUtf8(exception);
+          return true;
+        }
+        // The group is over: what follows is read as after any traceback's exception line.
+        rec.tb = Tb.Exception;
+        rec.indentAfter = false;
+        return this.takes(rec, body, endsReset);
+      }
       case Tb.Frames:
         if (body !== '' && !isIndented(body) && !startsTraceback(body)) {
           rec.tb = Tb.Exception;
@@ -253,7 +293,7 @@ export class Writers {
           rec.tb = Tb.Chain;
           return true;
         }
-        if (rec.indentAfter && !startsTraceback(body)) {
+        if (rec.indentAfter && !startsTraceback(body) && EXCEPTION_LINE.test(body)) {
           // `ray.exceptions.RayTaskError(OutOfMemoryError): ray::…` then the remote frames, then
           // `torch.OutOfMemoryError: …`: the line Python prints last names what failed.
           rec.indentAfter = false;
