@@ -205,7 +205,13 @@ export class TrainerLogParser {
     // The line without its escape codes, as one flat latin1 string (stripAnsi on bytes).
     if (this.scratch.length < end - start) this.scratch = Buffer.allocUnsafe(end - start);
     if (fast && b[start] === 0x28 /* ( */ && this.routineWorkerLine(b, start, end)) return;
-    if (fast && b[start] === 0x1b && this.knownControllerHeader(b, start, end)) return;
+    if (
+      fast &&
+      b[start] === 0x1b &&
+      !this.writers.quoting(this.writers.main) &&
+      this.knownControllerHeader(b, start, end)
+    )
+      return;
     const n = stripAnsiBytes(b, start, end, this.scratch);
     const line = n < 0 ? latin1Slice(b, start, end) : latin1Slice(this.scratch, 0, n);
     let writer = this.writers.main;
@@ -229,6 +235,11 @@ export class TrainerLogParser {
     // torchrun's `[rank0]: ` before a process's lines (a traceback, an error record).
     const rank = rankPrefixLength(body);
     if (rank > 0) body = body.slice(rank);
+    if (this.writers.quoting(writer)) {
+      // A worker's log quoted in an exception's text: its records are not the writer's.
+      this.writers.continuation(writer, body, endsWithReset(b, start, end));
+      return;
+    }
     let areal = body.startsWith('(AReaL) ');
     if (!areal && body.indexOf('\r') >= 0) {
       body = afterProgressBar(body);
@@ -294,7 +305,7 @@ export class TrainerLogParser {
     h = prefixHash(h, 0x29);
     const w =
       this.writers.knownBytes(b, lineStart, close + 1, h) ?? this.writers.known(latin1Slice(b, lineStart, close + 1));
-    if (w === undefined) return false;
+    if (w === undefined || this.writers.quoting(w)) return false;
     // A header of a form seen before is recognised on its bytes; another one is stripped first.
     const heads = w.heads!;
     // Where the message starts in the raw bytes.
@@ -348,7 +359,7 @@ export class TrainerLogParser {
     while (close < end && s[close] !== 0x29 /* ) */) close++;
     if (close + 1 >= end || s[close + 1] !== 0x20) return false;
     const w = this.writers.known(latin1Slice(s, start, close + 1));
-    if (w === undefined) return false;
+    if (w === undefined || this.writers.quoting(w)) return false;
     const at = routineMessageAt(s, close + 2, end, whole);
     const msg = n < 0 ? at : strippedMessageAt(at, n, lastStripStop());
     if (msg < 0 || !isPlainRoutineMessage(b, msg, lineEnd)) return false;

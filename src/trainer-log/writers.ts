@@ -53,6 +53,8 @@ interface OpenRecord {
   /** An indented line came after the exception line: the exception's text holds a traceback
    *  of its own (Ray's RayTaskError), whose unindented last line is still the exception's. */
   indentAfter: boolean;
+  /** Lines left of a worker's log tail quoted in the exception's text (see STDERR_OUTPUT). */
+  quote: number;
 }
 
 /** `  + Exception Group Traceback (most recent call last):`: an uncaught ExceptionGroup
@@ -74,6 +76,14 @@ function groupException(body: string): string | null {
   if (text === '' || isIndented(text) || text.endsWith(TRACEBACK) || isChainMarker(text)) return null;
   return EXCEPTION_LINE.test(text) ? text.trimEnd() : null;
 }
+
+/** WorkerFailedError's text goes on with the last 50 lines of the worker's own log, its records
+ *  and traceback unprefixed (areal/infra/scheduler/exceptions.py, `\nStderr output:\n{stderr}`;
+ *  the Slurm scheduler puts `Job N STATE. Logs:` first). They are the error's detail, not records
+ *  of the controller. The quote ends there, or at colorlog's reset alone on its line (the end of a
+ *  logged message whose tail ended with a newline). */
+const STDERR_OUTPUT = 'Stderr output:';
+const QUOTED_LINES = 52;
 
 /** A line that starts a traceback: at its start, or mid-line (SGLang's `Scheduler hit an
  *  exception: Traceback (most recent call last):`), or an exception group's. */
@@ -190,7 +200,13 @@ export class Writers {
       messageOpen,
       exception: null,
       indentAfter: false,
+      quote: 0,
     };
+  }
+
+  /** The writer's open record quotes a worker's log: its next lines are not records. */
+  quoting(w: Writer): boolean {
+    return w.rec !== null && w.rec.quote > 0;
   }
 
   /** A line of the writer that is not a record header: a line of its open record, the first line
@@ -217,6 +233,7 @@ export class Writers {
         messageOpen: false,
         exception: null,
         indentAfter: false,
+        quote: 0,
       };
       this.addDetail(w.rec, body);
     } else if (body.charCodeAt(0) === 0x5b /* [ */ && body.includes(WATCHDOG) && C10_ERROR_LINE.test(body)) {
@@ -240,6 +257,18 @@ export class Writers {
    *  complete one; a bare traceback ends at the first unindented line after its exception line
    *  that does not chain another traceback to it. */
   private takes(rec: OpenRecord, body: string, endsReset: boolean): boolean {
+    if (rec.quote > 0) {
+      rec.quote--;
+      if (body === '' && endsReset) {
+        rec.quote = 0;
+        rec.messageOpen = false;
+      }
+      return true;
+    }
+    if (body === STDERR_OUTPUT && (rec.exception ?? rec.header?.message ?? '').includes('failed with exit code')) {
+      rec.quote = QUOTED_LINES;
+      return true;
+    }
     if (rec.messageOpen) {
       // A line of a multi-line message; its last one ends with colorlog's reset.
       if (endsReset) rec.messageOpen = false;

@@ -166,7 +166,16 @@ function generatedLog(n: number): Buffer {
           p + '',
           ...TRACEBACK.map((l) => p + l),
         );
-      lines.push(p + pick(EXCEPTIONS));
+      if (rand() < 0.2)
+        // A worker's log quoted in WorkerFailedError's text: records that are not the writer's.
+        lines.push(
+          p + "areal.infra.scheduler.exceptions.WorkerFailedError: Worker 'actor/0' failed with exit code 1",
+          p + 'Stderr output:',
+          ...Array.from({ length: Math.floor(rand() * 60) }, (_, k) =>
+            k % 7 === 6 ? p + `${ESC}[0m` : p + rec(T(i), pick(LOGGERS), pick(LEVELS), pick(MESSAGES)),
+          ),
+        );
+      else lines.push(p + pick(EXCEPTIONS));
     } else if (r < 0.68) {
       // A WARNING with a multi-line message and its exc_info traceback.
       lines.push(p + `${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m ${ESC}[33m${T(i)} RewardUtils WARNING: failed:`);

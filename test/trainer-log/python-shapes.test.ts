@@ -52,6 +52,29 @@ describe('logs written by CPython and AReaL formatting', () => {
     expect(errors(evs)).toEqual([{ message: 'rollout failed', kind: 'worker-failed', source: 'main' }]);
   });
 
+  it('a worker log quoted in WorkerFailedError ("Stderr output:") is its detail, not records of the controller', () => {
+    for (const evs of [parseAll(read('worker-failed-stderr.log')), lineByLine(read('worker-failed-stderr.log'))]) {
+      // Logged (upstream's `Training failed with exception`), then uncaught: two errors, and the
+      // worker's own records in the quote (its memory, its ERROR) are no events of the controller.
+      expect(errors(evs)).toEqual([
+        {
+          message: "Training failed with exception: Worker 'actor/0' failed with exit code 1",
+          kind: 'oom',
+          source: 'main',
+        },
+        {
+          message: "areal.infra.scheduler.exceptions.WorkerFailedError: Worker 'actor/0' failed with exit code 1",
+          kind: 'oom',
+          source: 'main',
+        },
+      ]);
+      expect(evs.filter((e) => e.type === 'memory')).toEqual([]);
+      expect(evs.map((e) => e.type)).not.toContain('finished');
+      const logged = evs.find((e) => e.type === 'error') as { detail: string };
+      expect(logged.detail).toContain('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.92 GiB.');
+    }
+  });
+
   it('KeyboardInterrupt (upstream exit path): two errors, no finished', () => {
     const evs = parseAll(read('keyboard-interrupt.log'));
     expect(evs.map((e) => e.type)).not.toContain('finished');

@@ -152,3 +152,45 @@ save("ray-actor-died.log",
      "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR "
      "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file.\n"
      "wandb: 🚀 View run at https://wandb.ai/x/y/runs/z\n")
+
+
+# A worker process that died, with the local scheduler: WorkerFailedError's message holds the
+# last 50 lines of the worker's <role>.log (areal/infra/scheduler/exceptions.py: "\nStderr
+# output:\n{stderr}"; local.py _read_log_tail), its records and traceback unprefixed. Upstream's
+# exit path logs it, writes the end record and the teardown, then Python prints it again.
+class WorkerFailedError(Exception):
+    def __init__(self, worker_id, exit_code, stderr=""):
+        message = f"Worker '{worker_id}' failed with exit code {exit_code}"
+        if stderr:
+            message += f"\nStderr output:\n{stderr}"
+        super().__init__(message)
+
+
+WorkerFailedError.__module__ = "areal.infra.scheduler.exceptions"
+worker = io.StringIO()
+for k in range(46):
+    logger("RPCServer", worker).info(f"Handled call ppo_update #{k}")
+logger("IOStruct", worker).info(
+    "Memory-Usage after onload model: memory allocated (GB): 16.42, memory reserved (GB): 16.90, "
+    "device memory used/total (GB): 20.70/79.11")
+try:
+    raise MemoryError("CUDA out of memory. Tried to allocate 3.92 GiB.")
+except MemoryError:
+    logger("[FSDPEngine Rank 0]", worker).error("Exception in train_batch", exc_info=True)
+tail = "".join(worker.getvalue().replace("MemoryError:", "torch.OutOfMemoryError:").splitlines(True)[-50:])
+
+
+def check_health():
+    raise WorkerFailedError("actor/0", 1, tail)
+
+
+out = io.StringIO()
+step(out, 1)
+try:
+    check_health()
+except Exception as e:
+    logger("RLTrainer", out).error(f"Training failed with exception: {e}", exc_info=True)
+    logger("StatsLogger", out).info("Training completes! Total time elapsed 1852.37.")
+    logger("RolloutController", out).info("Workers deleted")
+    out.write(traceback.format_exc())
+save("worker-failed-stderr.log", out.getvalue())
