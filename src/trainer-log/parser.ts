@@ -29,6 +29,7 @@ import {
   isPlainRoutineMessage,
   lastStripStop,
   lineEnds,
+  messageOpen,
   routineMessageAt,
   strippedMessageAt,
   stripAnsiBytes,
@@ -261,7 +262,7 @@ export class TrainerLogParser {
           writer.heads!.learn(b, start, end, line.length - h.message.length, h.logger, h.level);
         h.message = bytesToUtf8(h.message);
         this.untagged = untagged;
-        this.header(writer, h, n >= 0 && !endsWithReset(b, start, end));
+        this.header(writer, h, n >= 0 && messageOpen(b, start, end));
         return;
       }
     }
@@ -342,7 +343,7 @@ export class TrainerLogParser {
     this.header(
       this.writers.main,
       { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) },
-      !endsWithReset(b, start, end),
+      messageOpen(b, start, end),
     );
     return true;
   }

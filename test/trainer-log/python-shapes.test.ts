@@ -75,6 +75,20 @@ describe('logs written by CPython and AReaL formatting', () => {
     }
   });
 
+  it('with NO_COLOR (no reset after a WARNING) the warning is its line, and the crash after it an error', () => {
+    const evs = parseAll(read('no-color.log'));
+    expect(evs.filter((e) => e.type === 'warning')).toEqual([
+      {
+        type: 'warning',
+        message: 'reward server slow: 12.0 s',
+        kind: 'other',
+        time: '2026-04-12T23:28:42.250',
+        source: 'main',
+      },
+    ]);
+    expect(errors(evs)).toEqual([{ message: 'IndexError: list index out of range', kind: 'other', source: 'main' }]);
+  });
+
   it('KeyboardInterrupt (upstream exit path): two errors, no finished', () => {
     const evs = parseAll(read('keyboard-interrupt.log'));
     expect(evs.map((e) => e.type)).not.toContain('finished');

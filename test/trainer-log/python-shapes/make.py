@@ -194,3 +194,31 @@ except Exception as e:
     logger("RolloutController", out).info("Workers deleted")
     out.write(traceback.format_exc())
 save("worker-failed-stderr.log", out.getvalue())
+
+
+# NO_COLOR set: colorlog blanks every code, its reset too; AReaL's formatter gives INFO and DEBUG
+# records their logger's colour back (LoggerColoredFormatter.formatMessage). A WARNING, a line of
+# output, then the controller's uncaught traceback.
+class NoColorFormatter(Formatter):
+    def formatMessage(self, record):
+        record.c = LOGGER.get(record.name, f"{ESC}[37m") if record.levelno < logging.WARNING else ""
+        return logging.Formatter.formatMessage(self, record)
+
+
+def nocolor_logger(name, out):
+    lg = logging.Logger(name)
+    h = logging.StreamHandler(out)
+    h.setFormatter(NoColorFormatter())
+    lg.addHandler(h)
+    return lg
+
+
+out = io.StringIO()
+nocolor_logger("RolloutController", out).info("Workers ready")
+nocolor_logger("RewardUtils", out).warning("reward server slow: 12.0 s")
+out.write("wandb: syncing run webgym-grpo\n")
+try:
+    lookup()
+except Exception:
+    out.write(traceback.format_exc())
+save("no-color.log", out.getvalue())
