@@ -21,6 +21,13 @@ const TRACEBACK = 'Traceback (most recent call last):';
 /** What a warning's detail keeps at most. */
 const MAX_WARNING_DETAIL = 64 << 10;
 const WATCHDOG = 'Watchdog caught collective operation timeout';
+const SLURMSTEPD_ERROR = 'slurmstepd: error: ';
+/** `slurmstepd: error: *** JOB 4242 ON node01 CANCELLED AT 2026-12-01T10:00:00 DUE TO TIME LIMIT ***`
+ *  (the job's end; the `*** STEP …` lines that follow tell the same end of each step). */
+const SLURM_JOB_END = /^slurmstepd: error: \*\*\* JOB \d+ ON \S+ CANCELLED AT (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)/;
+/** `slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0. Some of the step tasks have
+ *  been OOM Killed.`: the kernel killed a process for host memory. */
+const OOM_KILL = 'oom_kill event';
 /** A C10 (glog-style) error line: `[rank3]:[E1129 12:01:02.123456 1234 ProcessGroupNCCL.cpp:616] `
  *  (PyTorch >= 2.3) or `[E ProcessGroupNCCL.cpp:475] ` (older). */
 const C10_ERROR_LINE = /^(?:\[rank\d+\]:)?\[[EF][^\]]*?[\w.\-]+\.(?:cpp|cc|cu|h|hpp):\d+\] /;
@@ -247,6 +254,20 @@ export class Writers {
         detail: text,
         kind: 'nccl-timeout',
         time: null,
+        source: w.source,
+      });
+    } else if (body.charCodeAt(0) === 0x73 /* s */ && body.startsWith(SLURMSTEPD_ERROR)) {
+      // Slurm ends the job (time limit, preemption, node failure, scancel) or kills it for host
+      // memory: slurmstepd writes why into the job's output, and the trainer writes nothing.
+      const m = SLURM_JOB_END.exec(body);
+      if (m === null && !body.includes(OOM_KILL)) return;
+      const text = bytesToUtf8(body).trimEnd();
+      this.emitError(w, {
+        type: 'error',
+        message: text,
+        detail: text,
+        kind: 'other',
+        time: m !== null ? `${m[1]}.000` : null,
         source: w.source,
       });
     }

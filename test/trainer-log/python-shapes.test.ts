@@ -89,6 +89,18 @@ describe('logs written by CPython and AReaL formatting', () => {
     expect(errors(evs)).toEqual([{ message: 'IndexError: list index out of range', kind: 'other', source: 'main' }]);
   });
 
+  it("a Slurm job ended by its time limit: slurmstepd's line is the error (the trainer writes none)", () => {
+    const evs = parseAll(read('slurm-time-limit.log'));
+    expect(evs.filter((e) => e.type === 'error')).toEqual([
+      expect.objectContaining({
+        message: 'slurmstepd: error: *** JOB 4242 ON node01 CANCELLED AT 2026-04-12T23:30:00 DUE TO TIME LIMIT ***',
+        time: '2026-04-12T23:30:00.000',
+        source: 'main',
+      }),
+    ]);
+    expect(evs.map((e) => e.type)).not.toContain('finished');
+  });
+
   it('KeyboardInterrupt (upstream exit path): two errors, no finished', () => {
     const evs = parseAll(read('keyboard-interrupt.log'));
     expect(evs.map((e) => e.type)).not.toContain('finished');

@@ -222,3 +222,15 @@ try:
 except Exception:
     out.write(traceback.format_exc())
 save("no-color.log", out.getvalue())
+
+
+# A Slurm job at its time limit: slurmstepd sends SIGTERM (Python dies without a traceback; no
+# end record) and writes why into the job's output, srun tells of its tasks.
+out = io.StringIO()
+step(out, 1)
+out.write("slurmstepd: error: *** JOB 4242 ON node01 CANCELLED AT 2026-04-12T23:30:00 DUE TO TIME LIMIT ***\n")
+out.write("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n")
+out.write("slurmstepd: error: *** STEP 4242.0 ON node01 CANCELLED AT 2026-04-12T23:30:00 DUE TO TIME LIMIT ***\n")
+out.write("srun: error: node01: task 0: Terminated\n")
+out.write("srun: Force Terminated StepId=4242.0\n")
+save("slurm-time-limit.log", out.getvalue())
