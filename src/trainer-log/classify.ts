@@ -112,3 +112,55 @@ export function exceptionLine(lines: readonly string[]): string | null {
   }
   return null;
 }
+
+// The lines of tracebacks and of the processes around the trainer (writers.ts reads records with them).
+
+export const TRACEBACK = 'Traceback (most recent call last):';
+
+export const WATCHDOG = 'Watchdog caught collective operation timeout';
+export const SLURMSTEPD_ERROR = 'slurmstepd: error: ';
+/** `slurmstepd: error: *** JOB 4242 ON node01 CANCELLED AT 2026-12-01T10:00:00 DUE TO TIME LIMIT ***`
+ *  (the job's end; the `*** STEP …` lines that follow tell the same end of each step). */
+export const SLURM_JOB_END = /^slurmstepd: error: \*\*\* JOB \d+ ON \S+ CANCELLED AT (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)/;
+/** `slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0. Some of the step tasks have
+ *  been OOM Killed.`: the kernel killed a process for host memory. */
+export const OOM_KILL = 'oom_kill event';
+/** A C10 (glog-style) error line: `[rank3]:[E1129 12:01:02.123456 1234 ProcessGroupNCCL.cpp:616] `
+ *  (PyTorch >= 2.3) or `[E ProcessGroupNCCL.cpp:475] ` (older). */
+export const C10_ERROR_LINE = /^(?:\[rank\d+\]:)?\[[EF][^\]]*?[\w.\-]+\.(?:cpp|cc|cu|h|hpp):\d+\] /;
+
+/** `  + Exception Group Traceback (most recent call last):`: an uncaught ExceptionGroup
+ *  (asyncio.TaskGroup, anyio, `except*`), printed with a margin on every line. */
+export const GROUP_START = /^ *\+ Exception Group Traceback \(most recent call last\):/;
+/** A line of an exception group's traceback: its margin, then (after `| `) the line's text. */
+export const GROUP_LINE = /^ *[|+]/;
+const GROUP_TEXT = /^ *\| ?/;
+/** An exception line (`torch.OutOfMemoryError: …`, `KeyboardInterrupt`,
+ *  `ray.exceptions.RayTaskError(OutOfMemoryError): …`): a class name, capitalised, with its module. */
+export const EXCEPTION_LINE = /^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]*\))?(?::|$)/;
+
+/** The text of a line of an exception group's traceback that names an exception (the group's
+ *  own, a sub-exception's), or null: a frame, a separator, a header, a chain line. */
+export function groupException(body: string): string | null {
+  const m = GROUP_TEXT.exec(body);
+  if (m === null) return null;
+  const text = body.slice(m[0].length);
+  if (text === '' || isIndented(text) || text.endsWith(TRACEBACK) || isChainMarker(text)) return null;
+  return EXCEPTION_LINE.test(text) ? text.trimEnd() : null;
+}
+
+/** WorkerFailedError's text goes on with the last 50 lines of the worker's own log, its records
+ *  and traceback unprefixed (areal/infra/scheduler/exceptions.py, `\nStderr output:\n{stderr}`;
+ *  the Slurm scheduler puts `Job N STATE. Logs:` first). They are the error's detail, not records
+ *  of the controller. The quote ends there, or at colorlog's reset alone on its line (the end of a
+ *  logged message whose tail ended with a newline). */
+export const STDERR_OUTPUT = 'Stderr output:';
+export const QUOTED_LINES = 52;
+
+/** A line that starts a traceback: at its start, or mid-line (SGLang's `Scheduler hit an
+ *  exception: Traceback (most recent call last):`), or an exception group's. */
+export function startsTraceback(body: string): boolean {
+  return body.endsWith(TRACEBACK) || (body.charCodeAt(body.length - 1) === 0x20 && body.trimEnd().endsWith(TRACEBACK));
+}
+
+export const isIndented = (body: string): boolean => body.charCodeAt(0) === 0x20 || body.charCodeAt(0) === 0x09;

@@ -2,12 +2,16 @@
 // writes it on EVERY exit (trainer.md §5): AsyncWebRL's RLTrainer.__exit__ calls close() and then
 // raises, so a crash writes the end record first and its traceback after it; current upstream
 // AReaL logs `Training failed with exception: …` (with its traceback) first, then the end record,
-// then Python prints the uncaught traceback again. So the end record is held until the
-// controller's next record (or the input's end) says which it was: an error next to it, before
-// or after it in the same attempt, makes it a failure, and no `finished` is emitted.
+// then Python prints the uncaught traceback again. Both close() methods go on after the end record:
+// they destroy the rollout and train controllers, which log records of their own (`Workers
+// deleted`, `Destroying TrainController...`) before the exception propagates. So the end record is
+// held until the process is known to be over: the input's end, the launcher's attempt marker, the
+// exit status, or the first record of a new process (a Recover record, a train step). A controller
+// error next to it, before or after it in the same attempt, makes it a failure: no `finished`.
 import type { ErrorEvent, FinishedEvent } from './events.js';
 import type { RecordHeader } from './header.js';
 import type { EventOut } from './event-out.js';
+import { STEP_DONE } from './classify.js';
 
 export class EndRecord {
   /** The end record, not yet known to be a completion. */
@@ -27,18 +31,20 @@ export class EndRecord {
     if (ev.message.startsWith('Training failed with exception')) this.failed = true;
   }
 
-  /** The controller's next record header, before it is read: a record that is not an error
-   *  means the held end record was a completion. The start of a new trainer process (a fresh
-   *  start or a resume record) begins a new attempt. */
+  /** The controller's next record header, before it is read. A record of close()'s teardown
+   *  (any record that is not an error) leaves a held end record held; an error drops it (see
+   *  error()). The first record of a new trainer process (a fresh start, a resume, a train step:
+   *  close() logs none) means the old one is over: like the attempt marker (newAttempt). */
   record(h: RecordHeader): void {
-    const isError = h.level === 'ERROR' || h.level === 'CRITICAL';
-    if (this.held !== null) {
-      if (!isError) this.out.emit(this.held);
+    const m = h.message;
+    const newProcess =
+      m.startsWith('Resume info not found') || m.includes('Recovering from StepInfo(') || STEP_DONE.test(m);
+    if (this.held !== null && newProcess) {
+      this.out.emit(this.held);
       this.held = null;
     }
     this.afterError = false;
-    const m = h.message;
-    if (m.startsWith('Resume info not found') || m.includes('Recovering from StepInfo(')) this.failed = false;
+    if (newProcess) this.failed = false;
   }
 
   /** The end record itself (after record() for its header). */

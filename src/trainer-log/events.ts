@@ -98,10 +98,11 @@ export interface WarningEvent {
 }
 
 /** The controller's `Training completes! …` record, for a run that completed. That record is
- *  written on every exit, crashes included, so the parser holds it until the controller's next
- *  record or the end of the input, and drops it when a controller error is next to it in the
- *  same attempt (before it: upstream AReaL's `Training failed with exception`; after it:
- *  AsyncWebRL's traceback, raised after close()). */
+ *  written on every exit, crashes included, and close() logs its teardown after it, so the parser
+ *  holds it until the process is known to be over (the end of the input, the attempt marker, the
+ *  exit status, a new process's first record), and drops it when a controller error is next to
+ *  it in the same attempt (before it: upstream AReaL's `Training failed with exception`; after
+ *  it: AsyncWebRL's traceback, raised after close()). */
 export interface FinishedEvent {
   type: 'finished';
   time: string;

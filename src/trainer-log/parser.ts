@@ -29,6 +29,7 @@ import {
   isPlainRoutineMessage,
   lastStripStop,
   lineEnds,
+  messageOpen,
   routineMessageAt,
   strippedMessageAt,
   stripAnsiBytes,
@@ -205,7 +206,13 @@ export class TrainerLogParser {
     // The line without its escape codes, as one flat latin1 string (stripAnsi on bytes).
     if (this.scratch.length < end - start) this.scratch = Buffer.allocUnsafe(end - start);
     if (fast && b[start] === 0x28 /* ( */ && this.routineWorkerLine(b, start, end)) return;
-    if (fast && b[start] === 0x1b && this.knownControllerHeader(b, start, end)) return;
+    if (
+      fast &&
+      b[start] === 0x1b &&
+      !this.writers.quoting(this.writers.main) &&
+      this.knownControllerHeader(b, start, end)
+    )
+      return;
     const n = stripAnsiBytes(b, start, end, this.scratch);
     const line = n < 0 ? latin1Slice(b, start, end) : latin1Slice(this.scratch, 0, n);
     let writer = this.writers.main;
@@ -229,7 +236,16 @@ export class TrainerLogParser {
     // torchrun's `[rank0]: ` before a process's lines (a traceback, an error record).
     const rank = rankPrefixLength(body);
     if (rank > 0) body = body.slice(rank);
-    const areal = body.startsWith('(AReaL) ');
+    if (this.writers.quoting(writer)) {
+      // A worker's log quoted in an exception's text: its records are not the writer's.
+      this.writers.continuation(writer, body, endsWithReset(b, start, end));
+      return;
+    }
+    let areal = body.startsWith('(AReaL) ');
+    if (!areal && body.indexOf('\r') >= 0) {
+      body = afterProgressBar(body);
+      areal = body.startsWith('(AReaL) ');
+    }
     if (areal || isOldHeaderStart(body)) {
       const h = parseHeader(body);
       if (h) {
@@ -246,7 +262,7 @@ export class TrainerLogParser {
           writer.heads!.learn(b, start, end, line.length - h.message.length, h.logger, h.level);
         h.message = bytesToUtf8(h.message);
         this.untagged = untagged;
-        this.header(writer, h, n >= 0 && !endsWithReset(b, start, end));
+        this.header(writer, h, n >= 0 && messageOpen(b, start, end));
         return;
       }
     }
@@ -290,7 +306,7 @@ export class TrainerLogParser {
     h = prefixHash(h, 0x29);
     const w =
       this.writers.knownBytes(b, lineStart, close + 1, h) ?? this.writers.known(latin1Slice(b, lineStart, close + 1));
-    if (w === undefined) return false;
+    if (w === undefined || this.writers.quoting(w)) return false;
     // A header of a form seen before is recognised on its bytes; another one is stripped first.
     const heads = w.heads!;
     // Where the message starts in the raw bytes.
@@ -327,7 +343,7 @@ export class TrainerLogParser {
     this.header(
       this.writers.main,
       { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) },
-      !endsWithReset(b, start, end),
+      messageOpen(b, start, end),
     );
     return true;
   }
@@ -344,7 +360,7 @@ export class TrainerLogParser {
     while (close < end && s[close] !== 0x29 /* ) */) close++;
     if (close + 1 >= end || s[close + 1] !== 0x20) return false;
     const w = this.writers.known(latin1Slice(s, start, close + 1));
-    if (w === undefined) return false;
+    if (w === undefined || this.writers.quoting(w)) return false;
     const at = routineMessageAt(s, close + 2, end, whole);
     const msg = n < 0 ? at : strippedMessageAt(at, n, lastStripStop());
     if (msg < 0 || !isPlainRoutineMessage(b, msg, lineEnd)) return false;
@@ -386,6 +402,17 @@ export class TrainerLogParser {
       this.writers.open(w, h, 'warning', messageOpen);
     }
   }
+}
+
+/** A progress bar (tqdm) redraws itself after a `\r`, with no newline: a record written after it
+ *  (from another stream captured into the same file) starts after a `\r`, where a terminal shows
+ *  it. The text from the last `\r` that a record header follows, or the line as it is. */
+function afterProgressBar(body: string): string {
+  for (let cr = body.lastIndexOf('\r'); cr >= 0; cr = cr > 0 ? body.lastIndexOf('\r', cr - 1) : -1) {
+    const rest = body.slice(cr + 1);
+    if ((rest.startsWith('(AReaL) ') || isOldHeaderStart(rest)) && parseHeader(rest) !== null) return rest;
+  }
+  return body;
 }
 
 /** Parses a whole log at once (same events as any chunking of it). */

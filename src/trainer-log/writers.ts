@@ -5,7 +5,25 @@
 import { HeaderForms } from './line-bytes.js';
 import type { ErrorEvent, WarningEvent } from './events.js';
 import type { RecordHeader } from './header.js';
-import { classifyError, classifyWarning, isChainMarker } from './classify.js';
+import {
+  classifyError,
+  classifyWarning,
+  isChainMarker,
+  TRACEBACK,
+  WATCHDOG,
+  SLURMSTEPD_ERROR,
+  SLURM_JOB_END,
+  OOM_KILL,
+  C10_ERROR_LINE,
+  GROUP_START,
+  GROUP_LINE,
+  EXCEPTION_LINE,
+  groupException,
+  STDERR_OUTPUT,
+  QUOTED_LINES,
+  startsTraceback,
+  isIndented,
+} from './classify.js';
 import { bytesToUtf8 } from './text.js';
 import type { EventOut } from './event-out.js';
 
@@ -17,13 +35,8 @@ function hashOf(prefix: string): number {
 
 /** Writers remembered at once (garbage can invent endless prefixes). */
 export const MAX_WRITERS = 4096;
-const TRACEBACK = 'Traceback (most recent call last):';
 /** What a warning's detail keeps at most. */
 const MAX_WARNING_DETAIL = 64 << 10;
-const WATCHDOG = 'Watchdog caught collective operation timeout';
-/** A C10 (glog-style) error line: `[rank3]:[E1129 12:01:02.123456 1234 ProcessGroupNCCL.cpp:616] `
- *  (PyTorch >= 2.3) or `[E ProcessGroupNCCL.cpp:475] ` (older). */
-const C10_ERROR_LINE = /^(?:\[rank\d+\]:)?\[[EF][^\]]*?[\w.\-]+\.(?:cpp|cc|cu|h|hpp):\d+\] /;
 
 /** Where a record is in the traceback(s) it holds: none yet; in a traceback's frames; past its
  *  exception line; after a chain line (`During handling of the above exception…`), whose
@@ -33,6 +46,8 @@ const enum Tb {
   Frames,
   Exception,
   Chain,
+  /** In an exception group's traceback (Python 3.11+), whose every line has a `|`/`+` margin. */
+  Group,
 }
 
 /** A record being collected: an ERROR/CRITICAL one, a WARNING one (its further lines, a
@@ -51,15 +66,9 @@ interface OpenRecord {
   /** An indented line came after the exception line: the exception's text holds a traceback
    *  of its own (Ray's RayTaskError), whose unindented last line is still the exception's. */
   indentAfter: boolean;
+  /** Lines left of a worker's log tail quoted in the exception's text (see STDERR_OUTPUT). */
+  quote: number;
 }
-
-/** A line that starts a traceback: at its start, or mid-line (SGLang's `Scheduler hit an
- *  exception: Traceback (most recent call last):`). */
-function startsTraceback(body: string): boolean {
-  return body.endsWith(TRACEBACK) || (body.charCodeAt(body.length - 1) === 0x20 && body.trimEnd().endsWith(TRACEBACK));
-}
-
-const isIndented = (body: string): boolean => body.charCodeAt(0) === 0x20 || body.charCodeAt(0) === 0x09;
 
 export interface Writer {
   source: string;
@@ -168,7 +177,13 @@ export class Writers {
       messageOpen,
       exception: null,
       indentAfter: false,
+      quote: 0,
     };
+  }
+
+  /** The writer's open record quotes a worker's log: its next lines are not records. */
+  quoting(w: Writer): boolean {
+    return w.rec !== null && w.rec.quote > 0;
   }
 
   /** A line of the writer that is not a record header: a line of its open record, the first line
@@ -191,10 +206,11 @@ export class Writers {
         lines: [],
         bytes: 0,
         truncated: false,
-        tb: Tb.Frames,
+        tb: GROUP_START.test(body) ? Tb.Group : Tb.Frames,
         messageOpen: false,
         exception: null,
         indentAfter: false,
+        quote: 0,
       };
       this.addDetail(w.rec, body);
     } else if (body.charCodeAt(0) === 0x5b /* [ */ && body.includes(WATCHDOG) && C10_ERROR_LINE.test(body)) {
@@ -210,6 +226,20 @@ export class Writers {
         time: null,
         source: w.source,
       });
+    } else if (body.charCodeAt(0) === 0x73 /* s */ && body.startsWith(SLURMSTEPD_ERROR)) {
+      // Slurm ends the job (time limit, preemption, node failure, scancel) or kills it for host
+      // memory: slurmstepd writes why into the job's output, and the trainer writes nothing.
+      const m = SLURM_JOB_END.exec(body);
+      if (m === null && !body.includes(OOM_KILL)) return;
+      const text = bytesToUtf8(body).trimEnd();
+      this.emitError(w, {
+        type: 'error',
+        message: text,
+        detail: text,
+        kind: 'other',
+        time: m !== null ? `${m[1]}.000` : null,
+        source: w.source,
+      });
     }
   }
 
@@ -218,6 +248,18 @@ export class Writers {
    *  complete one; a bare traceback ends at the first unindented line after its exception line
    *  that does not chain another traceback to it. */
   private takes(rec: OpenRecord, body: string, endsReset: boolean): boolean {
+    if (rec.quote > 0) {
+      rec.quote--;
+      if (body === '' && endsReset) {
+        rec.quote = 0;
+        rec.messageOpen = false;
+      }
+      return true;
+    }
+    if (body === STDERR_OUTPUT && (rec.exception ?? rec.header?.message ?? '').includes('failed with exit code')) {
+      rec.quote = QUOTED_LINES;
+      return true;
+    }
     if (rec.messageOpen) {
       // A line of a multi-line message; its last one ends with colorlog's reset.
       if (endsReset) rec.messageOpen = false;
@@ -226,16 +268,34 @@ export class Writers {
     switch (rec.tb) {
       case Tb.None:
         // A warning is its message and, logged with exc_info, the traceback right after it.
-        if (rec.kind === 'warning' && !body.startsWith(TRACEBACK)) return false;
+        if (rec.kind === 'warning' && !body.startsWith(TRACEBACK) && !GROUP_START.test(body)) return false;
       // falls through
       case Tb.Chain:
-        if (startsTraceback(body)) {
+        if (GROUP_START.test(body)) {
+          rec.tb = Tb.Group;
+        } else if (startsTraceback(body)) {
           // An exc_info or chained traceback starts a line; one that starts mid-line is another
           // writer's record (SGLang's `Scheduler hit an exception: Traceback …`).
           if (!body.startsWith(TRACEBACK)) return false;
           rec.tb = Tb.Frames;
+        } else if (rec.tb === Tb.Chain && body !== '' && !isIndented(body)) {
+          // Ray's RayTaskError text writes each remote `Traceback …` line of a chain as
+          // `ray::RayRPCServer.call() (pid=…, ip=…)`: the frames of the chain's next one follow.
+          rec.tb = Tb.Frames;
         }
         return true;
+      case Tb.Group: {
+        if (GROUP_LINE.test(body)) {
+          // The exception line Python prints last, in a sub-exception or the group's own.
+          const exception = groupException(body);
+          if (exception !== null) rec.exception = bytesToUtf8(exception);
+          return true;
+        }
+        // The group is over: what follows is read as after any traceback's exception line.
+        rec.tb = Tb.Exception;
+        rec.indentAfter = false;
+        return this.takes(rec, body, endsReset);
+      }
       case Tb.Frames:
         if (body !== '' && !isIndented(body) && !startsTraceback(body)) {
           rec.tb = Tb.Exception;
@@ -253,7 +313,7 @@ export class Writers {
           rec.tb = Tb.Chain;
           return true;
         }
-        if (rec.indentAfter && !startsTraceback(body)) {
+        if (rec.indentAfter && !startsTraceback(body) && EXCEPTION_LINE.test(body)) {
           // `ray.exceptions.RayTaskError(OutOfMemoryError): ray::…` then the remote frames, then
           // `torch.OutOfMemoryError: …`: the line Python prints last names what failed.
           rec.indentAfter = false;

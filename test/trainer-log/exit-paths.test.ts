@@ -102,6 +102,23 @@ describe('the downstream meaning of finished', () => {
     expect(ingest(evs).finished).toBe(false);
   });
 
+  it('upstream: a failed attempt, then one with no Recover record that completes, is finished', () => {
+    const T = '20260412-23:50:00.000';
+    // main.log is appended across restarts; recover.mode off: the second process logs no Recover record.
+    const log = [
+      exitLogs('upstream', 'oom').main.trimEnd(),
+      rec(T, 'RayScheduler', 'INFO', "Creating 16 workers for role 'actor'"),
+      stepRecords(T, 1, [['rollout/reward', '1.0000e-01']]),
+      rec(T, 'StatsLogger', 'INFO', 'Training completes! Total time elapsed 10.00.'),
+      rec(T, 'RolloutController', 'INFO', 'Workers deleted'),
+      '',
+    ].join('\n');
+    const evs = parseAll(log);
+    expect(types(evs).filter((t) => t === 'finished')).toEqual(['finished']);
+    expect(types(evs).at(-1)).toBe('finished');
+    expect(ingest(evs).finished).toBe(true);
+  });
+
   it('`parse` says finished: yes / no', () => {
     const dir = mkdtempSync(join(tmpdir(), 'awrl-exit-'));
     try {

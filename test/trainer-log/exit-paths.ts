@@ -4,7 +4,8 @@
 // as Python prints an uncaught exception (to stderr, which the launcher captures into stdout.log):
 //
 //   AsyncWebRL (webgym async 01e3daef, RLTrainer.__exit__): self.close() -> StatsLogger.close()
-//     logs `Training completes! …`, then `raise exc_value`: the end record, then the traceback.
+//     logs `Training completes! …`, then the controllers' destroy() log their teardown, then
+//     `raise exc_value`: the end record, the teardown records, then the traceback.
 //   upstream AReaL (rl_trainer.py __exit__): logger.error(f"Training failed with exception:
 //     {exc_value}", exc_info=True), then self.close() (the end record), then the exception
 //     propagates: Python prints it again.
@@ -15,7 +16,11 @@
 const ESC = '\x1b';
 const HEADER = `${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m`;
 const RESET = `${ESC}[0m`;
-const COLOUR: Record<string, string> = { INFO: `${ESC}[92m`, WARNING: `${ESC}[33m`, ERROR: `${ESC}[31m` };
+const COLOUR: Record<string, string> = { WARNING: `${ESC}[33m`, ERROR: `${ESC}[31m` };
+/** An INFO record's colour is its logger's (LOGGER_COLORS_EXACT, LOGGER_PATTERNS; white else). */
+const LOGGER_COLOUR: Record<string, string> = { StatsLogger: `${ESC}[92m`, RLTrainer: `${ESC}[92m` };
+const colour = (logger: string, level: string): string =>
+  COLOUR[level] ?? LOGGER_COLOUR[logger] ?? (logger.includes('FSDPEngine') ? `${ESC}[96m` : `${ESC}[37m`);
 
 export type Trainer = 'asyncwebrl' | 'upstream';
 export type Failure = 'oom' | 'ray-actor' | 'worker-failed';
@@ -38,7 +43,7 @@ interface Rec {
 
 /** colorlog: the reset ends the message; logging appends the traceback after it. */
 function format(r: Rec): string {
-  const head = `${HEADER} ${COLOUR[r.level]}${r.stamp} ${r.logger} ${r.level}: ${r.message}${RESET}`;
+  const head = `${HEADER} ${colour(r.logger, r.level)}${r.stamp} ${r.logger} ${r.level}: ${r.message}${RESET}`;
   return r.traceback ? `${head}\n${r.traceback}` : head;
 }
 
@@ -145,7 +150,8 @@ export function exitLogs(trainer: Trainer, failure: Failure | null, scheduler: S
     const text = format({ stamp: stamp(), logger, level, message, traceback: tb });
     main.push(text);
     merged.push('[main]    ' + text);
-    stdout.push(COLOUR[level] + text);
+    // The stream handler's format starts with the colour too (`"%(log_color)s" + LOG_FORMAT`).
+    stdout.push(colour(logger, level) + text);
   };
   const worker = (role: string, logger: string, level: Rec['level'], message: string, tb?: string): void => {
     const text = format({ stamp: stamp(), logger, level, message, traceback: tb });
@@ -186,6 +192,12 @@ export function exitLogs(trainer: Trainer, failure: Failure | null, scheduler: S
       traceback(failure, false, trainer),
     );
   controller('StatsLogger', 'INFO', 'Training completes! Total time elapsed 1852.37.');
+  // close() goes on after StatsLogger.close(): it destroys the rollout and train controllers,
+  // which log (RolloutController.destroy, TrainController.destroy), before the exception propagates.
+  controller('RolloutController', 'INFO', 'Workers deleted');
+  controller('TrainController', 'INFO', 'Destroying TrainController...');
+  controller('TrainController', 'INFO', 'Destroying engines on all workers...');
+  controller('TrainController', 'INFO', 'Engines destroyed');
   // wandb.finish() prints to stdout, then the exception propagates: Python writes it to stderr.
   stdout.push('wandb: 🚀 View run at https://wandb.ai/x/y/runs/z');
   if (failure !== null) stdout.push(traceback(failure, true, trainer));

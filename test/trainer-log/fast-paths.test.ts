@@ -4,7 +4,7 @@
 // (fastPaths: false) gives the same events, and the same JSON bytes, on every fixture and on
 // generated logs that mix every kind of line, cut into random chunks.
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { JsonLinesParser, TrainerLogParser, eventToJsonLine, type TrainerEvent } from '../../src/trainer-log/index.js';
 import { SHARED } from '../harness/fixtures.js';
 import { FAILURES, TRAINERS, exitLogs } from './exit-paths.js';
@@ -12,6 +12,7 @@ import { rec, table } from './helpers.js';
 
 const RUN_A = `${SHARED}fixtures/areal-logs/run-a/`;
 const GOLDEN = new URL('./golden/', import.meta.url).pathname;
+const PYTHON_SHAPES = new URL('./python-shapes/', import.meta.url).pathname;
 
 function parse(buf: Uint8Array, fastPaths: boolean, cuts: number[] = []): TrainerEvent[] {
   const p = new TrainerLogParser({ fastPaths });
@@ -165,7 +166,16 @@ function generatedLog(n: number): Buffer {
           p + '',
           ...TRACEBACK.map((l) => p + l),
         );
-      lines.push(p + pick(EXCEPTIONS));
+      if (rand() < 0.2)
+        // A worker's log quoted in WorkerFailedError's text: records that are not the writer's.
+        lines.push(
+          p + "areal.infra.scheduler.exceptions.WorkerFailedError: Worker 'actor/0' failed with exit code 1",
+          p + 'Stderr output:',
+          ...Array.from({ length: Math.floor(rand() * 60) }, (_, k) =>
+            k % 7 === 6 ? p + `${ESC}[0m` : p + rec(T(i), pick(LOGGERS), pick(LEVELS), pick(MESSAGES)),
+          ),
+        );
+      else lines.push(p + pick(EXCEPTIONS));
     } else if (r < 0.68) {
       // A WARNING with a multi-line message and its exc_info traceback.
       lines.push(p + `${ESC}[1;38;2;180;140;80m(AReaL)${ESC}[0m ${ESC}[33m${T(i)} RewardUtils WARNING: failed:`);
@@ -175,6 +185,34 @@ function generatedLog(n: number): Buffer {
         p + '[2026-04-12 23:28:42] Scheduler hit an exception: Traceback (most recent call last):',
         p + '  File "s.py", line 2, in run',
         p + pick(EXCEPTIONS),
+      );
+    } else if (r < 0.735) {
+      // An exception group (3.11), a Ray chain whose `Traceback` line is `ray::…`, a progress bar.
+      lines.push(
+        ...[
+          '  + Exception Group Traceback (most recent call last):',
+          '  |   File "a.py", line 1, in f',
+          '  | ExceptionGroup: x (1 sub-exception)',
+          '  +-+---------------- 1 ----------------',
+          '    | ' + pick(EXCEPTIONS),
+          '    +------------------------------------',
+        ].map((l) => p + l),
+      );
+    } else if (r < 0.74) {
+      lines.push(
+        ...TRACEBACK.map((l) => p + l),
+        p + pick(EXCEPTIONS),
+        p + 'The above exception was the direct cause of the following exception:',
+        p + '',
+        p + `${ESC}[36mray::RayRPCServer.call()${ESC}[39m (pid=1, ip=10.0.0.9)`,
+        p + '  File "a.py", line 1, in f',
+        p + pick(EXCEPTIONS),
+      );
+    } else if (r < 0.745) {
+      lines.push(
+        p +
+          'Map:  50%|█████     | 1/2\r' +
+          (rand() < 0.7 ? rec(T(i), pick(LOGGERS), pick(LEVELS), pick(MESSAGES)) : 'x\r'),
       );
     } else if (r < 0.75) {
       lines.push(
@@ -209,6 +247,10 @@ describe('the fast paths equal the general path', () => {
     ['edge.log', GOLDEN + 'edge.log'],
   ])('on %s', (name, file) => {
     expectSame(readFileSync(file), name);
+  });
+
+  it.each(readdirSync(PYTHON_SHAPES).filter((f) => f.endsWith('.log')))('on python-shapes/%s', (name) => {
+    expectSame(readFileSync(PYTHON_SHAPES + name), name);
   });
 
   it('on the exit-path fixtures', () => {
