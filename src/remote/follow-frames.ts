@@ -13,6 +13,14 @@ export type Frame =
   /** The file does not exist (yet): the follower is up and waits for it. */
   | { kind: 'waiting' };
 
+/** What the parser reads off the wire: the frames, and a compressed range (`Z`) as its header and
+ *  then its gzip bytes as they arrive (`last` on the final piece). FrameInflater (follow-inflate.ts)
+ *  turns the pieces back into `data` frames, in order with the frames around them. */
+export type WireFrame =
+  | Frame
+  | { kind: 'zhead'; offset: number; length: number; compressedLength: number }
+  | { kind: 'zbytes'; bytes: Buffer; last: boolean };
+
 /** Bytes before the offset both ends compare to recognise the file they were reading. */
 export const TAIL_WINDOW = 256;
 /** Bytes of the file's start whose md5 the follower reports in `S` frames. */
@@ -21,13 +29,15 @@ export const PREFIX_WINDOW = 64;
 /**
  * The follower. Args: file, offset, expected inode ('-' if none), expected prefix md5 ('-'), its
  * length, heartbeat timeout (s), poll interval (s), md5 of the last delivered bytes before the
- * offset ('-'), their count.
+ * offset ('-'), their count, the least backlog sent compressed (bytes, 0: never), the gzip jobs
+ * run at once (0: as many as the target has cores, at most 4), and the bytes per gzip member.
  *
  * Output on stdout only, framed so that notices and data can never be confused or reordered
  * (tail -F puts its notices on stderr, which reaches the client out of order with stdout):
  *   `S <inode> <prefixLen> <prefixMd5>\n`  what the client needs to resume after a reconnect
  *   `R <truncated|replaced|appeared>\n`    delivery restarts at offset 0
  *   `D <offset> <n>\n` + n bytes            file bytes
+ *   `Z <offset> <n> <c>\n` + c bytes        n file bytes as one gzip member (a backlog: see below)
  *   `P <error>\n` / `P\n`                  the file is there but cannot be read / can again
  *   `W\n`                                 the file does not exist yet (so the client knows it is up)
  *
@@ -41,13 +51,27 @@ export const PREFIX_WINDOW = 64;
  * opened or read is reported with `P` once and retried every poll, so the client can say why
  * nothing arrives instead of retrying silently.
  *
+ * A backlog of at least `zmin` bytes (a follower started far behind: `follow` of a long log) goes
+ * as gzip -1 members of `zchunk` bytes, `zjobs` of them compressed at once while the previous ones
+ * are sent: the bytes cross the wire about ten times smaller. The live tail is always plain `D`.
+ * A member that comes back short (the file shrank under it) is sent and the rest dropped: the next
+ * look at the file says what happened. Without gzip everything is plain.
+ *
+ * Quiet (the file's mtime at least 2 s old at the last look), each poll is bash's own tests
+ * (`-ef` the file we hold, `-nt` a stamp carrying the mtime seen): no fork, so a quiet log costs
+ * the target next to nothing; any write moves the mtime past the stamp's and the full look (one
+ * `stat`) follows at once. A full look is taken every 50 quiet polls all the same.
+ *
  * The loop runs in its own process group; the foreground only reads heartbeat lines from stdin and
  * kills that group when they stop (client gone, even silently) or stdin closes. A blocked write
  * (dead path, full window) therefore cannot keep the follower alive.
  */
 export const FOLLOWER_SCRIPT = `
 f=$1; off=$2; eino=$3; efp=$4; eplen=$5; hbt=$6; poll=$7; etfp=\${8:--}; etlen=\${9:-0}
+zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-16777216}
 export LC_ALL=C
+command -v gzip >/dev/null 2>&1 || zmin=0
+if [ "$zjobs" -le 0 ]; then zjobs=$(nproc 2>/dev/null) || zjobs=1; [ "$zjobs" -gt 4 ] && zjobs=4; fi
 # A full, read-only or missing TMPDIR must not stop the follower: try the usual other places.
 w=
 for b in "\${TMPDIR:-/tmp}" /tmp /dev/shm "\${HOME:-/nonexistent}"; do
@@ -112,8 +136,47 @@ follower() {
     fi
     pending=; lmt=; state
   }
+  # gzip members of [off, $1), zjobs in flight. 0: all sent; 1: one came back short (sent, stop);
+  # 2: nothing could be compressed (plain frames then). dd's summary (last line) is the raw count.
+  sendz() {
+    local end=$1 next=$off i=0 j=0 n got zl line last= lgot=0 rc=0
+    local -a pid want
+    while [ "$j" -lt "$i" ] || { [ "$next" -lt "$end" ] && [ "$rc" -eq 0 ]; }; do
+      while [ $((i - j)) -lt "$zjobs" ] && [ "$next" -lt "$end" ] && [ "$rc" -eq 0 ]; do
+        n=$((end - next)); [ "$n" -gt "$zchunk" ] && n=$zchunk
+        { dd if=/dev/fd/3 iflag=skip_bytes,count_bytes skip="$next" count="$n" bs=1M 2>"$w/e$i" | gzip -1 > "$w/z$i" && stat -c %s "$w/z$i" > "$w/s$i"; } &
+        pid[i]=$!; want[i]=$n; i=$((i + 1)); next=$((next + n))
+      done
+      wait "\${pid[j]}"
+      got=; zl=
+      while IFS= read -r line; do got=\${line%% *}; done < "$w/e$j"
+      IFS= read -r zl < "$w/s$j" 2>/dev/null
+      case $got in '' | *[!0-9]*) got=0 ;; esac
+      case $zl in '' | *[!0-9]*) got=0 ;; esac
+      if [ "$rc" -eq 0 ] && [ "$got" -gt 0 ]; then
+        printf 'Z %s %s %s\n' "$off" "$got" "$zl"; cat "$w/z$j"
+        off=$((off + got))
+        [ -n "$last" ] && rm -f -- "$last"; last=$w/z$j; lgot=$got
+        [ "$got" -lt "\${want[j]}" ] && rc=1
+      else
+        [ "$rc" -eq 0 ] && { [ -z "$last" ] && rc=2 || rc=1; }
+        rm -f -- "$w/z$j"
+      fi
+      rm -f -- "$w/e$j" "$w/s$j"; j=$((j + 1))
+    done
+    # The window before the new offset, from the bytes sent (the file may have changed since).
+    if [ -n "$last" ]; then
+      if [ "$lgot" -ge 256 ]; then gzip -dc "$last" | tail -c 256 > "$w/tail"; tlen=256
+      else gzip -dc "$last" >> "$w/tail"; tlen=$((tlen + lgot)); fi
+      rm -f -- "$last"
+    fi
+    return "$rc"
+  }
   send() {
     local n got
+    if [ "$zmin" -gt 0 ] && [ $(($1 - off)) -ge "$zmin" ]; then
+      sendz "$1"; case $? in 1) return 1 ;; esac
+    fi
     while [ "$off" -lt "$1" ]; do
       n=$(($1 - off)); [ "$n" -gt 4194304 ] && n=4194304
       # dd's own summary ("N bytes ... copied", last line) gives the count without another fork.
@@ -131,8 +194,13 @@ follower() {
     if [ "$tlen" -gt 65536 ]; then tail -c 256 "$w/tail" > "$w/t2" && mv -f "$w/t2" "$w/tail"; tlen=256; fi
     if [ "$plen" -lt 64 ] && [ "$off" -gt "$plen" ]; then state; fi
   }
+  quiet=0; seen=
   while :; do
     if [ -n "$pending" ]; then attach || { nap; continue; }; fi
+    if [ "$quiet" -gt 0 ] && [ "$f" -ef /dev/fd/3 ] && ! [ "$f" -nt "$w/seen" ]; then
+      quiet=$((quiet - 1)); nap; continue
+    fi
+    quiet=0
     cur=$(stat -L -c '%i %s %.9Y' -- "$f" 2>"$w/err")
     if [ -z "$cur" ]; then
       # Gone: drain and wait for it. Not reachable (a directory made unreadable): the name may
@@ -152,6 +220,14 @@ follower() {
     fi
     lmt=$pmt
     [ "$psize" -gt "$off" ] && send "$psize"
+    # Quiet once the last write is 2 s old: a later write then moves the mtime past the stamp's,
+    # whatever the file system's clock granularity.
+    if [ "$off" -eq "$psize" ]; then
+      printf -v now '%(%s)T' -1
+      if [ $((now - \${pmt%%.*})) -ge 2 ]; then
+        if [ "$seen" = "$pmt" ] || touch -d "@$pmt" "$w/seen" 2>/dev/null; then seen=$pmt; quiet=50; fi
+      fi
+    fi
     nap
   done
 }
@@ -169,11 +245,12 @@ const MAX_HEADER = 1024;
 export class FrameParser {
   private header: Buffer[] = [];
   private headerLen = 0;
-  /** Bytes still to come for the current D frame, and the offset of the next one. */
+  /** Bytes still to come for the current D (or Z) frame, and the offset of the next one. */
   private remaining = 0;
   private dataOffset = 0;
+  private compressed = false;
 
-  constructor(private readonly emit: (f: Frame) => void) {}
+  constructor(private readonly emit: (f: WireFrame) => void) {}
 
   push(chunk: Buffer): void {
     let i = 0;
@@ -185,7 +262,8 @@ export class FrameParser {
         this.remaining -= n;
         this.dataOffset += n;
         i += n;
-        this.emit({ kind: 'data', offset, bytes });
+        if (this.compressed) this.emit({ kind: 'zbytes', bytes, last: this.remaining === 0 });
+        else this.emit({ kind: 'data', offset, bytes });
         continue;
       }
       const nl = chunk.indexOf(0x0a, i);
@@ -209,6 +287,11 @@ export class FrameParser {
     if (f[0] === 'D' && f.length === 3) {
       this.dataOffset = Number(f[1]);
       this.remaining = Number(f[2]);
+      this.compressed = false;
+    } else if (f[0] === 'Z' && f.length === 4 && Number(f[3]) > 0) {
+      this.remaining = Number(f[3]);
+      this.compressed = true;
+      this.emit({ kind: 'zhead', offset: Number(f[1]), length: Number(f[2]), compressedLength: this.remaining });
     } else if (f[0] === 'R' && (f[1] === 'truncated' || f[1] === 'replaced' || f[1] === 'appeared')) {
       this.emit({ kind: 'reset', reason: f[1] });
     } else if (f[0] === 'S' && f.length === 4) {
