@@ -66,7 +66,7 @@ export function followLocal(
   };
 
   const readAt = async (h: FileHandle, pos: number, len: number): Promise<Buffer> => {
-    const buf = Buffer.alloc(len);
+    const buf = Buffer.allocUnsafe(len);
     const { bytesRead } = await h.read(buf, 0, len, pos);
     return buf.subarray(0, bytesRead);
   };
