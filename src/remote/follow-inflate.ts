@@ -8,7 +8,7 @@ import type { Frame, WireFrame } from './follow-frames.js';
 
 /** Inflated bytes per `data` frame (zlib's output chunk): large enough that the reader's per-call
  *  cost does not count, small enough that the first step shows at once. */
-const OUT_CHUNK = 256 * 1024;
+const OUT_CHUNK = 1 << 20;
 /** Compressed bytes waiting in zlib before the wire is paused (flow control reaches the follower). */
 const BACKLOG = 8 << 20;
 

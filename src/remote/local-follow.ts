@@ -128,6 +128,9 @@ export function followLocal(
       missing = true;
       return;
     }
+    // The name leads to the file we hold (its inode is ours while we hold it): its stat is the
+    // file's, so a poll is one stat, not two.
+    let cur: Stats = st;
     if (fh === null || st.ino !== ino) {
       await drainOld();
       if (closed) return;
@@ -150,8 +153,8 @@ export function followLocal(
       fh = h;
       missing = false;
       lastMtimeMs = -1;
+      cur = await fh.stat();
     }
-    const cur = await fh.stat();
     if (cur.size < offset) reset('truncated');
     // Grown, or rewritten in place (mtime moved): a truncate-then-regrow between two looks shows
     // only in the bytes.
