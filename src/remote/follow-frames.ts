@@ -136,39 +136,36 @@ follower() {
     fi
     pending=; lmt=; state
   }
-  # gzip members of [off, $1), zjobs in flight. 0: all sent; 1: one came back short (sent, stop);
-  # 2: nothing could be compressed (plain frames then). dd's summary (last line) is the raw count.
+  # gzip members of [off, $1): zjobs compressing while the one before them is sent. Files go by
+  # slot (reused, removed with $w). 0: all sent; 1: one came back short (sent, stop); 2: nothing
+  # could be compressed (plain frames then). dd's summary (last line) is the raw count.
   sendz() {
-    local end=$1 next=$off i=0 j=0 n got zl line last= lgot=0 rc=0
+    local end=$1 next=$off i=0 j=0 k n got zl line last= lgot=0 rc=0
     local -a pid want
     while [ "$j" -lt "$i" ] || { [ "$next" -lt "$end" ] && [ "$rc" -eq 0 ]; }; do
-      while [ $((i - j)) -lt "$zjobs" ] && [ "$next" -lt "$end" ] && [ "$rc" -eq 0 ]; do
-        n=$((end - next)); [ "$n" -gt "$zchunk" ] && n=$zchunk
-        { dd if=/dev/fd/3 iflag=skip_bytes,count_bytes skip="$next" count="$n" bs=1M 2>"$w/e$i" | gzip -1 > "$w/z$i" && stat -c %s "$w/z$i" > "$w/s$i"; } &
+      while [ $((i - j)) -le "$zjobs" ] && [ "$next" -lt "$end" ] && [ "$rc" -eq 0 ]; do
+        n=$((end - next)); [ "$n" -gt "$zchunk" ] && n=$zchunk; k=$((i % (zjobs + 2)))
+        { dd if=/dev/fd/3 iflag=skip_bytes,count_bytes skip="$next" count="$n" bs=1M 2>"$w/e$k" | gzip -1 > "$w/z$k" && stat -c %s "$w/z$k" > "$w/s$k"; } &
         pid[i]=$!; want[i]=$n; i=$((i + 1)); next=$((next + n))
       done
-      wait "\${pid[j]}"
+      k=$((j % (zjobs + 2)))
       got=; zl=
-      while IFS= read -r line; do got=\${line%% *}; done < "$w/e$j"
-      IFS= read -r zl < "$w/s$j" 2>/dev/null
+      wait "\${pid[j]}" && { while IFS= read -r line; do got=\${line%% *}; done < "$w/e$k"; IFS= read -r zl < "$w/s$k"; }
       case $got in '' | *[!0-9]*) got=0 ;; esac
       case $zl in '' | *[!0-9]*) got=0 ;; esac
       if [ "$rc" -eq 0 ] && [ "$got" -gt 0 ]; then
-        printf 'Z %s %s %s\n' "$off" "$got" "$zl"; cat "$w/z$j"
-        off=$((off + got))
-        [ -n "$last" ] && rm -f -- "$last"; last=$w/z$j; lgot=$got
+        printf 'Z %s %s %s\n' "$off" "$got" "$zl"; cat "$w/z$k"
+        off=$((off + got)); last=$k; lgot=$got
         [ "$got" -lt "\${want[j]}" ] && rc=1
-      else
-        [ "$rc" -eq 0 ] && { [ -z "$last" ] && rc=2 || rc=1; }
-        rm -f -- "$w/z$j"
+      elif [ "$rc" -eq 0 ]; then
+        [ -z "$last" ] && rc=2 || rc=1
       fi
-      rm -f -- "$w/e$j" "$w/s$j"; j=$((j + 1))
+      j=$((j + 1))
     done
     # The window before the new offset, from the bytes sent (the file may have changed since).
     if [ -n "$last" ]; then
-      if [ "$lgot" -ge 256 ]; then gzip -dc "$last" | tail -c 256 > "$w/tail"; tlen=256
-      else gzip -dc "$last" >> "$w/tail"; tlen=$((tlen + lgot)); fi
-      rm -f -- "$last"
+      if [ "$lgot" -ge 256 ]; then gzip -dc "$w/z$last" | tail -c 256 > "$w/tail"; tlen=256
+      else gzip -dc "$w/z$last" >> "$w/tail"; tlen=$((tlen + lgot)); fi
     fi
     return "$rc"
   }
