@@ -189,7 +189,9 @@ try {
       });
       feed.start();
     });
-    await new Promise((r2) => setTimeout(r2, 5000)); // the catch-up's tail (silence measurement), quiet
+    // Quiet: the catch-up's tail (silence measurement) over, and the log quiet long enough that
+    // the state is polled at its quiet pace (run-watch.ts).
+    await new Promise((r2) => setTimeout(r2, 35_000));
     const frames = setInterval(() => feed.getView(), 1000);
     // On the target: the follower's processes (argv0 awrl-follow), and everything under the sshd
     // (the follower, the state polls' shells, sshd's own work: with what they reaped).
@@ -205,11 +207,12 @@ try {
     const wall = (performance.now() - iw) / 1000;
     const here = cpuS(process.cpuUsage(i0)) / wall;
     const r1 = remote();
+    const nFollowers = followers().length;
     clearInterval(frames);
     feed.close();
     const targetLine =
       tr === ssh
-        ? `; target: follower ${fmt(((r1.follower - r0.follower) * 100) / wall)} % (${followers().length} processes), all the cockpit's commands ${fmt(((r1.all - r0.all) * 100) / wall)} %`
+        ? `; target: follower ${fmt(((r1.follower - r0.follower) * 100) / wall)} % (${nFollowers} processes), all the cockpit's commands ${fmt(((r1.all - r0.all) * 100) / wall)} %`
         : '';
     console.log(
       `cockpit idle ${label.padEnd(6)} ${fmt(here * 100)} % of a core over ${SECONDS} s (this process)${targetLine}`,
