@@ -3,7 +3,17 @@
 // the middle of a compressed range, and a truncation while the backlog is still being sent. Each
 // checks "every byte exactly once" against the file itself.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,6 +183,41 @@ describe('compressed catch-up over ssh', () => {
     expect(before.equals(old.subarray(0, before.length))).toBe(true);
     expectExactlyOnce(after(events), fresh);
     expect(h.compression!.fileBytes).toBeGreaterThan(0);
+  });
+});
+
+describe('a target without gzip', () => {
+  let dir: string;
+  let sshd: SshdHandle;
+  let t: Transport;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awrl-nogzip-'));
+    // The session's PATH: every command of /usr/bin but gzip.
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    for (const name of readdirSync('/usr/bin'))
+      if (name !== 'gzip') symlinkSync(join('/usr/bin', name), join(bin, name));
+    sshd = await startSshd({ extraConfig: [`SetEnv SHLVL=1 PATH=${bin}`] });
+    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...COMPRESSED });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sshd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends the backlog as plain frames, every byte once', async () => {
+    const check = await t.exec(['bash', '-c', 'command -v gzip || echo none']);
+    expect(check.stdout.toString().trim()).toBe('none');
+    const p = join(dir, 'plain.log');
+    const log = Buffer.concat(Array.from({ length: 8 }, () => RUN_A));
+    writeFileSync(p, log);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    await waitFor(() => received(events) === log.length, { timeoutMs: 60_000, what: 'the whole log' });
+    h.close();
+    expectExactlyOnce(events, log);
+    expect(h.compression).toEqual({ wireBytes: 0, fileBytes: 0 });
   });
 });
 
