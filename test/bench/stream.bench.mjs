@@ -128,9 +128,7 @@ try {
   rmSync(slice, { force: true });
 
   // 2. The follower's options, in this process: followRun over the whole log.
-  console.log(
-    '\nfollower backlog option              wall s   MB/s   over the channel   CPU here s   CPU target s',
-  );
+  console.log('\nfollower backlog option              wall s   MB/s   over the channel   CPU here s   CPU target s');
   let defaultWire = null;
   const options = [
     ['plain frames (as before)', { followCompressMinBytes: 0 }],
