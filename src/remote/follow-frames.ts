@@ -30,7 +30,8 @@ export const PREFIX_WINDOW = 64;
  * The follower. Args: file, offset, expected inode ('-' if none), expected prefix md5 ('-'), its
  * length, heartbeat timeout (s), poll interval (s), md5 of the last delivered bytes before the
  * offset ('-'), their count, the least backlog sent compressed (bytes, 0: never), the gzip jobs
- * run at once (0: as many as the target has cores, at most 4), and the bytes per gzip member.
+ * run at once (0: as many as the target has cores, at most 4), the bytes per gzip member, and the
+ * poll interval (s) while the file is quiet.
  *
  * Output on stdout only, framed so that notices and data can never be confused or reordered
  * (tail -F puts its notices on stderr, which reaches the client out of order with stdout):
@@ -60,7 +61,8 @@ export const PREFIX_WINDOW = 64;
  * Quiet (the file's mtime at least 2 s old at the last look), each poll is bash's own tests
  * (`-ef` the file we hold, `-nt` a stamp carrying the mtime seen): no fork, so a quiet log costs
  * the target next to nothing; any write moves the mtime past the stamp's and the full look (one
- * `stat`) follows at once. A full look is taken every 50 quiet polls all the same.
+ * `stat`) follows at the next poll. Quiet polls come every `qpoll` s (bash's own wake-up is most
+ * of a quiet follower's cost); a full look is taken every 50 of them all the same.
  *
  * The loop runs in its own process group; the foreground only reads heartbeat lines from stdin and
  * kills that group when they stop (client gone, even silently) or stdin closes. A blocked write
@@ -68,7 +70,7 @@ export const PREFIX_WINDOW = 64;
  */
 export const FOLLOWER_SCRIPT = `
 f=$1; off=$2; eino=$3; efp=$4; eplen=$5; hbt=$6; poll=$7; etfp=\${8:--}; etlen=\${9:-0}
-zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-16777216}
+zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-16777216}; qpoll=\${13:-$poll}
 export LC_ALL=C
 command -v gzip >/dev/null 2>&1 || zmin=0
 if [ "$zjobs" -le 0 ]; then zjobs=$(nproc 2>/dev/null) || zjobs=1; [ "$zjobs" -gt 4 ] && zjobs=4; fi
@@ -83,7 +85,7 @@ follower() {
   exec 5<>"$w/nap"
   ino=; plen=0; tlen=0; perr=; lmt=; pending=start
   : > "$w/tail"
-  nap() { read -r -t "$poll" -u 5 _; }
+  nap() { read -r -t "$1" -u 5 _; }
   md5() { md5sum | cut -c1-32; }
   span() { dd if=/dev/fd/3 iflag=skip_bytes,count_bytes skip="$1" count="$2" bs=65536 2>/dev/null; }
   # problem WHERE TEXT: reported once while it lasts; fine [WHERE]: it is over (WHERE: only that one).
@@ -193,9 +195,9 @@ follower() {
   }
   quiet=0; seen=
   while :; do
-    if [ -n "$pending" ]; then attach || { nap; continue; }; fi
+    if [ -n "$pending" ]; then attach || { nap "$poll"; continue; }; fi
     if [ "$quiet" -gt 0 ] && [ "$f" -ef /dev/fd/3 ] && ! [ "$f" -nt "$w/seen" ]; then
-      quiet=$((quiet - 1)); nap; continue
+      quiet=$((quiet - 1)); nap "$qpoll"; continue
     fi
     quiet=0
     cur=$(stat -L -c '%i %s %.9Y' -- "$f" 2>"$w/err")
@@ -204,7 +206,7 @@ follower() {
       # still lead to our file, so keep it, say why, and look again.
       case $(cat "$w/err") in
         *'No such file or directory'* | *'Not a directory'* | '') send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; pending=appeared; continue ;;
-        *) e=$(cat "$w/err"); problem stat "$f: \${e##*: }"; nap; continue ;;
+        *) e=$(cat "$w/err"); problem stat "$f: \${e##*: }"; nap "$poll"; continue ;;
       esac
     fi
     fine stat
@@ -225,7 +227,7 @@ follower() {
         if [ "$seen" = "$pmt" ] || touch -d "@$pmt" "$w/seen" 2>/dev/null; then seen=$pmt; quiet=50; fi
       fi
     fi
-    nap
+    nap "$poll"
   done
 }
 set -m
