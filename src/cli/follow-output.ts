@@ -40,8 +40,24 @@ export interface FollowPrintOptions {
   statePollMs?: number;
 }
 
-const out = (s: string) => process.stdout.write(`${s}\n`);
-const err = (s: string) => process.stderr.write(`${s}\n`);
+// A catch-up delivers thousands of records at once and stdout to a pipe is synchronous: their
+// lines go out as one write at the end of the delivery (a microtask: before anything awaited runs,
+// so before the command's end), and a line on stderr first hands over the ones queued before it.
+let queued: string[] = [];
+const flushOut = (): void => {
+  if (queued.length === 0) return;
+  const text = queued.join('');
+  queued = [];
+  process.stdout.write(text);
+};
+const out = (s: string) => {
+  if (queued.length === 0) queueMicrotask(flushOut);
+  queued.push(`${s}\n`);
+};
+const err = (s: string) => {
+  flushOut();
+  process.stderr.write(`${s}\n`);
+};
 
 /** Follows the run's log from its first byte to the run's end; returns the exit code. */
 export async function followAndPrint(o: FollowPrintOptions): Promise<number> {

@@ -13,6 +13,14 @@ export type Frame =
   /** The file does not exist (yet): the follower is up and waits for it. */
   | { kind: 'waiting' };
 
+/** What the parser reads off the wire: the frames, and a compressed range (`Z`) as its header and
+ *  then its gzip bytes as they arrive (`last` on the final piece). FrameInflater (follow-inflate.ts)
+ *  turns the pieces back into `data` frames, in order with the frames around them. */
+export type WireFrame =
+  | Frame
+  | { kind: 'zhead'; offset: number; length: number; compressedLength: number }
+  | { kind: 'zbytes'; bytes: Buffer; last: boolean };
+
 /** Bytes before the offset both ends compare to recognise the file they were reading. */
 export const TAIL_WINDOW = 256;
 /** Bytes of the file's start whose md5 the follower reports in `S` frames. */
@@ -21,13 +29,16 @@ export const PREFIX_WINDOW = 64;
 /**
  * The follower. Args: file, offset, expected inode ('-' if none), expected prefix md5 ('-'), its
  * length, heartbeat timeout (s), poll interval (s), md5 of the last delivered bytes before the
- * offset ('-'), their count.
+ * offset ('-'), their count, the least backlog sent compressed (bytes, 0: never), the gzip jobs
+ * run at once (0: as many as the target has cores, at most 4), the bytes per gzip member, and the
+ * poll interval (s) while the file is quiet.
  *
  * Output on stdout only, framed so that notices and data can never be confused or reordered
  * (tail -F puts its notices on stderr, which reaches the client out of order with stdout):
  *   `S <inode> <prefixLen> <prefixMd5>\n`  what the client needs to resume after a reconnect
  *   `R <truncated|replaced|appeared>\n`    delivery restarts at offset 0
  *   `D <offset> <n>\n` + n bytes            file bytes
+ *   `Z <offset> <n> <c>\n` + c bytes        n file bytes as one gzip member (a backlog: see below)
  *   `P <error>\n` / `P\n`                  the file is there but cannot be read / can again
  *   `W\n`                                 the file does not exist yet (so the client knows it is up)
  *
@@ -41,13 +52,28 @@ export const PREFIX_WINDOW = 64;
  * opened or read is reported with `P` once and retried every poll, so the client can say why
  * nothing arrives instead of retrying silently.
  *
+ * A backlog of at least `zmin` bytes (a follower started far behind: `follow` of a long log) goes
+ * as gzip -1 members of `zchunk` bytes, `zjobs` of them compressed at once while the previous ones
+ * are sent: the bytes cross the wire about ten times smaller. The live tail is always plain `D`.
+ * A member that comes back short (the file shrank under it) is sent and the rest dropped: the next
+ * look at the file says what happened. Without gzip everything is plain.
+ *
+ * Quiet (the file's mtime at least 2 s old at the last look), each poll is bash's own tests
+ * (`-ef` the file we hold, `-nt` a stamp carrying the mtime seen): no fork, so a quiet log costs
+ * the target next to nothing; any write moves the mtime past the stamp's and the full look (one
+ * `stat`) follows at the next poll. Quiet polls come every `qpoll` s (bash's own wake-up is most
+ * of a quiet follower's cost); a full look is taken every 50 of them all the same.
+ *
  * The loop runs in its own process group; the foreground only reads heartbeat lines from stdin and
  * kills that group when they stop (client gone, even silently) or stdin closes. A blocked write
  * (dead path, full window) therefore cannot keep the follower alive.
  */
 export const FOLLOWER_SCRIPT = `
 f=$1; off=$2; eino=$3; efp=$4; eplen=$5; hbt=$6; poll=$7; etfp=\${8:--}; etlen=\${9:-0}
+zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-16777216}; qpoll=\${13:-$poll}
 export LC_ALL=C
+command -v gzip >/dev/null 2>&1 || zmin=0
+if [ "$zjobs" -le 0 ]; then zjobs=$(nproc 2>/dev/null) || zjobs=1; [ "$zjobs" -gt 4 ] && zjobs=4; fi
 # A full, read-only or missing TMPDIR must not stop the follower: try the usual other places.
 w=
 for b in "\${TMPDIR:-/tmp}" /tmp /dev/shm "\${HOME:-/nonexistent}"; do
@@ -59,7 +85,7 @@ follower() {
   exec 5<>"$w/nap"
   ino=; plen=0; tlen=0; perr=; lmt=; pending=start
   : > "$w/tail"
-  nap() { read -r -t "$poll" -u 5 _; }
+  nap() { read -r -t "$1" -u 5 _; }
   md5() { md5sum | cut -c1-32; }
   span() { dd if=/dev/fd/3 iflag=skip_bytes,count_bytes skip="$1" count="$2" bs=65536 2>/dev/null; }
   # problem WHERE TEXT: reported once while it lasts; fine [WHERE]: it is over (WHERE: only that one).
@@ -112,8 +138,44 @@ follower() {
     fi
     pending=; lmt=; state
   }
+  # gzip members of [off, $1): zjobs compressing while the one before them is sent. Files go by
+  # slot (reused, removed with $w). 0: all sent; 1: one came back short (sent, stop); 2: nothing
+  # could be compressed (plain frames then). dd's summary (last line) is the raw count.
+  sendz() {
+    local end=$1 next=$off i=0 j=0 k n got zl line last= lgot=0 rc=0
+    local -a pid want
+    while [ "$j" -lt "$i" ] || { [ "$next" -lt "$end" ] && [ "$rc" -eq 0 ]; }; do
+      while [ $((i - j)) -le "$zjobs" ] && [ "$next" -lt "$end" ] && [ "$rc" -eq 0 ]; do
+        n=$((end - next)); [ "$n" -gt "$zchunk" ] && n=$zchunk; k=$((i % (zjobs + 2)))
+        { dd if=/dev/fd/3 iflag=skip_bytes,count_bytes skip="$next" count="$n" bs=1M 2>"$w/e$k" | gzip -1 > "$w/z$k" && stat -c %s "$w/z$k" > "$w/s$k"; } &
+        pid[i]=$!; want[i]=$n; i=$((i + 1)); next=$((next + n))
+      done
+      k=$((j % (zjobs + 2)))
+      got=; zl=
+      wait "\${pid[j]}" && { while IFS= read -r line; do got=\${line%% *}; done < "$w/e$k"; IFS= read -r zl < "$w/s$k"; }
+      case $got in '' | *[!0-9]*) got=0 ;; esac
+      case $zl in '' | *[!0-9]*) got=0 ;; esac
+      if [ "$rc" -eq 0 ] && [ "$got" -gt 0 ]; then
+        printf 'Z %s %s %s\n' "$off" "$got" "$zl"; cat "$w/z$k"
+        off=$((off + got)); last=$k; lgot=$got
+        [ "$got" -lt "\${want[j]}" ] && rc=1
+      elif [ "$rc" -eq 0 ]; then
+        [ -z "$last" ] && rc=2 || rc=1
+      fi
+      j=$((j + 1))
+    done
+    # The window before the new offset, from the bytes sent (the file may have changed since).
+    if [ -n "$last" ]; then
+      if [ "$lgot" -ge 256 ]; then gzip -dc "$w/z$last" | tail -c 256 > "$w/tail"; tlen=256
+      else gzip -dc "$w/z$last" >> "$w/tail"; tlen=$((tlen + lgot)); fi
+    fi
+    return "$rc"
+  }
   send() {
     local n got
+    if [ "$zmin" -gt 0 ] && [ $(($1 - off)) -ge "$zmin" ]; then
+      sendz "$1"; case $? in 1) return 1 ;; esac
+    fi
     while [ "$off" -lt "$1" ]; do
       n=$(($1 - off)); [ "$n" -gt 4194304 ] && n=4194304
       # dd's own summary ("N bytes ... copied", last line) gives the count without another fork.
@@ -131,15 +193,20 @@ follower() {
     if [ "$tlen" -gt 65536 ]; then tail -c 256 "$w/tail" > "$w/t2" && mv -f "$w/t2" "$w/tail"; tlen=256; fi
     if [ "$plen" -lt 64 ] && [ "$off" -gt "$plen" ]; then state; fi
   }
+  quiet=0; seen=
   while :; do
-    if [ -n "$pending" ]; then attach || { nap; continue; }; fi
+    if [ -n "$pending" ]; then attach || { nap "$poll"; continue; }; fi
+    if [ "$quiet" -gt 0 ] && [ "$f" -ef /dev/fd/3 ] && ! [ "$f" -nt "$w/seen" ]; then
+      quiet=$((quiet - 1)); nap "$qpoll"; continue
+    fi
+    quiet=0
     cur=$(stat -L -c '%i %s %.9Y' -- "$f" 2>"$w/err")
     if [ -z "$cur" ]; then
       # Gone: drain and wait for it. Not reachable (a directory made unreadable): the name may
       # still lead to our file, so keep it, say why, and look again.
       case $(cat "$w/err") in
         *'No such file or directory'* | *'Not a directory'* | '') send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; pending=appeared; continue ;;
-        *) e=$(cat "$w/err"); problem stat "$f: \${e##*: }"; nap; continue ;;
+        *) e=$(cat "$w/err"); problem stat "$f: \${e##*: }"; nap "$poll"; continue ;;
       esac
     fi
     fine stat
@@ -152,7 +219,15 @@ follower() {
     fi
     lmt=$pmt
     [ "$psize" -gt "$off" ] && send "$psize"
-    nap
+    # Quiet once the last write is 2 s old: a later write then moves the mtime past the stamp's,
+    # whatever the file system's clock granularity.
+    if [ "$off" -eq "$psize" ]; then
+      printf -v now '%(%s)T' -1
+      if [ $((now - \${pmt%%.*})) -ge 2 ]; then
+        if [ "$seen" = "$pmt" ] || touch -d "@$pmt" "$w/seen" 2>/dev/null; then seen=$pmt; quiet=50; fi
+      fi
+    fi
+    nap "$poll"
   done
 }
 set -m
@@ -169,11 +244,12 @@ const MAX_HEADER = 1024;
 export class FrameParser {
   private header: Buffer[] = [];
   private headerLen = 0;
-  /** Bytes still to come for the current D frame, and the offset of the next one. */
+  /** Bytes still to come for the current D (or Z) frame, and the offset of the next one. */
   private remaining = 0;
   private dataOffset = 0;
+  private compressed = false;
 
-  constructor(private readonly emit: (f: Frame) => void) {}
+  constructor(private readonly emit: (f: WireFrame) => void) {}
 
   push(chunk: Buffer): void {
     let i = 0;
@@ -185,7 +261,8 @@ export class FrameParser {
         this.remaining -= n;
         this.dataOffset += n;
         i += n;
-        this.emit({ kind: 'data', offset, bytes });
+        if (this.compressed) this.emit({ kind: 'zbytes', bytes, last: this.remaining === 0 });
+        else this.emit({ kind: 'data', offset, bytes });
         continue;
       }
       const nl = chunk.indexOf(0x0a, i);
@@ -209,6 +286,11 @@ export class FrameParser {
     if (f[0] === 'D' && f.length === 3) {
       this.dataOffset = Number(f[1]);
       this.remaining = Number(f[2]);
+      this.compressed = false;
+    } else if (f[0] === 'Z' && f.length === 4 && Number(f[3]) > 0) {
+      this.remaining = Number(f[3]);
+      this.compressed = true;
+      this.emit({ kind: 'zhead', offset: Number(f[1]), length: Number(f[2]), compressedLength: this.remaining });
     } else if (f[0] === 'R' && (f[1] === 'truncated' || f[1] === 'replaced' || f[1] === 'appeared')) {
       this.emit({ kind: 'reset', reason: f[1] });
     } else if (f[0] === 'S' && f.length === 4) {

@@ -1,9 +1,10 @@
 // `follow` for the local transport: polls the path (stat by name, read by offset) so that
 // truncation, rotation (a new inode under the same name) and late appearance are all seen the same
-// way the remote follower sees them. Polling rather than fs.watch: watch misses renames on some
-// file systems (NFS, overlay) and the poll interval bounds latency anyway.
+// way the remote follower sees them. The poll is the truth (fs.watch misses renames on some file
+// systems, and NFS reports no writes made elsewhere); a quiet log is polled less often, and a
+// watch on the followed file, where the system gives one, wakes the poll at once when it changes.
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { watch, type FSWatcher, type Stats } from 'node:fs';
 import type { FollowEvent, FollowHandle } from './transport.js';
 import { PREFIX_WINDOW, TAIL_WINDOW } from './follow-frames.js';
 import { FollowTrouble } from './follow-status.js';
@@ -14,7 +15,12 @@ const MAX_READ = 4 << 20;
 
 export interface LocalFollowOptions {
   pollMs?: number;
+  /** The poll once the log has not changed for QUIET_AFTER_MS (default 250 ms, at least pollMs). */
+  quietPollMs?: number;
 }
+
+/** A log unchanged this long is quiet: polled every quietPollMs until it changes again. */
+const QUIET_AFTER_MS = 2000;
 
 /** The path does not lead to a file yet (or any more): waited for quietly, not a problem. */
 const isMissing = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
@@ -39,6 +45,10 @@ export function followLocal(
   opts: LocalFollowOptions = {},
 ): FollowHandle {
   const pollMs = opts.pollMs ?? 50;
+  const quietPollMs = Math.max(pollMs, opts.quietPollMs ?? 250);
+  let changedAt = Date.now();
+  let watcher: FSWatcher | null = null;
+  let woken = false;
   let offset = fromOffset;
   let ino: number | null = null;
   let missing = false;
@@ -59,6 +69,7 @@ export function followLocal(
   });
 
   const reset = (reason: 'truncated' | 'replaced' | 'appeared'): void => {
+    changedAt = Date.now();
     offset = 0;
     prefix = Buffer.alloc(0);
     tail = Buffer.alloc(0);
@@ -66,7 +77,7 @@ export function followLocal(
   };
 
   const readAt = async (h: FileHandle, pos: number, len: number): Promise<Buffer> => {
-    const buf = Buffer.alloc(len);
+    const buf = Buffer.allocUnsafe(len);
     const { bytesRead } = await h.read(buf, 0, len, pos);
     return buf.subarray(0, bytesRead);
   };
@@ -84,12 +95,14 @@ export function followLocal(
           : Buffer.concat([tail, chunk]).subarray(-TAIL_WINDOW);
       const at = offset;
       offset += chunk.length;
+      changedAt = Date.now();
       onEvent({ type: 'data', offset: at, bytes: chunk });
     }
   };
 
   /** The name no longer leads to the followed file: deliver what it still holds, then let go. */
   const drainOld = async (): Promise<void> => {
+    unwatch();
     if (!fh) return;
     const h = fh;
     fh = null;
@@ -128,6 +141,9 @@ export function followLocal(
       missing = true;
       return;
     }
+    // The name leads to the file we hold (its inode is ours while we hold it): its stat is the
+    // file's, so a poll is one stat, not two.
+    let cur: Stats = st;
     if (fh === null || st.ino !== ino) {
       await drainOld();
       if (closed) return;
@@ -150,12 +166,14 @@ export function followLocal(
       fh = h;
       missing = false;
       lastMtimeMs = -1;
+      watchFile();
+      cur = await fh.stat();
     }
-    const cur = await fh.stat();
     if (cur.size < offset) reset('truncated');
     // Grown, or rewritten in place (mtime moved): a truncate-then-regrow between two looks shows
     // only in the bytes.
     else if ((cur.size > offset || cur.mtimeMs !== lastMtimeMs) && !(await unchanged(fh))) reset('truncated');
+    if (cur.mtimeMs !== lastMtimeMs) changedAt = Date.now();
     lastMtimeMs = cur.mtimeMs;
     missing = false;
     trouble.ok(); // before the bytes: "reading again" comes before what it reads
@@ -179,8 +197,34 @@ export function followLocal(
       fh = null;
       return;
     }
-    timer = setTimeout(loop, pollMs);
+    const quiet = Date.now() - changedAt >= QUIET_AFTER_MS;
+    timer = setTimeout(loop, woken ? 0 : quiet ? quietPollMs : pollMs);
+    woken = false;
   };
+
+  /** The file changed (a watch said so): look now, or right after the look under way. */
+  const wake = (): void => {
+    if (closed) return;
+    changedAt = Date.now();
+    if (ticking) woken = true;
+    else if (timer) {
+      clearTimeout(timer);
+      timer = setTimeout(loop, 0);
+    }
+  };
+  const watchFile = (): void => {
+    unwatch();
+    try {
+      watcher = watch(path, { persistent: false }, wake);
+      watcher.on('error', unwatch);
+    } catch {
+      // No watch here (no inotify, its limit reached): the poll alone.
+    }
+  };
+  function unwatch(): void {
+    watcher?.close();
+    watcher = null;
+  }
   void loop();
 
   return {
@@ -190,6 +234,7 @@ export function followLocal(
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      unwatch();
       trouble.close();
       // Mid-tick, the loop closes the file when the tick ends; otherwise nothing else will.
       if (!ticking) {

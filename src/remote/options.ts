@@ -35,6 +35,14 @@ export interface OpenTransportOptions {
   heartbeatTimeoutMs?: number;
   /** How often a follower looks at the file (default 100 ms remote, 50 ms local). */
   followPollMs?: number;
+  /** How often the remote follower looks at a quiet log (default 200 ms, at least followPollMs). */
+  followQuietPollMs?: number;
+  /** A follower's backlog at least this long crosses the wire gzip-compressed (default 1 MiB; 0:
+   *  never), in members of `followCompressChunkBytes` (16 MiB) compressed `followCompressJobs` at
+   *  once (default 0: the target's cores, at most 4). ssh only. */
+  followCompressMinBytes?: number;
+  followCompressJobs?: number;
+  followCompressChunkBytes?: number;
   /** Channels open at once on one connection (default 8; OpenSSH allows 10 sessions). */
   maxChannels?: number;
   /** TCP + handshake + auth deadline per attempt (default 20000 ms). */

@@ -6,17 +6,33 @@
 // silently.
 import type { FollowEvent, FollowHandle, Transport, ExecStream } from './transport.js';
 import { remoteScript } from './quote.js';
-import { FOLLOWER_SCRIPT, FrameParser, PREFIX_WINDOW, TAIL_WINDOW } from './follow-frames.js';
+import { FOLLOWER_SCRIPT, FrameParser, PREFIX_WINDOW, TAIL_WINDOW, type Frame } from './follow-frames.js';
 import { FollowTrouble } from './follow-status.js';
+import { FrameInflater } from './follow-inflate.js';
 import { createHash } from 'node:crypto';
 
 export interface RemoteFollowOptions {
   heartbeatIntervalMs: number;
   heartbeatTimeoutMs: number;
   pollMs: number;
+  /** The poll while the log is quiet (default QUIET_POLL_MS, at least pollMs). */
+  quietPollMs?: number;
+  /** A backlog at least this long is sent gzip-compressed (default COMPRESS_MIN_BYTES; 0: never). */
+  compressMinBytes?: number;
+  /** gzip jobs at once on the target (default 0: its cores, at most 4) and bytes per member. */
+  compressJobs?: number;
+  compressChunkBytes?: number;
   /** Called when bytes arrive: the connection demonstrably works (resets the reconnect backoff). */
   onProgress?: () => void;
 }
+
+/** A follower this far behind (`follow` of a long log, a reconnect after hours) compresses its
+ *  backlog; one at the end sends the live tail as it is (a step is a few KiB). */
+export const COMPRESS_MIN_BYTES = 1 << 20;
+const COMPRESS_CHUNK_BYTES = 16 << 20;
+/** A quiet follower wakes this often: each wake-up is most of what it costs the target (measured:
+ *  ≈ 0.9 % of a core at 100 ms, ≈ 0.35 % at 250 ms); a step after a quiet spell waits for it. */
+export const QUIET_POLL_MS = 200;
 
 /** Kept of a follower's stderr: enough for its last error lines. */
 const STDERR_KEEP = 4096;
@@ -49,6 +65,9 @@ export function followRemote(
   let current: ExecStream | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
   let unsubscribe: (() => void) | null = null;
+  // Compressed bytes received and the file bytes they carried, over every follower so far.
+  const wire = { compressed: 0, inflated: 0 };
+  let inflating: FrameInflater | null = null;
   // A report after close (the trouble's own clearing, a timer) reaches no one: the consumer is gone.
   const trouble = new FollowTrouble(t.target, path, (problem) => {
     if (!closed) onEvent({ type: 'problem', problem });
@@ -70,6 +89,10 @@ export function followRemote(
       String(opts.pollMs / 1000),
       tail.length > 0 ? md5(tail) : '-',
       String(tail.length),
+      String(opts.compressMinBytes ?? COMPRESS_MIN_BYTES),
+      String(opts.compressJobs ?? 0),
+      String(opts.compressChunkBytes ?? COMPRESS_CHUNK_BYTES),
+      String(Math.max(opts.pollMs, opts.quietPollMs ?? QUIET_POLL_MS) / 1000),
     ];
     const s = t.execStream(remoteScript(FOLLOWER_SCRIPT, args, 'awrl-follow'));
     current = s;
@@ -86,9 +109,17 @@ export function followRemote(
     const breakOff = (why: string): void => {
       broken = true;
       brokenWhy = why;
+      inflater.close();
       s.close();
     };
-    const parser = new FrameParser((f) => {
+    const inflater = new FrameInflater({
+      frame: (f) => onFrame(f),
+      broken: (why) => breakOff(`the follower sent ${why}`),
+      backlog: (full) => (full ? s.stdout.pause() : s.stdout.resume()),
+    });
+    inflating = inflater;
+    const parser = new FrameParser((f) => inflater.push(f));
+    const onFrame = (f: Frame): void => {
       if (closed || broken) return;
       answered = true;
       clearTimeout(silent);
@@ -129,7 +160,7 @@ export function followRemote(
         opts.onProgress?.();
         onEvent({ type: 'data', offset: f.offset, bytes: f.bytes });
       }
-    });
+    };
     s.stdout.on('data', (chunk: Buffer) => {
       try {
         parser.push(chunk);
@@ -154,6 +185,10 @@ export function followRemote(
     const ended = (exit: { code: number | null; signal: string | null } | null, rejection?: string): void => {
       clearInterval(heartbeat);
       clearTimeout(silent);
+      wire.compressed += inflater.compressedBytes;
+      wire.inflated += inflater.inflatedBytes;
+      if (inflating === inflater) inflating = null;
+      inflater.close();
       if (current === s) current = null;
       if (closed) return;
       // A channel refused while the transport still says ready (`open failed`) is no drop either.
@@ -202,6 +237,12 @@ export function followRemote(
   return {
     get offset() {
       return offset;
+    },
+    get compression() {
+      return {
+        wireBytes: wire.compressed + (inflating?.compressedBytes ?? 0),
+        fileBytes: wire.inflated + (inflating?.inflatedBytes ?? 0),
+      };
     },
     close() {
       closed = true;

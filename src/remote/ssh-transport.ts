@@ -318,6 +318,12 @@ export class SshTransport implements Transport {
       heartbeatIntervalMs: this.opts.heartbeatIntervalMs ?? 10_000,
       heartbeatTimeoutMs: this.opts.heartbeatTimeoutMs ?? 30_000,
       pollMs: this.opts.followPollMs ?? 100,
+      ...(this.opts.followQuietPollMs !== undefined ? { quietPollMs: this.opts.followQuietPollMs } : {}),
+      ...(this.opts.followCompressMinBytes !== undefined ? { compressMinBytes: this.opts.followCompressMinBytes } : {}),
+      ...(this.opts.followCompressJobs !== undefined ? { compressJobs: this.opts.followCompressJobs } : {}),
+      ...(this.opts.followCompressChunkBytes !== undefined
+        ? { compressChunkBytes: this.opts.followCompressChunkBytes }
+        : {}),
       onProgress: () => {
         this.attempt = 0;
         this.heard();
@@ -327,6 +333,9 @@ export class SshTransport implements Transport {
     return {
       get offset() {
         return h.offset;
+      },
+      get compression() {
+        return h.compression;
       },
       close: () => {
         h.close();

@@ -61,6 +61,9 @@ export type FollowEvent =
 export interface FollowHandle {
   /** The offset just past the last delivered byte. */
   readonly offset: number;
+  /** What came compressed (a backlog over ssh): the bytes received for it and the file bytes they
+   *  carried. Absent where nothing is ever compressed (local). */
+  readonly compression?: { wireBytes: number; fileBytes: number };
   close(): void;
 }
 

@@ -91,6 +91,11 @@ export interface RunWatchOptions {
 /** Longer than keepalive takes to notice a dead link (ServerAliveInterval 15 s × count 3, plus a
  *  command's own wait): a last answer older than this is not that link's (another clock, a test's). */
 const MAX_UNNOTICED_MS = 5 * 60_000;
+/** The run's state is polled this often while it runs (watch-state.ts's default)… */
+const STATE_POLL_MS = 2000;
+/** …and this many times less often once its log has been quiet this long. */
+const QUIET_LOG_MS = 30_000;
+const QUIET_STATE_FACTOR = 5;
 
 export class RunWatch {
   readonly store: MetricsStore;
@@ -112,6 +117,8 @@ export class RunWatch {
   private offState: (() => void) | null = null;
   private lostAt: number | null = null;
   private standing: FollowProblem | null = null;
+  /** When fresh bytes of the log were last read (real time: it paces polls; the start before any). */
+  private freshAt = 0;
   /** The log as measured before it was first read: counted once reading stands exactly at its size. */
   private firstSilence: LogSilence | null = null;
   private readonly silenceWatch: LogSilenceWatch;
@@ -178,6 +185,7 @@ export class RunWatch {
   }
 
   start(): this {
+    this.freshAt = Date.now();
     this.offState = this.o.transport.onState((s) => this.onConnection(s));
     this.ticker = setInterval(() => this.tick(), this.o.tickMs ?? 5_000);
     this.ticker.unref();
@@ -343,6 +351,7 @@ export class RunWatch {
       },
       onProblem: (p) => this.onProblem(p),
       onFresh: () => {
+        this.freshAt = Date.now();
         // A problem a paused follower left standing is over once its successor reads.
         if (this.standing) this.onProblem(null);
         this.dispatch({ type: 'bytes' });
@@ -416,10 +425,14 @@ export class RunWatch {
     return heard;
   }
 
-  private pollState(intervalMs: number | undefined): void {
+  /** A running run whose log has been quiet for QUIET_LOG_MS is polled QUIET_STATE_FACTOR times
+   *  less often (each poll is a shell on the target, the cockpit's main idle cost) until its log
+   *  moves again: its end is told a few seconds later, its silence is measured on the log as ever. */
+  private pollState(intervalMs: number | undefined, whenQuiet = QUIET_STATE_FACTOR): void {
     this.watcher?.stop();
+    const base = intervalMs ?? STATE_POLL_MS;
     this.watcher = watchRunState(this.o.transport, this.o.target, this.o.runId, {
-      ...(intervalMs !== undefined ? { intervalMs } : {}),
+      intervalMs: () => (Date.now() - this.freshAt >= QUIET_LOG_MS ? base * whenQuiet : base),
       onChange: (s) => this.onRunState(s),
       onError: (m) => this.emit({ type: 'note', level: 'warning', text: m }),
     });
@@ -502,7 +515,7 @@ export class RunWatch {
         if (readEnd !== 'read' && readEnd !== 'missing' && st.state === 'failed')
           this.finish({ kind: 'disconnected', reason: st.reason });
         else this.finish({ kind: 'ended', state: s?.state ?? 'failed', detail: s?.detail ?? '' });
-      } else this.pollState(this.o.endedStatePollMs ?? 60_000);
+      } else this.pollState(this.o.endedStatePollMs ?? 60_000, 1);
     } finally {
       this.settling = false;
     }

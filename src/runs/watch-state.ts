@@ -12,7 +12,8 @@ export interface RunStateWatcher {
 }
 
 export interface WatchOptions {
-  intervalMs?: number;
+  /** Between polls (default 2 s); a function is asked before each wait. */
+  intervalMs?: number | (() => number);
   onChange(summary: RunSummary, previous: RunState | null): void;
   /** A run that disappeared (run dir removed) or a probe error, for display. */
   onError?(message: string): void;
@@ -24,7 +25,8 @@ export function watchRunState(
   runId: string,
   opts: WatchOptions,
 ): RunStateWatcher {
-  const interval = opts.intervalMs ?? 2000;
+  const every = opts.intervalMs ?? 2000;
+  const interval = (): number => (typeof every === 'function' ? every() : every);
   let current: RunSummary | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -46,7 +48,7 @@ export function watchRunState(
         if (transport.state.state === 'ready') opts.onError?.(err instanceof Error ? err.message : String(err));
       }
     }
-    if (!stopped) timer = setTimeout(() => void tick(), interval);
+    if (!stopped) timer = setTimeout(() => void tick(), interval());
   };
   void tick();
   return {

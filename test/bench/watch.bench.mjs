@@ -1,13 +1,17 @@
 // What watching a run costs (prints, never asserts): `follow --json` reading a long log to its end
 // (CPU of the whole CLI process, per MB and per step), the cockpit's RunFeed reading the same log
-// (CPU of this process), and the cockpit's idle CPU on a quiet running run (a frame a second, as
-// the UI's clock asks). Local transport, a log made of run-a's stdout.log repeated.
+// (CPU of this process), the cockpit's idle CPU on a quiet running run (a frame a second, as the
+// UI's clock asks), locally and over ssh (the test sshd), with the target-side CPU of the remote
+// follower (its processes, by PID) and of everything the cockpit runs there; and follow latency
+// (a step appended to the log until the watch reads it) after a quiet spell and while steps come
+// steadily, locally and over ssh. A log made of run-a's stdout.log repeated.
 //   AWRL_BENCH_ROOT     the checkout to measure (default this one: run it against an older build
 //                       of the same bench to compare before/after)
 //   AWRL_BENCH_MB       the log's size (default 20)
-//   AWRL_BENCH_SECONDS  the idle window (default 30)
+//   AWRL_BENCH_SECONDS  the idle window (default 60)
+//   AWRL_BENCH_QUIET_S  the quiet spell before each of the latency samples after quiet (default 5)
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +22,12 @@ const root = process.env.AWRL_BENCH_ROOT ?? join(here, '../..');
 const dist = (p) => join(root, 'dist', p);
 const { openTransport } = await import(dist('remote/index.js'));
 const { RunFeed } = await import(dist('session/run-feed.js'));
+const { RunWatch } = await import(dist('runs/run-watch.js'));
+const { startBenchSshd, cpuOf, argvHas } = await import('./bench-sshd.mjs');
+const { descendants } = await import('./bench-util.mjs');
 const MB = Number(process.env.AWRL_BENCH_MB ?? 20);
-const SECONDS = Number(process.env.AWRL_BENCH_SECONDS ?? 30);
+const SECONDS = Number(process.env.AWRL_BENCH_SECONDS ?? 60);
+const QUIET_S = Number(process.env.AWRL_BENCH_QUIET_S ?? 5);
 
 const one = readFileSync(join(here, '../fixtures/shared/fixtures/areal-logs/run-a/stdout.log'));
 const reps = Math.max(1, Math.round((MB * 2 ** 20) / one.length));
@@ -69,6 +77,22 @@ function makeRun(id, { running }) {
 }
 
 const cpuS = (u) => (u.user + u.system) / 1e6;
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+let sshd = null;
+
+/** run-a's records cut after each step's table: appending one makes the reader emit one step. */
+function stepBlocks() {
+  const end = Buffer.from('\u2558');
+  const out = [];
+  let from = 0;
+  for (let at = one.indexOf(end); at >= 0; at = one.indexOf(end, from)) {
+    const nl = one.indexOf(0x0a, at);
+    if (nl < 0) break;
+    out.push(one.subarray(from, nl + 1));
+    from = nl + 1;
+  }
+  return out;
+}
 const fmt = (x, d = 2) => x.toFixed(d);
 
 try {
@@ -135,45 +159,126 @@ try {
     `cockpit feed:    ${fmt(feedCpu)} s CPU (${fmt((performance.now() - w0) / 1000)} s wall) = ${fmt((feedCpu * 1000) / (log.length / 2 ** 20), 0)} ms/MB, ${fmt((feedCpu * 1e6) / steps, 0)} µs/step`,
   );
 
-  // 3. Idle: a running run whose log does not grow, a frame a second.
-  const idleLog = makeRun('idle-bench', { running: true });
-  let idleFeed;
-  await new Promise((resolve) => {
-    idleFeed = new RunFeed({
-      transport: t,
-      target,
-      logPath: idleLog,
-      backfillThresholdBytes: Number.POSITIVE_INFINITY,
-      summary: {
-        id: 'idle-bench',
-        target: 'local',
-        state: 'running',
-        step: null,
-        totalSteps: null,
-        reward: null,
-        lastStepAt: null,
-      },
-      onChange: () => idleFeed.trainerLinesOffset >= log.length && resolve(),
-    });
-    idleFeed.start();
-  });
-  await new Promise((r2) => setTimeout(r2, 3000)); // the catch-up's tail (silence measurement)
-  const frames = setInterval(() => idleFeed.getView(), 1000);
-  const i0 = process.cpuUsage();
-  const iw = performance.now();
-  await new Promise((r2) => setTimeout(r2, SECONDS * 1000));
-  const idle = cpuS(process.cpuUsage(i0)) / ((performance.now() - iw) / 1000);
-  clearInterval(frames);
-  idleFeed.close();
   await t.close();
-  console.log(
-    `cockpit idle:    ${fmt(idle * 100)} % of a core over ${SECONDS} s (this process; the state poll's bash every 2 s not counted)`,
-  );
+
+  // 3. Idle: a running run whose log does not grow, a frame a second; locally and over ssh.
+  sshd = await startBenchSshd();
+  const sshTarget = { ...target, name: sshd.alias, host: sshd.alias };
+  const ssh = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile });
+  const local = await openTransport('local');
+  const idle = async (tr, tgt, label) => {
+    const id = `idle-${label}`;
+    const idleLog = makeRun(id, { running: true });
+    let feed;
+    await new Promise((resolve) => {
+      feed = new RunFeed({
+        transport: tr,
+        target: tgt,
+        logPath: idleLog,
+        backfillThresholdBytes: Number.POSITIVE_INFINITY,
+        summary: {
+          id,
+          target: tgt.name,
+          state: 'running',
+          step: null,
+          totalSteps: null,
+          reward: null,
+          lastStepAt: null,
+        },
+        onChange: () => feed.trainerLinesOffset >= log.length && resolve(),
+      });
+      feed.start();
+    });
+    // Quiet: the catch-up's tail (silence measurement) over, and the log quiet long enough that
+    // the state is polled at its quiet pace (run-watch.ts).
+    await new Promise((r2) => setTimeout(r2, 35_000));
+    const frames = setInterval(() => feed.getView(), 1000);
+    // On the target: the follower's processes (argv0 awrl-follow), and everything under the sshd
+    // (the follower, the state polls' shells, sshd's own work: with what they reaped).
+    const followers = () => (sshd ? descendants(sshd.pid).filter((p) => argvHas(p, 'awrl-follow')) : []);
+    const remote = () => ({
+      follower: followers().reduce((a, p) => a + cpuOf(p), 0),
+      all: sshd ? descendants(sshd.pid).reduce((a, p) => a + cpuOf(p), 0) : 0,
+    });
+    const r0 = remote();
+    const i0 = process.cpuUsage();
+    const iw = performance.now();
+    await new Promise((r2) => setTimeout(r2, SECONDS * 1000));
+    const wall = (performance.now() - iw) / 1000;
+    const here = cpuS(process.cpuUsage(i0)) / wall;
+    const r1 = remote();
+    const nFollowers = followers().length;
+    clearInterval(frames);
+    feed.close();
+    const targetLine =
+      tr === ssh
+        ? `; target: follower ${fmt(((r1.follower - r0.follower) * 100) / wall)} % (${nFollowers} processes), all the cockpit's commands ${fmt(((r1.all - r0.all) * 100) / wall)} %`
+        : '';
+    console.log(
+      `cockpit idle ${label.padEnd(6)} ${fmt(here * 100)} % of a core over ${SECONDS} s (this process)${targetLine}`,
+    );
+  };
+  await idle(local, target, 'local');
+  await idle(ssh, sshTarget, 'ssh');
+
+  // 4. Follow latency: a step appended until the watch reads it, after a quiet spell and steadily.
+  const blocks = stepBlocks();
+  const latency = async (tr, label) => {
+    const p = join(dir, `latency-${label}.log`);
+    writeFileSync(p, '');
+    const w = new RunWatch({
+      transport: tr,
+      target: tr === ssh ? sshTarget : target,
+      runId: `lat-${label}`,
+      logPath: p,
+      whenEnded: 'stop',
+      statePollMs: 60_000,
+    });
+    let seen = 0;
+    let wake = null;
+    w.on((o) => {
+      if (o.type === 'record' && o.record.type === 'step') {
+        seen++;
+        wake?.();
+      }
+    });
+    w.start();
+    const one = async (i) => {
+      const want = seen + 1;
+      const done = new Promise((r2) => (wake = () => seen >= want && r2()));
+      const t0 = performance.now();
+      appendFileSync(p, blocks[i % blocks.length]);
+      await done;
+      return performance.now() - t0;
+    };
+    await one(0); // the follower is up
+    const quiet = [];
+    for (let i = 1; i <= 10; i++) {
+      await new Promise((r2) => setTimeout(r2, QUIET_S * 1000));
+      quiet.push(await one(i));
+    }
+    const steady = [];
+    for (let i = 0; i < 50; i++) {
+      const t0 = performance.now();
+      steady.push(await one(i));
+      await new Promise((r2) => setTimeout(r2, Math.max(0, 200 - (performance.now() - t0))));
+    }
+    w.close();
+    const q = (xs) => `p50 ${fmt(pct(xs, 50), 0)} ms, p95 ${fmt(pct(xs, 95), 0)} ms`;
+    console.log(
+      `latency ${label.padEnd(6)} after ${QUIET_S} s quiet (10): ${q(quiet)}; steady, a step per 200 ms (50): ${q(steady)}`,
+    );
+  };
+  await latency(local, 'local');
+  await latency(ssh, 'ssh');
+  await local.close();
+  await ssh.close();
 } finally {
   for (const p of sleeper) {
     try {
       process.kill(p, 'SIGKILL');
     } catch {}
   }
+  await sshd?.stop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,7 +1,10 @@
 // The follower's problem frames and the FollowTrouble policy (pure: no follower, no sshd): when a
 // run of failures is reported, that it is cleared once, and that secrets never reach its text.
 import { describe, it, expect, afterEach } from 'vitest';
+import { gzipSync } from 'node:zlib';
 import { FrameParser, type Frame } from '../../src/remote/follow-frames.js';
+import { FrameInflater } from '../../src/remote/follow-inflate.js';
+import { waitFor } from '../harness/wait.js';
 import { FollowTrouble, PROBLEM_AFTER_ATTEMPTS, type FollowProblem } from '../../src/remote/follow-status.js';
 
 describe('P frames', () => {
@@ -15,6 +18,68 @@ describe('P frames', () => {
       { kind: 'problem', text: null },
     ]);
     expect(Buffer.concat(frames.flatMap((f) => (f.kind === 'data' ? [f.bytes] : []))).toString()).toBe('abc');
+  });
+});
+
+describe('Z frames', () => {
+  /** Frames out of a byte stream fed one byte at a time, compressed ranges inflated. */
+  async function inflate(stream: Buffer): Promise<{ frames: Frame[]; broken: string | null }> {
+    const frames: Frame[] = [];
+    let broken: string | null = null;
+    const inflater = new FrameInflater({ frame: (f) => frames.push(f), broken: (why) => (broken = why) });
+    const p = new FrameParser((f) => inflater.push(f));
+    for (const b of stream) p.push(Buffer.from([b]));
+    // zlib inflates off the main thread: wait until the last frame (or the failure) is out.
+    await waitFor(() => broken !== null || frames.at(-1)?.kind === 'waiting', {
+      intervalMs: 5,
+      what: 'the last frame or the failure',
+    });
+    return { frames, broken };
+  }
+  const text = (frames: Frame[]): string =>
+    Buffer.concat(frames.flatMap((f) => (f.kind === 'data' ? [f.bytes] : []))).toString();
+
+  it('inflate in order with the frames around them, each byte at its offset', async () => {
+    const a = Buffer.from('step 1\n'.repeat(500));
+    const b = Buffer.from('step 2\n'.repeat(300));
+    const za = gzipSync(a);
+    const zb = gzipSync(b);
+    const stream = Buffer.concat([
+      Buffer.from(`D 0 3\nabcZ 3 ${a.length} ${za.length}\n`),
+      za,
+      Buffer.from(`P\nZ ${3 + a.length} ${b.length} ${zb.length}\n`),
+      zb,
+      Buffer.from(`D ${3 + a.length + b.length} 2\nxyW\n`),
+    ]);
+    const { frames, broken } = await inflate(stream);
+    expect(broken).toBeNull();
+    expect(text(frames)).toBe(`abc${a}${b}xy`);
+    let at = 0;
+    for (const f of frames) {
+      if (f.kind !== 'data') continue;
+      expect(f.offset).toBe(at);
+      at += f.bytes.length;
+    }
+    // The problem's clearing between the members stays between them.
+    const kinds = frames.map((f) => f.kind).filter((k, i, all) => k !== 'data' || all[i - 1] !== 'data');
+    expect(kinds).toEqual(['data', 'problem', 'data', 'waiting']);
+  });
+
+  it('a member that is not what its header says breaks the follower, and nothing after it is told', async () => {
+    const a = Buffer.from('x'.repeat(1000));
+    const za = gzipSync(a);
+    const short = await inflate(
+      Buffer.concat([Buffer.from(`Z 0 ${a.length + 1} ${za.length}\n`), za, Buffer.from('W\n')]),
+    );
+    expect(short.broken).toMatch(/1000 bytes, 1001 announced/);
+    expect(short.frames.some((f) => f.kind === 'waiting')).toBe(false);
+    const bad = Buffer.from(za);
+    bad[20] ^= 0xff;
+    const corrupt = await inflate(
+      Buffer.concat([Buffer.from(`Z 0 ${a.length} ${za.length}\n`), bad, Buffer.from('W\n')]),
+    );
+    expect(corrupt.broken).toMatch(/(does not inflate|announced)/);
+    expect(corrupt.frames.some((f) => f.kind === 'waiting')).toBe(false);
   });
 });
 

@@ -1,0 +1,101 @@
+// The follower's compressed ranges (`Z` frames: a gzip member of n file bytes), decompressed as a
+// stream and handed on as ordinary `data` frames, in order with every frame around them: while a
+// member is being inflated (zlib works off the main thread), the frames after it wait. Bytes come
+// out as they are inflated, with their file offsets, so a drop in the middle of a member loses
+// nothing delivered: the follower is restarted from the last offset handed on, as for `D` frames.
+import { createGunzip, type Gunzip } from 'node:zlib';
+import type { Frame, WireFrame } from './follow-frames.js';
+
+/** Inflated bytes per `data` frame (zlib's output chunk): large enough that the reader's per-call
+ *  cost does not count, small enough that the first step shows at once. */
+const OUT_CHUNK = 1 << 20;
+/** Compressed bytes waiting in zlib before the wire is paused (flow control reaches the follower). */
+const BACKLOG = 8 << 20;
+
+export interface InflaterHooks {
+  frame(f: Frame): void;
+  /** The member was not what its header said (corrupt, too long, too short): drop the follower. */
+  broken(why: string): void;
+  /** Too much compressed data waits (true) or it drained (false): pause / resume the wire. */
+  backlog?(full: boolean): void;
+}
+
+export class FrameInflater {
+  private readonly queue: WireFrame[] = [];
+  private member: Gunzip | null = null;
+  /** The member's last compressed bytes were written: frames after it wait for its end. */
+  private ending = false;
+  private full = false;
+  private closed = false;
+  /** Compressed bytes received and file bytes they stood for (the wire's saving). */
+  compressedBytes = 0;
+  inflatedBytes = 0;
+
+  constructor(private readonly hooks: InflaterHooks) {}
+
+  push(f: WireFrame): void {
+    if (this.closed) return;
+    this.queue.push(f);
+    this.pump();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.queue.length = 0;
+    this.member?.destroy();
+    this.member = null;
+  }
+
+  private pump(): void {
+    while (!this.closed && !this.ending && this.queue.length > 0) {
+      const f = this.queue.shift()!;
+      if (f.kind === 'zhead') this.start(f.offset, f.length);
+      else if (f.kind === 'zbytes') {
+        const m = this.member;
+        if (!m) return this.fail('compressed bytes outside a member');
+        this.compressedBytes += f.bytes.length;
+        if (!m.write(f.bytes) && m.writableLength > BACKLOG) this.setFull(true);
+        if (f.last) {
+          this.ending = true;
+          m.end();
+        }
+      } else this.hooks.frame(f);
+    }
+  }
+
+  private start(offset: number, length: number): void {
+    const m = createGunzip({ chunkSize: OUT_CHUNK });
+    this.member = m;
+    let at = offset;
+    m.on('data', (bytes: Buffer) => {
+      if (this.closed || this.member !== m) return;
+      if (at + bytes.length > offset + length) return this.fail(`a member longer than its ${length} bytes`);
+      const from = at;
+      at += bytes.length;
+      this.inflatedBytes += bytes.length;
+      this.hooks.frame({ kind: 'data', offset: from, bytes });
+    });
+    m.on('drain', () => this.setFull(false));
+    m.on('error', (err) => this.fail(`a member that does not inflate (${err.message})`));
+    m.on('end', () => {
+      if (this.closed || this.member !== m) return;
+      if (at !== offset + length) return this.fail(`a member of ${at - offset} bytes, ${length} announced`);
+      this.member = null;
+      this.ending = false;
+      this.setFull(false);
+      this.pump();
+    });
+  }
+
+  private setFull(full: boolean): void {
+    if (full === this.full) return;
+    this.full = full;
+    this.hooks.backlog?.(full);
+  }
+
+  private fail(why: string): void {
+    if (this.closed) return;
+    this.close();
+    this.hooks.broken(why);
+  }
+}

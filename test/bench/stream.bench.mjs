@@ -1,0 +1,193 @@
+// `npm run bench -- stream`: `awrl-tui follow RUN --json` of a long ended run over ssh (the test
+// sshd, loopback) against OpenSSH's `ssh HOST cat LOG | awrl-tui parse /dev/stdin --json`, until
+// the last step is printed, side by side and interleaved; then how the follower's backlog crosses
+// the wire with each option (plain frames, gzip -1 members with 1, 2, 4 jobs, smaller members):
+// wall time until the log is read, bytes over the channel, CPU here and on the target; and the
+// compressors a head may have, on a slice of the same log. Prints, never asserts.
+//   AWRL_BENCH_MB      the log's size (default 1100: ≥ 1 GB), generated (test/bench/areal-log.mjs)
+//                      and deleted afterwards
+//   AWRL_BENCH_REPEAT  interleaved runs of the headline pair (default 3; the median is printed)
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as zlib from 'node:zlib';
+import { generateArealLog } from './areal-log.mjs';
+import { startBenchSshd, cpuOf } from './bench-sshd.mjs';
+import { descendants } from './bench-util.mjs';
+
+process.env.NODE_ENV = 'production';
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '../..');
+const BIN = join(root, 'bin/awrl-tui.js');
+const { openTransport } = await import(join(root, 'dist/remote/index.js'));
+const { followRun } = await import(join(root, 'dist/runs/follow-run.js'));
+const MB = Number(process.env.AWRL_BENCH_MB ?? 1100);
+const REPEAT = Math.max(1, Number(process.env.AWRL_BENCH_REPEAT ?? 3));
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
+const mib = (b) => (b / 2 ** 20).toFixed(b < 10 * 2 ** 20 ? 2 : 0);
+const q = (x) => `'${String(x).replace(/'/g, `'\\''`)}'`;
+const has = (cmd) => spawnSync('bash', ['-c', `command -v ${cmd}`]).status === 0;
+
+/** Runs `bash -c cmd`, counting step lines on its stdout: seconds until the `steps`-th, and to exit. */
+function untilLastStep(cmd, steps) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const p = spawn('bash', ['-c', cmd], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    let seen = 0;
+    let last = null;
+    let rest = '';
+    let err = '';
+    p.stdout.on('data', (b) => {
+      const s = rest + b.toString('latin1');
+      const lines = s.split('\n');
+      rest = lines.pop();
+      for (const l of lines) if (l.startsWith('{"type":"step"') && ++seen === steps) last = performance.now();
+    });
+    p.stderr.on('data', (b) => (err = (err + b.toString()).slice(-2000)));
+    p.on('error', reject);
+    p.on('close', (code) => {
+      if (last === null) reject(new Error(`${cmd}: ${seen} of ${steps} steps (exit ${code}): ${err}`));
+      else resolve({ s: (last - t0) / 1000, exitS: (performance.now() - t0) / 1000 });
+    });
+  });
+}
+
+function timed(cmd) {
+  const t0 = performance.now();
+  const r = spawnSync('bash', ['-c', cmd], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (r.status !== 0) throw new Error(`${cmd}: ${r.stderr}`);
+  return (performance.now() - t0) / 1000;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'awrl-bench-stream-'));
+let sshd;
+try {
+  sshd = await startBenchSshd();
+  const runDir = join(work, '.awrl', 'runs', 'stream-bench');
+  mkdirSync(runDir, { recursive: true });
+  const log = join(runDir, 'stdout.log');
+  process.stdout.write(`generating a ${MB} MB AReaL log ...\n`);
+  const steps = await generateArealLog(log, MB);
+  const size = statSync(log).size;
+  writeFileSync(join(runDir, 'exit.code'), '0\n');
+  writeFileSync(
+    join(runDir, 'run.json'),
+    `${JSON.stringify({
+      version: 1,
+      runId: 'stream-bench',
+      experiment: 'e',
+      trial: 't',
+      target: sshd.alias,
+      workdir: work,
+      runDir,
+      backend: 'direct',
+      argv: ['python3'],
+      secretNames: [],
+      createdAt: '2026-12-01T00:00:00.000Z',
+      attempts: [{ n: 1, reason: 'launch', startedAt: '2026-12-01T00:00:00.000Z', pid: 2147483 }],
+      chainJobIds: [],
+      autoResume: 0,
+      nodes: 1,
+    })}\n`,
+  );
+  spawnSync('cat', [log], { stdio: 'ignore' }); // the page cache holds it for every contender
+  const load = () => spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ').slice(0, 3).join(' ');
+  console.log(`log: ${mib(size)} MiB, ${steps} steps; loopback sshd; load average ${load()}`);
+
+  // 1. Compressors the head may have, on a 256 MiB slice (this machine is the target).
+  const slice = join(work, 'slice');
+  spawnSync('bash', ['-c', `head -c ${256 << 20} ${q(log)} > ${q(slice)}`]);
+  const decoders = { gzip: true, zstd: typeof zlib.createZstdDecompress === 'function', lz4: false, xz: false };
+  console.log('\ncompressor (one core, 256 MiB slice)   CPU s/GiB   MB/s   ratio   inflated here');
+  for (const [name, cmd] of [
+    ['gzip -1', 'gzip -1 -c'],
+    ['gzip -6', 'gzip -6 -c'],
+    ['zstd -1', 'zstd -1 -T1 -c'],
+    ['lz4 -1', 'lz4 -1 -c'],
+    ['xz -0', 'xz -0 -T1 -c'],
+  ]) {
+    const bin = cmd.split(' ')[0];
+    if (!has(bin)) {
+      console.log(`${name.padEnd(38)} not installed`);
+      continue;
+    }
+    const r = spawnSync('bash', ['-c', `TIMEFORMAT='%U %S'; time (${cmd} < ${q(slice)} | wc -c)`], {
+      encoding: 'utf8',
+    });
+    const out = Number(r.stdout.trim());
+    const [u, sy] = r.stderr.trim().split('\n').pop().split(' ').map(Number);
+    const cpu = u + sy;
+    console.log(
+      `${name.padEnd(38)} ${((cpu * 1024) / 256).toFixed(1).padStart(9)}   ${(256 / cpu).toFixed(0).padStart(4)}   ${(2 ** 28 / out).toFixed(1).padStart(5)}   ${decoders[bin] ? 'yes (node:zlib)' : 'no decoder in Node ' + process.versions.node}`,
+    );
+  }
+  rmSync(slice, { force: true });
+
+  // 2. The follower's options, in this process: followRun over the whole log.
+  console.log('\nfollower backlog option              wall s   MB/s   over the channel   CPU here s   CPU target s');
+  let defaultWire = null;
+  const options = [
+    ['plain frames (as before)', { followCompressMinBytes: 0 }],
+    ['gzip -1, 1 job, 16 MiB members', { followCompressJobs: 1 }],
+    ['gzip -1, 2 jobs, 16 MiB members', { followCompressJobs: 2 }],
+    ['gzip -1, 4 jobs, 16 MiB members', { followCompressJobs: 4 }],
+    ['gzip -1, 2 jobs, 4 MiB members', { followCompressJobs: 2, followCompressChunkBytes: 4 << 20 }],
+    ['default (gzip -1, jobs = cores ≤ 4)', {}],
+  ];
+  for (const [label, o] of options) {
+    const t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...o });
+    let wire = 0;
+    const exec = t.execStream.bind(t);
+    t.execStream = (argv, eo) => {
+      const s = exec(argv, eo);
+      if (argv.some((a) => a.includes('awrl-follow'))) s.stdout.on('data', (b) => (wire += b.length));
+      return s;
+    };
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    let n = 0;
+    const f = followRun(t, log, { onEvent: (e) => void (e.type === 'step' && n++) });
+    while (f.offset < size) await sleep(20);
+    const wall = (performance.now() - t0) / 1000;
+    const c = process.cpuUsage(c0);
+    const target = descendants(sshd.pid).reduce((a, p) => a + cpuOf(p), 0);
+    f.close();
+    await t.close();
+    // The next option starts from a target with none of this one's processes.
+    for (let i = 0; i < 100 && descendants(sshd.pid).length > 0; i++) await sleep(50);
+    if (label.startsWith('default')) defaultWire = wire;
+    console.log(
+      `${label.padEnd(36)} ${wall.toFixed(2).padStart(6)}   ${(size / 2 ** 20 / wall).toFixed(0).padStart(4)}   ${`${mib(wire)} MiB (${((100 * wire) / size).toFixed(1)} %)`.padStart(16)}   ${((c.user + c.system) / 1e6).toFixed(2).padStart(10)}   ${target.toFixed(2).padStart(12)}   (${n} steps)`,
+    );
+  }
+
+  // 3. The headline: the CLI as a user runs it, against OpenSSH + parse, interleaved.
+  const ssh = `ssh -F ${q(sshd.sshConfigFile)} ${q(sshd.alias)}`;
+  const runs = { cat: [], ref: [], follow: [] };
+  for (let i = 0; i < REPEAT; i++) {
+    runs.cat.push(timed(`${ssh} cat ${q(log)} > /dev/null`));
+    runs.ref.push((await untilLastStep(`${ssh} cat ${q(log)} | ${q(BIN)} parse /dev/stdin --json`, steps)).s);
+    const target = `--target ${q(sshd.alias)} -F ${q(sshd.sshConfigFile)} --workdir ${q(work)}`;
+    runs.follow.push((await untilLastStep(`${q(BIN)} follow stream-bench ${target} --json`, steps)).s);
+  }
+  const [cat, ref, fol] = [median(runs.cat), median(runs.ref), median(runs.follow)];
+  const all = (xs) => xs.map((x) => x.toFixed(2)).join(' ');
+  console.log(`\n${mib(size)} MiB log over ssh, until the last step is printed (median of ${REPEAT}, interleaved):`);
+  console.log(`  ssh HOST cat LOG > /dev/null                       ${cat.toFixed(2)} s   (${all(runs.cat)})`);
+  console.log(
+    `  ssh HOST cat LOG | awrl-tui parse /dev/stdin --json ${ref.toFixed(2)} s   ${mib(size)} MiB over ssh   (${all(runs.ref)})`,
+  );
+  console.log(
+    `  awrl-tui follow RUN --json                         ${fol.toFixed(2)} s   ${defaultWire === null ? '?' : mib(defaultWire)} MiB over ssh   (${all(runs.follow)})`,
+  );
+  console.log(
+    `  ratio follow / (ssh cat | parse): ${(fol / ref).toFixed(2)} (best runs ${(Math.min(...runs.follow) / Math.min(...runs.ref)).toFixed(2)}); load average ${load()}`,
+  );
+} finally {
+  await sshd?.stop();
+  rmSync(work, { recursive: true, force: true });
+}

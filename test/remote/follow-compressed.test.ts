@@ -1,0 +1,228 @@
+// A follower far behind sends its backlog gzip-compressed (`Z` frames), over a real sshd: the same
+// bytes and the same trainer events as plain frames, a live tail that is never compressed, a drop in
+// the middle of a compressed range, and a truncation while the backlog is still being sent. Each
+// checks "every byte exactly once" against the file itself.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openTransport, type Transport, type FollowEvent } from '../../src/remote/index.js';
+import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
+import { proxiedConfig } from '../harness/proxied-ssh.js';
+import { waitFor } from '../harness/wait.js';
+import { SHARED } from '../harness/fixtures.js';
+import { followRun } from '../../src/runs/follow-run.js';
+import { eventToJsonLine, type TrainerEvent } from '../../src/trainer-log/index.js';
+
+const RUN_A = readFileSync(`${SHARED}fixtures/areal-logs/run-a/stdout.log`);
+
+const FAST = {
+  keepaliveIntervalMs: 300,
+  keepaliveCountMax: 2,
+  connectTimeoutMs: 2000,
+  reconnect: { baseMs: 100, capMs: 500 },
+  heartbeatIntervalMs: 250,
+  heartbeatTimeoutMs: 1500,
+  followPollMs: 30,
+};
+/** Small members, two at once: a backlog of a few MB is many members. */
+const COMPRESSED = {
+  ...FAST,
+  followCompressMinBytes: 1 << 20,
+  followCompressChunkBytes: 1 << 20,
+  followCompressJobs: 2,
+};
+
+const received = (events: FollowEvent[]): number =>
+  events.reduce((a, e) => a + (e.type === 'data' ? e.bytes.length : 0), 0);
+const bytesOf = (events: FollowEvent[]): Buffer =>
+  Buffer.concat(events.flatMap((e) => (e.type === 'data' ? [e.bytes] : [])));
+
+/** Data events contiguous from 0 with no reset, equal to `expected`. */
+function expectExactlyOnce(events: FollowEvent[], expected: Buffer): void {
+  expect(events.filter((e) => e.type === 'reset')).toEqual([]);
+  let at = 0;
+  for (const e of events) {
+    if (e.type !== 'data') continue;
+    expect(e.offset).toBe(at);
+    at += e.bytes.length;
+  }
+  expect(bytesOf(events).equals(expected)).toBe(true);
+}
+
+describe('compressed catch-up over ssh', () => {
+  let dir: string;
+  let sshd: SshdHandle;
+  let proxy: TcpProxy;
+  let zipped: Transport;
+  let plain: Transport;
+  let proxied: Transport;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awrl-zfollow-'));
+    sshd = await startSshd();
+    proxy = await startTcpProxy(sshd.port);
+    const cfg = proxiedConfig(sshd, proxy, 'zf');
+    zipped = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...COMPRESSED });
+    plain = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...FAST, followCompressMinBytes: 0 });
+    proxied = await openTransport(cfg.alias, { sshConfigFile: cfg.file, ...COMPRESSED });
+  });
+  afterAll(async () => {
+    await zipped?.close();
+    await plain?.close();
+    await proxied?.close();
+    await proxy?.stop();
+    await sshd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a long trainer log: the same bytes and events as plain frames, a fraction on the wire; the live tail goes plain', async () => {
+    const p = join(dir, 'long.log');
+    const log = Buffer.concat(Array.from({ length: 12 }, () => RUN_A)); // ≈ 5.7 MB
+    writeFileSync(p, log);
+    const follow = (t: Transport) => {
+      const raw: FollowEvent[] = [];
+      const events: TrainerEvent[] = [];
+      const f = followRun(t, p, { onEvent: (e) => events.push(e) });
+      const h = t.follow(p, 0, (e) => raw.push(e));
+      return { raw, events, f, h };
+    };
+    const z = follow(zipped);
+    const q = follow(plain);
+    await waitFor(() => received(z.raw) === log.length && received(q.raw) === log.length, {
+      timeoutMs: 60_000,
+      what: 'the whole log, both ways',
+    });
+    expectExactlyOnce(z.raw, log);
+    expectExactlyOnce(q.raw, log);
+    const zc = z.h.compression!;
+    expect(zc.fileBytes).toBe(log.length);
+    expect(zc.wireBytes).toBeLessThan(log.length / 4);
+    expect(q.h.compression).toEqual({ wireBytes: 0, fileBytes: 0 });
+
+    // Live: a step's worth of lines at a time, each sent as it is.
+    const tail = RUN_A.subarray(0, 64 * 1024);
+    appendFileSync(p, tail);
+    const size = log.length + tail.length;
+    await waitFor(() => received(z.raw) === size && z.f.offset === size && q.f.offset === size, {
+      timeoutMs: 30_000,
+      what: 'the live tail',
+    });
+    expect(z.h.compression!.fileBytes).toBe(log.length);
+    expectExactlyOnce(z.raw, readFileSync(p));
+    await z.f.finish(5000);
+    await q.f.finish(5000);
+    z.h.close();
+    q.h.close();
+    expect(z.events.length).toBeGreaterThan(100);
+    expect(z.events.map(eventToJsonLine)).toEqual(q.events.map(eventToJsonLine));
+  });
+
+  it('a drop in the middle of a compressed range: the rest arrives once, from the cut, compressed again', async () => {
+    const p = join(dir, 'cut.log');
+    const log = Buffer.concat(Array.from({ length: 16 }, () => RUN_A)); // ≈ 7.6 MB
+    writeFileSync(p, log);
+    const events: FollowEvent[] = [];
+    let cut = false;
+    const acceptedBefore = proxy.accepted;
+    const h = proxied.follow(p, 0, (e) => {
+      events.push(e);
+      // Inside the third member (1 MiB each): bytes of it were delivered, the rest were not.
+      if (!cut && received(events) > 2.5 * 2 ** 20) {
+        cut = true;
+        proxy.resetAll();
+      }
+    });
+    await waitFor(() => received(events) === log.length, { timeoutMs: 60_000, what: 'every byte after the cut' });
+    h.close();
+    expect(cut).toBe(true);
+    expect(proxy.accepted).toBeGreaterThan(acceptedBefore);
+    expectExactlyOnce(events, log);
+    // The follower after the drop was far behind too: most of the log came compressed.
+    expect(h.compression!.fileBytes).toBeGreaterThan(log.length / 2);
+  });
+
+  it('truncated while the backlog is being sent: what came before is the old file, then a reset and the new one', async () => {
+    const p = join(dir, 'truncated.log');
+    // Barely compressible, so the backlog takes a while to cross and the follower is still at it.
+    const old = Buffer.from(randomBytes(24 << 20).toString('base64'));
+    writeFileSync(p, old);
+    const fresh = Buffer.from('after the truncation 1\nafter the truncation 2\n');
+    const events: FollowEvent[] = [];
+    let truncatedAt = -1;
+    const h = zipped.follow(p, 0, (e) => {
+      events.push(e);
+      if (truncatedAt < 0 && received(events) > 2 << 20) {
+        truncatedAt = received(events);
+        truncateSync(p, 0);
+        writeFileSync(p, fresh);
+      }
+    });
+    await waitFor(() => events.some((e) => e.type === 'reset') && bytesOf(after(events)).equals(fresh), {
+      timeoutMs: 60_000,
+      what: 'the reset and the new content',
+    });
+    h.close();
+    const resetAt = events.findIndex((e) => e.type === 'reset');
+    expect(events[resetAt]).toEqual({ type: 'reset', reason: 'truncated' });
+    const before = bytesOf(events.slice(0, resetAt));
+    // Cut short: the truncation came in the middle of the catch-up, and nothing after it is old bytes.
+    expect(before.length).toBeGreaterThanOrEqual(truncatedAt);
+    expect(before.length).toBeLessThan(old.length);
+    expect(before.equals(old.subarray(0, before.length))).toBe(true);
+    expectExactlyOnce(after(events), fresh);
+    expect(h.compression!.fileBytes).toBeGreaterThan(0);
+  });
+});
+
+describe('a target without gzip', () => {
+  let dir: string;
+  let sshd: SshdHandle;
+  let t: Transport;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awrl-nogzip-'));
+    // The session's PATH: every command of /usr/bin but gzip.
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    for (const name of readdirSync('/usr/bin'))
+      if (name !== 'gzip') symlinkSync(join('/usr/bin', name), join(bin, name));
+    sshd = await startSshd({ extraConfig: [`SetEnv SHLVL=1 PATH=${bin}`] });
+    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...COMPRESSED });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sshd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends the backlog as plain frames, every byte once', async () => {
+    const check = await t.exec(['bash', '-c', 'command -v gzip || echo none']);
+    expect(check.stdout.toString().trim()).toBe('none');
+    const p = join(dir, 'plain.log');
+    const log = Buffer.concat(Array.from({ length: 8 }, () => RUN_A));
+    writeFileSync(p, log);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    await waitFor(() => received(events) === log.length, { timeoutMs: 60_000, what: 'the whole log' });
+    h.close();
+    expectExactlyOnce(events, log);
+    expect(h.compression).toEqual({ wireBytes: 0, fileBytes: 0 });
+  });
+});
+
+/** The events after the last reset. */
+function after(events: FollowEvent[]): FollowEvent[] {
+  const i = events.map((e) => e.type).lastIndexOf('reset');
+  return events.slice(i + 1);
+}

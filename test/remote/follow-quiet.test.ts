@@ -1,0 +1,120 @@
+// A quiet log is watched by the remote follower without forking (bash's own `-ef`/`-nt` tests
+// against a stamp carrying the mtime it last saw): whatever happens to the log while it is quiet
+// (bytes appended, a truncate-then-regrow to the same size, a rotation, a delete and re-create)
+// must still be seen, and every byte arrive once. Each change is made only once the follower has
+// gone quiet (its stamp holds the log's mtime), over a real sshd.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { openTransport, type Transport, type FollowEvent } from '../../src/remote/index.js';
+import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { followers } from '../harness/proxied-ssh.js';
+import { waitFor } from '../harness/wait.js';
+
+/** The follower's stamp (`seen` in its temp dir, found from the fifo it holds on fd 5), if any. */
+function stamps(sshd: SshdHandle): string[] {
+  return followers(sshd).flatMap((pid) => {
+    try {
+      const stamp = join(dirname(readlinkSync(`/proc/${pid}/fd/5`)), 'seen');
+      return existsSync(stamp) ? [stamp] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The follower went quiet on the log as it is now: its stamp carries the log's mtime. */
+async function quietOn(sshd: SshdHandle, log: string): Promise<void> {
+  await waitFor(
+    () => {
+      const m = statSync(log, { bigint: true }).mtimeNs;
+      return stamps(sshd).some((s) => statSync(s, { bigint: true }).mtimeNs === m);
+    },
+    { timeoutMs: 20_000, what: 'the follower to go quiet on the log' },
+  );
+}
+
+const text = (events: FollowEvent[]): string =>
+  Buffer.concat(events.flatMap((e) => (e.type === 'data' ? [e.bytes] : []))).toString();
+
+describe('the remote follower on a quiet log', () => {
+  let dir: string;
+  let sshd: SshdHandle;
+  let t: Transport;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awrl-quiet-'));
+    sshd = await startSshd();
+    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 30 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sshd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sees an append, a same-size rewrite, a rotation and a re-creation made while it was quiet', async () => {
+    const p = join(dir, 'quiet.log');
+    writeFileSync(p, 'first line\n');
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    try {
+      await waitFor(() => text(events) === 'first line\n', { what: 'the first line' });
+      await quietOn(sshd, p);
+
+      appendFileSync(p, 'after a quiet spell\n');
+      await waitFor(() => text(events).endsWith('after a quiet spell\n'), { what: 'the appended line' });
+      await quietOn(sshd, p);
+
+      // Truncated and rewritten to exactly the size already read: only the bytes tell.
+      const size = statSync(p).size;
+      writeFileSync(p, 'X'.repeat(size - 1) + '\n');
+      await waitFor(() => events.some((e) => e.type === 'reset'), { what: 'the truncation' });
+      expect(events.find((e) => e.type === 'reset')).toEqual({ type: 'reset', reason: 'truncated' });
+      await waitFor(() => text(afterLastReset(events)) === 'X'.repeat(size - 1) + '\n', { what: 'the rewrite' });
+      await quietOn(sshd, p);
+
+      // The new log is older than the stamp (moved into place from elsewhere): only its inode tells.
+      writeFileSync(`${p}.new`, 'rotated\n');
+      const past = Date.now() / 1000 - 3600;
+      utimesSync(`${p}.new`, past, past);
+      renameSync(p, `${p}.1`);
+      renameSync(`${p}.new`, p);
+      await waitFor(() => text(afterLastReset(events)) === 'rotated\n', { what: 'the rotated log' });
+      expect(events.filter((e) => e.type === 'reset').at(-1)).toEqual({ type: 'reset', reason: 'replaced' });
+      await quietOn(sshd, p);
+
+      unlinkSync(p);
+      await waitFor(() => stamps(sshd).length === 0 || !existsSync(p), { what: 'the log gone' });
+      writeFileSync(p, 'again\n');
+      await waitFor(() => text(afterLastReset(events)) === 'again\n', { what: 'the re-created log' });
+      expect(events.filter((e) => e.type === 'reset').at(-1)?.type).toBe('reset');
+      // Between resets, offsets are contiguous: nothing twice, nothing skipped.
+      let at = 0;
+      for (const e of events) {
+        if (e.type === 'reset') at = 0;
+        else if (e.type === 'data') {
+          expect(e.offset).toBe(at);
+          at += e.bytes.length;
+        }
+      }
+    } finally {
+      h.close();
+    }
+  });
+});
+
+function afterLastReset(events: FollowEvent[]): FollowEvent[] {
+  return events.slice(events.map((e) => e.type).lastIndexOf('reset') + 1);
+}
