@@ -8,6 +8,7 @@ import type { Target } from '../runs/index.js';
 import { progressLine } from '../runs/follow-to-end.js';
 import { RunWatch } from '../runs/run-watch.js';
 import { NodeFailureWatch } from '../runs/node-facts.js';
+import { FollowGpus } from './follow-gpus.js';
 import { isActive } from '../runs/run-state.js';
 import type { WatchOutcome, WatchOutput } from '../runs/watch-output.js';
 import type { RunSummary } from '../runs/list.js';
@@ -38,6 +39,10 @@ export interface FollowPrintOptions {
   where: string;
   /** The state poll's pace (tests), default 2 s. */
   statePollMs?: number;
+  /** A multi-node run's GPU rounds (the idle-node alert): their pace (tests), default 15 s; and how
+   *  long a node may stay idle while the others work (default 2 min). */
+  gpuPollMs?: number;
+  idleNodeMs?: number;
 }
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -62,6 +67,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
       recoverFreqSecs: num(resolved?.recover?.freq_secs),
     },
     ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),
+    ...(o.idleNodeMs !== undefined ? { idleNodeMs: o.idleNodeMs } : {}),
   });
   // Ctrl-C ends the following, never the run (it is detached, or a Slurm job): say so, and how to
   // get back to it, instead of dying silently with the run's fate unclear.
@@ -78,10 +84,18 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const print = printer(o, info);
   // A Slurm node failure, named with Slurm's verdict (node-facts.ts), once per failure.
   const nodes = new NodeFailureWatch(o.transport, target, (a) => out(json ? alertJsonLine(a) : alertLine(a)));
+  // A multi-node run's GPUs, polled for the watch (its idle-node alert), as the cockpit's panel does.
+  const gpus = new FollowGpus({ target, transport: o.transport }, watch, o.gpuPollMs);
   const outcome = await new Promise<WatchOutcome>((resolve) => {
     watch.on((w) => {
-      if (w.type === 'state') nodes.update(w.summary.record, isActive(w.summary.state));
-      if (w.type === 'end') nodes.stop();
+      if (w.type === 'state') {
+        nodes.update(w.summary.record, isActive(w.summary.state));
+        gpus.update(w.summary);
+      }
+      if (w.type === 'end') {
+        nodes.stop();
+        gpus.stop();
+      }
       print(w);
       if (w.type === 'end') resolve(w.outcome);
     });

@@ -17,6 +17,7 @@ import { followRun, type RunFollower } from './follow-run.js';
 import { watchRunState, type RunStateWatcher } from './watch-state.js';
 import { isTerminal } from './run-state.js';
 import { RayBringUpLines } from './ray-bringup-log.js';
+import { IdleNodeWatch, type NodeGpuRound } from './idle-nodes.js';
 import { SlurmEndWatch } from './slurm-job-end.js';
 import { LogSilenceWatch, measureLogSilence, type LogSilence } from './follow-alerts.js';
 import {
@@ -79,6 +80,8 @@ export interface RunWatchOptions {
   /** How long the log's tail may make no progress while connected once the run ended (15 s). */
   drainTimeoutMs?: number;
   storeCapacity?: number;
+  /** How long a node's GPUs may stay idle while the others work before it is named (2 min). */
+  idleNodeMs?: number;
   clock?: () => number;
 }
 
@@ -99,6 +102,9 @@ export class RunWatch {
   private readOffset = 0;
   private current: RunSummary | null = null;
   private readonly ray = new RayBringUpLines();
+  private readonly idleNodes: IdleNodeWatch;
+  /** The idle-node alert standing now (null: none). */
+  private idleAlert: Alert | null = null;
   private told: RunState | null = null;
   private watcher: RunStateWatcher | null = null;
   private jobEnd: SlurmEndWatch | null = null;
@@ -123,6 +129,7 @@ export class RunWatch {
       maxHeadOffpolicyness: f.maxHeadOffpolicyness,
       recoverFreqSecs: f.recoverFreqSecs,
     });
+    this.idleNodes = new IdleNodeWatch(o.idleNodeMs);
     this.life = initialLifecycle(o.transport.state.state === 'ready');
     if (!this.life.connected) this.alerts.unobserved(this.clock());
     this.silenceWatch = new LogSilenceWatch({
@@ -195,6 +202,23 @@ export class RunWatch {
     if (!this.closed) this.ingest(e, false);
   }
 
+  /** The watch's own alerts beside the rules' (a node idle while the others work). */
+  get nodeAlerts(): Alert[] {
+    return this.idleAlert ? [this.idleAlert] : [];
+  }
+
+  /** One GPU round of the run's nodes (whoever polls them: the cockpit's panel, `follow`): a node
+   *  whose GPUs stay idle while the others work is named (idle-nodes.ts), and told as an alert. */
+  gpuRound(round: readonly NodeGpuRound[]): void {
+    if (this.closed) return;
+    // An ended run's nodes are idle by right; a pending one's previous nodes are not its own.
+    const live = this.current === null || this.current.state === 'running';
+    const a = this.idleNodes.push(live ? round : [], this.clock());
+    const fired = a && a.id !== this.idleAlert?.id ? [a] : [];
+    this.idleAlert = a;
+    this.tell(fired);
+  }
+
   /** The time-driven rules at our clock now; what fired or cleared is told. */
   tick(): void {
     if (this.closed) return;
@@ -208,7 +232,7 @@ export class RunWatch {
   }
 
   private tell(fired: readonly Alert[]): void {
-    for (const out of this.changes.take(fired, this.alerts.active)) this.emit(out);
+    for (const out of this.changes.take(fired, [...this.alerts.active, ...this.nodeAlerts])) this.emit(out);
   }
 
   /** `unobservedFrom`: when the log stopped being readable, if before now (a lost connection). */
@@ -412,8 +436,9 @@ export class RunWatch {
         ...(this.o.jobEndPollMs !== undefined ? { intervalMs: this.o.jobEndPollMs } : {}),
       }).start();
     }
-    // An ended run has no hang to report: no step is coming.
+    // An ended run has no hang to report: no step is coming; nor a node idle among working ones.
     this.alerts.setEnded(isTerminal(s.state));
+    if (s.state !== 'running' && this.idleAlert) this.gpuRound([]);
     if (isTerminal(s.state)) {
       // Told once its log's tail was read: the errors that led to the end come before it.
       if (this.life.reading === 'ended' && s.state !== this.told) this.tellState(s);

@@ -172,6 +172,7 @@ export class LiveSession implements Session {
       endedStatePollMs: this.o.endedStatePollMs,
       // A Slurm run's job end (the wall-time rule) is asked by the feed's watch, as `follow` does.
       ...(this.o.jobEndPollMs !== undefined ? { jobEndPollMs: this.o.jobEndPollMs } : {}),
+      ...(this.o.idleNodeMs !== undefined ? { idleNodeMs: this.o.idleNodeMs } : {}),
       onChange: () => this.update({}),
       onPollingChange: (live) => {
         // A run came back to life: the runs list at once and at its fast pace again.

@@ -53,6 +53,8 @@ export interface RunFeedOptions {
   /** Logs larger than this are backfilled through the target-side filter (default 2 MiB). */
   backfillThresholdBytes?: number;
   jobEndPollMs?: number;
+  /** A node idle while the others work is named after this long (default 2 min). */
+  idleNodeMs?: number;
   /** The watch's rules are evaluated this often (default 5 s). */
   tickMs?: number;
   clock?: () => number;
@@ -102,6 +104,7 @@ export class RunFeed {
       ...(o.endedStatePollMs !== undefined ? { endedStatePollMs: o.endedStatePollMs } : {}),
       ...(o.jobEndPollMs !== undefined ? { jobEndPollMs: o.jobEndPollMs } : {}),
       ...(o.tickMs !== undefined ? { tickMs: o.tickMs } : {}),
+      ...(o.idleNodeMs !== undefined ? { idleNodeMs: o.idleNodeMs } : {}),
     });
     this.records = new RunRecords({
       store: this.watch.store,
@@ -198,6 +201,8 @@ export class RunFeed {
 
   setGpus(snapshots: GpuSnapshot[]): void {
     this.gpus = snapshots;
+    // The watch names a node idle while the others work (its alert reaches `follow` alike).
+    this.watch.gpuRound(snapshots);
     this.changed();
   }
 
@@ -257,7 +262,9 @@ export class RunFeed {
       followProblem: idle && problem ? { ...problem, text: problemText(problem, { kind: 'paused' }) } : problem,
     });
     // A Slurm node failure, named with Slurm's verdict (src/runs/node-facts.ts), first among the alerts.
-    const extra = [this.nodeAlert, rayAlert(this.rayPhase)].filter((a): a is Alert => a !== null);
+    const extra = [this.nodeAlert, ...this.watch.nodeAlerts, rayAlert(this.rayPhase)].filter(
+      (a): a is Alert => a !== null,
+    );
     if (extra.length) this.view = { ...this.view, alerts: [...extra, ...this.view.alerts] };
     return this.view;
   }
