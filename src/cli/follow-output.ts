@@ -163,6 +163,7 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
       case 'note':
         return info(`watch    ${w.text}`);
       case 'ray':
+        if (!w.update) return; // the trainer's first record follows: its lines say the rest
         info(`ray      ${w.update.text}`);
         if (json) out(JSON.stringify({ type: 'ray-bringup', ...w.update }));
         return;

@@ -16,7 +16,7 @@ import type { RunSummary } from './list.js';
 import { followRun, type RunFollower } from './follow-run.js';
 import { watchRunState, type RunStateWatcher } from './watch-state.js';
 import { isTerminal } from './run-state.js';
-import { RayBringUpLines } from './ray-bringup-log.js';
+import { RayBringUpLines, type RayBringUp } from './ray-bringup-log.js';
 import { IdleNodeWatch, type NodeGpuRound } from './idle-nodes.js';
 import { SlurmEndWatch } from './slurm-job-end.js';
 import { LogSilenceWatch, measureLogSilence, type LogSilence } from './follow-alerts.js';
@@ -102,6 +102,11 @@ export class RunWatch {
   private readOffset = 0;
   private current: RunSummary | null = null;
   private readonly ray = new RayBringUpLines();
+  /** The attempt's Ray bring-up while it is the run's phase: from its first line to the trainer's
+   *  first record (null: not in bring-up). */
+  private bringUp: RayBringUp | null = null;
+  /** Records read from the delivery whose lines are not told yet. */
+  private deliveryRecords = 0;
   private readonly idleNodes: IdleNodeWatch;
   /** The idle-node alert standing now (null: none). */
   private idleAlert: Alert | null = null;
@@ -202,6 +207,11 @@ export class RunWatch {
     if (!this.closed) this.ingest(e, false);
   }
 
+  /** The Ray bring-up while the attempt is in it (the cockpit's header shows it); null: not. */
+  get rayBringUp(): RayBringUp | null {
+    return this.bringUp;
+  }
+
   /** The watch's own alerts beside the rules' (a node idle while the others work). */
   get nodeAlerts(): Alert[] {
     return this.idleAlert ? [this.idleAlert] : [];
@@ -256,6 +266,11 @@ export class RunWatch {
     fired.push(...this.alerts.read(e, arrivedWall));
     this.emit({ type: 'record', record: e, backfilled });
     this.tell(fired);
+    // The trainer's first record after the bring-up's lines: the bring-up is over.
+    if (e.type !== 'save') {
+      this.deliveryRecords++;
+      if (this.bringUp) this.endBringUp();
+    }
     if (!backfilled) this.silenceWatch.record();
   }
 
@@ -312,10 +327,27 @@ export class RunWatch {
 
   /** Fresh lines: the bring-up phase read from them (ray-bringup-log.ts), then the lines if asked. */
   private tellLines(lines: LogLine[]): void {
+    const records = this.deliveryRecords;
     if (this.o.target.backend === 'slurm') {
-      for (const l of lines) for (const update of this.ray.push(`${l.text}\n`)) this.emit({ type: 'ray', update });
+      let last = -1;
+      lines.forEach((l, i) => {
+        for (const update of this.ray.push(`${l.text}\n`)) {
+          this.bringUp = update;
+          last = i;
+          this.emit({ type: 'ray', update });
+        }
+      });
+      // Records of the same bytes were read before these lines were told: the trainer's lines after
+      // the last bring-up line (a whole log read at once) mean they came after it, the phase is over.
+      if (this.bringUp && records > 0 && last >= 0 && lines.slice(last + 1).some((l) => !l.text.startsWith('awrl: ')))
+        this.endBringUp();
     }
     if (this.o.lines) this.emit({ type: 'lines', lines });
+  }
+
+  private endBringUp(): void {
+    this.bringUp = null;
+    this.emit({ type: 'ray', update: null });
   }
 
   private follow(fromOffset: number, reader: TrainerLogReader | undefined): void {
@@ -334,6 +366,7 @@ export class RunWatch {
         this.firstSilence = null;
         this.readOffset = 0;
         this.ray.reset();
+        if (this.bringUp) this.endBringUp();
         this.emit({ type: 'reset', reason });
       },
       onProblem: (p) => this.onProblem(p),
@@ -348,6 +381,7 @@ export class RunWatch {
         // waits for "read so far" sees it with the lines.
         if (fresh) this.tellLines(fresh);
         fresh = null;
+        this.deliveryRecords = 0;
         // Once the silence is counted, the rules look at the clock: what a frame then shows is
         // what the watch saw, not what a view computed.
         if (!this.countFirstSilence(offset)) this.tick();

@@ -13,7 +13,7 @@ import { backfill, readTail } from './backfill.js';
 import { RunRecords, type RunFacts } from './run-records.js';
 import { TrainerLineRing } from './trainer-lines.js';
 import { NodeFailureWatch } from '../runs/node-facts.js';
-import { rayAlert, type RayBringUp } from '../runs/ray-bringup-log.js';
+import { rayAlert } from '../runs/ray-bringup-log.js';
 import { isActive } from '../runs/run-state.js';
 import type { Alert } from '../metrics/index.js';
 import type { TrainerLogReader } from '../trainer-log/index.js';
@@ -144,7 +144,6 @@ export class RunFeed {
         this.trainer.reset(w.reason === 'appeared' && this.watch.offset === 0 ? null : w.reason);
         return this.note('warning', `log ${w.reason}: following it from the start`);
       case 'ray':
-        this.rayPhase = w.update;
         return this.changed();
       case 'state':
         this.summary = { ...this.summary, state: w.summary.state as RunState };
@@ -229,8 +228,6 @@ export class RunFeed {
   private nodeWatch: NodeFailureWatch | null = null;
   /** The latest node-failure alert of the run's Slurm job (null: none seen). */
   private nodeAlert: Alert | null = null;
-  /** The batch script's Ray bring-up as the log tells it (src/runs/ray-bringup-log.ts). */
-  private rayPhase: RayBringUp | null = null;
 
   /** Watches a Slurm run's nodes (called once, from the constructor). */
   private watchNodes(): void {
@@ -261,8 +258,13 @@ export class RunFeed {
       // An ended run's follower is paused: its problem must not say "still retrying".
       followProblem: idle && problem ? { ...problem, text: problemText(problem, { kind: 'paused' }) } : problem,
     });
+    // The Ray bring-up while the attempt is in it: the header's second line; a node that failed to
+    // join is also an alert (the info-level progress is the header's alone).
+    const bringUp = this.watch.rayBringUp;
+    if (bringUp) this.view = { ...this.view, rayBringUp: bringUp.text };
+    const ray = rayAlert(bringUp);
     // A Slurm node failure, named with Slurm's verdict (src/runs/node-facts.ts), first among the alerts.
-    const extra = [this.nodeAlert, ...this.watch.nodeAlerts, rayAlert(this.rayPhase)].filter(
+    const extra = [this.nodeAlert, ...this.watch.nodeAlerts, ray?.severity === 'info' ? null : ray].filter(
       (a): a is Alert => a !== null,
     );
     if (extra.length) this.view = { ...this.view, alerts: [...extra, ...this.view.alerts] };

@@ -173,6 +173,9 @@ export interface RunView {
   /** The log cannot be followed although the connection works (absent: it is): `text` says the
    *  target, the path, the error and what to do. */
   followProblem?: FollowProblem;
+  /** The attempt is bringing up its Ray cluster (the batch script's line, `starting Ray: 3/4 nodes
+   *  joined, n3 failed: …`); absent: not, or over (the trainer's first record was read). */
+  rayBringUp?: string;
 }
 
 export interface ConfigRow {

@@ -101,6 +101,7 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
         width,
         pollingStopped: run.pollingStopped,
         followProblem: run.followProblem !== undefined,
+        rayBringUp: run.rayBringUp,
       })
     : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
 }
