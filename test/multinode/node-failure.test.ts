@@ -139,6 +139,10 @@ describe('a node failure during a 4-node Slurm run', () => {
     expect(listed.state).toBe('running');
     expect(listed.detail).toContain('(attempt 2)');
     expect(listed.chain?.map((c) => c.n)).toEqual([1, 2]);
+    // The chain column names the failure and Slurm's requeue, by the attempt numbers run.json has.
+    expect(listed.chain?.[0]).toMatchObject({ ended: 'REQUEUED', nodeFailures: ['n3'] });
+    const table = await cli(['runs', ...w.cliArgs()]);
+    expect(table.stdout).toContain('#1 node failure n3 → requeued by Slurm → #2 ');
     follow.child.kill('SIGINT');
     await follow.done;
   }, 420_000);
