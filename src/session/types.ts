@@ -287,6 +287,9 @@ export interface SessionState {
 
 export interface SessionActions {
   selectRun(runId: string | null): void;
+  /** What the screen shows: the runs list, or the open run (the dashboard, its log, its alerts):
+   *  polling lists only what is shown. */
+  showing?(what: 'runs' | 'run'): void;
   refreshRuns(): void;
   stopRun(runId: string): Promise<void>;
   /** Live evaluation of a value being typed for `key` (null clears the draft). */
