@@ -6,7 +6,9 @@
 // the cockpit's 5 s cadence (12 rounds). Then the runs poll of a cockpit on a workdir with 3 old runs
 // and the open one (logs of ~200 KiB), per minute at its 5 s pace: the listing before
 // (every run with a 64 KiB log tail, every round) against now (the dashboard lists only the open run,
-// without a tail; the Runs screen resends only the tails of logs that changed). Figures are printed,
+// without a tail; the Runs screen resends only the tails of logs that changed). Last, the pre-flight
+// probe of an 8-node Slurm job (the nodes sbatch --test-only names, asked over ssh from the head):
+// one node after another (the old way) against 8 at once. Figures are printed,
 // never asserted. The harness is
 // TypeScript: it is transpiled here (typescript's transpileModule) into a temp dir first.
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { GpuPoller } from '../../dist/gpu/index.js';
 import { simInit } from '../../dist/sim/init.js';
 import { resolveTarget, serializeRunRecord } from '../../dist/runs/index.js';
 import { RunsList } from '../../dist/session/runs-list.js';
+import { runProbe } from '../../dist/preflight/probe.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -93,6 +96,7 @@ try {
     () => [sent, received],
     (v) => ([sent, received] = v),
   );
+  await preflightNodes(transport, nodes, cluster);
 } finally {
   await transport?.close().catch(() => {});
   await cluster.stop();
@@ -170,5 +174,41 @@ async function runsPollTraffic(t, counts, setCounts) {
   console.log(
     `runs poll per minute: before ${(before / 1024).toFixed(0)} KiB; dashboard ${(onDash / 1024).toFixed(1)} KiB (${(before / onDash).toFixed(0)}x less); ` +
       `Runs screen ${(onRuns / 1024).toFixed(0)} KiB (${(before / onRuns).toFixed(1)}x less)`,
+  );
+}
+
+/** The pre-flight probe of an 8-node Slurm job: its nodes asked one at a time against 8 at once. */
+async function preflightNodes(t, nodes, cluster) {
+  const work = join(tmp, 'pf');
+  mkdirSync(work, { recursive: true });
+  const params = (parallel) => ({
+    workdir: work,
+    python: 'python3',
+    modelPath: join(work, 'model'),
+    fileroot: join(work, 'fileroot'),
+    experiment: 'e',
+    trial: 't',
+    datasets: [],
+    parallel,
+    slurm: {
+      partition: cluster.partition,
+      sbatchArgs: ['--partition', cluster.partition, '--nodes', String(nodes.length), '--gres', 'gpu:8'],
+      batchScript: '#!/bin/bash\nhostname\n',
+    },
+  });
+  const times = { 1: [], 8: [] };
+  let asked = 0;
+  for (let i = 0; i < 3; i++) {
+    for (const par of [1, 8]) {
+      const s = Date.now();
+      const f = await runProbe(t, params(par));
+      times[par].push(Date.now() - s);
+      asked = (f.slurm.testNodes ?? []).filter((n) => n.gpus.ok).length;
+    }
+  }
+  const [one, eight] = [median(times[1]), median(times[8])];
+  console.log(
+    `pre-flight of an ${nodes.length}-node Slurm job (${asked} nodes named by sbatch --test-only and asked): ` +
+      `one node at a time ${one} ms (median of 3), 8 at once ${eight} ms; ${(one / eight).toFixed(1)}x faster`,
   );
 }
