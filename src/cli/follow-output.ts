@@ -7,9 +7,7 @@ import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
 import type { Target } from '../runs/index.js';
 import { progressLine } from '../runs/follow-to-end.js';
 import { RunWatch } from '../runs/run-watch.js';
-import { NodeFailureWatch } from '../runs/node-facts.js';
 import { FollowGpus } from './follow-gpus.js';
-import { isActive } from '../runs/run-state.js';
 import type { WatchOutcome, WatchOutput } from '../runs/watch-output.js';
 import type { RunSummary } from '../runs/list.js';
 import { alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
@@ -82,18 +80,14 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
   const print = printer(o, info);
-  // A Slurm node failure, named with Slurm's verdict (node-facts.ts), once per failure.
-  const nodes = new NodeFailureWatch(o.transport, target, (a) => out(json ? alertJsonLine(a) : alertLine(a)));
   // A multi-node run's GPUs, polled for the watch (its idle-node alert), as the cockpit's panel does.
   const gpus = new FollowGpus({ target, transport: o.transport }, watch, o.gpuPollMs);
   const outcome = await new Promise<WatchOutcome>((resolve) => {
     watch.on((w) => {
       if (w.type === 'state') {
-        nodes.update(w.summary.record, isActive(w.summary.state));
         gpus.update(w.summary);
       }
       if (w.type === 'end') {
-        nodes.stop();
         gpus.stop();
       }
       print(w);

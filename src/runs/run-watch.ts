@@ -7,7 +7,7 @@
 // outputs (watch-output.ts) and only draw or print them: they agree by construction.
 // The lifecycle is watch-lifecycle.ts's reducer.
 import type { ConnectionState, FollowProblem, Transport } from '../remote/transport.js';
-import { RunAlerts, type HealthEvent } from '../health/index.js';
+import { RunAlerts, isHangAlert, type HealthEvent } from '../health/index.js';
 import { MetricsStore, type Alert } from '../metrics/index.js';
 import type { LogLine, TrainerLogReader } from '../trainer-log/index.js';
 import type { Target } from './targets.js';
@@ -15,9 +15,10 @@ import type { RunState } from './run-record.js';
 import type { RunSummary } from './list.js';
 import { followRun, type RunFollower } from './follow-run.js';
 import { watchRunState, type RunStateWatcher } from './watch-state.js';
-import { isTerminal } from './run-state.js';
+import { isActive, isTerminal } from './run-state.js';
 import { RayBringUpLines, type RayBringUp } from './ray-bringup-log.js';
 import { IdleNodeWatch, type NodeGpuRound } from './idle-nodes.js';
+import { NodeFailureWatch } from './node-facts.js';
 import { SlurmEndWatch } from './slurm-job-end.js';
 import { LogSilenceWatch, measureLogSilence, type LogSilence } from './follow-alerts.js';
 import {
@@ -110,6 +111,12 @@ export class RunWatch {
   private readonly idleNodes: IdleNodeWatch;
   /** The idle-node alert standing now (null: none). */
   private idleAlert: Alert | null = null;
+  /** A Slurm run's nodes, asked of Slurm while the run is active (node-facts.ts). */
+  private readonly nodeFailures: NodeFailureWatch | null;
+  /** The latest node-failure alert of the run's job (null: none). */
+  private nodeFailure: Alert | null = null;
+  /** A hang fired and Slurm is being asked about the nodes before it is told. */
+  private askingNodes = false;
   private told: RunState | null = null;
   private watcher: RunStateWatcher | null = null;
   private jobEnd: SlurmEndWatch | null = null;
@@ -135,6 +142,8 @@ export class RunWatch {
       recoverFreqSecs: f.recoverFreqSecs,
     });
     this.idleNodes = new IdleNodeWatch(o.idleNodeMs);
+    this.nodeFailures =
+      o.target.backend === 'slurm' ? new NodeFailureWatch(o.transport, o.target, (a) => this.onNodeFailure(a)) : null;
     this.life = initialLifecycle(o.transport.state.state === 'ready');
     if (!this.life.connected) this.alerts.unobserved(this.clock());
     this.silenceWatch = new LogSilenceWatch({
@@ -196,6 +205,7 @@ export class RunWatch {
     this.closed = true;
     if (this.ticker) clearInterval(this.ticker);
     this.watcher?.stop();
+    this.nodeFailures?.stop();
     this.jobEnd?.close();
     this.offState?.();
     this.follower?.close();
@@ -214,7 +224,21 @@ export class RunWatch {
 
   /** The watch's own alerts beside the rules' (a node idle while the others work). */
   get nodeAlerts(): Alert[] {
-    return this.idleAlert ? [this.idleAlert] : [];
+    return [this.nodeFailure, this.idleAlert].filter((a): a is Alert => a !== null);
+  }
+
+  /** A node of the run's job failed (Slurm's verdict), or the job runs again without it (info). While
+   *  the failure stands, the log's silence is the node's, not the trainer's: the stall rules' clock
+   *  stops (no "stalled waiting for the rollout batch" for a dead node), and runs again with the job. */
+  private onNodeFailure(a: Alert): void {
+    if (this.closed) return;
+    const was = this.nodeFailure;
+    this.nodeFailure = a;
+    const stands = a.severity !== 'info';
+    // From the last record's arrival: the silence since then is the dead node's.
+    if (stands && (!was || was.severity === 'info')) this.alerts.unobserved(0);
+    else if (!stands && was && was.severity !== 'info' && logClockRuns(this.life)) this.alerts.observed(this.clock());
+    this.tell(a.id !== was?.id ? [a] : []);
   }
 
   /** One GPU round of the run's nodes (whoever polls them: the cockpit's panel, `follow`): a node
@@ -234,6 +258,20 @@ export class RunWatch {
     if (this.closed) return;
     const fired: Alert[] = [];
     this.alerts.evaluate(this.clock(), fired);
+    if (this.nodeFailures && !this.askingNodes && fired.some(isHangAlert)) {
+      // A Slurm run that hangs may have lost a node: Slurm is asked first (a failure found stops the
+      // rules' clock, and the hang it explains is never told), then what still stands is told.
+      this.askingNodes = true;
+      void this.nodeFailures.check().finally(() => {
+        this.askingNodes = false;
+        if (this.closed) return;
+        const now: Alert[] = [];
+        this.alerts.evaluate(this.clock(), now);
+        const active = new Set(this.alerts.active.map((a) => a.id));
+        this.tell([...fired.filter((a) => active.has(a.id) && !now.some((b) => b.id === a.id)), ...now]);
+      });
+      return;
+    }
     this.tell(fired);
   }
 
@@ -458,6 +496,7 @@ export class RunWatch {
     if (this.closed) return;
     this.current = s;
     this.dispatch({ type: 'run-state', state: s.state });
+    this.nodeFailures?.update(s.record, isActive(s.state));
     if (s.record.backend === 'slurm' && !this.jobEnd) {
       this.jobEnd = new SlurmEndWatch({
         conn: { target: this.o.target, transport: this.o.transport },

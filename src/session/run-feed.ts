@@ -12,9 +12,7 @@ import { problemText } from '../remote/follow-status.js';
 import { backfill, readTail } from './backfill.js';
 import { RunRecords, type RunFacts } from './run-records.js';
 import { TrainerLineRing } from './trainer-lines.js';
-import { NodeFailureWatch } from '../runs/node-facts.js';
 import { rayAlert } from '../runs/ray-bringup-log.js';
-import { isActive } from '../runs/run-state.js';
 import type { Alert } from '../metrics/index.js';
 import type { TrainerLogReader } from '../trainer-log/index.js';
 import {
@@ -83,7 +81,6 @@ export class RunFeed {
     this.clock = o.clock ?? Date.now;
     this.summary = o.summary;
     this.connection = o.transport.state;
-    this.watchNodes();
     this.connectionAt = this.clock();
     this.watch = new RunWatch({
       transport: o.transport,
@@ -147,7 +144,6 @@ export class RunFeed {
         return this.changed();
       case 'state':
         this.summary = { ...this.summary, state: w.summary.state as RunState };
-        this.nodeWatch?.update(w.summary.record, isActive(w.summary.state));
         return this.changed();
       case 'problem':
         // Said once per problem, in the event log and among the trainer's lines (the default pane).
@@ -225,19 +221,6 @@ export class RunFeed {
     return this.summary.id;
   }
 
-  private nodeWatch: NodeFailureWatch | null = null;
-  /** The latest node-failure alert of the run's Slurm job (null: none seen). */
-  private nodeAlert: Alert | null = null;
-
-  /** Watches a Slurm run's nodes (called once, from the constructor). */
-  private watchNodes(): void {
-    if (this.o.target.backend !== 'slurm') return;
-    this.nodeWatch = new NodeFailureWatch(this.o.transport, this.o.target, (a) => {
-      this.nodeAlert = a;
-      this.changed();
-    });
-  }
-
   /** The view for the next frame; rebuilt when something changed, and at least every
    *  VIEW_MAX_AGE_MS (ages in the header move with the clock). Reads only. */
   getView(): RunView {
@@ -263,8 +246,8 @@ export class RunFeed {
     const bringUp = this.watch.rayBringUp;
     if (bringUp) this.view = { ...this.view, rayBringUp: bringUp.text };
     const ray = rayAlert(bringUp);
-    // A Slurm node failure, named with Slurm's verdict (src/runs/node-facts.ts), first among the alerts.
-    const extra = [this.nodeAlert, ...this.watch.nodeAlerts, ray?.severity === 'info' ? null : ray].filter(
+    // A Slurm node failure (named with Slurm's verdict) and an idle node: the watch's, first among the alerts.
+    const extra = [...this.watch.nodeAlerts, ray?.severity === 'info' ? null : ray].filter(
       (a): a is Alert => a !== null,
     );
     if (extra.length) this.view = { ...this.view, alerts: [...extra, ...this.view.alerts] };
@@ -273,7 +256,6 @@ export class RunFeed {
 
   close(): void {
     this.watch.close();
-    this.nodeWatch?.stop();
     this.unsubscribeState?.();
   }
 }
