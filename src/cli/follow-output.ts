@@ -95,6 +95,9 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     });
     watch.start();
   });
+  // Following is over: a later signal is no longer about it (an in-process caller goes on).
+  process.off('SIGINT', leave);
+  process.off('SIGTERM', leave);
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
     throw new CliError(
