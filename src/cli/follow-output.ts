@@ -7,8 +7,7 @@ import { eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
 import type { Target } from '../runs/index.js';
 import { progressLine } from '../runs/follow-to-end.js';
 import { RunWatch } from '../runs/run-watch.js';
-import { NodeFailureWatch } from '../runs/node-facts.js';
-import { isActive } from '../runs/run-state.js';
+import { FollowGpus } from './follow-gpus.js';
 import type { WatchOutcome, WatchOutput } from '../runs/watch-output.js';
 import type { RunSummary } from '../runs/list.js';
 import { alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
@@ -38,6 +37,10 @@ export interface FollowPrintOptions {
   where: string;
   /** The state poll's pace (tests), default 2 s. */
   statePollMs?: number;
+  /** A multi-node run's GPU rounds (the idle-node alert): their pace (tests), default 15 s; and how
+   *  long a node may stay idle while the others work (default 2 min). */
+  gpuPollMs?: number;
+  idleNodeMs?: number;
 }
 
 // A catch-up delivers thousands of records at once and stdout to a pipe is synchronous: their
@@ -78,6 +81,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
       recoverFreqSecs: num(resolved?.recover?.freq_secs),
     },
     ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),
+    ...(o.idleNodeMs !== undefined ? { idleNodeMs: o.idleNodeMs } : {}),
   });
   // Ctrl-C ends the following, never the run (it is detached, or a Slurm job): say so, and how to
   // get back to it, instead of dying silently with the run's fate unclear.
@@ -92,17 +96,24 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
   const print = printer(o, info);
-  // A Slurm node failure, named with Slurm's verdict (node-facts.ts), once per failure.
-  const nodes = new NodeFailureWatch(o.transport, target, (a) => out(json ? alertJsonLine(a) : alertLine(a)));
+  // A multi-node run's GPUs, polled for the watch (its idle-node alert), as the cockpit's panel does.
+  const gpus = new FollowGpus({ target, transport: o.transport }, watch, o.gpuPollMs);
   const outcome = await new Promise<WatchOutcome>((resolve) => {
     watch.on((w) => {
-      if (w.type === 'state') nodes.update(w.summary.record, isActive(w.summary.state));
-      if (w.type === 'end') nodes.stop();
+      if (w.type === 'state') {
+        gpus.update(w.summary);
+      }
+      if (w.type === 'end') {
+        gpus.stop();
+      }
       print(w);
       if (w.type === 'end') resolve(w.outcome);
     });
     watch.start();
   });
+  // Following is over: a later signal is no longer about it (an in-process caller goes on).
+  process.off('SIGINT', leave);
+  process.off('SIGTERM', leave);
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
     throw new CliError(
@@ -165,6 +176,7 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
       case 'note':
         return info(`watch    ${w.text}`);
       case 'ray':
+        if (!w.update) return; // the trainer's first record follows: its lines say the rest
         info(`ray      ${w.update.text}`);
         if (json) out(JSON.stringify({ type: 'ray-bringup', ...w.update }));
         return;

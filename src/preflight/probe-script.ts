@@ -8,14 +8,14 @@
 // Written with `@{` for bash's `${` (a template literal cannot hold `${` raw); restored below.
 export const PROBE_SCRIPT = String.raw`
 set -u
-workdir=; python=python3; setup=; model=; fileroot=; exp=; trial=; slurm=0; partition=
+workdir=; python=python3; setup=; model=; fileroot=; exp=; trial=; slurm=0; partition=; parallel=8
 datasets=(); nodes=(); sbatch_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --workdir) workdir=$2;; --python) python=$2;; --setup) setup=$2;; --model) model=$2;;
     --fileroot) fileroot=$2;; --experiment) exp=$2;; --trial) trial=$2;; --slurm) slurm=$2;;
     --partition) partition=$2;; --dataset) datasets+=("$2");; --node) nodes+=("$2");;
-    --sbatch-arg) sbatch_args+=("$2");;
+    --sbatch-arg) sbatch_args+=("$2");; --parallel) parallel=$2;;
     *) echo "awrl-preflight: unknown argument $1" >&2; exit 64;;
   esac
   shift 2
@@ -37,6 +37,32 @@ cmd() {
   out=$("$@" 2>&1); rc=$?
   out=@{out:0:8000}
   printf '{"ok":%s,"rc":%s,"out":%s}' "$([ $rc -eq 0 ] && echo true || echo false)" "$rc" "$(j "$out")"
+}
+
+# Each node's GPUs and their processes, asked over ssh from here, several nodes at once (at most
+# $parallel: a 64-node job must not wait for 64 ssh logins one after another, nor open 64 at once);
+# printed as JSON objects, comma-separated, in the order given.
+ask_nodes() {
+  local dir n i=0 running=0 sep=
+  if ! dir=$(mktemp -d 2>/dev/null); then
+    for n in "$@"; do printf '%s' "$sep"; ask_node "$n" </dev/null; sep=,; done
+    return 0
+  fi
+  for n in "$@"; do
+    i=$((i+1))
+    ask_node "$n" >"$dir/$i" </dev/null &
+    running=$((running+1))
+    if [ "$running" -ge "$parallel" ]; then wait -n 2>/dev/null || wait; running=$((running-1)); fi
+  done
+  wait
+  i=0
+  for n in "$@"; do i=$((i+1)); printf '%s' "$sep"; cat "$dir/$i"; sep=,; done
+  rm -rf "$dir"
+}
+ask_node() {
+  printf '{"node":%s,"gpus":%s,"apps":%s}' "$(j "$1")" \
+    "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$1" nvidia-smi "@{Q_GPU[@]}")" \
+    "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$1" nvidia-smi "@{Q_APP[@]}")"
 }
 
 printf '{"host":%s,"user":%s' "$(j "$(hostname 2>/dev/null)")" "$(j "$(id -un 2>/dev/null)")"
@@ -80,11 +106,7 @@ printf ']'
 Q_GPU=(--query-gpu=index,uuid,name,memory.used,memory.total --format=csv,noheader,nounits)
 Q_APP=(--query-compute-apps=pid,gpu_uuid,used_memory,process_name --format=csv,noheader,nounits)
 printf ',"gpuNodes":[{"node":"","gpus":%s,"apps":%s}' "$(cmd nvidia-smi "@{Q_GPU[@]}")" "$(cmd nvidia-smi "@{Q_APP[@]}")"
-for n in @{nodes[@]+"@{nodes[@]}"}; do
-  printf ',{"node":%s,"gpus":%s,"apps":%s}' "$(j "$n")" \
-    "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$n" nvidia-smi "@{Q_GPU[@]}")" \
-    "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$n" nvidia-smi "@{Q_APP[@]}")"
-done
+[ @{#nodes[@]} -eq 0 ] || printf ',%s' "$(ask_nodes "@{nodes[@]}")"
 printf ']'
 
 # Who holds the head node's GPUs, and whether they carry a run tag (leftovers of another run).
@@ -129,15 +151,8 @@ if [ "$slurm" = 1 ]; then
   # from here as the GPU panel does, are the ones the run gets (not the login node's).
   tn=$(printf '%s' "$to" | sed -n 's/.* on nodes \([^ "]*\).*/\1/p' | head -n 1)
   printf ',"testNodeList":%s,"testNodes":[' "$(j "$tn")"
-  sep=
-  if [ -n "$tn" ]; then
-    for n in $(scontrol show hostnames "$tn" 2>/dev/null | head -n 64); do
-      printf '%s{"node":%s,"gpus":%s,"apps":%s}' "$sep" "$(j "$n")" \
-        "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$n" nvidia-smi "@{Q_GPU[@]}")" \
-        "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$n" nvidia-smi "@{Q_APP[@]}")"
-      sep=,
-    done
-  fi
+  # shellcheck disable=SC2046: host names are words
+  [ -z "$tn" ] || ask_nodes $(scontrol show hostnames "$tn" 2>/dev/null | head -n 64)
   printf ']}'
 else
   printf ',"slurm":{"asked":false,"sinfo":{"ok":false,"rc":0,"out":""},"testOnly":{"ok":false,"rc":0,"out":""}}'

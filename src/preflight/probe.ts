@@ -15,6 +15,8 @@ export interface ProbeParams {
   /** Other nodes whose GPUs to ask over ssh from the head (multi-node direct runs). */
   nodes?: string[];
   slurm?: { partition?: string; sbatchArgs: string[]; batchScript: string };
+  /** Nodes asked at once over ssh (default 8; 1: one after another, the bench's reference). */
+  parallel?: number;
 }
 
 export function probeArgv(p: ProbeParams): string[] {
@@ -23,6 +25,7 @@ export function probeArgv(p: ProbeParams): string[] {
   if (p.setup) a.push('--setup', p.setup);
   for (const d of p.datasets) a.push('--dataset', d);
   for (const n of p.nodes ?? []) a.push('--node', n);
+  if (p.parallel !== undefined) a.push('--parallel', String(Math.max(1, Math.floor(p.parallel))));
   if (p.slurm) {
     a.push('--slurm', '1');
     if (p.slurm.partition) a.push('--partition', p.slurm.partition);

@@ -34,6 +34,8 @@ export interface AttemptSummary {
   /** The last `Train step g/G done.` of this attempt, and its time as the log prints it (no zone). */
   lastStep: number | null;
   lastStepAt: string | null;
+  /** The nodes Slurm's `Node failure on N` lines in this attempt's part of the log name ([]: none). */
+  nodeFailures: string[];
 }
 
 /** What the chain script found for one run: exit-file times, Slurm's word on its jobs, log marks. */
@@ -58,6 +60,8 @@ export interface LogPart {
   resumedFromStep: number | null;
   lastStep: number | null;
   lastStepAt: string | null;
+  /** srun's `Node failure on N` lines of the part (its job was requeued or ended for them). */
+  nodeFailures?: string[];
 }
 export const emptyFacts = (): ChainFacts => ({ slurmExitAt: {}, jobs: {}, starts: [], marked: {} });
 
@@ -81,8 +85,9 @@ for id in "$@"; do
   if [ -s "$d/stdout.log" ] && case ",$scan," in *",$id,"*) true ;; *) false ;; esac; then
     printf '@@marks\t'
     # grep first: a days-long run's stdout.log holds GBs of worker lines, which awk would crawl.
-    LC_ALL=C grep -a -E '^awrl: attempt [0-9]+\r?$|Recovering from StepInfo|Resume info not found|Train step [0-9]+/[0-9]+ done' "$d/stdout.log" |
+    LC_ALL=C grep -a -E '^awrl: attempt [0-9]+\r?$|Recovering from StepInfo|Resume info not found|Train step [0-9]+/[0-9]+ done|Node failure on ' "$d/stdout.log" |
     LC_ALL=C awk '/^awrl: attempt [0-9]+\r?$/ { if (last != "") print "S\t" last; n = substr($0, 15); sub(/\r$/, "", n); print "A\t" n; last = ""; next }
+      /Node failure on / { f = $0; sub(/.*Node failure on /, "", f); sub(/[^A-Za-z0-9_.-].*/, "", f); if (f != "") print "F\t" f; next }
       /Recovering from StepInfo|Resume info not found/ { if (last != "") print "S\t" last; print "M\t" substr($0, 1, 400); last = ""; next }
       /Train step [0-9]+\/[0-9]+ done/ { last = substr($0, 1, 400) }
       END { if (last != "") print "S\t" last }' | base64 | tr -d '\n'
@@ -171,6 +176,8 @@ function parseMarks(bytes: Buffer): Pick<ChainFacts, 'starts' | 'marked'> {
       if (!inMarked) starts.push((part = { resumedFromStep: from, lastStep: null, lastStepAt: null }));
       else if (!started && part) part.resumedFromStep = from; // later starts in one attempt: its workers' echoes
       started = true;
+    } else if (kind === 'F\t' && part && /^[A-Za-z0-9_.-]+$/.test(body)) {
+      if (!part.nodeFailures?.includes(body)) (part.nodeFailures ??= []).push(body);
     } else if (kind === 'S\t' && part) {
       // The trainer's grammar reads the line (header, ANSI, time); its tables stayed on the target.
       const step = stepDoneLine(body);
@@ -260,6 +267,7 @@ export function buildChain(
       resumedFromStep: log?.resumedFromStep ?? null,
       lastStep: log?.lastStep ?? null,
       lastStepAt: log?.lastStepAt ?? null,
+      nodeFailures: log?.nodeFailures ?? [],
     };
   });
 }
@@ -273,13 +281,21 @@ function endOfRun(state: RunState, probe: ListProbe, record: RunRecord): string 
   return 'unknown';
 }
 
-/** The chain in a few words for the table: `17 TIMEOUT > 18 from step 13, running`. */
+/** The chain in a few words for the table: `17 TIMEOUT > 18 from step 13 running` (the auto-resume
+ *  chain: a job after a job). A job Slurm ran again (requeued, same job id) is named by attempt
+ *  number, as run.json, the log's markers and `follow` number it: `#1 node failure n3 → requeued by
+ *  Slurm → #2 from step 3 running`. */
 export function chainShort(chain: readonly AttemptSummary[]): string {
+  const jobs = chain.map((a) => a.jobId).filter((j) => j !== null);
+  const byNumber = new Set(jobs).size < jobs.length;
   return chain
-    .map((a) => {
-      const who = a.jobId ?? `#${a.n}`;
+    .map((a, i) => {
+      const who = a.jobId !== null && !byNumber ? a.jobId : `#${a.n}`;
       const from = a.resumedFromStep !== null && a.resumedFromStep > 1 ? ` from step ${a.resumedFromStep}` : '';
-      return `${who}${from} ${a.ended ?? 'running'}`;
+      const last = i === chain.length - 1;
+      if (a.ended !== 'REQUEUED') return `${who}${from} ${a.ended ?? 'running'}${last ? '' : ' >'}`;
+      const why = a.nodeFailures.length ? ` node failure ${a.nodeFailures.join(', ')}` : '';
+      return `${who}${from}${why} → requeued by Slurm${last ? '' : ' →'}`;
     })
-    .join(' > ');
+    .join(' ');
 }

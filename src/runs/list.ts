@@ -39,7 +39,17 @@ export interface ListOptions {
   only?: string;
   /** Also each run's attempt chain (one more round trip, which reads every run's whole log once). */
   chain?: boolean;
+  /** The log tails read before, by run id: a log whose size and mtime did not change is not sent
+   *  again (its tail is taken from here); updated with what was read. */
+  tails?: TailCache;
 }
+
+/** A run's log tail as last read, with the log's `SIZE MTIME` then. */
+export type TailCache = Map<string, { stat: string; tail: Buffer }>;
+
+/** The known lines for the list script: `ID SIZE MTIME` of each cached tail. */
+const knownTails = (cache: TailCache | undefined): string =>
+  cache ? [...cache].map(([id, c]) => `${id} ${c.stat}`).join('\n') : '';
 
 export const runsRoot = (t: Pick<Target, 'workdir'>): string => `${t.workdir.replace(/\/+$/, '')}/.awrl/runs`;
 
@@ -58,7 +68,7 @@ export async function listRunsOnHead(
   const res = await transport.exec(
     remoteScript(
       LIST_SCRIPT,
-      [runsRoot(target), opts.only ?? '*', setupInWorkdir(target), String(tailBytes)],
+      [runsRoot(target), opts.only ?? '*', setupInWorkdir(target), String(tailBytes), knownTails(opts.tails)],
       'awrl-list',
     ),
   );
@@ -68,7 +78,7 @@ export async function listRunsOnHead(
     );
   }
   const text = res.stdout.toString('utf8');
-  const runs = parseListOutput(text);
+  const runs = parseListOutput(text, opts.tails, opts.only);
   const now = headNow(text);
   if (!opts.chain || runs.length === 0) return { runs, headNow: now };
   const facts = await chainFacts(transport, target, runsRoot(target), runs);
@@ -135,9 +145,11 @@ function parseRaw(text: string) {
   const slurm: Record<string, string> = {};
   let squeueFailed: string | undefined;
   let tails = new Map<string, Buffer>();
+  const logStats = new Map<string, string>();
   for (const [key, f] of parseMarkedLines(text)) {
     const cur = raws[raws.length - 1];
     if (key === 'run') raws.push({ runId: f[0], record: null, probe: { slurmExit: {} } });
+    else if (key === 'logstat') logStats.set(f[0], f[1] ?? '');
     else if (key === 'squeue') slurm[f[0]] = f[1];
     else if (key === 'squeuefailed') squeueFailed = f[1] || `exit ${f[0]}`;
     else if (key === 'tails') tails = splitTails(f[0] ?? '');
@@ -157,12 +169,30 @@ function parseRaw(text: string) {
       if (code !== null) cur.probe.slurmExit![f[0]] = code;
     }
   }
-  return { raws, slurm, squeueFailed, tails };
+  return { raws, slurm, squeueFailed, tails, logStats };
+}
+
+/** Tails not sent because they did not change come from the cache; the cache takes what was sent
+ *  and forgets runs whose log is gone. Only a listing of every run prunes (`only` lists one). */
+function reconcileTails(
+  tails: Map<string, Buffer>,
+  logStats: ReadonlyMap<string, string>,
+  cache: TailCache,
+  prune: boolean,
+): void {
+  for (const [id, stat] of logStats) {
+    const fresh = tails.get(id);
+    const kept = cache.get(id);
+    if (fresh) cache.set(id, { stat, tail: fresh });
+    else if (kept && kept.stat === stat && stat !== '') tails.set(id, kept.tail);
+  }
+  if (prune) for (const id of [...cache.keys()]) if (!logStats.has(id)) cache.delete(id);
 }
 
 /** The list script's marked lines -> summaries (pure; exported for tests). */
-export function parseListOutput(text: string): RunSummary[] {
-  const { raws, slurm, squeueFailed, tails } = parseRaw(text);
+export function parseListOutput(text: string, cache?: TailCache, only?: string): RunSummary[] {
+  const { raws, slurm, squeueFailed, tails, logStats } = parseRaw(text);
+  if (cache) reconcileTails(tails, logStats, cache, only === undefined);
   const out: RunSummary[] = [];
   for (const raw of raws) {
     if (!raw.record) continue; // unreadable run.json: not ours, or mid-write

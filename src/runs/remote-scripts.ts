@@ -50,13 +50,14 @@ launcher_alive() {
  * (headers `==> PATH <==` separate them). Tab-separated. Per run only builtins run: no fork.
  */
 export const LIST_SCRIPT = sh`set -u
-root=$1; name=$2; setup=$3; tail_bytes=$4
+root=$1; name=$2; setup=$3; tail_bytes=$4; known=$\{5:-}
 # The head's clock, first: what a stop records as its request time (the client's clock may be off).
 date -u +'@@now %Y-%m-%dT%H:%M:%S.%3NZ' || true
 ${ALIVE_FN}
 ${LAUNCHER_ALIVE_FN}
 slurm=0
 logs=()
+all=()
 for d in "$root"/$name/; do
   d=$\{d%/}
   [ -f "$d/run.json" ] || continue
@@ -79,8 +80,21 @@ for d in "$root"/$name/; do
   for f in "$d"/attempt-exit.*; do
     if [ -f "$f" ]; then code=""; IFS= read -r code < "$f"; printf '@@aexit\t%s\t%s\n' "$\{f##*.}" "$code"; fi
   done
-  [ -s "$d/stdout.log" ] && logs+=("$d/stdout.log")
+  [ -s "$d/stdout.log" ] && all+=("$d/stdout.log")
 done
+# Each log's size and mtime (one stat for all); a log the caller already has at that size and mtime
+# (5th arg: 'ID SIZE MTIME' lines) is not sent again.
+if [ "$\{#all[@]}" -gt 0 ]; then
+  while read -r size mtime path; do
+    id=$\{path%/stdout.log}; id=$\{id##*/}
+    printf '@@logstat\t%s\t%s %s\n' "$id" "$size" "$mtime"
+    case "
+$known
+" in *"
+$id $size $mtime
+"*) ;; *) logs+=("$path") ;; esac
+  done < <(stat -c '%s %Y %n' -- "$\{all[@]}" 2>/dev/null)
+fi
 if [ "$slurm" = 1 ]; then
   eval "$setup" >&2
   # A failed squeue (controller down, not on PATH) must not read as "every job is gone".

@@ -7,7 +7,7 @@
 // outputs (watch-output.ts) and only draw or print them: they agree by construction.
 // The lifecycle is watch-lifecycle.ts's reducer.
 import type { ConnectionState, FollowProblem, Transport } from '../remote/transport.js';
-import { RunAlerts, type HealthEvent } from '../health/index.js';
+import { RunAlerts, isHangAlert, type HealthEvent } from '../health/index.js';
 import { MetricsStore, type Alert } from '../metrics/index.js';
 import type { LogLine, TrainerLogReader } from '../trainer-log/index.js';
 import type { Target } from './targets.js';
@@ -15,8 +15,10 @@ import type { RunState } from './run-record.js';
 import type { RunSummary } from './list.js';
 import { followRun, type RunFollower } from './follow-run.js';
 import { watchRunState, type RunStateWatcher } from './watch-state.js';
-import { isTerminal } from './run-state.js';
-import { RayBringUpLines } from './ray-bringup-log.js';
+import { isActive, isTerminal } from './run-state.js';
+import { RayBringUpLines, type RayBringUp } from './ray-bringup-log.js';
+import { IdleNodeWatch, type NodeGpuRound } from './idle-nodes.js';
+import { NodeFailureWatch } from './node-facts.js';
 import { SlurmEndWatch } from './slurm-job-end.js';
 import { LogSilenceWatch, measureLogSilence, type LogSilence } from './follow-alerts.js';
 import {
@@ -85,6 +87,8 @@ export interface RunWatchOptions {
   /** How long the log's tail may make no progress while connected once the run ended (15 s). */
   drainTimeoutMs?: number;
   storeCapacity?: number;
+  /** How long a node's GPUs may stay idle while the others work before it is named (2 min). */
+  idleNodeMs?: number;
   clock?: () => number;
 }
 
@@ -110,6 +114,20 @@ export class RunWatch {
   private readOffset = 0;
   private current: RunSummary | null = null;
   private readonly ray = new RayBringUpLines();
+  /** The attempt's Ray bring-up while it is the run's phase: from its first line to the trainer's
+   *  first record (null: not in bring-up). */
+  private bringUp: RayBringUp | null = null;
+  /** Records read from the delivery whose lines are not told yet. */
+  private deliveryRecords = 0;
+  private readonly idleNodes: IdleNodeWatch;
+  /** The idle-node alert standing now (null: none). */
+  private idleAlert: Alert | null = null;
+  /** A Slurm run's nodes, asked of Slurm while the run is active (node-facts.ts). */
+  private readonly nodeFailures: NodeFailureWatch | null;
+  /** The latest node-failure alert of the run's job (null: none). */
+  private nodeFailure: Alert | null = null;
+  /** A hang fired and Slurm is being asked about the nodes before it is told. */
+  private askingNodes = false;
   private told: RunState | null = null;
   private watcher: RunStateWatcher | null = null;
   private jobEnd: SlurmEndWatch | null = null;
@@ -137,6 +155,9 @@ export class RunWatch {
       maxHeadOffpolicyness: f.maxHeadOffpolicyness,
       recoverFreqSecs: f.recoverFreqSecs,
     });
+    this.idleNodes = new IdleNodeWatch(o.idleNodeMs);
+    this.nodeFailures =
+      o.target.backend === 'slurm' ? new NodeFailureWatch(o.transport, o.target, (a) => this.onNodeFailure(a)) : null;
     this.life = initialLifecycle(o.transport.state.state === 'ready');
     if (!this.life.connected) this.alerts.unobserved(this.clock());
     this.silenceWatch = new LogSilenceWatch({
@@ -200,6 +221,7 @@ export class RunWatch {
     this.stopBackfill.abort();
     if (this.ticker) clearInterval(this.ticker);
     this.watcher?.stop();
+    this.nodeFailures?.stop();
     this.jobEnd?.close();
     this.offState?.();
     this.follower?.close();
@@ -211,11 +233,61 @@ export class RunWatch {
     if (!this.closed) this.ingest(e, false);
   }
 
+  /** The Ray bring-up while the attempt is in it (the cockpit's header shows it); null: not. */
+  get rayBringUp(): RayBringUp | null {
+    return this.bringUp;
+  }
+
+  /** The watch's own alerts beside the rules' (a node idle while the others work). */
+  get nodeAlerts(): Alert[] {
+    return [this.nodeFailure, this.idleAlert].filter((a): a is Alert => a !== null);
+  }
+
+  /** A node of the run's job failed (Slurm's verdict), or the job runs again without it (info). While
+   *  the failure stands, the log's silence is the node's, not the trainer's: the stall rules' clock
+   *  stops (no "stalled waiting for the rollout batch" for a dead node), and runs again with the job. */
+  private onNodeFailure(a: Alert): void {
+    if (this.closed) return;
+    const was = this.nodeFailure;
+    this.nodeFailure = a;
+    const stands = a.severity !== 'info';
+    // From the last record's arrival: the silence since then is the dead node's.
+    if (stands && (!was || was.severity === 'info')) this.alerts.unobserved(0);
+    else if (!stands && was && was.severity !== 'info' && logClockRuns(this.life)) this.alerts.observed(this.clock());
+    this.tell(a.id !== was?.id ? [a] : []);
+  }
+
+  /** One GPU round of the run's nodes (whoever polls them: the cockpit's panel, `follow`): a node
+   *  whose GPUs stay idle while the others work is named (idle-nodes.ts), and told as an alert. */
+  gpuRound(round: readonly NodeGpuRound[]): void {
+    if (this.closed) return;
+    // An ended run's nodes are idle by right; a pending one's previous nodes are not its own.
+    const live = this.current === null || this.current.state === 'running';
+    const a = this.idleNodes.push(live ? round : [], this.clock());
+    const fired = a && a.id !== this.idleAlert?.id ? [a] : [];
+    this.idleAlert = a;
+    this.tell(fired);
+  }
+
   /** The time-driven rules at our clock now; what fired or cleared is told. */
   tick(): void {
     if (this.closed) return;
     const fired: Alert[] = [];
     this.alerts.evaluate(this.clock(), fired);
+    if (this.nodeFailures && !this.askingNodes && fired.some(isHangAlert)) {
+      // A Slurm run that hangs may have lost a node: Slurm is asked first (a failure found stops the
+      // rules' clock, and the hang it explains is never told), then what still stands is told.
+      this.askingNodes = true;
+      void this.nodeFailures.check().finally(() => {
+        this.askingNodes = false;
+        if (this.closed) return;
+        const now: Alert[] = [];
+        this.alerts.evaluate(this.clock(), now);
+        const active = new Set(this.alerts.active.map((a) => a.id));
+        this.tell([...fired.filter((a) => active.has(a.id) && !now.some((b) => b.id === a.id)), ...now]);
+      });
+      return;
+    }
     this.tell(fired);
   }
 
@@ -224,7 +296,7 @@ export class RunWatch {
   }
 
   private tell(fired: readonly Alert[]): void {
-    for (const out of this.changes.take(fired, this.alerts.active)) this.emit(out);
+    for (const out of this.changes.take(fired, [...this.alerts.active, ...this.nodeAlerts])) this.emit(out);
   }
 
   /** `unobservedFrom`: when the log stopped being readable, if before now (a lost connection). */
@@ -248,6 +320,11 @@ export class RunWatch {
     fired.push(...this.alerts.read(e, arrivedWall));
     this.emit({ type: 'record', record: e, backfilled });
     this.tell(fired);
+    // The trainer's first record after the bring-up's lines: the bring-up is over.
+    if (e.type !== 'save') {
+      this.deliveryRecords++;
+      if (this.bringUp) this.endBringUp();
+    }
     if (!backfilled) this.silenceWatch.record();
   }
 
@@ -325,10 +402,27 @@ export class RunWatch {
 
   /** Fresh lines: the bring-up phase read from them (ray-bringup-log.ts), then the lines if asked. */
   private tellLines(lines: LogLine[]): void {
+    const records = this.deliveryRecords;
     if (this.o.target.backend === 'slurm') {
-      for (const l of lines) for (const update of this.ray.push(`${l.text}\n`)) this.emit({ type: 'ray', update });
+      let last = -1;
+      lines.forEach((l, i) => {
+        for (const update of this.ray.push(`${l.text}\n`)) {
+          this.bringUp = update;
+          last = i;
+          this.emit({ type: 'ray', update });
+        }
+      });
+      // Records of the same bytes were read before these lines were told: the trainer's lines after
+      // the last bring-up line (a whole log read at once) mean they came after it, the phase is over.
+      if (this.bringUp && records > 0 && last >= 0 && lines.slice(last + 1).some((l) => !l.text.startsWith('awrl: ')))
+        this.endBringUp();
     }
     if (this.o.lines) this.emit({ type: 'lines', lines });
+  }
+
+  private endBringUp(): void {
+    this.bringUp = null;
+    this.emit({ type: 'ray', update: null });
   }
 
   private follow(fromOffset: number, reader: TrainerLogReader | undefined): void {
@@ -347,6 +441,7 @@ export class RunWatch {
         this.firstSilence = null;
         this.readOffset = 0;
         this.ray.reset();
+        if (this.bringUp) this.endBringUp();
         this.emit({ type: 'reset', reason });
       },
       onProblem: (p) => this.onProblem(p),
@@ -362,6 +457,7 @@ export class RunWatch {
         // waits for "read so far" sees it with the lines.
         if (fresh) this.tellLines(fresh);
         fresh = null;
+        this.deliveryRecords = 0;
         // Once the silence is counted, the rules look at the clock: what a frame then shows is
         // what the watch saw, not what a view computed.
         if (!this.countFirstSilence(offset)) this.tick();
@@ -442,6 +538,7 @@ export class RunWatch {
     if (this.closed) return;
     this.current = s;
     this.dispatch({ type: 'run-state', state: s.state });
+    this.nodeFailures?.update(s.record, isActive(s.state));
     if (s.record.backend === 'slurm' && !this.jobEnd) {
       this.jobEnd = new SlurmEndWatch({
         conn: { target: this.o.target, transport: this.o.transport },
@@ -454,8 +551,9 @@ export class RunWatch {
         ...(this.o.jobEndPollMs !== undefined ? { intervalMs: this.o.jobEndPollMs } : {}),
       }).start();
     }
-    // An ended run has no hang to report: no step is coming.
+    // An ended run has no hang to report: no step is coming; nor a node idle among working ones.
     this.alerts.setEnded(isTerminal(s.state));
+    if (s.state !== 'running' && this.idleAlert) this.gpuRound([]);
     if (isTerminal(s.state)) {
       // Told once its log's tail was read: the errors that led to the end come before it.
       if (this.life.reading === 'ended' && s.state !== this.told) this.tellState(s);

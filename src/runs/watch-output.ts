@@ -20,8 +20,9 @@ export type WatchOutput =
   /** The log's own lines, cleaned, tables collapsed (the reader's), told after the records of the
    *  same bytes: for a log pane (`RunWatchOptions.lines`). */
   | { type: 'lines'; lines: LogLine[] }
-  /** The batch script's Ray bring-up, as its log tells it (`starting Ray: 3/4 nodes joined, …`). */
-  | { type: 'ray'; update: RayBringUp }
+  /** The batch script's Ray bring-up, as its log tells it (`starting Ray: 3/4 nodes joined, …`);
+   *  null: it is over (the trainer's first record after it was read). */
+  | { type: 'ray'; update: RayBringUp | null }
   /** The log was truncated or replaced: what follows starts at the new file's first byte. */
   | { type: 'reset'; reason: string }
   | { type: 'alert'; alert: Alert }

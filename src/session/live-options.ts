@@ -47,6 +47,8 @@ export interface LiveSessionOptions {
   endedStatePollMs?: number;
   /** How often a Slurm run's job end is asked of squeue (the wall-time rule; default 60 s). */
   jobEndPollMs?: number;
+  /** How long a node's GPUs may stay idle while the others work before it is named (2 min). */
+  idleNodeMs?: number;
   /** Default: src/gpu's poller on the run's head node every 5 s; null: no GPU polling. */
   gpuPoller?: GpuPollerFactory | null;
   /** Facts of a run's config (budget, batch size), read from its config.yaml; overridable for tests. */

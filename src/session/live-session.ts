@@ -37,6 +37,8 @@ export class LiveSession implements Session {
   private readonly launcher: LaunchFlow;
   private readonly stopper: RunStopper;
   private feed: RunFeed | null = null;
+  /** What the screen shows (the cockpit says): the runs list until told otherwise. */
+  private shown: 'runs' | 'run' = 'runs';
   /** The open Slurm run's job end, for the wall-time rule (null for other runs). */
   private unsubs: (() => void)[] = [];
   private closed = false;
@@ -81,6 +83,10 @@ export class LiveSession implements Session {
     this.stopper = new RunStopper({ findRun, refresh: (c) => this.runs.refresh(c), update, state });
     this.actions = {
       selectRun: (id) => this.selectRun(id),
+      showing: (what) => {
+        this.shown = what;
+        this.refocus();
+      },
       refreshRuns: () => {
         // `r` also connects again to the targets that could not be reached, where that can help.
         for (const c of o.targets) if (c.transport instanceof RetryTransport) void c.transport.retry();
@@ -144,7 +150,13 @@ export class LiveSession implements Session {
     this.gpus.reset();
     this.feed = null;
     this.update({ selectedRunId: runId, run: null });
+    this.refocus();
     if (runId) void this.open(runId);
+  }
+
+  /** The runs list polls only the open run while a screen of that run is shown. */
+  private refocus(): void {
+    this.runs.setFocus(this.shown === 'run' ? this.state.selectedRunId : null);
   }
 
   private async open(runId: string): Promise<void> {
@@ -172,6 +184,7 @@ export class LiveSession implements Session {
       endedStatePollMs: this.o.endedStatePollMs,
       // A Slurm run's job end (the wall-time rule) is asked by the feed's watch, as `follow` does.
       ...(this.o.jobEndPollMs !== undefined ? { jobEndPollMs: this.o.jobEndPollMs } : {}),
+      ...(this.o.idleNodeMs !== undefined ? { idleNodeMs: this.o.idleNodeMs } : {}),
       onChange: () => this.update({}),
       onPollingChange: (live) => {
         // A run came back to life: the runs list at once and at its fast pace again.

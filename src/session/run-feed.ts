@@ -15,9 +15,7 @@ import { MetricsStore } from '../metrics/index.js';
 import { RunAlerts } from '../health/index.js';
 import { RunRecords, type RunFacts } from './run-records.js';
 import { TrainerLineRing } from './trainer-lines.js';
-import { NodeFailureWatch } from '../runs/node-facts.js';
-import { rayAlert, type RayBringUp } from '../runs/ray-bringup-log.js';
-import { isActive } from '../runs/run-state.js';
+import { rayAlert } from '../runs/ray-bringup-log.js';
 import type { Alert } from '../metrics/index.js';
 import {
   ENDED_STATES,
@@ -55,6 +53,8 @@ export interface RunFeedOptions {
   /** What earlier backfills received (default: the user's cache directory; null: none). */
   backfillCache?: BackfillCache | null;
   jobEndPollMs?: number;
+  /** A node idle while the others work is named after this long (default 2 min). */
+  idleNodeMs?: number;
   /** The watch's rules are evaluated this often (default 5 s). */
   tickMs?: number;
   clock?: () => number;
@@ -86,7 +86,6 @@ export class RunFeed {
     this.clock = o.clock ?? Date.now;
     this.summary = o.summary;
     this.connection = o.transport.state;
-    this.watchNodes();
     this.connectionAt = this.clock();
     this.watch = new RunWatch({
       transport: o.transport,
@@ -111,6 +110,7 @@ export class RunFeed {
       ...(o.endedStatePollMs !== undefined ? { endedStatePollMs: o.endedStatePollMs } : {}),
       ...(o.jobEndPollMs !== undefined ? { jobEndPollMs: o.jobEndPollMs } : {}),
       ...(o.tickMs !== undefined ? { tickMs: o.tickMs } : {}),
+      ...(o.idleNodeMs !== undefined ? { idleNodeMs: o.idleNodeMs } : {}),
     });
     this.records = new RunRecords({
       store: this.watch.store,
@@ -150,11 +150,9 @@ export class RunFeed {
         this.trainer.reset(w.reason === 'appeared' && this.watch.offset === 0 ? null : w.reason);
         return this.note('warning', `log ${w.reason}: following it from the start`);
       case 'ray':
-        this.rayPhase = w.update;
         return this.changed();
       case 'state':
         this.summary = { ...this.summary, state: w.summary.state as RunState };
-        this.nodeWatch?.update(w.summary.record, isActive(w.summary.state));
         return this.changed();
       case 'problem':
         // Said once per problem, in the event log and among the trainer's lines (the default pane).
@@ -221,6 +219,8 @@ export class RunFeed {
 
   setGpus(snapshots: GpuSnapshot[]): void {
     this.gpus = snapshots;
+    // The watch names a node idle while the others work (its alert reaches `follow` alike).
+    this.watch.gpuRound(snapshots);
     this.changed();
   }
 
@@ -242,21 +242,6 @@ export class RunFeed {
 
   get runId(): string {
     return this.summary.id;
-  }
-
-  private nodeWatch: NodeFailureWatch | null = null;
-  /** The latest node-failure alert of the run's Slurm job (null: none seen). */
-  private nodeAlert: Alert | null = null;
-  /** The batch script's Ray bring-up as the log tells it (src/runs/ray-bringup-log.ts). */
-  private rayPhase: RayBringUp | null = null;
-
-  /** Watches a Slurm run's nodes (called once, from the constructor). */
-  private watchNodes(): void {
-    if (this.o.target.backend !== 'slurm') return;
-    this.nodeWatch = new NodeFailureWatch(this.o.transport, this.o.target, (a) => {
-      this.nodeAlert = a;
-      this.changed();
-    });
   }
 
   /** The view for the next frame; rebuilt when something changed, and at least every
@@ -285,8 +270,15 @@ export class RunFeed {
       // An ended run's follower is paused: its problem must not say "still retrying".
       followProblem: idle && problem ? { ...problem, text: problemText(problem, { kind: 'paused' }) } : problem,
     });
-    // A Slurm node failure, named with Slurm's verdict (src/runs/node-facts.ts), first among the alerts.
-    const extra = [this.nodeAlert, rayAlert(this.rayPhase)].filter((a): a is Alert => a !== null);
+    // The Ray bring-up while the attempt is in it: the header's second line; a node that failed to
+    // join is also an alert (the info-level progress is the header's alone).
+    const bringUp = this.watch.rayBringUp;
+    if (bringUp) this.view = { ...this.view, rayBringUp: bringUp.text };
+    const ray = rayAlert(bringUp);
+    // A Slurm node failure (named with Slurm's verdict) and an idle node: the watch's, first among the alerts.
+    const extra = [...this.watch.nodeAlerts, ray?.severity === 'info' ? null : ray].filter(
+      (a): a is Alert => a !== null,
+    );
     if (extra.length) this.view = { ...this.view, alerts: [...extra, ...this.view.alerts] };
     if (this.history) this.view = { ...this.view, history: this.history };
     return this.view;
@@ -294,7 +286,6 @@ export class RunFeed {
 
   close(): void {
     this.watch.close();
-    this.nodeWatch?.stop();
     this.unsubscribeState?.();
   }
 }

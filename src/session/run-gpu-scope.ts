@@ -97,14 +97,20 @@ export function gpuView(n: PolledGpus): GpuSnapshot {
   };
 }
 
-/** src/gpu's poller: one exec per round on the head (fanning out to the scope's nodes), every 5 s;
- *  the target's setup line runs before nvidia-smi on each node. */
-export const defaultGpuPoller: GpuPollerFactory = (conn, scope, onSnapshots) => {
+/** src/gpu's poller: one exec per round on the head (fanning out to the scope's nodes), every 5 s
+ *  (the panel's pace; `follow` asks less often); the target's setup line runs before nvidia-smi on
+ *  each node. */
+export const defaultGpuPoller = (
+  conn: Parameters<GpuPollerFactory>[0],
+  scope: GpuPollScope,
+  onSnapshots: (s: GpuSnapshot[]) => void,
+  intervalMs = 5000,
+): (() => void) => {
   const p = new GpuPoller(conn.transport, {
     ...scope,
     setup: setupInWorkdir(conn.target) || undefined,
     headName: scope.headName ?? conn.target.name,
-    intervalMs: 5000,
+    intervalMs,
     onSnapshot: (snaps) => onSnapshots(snaps.map(gpuView)),
   });
   p.start();

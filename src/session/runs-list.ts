@@ -4,6 +4,7 @@
 // tail: the largest cost of a cockpit left open on ended runs). A run launched from the cockpit,
 // `r`, a resume and a reconnect list at once.
 import { listRuns, type RunSummary as RunsSummary } from '../runs/index.js';
+import type { TailCache } from '../runs/list.js';
 import { errorText } from './error-text.js';
 import { localTimeMs } from './event-log-line.js';
 import { IDLE_RUNS_POLL_MS, type LiveSessionOptions, type TargetConnection } from './live-options.js';
@@ -47,6 +48,10 @@ export function runsPollDelay(
 export class RunsList {
   /** The latest listing of each target, by target name. */
   private readonly raw = new Map<string, RunsSummary[]>();
+  /** Each target's log tails as last read: a log that did not change is not sent again. */
+  private readonly tails = new Map<string, TailCache>();
+  /** The one run the screen shows (the dashboard): only its record is listed (null: every run). */
+  private focus: string | null = null;
   private timer: NodeJS.Timeout | null = null;
   /** One chain of rounds: a kick starts a new chain, the old one stops at its next step. */
   private chain = 0;
@@ -73,11 +78,30 @@ export class RunsList {
     void this.refreshAll().finally(() => this.schedule(chain));
   }
 
+  /** What the screen shows: one run (the dashboard; its feed follows its log, so no tail is read
+   *  and no other run is listed), or every run (null: the Runs screen, listed at once). */
+  setFocus(runId: string | null): void {
+    if (runId === this.focus) return;
+    this.focus = runId;
+    if (runId === null) this.kick();
+  }
+
   /** List one target now (skipped while it is not connected). */
   async refresh(c: TargetConnection): Promise<void> {
     if (c.transport.state.state !== 'ready') return;
+    const focus = this.focus;
+    const listed = this.raw.get(c.target.name);
+    const here = focus !== null && listed?.some((r) => r.runId === focus) === true;
+    // The focused run is on another target: nothing of this one is on screen. (Not listed anywhere
+    // yet, e.g. just opened by id: every run is listed, to find it.)
+    if (focus !== null && !here && this.find(focus)) return;
     try {
-      const runs = await listRuns(c.transport, c.target, { tailBytes: 64 * 1024 });
+      let tails = this.tails.get(c.target.name);
+      if (!tails) this.tails.set(c.target.name, (tails = new Map()));
+      const runs =
+        here && listed
+          ? mergeOne(listed, focus!, await listRuns(c.transport, c.target, { only: focus!, tailBytes: 0 }))
+          : await listRuns(c.transport, c.target, { tailBytes: 64 * 1024, tails });
       this.raw.set(c.target.name, runs);
       this.o.listed(c, runs);
     } catch (err) {
@@ -102,4 +126,17 @@ export class RunsList {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
   }
+}
+
+/** The listing with one run's entry replaced by a fresh one (listed without its log's tail: the figures
+ *  read from the tail before are kept until the next full listing). */
+function mergeOne(listed: readonly RunsSummary[], runId: string, fresh: readonly RunsSummary[]): RunsSummary[] {
+  const one = fresh.find((r) => r.runId === runId);
+  if (!one) return listed.filter((r) => r.runId !== runId);
+  return listed.map((r) => {
+    if (r.runId !== runId) return r;
+    const { globalStep, lastStepAt, totalSteps, lastReward, lastLines } = r;
+    const kept = { globalStep, lastStepAt, totalSteps, lastReward, lastLines };
+    return { ...Object.fromEntries(Object.entries(kept).filter(([, v]) => v !== undefined)), ...one };
+  });
 }

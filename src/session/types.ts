@@ -177,6 +177,9 @@ export interface RunView {
    *  figures, charts and log pane are those of its last few MiB (a preview), and no alert is
    *  evaluated yet. Absent: the history is read. */
   history?: { readBytes: number; totalBytes: number };
+  /** The attempt is bringing up its Ray cluster (the batch script's line, `starting Ray: 3/4 nodes
+   *  joined, n3 failed: …`); absent: not, or over (the trainer's first record was read). */
+  rayBringUp?: string;
 }
 
 export interface ConfigRow {
@@ -288,6 +291,9 @@ export interface SessionState {
 
 export interface SessionActions {
   selectRun(runId: string | null): void;
+  /** What the screen shows: the runs list, or the open run (the dashboard, its log, its alerts):
+   *  polling lists only what is shown. */
+  showing?(what: 'runs' | 'run'): void;
   refreshRuns(): void;
   stopRun(runId: string): Promise<void>;
   /** Live evaluation of a value being typed for `key` (null clears the draft). */

@@ -217,6 +217,9 @@ export interface CockpitOptions {
   onQuit?: () => void;
 }
 
+/** What a screen shows, as the session's polling needs to know: the runs list, or the open run. */
+const shows = (screen: UiState['screen']): 'runs' | 'run' => (screen === 'runs' ? 'runs' : 'run');
+
 export class Cockpit {
   ui: UiState;
   private size: Size;
@@ -248,6 +251,7 @@ export class Cockpit {
     // only the rows that changed, and the panels come from the memo.
     this.ticker = setInterval(() => this.paint(), 1000);
     this.ticker.unref?.();
+    this.o.session.actions.showing?.(shows(this.ui.screen));
     this.paint();
   }
 
@@ -313,8 +317,10 @@ export class Cockpit {
       effects.push(...r.effects);
     }
     const shown = ui.logScroll > 0 && state.run ? logPaneShown(state.run, ui) : null;
+    const before = shows(this.ui.screen);
     this.ui = { ...ui, logPin: shown ? (shown.at(-1)?.seq ?? null) : null };
     this.run(effects);
+    if (shows(this.ui.screen) !== before) this.o.session.actions.showing?.(shows(this.ui.screen));
     this.paint();
   }
 

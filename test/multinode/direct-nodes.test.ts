@@ -3,13 +3,14 @@
 // by the ssh alias); the GPU panel's scope polls them; `stop` looks for leftovers on all of them
 // without --check-nodes, names each PID's node, stops the tagged one on n3 and leaves the untagged
 // GPU holder on n2 alone.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GpuPoller } from '../../src/gpu/index.js';
 import { parseRunRecord } from '../../src/runs/index.js';
 import { directGpuScope } from '../../src/runs/direct-nodes.js';
-import { IdleNodeWatch } from '../../src/runs/idle-nodes.js';
+import { createLiveSession } from '../../src/session/live-session.js';
+import { followAndPrint } from '../../src/cli/follow-output.js';
 import { waitFor } from '../harness/wait.js';
 import { sentinelCli } from '../runs/cli-process.js';
 import { TOKEN, rayRunOverrides, startWorld, type World } from './world.js';
@@ -103,20 +104,54 @@ describe('a direct 4-node Ray run', () => {
       ['n2', 'n3', 'n4'],
       ['n1', 'n2', 'n3', 'n4'],
     ]);
-    // No Ray worker on n2-n4 (none joined): their GPUs stay idle while the head works, and that is said.
-    const scope = directGpuScope(given, [])!;
-    const idle = new IdleNodeWatch(0);
-    const alert = await waitFor(
-      async () => {
-        const snaps = await new GpuPoller(w.t, { ...scope, onSnapshot: () => {} }).pollOnce();
-        return idle.push(
-          snaps.map((s) => ({ node: s.node, gpus: s.gpus.map((g) => ({ usedMiB: g.memoryUsedMiB })) })),
-          Date.now(),
-        );
-      },
-      { timeoutMs: 60_000, intervalMs: 1000, what: 'the idle-nodes alert' },
-    );
-    expect(alert.title).toMatch(/^nodes n2, n3, n4 hold no GPU memory while n1 works/);
-    await cli(['stop', runId!, '--yes', ...w.cliArgs({ backend: 'direct' })]);
+    // No Ray worker on n2-n4 (none joined): their GPUs stay idle while the head works, and the one
+    // watch says so to both renderers: the cockpit's alerts (its GPU panel's rounds) and `follow --json`.
+    const title = /^nodes n2, n3, n4 hold no GPU memory while n1 works/;
+    const session = createLiveSession({
+      targets: [{ target: w.target({ backend: 'direct' }), transport: w.t }],
+      runFacts: async () => ({}),
+      runsPollMs: 5_000,
+      idleNodeMs: 0,
+    });
+    const printed: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    let followed: Promise<number> | null = null;
+    try {
+      session.actions.selectRun(runId!);
+      const shown = await waitFor(
+        () => session.getState().run?.alerts.find((a) => a.id === 'gpu/idle-nodes/n2,n3,n4'),
+        { timeoutMs: 60_000, what: "the cockpit's idle-nodes alert" },
+      );
+      expect(shown.title).toMatch(title);
+      followed = followAndPrint({
+        transport: w.t,
+        target: w.target({ backend: 'direct' }),
+        runId: runId!,
+        logPath: join(w.workdir, '.awrl', 'runs', runId!, 'stdout.log'),
+        json: true,
+        evaluation: null,
+        reconnectTimeoutS: 60,
+        where: '',
+        gpuPollMs: 1_000,
+        idleNodeMs: 0,
+      });
+      const line = await waitFor(
+        () => printed.map((l) => l.trim()).find((l) => l.includes('"id":"gpu/idle-nodes/n2,n3,n4"')),
+        { timeoutMs: 60_000, what: "follow's idle-nodes alert" },
+      );
+      expect(JSON.parse(line)).toMatchObject({
+        type: 'alert',
+        severity: 'warning',
+        title: expect.stringMatching(title),
+      });
+    } finally {
+      await session.close();
+      await cli(['stop', runId!, '--yes', ...w.cliArgs({ backend: 'direct' })]);
+      await followed?.catch(() => undefined);
+      write.mockRestore();
+    }
   }, 240_000);
 });

@@ -54,6 +54,10 @@ describe('a Ray worker that fails to join', () => {
       });
       expect(a.title).toBe(`Ray bring-up failed: 3/4 nodes joined, n3 failed: ${why}; not starting the trainer`);
       expect(a.severity).toBe('error');
+      // The header's phase line: the trainer never wrote, so the attempt is still in its bring-up.
+      expect(session.getState().run?.rayBringUp).toBe(
+        `starting Ray: failed: 3/4 nodes joined, n3 failed: ${why}; not starting the trainer`,
+      );
     } finally {
       await session.close();
     }

@@ -52,7 +52,8 @@ describe('a 4-node Slurm run on the one-machine cluster', () => {
   }, 120_000);
 
   it('starts Ray on 4 nodes, records them, and each node reports its own GPUs and holders', async () => {
-    const res = await w.launch(rayRunOverrides(4, 'mn-launch'));
+    // Epochs enough that the run still holds its GPUs while every node is checked (a loaded machine is slow).
+    const res = await w.launch([...rayRunOverrides(4, 'mn-launch'), 'total_train_epochs=10']);
     const runDir = res.record.runDir;
     const log = (): string => readFileSync(join(runDir, 'stdout.log'), 'utf8');
     await waitFor(() => log().includes('awrl: starting Ray: 4/4 nodes joined; starting the trainer'), {

@@ -1,8 +1,13 @@
 // The attempt chain of `runs --json` from its pieces (pure): run.json's attempts, what squeue and the
 // chain script said (exit-file times, Slurm's end state and time, the log's attempt starts).
 import { describe, it, expect } from 'vitest';
-import { buildChain, chainShort, parseChainOutput } from '../../src/runs/attempt-chain.js';
-import type { ListProbe } from '../../src/runs/list.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildChain, chainFacts, chainShort, parseChainOutput } from '../../src/runs/attempt-chain.js';
+import type { ListProbe, RunSummary } from '../../src/runs/list.js';
+import type { Target } from '../../src/runs/targets.js';
+import { openTransport } from '../../src/remote/index.js';
 import { parseRunRecord, type RunRecord } from '../../src/runs/run-record.js';
 
 const ESC = '\x1b';
@@ -100,6 +105,7 @@ describe('the attempt chain', () => {
         resumedFromStep: null,
         lastStep: 12,
         lastStepAt: '2026-11-29T10:59:40.500',
+        nodeFailures: [],
       },
       {
         n: 2,
@@ -113,6 +119,7 @@ describe('the attempt chain', () => {
         resumedFromStep: 11,
         lastStep: 25,
         lastStepAt: '2026-11-29T11:59:50.000',
+        nodeFailures: [],
       },
       {
         n: 3,
@@ -126,6 +133,7 @@ describe('the attempt chain', () => {
         resumedFromStep: 25,
         lastStep: 31,
         lastStepAt: '2026-11-29T12:30:00.000',
+        nodeFailures: [],
       },
     ]);
     expect(chainShort(chain)).toBe('17 TIMEOUT > 18 from step 11 PREEMPTED > 19 from step 25 running');
@@ -212,7 +220,60 @@ describe('the attempt chain', () => {
         ['17', 'REQUEUED', null, null, 12], // the exit file is the second run's
         ['17', 'exit 0', new Date(1795435200 * 1000).toISOString(), 11, 25],
       ]);
-      expect(chainShort(chain)).toBe('17 REQUEUED > 17 from step 11 exit 0');
+      // One job id twice: the attempts are named by number, as run.json and the log's markers are.
+      expect(chainShort(chain)).toBe('#1 → requeued by Slurm → #2 from step 11 exit 0');
+    });
+
+    const requeued = [
+      { n: 1, reason: 'launch', startedAt: '2026-11-29T10:00:00.000Z', jobId: '5', nodes: ['n1', 'n2', 'n3'] },
+      {
+        n: 2,
+        reason: 'auto-resume',
+        startedAt: '2026-11-29T11:00:05.000Z',
+        jobId: '5',
+        after: 'REQUEUED',
+        restart: 1,
+      },
+      { n: 3, reason: 'auto-resume', startedAt: '2026-11-29T12:00:05.000Z', jobId: '6', after: 'TIMEOUT' },
+    ] as RunRecord['attempts'];
+    const failure = 'srun: error: Node failure on n3';
+    // What the chain script's awk prints for that line (the node's name only).
+
+    it('a requeue after a node failure says which node, and that Slurm (not the chain) ran it again', () => {
+      const facts = parseChainOutput(
+        chainOutput('r1', [A(1), marks[0], marks[1], 'F\tn3', 'F\tn3', A(2), marks[2], marks[3], A(3), marks[4]]),
+      ).get('r1')!;
+      const chain = buildChain(
+        { ...record(requeued), chainJobIds: ['5', '6'] },
+        'running',
+        { slurm: { '6': 'RUNNING' }, slurmExit: {} },
+        facts,
+      );
+      expect(chain.map((a) => [a.n, a.ended, a.nodeFailures])).toEqual([
+        [1, 'REQUEUED', ['n3']],
+        [2, 'TIMEOUT', []],
+        [3, null, []],
+      ]);
+      expect(chainShort(chain)).toBe(
+        '#1 node failure n3 → requeued by Slurm → #2 from step 11 TIMEOUT > #3 from step 25 running',
+      );
+    });
+
+    it("the chain script finds srun's node-failure lines in the attempt's part of the log", async () => {
+      const root = mkdtempSync(join(tmpdir(), 'awrl-chain-nf-'));
+      const t = await openTransport('local');
+      try {
+        mkdirSync(join(root, 'r1'));
+        const log = ['awrl: attempt 1', stepDone('20261129-10:59:40.500', 12), failure, 'awrl: attempt 2', ''];
+        writeFileSync(join(root, 'r1', 'stdout.log'), log.join('\n'));
+        const runs = [{ runId: 'r1', record: record(requeued.map(({ jobId: _, ...a }) => a)) }] as RunSummary[];
+        const facts = (await chainFacts(t, { workdir: root } as unknown as Target, root, runs)).get('r1');
+        expect(facts?.marked[1]).toMatchObject({ lastStep: 12, nodeFailures: ['n3'] });
+        expect(facts?.marked[2]?.nodeFailures).toBeUndefined();
+      } finally {
+        await t.close();
+        rmSync(root, { recursive: true, force: true });
+      }
     });
 
     it('the first trainer start after a marker counts (workers echoing the recover line do not)', () => {

@@ -24,6 +24,9 @@ export interface HeaderProps {
   followProblem?: boolean;
   /** A long log's history is still being read (the figures are its last few MiB so far). */
   history?: { readBytes: number; totalBytes: number };
+  /** The Ray bring-up line while the attempt is in it: the second line says it instead of the step
+   *  figures (there are none yet, or they are the previous attempt's). */
+  rayBringUp?: string;
   /** Columns: in a narrow terminal the run id is cut in its middle and the least useful figures
    *  are left out, so the run state and the age of the last step stay on screen. */
   width?: number;
@@ -109,6 +112,9 @@ export function headerLines(p: HeaderProps): Line[] {
   const parts = [`  ${epoch}`, `  elapsed ${formatAge(elapsedS)}`, `  ETA ${formatAge(etaS)}`];
   const fixed = step.length + '  last step '.length + age.t.length;
   while (parts.length && fixed + parts.join('').length > width) parts.shift();
+  const second: Line = p.rayBringUp
+    ? [{ t: fit(p.rayBringUp, width === Infinity ? p.rayBringUp.length : width), c: 'warn', bold: true }]
+    : [{ t: step, bold: true }, { t: `${parts.join('')}  last step ` }, age];
   return [
     [
       { t: id, bold: true },
@@ -121,7 +127,7 @@ export function headerLines(p: HeaderProps): Line[] {
       ...(polling ? [{ t: polling, c: 'dim' as const }] : []),
       ...(reading ? [{ t: reading, c: 'warn' as const }] : []),
     ],
-    [{ t: step, bold: true }, { t: `${parts.join('')}  last step ` }, age],
+    second,
   ];
 }
 

@@ -102,6 +102,7 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
         pollingStopped: run.pollingStopped,
         followProblem: run.followProblem !== undefined,
         ...(run.history ? { history: run.history } : {}),
+        rayBringUp: run.rayBringUp,
       })
     : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
 }
