@@ -76,9 +76,10 @@ describe('the cockpit and follow on one recorded byte stream', () => {
       name: 'local',
       host: 'local',
       workdir,
+      python: 'python3',
       backend: 'direct',
       slurm: { extraArgs: [] },
-    } as Target;
+    };
     const t = await openTransport('local', { followPollMs: 20 });
     const cockpit: string[] = [];
     const feed = new RunFeed({

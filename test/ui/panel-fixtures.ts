@@ -25,6 +25,7 @@ const nan: Alert = {
   severity: 'warning',
   title: 'nan grad norm',
   detail: 'ppo_actor/update/grad_norm is nan',
+  advice: '',
 };
 const cleared: AlertHistoryEntry = {
   key: 'nan',
