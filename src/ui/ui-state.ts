@@ -164,7 +164,6 @@ function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx:
     !key.pageUp &&
     !key.pageDown
   ) {
-    // eslint-disable-next-line no-control-regex
     const printable = input.replace(/[\x00-\x1f\x7f]/g, '');
     if (!printable) return same(s);
     text += printable;
