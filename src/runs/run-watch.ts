@@ -208,7 +208,7 @@ export class RunWatch {
   }
 
   private tell(fired: readonly Alert[]): void {
-    for (const out of this.changes.take(fired, this.alerts.active)) this.emit(out);
+    for (const out of this.changes.take(fired, this.alerts.active, (a) => this.alerts.endedWithRun(a))) this.emit(out);
   }
 
   /** `unobservedFrom`: when the log stopped being readable, if before now (a lost connection). */

@@ -288,7 +288,8 @@ describe('alerts read whole (dead end 4)', () => {
           lastFiredStep: 3,
           active: true,
           clearedAt: null,
-        } as never,
+          endedWithRun: false,
+        },
       ],
     };
     return st;

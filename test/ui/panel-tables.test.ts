@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { tabBar } from '../../src/ui/chrome.js';
 import type { Line } from '../../src/ui/lines.js';
 import { alertsLines } from '../../src/ui/panels/alerts.js';
+import { alertHistoryLines } from '../../src/ui/screens/alert-history.js';
 import { logLines } from '../../src/ui/panels/log.js';
 import { leftoverLines } from '../../src/ui/screens/leftovers.js';
 import { preflightLines } from '../../src/ui/screens/preflight.js';
@@ -31,6 +32,31 @@ describe('panels as the terminal shows them', () => {
       '  → raise max_head_offpolicyness',
       '✓ nan grad norm (step 20)',
       '  cleared 11:30, fired 2× since 11:00',
+    ]);
+  });
+  it('Alerts (60×7) of a run that died in a hang: the hang ended with the run, never "cleared"', () => {
+    expect(rows(alertsLines([], 60, 7, FIX.diedHistory), 60, 7)).toEqual([
+      '─ Alerts ──────────────── 1 cleared · 1 ended with the run ─',
+      'no active alerts',
+      '– Stalled waiting for the rollout batch (rollout_wait) (ste…',
+      '  ended with the run 11:50, fired 1× since 11:20',
+      '✓ nan grad norm (step 20)',
+      '  cleared 11:30, fired 2× since 11:00',
+      '',
+    ]);
+  });
+  it('Alert history (90×10) of a run that died in a hang: ended with the run, in the title and the entry', () => {
+    expect(rows(alertHistoryLines(FIX.diedHistory, 90, 10, 0), 90, 10)).toEqual([
+      '─ Alert history ──────────────────────────── 0 active · 1 cleared · 1 ended with the run ─',
+      '– Stalled waiting for the rollout batch (rollout_wait)',
+      '  05-25 11:20–11:50 (step 42), ended with the run',
+      '  rollout_wait has run 40 min (median 9 min); the log has been silent for 40 min',
+      '  → check the rollout workers',
+      '✓ nan grad norm',
+      '  last 05-25 11:26–11:30 (steps 18–20); fired 2× since 05-25 11:00 (step 10)',
+      '  ppo_actor/update/grad_norm is nan',
+      'Esc or q closes',
+      '',
     ]);
   });
   it('Runs (90×8): hints from the binding table, the cursor on the second run', () => {
