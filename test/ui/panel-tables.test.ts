@@ -4,8 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { tabBar } from '../../src/ui/chrome.js';
 import type { Line } from '../../src/ui/lines.js';
+import type { ConnectionState } from '../../src/session/types.js';
 import { alertsLines } from '../../src/ui/panels/alerts.js';
 import { alertHistoryLines } from '../../src/ui/screens/alert-history.js';
+import { headerLines } from '../../src/ui/panels/header.js';
 import { logLines } from '../../src/ui/panels/log.js';
 import { leftoverLines } from '../../src/ui/screens/leftovers.js';
 import { preflightLines } from '../../src/ui/screens/preflight.js';
@@ -58,6 +60,54 @@ describe('panels as the terminal shows them', () => {
       'Esc or q closes',
       '',
     ]);
+  });
+  it('Header (100×2) of a run as its next step is due, late, then stalled: the ETA never holds an old figure', () => {
+    // Step 10/100 at 60 s a step: 90 steps left, ETA 1 h 30 min at the last step.
+    const figures = {
+      step: 10,
+      totalSteps: 100,
+      epoch: 1,
+      epochs: 1,
+      startedAt: FIX.now - 3_600_000,
+      lastStepAt: FIX.now,
+      etaS: 5400,
+      stepTimeS: 60,
+      episodesPerS: null,
+      trainTokensPerS: null,
+      rolloutWaitS: null,
+    };
+    const header = (afterS: number, connection: ConnectionState = { state: 'ready' }) =>
+      rows(
+        headerLines({
+          runId: 'trial-20260525-110000-ab12',
+          target: 'gpu-head',
+          connection,
+          connectionAt: FIX.now,
+          runState: 'running',
+          figures,
+          now: FIX.now + afterS * 1000,
+          width: 100,
+        }),
+        100,
+        2,
+      );
+    // Counting down while the next step is not yet due.
+    expect(header(30)).toEqual([
+      'trial-20260525-110000-ab12 on gpu-head │ connected │ running',
+      'step 10/100  epoch 1/1  elapsed 1 h 00 min  ETA 1 h 29 min  last step 30 s ago',
+    ]);
+    // The step is late: what is left after it is a lower bound, said as one.
+    expect(header(150)[1]).toBe('step 10/100  epoch 1/1  elapsed 1 h 02 min  ETA ≥ 1 h 29 min  last step 2 min ago');
+    // No step for over 3 step times: stalled, the end unknown, however long it lasts.
+    expect(header(7200)).toEqual([
+      'trial-20260525-110000-ab12 on gpu-head │ connected │ running',
+      'step 10/100  epoch 1/1  elapsed 3 h 00 min  ETA — (stalled 2 h 00 min)  last step 2 h 00 min ago',
+    ]);
+    // The log cannot be read: the silence is not the trainer's, so no "stalled"; the lower bound stays.
+    const lost: ConnectionState = { state: 'reconnecting', attempt: 2, nextInMs: 5000, lastError: 'ECONNRESET' };
+    expect(header(7200, lost)[1]).toBe(
+      'step 10/100  epoch 1/1  elapsed 3 h 00 min  ETA ≥ 1 h 29 min  last step 2 h 00 min ago',
+    );
   });
   it('Runs (90×8): hints from the binding table, the cursor on the second run', () => {
     expect(rows(runsLines(FIX.targets, 1, FIX.now, 90, 8), 90, 8)).toEqual([
