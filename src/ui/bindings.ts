@@ -237,7 +237,7 @@ export const BINDINGS: readonly Binding[] = [
     scopes: ['dashboard', 'log'],
     command: 'alert-history',
     description:
-      'alert history: every alert seen, active and cleared (first seen, how often it fired, when it cleared); j k ↑ ↓ PgUp PgDn scroll, Esc or q closes',
+      'alert history: every alert seen, active, cleared or ended with the run (first seen, how often it fired, when it stopped); j k ↑ ↓ PgUp PgDn scroll, Esc or q closes',
     short: 'alert history',
     shown: true,
     run: (s) => same({ ...s, history: true, historyScroll: 0 }),
@@ -466,7 +466,9 @@ export const BINDINGS: readonly Binding[] = [
         ? null
         : ctx.preflight === 'blocked'
           ? 'y: the pre-flight found errors (S launches anyway)'
-          : 'y: waiting for the pre-flight',
+          : ctx.preflight === 'refused'
+            ? 'y: a run of this trial is active (stop it, or add trial_name=OTHER)'
+            : 'y: waiting for the pre-flight',
     run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch' }]),
   },
   {
@@ -476,7 +478,12 @@ export const BINDINGS: readonly Binding[] = [
     description: 'launch despite pre-flight errors (recorded in run.json)',
     short: 'launch anyway',
     shown: true,
-    disabledReason: (ctx) => (ctx.preflight === 'blocked' ? null : 'S: only after a pre-flight that found errors'),
+    disabledReason: (ctx) =>
+      ctx.preflight === 'blocked'
+        ? null
+        : ctx.preflight === 'refused'
+          ? 'S: a run of this trial is active; the launch refuses it whatever the pre-flight says'
+          : 'S: only after a pre-flight that found errors',
     run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', skipPreflight: true }]),
   },
   {

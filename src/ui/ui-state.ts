@@ -102,8 +102,9 @@ export interface KeyContext {
   configHasErrors: boolean;
   /** Rows a page key moves. */
   page: number;
-  /** The launch pre-flight: 'ok' lets y launch; 'blocked' needs an explicit S (skip). */
-  preflight?: 'none' | 'running' | 'ok' | 'blocked';
+  /** The launch pre-flight: 'ok' lets y launch; 'blocked' needs an explicit S (skip); 'refused':
+   *  blocked by what S cannot skip (a run of this trial is active). */
+  preflight?: 'none' | 'running' | 'ok' | 'blocked' | 'refused';
   /** The run on the dashboard, and whether it has ended (finished/failed/stopped/timeout). */
   selectedRun?: { id: string; ended: boolean } | null;
   /** The leftover check in progress or done, with how many found processes carry the run's tag. */
