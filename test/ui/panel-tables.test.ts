@@ -4,10 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { tabBar } from '../../src/ui/chrome.js';
 import type { Line } from '../../src/ui/lines.js';
-import type { ConnectionState } from '../../src/session/types.js';
+import type { Alert, ConnectionState } from '../../src/session/types.js';
 import { alertsLines } from '../../src/ui/panels/alerts.js';
 import { alertHistoryLines } from '../../src/ui/screens/alert-history.js';
 import { headerLines } from '../../src/ui/panels/header.js';
+import { dashboardHeader } from '../../src/ui/screens/dashboard.js';
+import { sampleRunView } from '../../src/session/sample-run.js';
 import { logLines } from '../../src/ui/panels/log.js';
 import { leftoverLines } from '../../src/ui/screens/leftovers.js';
 import { preflightLines } from '../../src/ui/screens/preflight.js';
@@ -76,7 +78,7 @@ describe('panels as the terminal shows them', () => {
       trainTokensPerS: null,
       rolloutWaitS: null,
     };
-    const header = (afterS: number, connection: ConnectionState = { state: 'ready' }) =>
+    const header = (afterS: number, hung = false, connection: ConnectionState = { state: 'ready' }) =>
       rows(
         headerLines({
           runId: 'trial-20260525-110000-ab12',
@@ -87,6 +89,7 @@ describe('panels as the terminal shows them', () => {
           figures,
           now: FIX.now + afterS * 1000,
           width: 100,
+          hung,
         }),
         100,
         2,
@@ -98,16 +101,35 @@ describe('panels as the terminal shows them', () => {
     ]);
     // The step is late: what is left after it is a lower bound, said as one.
     expect(header(150)[1]).toBe('step 10/100  epoch 1/1  elapsed 1 h 02 min  ETA ≥ 1 h 29 min  last step 2 min ago');
-    // No step for over 3 step times: stalled, the end unknown, however long it lasts.
-    expect(header(7200)).toEqual([
+    // Late by many step times, before the stall rules call it a hang: still only a lower bound.
+    expect(header(500)[1]).toBe('step 10/100  epoch 1/1  elapsed 1 h 08 min  ETA ≥ 1 h 29 min  last step 8 min ago');
+    // A hang alert stands (the Alerts panel's judgement): stalled, the end unknown, however long it lasts.
+    expect(header(7200, true)).toEqual([
       'trial-20260525-110000-ab12 on gpu-head │ connected │ running',
       'step 10/100  epoch 1/1  elapsed 3 h 00 min  ETA — (stalled 2 h 00 min)  last step 2 h 00 min ago',
     ]);
     // The log cannot be read: the silence is not the trainer's, so no "stalled"; the lower bound stays.
     const lost: ConnectionState = { state: 'reconnecting', attempt: 2, nextInMs: 5000, lastError: 'ECONNRESET' };
-    expect(header(7200, lost)[1]).toBe(
+    expect(header(7200, true, lost)[1]).toBe(
       'step 10/100  epoch 1/1  elapsed 3 h 00 min  ETA ≥ 1 h 29 min  last step 2 h 00 min ago',
     );
+  });
+  it('the dashboard header says stalled exactly when a hang alert stands (the Alerts panel agrees)', () => {
+    const base = sampleRunView({ steps: 50, now: FIX.now - 3_600_000 });
+    const run = { ...base, summary: { ...base.summary, state: 'running' as const } };
+    const hang: Alert = {
+      id: 'health/stall/rollout_wait',
+      severity: 'warning',
+      title: 'Stalled waiting for the rollout batch (rollout_wait)',
+      detail: '',
+      advice: '',
+    };
+    const eta = (alerts: Alert[]) =>
+      /ETA [^ ]+( [^ ]+)*?(?=  last step)/.exec(
+        rows(dashboardHeader({ ...run, alerts }, FIX.now, 120), 120, 2)[1],
+      )?.[0];
+    expect(eta([])).toMatch(/^ETA ≥ \d/);
+    expect(eta([hang])).toBe('ETA — (stalled 1 h 00 min)');
   });
   it('Runs (90×8): hints from the binding table, the cursor on the second run', () => {
     expect(rows(runsLines(FIX.targets, 1, FIX.now, 90, 8), 90, 8)).toEqual([

@@ -338,6 +338,7 @@ describe('ETA of a stalled run', () => {
         runState: 'running',
         figures,
         now: NOW,
+        hung: true,
       })[1],
     );
     expect(l2).toContain('ETA — (stalled 2 h 00 min)');

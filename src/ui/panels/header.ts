@@ -22,6 +22,8 @@ export interface HeaderProps {
   pollingStopped?: { statePollS: number; log?: LogReadEnd };
   /** The log cannot be followed although the connection works (the status line says why). */
   followProblem?: boolean;
+  /** A hang alert stands: the watch's stall rules (src/health) say no step is coming. */
+  hung?: boolean;
   /** Columns: in a narrow terminal the run id is cut in its middle and the least useful figures
    *  are left out, so the run state and the age of the last step stay on screen. */
   width?: number;
@@ -63,21 +65,22 @@ export function runStateSeg(s: RunState): Seg {
 /**
  * The ETA as the header says it. Estimated at the last step, it counts down until the next step is
  * due. A late step makes it a lower bound (`≥`: the steps after the late one still take that long).
- * Past 3 step times without a step, while the log can be read, the run is stalled: when it ends is
- * not known, and the header says so rather than hold the old figure. A log that cannot be read
- * (connection lost, log not followed) is no trainer silence: the lower bound stays. Ended: none.
+ * Once the watch's stall rules say the run is hung (`hung`: a hang alert stands, the one judgement
+ * the Alerts panel shows too) and the log can be read, when it ends is not known: the header says
+ * so rather than hold the old figure. A log that cannot be read (connection lost, log not followed)
+ * is no trainer silence: the lower bound stays. An ended run has none.
  */
 export function etaText(
   etaS: number | null,
   ageS: number | null,
   stepTimeS: number | null,
-  o: { ended: boolean; readable: boolean },
+  o: { ended: boolean; readable: boolean; hung: boolean },
 ): string {
   if (o.ended || etaS === null) return '—';
+  if (o.hung && o.readable) return ageS === null ? '— (stalled)' : `— (stalled ${formatAge(ageS)})`;
   if (ageS === null) return formatAge(etaS);
   const step = stepTimeS ?? Infinity;
   if (ageS <= step) return formatAge(Math.max(0, etaS - ageS));
-  if (o.readable && ageS > 3 * step) return `— (stalled ${formatAge(ageS)})`;
   return `≥ ${formatAge(Math.max(0, etaS - step))}`;
 }
 
@@ -91,7 +94,7 @@ export function headerLines(p: HeaderProps): Line[] {
   const until = ended ? (f.endedAt ?? null) : p.now;
   const elapsedS = f.startedAt !== null && until !== null ? Math.max(0, (until - f.startedAt) / 1000) : null;
   const readable = p.connection.state === 'ready' && !p.followProblem;
-  const eta = etaText(f.etaS, ageS, f.stepTimeS, { ended, readable });
+  const eta = etaText(f.etaS, ageS, f.stepTimeS, { ended, readable, hung: p.hung === true });
   const stale = !ended && ageS !== null && f.stepTimeS !== null && ageS > 3 * f.stepTimeS;
   const width = p.width ?? Infinity;
   // `connected` alone would say all is well while nothing can be read (shorter where narrow).
