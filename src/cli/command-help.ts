@@ -86,7 +86,8 @@ Follows a running run headless, from its log's first byte to the run's end: what
 --launch --follow prints, with the same exit codes. Ctrl-C stops following; the run goes on.
 
   --json                  the events as JSON Lines (as parse --json), plus {"type":"alert",...},
-                          {"type":"alert-cleared","id",...}, {"type":"follow-problem",...} and
+                          {"type":"alert-cleared","id",...} ("endedWithRun":true: a hang the run
+                          died in), {"type":"follow-problem",...} and
                           {"type":"follow-problem-cleared",...} lines; informational lines go to stderr
 ${STATS_JSON_NOTE}
   --reconnect-timeout S   give up (exit 4) after S seconds without a connection (default 300)
@@ -105,7 +106,8 @@ then starts the run (a detached process, or sbatch); --resume relaunches a run w
 config, experiment and trial (the trainer resumes from its last recover checkpoint).
 
   --follow                follow the run until it ends (progress lines; alerts as 'alert: ...' when
-                          they fire and 'alert cleared: ...' when they stop)
+                          they fire and 'alert cleared: ...' when they stop; 'alert ended with
+                          the run: ...' for a hang the run died in)
   --json                  JSON: the run summary, or with --follow the events as JSON Lines plus
                           alert and follow-problem lines; informational lines go to stderr
 ${STATS_JSON_NOTE}

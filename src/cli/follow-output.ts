@@ -151,7 +151,7 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
       case 'alert':
         return out(json ? alertJsonLine(w.alert) : alertLine(w.alert));
       case 'alert-cleared':
-        return out(json ? alertClearedJsonLine(w.alert) : alertClearedLine(w.alert));
+        return out(json ? alertClearedJsonLine(w.alert, w.endedWithRun) : alertClearedLine(w.alert, w.endedWithRun));
       case 'connection':
         info(connectionLine(w, target.name));
         if (json) out(connectionJsonLine(w, target.name));

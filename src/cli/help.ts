@@ -61,9 +61,11 @@ ${TARGET_FLAG_LINES}
 
 Launch options:
   --follow                follow the run until it ends (progress lines; alerts as 'alert: ...' when
-                          they fire and 'alert cleared: ...' when they stop)
+                          they fire and 'alert cleared: ...' when they stop; 'alert ended with
+                          the run: ...' for a hang the run died in)
   --json                  JSON: the run summary, or with --follow the events as JSON Lines plus
-                          {"type":"alert",...} and {"type":"alert-cleared","id",...} lines, and
+                          {"type":"alert",...} and {"type":"alert-cleared","id",...} lines (with
+                          "endedWithRun":true for a hang the run died in), and
                           {"type":"follow-problem",...} / {"type":"follow-problem-cleared",...}
                           when the log cannot be read; informational lines go to stderr
   --force                 launch even if a run of the same experiment+trial is active; with

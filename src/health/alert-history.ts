@@ -25,6 +25,9 @@ export interface AlertHistoryEntry {
   active: boolean;
   /** When it was first seen inactive again (null while active). */
   clearedAt: number | null;
+  /** It stopped standing because the run ended (no step came to clear it: a hang the run died in),
+   *  not because the trainer got past it. Never shown as "cleared", which would claim a recovery. */
+  endedWithRun: boolean;
 }
 
 export const ALERT_HISTORY_CAP = 200;
@@ -54,8 +57,15 @@ export class AlertHistory {
   /** Record one evaluation: `active` is everything the rules report now. `firedAt` dates the alerts
    *  that fire in this call when they started earlier than `now` (a threshold crossed between two
    *  observations). Returns whether the history changed (an alert fired, cleared, or moved on to
-   *  another step); `fired`, when given, receives the alerts that went from not active to active. */
-  observe(active: readonly Alert[], now: number, firedAt?: ReadonlyMap<string, number>, fired?: Alert[]): boolean {
+   *  another step); `fired`, when given, receives the alerts that went from not active to active.
+   *  `endsWithRun`: the run is over, and an alert it matches that stops standing now ended with it. */
+  observe(
+    active: readonly Alert[],
+    now: number,
+    firedAt?: ReadonlyMap<string, number>,
+    fired?: Alert[],
+    endsWithRun?: (a: Alert) => boolean,
+  ): boolean {
     now = Math.max(now, this.lastNow);
     this.lastNow = now;
     const seen = new Set<string>();
@@ -80,6 +90,7 @@ export class AlertHistory {
           lastFiredStep: step,
           active: true,
           clearedAt: null,
+          endedWithRun: false,
         });
         fired?.push(a);
         changed = true;
@@ -95,6 +106,7 @@ export class AlertHistory {
         fired?.push(a);
         e.active = true;
         e.clearedAt = null;
+        e.endedWithRun = false;
       }
       e.alert = a;
       e.lastSeenAt = now;
@@ -104,6 +116,7 @@ export class AlertHistory {
       if (e.active && !seen.has(e.key)) {
         e.active = false;
         e.clearedAt = now;
+        e.endedWithRun = endsWithRun?.(e.alert) ?? false;
         changed = true;
       }
     }
@@ -136,6 +149,11 @@ export class AlertHistory {
   /** Whether this key is active in the history now. */
   isActive(key: string): boolean {
     return this.byKey.get(key)?.active === true;
+  }
+
+  /** Whether this key stopped standing because the run ended (see `AlertHistoryEntry.endedWithRun`). */
+  endedWithRun(key: string): boolean {
+    return this.byKey.get(key)?.endedWithRun === true;
   }
 
   /** Every entry, active ones first (the latest to fire first), then the cleared ones (most recently cleared

@@ -177,6 +177,11 @@ export class RunAlerts {
     return this.current;
   }
 
+  /** Whether `a`, no longer standing, ended with the run rather than cleared (AlertHistoryEntry). */
+  endedWithRun(a: Alert): boolean {
+    return this.history.endedWithRun(alertHistoryKey(a));
+  }
+
   /** Every rule at log time `t` (naive ms), on the records read so far. */
   private alertsAt(t: number): Alert[] {
     const metric = evaluateAlerts(this.store, [], {
@@ -222,7 +227,10 @@ export class RunAlerts {
         (firedAt ??= new Map()).set(key, displayMs(t > from ? this.firstActive(key, from, t) : t));
       }
     }
-    this.history.observe(alerts, displayMs(t), firedAt, fired);
+    // A hang that stops standing because the run is over (its state says it ended, or an error since
+    // the last restart says the trainer failed) ended with the run: no step came to clear it.
+    const over = this.ended || this.errors.failedSinceRestart;
+    this.history.observe(alerts, displayMs(t), firedAt, fired, over ? isHangAlert : undefined);
     this.observedAt = t;
     this.current = alerts;
   }

@@ -120,14 +120,22 @@ export class LogSilenceWatch {
   }
 }
 
-/** `{"type":"alert-cleared","id":…,"title":…}`: the alert with that id no longer stands. */
-export function alertClearedJsonLine(a: Alert): string {
-  return JSON.stringify({ type: 'alert-cleared', id: a.id, severity: a.severity, title: a.title });
+/** `{"type":"alert-cleared","id":…,"title":…}`: the alert with that id no longer stands; with
+ *  `"endedWithRun":true` when the run ended under it (a hang the run died in: not a recovery). */
+export function alertClearedJsonLine(a: Alert, endedWithRun = false): string {
+  return JSON.stringify({
+    type: 'alert-cleared',
+    id: a.id,
+    severity: a.severity,
+    title: a.title,
+    ...(endedWithRun ? { endedWithRun: true } : {}),
+  });
 }
 
-/** `alert cleared: title` for humans. */
-export function alertClearedLine(a: Alert): string {
-  return `alert cleared: ${a.title}`;
+/** `alert cleared: title` for humans, or `alert ended with the run: title` (never "cleared" then:
+ *  that would say the trainer got past it). */
+export function alertClearedLine(a: Alert, endedWithRun = false): string {
+  return `alert ${endedWithRun ? 'ended with the run' : 'cleared'}: ${a.title}`;
 }
 
 /** `{"type":"alert",...}`: one JSON line, next to the event lines of `--follow --json`. */

@@ -296,7 +296,8 @@ export class RunWatch {
   }
 
   private tell(fired: readonly Alert[]): void {
-    for (const out of this.changes.take(fired, [...this.alerts.active, ...this.nodeAlerts])) this.emit(out);
+    const standing = [...this.alerts.active, ...this.nodeAlerts];
+    for (const out of this.changes.take(fired, standing, (a) => this.alerts.endedWithRun(a))) this.emit(out);
   }
 
   /** `unobservedFrom`: when the log stopped being readable, if before now (a lost connection). */

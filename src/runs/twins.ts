@@ -43,7 +43,15 @@ export function stateWords(r: { state: string; detail: string }): string {
 export async function checkTwins(
   transport: Transport,
   t: Target,
-  q: { experiment: string; trial: string; except?: string; force?: boolean; where?: string },
+  q: {
+    experiment: string;
+    trial: string;
+    except?: string;
+    force?: boolean;
+    where?: string;
+    /** What else lifts the refusal, said after the stop command (default `or pass --force`). */
+    orElse?: string;
+  },
 ): Promise<TwinCheck & { runs: RunSummary[] }> {
   const runs = await listRuns(transport, t, { tailBytes: 0 });
   const same = runs.filter(
@@ -53,7 +61,7 @@ export async function checkTwins(
   if (active && !q.force) {
     throw new RunError(
       `run ${active.runId} of this trial is ${stateWords(active)} on ${t.name}: ` +
-        `stop it first (awrl-tui stop ${active.runId} ${q.where ?? defaultWhere(t)}) or pass --force`,
+        `stop it first (awrl-tui stop ${active.runId} ${q.where ?? defaultWhere(t)}) ${q.orElse ?? 'or pass --force'}`,
       2,
       'run-active',
     );

@@ -26,7 +26,9 @@ export type WatchOutput =
   /** The log was truncated or replaced: what follows starts at the new file's first byte. */
   | { type: 'reset'; reason: string }
   | { type: 'alert'; alert: Alert }
-  | { type: 'alert-cleared'; alert: Alert }
+  /** `endedWithRun`: it stopped standing because the run ended (a hang the run died in), not
+   *  because the trainer got past it: no renderer may call that "cleared". */
+  | { type: 'alert-cleared'; alert: Alert; endedWithRun: boolean }
   /** The connection was lost (`since`: when, our clock) or came back (`since`: when it was lost). */
   | { type: 'connection'; state: 'lost' | 'restored'; since: number; reason?: string }
   /** The run's state changed (a terminal one only once its log's tail was read: after its errors). */
@@ -60,17 +62,19 @@ export type WatchOutcome =
 export class AlertChanges {
   private standing = new Map<string, Alert>();
 
-  /** `fired`: what fired since the last call; `active`: what stands now. */
-  take(fired: readonly Alert[], active: readonly Alert[]): WatchOutput[] {
+  /** `fired`: what fired since the last call; `active`: what stands now; `endedWithRun`: whether an
+   *  alert that no longer stands ended with the run (RunAlerts knows). */
+  take(fired: readonly Alert[], active: readonly Alert[], endedWithRun: (a: Alert) => boolean): WatchOutput[] {
     const now = new Map(active.map((a) => [a.id, a]));
     const was = new Map(this.standing);
     for (const a of fired) was.set(a.id, a);
     this.standing = now;
     const cleared = [...was.values()].filter((a) => !now.has(a.id));
     const out: WatchOutput[] = [];
-    for (const a of cleared) if (!fired.includes(a)) out.push({ type: 'alert-cleared', alert: a });
+    const clear = (a: Alert): WatchOutput => ({ type: 'alert-cleared', alert: a, endedWithRun: endedWithRun(a) });
+    for (const a of cleared) if (!fired.includes(a)) out.push(clear(a));
     for (const a of fired) out.push({ type: 'alert', alert: a });
-    for (const a of cleared) if (fired.includes(a)) out.push({ type: 'alert-cleared', alert: a });
+    for (const a of cleared) if (fired.includes(a)) out.push(clear(a));
     return out;
   }
 }

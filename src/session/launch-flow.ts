@@ -83,6 +83,7 @@ export class LaunchFlow {
           blocked: true,
           reason: twin,
           failed: twin,
+          unskippable: true,
           overrides: [...l.src.overrides],
         },
       });
@@ -183,7 +184,8 @@ export class LaunchFlow {
    *  none, or it could not be asked; the launch itself checks again before its start). */
   private async twinOf(conn: TargetConnection, ev: ConfigEvaluation): Promise<string | null> {
     if (!ev.experimentName || !ev.trialName) return null;
-    const q = { experiment: ev.experimentName, trial: ev.trialName };
+    // The cockpit has no --force: what it can do instead is said.
+    const q = { experiment: ev.experimentName, trial: ev.trialName, orElse: 'or add the override trial_name=OTHER' };
     return checkTwins(conn.transport, conn.target, q).then(
       () => null,
       (e: unknown) => (e instanceof RunError ? e.message : null),

@@ -255,6 +255,9 @@ export type PreflightPhase =
       reason: string;
       /** Set when the probe itself could not run. */
       failed?: string;
+      /** Skipping the pre-flight (S) cannot lift this block: a run of this trial is active, and the
+       *  launch itself refuses that. The confirmation offers no S then. */
+      unskippable?: boolean;
       /** The overrides it ran with: results for another config are stale. */
       overrides: string[];
     };

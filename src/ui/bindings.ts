@@ -4,82 +4,11 @@
 // prefix), Ctrl-j/k, or a lone Esc outside a dialog (tmux holds Esc for escape-time).
 import { PANEL_ORDER } from './layout.js';
 import { SCREENS } from './keys.js';
-import type { Effect, KeyContext, KeyInfo, UiState } from './ui-state.js';
+import type { KeyContext, UiState } from './ui-state.js';
+import { clamp, keyLabel, moveBy, MOVE_KEYS, same, type Binding, type Scope } from './binding-keys.js';
+import { DIALOG_BINDINGS } from './bindings-dialogs.js';
 
-/** Where a binding applies: a screen, or a dialog/overlay that takes every key while open. */
-export type Scope =
-  'global' | 'runs' | 'dashboard' | 'log' | 'config' | 'help' | 'history' | 'launch' | 'leftovers' | 'input';
-
-export type Result = { state: UiState; effects: Effect[] };
-export const same = (state: UiState, effects: Effect[] = []): Result => ({ state, effects });
-
-export interface Binding {
-  /** Canonical key names (see keyName): 'q', 'ctrl-c', 'up', 'pgdn', 'enter', 'end', 'shift-tab'. */
-  keys: readonly string[];
-  scopes: readonly Scope[];
-  /** A stable name for the action (tests and hints refer to it). */
-  command: string;
-  /** The `?` overlay's text. */
-  description: string;
-  /** The footer/title hint's text after the key ("zoom"). */
-  short?: string;
-  /** Listed in the screen's hint line (the help lists every binding). */
-  shown?: boolean;
-  /** Why the key does nothing now (shown on the status line), or null when it acts. */
-  disabledReason?: (ctx: KeyContext, s: UiState) => string | null;
-  run: (s: UiState, ctx: KeyContext, name: string) => Result;
-}
-
-/** The name a key press goes by in the table. */
-export function keyName(input: string, key: KeyInfo): string {
-  if (key.upArrow) return 'up';
-  if (key.downArrow) return 'down';
-  if (key.leftArrow) return 'left';
-  if (key.rightArrow) return 'right';
-  if (key.pageUp) return 'pgup';
-  if (key.pageDown) return 'pgdn';
-  if (key.home) return 'home';
-  if (key.end) return 'end';
-  if (key.return) return 'enter';
-  if (key.tab) return key.shift ? 'shift-tab' : 'tab';
-  if (key.escape && !input) return 'esc';
-  if (key.backspace) return 'backspace';
-  if (key.delete) return 'delete';
-  if (key.ctrl) return `ctrl-${input}`;
-  if (key.meta || key.escape) return `meta-${input}`;
-  return input;
-}
-
-const LABELS: Record<string, string> = {
-  up: '↑',
-  down: '↓',
-  pgup: 'PgUp',
-  pgdn: 'PgDn',
-  enter: 'Enter',
-  esc: 'Esc',
-  tab: 'Tab',
-  'shift-tab': 'Shift-Tab',
-  end: 'End',
-  home: 'Home',
-  delete: 'Delete',
-};
-
-/** "↑ ↓ k j", "Ctrl-c", "x / Delete": a binding's keys as people write them. */
-export function keyLabel(b: Pick<Binding, 'keys'>): string {
-  const label = (k: string) => LABELS[k] ?? (k.startsWith('ctrl-') ? `Ctrl-${k.slice(5)}` : k);
-  // Two ways to the same thing read "x / Delete"; a run of plain keys "1 2 3 4", "↑ ↓ k j PgUp PgDn".
-  return b.keys.length === 2 && b.keys.some((k) => k.length > 1)
-    ? b.keys.map(label).join(' / ')
-    : b.keys.map(label).join(' ');
-}
-
-const MOVE: Record<string, number> = { up: -1, k: -1, down: 1, j: 1 };
-const MOVE_KEYS = ['up', 'down', 'k', 'j', 'pgup', 'pgdn'] as const;
-/** Rows a movement key moves: ±1, or a page. */
-export function moveBy(name: string, page: number): number {
-  return MOVE[name] ?? (name === 'pgup' ? -page : name === 'pgdn' ? page : 0);
-}
-const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(v, hi));
+export { keyLabel, keyName, moveBy, same, type Binding, type Result, type Scope } from './binding-keys.js';
 
 const noConfig = (ctx: KeyContext) =>
   ctx.configRows.length ? null : 'no config loaded: start the cockpit with --config FILE (--demo opens its own)';
@@ -237,7 +166,7 @@ export const BINDINGS: readonly Binding[] = [
     scopes: ['dashboard', 'log'],
     command: 'alert-history',
     description:
-      'alert history: every alert seen, active and cleared (first seen, how often it fired, when it cleared); j k ↑ ↓ PgUp PgDn scroll, Esc or q closes',
+      'alert history: every alert seen, active, cleared or ended with the run (first seen, how often it fired, when it stopped); j k ↑ ↓ PgUp PgDn scroll, Esc or q closes',
     short: 'alert history',
     shown: true,
     run: (s) => same({ ...s, history: true, historyScroll: 0 }),
@@ -416,143 +345,8 @@ export const BINDINGS: readonly Binding[] = [
     run: (s, ctx) =>
       same({ ...s, confirm: { kind: 'launch' }, argvScroll: 0 }, ctx.configHasErrors ? [] : [{ kind: 'preflight' }]),
   },
-  // The help overlay: any key not listed closes it.
-  {
-    keys: MOVE_KEYS,
-    scopes: ['help'],
-    command: 'help-scroll',
-    description: 'scroll the help (when longer than the screen)',
-    disabledReason: (ctx) => ((ctx.helpScrollMax ?? 0) > 0 ? null : 'fits'),
-    run: (s, ctx, n) =>
-      same({ ...s, helpScroll: clamp(s.helpScroll + moveBy(n, ctx.page), 0, ctx.helpScrollMax ?? 0) }),
-  },
-  // The alert history: a list to read; a stray key must not close it.
-  {
-    keys: ['esc', 'q'],
-    scopes: ['history'],
-    command: 'history-close',
-    description: 'close the alert history',
-    short: 'closes',
-    run: (s) => same({ ...s, history: false, historyScroll: 0 }),
-  },
-  {
-    keys: MOVE_KEYS,
-    scopes: ['history'],
-    command: 'history-scroll',
-    description: 'scroll the alert history',
-    short: 'scroll',
-    run: (s, ctx, n) =>
-      same({ ...s, historyScroll: clamp(s.historyScroll + moveBy(n, ctx.page), 0, ctx.historyScrollMax ?? 0) }),
-  },
-  // The launch confirmation.
-  {
-    keys: MOVE_KEYS,
-    scopes: ['launch'],
-    command: 'argv-scroll',
-    description: 'scroll the argv',
-    short: 'scroll',
-    run: (s, ctx, n) =>
-      same({ ...s, argvScroll: clamp(s.argvScroll + moveBy(n, ctx.page), 0, ctx.argvScrollMax ?? 0) }),
-  },
-  {
-    keys: ['y'],
-    scopes: ['launch'],
-    command: 'launch-yes',
-    description: 'launch (after a clean pre-flight)',
-    short: 'launch',
-    shown: true,
-    disabledReason: (ctx) =>
-      ctx.preflight === 'ok'
-        ? null
-        : ctx.preflight === 'blocked'
-          ? 'y: the pre-flight found errors (S launches anyway)'
-          : 'y: waiting for the pre-flight',
-    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch' }]),
-  },
-  {
-    keys: ['S'],
-    scopes: ['launch'],
-    command: 'launch-anyway',
-    description: 'launch despite pre-flight errors (recorded in run.json)',
-    short: 'launch anyway',
-    shown: true,
-    disabledReason: (ctx) => (ctx.preflight === 'blocked' ? null : 'S: only after a pre-flight that found errors'),
-    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', skipPreflight: true }]),
-  },
-  {
-    keys: ['p'],
-    scopes: ['launch'],
-    command: 'launch-preflight',
-    description: 'run the pre-flight again',
-    short: 'pre-flight again',
-    disabledReason: (ctx) => (ctx.preflight === 'running' ? 'p: the pre-flight is running' : null),
-    run: (s) => same(s, [{ kind: 'preflight' }]),
-  },
-  {
-    keys: ['n', 'esc'],
-    scopes: ['launch'],
-    command: 'launch-cancel',
-    description: 'cancel (so does any other key)',
-    short: 'cancel',
-    shown: true,
-    run: (s) => same({ ...s, confirm: null }),
-  },
-  // The leftover dialog.
-  {
-    keys: ['y'],
-    scopes: ['leftovers'],
-    command: 'leftovers-stop',
-    description: "stop the run's tagged leftover processes",
-    short: 'stop them',
-    disabledReason: (ctx) => (ctx.leftovers?.phase === 'found' && ctx.leftovers.tagged > 0 ? null : 'nothing to stop'),
-    run: (s) => same(s, [{ kind: 'stopLeftovers', runId: (s.confirm as { runId: string }).runId }]),
-  },
-  {
-    keys: ['n'],
-    scopes: ['leftovers'],
-    command: 'leftovers-close',
-    description: 'close (any key does, once the check is done)',
-    short: 'close',
-    run: (s) => same({ ...s, confirm: null }),
-  },
-  // While typing.
-  {
-    keys: ['enter'],
-    scopes: ['input'],
-    command: 'input-accept',
-    description: 'accept the text',
-    short: 'keep',
-    run: (s) => (s.input ? acceptInput(s) : same(s)),
-  },
-  {
-    keys: ['ctrl-c', 'ctrl-g'],
-    scopes: ['input'],
-    command: 'input-cancel',
-    description: 'cancel the text (never quits)',
-    short: 'cancel',
-    run: (s) => (s.input ? cancelInput(s) : same(s)),
-  },
+  ...DIALOG_BINDINGS,
 ];
-
-function acceptInput(s: UiState): Result {
-  const t = s.input!;
-  if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.text, logScroll: 0 });
-  if (t.kind === 'find') return same({ ...s, input: null });
-  if (t.kind === 'edit')
-    return same({ ...s, input: null }, [
-      { kind: 'setValue', key: t.key, text: t.text },
-      { kind: 'draft', draft: null },
-    ]);
-  return same({ ...s, input: null }, t.text.trim() ? [{ kind: 'addOverride', text: t.text.trim() }] : []);
-}
-
-function cancelInput(s: UiState): Result {
-  const t = s.input!;
-  if (t.kind === 'find') return same({ ...s, input: null, configCursor: t.from });
-  if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.prev, logScroll: 0 });
-  return same({ ...s, input: null }, t.kind === 'edit' ? [{ kind: 'draft', draft: null }] : []);
-}
-
 /** The binding `name` has in `scope`, if any. */
 export function bindingFor(scope: Scope, name: string): Binding | undefined {
   return BINDINGS.find((b) => b.scopes.includes(scope) && b.keys.includes(name));

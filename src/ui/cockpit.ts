@@ -84,7 +84,7 @@ function preflightKey(state: SessionState): KeyContext['preflight'] {
   const p = state.preflight;
   if (!p || p.phase === 'idle') return 'none';
   if (p.phase === 'running') return 'running';
-  return p.blocked ? 'blocked' : 'ok';
+  return p.unskippable ? 'refused' : p.blocked ? 'blocked' : 'ok';
 }
 
 /** What the key reducer needs to know about the session and the screen size. */

@@ -8,9 +8,7 @@ import sliceAnsi from 'slice-ansi';
 // Text made only of characters that are one cell in every terminal: printable ASCII, Latin-1 to
 // U+02FF, general punctuation (… · –), arrows, box drawing and blocks (─ █ ▏), Braille. Most lines
 // take this path: String.length is their width (test/ui/text-width.test.ts checks the ranges).
-// eslint-disable-next-line no-control-regex
 const NARROW = /^[\x20-\x7e\u00a0-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u25fc\u2800-\u28ff]*$/;
-// eslint-disable-next-line no-control-regex
 const SGR = /\x1b\[[0-9;]*m/g;
 
 /** True when `text` is one cell per UTF-16 unit (no SGR, nothing wide, nothing zero-width). */
@@ -84,7 +82,6 @@ export function padCells(text: string, width: number, align: 'left' | 'right' = 
 // Controls other than SGR move the terminal's cursor (a tab, a carriage return, a CSI K from a
 // trainer's progress bar) while string-width counts them as nothing: the row on screen would no
 // longer be the row the painter thinks it wrote. A tab becomes a space, the rest goes.
-// eslint-disable-next-line no-control-regex
 const UNSAFE =
   /\x1b\[[0-9;?]*[A-Za-ln-z@`]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b(?!\[[0-9;]*m)|[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f\x80-\x9f]/g;
 

@@ -102,8 +102,9 @@ export interface KeyContext {
   configHasErrors: boolean;
   /** Rows a page key moves. */
   page: number;
-  /** The launch pre-flight: 'ok' lets y launch; 'blocked' needs an explicit S (skip). */
-  preflight?: 'none' | 'running' | 'ok' | 'blocked';
+  /** The launch pre-flight: 'ok' lets y launch; 'blocked' needs an explicit S (skip); 'refused':
+   *  blocked by what S cannot skip (a run of this trial is active). */
+  preflight?: 'none' | 'running' | 'ok' | 'blocked' | 'refused';
   /** The run on the dashboard, and whether it has ended (finished/failed/stopped/timeout). */
   selectedRun?: { id: string; ended: boolean } | null;
   /** The leftover check in progress or done, with how many found processes carry the run's tag. */
@@ -164,7 +165,6 @@ function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx:
     !key.pageUp &&
     !key.pageDown
   ) {
-    // eslint-disable-next-line no-control-regex
     const printable = input.replace(/[\x00-\x1f\x7f]/g, '');
     if (!printable) return same(s);
     text += printable;

@@ -71,8 +71,8 @@ describe('# @package header', () => {
   });
   it('_global_ keeps the keys at the top; a non-header line first ends the header', () => {
     expect(errors(`# @package _global_\n${REFERENCE}`).filter((d) => d.code === 'unknown-key')).toEqual([]);
-    expect(packageHeader('# a comment\n# @package actor\nseed: 1\n').package).toBeNull();
-    expect(packageHeader('\n\n# @package actor\nseed: 1\n').package).toBe('actor');
+    expect(packageHeader('# a comment\n# @package actor\nseed: 1\n')).toEqual({ package: null, line: 0 });
+    expect(packageHeader('\n\n# @package actor\nseed: 1\n')).toEqual({ package: 'actor', line: 3 });
   });
   it('a malformed header is refused as Hydra refuses it', () => {
     expect(only(evaluate(`# @package\n${REFERENCE}`), 'hydra-header').message).toMatch(

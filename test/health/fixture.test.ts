@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { HealthFeed, HealthMonitor, evaluateHealth } from '../../src/health/index.js';
-import { TrainerLogReader } from '../../src/trainer-log/index.js';
+import { TrainerLogReader, type ReaderEvent } from '../../src/trainer-log/index.js';
 import { SHARED } from '../harness/fixtures.js';
 
 const FIX = `${SHARED}fixtures/areal-logs/run-a`;
@@ -15,7 +15,7 @@ function eventsOf(name: string) {
 }
 
 /** The stream up to (not including) the first event matching `stop`. */
-function until(name: string, stop: (e: { type: string }) => boolean) {
+function until(name: string, stop: (e: ReaderEvent) => boolean) {
   const all = eventsOf(name);
   const i = all.findIndex(stop);
   return i < 0 ? all : all.slice(0, i);
@@ -45,7 +45,7 @@ describe('health on fixture run-a', () => {
   });
 
   it('after the resume, waits 3× the median step for step 7', () => {
-    const events = until('main.log', (e) => e.type === 'step' && (e as { globalStep: number }).globalStep === 7);
+    const events = until('main.log', (e) => e.type === 'step' && e.globalStep === 7);
     expect(evaluateHealth(events, { now: '2026-05-25T15:50:00' }).map((a) => a.id)).toEqual([]);
     const late = evaluateHealth(events, { now: '2026-05-25T16:10:00' });
     expect(late.map((a) => a.id)).toContain('health/resume/no-progress');

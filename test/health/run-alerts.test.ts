@@ -184,6 +184,8 @@ describe('one hang, one alert', () => {
     expect(hangs).toHaveLength(1);
     const errorTime = RUN_A.find((e) => e.type === 'error')!.time!;
     expect(hangs[0].clearedAt).toBe(display(errorTime));
+    // The crash ended it: the trainer never got past the hang (not "cleared").
+    expect(hangs[0].endedWithRun).toBe(true);
     const step6 = RUN_A.find((e) => e.type === 'step' && e.globalStep === 6)!.time!;
     // The median step time as it was during the hang (the records before the crash).
     const before = feed(

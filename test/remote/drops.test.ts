@@ -114,7 +114,9 @@ describe('drops', () => {
     const events: FollowEvent[] = [];
     const h = t.follow(p, 0, (e) => events.push(e));
     const text = (): string =>
-      Buffer.concat(events.map((e) => (e.type === 'data' ? e.bytes : Buffer.from(`<${e.reason}>`)))).toString();
+      Buffer.concat(
+        events.map((e) => (e.type === 'data' ? e.bytes : Buffer.from(`<${e.type === 'reset' ? e.reason : e.type}>`))),
+      ).toString();
     await waitFor(() => text() === 'first file, first line\n', { what: 'the first line' });
 
     // Truncate then regrow past the old offset while away: only the prefix fingerprint shows it.

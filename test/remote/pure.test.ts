@@ -140,7 +140,7 @@ describe('FrameParser', () => {
           return;
         }
         flush();
-        out.push(f.kind === 'reset' ? `R${f.reason}` : `S${f.inode}/${f.prefixLen}`);
+        out.push(f.kind === 'reset' ? `R${f.reason}` : f.kind === 'state' ? `S${f.inode}/${f.prefixLen}` : f.kind);
       });
       for (const c of chunks) p.push(c);
       flush();

@@ -27,7 +27,7 @@ describe("the watch's rules: the Slurm job end", () => {
     );
     expect(told.cleared).toEqual([]);
     // The same end again: nothing new.
-    expect(fa.setSlurmEndTime(iso(due - 60_000), WALL + 2000)).toEqual({ fired: [], cleared: [] });
+    expect(fa.setSlurmEndTime(iso(due - 60_000), WALL + 2000)).toEqual({ fired: [], cleared: [], ended: [] });
     // scontrol moved the end past the checkpoint: it stops standing.
     const later = fa.setSlurmEndTime(iso(due + 3600_000), WALL + 3000);
     expect([ids(later.fired), ids(later.cleared)]).toEqual([[], [ID]]);

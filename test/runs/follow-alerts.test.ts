@@ -54,7 +54,7 @@ describe('the alerts RunWatch tells', () => {
     const stall = fa.tick(arrived + 3 * 3600_000).fired.filter((a) => a.id.includes('stall'));
     expect(stall).toHaveLength(1);
     expect(stall[0].detail + stall[0].title).toMatch(/3 h/);
-    expect(fa.tick(arrived + 4 * 3600_000)).toEqual({ fired: [], cleared: [] });
+    expect(fa.tick(arrived + 4 * 3600_000)).toEqual({ fired: [], cleared: [], ended: [] });
     expect(JSON.parse(alertJsonLine(stall[0]))).toMatchObject({
       type: 'alert',
       id: stall[0].id,
@@ -71,19 +71,23 @@ describe('the alerts RunWatch tells', () => {
       const told = fa.push(e, WALL);
       for (const a of told.fired) seen.push(['fired', at, a.id]);
       for (const a of told.cleared) seen.push(['cleared', at, a.id]);
+      for (const a of told.ended) seen.push(['ended', at, a.id]);
     }
-    // Every alert that fired and no longer stands was said to clear, after it fired, exactly once.
+    // Every alert that fired and no longer stands was said to stop (cleared, or ended with the run),
+    // after it fired, exactly once.
     const fired = seen.filter((s) => s[0] === 'fired').map((s) => s[2]);
-    const cleared = seen.filter((s) => s[0] === 'cleared').map((s) => s[2]);
-    expect(cleared.length).toBeGreaterThan(0);
+    const stopped = seen.filter((s) => s[0] !== 'fired').map((s) => s[2]);
+    expect(stopped.length).toBeGreaterThan(0);
     expect(fa.active.map((a) => a.id)).toEqual([]);
-    expect([...cleared].sort()).toEqual([...fired].sort());
+    expect([...stopped].sort()).toEqual([...fired].sort());
     for (const id of new Set(fired)) {
       const order = seen.filter((s) => s[2] === id).map((s) => s[0]);
-      expect(order.every((kind, i) => kind === (i % 2 === 0 ? 'fired' : 'cleared'))).toBe(true);
+      expect(order.every((kind, i) => (i % 2 === 0 ? kind === 'fired' : kind !== 'fired'))).toBe(true);
     }
     // The nan grad norm of step 4 is over at step 5.
     expect(seen).toContainEqual(['cleared', 'step 5', 'grad-norm-nonfinite']);
+    // The 2 h hang did not clear: the NCCL crash ended it (no step came), and only it ended so.
+    expect(seen.filter((s) => s[0] === 'ended')).toEqual([['ended', 'error', 'health/stall/rollout_wait']]);
     expect(fa.tick(WALL).cleared).toEqual([]);
     const a = { id: 'x', severity: 'warning' as const, title: 'reward at 0', detail: '', advice: '' };
     expect(JSON.parse(alertClearedJsonLine(a))).toEqual({
@@ -95,7 +99,38 @@ describe('the alerts RunWatch tells', () => {
     expect(alertClearedLine(a)).toBe('alert cleared: reward at 0');
   });
 
+  it('a hang the run dies in (killed, no record) ends with the run: never said to clear; a resumed hang is a new one', () => {
+    const fa = new WatchRules();
+    const cut = events.findIndex((e) => e.type === 'step' && e.globalStep === 4);
+    for (const e of events.slice(0, cut + 1)) fa.push(e, WALL);
+    const [stall] = fa.tick(WALL + 3 * 3600_000).fired;
+    expect(stall.id).toMatch(/stall/);
+    // The state poll says the run failed (SIGKILL: no trainer record): the hang stops standing.
+    expect(fa.setEnded(true, WALL + 3 * 3600_000 + 5_000)).toEqual({ fired: [], cleared: [], ended: [stall] });
+    const entry = fa.alerts.history.entries().find((e) => e.alert.id === stall.id)!;
+    expect(entry).toMatchObject({ active: false, endedWithRun: true });
+    expect(alertClearedLine(stall, true)).toBe(`alert ended with the run: ${stall.title}`);
+    expect(JSON.parse(alertClearedJsonLine(stall, true))).toEqual({
+      type: 'alert-cleared',
+      id: stall.id,
+      severity: stall.severity,
+      title: stall.title,
+      endedWithRun: true,
+    });
+    // Running again (a requeue) with no step since: the hang stands again, and a step then clears
+    // it (cleared, not ended).
+    expect(fa.setEnded(false, WALL + 4 * 3600_000).fired.map((a) => a.id)).toEqual([stall.id]);
+    expect(fa.alerts.history.entries().find((e) => e.alert.id === stall.id)).toMatchObject({ endedWithRun: false });
+    const next = events.find((e) => e.type === 'step' && e.globalStep === 5)!;
+    expect(fa.push(next, WALL + 8 * 3600_000 + 1000).cleared.map((a) => a.id)).toContain(stall.id);
+    expect(fa.alerts.history.entries().find((e) => e.alert.id === stall.id)).toMatchObject({
+      active: false,
+      endedWithRun: false,
+      fired: 2,
+    });
+  });
+
   it('no tick alert before any event', () => {
-    expect(new WatchRules().tick(WALL)).toEqual({ fired: [], cleared: [] });
+    expect(new WatchRules().tick(WALL)).toEqual({ fired: [], cleared: [], ended: [] });
   });
 });

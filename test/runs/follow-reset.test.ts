@@ -57,9 +57,10 @@ describe('followToEnd across a replaced log', () => {
       name: 'local',
       host: 'local',
       workdir,
+      python: 'python3',
       backend: 'direct',
       slurm: { extraArgs: [] },
-    } as Target;
+    };
     const t = await openTransport('local', { followPollMs: 20 });
     const seen: string[] = [];
     try {

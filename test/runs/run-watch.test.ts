@@ -150,9 +150,10 @@ describe('RunWatch attaching to a run hung 3 h ago', () => {
       name: 'local',
       host: 'local',
       workdir: dir,
+      python: 'python3',
       backend: 'direct',
       slurm: { extraArgs: [] },
-    } as Target;
+    };
     const outs: WatchOutput[] = [];
     const w = new RunWatch({ transport: t, target, runId: 'hung', logPath, whenEnded: 'stop', statePollMs: 60_000 });
     w.on((o) => outs.push(o));

@@ -76,9 +76,10 @@ describe('the cockpit and follow on one recorded byte stream', () => {
       name: 'local',
       host: 'local',
       workdir,
+      python: 'python3',
       backend: 'direct',
       slurm: { extraArgs: [] },
-    } as Target;
+    };
     const t = await openTransport('local', { followPollMs: 20 });
     const cockpit: string[] = [];
     const feed = new RunFeed({
@@ -100,7 +101,7 @@ describe('the cockpit and follow on one recorded byte stream', () => {
     feed.watch.on((w: WatchOutput) => {
       if (w.type === 'record' && w.record.type !== 'save') cockpit.push(eventToJsonLine(w.record));
       else if (w.type === 'alert') cockpit.push(`alert ${w.alert.id}`);
-      else if (w.type === 'alert-cleared') cockpit.push(`cleared ${w.alert.id}`);
+      else if (w.type === 'alert-cleared') cockpit.push(`${w.endedWithRun ? 'ended' : 'cleared'} ${w.alert.id}`);
       else if (w.type === 'state') cockpit.push(`state ${w.summary.state}`);
     });
     feed.start();
@@ -131,9 +132,9 @@ describe('the cockpit and follow on one recorded byte stream', () => {
       .trim()
       .split('\n')
       .flatMap((l) => {
-        const o = JSON.parse(l) as { type: string; id?: string; state?: string };
+        const o = JSON.parse(l) as { type: string; id?: string; state?: string; endedWithRun?: boolean };
         if (o.type === 'alert') return [`alert ${o.id}`];
-        if (o.type === 'alert-cleared') return [`cleared ${o.id}`];
+        if (o.type === 'alert-cleared') return [`${o.endedWithRun ? 'ended' : 'cleared'} ${o.id}`];
         if (o.type === 'state') return [`state ${o.state}`];
         if (o.type === 'run' || o.type === 'connection') return [];
         return [l];
@@ -142,6 +143,12 @@ describe('the cockpit and follow on one recorded byte stream', () => {
     expect(cockpit.filter((l) => l !== 'state running')).toEqual(printed);
     expect(printed.filter((l) => l.startsWith('alert ')).length).toBeGreaterThan(0);
     expect(printed.at(-1)).toBe('state failed');
+    // The 2 h hang before the NCCL crash was not got past: the crash ended it, in both renderers and
+    // in the cockpit's history (its Alerts panel and h list).
+    expect(printed).toContain('ended health/stall/rollout_wait');
+    expect(printed).not.toContain('cleared health/stall/rollout_wait');
+    const hang = feed.watch.alerts.history.entries().find((e) => e.key === 'health/stall/rollout_wait');
+    expect(hang).toMatchObject({ active: false, endedWithRun: true });
     // Both saw every event of the log (the parser on the whole file).
     const parsed = spawnSync(
       process.execPath,

@@ -6,10 +6,12 @@ import { RunAlerts, type HealthEvent, type RunAlertsOptions } from '../../src/he
 import { MetricsStore, type Alert } from '../../src/metrics/index.js';
 import { AlertChanges } from '../../src/runs/watch-output.js';
 
-/** What the watch tells after one record or tick: what fired, what stopped standing. */
+/** What the watch tells after one record or tick: what fired, what stopped standing (cleared, or
+ *  ended with the run: a hang the run died in). */
 export interface Told {
   fired: Alert[];
   cleared: Alert[];
+  ended: Alert[];
 }
 
 export class WatchRules {
@@ -38,15 +40,21 @@ export class WatchRules {
     return this.tick(wallMs);
   }
 
+  /** The run's state says it ended (or runs again): RunWatch sets it, then ticks. */
+  setEnded(ended: boolean, wallMs: number): Told {
+    this.alerts.setEnded(ended);
+    return this.tick(wallMs);
+  }
+
   get active(): readonly Alert[] {
     return this.alerts.active;
   }
 
   private tell(fired: readonly Alert[]): Told {
-    const told: Told = { fired: [], cleared: [] };
-    for (const out of this.changes.take(fired, this.alerts.active)) {
+    const told: Told = { fired: [], cleared: [], ended: [] };
+    for (const out of this.changes.take(fired, this.alerts.active, (a) => this.alerts.endedWithRun(a))) {
       if (out.type === 'alert') told.fired.push(out.alert);
-      else if (out.type === 'alert-cleared') told.cleared.push(out.alert);
+      else if (out.type === 'alert-cleared') (out.endedWithRun ? told.ended : told.cleared).push(out.alert);
     }
     return told;
   }

@@ -5,7 +5,7 @@
 // it now), whatever the chunking.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { TrainerLogReader, parseLogBytes, type ReaderEvent } from '../../src/trainer-log/index.js';
+import { TrainerLogReader, parseLogBytes, type LogLine, type ReaderEvent } from '../../src/trainer-log/index.js';
 import { TrainerLineRing } from '../../src/session/trainer-lines.js';
 import { SHARED } from '../harness/fixtures.js';
 import { exitLogs } from './exit-paths.js';
@@ -21,7 +21,7 @@ const SAVES = [
 function read(buf: Uint8Array, chunk: number) {
   const r = new TrainerLogReader();
   const events: ReaderEvent[] = [];
-  const lines: { level: string; text: string; kind?: string }[] = [];
+  const lines: LogLine[] = [];
   for (let at = 0; at < buf.length; at += chunk) {
     const out = r.push(buf.subarray(at, at + chunk));
     events.push(...out.events);

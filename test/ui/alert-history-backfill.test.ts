@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import type { RunViewContext } from '../../src/session/run-records.js';
 import { recordsWithRules } from './records-with-rules.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
-import type { TrainerLinesView } from '../../src/session/types.js';
 import { isHangAlert } from '../../src/health/index.js';
 
 const BASE = Date.parse('2026-05-25T00:00:00'); // local, like the cockpit reads the log's times
@@ -33,10 +32,10 @@ function step(g: number, sec: number, reward = 0.5): TrainerEvent {
 
 const ctx = (state: RunViewContext['summary']['state'] = 'running'): RunViewContext => ({
   summary: { id: 'r', target: 't', state, step: null, totalSteps: null, reward: null, lastStepAt: null },
-  connection: 'ready',
+  connection: { state: 'ready' },
   connectionAt: 0,
   gpus: [],
-  trainerLines: { lines: [], total: 0 } as unknown as TrainerLinesView,
+  trainerLines: { lines: [], startsMidLog: false, dropped: 0 },
   pollingStoppedS: null,
 });
 

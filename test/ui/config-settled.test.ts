@@ -20,7 +20,7 @@ const view: ConfigView = {
       depth: 0,
       label: 'actor.path',
       value: 'models/qwen3-vl',
-      type: 'str',
+      type: 'string',
       origin: 'file:3',
       leaf: true,
     },

@@ -84,6 +84,45 @@ describe('the launch confirmation at 80x24 (dead end 3)', () => {
   });
 });
 
+describe('a launch refused by a run of the same trial (found walking the demo)', () => {
+  it('offers no S it cannot honour: says why and what to do, and S launches nothing', async () => {
+    const twin =
+      'run demo-1 of this trial is already running on gpu-head: stop it first (awrl-tui stop demo-1 --target gpu-head) or add the override trial_name=OTHER';
+    const refused: PreflightPhase = {
+      phase: 'done',
+      target: 'gpu-head',
+      checks: [],
+      errors: 1,
+      warnings: 0,
+      blocked: true,
+      reason: twin,
+      failed: twin,
+      unskippable: true,
+      overrides: [],
+    };
+    const s = new StaticSession({ config: config(), preflight: refused });
+    const r = renderInk(
+      <App session={s} initialScreen="config" size={{ columns: 120, rows: 40 }} colors={false} clock={() => NOW} />,
+    );
+    try {
+      await waitForFrame(r, (x) => x.includes('c.yaml'), 'the config screen');
+      r.stdin.write('L');
+      const f = await waitForFrame(r, (x) => x.includes('Launch?'), 'the confirmation');
+      expect(f).toContain('or add the override trial_name=OTHER');
+      expect(f).not.toContain('--force');
+      expect(f).not.toContain('S launch anyway');
+      expect(r.screen.lines().find((l) => l.startsWith('refused'))).toMatch(
+        /^refused: a run of this trial is active\s+p run again\s+n cancel\s*$/,
+      );
+      r.stdin.write('S');
+      await waitForFrame(r, (x) => x.includes('a run of this trial is active; the launch refuses it'), 'why S is off');
+      expect(s.calls.filter((c) => c.action === 'launch')).toEqual([]);
+    } finally {
+      r.unmount();
+    }
+  });
+});
+
 describe('a probe that could not run (dead end 5)', () => {
   it('says one summary: not checked, never "0 errors, 0 warnings"', async () => {
     const failed: PreflightPhase = {
@@ -288,7 +327,8 @@ describe('alerts read whole (dead end 4)', () => {
           lastFiredStep: 3,
           active: true,
           clearedAt: null,
-        } as never,
+          endedWithRun: false,
+        },
       ],
     };
     return st;

@@ -84,10 +84,11 @@ describe("the cockpit's launch", () => {
       expect(first.getState().launch).toMatchObject({ phase: 'launched' });
       await second.actions.runPreflight(); // what opening the confirmation (L) does
       const p = second.getState().preflight;
-      expect(p).toMatchObject({ phase: 'done', blocked: true, checks: [] });
+      // S (skip the pre-flight) cannot lift it, and the cockpit has no --force: what it can do is said.
+      expect(p).toMatchObject({ phase: 'done', blocked: true, checks: [], unskippable: true });
       const reason = p?.phase === 'done' ? p.reason : '';
       expect(reason).toMatch(
-        /^run twin-\S+ of this trial is already running on local: stop it first \(awrl-tui stop twin-\S+ .*\) or pass --force$/,
+        /^run twin-\S+ of this trial is already running on local: stop it first \(awrl-tui stop twin-\S+ .*\) or add the override trial_name=OTHER$/,
       );
       expect(reason).not.toMatch(/GPU memory|kill /);
     } finally {

@@ -219,7 +219,7 @@ describe('leftover check from the Runs screen', () => {
       runId: 'crashed-run',
       list: [{ pid: 4242, tagged: true, otherRunId: null, user: 'me', cmd: 'python3 webgym/train.py', gpuMiB: 512 }],
     };
-    const s = new StaticSession(stateWith(undefined), {
+    const s: StaticSession = new StaticSession(stateWith(undefined), {
       checkLeftovers: async () => s.update({ leftovers: found }),
     });
     const r = renderInk(

@@ -25,6 +25,7 @@ const nan: Alert = {
   severity: 'warning',
   title: 'nan grad norm',
   detail: 'ppo_actor/update/grad_norm is nan',
+  advice: '',
 };
 const cleared: AlertHistoryEntry = {
   key: 'nan',
@@ -38,12 +39,37 @@ const cleared: AlertHistoryEntry = {
   lastFiredStep: 18,
   active: false,
   clearedAt: now - 1_800_000,
-} as AlertHistoryEntry;
+  endedWithRun: false,
+};
+/** A hang the run died in (killed at 11:50, no step after it): ended with the run, not cleared. */
+const hang: AlertHistoryEntry = {
+  key: 'health/stall/rollout_wait',
+  alert: {
+    id: 'health/stall/rollout_wait',
+    severity: 'warning',
+    title: 'Stalled waiting for the rollout batch (rollout_wait)',
+    step: 42,
+    detail: 'rollout_wait has run 40 min (median 9 min); the log has been silent for 40 min',
+    advice: 'check the rollout workers',
+  },
+  firstSeenAt: now - 2_400_000,
+  firstStep: 42,
+  lastSeenAt: now - 600_000,
+  lastStep: 42,
+  fired: 1,
+  lastFiredAt: now - 2_400_000,
+  lastFiredStep: 42,
+  active: false,
+  clearedAt: now - 600_000,
+  endedWithRun: true,
+};
 
 export const FIX = {
   now,
   alerts: [stale, oom],
   history: [cleared],
+  /** The run died in a hang: it ended with the run (most recent first, as the history orders them). */
+  diedHistory: [hang, cleared],
   targets: [
     {
       name: 'gpu-head',

@@ -4,7 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { tabBar } from '../../src/ui/chrome.js';
 import type { Line } from '../../src/ui/lines.js';
+import type { Alert, ConnectionState } from '../../src/session/types.js';
 import { alertsLines } from '../../src/ui/panels/alerts.js';
+import { alertHistoryLines } from '../../src/ui/screens/alert-history.js';
+import { headerLines } from '../../src/ui/panels/header.js';
+import { dashboardHeader } from '../../src/ui/screens/dashboard.js';
+import { sampleRunView } from '../../src/session/sample-run.js';
 import { logLines } from '../../src/ui/panels/log.js';
 import { leftoverLines } from '../../src/ui/screens/leftovers.js';
 import { preflightLines } from '../../src/ui/screens/preflight.js';
@@ -32,6 +37,99 @@ describe('panels as the terminal shows them', () => {
       '✓ nan grad norm (step 20)',
       '  cleared 11:30, fired 2× since 11:00',
     ]);
+  });
+  it('Alerts (60×7) of a run that died in a hang: the hang ended with the run, never "cleared"', () => {
+    expect(rows(alertsLines([], 60, 7, FIX.diedHistory), 60, 7)).toEqual([
+      '─ Alerts ──────────────── 1 cleared · 1 ended with the run ─',
+      'no active alerts',
+      '– Stalled waiting for the rollout batch (rollout_wait) (ste…',
+      '  ended with the run 11:50, fired 1× since 11:20',
+      '✓ nan grad norm (step 20)',
+      '  cleared 11:30, fired 2× since 11:00',
+      '',
+    ]);
+  });
+  it('Alert history (90×10) of a run that died in a hang: ended with the run, in the title and the entry', () => {
+    expect(rows(alertHistoryLines(FIX.diedHistory, 90, 10, 0), 90, 10)).toEqual([
+      '─ Alert history ──────────────────────────── 0 active · 1 cleared · 1 ended with the run ─',
+      '– Stalled waiting for the rollout batch (rollout_wait)',
+      '  05-25 11:20–11:50 (step 42), ended with the run',
+      '  rollout_wait has run 40 min (median 9 min); the log has been silent for 40 min',
+      '  → check the rollout workers',
+      '✓ nan grad norm',
+      '  last 05-25 11:26–11:30 (steps 18–20); fired 2× since 05-25 11:00 (step 10)',
+      '  ppo_actor/update/grad_norm is nan',
+      'Esc or q closes',
+      '',
+    ]);
+  });
+  it('Header (100×2) of a run as its next step is due, late, then stalled: the ETA never holds an old figure', () => {
+    // Step 10/100 at 60 s a step: 90 steps left, ETA 1 h 30 min at the last step.
+    const figures = {
+      step: 10,
+      totalSteps: 100,
+      epoch: 1,
+      epochs: 1,
+      startedAt: FIX.now - 3_600_000,
+      lastStepAt: FIX.now,
+      etaS: 5400,
+      stepTimeS: 60,
+      episodesPerS: null,
+      trainTokensPerS: null,
+      rolloutWaitS: null,
+    };
+    const header = (afterS: number, hung = false, connection: ConnectionState = { state: 'ready' }) =>
+      rows(
+        headerLines({
+          runId: 'trial-20260525-110000-ab12',
+          target: 'gpu-head',
+          connection,
+          connectionAt: FIX.now,
+          runState: 'running',
+          figures,
+          now: FIX.now + afterS * 1000,
+          width: 100,
+          hung,
+        }),
+        100,
+        2,
+      );
+    // Counting down while the next step is not yet due.
+    expect(header(30)).toEqual([
+      'trial-20260525-110000-ab12 on gpu-head │ connected │ running',
+      'step 10/100  epoch 1/1  elapsed 1 h 00 min  ETA 1 h 29 min  last step 30 s ago',
+    ]);
+    // The step is late: what is left after it is a lower bound, said as one.
+    expect(header(150)[1]).toBe('step 10/100  epoch 1/1  elapsed 1 h 02 min  ETA ≥ 1 h 29 min  last step 2 min ago');
+    // Late by many step times, before the stall rules call it a hang: still only a lower bound.
+    expect(header(500)[1]).toBe('step 10/100  epoch 1/1  elapsed 1 h 08 min  ETA ≥ 1 h 29 min  last step 8 min ago');
+    // A hang alert stands (the Alerts panel's judgement): stalled, the end unknown, however long it lasts.
+    expect(header(7200, true)).toEqual([
+      'trial-20260525-110000-ab12 on gpu-head │ connected │ running',
+      'step 10/100  epoch 1/1  elapsed 3 h 00 min  ETA — (stalled 2 h 00 min)  last step 2 h 00 min ago',
+    ]);
+    // The log cannot be read: the silence is not the trainer's, so no "stalled"; the lower bound stays.
+    const lost: ConnectionState = { state: 'reconnecting', attempt: 2, nextInMs: 5000, lastError: 'ECONNRESET' };
+    expect(header(7200, true, lost)[1]).toBe(
+      'step 10/100  epoch 1/1  elapsed 3 h 00 min  ETA ≥ 1 h 29 min  last step 2 h 00 min ago',
+    );
+  });
+  it('the dashboard header says stalled exactly when a hang alert stands (the Alerts panel agrees)', () => {
+    const base = sampleRunView({ steps: 50, now: FIX.now - 3_600_000 });
+    const run = { ...base, summary: { ...base.summary, state: 'running' as const } };
+    const hang: Alert = {
+      id: 'health/stall/rollout_wait',
+      severity: 'warning',
+      title: 'Stalled waiting for the rollout batch (rollout_wait)',
+      detail: '',
+      advice: '',
+    };
+    const eta = (alerts: Alert[]) =>
+      /ETA [^ ]+( [^ ]+)*?(?=  last step)/.exec(
+        rows(dashboardHeader({ ...run, alerts }, FIX.now, 120), 120, 2)[1],
+      )?.[0];
+    expect(eta([])).toMatch(/^ETA ≥ \d/);
+    expect(eta([hang])).toBe('ETA — (stalled 1 h 00 min)');
   });
   it('Runs (90×8): hints from the binding table, the cursor on the second run', () => {
     expect(rows(runsLines(FIX.targets, 1, FIX.now, 90, 8), 90, 8)).toEqual([

@@ -13,7 +13,6 @@ import { dashboardBody, type DashboardUi } from '../../src/ui/screens/dashboard.
 import type { RunViewContext } from '../../src/session/run-records.js';
 import { recordsWithRules } from './records-with-rules.js';
 import { ArraySeries } from '../../src/session/array-series.js';
-import type { TrainerLinesView } from '../../src/session/types.js';
 import { parseLogBytes, type TrainerEvent } from '../../src/trainer-log/index.js';
 import { rec, stepRecords } from '../trainer-log/helpers.js';
 
@@ -227,10 +226,10 @@ describe('from the log to the zoomed panel', () => {
   };
   const ctx: RunViewContext = {
     summary: { id: 'r', target: 't', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
-    connection: 'ready',
+    connection: { state: 'ready' },
     connectionAt: 0,
     gpus: [],
-    trainerLines: { lines: [], startsMidLog: false, dropped: 0 } as TrainerLinesView,
+    trainerLines: { lines: [], startsMidLog: false, dropped: 0 },
     pollingStoppedS: null,
   };
   const records = recordsWithRules({

@@ -313,7 +313,7 @@ describe('status line at 80 columns', () => {
 });
 
 describe('ETA of a stalled run', () => {
-  it('counts down only until the next step is due, then holds (a hung run never reaches ETA 0)', async () => {
+  it('counts down only until the next step is due; stalled, it says so instead of holding a figure', async () => {
     const { headerLines } = await import('../../src/ui/panels/header.js');
     const { lineText } = await import('../../src/ui/lines.js');
     const figures = {
@@ -338,9 +338,10 @@ describe('ETA of a stalled run', () => {
         runState: 'running',
         figures,
         now: NOW,
+        hung: true,
       })[1],
     );
-    expect(l2).toContain('ETA 1 h 29 min');
+    expect(l2).toContain('ETA — (stalled 2 h 00 min)');
   });
 });
 

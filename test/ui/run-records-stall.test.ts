@@ -6,7 +6,6 @@ import type { RunViewContext } from '../../src/session/run-records.js';
 import { recordsWithRules } from './records-with-rules.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import { isHangAlert } from '../../src/health/index.js';
-import type { TrainerLinesView } from '../../src/session/types.js';
 
 const step = (g: number, sec: number): TrainerEvent => ({
   type: 'step',
@@ -22,10 +21,10 @@ const step = (g: number, sec: number): TrainerEvent => ({
 
 const ctx: RunViewContext = {
   summary: { id: 'r', target: 't', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
-  connection: 'ready',
+  connection: { state: 'ready' },
   connectionAt: 0,
   gpus: [],
-  trainerLines: { lines: [], total: 0 } as unknown as TrainerLinesView,
+  trainerLines: { lines: [], startsMidLog: false, dropped: 0 },
   pollingStoppedS: null,
 };
 

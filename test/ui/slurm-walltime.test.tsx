@@ -19,7 +19,6 @@ import type { RunViewContext } from '../../src/session/run-records.js';
 import { recordsWithRules, type RecordsWithRules } from './records-with-rules.js';
 import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { slurmJobEnd } from '../../src/runs/slurm-job-end.js';
-import type { TrainerLinesView } from '../../src/session/types.js';
 import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
 import { waitFor } from '../harness/wait.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
@@ -43,7 +42,7 @@ const ctx: RunViewContext = {
   connection: { state: 'ready' },
   connectionAt: 0,
   gpus: [],
-  trainerLines: { lines: [], startsMidLog: false, dropped: 0 } as TrainerLinesView,
+  trainerLines: { lines: [], startsMidLog: false, dropped: 0 },
   pollingStoppedS: null,
 };
 
@@ -54,7 +53,8 @@ describe('RunRecords: the wall-time rule with the job end', () => {
     r.ingest({ type: 'start', time: at(0) });
     for (let g = 1; g <= 10; g++) {
       r.ingest(step(g, 2 * g));
-      if (g === 5) r.ingest({ type: 'save', step: 4, time: at(10) } as TrainerEvent);
+      if (g === 5)
+        r.ingest({ type: 'save', step: 4, time: at(10), what: 'HF + DCP checkpoints (periodic (1200s), step=4)' });
     }
     return r;
   }
@@ -72,7 +72,7 @@ describe('RunRecords: the wall-time rule with the job end', () => {
     expect(a!.detail).toBe(
       'the allocation ends in 20 min; the next recover checkpoint is due in ~50 min plus a step of ~2 min: the steps after step 5 would be lost',
     );
-    expect(r.view(ctx).alertHistory.some((h) => h.alert.id === WALLTIME)).toBe(true);
+    expect(r.view(ctx).alertHistory?.some((h) => h.alert.id === WALLTIME)).toBe(true);
   });
 
   it('the job ends after the next checkpoint and its step: no alert; the end unknown again: none', () => {

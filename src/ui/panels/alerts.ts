@@ -1,6 +1,7 @@
 // Alerts panel: the store's alert rules, errors first, then newest first, each with what to do;
 // below them, dimmed, the alerts that fired and cleared while the cockpit watched (the rules only
-// say what holds now: an alert from 03:00 that cleared at 03:20 would be gone by morning).
+// say what holds now: an alert from 03:00 that cleared at 03:20 would be gone by morning). A hang
+// the run died in did not clear: it "ended with the run" (a clearing would claim a recovery).
 import { exceptionLine } from '../../trainer-log/classify.js';
 import { clockTime, fit, wrap } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
@@ -13,9 +14,27 @@ export function severityMark(s: Alert['severity']): string {
   return s === 'error' ? '✖ ' : s === 'warning' ? '▲ ' : '● ';
 }
 
-/** "cleared 03:20, fired 2× since 03:00" */
+/** How an alert that no longer stands stopped: "cleared", or "ended with the run" (a hang the run
+ *  died in: no step came to clear it). */
+export function endedText(e: AlertHistoryEntry): string {
+  return e.endedWithRun ? 'ended with the run' : 'cleared';
+}
+
+/** The title's count of what no longer stands: "2 cleared · 1 ended with the run". */
+export function endedCounts(history: readonly AlertHistoryEntry[]): string {
+  const ended = history.filter((e) => !e.active && e.endedWithRun).length;
+  const cleared = history.filter((e) => !e.active && !e.endedWithRun).length;
+  return [cleared ? `${cleared} cleared` : '', ended ? `${ended} ended with the run` : ''].filter(Boolean).join(' · ');
+}
+
+/** "cleared 03:20, fired 2× since 03:00", "ended with the run 03:20, fired 1× since 03:00" */
 export function clearedText(e: AlertHistoryEntry): string {
-  return `cleared ${e.clearedAt === null ? '—' : clockTime(e.clearedAt)}, fired ${e.fired}× since ${clockTime(e.firstSeenAt)}`;
+  return `${endedText(e)} ${e.clearedAt === null ? '—' : clockTime(e.clearedAt)}, fired ${e.fired}× since ${clockTime(e.firstSeenAt)}`;
+}
+
+/** The mark before an alert that no longer stands: a tick only for one that cleared. */
+export function endedMark(e: AlertHistoryEntry): string {
+  return e.endedWithRun ? '– ' : '✓ ';
 }
 
 function stepText(step: number | null | undefined): string {
@@ -44,8 +63,7 @@ export function alertsLines(
   whole = false,
 ): Line[] {
   const cleared = history.filter((e) => !e.active);
-  const count = alerts.length ? `${alerts.length}` : '';
-  const right = cleared.length ? `${count ? count + ' · ' : ''}${cleared.length} cleared` : count;
+  const right = [alerts.length ? `${alerts.length}` : '', endedCounts(history)].filter(Boolean).join(' · ');
   const out: Line[] = [titleLine('Alerts', width, right)];
   if (alerts.length === 0) out.push([{ t: cleared.length ? 'no active alerts' : 'no alerts', c: 'good' }]);
   // Errors first (a fatal error has no step of its own and must not sink below the warnings of
@@ -75,7 +93,7 @@ export function alertsLines(
   // Most recently cleared first (the history's order).
   for (const e of cleared) {
     out.push([
-      { t: '✓ ', c: 'dim' },
+      { t: endedMark(e), c: 'dim' },
       { t: fit(e.alert.title + stepText(e.lastStep), width - 2), c: 'dim' },
     ]);
     out.push([{ t: '  ' + fit(clearedText(e), width - 2), c: 'dim' }]);

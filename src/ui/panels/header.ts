@@ -27,6 +27,8 @@ export interface HeaderProps {
   /** The Ray bring-up line while the attempt is in it: the second line says it instead of the step
    *  figures (there are none yet, or they are the previous attempt's). */
   rayBringUp?: string;
+  /** A hang alert stands: the watch's stall rules (src/health) say no step is coming. */
+  hung?: boolean;
   /** Columns: in a narrow terminal the run id is cut in its middle and the least useful figures
    *  are left out, so the run state and the age of the last step stay on screen. */
   width?: number;
@@ -65,6 +67,28 @@ export function runStateSeg(s: RunState): Seg {
   return { t: s, c, bold: true };
 }
 
+/**
+ * The ETA as the header says it. Estimated at the last step, it counts down until the next step is
+ * due. A late step makes it a lower bound (`≥`: the steps after the late one still take that long).
+ * Once the watch's stall rules say the run is hung (`hung`: a hang alert stands, the one judgement
+ * the Alerts panel shows too) and the log can be read, when it ends is not known: the header says
+ * so rather than hold the old figure. A log that cannot be read (connection lost, log not followed)
+ * is no trainer silence: the lower bound stays. An ended run has none.
+ */
+export function etaText(
+  etaS: number | null,
+  ageS: number | null,
+  stepTimeS: number | null,
+  o: { ended: boolean; readable: boolean; hung: boolean },
+): string {
+  if (o.ended || etaS === null) return '—';
+  if (o.hung && o.readable) return ageS === null ? '— (stalled)' : `— (stalled ${formatAge(ageS)})`;
+  if (ageS === null) return formatAge(etaS);
+  const step = stepTimeS ?? Infinity;
+  if (ageS <= step) return formatAge(Math.max(0, etaS - ageS));
+  return `≥ ${formatAge(Math.max(0, etaS - step))}`;
+}
+
 export function headerLines(p: HeaderProps): Line[] {
   const f = p.figures;
   const step = f.step !== null ? `step ${f.step}/${f.totalSteps ?? '?'}` : 'step —';
@@ -74,13 +98,8 @@ export function headerLines(p: HeaderProps): Line[] {
   const ended = ENDED_STATES.has(p.runState);
   const until = ended ? (f.endedAt ?? null) : p.now;
   const elapsedS = f.startedAt !== null && until !== null ? Math.max(0, (until - f.startedAt) / 1000) : null;
-  // The ETA was estimated at the last step: count it down since then, but only until the next step
-  // is due (a stalled or hung run must not count down to 0; the late step is marked instead).
-  const etaS = ended
-    ? null
-    : f.etaS !== null && ageS !== null
-      ? Math.max(0, f.etaS - Math.min(ageS, f.stepTimeS ?? ageS))
-      : f.etaS;
+  const readable = p.connection.state === 'ready' && !p.followProblem;
+  const eta = etaText(f.etaS, ageS, f.stepTimeS, { ended, readable, hung: p.hung === true });
   const stale = !ended && ageS !== null && f.stepTimeS !== null && ageS > 3 * f.stepTimeS;
   const width = p.width ?? Infinity;
   // `connected` alone would say all is well while nothing can be read (shorter where narrow).
@@ -109,7 +128,7 @@ export function headerLines(p: HeaderProps): Line[] {
   const id = fitMiddle(p.runId, Math.max(12, width - rest));
   // Figures by how much they are missed when left out: the epoch, then the elapsed time, then the ETA.
   const age: Seg = { t: lastStepWhen(f.lastStepAt, p.now), c: stale ? 'warn' : undefined };
-  const parts = [`  ${epoch}`, `  elapsed ${formatAge(elapsedS)}`, `  ETA ${formatAge(etaS)}`];
+  const parts = [`  ${epoch}`, `  elapsed ${formatAge(elapsedS)}`, `  ETA ${eta}`];
   const fixed = step.length + '  last step '.length + age.t.length;
   while (parts.length && fixed + parts.join('').length > width) parts.shift();
   const second: Line = p.rayBringUp

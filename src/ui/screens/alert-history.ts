@@ -1,9 +1,9 @@
 // The full alert history (h on the dashboard): every alert of the log read so far (a backfilled
-// night included), active ones first, then the cleared ones, most recent first; when it fired and
-// cleared on the LOG's clock, at which steps, how often, with what to do. Longer than the screen, it
+// night included), active ones first, then the cleared ones (or ended with the run: a hang the run
+// died in), most recent first; when it fired and cleared on the LOG's clock, at which steps, how often, with what to do. Longer than the screen, it
 // scrolls under a fixed title; the title says how many entries the history's cap dropped.
 import { clockTime, dayClockTime, fit } from '../format.js';
-import { detailLine, leadText } from '../panels/alerts.js';
+import { detailLine, endedMark, endedText, leadText } from '../panels/alerts.js';
 import { titleLine, type Line } from '../lines.js';
 import { severityMark } from '../panels/alerts.js';
 import type { AlertHistoryEntry } from '../../session/types.js';
@@ -32,8 +32,8 @@ export function historyTimes(e: AlertHistoryEntry): string {
     return `active since ${dayClockTime(e.lastFiredAt)}${step(e.lastFiredStep)}, fired ${e.fired}×${e.fired > 1 ? ` since ${dayClockTime(e.firstSeenAt)}` : ''}, last at step ${e.lastStep ?? '—'}`;
   const last = `${timeSpan(e.lastFiredAt, e.clearedAt ?? e.lastSeenAt)}${stepSpan(e.lastFiredStep, e.lastStep)}`;
   return e.fired > 1
-    ? `last ${last}; fired ${e.fired}× since ${dayClockTime(e.firstSeenAt)}${step(e.firstStep)}`
-    : `${last}, cleared`;
+    ? `last ${last}${e.endedWithRun ? ', ended with the run' : ''}; fired ${e.fired}× since ${dayClockTime(e.firstSeenAt)}${step(e.firstStep)}`
+    : `${last}, ${endedText(e)}`;
 }
 
 /** Every row of the list below its title, for `width` columns. */
@@ -47,7 +47,7 @@ export function alertHistoryRows(entries: readonly AlertHistoryEntry[], width: n
     const dim = e.active ? undefined : 'dim';
     leadText('', a.title, width - 2, true).forEach((t, i) =>
       out.push([
-        { t: i === 0 ? (e.active ? severityMark(a.severity) : '✓ ') : '  ', c },
+        { t: i === 0 ? (e.active ? severityMark(a.severity) : endedMark(e)) : '  ', c },
         { t, bold: e.active, c: dim },
       ]),
     );
@@ -74,7 +74,10 @@ export function alertHistoryLines(
 ): Line[] {
   const rows = alertHistoryRows(entries, width);
   const active = entries.filter((e) => e.active).length;
-  const right = `${active} active · ${entries.length - active} cleared${dropped > 0 ? ` · ${dropped} older dropped` : ''}`;
+  const ended = entries.filter((e) => !e.active && e.endedWithRun).length;
+  const right =
+    `${active} active · ${entries.length - active - ended} cleared` +
+    `${ended ? ` · ${ended} ended with the run` : ''}${dropped > 0 ? ` · ${dropped} older dropped` : ''}`;
   const room = Math.max(1, height - 2);
   const top = Math.max(0, Math.min(scroll, rows.length - room));
   const end = Math.min(rows.length, top + room);

@@ -258,6 +258,19 @@ export function confirmLaunchLines(
   let keys: Line;
   if (!preflight || preflight.phase === 'running' || preflight.phase === 'idle')
     keys = [{ t: 'waiting for the pre-flight…  ', c: 'warn' }, { t: 'n', bold: true, c: 'bad' }, { t: ' cancel' }];
+  else if (preflight.unskippable)
+    // S cannot lift it (the launch itself refuses): never offered; the reason above says what to do.
+    keys = [
+      {
+        t: fit('refused: a run of this trial is active  ', width - 'p run again   n cancel'.length),
+        c: 'bad',
+        bold: true,
+      },
+      { t: 'p', bold: true },
+      { t: ' run again   ' },
+      { t: 'n', bold: true, c: 'bad' },
+      { t: ' cancel' },
+    ];
   else if (preflight.blocked) {
     // The longest wording that fits: every key must stay named (n cancel last, so cut first).
     const [head, why] = [

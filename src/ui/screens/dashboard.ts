@@ -11,6 +11,7 @@ import { logPaneLines } from '../panels/log.js';
 import { rewardLines } from '../panels/reward.js';
 import { stalenessLines, stalenessPropsFrom } from '../panels/staleness.js';
 import { throughputLines, throughputPhasesFrom } from '../panels/throughput.js';
+import { isHangAlert } from '../../health/run-alerts.js';
 import { STEP_TIME_SERIES, type RunView } from '../../session/types.js';
 
 export interface DashboardUi {
@@ -103,6 +104,7 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
         followProblem: run.followProblem !== undefined,
         ...(run.history ? { history: run.history } : {}),
         rayBringUp: run.rayBringUp,
+        hung: run.alerts.some(isHangAlert),
       })
     : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
 }

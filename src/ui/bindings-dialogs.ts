@@ -1,0 +1,150 @@
+// The bindings of the dialogs and overlays that take every key while open: the `?` help, the alert
+// history, the launch confirmation, the leftover list, and a line being typed. Part of the one
+// binding table (bindings.ts puts them after the screens' bindings, in this order).
+import { clamp, moveBy, MOVE_KEYS, same, type Binding, type Result } from './binding-keys.js';
+import type { UiState } from './ui-state.js';
+
+export const DIALOG_BINDINGS: readonly Binding[] = [
+  // The help overlay: any key not listed closes it.
+  {
+    keys: MOVE_KEYS,
+    scopes: ['help'],
+    command: 'help-scroll',
+    description: 'scroll the help (when longer than the screen)',
+    disabledReason: (ctx) => ((ctx.helpScrollMax ?? 0) > 0 ? null : 'fits'),
+    run: (s, ctx, n) =>
+      same({ ...s, helpScroll: clamp(s.helpScroll + moveBy(n, ctx.page), 0, ctx.helpScrollMax ?? 0) }),
+  },
+  // The alert history: a list to read; a stray key must not close it.
+  {
+    keys: ['esc', 'q'],
+    scopes: ['history'],
+    command: 'history-close',
+    description: 'close the alert history',
+    short: 'closes',
+    run: (s) => same({ ...s, history: false, historyScroll: 0 }),
+  },
+  {
+    keys: MOVE_KEYS,
+    scopes: ['history'],
+    command: 'history-scroll',
+    description: 'scroll the alert history',
+    short: 'scroll',
+    run: (s, ctx, n) =>
+      same({ ...s, historyScroll: clamp(s.historyScroll + moveBy(n, ctx.page), 0, ctx.historyScrollMax ?? 0) }),
+  },
+  // The launch confirmation.
+  {
+    keys: MOVE_KEYS,
+    scopes: ['launch'],
+    command: 'argv-scroll',
+    description: 'scroll the argv',
+    short: 'scroll',
+    run: (s, ctx, n) =>
+      same({ ...s, argvScroll: clamp(s.argvScroll + moveBy(n, ctx.page), 0, ctx.argvScrollMax ?? 0) }),
+  },
+  {
+    keys: ['y'],
+    scopes: ['launch'],
+    command: 'launch-yes',
+    description: 'launch (after a clean pre-flight)',
+    short: 'launch',
+    shown: true,
+    disabledReason: (ctx) =>
+      ctx.preflight === 'ok'
+        ? null
+        : ctx.preflight === 'blocked'
+          ? 'y: the pre-flight found errors (S launches anyway)'
+          : ctx.preflight === 'refused'
+            ? 'y: a run of this trial is active (stop it, or add trial_name=OTHER)'
+            : 'y: waiting for the pre-flight',
+    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch' }]),
+  },
+  {
+    keys: ['S'],
+    scopes: ['launch'],
+    command: 'launch-anyway',
+    description: 'launch despite pre-flight errors (recorded in run.json)',
+    short: 'launch anyway',
+    shown: true,
+    disabledReason: (ctx) =>
+      ctx.preflight === 'blocked'
+        ? null
+        : ctx.preflight === 'refused'
+          ? 'S: a run of this trial is active; the launch refuses it whatever the pre-flight says'
+          : 'S: only after a pre-flight that found errors',
+    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', skipPreflight: true }]),
+  },
+  {
+    keys: ['p'],
+    scopes: ['launch'],
+    command: 'launch-preflight',
+    description: 'run the pre-flight again',
+    short: 'pre-flight again',
+    disabledReason: (ctx) => (ctx.preflight === 'running' ? 'p: the pre-flight is running' : null),
+    run: (s) => same(s, [{ kind: 'preflight' }]),
+  },
+  {
+    keys: ['n', 'esc'],
+    scopes: ['launch'],
+    command: 'launch-cancel',
+    description: 'cancel (so does any other key)',
+    short: 'cancel',
+    shown: true,
+    run: (s) => same({ ...s, confirm: null }),
+  },
+  // The leftover dialog.
+  {
+    keys: ['y'],
+    scopes: ['leftovers'],
+    command: 'leftovers-stop',
+    description: "stop the run's tagged leftover processes",
+    short: 'stop them',
+    disabledReason: (ctx) => (ctx.leftovers?.phase === 'found' && ctx.leftovers.tagged > 0 ? null : 'nothing to stop'),
+    run: (s) => same(s, [{ kind: 'stopLeftovers', runId: (s.confirm as { runId: string }).runId }]),
+  },
+  {
+    keys: ['n'],
+    scopes: ['leftovers'],
+    command: 'leftovers-close',
+    description: 'close (any key does, once the check is done)',
+    short: 'close',
+    run: (s) => same({ ...s, confirm: null }),
+  },
+  // While typing.
+  {
+    keys: ['enter'],
+    scopes: ['input'],
+    command: 'input-accept',
+    description: 'accept the text',
+    short: 'keep',
+    run: (s) => (s.input ? acceptInput(s) : same(s)),
+  },
+  {
+    keys: ['ctrl-c', 'ctrl-g'],
+    scopes: ['input'],
+    command: 'input-cancel',
+    description: 'cancel the text (never quits)',
+    short: 'cancel',
+    run: (s) => (s.input ? cancelInput(s) : same(s)),
+  },
+];
+
+function acceptInput(s: UiState): Result {
+  const t = s.input!;
+  if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.text, logScroll: 0 });
+  if (t.kind === 'find') return same({ ...s, input: null });
+  if (t.kind === 'edit')
+    return same({ ...s, input: null }, [
+      { kind: 'setValue', key: t.key, text: t.text },
+      { kind: 'draft', draft: null },
+    ]);
+  return same({ ...s, input: null }, t.text.trim() ? [{ kind: 'addOverride', text: t.text.trim() }] : []);
+}
+
+function cancelInput(s: UiState): Result {
+  const t = s.input!;
+  if (t.kind === 'find') return same({ ...s, input: null, configCursor: t.from });
+  if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.prev, logScroll: 0 });
+  return same({ ...s, input: null }, t.kind === 'edit' ? [{ kind: 'draft', draft: null }] : []);
+}
