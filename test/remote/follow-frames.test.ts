@@ -2,14 +2,14 @@
 // run of failures is reported, that it is cleared once, and that secrets never reach its text.
 import { describe, it, expect, afterEach } from 'vitest';
 import { gzipSync } from 'node:zlib';
-import { FrameParser, type Frame } from '../../src/remote/follow-frames.js';
+import { FrameParser, type Frame, type WireFrame } from '../../src/remote/follow-frames.js';
 import { FrameInflater } from '../../src/remote/follow-inflate.js';
 import { waitFor } from '../harness/wait.js';
 import { FollowTrouble, PROBLEM_AFTER_ATTEMPTS, type FollowProblem } from '../../src/remote/follow-status.js';
 
 describe('P frames', () => {
   it('parse a problem with its text (spaces, non-ASCII kept) and its clearing, between data frames', () => {
-    const frames: Frame[] = [];
+    const frames: WireFrame[] = [];
     const p = new FrameParser((f) => frames.push(f));
     const stream = Buffer.from('P /data/ü log: Permission denied\nD 0 3\nabcP\n');
     for (const b of stream) p.push(Buffer.from([b]));

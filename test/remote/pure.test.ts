@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { shellQuote, commandLine } from '../../src/remote/quote.js';
 import { splitTarget, matchPatternList, parseConfigFallback } from '../../src/remote/ssh-config.js';
 import { checkHostKey, addHostKey, fingerprint, keyType } from '../../src/remote/known-hosts.js';
-import { FrameParser, type Frame } from '../../src/remote/follow-frames.js';
+import { FrameParser, type WireFrame } from '../../src/remote/follow-frames.js';
 
 describe('shellQuote', () => {
   it('round-trips any string without NUL through /bin/sh', () => {
@@ -130,7 +130,7 @@ describe('FrameParser', () => {
         if (pending) out.push(`D${pending.offset}:${Buffer.concat(pending.bytes).toString()}`);
         pending = null;
       };
-      const p = new FrameParser((f: Frame) => {
+      const p = new FrameParser((f: WireFrame) => {
         if (f.kind === 'data') {
           if (pending && pending.offset + Buffer.concat(pending.bytes).length === f.offset) pending.bytes.push(f.bytes);
           else {
