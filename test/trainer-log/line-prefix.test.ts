@@ -71,7 +71,6 @@ const errorsOf = (evs: TrainerEvent[]) => evs.filter((e) => e.type === 'error');
 
 describe('the one line-prefix grammar', () => {
   it.each(WRITERS)('%s: the grammar names its writer', (_l, prefix, key, source) => {
-    // eslint-disable-next-line no-control-regex
     const line = (prefix + 'hello').replace(/\x1b\[[0-9;]*m/g, '');
     const p = matchLinePrefix(line);
     if (key === null) expect(p === null || p.source === 'main').toBe(true);
