@@ -6,6 +6,15 @@ import { PANEL_ORDER } from './layout.js';
 import { SCREENS } from './keys.js';
 import type { Effect, KeyContext, KeyInfo, UiState } from './ui-state.js';
 
+/** The auto-resume counts `a` steps through in the launch confirmation (0: none). */
+export const AUTO_RESUME_STEPS: readonly number[] = [0, 1, 2, 3, 5, 10];
+
+/** The confirmation's auto-resume choice, for the launch effect (nothing when none). */
+function autoResumeOf(s: UiState): { autoResume?: number } {
+  const n = s.confirm?.kind === 'launch' ? (s.confirm.autoResume ?? 0) : 0;
+  return n > 0 ? { autoResume: n } : {};
+}
+
 /** Where a binding applies: a screen, or a dialog/overlay that takes every key while open. */
 export type Scope =
   'global' | 'runs' | 'dashboard' | 'log' | 'config' | 'help' | 'history' | 'launch' | 'leftovers' | 'input';
@@ -467,7 +476,7 @@ export const BINDINGS: readonly Binding[] = [
         : ctx.preflight === 'blocked'
           ? 'y: the pre-flight found errors (S launches anyway)'
           : 'y: waiting for the pre-flight',
-    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch' }]),
+    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', ...autoResumeOf(s) }]),
   },
   {
     keys: ['S'],
@@ -477,7 +486,26 @@ export const BINDINGS: readonly Binding[] = [
     short: 'launch anyway',
     shown: true,
     disabledReason: (ctx) => (ctx.preflight === 'blocked' ? null : 'S: only after a pre-flight that found errors'),
-    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', skipPreflight: true }]),
+    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', skipPreflight: true, ...autoResumeOf(s) }]),
+  },
+  {
+    keys: ['a'],
+    scopes: ['launch'],
+    command: 'launch-auto-resume',
+    description: `auto-resume (Slurm): resubmit the job up to N times after TIMEOUT, PREEMPTED or NODE_FAIL, as --auto-resume N (a steps N through ${AUTO_RESUME_STEPS.join(' ')})`,
+    short: 'auto-resume',
+    shown: true,
+    disabledReason: (ctx) =>
+      ctx.launchBackend === 'slurm'
+        ? null
+        : ctx.launchBackend === 'direct'
+          ? 'a: auto-resume resubmits Slurm jobs; this target runs the trainer directly'
+          : 'a: no target to launch on',
+    run: (s) => {
+      const now = s.confirm?.kind === 'launch' ? (s.confirm.autoResume ?? 0) : 0;
+      const next = AUTO_RESUME_STEPS[(AUTO_RESUME_STEPS.indexOf(now) + 1) % AUTO_RESUME_STEPS.length];
+      return same({ ...s, confirm: { kind: 'launch', autoResume: next } });
+    },
   },
   {
     keys: ['p'],
