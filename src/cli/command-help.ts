@@ -136,7 +136,10 @@ The trainer config engine on its own: the YAML as OmegaConf reads it, Hydra over
   argv                    the exact argv that will run (--remote-config PATH: the uploaded file)
   --json                  the same as JSON; show --json is exact where plain JSON is not: an int
                           beyond 2^53 keeps all its digits, a float Python's text (1.0, 5e-06), and
-                          the floats JSON cannot spell are the strings "inf", "-inf" and "nan"
+                          a float JSON cannot spell is {"$float": "inf"}, {"$float": "-inf"} or
+                          {"$float": "nan"}, while the STRING 'inf' stays the JSON string "inf"
+                          (jq: select(type == "object" and has("$float"))); a config key that
+                          begins with $ is written with one more $ ($$float)
 
 Exit codes: 0 ok, 2 config errors, a bad argument or an unreadable file.`;
 

@@ -22,8 +22,10 @@ const USAGE = `usage:
   awrl-tui config argv FILE [OVERRIDE…] [--remote-config PATH]
 
 --json (show): the config as JSON, exact where plain JSON is not: an int beyond 2^53 is written with
-all its digits (9007199254740993), a float keeps Python's text (1.0, 5e-06), and the floats JSON
-cannot spell are the strings "inf", "-inf" and "nan" (as in \`awrl-tui parse --json\`).`;
+all its digits (9007199254740993), a float keeps Python's text (1.0, 5e-06), and a float JSON
+cannot spell is the object {"$float": "inf"}, {"$float": "-inf"} or {"$float": "nan"}; the STRING 'inf'
+stays the JSON string "inf" (jq: select(type == "object" and has("$float"))). A config key that begins
+with $ is written with one more $ ($$float), so no config map reads as a float.`;
 
 interface Parsed {
   sub: string;
@@ -136,7 +138,7 @@ async function config(args: string[]): Promise<number> {
     }
     case 'show': {
       failOnFatal(ev, p.file);
-      // Exact: ints beyond 2^53 keep their digits, inf/-inf/nan are the strings "inf", "-inf", "nan".
+      // Exact: ints beyond 2^53 keep their digits, a non-finite float is {"$float": "inf"} (json-out.ts).
       if (p.json) out(typedJson((p.resolved ? ev.resolvedTree : ev.effectiveTree) ?? { t: 'null' }));
       else out(ev.effectiveYaml({ resolved: p.resolved }));
       return secretErrors(ev, p.file);

@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline/promises';
 import {
   launchRun,
   resumeRun,
+  autoResumeProblem,
   planFromConfig,
   planFromEvaluation,
   RunError,
@@ -102,12 +103,8 @@ async function launch(args: string[]): Promise<number> {
     throw new CliError("--node names a direct run's hosts: Slurm chooses its own nodes (drop --node)", EXIT.usage);
   if (nodeNames.length > 0 && resumeId)
     throw new CliError('--resume keeps the nodes the run was launched with: drop --node', EXIT.usage);
-  if (autoResume > 0 && target.backend !== 'slurm') {
-    throw new CliError(
-      '--auto-resume resubmits Slurm jobs after TIMEOUT/PREEMPTED/NODE_FAIL: it needs --backend slurm',
-      EXIT.usage,
-    );
-  }
+  const noAutoResume = autoResumeProblem(target, autoResume);
+  if (noAutoResume) throw new CliError(noAutoResume, EXIT.usage);
   // Informational lines go to stderr when stdout carries JSON.
   const info = json ? err : out;
   const where = targetWords(args);

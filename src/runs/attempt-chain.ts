@@ -84,7 +84,10 @@ for id in "$@"; do
   for f in "$d"/attempt-exit.*; do [ -f "$f" ] && printf '@@aexitat\t%s\t%s\n' "$\{f##*.}" "$(stat -c %Y "$f")"; done
   if [ -s "$d/stdout.log" ] && case ",$scan," in *",$id,"*) true ;; *) false ;; esac; then
     printf '@@marks\t'
-    # grep first: a days-long run's stdout.log holds GBs of worker lines, which awk would crawl.
+    # A SELECTION of lines, not a second reader: every kept line is read back by src/trainer-log's one
+    # grammar (parseLogBytes, stepDoneLine: prefix, ANSI, header, time). Not the reader itself on the
+    # whole log: a days-long stdout.log is GBs of worker lines and stats tables, and a lone step line
+    # carries no stats to read anyway (runs/README.md, 'The attempt chain'). grep first: awk would crawl.
     LC_ALL=C grep -a -E '^awrl: attempt [0-9]+\r?$|Recovering from StepInfo|Resume info not found|Train step [0-9]+/[0-9]+ done|Node failure on ' "$d/stdout.log" |
     LC_ALL=C awk '/^awrl: attempt [0-9]+\r?$/ { if (last != "") print "S\t" last; n = substr($0, 15); sub(/\r$/, "", n); print "A\t" n; last = ""; next }
       /Node failure on / { f = $0; sub(/.*Node failure on /, "", f); sub(/[^A-Za-z0-9_.-].*/, "", f); if (f != "") print "F\t" f; next }

@@ -41,7 +41,7 @@ export type { JobEndConnection, SlurmEndWatchOptions } from './slurm-job-end.js'
 export type { FollowOutcome, FollowToEndOptions } from './follow-to-end.js';
 export { parseCli, readProfiles, targetFromFlags, connect, connectExit, ConnectError } from './cli-target.js';
 export type { ParsedCli } from './cli-target.js';
-export { planFromConfig, planFromEvaluation } from './plan-from-config.js';
+export { autoResumeProblem, planFromConfig, planFromEvaluation } from './plan-from-config.js';
 export { forwardingFor, missingSecretsMessage } from './forwarding.js';
 export type { ForwardDecision, SecretRequirement } from './forwarding.js';
 export { evaluationForResume } from './resume-evaluation.js';

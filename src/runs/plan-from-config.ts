@@ -48,6 +48,14 @@ export function planFromConfig(input: PlanInput): PlanResult {
   return planFromEvaluation(ev, input);
 }
 
+/** Why `--auto-resume N` cannot be used on this target, or null: it resubmits Slurm jobs. The one
+ *  rule, for `--launch` (a usage error before anything is read) and the plan builder (the cockpit). */
+export function autoResumeProblem(target: Target, autoResume: number): string | null {
+  if (autoResume > 0 && target.backend !== 'slurm')
+    return '--auto-resume resubmits Slurm jobs after TIMEOUT/PREEMPTED/NODE_FAIL: it needs --backend slurm';
+  return null;
+}
+
 /** The same, for a config evaluated already (the cockpit's committed config: evaluated once). */
 export function planFromEvaluation(ev: ConfigEvaluation, input: Omit<PlanInput, 'overrides'>): PlanResult {
   const { target, env } = input;
@@ -60,6 +68,8 @@ export function planFromEvaluation(ev: ConfigEvaluation, input: Omit<PlanInput, 
   }
   if (ev.hasErrors || !ev.resolved || !ev.experimentName || !ev.trialName)
     return { ok: false, messages, errorCount: Math.max(1, errorCount) };
+  const noAutoResume = autoResumeProblem(target, input.autoResume ?? 0);
+  if (noAutoResume) return { ok: false, messages: [...messages, `error: ${noAutoResume}`], errorCount: errorCount + 1 };
   const resolved = ev.resolved;
   const own = messages.length;
   if (

@@ -31,6 +31,7 @@ export class ConfigEditor {
       overrides: config.overrides ?? [],
       envNames: new Set(setEnvNames(env)),
       target: target?.target.name ?? null,
+      targetBackend: target ? target.target.backend : null,
       remoteConfigPath: `${target?.target.workdir ?? '.'}/.awrl/runs/<run-id>/config.yaml`,
       python: target?.target.python,
       forward: { add: target?.target.forwardEnv ?? [], drop: target?.target.noForwardEnv ?? [] },

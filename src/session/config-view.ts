@@ -19,6 +19,8 @@ export interface ConfigSource {
   overrides: string[];
   envNames: ReadonlySet<string>;
   target: string | null;
+  /** The target's backend: auto-resume is offered for Slurm only. */
+  targetBackend?: 'direct' | 'slurm' | null;
   /** Where the config will be uploaded (shown in the argv). */
   remoteConfigPath: string;
   python?: string;
@@ -194,6 +196,7 @@ export function buildConfigView(
       argv,
       secrets,
       target: src.target,
+      targetBackend: src.targetBackend ?? null,
       draft,
     },
   };

@@ -94,8 +94,10 @@ export class LaunchFlow {
     });
   }
 
-  launch(skipPreflight: boolean): Promise<void> {
-    const run = this.doLaunch(skipPreflight).finally(() => {
+  /** `autoResume`: Slurm resubmissions (`--auto-resume N`), chosen in the confirmation; the plan
+   *  builder refuses it for a target that is not Slurm, as `--launch` does. */
+  launch(skipPreflight: boolean, autoResume = 0): Promise<void> {
+    const run = this.doLaunch(skipPreflight, autoResume).finally(() => {
       if (this.inFlight === run) this.inFlight = null;
     });
     this.inFlight = run;
@@ -110,13 +112,19 @@ export class LaunchFlow {
     return this.farewell;
   }
 
-  private async doLaunch(skipPreflight: boolean): Promise<void> {
+  private async doLaunch(skipPreflight: boolean, autoResume: number): Promise<void> {
     const { env, update } = this.o;
     const l = this.launchable();
     if ('error' in l) return update({ launch: { phase: 'failed', message: l.error } });
     const { src, conn, ev } = l;
     // The same plan as `--launch` (node count, Slurm warnings, forwarded secrets), from this one evaluation.
-    const planned = planFromEvaluation(ev, { target: conn.target, fileName: src.fileName, text: src.text, env });
+    const planned = planFromEvaluation(ev, {
+      target: conn.target,
+      fileName: src.fileName,
+      text: src.text,
+      env,
+      ...(autoResume > 0 ? { autoResume } : {}),
+    });
     if (!planned.ok)
       return update({
         launch: {
@@ -159,7 +167,10 @@ export class LaunchFlow {
         this.farewell = `run ${runId} started on ${conn.target.name} (its start was under way when the cockpit quit; it runs on)`;
       // What the plan adds to the Diagnostics (a Slurm time limit without recover.freq_secs, secrets).
       const warned = planned.planWarnings.length ? ` (${planned.planWarnings.join('; ')})` : '';
-      update({ launch: { phase: 'launched', runId, message: `launched ${runId} on ${conn.target.name}${warned}` } });
+      const chain = result.record.autoResume > 0 ? `, auto-resume up to ${result.record.autoResume}×` : '';
+      update({
+        launch: { phase: 'launched', runId, message: `launched ${runId} on ${conn.target.name}${chain}${warned}` },
+      });
       if (!this.abort.signal.aborted) await this.o.launched(conn, runId);
     } catch (err) {
       if (err instanceof LaunchCancelled) this.farewell = err.message;

@@ -97,7 +97,7 @@ export class LiveSession implements Session {
       setValue: (key, text) => this.editor?.setValue(key, text),
       addOverride: (text) => this.editor?.addOverride(text),
       removeOverride: (index) => this.editor?.removeOverride(index),
-      launch: (opts) => this.launcher.launch(opts?.skipPreflight ?? false),
+      launch: (opts) => this.launcher.launch(opts?.skipPreflight ?? false, opts?.autoResume ?? 0),
       runPreflight: () => this.launcher.runPreflight(),
       checkLeftovers: (id) => this.stopper.checkLeftovers(id),
       stopLeftovers: (id) => this.stopper.stopLeftovers(id),

@@ -75,6 +75,8 @@ export class RunFeed {
   private connectionAt: number;
   private unsubscribeState: (() => void) | null = null;
   private gpus: GpuSnapshot[] = [];
+  /** What onPollingChange last said (a run is followed live until it ends). */
+  private polledLive = true;
   /** How far the log was read when following stopped (the header says it). */
   private logReadEnd: LogReadEnd = 'read';
   private readonly clock: () => number;
@@ -170,8 +172,15 @@ export class RunFeed {
         }
         return this.changed();
       case 'phase':
-        if (w.phase === 'ended') this.o.onPollingChange?.(false);
-        else if (w.phase === 'resumed') this.o.onPollingChange?.(true);
+        {
+          // Live is every phase but `ended`. Not only `resumed`: a resume seen while the connection is
+          // down goes ended → unobserved → following, and never shows as `resumed`.
+          const live = w.phase !== 'ended';
+          if (live !== this.polledLive) {
+            this.polledLive = live;
+            this.o.onPollingChange?.(live);
+          }
+        }
         return this.changed();
       case 'note':
         return this.note(w.level, w.text);

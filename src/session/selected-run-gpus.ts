@@ -14,6 +14,8 @@ import type { GpuSnapshot } from './types.js';
 /** What the poller was started for (its scope is kept as JSON: compared, and reused on failure). */
 interface Polling {
   runId: string;
+  /** Bumped by each re-scoping: an older one that finishes later (a staler runs list) is dropped. */
+  seq: number;
   feed: RunFeed;
   allocation: string;
   scope: string;
@@ -45,7 +47,7 @@ export class SelectedRunGpus {
    *  already) gets one round now, then the slow pace. */
   start(poller: GpuPollerFactory, conn: TargetConnection, run: RunsSummary, scope: GpuPollScope, feed: RunFeed): void {
     this.stopPoll = this.poll(poller, conn, scope, feed, !feed.pollingStopped);
-    this.cur = { runId: run.runId, feed, allocation: allocationKey(run), scope: JSON.stringify(scope), poller };
+    this.cur = { runId: run.runId, seq: 0, feed, allocation: allocationKey(run), scope: JSON.stringify(scope), poller };
   }
 
   /**
@@ -57,24 +59,33 @@ export class SelectedRunGpus {
     if (!cur || cur.feed !== feed || this.closed) return;
     this.stopPoll?.();
     this.stopPoll = null;
+    const seq = ++cur.seq;
     const found = this.o.findRun(cur.runId);
     if (!found) return;
-    // The scope again: a resumed Slurm run may be on other nodes.
+    // The scope again: a resumed run may be on other nodes. The runs list may not show the new
+    // attempt yet (a resume made while the connection was down): followAllocation moves the
+    // poller when it does, as the allocation key read here is the list's.
+    cur.allocation = allocationKey(found.run);
     const scope = await runGpuScope(found.conn, found.run).catch(() => JSON.parse(cur.scope) as GpuPollScope);
-    if (this.cur !== cur || this.closed) return;
+    if (this.cur !== cur || this.closed || seq !== cur.seq) return;
     cur.scope = JSON.stringify(scope);
     this.stopPoll = this.poll(cur.poller, found.conn, scope, feed, live);
   }
 
-  /** A Slurm run opened while queued polls no node of its own yet: once the list shows its
-   *  allocation changed, the scope is derived again and the poller restarted on the new one. */
+  /** The list shows the run's allocation changed: the scope is derived again and the poller
+   *  restarted on a new one. A Slurm run opened while queued (no node of its own yet) gets its
+   *  allocation; a run resumed while the connection was down (a new attempt, a new Slurm job or
+   *  other direct nodes) is polled where the new attempt runs, once the list is read again. */
   async followAllocation(c: TargetConnection, listed: readonly RunsSummary[]): Promise<void> {
     const cur = this.cur;
     const run = cur && listed.find((r) => r.runId === cur.runId);
-    if (!cur || !run || run.record.backend !== 'slurm' || allocationKey(run) === cur.allocation) return;
+    if (!cur || !run || allocationKey(run) === cur.allocation) return;
     cur.allocation = allocationKey(run);
+    const seq = ++cur.seq;
     const scope = await runGpuScope(c, run);
-    if (this.cur !== cur || this.closed || JSON.stringify(scope) === cur.scope) return;
+    if (this.cur !== cur || this.closed || seq !== cur.seq) return;
+    // The same nodes, polled already (not when a re-scoping this one replaced had stopped them).
+    if (JSON.stringify(scope) === cur.scope && this.stopPoll) return;
     this.stopPoll?.();
     cur.scope = JSON.stringify(scope);
     this.stopPoll = this.poll(cur.poller, c, scope, cur.feed, !cur.feed.pollingStopped);

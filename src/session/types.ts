@@ -221,6 +221,8 @@ export interface ConfigView {
   /** Secret names the launch forwards (names only). */
   secrets: { name: string; present: boolean; required: boolean }[];
   target: string | null;
+  /** The target's backend (the launch confirmation offers auto-resume for Slurm only). */
+  targetBackend?: 'direct' | 'slurm' | null;
   /** A draft edit currently being typed, evaluated live. */
   draft: { key: string; text: string } | null;
 }
@@ -308,7 +310,7 @@ export interface SessionActions {
   removeOverride(index: number): void;
   /** Launch the Config screen's config through the pre-flight gate; `skipPreflight` launches
    *  despite errors and is recorded in run.json (like `--skip-preflight`). */
-  launch(opts?: { skipPreflight?: boolean }): Promise<void>;
+  launch(opts?: { skipPreflight?: boolean; autoResume?: number }): Promise<void>;
   /** Run the pre-flight for the Config screen's config on the launch target, without launching. */
   runPreflight(): Promise<void>;
   /** List processes still tagged with the (ended) run, or holding GPU memory, on its target. */

@@ -24,6 +24,21 @@ export function parseHeader(body: string): RecordHeader | null {
   return { time: toIsoTime(m[1]), logger: m[2], level: m[3] as Level, message: body.slice(m[0].length) };
 }
 
+// ONE grammar for what precedes a line's own text, read by the parser and by the log pane alike
+// (LogLineReader): `matchLinePrefix` (who wrote the line), then `rankPrefixLength` (torchrun's rank).
+// The shapes, as the writers print them (docs/trainer.md §4; tables in test/trainer-log/line-prefix.test.ts):
+// - merged.log: `f"[{role}]".ljust(10)`: `[main]    `, `[rollout] `, `[eval-rollout]` (no space: 10+).
+// - Ray's log forwarding (ray/_private/worker.py print_worker_logs): `(<who>[, ip=<ip>]) <line>`, the
+//   parenthesis in colour and a reset before the one space; no `, ip=` for a process on the driver's node.
+//   <who> is `[<actor or task name> ]pid=<n>` for a worker (the name is the actor's repr, which may hold
+//   spaces and parentheses: `MyActor(index=2) pid=7`), `pid=gcs_server` or `pid=runtime_env` (log_monitor's
+//   names for those files), bare `raylet`, or `autoscaler +1m2s` (`scheduler +…` in later Rays).
+//   Ray's dedup may append ` [repeated 7x across cluster]` (and once, a note about RAY_DEDUP_LOGS) to the
+//   line: RAY_REPEAT, read after a record's reset (line-bytes.ts).
+// - torchrun: `[rank0]: ` before a process's lines. `[rank3]:[W1120 …]` is c10's own glog header, not this.
+// Anything else is the line's own text: `(raylet)` is Ray's only when Ray could have written it, and a
+// controller line such as `[step] eps=128` is not a role (merged.log's padding is exact).
+
 export interface Prefix {
   /** Identifies the writing process: continuation lines carry the same key. */
   key: string;
@@ -33,8 +48,20 @@ export interface Prefix {
 }
 
 const ROLE = /^\[([A-Za-z0-9_.\-/]{1,40})\]/;
-// `(Name pid=1, ip=10.0.0.9) `, `(pid=1) `, `(raylet, ip=10.0.0.9) `: a pid or an ip is required.
-const RAY = /^\((?:(?:[A-Za-z_][\w.:\-]* )?pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?|[A-Za-z_][\w.:\-]*, ip=[0-9A-Fa-f.:]+)\) ?/;
+const RAY =
+  /^\((?:(?:[^\x00-\x1f]{1,200}? )?pid=(?:\d+|gcs_server|runtime_env)|raylet|(?:autoscaler|scheduler) \+(?:\d+h)?(?:\d+m)?\d+s)(?:, ip=[0-9A-Fa-f.:]+)?\)(?: |$)/;
+
+/** Ray's dedup note at the end of a forwarded line. */
+export const RAY_REPEAT = / \[repeated \d+x across cluster\](?: \(Ray deduplicates logs by default\.[^)]*\))?$/;
+
+/** The writer's prefix at the start of a line (escape codes already stripped), or null: the one
+ *  function the parser and the log pane ask. */
+export function matchLinePrefix(line: string): Prefix | null {
+  const c = line.charCodeAt(0);
+  if (c === 0x5b /* [ */) return matchRolePrefix(line);
+  if (c === 0x28 /* ( */ && !line.startsWith('(AReaL)')) return matchRayPrefix(line);
+  return null;
+}
 
 /** merged.log pads the role prefix to 10 characters (`[main]    `, `[rollout] `); requiring the
  *  exact padding keeps a controller continuation line such as `[step] eps=128` from being
@@ -53,7 +80,8 @@ export function matchRolePrefix(line: string): Prefix | null {
   return { key: m[0], source: m[1], length: Math.min(line.length, tagLen + pad) };
 }
 
-/** Ray's log forwarding: `(RayRPCServer pid=48213, ip=10.0.0.9) ` on every line of a worker. */
+/** Ray's log forwarding: `(RayRPCServer pid=48213, ip=10.0.0.9) ` on every line of a worker,
+ *  `(raylet) `, `(pid=gcs_server, ip=…) `, `(autoscaler +3s) ` for Ray's own processes. */
 export function matchRayPrefix(line: string): Prefix | null {
   const m = RAY.exec(line);
   if (!m) return null;
@@ -75,11 +103,7 @@ export function rankPrefixLength(body: string): number {
  *  writer the person has to look at, as the events of that line do. Cold path: cut lines only. */
 export function cutLineOrigin(b: Uint8Array, start: number, end: number): { source: string; time: string | null } {
   const line = stripAnsi(latin1Slice(b, start, Math.min(end, start + 1024)));
-  const p = line.startsWith('[')
-    ? matchRolePrefix(line)
-    : line.startsWith('(') && !line.startsWith('(AReaL)')
-      ? matchRayPrefix(line)
-      : null;
+  const p = matchLinePrefix(line);
   const body = p ? line.slice(p.length) : line;
   return { source: p?.source ?? 'main', time: body.startsWith('(AReaL) ') ? (parseHeader(body)?.time ?? null) : null };
 }

@@ -1,6 +1,7 @@
 // Line-level byte scanning for the parser's fast paths: newline batches, escape codes removed
 // on bytes, and the header test of a worker's routine record. Each must agree exactly with the
 // general path (header.ts, text.ts stripAnsi), which stays the reference.
+import { RAY_REPEAT } from './header.js';
 
 /** How much of a line's head the worker fast path strips and reads. */
 export const HEAD = 192;
@@ -279,9 +280,10 @@ export function isPlainRoutineMessage(b: Uint8Array, msg: number, lineEnd: numbe
 }
 
 /** The line's raw bytes end with colorlog's reset `ESC[0m`, which ends a record's message (or
- *  with the reset and Ray's log dedup note, ` [repeated 7x across cluster]`). */
+ *  with the reset and Ray's log dedup note, ` [repeated 7x across cluster]`, once followed by its advice
+ *  `(Ray deduplicates logs by default. …)`: header.ts RAY_REPEAT). */
 export function endsWithReset(b: Uint8Array, start: number, end: number): boolean {
-  if (end > start && b[end - 1] === 0x5d /* ] */) end = rayRepeatStart(b, start, end);
+  if (end > start && (b[end - 1] === 0x5d /* ] */ || b[end - 1] === 0x29) /* ) */) end = rayRepeatStart(b, start, end);
   return end - start >= 4 && b[end - 1] === 0x6d && b[end - 2] === 0x30 && b[end - 3] === 0x5b && b[end - 4] === 0x1b;
 }
 
@@ -304,11 +306,9 @@ export function messageOpen(b: Uint8Array, start: number, end: number): boolean 
   return false;
 }
 
-const RAY_REPEAT = / \[repeated \d+x across cluster\]$/;
-
 /** Where Ray's dedup note at the end of bytes [start, end) begins (end when there is none). */
 function rayRepeatStart(b: Uint8Array, start: number, end: number): number {
-  const from = Math.max(start, end - 48);
+  const from = Math.max(start, end - 320);
   const m = RAY_REPEAT.exec(Buffer.from(b.buffer, b.byteOffset + from, end - from).toString('latin1'));
   return m ? from + m.index : end;
 }

@@ -5,7 +5,7 @@
 // lines carry its error's). Stats tables (150-250 keys drawn with box characters) are what the
 // panels are for: each collapses to one summary line. Memory is bounded: a capped partial line,
 // a capped map of sources. Keeping the last N lines (a ring) is the caller's.
-import { parseHeader } from './header.js';
+import { matchLinePrefix, parseHeader, rankPrefixLength } from './header.js';
 import { stripAnsi } from './text.js';
 
 /** A line longer than this (bytes before cleaning) keeps its head; the rest is dropped. */
@@ -44,11 +44,6 @@ function expandTabs(s: string): string {
   return out;
 }
 
-// What may precede a line's own text: merged.log's `[role]` prefix (padded to 10) or Ray's
-// `(RayRPCServer pid=48213, ip=10.0.0.9) ` (or `(raylet, ip=…) ` before a dated line). Used to
-// classify lines only; they are shown as printed.
-const PREFIX =
-  /^(?:\[[A-Za-z][\w./-]{0,40}\](?!:) *|\([^()]{0,120}?pid=\d+[^()]{0,80}\) ?|\((?!AReaL\))[A-Za-z_][\w.:-]{0,40}(?:, ip=[^()\s]{1,60})?\) (?=\d{4}-|\[|\(AReaL\)))/;
 // Other record heads seen on a trainer's stdout: Ray/Python/SGLang lines starting with a date,
 // Python's basicConfig (`ERROR:root:`), glog/c10d (`[E ProcessGroupNCCL.cpp:…]`, `[rank3]:[W1120 …]`),
 // Python warnings (`file.py:12: UserWarning:`).
@@ -185,12 +180,15 @@ export class LogLineReader {
   }
 
   private classify(text: string): void {
-    const m = PREFIX.exec(text);
-    const prefix = m ? m[0].trimEnd() : '';
-    const body = m ? text.slice(m[0].length) : text;
+    // The parser's prefix grammar (header.ts): the same lines have the same writer in both. Used to
+    // classify lines only; they are shown as printed.
+    const p = matchLinePrefix(text);
+    let body = p ? text.slice(p.length) : text;
+    const rank = rankPrefixLength(body);
+    if (rank > 0) body = body.slice(rank);
     // merged.log prefixes only the first line of the controller's records: its tables and
     // tracebacks follow unprefixed, so `[main]` and no prefix are one source.
-    const source = prefix === '[main]' ? '' : prefix;
+    const source = !p || p.source === 'main' ? '' : p.key;
     const c = body.charAt(0);
     const table = this.tables.get(source);
     if (c === '╒' || c === '│' || c === '├' || c === '╘') {

@@ -12,8 +12,7 @@ import type { TrainerEvent } from './events.js';
 import {
   cutLineOrigin,
   parseHeader,
-  matchRayPrefix,
-  matchRolePrefix,
+  matchLinePrefix,
   rankPrefixLength,
   type Level,
   type RecordHeader,
@@ -219,18 +218,13 @@ export class TrainerLogParser {
     let body = line;
     let untagged = true;
     const c0 = line.charCodeAt(0);
-    if (c0 === 0x5b /* [ */) {
-      const p = matchRolePrefix(line);
+    if (c0 === 0x5b /* [ */ || c0 === 0x28 /* ( */) {
+      // The one prefix grammar (header.ts), which the log pane reads too.
+      const p = matchLinePrefix(line);
       if (p) {
         body = line.slice(p.length);
         if (p.source !== 'main') writer = this.writers.of(p.key, p.source);
         else untagged = false;
-      }
-    } else if (c0 === 0x28 /* ( */ && !line.startsWith('(AReaL)')) {
-      const p = matchRayPrefix(line);
-      if (p) {
-        body = line.slice(p.length);
-        writer = this.writers.of(p.key, p.source);
       }
     }
     // torchrun's `[rank0]: ` before a process's lines (a traceback, an error record).

@@ -4,14 +4,14 @@
 // with the parser's own grammar: its ANSI stripper, prefix, header and trainer time.
 import type { StepEvent } from './events.js';
 import { STEP_DONE } from './classify.js';
-import { matchRolePrefix, parseHeader } from './header.js';
+import { matchLinePrefix, parseHeader } from './header.js';
 import { stripAnsi } from './text.js';
 
 /** The step a lone `Train step … done.` line names (a controller's: unprefixed or merged.log's
  *  `[main]`), or null. */
 export function stepDoneLine(line: string): Omit<StepEvent, 'stats'> | null {
   let body = stripAnsi(line).replace(/\r$/, '');
-  const p = body.startsWith('[') ? matchRolePrefix(body) : null;
+  const p = matchLinePrefix(body);
   if (p) {
     if (p.source !== 'main') return null;
     body = body.slice(p.length);

@@ -4,6 +4,15 @@
 import { clamp, moveBy, MOVE_KEYS, same, type Binding, type Result } from './binding-keys.js';
 import type { UiState } from './ui-state.js';
 
+/** The auto-resume counts `a` steps through in the launch confirmation (0: none). */
+export const AUTO_RESUME_STEPS: readonly number[] = [0, 1, 2, 3, 5, 10];
+
+/** The confirmation's auto-resume choice, for the launch effect (nothing when none). */
+function autoResumeOf(s: UiState): { autoResume?: number } {
+  const n = s.confirm?.kind === 'launch' ? (s.confirm.autoResume ?? 0) : 0;
+  return n > 0 ? { autoResume: n } : {};
+}
+
 export const DIALOG_BINDINGS: readonly Binding[] = [
   // The help overlay: any key not listed closes it.
   {
@@ -58,7 +67,7 @@ export const DIALOG_BINDINGS: readonly Binding[] = [
           : ctx.preflight === 'refused'
             ? 'y: a run of this trial is active (stop it, or add trial_name=OTHER)'
             : 'y: waiting for the pre-flight',
-    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch' }]),
+    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', ...autoResumeOf(s) }]),
   },
   {
     keys: ['S'],
@@ -73,7 +82,26 @@ export const DIALOG_BINDINGS: readonly Binding[] = [
         : ctx.preflight === 'refused'
           ? 'S: a run of this trial is active; the launch refuses it whatever the pre-flight says'
           : 'S: only after a pre-flight that found errors',
-    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', skipPreflight: true }]),
+    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', skipPreflight: true, ...autoResumeOf(s) }]),
+  },
+  {
+    keys: ['a'],
+    scopes: ['launch'],
+    command: 'launch-auto-resume',
+    description: `auto-resume (Slurm): resubmit the job up to N times after TIMEOUT, PREEMPTED or NODE_FAIL, as --auto-resume N (a steps N through ${AUTO_RESUME_STEPS.join(' ')})`,
+    short: 'auto-resume',
+    shown: true,
+    disabledReason: (ctx) =>
+      ctx.launchBackend === 'slurm'
+        ? null
+        : ctx.launchBackend === 'direct'
+          ? 'a: auto-resume resubmits Slurm jobs; this target runs the trainer directly'
+          : 'a: no target to launch on',
+    run: (s) => {
+      const now = s.confirm?.kind === 'launch' ? (s.confirm.autoResume ?? 0) : 0;
+      const next = AUTO_RESUME_STEPS[(AUTO_RESUME_STEPS.indexOf(now) + 1) % AUTO_RESUME_STEPS.length];
+      return same({ ...s, confirm: { kind: 'launch', autoResume: next } });
+    },
   },
   {
     keys: ['p'],

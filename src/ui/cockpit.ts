@@ -109,6 +109,7 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
       : undefined,
     helpScrollMax: helpScrollMax(width, bodyH),
     historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
+    launchBackend: state.config?.targetBackend ?? null,
     argvScrollMax:
       ui.confirm?.kind === 'launch' && state.config ? argvScrollMax(state.config, width, state.preflight, bodyH) : 0,
   };
@@ -178,7 +179,7 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
       state.run?.alertHistoryDropped ?? 0,
     );
   else if (ui.confirm?.kind === 'launch' && state.config)
-    body = confirmLaunchLines(state.config, width, state.preflight, bodyH, ui.argvScroll);
+    body = confirmLaunchLines(state.config, width, state.preflight, bodyH, ui.argvScroll, ui.confirm.autoResume);
   else if (ui.confirm?.kind === 'leftovers') body = leftoverLines(state.leftovers, ui.confirm.runId, width);
   else if (ui.screen === 'dashboard') {
     const panels = (o.memo ?? new DashboardMemo()).body(state.run, state.version, width, bodyH - 2, o.colors, view);
@@ -358,7 +359,16 @@ export class Cockpit {
           a.removeOverride(e.index);
           break;
         case 'launch':
-          quietly(a.launch(e.skipPreflight ? { skipPreflight: true } : undefined));
+          quietly(
+            a.launch(
+              e.skipPreflight || e.autoResume
+                ? {
+                    ...(e.skipPreflight ? { skipPreflight: true } : {}),
+                    ...(e.autoResume ? { autoResume: e.autoResume } : {}),
+                  }
+                : undefined,
+            ),
+          );
           break;
         case 'preflight':
           quietly(a.runPreflight());

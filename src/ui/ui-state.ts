@@ -25,7 +25,11 @@ export interface KeyInfo {
 }
 
 export type Confirm =
-  { kind: 'quit' } | { kind: 'stop'; runId: string } | { kind: 'launch' } | { kind: 'leftovers'; runId: string };
+  | { kind: 'quit' }
+  | { kind: 'stop'; runId: string }
+  /** `autoResume`: Slurm resubmissions chosen in the confirmation (`a`), as `--auto-resume N`. */
+  | { kind: 'launch'; autoResume?: number }
+  | { kind: 'leftovers'; runId: string };
 export type TextInput =
   /** `prev`: the search before this one was opened (the filter is live while typing; Ctrl-c restores it). */
   | { kind: 'search'; text: string; prev: string }
@@ -86,7 +90,7 @@ export type Effect =
   | { kind: 'setValue'; key: string; text: string }
   | { kind: 'addOverride'; text: string }
   | { kind: 'removeOverride'; index: number }
-  | { kind: 'launch'; skipPreflight?: boolean }
+  | { kind: 'launch'; skipPreflight?: boolean; autoResume?: number }
   | { kind: 'preflight' }
   | { kind: 'checkLeftovers'; runId: string }
   | { kind: 'stopLeftovers'; runId: string };
@@ -119,6 +123,8 @@ export interface KeyContext {
   historyScrollMax?: number;
   /** How far the launch confirmation's argv can scroll at this size (0: it fits). */
   argvScrollMax?: number;
+  /** The launch target's backend (auto-resume is Slurm's), null when there is no target. */
+  launchBackend?: 'direct' | 'slurm' | null;
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {

@@ -236,7 +236,7 @@ describe('config show / diff / argv with a secret in the config', () => {
 });
 
 describe('config show --json is exact (#17)', () => {
-  it('seed=9007199254740993 stays itself, inf/-inf/nan are "inf", "-inf", "nan"', () => {
+  it('seed=9007199254740993 stays itself, a float inf/-inf/nan is {"$float": …}, the string \'inf\' a string', () => {
     const r = cli(
       [
         'show',
@@ -244,6 +244,7 @@ describe('config show --json is exact (#17)', () => {
         'seed=9007199254740993',
         'actor.optimizer.lr=inf',
         '++gconfig.top_p=nan',
+        "trial_name='inf'",
         '--resolved',
         '--json',
       ],
@@ -251,15 +252,19 @@ describe('config show --json is exact (#17)', () => {
     );
     expect(r.code).toBe(0);
     expect(r.out).toContain('\n  "seed": 9007199254740993,\n');
-    expect(r.out).toContain('"lr": "inf"');
-    expect(r.out).toContain('"top_p": "nan"');
-    expect(() => JSON.parse(r.out)).not.toThrow();
+    expect(r.out).toContain('"lr": {"$float": "inf"}');
+    expect(r.out).toContain('"top_p": {"$float": "nan"}');
+    expect(r.out).toContain('"trial_name": "inf"');
+    const back = JSON.parse(r.out);
+    expect([back.actor.optimizer.lr, back.trial_name]).toEqual([{ $float: 'inf' }, 'inf']);
     const effective = cli(['show', REFERENCE_PATH, '++actor.eps_clip=-inf', '--json'], { WANDB_API_KEY: 'x' });
-    expect(effective.out).toContain('"eps_clip": "-inf"');
+    expect(effective.out).toContain('"eps_clip": {"$float": "-inf"}');
   });
   it('config --help says so', () => {
     const r = cli(['--help']);
-    expect(r.err + r.out).toMatch(/"inf", "-inf" and "nan"/);
+    const help = (r.err + r.out).replace(/\s+/g, ' ');
+    expect(help).toContain('{"$float": "inf"}, {"$float": "-inf"} or {"$float": "nan"}');
+    expect(help).toContain('the STRING \'inf\' stays the JSON string "inf"');
     expect(r.err + r.out).toMatch(/beyond 2\^53/);
   });
   it('an experiment name the target decides is said so by argv', () => {

@@ -1,7 +1,7 @@
 // The resolved YAML (what a launch uploads as the run's config.yaml) must read back, in the
 // trainer's loader (pure-Python PyYAML with OmegaConf's resolver, then OmegaConf.create), to the
 // same values: a property test over random trees, strings full of what YAML treats specially.
-// Also `config show --json`: exact ints beyond 2^53, inf/-inf/nan as "inf", "-inf", "nan".
+// Also `config show --json`: exact ints beyond 2^53, a non-finite float as {"$float": "inf"}.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -172,20 +172,67 @@ describe('emit -> PyYAML + OmegaConf load -> the same values', () => {
   });
 });
 
+/** pyyaml_values.py's typed tree as `config show --json` must write it: a non-finite float is
+ *  {"$float": repr}, a key beginning with `$` gets one more `$`. */
+function asShowJson(x: any): unknown {
+  switch (x.t) {
+    case 'map':
+      return Object.fromEntries(
+        x.m.map(([k, v]: [string, unknown]) => [k.startsWith('$') ? '$' + k : k, asShowJson(v)]),
+      );
+    case 'list':
+      return x.a.map(asShowJson);
+    case 'int':
+      return Number(x.v);
+    case 'float':
+      return ['inf', '-inf', 'nan'].includes(x.v) ? { $float: x.v } : Number(x.v);
+    case 'null':
+      return null;
+    default:
+      return x.v;
+  }
+}
+
 describe('config show --json: exact', () => {
-  it('ints beyond 2^53 keep every digit; inf, -inf, nan are the strings "inf", "-inf", "nan"', () => {
+  it('ints beyond 2^53 keep every digit; a float inf, -inf, nan is {"$float": …}, the string \'inf\' a string', () => {
     const ev = evaluate(REFERENCE, [
       'seed=9007199254740993',
       'actor.optimizer.lr=inf',
       '++gconfig.top_p=-inf',
       '++actor.eps_clip=nan',
+      "trial_name='inf'",
+      "experiment_name='nan'",
     ]);
     const json = typedJson(ev.resolvedTree!);
     expect(json).toContain('"seed": 9007199254740993,');
     expect(json).not.toContain('9007199254740992');
+    expect(json).toContain('"lr": {"$float": "inf"},');
     const back = JSON.parse(json);
-    expect([back.actor.optimizer.lr, back.gconfig.top_p, back.actor.eps_clip]).toEqual(['inf', '-inf', 'nan']);
+    expect([back.actor.optimizer.lr, back.gconfig.top_p, back.actor.eps_clip]).toEqual([
+      { $float: 'inf' },
+      { $float: '-inf' },
+      { $float: 'nan' },
+    ]);
+    expect([back.trial_name, back.experiment_name]).toEqual(['inf', 'nan']);
     expect(back.sglang.random_seed).toBe(Number('9007199254740993')); // JSON.parse itself rounds; the text does not
+    // Real OmegaConf, loading the resolved YAML the launch uploads, tells the same values apart: the JSON
+    // says exactly what it says, leaf for leaf.
+    const [loaded] = pyLoad([ev.effectiveYaml({ resolved: true })]) as { value: unknown }[];
+    expect(back).toEqual(asShowJson(loaded.value));
+  });
+
+  it('a config key that begins with $ gets one more $, so no config map reads as the float marker', () => {
+    const v: Val = {
+      t: 'map',
+      m: new Map<string, Val>([
+        ['$float', { t: 'str', v: 'inf' }],
+        ['x', { t: 'float', v: Infinity }],
+      ]),
+    };
+    const json = typedJson(v);
+    expect(JSON.parse(json)).toEqual({ $$float: 'inf', x: { $float: 'inf' } });
+    const [loaded] = pyLoad([emitYaml(v)]) as { value: unknown }[];
+    expect(JSON.parse(json)).toEqual(asShowJson(loaded.value));
   });
 
   it("where plain JSON is exact it reads back the same; a float keeps its .0, in JSON.stringify's layout", () => {

@@ -3,7 +3,7 @@
 import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { evaluateConfig } from '../../src/config/index.js';
-import { planFromConfig, planFromEvaluation } from '../../src/runs/plan-from-config.js';
+import { autoResumeProblem, planFromConfig, planFromEvaluation } from '../../src/runs/plan-from-config.js';
 import type { Target } from '../../src/runs/targets.js';
 
 const FILE = new URL('../../configs/webgym_8x8h100_grpo_inst_nokl.yaml', import.meta.url).pathname;
@@ -32,6 +32,18 @@ describe('planFromEvaluation (the cockpit) = planFromConfig (--launch)', () => {
     expect(b.planWarnings.join('\n')).toMatch(/recover\.freq_secs is unset but the Slurm time limit is 04:00:00/);
     expect(b.planWarnings.join('\n')).toMatch(/GEMINI_API_KEY is not set/);
     expect(b.messages).toEqual(a.messages);
+  });
+
+  it('auto-resume is Slurm only, in the one builder: the cockpit and --launch get the same refusal', () => {
+    const direct: Target = { ...slurm, backend: 'direct' };
+    const ev = evaluateConfig({ fileName: FILE, text: TEXT, overrides: [], envNames: Object.keys(env) });
+    const r = planFromEvaluation(ev, { target: direct, fileName: FILE, text: TEXT, env, autoResume: 2 });
+    expect(r.ok).toBe(false);
+    expect(r.messages.at(-1)).toBe(`error: ${autoResumeProblem(direct, 2)}`);
+    expect(autoResumeProblem(direct, 2)).toMatch(/--auto-resume resubmits Slurm jobs .*needs --backend slurm/);
+    expect(autoResumeProblem(direct, 0)).toBeNull();
+    expect(autoResumeProblem(slurm, 3)).toBeNull();
+    expect(planFromEvaluation(ev, { target: direct, fileName: FILE, text: TEXT, env }).ok).toBe(true);
   });
 
   it('a config without experiment or trial name is not a plan (no `experimentName!`)', () => {

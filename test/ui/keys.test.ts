@@ -296,6 +296,7 @@ describe('the binding table', () => {
       historyScrollMax: 5,
       argvScrollMax: 5,
       preflight: 'ok',
+      launchBackend: 'slurm', // auto-resume (a) acts for a Slurm target only
     };
     const states: Record<string, UiState> = {
       runs: { ...initialUiState('runs'), runsCursor: 1 },

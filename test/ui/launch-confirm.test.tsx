@@ -133,3 +133,65 @@ describe('launch confirmation at 80x24 (21 body rows)', () => {
     }
   });
 });
+
+describe('auto-resume in the launch confirmation (Slurm targets only)', () => {
+  const open = async (backend: 'slurm' | 'direct') => {
+    const s = new StaticSession(
+      { config: { ...view(), targetBackend: backend }, preflight: OK },
+      { runPreflight: async () => {} },
+    );
+    const r = renderInk(
+      <App session={s} initialScreen="config" size={{ columns: 80, rows: 24 }} colors={false} clock={() => 0} />,
+    );
+    await waitForFrame(r, (x) => x.includes('seed'), 'the config screen');
+    r.stdin.write('L');
+    await waitForFrame(r, (x) => x.includes('argv rows 1-'), 'the confirmation');
+    return { s, r };
+  };
+
+  it('Slurm: off at first; a steps it to 2; y launches with autoResume 2; the key line stays', async () => {
+    const { s, r } = await open('slurm');
+    try {
+      const first = await waitForFrame(r, (x) => x.includes('auto-resume: off'), 'auto-resume off');
+      expect(first).toMatch(/auto-resume: off {3}a changes after TIMEOUT, PREEMPTED or NODE_FAIL/);
+      expect(first).toMatch(/y launch .*n cancel/);
+      r.stdin.write('a');
+      await waitForFrame(r, (x) => x.includes('auto-resume: up to 1 resubmission '), 'one');
+      r.stdin.write('a');
+      const two = await waitForFrame(r, (x) => x.includes('auto-resume: up to 2 resubmissions'), 'two');
+      expect(maxLineWidth(two)).toBeLessThanOrEqual(80);
+      expect(two).toMatch(/y launch .*n cancel/);
+      r.stdin.write('y');
+      await waitForFrame(r, () => s.calls.some((c) => c.action === 'launch'), 'the launch');
+      expect(s.calls.filter((c) => c.action === 'launch').map((c) => c.args)).toEqual([[{ autoResume: 2 }]]);
+    } finally {
+      r.unmount();
+    }
+  });
+
+  it('a direct target: no auto-resume line; a says why and launches nothing; y launches without it', async () => {
+    const { s, r } = await open('direct');
+    try {
+      r.stdin.write('a');
+      const said = await waitForFrame(r, (x) => x.includes('a: auto-resume resubmits Slurm jobs'), 'the reason');
+      expect(said).toContain('argv rows 1-'); // still open
+      expect(said).not.toContain('auto-resume: off');
+      r.stdin.write('y');
+      await waitForFrame(r, () => s.calls.some((c) => c.action === 'launch'), 'the launch');
+      expect(s.calls.filter((c) => c.action === 'launch').map((c) => c.args)).toEqual([[undefined]]);
+    } finally {
+      r.unmount();
+    }
+  });
+
+  it('at 80x24 the auto-resume line and the key line both stay while the argv scrolls', () => {
+    const c = { ...view(), targetBackend: 'slurm' as const };
+    const max = argvScrollMax(c, 80, OK, 21);
+    for (const scroll of [0, max]) {
+      const lines = confirmLaunchLines(c, 80, OK, 21, scroll, 3).map(lineText);
+      expect(lines.length).toBeLessThanOrEqual(21);
+      expect(lines.at(-2)).toMatch(/^auto-resume: up to 3 resubmissions {3}a changes/);
+      expect(lines.at(-1)).toMatch(/y launch .*n cancel$/);
+    }
+  });
+});

@@ -233,8 +233,23 @@ function confirmLayout(
   height: number,
 ): { rows: Line[]; room: number } {
   const rows = argvRows(c.argv, width);
-  const fixed = 1 + 1 + secretLines(c).length + preflightSection(c, width, preflight).length + 1;
+  const fixed = 1 + 1 + secretLines(c).length + preflightSection(c, width, preflight).length + autoResumeRows(c) + 1;
   return { rows, room: Math.max(2, height - fixed) };
+}
+
+/** The auto-resume line: a Slurm target's only (`a` is disabled, with its reason, for any other). */
+const autoResumeRows = (c: ConfigView): number => (c.targetBackend === 'slurm' ? 1 : 0);
+
+function autoResumeLine(n: number, width: number): Line {
+  const what = n > 0 ? `up to ${n} resubmission${n === 1 ? '' : 's'}` : 'off';
+  const why = ' after TIMEOUT, PREEMPTED or NODE_FAIL (--auto-resume)';
+  return [
+    { t: 'auto-resume: ', c: 'dim' },
+    { t: what, c: n > 0 ? 'good' : undefined, bold: n > 0 },
+    { t: '   ' },
+    { t: 'a', bold: true },
+    { t: fit(` changes${why}`, Math.max(0, width - 13 - what.length - 4)) },
+  ];
 }
 
 /** The launch confirmation: the exact argv (secrets by name only), the pre-flight, and what the keys do.
@@ -246,6 +261,7 @@ export function confirmLaunchLines(
   preflight?: PreflightPhase,
   height = Infinity,
   argvScroll = 0,
+  autoResume = 0,
 ): Line[] {
   const out: Line[] = [titleLine('Launch?', width, c.target ?? '')];
   if (c.hasErrors) {
@@ -325,7 +341,7 @@ export function confirmLaunchLines(
   // The key line is pinned: at 80×24 a long pre-flight would push it off the screen, so what is
   // above it gives way (the pre-flight's last line, its summary, stays).
   const below = [...secrets, ...pf];
-  const budget = height - out.length - 1;
+  const budget = height - out.length - 1 - autoResumeRows(c);
   if (below.length > budget && budget >= 2) {
     const hidden = below.length - (budget - 1);
     const head = below.slice(0, budget - 2);
@@ -343,6 +359,7 @@ export function confirmLaunchLines(
       below.at(-1)!,
     );
   } else out.push(...below.slice(0, Math.max(0, budget)));
+  if (autoResumeRows(c)) out.push(autoResumeLine(autoResume, width));
   out.push(keys);
   return out;
 }
