@@ -13,12 +13,15 @@ import { createLiveSession, type LiveSession } from '../../src/session/live-sess
 import { SHARED } from '../harness/fixtures.js';
 import { waitFor } from '../harness/wait.js';
 
-/** Every list command (the runs poll) and what it sent back. */
+/** Every list command (the runs poll) in the order it STARTED, and what it sent back once done: a
+ *  listing started before the focus may end after one started after it (a kick runs beside the timer). */
 class CountingTransport extends LocalTransport {
   lists: Array<{ args: string[]; out: string }> = [];
   override async exec(argv: string[], opts?: ExecOptions): Promise<ExecResult> {
+    const entry = { args: argv.slice(4), out: '' };
+    if (argv[3] === 'awrl-list') this.lists.push(entry);
     const r = await super.exec(argv, opts);
-    if (argv[3] === 'awrl-list') this.lists.push({ args: argv.slice(4), out: r.stdout.toString('utf8') });
+    entry.out = r.stdout.toString('utf8');
     return r;
   }
 }
