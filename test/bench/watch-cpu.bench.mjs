@@ -71,7 +71,13 @@ function parseCpu(root) {
     env: { ...process.env, NODE_ENV: 'production' },
   });
   const child = r.stdout.trim().split('\n').pop().trim().split(/\s+/);
-  const s = (t) => Number(t.match(/(\d+)m([\d.]+)s/).slice(1).reduce((m, x) => Number(m) * 60 + Number(x)));
+  const s = (t) =>
+    Number(
+      t
+        .match(/(\d+)m([\d.]+)s/)
+        .slice(1)
+        .reduce((m, x) => Number(m) * 60 + Number(x)),
+    );
   return s(child[0]) + s(child[1]);
 }
 
