@@ -14,23 +14,9 @@ export function toIsoTime(stamp: string): string {
 // naiveMs is this one).
 const NAIVE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
 
-/** The last time read and its result: the store and every health rule read the same record's time,
- *  each record once or more, and the regular expression was a large part of a watch's CPU. */
-let lastTime = '';
-let lastTimeMs: number | null = null;
-
 /** Naive milliseconds of a zone-less ISO time; null when it is not one. */
 export function naiveTimeMs(s: string | null | undefined): number | null {
   if (!s) return null;
-  if (s === lastTime) return lastTimeMs;
-  const ms = readNaiveTimeMs(s);
-  lastTime = s;
-  lastTimeMs = ms;
-  return ms;
-}
-
-/** naiveTimeMs without its memory (exported for the test that compares the two). */
-export function readNaiveTimeMs(s: string): number | null {
   const m = NAIVE.exec(s.trim());
   if (!m) return null;
   const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
