@@ -20,20 +20,34 @@ class KeyWindows {
   first: Sample[] = [];
   recent: Sample[] = [];
 
+  /** The median of `first` while it stands (undefined: not known): it stops changing once the
+   *  first 20 steps are in, and the rule asks for it at every step. */
+  private early: number | null | undefined;
+
   add(step: number, value: number): void {
     // Steps repeat after a resume and the later value stands: replace in place.
     const f = this.first.find((s) => s.step === step);
-    if (f) f.value = value;
-    else if (
+    if (f) {
+      f.value = value;
+      this.early = undefined;
+    } else if (
       this.first.length < DRIFT_WINDOW &&
       (this.first.length === 0 || step > this.first[this.first.length - 1].step)
     ) {
       this.first.push({ step, value });
+      this.early = undefined;
     }
-    // A replayed step invalidates the recent samples at and after it.
-    this.recent = this.recent.filter((s) => s.step < step);
+    // A replayed step invalidates the recent samples at and after it (ascending: only a step at or
+    // before the newest one replays any).
+    const newest = this.recent[this.recent.length - 1];
+    if (newest !== undefined && newest.step >= step) this.recent = this.recent.filter((s) => s.step < step);
     this.recent.push({ step, value });
     if (this.recent.length > DRIFT_WINDOW) this.recent.shift();
+  }
+
+  earlyMedian(): number | null {
+    if (this.early === undefined) this.early = median(this.first.map((s) => s.value));
+    return this.early;
   }
 }
 
@@ -69,7 +83,7 @@ export class DriftTracker {
       if (w.first.length < DRIFT_WINDOW || w.recent.length < DRIFT_WINDOW) continue;
       const lastFirst = w.first[w.first.length - 1].step;
       if (w.recent[0].step <= lastFirst) continue; // windows overlap: fewer than 40 distinct steps
-      const early = median(w.first.map((s) => s.value))!;
+      const early = w.earlyMedian()!;
       const late = median(w.recent.map((s) => s.value))!;
       if (!(late >= DRIFT_FACTOR * early) || late - early < DRIFT_FLOOR_S) continue;
       const phase = key.slice('timeperf/'.length);
