@@ -9,9 +9,10 @@ import { RunFeed } from '../../dist/session/run-feed.js';
 
 const [mode, logPath, lastStepArg, sshConfig, fromStart] = process.argv.slice(2);
 const lastStep = Number(lastStepArg);
+const sshHost = process.env.AWRL_BENCH_SSH_HOST ?? 'bench';
 const t0 = performance.now();
 const transport = await openTransport(
-  mode === 'ssh' ? 'bench' : 'local',
+  mode === 'ssh' ? sshHost : 'local',
   mode === 'ssh' ? { sshConfigFile: sshConfig } : {},
 );
 const connectedMs = performance.now() - t0;
@@ -37,7 +38,7 @@ feed = new RunFeed({
   transport,
   target: {
     name: 'bench',
-    host: mode === 'ssh' ? 'bench' : 'local',
+    host: mode === 'ssh' ? sshHost : 'local',
     workdir: dirname(logPath),
     python: 'python3',
     backend: 'direct',

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateArealLog } from './areal-log.mjs';
-import { descendants, startBenchSshd } from './bench-util.mjs';
+import { startBenchSshd } from './bench-sshd.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const MB = Number(process.env.AWRL_BENCH_ATTACH_MB ?? 1100);
@@ -36,13 +36,16 @@ function timed(line) {
   return { s: Number(m[1]), cpu: Number(m[2]) + Number(m[3]), bytes: Number(r.stdout.trim()) };
 }
 
+/** The harness sshd's host alias (in its ssh_config), once started. */
+let sshHost = 'bench';
+
 function attach(mode, log, lastStep, sshConfig, extra = [], cache = cacheHome) {
   const r = spawnSync(
     process.execPath,
     [join(here, 'attach-child.mjs'), mode, log, String(lastStep), sshConfig, ...extra],
     {
       encoding: 'utf8',
-      env: { ...process.env, NODE_ENV: 'production', XDG_CACHE_HOME: cache },
+      env: { ...process.env, NODE_ENV: 'production', XDG_CACHE_HOME: cache, AWRL_BENCH_SSH_HOST: sshHost },
       maxBuffer: 1 << 24,
     },
   );
@@ -69,7 +72,7 @@ async function oneSize(mb, sshConfig, full) {
   const ssh = [];
   const local = [];
   for (let i = 0; i < (full ? REPEAT : 1); i++) {
-    sshCat.push(timed(`ssh -F ${sshConfig} bench cat ${log}`));
+    sshCat.push(timed(`ssh -F ${sshConfig} ${sshHost} cat ${log}`));
     rmSync(cacheHome, { recursive: true, force: true });
     ssh.push(attach('ssh', log, lastStep, sshConfig));
     rmSync(cacheHome, { recursive: true, force: true });
@@ -138,20 +141,14 @@ function filters(log, size) {
 
 let sshd;
 try {
-  sshd = await startBenchSshd(dir);
-  await oneSize(MB, sshd.sshConfig, true);
+  sshd = await startBenchSshd();
+  sshHost = sshd.alias;
+  await oneSize(MB, sshd.sshConfigFile, true);
   const free = Number(spawnSync('df', ['-B1', '--output=avail', tmpdir()], { encoding: 'utf8' }).stdout.split('\n')[1]);
   if (process.env.AWRL_BENCH_5GB === '0') say('5 GB: skipped (AWRL_BENCH_5GB=0)');
   else if (!(free >= 15e9)) say(`5 GB: skipped: ${(free / 1e9).toFixed(1)} GB free in ${tmpdir()} (15 GB wanted)`);
-  else await oneSize(5 * 1024, sshd.sshConfig, false);
+  else await oneSize(5 * 1024, sshd.sshConfigFile, false);
 } finally {
-  if (sshd) {
-    for (const p of descendants(sshd.pid)) {
-      try {
-        process.kill(p);
-      } catch {}
-    }
-    process.kill(sshd.pid);
-  }
+  await sshd?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
