@@ -20,7 +20,7 @@ export function eventToJsonLine(e: TrainerEvent): string {
       return this === stats && typeof v === 'number' && !Number.isFinite(v) ? nonFiniteText(v) : v;
     });
   }
-  return JSON.stringify(e);
+  return smallEventJson(e) ?? JSON.stringify(e);
 }
 
 /** How the trainer prints a non-finite float (Python's `format(x, '.4e')`). */
