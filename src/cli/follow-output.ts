@@ -3,7 +3,7 @@
 // riding along, what Ctrl-C says, and the exit code the run's end maps to. A renderer of src/runs'
 // RunWatch, as the cockpit's session is: every decision (what fired, when the connection was lost,
 // when the run ended) is the watch's; this file only prints it, in the order it happened.
-import { JsonSink, eventToJsonLine, type StepEvent } from '../trainer-log/index.js';
+import { JsonSink, writeEventJson, type StepEvent, type TrainerEvent } from '../trainer-log/index.js';
 import type { Target } from '../runs/index.js';
 import { progressLine } from '../runs/follow-to-end.js';
 import { RunWatch } from '../runs/run-watch.js';
@@ -57,12 +57,19 @@ const flushOut = (): void => {
   // A copy: the sink's buffer is written again before a pipe may have taken these bytes.
   process.stdout.write(Buffer.from(queued.take()));
 };
+const willFlush = (): void => {
+  if (flushing) return;
+  flushing = true;
+  queueMicrotask(flushOut);
+};
 const out = (s: string) => {
-  if (!flushing) {
-    flushing = true;
-    queueMicrotask(flushOut);
-  }
+  willFlush();
   queued.line(s);
+};
+/** An event's JSON line (a step's written from its printed bytes, no string made). */
+const outEvent = (e: TrainerEvent) => {
+  willFlush();
+  writeEventJson(queued, e);
 };
 const err = (s: string) => {
   flushOut();
@@ -147,7 +154,7 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
       case 'record': {
         const e = w.record;
         if (e.type === 'save') return; // not an event of the contract: the health rules'
-        if (json) out(eventToJsonLine(e));
+        if (json) outEvent(e);
         else if (e.type === 'step') {
           out(progressLine(e, prev));
           prev = e;

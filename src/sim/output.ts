@@ -16,7 +16,7 @@ import {
 } from './records.js';
 import type { TruthEvent, Output } from './truth.js';
 import type { TrainerEvent } from '../trainer-log/events.js';
-import { eventToJsonLine } from '../trainer-log/json.js';
+import { eventToJsonLine } from '../trainer-log/event-json.js';
 import type { SchedulerType } from './plan.js';
 import { makeDirs } from './make-dirs.js';
 

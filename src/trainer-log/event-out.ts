@@ -2,7 +2,8 @@
 // JsonSink as JSON Lines (JsonLinesParser). One object shared by the parser and its parts (the
 // writers' records, the pending step), so they all emit in the one order of the input.
 import type { TrainerEvent, WarningEvent, WarningKind } from './events.js';
-import { eventToJsonLine, type JsonSink } from './json.js';
+import { smallEventJson, type JsonSink } from './json.js';
+import { eventToJsonLine } from './event-json.js';
 
 export class EventOut {
   /** The events of the current push/end/flushIdle call (when there is no sink). */
@@ -17,7 +18,7 @@ export class EventOut {
   }
 
   emit(ev: TrainerEvent): void {
-    if (this.sink !== null) this.sink.line(eventToJsonLine(ev));
+    if (this.sink !== null) this.sink.line(smallEventJson(ev) ?? eventToJsonLine(ev));
     else this.list.push(ev);
   }
 

@@ -1,7 +1,8 @@
 // Public face of the trainer-log room (pure: callers pass bytes, get events).
 export type * from './events.js';
 export { TrainerLogParser, parseLogBytes, MAX_WRITERS, type ParserOptions } from './parser.js';
-export { eventToJsonLine, eventFromJsonLine, statsFromJson, statJsonValue, nonFiniteText, JsonSink } from './json.js';
+export { eventFromJsonLine, statsFromJson, statJsonValue, nonFiniteText, JsonSink } from './json.js';
+export { eventToJsonLine, writeEventJson } from './event-json.js';
 export { stripAnsi, toIsoTime, isoTimeToMs, naiveTimeMs, parseNumber } from './text.js';
 export { JsonLinesParser } from './json-lines.js';
 export { TrainerLogReader, type ReaderEvent, type ReadResult, type ReaderOptions } from './reader.js';

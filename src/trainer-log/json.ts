@@ -1,27 +1,11 @@
-// JSON Lines form of events. eventToJsonLine: `type` first, then the fields in contract order
-// (the parser builds every event with `type` as its first property, so JSON.stringify keeps that
-// order). JSON has no spelling for NaN or Infinity, so a non-finite stats value is written as the
-// JSON string the trainer printed: "nan", "inf" or "-inf" (three different facts; finite values
-// stay numbers, null stays a cell that held no number); statsFromJson reads them back.
-// Step events from the parser carry the printed text of their values (`1.2345e-03` is already a
-// JSON number): writing those texts is several times cheaper than formatting 200 doubles.
-// JsonSink: the same lines as bytes, gathered in one reused buffer: `awrl-tui parse --json` writes
-// a whole chunk's worth of lines with one write, and a step's line is assembled from the printed
-// value bytes and per-key-set prefix bytes without building a string (see JsonLinesParser).
+// The pieces of the JSON Lines form of events (event-json.ts puts them together). JSON has no
+// spelling for NaN or Infinity, so a non-finite stats value is written as the JSON string the
+// trainer printed: "nan", "inf" or "-inf" (three different facts; finite values stay numbers, null
+// stays a cell that held no number); statsFromJson reads them back.
+// JsonSink: lines as bytes, gathered in one reused buffer: `awrl-tui parse --json` writes a whole
+// chunk's worth of lines with one write, and a step's line is assembled from the printed value
+// bytes and per-key-set prefix bytes without building a string (step-json.ts).
 import type { StepEvent, TrainerEvent } from './events.js';
-import { rawStatsOf } from './stats-shapes.js';
-
-export function eventToJsonLine(e: TrainerEvent): string {
-  if (e.type === 'step') {
-    const raw = rawStatsOf(e.stats);
-    if (raw !== undefined) return stepJson(e, raw.prefixes, raw.raws, raw.values);
-    const stats = e.stats;
-    return JSON.stringify(e, function (this: unknown, _key: string, v: unknown) {
-      return this === stats && typeof v === 'number' && !Number.isFinite(v) ? nonFiniteText(v) : v;
-    });
-  }
-  return smallEventJson(e) ?? JSON.stringify(e);
-}
 
 /** How the trainer prints a non-finite float (Python's `format(x, '.4e')`). */
 export function nonFiniteText(v: number): 'nan' | 'inf' | '-inf' {
@@ -62,20 +46,6 @@ export function eventFromJsonLine(line: string): TrainerEvent {
   const e = JSON.parse(line) as TrainerEvent;
   if (e.type === 'step') e.stats = statsFromJson(e.stats as Record<string, unknown>);
   return e;
-}
-
-function stepJson(e: StepEvent, prefixes: string[], raws: (string | undefined)[], values: (number | null)[]): string {
-  // One flat string from an array join: `+=` would build a rope of 400 pieces per step.
-  const parts: string[] = new Array(prefixes.length * 2 + 2);
-  parts[0] = stepHeadJson(e);
-  let j = 1;
-  for (let i = 0; i < prefixes.length; i++) {
-    const r = raws[i];
-    parts[j++] = i > 0 ? ',' + prefixes[i] : prefixes[i];
-    parts[j++] = r !== undefined ? r : jsonStat(values[i]);
-  }
-  parts[j] = '}}';
-  return parts.join('');
 }
 
 export class JsonSink {

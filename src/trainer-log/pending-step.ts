@@ -129,8 +129,8 @@ export class StepAssembler {
       if (out.sink !== null && shape !== null && shape.jsonPrefixes !== null) {
         writeStepJson(out.sink, head, shape.jsonPrefixes, cells, this.arena);
       } else {
-        const { values, raws } = cellValues(cells, this.arena);
-        out.emit({ ...head, stats: this.shapes.make(shape, cells.keys, values, raws) });
+        const { values, printed } = cellValues(cells, this.arena);
+        out.emit({ ...head, stats: this.shapes.make(shape, cells.keys, values, printed) });
       }
       if (step.truncated)
         out.warn(

@@ -1,5 +1,6 @@
-// Stats objects of steps, built fast for the key sets a run repeats, and the printed texts of
+// Stats objects of steps, built fast for the key sets a run repeats, and the printed bytes of
 // their values kept behind a hidden symbol for eventToJsonLine.
+import type { PrintedCells } from './table-cells.js';
 
 type Maker = (v: (number | null)[]) => Record<string, number | null>;
 
@@ -11,17 +12,16 @@ export interface Shape {
   keys: string[];
   make: Maker | null;
   seen: number;
-  /** `"key":` per key, for the JSON form. */
-  prefixes: string[] | null;
-  /** The same as UTF-8 bytes, with the separating comma (all but the first), for JsonLinesParser. */
+  /** `"key":` per key as UTF-8 bytes, with the separating comma (all but the first), for the JSON
+   *  form; null until the key set recurs (or JSON Lines are written). */
   jsonPrefixes: Uint8Array[] | null;
 }
 
-/** Printed texts of a frozen stats object's values, for eventToJsonLine (see json.ts). */
+/** Printed values of a frozen stats object, for its JSON line (see json.ts): `"key":` bytes per
+ *  key (with the separating comma, all but the first) and the value bytes as printed. */
 export interface RawStats {
-  prefixes: string[];
-  raws: (string | undefined)[];
-  values: (number | null)[];
+  prefixes: Uint8Array[];
+  printed: PrintedCells;
 }
 /** Hidden (non-enumerable symbol) property of a stats object: invisible to Object.keys, JSON and
  *  deep-equality helpers. A WeakMap would do the same but costs ephemeron work in every GC. */
@@ -49,11 +49,11 @@ export class StatsShapes {
       }
       // Only a key set that recurs gets a fixed shape: a one-off table is cheaper built key by
       // key. Its maker is compiled when an object is first needed (JSON Lines never need one).
-      if (s.prefixes === null && (++s.seen >= 3 || json)) withPrefixes(s);
+      if (s.jsonPrefixes === null && (++s.seen >= 3 || json)) withPrefixes(s);
       return s;
     }
     if (isPlainKeySet(keys)) {
-      const s: Shape = { keys: [...keys], make: null, seen: 1, prefixes: null, jsonPrefixes: null };
+      const s: Shape = { keys: [...keys], make: null, seen: 1, jsonPrefixes: null };
       shapes.unshift(s);
       if (shapes.length > 16) shapes.pop();
       if (json) return withPrefixes(s);
@@ -65,23 +65,21 @@ export class StatsShapes {
     shape: Shape | null,
     keys: string[],
     values: (number | null)[],
-    raws?: (string | undefined)[],
+    printed?: PrintedCells,
   ): Record<string, number | null> {
     let stats: Record<string, number | null>;
-    if (shape?.prefixes) {
+    if (shape?.jsonPrefixes) {
       shape.make ??= compile(shape.keys);
       stats = shape.make(values);
     } else {
       stats = dynamic(keys, values);
     }
-    // Every step's JSON writes the printed texts, the first steps of a key set too: the same log
+    // Every step's JSON writes the printed values, the first steps of a key set too: the same log
     // gives the same bytes whatever a parser saw before (a follower reset after a rotation).
-    const prefixes = raws
-      ? (shape?.prefixes ?? (isPlainKeySet(keys) ? keys.map((k) => JSON.stringify(k) + ':') : null))
-      : null;
-    if (prefixes !== null && raws) {
-      // Frozen, so the printed texts can never disagree with the values.
-      Object.defineProperty(stats, RAW_STATS, { value: { prefixes, raws, values } });
+    const prefixes = printed ? (shape?.jsonPrefixes ?? (isPlainKeySet(keys) ? jsonPrefixes(keys) : null)) : null;
+    if (prefixes !== null && printed) {
+      // Frozen, so the printed values can never disagree with the numbers.
+      Object.defineProperty(stats, RAW_STATS, { value: { prefixes, printed } });
       Object.freeze(stats);
     }
     return stats;
@@ -89,9 +87,12 @@ export class StatsShapes {
 }
 
 function withPrefixes(s: Shape): Shape {
-  s.prefixes = s.keys.map((k) => JSON.stringify(k) + ':');
-  s.jsonPrefixes = s.prefixes.map((p, j) => Buffer.from(j > 0 ? ',' + p : p, 'utf8'));
+  s.jsonPrefixes = jsonPrefixes(s.keys);
   return s;
+}
+
+function jsonPrefixes(keys: string[]): Uint8Array[] {
+  return keys.map((k, j) => Buffer.from((j > 0 ? ',' : '') + JSON.stringify(k) + ':', 'utf8'));
 }
 
 /** Keys an object literal keeps as they are: distinct (a duplicate's later value wins in an object)

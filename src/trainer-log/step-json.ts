@@ -4,15 +4,15 @@
 // most of the output of a log, hence bytes in, bytes out.
 import type { StepEvent } from './events.js';
 import { JsonSink, jsonStat, stepHeadJson } from './json.js';
-import type { StepCells, ValueArena } from './table-cells.js';
+import type { CellSpans } from './table-cells.js';
 import { latin1Slice, parseNumber } from './text.js';
 
 export function writeStepJson(
   sink: JsonSink,
   head: Omit<StepEvent, 'stats'>,
   prefixes: Uint8Array[],
-  cells: StepCells,
-  arena: ValueArena,
+  cells: CellSpans,
+  arena: { buf: Buffer },
 ): void {
   sink.text(stepHeadJson(head));
   const { starts, ends, json } = cells;

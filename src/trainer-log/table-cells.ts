@@ -106,21 +106,50 @@ export interface StepCells {
   json: boolean[];
 }
 
-/** Values and printed texts of a step's cells (for the stats object and its hidden RAW_STATS). */
-export function cellValues(
-  cells: StepCells,
-  arena: ValueArena,
-): { values: (number | null)[]; raws: (string | undefined)[] } {
+/** What the JSON writer reads of a step's cells (StepCells, or the PrintedCells an event keeps). */
+export interface CellSpans {
+  starts: ArrayLike<number>;
+  ends: ArrayLike<number>;
+  json: ArrayLike<boolean | number>;
+}
+
+/** A step's printed values, kept with its stats object (hidden RAW_STATS) for its JSON line: one
+ *  copy of the step's value bytes and where each cell's are, in the shape StepCells has. */
+export interface PrintedCells {
+  starts: Int32Array;
+  ends: Int32Array;
+  json: Uint8Array;
+  bytes: Buffer;
+}
+
+/** The values of a step's cells as numbers (NaN, ±Infinity as printed; null: no number), and
+ *  their printed bytes (a copy: the arena and the cell arrays are reused by the next step). */
+export function cellValues(cells: StepCells, arena: ValueArena): { values: (number | null)[]; printed: PrintedCells } {
   const n = cells.n;
   const values: (number | null)[] = new Array(n);
-  const raws: (string | undefined)[] = new Array(n);
+  const starts = new Int32Array(n);
+  const ends = new Int32Array(n);
+  const json = new Uint8Array(n);
+  let lo = n > 0 ? cells.starts[0] : 0;
+  let hi = lo;
   for (let i = 0; i < n; i++) {
-    const s = latin1Slice(arena.buf, cells.starts[i], cells.ends[i]);
-    const v = parseNumber(s, 0, s.length);
-    values[i] = v;
-    raws[i] = v !== null && cells.json[i] ? s : undefined;
+    const a = cells.starts[i];
+    const b = cells.ends[i];
+    const s = latin1Slice(arena.buf, a, b);
+    values[i] = parseNumber(s, 0, s.length);
+    starts[i] = a;
+    ends[i] = b;
+    json[i] = cells.json[i] ? 1 : 0;
+    if (a < lo) lo = a;
+    if (b > hi) hi = b;
   }
-  return { values, raws };
+  if (lo > 0) {
+    for (let i = 0; i < n; i++) {
+      starts[i] -= lo;
+      ends[i] -= lo;
+    }
+  }
+  return { values, printed: { starts, ends, json, bytes: Buffer.from(arena.buf.subarray(lo, hi)) } };
 }
 
 /** JSON's number grammar over bytes [a, b): -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? (Python's

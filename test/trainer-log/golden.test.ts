@@ -12,7 +12,13 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { JsonLinesParser, eventToJsonLine, parseLogBytes } from '../../src/trainer-log/index.js';
+import {
+  JsonLinesParser,
+  JsonSink,
+  eventToJsonLine,
+  parseLogBytes,
+  writeEventJson,
+} from '../../src/trainer-log/index.js';
 import { SHARED } from '../harness/fixtures.js';
 
 const BIN = new URL('../../bin/awrl-tui.js', import.meta.url).pathname;
@@ -46,6 +52,12 @@ describe('JSON Lines output is byte-identical to the golden files', () => {
   it.each(CASES)('library events through eventToJsonLine (%s)', (_name, file) => {
     const lines = parseLogBytes(readFileSync(file)).map((e) => eventToJsonLine(e) + '\n');
     expect(Buffer.from(lines.join(''), 'utf8').equals(golden(_name))).toBe(true);
+  });
+
+  it.each(CASES)('library events through writeEventJson, as `follow --json` writes them (%s)', (_name, file) => {
+    const sink = new JsonSink();
+    for (const e of parseLogBytes(readFileSync(file))) writeEventJson(sink, e);
+    expect(Buffer.from(sink.take()).equals(golden(_name))).toBe(true);
   });
 
   it.each(CASES)('JsonLinesParser, whole and in 20 random chunkings (%s)', (name, file) => {
