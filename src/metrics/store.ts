@@ -3,6 +3,7 @@
 // Memory is constant per key after the series cap; the number of keys is capped too.
 import type { BatchEvent, MemoryEvent, StepEvent, TrainerEvent } from '../trainer-log/events.js';
 import { isoTimeToMs } from '../trainer-log/text.js';
+import { statsColumns } from '../trainer-log/stats-shapes.js';
 import { Series, type DownsampledView, type SeriesView } from './series.js';
 
 /** Derived series kept next to the stats keys. */
@@ -46,7 +47,7 @@ export class MetricsStore {
   droppedKeys = 0;
   private prevStepMs: number | null = null;
   private prevStep: number | null = null;
-  private lastKeys: string[] = [];
+  private lastKeys: readonly string[] = [];
   private lastSeries: (Series | undefined)[] = [];
 
   constructor(opts: StoreOptions = {}) {
@@ -105,14 +106,21 @@ export class MetricsStore {
     const step = e.globalStep;
     const ms = isoTimeToMs(e.time);
     const stats = e.stats;
-    // Steps carry the same few hundred keys each time: resolve their series once per key set.
-    const keys = Object.keys(stats);
-    if (!sameKeys(this.lastKeys, keys)) {
-      this.lastKeys = keys;
+    // Steps carry the same few hundred keys each time: resolve their series once per key set. A
+    // parsed step hands its keys and values as arrays (the key array shared by its key set).
+    const columns = statsColumns(stats);
+    const keys = columns ? columns.keys : Object.keys(stats);
+    if (keys !== this.lastKeys && !sameKeys(this.lastKeys, keys)) {
       this.lastSeries = keys.map((k) => this.seriesFor(k));
     }
+    this.lastKeys = keys;
     const series = this.lastSeries;
-    for (let i = 0; i < keys.length; i++) series[i]?.push(step, stats[keys[i]]);
+    if (columns) {
+      const values = columns.values;
+      for (let i = 0; i < keys.length; i++) series[i]?.push(step, values[i]);
+    } else {
+      for (let i = 0; i < keys.length; i++) series[i]?.push(step, stats[keys[i]]);
+    }
     // Only a step that advances has a wall time: one that goes back (or repeats) was logged again
     // after a restart whose Recover record we did not see, and its gap spans the downtime.
     if (
@@ -193,7 +201,7 @@ export class MetricsStore {
   }
 }
 
-function sameKeys(a: string[], b: string[]): boolean {
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

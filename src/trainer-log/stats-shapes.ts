@@ -12,6 +12,8 @@ export interface Shape {
   keys: string[];
   make: Maker | null;
   seen: number;
+  /** No key is an array index: an object's keys enumerate in this order. */
+  ordered: boolean;
   /** `"key":` per key as UTF-8 bytes, with the separating comma (all but the first), for the JSON
    *  form; null until the key set recurs (or JSON Lines are written). */
   jsonPrefixes: Uint8Array[] | null;
@@ -22,6 +24,15 @@ export interface Shape {
 export interface RawStats {
   prefixes: Uint8Array[];
   printed: PrintedCells;
+  /** The keys in Object.keys order and their values, side by side (see statsColumns); null when
+   *  a key is an array index (Object.keys would put it first). */
+  columns: StatsColumns | null;
+}
+
+export interface StatsColumns {
+  /** One array per key set (the same array for every step of it): compare by identity first. */
+  keys: readonly string[];
+  values: readonly (number | null)[];
 }
 /** Hidden (non-enumerable symbol) property of a stats object: invisible to Object.keys, JSON and
  *  deep-equality helpers. A WeakMap would do the same but costs ephemeron work in every GC. */
@@ -29,6 +40,13 @@ export const RAW_STATS = Symbol('awrl.rawStats');
 
 export function rawStatsOf(stats: object): RawStats | undefined {
   return (stats as { [RAW_STATS]?: RawStats })[RAW_STATS];
+}
+
+/** A parsed step's stats as two arrays (`values[i]` is `stats[keys[i]]`, keys in Object.keys
+ *  order), without enumerating the object: for a consumer of every key of every step (the metrics
+ *  store). Undefined for stats not made by the parser, or with an array-index key. */
+export function statsColumns(stats: object): StatsColumns | undefined {
+  return rawStatsOf(stats)?.columns ?? undefined;
 }
 
 export class StatsShapes {
@@ -53,7 +71,7 @@ export class StatsShapes {
       return s;
     }
     if (isPlainKeySet(keys)) {
-      const s: Shape = { keys: [...keys], make: null, seen: 1, jsonPrefixes: null };
+      const s: Shape = { keys: [...keys], make: null, seen: 1, ordered: inOrder(keys), jsonPrefixes: null };
       shapes.unshift(s);
       if (shapes.length > 16) shapes.pop();
       if (json) return withPrefixes(s);
@@ -78,8 +96,11 @@ export class StatsShapes {
     // gives the same bytes whatever a parser saw before (a follower reset after a rotation).
     const prefixes = printed ? (shape?.jsonPrefixes ?? (isPlainKeySet(keys) ? jsonPrefixes(keys) : null)) : null;
     if (prefixes !== null && printed) {
+      const ordered = shape ? shape.ordered : inOrder(keys);
+      const columns = ordered ? { keys: shape ? shape.keys : [...keys], values } : null;
+      const raw: RawStats = { prefixes, printed, columns };
       // Frozen, so the printed values can never disagree with the numbers.
-      Object.defineProperty(stats, RAW_STATS, { value: { prefixes, printed } });
+      Object.defineProperty(stats, RAW_STATS, { value: raw });
       Object.freeze(stats);
     }
     return stats;
@@ -99,6 +120,11 @@ function jsonPrefixes(keys: string[]): Uint8Array[] {
  *  and no `__proto__` (which would set the prototype). */
 function isPlainKeySet(keys: string[]): boolean {
   return keys.length > 0 && keys.length <= 2000 && !keys.includes('__proto__') && new Set(keys).size === keys.length;
+}
+
+/** No key is an array index ("0" up to 2^32 - 2): Object.keys lists such keys first. */
+function inOrder(keys: readonly string[]): boolean {
+  return !keys.some((k) => /^(?:0|[1-9]\d{0,9})$/.test(k) && Number(k) < 2 ** 32 - 1);
 }
 
 function compile(keys: string[]): Maker {
