@@ -4,6 +4,7 @@
 import type { Alert } from './alert.js';
 import { formatDuration } from './time.js';
 import { median } from './window.js';
+import { statsColumns } from '../trainer-log/stats-shapes.js';
 
 export const DRIFT_WINDOW = 20;
 export const DRIFT_FACTOR = 2;
@@ -57,20 +58,35 @@ export class DriftTracker {
    *  observation (twice per record when a backfill rebuilds the alert history). */
   private cached: Alert[] | null = null;
 
+  /** A parsed step's key array (statsColumns) and where its timeperf/ keys are in it. */
+  private columnKeys: readonly string[] | null = null;
+  private phaseAt: number[] = [];
+
   ingestStep(globalStep: number, stats: Record<string, number | null>): void {
     this.cached = null;
-    for (const key in stats) {
-      if (!key.startsWith('timeperf/')) continue;
-      const v = stats[key];
-      if (v === null || !Number.isFinite(v)) continue;
-      let w = this.keys.get(key);
-      if (!w) {
-        if (this.keys.size >= MAX_KEYS) continue;
-        w = new KeyWindows();
-        this.keys.set(key, w);
-      }
-      w.add(globalStep, v);
+    const columns = statsColumns(stats);
+    if (columns === undefined) {
+      for (const key in stats) if (key.startsWith('timeperf/')) this.add(globalStep, key, stats[key]);
+      return;
     }
+    // The same order as `for in` (statsColumns keeps Object.keys order), found once per key set.
+    if (columns.keys !== this.columnKeys) {
+      this.columnKeys = columns.keys;
+      this.phaseAt = [];
+      columns.keys.forEach((k, i) => k.startsWith('timeperf/') && this.phaseAt.push(i));
+    }
+    for (const i of this.phaseAt) this.add(globalStep, columns.keys[i], columns.values[i]);
+  }
+
+  private add(globalStep: number, key: string, v: number | null): void {
+    if (v === null || !Number.isFinite(v)) return;
+    let w = this.keys.get(key);
+    if (!w) {
+      if (this.keys.size >= MAX_KEYS) return;
+      w = new KeyWindows();
+      this.keys.set(key, w);
+    }
+    w.add(globalStep, v);
   }
 
   alerts(): Alert[] {

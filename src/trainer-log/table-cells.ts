@@ -6,7 +6,7 @@
 // reused arena per step (ValueArena); the JSON writer (step-json.ts) copies those bytes straight
 // into its line, the event path (cellValues) makes numbers and texts of them. So the common
 // --json path makes no string per cell.
-import { bytesToUtf8, latin1Slice, parseNumber } from './text.js';
+import { bytesToUtf8, parseNumberBytes } from './text.js';
 
 // ---- Keys
 
@@ -135,8 +135,7 @@ export function cellValues(cells: StepCells, arena: ValueArena): { values: (numb
   for (let i = 0; i < n; i++) {
     const a = cells.starts[i];
     const b = cells.ends[i];
-    const s = latin1Slice(arena.buf, a, b);
-    values[i] = parseNumber(s, 0, s.length);
+    values[i] = parseNumberBytes(arena.buf, a, b);
     starts[i] = a;
     ends[i] = b;
     json[i] = cells.json[i] ? 1 : 0;

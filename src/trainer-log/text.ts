@@ -165,6 +165,67 @@ export function parseNumber(s: string, start: number, end: number): number | nul
   return Number.isNaN(v) ? null : v;
 }
 
+/** parseNumber of the latin1 text of bytes [start, end), the same value, without a string for the
+ *  usual cell (`1.2345e-03`: digits, a point, an exponent, within the fast path's bounds); any
+ *  other text is handed to parseNumber as a string. */
+export function parseNumberBytes(b: Uint8Array, start: number, end: number): number | null {
+  let i = start;
+  let neg = false;
+  let c = b[i];
+  if (c === 0x2d) {
+    neg = true;
+    i++;
+  }
+  let mant = 0;
+  let digits = 0;
+  let scale = 0;
+  let sawDigit = false;
+  while (i < end && (c = b[i]) >= 0x30 && c <= 0x39) {
+    if (digits > 0 || c !== 0x30) {
+      mant = mant * 10 + (c - 0x30);
+      digits++;
+    }
+    sawDigit = true;
+    i++;
+  }
+  if (i < end && b[i] === 0x2e) {
+    i++;
+    while (i < end && (c = b[i]) >= 0x30 && c <= 0x39) {
+      if (digits > 0 || c !== 0x30) {
+        mant = mant * 10 + (c - 0x30);
+        digits++;
+      }
+      scale--;
+      sawDigit = true;
+      i++;
+    }
+  }
+  let exp = 0;
+  if (sawDigit && i < end && (b[i] | 0x20) === 0x65) {
+    i++;
+    let eneg = false;
+    if (i < end && ((c = b[i]) === 0x2d || c === 0x2b)) {
+      eneg = c === 0x2d;
+      i++;
+    }
+    let ed = 0;
+    while (i < end && ed < 4 && (c = b[i]) >= 0x30 && c <= 0x39) {
+      exp = exp * 10 + (c - 0x30);
+      ed++;
+      i++;
+    }
+    if (ed === 0) i = -1;
+    if (eneg) exp = -exp;
+  }
+  const e = exp + scale;
+  if (i !== end || !sawDigit || digits > 15 || e < -22 || e > 22) {
+    const s = latin1Slice(b, start, end);
+    return parseNumber(s, 0, s.length);
+  }
+  const v = e < 0 ? mant / POW10[-e] : mant * POW10[e];
+  return neg ? -v : v;
+}
+
 /** The words Python's float() reads besides digits: nan stays NaN (a fact of its own, never
  *  null), inf and -inf stay infinite. */
 function slowNumber(t: string): number | null {
