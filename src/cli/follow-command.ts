@@ -49,7 +49,7 @@ async function follow(args: string[]): Promise<number> {
       });
     const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
     const evaluation =
-      (await evaluationForResume(transport, target, runId, envNames).catch(() => null))?.evaluation ?? null;
+      (await evaluationForResume(transport, target, runId, envNames, record).catch(() => null))?.evaluation ?? null;
     return await followAndPrint({
       transport,
       target,

@@ -18,9 +18,11 @@ export async function evaluationForResume(
   target: Target,
   runId: string,
   envNames: readonly string[],
+  /** The run's record when the caller has just read it (one round trip less). */
+  known?: RunRecord,
 ): Promise<{ evaluation: ConfigEvaluation; record: RunRecord; configPath: string } | null> {
   if (!isValidRunId(runId)) return null;
-  const record = await readRecord(transport, `${runsRoot(target)}/${runId}`);
+  const record = known ?? (await readRecord(transport, `${runsRoot(target)}/${runId}`));
   if (!record) return null;
   const at = record.argv.indexOf('--config');
   if (at < 0) return null;
