@@ -36,7 +36,9 @@ const has = (cmd) => spawnSync('bash', ['-c', `command -v ${cmd}`]).status === 0
 function untilLastStep(cmd, steps) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const p = spawn('bash', ['-c', cmd], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    // bash's `time` of the whole pipeline: the CPU it took on this side (ssh and parse, or follow).
+    const timedCmd = `TIMEFORMAT='@@cpu %U %S'; time ( ${cmd} )`;
+    const p = spawn('bash', ['-c', timedCmd], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
     let seen = 0;
     let last = null;
     let rest = '';
@@ -50,8 +52,14 @@ function untilLastStep(cmd, steps) {
     p.stderr.on('data', (b) => (err = (err + b.toString()).slice(-2000)));
     p.on('error', reject);
     p.on('close', (code) => {
+      const cpu = /@@cpu ([\d.]+) ([\d.]+)/.exec(err);
       if (last === null) reject(new Error(`${cmd}: ${seen} of ${steps} steps (exit ${code}): ${err}`));
-      else resolve({ s: (last - t0) / 1000, exitS: (performance.now() - t0) / 1000 });
+      else
+        resolve({
+          s: (last - t0) / 1000,
+          exitS: (performance.now() - t0) / 1000,
+          cpu: cpu ? Number(cpu[1]) + Number(cpu[2]) : NaN,
+        });
     });
   });
 }
@@ -167,12 +175,16 @@ try {
 
   // 3. The headline: the CLI as a user runs it, against OpenSSH + parse, interleaved.
   const ssh = `ssh -F ${q(sshd.sshConfigFile)} ${q(sshd.alias)}`;
-  const runs = { cat: [], ref: [], follow: [] };
+  const runs = { cat: [], ref: [], follow: [], refCpu: [], followCpu: [] };
   for (let i = 0; i < REPEAT; i++) {
     runs.cat.push(timed(`${ssh} cat ${q(log)} > /dev/null`));
-    runs.ref.push((await untilLastStep(`${ssh} cat ${q(log)} | ${q(BIN)} parse /dev/stdin --json`, steps)).s);
+    const ref = await untilLastStep(`${ssh} cat ${q(log)} | ${q(BIN)} parse /dev/stdin --json`, steps);
     const target = `--target ${q(sshd.alias)} -F ${q(sshd.sshConfigFile)} --workdir ${q(work)}`;
-    runs.follow.push((await untilLastStep(`${q(BIN)} follow stream-bench ${target} --json`, steps)).s);
+    const fol = await untilLastStep(`${q(BIN)} follow stream-bench ${target} --json`, steps);
+    runs.ref.push(ref.s);
+    runs.refCpu.push(ref.cpu);
+    runs.follow.push(fol.s);
+    runs.followCpu.push(fol.cpu);
   }
   const [cat, ref, fol] = [median(runs.cat), median(runs.ref), median(runs.follow)];
   const all = (xs) => xs.map((x) => x.toFixed(2)).join(' ');
@@ -186,6 +198,11 @@ try {
   );
   console.log(
     `  ratio follow / (ssh cat | parse): ${(fol / ref).toFixed(2)} (best runs ${(Math.min(...runs.follow) / Math.min(...runs.ref)).toFixed(2)}); load average ${load()}`,
+  );
+  // CPU on this side (the target's is not in it): steadier than wall time on a shared machine.
+  const [rc, fc] = [median(runs.refCpu), median(runs.followCpu)];
+  console.log(
+    `  CPU here (median): ssh + parse ${rc.toFixed(2)} s (${all(runs.refCpu)}), follow ${fc.toFixed(2)} s (${all(runs.followCpu)}); ratio ${(fc / rc).toFixed(2)}`,
   );
 } finally {
   await sshd?.stop();
