@@ -2,15 +2,20 @@
 // run that is already going (after Ctrl-C of `--launch --follow`, from another script, or from
 // cron): the same lines as `--launch --follow`, from the log's first byte, so `--json` gives every
 // event once, then follows to the run's end. Exit codes as `--launch --follow`.
-import { assertWorkdir, readRecord, runsRoot, RunError, type Target } from '../runs/index.js';
+// Imported file by file, not through src/runs' index: that would load the config engine (and the
+// yaml library) before connecting. The run's config is evaluated by a module loaded meanwhile.
+import type { Target } from '../runs/targets.js';
+import { assertWorkdir } from '../runs/twins.js';
+import { readRecord } from '../runs/launch.js';
+import { runsRoot } from '../runs/list.js';
+import { RunError } from '../runs/run-error.js';
 import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
-import { evaluationForResume } from '../runs/resume-evaluation.js';
 import { runLogPath } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
-import { targetWords, wholeNumber } from './launch-command.js';
+import { targetWords, wholeNumber } from './cli-words.js';
 import { withJsonErrors } from './json-errors.js';
 import { cliErrorFromRun, cliTarget } from './run-errors.js';
 
@@ -31,6 +36,9 @@ async function follow(args: string[]): Promise<number> {
   if (extra.length) throw new CliError(`unexpected argument '${extra[0]}'\n${USAGE}`, EXIT.usage);
   const reconnectTimeoutS = wholeNumber('--reconnect-timeout', p.values['--reconnect-timeout'], 300);
   const target: Target = cliTarget(p.flags);
+  // Compiled while the handshake waits on the network.
+  const evaluating = import('../runs/resume-evaluation.js');
+  evaluating.catch(() => undefined);
   const transport = await connectOrExit(target, {
     acceptNewHostKey: p.switches.has('--accept-new-host-key'),
     reconnectTimeoutMs: reconnectTimeoutS * 1000,
@@ -48,6 +56,7 @@ async function follow(args: string[]): Promise<number> {
         hintInLine: true,
       });
     const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
+    const { evaluationForResume } = await evaluating;
     const evaluation =
       (await evaluationForResume(transport, target, runId, envNames, record).catch(() => null))?.evaluation ?? null;
     return await followAndPrint({

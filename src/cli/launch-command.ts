@@ -36,6 +36,7 @@ import { directRunNodes } from '../runs/direct-nodes.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
 import { withJsonErrors } from './json-errors.js';
+import { targetWords, wholeNumber } from './cli-words.js';
 import { cliErrorFromRun, cliTarget } from './run-errors.js';
 
 const OWN = {
@@ -45,28 +46,6 @@ const OWN = {
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
 const err = (s: string) => process.stderr.write(`${s}\n`);
-
-/** The target words the user typed (`--target h -F f --workdir d` …), quoted, to repeat in advice. */
-export function targetWords(args: string[]): string {
-  const words: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    // What names the target, not what a launch forwards (a stop or follow has no use for it).
-    if (!(name in TARGET_VALUE_FLAGS) || name === '--forward-env' || name === '--no-forward-env') continue;
-    const v = eq > 0 ? a.slice(eq + 1) : args[++i];
-    if (v !== undefined) words.push(name, shellQuote(v));
-  }
-  return words.join(' ');
-}
-
-/** A flag's whole-number value (seconds, counts), or the default when absent. */
-export function wholeNumber(name: string, v: string | undefined, dflt: number): number {
-  if (v === undefined) return dflt;
-  if (!/^\d+$/.test(v)) throw new CliError(`${name} needs a whole number, not '${v}'`, EXIT.usage);
-  return Number(v);
-}
 
 export const run = (args: string[]): Promise<number> => withJsonErrors(args, () => launch(args));
 

@@ -3,7 +3,8 @@
 // head plus the hosts the user named. Pure lookups and adapters; the selected run's poller
 // lifecycle is in selected-run-gpus.ts.
 import { GpuPoller, gpuPollScope, type GpuPollScope, type GpuSnapshot as PolledGpus } from '../gpu/index.js';
-import { setupInWorkdir, type RunSummary as RunsSummary } from '../runs/index.js';
+import { setupInWorkdir } from '../runs/targets.js';
+import type { RunSummary as RunsSummary } from '../runs/list.js';
 import { pendingGpuNote } from '../runs/pending-gpus.js';
 import { directGpuScope } from '../runs/direct-nodes.js';
 import type { GpuPollerFactory, TargetConnection } from './live-options.js';
