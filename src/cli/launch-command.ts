@@ -18,7 +18,7 @@ import {
   type LaunchResult,
   type Target,
 } from '../runs/index.js';
-import { parseCli, TARGET_VALUE_FLAGS } from '../runs/cli-target.js';
+import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { shellQuote } from '../remote/quote.js';
 import type { Transport } from '../remote/transport.js';
