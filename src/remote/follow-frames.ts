@@ -30,7 +30,7 @@ export const PREFIX_WINDOW = 64;
  * The follower. Args: file, offset, expected inode ('-' if none), expected prefix md5 ('-'), its
  * length, heartbeat timeout (s), poll interval (s), md5 of the last delivered bytes before the
  * offset ('-'), their count, the least backlog sent compressed (bytes, 0: never), the gzip jobs
- * run at once (0: as many as the target has cores, at most 4), the bytes per gzip member, and the
+ * run at once (0: one fewer than the target's cores, 1 to 4), the bytes per gzip member, and the
  * poll interval (s) while the file is quiet.
  *
  * Output on stdout only, framed so that notices and data can never be confused or reordered
@@ -73,7 +73,8 @@ f=$1; off=$2; eino=$3; efp=$4; eplen=$5; hbt=$6; poll=$7; etfp=\${8:--}; etlen=\
 zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-16777216}; qpoll=\${13:-$poll}
 export LC_ALL=C
 command -v gzip >/dev/null 2>&1 || zmin=0
-if [ "$zjobs" -le 0 ]; then zjobs=$(nproc 2>/dev/null) || zjobs=1; [ "$zjobs" -gt 4 ] && zjobs=4; fi
+# One core is left to sshd's cipher and the rest of the head (a 2-core head: 1 job read faster).
+if [ "$zjobs" -le 0 ]; then zjobs=$(nproc 2>/dev/null) || zjobs=2; zjobs=$((zjobs - 1)); [ "$zjobs" -lt 1 ] && zjobs=1; [ "$zjobs" -gt 4 ] && zjobs=4; fi
 # A full, read-only or missing TMPDIR must not stop the follower: try the usual other places.
 w=
 for b in "\${TMPDIR:-/tmp}" /tmp /dev/shm "\${HOME:-/nonexistent}"; do

@@ -39,7 +39,7 @@ export interface OpenTransportOptions {
   followQuietPollMs?: number;
   /** A follower's backlog at least this long crosses the wire gzip-compressed (default 1 MiB; 0:
    *  never), in members of `followCompressChunkBytes` (16 MiB) compressed `followCompressJobs` at
-   *  once (default 0: the target's cores, at most 4). ssh only. */
+   *  once (default 0: one fewer than the target's cores, 1 to 4). ssh only. */
   followCompressMinBytes?: number;
   followCompressJobs?: number;
   followCompressChunkBytes?: number;

@@ -19,7 +19,7 @@ export interface RemoteFollowOptions {
   quietPollMs?: number;
   /** A backlog at least this long is sent gzip-compressed (default COMPRESS_MIN_BYTES; 0: never). */
   compressMinBytes?: number;
-  /** gzip jobs at once on the target (default 0: its cores, at most 4) and bytes per member. */
+  /** gzip jobs at once on the target (default 0: one fewer than its cores, 1 to 4) and bytes per member. */
   compressJobs?: number;
   compressChunkBytes?: number;
   /** Called when bytes arrive: the connection demonstrably works (resets the reconnect backoff). */

@@ -144,7 +144,7 @@ try {
     ['gzip -1, 2 jobs, 16 MiB members', { followCompressJobs: 2 }],
     ['gzip -1, 4 jobs, 16 MiB members', { followCompressJobs: 4 }],
     ['gzip -1, 2 jobs, 4 MiB members', { followCompressJobs: 2, followCompressChunkBytes: 4 << 20 }],
-    ['default (gzip -1, jobs = cores ≤ 4)', {}],
+    ['default (gzip -1, jobs = cores - 1, 1 to 4)', {}],
   ];
   for (const [label, o] of options) {
     const t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...o });
