@@ -19,14 +19,15 @@ export interface Shape {
   jsonPrefixes: Uint8Array[] | null;
 }
 
-/** Printed values of a frozen stats object, for its JSON line (see json.ts): `"key":` bytes per
+/** Printed values of a parsed stats object, for its JSON line (event-json.ts): `"key":` bytes per
  *  key (with the separating comma, all but the first) and the value bytes as printed. */
 export interface RawStats {
   prefixes: Uint8Array[];
   printed: PrintedCells;
-  /** The keys in Object.keys order and their values, side by side (see statsColumns); null when
-   *  a key is an array index (Object.keys would put it first). */
-  columns: StatsColumns | null;
+  /** The keys in the table's order and their values, side by side. */
+  columns: StatsColumns;
+  /** The table's order is Object.keys order (no key is an array index, which would come first). */
+  ordered: boolean;
 }
 
 export interface StatsColumns {
@@ -46,7 +47,16 @@ export function rawStatsOf(stats: object): RawStats | undefined {
  *  order), without enumerating the object: for a consumer of every key of every step (the metrics
  *  store). Undefined for stats not made by the parser, or with an array-index key. */
 export function statsColumns(stats: object): StatsColumns | undefined {
-  return rawStatsOf(stats)?.columns ?? undefined;
+  const raw = rawStatsOf(stats);
+  return raw?.ordered ? raw.columns : undefined;
+}
+
+/** The stats object still holds exactly the keys and values the parser gave it. */
+export function asParsed(stats: Record<string, number | null>, raw: RawStats): boolean {
+  const { keys, values } = raw.columns;
+  if (Object.keys(stats).length !== keys.length) return false;
+  for (let i = 0; i < keys.length; i++) if (!Object.is(stats[keys[i]], values[i])) return false;
+  return true;
 }
 
 export class StatsShapes {
@@ -97,11 +107,11 @@ export class StatsShapes {
     const prefixes = printed ? (shape?.jsonPrefixes ?? (isPlainKeySet(keys) ? jsonPrefixes(keys) : null)) : null;
     if (prefixes !== null && printed) {
       const ordered = shape ? shape.ordered : inOrder(keys);
-      const columns = ordered ? { keys: shape ? shape.keys : [...keys], values } : null;
-      const raw: RawStats = { prefixes, printed, columns };
-      // Frozen, so the printed values can never disagree with the numbers.
+      const columns = { keys: shape ? shape.keys : [...keys], values };
+      const raw: RawStats = { prefixes, printed, columns, ordered };
+      // Not frozen (that cost more than building the object): a parsed step's stats are read,
+      // never changed, and the JSON writer checks they still are (asParsed) before using these.
       Object.defineProperty(stats, RAW_STATS, { value: raw });
-      Object.freeze(stats);
     }
     return stats;
   }
