@@ -252,5 +252,12 @@ export class RunAlerts {
 /** Naive ms as the cockpit prints times: the trainer's local time read as this machine's (as
  *  localTimeMs does for every other time on the screen). */
 function displayMs(naive: number): number {
-  return Date.parse(naiveIso(naive));
+  if (naive !== lastNaive) {
+    lastDisplay = Date.parse(naiveIso(naive));
+    lastNaive = naive;
+  }
+  return lastDisplay;
 }
+/** The last time displayMs converted: the rules look at every record, most share a time. */
+let lastNaive = Number.NaN;
+let lastDisplay = Number.NaN;

@@ -14,9 +14,20 @@ export function toIsoTime(stamp: string): string {
 // naiveMs is this one).
 const NAIVE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
 
+/** The last time read and its value: a record's time is read by the store and by several rules. */
+let lastTime = '';
+let lastMs: number | null = null;
+
 /** Naive milliseconds of a zone-less ISO time; null when it is not one. */
 export function naiveTimeMs(s: string | null | undefined): number | null {
   if (!s) return null;
+  if (s === lastTime) return lastMs;
+  lastMs = readNaive(s);
+  lastTime = s;
+  return lastMs;
+}
+
+function readNaive(s: string): number | null {
   const m = NAIVE.exec(s.trim());
   if (!m) return null;
   const ms = m[7] ? Number((m[7] + '00').slice(0, 3)) : 0;
