@@ -20,8 +20,10 @@ export interface StepEvent {
   time: string;
   /** Every key of the stats table as Python's float() reads its printed value: `nan` -> NaN, `inf`
    *  -> Infinity, `-inf` -> -Infinity (three different facts), text that is no number -> null.
-   *  JSON form: non-finite values are the strings "nan", "inf", "-inf" (see json.ts). */
-  stats: Record<string, number | null>;
+   *  JSON form: non-finite values are the strings "nan", "inf", "-inf" (see json.ts). The parser's
+   *  stats are read-only by contract (not frozen: that costs more than the parse): they carry
+   *  their printed values for the JSON line and the store (stats-shapes.ts). Copy to change. */
+  readonly stats: Readonly<Record<string, number | null>>;
 }
 
 /** A `Memory-Usage <phase>:` record: the controller's (source 'main': numbers of the DP-head-0

@@ -44,8 +44,7 @@ export function statsFromJson(stats: Record<string, unknown>): Record<string, nu
 /** One line of `parse --json` / `--follow --json` output back as the event it was written from. */
 export function eventFromJsonLine(line: string): TrainerEvent {
   const e = JSON.parse(line) as TrainerEvent;
-  if (e.type === 'step') e.stats = statsFromJson(e.stats as Record<string, unknown>);
-  return e;
+  return e.type === 'step' ? { ...e, stats: statsFromJson(e.stats as Record<string, unknown>) } : e;
 }
 
 export class JsonSink {
