@@ -6,6 +6,10 @@
 import { dirname } from 'node:path';
 import { openTransport } from '../../dist/remote/index.js';
 import { RunFeed } from '../../dist/session/run-feed.js';
+import { boundDashboardHeap } from '../../dist/session/dashboard-heap.js';
+
+// As the cockpit's entry does (src/cli/cockpit-flow.ts).
+boundDashboardHeap();
 
 const [mode, logPath, lastStepArg, sshConfig, fromStart] = process.argv.slice(2);
 const lastStep = Number(lastStepArg);
