@@ -14,7 +14,6 @@ import { TrainerLogReader, type LogLine } from '../trainer-log/index.js';
 import type { HealthEvent } from '../health/index.js';
 import { FILTER_SCRIPT, PROGRESS_LINE, keyPatterns } from './backfill-filter.js';
 import { BackfillCache, type CacheHit, type CacheWriter } from './backfill-cache.js';
-import { holdYoungGeneration } from './dashboard-heap.js';
 
 export { BACKFILL_KEYS } from './backfill-filter.js';
 
@@ -81,22 +80,6 @@ export async function backfill(
   logPath: string,
   size: number,
   opts: BackfillOptions = {},
-): Promise<BackfillResult> {
-  // A history is a burst of short-lived records: the young generation keeps its size meanwhile
-  // (dashboard-heap.ts), else V8 grows it to 32 MiB and keeps that for the dashboard's lifetime.
-  const release = holdYoungGeneration();
-  try {
-    return await readHistory(transport, logPath, size, opts);
-  } finally {
-    release();
-  }
-}
-
-async function readHistory(
-  transport: Transport,
-  logPath: string,
-  size: number,
-  opts: BackfillOptions,
 ): Promise<BackfillResult> {
   const cache = opts.cache ?? null;
   let hit: CacheHit | null = cache ? await cache.lookup(transport.target, logPath) : null;

@@ -4,8 +4,8 @@
 // old generation may grow to 4× what survived its last full collection before the next one. V8
 // gives neither back while the dashboard runs. Measured on a 1.1 GB log (`npm run bench -- attach`,
 // figures in src/session/README.md): the peak RSS of an attach fell from 157 MB (ssh) and 144 MB
-// (local) to ≈ 115 and 100 MB, and of a dashboard following the log from its start from 196 MB
-// to ≈ 120, with the same CPU time.
+// (local) to ≈ 115–125 and 95 MB, and of a dashboard following the log from its start from 196 MB
+// to ≈ 117, with the same CPU time.
 // The flags are set at run time (v8.setFlagsFromString): both are read by V8 at each collection.
 // The launcher's #! line cannot take them: it is 113 bytes, and Linux before 5.1 cuts the line at
 // 127 (`--max-semi-space-size` would do what the second one does, only at start-up).
