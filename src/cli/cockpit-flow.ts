@@ -8,6 +8,7 @@ import { openSplash } from '../ui/chrome.js';
 import type { ScreenId } from '../ui/keys.js';
 import type { CockpitFlags } from '../ui/cockpit-args.js';
 import type { LiveSessionOptions } from '../session/live-session.js';
+import { boundDashboardHeap } from '../session/dashboard-heap.js';
 
 export interface CockpitFlow {
   /** Target flags as parsed (with the cockpit's own, e.g. --check-nodes), handed to resolveTargets. */
@@ -28,6 +29,8 @@ export interface CockpitFlow {
 
 /** Connect, run the cockpit until the user quits; returns the targets that could not be reached. */
 export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ failures: string[]; targets: number }> {
+  // Before any burst: the heap stays near what the dashboard holds (dashboard-heap.ts).
+  boundDashboardHeap();
   const splash = openSplash(process.stdout, flow.screen, flow.connecting);
   const { resolveTargets, connectTargets } = await import('../ui/connect.js');
   let connections: Awaited<ReturnType<typeof connectTargets>>['connections'] = [];

@@ -195,6 +195,13 @@ export class RunWatch {
     return this.standing;
   }
 
+  /** Reading stands before the end the log had when the watch opened: its history is being read
+   *  (backfilled or followed), a burst. False once that end is reached, after a reset, and when
+   *  the end could not be measured. */
+  get readingBacklog(): boolean {
+    return this.firstSilence !== null && this.readOffset < this.firstSilence.size;
+  }
+
   /** The run's state as last told (null: not polled yet). */
   get summary(): RunSummary | null {
     return this.current;

@@ -88,7 +88,7 @@ export async function backfill(
   const want = opts.tailBytes ?? tailBytes(size);
   const fresh = hit && hit.offset <= size ? Math.max(256 << 10, size - hit.offset) : want;
   const tailFrom = Math.max(0, size - Math.min(want, fresh));
-  let tail: Awaited<ReturnType<typeof readTail>>;
+  let tail: Awaited<ReturnType<typeof readTail>> | null;
   try {
     tail = await readTail(transport, logPath, tailFrom, size);
     if (tail.bytes.lastIndexOf(0x0a) < 0 && tailFrom > 0)
@@ -100,18 +100,14 @@ export async function backfill(
   const lastNl = tail.bytes.lastIndexOf(0x0a);
   const cut = tailFrom + lastNl + 1;
   const reader = new TrainerLogReader();
-  const seen = tail.bytes.subarray(0, lastNl + 1);
-  const preview = new TrainerLogReader({ lines: false });
-  // The pane keeps its last 500 lines: the last 256 KiB hold them (cleaning lines costs more than
-  // reading records: the whole tail would delay the first frame).
-  const paneFrom = Math.max(0, seen.length - PANE_BYTES);
-  // Told once the filter is started: the target filters while the tail is read here.
-  const showTail = (): void =>
-    opts.onTail?.({
-      lines: reader.linesBefore(seen.subarray(paneFrom), paneFrom > 0 ? seen[paneFrom - 1] !== 0x0a : tail.insideLine),
-      midLog: tail.midLog || paneFrom > 0,
-      preview: preview.push(seen).events,
-    });
+  // Told once the filter is started (the target filters while the tail is read here), then
+  // dropped: the tail's bytes (up to 4 MiB) are not kept while the history is read, nor after.
+  let tellTail: (() => void) | null = tailTeller(tail, lastNl, reader, opts);
+  const showTail = (): void => {
+    const tell = tellTail;
+    tellTail = null;
+    tell?.();
+  };
 
   const events: HealthEvent[] = [];
   let records = 0;
@@ -123,6 +119,7 @@ export async function backfill(
     else for (const x of e) events.push(x);
   };
   const done = { offset: cut, reader, events, records: 0, sentBytes: tail.bytes.length, coveredBytes: cut };
+  tail = null;
   if (cut === 0) {
     await hit?.close();
     showTail();
@@ -213,6 +210,26 @@ export async function backfill(
     await hit?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** What `onTail` is told of the raw tail (its bytes up to its last line end, `lastNl`). */
+function tailTeller(
+  tail: { bytes: Buffer; midLog: boolean; insideLine: boolean },
+  lastNl: number,
+  reader: TrainerLogReader,
+  opts: BackfillOptions,
+): () => void {
+  const seen = tail.bytes.subarray(0, lastNl + 1);
+  // The pane keeps its last 500 lines: the last 256 KiB hold them (cleaning lines costs more than
+  // reading records: the whole tail would delay the first frame).
+  const paneFrom = Math.max(0, seen.length - PANE_BYTES);
+  const { midLog, insideLine } = tail;
+  return () =>
+    opts.onTail?.({
+      lines: reader.linesBefore(seen.subarray(paneFrom), paneFrom > 0 ? seen[paneFrom - 1] !== 0x0a : insideLine),
+      midLog: midLog || paneFrom > 0,
+      preview: new TrainerLogReader({ lines: false }).push(seen).events,
+    });
 }
 
 /** The first line of a stream (the filter's header), and what came after it in that chunk. */

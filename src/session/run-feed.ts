@@ -11,6 +11,7 @@ import type { WatchOutput, LogReadEnd } from '../runs/watch-output.js';
 import { problemText } from '../remote/follow-status.js';
 import { backfill, defaultBackfillCache, type BackfillTail } from './backfill.js';
 import type { BackfillCache } from './backfill-cache.js';
+import { holdYoungGeneration } from './dashboard-heap.js';
 import { MetricsStore } from '../metrics/index.js';
 import { RunAlerts } from '../health/index.js';
 import { RunRecords, type RunFacts } from './run-records.js';
@@ -83,6 +84,8 @@ export class RunFeed {
   /** The history being read at attach (null: read), and the tail's preview meanwhile. */
   private history: { readBytes: number; totalBytes: number } | null = null;
   private preview: RunRecords | null = null;
+  /** Releases the young generation's hold, held while the watch reads the log's history. */
+  private releaseHeap: (() => void) | null = null;
 
   constructor(private readonly o: RunFeedOptions) {
     this.clock = o.clock ?? Date.now;
@@ -123,7 +126,20 @@ export class RunFeed {
     });
     this.store = this.records.store;
     this.series = this.records.series;
-    this.watch.on((w) => this.render(w));
+    this.watch.on((w) => {
+      this.render(w);
+      this.holdHeapWhileBacklog();
+    });
+  }
+
+  /** Reading a long log's history (backfilled, or followed from its start) is a burst of records:
+   *  the young generation keeps its size meanwhile (dashboard-heap.ts). */
+  private holdHeapWhileBacklog(): void {
+    const backlog = this.watch.readingBacklog;
+    if (backlog && !this.releaseHeap) this.releaseHeap = holdYoungGeneration();
+    if (backlog || !this.releaseHeap) return;
+    this.releaseHeap();
+    this.releaseHeap = null;
   }
 
   start(): void {
@@ -296,5 +312,7 @@ export class RunFeed {
   close(): void {
     this.watch.close();
     this.unsubscribeState?.();
+    this.releaseHeap?.();
+    this.releaseHeap = null;
   }
 }

@@ -2,10 +2,15 @@
 // process of its own so that its peak RSS is its own. Used by attach.bench.mjs:
 //   node attach-child.mjs ssh|local LOG LAST_STEP SSH_CONFIG [from-start]
 // Prints one JSON line: ms until the dashboard's view shows LAST_STEP (preview or history), ms
-// until the history is read, the backfill's note, peak RSS (MB) and RSS after settling.
+// until the history is read, the backfill's note, peak RSS (MB) and RSS after settling, the
+// peaks of V8's heap and of external memory (MB).
 import { dirname } from 'node:path';
 import { openTransport } from '../../dist/remote/index.js';
 import { RunFeed } from '../../dist/session/run-feed.js';
+import { boundDashboardHeap } from '../../dist/session/dashboard-heap.js';
+
+// As the cockpit's entry does (src/cli/cockpit-flow.ts).
+boundDashboardHeap();
 
 const [mode, logPath, lastStepArg, sshConfig, fromStart] = process.argv.slice(2);
 const lastStep = Number(lastStepArg);
@@ -60,8 +65,20 @@ feed = new RunFeed({
   onChange: look,
 });
 feed.start();
+// Where the RSS goes (sampled with each frame): V8's heap as committed, and memory outside it
+// (Buffers, ssh2's and zlib's).
+let heapMB = 0;
+let externalMB = 0;
+const sample = () => {
+  const m = process.memoryUsage();
+  heapMB = Math.max(heapMB, m.heapTotal / 1048576);
+  externalMB = Math.max(externalMB, m.external / 1048576);
+};
 // A frame every 50 ms, as the cockpit paints.
-const timer = setInterval(look, 50);
+const timer = setInterval(() => {
+  look();
+  sample();
+}, 50);
 const deadline = Date.now() + 15 * 60_000;
 while ((shownMs === null || doneMs === null) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
 clearInterval(timer);
@@ -70,5 +87,7 @@ await new Promise((r) => setTimeout(r, 2000));
 const settledMB = process.memoryUsage().rss / 1048576;
 feed.close();
 await transport.close();
-console.log(JSON.stringify({ mode, connectedMs, firstViewMs, shownMs, doneMs, note, peakMB, settledMB }));
+console.log(
+  JSON.stringify({ mode, connectedMs, firstViewMs, shownMs, doneMs, note, peakMB, settledMB, heapMB, externalMB }),
+);
 process.exit(0);

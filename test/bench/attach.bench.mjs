@@ -36,13 +36,20 @@ function timed(line) {
   return { s: Number(m[1]), cpu: Number(m[2]) + Number(m[3]), bytes: Number(r.stdout.trim()) };
 }
 
+/** The node flags of the launcher's #! line (bin/awrl-tui.js): the child runs as the user's
+ *  process does (`node attach-child.mjs` alone would measure another V8 configuration). */
+const LAUNCHER_FLAGS = (() => {
+  const words = readFileSync(join(here, '../../bin/awrl-tui.js'), 'utf8').split('\n')[0].split(/\s+/);
+  return words.slice(words.indexOf('node') + 1);
+})();
+
 /** The harness sshd's host alias (in its ssh_config), once started. */
 let sshHost = 'bench';
 
 function attach(mode, log, lastStep, sshConfig, extra = [], cache = cacheHome) {
   const r = spawnSync(
     process.execPath,
-    [join(here, 'attach-child.mjs'), mode, log, String(lastStep), sshConfig, ...extra],
+    [...LAUNCHER_FLAGS, join(here, 'attach-child.mjs'), mode, log, String(lastStep), sshConfig, ...extra],
     {
       encoding: 'utf8',
       env: { ...process.env, NODE_ENV: 'production', XDG_CACHE_HOME: cache, AWRL_BENCH_SSH_HOST: sshHost },
@@ -94,7 +101,8 @@ async function oneSize(mb, sshConfig, full) {
       `attach ${name.padEnd(5)}: last step shown ${s1(shown)} (ratio to ssh cat ${(shown / 1000 / cat).toFixed(2)}), ` +
         `first figures ${s1(first)}, history read ${s1(done)} (ratio ${(done / 1000 / cat).toFixed(2)}), ` +
         `sent ${(sent / 1e6).toFixed(1)} MB = ${((100 * sent) / size).toFixed(2)} % of the log; ` +
-        `peak RSS ${Math.max(...rs.map((r) => r.peakMB)).toFixed(0)} MB, ${median(rs.map((r) => r.settledMB)).toFixed(0)} MB after`,
+        `peak RSS ${Math.max(...rs.map((r) => r.peakMB)).toFixed(0)} MB, ${median(rs.map((r) => r.settledMB)).toFixed(0)} MB after ` +
+        `(V8 heap ≤ ${Math.max(...rs.map((r) => r.heapMB)).toFixed(0)} MB, external ≤ ${Math.max(...rs.map((r) => r.externalMB)).toFixed(0)} MB)`,
     );
   }
   say(
@@ -112,7 +120,8 @@ async function oneSize(mb, sshConfig, full) {
     );
     const ref = attach('local', log, more, sshConfig, ['from-start']);
     say(
-      `reference: a dashboard following the log from its start (local): peak RSS ${ref.peakMB.toFixed(0)} MB, ${ref.settledMB.toFixed(0)} MB after (${s1(ref.shownMs)} to read it)`,
+      `reference: a dashboard following the log from its start (local): peak RSS ${ref.peakMB.toFixed(0)} MB, ${ref.settledMB.toFixed(0)} MB after ` +
+        `(V8 heap ≤ ${ref.heapMB.toFixed(0)} MB, external ≤ ${ref.externalMB.toFixed(0)} MB; ${s1(ref.shownMs)} to read it)`,
     );
     filters(log, statSync(log).size);
   }

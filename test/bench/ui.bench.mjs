@@ -15,6 +15,8 @@ const dist = (p) => join(root, 'dist', p);
 const React = (await import('react')).default;
 const { render } = await import('ink');
 const { RunFeed } = await import(dist('session/run-feed.js'));
+// The cockpit's heap policy, as its entry sets it (src/cli/cockpit-flow.ts).
+(await import(dist('session/dashboard-heap.js'))).boundDashboardHeap();
 const { App } = await import(dist('ui/app.js'));
 const { StaticSession } = await import(dist('session/static-session.js'));
 const { sampleStats } = await import(dist('session/sample-run.js'));

@@ -156,7 +156,12 @@ describe('RunWatch attaching to a run hung 3 h ago', () => {
     };
     const outs: WatchOutput[] = [];
     const w = new RunWatch({ transport: t, target, runId: 'hung', logPath, whenEnded: 'stop', statePollMs: 60_000 });
-    w.on((o) => outs.push(o));
+    // Whether the history was being read when each record came (the cockpit holds its heap then).
+    const backlog: boolean[] = [];
+    w.on((o) => {
+      outs.push(o);
+      if (o.type === 'record') backlog.push(w.readingBacklog);
+    });
     try {
       w.start();
       const hang = await waitFor(() => outs.find((o) => o.type === 'alert' && isHangAlert(o.alert)), {
@@ -165,6 +170,9 @@ describe('RunWatch attaching to a run hung 3 h ago', () => {
       });
       expect(w.offset).toBe(hung.length);
       expect(hang.type === 'alert' && hang.alert.detail).toMatch(/the log has been silent for 3 h$/);
+      expect(backlog.length).toBeGreaterThan(0);
+      expect(backlog.every((b) => b)).toBe(true);
+      expect(w.readingBacklog).toBe(false);
     } finally {
       w.close();
       await t.close();
