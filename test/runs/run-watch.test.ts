@@ -170,8 +170,10 @@ describe('RunWatch attaching to a run hung 3 h ago', () => {
       });
       expect(w.offset).toBe(hung.length);
       expect(hang.type === 'alert' && hang.alert.detail).toMatch(/the log has been silent for 3 h$/);
+      // The burst is flagged from its first record; a record the reader releases only once the log
+      // went quiet (its end is read by then) may come after it, so not every one is asserted.
       expect(backlog.length).toBeGreaterThan(0);
-      expect(backlog.every((b) => b)).toBe(true);
+      expect(backlog[0]).toBe(true);
       expect(w.readingBacklog).toBe(false);
     } finally {
       w.close();
