@@ -70,7 +70,7 @@ export const PREFIX_WINDOW = 64;
  */
 export const FOLLOWER_SCRIPT = `
 f=$1; off=$2; eino=$3; efp=$4; eplen=$5; hbt=$6; poll=$7; etfp=\${8:--}; etlen=\${9:-0}
-zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-16777216}; qpoll=\${13:-$poll}
+zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-33554432}; qpoll=\${13:-$poll}
 export LC_ALL=C
 command -v gzip >/dev/null 2>&1 || zmin=0
 # One core is left to sshd's cipher and the rest of the head (a 2-core head: 1 job read faster).

@@ -38,7 +38,7 @@ export interface OpenTransportOptions {
   /** How often the remote follower looks at a quiet log (default 200 ms, at least followPollMs). */
   followQuietPollMs?: number;
   /** A follower's backlog at least this long crosses the wire gzip-compressed (default 1 MiB; 0:
-   *  never), in members of `followCompressChunkBytes` (16 MiB) compressed `followCompressJobs` at
+   *  never), in members of `followCompressChunkBytes` (32 MiB) compressed `followCompressJobs` at
    *  once (default 0: one fewer than the target's cores, 1 to 4). ssh only. */
   followCompressMinBytes?: number;
   followCompressJobs?: number;

@@ -140,11 +140,12 @@ try {
   let defaultWire = null;
   const options = [
     ['plain frames (as before)', { followCompressMinBytes: 0 }],
-    ['gzip -1, 1 job, 16 MiB members', { followCompressJobs: 1 }],
-    ['gzip -1, 2 jobs, 16 MiB members', { followCompressJobs: 2 }],
-    ['gzip -1, 4 jobs, 16 MiB members', { followCompressJobs: 4 }],
+    ['gzip -1, 1 job, 16 MiB members', { followCompressJobs: 1, followCompressChunkBytes: 16 << 20 }],
+    ['gzip -1, 2 jobs, 16 MiB members', { followCompressJobs: 2, followCompressChunkBytes: 16 << 20 }],
+    ['gzip -1, 4 jobs, 16 MiB members', { followCompressJobs: 4, followCompressChunkBytes: 16 << 20 }],
+    ['gzip -1, 1 job, 64 MiB members', { followCompressJobs: 1, followCompressChunkBytes: 64 << 20 }],
     ['gzip -1, 2 jobs, 4 MiB members', { followCompressJobs: 2, followCompressChunkBytes: 4 << 20 }],
-    ['default (gzip -1, jobs = cores - 1, 1 to 4)', {}],
+    ['default (gzip -1, 32 MiB, jobs = cores - 1, 1 to 4)', {}],
   ];
   for (const [label, o] of options) {
     const t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...o });
