@@ -5,7 +5,7 @@
 import type { StepEvent } from './events.js';
 import { JsonSink, jsonStat, stepHeadJson } from './json.js';
 import type { CellSpans } from './table-cells.js';
-import { latin1Slice, parseNumber } from './text.js';
+import { parseNumberBytes } from './text.js';
 
 export function writeStepJson(
   sink: JsonSink,
@@ -50,6 +50,5 @@ function isNan(b: Uint8Array, start: number, end: number): boolean {
 
 /** A printed value as a JSON value: its number, "inf"/"-inf"/"nan" (jsonStat), null for garbage. */
 function jsonText(b: Buffer, start: number, end: number): string {
-  const s = latin1Slice(b, start, end);
-  return jsonStat(parseNumber(s, 0, s.length));
+  return jsonStat(parseNumberBytes(b, start, end));
 }

@@ -96,22 +96,31 @@ export function stripAnsi(s: string): string {
 }
 
 /** Parses a decimal number written like Python prints it (`1.2345e-03`, `-7`, `nan`, `inf`):
- *  NaN for nan, ±Infinity for inf and -inf, null for text that is no number at all.
- *  Fast path: up to 15 significant digits and |exponent| <= 22, where integer / 10^k (or
+ *  NaN for nan, ±Infinity for inf and -inf, null for text that is no number at all. The text is
+ *  read as latin1 bytes (parseNumberBytes); a character above U+00FF is no digit, so such text
+ *  goes to the general reading (Number(), as Python's float()) directly. */
+export function parseNumber(s: string, start: number, end: number): number | null {
+  const text = s.slice(start, end);
+  if (/[^\x00-\xff]/.test(text)) return slowNumber(text.replace(/^ +| +$/g, ''));
+  return parseNumberBytes(Buffer.from(text, 'latin1'), 0, text.length);
+}
+
+/** Fast path: up to 15 significant digits and |exponent| <= 22, where integer / 10^k (or
  *  integer * 10^k) of two exact doubles is correctly rounded, i.e. equals Python's float(). */
 const POW10 = [
   1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
   1e21, 1e22,
 ];
 
-export function parseNumber(s: string, start: number, end: number): number | null {
-  // trim spaces
-  while (start < end && s.charCodeAt(start) === 0x20) start++;
-  while (end > start && s.charCodeAt(end - 1) === 0x20) end--;
+/** parseNumber of the latin1 text of bytes [start, end) (spaces around it ignored), without a
+ *  string for the usual cell (`1.2345e-03`: within the fast path's bounds). */
+export function parseNumberBytes(b: Uint8Array, start: number, end: number): number | null {
+  while (start < end && b[start] === 0x20) start++;
+  while (end > start && b[end - 1] === 0x20) end--;
   if (start >= end) return null;
   let i = start;
   let neg = false;
-  let c = s.charCodeAt(i);
+  let c = b[i];
   if (c === 0x2d || c === 0x2b) {
     neg = c === 0x2d;
     i++;
@@ -120,44 +129,32 @@ export function parseNumber(s: string, start: number, end: number): number | nul
   let digits = 0;
   let scale = 0;
   let sawDigit = false;
-  while (i < end) {
-    c = s.charCodeAt(i);
+  let point = false;
+  for (; i < end; i++) {
+    c = b[i];
+    if (c === 0x2e && !point) {
+      point = true;
+      continue;
+    }
     if (c < 0x30 || c > 0x39) break;
     if (digits > 0 || c !== 0x30) {
       mant = mant * 10 + (c - 0x30);
       digits++;
     }
+    if (point) scale--;
     sawDigit = true;
-    i++;
   }
-  if (i < end && s.charCodeAt(i) === 0x2e) {
-    i++;
-    while (i < end) {
-      c = s.charCodeAt(i);
-      if (c < 0x30 || c > 0x39) break;
-      if (digits > 0 || c !== 0x30) {
-        mant = mant * 10 + (c - 0x30);
-        digits++;
-      }
-      scale--;
-      sawDigit = true;
-      i++;
-    }
-  }
-  if (!sawDigit) return slowNumber(s.slice(start, end));
+  if (!sawDigit) return slowNumber(latin1Slice(b, start, end));
   let exp = 0;
-  if (i < end && (s.charCodeAt(i) | 0x20) === 0x65) {
+  if (i < end && (b[i] | 0x20) === 0x65) {
     i++;
     let eneg = false;
-    c = s.charCodeAt(i);
-    if (c === 0x2d || c === 0x2b) {
+    if (i < end && ((c = b[i]) === 0x2d || c === 0x2b)) {
       eneg = c === 0x2d;
       i++;
     }
     let ed = 0;
-    while (i < end) {
-      c = s.charCodeAt(i);
-      if (c < 0x30 || c > 0x39) break;
+    while (i < end && (c = b[i]) >= 0x30 && c <= 0x39) {
       exp = exp * 10 + (c - 0x30);
       ed++;
       i++;
@@ -166,75 +163,14 @@ export function parseNumber(s: string, start: number, end: number): number | nul
     if (ed === 0) return null;
     if (eneg) exp = -exp;
   }
-  if (i !== end) return slowNumber(s.slice(start, end));
+  if (i !== end) return slowNumber(latin1Slice(b, start, end));
   const e = exp + scale;
   if (digits <= 15 && e >= -22 && e <= 22) {
     const v = e < 0 ? mant / POW10[-e] : mant * POW10[e];
     return neg ? -v : v;
   }
-  const v = Number(s.slice(start, end));
+  const v = Number(latin1Slice(b, start, end));
   return Number.isNaN(v) ? null : v;
-}
-
-/** parseNumber of the latin1 text of bytes [start, end), the same value, without a string for the
- *  usual cell (`1.2345e-03`: digits, a point, an exponent, within the fast path's bounds); any
- *  other text is handed to parseNumber as a string. */
-export function parseNumberBytes(b: Uint8Array, start: number, end: number): number | null {
-  let i = start;
-  let neg = false;
-  let c = b[i];
-  if (c === 0x2d) {
-    neg = true;
-    i++;
-  }
-  let mant = 0;
-  let digits = 0;
-  let scale = 0;
-  let sawDigit = false;
-  while (i < end && (c = b[i]) >= 0x30 && c <= 0x39) {
-    if (digits > 0 || c !== 0x30) {
-      mant = mant * 10 + (c - 0x30);
-      digits++;
-    }
-    sawDigit = true;
-    i++;
-  }
-  if (i < end && b[i] === 0x2e) {
-    i++;
-    while (i < end && (c = b[i]) >= 0x30 && c <= 0x39) {
-      if (digits > 0 || c !== 0x30) {
-        mant = mant * 10 + (c - 0x30);
-        digits++;
-      }
-      scale--;
-      sawDigit = true;
-      i++;
-    }
-  }
-  let exp = 0;
-  if (sawDigit && i < end && (b[i] | 0x20) === 0x65) {
-    i++;
-    let eneg = false;
-    if (i < end && ((c = b[i]) === 0x2d || c === 0x2b)) {
-      eneg = c === 0x2d;
-      i++;
-    }
-    let ed = 0;
-    while (i < end && ed < 4 && (c = b[i]) >= 0x30 && c <= 0x39) {
-      exp = exp * 10 + (c - 0x30);
-      ed++;
-      i++;
-    }
-    if (ed === 0) i = -1;
-    if (eneg) exp = -exp;
-  }
-  const e = exp + scale;
-  if (i !== end || !sawDigit || digits > 15 || e < -22 || e > 22) {
-    const s = latin1Slice(b, start, end);
-    return parseNumber(s, 0, s.length);
-  }
-  const v = e < 0 ? mant / POW10[-e] : mant * POW10[e];
-  return neg ? -v : v;
 }
 
 /** The words Python's float() reads besides digits: nan stays NaN (a fact of its own, never
