@@ -13,6 +13,7 @@ import type { Target } from '../../src/runs/targets.js';
 import type { WatchOutput } from '../../src/runs/watch-output.js';
 import type { GpuSnapshot } from '../../src/session/types.js';
 import { alertJsonLine, alertLine } from '../../src/runs/follow-alerts.js';
+import { runningSummary } from '../harness/local-run.js';
 
 const node = (name: string, usedMiB: number): GpuSnapshot => ({
   node: name,
@@ -78,15 +79,7 @@ describe('a node idle while the others work, through the one watch', () => {
     const feed = new RunFeed({
       transport: t,
       target,
-      summary: {
-        id: 'r',
-        target: 'local',
-        state: 'running',
-        step: null,
-        totalSteps: null,
-        reward: null,
-        lastStepAt: null,
-      },
+      summary: runningSummary('r'),
       logPath: join(dir, 'none.log'),
       idleNodeMs: 60_000,
       clock: () => now,

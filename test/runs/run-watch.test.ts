@@ -21,6 +21,7 @@ import type { WatchOutput } from '../../src/runs/watch-output.js';
 import { lastLogLines } from '../../src/runs/log-tail.js';
 import { SHARED } from '../harness/fixtures.js';
 import { waitFor } from '../harness/wait.js';
+import { localTarget } from '../harness/local-run.js';
 
 describe('the watch lifecycle', () => {
   const run = (actions: WatchAction[], connected = true) => actions.reduce(reduceWatch, initialLifecycle(connected));
@@ -146,14 +147,7 @@ describe('RunWatch attaching to a run hung 3 h ago', () => {
     const mtime = (Date.now() - 3 * 3600_000) / 1000;
     utimesSync(logPath, mtime, mtime);
     const t = await openTransport('local', { followPollMs: 20 });
-    const target: Target = {
-      name: 'local',
-      host: 'local',
-      workdir: dir,
-      python: 'python3',
-      backend: 'direct',
-      slurm: { extraArgs: [] },
-    };
+    const target: Target = localTarget(dir);
     const outs: WatchOutput[] = [];
     const w = new RunWatch({ transport: t, target, runId: 'hung', logPath, whenEnded: 'stop', statePollMs: 60_000 });
     // Whether the history was being read when each record came (the cockpit holds its heap then).

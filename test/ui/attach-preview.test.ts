@@ -12,6 +12,7 @@ import { parseLogBytes, type StepEvent } from '../../src/trainer-log/index.js';
 import { RunFeed } from '../../src/session/run-feed.js';
 import { headerLines, historyText, formatBytes } from '../../src/ui/panels/header.js';
 import { waitFor } from '../harness/wait.js';
+import { localTarget, runningSummary } from '../harness/local-run.js';
 
 const RUN_A = new URL('../fixtures/shared/fixtures/areal-logs/run-a/stdout.log', import.meta.url).pathname;
 
@@ -63,23 +64,8 @@ describe('attach preview', () => {
     const g = gated(transport);
     const feed = new RunFeed({
       transport: g.t,
-      target: {
-        name: 'local',
-        host: 'local',
-        workdir: dir,
-        python: 'python3',
-        backend: 'direct',
-        slurm: { extraArgs: [] },
-      },
-      summary: {
-        id: 'r',
-        target: 'local',
-        state: 'running',
-        step: null,
-        totalSteps: null,
-        reward: null,
-        lastStepAt: null,
-      },
+      target: localTarget(dir),
+      summary: runningSummary('r'),
       logPath: log,
       backfillThresholdBytes: 64 * 1024,
       backfillCache: null,
@@ -129,23 +115,8 @@ describe('attach preview', () => {
     const g = gated(transport);
     const feed = new RunFeed({
       transport: g.t,
-      target: {
-        name: 'local',
-        host: 'local',
-        workdir: dir,
-        python: 'python3',
-        backend: 'direct',
-        slurm: { extraArgs: [] },
-      },
-      summary: {
-        id: 'r',
-        target: 'local',
-        state: 'running',
-        step: null,
-        totalSteps: null,
-        reward: null,
-        lastStepAt: null,
-      },
+      target: localTarget(dir),
+      summary: runningSummary('r'),
       logPath: log,
       backfillThresholdBytes: 64 * 1024,
       backfillCache: null,

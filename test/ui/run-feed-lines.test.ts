@@ -13,6 +13,7 @@ import { RunFeed } from '../../src/session/run-feed.js';
 import { PaneLines } from './pane-lines.js';
 import { SHARED } from '../harness/fixtures.js';
 import { waitFor } from '../harness/wait.js';
+import { localTarget, runningSummary } from '../harness/local-run.js';
 
 const stdoutLog = readFileSync(`${SHARED}fixtures/areal-logs/run-a/stdout.log`);
 
@@ -39,26 +40,11 @@ describe('trainer lines through a RunFeed (local transport)', () => {
   });
 
   function open(log: string, backfillThresholdBytes?: number, onChange: () => void = () => {}): RunFeed {
-    const target: Target = {
-      name: 'local',
-      host: 'local',
-      workdir: dir,
-      python: 'python3',
-      backend: 'direct',
-      slurm: { extraArgs: [] },
-    };
+    const target: Target = localTarget(dir);
     const feed = new RunFeed({
       transport,
       target,
-      summary: {
-        id: 'lines-run',
-        target: 'local',
-        state: 'running',
-        step: null,
-        totalSteps: null,
-        reward: null,
-        lastStepAt: null,
-      },
+      summary: runningSummary('lines-run'),
       logPath: log,
       statePollMs: 60_000,
       backfillThresholdBytes,

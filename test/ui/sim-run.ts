@@ -14,6 +14,7 @@ import { createLiveSession, type LiveSession } from '../../src/session/live-sess
 import { killTree } from '../harness/sshd.js';
 import { pidAlive } from '../harness/wait.js';
 import { renderInk, type Rendered } from './helpers.js';
+import { localTarget } from '../harness/local-run.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/awrl-tui.js');
@@ -55,14 +56,7 @@ export async function launchSim(overrides: string[] = []): Promise<SimRun> {
   const text = readFileSync(configPath, 'utf8');
   const ev = evaluateConfig({ fileName: configPath, text, overrides });
   if (ev.hasErrors || !ev.resolved) throw new Error(`sim config has errors: ${JSON.stringify(ev.diagnostics)}`);
-  const target: Target = {
-    name: 'local',
-    host: 'local',
-    workdir: dir,
-    python: 'python3',
-    backend: 'direct',
-    slurm: { extraArgs: [] },
-  };
+  const target: Target = localTarget(dir);
   const transport = new LocalTransport();
   const res = await launchRun(
     {
