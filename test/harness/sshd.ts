@@ -60,15 +60,29 @@ process.once('exit', () => {
   }
 });
 
+// Ports below the kernel's ephemeral range (32768 and up, where every outgoing connection of the
+// parallel tests takes its local port): a port checked free there cannot be taken by a client socket
+// before the daemon that was promised it binds. CI once lost slurmctld's port that way.
+const QUIET_LOW = 20_000;
+const QUIET_HIGH = 32_000;
+const handedOut = new Set<number>();
+
+/** A port free on `host` now, outside the ephemeral range, never the same twice in this process. */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let tries = 0; tries < 200; tries++) {
+    const port = QUIET_LOW + Math.floor(Math.random() * (QUIET_HIGH - QUIET_LOW));
+    if (handedOut.has(port) || !(await canListen(host, port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port on ${host} in ${QUIET_LOW}..${QUIET_HIGH} after 200 tries`);
+}
+
+function canListen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
   });
 }
 
