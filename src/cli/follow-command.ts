@@ -13,7 +13,6 @@ import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { runLogPath } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
-import { quietWhenStdoutCloses } from './stdio.js';
 import { followAndPrint } from './follow-output.js';
 import { targetWords, wholeNumber } from './cli-words.js';
 import { withJsonErrors } from './json-errors.js';
@@ -24,7 +23,8 @@ const USAGE = 'usage: awrl-tui follow RUN --target T [--json] [--reconnect-timeo
 export const run = (args: string[]): Promise<number> => withJsonErrors(args, () => follow(args));
 
 async function follow(args: string[]): Promise<number> {
-  quietWhenStdoutCloses();
+  // process.stdout is not touched: the lines go straight to fd 1 (follow-output.ts), whose EPIPE
+  // (`… | head`) ends the command quietly there.
   let p;
   try {
     p = parseCli(args, { values: ['--reconnect-timeout'], switches: ['--json', '--accept-new-host-key'] });

@@ -14,6 +14,7 @@ import { alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
 import { CliError, EXIT } from './errors.js';
+import { writeStdoutSync } from './stdio.js';
 import {
   followProblemClearedJsonLine,
   followProblemJsonLine,
@@ -37,6 +38,9 @@ export interface FollowPrintOptions {
   where: string;
   /** The state poll's pace (tests), default 2 s. */
   statePollMs?: number;
+  /** Lines went to stdout through process.stdout before (`--launch --follow`'s own): they may still
+   *  be queued there, so ours follow them through it while it holds any. */
+  stdoutShared?: boolean;
   /** A multi-node run's GPU rounds (the idle-node alert): their pace (tests), default 15 s; and how
    *  long a node may stay idle while the others work (default 2 min). */
   gpuPollMs?: number;
@@ -51,11 +55,15 @@ export interface FollowPrintOptions {
 // encoding it again took a sixth of `follow --json`'s CPU (test/bench/stream.bench.mjs).
 const queued = new JsonSink();
 let flushing = false;
+let stdoutShared = false;
+// Written straight to fd 1, as `parse --json` writes: through process.stdout (which also makes a
+// pipe non-blocking), a busy catch-up queued a quarter of a GB of lines here (1.1 GB log) and
+// copied them once more. While the stream holds lines written before ours, it carries ours too.
 const flushOut = (): void => {
   flushing = false;
   if (queued.len === 0) return;
-  // A copy: the sink's buffer is written again before a pipe may have taken these bytes.
-  process.stdout.write(Buffer.from(queued.take()));
+  if (!stdoutShared || process.stdout.writableLength === 0) writeStdoutSync(queued.take());
+  else process.stdout.write(Buffer.from(queued.take())); // a copy: the sink's buffer is reused
 };
 const willFlush = (): void => {
   if (flushing) return;
@@ -79,6 +87,7 @@ const err = (s: string) => {
 /** Follows the run's log from its first byte to the run's end; returns the exit code. */
 export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const { json, runId, target, where } = o;
+  stdoutShared = o.stdoutShared ?? false;
   const info = json ? err : out;
   if (json) out(JSON.stringify({ type: 'run', runId, target: target.name }));
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

@@ -272,6 +272,7 @@ async function launch(args: string[]): Promise<number> {
       evaluation,
       reconnectTimeoutS,
       where,
+      stdoutShared: true,
     });
   } finally {
     signals.release();

@@ -1,9 +1,9 @@
 // `awrl-tui parse FILE… [--json]`: the files, in the order given, as ONE stream through the one
 // trainer-log parser. `--json`: JSON Lines, one event per line. Otherwise a short summary.
-import { writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { CliError, EXIT } from './errors.js';
 import { openAll, readAhead } from './file-chunks.js';
+import { writeStdoutSync } from './stdio.js';
 import { JsonLinesParser, TrainerLogParser, type TrainerEvent } from '../trainer-log/index.js';
 // The metrics store is loaded only for the summary: `--json` does not pay for it.
 type Metrics = typeof import('../metrics/index.js');
@@ -88,30 +88,12 @@ async function jsonLines(fds: number[], files: string[]): Promise<RecordCheck> {
   const check = new RecordCheck(files, () => parser.recordCount);
   for await (const chunk of readAhead(fds, files, JSON_READ_SIZE, (i) => check.next(i))) {
     check.chunk(chunk.length);
-    writeAll(parser.push(chunk));
+    writeStdoutSync(parser.push(chunk));
   }
   const rest = parser.end();
   check.settle();
-  writeAll(rest);
+  writeStdoutSync(rest);
   return check;
-}
-
-const pause = new Int32Array(new SharedArrayBuffer(4));
-
-/** Writes all of `bytes` to stdout. `… | head` closing the pipe early ends the command quietly;
- *  a non-blocking stdout (inherited O_NONBLOCK) that is full is retried after a short wait. */
-function writeAll(bytes: Uint8Array): void {
-  let at = 0;
-  while (at < bytes.length) {
-    try {
-      at += writeSync(1, bytes, at, bytes.length - at);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EPIPE') process.exit(EXIT.ok);
-      if (code !== 'EAGAIN') throw new CliError(`cannot write the output: ${(e as Error).message}`, EXIT.failed);
-      Atomics.wait(pause, 0, 0, 5);
-    }
-  }
 }
 
 export async function run(args: string[]): Promise<number> {

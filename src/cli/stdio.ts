@@ -4,6 +4,8 @@
 // `| wc -l` delivered 2,612 lines. So the queue is handed over first. And a reader that goes away
 // early (`… | head`) ends the command quietly, never with an EPIPE stack trace.
 import type { Writable } from 'node:stream';
+import { writeSync } from 'node:fs';
+import { CliError, EXIT } from './errors.js';
 
 /** `… | head`: when stdout's reader goes away, exit 0 quietly (the command's work is done or
  *  moot; a detached run goes on). */
@@ -28,4 +30,27 @@ function flush(stream: Writable): Promise<void> {
     stream.on('error', () => resolve());
     stream.write('', () => resolve());
   });
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Writes all of `bytes` to stdout, synchronously. `… | head` closing the pipe early ends the
+ *  command quietly. A pipe is non-blocking once anything made process.stdout (any stream's pipe()
+ *  does): a full one is retried after a wait that starts at 50 µs and doubles up to 5 ms, since its
+ *  reader usually empties it at once (a fixed 5 ms capped `follow --json` at 13 MB/s). */
+export function writeStdoutSync(bytes: Uint8Array): void {
+  let at = 0;
+  let waitMs = 0.05;
+  while (at < bytes.length) {
+    try {
+      at += writeSync(1, bytes, at, bytes.length - at);
+      waitMs = 0.05;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') process.exit(EXIT.ok);
+      if (code !== 'EAGAIN') throw new CliError(`cannot write the output: ${(e as Error).message}`, EXIT.failed);
+      Atomics.wait(pause, 0, 0, waitMs);
+      waitMs = Math.min(5, waitMs * 2);
+    }
+  }
 }

@@ -1,14 +1,12 @@
-// The follower's compressed ranges (`Z` frames: a gzip member of n file bytes), decompressed as a
-// stream and handed on as ordinary `data` frames, in order with every frame around them: while a
-// member is being inflated (zlib works off the main thread), the frames after it wait. Bytes come
+// The follower's compressed ranges (`Z` frames: a gzip or zstd member of n file bytes), decompressed
+// as a stream (member-decoder.ts) and handed on as ordinary `data` frames, in order with every frame
+// around them: while a member is being inflated, the frames after it wait. Bytes come
 // out as they are inflated, with their file offsets, so a drop in the middle of a member loses
 // nothing delivered: the follower is restarted from the last offset handed on, as for `D` frames.
-import { createGunzip, type Gunzip } from 'node:zlib';
+import type { Transform } from 'node:stream';
 import type { Frame, WireFrame } from './follow-frames.js';
+import { memberDecoder, type MemberCodec } from './member-decoder.js';
 
-/** Inflated bytes per `data` frame (zlib's output chunk): large enough that the reader's per-call
- *  cost does not count, small enough that the first step shows at once. */
-const OUT_CHUNK = 1 << 20;
 /** Compressed bytes waiting in zlib before the wire is paused (flow control reaches the follower). */
 const BACKLOG = 8 << 20;
 
@@ -22,7 +20,7 @@ export interface InflaterHooks {
 
 export class FrameInflater {
   private readonly queue: WireFrame[] = [];
-  private member: Gunzip | null = null;
+  private member: Transform | null = null;
   /** The member's last compressed bytes were written: frames after it wait for its end. */
   private ending = false;
   private full = false;
@@ -30,6 +28,8 @@ export class FrameInflater {
   /** Compressed bytes received and file bytes they stood for (the wire's saving). */
   compressedBytes = 0;
   inflatedBytes = 0;
+  /** File bytes that came as zstd members (the rest of inflatedBytes came as gzip). */
+  zstdBytes = 0;
 
   constructor(private readonly hooks: InflaterHooks) {}
 
@@ -49,7 +49,7 @@ export class FrameInflater {
   private pump(): void {
     while (!this.closed && !this.ending && this.queue.length > 0) {
       const f = this.queue.shift()!;
-      if (f.kind === 'zhead') this.start(f.offset, f.length);
+      if (f.kind === 'zhead') this.start(f.offset, f.length, f.codec);
       else if (f.kind === 'zbytes') {
         const m = this.member;
         if (!m) return this.fail('compressed bytes outside a member');
@@ -63,8 +63,8 @@ export class FrameInflater {
     }
   }
 
-  private start(offset: number, length: number): void {
-    const m = createGunzip({ chunkSize: OUT_CHUNK });
+  private start(offset: number, length: number, codec: MemberCodec): void {
+    const m = memberDecoder(codec);
     this.member = m;
     let at = offset;
     m.on('data', (bytes: Buffer) => {
@@ -73,6 +73,7 @@ export class FrameInflater {
       const from = at;
       at += bytes.length;
       this.inflatedBytes += bytes.length;
+      if (codec === 'zstd') this.zstdBytes += bytes.length;
       this.hooks.frame({ kind: 'data', offset: from, bytes });
     });
     m.on('drain', () => this.setFull(false));

@@ -37,12 +37,14 @@ export interface OpenTransportOptions {
   followPollMs?: number;
   /** How often the remote follower looks at a quiet log (default 200 ms, at least followPollMs). */
   followQuietPollMs?: number;
-  /** A follower's backlog at least this long crosses the wire gzip-compressed (default 1 MiB; 0:
+  /** A follower's backlog at least this long crosses the wire compressed (default 1 MiB; 0:
    *  never), in members of `followCompressChunkBytes` (32 MiB) compressed `followCompressJobs` at
-   *  once (default 0: one fewer than the target's cores, 1 to 4). ssh only. */
+   *  once (default 0: one fewer than the target's cores, 1 to 4), by zstd where the target has it
+   *  and else gzip (`followCompressCodec: 'gzip'`: gzip only). ssh only. */
   followCompressMinBytes?: number;
   followCompressJobs?: number;
   followCompressChunkBytes?: number;
+  followCompressCodec?: 'auto' | 'gzip';
   /** Channels open at once on one connection (default 8; OpenSSH allows 10 sessions). */
   maxChannels?: number;
   /** TCP + handshake + auth deadline per attempt (default 20000 ms). */

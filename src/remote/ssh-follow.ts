@@ -17,11 +17,13 @@ export interface RemoteFollowOptions {
   pollMs: number;
   /** The poll while the log is quiet (default QUIET_POLL_MS, at least pollMs). */
   quietPollMs?: number;
-  /** A backlog at least this long is sent gzip-compressed (default COMPRESS_MIN_BYTES; 0: never). */
+  /** A backlog at least this long is sent compressed (default COMPRESS_MIN_BYTES; 0: never). */
   compressMinBytes?: number;
-  /** gzip jobs at once on the target (default 0: one fewer than its cores, 1 to 4) and bytes per member. */
+  /** Compressor jobs at once on the target (default 0: one fewer than its cores, 1 to 4) and bytes per member. */
   compressJobs?: number;
   compressChunkBytes?: number;
+  /** `auto` (default): zstd where the target has it, else gzip; `gzip`: gzip only. */
+  compressCodec?: 'auto' | 'gzip';
   /** Called when bytes arrive: the connection demonstrably works (resets the reconnect backoff). */
   onProgress?: () => void;
 }
@@ -29,7 +31,7 @@ export interface RemoteFollowOptions {
 /** A follower this far behind (`follow` of a long log, a reconnect after hours) compresses its
  *  backlog; one at the end sends the live tail as it is (a step is a few KiB). */
 export const COMPRESS_MIN_BYTES = 1 << 20;
-/** Bytes per gzip member: each member is a dd and a gzip process, whose start costs the target as
+/** Bytes per member: each member is a dd and a compressor process, whose start costs the target as
  *  much as compressing a few MiB (2-core bench: 32 MiB members read 210 MB in 2.8-2.9 s, 16 MiB
  *  ones in 3.2-3.6 s); the first member still goes out after a fifth of a second. */
 const COMPRESS_CHUNK_BYTES = 32 << 20;
@@ -69,7 +71,7 @@ export function followRemote(
   let retryTimer: NodeJS.Timeout | null = null;
   let unsubscribe: (() => void) | null = null;
   // Compressed bytes received and the file bytes they carried, over every follower so far.
-  const wire = { compressed: 0, inflated: 0 };
+  const wire = { compressed: 0, inflated: 0, zstd: 0 };
   let inflating: FrameInflater | null = null;
   // A report after close (the trouble's own clearing, a timer) reaches no one: the consumer is gone.
   const trouble = new FollowTrouble(t.target, path, (problem) => {
@@ -96,6 +98,7 @@ export function followRemote(
       String(opts.compressJobs ?? 0),
       String(opts.compressChunkBytes ?? COMPRESS_CHUNK_BYTES),
       String(Math.max(opts.pollMs, opts.quietPollMs ?? QUIET_POLL_MS) / 1000),
+      opts.compressCodec ?? 'auto',
     ];
     const s = t.execStream(remoteScript(FOLLOWER_SCRIPT, args, 'awrl-follow'));
     current = s;
@@ -190,6 +193,7 @@ export function followRemote(
       clearTimeout(silent);
       wire.compressed += inflater.compressedBytes;
       wire.inflated += inflater.inflatedBytes;
+      wire.zstd += inflater.zstdBytes;
       if (inflating === inflater) inflating = null;
       inflater.close();
       if (current === s) current = null;
@@ -245,6 +249,7 @@ export function followRemote(
       return {
         wireBytes: wire.compressed + (inflating?.compressedBytes ?? 0),
         fileBytes: wire.inflated + (inflating?.inflatedBytes ?? 0),
+        zstdFileBytes: wire.zstd + (inflating?.zstdBytes ?? 0),
       };
     },
     close() {

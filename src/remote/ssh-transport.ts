@@ -324,6 +324,7 @@ export class SshTransport implements Transport {
       ...(this.opts.followCompressChunkBytes !== undefined
         ? { compressChunkBytes: this.opts.followCompressChunkBytes }
         : {}),
+      ...(this.opts.followCompressCodec !== undefined ? { compressCodec: this.opts.followCompressCodec } : {}),
       onProgress: () => {
         this.attempt = 0;
         this.heard();

@@ -62,8 +62,9 @@ export interface FollowHandle {
   /** The offset just past the last delivered byte. */
   readonly offset: number;
   /** What came compressed (a backlog over ssh): the bytes received for it and the file bytes they
-   *  carried. Absent where nothing is ever compressed (local). */
-  readonly compression?: { wireBytes: number; fileBytes: number };
+   *  carried (of them, those that came as zstd; the rest came as gzip). Absent where nothing is
+   *  ever compressed (local). */
+  readonly compression?: { wireBytes: number; fileBytes: number; zstdFileBytes: number };
   close(): void;
 }
 

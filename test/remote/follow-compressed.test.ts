@@ -62,7 +62,11 @@ function expectExactlyOnce(events: FollowEvent[], expected: Buffer): void {
   expect(bytesOf(events).equals(expected)).toBe(true);
 }
 
-describe('compressed catch-up over ssh', () => {
+// `auto` takes zstd where the target has it (this one does: .ci/run installs it); `gzip` forces gzip.
+describe.each([
+  { codec: 'auto' as const, zstd: true },
+  { codec: 'gzip' as const, zstd: false },
+])('compressed catch-up over ssh ($codec)', ({ codec, zstd }) => {
   let dir: string;
   let sshd: SshdHandle;
   let proxy: TcpProxy;
@@ -74,9 +78,13 @@ describe('compressed catch-up over ssh', () => {
     sshd = await startSshd();
     proxy = await startTcpProxy(sshd.port);
     const cfg = proxiedConfig(sshd, proxy, 'zf');
-    zipped = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...COMPRESSED });
+    zipped = await openTransport(sshd.alias, {
+      sshConfigFile: sshd.sshConfigFile,
+      ...COMPRESSED,
+      followCompressCodec: codec,
+    });
     plain = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...FAST, followCompressMinBytes: 0 });
-    proxied = await openTransport(cfg.alias, { sshConfigFile: cfg.file, ...COMPRESSED });
+    proxied = await openTransport(cfg.alias, { sshConfigFile: cfg.file, ...COMPRESSED, followCompressCodec: codec });
   });
   afterAll(async () => {
     await zipped?.close();
@@ -109,7 +117,8 @@ describe('compressed catch-up over ssh', () => {
     const zc = z.h.compression!;
     expect(zc.fileBytes).toBe(log.length);
     expect(zc.wireBytes).toBeLessThan(log.length / 4);
-    expect(q.h.compression).toEqual({ wireBytes: 0, fileBytes: 0 });
+    expect(zc.zstdFileBytes).toBe(zstd ? log.length : 0);
+    expect(q.h.compression).toEqual({ wireBytes: 0, fileBytes: 0, zstdFileBytes: 0 });
 
     // Live: a step's worth of lines at a time, each sent as it is.
     const tail = RUN_A.subarray(0, 64 * 1024);
@@ -186,17 +195,21 @@ describe('compressed catch-up over ssh', () => {
   });
 });
 
-describe('a target without gzip', () => {
+// A head without zstd (or without both): the backlog goes as gzip (or plain), every byte once.
+describe.each([
+  { missing: ['zstd'], sent: 'as gzip members' },
+  { missing: ['zstd', 'gzip'], sent: 'as plain frames' },
+])('a target without $missing', ({ missing, sent }) => {
   let dir: string;
   let sshd: SshdHandle;
   let t: Transport;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awrl-nogzip-'));
-    // The session's PATH: every command of /usr/bin but gzip.
+    dir = mkdtempSync(join(tmpdir(), 'awrl-nozip-'));
+    // The session's PATH: every command of /usr/bin but the missing ones.
     const bin = join(dir, 'bin');
     mkdirSync(bin);
     for (const name of readdirSync('/usr/bin'))
-      if (name !== 'gzip') symlinkSync(join('/usr/bin', name), join(bin, name));
+      if (!missing.includes(name)) symlinkSync(join('/usr/bin', name), join(bin, name));
     sshd = await startSshd({ extraConfig: [`SetEnv SHLVL=1 PATH=${bin}`] });
     t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...COMPRESSED });
   });
@@ -206,10 +219,10 @@ describe('a target without gzip', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sends the backlog as plain frames, every byte once', async () => {
-    const check = await t.exec(['bash', '-c', 'command -v gzip || echo none']);
-    expect(check.stdout.toString().trim()).toBe('none');
-    const p = join(dir, 'plain.log');
+  it(`sends the backlog ${sent}, every byte once`, async () => {
+    const check = await t.exec(['bash', '-c', `for c in ${missing.join(' ')}; do command -v $c; done; echo end`]);
+    expect(check.stdout.toString().trim()).toBe('end');
+    const p = join(dir, 'backlog.log');
     const log = Buffer.concat(Array.from({ length: 8 }, () => RUN_A));
     writeFileSync(p, log);
     const events: FollowEvent[] = [];
@@ -217,7 +230,12 @@ describe('a target without gzip', () => {
     await waitFor(() => received(events) === log.length, { timeoutMs: 60_000, what: 'the whole log' });
     h.close();
     expectExactlyOnce(events, log);
-    expect(h.compression).toEqual({ wireBytes: 0, fileBytes: 0 });
+    if (missing.includes('gzip')) expect(h.compression).toEqual({ wireBytes: 0, fileBytes: 0, zstdFileBytes: 0 });
+    else {
+      expect(h.compression!.fileBytes).toBe(log.length);
+      expect(h.compression!.zstdFileBytes).toBe(0);
+      expect(h.compression!.wireBytes).toBeLessThan(log.length / 4);
+    }
   });
 });
 

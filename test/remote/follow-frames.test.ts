@@ -2,6 +2,7 @@
 // run of failures is reported, that it is cleared once, and that secrets never reach its text.
 import { describe, it, expect, afterEach } from 'vitest';
 import { gzipSync } from 'node:zlib';
+import { execFileSync } from 'node:child_process';
 import { FrameParser, type Frame, type WireFrame } from '../../src/remote/follow-frames.js';
 import { FrameInflater } from '../../src/remote/follow-inflate.js';
 import { waitFor } from '../harness/wait.js';
@@ -80,6 +81,72 @@ describe('Z frames', () => {
     );
     expect(corrupt.broken).toMatch(/(does not inflate|announced)/);
     expect(corrupt.frames.some((f) => f.kind === 'waiting')).toBe(false);
+  });
+});
+
+describe('zstd members (Z … zstd), as the follower sends them where the target has zstd', () => {
+  // The real zstd CLI (a Debian package in .ci/run), as the follower runs it.
+  const zstd = (b: Buffer): Buffer => execFileSync('zstd', ['-1', '-q', '-c'], { input: b });
+  async function inflate(stream: Buffer, chunk: number): Promise<{ frames: Frame[]; broken: string | null }> {
+    const frames: Frame[] = [];
+    let broken: string | null = null;
+    const inflater = new FrameInflater({ frame: (f) => frames.push(f), broken: (why) => (broken = why) });
+    const p = new FrameParser((f) => inflater.push(f));
+    for (let i = 0; i < stream.length; i += chunk) p.push(stream.subarray(i, i + chunk));
+    await waitFor(() => broken !== null || frames.at(-1)?.kind === 'waiting', {
+      intervalMs: 5,
+      what: 'the last frame or the failure',
+    });
+    return { frames, broken };
+  }
+
+  it('decode to the announced bytes at their offsets, between gzip members and plain frames, fed in any cut', async () => {
+    // Over 1 MiB decoded: the decoder hands its output on in pieces, each at its offset.
+    const a = Buffer.from(Array.from({ length: 60_000 }, (_, i) => `step ${i} reward ${i % 7}\n`).join(''));
+    const b = Buffer.from('step 2\n'.repeat(300));
+    const [za, zb] = [zstd(a), gzipSync(b)];
+    expect(a.length).toBeGreaterThan(1 << 20);
+    const stream = Buffer.concat([
+      Buffer.from(`D 0 3\nabcZ 3 ${a.length} ${za.length} zstd\n`),
+      za,
+      Buffer.from(`Z ${3 + a.length} ${b.length} ${zb.length}\n`),
+      zb,
+      Buffer.from('W\n'),
+    ]);
+    for (const chunk of [1, 7, 4096, stream.length]) {
+      const { frames, broken } = await inflate(stream, chunk);
+      expect(broken).toBeNull();
+      let at = 0;
+      for (const f of frames) {
+        if (f.kind !== 'data') continue;
+        expect(f.offset).toBe(at);
+        at += f.bytes.length;
+      }
+      const got = Buffer.concat(frames.flatMap((f) => (f.kind === 'data' ? [f.bytes] : [])));
+      expect(got.equals(Buffer.concat([Buffer.from('abc'), a, b]))).toBe(true);
+    }
+  });
+
+  it('a zstd member cut short, or longer than announced, breaks the follower', async () => {
+    const a = Buffer.from('y'.repeat(5000) + 'z'.repeat(5000));
+    const za = zstd(a);
+    const cut = za.subarray(0, za.length - 6);
+    const short = await inflate(
+      Buffer.concat([Buffer.from(`Z 0 ${a.length} ${cut.length} zstd\n`), cut, Buffer.from('W\n')]),
+      64,
+    );
+    expect(short.broken).toMatch(/does not inflate|announced/);
+    expect(short.frames.some((f) => f.kind === 'waiting')).toBe(false);
+    const long = await inflate(
+      Buffer.concat([Buffer.from(`Z 0 ${a.length - 1} ${za.length} zstd\n`), za, Buffer.from('W\n')]),
+      64,
+    );
+    expect(long.broken).toMatch(/longer than its 9999 bytes/);
+  });
+
+  it('an unknown codec word is a protocol error, not bytes taken for gzip', () => {
+    const p = new FrameParser(() => undefined);
+    expect(() => p.push(Buffer.from('Z 0 10 5 lz4\n'))).toThrow(/unexpected line/);
   });
 });
 
