@@ -4,7 +4,10 @@ import { once } from 'node:events';
 import { CliError, EXIT } from './errors.js';
 import { openAll, readAhead } from './file-chunks.js';
 import { writeStdoutSync } from './stdio.js';
-import { JsonLinesParser, TrainerLogParser, type TrainerEvent } from '../trainer-log/index.js';
+// Straight from their files, not through the room's index: `parse` starts without the modules it never uses.
+import { JsonLinesParser } from '../trainer-log/json-lines.js';
+import { TrainerLogParser } from '../trainer-log/parser.js';
+import type { TrainerEvent } from '../trainer-log/events.js';
 // The metrics store is loaded only for the summary: `--json` does not pay for it.
 type Metrics = typeof import('../metrics/index.js');
 
