@@ -196,6 +196,13 @@ describe('the headless path, as a scripting user meets it', { timeout: 120_000 }
       timeoutMs: 60_000,
       what: 'the run to finish on its own',
     });
+    // `follow RUN --json | head` too: its lines go straight to fd 1, whose EPIPE ends it quietly.
+    const again = start(['follow', runId, ...target(), '--json']);
+    running.push(again);
+    await waitFor(() => again.stdout.includes('\n'), { timeoutMs: 60_000, what: "follow's first line" });
+    again.child.stdout!.destroy();
+    expect(await again.done).toBe(0);
+    expect(again.stderr).not.toMatch(/EPIPE|\n\s+at /);
   });
 
   it('--resume of a run that never checkpointed warns that it starts over, then runs from step 1', async () => {
