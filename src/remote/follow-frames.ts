@@ -57,7 +57,7 @@ export const PREFIX_WINDOW = 64;
  * nothing arrives instead of retrying silently.
  *
  * A backlog of at least `zmin` bytes (a follower started far behind: `follow` of a long log) goes
- * as members of `zchunk` bytes, `zjobs` of them compressed at once while the previous ones are
+ * as members of 8 MiB, then twice as many bytes each, up to `zchunk`, `zjobs` of them compressed at once while the previous ones are
  * sent: zstd -1 where the target has it (a trainer log crosses the wire ~30 times smaller, for a
  * fifth of gzip's CPU), else gzip -1 (~10 times). The live tail is always plain `D`.
  * A member that comes back short (the file shrank under it) is sent and the rest dropped: the next
@@ -75,7 +75,7 @@ export const PREFIX_WINDOW = 64;
  */
 export const FOLLOWER_SCRIPT = `
 f=$1; off=$2; eino=$3; efp=$4; eplen=$5; hbt=$6; poll=$7; etfp=\${8:--}; etlen=\${9:-0}
-zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-33554432}; qpoll=\${13:-$poll}; zcodec=\${14:-auto}
+zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-134217728}; qpoll=\${13:-$poll}; zcodec=\${14:-auto}
 export LC_ALL=C
 # The compressor, its decoder and the codec word of its Z frames (unquoted below: split into words).
 zc='gzip -1 -c'; zd='gzip -dc'; zw=
@@ -151,11 +151,15 @@ follower() {
   # slot (reused, removed with $w). 0: all sent; 1: one came back short (sent, stop); 2: nothing
   # could be compressed (plain frames then). dd's summary (last line) is the raw count.
   sendz() {
-    local end=$1 next=$off i=0 j=0 k n got zl line last= lgot=0 rc=0
+    local end=$1 next=$off i=0 j=0 k n got zl line last= lgot=0 rc=0 zn=$zchunk
     local -a pid want
+    # The first member is small (its bytes go out at once), each next one twice the size up to
+    # zchunk: a compressor process costs as much to start as compressing MiBs (zstd: ~60 ms).
+    [ "$zn" -gt 8388608 ] && zn=8388608
     while [ "$j" -lt "$i" ] || { [ "$next" -lt "$end" ] && [ "$rc" -eq 0 ]; }; do
       while [ $((i - j)) -le "$zjobs" ] && [ "$next" -lt "$end" ] && [ "$rc" -eq 0 ]; do
-        n=$((end - next)); [ "$n" -gt "$zchunk" ] && n=$zchunk; k=$((i % (zjobs + 2)))
+        n=$((end - next)); [ "$n" -gt "$zn" ] && n=$zn; k=$((i % (zjobs + 2)))
+        zn=$((zn * 2)); [ "$zn" -gt "$zchunk" ] && zn=$zchunk
         { dd if=/dev/fd/3 iflag=skip_bytes,count_bytes skip="$next" count="$n" bs=1M 2>"$w/e$k" | $zc > "$w/z$k" && stat -c %s "$w/z$k" > "$w/s$k"; } &
         pid[i]=$!; want[i]=$n; i=$((i + 1)); next=$((next + n))
       done

@@ -38,9 +38,9 @@ export interface OpenTransportOptions {
   /** How often the remote follower looks at a quiet log (default 200 ms, at least followPollMs). */
   followQuietPollMs?: number;
   /** A follower's backlog at least this long crosses the wire compressed (default 1 MiB; 0:
-   *  never), in members of `followCompressChunkBytes` (32 MiB) compressed `followCompressJobs` at
-   *  once (default 0: one fewer than the target's cores, 1 to 4), by zstd where the target has it
-   *  and else gzip (`followCompressCodec: 'gzip'`: gzip only). ssh only. */
+   *  never), in members of 8 MiB growing to `followCompressChunkBytes` (128 MiB), compressed
+   *  `followCompressJobs` at once (default 0: one fewer than the target's cores, 1 to 4), by zstd
+   *  where the target has it and else gzip (`followCompressCodec: 'gzip'`: gzip only). ssh only. */
   followCompressMinBytes?: number;
   followCompressJobs?: number;
   followCompressChunkBytes?: number;

@@ -1,7 +1,7 @@
 // `npm run bench -- stream`: `awrl-tui follow RUN --json` of a long ended run over ssh (the test
 // sshd, loopback) against OpenSSH's `ssh HOST cat LOG | awrl-tui parse /dev/stdin --json`, until
 // the last step is printed, side by side and interleaved; then how the follower's backlog crosses
-// the wire with each option (plain frames, gzip -1 members with 1, 2, 4 jobs, smaller members):
+// the wire with each option (plain frames, gzip -1 or zstd -1 members, jobs, member sizes):
 // wall time until the log is read, bytes over the channel, CPU here and on the target; and the
 // compressors a head may have, on a slice of the same log. Prints, never asserts.
 //   AWRL_BENCH_MB      the log's size (default 1100: ≥ 1 GB), generated (test/bench/areal-log.mjs)
@@ -139,13 +139,12 @@ try {
   console.log('\nfollower backlog option              wall s   MB/s   over the channel   CPU here s   CPU target s');
   let defaultWire = null;
   const options = [
-    ['plain frames (as before)', { followCompressMinBytes: 0 }],
-    ['gzip -1, 1 job, 16 MiB members', { followCompressJobs: 1, followCompressChunkBytes: 16 << 20 }],
-    ['gzip -1, 2 jobs, 16 MiB members', { followCompressJobs: 2, followCompressChunkBytes: 16 << 20 }],
-    ['gzip -1, 4 jobs, 16 MiB members', { followCompressJobs: 4, followCompressChunkBytes: 16 << 20 }],
-    ['gzip -1, 1 job, 64 MiB members', { followCompressJobs: 1, followCompressChunkBytes: 64 << 20 }],
-    ['gzip -1, 2 jobs, 4 MiB members', { followCompressJobs: 2, followCompressChunkBytes: 4 << 20 }],
-    ['default (gzip -1, 32 MiB, jobs = cores - 1, 1 to 4)', {}],
+    ['plain frames', { followCompressMinBytes: 0 }],
+    ['gzip -1, 32 MiB, jobs = cores - 1', { followCompressCodec: 'gzip' }],
+    ['gzip -1, 2 jobs, 32 MiB', { followCompressCodec: 'gzip', followCompressJobs: 2 }],
+    ['zstd -1, 2 jobs, 32 MiB', { followCompressJobs: 2 }],
+    ['zstd -1, 1 job, 64 MiB', { followCompressJobs: 1, followCompressChunkBytes: 64 << 20 }],
+    ['default (zstd -1 where the head has it, else gzip -1; 32 MiB, jobs = cores - 1, 1 to 4)', {}],
   ];
   for (const [label, o] of options) {
     const t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...o });
