@@ -41,6 +41,9 @@ export interface FollowPrintOptions {
   /** Lines went to stdout through process.stdout before (`--launch --follow`'s own): they may still
    *  be queued there, so ours follow them through it while it holds any. */
   stdoutShared?: boolean;
+  /** Where the stdout lines go instead of fd 1 (a test, an embedding): called with the bytes of
+   *  whole lines, valid only during the call. */
+  writeOut?: (bytes: Uint8Array) => void;
   /** A multi-node run's GPU rounds (the idle-node alert): their pace (tests), default 15 s; and how
    *  long a node may stay idle while the others work (default 2 min). */
   gpuPollMs?: number;
@@ -56,13 +59,15 @@ export interface FollowPrintOptions {
 const queued = new JsonSink();
 let flushing = false;
 let stdoutShared = false;
+let writeOut: ((bytes: Uint8Array) => void) | null = null;
 // Written straight to fd 1, as `parse --json` writes: through process.stdout (which also makes a
 // pipe non-blocking), a busy catch-up queued a quarter of a GB of lines here (1.1 GB log) and
 // copied them once more. While the stream holds lines written before ours, it carries ours too.
 const flushOut = (): void => {
   flushing = false;
   if (queued.len === 0) return;
-  if (!stdoutShared || process.stdout.writableLength === 0) writeStdoutSync(queued.take());
+  if (writeOut) writeOut(queued.take());
+  else if (!stdoutShared || process.stdout.writableLength === 0) writeStdoutSync(queued.take());
   else process.stdout.write(Buffer.from(queued.take())); // a copy: the sink's buffer is reused
 };
 const willFlush = (): void => {
@@ -88,6 +93,7 @@ const err = (s: string) => {
 export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const { json, runId, target, where } = o;
   stdoutShared = o.stdoutShared ?? false;
+  writeOut = o.writeOut ?? null;
   const info = json ? err : out;
   if (json) out(JSON.stringify({ type: 'run', runId, target: target.name }));
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

@@ -3,7 +3,7 @@
 // by the ssh alias); the GPU panel's scope polls them; `stop` looks for leftovers on all of them
 // without --check-nodes, names each PID's node, stops the tagged one on n3 and leaves the untagged
 // GPU holder on n2 alone.
-import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GpuPoller } from '../../src/gpu/index.js';
@@ -114,10 +114,6 @@ describe('a direct 4-node Ray run', () => {
       idleNodeMs: 0,
     });
     const printed: string[] = [];
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      printed.push(String(chunk));
-      return true;
-    });
     let followed: Promise<number> | null = null;
     try {
       session.actions.selectRun(runId!);
@@ -127,6 +123,7 @@ describe('a direct 4-node Ray run', () => {
       );
       expect(shown.title).toMatch(title);
       followed = followAndPrint({
+        writeOut: (bytes) => printed.push(...Buffer.from(bytes).toString().split('\n')),
         transport: w.t,
         target: w.target({ backend: 'direct' }),
         runId: runId!,
@@ -151,7 +148,6 @@ describe('a direct 4-node Ray run', () => {
       await session.close();
       await cli(['stop', runId!, '--yes', ...w.cliArgs({ backend: 'direct' })]);
       await followed?.catch(() => undefined);
-      write.mockRestore();
     }
   }, 240_000);
 });
