@@ -73,6 +73,9 @@ export function followRemote(
   // Compressed bytes received and the file bytes they carried, over every follower so far.
   const wire = { compressed: 0, inflated: 0, zstd: 0 };
   let inflating: FrameInflater | null = null;
+  // Members that would not decode (a target's odd compressor, a decoder's gap): the next follower
+  // sends gzip, and after gzip failed too, plain frames, so a backlog is never stuck on one member.
+  let undecodable = 0;
   // A report after close (the trouble's own clearing, a timer) reaches no one: the consumer is gone.
   const trouble = new FollowTrouble(t.target, path, (problem) => {
     if (!closed) onEvent({ type: 'problem', problem });
@@ -94,11 +97,11 @@ export function followRemote(
       String(opts.pollMs / 1000),
       tail.length > 0 ? md5(tail) : '-',
       String(tail.length),
-      String(opts.compressMinBytes ?? COMPRESS_MIN_BYTES),
+      String(undecodable >= 2 ? 0 : (opts.compressMinBytes ?? COMPRESS_MIN_BYTES)),
       String(opts.compressJobs ?? 0),
       String(opts.compressChunkBytes ?? COMPRESS_CHUNK_BYTES),
       String(Math.max(opts.pollMs, opts.quietPollMs ?? QUIET_POLL_MS) / 1000),
-      opts.compressCodec ?? 'auto',
+      undecodable >= 1 ? 'gzip' : (opts.compressCodec ?? 'auto'),
     ];
     const s = t.execStream(remoteScript(FOLLOWER_SCRIPT, args, 'awrl-follow'));
     current = s;
@@ -120,7 +123,10 @@ export function followRemote(
     };
     const inflater = new FrameInflater({
       frame: (f) => onFrame(f),
-      broken: (why) => breakOff(`the follower sent ${why}`),
+      broken: (why) => {
+        undecodable++;
+        breakOff(`the follower sent ${why}`);
+      },
       backlog: (full) => (full ? s.stdout.pause() : s.stdout.resume()),
     });
     inflating = inflater;

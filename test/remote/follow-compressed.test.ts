@@ -239,6 +239,45 @@ describe.each([
   });
 });
 
+// A zstd that writes what no decoder reads (a broken or foreign build): the member fails to decode,
+// the next follower sends gzip, and the backlog arrives once, without a problem to report.
+describe('a target whose zstd writes no zstd', () => {
+  let dir: string;
+  let sshd: SshdHandle;
+  let t: Transport;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awrl-badzstd-'));
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    for (const name of readdirSync('/usr/bin'))
+      if (name !== 'zstd') symlinkSync(join('/usr/bin', name), join(bin, name));
+    // Compressing, it drains stdin; decompressing a file (-d), it must leave stdin alone.
+    const fake = '#!/bin/sh\ncase " $* " in *" -d"*) ;; *) cat > /dev/null ;; esac\nprintf "not a zstd frame\\n"\n';
+    writeFileSync(join(bin, 'zstd'), fake, { mode: 0o755 });
+    sshd = await startSshd({ extraConfig: [`SetEnv SHLVL=1 PATH=${bin}`] });
+    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...COMPRESSED });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sshd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('falls back to gzip members, every byte once', async () => {
+    const p = join(dir, 'backlog.log');
+    const log = Buffer.concat(Array.from({ length: 8 }, () => RUN_A));
+    writeFileSync(p, log);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    await waitFor(() => received(events) === log.length, { timeoutMs: 60_000, what: 'the whole log' });
+    h.close();
+    expectExactlyOnce(events, log);
+    expect(events.filter((e) => e.type === 'problem')).toEqual([]);
+    expect(h.compression!.zstdFileBytes).toBe(0);
+    expect(h.compression!.fileBytes).toBe(log.length);
+  });
+});
+
 /** The events after the last reset. */
 function after(events: FollowEvent[]): FollowEvent[] {
   const i = events.map((e) => e.type).lastIndexOf('reset');
