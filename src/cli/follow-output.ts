@@ -50,8 +50,8 @@ export interface FollowPrintOptions {
   idleNodeMs?: number;
 }
 
-// A catch-up delivers thousands of records at once and stdout to a pipe is synchronous: their
-// lines go out as one write at the end of the delivery (a microtask: before anything awaited runs,
+// A catch-up delivers thousands of records at once: their lines go out as one write at the end
+// of the delivery (a microtask: before anything awaited runs,
 // so before the command's end), and a line on stderr first hands over the ones queued before it.
 // They are gathered as UTF-8 bytes, line by line: joining the strings instead made one string of
 // the whole delivery, two bytes a character as soon as one line held a non-Latin-1 character, and
