@@ -51,8 +51,8 @@ export interface FollowPrintOptions {
 }
 
 // A catch-up delivers thousands of records at once: their lines go out as one write at the end
-// of the delivery (a microtask: before anything awaited runs,
-// so before the command's end), and a line on stderr first hands over the ones queued before it.
+// of the delivery (a microtask: before anything awaited runs, so before the command's end), and a
+// line on stderr first hands over the ones queued before it.
 // They are gathered as UTF-8 bytes, line by line: joining the strings instead made one string of
 // the whole delivery, two bytes a character as soon as one line held a non-Latin-1 character, and
 // encoding it again took a sixth of `follow --json`'s CPU (test/bench/stream.bench.mjs).
