@@ -111,6 +111,16 @@ follower() {
     plen=$n; pstr=; [ "$plen" -gt 0 ] && head4 "$plen" pstr
     printf 'S %s %s %s\\n' "$ino" "$plen" "$(head -c "$plen" /dev/fd/3 | md5)"
   }
+  # The first bytes grow from what was just sent ($1: those bytes, from offset $2; $3: a member),
+  # never from the file read again: rewritten in between, its new first bytes would pass for ours.
+  taken() {
+    local need=$((64 - plen)) x=
+    { [ "$need" -gt 0 ] && [ "$2" -eq "$plen" ]; } || return 0
+    if [ -n "$3" ]; then x=$($zd "$1" | head -c "$need"; printf .); x=\${x%.}
+    else IFS= read -r -N "$need" x < "$1"; fi
+    pstr=$pstr$x; plen=\${#pstr}
+    printf 'S %s %s %s\\n' "$ino" "$plen" "$(printf %s "$pstr" | md5)"
+  }
   # Still the file we delivered: same first bytes, same bytes just before the offset (one fork).
   same() {
     local k=$tlen x; [ "$k" -gt 256 ] && k=256
@@ -169,7 +179,7 @@ follower() {
       case $got in '' | *[!0-9]*) got=0 ;; esac
       case $zl in '' | *[!0-9]*) got=0 ;; esac
       if [ "$rc" -eq 0 ] && [ "$got" -gt 0 ]; then
-        printf 'Z %s %s %s%s\n' "$off" "$got" "$zl" "$zw"; cat "$w/z$k"
+        printf 'Z %s %s %s%s\n' "$off" "$got" "$zl" "$zw"; cat "$w/z$k"; taken "$w/z$k" "$off" z
         off=$((off + got)); last=$k; lgot=$got
         [ "$got" -lt "\${want[j]}" ] && rc=1
       elif [ "$rc" -eq 0 ]; then
@@ -200,11 +210,11 @@ follower() {
       # tee both sends the bytes and keeps them as the window before the next offset.
       if [ "$got" -ge 256 ]; then tee "$w/tail" < "$w/chunk"; tlen=$got
       else tee -a "$w/tail" < "$w/chunk"; tlen=$((tlen + got)); fi
+      taken "$w/chunk" "$off"
       off=$((off + got))
     done
     fine
     if [ "$tlen" -gt 65536 ]; then tail -c 256 "$w/tail" > "$w/t2" && mv -f "$w/t2" "$w/tail"; tlen=256; fi
-    if [ "$plen" -lt 64 ] && [ "$off" -gt "$plen" ]; then state; fi
   }
   quiet=0; seen=
   while :; do

@@ -5,7 +5,7 @@
 // the new file then delivered from its first byte: nothing lost, nothing twice. Local and ssh,
 // while connected, and (ssh) while the connection was down.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport, type FollowEvent } from '../../src/remote/index.js';
@@ -114,6 +114,48 @@ describe('truncate-and-regrow while the ssh connection is down', () => {
       timeoutMs: 20_000,
       what: 'the second incarnation after the reconnect',
     });
+    h.close();
+    expect(text(events)).toBe(`${first}<truncated>${second}`);
+  });
+});
+
+// The follower took the first bytes' fingerprint from the file right AFTER sending them: a log
+// rewritten in between (a busy head, a restart at once) gave it the new file's first bytes as ours,
+// and with the same bytes before the offset the rewrite went unseen (a CI flake of the test above).
+// A `tee` that lingers after writing widens that moment to a second, every time.
+describe('a rewrite right after the first bytes were sent', () => {
+  let sshd: SshdHandle;
+  let t: Transport;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awrl-regrow-slow-'));
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    for (const name of readdirSync('/usr/bin'))
+      if (name !== 'tee') symlinkSync(join('/usr/bin', name), join(bin, name));
+    writeFileSync(join(bin, 'tee'), '#!/bin/sh\n/usr/bin/tee "$@"\nsleep 1\n', { mode: 0o755 });
+    sshd = await startSshd({ extraConfig: [`SetEnv SHLVL=1 PATH=${bin}`] });
+    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 100 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sshd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is a truncated reset, then the new file from its first byte', async () => {
+    const p = join(dir, 'repetitive.log');
+    const waiting = 'waiting for rollout batch...\n'.repeat(20);
+    const first = `20261129-15:34:51.001 started\n${waiting}`;
+    writeFileSync(p, first);
+    const events: FollowEvent[] = [];
+    const second = `20261129-15:40:02.917 started\n${waiting}${waiting}`;
+    const h = t.follow(p, 0, (e) => {
+      events.push(e);
+      // At once, while the follower's tee still lingers.
+      if (e.type === 'data' && text(events) === first) writeFileSync(p, second);
+    });
+    await waitFor(() => text(events).endsWith(second), { timeoutMs: 20_000, what: 'the second incarnation' });
     h.close();
     expect(text(events)).toBe(`${first}<truncated>${second}`);
   });
