@@ -3,22 +3,13 @@
 // the middle of a compressed range, and a truncation while the backlog is still being sent. Each
 // checks "every byte exactly once" against the file itself.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import {
-  appendFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  symlinkSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport, type FollowEvent } from '../../src/remote/index.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { sessionPathConfig } from '../harness/session-path.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 import { proxiedConfig } from '../harness/proxied-ssh.js';
 import { waitFor } from '../harness/wait.js';
@@ -205,12 +196,7 @@ describe.each([
   let t: Transport;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'awrl-nozip-'));
-    // The session's PATH: every command of /usr/bin but the missing ones.
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    for (const name of readdirSync('/usr/bin'))
-      if (!missing.includes(name)) symlinkSync(join('/usr/bin', name), join(bin, name));
-    sshd = await startSshd({ extraConfig: [`SetEnv SHLVL=1 PATH=${bin}`] });
+    sshd = await startSshd({ extraConfig: sessionPathConfig(dir, missing) });
     t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...COMPRESSED });
   });
   afterAll(async () => {
@@ -247,14 +233,9 @@ describe('a target whose zstd writes no zstd', () => {
   let t: Transport;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'awrl-badzstd-'));
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    for (const name of readdirSync('/usr/bin'))
-      if (name !== 'zstd') symlinkSync(join('/usr/bin', name), join(bin, name));
     // Compressing, it drains stdin; decompressing a file (-d), it must leave stdin alone.
     const fake = '#!/bin/sh\ncase " $* " in *" -d"*) ;; *) cat > /dev/null ;; esac\nprintf "not a zstd frame\\n"\n';
-    writeFileSync(join(bin, 'zstd'), fake, { mode: 0o755 });
-    sshd = await startSshd({ extraConfig: [`SetEnv SHLVL=1 PATH=${bin}`] });
+    sshd = await startSshd({ extraConfig: sessionPathConfig(dir, [], { zstd: fake }) });
     t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...COMPRESSED });
   });
   afterAll(async () => {

@@ -5,11 +5,12 @@
 // the new file then delivered from its first byte: nothing lost, nothing twice. Local and ssh,
 // while connected, and (ssh) while the connection was down.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport, type FollowEvent } from '../../src/remote/index.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
+import { sessionPathConfig } from '../harness/session-path.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 import { proxiedConfig } from '../harness/proxied-ssh.js';
 import { waitFor } from '../harness/wait.js';
@@ -129,12 +130,8 @@ describe('a rewrite right after the first bytes were sent', () => {
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'awrl-regrow-slow-'));
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    for (const name of readdirSync('/usr/bin'))
-      if (name !== 'tee') symlinkSync(join('/usr/bin', name), join(bin, name));
-    writeFileSync(join(bin, 'tee'), '#!/bin/sh\n/usr/bin/tee "$@"\nsleep 1\n', { mode: 0o755 });
-    sshd = await startSshd({ extraConfig: [`SetEnv SHLVL=1 PATH=${bin}`] });
+    const tee = '#!/bin/sh\n/usr/bin/tee "$@"\nsleep 1\n';
+    sshd = await startSshd({ extraConfig: sessionPathConfig(dir, [], { tee }) });
     t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 100 });
   });
   afterAll(async () => {
