@@ -33,8 +33,8 @@ export const PREFIX_WINDOW = 64;
  * length, heartbeat timeout (s), poll interval (s), md5 of the last delivered bytes before the
  * offset ('-'), their count, the least backlog sent compressed (bytes, 0: never), the compressor
  * jobs run at once (0: one fewer than the target's cores, 1 to 4), the bytes per member, the poll
- * interval (s) while the file is quiet, and the codec (`auto`: zstd where the target has it, else
- * gzip; `gzip`: gzip only).
+ * interval (s) while the file is quiet, and the codecs to try, best first (`lz4,zstd,gzip`: the
+ * first the target has; none of them: everything plain).
  *
  * Output on stdout only, framed so that notices and data can never be confused or reordered
  * (tail -F puts its notices on stderr, which reaches the client out of order with stdout):
@@ -43,6 +43,7 @@ export const PREFIX_WINDOW = 64;
  *   `D <offset> <n>\n` + n bytes            file bytes
  *   `Z <offset> <n> <c>\n` + c bytes        n file bytes as one gzip member (a backlog: see below)
  *   `Z <offset> <n> <c> zstd\n` + c bytes   the same as one zstd frame
+ *   `Z <offset> <n> <c> lz4\n` + c bytes    the same as one LZ4 frame (independent 1 MiB blocks)
  *   `P <error>\n` / `P\n`                  the file is there but cannot be read / can again
  *   `W\n`                                 the file does not exist yet (so the client knows it is up)
  *
@@ -75,12 +76,22 @@ export const PREFIX_WINDOW = 64;
  */
 export const FOLLOWER_SCRIPT = `
 f=$1; off=$2; eino=$3; efp=$4; eplen=$5; hbt=$6; poll=$7; etfp=\${8:--}; etlen=\${9:-0}
-zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-134217728}; qpoll=\${13:-$poll}; zcodec=\${14:-auto}
+zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-134217728}; qpoll=\${13:-$poll}; zcodecs=\${14:-zstd,gzip}
 export LC_ALL=C
-# The compressor, its decoder and the codec word of its Z frames (unquoted below: split into words).
-zc='gzip -1 -c'; zd='gzip -dc'; zw=
-if [ "$zcodec" = auto ] && command -v zstd >/dev/null 2>&1; then zc='zstd -1 -q -c'; zd='zstd -dc -q'; zw=' zstd'
-elif ! command -v gzip >/dev/null 2>&1; then zmin=0; fi
+# The compressor, its decoder and the codec word of its Z frames (unquoted below: split into words):
+# the first of the client's codecs this target has. lz4: 1 MiB blocks, the decoder's unit.
+zc=; zd=; zw=
+for c in \${zcodecs//,/ }; do
+  command -v "$c" >/dev/null 2>&1 || continue
+  case $c in
+    lz4) zc='lz4 -1 -q -c -B6'; zd='lz4 -dc -q'; zw=' lz4' ;;
+    zstd) zc='zstd -1 -q -c'; zd='zstd -dc -q'; zw=' zstd' ;;
+    gzip) zc='gzip -1 -c'; zd='gzip -dc'; zw= ;;
+    *) continue ;;
+  esac
+  break
+done
+[ -n "$zc" ] || zmin=0
 # One core is left to sshd's cipher and the rest of the head (a 2-core head: 1 job read faster).
 if [ "$zjobs" -le 0 ]; then zjobs=$(nproc 2>/dev/null) || zjobs=2; zjobs=$((zjobs - 1)); [ "$zjobs" -lt 1 ] && zjobs=1; [ "$zjobs" -gt 4 ] && zjobs=4; fi
 # A full, read-only or missing TMPDIR must not stop the follower: try the usual other places.
@@ -310,10 +321,11 @@ export class FrameParser {
       this.dataOffset = Number(f[1]);
       this.remaining = Number(f[2]);
       this.compressed = false;
-    } else if (f[0] === 'Z' && (f.length === 4 || (f.length === 5 && f[4] === 'zstd')) && Number(f[3]) > 0) {
+    } else if (f[0] === 'Z' && (f.length === 4 || (f.length === 5 && isNamedCodec(f[4]))) && Number(f[3]) > 0) {
       this.remaining = Number(f[3]);
       this.compressed = true;
-      const [offset, length, codec] = [Number(f[1]), Number(f[2]), f[4] === 'zstd' ? 'zstd' : 'gzip'] as const;
+      const [offset, length] = [Number(f[1]), Number(f[2])];
+      const codec: MemberCodec = f.length === 5 && isNamedCodec(f[4]) ? f[4] : 'gzip';
       this.emit({ kind: 'zhead', offset, length, compressedLength: this.remaining, codec });
     } else if (f[0] === 'R' && (f[1] === 'truncated' || f[1] === 'replaced' || f[1] === 'appeared')) {
       this.emit({ kind: 'reset', reason: f[1] });
@@ -329,4 +341,9 @@ export class FrameParser {
       throw new Error(`follower protocol error: unexpected line '${line.slice(0, 80)}'`);
     }
   }
+}
+
+/** The codec words a Z frame may end with (a gzip member has none). */
+function isNamedCodec(w: string | undefined): w is 'zstd' | 'lz4' {
+  return w === 'zstd' || w === 'lz4';
 }

@@ -1,4 +1,4 @@
-// The follower's compressed ranges (`Z` frames: a gzip or zstd member of n file bytes), decompressed
+// The follower's compressed ranges (`Z` frames: a gzip, zstd or lz4 member of n file bytes), decompressed
 // as a stream (member-decoder.ts) and handed on as ordinary `data` frames, in order with every frame
 // around them: while a member is being inflated, the frames after it wait. Bytes come
 // out as they are inflated, with their file offsets, so a drop in the middle of a member loses
@@ -28,8 +28,9 @@ export class FrameInflater {
   /** Compressed bytes received and file bytes they stood for (the wire's saving). */
   compressedBytes = 0;
   inflatedBytes = 0;
-  /** File bytes that came as zstd members (the rest of inflatedBytes came as gzip). */
+  /** File bytes that came as zstd members, and as lz4 ones (the rest of inflatedBytes came as gzip). */
   zstdBytes = 0;
+  lz4Bytes = 0;
 
   constructor(private readonly hooks: InflaterHooks) {}
 
@@ -74,6 +75,7 @@ export class FrameInflater {
       at += bytes.length;
       this.inflatedBytes += bytes.length;
       if (codec === 'zstd') this.zstdBytes += bytes.length;
+      else if (codec === 'lz4') this.lz4Bytes += bytes.length;
       this.hooks.frame({ kind: 'data', offset: from, bytes });
     });
     m.on('drain', () => this.setFull(false));

@@ -1,5 +1,6 @@
 // Options accepted by openTransport. Every timeout is configurable so tests can run with 1 s
 // keepalives and heartbeats and still finish fast; the defaults are the production values.
+import type { CodecChoice } from './member-decoder.js';
 
 export interface InteractivePrompts {
   /** Unknown host key: show the fingerprint, return true to trust it (a hashed line is written). */
@@ -39,12 +40,13 @@ export interface OpenTransportOptions {
   followQuietPollMs?: number;
   /** A follower's backlog at least this long crosses the wire compressed (default 1 MiB; 0:
    *  never), in members of 8 MiB growing to `followCompressChunkBytes` (128 MiB), compressed
-   *  `followCompressJobs` at once (default 0: one fewer than the target's cores, 1 to 4), by zstd
-   *  where the target has it and else gzip (`followCompressCodec: 'gzip'`: gzip only). ssh only. */
+   *  `followCompressJobs` at once (default 0: one fewer than the target's cores, 1 to 4), by the
+   *  best codec for this client the target has (`auto`, see codecPreference), or the one named
+   *  first (`'gzip'`: gzip only). ssh only. */
   followCompressMinBytes?: number;
   followCompressJobs?: number;
   followCompressChunkBytes?: number;
-  followCompressCodec?: 'auto' | 'gzip';
+  followCompressCodec?: CodecChoice;
   /** Channels open at once on one connection (default 8; OpenSSH allows 10 sessions). */
   maxChannels?: number;
   /** TCP + handshake + auth deadline per attempt (default 20000 ms). */

@@ -9,6 +9,7 @@ import { remoteScript } from './quote.js';
 import { FOLLOWER_SCRIPT, FrameParser, PREFIX_WINDOW, TAIL_WINDOW, type Frame } from './follow-frames.js';
 import { FollowTrouble } from './follow-status.js';
 import { FrameInflater } from './follow-inflate.js';
+import { codecPreference, type CodecChoice } from './member-decoder.js';
 import { createHash } from 'node:crypto';
 
 export interface RemoteFollowOptions {
@@ -22,8 +23,9 @@ export interface RemoteFollowOptions {
   /** Compressor jobs at once on the target (default 0: one fewer than its cores, 1 to 4) and bytes per member. */
   compressJobs?: number;
   compressChunkBytes?: number;
-  /** `auto` (default): zstd where the target has it, else gzip; `gzip`: gzip only. */
-  compressCodec?: 'auto' | 'gzip';
+  /** `auto` (default): the best codec for this client the target has (codecPreference); a codec:
+   *  that one first; `gzip`: gzip only. */
+  compressCodec?: CodecChoice;
   /** Called when bytes arrive: the connection demonstrably works (resets the reconnect backoff). */
   onProgress?: () => void;
 }
@@ -71,7 +73,7 @@ export function followRemote(
   let retryTimer: NodeJS.Timeout | null = null;
   let unsubscribe: (() => void) | null = null;
   // Compressed bytes received and the file bytes they carried, over every follower so far.
-  const wire = { compressed: 0, inflated: 0, zstd: 0 };
+  const wire = { compressed: 0, inflated: 0, zstd: 0, lz4: 0 };
   let inflating: FrameInflater | null = null;
   // Members that would not decode (a target's odd compressor, a decoder's gap): the next follower
   // sends gzip, and after gzip failed too, plain frames, so a backlog is never stuck on one member.
@@ -101,7 +103,7 @@ export function followRemote(
       String(opts.compressJobs ?? 0),
       String(opts.compressChunkBytes ?? COMPRESS_CHUNK_BYTES),
       String(Math.max(opts.pollMs, opts.quietPollMs ?? QUIET_POLL_MS) / 1000),
-      undecodable >= 1 ? 'gzip' : (opts.compressCodec ?? 'auto'),
+      codecPreference(undecodable >= 1 ? 'gzip' : (opts.compressCodec ?? 'auto')).join(','),
     ];
     const s = t.execStream(remoteScript(FOLLOWER_SCRIPT, args, 'awrl-follow'));
     current = s;
@@ -200,6 +202,7 @@ export function followRemote(
       wire.compressed += inflater.compressedBytes;
       wire.inflated += inflater.inflatedBytes;
       wire.zstd += inflater.zstdBytes;
+      wire.lz4 += inflater.lz4Bytes;
       if (inflating === inflater) inflating = null;
       inflater.close();
       if (current === s) current = null;
@@ -256,6 +259,7 @@ export function followRemote(
         wireBytes: wire.compressed + (inflating?.compressedBytes ?? 0),
         fileBytes: wire.inflated + (inflating?.inflatedBytes ?? 0),
         zstdFileBytes: wire.zstd + (inflating?.zstdBytes ?? 0),
+        lz4FileBytes: wire.lz4 + (inflating?.lz4Bytes ?? 0),
       };
     },
     close() {

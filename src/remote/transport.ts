@@ -62,9 +62,9 @@ export interface FollowHandle {
   /** The offset just past the last delivered byte. */
   readonly offset: number;
   /** What came compressed (a backlog over ssh): the bytes received for it and the file bytes they
-   *  carried (of them, those that came as zstd; the rest came as gzip). Absent where nothing is
-   *  ever compressed (local). */
-  readonly compression?: { wireBytes: number; fileBytes: number; zstdFileBytes: number };
+   *  carried (of them, those that came as zstd, and as lz4; the rest came as gzip). Absent where
+   *  nothing is ever compressed (local). */
+  readonly compression?: { wireBytes: number; fileBytes: number; zstdFileBytes: number; lz4FileBytes: number };
   close(): void;
 }
 

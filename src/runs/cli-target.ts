@@ -71,6 +71,7 @@ export async function connect(
   try {
     return await openTransport(target.host, {
       sshConfigFile: target.sshConfigFile,
+      ...(target.backlogCodec ? { followCompressCodec: target.backlogCodec } : {}),
       acceptNewHostKey: opts.acceptNewHostKey,
       reconnect: opts.reconnectTimeoutMs !== undefined ? { maxElapsedMs: opts.reconnectTimeoutMs } : undefined,
     });

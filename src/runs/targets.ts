@@ -39,7 +39,13 @@ export interface Target {
   forwardEnv?: string[];
   /** `--no-forward-env`: names taken out of that set, loudly (forwarding.ts). */
   noForwardEnv?: string[];
+  /** How a long log's history crosses the wire (`backlog_codec`; default `auto`): `zstd` for a
+   *  link slower than ~90 Mbit/s (src/remote/README.md). */
+  backlogCodec?: BacklogCodec;
 }
+
+export const BACKLOG_CODECS = ['auto', 'lz4', 'zstd', 'gzip'] as const;
+export type BacklogCodec = (typeof BACKLOG_CODECS)[number];
 
 const slurmSchema = z
   .object({
@@ -65,6 +71,7 @@ const targetSchema = z
     backend: z.enum(['direct', 'slurm']).optional(),
     slurm: slurmSchema.optional(),
     forward_env: z.array(envName).optional(),
+    backlog_codec: z.enum(BACKLOG_CODECS).optional(),
   })
   .strict()
   .superRefine((t, ctx) => {
@@ -144,6 +151,7 @@ export function loadTargets(text: string, fileName: string): Record<string, Targ
         extraArgs: t.slurm?.extra_args ?? [],
       },
       forwardEnv: t.forward_env,
+      ...(t.backlog_codec ? { backlogCodec: t.backlog_codec } : {}),
     };
   }
   return out;
@@ -210,6 +218,7 @@ export function resolveTarget(flags: TargetFlags, profiles: Record<string, Targe
       ? { forwardEnv: [...new Set([...(base.forwardEnv ?? []), ...(flags.forwardEnv ?? [])])] }
       : {}),
     ...(flags.noForwardEnv ? { noForwardEnv: flags.noForwardEnv } : {}),
+    ...(base.backlogCodec ? { backlogCodec: base.backlogCodec } : {}),
   };
 }
 

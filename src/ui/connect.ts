@@ -57,6 +57,7 @@ export async function connectTargets(
       ...(directRunHosts?.length ? { directRunHosts } : {}),
       transport: await openTransport(target.host, {
         sshConfigFile: target.sshConfigFile,
+        ...(target.backlogCodec ? { followCompressCodec: target.backlogCodec } : {}),
         interactive: {
           askHostKey: async ({ host, fingerprint }) =>
             /^y(es)?$/i.test(
@@ -86,7 +87,11 @@ export async function connectTargets(
     failures.push(line);
     // A retry from inside the cockpit asks nothing (Ink owns the terminal): an unknown key or an
     // encrypted key is then said again, with what to do.
-    const retry = () => openTransport(target.host, { sshConfigFile: target.sshConfigFile });
+    const retry = () =>
+      openTransport(target.host, {
+        sshConfigFile: target.sshConfigFile,
+        ...(target.backlogCodec ? { followCompressCodec: target.backlogCodec } : {}),
+      });
     const connected = () => {
       const at = failures.indexOf(line);
       if (at >= 0) failures.splice(at, 1);

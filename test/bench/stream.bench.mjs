@@ -1,8 +1,8 @@
 // `npm run bench -- stream`: `awrl-tui follow RUN --json` of a long ended run over ssh (the test
 // sshd, loopback) against OpenSSH's `ssh HOST cat LOG | awrl-tui parse /dev/stdin --json`, until
 // the last step is printed, side by side and interleaved; then how the follower's backlog crosses
-// the wire with each option (plain frames, gzip -1 or zstd -1 members, jobs, member sizes; members
-// grow from 8 MiB to 128 MiB unless said):
+// the wire with each option (plain frames, gzip -1, zstd -1 or lz4 -1 members, jobs; members
+// grow from 8 MiB to 128 MiB):
 // wall time until the log is read, bytes over the channel, CPU here and on the target; and the
 // compressors a head may have, on a slice of the same log. Prints, never asserts.
 //   AWRL_BENCH_MB      the log's size (default 1100: ≥ 1 GB), generated (test/bench/areal-log.mjs)
@@ -24,6 +24,7 @@ const root = join(here, '../..');
 const BIN = join(root, 'bin/awrl-tui.js');
 const { openTransport } = await import(join(root, 'dist/remote/index.js'));
 const { followRun } = await import(join(root, 'dist/runs/follow-run.js'));
+const { codecPreference } = await import(join(root, 'dist/remote/member-decoder.js'));
 const MB = Number(process.env.AWRL_BENCH_MB ?? 1100);
 const REPEAT = Math.max(1, Number(process.env.AWRL_BENCH_REPEAT ?? 3));
 
@@ -110,13 +111,18 @@ try {
   // 1. Compressors the head may have, on a 256 MiB slice (this machine is the target).
   const slice = join(work, 'slice');
   spawnSync('bash', ['-c', `head -c ${256 << 20} ${q(log)} > ${q(slice)}`]);
-  const decoders = { gzip: true, zstd: typeof zlib.createZstdDecompress === 'function', lz4: false, xz: false };
+  const decoders = {
+    gzip: 'node:zlib',
+    zstd: typeof zlib.createZstdDecompress === 'function' ? 'node:zlib' : 'fzstd',
+    lz4: 'lz4-frame-decoder.ts',
+    xz: null,
+  };
   console.log('\ncompressor (one core, 256 MiB slice)   CPU s/GiB   MB/s   ratio   inflated here');
   for (const [name, cmd] of [
     ['gzip -1', 'gzip -1 -c'],
     ['gzip -6', 'gzip -6 -c'],
     ['zstd -1', 'zstd -1 -T1 -c'],
-    ['lz4 -1', 'lz4 -1 -c'],
+    ['lz4 -1 -B6', 'lz4 -1 -B6 -c'],
     ['xz -0', 'xz -0 -T1 -c'],
   ]) {
     const bin = cmd.split(' ')[0];
@@ -131,7 +137,7 @@ try {
     const [u, sy] = r.stderr.trim().split('\n').pop().split(' ').map(Number);
     const cpu = u + sy;
     console.log(
-      `${name.padEnd(38)} ${((cpu * 1024) / 256).toFixed(1).padStart(9)}   ${(256 / cpu).toFixed(0).padStart(4)}   ${(2 ** 28 / out).toFixed(1).padStart(5)}   ${decoders[bin] ? 'yes (node:zlib)' : 'no decoder in Node ' + process.versions.node}`,
+      `${name.padEnd(38)} ${((cpu * 1024) / 256).toFixed(1).padStart(9)}   ${(256 / cpu).toFixed(0).padStart(4)}   ${(2 ** 28 / out).toFixed(1).padStart(5)}   ${decoders[bin] ?? 'no decoder in Node ' + process.versions.node}`,
     );
   }
   rmSync(slice, { force: true });
@@ -144,10 +150,10 @@ try {
   const options = [
     ['plain frames', { followCompressMinBytes: 0 }],
     ['gzip -1, jobs = cores - 1', { followCompressCodec: 'gzip' }],
-    ['gzip -1, 2 jobs', { followCompressCodec: 'gzip', followCompressJobs: 2 }],
-    ['zstd -1, 2 jobs', { followCompressJobs: 2 }],
-    ['zstd -1, 1 job, members up to 32 MiB', { followCompressJobs: 1, followCompressChunkBytes: 32 << 20 }],
-    ['default: zstd -1 (gzip -1 without it), jobs = cores - 1', {}],
+    ['zstd -1, jobs = cores - 1', { followCompressCodec: 'zstd' }],
+    ['lz4 -1, jobs = cores - 1', { followCompressCodec: 'lz4' }],
+    ['lz4 -1, 2 jobs', { followCompressCodec: 'lz4', followCompressJobs: 2 }],
+    [`default (auto: ${codecPreference('auto').join(', ')}), jobs = cores - 1`, {}],
   ];
   for (const [label, o] of options) {
     const t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...o });

@@ -1,4 +1,4 @@
-// A follower far behind sends its backlog gzip-compressed (`Z` frames), over a real sshd: the same
+// A follower far behind sends its backlog compressed (`Z` frames: lz4, zstd or gzip), over a real sshd: the same
 // bytes and the same trainer events as plain frames, a live tail that is never compressed, a drop in
 // the middle of a compressed range, and a truncation while the backlog is still being sent. Each
 // checks "every byte exactly once" against the file itself.
@@ -15,6 +15,7 @@ import { proxiedConfig } from '../harness/proxied-ssh.js';
 import { waitFor } from '../harness/wait.js';
 import { SHARED } from '../harness/fixtures.js';
 import { followRun } from '../../src/runs/follow-run.js';
+import { codecPreference } from '../../src/remote/member-decoder.js';
 import { eventToJsonLine, type TrainerEvent } from '../../src/trainer-log/index.js';
 
 const RUN_A = readFileSync(`${SHARED}fixtures/areal-logs/run-a/stdout.log`);
@@ -53,11 +54,16 @@ function expectExactlyOnce(events: FollowEvent[], expected: Buffer): void {
   expect(bytesOf(events).equals(expected)).toBe(true);
 }
 
-// `auto` takes zstd where the target has it (this one does: .ci/run installs it); `gzip` forces gzip.
+const NONE = { wireBytes: 0, fileBytes: 0, zstdFileBytes: 0, lz4FileBytes: 0 };
+
+// `auto` takes the best codec for this Node the target has (this one has all three: .ci/run
+// installs lz4 and zstd); a codec named goes first; `gzip` forces gzip.
 describe.each([
-  { codec: 'auto' as const, zstd: true },
-  { codec: 'gzip' as const, zstd: false },
-])('compressed catch-up over ssh ($codec)', ({ codec, zstd }) => {
+  { codec: 'auto' as const, sent: codecPreference('auto')[0]! },
+  { codec: 'lz4' as const, sent: 'lz4' },
+  { codec: 'zstd' as const, sent: 'zstd' },
+  { codec: 'gzip' as const, sent: 'gzip' },
+])('compressed catch-up over ssh ($codec)', ({ codec, sent }) => {
   let dir: string;
   let sshd: SshdHandle;
   let proxy: TcpProxy;
@@ -108,8 +114,9 @@ describe.each([
     const zc = z.h.compression!;
     expect(zc.fileBytes).toBe(log.length);
     expect(zc.wireBytes).toBeLessThan(log.length / 4);
-    expect(zc.zstdFileBytes).toBe(zstd ? log.length : 0);
-    expect(q.h.compression).toEqual({ wireBytes: 0, fileBytes: 0, zstdFileBytes: 0 });
+    expect(zc.zstdFileBytes).toBe(sent === 'zstd' ? log.length : 0);
+    expect(zc.lz4FileBytes).toBe(sent === 'lz4' ? log.length : 0);
+    expect(q.h.compression).toEqual(NONE);
 
     // Live: a step's worth of lines at a time, each sent as it is.
     const tail = RUN_A.subarray(0, 64 * 1024);
@@ -186,10 +193,13 @@ describe.each([
   });
 });
 
-// A head without zstd (or without both): the backlog goes as gzip (or plain), every byte once.
+// A head without lz4 (or zstd, or gzip): the backlog goes as the next codec the client takes (or
+// plain), every byte once.
 describe.each([
-  { missing: ['zstd'], sent: 'as gzip members' },
-  { missing: ['zstd', 'gzip'], sent: 'as plain frames' },
+  { missing: ['lz4'], sent: 'zstd' },
+  { missing: ['zstd'], sent: 'lz4' },
+  { missing: ['lz4', 'zstd'], sent: 'gzip' },
+  { missing: ['lz4', 'zstd', 'gzip'], sent: 'plain' },
 ])('a target without $missing', ({ missing, sent }) => {
   let dir: string;
   let sshd: SshdHandle;
@@ -205,7 +215,7 @@ describe.each([
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`sends the backlog ${sent}, every byte once`, async () => {
+  it(`sends the backlog as ${sent}, every byte once`, async () => {
     const check = await t.exec(['bash', '-c', `for c in ${missing.join(' ')}; do command -v $c; done; echo end`]);
     expect(check.stdout.toString().trim()).toBe('end');
     const p = join(dir, 'backlog.log');
@@ -216,27 +226,29 @@ describe.each([
     await waitFor(() => received(events) === log.length, { timeoutMs: 60_000, what: 'the whole log' });
     h.close();
     expectExactlyOnce(events, log);
-    if (missing.includes('gzip')) expect(h.compression).toEqual({ wireBytes: 0, fileBytes: 0, zstdFileBytes: 0 });
+    if (sent === 'plain') expect(h.compression).toEqual(NONE);
     else {
       expect(h.compression!.fileBytes).toBe(log.length);
-      expect(h.compression!.zstdFileBytes).toBe(0);
+      expect(h.compression!.zstdFileBytes).toBe(sent === 'zstd' ? log.length : 0);
+      expect(h.compression!.lz4FileBytes).toBe(sent === 'lz4' ? log.length : 0);
       expect(h.compression!.wireBytes).toBeLessThan(log.length / 4);
     }
   });
 });
 
-// A zstd that writes what no decoder reads (a broken or foreign build): the member fails to decode,
-// the next follower sends gzip, and the backlog arrives once, without a problem to report.
-describe('a target whose zstd writes no zstd', () => {
+// A zstd or lz4 that writes what no decoder reads (a broken or foreign build): the member fails to
+// decode, the next follower sends gzip, and the backlog arrives once, without a problem to report.
+describe.each(['zstd', 'lz4'] as const)('a target whose %s writes no such frame', (codec) => {
   let dir: string;
   let sshd: SshdHandle;
   let t: Transport;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awrl-badzstd-'));
+    dir = mkdtempSync(join(tmpdir(), 'awrl-badzip-'));
     // Compressing, it drains stdin; decompressing a file (-d), it must leave stdin alone.
-    const fake = '#!/bin/sh\ncase " $* " in *" -d"*) ;; *) cat > /dev/null ;; esac\nprintf "not a zstd frame\\n"\n';
-    sshd = await startSshd({ extraConfig: sessionPathConfig(dir, [], { zstd: fake }) });
-    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, ...COMPRESSED });
+    const fake = '#!/bin/sh\ncase " $* " in *" -d"*) ;; *) cat > /dev/null ;; esac\nprintf "not a frame\\n"\n';
+    sshd = await startSshd({ extraConfig: sessionPathConfig(dir, [], { [codec]: fake }) });
+    const opts = { sshConfigFile: sshd.sshConfigFile, ...COMPRESSED, followCompressCodec: codec };
+    t = await openTransport(sshd.alias, opts);
   });
   afterAll(async () => {
     await t?.close();
@@ -255,6 +267,7 @@ describe('a target whose zstd writes no zstd', () => {
     expectExactlyOnce(events, log);
     expect(events.filter((e) => e.type === 'problem')).toEqual([]);
     expect(h.compression!.zstdFileBytes).toBe(0);
+    expect(h.compression!.lz4FileBytes).toBe(0);
     expect(h.compression!.fileBytes).toBe(log.length);
   });
 });

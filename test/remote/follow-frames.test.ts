@@ -84,9 +84,12 @@ describe('Z frames', () => {
   });
 });
 
-describe('zstd members (Z … zstd), as the follower sends them where the target has zstd', () => {
-  // The real zstd CLI (a Debian package in .ci/run), as the follower runs it.
-  const zstd = (b: Buffer): Buffer => execFileSync('zstd', ['-1', '-q', '-c'], { input: b });
+// The real zstd and lz4 CLIs (Debian packages in .ci/run), as the follower runs them.
+describe.each([
+  { codec: 'zstd', argv: ['zstd', '-1', '-q', '-c'] },
+  { codec: 'lz4', argv: ['lz4', '-1', '-q', '-c', '-B6'] },
+])('$codec members (Z … $codec), as the follower sends them where the target has $codec', ({ codec, argv }) => {
+  const compress = (b: Buffer): Buffer => execFileSync(argv[0]!, argv.slice(1), { input: b });
   async function inflate(stream: Buffer, chunk: number): Promise<{ frames: Frame[]; broken: string | null }> {
     const frames: Frame[] = [];
     let broken: string | null = null;
@@ -104,10 +107,10 @@ describe('zstd members (Z … zstd), as the follower sends them where the target
     // Over 1 MiB decoded: the decoder hands its output on in pieces, each at its offset.
     const a = Buffer.from(Array.from({ length: 60_000 }, (_, i) => `step ${i} reward ${i % 7}\n`).join(''));
     const b = Buffer.from('step 2\n'.repeat(300));
-    const [za, zb] = [zstd(a), gzipSync(b)];
+    const [za, zb] = [compress(a), gzipSync(b)];
     expect(a.length).toBeGreaterThan(1 << 20);
     const stream = Buffer.concat([
-      Buffer.from(`D 0 3\nabcZ 3 ${a.length} ${za.length} zstd\n`),
+      Buffer.from(`D 0 3\nabcZ 3 ${a.length} ${za.length} ${codec}\n`),
       za,
       Buffer.from(`Z ${3 + a.length} ${b.length} ${zb.length}\n`),
       zb,
@@ -127,18 +130,18 @@ describe('zstd members (Z … zstd), as the follower sends them where the target
     }
   });
 
-  it('a zstd member cut short, or longer than announced, breaks the follower', async () => {
+  it('a member cut short, or longer than announced, breaks the follower', async () => {
     const a = Buffer.from('y'.repeat(5000) + 'z'.repeat(5000));
-    const za = zstd(a);
+    const za = compress(a);
     const cut = za.subarray(0, za.length - 6);
     const short = await inflate(
-      Buffer.concat([Buffer.from(`Z 0 ${a.length} ${cut.length} zstd\n`), cut, Buffer.from('W\n')]),
+      Buffer.concat([Buffer.from(`Z 0 ${a.length} ${cut.length} ${codec}\n`), cut, Buffer.from('W\n')]),
       64,
     );
     expect(short.broken).toMatch(/does not inflate|announced/);
     expect(short.frames.some((f) => f.kind === 'waiting')).toBe(false);
     const long = await inflate(
-      Buffer.concat([Buffer.from(`Z 0 ${a.length - 1} ${za.length} zstd\n`), za, Buffer.from('W\n')]),
+      Buffer.concat([Buffer.from(`Z 0 ${a.length - 1} ${za.length} ${codec}\n`), za, Buffer.from('W\n')]),
       64,
     );
     expect(long.broken).toMatch(/longer than its 9999 bytes/);
@@ -146,7 +149,7 @@ describe('zstd members (Z … zstd), as the follower sends them where the target
 
   it('an unknown codec word is a protocol error, not bytes taken for gzip', () => {
     const p = new FrameParser(() => undefined);
-    expect(() => p.push(Buffer.from('Z 0 10 5 lz4\n'))).toThrow(/unexpected line/);
+    expect(() => p.push(Buffer.from('Z 0 10 5 xz\n'))).toThrow(/unexpected line/);
   });
 });
 

@@ -42,6 +42,16 @@ describe('target profiles', () => {
     );
   });
 
+  it('takes backlog_codec (how a long history crosses a slow link), and names a wrong one by line', () => {
+    const t = loadTargets('targets:\n  a:\n    host: h\n    workdir: /w\n    backlog_codec: zstd\n', 'x');
+    expect(t.a!.backlogCodec).toBe('zstd');
+    expect(resolveTarget({ target: 'a' }, t)).toMatchObject({ backlogCodec: 'zstd' });
+    expect(resolveTarget({ target: 'h', workdir: '/w' }, t)).not.toHaveProperty('backlogCodec');
+    expect(errorOf('targets:\n  a:\n    host: h\n    workdir: /w\n    backlog_codec: brotli\n')).toMatch(
+      /^targets\.yaml:5: targets\.a\.backlog_codec: .*"auto".*"lz4".*"zstd".*"gzip"/,
+    );
+  });
+
   it('reports YAML syntax errors and duplicate keys with a line', () => {
     expect(errorOf('targets:\n  a:\n    host: h\n    host: g\n    workdir: /w\n')).toMatch(/^targets\.yaml:4: /);
     expect(errorOf('targets:\n  a: [\n')).toMatch(/^targets\.yaml:\d+: /);
