@@ -44,11 +44,13 @@ async function follow(args: string[]): Promise<number> {
     reconnectTimeoutMs: reconnectTimeoutS * 1000,
   });
   try {
-    // A workdir that is not there is said as such (exit 2), not as "no run".
+    // Both asked at once (one round trip less before the first line); a workdir that is not there
+    // is said as such (exit 2), not as "no run".
+    const reading = readRecord(transport, `${runsRoot(target)}/${runId}`).catch(() => null);
     await assertWorkdir(transport, target).catch((e) => {
       throw e instanceof RunError ? cliErrorFromRun(e) : e;
     });
-    const record = await readRecord(transport, `${runsRoot(target)}/${runId}`).catch(() => null);
+    const record = await reading;
     if (!record)
       throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)})`, EXIT.usage, {
         code: 'run-not-found',

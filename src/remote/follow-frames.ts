@@ -117,10 +117,12 @@ follower() {
   reset() { off=0; plen=0; tlen=0; : > "$w/tail"; printf 'R %s\\n' "$1"; }
   # The first n bytes, read by the shell itself (no fork): /dev/fd/3 opens our file afresh at 0.
   head4() { exec 4</dev/fd/3; IFS= read -r -N "$1" -u 4 "$2"; exec 4<&-; }
+  # No first bytes yet (a follow from 0): the md5 of nothing, without the three forks.
   state() {
-    local n=$off; [ "$n" -gt 64 ] && n=64
-    plen=$n; pstr=; [ "$plen" -gt 0 ] && head4 "$plen" pstr
-    printf 'S %s %s %s\\n' "$ino" "$plen" "$(head -c "$plen" /dev/fd/3 | md5)"
+    local n=$off h=d41d8cd98f00b204e9800998ecf8427e; [ "$n" -gt 64 ] && n=64
+    plen=$n; pstr=
+    if [ "$plen" -gt 0 ]; then head4 "$plen" pstr; h=$(head -c "$plen" /dev/fd/3 | md5); fi
+    printf 'S %s %s %s\\n' "$ino" "$plen" "$h"
   }
   # The first bytes grow from what was just sent ($1: those bytes, from offset $2; $3: a member),
   # never from the file read again: rewritten in between, its new first bytes would pass for ours.
@@ -142,7 +144,8 @@ follower() {
   # 0 open, 1 missing (waited for quietly), 2 there but unusable (reported).
   openit() {
     if { exec 3<"$f"; } 2>"$w/err" && [ ! -d "$f" ]; then
-      ino=$(stat -L -c %i /dev/fd/3) && return 0
+      # Inode and size in one stat: attach needs both.
+      local s; s=$(stat -L -c '%i %s' /dev/fd/3) && ino=\${s%% *} && fsize=\${s#* } && return 0
     fi
     exec 3<&-
     local e; e=$(cat "$w/err" 2>/dev/null); e=\${e#*line *: }
@@ -154,7 +157,7 @@ follower() {
     openit; case $? in 1) [ "$pending" = start ] && printf 'W\\n'; pending=appeared; return 1 ;; 2) return 1 ;; esac
     fine
     if [ "$pending" = start ]; then
-      size=$(stat -L -c %s /dev/fd/3)
+      size=$fsize
       if [ "$eino" != - ] && [ "$ino" != "$eino" ]; then reset replaced
       elif [ "$size" -lt "$off" ]; then reset truncated
       elif [ "$efp" != - ] && [ "$(head -c "$eplen" /dev/fd/3 | md5)" != "$efp" ]; then reset truncated

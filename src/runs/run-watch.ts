@@ -139,6 +139,8 @@ export class RunWatch {
   private freshAt = 0;
   /** The log as measured before it was first read: counted once reading stands exactly at its size. */
   private firstSilence: LogSilence | null = null;
+  /** What the follower delivered while the log's silence was being measured (attachWhole). */
+  private held: (() => void)[] | null = null;
   private readonly silenceWatch: LogSilenceWatch;
   private settling = false;
   private lastReadEnd: LogReadEnd | null = null;
@@ -338,9 +340,11 @@ export class RunWatch {
 
   private async attach(): Promise<void> {
     const { transport, logPath } = this.o;
-    // Before the first byte is read, so the first evaluation already counts how long the log was
-    // silent: a run that hung at 02:00, opened at 09:00, shows its hang once its backlog is read.
-    this.firstSilence = await measureLogSilence(transport, logPath, this.clock).catch(() => null);
+    // Known before the first record is taken, so the first evaluation already counts how long the
+    // log was silent: a run that hung at 02:00, opened at 09:00, shows its hang once its backlog is read.
+    const measuring = measureLogSilence(transport, logPath, this.clock).catch(() => null);
+    if (!this.o.backfill) return this.attachWhole(measuring);
+    this.firstSilence = await measuring;
     if (this.closed) return;
     let from = 0;
     let reader: TrainerLogReader | undefined;
@@ -403,9 +407,34 @@ export class RunWatch {
     }
     if (this.closed) return;
     this.follow(from, reader);
+    this.following(from, []);
+  }
+
+  /** No history to filter first: the follower starts while the log's silence is measured (a round
+   *  trip less before the first record), and what it delivers meanwhile is held until then. */
+  private async attachWhole(measuring: Promise<LogSilence | null>): Promise<void> {
+    this.held = [];
+    this.follow(0, undefined);
+    this.firstSilence = await measuring;
+    const held = this.held;
+    this.held = null;
+    if (!this.closed) this.following(0, held);
+  }
+
+  /** Following has started at `from`; `held`: what the follower delivered before this point. */
+  private following(from: number, held: (() => void)[]): void {
     this.dispatch({ type: 'follow' });
     this.countFirstSilence(from);
+    for (const told of held) if (!this.closed) told();
     if (this.o.endedAtOpen || (this.current && isTerminal(this.current.state))) void this.settle();
+  }
+
+  /** `fn`, or while deliveries are held (attachWhole), `fn` kept to run in order later. */
+  private later<A extends unknown[]>(fn: (...a: A) => void): (...a: A) => void {
+    return (...a) => {
+      if (this.held) this.held.push(() => fn(...a));
+      else fn(...a);
+    };
   }
 
   /** Fresh lines: the bring-up phase read from them (ray-bringup-log.ts), then the lines if asked. */
@@ -439,27 +468,27 @@ export class RunWatch {
     this.follower = followRun(this.o.transport, this.o.logPath, {
       fromOffset,
       ...(reader ? { reader } : {}),
-      onEvent: (e) => this.ingest(e, false),
-      onSave: (e) => this.ingest(e, false),
+      onEvent: this.later((e) => this.ingest(e, false)),
+      onSave: this.later((e) => this.ingest(e, false)),
       // Lines for a renderer's log pane, and for a Slurm run the batch script's Ray bring-up lines.
       ...(this.o.lines || this.o.target.backend === 'slurm'
-        ? { onLines: (lines: LogLine[]) => void (fresh = lines) }
+        ? { onLines: this.later((lines: LogLine[]) => void (fresh = lines)) }
         : {}),
-      onReset: (reason) => {
+      onReset: this.later((reason) => {
         this.firstSilence = null;
         this.readOffset = 0;
         this.ray.reset();
         if (this.bringUp) this.endBringUp();
         this.emit({ type: 'reset', reason });
-      },
-      onProblem: (p) => this.onProblem(p),
-      onFresh: () => {
+      }),
+      onProblem: this.later((p) => this.onProblem(p)),
+      onFresh: this.later(() => {
         this.freshAt = Date.now();
         // A problem a paused follower left standing is over once its successor reads.
         if (this.standing) this.onProblem(null);
         this.dispatch({ type: 'bytes' });
-      },
-      onConsumed: (offset) => {
+      }),
+      onConsumed: this.later((offset) => {
         this.readOffset = offset;
         // Told after the delivery's records, with the offset already past them: a renderer that
         // waits for "read so far" sees it with the lines.
@@ -469,7 +498,7 @@ export class RunWatch {
         // Once the silence is counted, the rules look at the clock: what a frame then shows is
         // what the watch saw, not what a view computed.
         if (!this.countFirstSilence(offset)) this.tick();
-      },
+      }),
     });
   }
 
@@ -581,7 +610,8 @@ export class RunWatch {
   /** The run ended: read what is left of its log, close the records still open, then tell the
    *  state, and stop (or pause) following. */
   private async settle(): Promise<void> {
-    if (this.settling || this.closed || !this.follower) return;
+    // While deliveries are held, following has not started: it settles once they are told.
+    if (this.settling || this.closed || !this.follower || this.held) return;
     this.settling = true;
     this.dispatch({ type: 'settle' });
     try {
