@@ -61,8 +61,9 @@ export class Lz4FrameDecoder extends Transform {
           if (this.have < 4) return;
           s.n = this.takeBytes(4).readUInt32LE(0);
         }
+        // Its body as far as it has come (none yet, or an empty frame: nothing to take).
         const n = Math.min(s.n, this.have);
-        this.takeBytes(n);
+        if (n > 0) this.takeBytes(n);
         s.n -= n;
         if (s.n > 0) return;
         this.step = { at: 'magic' };

@@ -68,6 +68,12 @@ describe('Lz4FrameDecoder', () => {
     const both = await decode(joined, 5000);
     expect(both.error).toBeNull();
     expect(both.out.equals(Buffer.concat([a, b]))).toBe(true);
+    // A skippable frame cut anywhere (its size word, its body), an empty one too.
+    const small = Buffer.from('step 1\nstep 2\n');
+    const nothing = Buffer.from([0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]);
+    const cut = await decode(Buffer.concat([skippable, lz4(small), nothing, lz4(small)]), 1);
+    expect(cut.error).toBeNull();
+    expect(cut.out.equals(Buffer.concat([small, small]))).toBe(true);
   });
 
   it('refuses linked blocks, a frame cut short and bytes that are no frame', async () => {
