@@ -9,11 +9,9 @@ import { Transform, type TransformCallback } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { Decompress } from 'fzstd';
 import { Lz4FrameDecoder } from './lz4-frame-decoder.js';
+import type { CodecChoice } from './options.js';
 
-export type MemberCodec = 'gzip' | 'zstd' | 'lz4';
-
-/** What a follower is asked for: `auto` is the best for this client; a codec, that one first. */
-export type CodecChoice = 'auto' | MemberCodec;
+export type MemberCodec = Exclude<CodecChoice, 'auto'>;
 
 /** Decoded bytes handed on at once: the reader's per-call cost must not count. */
 const OUT_CHUNK = 1 << 20;

@@ -1,6 +1,11 @@
 // Options accepted by openTransport. Every timeout is configurable so tests can run with 1 s
 // keepalives and heartbeats and still finish fast; the defaults are the production values.
-import type { CodecChoice } from './member-decoder.js';
+
+/** How a follower's long backlog crosses the wire: `auto`, the best codec for this client the
+ *  target has, or a codec to take first (codecPreference in member-decoder.ts). The one list:
+ *  targets.yaml's `backlog_codec` takes the same words. */
+export const CODEC_CHOICES = ['auto', 'lz4', 'zstd', 'gzip'] as const;
+export type CodecChoice = (typeof CODEC_CHOICES)[number];
 
 export interface InteractivePrompts {
   /** Unknown host key: show the fingerprint, return true to trust it (a hashed line is written). */

@@ -9,7 +9,8 @@ import { remoteScript } from './quote.js';
 import { FOLLOWER_SCRIPT, FrameParser, PREFIX_WINDOW, TAIL_WINDOW, type Frame } from './follow-frames.js';
 import { FollowTrouble } from './follow-status.js';
 import { FrameInflater } from './follow-inflate.js';
-import { codecPreference, type CodecChoice } from './member-decoder.js';
+import { codecPreference } from './member-decoder.js';
+import type { CodecChoice } from './options.js';
 import { createHash } from 'node:crypto';
 
 export interface RemoteFollowOptions {

@@ -4,6 +4,7 @@
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import { z } from 'zod';
 import { shellQuote } from '../remote/quote.js';
+import { CODEC_CHOICES, type CodecChoice } from '../remote/options.js';
 
 export type Backend = 'direct' | 'slurm';
 
@@ -41,11 +42,8 @@ export interface Target {
   noForwardEnv?: string[];
   /** How a long log's history crosses the wire (`backlog_codec`; default `auto`): `zstd` for a
    *  link slower than ~90 Mbit/s (src/remote/README.md). */
-  backlogCodec?: BacklogCodec;
+  backlogCodec?: CodecChoice;
 }
-
-export const BACKLOG_CODECS = ['auto', 'lz4', 'zstd', 'gzip'] as const;
-export type BacklogCodec = (typeof BACKLOG_CODECS)[number];
 
 const slurmSchema = z
   .object({
@@ -71,7 +69,7 @@ const targetSchema = z
     backend: z.enum(['direct', 'slurm']).optional(),
     slurm: slurmSchema.optional(),
     forward_env: z.array(envName).optional(),
-    backlog_codec: z.enum(BACKLOG_CODECS).optional(),
+    backlog_codec: z.enum(CODEC_CHOICES).optional(),
   })
   .strict()
   .superRefine((t, ctx) => {

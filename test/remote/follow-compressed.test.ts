@@ -13,6 +13,7 @@ import { sessionPathConfig } from '../harness/session-path.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 import { proxiedConfig } from '../harness/proxied-ssh.js';
 import { waitFor } from '../harness/wait.js';
+import { followWhole } from '../harness/follow-whole.js';
 import { SHARED } from '../harness/fixtures.js';
 import { followRun } from '../../src/runs/follow-run.js';
 import { codecPreference } from '../../src/remote/member-decoder.js';
@@ -221,10 +222,7 @@ describe.each([
     const p = join(dir, 'backlog.log');
     const log = Buffer.concat(Array.from({ length: 8 }, () => RUN_A));
     writeFileSync(p, log);
-    const events: FollowEvent[] = [];
-    const h = t.follow(p, 0, (e) => events.push(e));
-    await waitFor(() => received(events) === log.length, { timeoutMs: 60_000, what: 'the whole log' });
-    h.close();
+    const { h, events } = await followWhole(t, p, log.length);
     expectExactlyOnce(events, log);
     if (sent === 'plain') expect(h.compression).toEqual(NONE);
     else {
@@ -260,10 +258,7 @@ describe.each(['zstd', 'lz4'] as const)('a target whose %s writes no such frame'
     const p = join(dir, 'backlog.log');
     const log = Buffer.concat(Array.from({ length: 8 }, () => RUN_A));
     writeFileSync(p, log);
-    const events: FollowEvent[] = [];
-    const h = t.follow(p, 0, (e) => events.push(e));
-    await waitFor(() => received(events) === log.length, { timeoutMs: 60_000, what: 'the whole log' });
-    h.close();
+    const { h, events } = await followWhole(t, p, log.length);
     expectExactlyOnce(events, log);
     expect(events.filter((e) => e.type === 'problem')).toEqual([]);
     expect(h.compression!.zstdFileBytes).toBe(0);

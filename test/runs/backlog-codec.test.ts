@@ -4,11 +4,11 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FollowEvent, Transport } from '../../src/remote/index.js';
+import type { Transport } from '../../src/remote/index.js';
 import { connect } from '../../src/runs/cli-target.js';
 import { loadTargets, resolveTarget, type Target } from '../../src/runs/targets.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
-import { waitFor } from '../harness/wait.js';
+import { followWhole } from '../harness/follow-whole.js';
 import { SHARED } from '../harness/fixtures.js';
 
 const RUN_A = readFileSync(`${SHARED}fixtures/areal-logs/run-a/stdout.log`);
@@ -37,11 +37,7 @@ describe.each(['gzip', 'zstd', 'lz4'] as const)('a profile with backlog_codec: %
     const p = join(dir, 'long.log');
     const log = Buffer.concat(Array.from({ length: 6 }, () => RUN_A)); // ≈ 2.8 MB: over the 1 MiB threshold
     writeFileSync(p, log);
-    const events: FollowEvent[] = [];
-    const h = t.follow(p, 0, (e) => events.push(e));
-    const got = () => events.reduce((a, e) => a + (e.type === 'data' ? e.bytes.length : 0), 0);
-    await waitFor(() => got() === log.length, { timeoutMs: 60_000, what: 'the whole log' });
-    h.close();
+    const { h, events } = await followWhole(t, p, log.length);
     const bytes = Buffer.concat(events.flatMap((e) => (e.type === 'data' ? [e.bytes] : [])));
     expect(bytes.equals(log)).toBe(true);
     const c = h.compression!;
