@@ -93,7 +93,8 @@ for c in \${zcodecs//,/ }; do
 done
 [ -n "$zc" ] || zmin=0
 # One core is left to sshd's cipher and the rest of the head (a 2-core head: 1 job read faster).
-if [ "$zjobs" -le 0 ]; then zjobs=$(nproc 2>/dev/null) || zjobs=2; zjobs=$((zjobs - 1)); [ "$zjobs" -lt 1 ] && zjobs=1; [ "$zjobs" -gt 4 ] && zjobs=4; fi
+# Counted once the first member is being compressed (sendz): its fork is not on the way to it.
+cores() { zjobs=$(nproc 2>/dev/null) || zjobs=2; zjobs=$((zjobs - 1)); [ "$zjobs" -lt 1 ] && zjobs=1; [ "$zjobs" -gt 4 ] && zjobs=4; }
 # A full, read-only or missing TMPDIR must not stop the follower: try the usual other places.
 w=
 for b in "\${TMPDIR:-/tmp}" /tmp /dev/shm "\${HOME:-/nonexistent}"; do
@@ -103,7 +104,7 @@ done
 mkfifo "$w/nap" || exit 1
 follower() {
   exec 5<>"$w/nap"
-  ino=; plen=0; tlen=0; perr=; lmt=; pending=start
+  ino=; plen=0; tlen=0; perr=; lmt=; pending=start; fresh=
   : > "$w/tail"
   nap() { read -r -t "$1" -u 5 _; }
   md5() { md5sum | cut -c1-32; }
@@ -144,8 +145,9 @@ follower() {
   # 0 open, 1 missing (waited for quietly), 2 there but unusable (reported).
   openit() {
     if { exec 3<"$f"; } 2>"$w/err" && [ ! -d "$f" ]; then
-      # Inode and size in one stat: attach needs both.
-      local s; s=$(stat -L -c '%i %s' /dev/fd/3) && ino=\${s%% *} && fsize=\${s#* } && return 0
+      # Inode, size and mtime in one stat: attach needs the first two, the first look all three.
+      local s; s=$(stat -L -c '%i %s %.9Y' /dev/fd/3) && ino=\${s%% *} && fsize=\${s#* } && fresh=$s \
+        && fsize=\${fsize%% *} && return 0
     fi
     exec 3<&-
     local e; e=$(cat "$w/err" 2>/dev/null); e=\${e#*line *: }
@@ -164,7 +166,7 @@ follower() {
       elif [ "$etlen" -gt 0 ] && [ "$(span $((off - etlen)) "$etlen" | md5)" != "$etfp" ]; then reset truncated
       else
         tlen=$off; [ "$tlen" -gt 256 ] && tlen=256
-        span $((off - tlen)) "$tlen" > "$w/tail"
+        if [ "$tlen" -gt 0 ]; then span $((off - tlen)) "$tlen" > "$w/tail"; else : > "$w/tail"; fi
       fi
     else
       reset "$pending"
@@ -186,6 +188,7 @@ follower() {
         zn=$((zn * 2)); [ "$zn" -gt "$zchunk" ] && zn=$zchunk
         { dd if=/dev/fd/3 iflag=skip_bytes,count_bytes skip="$next" count="$n" bs=1M 2>"$w/e$k" | $zc > "$w/z$k" && stat -c %s "$w/z$k" > "$w/s$k"; } &
         pid[i]=$!; want[i]=$n; i=$((i + 1)); next=$((next + n))
+        [ "$zjobs" -le 0 ] && cores
       done
       k=$((j % (zjobs + 2)))
       got=; zl=
@@ -234,10 +237,12 @@ follower() {
   while :; do
     if [ -n "$pending" ]; then attach || { nap "$poll"; continue; }; fi
     if [ "$quiet" -gt 0 ] && [ "$f" -ef /dev/fd/3 ] && ! [ "$f" -nt "$w/seen" ]; then
-      quiet=$((quiet - 1)); nap "$qpoll"; continue
+      quiet=$((quiet - 1)); fresh=; nap "$qpoll"; continue
     fi
     quiet=0
-    cur=$(stat -L -c '%i %s %.9Y' -- "$f" 2>"$w/err")
+    # Just opened: the look taken then is the first one (one stat fewer before the first bytes).
+    if [ -n "$fresh" ]; then cur=$fresh; fresh=
+    else cur=$(stat -L -c '%i %s %.9Y' -- "$f" 2>"$w/err"); fi
     if [ -z "$cur" ]; then
       # Gone: drain and wait for it. Not reachable (a directory made unreadable): the name may
       # still lead to our file, so keep it, say why, and look again.

@@ -7,12 +7,15 @@ export { ConnectFailure, CONNECT_FAILURE_KINDS, isRetryable, type ConnectFailure
 import type { Transport } from './transport.js';
 import type { OpenTransportOptions } from './options.js';
 import { LocalTransport } from './local.js';
+import { resolveChain } from './ssh-config.js';
 
 /** Resolves once connected the first time; rejects with a ConnectFailure (its `kind`, and a message
  *  naming the host and what to do) on auth failure, a refused host key, or an unreachable host. */
 export async function openTransport(target: string, opts: OpenTransportOptions = {}): Promise<Transport> {
   if (target === 'local') return new LocalTransport({ followPollMs: opts.followPollMs });
-  // Loaded lazily: local-only commands do not pay for ssh2.
+  // `ssh -G` resolves the target while ssh2 loads (lazily: local-only commands do not pay for it).
+  const resolving = resolveChain(target, opts.sshConfigFile);
+  resolving.catch(() => undefined); // awaited in open(); a failure is thrown there
   const { SshTransport } = await import('./ssh-transport.js');
-  return SshTransport.open(target, opts);
+  return SshTransport.open(target, opts, resolving);
 }

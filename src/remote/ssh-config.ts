@@ -226,3 +226,25 @@ function globOne(p: string): string[] {
     return [];
   }
 }
+
+/** Resolves the target and its jump hosts (each resolved with the same config file). */
+export async function resolveChain(target: string, configFile?: string): Promise<SshSettings[]> {
+  const last = await resolveSettings(target, configFile);
+  const hops: SshSettings[] = [];
+  for (const hop of last.proxyJump) {
+    const s = await resolveSettings(hop, configFile);
+    // A hop's own ProxyJump is ignored by OpenSSH when it is part of a chain: the chain decides.
+    hops.push({ ...s, proxyJump: [] });
+  }
+  return [...hops, last];
+}
+
+/** A target that is not one, or a config ssh -G refuses, will not resolve on a retry either. */
+async function resolveSettings(target: string, configFile?: string): Promise<SshSettings> {
+  try {
+    return await resolveSshSettings(target, configFile);
+  } catch (err) {
+    if (err instanceof ConnectFailure) throw err;
+    throw new ConnectFailure('ssh-settings', (err as Error).message, { alias: target, sshConfigFile: configFile });
+  }
+}

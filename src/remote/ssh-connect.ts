@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { OpenTransportOptions } from './options.js';
 
 const { utils } = ssh2;
-import { resolveSshSettings, type SshSettings } from './ssh-config.js';
+import type { SshSettings } from './ssh-config.js';
 import { addHostKey, checkHostKey, fingerprint, hostKeyAlgorithmsFor, knownKeyTypes } from './known-hosts.js';
 import { ConnectFailure, type ConnectFacts } from './connect-failure.js';
 
@@ -37,28 +37,6 @@ const SSH2_DEFAULT_HOST_KEYS = [
   'rsa-sha2-256',
   'ssh-rsa',
 ];
-
-/** Resolves the target and its jump hosts (each resolved with the same config file). */
-export async function resolveChain(target: string, configFile?: string): Promise<SshSettings[]> {
-  const last = await resolveSettings(target, configFile);
-  const hops: SshSettings[] = [];
-  for (const hop of last.proxyJump) {
-    const s = await resolveSettings(hop, configFile);
-    // A hop's own ProxyJump is ignored by OpenSSH when it is part of a chain: the chain decides.
-    hops.push({ ...s, proxyJump: [] });
-  }
-  return [...hops, last];
-}
-
-/** A target that is not one, or a config ssh -G refuses, will not resolve on a retry either. */
-async function resolveSettings(target: string, configFile?: string): Promise<SshSettings> {
-  try {
-    return await resolveSshSettings(target, configFile);
-  } catch (err) {
-    if (err instanceof ConnectFailure) throw err;
-    throw new ConnectFailure('ssh-settings', (err as Error).message, { alias: target, sshConfigFile: configFile });
-  }
-}
 
 /** What is known of one link before it is dialled: who, where, through which hop, with which config. */
 function linkFacts(s: SshSettings, ctx: ConnectContext, jumpHost?: string): ConnectFacts {

@@ -14,8 +14,8 @@ import type {
   Transport,
 } from './transport.js';
 import type { OpenTransportOptions } from './options.js';
-import type { SshSettings } from './ssh-config.js';
-import { connectChain, resolveChain, type Chain, type ConnectContext } from './ssh-connect.js';
+import { resolveChain, type SshSettings } from './ssh-config.js';
+import { connectChain, type Chain, type ConnectContext } from './ssh-connect.js';
 import { ConnectFailure } from './connect-failure.js';
 import { Semaphore } from './semaphore.js';
 import { commandLine, remoteScript } from './quote.js';
@@ -52,8 +52,13 @@ export class SshTransport implements Transport {
     this.ctx = { opts, passphrases: new Map() };
   }
 
-  static async open(target: string, opts: OpenTransportOptions): Promise<SshTransport> {
-    const chain = await resolveChain(target, opts.sshConfigFile);
+  /** `resolving`: the target's chain, when the caller started resolving it already. */
+  static async open(
+    target: string,
+    opts: OpenTransportOptions,
+    resolving: Promise<SshSettings[]> = resolveChain(target, opts.sshConfigFile),
+  ): Promise<SshTransport> {
+    const chain = await resolving;
     const t = new SshTransport(target, chain, opts);
     try {
       t.attach(await connectChain(chain, t.ctx));
