@@ -104,6 +104,8 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     runId,
     logPath: o.logPath,
     whenEnded: 'stop',
+    // Lines and alerts only: no chart reads the store's other series.
+    storeSeries: 'rules',
     facts: {
       consumerBatchSize: num(resolved?.rollout?.consumer_batch_size),
       maxHeadOffpolicyness: num(resolved?.rollout?.max_head_offpolicyness),

@@ -43,6 +43,11 @@ export const KEYS = {
   omniboxesFailed: 'rollout/omniboxes_failed',
 } as const;
 
+/** The stats keys these rules read as series (store.recent/latest); every other key they read
+ *  from the latest step alone (store.current). A store kept for the rules only keeps these
+ *  (StoreOptions.seriesKeys). A rule that starts reading a key's history adds it here. */
+export const RULE_SERIES_KEYS: readonly string[] = [KEYS.reward];
+
 function stepOf(store: MetricsStore): { step?: number; time?: string } {
   const last = store.lastStepEvent;
   return last ? { step: last.globalStep, time: last.time } : {};

@@ -2,4 +2,4 @@
 export { MetricsStore, STEP_TIME_KEY, type StoreOptions } from './store.js';
 export { Series, type SeriesView, type DownsampledView } from './series.js';
 export { deriveFigures, median, type Figures, type PhaseShare, type RunConfigFacts } from './derive.js';
-export { evaluateAlerts, KEYS as ALERT_KEYS, type Alert, type AlertContext } from './alerts.js';
+export { evaluateAlerts, KEYS as ALERT_KEYS, RULE_SERIES_KEYS, type Alert, type AlertContext } from './alerts.js';

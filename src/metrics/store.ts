@@ -18,6 +18,10 @@ export interface StoreOptions {
   capacity?: number;
   /** Distinct keys kept; later new keys are ignored and counted (default 2000). */
   maxKeys?: number;
+  /** The only stats keys kept as series (with the derived step time); the rest are read from the
+   *  latest step only (current()). For a reader of the alert rules alone (RULE_SERIES_KEYS), which
+   *  then does not pay for a few hundred series per step. Default: every key (the panels). */
+  seriesKeys?: readonly string[];
 }
 
 export class MetricsStore {
@@ -47,12 +51,16 @@ export class MetricsStore {
   droppedKeys = 0;
   private prevStepMs: number | null = null;
   private prevStep: number | null = null;
+  private readonly seriesKeys: ReadonlySet<string> | null;
   private lastKeys: readonly string[] = [];
-  private lastSeries: (Series | undefined)[] = [];
+  /** The series of the last key set, and where their keys are in it. */
+  private lastSeries: Series[] = [];
+  private lastAt: number[] = [];
 
   constructor(opts: StoreOptions = {}) {
     this.capacity = opts.capacity ?? 1024;
     this.maxKeys = opts.maxKeys ?? 2000;
+    this.seriesKeys = opts.seriesKeys ? new Set(opts.seriesKeys) : null;
   }
 
   ingest(e: TrainerEvent): void {
@@ -110,16 +118,15 @@ export class MetricsStore {
     // parsed step hands its keys and values as arrays (the key array shared by its key set).
     const columns = statsColumns(stats);
     const keys = columns ? columns.keys : Object.keys(stats);
-    if (keys !== this.lastKeys && !sameKeys(this.lastKeys, keys)) {
-      this.lastSeries = keys.map((k) => this.seriesFor(k));
-    }
+    if (keys !== this.lastKeys && !sameKeys(this.lastKeys, keys)) this.resolveSeries(keys);
     this.lastKeys = keys;
     const series = this.lastSeries;
+    const at = this.lastAt;
     if (columns) {
       const values = columns.values;
-      for (let i = 0; i < keys.length; i++) series[i]?.push(step, values[i]);
+      for (let i = 0; i < at.length; i++) series[i].push(step, values[at[i]]);
     } else {
-      for (let i = 0; i < keys.length; i++) series[i]?.push(step, stats[keys[i]]);
+      for (let i = 0; i < at.length; i++) series[i].push(step, stats[keys[at[i]]]);
     }
     // Only a step that advances has a wall time: one that goes back (or repeats) was logged again
     // after a restart whose Recover record we did not see, and its gap spans the downtime.
@@ -138,6 +145,18 @@ export class MetricsStore {
     this.lastStepTimeMs = Number.isFinite(ms) ? ms : this.lastStepTimeMs;
     if (Number.isFinite(ms)) this.awaitingStepSinceMs = ms;
     this.lastStepEvent = e;
+  }
+
+  private resolveSeries(keys: readonly string[]): void {
+    this.lastSeries = [];
+    this.lastAt = [];
+    for (let i = 0; i < keys.length; i++) {
+      if (this.seriesKeys !== null && !this.seriesKeys.has(keys[i])) continue;
+      const s = this.seriesFor(keys[i]);
+      if (s === undefined) continue;
+      this.lastSeries.push(s);
+      this.lastAt.push(i);
+    }
   }
 
   /** The derived step-time series is exempt from the key cap: a run with more stats keys than the

@@ -33,6 +33,7 @@ export function followToEnd(
       runId,
       logPath,
       whenEnded: 'stop',
+      storeSeries: 'rules',
       ...(opts.pollMs !== undefined ? { statePollMs: opts.pollMs } : {}),
     });
     watch.on((w) => {

@@ -8,7 +8,7 @@
 // The lifecycle is watch-lifecycle.ts's reducer.
 import type { ConnectionState, FollowProblem, Transport } from '../remote/transport.js';
 import { RunAlerts, isHangAlert, type HealthEvent } from '../health/index.js';
-import { MetricsStore, type Alert } from '../metrics/index.js';
+import { MetricsStore, RULE_SERIES_KEYS, type Alert } from '../metrics/index.js';
 import type { LogLine, TrainerLogReader } from '../trainer-log/index.js';
 import type { Target } from './targets.js';
 import type { RunState } from './run-record.js';
@@ -87,6 +87,9 @@ export interface RunWatchOptions {
   /** How long the log's tail may make no progress while connected once the run ended (15 s). */
   drainTimeoutMs?: number;
   storeCapacity?: number;
+  /** 'rules': the store keeps as series only what the alert rules read (a printer of records and
+   *  alerts: `follow`, `--launch --follow`); default 'all', for panels that chart every key. */
+  storeSeries?: 'all' | 'rules';
   /** How long a node's GPUs may stay idle while the others work before it is named (2 min). */
   idleNodeMs?: number;
   clock?: () => number;
@@ -150,7 +153,10 @@ export class RunWatch {
 
   constructor(private readonly o: RunWatchOptions) {
     this.clock = o.clock ?? Date.now;
-    this.store = new MetricsStore(o.storeCapacity !== undefined ? { capacity: o.storeCapacity } : {});
+    this.store = new MetricsStore({
+      ...(o.storeCapacity !== undefined ? { capacity: o.storeCapacity } : {}),
+      ...(o.storeSeries === 'rules' ? { seriesKeys: RULE_SERIES_KEYS } : {}),
+    });
     const f = o.facts ?? {};
     this.alerts = new RunAlerts(this.store, {
       consumerBatchSize: f.consumerBatchSize,

@@ -18,8 +18,9 @@ export class WatchRules {
   readonly alerts: RunAlerts;
   private readonly changes = new AlertChanges();
 
-  constructor(opts: RunAlertsOptions = {}) {
-    this.alerts = new RunAlerts(new MetricsStore({ capacity: 256 }), opts);
+  /** `store`: a store of its own (e.g. one that keeps only the rules' series, as `follow` has). */
+  constructor(opts: RunAlertsOptions = {}, store = new MetricsStore({ capacity: 256 })) {
+    this.alerts = new RunAlerts(store, opts);
   }
 
   /** One record (or a checkpoint save, in log order) read at wall-clock `wallMs`. */
