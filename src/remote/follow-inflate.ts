@@ -11,6 +11,9 @@ import { memberDecoder, type MemberCodec } from './member-decoder.js';
 const BACKLOG = 8 << 20;
 
 export interface InflaterHooks {
+  /** FollowOptions.borrowBytes: `frame` copies what it keeps of a data frame's bytes, so lz4
+   *  members are decoded into one buffer, reused from block to block and member to member. */
+  borrowBytes?: boolean;
   frame(f: Frame): void;
   /** The member was not what its header said (corrupt, too long, too short): drop the follower. */
   broken(why: string): void;
@@ -31,6 +34,8 @@ export class FrameInflater {
   /** File bytes that came as zstd members, and as lz4 ones (the rest of inflatedBytes came as gzip). */
   zstdBytes = 0;
   lz4Bytes = 0;
+  /** The lz4 blocks' output when bytes are borrowed (grown to the largest block size seen). */
+  private scratch: Buffer | null = null;
 
   constructor(private readonly hooks: InflaterHooks) {}
 
@@ -65,10 +70,8 @@ export class FrameInflater {
   }
 
   private start(offset: number, length: number, codec: MemberCodec): void {
-    const m = memberDecoder(codec);
-    this.member = m;
     let at = offset;
-    m.on('data', (bytes: Buffer) => {
+    const decoded = (bytes: Buffer): void => {
       if (this.closed || this.member !== m) return;
       if (at + bytes.length > offset + length) return this.fail(`a member longer than its ${length} bytes`);
       const from = at;
@@ -77,7 +80,14 @@ export class FrameInflater {
       if (codec === 'zstd') this.zstdBytes += bytes.length;
       else if (codec === 'lz4') this.lz4Bytes += bytes.length;
       this.hooks.frame({ kind: 'data', offset: from, bytes });
-    });
+    };
+    // Borrowed: lz4 hands each block over as it is decoded, in the call (never queued in a
+    // stream, where the next block would overwrite it), from the one scratch buffer.
+    const m = this.hooks.borrowBytes
+      ? memberDecoder(codec, { decoded, scratch: (n) => this.scratchOf(n) })
+      : memberDecoder(codec);
+    this.member = m;
+    m.on('data', decoded);
     m.on('drain', () => this.setFull(false));
     m.on('error', (err) => this.fail(`a member that does not inflate (${err.message})`));
     m.on('end', () => {
@@ -88,6 +98,11 @@ export class FrameInflater {
       this.setFull(false);
       this.pump();
     });
+  }
+
+  private scratchOf(n: number): Buffer {
+    if (this.scratch === null || this.scratch.length < n) this.scratch = Buffer.allocUnsafe(n);
+    return this.scratch;
   }
 
   private setFull(full: boolean): void {

@@ -18,7 +18,20 @@ const SKIPPABLE_MAGIC = 0x184d2a50;
 type Step =
   { at: 'magic' } | { at: 'descriptor' } | { at: 'skip'; n: number } | { at: 'block' } | { at: 'content-checksum' };
 
+/** Decoded blocks handed to a callback, in a buffer the decoder reuses for the next block. */
+export interface Lz4Borrowed {
+  /** Called with each block's bytes as it is decoded: valid only during the call. */
+  decoded(bytes: Buffer): void;
+  /** A buffer of at least n bytes to decode into (the same one each time, as a rule). */
+  scratch(n: number): Buffer;
+}
+
 export class Lz4FrameDecoder extends Transform {
+  /** Without it, each block is pushed as a fresh buffer (a stream's reader may keep it). */
+  constructor(private readonly borrowed?: Lz4Borrowed) {
+    super();
+  }
+
   private parts: Buffer[] = [];
   private have = 0;
   private step: Step = { at: 'magic' };
@@ -87,7 +100,11 @@ export class Lz4FrameDecoder extends Transform {
         const whole = 4 + n + (this.blockChecksum ? 4 : 0);
         if (this.have < whole) return;
         const b = this.takeBytes(whole);
-        if (word & 0x80000000) this.push(Buffer.from(b.subarray(4, 4 + n)));
+        const raw = (word & 0x80000000) !== 0;
+        if (this.borrowed) {
+          const bytes = raw ? b.subarray(4, 4 + n) : decodeBlock(b, 4, 4 + n, this.borrowed.scratch(this.blockMax));
+          this.borrowed.decoded(bytes);
+        } else if (raw) this.push(Buffer.from(b.subarray(4, 4 + n)));
         else this.push(decodeBlock(b, 4, 4 + n, Buffer.allocUnsafe(this.blockMax)));
       } else {
         if (this.have < 4) return;

@@ -8,7 +8,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { Decompress } from 'fzstd';
-import { Lz4FrameDecoder } from './lz4-frame-decoder.js';
+import { Lz4FrameDecoder, type Lz4Borrowed } from './lz4-frame-decoder.js';
 import type { CodecChoice } from './options.js';
 
 export type MemberCodec = Exclude<CodecChoice, 'auto'>;
@@ -19,9 +19,10 @@ const OUT_CHUNK = 1 << 20;
 type ZstdFactory = (o: { chunkSize: number }) => Transform;
 const nativeZstd = (zlib as unknown as { createZstdDecompress?: ZstdFactory }).createZstdDecompress;
 
-export function memberDecoder(codec: MemberCodec): Transform {
+/** `borrowed`: lz4's blocks go to its `decoded` instead of the stream (the others ignore it). */
+export function memberDecoder(codec: MemberCodec, borrowed?: Lz4Borrowed): Transform {
   if (codec === 'gzip') return zlib.createGunzip({ chunkSize: OUT_CHUNK });
-  if (codec === 'lz4') return new Lz4FrameDecoder();
+  if (codec === 'lz4') return new Lz4FrameDecoder(borrowed);
   return nativeZstd ? nativeZstd({ chunkSize: OUT_CHUNK }) : new JsZstdDecoder();
 }
 

@@ -29,6 +29,8 @@ export interface RemoteFollowOptions {
   compressCodec?: CodecChoice;
   /** Called when bytes arrive: the connection demonstrably works (resets the reconnect backoff). */
   onProgress?: () => void;
+  /** FollowOptions.borrowBytes: lz4 members are decoded into one reused buffer. */
+  borrowBytes?: boolean;
 }
 
 /** A follower this far behind (`follow` of a long log, a reconnect after hours) compresses its
@@ -125,6 +127,7 @@ export function followRemote(
       s.close();
     };
     const inflater = new FrameInflater({
+      borrowBytes: opts.borrowBytes ?? false,
       frame: (f) => onFrame(f),
       broken: (why) => {
         undecodable++;

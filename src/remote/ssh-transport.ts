@@ -11,6 +11,7 @@ import type {
   FileStat,
   FollowEvent,
   FollowHandle,
+  FollowOptions,
   Transport,
 } from './transport.js';
 import type { OpenTransportOptions } from './options.js';
@@ -318,8 +319,9 @@ export class SshTransport implements Transport {
     if (r.code !== 0) throw new Error(`${this.target}: cannot write ${path}: ${r.stderr.toString().trim()}`);
   }
 
-  follow(path: string, fromOffset: number, onEvent: (e: FollowEvent) => void): FollowHandle {
+  follow(path: string, fromOffset: number, onEvent: (e: FollowEvent) => void, fo?: FollowOptions): FollowHandle {
     const h = followRemote(this, path, fromOffset, onEvent, {
+      borrowBytes: fo?.borrowBytes ?? false,
       heartbeatIntervalMs: this.opts.heartbeatIntervalMs ?? 10_000,
       heartbeatTimeoutMs: this.opts.heartbeatTimeoutMs ?? 30_000,
       pollMs: this.opts.followPollMs ?? 100,

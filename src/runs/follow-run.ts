@@ -63,26 +63,32 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
     emit(events);
     if (lines.length) opts.onLines?.(lines);
   };
-  handle = transport.follow(logPath, consumed, (ev) => {
-    if (closed) return;
-    if (ev.type === 'reset') {
-      reader.reset();
-      consumed = 0;
-      opts.onReset?.(ev.reason);
-      return;
-    }
-    if (ev.type === 'problem') {
-      opts.onProblem?.(ev.problem);
-      return;
-    }
-    const end = ev.offset + ev.bytes.length;
-    if (end <= consumed) return; // already parsed
-    const fresh = ev.offset < consumed ? ev.bytes.subarray(consumed - ev.offset) : ev.bytes;
-    consumed = end;
-    opts.onFresh?.(fresh.length);
-    read(reader.push(fresh));
-    opts.onConsumed?.(consumed);
-  });
+  // Borrowed bytes: the reader copies what it keeps (an open line, a table's values), nothing more.
+  handle = transport.follow(
+    logPath,
+    consumed,
+    (ev) => {
+      if (closed) return;
+      if (ev.type === 'reset') {
+        reader.reset();
+        consumed = 0;
+        opts.onReset?.(ev.reason);
+        return;
+      }
+      if (ev.type === 'problem') {
+        opts.onProblem?.(ev.problem);
+        return;
+      }
+      const end = ev.offset + ev.bytes.length;
+      if (end <= consumed) return; // already parsed
+      const fresh = ev.offset < consumed ? ev.bytes.subarray(consumed - ev.offset) : ev.bytes;
+      consumed = end;
+      opts.onFresh?.(fresh.length);
+      read(reader.push(fresh));
+      opts.onConsumed?.(consumed);
+    },
+    { borrowBytes: true },
+  );
   const close = () => {
     if (closed) return;
     closed = true;

@@ -13,6 +13,7 @@ import type {
   FileStat,
   FollowEvent,
   FollowHandle,
+  FollowOptions,
   Transport,
 } from '../remote/transport.js';
 import { connectProblem, type ConnectProblem } from './connect-advice.js';
@@ -119,9 +120,11 @@ export class RetryTransport implements Transport {
     return this.inner ? this.inner.writeFileAtomic(path, bytes, mode) : Promise.reject(this.notConnected());
   }
 
-  follow(path: string, fromOffset: number, onEvent: (e: FollowEvent) => void): FollowHandle {
+  follow(path: string, fromOffset: number, onEvent: (e: FollowEvent) => void, opts?: FollowOptions): FollowHandle {
     // No run of an unconnected target is ever opened (none is listed): a follow here reads nothing.
-    return this.inner ? this.inner.follow(path, fromOffset, onEvent) : { offset: fromOffset, close: () => undefined };
+    return this.inner
+      ? this.inner.follow(path, fromOffset, onEvent, opts)
+      : { offset: fromOffset, close: () => undefined };
   }
 
   async close(): Promise<void> {

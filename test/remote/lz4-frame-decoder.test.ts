@@ -9,10 +9,26 @@ import { Lz4FrameDecoder } from '../../src/remote/lz4-frame-decoder.js';
 const lz4 = (input: Buffer, ...flags: string[]): Buffer =>
   execFileSync('lz4', ['-q', '-c', ...flags], { input, maxBuffer: 64 << 20 });
 
-/** The decoder fed `frames` in pieces of `cut` bytes: its output, or the error it ended with. */
-async function decode(frames: Buffer, cut: number): Promise<{ out: Buffer; error: Error | null }> {
-  const d = new Lz4FrameDecoder();
+/** The decoder fed `frames` in pieces of `cut` bytes: its output, or the error it ended with.
+ *  `borrow`: blocks come through the callback in one reused buffer, copied there (as a parser
+ *  copies what it keeps); `scratches` counts the distinct buffers they came in. */
+async function decode(
+  frames: Buffer,
+  cut: number,
+  borrow = false,
+): Promise<{ out: Buffer; error: Error | null; scratches?: number }> {
   const parts: Buffer[] = [];
+  const buffers = new Set<ArrayBufferLike>();
+  let scratch: Buffer | null = null;
+  const d = borrow
+    ? new Lz4FrameDecoder({
+        decoded: (b) => {
+          buffers.add(b.buffer);
+          parts.push(Buffer.from(b));
+        },
+        scratch: (n) => (scratch !== null && scratch.length >= n ? scratch : (scratch = Buffer.allocUnsafe(n))),
+      })
+    : new Lz4FrameDecoder();
   d.on('data', (b: Buffer) => parts.push(b));
   const ended = new Promise<Error | null>((resolve) => {
     d.on('end', () => resolve(null));
@@ -20,7 +36,8 @@ async function decode(frames: Buffer, cut: number): Promise<{ out: Buffer; error
   });
   for (let i = 0; i < frames.length; i += cut) d.write(frames.subarray(i, i + cut));
   d.end();
-  return { out: Buffer.concat(parts), error: await ended };
+  const error = await ended;
+  return { out: Buffer.concat(parts), error, ...(borrow ? { scratches: buffers.size } : {}) };
 }
 
 const text = Buffer.from(
@@ -49,6 +66,21 @@ describe('Lz4FrameDecoder', () => {
       expect(error).toBeNull();
       expect(out.equals(text)).toBe(true);
     }
+  });
+
+  it('hands blocks over borrowed: in one reused buffer, in order, the same bytes whatever the cuts', async () => {
+    const frame = lz4(text, '-1', '-B4'); // 64 KiB blocks: ~50 of them
+    for (const cut of [7, 4096, frame.length]) {
+      const { out, error, scratches } = await decode(frame, cut, true);
+      expect(error).toBeNull();
+      expect(out.equals(text)).toBe(true);
+      expect(scratches).toBe(1);
+    }
+    // Stored blocks are lent straight from the input (no copy), still in order.
+    const noise = randomBytes(3 << 20);
+    const stored = await decode(lz4(noise, '-1', '-B4'), 10_000, true);
+    expect(stored.error).toBeNull();
+    expect(stored.out.equals(noise)).toBe(true);
   });
 
   it('decodes incompressible bytes (stored blocks), an empty input, frames back to back and a skippable frame', async () => {
