@@ -103,6 +103,10 @@ const STATE_POLL_MS = 2000;
 /** …and this many times less often once its log has been quiet this long. */
 const QUIET_LOG_MS = 30_000;
 const QUIET_STATE_FACTOR = 5;
+/** A whole log's follower starts first: the state's first look waits for its first bytes, or this
+ *  long. Started together, the two scripts' forks shared the target's cores and the first bytes
+ *  came ~70 ms later (a 2-core head, test/bench/stream.bench.mjs). */
+const FIRST_STATE_WAIT_MS = 500;
 
 export class RunWatch {
   readonly store: MetricsStore;
@@ -150,6 +154,8 @@ export class RunWatch {
   private closed = false;
   private over = false;
   private readonly stopBackfill = new AbortController();
+  /** Starts the state poll held back for the follower's first bytes (null: started). */
+  private startPoll: (() => void) | null = null;
 
   constructor(private readonly o: RunWatchOptions) {
     this.clock = o.clock ?? Date.now;
@@ -226,7 +232,8 @@ export class RunWatch {
     this.ticker = setInterval(() => this.tick(), this.o.tickMs ?? 5_000);
     this.ticker.unref();
     void this.attach();
-    this.pollState(this.o.statePollMs);
+    if (this.o.backfill) this.pollState(this.o.statePollMs);
+    else this.pollStateAfterFirstBytes();
     return this;
   }
 
@@ -235,6 +242,7 @@ export class RunWatch {
     this.closed = true;
     this.stopBackfill.abort();
     if (this.ticker) clearInterval(this.ticker);
+    this.startPoll = null;
     this.watcher?.stop();
     this.nodeFailures?.stop();
     this.jobEnd?.close();
@@ -348,9 +356,9 @@ export class RunWatch {
     const { transport, logPath } = this.o;
     // Known before the first record is taken, so the first evaluation already counts how long the
     // log was silent: a run that hung at 02:00, opened at 09:00, shows its hang once its backlog is read.
-    const measuring = measureLogSilence(transport, logPath, this.clock).catch(() => null);
-    if (!this.o.backfill) return this.attachWhole(measuring);
-    this.firstSilence = await measuring;
+    const measure = () => measureLogSilence(transport, logPath, this.clock).catch(() => null);
+    if (!this.o.backfill) return this.attachWhole(measure);
+    this.firstSilence = await measure();
     if (this.closed) return;
     let from = 0;
     let reader: TrainerLogReader | undefined;
@@ -417,11 +425,12 @@ export class RunWatch {
   }
 
   /** No history to filter first: the follower starts while the log's silence is measured (a round
-   *  trip less before the first record), and what it delivers meanwhile is held until then. */
-  private async attachWhole(measuring: Promise<LogSilence | null>): Promise<void> {
+   *  trip less before the first record), and what it delivers meanwhile is held until then. The
+   *  follower's command goes first: it takes the longest to start (a dozen forks on the target). */
+  private async attachWhole(measure: () => Promise<LogSilence | null>): Promise<void> {
     this.held = [];
     this.follow(0, undefined);
-    this.firstSilence = await measuring;
+    this.firstSilence = await measure();
     const held = this.held;
     this.held = null;
     if (!this.closed) this.following(0, held);
@@ -488,7 +497,7 @@ export class RunWatch {
         this.emit({ type: 'reset', reason });
       }),
       onProblem: this.later((p) => this.onProblem(p)),
-      onFresh: this.later(() => {
+      onFresh: this.firstThen(() => {
         this.freshAt = Date.now();
         // A problem a paused follower left standing is over once its successor reads.
         if (this.standing) this.onProblem(null);
@@ -567,7 +576,27 @@ export class RunWatch {
   /** A running run whose log has been quiet for QUIET_LOG_MS is polled QUIET_STATE_FACTOR times
    *  less often (each poll is a shell on the target, the cockpit's main idle cost) until its log
    *  moves again: its end is told a few seconds later, its silence is measured on the log as ever. */
+  private pollStateAfterFirstBytes(): void {
+    const timer = setTimeout(() => this.startPoll?.(), FIRST_STATE_WAIT_MS);
+    timer.unref();
+    this.startPoll = () => {
+      clearTimeout(timer);
+      this.startPoll = null;
+      if (!this.closed) this.pollState(this.o.statePollMs);
+    };
+  }
+
+  /** onFresh as `later` keeps it, and the first bytes start a held-back state poll at once. */
+  private firstThen(fn: () => void): () => void {
+    const kept = this.later(fn);
+    return () => {
+      this.startPoll?.();
+      kept();
+    };
+  }
+
   private pollState(intervalMs: number | undefined, whenQuiet = QUIET_STATE_FACTOR): void {
+    this.startPoll = null; // a poll started otherwise (a reconnect) is the one
     this.watcher?.stop();
     const base = intervalMs ?? STATE_POLL_MS;
     this.watcher = watchRunState(this.o.transport, this.o.target, this.o.runId, {

@@ -191,3 +191,66 @@ describe('RunWatch attaching to a run hung 3 h ago', () => {
     },
   );
 });
+
+describe('RunWatch attaching to a whole log', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'awrl-run-watch-first-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A local watch of `runId` whose log has `log` (null: no log), recording in order the follower's
+   *  first bytes and each look at the run's state (the runs-list script). */
+  async function watchOrder(runId: string, log: Buffer | null) {
+    const runDir = join(dir, '.awrl', 'runs', runId);
+    mkdirSync(runDir, { recursive: true });
+    const logPath = join(runDir, 'stdout.log');
+    if (log) writeFileSync(logPath, log);
+    const t = await openTransport('local', { followPollMs: 20 });
+    const order: string[] = [];
+    const exec = t.exec.bind(t);
+    t.exec = (argv, o) => {
+      if (argv.includes('awrl-list')) order.push('state');
+      return exec(argv, o);
+    };
+    const follow = t.follow.bind(t);
+    t.follow = (path, from, onEvent, fo) => {
+      let first = true;
+      return follow(
+        path,
+        from,
+        (e) => {
+          if (e.type === 'data' && first) {
+            first = false;
+            order.push('bytes');
+          }
+          onEvent(e);
+        },
+        fo,
+      );
+    };
+    const w = new RunWatch({ transport: t, target: localTarget(dir), runId, logPath, whenEnded: 'stop' });
+    return { t, w, order };
+  }
+
+  it("looks at the run's state once the follower's first bytes came, not while it starts", async () => {
+    const { t, w, order } = await watchOrder('whole', readFileSync(`${SHARED}fixtures/areal-logs/run-a/main.log`));
+    try {
+      w.start();
+      await waitFor(() => order.includes('state'), { timeoutMs: 20_000, what: 'a look at the state' });
+      expect(order[0]).toBe('bytes');
+    } finally {
+      w.close();
+      await t.close();
+    }
+  });
+
+  it('a log that is not there yet: the state is looked at all the same', async () => {
+    const { t, w, order } = await watchOrder('nolog', null);
+    try {
+      w.start();
+      await waitFor(() => order.includes('state'), { timeoutMs: 20_000, what: 'a look at the state' });
+      expect(order).toEqual(['state']);
+    } finally {
+      w.close();
+      await t.close();
+    }
+  });
+});
