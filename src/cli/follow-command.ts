@@ -58,9 +58,11 @@ async function follow(args: string[]): Promise<number> {
         hintInLine: true,
       });
     const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
-    const { evaluationForResume } = await evaluating;
-    const evaluation =
-      (await evaluationForResume(transport, target, runId, envNames, record).catch(() => null))?.evaluation ?? null;
+    // Read and evaluated while the follower starts (its records wait for the facts).
+    const evaluation = evaluating
+      .then(({ evaluationForResume }) => evaluationForResume(transport, target, runId, envNames, record))
+      .then((r) => r?.evaluation ?? null)
+      .catch(() => null);
     return await followAndPrint({
       transport,
       target,

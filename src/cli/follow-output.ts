@@ -6,7 +6,7 @@
 import { JsonSink, writeEventJson, type StepEvent, type TrainerEvent } from '../trainer-log/index.js';
 import type { Target } from '../runs/index.js';
 import { progressLine } from '../runs/follow-to-end.js';
-import { RunWatch } from '../runs/run-watch.js';
+import { RunWatch, type RunWatchFacts } from '../runs/run-watch.js';
 import { FollowGpus } from './follow-gpus.js';
 import type { WatchOutcome, WatchOutput } from '../runs/watch-output.js';
 import type { RunSummary } from '../runs/list.js';
@@ -31,8 +31,9 @@ export interface FollowPrintOptions {
   /** JSON Lines on stdout: a first `{"type":"run"}` line, the events, `alert`, `connection`,
    *  `follow-problem` lines, and a last `{"type":"state"}` line; informational lines go to stderr. */
   json: boolean;
-  /** The run's config, for the staleness budget and the checkpoint interval (null: unknown). */
-  evaluation: ConfigEvaluation | null;
+  /** The run's config, for the staleness budget and the checkpoint interval (null: unknown), or
+   *  its promise: the follower starts meanwhile, and its records wait for it (RunWatch). */
+  evaluation: ConfigEvaluation | null | Promise<ConfigEvaluation | null>;
   reconnectTimeoutS: number;
   /** The target flags as the user typed them, to repeat in advice. */
   where: string;
@@ -96,8 +97,6 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   writeOut = o.writeOut ?? null;
   const info = json ? err : out;
   if (json) out(JSON.stringify({ type: 'run', runId, target: target.name }));
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-  const resolved = o.evaluation?.resolved as Record<string, any> | undefined;
   const watch = new RunWatch({
     transport: o.transport,
     target,
@@ -106,11 +105,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     whenEnded: 'stop',
     // Lines and alerts only: no chart reads the store's other series.
     storeSeries: 'rules',
-    facts: {
-      consumerBatchSize: num(resolved?.rollout?.consumer_batch_size),
-      maxHeadOffpolicyness: num(resolved?.rollout?.max_head_offpolicyness),
-      recoverFreqSecs: num(resolved?.recover?.freq_secs),
-    },
+    facts: o.evaluation instanceof Promise ? o.evaluation.then(factsOf, () => ({})) : factsOf(o.evaluation),
     ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),
     ...(o.idleNodeMs !== undefined ? { idleNodeMs: o.idleNodeMs } : {}),
   });
@@ -159,6 +154,17 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   if (outcome.state === 'finished') return EXIT.ok;
   if (outcome.state === 'stopped') return EXIT.stopped;
   return EXIT.failed;
+}
+
+/** What the alert rules take from the run's config. */
+function factsOf(evaluation: ConfigEvaluation | null): RunWatchFacts {
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const resolved = evaluation?.resolved as Record<string, any> | undefined;
+  return {
+    consumerBatchSize: num(resolved?.rollout?.consumer_batch_size),
+    maxHeadOffpolicyness: num(resolved?.rollout?.max_head_offpolicyness),
+    recoverFreqSecs: num(resolved?.recover?.freq_secs),
+  };
 }
 
 /** The lines of one watch output (stateful: the previous step, the last state seen). */

@@ -55,9 +55,15 @@ export class RunAlerts {
 
   constructor(
     readonly store: MetricsStore,
-    private readonly o: RunAlertsOptions = {},
+    private o: RunAlertsOptions = {},
   ) {
     this.history = new AlertHistory(o.historyCap ?? ALERT_HISTORY_CAP);
+  }
+
+  /** The run's config facts once known (RunWatch reads the config while its follower starts, and
+   *  hands no record on before this). */
+  setConfigFacts(f: Pick<RunAlertsOptions, 'consumerBatchSize' | 'maxHeadOffpolicyness' | 'recoverFreqSecs'>): void {
+    this.o = { ...this.o, ...f };
   }
 
   /**

@@ -70,7 +70,9 @@ export interface RunWatchOptions {
   target: Target;
   runId: string;
   logPath: string;
-  facts?: RunWatchFacts;
+  /** The run's config facts, or their promise (the config is read and evaluated while the follower
+   *  starts): no record is taken before they are known. */
+  facts?: RunWatchFacts | Promise<RunWatchFacts>;
   backfill?: WatchBackfill;
   /** After the run ended and its log was read: `stop` ends the watch (an `end` output); `pause`
    *  stops following, polls the state every `endedStatePollMs`, and follows again on a resume. */
@@ -154,6 +156,8 @@ export class RunWatch {
   private closed = false;
   private over = false;
   private readonly stopBackfill = new AbortController();
+  /** Resolves once the config facts are set (see RunWatchOptions.facts). */
+  private factsKnown: Promise<void> = Promise.resolve();
   /** Starts the state poll held back for the follower's first bytes (null: started). */
   private startPoll: (() => void) | null = null;
 
@@ -163,12 +167,14 @@ export class RunWatch {
       ...(o.storeCapacity !== undefined ? { capacity: o.storeCapacity } : {}),
       ...(o.storeSeries === 'rules' ? { seriesKeys: RULE_SERIES_KEYS } : {}),
     });
+    this.alerts = new RunAlerts(this.store);
     const f = o.facts ?? {};
-    this.alerts = new RunAlerts(this.store, {
-      consumerBatchSize: f.consumerBatchSize,
-      maxHeadOffpolicyness: f.maxHeadOffpolicyness,
-      recoverFreqSecs: f.recoverFreqSecs,
-    });
+    if (f instanceof Promise)
+      this.factsKnown = f.then(
+        (g) => this.setFacts(g),
+        () => undefined,
+      );
+    else this.setFacts(f);
     this.idleNodes = new IdleNodeWatch(o.idleNodeMs);
     this.nodeFailures =
       o.target.backend === 'slurm' ? new NodeFailureWatch(o.transport, o.target, (a) => this.onNodeFailure(a)) : null;
@@ -358,7 +364,7 @@ export class RunWatch {
     // log was silent: a run that hung at 02:00, opened at 09:00, shows its hang once its backlog is read.
     const measure = () => measureLogSilence(transport, logPath, this.clock).catch(() => null);
     if (!this.o.backfill) return this.attachWhole(measure);
-    this.firstSilence = await measure();
+    [this.firstSilence] = await Promise.all([measure(), this.factsKnown]);
     if (this.closed) return;
     let from = 0;
     let reader: TrainerLogReader | undefined;
@@ -430,7 +436,7 @@ export class RunWatch {
   private async attachWhole(measure: () => Promise<LogSilence | null>): Promise<void> {
     this.held = [];
     this.follow(0, undefined);
-    this.firstSilence = await measure();
+    [this.firstSilence] = await Promise.all([measure(), this.factsKnown]);
     const held = this.held;
     this.held = null;
     if (!this.closed) this.following(0, held);
@@ -576,6 +582,14 @@ export class RunWatch {
   /** A running run whose log has been quiet for QUIET_LOG_MS is polled QUIET_STATE_FACTOR times
    *  less often (each poll is a shell on the target, the cockpit's main idle cost) until its log
    *  moves again: its end is told a few seconds later, its silence is measured on the log as ever. */
+  private setFacts(f: RunWatchFacts): void {
+    this.alerts.setConfigFacts({
+      consumerBatchSize: f.consumerBatchSize,
+      maxHeadOffpolicyness: f.maxHeadOffpolicyness,
+      recoverFreqSecs: f.recoverFreqSecs,
+    });
+  }
+
   private pollStateAfterFirstBytes(): void {
     const timer = setTimeout(() => this.startPoll?.(), FIRST_STATE_WAIT_MS);
     timer.unref();

@@ -15,7 +15,7 @@ import { RunAlerts, isHangAlert } from '../../src/health/index.js';
 import { MetricsStore } from '../../src/metrics/index.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import { openTransport } from '../../src/remote/index.js';
-import { RunWatch } from '../../src/runs/run-watch.js';
+import { RunWatch, type RunWatchOptions } from '../../src/runs/run-watch.js';
 import type { Target } from '../../src/runs/targets.js';
 import type { WatchOutput } from '../../src/runs/watch-output.js';
 import { lastLogLines } from '../../src/runs/log-tail.js';
@@ -252,5 +252,41 @@ describe('RunWatch attaching to a whole log', () => {
       w.close();
       await t.close();
     }
+  });
+});
+
+describe("RunWatch given the run's config facts later", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'awrl-run-watch-facts-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The alerts (ids, in order) a watch of run-a's main.log tells, read to its end. */
+  async function alertsOf(runId: string, facts: RunWatchOptions['facts']): Promise<string[]> {
+    const runDir = join(dir, '.awrl', 'runs', runId);
+    mkdirSync(runDir, { recursive: true });
+    const logPath = join(runDir, 'stdout.log');
+    const log = readFileSync(`${SHARED}fixtures/areal-logs/run-a/main.log`);
+    writeFileSync(logPath, log);
+    const t = await openTransport('local', { followPollMs: 20 });
+    const ids: string[] = [];
+    const w = new RunWatch({ transport: t, target: localTarget(dir), runId, logPath, whenEnded: 'stop', facts });
+    w.on((o) => void (o.type === 'alert' && ids.push(o.alert.id)));
+    try {
+      w.start();
+      await waitFor(() => w.offset === log.length, { timeoutMs: 20_000, what: 'the whole log read' });
+    } finally {
+      w.close();
+      await t.close();
+    }
+    return ids;
+  }
+
+  it('holds the records until they come: the same alerts as facts given at once (the staleness budget)', async () => {
+    const budget = { maxHeadOffpolicyness: 1 };
+    const atOnce = await alertsOf('at-once', budget);
+    expect(atOnce).toContain('staleness-over-budget');
+    const late = await alertsOf('late', new Promise((resolve) => setTimeout(() => resolve(budget), 400)));
+    expect(late).toEqual(atOnce);
+    // Without the facts the budget rule says nothing: the comparison above is not of silences.
+    expect(await alertsOf('none', {})).not.toContain('staleness-over-budget');
   });
 });
