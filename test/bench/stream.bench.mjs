@@ -9,7 +9,7 @@
 //                      and deleted afterwards
 //   AWRL_BENCH_REPEAT  interleaved runs of the headline pair (default 3; the median is printed)
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +84,9 @@ try {
   const steps = await generateArealLog(log, MB);
   const size = statSync(log).size;
   writeFileSync(join(runDir, 'exit.code'), '0\n');
+  // As a launched run has it: its config next to its log, named by --config (follow evaluates it).
+  const config = join(runDir, 'config.yaml');
+  writeFileSync(config, readFileSync(join(root, 'configs/webgym_8x8h100_grpo_inst_nokl.yaml')));
   writeFileSync(
     join(runDir, 'run.json'),
     `${JSON.stringify({
@@ -95,7 +98,7 @@ try {
       workdir: work,
       runDir,
       backend: 'direct',
-      argv: ['python3'],
+      argv: ['python3', 'webgym/train.py', '--config', config],
       secretNames: [],
       createdAt: '2026-12-01T00:00:00.000Z',
       attempts: [{ n: 1, reason: 'launch', startedAt: '2026-12-01T00:00:00.000Z', pid: 2147483 }],
