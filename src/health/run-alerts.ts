@@ -19,7 +19,7 @@ import type { MetricsStore } from '../metrics/store.js';
 import { AlertHistory, alertHistoryKey, ALERT_HISTORY_CAP } from './alert-history.js';
 import { HealthMonitor } from './monitor.js';
 import type { HealthEvent } from './phases.js';
-import { formatDuration, naiveIso, naiveMs } from './time.js';
+import { displayMs, formatDuration, naiveMs } from './time.js';
 
 export interface RunAlertsOptions {
   consumerBatchSize?: number;
@@ -254,16 +254,3 @@ export class RunAlerts {
     return hi;
   }
 }
-
-/** Naive ms as the cockpit prints times: the trainer's local time read as this machine's (as
- *  localTimeMs does for every other time on the screen). */
-function displayMs(naive: number): number {
-  if (naive !== lastNaive) {
-    lastDisplay = Date.parse(naiveIso(naive));
-    lastNaive = naive;
-  }
-  return lastDisplay;
-}
-/** The last time displayMs converted: the rules look at every record, most share a time. */
-let lastNaive = Number.NaN;
-let lastDisplay = Number.NaN;

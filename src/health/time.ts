@@ -50,3 +50,20 @@ export function formatDuration(seconds: number): string {
   const m = totalMin % 60;
   return m === 0 ? `${h} h` : `${h} h ${m} min`;
 }
+
+/** Naive ms as the cockpit prints times: the trainer's local time read as this machine's (as
+ *  localTimeMs does for every other time on the screen). The rules look at every record: the
+ *  zone's offset is taken once per minute of log (zones change it on a minute, and JS reads a time
+ *  skipped or repeated by a change with the offset before it), not one Date.parse per record. */
+export function displayMs(naive: number): number {
+  const minute = Math.floor(naive / 60_000);
+  if (minute !== lastMinute) {
+    const start = minute * 60_000;
+    lastOffset = Date.parse(naiveIso(start)) - start;
+    lastMinute = minute;
+  }
+  return naive + lastOffset;
+}
+/** The minute (of naive ms) displayMs last converted, and its offset. */
+let lastMinute = Number.NaN;
+let lastOffset = Number.NaN;
