@@ -4,7 +4,7 @@
 // log pane's lines): the transport resumes by byte offset across reconnects, and any overlap it
 // might still deliver is cut off here by offset, never by "step number already seen" (steps
 // legitimately repeat after a resume).
-import type { Transport, FollowHandle, FollowProblem } from '../remote/transport.js';
+import type { Transport, FollowEvent, FollowHandle, FollowProblem } from '../remote/transport.js';
 import {
   TrainerLogReader,
   type CheckpointSaveEvent,
@@ -63,32 +63,28 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
     emit(events);
     if (lines.length) opts.onLines?.(lines);
   };
+  const onEvent = (ev: FollowEvent): void => {
+    if (closed) return;
+    if (ev.type === 'reset') {
+      reader.reset();
+      consumed = 0;
+      opts.onReset?.(ev.reason);
+      return;
+    }
+    if (ev.type === 'problem') {
+      opts.onProblem?.(ev.problem);
+      return;
+    }
+    const end = ev.offset + ev.bytes.length;
+    if (end <= consumed) return; // already parsed
+    const fresh = ev.offset < consumed ? ev.bytes.subarray(consumed - ev.offset) : ev.bytes;
+    consumed = end;
+    opts.onFresh?.(fresh.length);
+    read(reader.push(fresh));
+    opts.onConsumed?.(consumed);
+  };
   // Borrowed bytes: the reader copies what it keeps (an open line, a table's values), nothing more.
-  handle = transport.follow(
-    logPath,
-    consumed,
-    (ev) => {
-      if (closed) return;
-      if (ev.type === 'reset') {
-        reader.reset();
-        consumed = 0;
-        opts.onReset?.(ev.reason);
-        return;
-      }
-      if (ev.type === 'problem') {
-        opts.onProblem?.(ev.problem);
-        return;
-      }
-      const end = ev.offset + ev.bytes.length;
-      if (end <= consumed) return; // already parsed
-      const fresh = ev.offset < consumed ? ev.bytes.subarray(consumed - ev.offset) : ev.bytes;
-      consumed = end;
-      opts.onFresh?.(fresh.length);
-      read(reader.push(fresh));
-      opts.onConsumed?.(consumed);
-    },
-    { borrowBytes: true },
-  );
+  handle = transport.follow(logPath, consumed, onEvent, { borrowBytes: true });
   const close = () => {
     if (closed) return;
     closed = true;
