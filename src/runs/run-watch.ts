@@ -171,10 +171,10 @@ export class RunWatch {
     const f = o.facts ?? {};
     if (f instanceof Promise)
       this.factsKnown = f.then(
-        (g) => this.setFacts(g),
+        (g) => this.alerts.setConfigFacts(g),
         () => undefined,
       );
-    else this.setFacts(f);
+    else this.alerts.setConfigFacts(f);
     this.idleNodes = new IdleNodeWatch(o.idleNodeMs);
     this.nodeFailures =
       o.target.backend === 'slurm' ? new NodeFailureWatch(o.transport, o.target, (a) => this.onNodeFailure(a)) : null;
@@ -582,14 +582,6 @@ export class RunWatch {
   /** A running run whose log has been quiet for QUIET_LOG_MS is polled QUIET_STATE_FACTOR times
    *  less often (each poll is a shell on the target, the cockpit's main idle cost) until its log
    *  moves again: its end is told a few seconds later, its silence is measured on the log as ever. */
-  private setFacts(f: RunWatchFacts): void {
-    this.alerts.setConfigFacts({
-      consumerBatchSize: f.consumerBatchSize,
-      maxHeadOffpolicyness: f.maxHeadOffpolicyness,
-      recoverFreqSecs: f.recoverFreqSecs,
-    });
-  }
-
   private pollStateAfterFirstBytes(): void {
     const timer = setTimeout(() => this.startPoll?.(), FIRST_STATE_WAIT_MS);
     timer.unref();

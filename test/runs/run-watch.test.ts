@@ -192,6 +192,15 @@ describe('RunWatch attaching to a run hung 3 h ago', () => {
   );
 });
 
+/** Run `runId`'s dir under `workdir` with `log` as its log (null: none yet), and a local transport. */
+async function localRun(workdir: string, runId: string, log: Buffer | null) {
+  const runDir = join(workdir, '.awrl', 'runs', runId);
+  mkdirSync(runDir, { recursive: true });
+  const logPath = join(runDir, 'stdout.log');
+  if (log) writeFileSync(logPath, log);
+  return { logPath, t: await openTransport('local', { followPollMs: 20 }) };
+}
+
 describe('RunWatch attaching to a whole log', () => {
   const dir = mkdtempSync(join(tmpdir(), 'awrl-run-watch-first-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -199,11 +208,7 @@ describe('RunWatch attaching to a whole log', () => {
   /** A local watch of `runId` whose log has `log` (null: no log), recording in order the follower's
    *  first bytes and each look at the run's state (the runs-list script). */
   async function watchOrder(runId: string, log: Buffer | null) {
-    const runDir = join(dir, '.awrl', 'runs', runId);
-    mkdirSync(runDir, { recursive: true });
-    const logPath = join(runDir, 'stdout.log');
-    if (log) writeFileSync(logPath, log);
-    const t = await openTransport('local', { followPollMs: 20 });
+    const { logPath, t } = await localRun(dir, runId, log);
     const order: string[] = [];
     const exec = t.exec.bind(t);
     t.exec = (argv, o) => {
@@ -261,12 +266,8 @@ describe("RunWatch given the run's config facts later", () => {
 
   /** The alerts (ids, in order) a watch of run-a's main.log tells, read to its end. */
   async function alertsOf(runId: string, facts: RunWatchOptions['facts']): Promise<string[]> {
-    const runDir = join(dir, '.awrl', 'runs', runId);
-    mkdirSync(runDir, { recursive: true });
-    const logPath = join(runDir, 'stdout.log');
     const log = readFileSync(`${SHARED}fixtures/areal-logs/run-a/main.log`);
-    writeFileSync(logPath, log);
-    const t = await openTransport('local', { followPollMs: 20 });
+    const { logPath, t } = await localRun(dir, runId, log);
     const ids: string[] = [];
     const w = new RunWatch({ transport: t, target: localTarget(dir), runId, logPath, whenEnded: 'stop', facts });
     w.on((o) => void (o.type === 'alert' && ids.push(o.alert.id)));
