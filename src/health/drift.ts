@@ -4,7 +4,8 @@
 import type { Alert } from './alert.js';
 import { formatDuration } from './time.js';
 import { median } from './window.js';
-import { statsColumns } from '../trainer-log/stats-shapes.js';
+import { stepColumns } from '../trainer-log/stats-shapes.js';
+import type { StepEvent } from '../trainer-log/events.js';
 
 export const DRIFT_WINDOW = 20;
 export const DRIFT_FACTOR = 2;
@@ -58,24 +59,25 @@ export class DriftTracker {
    *  observation (twice per record when a backfill rebuilds the alert history). */
   private cached: Alert[] | null = null;
 
-  /** A parsed step's key array (statsColumns) and where its timeperf/ keys are in it. */
+  /** A parsed step's key array (stepColumns) and where its timeperf/ keys are in it. */
   private columnKeys: readonly string[] | null = null;
   private phaseAt: number[] = [];
 
-  ingestStep(globalStep: number, stats: Record<string, number | null>): void {
+  ingestStep(e: Pick<StepEvent, 'globalStep' | 'stats'>): void {
     this.cached = null;
-    const columns = statsColumns(stats);
+    const columns = stepColumns(e);
     if (columns === undefined) {
-      for (const key in stats) if (key.startsWith('timeperf/')) this.add(globalStep, key, stats[key]);
+      const stats = e.stats;
+      for (const key in stats) if (key.startsWith('timeperf/')) this.add(e.globalStep, key, stats[key]);
       return;
     }
-    // The same order as `for in` (statsColumns keeps Object.keys order), found once per key set.
+    // The same order as `for in` (stepColumns keeps Object.keys order), found once per key set.
     if (columns.keys !== this.columnKeys) {
       this.columnKeys = columns.keys;
       this.phaseAt = [];
       columns.keys.forEach((k, i) => k.startsWith('timeperf/') && this.phaseAt.push(i));
     }
-    for (const i of this.phaseAt) this.add(globalStep, columns.keys[i], columns.values[i]);
+    for (const i of this.phaseAt) this.add(e.globalStep, columns.keys[i], columns.value(i));
   }
 
   private add(globalStep: number, key: string, v: number | null): void {

@@ -6,6 +6,7 @@ import { PhaseTracker, type CurrentPhase, type HealthEvent } from './phases.js';
 import { noteResumeStaleness, resumeAlerts, resumeOwnsStaleness, type ResumeState } from './resume-guard.js';
 import { STALL_MIN_SAMPLES, stallAlert } from './stall.js';
 import { naiveMs, toNaiveMs } from './time.js';
+import { stepValue } from '../trainer-log/stats-shapes.js';
 import { wallTimeAlert } from './walltime.js';
 import { RecentWindow } from './window.js';
 
@@ -50,11 +51,11 @@ export class HealthMonitor {
         if (t !== null) this.lastStepMs = this.awaitingStepSinceMs = t;
         // A train step after the end record: a new attempt runs (with or without a Recover record).
         this.finished = false;
-        this.drift.ingestStep(e.globalStep, e.stats);
+        this.drift.ingestStep(e);
         const r = this.resume;
         if (r && e.globalStep >= r.resumeStep) r.progressed = true;
         // As the metrics rule reads it (store.current): a number that is not nan, inf included.
-        const s = e.stats[STALENESS_KEY];
+        const s = stepValue(e, STALENESS_KEY);
         if (typeof s === 'number' && !Number.isNaN(s)) {
           this.lastStaleness = s;
           if (r) noteResumeStaleness(r, s, e.globalStep);

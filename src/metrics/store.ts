@@ -3,7 +3,7 @@
 // Memory is constant per key after the series cap; the number of keys is capped too.
 import type { BatchEvent, MemoryEvent, StepEvent, TrainerEvent } from '../trainer-log/events.js';
 import { isoTimeToMs } from '../trainer-log/text.js';
-import { statsColumns } from '../trainer-log/stats-shapes.js';
+import { stepColumns } from '../trainer-log/stats-shapes.js';
 import { Series, type DownsampledView, type SeriesView } from './series.js';
 
 /** Derived series kept next to the stats keys. */
@@ -113,20 +113,20 @@ export class MetricsStore {
     this.finished = false;
     const step = e.globalStep;
     const ms = isoTimeToMs(e.time);
-    const stats = e.stats;
     // Steps carry the same few hundred keys each time: resolve their series once per key set. A
-    // parsed step hands its keys and values as arrays (the key array shared by its key set).
-    const columns = statsColumns(stats);
-    const keys = columns ? columns.keys : Object.keys(stats);
+    // parsed step hands its keys as an array (shared by its key set) and reads only the values
+    // asked for (a store of the rules' series asks for one).
+    const columns = stepColumns(e);
+    const stats = columns ? null : e.stats;
+    const keys = columns ? columns.keys : Object.keys(stats!);
     if (keys !== this.lastKeys && !sameKeys(this.lastKeys, keys)) this.resolveSeries(keys);
     this.lastKeys = keys;
     const series = this.lastSeries;
     const at = this.lastAt;
     if (columns) {
-      const values = columns.values;
-      for (let i = 0; i < at.length; i++) series[i].push(step, values[at[i]]);
+      for (let i = 0; i < at.length; i++) series[i].push(step, columns.value(at[i]));
     } else {
-      for (let i = 0; i < at.length; i++) series[i].push(step, stats[keys[at[i]]]);
+      for (let i = 0; i < at.length; i++) series[i].push(step, stats![keys[at[i]]]);
     }
     // Only a step that advances has a wall time: one that goes back (or repeats) was logged again
     // after a restart whose Recover record we did not see, and its gap spans the downtime.
@@ -203,8 +203,15 @@ export class MetricsStore {
    *  -inf), null when its cell held no number, undefined when that step lacks it (rules about "the
    *  current step" must not fall back to an older step's value). */
   current(key: string): number | null | undefined {
-    const stats = this.lastStepEvent?.stats;
-    if (!stats || !(key in stats)) return undefined;
+    const e = this.lastStepEvent;
+    if (!e) return undefined;
+    const columns = stepColumns(e);
+    if (columns) {
+      const i = columns.index(key);
+      return i < 0 ? undefined : columns.value(i);
+    }
+    const stats = e.stats;
+    if (!Object.hasOwn(stats, key)) return undefined;
     const v = stats[key];
     return typeof v === 'number' ? v : null;
   }

@@ -3,7 +3,7 @@
 // follow-run.ts). `follow` and `--launch --follow` render the whole watch (src/cli/follow-output.ts).
 import type { Transport } from '../remote/transport.js';
 import type { TrainerEvent, StepEvent } from '../trainer-log/index.js';
-import { isoTimeToMs } from '../trainer-log/index.js';
+import { isoTimeToMs, stepValue } from '../trainer-log/index.js';
 import type { Target } from './targets.js';
 import type { RunSummary } from './list.js';
 import { RunWatch } from './run-watch.js';
@@ -48,8 +48,8 @@ export function followToEnd(
 
 /** `step 12/160  reward 0.4312  step time 61.2s  staleness 1.23`: one line per step for humans. */
 export function progressLine(e: StepEvent, previous: StepEvent | null): string {
-  const r = e.stats['rollout/reward'];
-  const st = e.stats['staleness/gap/offpolicy_avg'];
+  const r = stepValue(e, 'rollout/reward');
+  const st = stepValue(e, 'staleness/gap/offpolicy_avg');
   const dt = previous ? (isoTimeToMs(e.time) - isoTimeToMs(previous.time)) / 1000 : null;
   const parts = [
     `step ${e.globalStep}/${e.totalSteps}`,

@@ -2,7 +2,7 @@
 // the job's process session, exit-status files, and (for Slurm) squeue, in one round trip.
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
-import { parseLogBytes } from '../trainer-log/index.js';
+import { parseLogBytes, stepValue } from '../trainer-log/index.js';
 import { setupInWorkdir, type Target } from './targets.js';
 import { isValidRunId, parseRunRecord, type RunRecord, type RunState } from './run-record.js';
 import { deriveRunState, type RunProbe } from './run-state.js';
@@ -242,7 +242,7 @@ function lastStep(
         globalStep: e.globalStep,
         lastStepAt: e.time,
         totalSteps: e.totalSteps,
-        lastReward: e.stats['rollout/reward'] ?? null,
+        lastReward: stepValue(e, 'rollout/reward') ?? null,
       };
   }
   return found;

@@ -1,6 +1,7 @@
 // A trainer event as one line of the log pane's event view (`L`), and the trainer's own clock
 // read as ours. Pure: the feed calls these on every record it reads.
 import type { TrainerEvent } from '../trainer-log/events.js';
+import { stepValue } from '../trainer-log/stats-shapes.js';
 import { formatNumber } from '../metrics/format-number.js';
 import type { LogLine } from './types.js';
 
@@ -14,7 +15,7 @@ export function localTimeMs(time: string | null | undefined): number | null {
 export function eventLogLine(e: TrainerEvent, seq: number): LogLine | null {
   switch (e.type) {
     case 'step': {
-      const r = e.stats['rollout/reward'];
+      const r = stepValue(e, 'rollout/reward');
       return {
         seq,
         level: 'info',

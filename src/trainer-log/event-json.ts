@@ -5,7 +5,7 @@
 // bytes, several times cheaper than formatting 200 doubles or joining 400 strings.
 import type { StepEvent, TrainerEvent } from './events.js';
 import { JsonSink, nonFiniteText } from './json.js';
-import { rawStatsOf } from './stats-shapes.js';
+import { printedStatsOf } from './stats-shapes.js';
 import { writeStepJson } from './step-json.js';
 
 /** Where eventToJsonLine writes a step's line before it becomes a string. */
@@ -31,9 +31,9 @@ export function writeEventJson(sink: JsonSink, e: TrainerEvent): void {
   sink.line(eventToJsonLine(e));
 }
 
-/** A step with its printed values (RAW_STATS): its line written from them. */
+/** A step with its printed values (stats-shapes.ts): its line written from them. */
 function writePrinted(sink: JsonSink, e: StepEvent): boolean {
-  const raw = rawStatsOf(e.stats);
+  const raw = printedStatsOf(e);
   if (raw === undefined) return false;
   writeStepJson(sink, e, raw.prefixes, raw.printed, { buf: raw.printed.bytes });
   return true;

@@ -3,7 +3,7 @@ export type * from './events.js';
 export { TrainerLogParser, parseLogBytes, MAX_WRITERS, type ParserOptions } from './parser.js';
 export { eventFromJsonLine, statsFromJson, statJsonValue, nonFiniteText, JsonSink } from './json.js';
 export { eventToJsonLine, writeEventJson } from './event-json.js';
-export { statsColumns, type StatsColumns } from './stats-shapes.js';
+export { stepColumns, stepValue, type StatsColumns } from './stats-shapes.js';
 export { stripAnsi, toIsoTime, isoTimeToMs, naiveTimeMs, parseNumber } from './text.js';
 export { JsonLinesParser } from './json-lines.js';
 export { TrainerLogReader, type ReaderEvent, type ReadResult, type ReaderOptions } from './reader.js';

@@ -7,8 +7,8 @@ import type { RecordHeader } from './header.js';
 import { STATS_PART, STEP_DONE } from './classify.js';
 import { TableBuilder, tableLineKind, viewOf } from './table.js';
 import { stripAnsiBytes } from './line-bytes.js';
-import { KeyInterner, ValueArena, cellValues, type StepCells } from './table-cells.js';
-import { StatsShapes } from './stats-shapes.js';
+import { KeyInterner, ValueArena, printedCells, type StepCells } from './table-cells.js';
+import { StatsShapes, lazyStep } from './stats-shapes.js';
 import { writeStepJson } from './step-json.js';
 import type { EventOut } from './event-out.js';
 
@@ -129,8 +129,12 @@ export class StepAssembler {
       if (out.sink !== null && shape !== null && shape.jsonPrefixes !== null) {
         writeStepJson(out.sink, head, shape.jsonPrefixes, cells, this.arena);
       } else {
-        const { values, printed } = cellValues(cells, this.arena);
-        out.emit({ ...head, stats: this.shapes.make(shape, cells.keys, values, printed) });
+        const printed = printedCells(cells, this.arena);
+        const raw = this.shapes.printed(shape, cells.keys, printed);
+        // The fast path makes the stats object when it is read; the general one at once (the
+        // reference the fast paths are tested against: fast-paths.test.ts).
+        if (raw === null) out.emit({ ...head, stats: this.shapes.make(cells.keys, printed) });
+        else out.emit(this.fast ? lazyStep(head, raw) : { ...head, stats: raw.object() });
       }
       if (step.truncated)
         out.warn(

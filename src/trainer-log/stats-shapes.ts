@@ -1,6 +1,8 @@
 // Stats objects of steps, built fast for the key sets a run repeats, and the printed bytes of
 // their values kept behind a hidden symbol for eventToJsonLine.
+import type { StepEvent } from './events.js';
 import type { PrintedCells } from './table-cells.js';
+import { parseNumberBytes } from './text.js';
 
 type Maker = (v: (number | null)[]) => Record<string, number | null>;
 
@@ -19,36 +21,134 @@ export interface Shape {
   jsonPrefixes: Uint8Array[] | null;
 }
 
-/** Printed values of a parsed stats object, for its JSON line (event-json.ts): `"key":` bytes per
- *  key (with the separating comma, all but the first) and the value bytes as printed. */
-export interface RawStats {
-  prefixes: Uint8Array[];
-  printed: PrintedCells;
-  /** The keys in the table's order and their values, side by side. */
-  columns: StatsColumns;
-  /** The table's order is Object.keys order (no key is an array index, which would come first). */
-  ordered: boolean;
+/** A parsed step's stats as printed: its keys, the bytes of its values, `"key":` per key for the
+ *  JSON form, and the numbers read from those bytes when first asked for. A follow reads a few
+ *  keys of each step (the rules') and writes the rest as printed, so a 200-key step costs no
+ *  200 numbers and no object unless someone asks (test/bench/stream.bench.mjs). Kept hidden on
+ *  the step event (RAW_STEP) and on its stats object once made (RAW_STATS). */
+export class PrintedStats {
+  private numbers: (number | null)[] | null = null;
+  private made: Record<string, number | null> | null = null;
+
+  constructor(
+    /** In the table's order; one array per key set (the same array for every step of it). */
+    readonly keys: readonly string[],
+    readonly prefixes: Uint8Array[],
+    readonly printed: PrintedCells,
+    /** The table's order is Object.keys order (no key is an array index, which would come first). */
+    readonly ordered: boolean,
+    private readonly shape: Shape | null,
+  ) {}
+
+  /** The i-th key's value as Python's float() reads its printed text (null: no number). */
+  value(i: number): number | null {
+    const numbers = (this.numbers ??= new Array<number | null>(this.keys.length));
+    let v = numbers[i];
+    if (v === undefined)
+      v = numbers[i] = parseNumberBytes(this.printed.bytes, this.printed.starts[i], this.printed.ends[i]);
+    return v;
+  }
+
+  /** Every value, in the keys' order. */
+  values(): readonly (number | null)[] {
+    for (let i = 0; i < this.keys.length; i++) this.value(i);
+    return this.numbers ?? [];
+  }
+
+  /** Where `key` is in `keys`, or -1. */
+  index(key: string): number {
+    return indexOfKeys(this.keys).get(key) ?? -1;
+  }
+
+  /** The stats object (made once): a fixed shape for a key set that recurs. */
+  object(): Record<string, number | null> {
+    if (this.made !== null) return this.made;
+    const values = this.values() as (number | null)[];
+    const shape = this.shape;
+    const stats = shape?.jsonPrefixes ? (shape.make ??= compile(shape.keys))(values) : dynamic(this.keys, values);
+    // Not frozen: freezing a 200-key object cost more than building it. A parsed step's stats are
+    // read, never changed (events.ts): the store and the JSON writer read them from here.
+    Object.defineProperty(stats, RAW_STATS, { value: this });
+    return (this.made = stats);
+  }
 }
 
+/** A consumer of a step's keys and values without its stats object (the metrics store, the rules). */
 export interface StatsColumns {
   /** One array per key set (the same array for every step of it): compare by identity first. */
-  keys: readonly string[];
-  values: readonly (number | null)[];
+  readonly keys: readonly string[];
+  value(i: number): number | null;
+  values(): readonly (number | null)[];
+  index(key: string): number;
 }
-/** Hidden (non-enumerable symbol) property of a stats object: invisible to Object.keys, JSON and
- *  deep-equality helpers. A WeakMap would do the same but costs ephemeron work in every GC. */
+
+/** Hidden (non-enumerable symbol) properties: invisible to Object.keys, JSON and deep-equality
+ *  helpers. A WeakMap would do the same but costs ephemeron work in every GC. */
 export const RAW_STATS = Symbol('awrl.rawStats');
+const RAW_STEP = Symbol('awrl.rawStep');
 
-export function rawStatsOf(stats: object): RawStats | undefined {
-  return (stats as { [RAW_STATS]?: RawStats })[RAW_STATS];
+type WithRawStep = StepEvent & { [RAW_STEP]?: PrintedStats };
+
+/** A parsed step whose `stats` object is made when first read (an own, enumerable property all
+ *  the same: JSON, spreads and deep equality see it as a plain one). */
+export function lazyStep(head: Omit<StepEvent, 'stats'>, raw: PrintedStats): StepEvent {
+  const e = { ...head };
+  Object.defineProperty(e, 'stats', { get: readStats, set: replaceStats, enumerable: true, configurable: true });
+  Object.defineProperty(e, RAW_STEP, { value: raw, writable: true });
+  return e as StepEvent;
 }
 
-/** A parsed step's stats as two arrays (`values[i]` is `stats[keys[i]]`, keys in Object.keys
- *  order), without enumerating the object: for a consumer of every key of every step (the metrics
- *  store). Undefined for stats not made by the parser, or with an array-index key. */
-export function statsColumns(stats: object): StatsColumns | undefined {
-  const raw = rawStatsOf(stats);
-  return raw?.ordered ? raw.columns : undefined;
+/** Once made, the stats object is a plain property that carries the printed stats itself
+ *  (RAW_STATS): stats set anew later are read as they are, never the old printed ones. */
+function readStats(this: WithRawStep): Readonly<Record<string, number | null>> {
+  const stats = this[RAW_STEP]!.object();
+  this[RAW_STEP] = undefined;
+  Object.defineProperty(this, 'stats', { value: stats, writable: true, enumerable: true, configurable: true });
+  return stats;
+}
+
+function replaceStats(this: WithRawStep, stats: Readonly<Record<string, number | null>>): void {
+  this[RAW_STEP] = undefined;
+  Object.defineProperty(this, 'stats', { value: stats, writable: true, enumerable: true, configurable: true });
+}
+
+export function rawStatsOf(stats: object): PrintedStats | undefined {
+  return (stats as { [RAW_STATS]?: PrintedStats })[RAW_STATS];
+}
+
+/** A parsed step's printed stats (without making its stats object), or undefined for a step not
+ *  made by the parser. */
+export function printedStatsOf(e: Pick<StepEvent, 'stats'>): PrintedStats | undefined {
+  return (e as WithRawStep)[RAW_STEP] ?? rawStatsOf(e.stats);
+}
+
+/** A parsed step's keys and values (`value(i)` is `stats[keys[i]]`, keys in Object.keys order),
+ *  without its stats object: for the store and the rules, which read a few keys of every step.
+ *  Undefined for stats not made by the parser, or with an array-index key. */
+export function stepColumns(e: Pick<StepEvent, 'stats'>): StatsColumns | undefined {
+  const raw = printedStatsOf(e);
+  return raw?.ordered ? raw : undefined;
+}
+
+/** One key's value in a step (what `e.stats[key]` holds), read without making its stats object. */
+export function stepValue(e: Pick<StepEvent, 'stats'>, key: string): number | null | undefined {
+  const c = stepColumns(e);
+  if (c === undefined) return e.stats[key];
+  const i = c.index(key);
+  return i < 0 ? undefined : c.value(i);
+}
+
+const keyIndexes = new WeakMap<readonly string[], Map<string, number>>();
+
+/** A key set's positions (made once per key array: the arrays of a key set are shared). */
+function indexOfKeys(keys: readonly string[]): Map<string, number> {
+  let m = keyIndexes.get(keys);
+  if (m === undefined) {
+    m = new Map();
+    for (let i = 0; i < keys.length; i++) m.set(keys[i], i);
+    keyIndexes.set(keys, m);
+  }
+  return m;
 }
 
 export class StatsShapes {
@@ -81,32 +181,26 @@ export class StatsShapes {
     return null;
   }
 
-  make(
-    shape: Shape | null,
-    keys: string[],
-    values: (number | null)[],
-    printed?: PrintedCells,
-  ): Record<string, number | null> {
-    let stats: Record<string, number | null>;
-    if (shape?.jsonPrefixes) {
-      shape.make ??= compile(shape.keys);
-      stats = shape.make(values);
-    } else {
-      stats = dynamic(keys, values);
-    }
-    // Every step's JSON writes the printed values, the first steps of a key set too: the same log
-    // gives the same bytes whatever a parser saw before (a follower reset after a rotation).
-    const prefixes = printed ? (shape?.jsonPrefixes ?? (isPlainKeySet(keys) ? jsonPrefixes(keys) : null)) : null;
-    if (prefixes !== null && printed) {
-      const ordered = shape ? shape.ordered : inOrder(keys);
-      const columns = { keys: shape ? shape.keys : [...keys], values };
-      const raw: RawStats = { prefixes, printed, columns, ordered };
-      // Not frozen: freezing a 200-key object cost more than building it, and checking it against
-      // these on every JSON line nearly as much. A parsed step's stats are read, never changed
-      // (events.ts): the store and the JSON writer take the numbers and bytes from here.
-      Object.defineProperty(stats, RAW_STATS, { value: raw });
-    }
-    return stats;
+  /** The printed stats of a step (its stats object made when asked for): null for a key set whose
+   *  object would not keep its keys as they are (duplicates, `__proto__`): that step's object is
+   *  made at once by `make`, and its JSON line from the object. */
+  printed(shape: Shape | null, keys: string[], printed: PrintedCells): PrintedStats | null {
+    const prefixes = shape?.jsonPrefixes ?? (isPlainKeySet(keys) ? jsonPrefixes(keys) : null);
+    if (prefixes === null) return null;
+    return new PrintedStats(
+      shape ? shape.keys : [...keys],
+      prefixes,
+      printed,
+      shape ? shape.ordered : inOrder(keys),
+      shape,
+    );
+  }
+
+  /** The stats object of a key set `printed` does not take, made at once, key by key (a later
+   *  duplicate's value wins, as in the trainer's dict). */
+  make(keys: string[], printed: PrintedCells): Record<string, number | null> {
+    const values = keys.map((_, i) => parseNumberBytes(printed.bytes, printed.starts[i], printed.ends[i]));
+    return dynamic(keys, values);
   }
 }
 
@@ -135,7 +229,7 @@ function compile(keys: string[]): Maker {
   return new Function('v', body) as Maker;
 }
 
-function dynamic(keys: string[], values: (number | null)[]): Record<string, number | null> {
+function dynamic(keys: readonly string[], values: readonly (number | null)[]): Record<string, number | null> {
   const o: Record<string, number | null> = {};
   for (let i = 0; i < keys.length; i++) o[keys[i]] = values[i];
   return o;

@@ -6,7 +6,7 @@
 // reused arena per step (ValueArena); the JSON writer (step-json.ts) copies those bytes straight
 // into its line, the event path (cellValues) makes numbers and texts of them. So the common
 // --json path makes no string per cell.
-import { bytesToUtf8, parseNumberBytes } from './text.js';
+import { bytesToUtf8 } from './text.js';
 
 // ---- Keys
 
@@ -122,11 +122,9 @@ export interface PrintedCells {
   bytes: Buffer;
 }
 
-/** The values of a step's cells as numbers (NaN, ±Infinity as printed; null: no number), and
- *  their printed bytes (a copy: the arena and the cell arrays are reused by the next step). */
-export function cellValues(cells: StepCells, arena: ValueArena): { values: (number | null)[]; printed: PrintedCells } {
+/** A step's printed values (a copy: the arena and the cell arrays are reused by the next step). */
+export function printedCells(cells: StepCells, arena: ValueArena): PrintedCells {
   const n = cells.n;
-  const values: (number | null)[] = new Array(n);
   const starts = new Int32Array(n);
   const ends = new Int32Array(n);
   const json = new Uint8Array(n);
@@ -135,7 +133,6 @@ export function cellValues(cells: StepCells, arena: ValueArena): { values: (numb
   for (let i = 0; i < n; i++) {
     const a = cells.starts[i];
     const b = cells.ends[i];
-    values[i] = parseNumberBytes(arena.buf, a, b);
     starts[i] = a;
     ends[i] = b;
     json[i] = cells.json[i] ? 1 : 0;
@@ -148,7 +145,7 @@ export function cellValues(cells: StepCells, arena: ValueArena): { values: (numb
       ends[i] -= lo;
     }
   }
-  return { values, printed: { starts, ends, json, bytes: Buffer.from(arena.buf.subarray(lo, hi)) } };
+  return { starts, ends, json, bytes: Buffer.from(arena.buf.subarray(lo, hi)) };
 }
 
 /** JSON's number grammar over bytes [a, b): -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? (Python's

@@ -68,7 +68,7 @@ describe('DriftTracker', () => {
         for (const [move, a, b] of moves) {
           step = Math.max(1, step + move);
           const stats = { 'timeperf/update_weights': a, 'timeperf/rollout': b, 'other/x': a };
-          t.ingestStep(step, stats);
+          t.ingestStep({ globalStep: step, stats });
           ref.ingestStep(step, stats);
           expect(t.alerts().map((x) => ({ id: x.id, step: x.step, detail: x.detail }))).toEqual(ref.drifting());
         }
@@ -79,9 +79,10 @@ describe('DriftTracker', () => {
 
   it('warns of a phase that doubles, and stops when a replay brings the slow steps back down', () => {
     const t = new DriftTracker();
-    for (let s = 1; s <= 40; s++) t.ingestStep(s, { 'timeperf/update_weights': s <= 20 ? 20 : 60 });
+    for (let s = 1; s <= 40; s++)
+      t.ingestStep({ globalStep: s, stats: { 'timeperf/update_weights': s <= 20 ? 20 : 60 } });
     expect(t.alerts().map((a) => a.id)).toEqual(['health/drift/update_weights']);
-    for (let s = 21; s <= 40; s++) t.ingestStep(s, { 'timeperf/update_weights': 20 });
+    for (let s = 21; s <= 40; s++) t.ingestStep({ globalStep: s, stats: { 'timeperf/update_weights': 20 } });
     expect(t.alerts()).toEqual([]);
   });
 
@@ -90,7 +91,7 @@ describe('DriftTracker', () => {
     const key = 'timeperf/update_weights';
     // The rules ask for the alerts after every step, so the first window's median is known early.
     const step = (s: number, v: number) => {
-      t.ingestStep(s, { [key]: v });
+      t.ingestStep({ globalStep: s, stats: { [key]: v } });
       return t.alerts();
     };
     for (let s = 1; s <= 45; s++) step(s, s <= 10 ? 5 : s <= 20 ? 30 : 45);
