@@ -99,6 +99,12 @@ describe('interrupting a launch over ssh: clean or running, never half-done', ()
     // SIGINT while starting: the launcher says it finishes the start (and is still there).
     if (signal !== 'SIGKILL' && FROM_START.includes(step))
       await waitFor(() => p.stderr.includes('finishing that first'), { what: 'the note' });
+    // Before the start, the launcher ends on the signal: the hold is let go only once it has, or
+    // a busy machine could run the hold's next look (file gone: go on) before the signal handler.
+    else if (signal !== 'SIGKILL')
+      await waitFor(() => p.child.exitCode !== null || p.child.signalCode !== null, {
+        what: 'the launcher to end on the signal',
+      });
     rmSync(hold);
     const code = await p.done;
     rmSync(`${hold}.reached`, { force: true });
