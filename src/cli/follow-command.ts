@@ -12,6 +12,7 @@ import { RunError } from '../runs/run-error.js';
 import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { runLogPath } from '../runs/run-record.js';
+import { launchedConfigOf } from '../runs/run-facts.js';
 import { CliError, EXIT } from './errors.js';
 import { followAndPrint } from './follow-output.js';
 import { targetWords, wholeNumber } from './cli-words.js';
@@ -37,7 +38,7 @@ async function follow(args: string[]): Promise<number> {
   const reconnectTimeoutS = wholeNumber('--reconnect-timeout', p.values['--reconnect-timeout'], 300);
   const target: Target = cliTarget(p.flags);
   // Compiled while the handshake waits on the network.
-  const evaluating = import('../runs/resume-evaluation.js');
+  const evaluating = import('../runs/run-facts-eval.js');
   evaluating.catch(() => undefined);
   const transport = await connectOrExit(target, {
     acceptNewHostKey: p.switches.has('--accept-new-host-key'),
@@ -59,17 +60,26 @@ async function follow(args: string[]): Promise<number> {
       });
     const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
     // Read and evaluated while the follower starts (its records wait for the facts).
-    const evaluation = evaluating
-      .then(({ evaluationForResume }) => evaluationForResume(transport, target, runId, envNames, record))
-      .then((r) => r?.evaluation ?? null)
-      .catch(() => null);
+    const launched = launchedConfigOf(record);
+    const facts = launched
+      ? Promise.all([evaluating, transport.readFile(launched.configPath)])
+          .then(([{ launchedFacts }, text]) =>
+            launchedFacts({
+              fileName: launched.configPath,
+              text: text.toString('utf8'),
+              overrides: launched.overrides,
+              envNames,
+            }),
+          )
+          .catch(() => ({}))
+      : {};
     return await followAndPrint({
       transport,
       target,
       runId,
       logPath: runLogPath(record),
       json: p.switches.has('--json'),
-      evaluation,
+      facts,
       reconnectTimeoutS,
       where: targetWords(args),
     });

@@ -12,7 +12,6 @@ import type { WatchOutcome, WatchOutput } from '../runs/watch-output.js';
 import type { RunSummary } from '../runs/list.js';
 import { alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
 import type { Transport } from '../remote/transport.js';
-import type { ConfigEvaluation } from '../config/index.js';
 import { CliError, EXIT } from './errors.js';
 import { writeStdoutSync } from './stdio.js';
 import {
@@ -31,9 +30,10 @@ export interface FollowPrintOptions {
   /** JSON Lines on stdout: a first `{"type":"run"}` line, the events, `alert`, `connection`,
    *  `follow-problem` lines, and a last `{"type":"state"}` line; informational lines go to stderr. */
   json: boolean;
-  /** The run's config, for the staleness budget and the checkpoint interval (null: unknown), or
-   *  its promise: the follower starts meanwhile, and its records wait for it (RunWatch). */
-  evaluation: ConfigEvaluation | null | Promise<ConfigEvaluation | null>;
+  /** What the rules take from the run's config (the staleness budget, the checkpoint interval;
+   *  each unknown when absent), or their promise: the follower starts meanwhile, and its records
+   *  wait for them (RunWatch). */
+  facts: RunWatchFacts | Promise<RunWatchFacts>;
   reconnectTimeoutS: number;
   /** The target flags as the user typed them, to repeat in advice. */
   where: string;
@@ -105,7 +105,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     whenEnded: 'stop',
     // Lines and alerts only: no chart reads the store's other series.
     storeSeries: 'rules',
-    facts: o.evaluation instanceof Promise ? o.evaluation.then(factsOf, () => ({})) : factsOf(o.evaluation),
+    facts: o.facts instanceof Promise ? o.facts.catch(() => ({})) : o.facts,
     ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),
     ...(o.idleNodeMs !== undefined ? { idleNodeMs: o.idleNodeMs } : {}),
   });
@@ -154,17 +154,6 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   if (outcome.state === 'finished') return EXIT.ok;
   if (outcome.state === 'stopped') return EXIT.stopped;
   return EXIT.failed;
-}
-
-/** What the alert rules take from the run's config. */
-function factsOf(evaluation: ConfigEvaluation | null): RunWatchFacts {
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-  const resolved = evaluation?.resolved as Record<string, any> | undefined;
-  return {
-    consumerBatchSize: num(resolved?.rollout?.consumer_batch_size),
-    maxHeadOffpolicyness: num(resolved?.rollout?.max_head_offpolicyness),
-    recoverFreqSecs: num(resolved?.recover?.freq_secs),
-  };
 }
 
 /** The lines of one watch output (stateful: the previous step, the last state seen). */

@@ -23,7 +23,7 @@ import { connectOrExit } from './connect-target.js';
 import { shellQuote } from '../remote/quote.js';
 import type { Transport } from '../remote/transport.js';
 import type { ConfigEvaluation } from '../config/index.js';
-import { evaluationForResume, missingSecretsMessage, type ForwardDecision } from '../runs/index.js';
+import { evaluationForResume, factsOf, missingSecretsMessage, type ForwardDecision } from '../runs/index.js';
 import { preflightGate } from '../preflight/gate.js';
 import { HOLD_ENV, holdAt } from '../runs/launch-hold.js';
 import { launchSignals } from './launch-signals.js';
@@ -269,7 +269,7 @@ async function launch(args: string[]): Promise<number> {
       runId: res.record.runId,
       logPath: res.logPath,
       json,
-      evaluation,
+      facts: factsOf(evaluation),
       reconnectTimeoutS,
       where,
       stdoutShared: true,

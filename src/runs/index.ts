@@ -45,4 +45,5 @@ export { autoResumeProblem, planFromConfig, planFromEvaluation } from './plan-fr
 export { forwardingFor, missingSecretsMessage } from './forwarding.js';
 export type { ForwardDecision, SecretRequirement } from './forwarding.js';
 export { evaluationForResume } from './resume-evaluation.js';
+export { factsOf, launchedConfigOf, type LaunchedConfig } from './run-facts.js';
 export type { PlanInput, PlanResult } from './plan-from-config.js';

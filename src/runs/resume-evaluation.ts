@@ -7,6 +7,7 @@ import type { RunRecord } from './run-record.js';
 import { readRecord } from './launch.js';
 import { runsRoot } from './list.js';
 import { isValidRunId } from './run-record.js';
+import { launchedConfigOf } from './run-facts.js';
 
 /**
  * The config of a run being resumed, evaluated as it was launched: its uploaded config.yaml plus the
@@ -24,9 +25,9 @@ export async function evaluationForResume(
   if (!isValidRunId(runId)) return null;
   const record = known ?? (await readRecord(transport, `${runsRoot(target)}/${runId}`));
   if (!record) return null;
-  const at = record.argv.indexOf('--config');
-  if (at < 0) return null;
-  const configPath = record.argv[at + 1];
+  const launched = launchedConfigOf(record);
+  if (!launched) return null;
+  const { configPath, overrides } = launched;
   let text: string;
   try {
     text = (await transport.readFile(configPath)).toString('utf8');
@@ -36,7 +37,7 @@ export async function evaluationForResume(
   const ev = evaluateConfig({
     fileName: configPath,
     text,
-    overrides: record.argv.slice(at + 2),
+    overrides,
     envNames: [...envNames],
   });
   return ev.hasErrors || !ev.resolved ? null : { evaluation: ev, record, configPath };

@@ -32,12 +32,9 @@ import {
 } from './watch-lifecycle.js';
 import { AlertChanges, type LogReadEnd, type WatchOutcome, type WatchOutput } from './watch-output.js';
 import { drainLog, failureLines } from './watch-drain.js';
+import type { RunWatchFacts } from './run-facts.js';
 
-export interface RunWatchFacts {
-  consumerBatchSize?: number;
-  maxHeadOffpolicyness?: number;
-  recoverFreqSecs?: number;
-}
+export type { RunWatchFacts } from './run-facts.js';
 
 /** Reading a long log's history through a target-side filter before following (the cockpit). */
 export interface WatchBackfill {

@@ -230,17 +230,10 @@ function problemOf(c: TargetConnection): { connectProblem?: TargetSummary['conne
 
 /** Budget and batch size from the run's uploaded config.yaml, through the config engine. */
 async function defaultRunFacts(conn: TargetConnection, run: RunsSummary): Promise<RunFacts> {
-  const { evaluateConfig } = await import('../config/index.js');
+  const { launchedFacts } = await import('../runs/run-facts-eval.js');
   const text = (await conn.transport.readFile(`${run.record.runDir}/config.yaml`)).toString('utf8');
   const overrides = run.record.argv.slice(run.record.argv.indexOf('--config') + 2);
-  const ev = evaluateConfig({ fileName: 'config.yaml', text, overrides });
-  const r = ev.resolved ?? {};
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-  return {
-    consumerBatchSize: num(r.rollout?.consumer_batch_size),
-    maxHeadOffpolicyness: num(r.rollout?.max_head_offpolicyness),
-    recoverFreqSecs: num(r.recover?.freq_secs),
-  };
+  return launchedFacts({ fileName: 'config.yaml', text, overrides, envNames: [] });
 }
 
 export function createLiveSession(o: LiveSessionOptions): LiveSession {

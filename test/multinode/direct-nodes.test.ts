@@ -129,7 +129,7 @@ describe('a direct 4-node Ray run', () => {
         runId: runId!,
         logPath: join(w.workdir, '.awrl', 'runs', runId!, 'stdout.log'),
         json: true,
-        evaluation: null,
+        facts: {},
         reconnectTimeoutS: 60,
         where: '',
         gpuPollMs: 1_000,

@@ -3,6 +3,7 @@
 // `parse --json` of the whole log), then the run's end sets the exit code. Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, sentinelCli } from './cli-process.js';
 import { startSimOverSshd, type SimOverSshd } from './sim-over-sshd.js';
@@ -61,6 +62,36 @@ describe('awrl-tui follow RUN', { timeout: 120_000 }, () => {
       .map((l) => JSON.parse(l));
     expect(lines[0]).toEqual({ type: 'run', runId, target: expect.any(String) });
     expect(lines[lines.length - 1]).toMatchObject({ type: 'state', runId, state: 'finished', exit: 0 });
+  });
+
+  it("--json judges staleness by the run's own config, whatever secrets this machine lacks", async () => {
+    const { runId } = await launch('600', 'follow-facts');
+    const dir = join(env.workdir, '.awrl', 'runs', runId);
+    // Ended first: the trainer read its config as launched.
+    await waitFor(() => existsSync(join(dir, 'exit.code')), { timeoutMs: 60_000, what: 'the run to end' });
+    const argv = (JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { argv: string[] }).argv;
+    const configPath = argv[argv.indexOf('--config') + 1];
+    // The run as the follow reads it: a budget of 0 (its steps were over it), and W&B online,
+    // whose key this machine does not have (an error for a launch from here, not for the budget).
+    const config = readFileSync(configPath, 'utf8')
+      .replace(/max_head_offpolicyness: \d+/, 'max_head_offpolicyness: 0')
+      .replace(/mode: disabled/, 'mode: online');
+    expect(config).toMatch(/max_head_offpolicyness: 0[\s\S]*mode: online/);
+    writeFileSync(configPath, config);
+    expect(process.env.WANDB_API_KEY).toBeUndefined();
+    const f = start(['follow', runId, ...target(), '--json']);
+    expect(await f.done, f.stderr).toBe(0);
+    const lines = f.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const stale = lines.filter(
+      (e) => e.type === 'step' && (e.stats as Record<string, number>)['staleness/gap/offpolicy_max'] > 0,
+    );
+    expect(stale.length).toBeGreaterThan(0);
+    expect(lines.find((e) => e.type === 'alert' && e.id === 'staleness-over-budget')).toMatchObject({
+      detail: expect.stringContaining('rollout.max_head_offpolicyness = 0'),
+    });
   });
 
   it('without --json: progress lines; Ctrl-C leaves the run going and says how to follow it again', async () => {

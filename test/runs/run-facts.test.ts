@@ -1,0 +1,49 @@
+// The facts the alert rules take from a run's config (its staleness budget, batch size, recover
+// interval), as `follow` and the cockpit get them: what the config engine resolves, whatever else
+// its evaluation says about launching from HERE (a secret missing on the laptop that follows says
+// nothing about the run's budget); unknown where the config gives no number.
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { evaluateConfig } from '../../src/config/index.js';
+import { factsOf, launchedConfigOf } from '../../src/runs/run-facts.js';
+import { launchedFacts } from '../../src/runs/run-facts-eval.js';
+import type { RunRecord } from '../../src/runs/run-record.js';
+
+const FILE = new URL('../../configs/webgym_8x8h100_grpo_inst_nokl.yaml', import.meta.url).pathname;
+const text = readFileSync(FILE, 'utf8');
+
+const config = (overrides: string[] = [], body = text) => ({ fileName: FILE, text: body, overrides, envNames: [] });
+
+describe('launchedFacts', () => {
+  it('tells what the config engine resolves, overrides included', () => {
+    expect(launchedFacts(config())).toEqual({ consumerBatchSize: 128, maxHeadOffpolicyness: 2, recoverFreqSecs: 1200 });
+    const overrides = ['rollout.max_head_offpolicyness=7', 'recover.freq_secs=900'];
+    expect(launchedFacts(config(overrides))).toEqual({
+      consumerBatchSize: 128,
+      maxHeadOffpolicyness: 7,
+      recoverFreqSecs: 900,
+    });
+    expect(launchedFacts(config(overrides))).toEqual(factsOf(evaluateConfig(config(overrides))));
+  });
+
+  it('knows each value whatever else the evaluation says, and none of a file that does not read', () => {
+    // This machine has no WANDB_API_KEY: an error for a launch from here, nothing about the budget.
+    expect(process.env.WANDB_API_KEY).toBeUndefined();
+    expect(evaluateConfig(config()).hasErrors).toBe(true);
+    expect(launchedFacts(config()).maxHeadOffpolicyness).toBe(2);
+    expect(launchedFacts(config([], 'rollout: [unclosed\n'))).toEqual({});
+    const typo = launchedFacts(config(['rollout.max_head_offpolicyness=many']));
+    expect(typo).toEqual({ consumerBatchSize: 128, recoverFreqSecs: 1200 });
+    expect(typo.maxHeadOffpolicyness).toBeUndefined();
+  });
+
+  it('reads the config and overrides from the run record, and nothing without --config', () => {
+    const record = (argv: string[]) => ({ argv }) as unknown as RunRecord;
+    expect(launchedConfigOf(record(['python3', 'webgym/train.py', '--config', '/r/c.yaml', 'a=1']))).toEqual({
+      configPath: '/r/c.yaml',
+      overrides: ['a=1'],
+    });
+    expect(launchedConfigOf(record(['python3', 'webgym/train.py']))).toBeNull();
+    expect(launchedConfigOf(record(['python3', 'webgym/train.py', '--config']))).toBeNull();
+  });
+});
