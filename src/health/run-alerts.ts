@@ -14,7 +14,7 @@
 // written, once the caller knows it (`logWrittenAt`, from the file's mtime as an age on the target's
 // own clock): the hang is seen at the first evaluation, not 3x the median step after attaching.
 // Pure; bounded (the history's cap).
-import { ErrorAlertTracker, evaluateAlerts, type Alert } from '../metrics/alerts.js';
+import { ErrorAlertTracker, stallAlert, stepAlerts, type Alert } from '../metrics/alerts.js';
 import type { MetricsStore } from '../metrics/store.js';
 import { AlertHistory, alertHistoryKey, ALERT_HISTORY_CAP } from './alert-history.js';
 import { HealthMonitor } from './monitor.js';
@@ -50,6 +50,12 @@ export class RunAlerts {
   private observedAt: number | null = null;
   private ended = false;
   private current: Alert[] = [];
+  private stepMemo: {
+    version: number;
+    budget: number | undefined;
+    stalenessJudgedElsewhere: boolean;
+    alerts: readonly Alert[];
+  } | null = null;
   /** The Slurm job's end, for the wall-time rule (null: not a Slurm job, or not known yet). */
   private slurmEndTime: string | null = null;
 
@@ -190,13 +196,10 @@ export class RunAlerts {
 
   /** Every rule at log time `t` (naive ms), on the records read so far. */
   private alertsAt(t: number): Alert[] {
-    const metric = evaluateAlerts(this.store, [], {
-      consumerBatchSize: this.o.consumerBatchSize,
-      maxHeadOffpolicyness: this.o.maxHeadOffpolicyness,
-      now: t,
-      stallJudgedElsewhere: this.health.judgesStall() || this.errors.failedSinceRestart,
-      stalenessJudgedElsewhere: this.health.judgesStaleness(this.o.maxHeadOffpolicyness),
-    });
+    const metric = this.stepRules(this.health.judgesStaleness(this.o.maxHeadOffpolicyness));
+    const stall =
+      this.health.judgesStall() || this.errors.failedSinceRestart ? null : stallAlert(this.store, { now: t });
+    if (stall) metric.push(stall);
     const health = this.health.evaluate({
       now: t,
       utcOffsetMinutes: 0,
@@ -207,6 +210,25 @@ export class RunAlerts {
     const all = [...metric, ...this.errors.alerts(), ...health];
     if (this.ended) return all.filter((a) => !isHangAlert(a));
     return this.withSilence(all, t);
+  }
+
+  /** The step rules' answer (evaluateAlerts without its stall rule), asked again only when the
+   *  store's steps or what they are judged by changed: most records (memory, batch, warnings)
+   *  change neither, and the rules are asked at each of them, twice. */
+  private stepRules(stalenessJudgedElsewhere: boolean): Alert[] {
+    const budget = this.o.maxHeadOffpolicyness;
+    const m = this.stepMemo;
+    if (
+      m === null ||
+      m.version !== this.store.rulesVersion ||
+      m.budget !== budget ||
+      m.stalenessJudgedElsewhere !== stalenessJudgedElsewhere
+    ) {
+      const alerts = stepAlerts(this.store, { maxHeadOffpolicyness: budget, stalenessJudgedElsewhere });
+      this.stepMemo = { version: this.store.rulesVersion, budget, stalenessJudgedElsewhere, alerts };
+      return [...alerts];
+    }
+    return [...m.alerts];
   }
 
   /** A hang alert says how long the log has been silent (since its latest record, on the log's

@@ -2,7 +2,7 @@
 // cockpit renders and `--follow --json` can print. Each rule says what to do, not only what is wrong.
 import type { TrainerEvent } from '../trainer-log/events.js';
 import { ErrorAlertTracker } from './alert-errors.js';
-import { median, recentStepTimes, type RunConfigFacts } from './derive.js';
+import type { RunConfigFacts } from './derive.js';
 import type { MetricsStore } from './store.js';
 
 export { ErrorAlertTracker, MAX_ACTIVE_ERRORS, NONFATAL_ERROR_STEPS } from './alert-errors.js';
@@ -60,6 +60,26 @@ function fmt(v: number | null): string {
 }
 
 export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEvent[], ctx: AlertContext = {}): Alert[] {
+  const alerts = stepAlerts(store, ctx);
+  const stall = ctx.stallJudgedElsewhere ? null : stallAlert(store, ctx);
+  if (stall) alerts.push(stall);
+
+  // One-shot form: the errors of `events` still standing at its end (see ErrorAlertTracker).
+  if (events.length) {
+    const errors = new ErrorAlertTracker();
+    for (const e of events) errors.ingest(e);
+    alerts.push(...errors.alerts());
+  }
+  return alerts;
+}
+
+/** What the rules over the latest steps read of the context: with the store's `rulesVersion`,
+ *  all that `stepAlerts` depends on (a caller that asks at every record answers from a cache). */
+export type StepRuleContext = Pick<AlertContext, 'maxHeadOffpolicyness' | 'stalenessJudgedElsewhere'>;
+
+/** Every rule but the stall: what the latest steps say. They read the store's steps only (what
+ *  moves its `rulesVersion`) and the context's budget, never the clock. */
+export function stepAlerts(store: MetricsStore, ctx: StepRuleContext): Alert[] {
   const alerts: Alert[] = [];
   const at = stepOf(store);
 
@@ -149,21 +169,13 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
     });
   }
 
-  const stall = ctx.stallJudgedElsewhere ? null : stallAlert(store, ctx);
-  if (stall) alerts.push(stall);
-
-  // One-shot form: the errors of `events` still standing at its end (see ErrorAlertTracker).
-  if (events.length) {
-    const errors = new ErrorAlertTracker();
-    for (const e of events) errors.ingest(e);
-    alerts.push(...errors.alerts());
-  }
   return alerts;
 }
 
-function stallAlert(store: MetricsStore, ctx: AlertContext): Alert | null {
+/** No step for 3 median step times (unless another rule speaks for the wait: the caller says). */
+export function stallAlert(store: MetricsStore, ctx: AlertContext): Alert | null {
   if (store.finished || store.lastStepEvent === null) return null;
-  const med = median(recentStepTimes(store));
+  const med = store.medianStepTime();
   if (med === null || med <= 0) return null;
   if (ctx.now === undefined || store.awaitingStepSinceMs === null) return null;
   // A restart (resume/start record) after the last step starts the wait afresh: the time before it

@@ -1,6 +1,9 @@
 // Figures the trainer does not log but a person watching a run asks for (trainer.md §6):
 // step wall time, episodes/s, train tokens/s, where a step's time goes, ETA, staleness budget.
 import { MetricsStore, STEP_TIME_KEY } from './store.js';
+import { median, recentStepTimes } from './step-times.js';
+
+export { median, recentStepTimes } from './step-times.js';
 
 export interface RunConfigFacts {
   /** rollout.consumer_batch_size: episodes consumed per step. */
@@ -40,19 +43,6 @@ export interface Figures {
   staleness: { max: number | null; avg: number | null; budget: number | null; over: boolean } | null;
   /** Seconds since the latest step record, when `now` (same naive clock) is given. */
   sinceLastStepS: number | null;
-}
-
-const WINDOW = 10;
-
-export function recentStepTimes(store: MetricsStore, count = WINDOW): number[] {
-  return store.recent(STEP_TIME_KEY, count).values.filter((v): v is number => v !== null && Number.isFinite(v));
-}
-
-export function median(xs: number[]): number | null {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 /** `now`: ms on the trainer's naive clock (isoTimeToMs of a printed time), used for ETA-free

@@ -6,8 +6,9 @@ import { isoTimeToMs } from '../trainer-log/text.js';
 import { stepColumns } from '../trainer-log/stats-shapes.js';
 import { Series, type DownsampledView, type SeriesView } from './series.js';
 
-/** Derived series kept next to the stats keys. */
-export const STEP_TIME_KEY = 'derived/step_time_s';
+import { STEP_TIME_KEY, median, recentStepTimes } from './step-times.js';
+
+export { STEP_TIME_KEY } from './step-times.js';
 
 /** Bounds of memoryBySource: writers (a 64-GPU run has a few dozen) and phases per writer. */
 const MEMORY_SOURCES = 128;
@@ -30,6 +31,11 @@ export class MetricsStore {
   private readonly map = new Map<string, Series>();
   /** Train step events ingested (repeats after a resume included). */
   stepCount = 0;
+  /** Moves whenever anything the step rules read changes (a step, a restart, the end record):
+   *  their answer for the same version and facts is the same (RunAlerts keeps it). */
+  rulesVersion = 0;
+  private medianAt = -1;
+  private medianValue: number | null = null;
   lastStepEvent: StepEvent | null = null;
   /** Naive-clock ms (see isoTimeToMs) of the latest step record. */
   lastStepTimeMs: number | null = null;
@@ -66,6 +72,7 @@ export class MetricsStore {
   ingest(e: TrainerEvent): void {
     switch (e.type) {
       case 'step':
+        this.rulesVersion++;
         this.ingestStep(e);
         break;
       case 'batch':
@@ -77,6 +84,7 @@ export class MetricsStore {
         break;
       case 'resume':
       case 'start':
+        this.rulesVersion++;
         if (e.type === 'resume') this.resumes++;
         // The gap across a restart is downtime, not a step.
         this.prevStepMs = null;
@@ -90,9 +98,20 @@ export class MetricsStore {
         this.warnings++;
         break;
       case 'finished':
+        this.rulesVersion++;
         this.finished = true;
         break;
     }
+  }
+
+  /** The median of the latest step times (null: none yet), computed once per rulesVersion: the
+   *  stall rules ask for it at every record. */
+  medianStepTime(): number | null {
+    if (this.medianAt !== this.rulesVersion) {
+      this.medianAt = this.rulesVersion;
+      this.medianValue = median(recentStepTimes(this));
+    }
+    return this.medianValue;
   }
 
   private ingestMemory(e: MemoryEvent): void {

@@ -4,29 +4,15 @@
 // the same records and ticks, on every fixture log (real exit paths, crashes, hangs, resumes) and
 // on steps whose reward stays 0 (the one rule that reads a key's history).
 import { describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { MetricsStore, RULE_SERIES_KEYS } from '../../src/metrics/index.js';
 import { parseLogBytes, type StepEvent, type TrainerEvent } from '../../src/trainer-log/index.js';
 import { SHARED } from '../harness/fixtures.js';
-import { FAILURES, TRAINERS, exitLogs } from '../trainer-log/exit-paths.js';
+import { fixtureLogs as logs } from './fixture-logs.js';
 import { WatchRules, type Told } from '../runs/watch-rules.js';
 
 const RUN_A = `${SHARED}fixtures/areal-logs/run-a/`;
-const GOLDEN = new URL('../trainer-log/golden/', import.meta.url).pathname;
 const WALL = 1e12;
-
-function logs(): [string, TrainerEvent[]][] {
-  const out: [string, TrainerEvent[]][] = [];
-  for (const f of readdirSync(RUN_A).filter((f) => f.endsWith('.log')))
-    out.push([`run-a/${f}`, parseLogBytes(readFileSync(RUN_A + f))]);
-  for (const f of readdirSync(GOLDEN).filter((f) => f.endsWith('.log')))
-    out.push([`golden/${f}`, parseLogBytes(readFileSync(GOLDEN + f))]);
-  for (const trainer of TRAINERS)
-    for (const failure of [...FAILURES, null])
-      for (const [name, text] of Object.entries(exitLogs(trainer, failure)))
-        out.push([`${trainer}/${failure ?? 'finished'}/${name}`, parseLogBytes(Buffer.from(text))]);
-  return out;
-}
 
 /** What the rules told, record by record, then on ticks up to a day after the last record. */
 function told(events: readonly TrainerEvent[], store: MetricsStore): Told[] {
