@@ -12,7 +12,6 @@ import { RunError } from '../runs/run-error.js';
 import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
 import { runLogPath } from '../runs/run-record.js';
-import { launchedConfigOf } from '../runs/run-facts.js';
 import { CliError, EXIT } from './errors.js';
 import { followAndPrint } from './follow-output.js';
 import { targetWords, wholeNumber } from './cli-words.js';
@@ -58,21 +57,8 @@ async function follow(args: string[]): Promise<number> {
         hint: `list them with: awrl-tui runs ${targetWords(args)}`,
         hintInLine: true,
       });
-    const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
     // Read and evaluated while the follower starts (its records wait for the facts).
-    const launched = launchedConfigOf(record);
-    const facts = launched
-      ? Promise.all([evaluating, transport.readFile(launched.configPath)])
-          .then(([{ launchedFacts }, text]) =>
-            launchedFacts({
-              fileName: launched.configPath,
-              text: text.toString('utf8'),
-              overrides: launched.overrides,
-              envNames,
-            }),
-          )
-          .catch(() => ({}))
-      : {};
+    const facts = evaluating.then(({ readRunFacts }) => readRunFacts(transport, record)).catch(() => ({}));
     return await followAndPrint({
       transport,
       target,

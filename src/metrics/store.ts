@@ -5,7 +5,6 @@ import type { BatchEvent, MemoryEvent, StepEvent, TrainerEvent } from '../traine
 import { isoTimeToMs } from '../trainer-log/text.js';
 import { stepColumns } from '../trainer-log/stats-shapes.js';
 import { Series, type DownsampledView, type SeriesView } from './series.js';
-
 import { STEP_TIME_KEY, median, recentStepTimes } from './step-times.js';
 
 export { STEP_TIME_KEY } from './step-times.js';

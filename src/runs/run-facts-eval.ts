@@ -1,7 +1,9 @@
-// The evaluation behind run-facts.ts: the config engine, loaded only where the facts are made (the
-// facts thread, or the main thread when there is none).
+// The evaluation behind run-facts.ts: the config engine, loaded only by whoever makes the facts
+// (`follow` while it connects, the cockpit when a run is selected).
 import { evaluateConfig } from '../config/index.js';
-import { factsOf, type LaunchedConfig, type RunWatchFacts } from './run-facts.js';
+import type { Transport } from '../remote/transport.js';
+import type { RunRecord } from './run-record.js';
+import { factsOf, launchedConfigOf, type LaunchedConfig, type RunWatchFacts } from './run-facts.js';
 
 /** The facts of a config as it was launched: each value the config resolves to, whatever else
  *  its evaluation says (a secret missing HERE, e.g. WANDB_API_KEY on the laptop that follows,
@@ -9,4 +11,14 @@ import { factsOf, type LaunchedConfig, type RunWatchFacts } from './run-facts.js
  *  when it does not read at all. */
 export function launchedFacts(config: LaunchedConfig): RunWatchFacts {
   return factsOf(evaluateConfig(config));
+}
+
+/** The facts of a run: its config file and overrides as its record has them, read on the target
+ *  (all unknown without a config in its argv; a read that fails rejects). */
+export async function readRunFacts(transport: Transport, record: RunRecord): Promise<RunWatchFacts> {
+  const launched = launchedConfigOf(record);
+  if (!launched) return {};
+  const text = (await transport.readFile(launched.configPath)).toString('utf8');
+  const envNames = Object.keys(process.env).filter((k) => process.env[k] !== undefined && process.env[k] !== '');
+  return launchedFacts({ fileName: launched.configPath, text, overrides: launched.overrides, envNames });
 }

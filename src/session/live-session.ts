@@ -228,12 +228,10 @@ function problemOf(c: TargetConnection): { connectProblem?: TargetSummary['conne
   return p ? { connectProblem: p } : { connectProblem: undefined };
 }
 
-/** Budget and batch size from the run's uploaded config.yaml, through the config engine. */
+/** Budget and batch size from the run's config as launched, through the config engine. */
 async function defaultRunFacts(conn: TargetConnection, run: RunsSummary): Promise<RunFacts> {
-  const { launchedFacts } = await import('../runs/run-facts-eval.js');
-  const text = (await conn.transport.readFile(`${run.record.runDir}/config.yaml`)).toString('utf8');
-  const overrides = run.record.argv.slice(run.record.argv.indexOf('--config') + 2);
-  return launchedFacts({ fileName: 'config.yaml', text, overrides, envNames: [] });
+  const { readRunFacts } = await import('../runs/run-facts-eval.js');
+  return readRunFacts(conn.transport, run.record);
 }
 
 export function createLiveSession(o: LiveSessionOptions): LiveSession {

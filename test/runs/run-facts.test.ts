@@ -3,10 +3,13 @@
 // its evaluation says about launching from HERE (a secret missing on the laptop that follows says
 // nothing about the run's budget); unknown where the config gives no number.
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { evaluateConfig } from '../../src/config/index.js';
 import { factsOf, launchedConfigOf } from '../../src/runs/run-facts.js';
-import { launchedFacts } from '../../src/runs/run-facts-eval.js';
+import { launchedFacts, readRunFacts } from '../../src/runs/run-facts-eval.js';
+import { LocalTransport } from '../../src/remote/local.js';
 import type { RunRecord } from '../../src/runs/run-record.js';
 
 const FILE = new URL('../../configs/webgym_8x8h100_grpo_inst_nokl.yaml', import.meta.url).pathname;
@@ -45,5 +48,25 @@ describe('launchedFacts', () => {
     });
     expect(launchedConfigOf(record(['python3', 'webgym/train.py']))).toBeNull();
     expect(launchedConfigOf(record(['python3', 'webgym/train.py', '--config']))).toBeNull();
+  });
+
+  it("reads a run's config where its record says, with its overrides; nothing without one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'awrl-run-facts-'));
+    try {
+      const path = join(dir, 'config.yaml');
+      writeFileSync(path, text);
+      const t = new LocalTransport();
+      const record = (argv: string[]) => ({ argv }) as unknown as RunRecord;
+      const argv = ['python3', 'webgym/train.py', '--config', path, 'rollout.max_head_offpolicyness=5'];
+      expect(await readRunFacts(t, record(argv))).toEqual({
+        consumerBatchSize: 128,
+        maxHeadOffpolicyness: 5,
+        recoverFreqSecs: 1200,
+      });
+      expect(await readRunFacts(t, record(['python3', 'webgym/train.py']))).toEqual({});
+      await expect(readRunFacts(t, record(['python3', 'x.py', '--config', join(dir, 'gone.yaml')]))).rejects.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
