@@ -5,10 +5,10 @@
 // running run's history so far), or to its end once the run ended.
 import type { Target } from '../runs/targets.js';
 import { parseCli } from '../runs/cli-target.js';
-import { readRecord } from '../runs/launch.js';
-import { runsRoot } from '../runs/list.js';
+import { listRuns, runsRoot } from '../runs/list.js';
 import { runLogPath } from '../runs/run-record.js';
 import { RunWatch } from '../runs/run-watch.js';
+import { isTerminal } from '../runs/run-state.js';
 import type { AlertHistoryEntry } from '../health/index.js';
 import { alertHistoryRows } from '../ui/screens/alert-history.js';
 import { lineText } from '../ui/lines.js';
@@ -35,7 +35,9 @@ async function alerts(args: string[]): Promise<number> {
   const target: Target = cliTarget(p.flags);
   const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') });
   try {
-    const record = await readRecord(transport, `${runsRoot(target)}/${runId}`).catch(() => null);
+    // Its state first: an ended run's silence since its end is no hang (the rules are told so).
+    const [summary] = await listRuns(transport, target, { only: runId, tailBytes: 0 }).catch(() => []);
+    const record = summary?.record;
     if (!record)
       throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)})`, EXIT.usage, {
         code: 'run-not-found',
@@ -46,7 +48,8 @@ async function alerts(args: string[]): Promise<number> {
     const { readRunFacts } = await import('../runs/run-facts-eval.js');
     const facts = readRunFacts(transport, record).catch(() => ({}));
     const size = (await transport.stat(logPath).catch(() => null))?.size ?? 0;
-    const entries = await historyOf({ transport, target, runId, logPath, facts, size });
+    const ended = isTerminal(summary.state);
+    const entries = await historyOf({ transport, target, runId, logPath, facts, size, ended });
     if (p.switches.has('--json')) {
       for (const e of entries) process.stdout.write(`${JSON.stringify(entryJson(e))}\n`);
     } else {
@@ -69,6 +72,7 @@ function historyOf(o: {
   logPath: string;
   facts: Promise<object>;
   size: number;
+  ended: boolean;
 }): Promise<readonly AlertHistoryEntry[]> {
   const watch = new RunWatch({
     transport: o.transport,
@@ -78,12 +82,16 @@ function historyOf(o: {
     whenEnded: 'stop',
     storeSeries: 'rules',
     facts: o.facts,
+    endedAtOpen: o.ended,
   });
+  watch.alerts.setEnded(o.ended);
   return new Promise((resolve, reject) => {
     // A running run: its history so far, once the log is read as far as it was when asked (looked
     // at between deliveries: the offset moves after a delivery's records, with nothing told then).
+    // An ended run is read to its end (its state known first: its silence since is no hang).
     const read = setInterval(() => {
-      if (watch.phase === 'following' && watch.offset >= o.size) done();
+      const s = watch.summary;
+      if (s && !isTerminal(s.state) && watch.phase === 'following' && watch.offset >= o.size) done();
     }, 100);
     let over = false;
     const done = () => {

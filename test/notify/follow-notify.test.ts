@@ -19,6 +19,7 @@ describe('notifications from follow over a real sshd', { timeout: 180_000 }, () 
   let rx: HttpReceiver;
   let dir: string;
   const started: CliProcess[] = [];
+  let nanRun: { runId: string; followed: string } | null = null;
   const cli = (args: string[], extra: Record<string, string> = {}) => {
     const p = startCli(args, { CPU_CLUSTER_TOKEN: 'notify-test-token', ...extra });
     started.push(p);
@@ -123,5 +124,29 @@ describe('notifications from follow over a real sshd', { timeout: 180_000 }, () 
     expect(failed[0]).toMatchObject({ channel: `ntfy://127.0.0.1:${rx.port}/***`, reason: 'HTTP 403 (forbidden)' });
     expect(f.stderr).toMatch(/notify +alert not sent to ntfy:\/\/127\.0\.0\.1:\d+\/\*\*\*: HTTP 403/);
     for (const text of [f.stdout, f.stderr, traces(runId)]) expect(text).not.toMatch(/Secret[345]/);
+    nanRun = { runId, followed: f.stdout };
+  });
+
+  it('alerts RUN: the history from the log by the same rules: what follow saw fire, whether or not anyone watched', async () => {
+    expect(nanRun).not.toBeNull();
+    const { runId, followed } = nanRun!;
+    const a = cli(['alerts', runId, ...env.target(), '--json']);
+    expect(await a.done, a.stderr).toBe(0);
+    const history = a.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) => JSON.parse(l) as { type: string; id: string; fired: number; active: boolean; firstStep: number | null },
+      );
+    const fired = followed
+      .split('\n')
+      .filter((l) => l.startsWith('{"type":"alert",'))
+      .map((l) => (JSON.parse(l) as { id: string }).id);
+    expect(fired.length).toBeGreaterThan(0);
+    expect([...new Set(history.map((h) => h.id))].sort()).toEqual([...new Set(fired)].sort());
+    for (const h of history) expect(h).toMatchObject({ type: 'alert-history', fired: expect.any(Number) });
+    const human = cli(['alerts', runId, ...env.target()]);
+    expect(await human.done).toBe(0);
+    expect(human.stdout).toMatch(new RegExp(`^alerts of ${runId} on `));
   });
 });
