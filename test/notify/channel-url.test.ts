@@ -71,3 +71,33 @@ describe('notification channel URLs', () => {
     ]);
   });
 });
+
+describe('notify: in targets.yaml and --notify on the cockpit', () => {
+  it('a profile takes one URL string (space-separated) or a list; the cockpit parses --notify repeatable', async () => {
+    const { loadTargets } = await import('../../src/runs/targets.js');
+    const { parseCockpitArgs } = await import('../../src/ui/cockpit-args.js');
+    const t = loadTargets(
+      [
+        'targets:',
+        '  a:',
+        '    host: h',
+        '    workdir: /w',
+        '    notify: ntfy://h/one json://h/two',
+        '  b:',
+        '    host: h',
+        '    workdir: /w',
+        '    notify: [ntfy://h/three]',
+      ].join('\n'),
+      'targets.yaml',
+    );
+    expect(t.a.notify).toEqual(['ntfy://h/one', 'json://h/two']);
+    expect(t.b.notify).toEqual(['ntfy://h/three']);
+    expect(() => loadTargets('targets:\n  a:\n    host: h\n    workdir: /w\n    notify: 3\n', 'targets.yaml')).toThrow(
+      /targets\.yaml:5: targets\.a\.notify/,
+    );
+    const c = parseCockpitArgs(['RUN', '--notify', 'ntfy://h/x', '--notify=json://h/y', '--no-terminal-notify']);
+    expect(c.notify.lists['--notify']).toEqual(['ntfy://h/x', 'json://h/y']);
+    expect(c.notify.switches.has('--no-terminal-notify')).toBe(true);
+    expect(c.positional).toEqual(['RUN']);
+  });
+});
