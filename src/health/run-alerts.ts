@@ -90,6 +90,9 @@ export class RunAlerts {
    */
   arriving(e: HealthEvent): Alert[] {
     const fired: Alert[] = [];
+    // A restarted trainer's first word: the gap before it is the downtime between two attempts (a
+    // crash, a requeue, a resume hours later), not a phase that ran on. Its look is `read`'s.
+    if (e.type === 'resume' || e.type === 'start') return fired;
     const t = 'time' in e ? naiveMs(e.time) : null;
     if (t !== null && this.observedAt !== null && t > this.observedAt) this.observe(t, fired);
     return fired;

@@ -173,6 +173,9 @@ export interface RunView {
   /** The log cannot be followed although the connection works (absent: it is): `text` says the
    *  target, the path, the error and what to do. */
   followProblem?: FollowProblem;
+  /** Connected, but the target has sent nothing since then (epoch ms; absent: it answers): nothing
+   *  is known about the run meanwhile (the header says "no data from HOST for N s"). */
+  silentSince?: number;
   /** A long log's history is being read at attach (`readBytes` of `totalBytes`); meanwhile the
    *  figures, charts and log pane are those of its last few MiB (a preview), and no alert is
    *  evaluated yet. Absent: the history is read. */

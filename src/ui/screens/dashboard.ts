@@ -102,6 +102,7 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
         width,
         pollingStopped: run.pollingStopped,
         followProblem: run.followProblem !== undefined,
+        ...(run.silentSince !== undefined ? { silentSince: run.silentSince } : {}),
         ...(run.history ? { history: run.history } : {}),
         rayBringUp: run.rayBringUp,
         hung: run.alerts.some(isHangAlert),
