@@ -92,7 +92,9 @@ export function watchPhase(l: WatchLifecycle): WatchPhase {
 }
 
 /** Whether time passing counts as the trainer's silence: only while its log is being read and
- *  could grow (connected and answering, the job not waiting in a queue, not between attempts). */
+ *  could grow (connected and answering, the job not waiting in a queue, not ended, not between
+ *  attempts). */
 export function logClockRuns(l: WatchLifecycle): boolean {
-  return l.connected && l.answering && l.runState !== 'pending' && !l.restarting;
+  const waiting = l.runState !== null && (l.runState === 'pending' || isTerminal(l.runState));
+  return l.connected && l.answering && !waiting && !l.restarting;
 }

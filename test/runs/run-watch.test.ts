@@ -75,7 +75,7 @@ describe('the watch lifecycle', () => {
       'the run ended',
       [{ type: 'follow' }, { type: 'run-state', state: 'failed' }, { type: 'settle' }],
       'settling',
-      true,
+      false,
     ],
     ['read to its end', [{ type: 'follow' }, { type: 'settle' }, { type: 'settled' }], 'ended', true],
     [
