@@ -230,7 +230,7 @@ export class TrainerLogParser {
     // torchrun's `[rank0]: ` before a process's lines (a traceback, an error record).
     const rank = rankPrefixLength(body);
     if (rank > 0) body = body.slice(rank);
-    if (this.writers.quoting(writer)) {
+    if (this.writers.quoting(writer) && !this.quoteEnds(writer, body)) {
       // A worker's log quoted in an exception's text: its records are not the writer's.
       this.writers.continuation(writer, body, endsWithReset(b, start, end));
       return;
@@ -363,6 +363,14 @@ export class TrainerLogParser {
     return true;
   }
 
+  /** A line of a quote that is a record header newer than the record quoting: the writer's own
+   *  (the quote was shorter than its 50 lines), which ends the quote. */
+  private quoteEnds(w: Writer, body: string): boolean {
+    if (!body.startsWith('(AReaL) ') && !isOldHeaderStart(body)) return false;
+    const h = parseHeader(body);
+    return h !== null && this.writers.quoteEndsAt(w, h.time);
+  }
+
   /** A worker's `Memory-Usage` record: a GPU memory fact of that worker's GPU. */
   private workerMemory(w: Writer, h: RecordHeader): void {
     h.message = bytesToUtf8(h.message);
@@ -377,6 +385,7 @@ export class TrainerLogParser {
   private header(w: Writer, h: RecordHeader, messageOpen: boolean): void {
     this.records++;
     this.writers.close(w);
+    w.lastTime = h.time;
     if (w.main) {
       const errorBefore = this.endRecord.errorJustBefore;
       this.endRecord.record(h);

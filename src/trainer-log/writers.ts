@@ -68,6 +68,12 @@ interface OpenRecord {
   indentAfter: boolean;
   /** Lines left of a worker's log tail quoted in the exception's text (see STDERR_OUTPUT). */
   quote: number;
+  /** Where quotes are in `lines`: [start, end) pairs (a logged error quotes in its message and
+   *  again in its exc_info traceback); null: none. */
+  quotes: number[] | null;
+  /** The record's time, or for a bare traceback the controller's last record's: a record quoted
+   *  from a worker's log is older. */
+  quoteTime: string | null;
 }
 
 export interface Writer {
@@ -80,6 +86,8 @@ export interface Writer {
   /** The forms of its record headers seen so far, for the parser's fast paths: a worker's routine
    *  (INFO, DEBUG) ones, the controller's of any level. */
   heads: HeaderForms | null;
+  /** The time of its last record header the parser read in full (the controller's only). */
+  lastTime: string | null;
 }
 
 /** The hash the fast path computes over a prefix's bytes while it looks for the `)`. */
@@ -107,7 +115,14 @@ export class Writers {
 
   /** Forgets every writer and its open record. */
   reset(): void {
-    this.main = { source: 'main', main: true, rec: null, prefixBytes: null, heads: new HeaderForms(8) };
+    this.main = {
+      source: 'main',
+      main: true,
+      rec: null,
+      prefixBytes: null,
+      heads: new HeaderForms(8),
+      lastTime: null,
+    };
     this.byPrefix = new Map();
     this.byHash = new Map();
   }
@@ -144,7 +159,8 @@ export class Writers {
         const oldHash = hashOf(oldKey);
         if (this.byHash.get(oldHash) === old) this.byHash.delete(oldHash);
       }
-      w = { source, main: false, rec: null, prefixBytes: Buffer.from(prefix, 'latin1'), heads: new HeaderForms(2) };
+      const prefixBytes = Buffer.from(prefix, 'latin1');
+      w = { source, main: false, rec: null, prefixBytes, heads: new HeaderForms(2), lastTime: null };
       this.byPrefix.set(prefix, w);
       const h = hashOf(prefix);
       if (!this.byHash.has(h)) this.byHash.set(h, w);
@@ -178,12 +194,30 @@ export class Writers {
       exception: null,
       indentAfter: false,
       quote: 0,
+      quotes: null,
+      quoteTime: h.time,
     };
   }
 
   /** The writer's open record quotes a worker's log: its next lines are not records. */
   quoting(w: Writer): boolean {
     return w.rec !== null && w.rec.quote > 0;
+  }
+
+  /** A record header (its time) in a quote: a record of the worker's log is older than the error
+   *  that quotes it (the worker died first), one of the writer's own after a quote shorter than
+   *  50 lines is not. True: the quote is over and this header is the writer's own. */
+  quoteEndsAt(w: Writer, time: string): boolean {
+    const rec = w.rec!;
+    if (rec.quoteTime === null || time <= rec.quoteTime) return false;
+    this.endQuote(rec);
+    return true;
+  }
+
+  private endQuote(rec: OpenRecord): void {
+    rec.quote = 0;
+    rec.quotes![rec.quotes!.length - 1] = rec.lines.length;
+    rec.messageOpen = false;
   }
 
   /** A line of the writer that is not a record header: a line of its open record, the first line
@@ -211,6 +245,8 @@ export class Writers {
         exception: null,
         indentAfter: false,
         quote: 0,
+        quotes: null,
+        quoteTime: w.main ? w.lastTime : null,
       };
       this.addDetail(w.rec, body);
     } else if (body.charCodeAt(0) === 0x5b /* [ */ && body.includes(WATCHDOG) && C10_ERROR_LINE.test(body)) {
@@ -249,15 +285,22 @@ export class Writers {
    *  that does not chain another traceback to it. */
   private takes(rec: OpenRecord, body: string, endsReset: boolean): boolean {
     if (rec.quote > 0) {
-      rec.quote--;
-      if (body === '' && endsReset) {
-        rec.quote = 0;
-        rec.messageOpen = false;
+      // The tail is QUOTED_LINES lines (a reset alone on its line inside it ends a quoted record's
+      // message, not the quote); the line after them ends the text: empty, or colorlog's reset.
+      if (--rec.quote === 0) {
+        if (body === '' || endsReset) {
+          this.endQuote(rec);
+          return true;
+        }
+        this.endQuote(rec);
+        return this.takes(rec, body, endsReset);
       }
       return true;
     }
     if (body === STDERR_OUTPUT && (rec.exception ?? rec.header?.message ?? '').includes('failed with exit code')) {
-      rec.quote = QUOTED_LINES;
+      rec.quote = QUOTED_LINES + 1;
+      // [start, end) of its lines in `lines` (the end moves on until the quote ends).
+      (rec.quotes ??= []).push(rec.lines.length + 1, Infinity);
       return true;
     }
     if (rec.messageOpen) {
@@ -363,8 +406,27 @@ export class Writers {
       // exception line; never by a traceback's header.
       const title = h ? firstLine(h.message) : '';
       const message = title !== '' ? title : (rec.exception ?? untitled(lines));
-      const kind = classifyError(h ? `${h.message}\n${detail}` : detail);
-      this.emitError(w, { type: 'error', message, detail, kind, time, source: w.source });
+      const ev: ErrorEvent = { type: 'error', message, detail, kind: 'other', time, source: w.source };
+      const quotes = rec.quotes;
+      if (quotes === null) {
+        ev.kind = classifyError(h ? `${h.message}\n${detail}` : detail);
+      } else {
+        // A worker's log quoted (appended across attempts: it can hold older attempts' failures):
+        // what failed is the record's own text and the last quote's last lines, where the worker died.
+        const own: string[] = [];
+        let from = 0;
+        for (let q = 0; q < quotes.length; q += 2) {
+          own.push(...lines.slice(from, quotes[q]));
+          from = Math.min(quotes[q + 1], lines.length);
+        }
+        own.push(...lines.slice(from));
+        const end = Math.min(quotes[quotes.length - 1], lines.length);
+        const last = lines.slice(Math.max(quotes[quotes.length - 2], end - QUOTE_CAUSE_LINES), end);
+        ev.kind = classifyError(`${h ? h.message : ''}\n${own.join('\n')}\n${last.join('\n')}`);
+        const cause = quoteCause(last);
+        if (cause !== null) ev.cause = cause;
+      }
+      this.emitError(w, ev);
     }
     // A warning's detail is cut quietly: a writer's ordinary output after a WARNING (progress
     // bars, prints) is read as its further lines until the writer's next record.
@@ -390,6 +452,21 @@ function untitled(lines: readonly string[]): string {
     if (l !== '' && !l.endsWith(TRACEBACK)) return `a traceback without its exception line (last line: ${l})`;
   }
   return 'a traceback without its exception line';
+}
+
+/** The quote's last lines that say what the worker died of. */
+const QUOTE_CAUSE_LINES = 8;
+
+/** What a quoted worker log says last: its last exception line, else its last line with text. */
+function quoteCause(last: readonly string[]): string | null {
+  let text: string | null = null;
+  for (let i = last.length - 1; i >= 0; i--) {
+    const l = last[i].trimEnd();
+    if (l === '') continue;
+    if (!isIndented(l) && EXCEPTION_LINE.test(l) && !l.endsWith(TRACEBACK)) return l;
+    text ??= l.trim();
+  }
+  return text;
 }
 
 /** The first line of a message, without trailing spaces. */

@@ -1,0 +1,56 @@
+// Shapes of real AReaL logs read wrong before issue #27, each written by round3/make.py through
+// CPython's own traceback, logging and runpy code with AReaL's coloured formatter: a worker log
+// quoted by WorkerFailedError, a crash after a one-line WARNING, multi-line warnings without
+// colour, a file of tracebacks only, the local launcher's end, a failure printed twice.
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { TrainerLogParser, type ErrorEvent, type TrainerEvent } from '../../src/trainer-log/index.js';
+import { parseAll } from './helpers.js';
+
+const DIR = new URL('./round3/', import.meta.url).pathname;
+const read = (name: string): string => readFileSync(DIR + name, 'utf8');
+/** The file as it reads with its colour removed (sed, a paste into a ticket, LOG_FORMAT_PLAIN). */
+const plain = (text: string): string => text.replace(/\x1b\[[0-9;]*m/g, '');
+const errors = (evs: TrainerEvent[]) => evs.filter((e): e is ErrorEvent => e.type === 'error');
+
+/** The events of a log fed a line at a time, as a follower reads a live log. */
+function lineByLine(text: string): TrainerEvent[] {
+  const p = new TrainerLogParser();
+  const out: TrainerEvent[] = [];
+  for (const l of text.split(/(?<=\n)/)) out.push(...p.push(Buffer.from(l)));
+  return [...out, ...p.end()];
+}
+
+/** Each way a file is met: whole, line by line, without its colour. */
+const readings = (text: string) => [parseAll(text), lineByLine(text), parseAll(plain(text))];
+
+describe('a worker log quoted by WorkerFailedError', () => {
+  it('is the detail of the errors that quote it: no records of its own, kind and cause from its last lines', () => {
+    for (const evs of readings(read('worker-failed-old-attempts.log'))) {
+      const failed = "Worker 'rollout/0' failed with exit code 1";
+      const cause =
+        "OSError: [Errno 98] error while attempting to bind on address ('0.0.0.0', 23456): address already in use";
+      // Logged, then printed uncaught: two errors of this run, dated by the controller's record.
+      expect(errors(evs).map((e) => [e.message, e.kind, e.time, e.cause])).toEqual([
+        [`Training failed with exception: ${failed}`, 'worker-failed', '2026-04-13T09:00:02.250', cause],
+        [`areal.infra.scheduler.exceptions.WorkerFailedError: ${failed}`, 'worker-failed', null, cause],
+      ]);
+      // The older attempt's SGLang failure is in the quote, not an error of its own.
+      expect(errors(evs)[0].detail).toContain('TimeoutError: server launch failed');
+      expect(evs.filter((e) => e.time !== null && e.time < '2026-04-13T08:58')).toEqual([]);
+    }
+  });
+
+  it("ends at the writer's next record when the tail is shorter than 50 lines", () => {
+    const text = read('worker-failed-old-attempts.log');
+    // The same errors quoting only the tail's last 10 lines (a young log).
+    const lines = text.split('\n');
+    const short = lines.filter((_, i) => !lines.slice(Math.max(0, i - 40), i).includes('Stderr output:')).join('\n');
+    for (const evs of readings(short)) {
+      expect(errors(evs).map((e) => e.kind)).toEqual(['worker-failed', 'worker-failed']);
+      // `Workers deleted` and the end record are the controller's own again: the uncaught
+      // traceback after them is the second error, and no `finished` (a crash).
+      expect(evs.map((e) => e.type)).not.toContain('finished');
+    }
+  });
+});
