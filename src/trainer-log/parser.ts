@@ -28,7 +28,7 @@ import {
   isPlainRoutineMessage,
   lastStripStop,
   lineEnds,
-  messageOpen,
+  messageState,
   routineMessageAt,
   strippedMessageAt,
   stripAnsiBytes,
@@ -36,7 +36,7 @@ import {
 import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
-import { Writers, prefixHash, type Writer } from './writers.js';
+import { Msg, Writers, prefixHash, type Writer } from './writers.js';
 import { StepAssembler } from './pending-step.js';
 import { viewOf } from './table.js';
 
@@ -256,7 +256,7 @@ export class TrainerLogParser {
           writer.heads!.learn(b, start, end, line.length - h.message.length, h.logger, h.level);
         h.message = bytesToUtf8(h.message);
         this.untagged = untagged;
-        this.header(writer, h, n >= 0 && messageOpen(b, start, end));
+        this.header(writer, h, n >= 0 ? messageState(b, start, end) : Msg.Unknown);
         return;
       }
     }
@@ -337,7 +337,7 @@ export class TrainerLogParser {
     this.header(
       this.writers.main,
       { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) },
-      messageOpen(b, start, end),
+      messageState(b, start, end),
     );
     return true;
   }
@@ -380,9 +380,8 @@ export class TrainerLogParser {
 
   /** A record header: it closes the writer's open record; the controller's may belong to a train
    *  step or carry a fact; an ERROR or a WARNING opens a record (its further lines are its detail). */
-  /** messageOpen: the header line has colour codes but does not end with colorlog's reset, which
-   *  ends a record's message: the message goes on on the next lines. */
-  private header(w: Writer, h: RecordHeader, messageOpen: boolean): void {
+  /** msg: whether the record's message goes on on the next lines (messageState). */
+  private header(w: Writer, h: RecordHeader, msg: Msg): void {
     this.records++;
     this.writers.close(w);
     w.lastTime = h.time;
@@ -400,9 +399,9 @@ export class TrainerLogParser {
       }
     }
     if (h.level === 'ERROR' || h.level === 'CRITICAL') {
-      this.writers.open(w, h, 'error', messageOpen);
+      this.writers.open(w, h, 'error', msg);
     } else if (h.level === 'WARNING' && !(w.main && h.message.startsWith('Resume info not found'))) {
-      this.writers.open(w, h, 'warning', messageOpen);
+      this.writers.open(w, h, 'warning', msg);
     }
   }
 }

@@ -35,6 +35,12 @@ function hashOf(prefix: string): number {
 
 /** Writers remembered at once (garbage can invent endless prefixes). */
 export const MAX_WRITERS = 4096;
+/** Lines held after a colourless warning waiting for its traceback (its message's lines). */
+const PLAIN_WARNING_LINES = 64;
+/** The first frame of a traceback that no handler caught: a script's `<module>`, or runpy's for
+ *  `python -m` (`<frozen runpy>` since 3.11, `…/runpy.py` before). */
+const UNCAUGHT_FRAME =
+  /^ {2}File "(?:<frozen runpy>|[^"]*runpy\.py)", line \d+, in _run_module_as_main$|, in <module>$/;
 /** What a warning's detail keeps at most. */
 const MAX_WARNING_DETAIL = 64 << 10;
 
@@ -61,6 +67,15 @@ interface OpenRecord {
   tb: Tb;
   /** Its message goes on (colorlog's reset that ends it has not been seen yet). */
   messageOpen: boolean;
+  /** A warning written without colour: where its message ends is unknown, so its next lines are
+   *  held until a traceback says they were its message (exc_info), or dropped. */
+  plain: boolean;
+  /** Where its first traceback starts in `lines` (-1: none yet). */
+  tbAt: number;
+  /** The next line is the first frame of a traceback (which tells whose it is). */
+  frameNext: boolean;
+  /** A warning's traceback is a process's own uncaught crash: to be split off as an error. */
+  split: boolean;
   /** The exception line of its last traceback so far (the one Python prints last). */
   exception: string | null;
   /** An indented line came after the exception line: the exception's text holds a traceback
@@ -88,6 +103,35 @@ export interface Writer {
   heads: HeaderForms | null;
   /** The time of its last record header the parser read in full (the controller's only). */
   lastTime: string | null;
+}
+
+/** A record's open state: Open (colour codes and no reset yet), Closed (the reset ends the header
+ *  line), Unknown (no colour after the `(AReaL)` tag: NO_COLOR, a log with its colour removed). */
+export const enum Msg {
+  Closed,
+  Open,
+  Unknown,
+}
+
+function newRecord(kind: OpenRecord['kind'], header: RecordHeader | null, msg: Msg, time: string | null): OpenRecord {
+  return {
+    kind,
+    header,
+    lines: [],
+    bytes: header === null ? 0 : header.message.length,
+    truncated: false,
+    tb: Tb.None,
+    messageOpen: msg === Msg.Open,
+    plain: msg === Msg.Unknown && kind === 'warning',
+    tbAt: -1,
+    frameNext: false,
+    split: false,
+    exception: null,
+    indentAfter: false,
+    quote: 0,
+    quotes: null,
+    quoteTime: time,
+  };
 }
 
 /** The hash the fast path computes over a prefix's bytes while it looks for the `)`. */
@@ -182,21 +226,8 @@ export class Writers {
   }
 
   /** An ERROR/CRITICAL or WARNING header opens a record that collects the writer's next lines. */
-  open(w: Writer, h: RecordHeader, kind: 'error' | 'warning', messageOpen: boolean): void {
-    w.rec = {
-      kind,
-      header: h,
-      lines: [],
-      bytes: h.message.length,
-      truncated: false,
-      tb: Tb.None,
-      messageOpen,
-      exception: null,
-      indentAfter: false,
-      quote: 0,
-      quotes: null,
-      quoteTime: h.time,
-    };
+  open(w: Writer, h: RecordHeader, kind: 'error' | 'warning', msg: Msg): void {
+    w.rec = newRecord(kind, h, msg, h.time);
   }
 
   /** The writer's open record quotes a worker's log: its next lines are not records. */
@@ -227,6 +258,7 @@ export class Writers {
     if (rec !== null) {
       if (this.takes(rec, body, endsReset)) {
         this.addDetail(rec, body);
+        if (rec.split) this.splitWarning(w, rec);
         return;
       }
       // The record is over: a new traceback after a complete one (back-to-back, no chain line)
@@ -234,20 +266,10 @@ export class Writers {
       this.close(w);
     }
     if (startsTraceback(body)) {
-      w.rec = {
-        kind: 'bare',
-        header: null,
-        lines: [],
-        bytes: 0,
-        truncated: false,
-        tb: GROUP_START.test(body) ? Tb.Group : Tb.Frames,
-        messageOpen: false,
-        exception: null,
-        indentAfter: false,
-        quote: 0,
-        quotes: null,
-        quoteTime: w.main ? w.lastTime : null,
-      };
+      const rec = newRecord('bare', null, Msg.Closed, w.main ? w.lastTime : null);
+      rec.tb = GROUP_START.test(body) ? Tb.Group : Tb.Frames;
+      rec.frameNext = true;
+      w.rec = rec;
       this.addDetail(w.rec, body);
     } else if (body.charCodeAt(0) === 0x5b /* [ */ && body.includes(WATCHDOG) && C10_ERROR_LINE.test(body)) {
       // PyTorch's NCCL watchdog writes its timeout through C10 logging, not Python's: a line of
@@ -311,7 +333,8 @@ export class Writers {
     switch (rec.tb) {
       case Tb.None:
         // A warning is its message and, logged with exc_info, the traceback right after it.
-        if (rec.kind === 'warning' && !body.startsWith(TRACEBACK) && !GROUP_START.test(body)) return false;
+        if (rec.kind === 'warning' && !body.startsWith(TRACEBACK) && !GROUP_START.test(body))
+          return rec.plain && rec.lines.length < PLAIN_WARNING_LINES && !startsTraceback(body);
       // falls through
       case Tb.Chain:
         if (GROUP_START.test(body)) {
@@ -320,7 +343,9 @@ export class Writers {
           // An exc_info or chained traceback starts a line; one that starts mid-line is another
           // writer's record (SGLang's `Scheduler hit an exception: Traceback …`).
           if (!body.startsWith(TRACEBACK)) return false;
+          if (rec.tbAt < 0) rec.tbAt = rec.lines.length;
           rec.tb = Tb.Frames;
+          rec.frameNext = true;
         } else if (rec.tb === Tb.Chain && body !== '' && !isIndented(body)) {
           // Ray's RayTaskError text writes each remote `Traceback …` line of a chain as
           // `ray::RayRPCServer.call() (pid=…, ip=…)`: the frames of the chain's next one follow.
@@ -340,6 +365,12 @@ export class Writers {
         return this.takes(rec, body, endsReset);
       }
       case Tb.Frames:
+        if (rec.frameNext && body !== '') {
+          // Whose traceback: a logged exc_info starts at the frame that caught it, a process's
+          // uncaught crash at its entry (`<module>`, runpy's `_run_module_as_main`).
+          rec.frameNext = false;
+          if (rec.kind === 'warning' && UNCAUGHT_FRAME.test(body)) rec.split = true;
+        }
         if (body !== '' && !isIndented(body) && !startsTraceback(body)) {
           rec.tb = Tb.Exception;
           rec.exception = bytesToUtf8(body).trimEnd();
@@ -368,6 +399,20 @@ export class Writers {
     }
   }
 
+  /** A warning's traceback turned out to be a process's own crash: the warning ends before it
+   *  (without the held lines of a message of unknown end) and the traceback is an error. */
+  private splitWarning(w: Writer, rec: OpenRecord): void {
+    const tb = rec.lines.splice(rec.tbAt);
+    if (rec.plain) rec.lines.length = 0;
+    rec.plain = false;
+    rec.split = false;
+    this.close(w);
+    const bare = newRecord('bare', null, Msg.Closed, w.main ? w.lastTime : null);
+    bare.tb = Tb.Frames;
+    for (const l of tb) this.addDetail(bare, l);
+    w.rec = bare;
+  }
+
   private addDetail(rec: OpenRecord, body: string): void {
     if (rec.truncated) return;
     if (
@@ -387,6 +432,8 @@ export class Writers {
     if (rec === null) return;
     w.rec = null;
     const lines = rec.lines;
+    // Held lines of a colourless warning that no traceback followed: not known to be its message.
+    if (rec.plain && rec.tbAt < 0) lines.length = 0;
     while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
     const detail = lines.join('\n');
     const h = rec.header;

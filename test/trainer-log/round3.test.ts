@@ -54,3 +54,33 @@ describe('a worker log quoted by WorkerFailedError', () => {
     }
   });
 });
+
+describe('a traceback after a WARNING is decided by its first frame', () => {
+  it("an uncaught crash of a `python -m` process (runpy's frames first) is an error, not the warning's exc_info", () => {
+    for (const evs of readings(read('warning-then-runpy.log'))) {
+      expect(evs.filter((e) => e.type === 'warning').map((e) => [e.message, 'detail' in e])).toEqual([
+        ['sglang.enable_metrics is deprecated, use sglang.metrics', false],
+      ]);
+      expect(errors(evs).map((e) => e.message)).toEqual([
+        'RuntimeError: nvidia-smi error: Failed to initialize NVML: Driver/library version mismatch',
+      ]);
+      expect(errors(evs)[0].detail.split('\n')[1]).toBe('  File "<frozen runpy>", line 198, in _run_module_as_main');
+    }
+  });
+
+  it('multi-line warnings with exc_info stay warnings with or without colour; the crash after them is the one error', () => {
+    for (const evs of readings(read('multiline-warnings.log'))) {
+      const warned = evs.filter((e) => e.type === 'warning' && e.kind === 'other');
+      expect(warned.map((e) => e.message)).toEqual([
+        'Reward computation failed for task math_0:',
+        'Reward computation failed for task math_1:',
+      ]);
+      for (const w of warned) {
+        const detail = (w as { detail?: string }).detail ?? '';
+        expect(detail).toMatch(/^prompt: solve it\nresponse: 12\nTraceback/);
+        expect(detail).toContain('ValueError: No gold targets found');
+      }
+      expect(errors(evs).map((e) => e.message)).toEqual(['IndexError: list index out of range']);
+    }
+  });
+});
