@@ -41,6 +41,10 @@ const PLAIN_WARNING_LINES = 64;
  *  `python -m` (`<frozen runpy>` since 3.11, `…/runpy.py` before). */
 const UNCAUGHT_FRAME =
   /^ {2}File "(?:<frozen runpy>|[^"]*runpy\.py)", line \d+, in _run_module_as_main$|, in <module>$/;
+/** `areal.infra.utils.launcher.JobException: Job <run>:<worker> JobState.COMPLETED at node local`:
+ *  the local launcher saw its job's process gone (areal/infra/launcher/local.py wait(), re-raised
+ *  when it does not relaunch), which it cannot tell from a crash. */
+const LAUNCHER_JOB_COMPLETED = /^(?:[\w.]+\.)?JobException: Job \S+ JobState\.COMPLETED at node /;
 /** What a warning's detail keeps at most. */
 const MAX_WARNING_DETAIL = 64 << 10;
 
@@ -140,6 +144,8 @@ export function prefixHash(h: number, c: number): number {
 }
 
 export class Writers {
+  /** Errors emitted since the parser was made. */
+  errors = 0;
   /** The controller (unprefixed lines and `[main]`). */
   main!: Writer;
   /** The other writers by their line prefix, oldest first. */
@@ -453,6 +459,9 @@ export class Writers {
       // exception line; never by a traceback's header.
       const title = h ? firstLine(h.message) : '';
       const message = title !== '' ? title : (rec.exception ?? untitled(lines));
+      // AReaL's local launcher ends every run so, a completed one too: the trainer's own output
+      // (its traceback, or none) tells how it ended.
+      if (LAUNCHER_JOB_COMPLETED.test(message)) return;
       const ev: ErrorEvent = { type: 'error', message, detail, kind: 'other', time, source: w.source };
       const quotes = rec.quotes;
       if (quotes === null) {
@@ -487,6 +496,7 @@ export class Writers {
   }
 
   private emitError(w: Writer, ev: ErrorEvent): void {
+    this.errors++;
     this.out.emit(ev);
     if (w.main) this.onMainError(ev);
   }

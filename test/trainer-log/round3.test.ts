@@ -84,3 +84,20 @@ describe('a traceback after a WARNING is decided by its first frame', () => {
     }
   });
 });
+
+describe("AReaL's local launcher", () => {
+  it('ends a completed run with JobException(JobState.COMPLETED): a completed run, no error', () => {
+    for (const evs of readings(read('launcher-completed.log'))) {
+      expect(errors(evs)).toEqual([]);
+      expect(evs.filter((e) => e.type === 'finished')).toEqual([{ type: 'finished', time: '2026-04-13T10:00:01.000' }]);
+    }
+    // The same end after a crash of the trainer: the trainer's traceback is the error, no finished.
+    const crashed = read('launcher-completed.log').replace(
+      /(Training completes!.*\n)/,
+      '$1Traceback (most recent call last):\n  File "/opt/areal/train.py", line 9, in main\nRuntimeError: boom\n',
+    );
+    const evs = parseAll(crashed);
+    expect(errors(evs).map((e) => e.message)).toEqual(['RuntimeError: boom']);
+    expect(evs.map((e) => e.type)).not.toContain('finished');
+  });
+});
