@@ -165,6 +165,12 @@ export class TrainerLogParser {
     return this.records;
   }
 
+  /** Error events emitted since the parser was made: a file without a record may still hold a
+   *  trainer's crash (one that died before its first record). */
+  get errorCount(): number {
+    return this.writers.errors;
+  }
+
   /** How many writers (roles, Ray workers) this parser has met since its last reset. */
   get writerCount(): number {
     return this.writers.size;
