@@ -224,13 +224,13 @@ export class TrainerLogParser {
     let body = line;
     let untagged = true;
     const c0 = line.charCodeAt(0);
-    if (c0 === 0x5b /* [ */ || c0 === 0x28 /* ( */) {
+    if (c0 === 0x5b /* [ */ || c0 === 0x28 /* ( */ || (c0 <= 0x39 && c0 >= 0x30)) {
       // The one prefix grammar (header.ts), which the log pane reads too.
       const p = matchLinePrefix(line);
       if (p) {
         body = line.slice(p.length);
         if (p.source !== 'main') writer = this.writers.of(p.key, p.source);
-        else untagged = false;
+        else if (p.key !== '') untagged = false;
       }
     }
     // torchrun's `[rank0]: ` before a process's lines (a traceback, an error record).

@@ -101,3 +101,24 @@ describe("AReaL's local launcher", () => {
     expect(evs.map((e) => e.type)).not.toContain('finished');
   });
 });
+
+describe('`docker logs -t` captures (an RFC 3339 time before every line)', () => {
+  const stamped = (text: string): string =>
+    text
+      .split('\n')
+      .map((l, i) => (l === '' && i > 0 ? l : `2026-04-13T09:00:${String(i % 60).padStart(2, '0')}.123456789Z ${l}`))
+      .join('\n');
+  const RUN_A = new URL('../fixtures/shared/fixtures/areal-logs/run-a/', import.meta.url).pathname;
+
+  it.each([
+    ['run-a/merged.log', RUN_A + 'merged.log'],
+    ['run-a/stdout.log', RUN_A + 'stdout.log'],
+    ['round3/worker-failed-old-attempts.log', DIR + 'worker-failed-old-attempts.log'],
+    ['round3/multiline-warnings.log', DIR + 'multiline-warnings.log'],
+  ])('%s reads as without the stamps', (_name, path) => {
+    const text = readFileSync(path, 'utf8');
+    const want = parseAll(text);
+    expect(want.length).toBeGreaterThan(2);
+    expect(parseAll(stamped(text))).toEqual(want);
+  });
+});
