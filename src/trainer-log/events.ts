@@ -77,6 +77,9 @@ export interface ErrorEvent {
   kind: ErrorKind;
   time: string | null;
   source?: LogSource;
+  /** For an error that quotes a worker's log (WorkerFailedError's `Stderr output:`): what that log
+   *  says last (its last exception line, else its last line), where the worker's death is told. */
+  cause?: string;
 }
 
 export type WarningKind =

@@ -28,7 +28,7 @@ import {
   isPlainRoutineMessage,
   lastStripStop,
   lineEnds,
-  messageOpen,
+  messageState,
   routineMessageAt,
   strippedMessageAt,
   stripAnsiBytes,
@@ -36,7 +36,7 @@ import {
 import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
-import { Writers, prefixHash, type Writer } from './writers.js';
+import { Msg, Writers, prefixHash, type Writer } from './writers.js';
 import { StepAssembler } from './pending-step.js';
 import { viewOf } from './table.js';
 
@@ -165,6 +165,12 @@ export class TrainerLogParser {
     return this.records;
   }
 
+  /** Error events emitted since the parser was made: a file without a record may still hold a
+   *  trainer's crash (one that died before its first record). */
+  get errorCount(): number {
+    return this.writers.errors;
+  }
+
   /** How many writers (roles, Ray workers) this parser has met since its last reset. */
   get writerCount(): number {
     return this.writers.size;
@@ -218,19 +224,19 @@ export class TrainerLogParser {
     let body = line;
     let untagged = true;
     const c0 = line.charCodeAt(0);
-    if (c0 === 0x5b /* [ */ || c0 === 0x28 /* ( */) {
+    if (c0 === 0x5b /* [ */ || c0 === 0x28 /* ( */ || (c0 <= 0x39 && c0 >= 0x30)) {
       // The one prefix grammar (header.ts), which the log pane reads too.
       const p = matchLinePrefix(line);
       if (p) {
         body = line.slice(p.length);
         if (p.source !== 'main') writer = this.writers.of(p.key, p.source);
-        else untagged = false;
+        else if (p.key !== '') untagged = false;
       }
     }
     // torchrun's `[rank0]: ` before a process's lines (a traceback, an error record).
     const rank = rankPrefixLength(body);
     if (rank > 0) body = body.slice(rank);
-    if (this.writers.quoting(writer)) {
+    if (this.writers.quoting(writer) && !this.quoteEnds(writer, body)) {
       // A worker's log quoted in an exception's text: its records are not the writer's.
       this.writers.continuation(writer, body, endsWithReset(b, start, end));
       return;
@@ -256,7 +262,7 @@ export class TrainerLogParser {
           writer.heads!.learn(b, start, end, line.length - h.message.length, h.logger, h.level);
         h.message = bytesToUtf8(h.message);
         this.untagged = untagged;
-        this.header(writer, h, n >= 0 && messageOpen(b, start, end));
+        this.header(writer, h, n >= 0 ? messageState(b, start, end) : Msg.Unknown);
         return;
       }
     }
@@ -337,7 +343,7 @@ export class TrainerLogParser {
     this.header(
       this.writers.main,
       { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) },
-      messageOpen(b, start, end),
+      messageState(b, start, end),
     );
     return true;
   }
@@ -363,6 +369,14 @@ export class TrainerLogParser {
     return true;
   }
 
+  /** A line of a quote that is a record header newer than the record quoting: the writer's own
+   *  (the quote was shorter than its 50 lines), which ends the quote. */
+  private quoteEnds(w: Writer, body: string): boolean {
+    if (!body.startsWith('(AReaL) ') && !isOldHeaderStart(body)) return false;
+    const h = parseHeader(body);
+    return h !== null && this.writers.quoteEndsAt(w, h.time);
+  }
+
   /** A worker's `Memory-Usage` record: a GPU memory fact of that worker's GPU. */
   private workerMemory(w: Writer, h: RecordHeader): void {
     h.message = bytesToUtf8(h.message);
@@ -372,11 +386,11 @@ export class TrainerLogParser {
 
   /** A record header: it closes the writer's open record; the controller's may belong to a train
    *  step or carry a fact; an ERROR or a WARNING opens a record (its further lines are its detail). */
-  /** messageOpen: the header line has colour codes but does not end with colorlog's reset, which
-   *  ends a record's message: the message goes on on the next lines. */
-  private header(w: Writer, h: RecordHeader, messageOpen: boolean): void {
+  /** msg: whether the record's message goes on on the next lines (messageState). */
+  private header(w: Writer, h: RecordHeader, msg: Msg): void {
     this.records++;
     this.writers.close(w);
+    w.lastTime = h.time;
     if (w.main) {
       const errorBefore = this.endRecord.errorJustBefore;
       this.endRecord.record(h);
@@ -391,9 +405,9 @@ export class TrainerLogParser {
       }
     }
     if (h.level === 'ERROR' || h.level === 'CRITICAL') {
-      this.writers.open(w, h, 'error', messageOpen);
+      this.writers.open(w, h, 'error', msg);
     } else if (h.level === 'WARNING' && !(w.main && h.message.startsWith('Resume info not found'))) {
-      this.writers.open(w, h, 'warning', messageOpen);
+      this.writers.open(w, h, 'warning', msg);
     }
   }
 }
