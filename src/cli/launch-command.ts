@@ -38,10 +38,12 @@ import { followAndPrint } from './follow-output.js';
 import { withJsonErrors } from './json-errors.js';
 import { targetWords, wholeNumber } from './cli-words.js';
 import { cliErrorFromRun, cliTarget } from './run-errors.js';
+import { cliNotify, NOTIFY_LIST, NO_TERMINAL_NOTIFY } from './notify-words.js';
 
 const OWN = {
   values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout', '--node'],
-  switches: ['--follow', '--json', '--force', '--accept-new-host-key', '--skip-preflight'],
+  lists: [NOTIFY_LIST],
+  switches: ['--follow', '--json', '--force', '--accept-new-host-key', '--skip-preflight', NO_TERMINAL_NOTIFY],
 };
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -71,6 +73,12 @@ async function launch(args: string[]): Promise<number> {
     throw new CliError(`--resume takes no overrides (got '${p.positional[0]}')`, EXIT.usage);
 
   const target: Target = cliTarget(p.flags);
+  // Checked before anything is connected or started; the URLs stay here (never in the run's argv).
+  const notify = cliNotify(p, target.notify);
+  if (p.lists[NOTIFY_LIST] && !follow)
+    throw new CliError('--notify needs --follow: without it nothing watches the run from here', EXIT.usage, {
+      hint: 'add --follow, or watch it later: awrl-tui follow RUN --target T --notify URL',
+    });
   // A direct multi-node run's nodes, given once (recorded in run.json for the panel and the leftovers).
   const nodeNames = (p.values['--node'] ?? '')
     .split(',')
@@ -273,6 +281,7 @@ async function launch(args: string[]): Promise<number> {
       reconnectTimeoutS,
       where,
       stdoutShared: true,
+      notify: { ...notify, announceEnd: true },
     });
   } finally {
     signals.release();

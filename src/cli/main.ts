@@ -17,6 +17,8 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   watch: () => import('./watch-command.js'),
   follow: () => import('./follow-command.js'),
   preflight: () => import('./preflight-command.js'),
+  notify: () => import('./notify-command.js'),
+  alerts: () => import('./alerts-command.js'),
 };
 
 async function dispatch(argv: string[]): Promise<number> {
