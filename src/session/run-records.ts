@@ -150,6 +150,7 @@ export class RunRecords {
         ? { pollingStopped: { statePollS: ctx.pollingStoppedS, ...(ctx.logReadEnd ? { log: ctx.logReadEnd } : {}) } }
         : {}),
       ...(ctx.followProblem ? { followProblem: ctx.followProblem } : {}),
+      evals: this.store.evals,
     };
   }
 }
