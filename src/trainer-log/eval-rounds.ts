@@ -12,7 +12,7 @@
 // The round's per-difficulty figures are not on those lines: the training loop puts them into the
 // stats table of the next train step (`test_rollout/trajectory/{easy,medium,hard}/…`, with
 // `test_rollout/trajectory/round`). So a completed round is held until that step's table is read
-// (or the round, the process or the input ends) and emitted just before the step.
+// (or the next round completes, the process or the input ends) and emitted just before the step.
 import type { EvalBucket, EvalEvent, EvalRoundExtras } from './events.js';
 import type { RecordHeader } from './header.js';
 import type { EventOut } from './event-out.js';
@@ -86,7 +86,7 @@ export class EvalRounds {
       return false;
     }
     if (c === 0x3d && START.test(msg)) {
-      this.flush();
+      // The next round starts at once, before the step that carries the held one's buckets.
       this.extras = {};
       return true;
     }

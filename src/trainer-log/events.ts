@@ -135,7 +135,7 @@ export interface EvalRoundExtras {
  *  `reward` is the mean over the `completed` episodes (not blocked); `failed` = total - completed
  *  (blocked, abandoned, crashed). The round number restarts at 0 with each trainer process; the
  *  model step does not. Emitted before the next train step (whose table may carry byDifficulty),
- *  or when the process, round or input ends. */
+ *  or when the next round completes, or the process or the input ends. */
 export interface EvalEvent extends EvalRoundExtras {
   type: 'eval';
   round: number;

@@ -75,7 +75,7 @@ export class TrainerLogParser {
   private readonly endRecord: EndRecord;
   /** webgym's test rollout rounds (eval-rounds.ts). */
   private readonly evals: EvalRounds;
-  /** The last wandb event's URL or dir this attempt (wandb prints its run URL twice). */
+  /** The last wandb run URL this attempt (wandb.finish() prints it again: not a new run). */
   private lastWandb: string | null = null;
   private readonly fast: boolean;
   private readonly saves: boolean;
@@ -380,11 +380,17 @@ export class TrainerLogParser {
     return true;
   }
 
-  /** wandb's banner line (not a record: it goes on as the open record's line, as before). */
+  /** wandb's banner line (not a record: it goes on as the open record's line, as before). Each
+   *  wandb.init() header is an event (a restarted trainer prints its own); the footer's run line
+   *  only when it names a run the header did not. */
   private wandbLine(body: string): void {
     const ev = wandbEvent(body);
-    if (ev === null || (ev.url ?? ev.dir ?? null) === this.lastWandb) return;
-    this.lastWandb = ev.url ?? ev.dir ?? null;
+    if (ev === null) return;
+    if (ev.footer) {
+      if (ev.url === this.lastWandb) return;
+      delete ev.footer;
+    }
+    if (ev.url !== null) this.lastWandb = ev.url;
     this.out.emit(ev);
   }
 

@@ -71,7 +71,7 @@ describe('eval rounds', () => {
 });
 
 describe('wandb banner', () => {
-  it('takes the run URL once from the header and the footer, with or without the emoji', () => {
+  it('takes the run URL from the header, and from the footer only for a run the header did not name', () => {
     const log = [
       `wandb:  View run at ${WANDB_URL}`,
       rec('20260525-12:00:00.000', 'X', 'INFO', 'y'),
