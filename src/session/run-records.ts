@@ -153,6 +153,7 @@ export class RunRecords {
         : {}),
       ...(ctx.followProblem ? { followProblem: ctx.followProblem } : {}),
       ...(ctx.silentSince != null ? { silentSince: ctx.silentSince } : {}),
+      evals: this.store.evals,
     };
   }
 }

@@ -3,6 +3,7 @@
 // plain data so panels can be rendered in tests from literals.
 import type { ConnectionState, FollowProblem } from '../remote/transport.js';
 import type { Alert } from '../metrics/alerts.js';
+import type { EvalHistory } from '../metrics/eval-history.js';
 import type { Leftover } from '../preflight/leftovers.js';
 import type { AlertHistoryEntry } from '../health/alert-history.js';
 import type { ConnectProblem } from './connect-advice.js';
@@ -183,6 +184,18 @@ export interface RunView {
   /** The attempt is bringing up its Ray cluster (the batch script's line, `starting Ray: 3/4 nodes
    *  joined, n3 failed: …`); absent: not, or over (the trainer's first record was read). */
   rayBringUp?: string;
+  /** The held-out eval rounds read so far (absent: this session does not keep them). */
+  evals?: EvalHistory;
+  /** The wandb run: its URL (the banner's, else computed from the config), or an offline run's dir. */
+  wandb?: WandbView;
+}
+
+export interface WandbView {
+  url: string | null;
+  /** Where the URL comes from: the banner the trainer printed, or the config before it printed one. */
+  from: 'log' | 'config';
+  /** Offline mode: the local run dir and the command that uploads it. */
+  offline?: { dir: string | null; sync: string };
 }
 
 export interface ConfigRow {

@@ -18,6 +18,8 @@ import {
   type RecordHeader,
 } from './header.js';
 import { controllerEvent, memoryEvent } from './classify.js';
+import { EvalRounds } from './eval-rounds.js';
+import { wandbEvent } from './wandb-lines.js';
 import { EndRecord } from './end-record.js';
 import { saveEvent } from './saves.js';
 import type { JsonSink } from './json.js';
@@ -71,6 +73,10 @@ export class TrainerLogParser {
   private readonly writers: Writers;
   private readonly steps: StepAssembler;
   private readonly endRecord: EndRecord;
+  /** webgym's test rollout rounds (eval-rounds.ts). */
+  private readonly evals: EvalRounds;
+  /** The last wandb run URL this attempt (wandb.finish() prints it again: not a new run). */
+  private lastWandb: string | null = null;
   private readonly fast: boolean;
   private readonly saves: boolean;
   /** Record headers read since the parser was made (any writer's; reset() keeps the count). */
@@ -88,6 +94,8 @@ export class TrainerLogParser {
     this.endRecord = new EndRecord(this.out);
     this.writers = new Writers(this.out, this.maxRecord, (ev) => this.endRecord.error(ev));
     this.steps = new StepAssembler(this.maxRecord, this.out, this.fast);
+    this.evals = new EvalRounds(this.out);
+    this.steps.beforeStep = (cells, arena) => this.evals.beforeStep(cells, arena);
   }
 
   /** Drops every partial line and record (e.g. after a followed file was truncated). */
@@ -96,6 +104,7 @@ export class TrainerLogParser {
     this.writers.reset();
     this.steps.step = null;
     this.endRecord.reset();
+    this.evals.reset();
   }
 
   push(chunk: Uint8Array): TrainerEvent[] {
@@ -140,6 +149,7 @@ export class TrainerLogParser {
     if (this.carry.len > 0 || this.carry.cut) this.takeCarryLine();
     this.steps.close(true);
     this.writers.closeAll();
+    this.evals.close();
     this.endRecord.close();
     this.reset();
     return out;
@@ -155,7 +165,8 @@ export class TrainerLogParser {
       !this.carry.cut &&
       this.steps.step === null &&
       this.writers.atRest() &&
-      this.endRecord.atRest
+      this.endRecord.atRest &&
+      this.evals.atRest
     );
   }
 
@@ -185,7 +196,10 @@ export class TrainerLogParser {
   flushIdle(exit?: { completed: boolean }): TrainerEvent[] {
     const out = this.out.begin();
     this.writers.closeAll();
-    if (exit !== undefined) this.endRecord.settle(exit.completed);
+    if (exit !== undefined) {
+      this.evals.close();
+      this.endRecord.settle(exit.completed);
+    }
     return out;
   }
 
@@ -277,9 +291,12 @@ export class TrainerLogParser {
       // open goes on, and the lines that follow are not part of its last error.
       this.steps.close(false);
       this.writers.closeAll();
+      this.evals.close();
+      this.lastWandb = null;
       this.endRecord.newAttempt();
       return;
     }
+    if (writer.main && body.charCodeAt(0) === 0x77 /* w */) this.wandbLine(body);
     this.writers.continuation(writer, body, endsWithReset(b, start, end));
   }
 
@@ -377,6 +394,20 @@ export class TrainerLogParser {
     return h !== null && this.writers.quoteEndsAt(w, h.time);
   }
 
+  /** wandb's banner line (not a record: it goes on as the open record's line, as before). Each
+   *  wandb.init() header is an event (a restarted trainer prints its own); the footer's run line
+   *  only when it names a run the header did not. */
+  private wandbLine(body: string): void {
+    const ev = wandbEvent(body);
+    if (ev === null) return;
+    if (ev.footer) {
+      if (ev.url === this.lastWandb) return;
+      delete ev.footer;
+    }
+    if (ev.url !== null) this.lastWandb = ev.url;
+    this.out.emit(ev);
+  }
+
   /** A worker's `Memory-Usage` record: a GPU memory fact of that worker's GPU. */
   private workerMemory(w: Writer, h: RecordHeader): void {
     h.message = bytesToUtf8(h.message);
@@ -398,6 +429,7 @@ export class TrainerLogParser {
       const save = this.saves ? saveEvent(h) : null;
       // Outside the event contract: emitted only for a caller that asked (TrainerLogReader).
       if (save !== null) this.out.emit(save as unknown as TrainerEvent);
+      this.evals.record(h);
       const ev = controllerEvent(h, this.untagged);
       if (ev !== null) {
         if (ev.type === 'finished') this.endRecord.end(ev, errorBefore);

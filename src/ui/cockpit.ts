@@ -13,6 +13,7 @@ import { dashboardBody, dashboardHeader, type DashboardUi } from './screens/dash
 import { helpLines, helpScrollMax } from './screens/help.js';
 import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
 import { leftoverLines } from './screens/leftovers.js';
+import { evalScreenLines } from './screens/eval.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from '../session/types.js';
 import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
@@ -184,6 +185,8 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
   else if (ui.screen === 'dashboard') {
     const panels = (o.memo ?? new DashboardMemo()).body(state.run, state.version, width, bodyH - 2, o.colors, view);
     body = [...box(dashboardHeader(state.run, now, width), width, 2), ...panels];
+  } else if (ui.screen === 'eval') {
+    body = evalScreenLines(state.run, width, bodyH);
   } else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {
