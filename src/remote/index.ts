@@ -1,6 +1,12 @@
 // The one door to a target: `openTransport('local')` or `openTransport('<alias>|user@host[:port]')`.
 export type * from './transport.js';
-export type { OpenTransportOptions, InteractivePrompts, ReconnectOptions } from './options.js';
+export type {
+  OpenTransportOptions,
+  InteractivePrompts,
+  ReconnectOptions,
+  LoginQuestion,
+  AnswerLogin,
+} from './options.js';
 export { shellQuote, commandLine, remoteScript } from './quote.js';
 export { LocalTransport } from './local.js';
 export { ConnectFailure, CONNECT_FAILURE_KINDS, isRetryable, type ConnectFailureKind } from './connect-failure.js';

@@ -14,6 +14,20 @@ export interface InteractivePrompts {
   askPassphrase(keyPath: string): Promise<string | null>;
 }
 
+/** One round of a server's keyboard-interactive login (a one-time code, a push to approve). */
+export interface LoginQuestion {
+  /** The ssh host as written (alias, user@host[:port], or a ProxyJump hop). */
+  target: string;
+  /** The server's title and instructions for this round ('' when it sent none). */
+  name: string;
+  instructions: string;
+  /** `echo: false`: the answer is a secret, typed without echo. */
+  prompts: { prompt: string; echo: boolean }[];
+}
+
+/** Answers a LoginQuestion where a person is (one answer per prompt), or null: they declined. */
+export type AnswerLogin = (q: LoginQuestion) => Promise<string[] | null>;
+
 export interface ReconnectOptions {
   /** Full-jitter backoff base (default 1000 ms). */
   baseMs?: number;
@@ -30,6 +44,10 @@ export interface OpenTransportOptions {
   acceptNewHostKey?: boolean;
   /** Present in the TUI; absent when headless (then unknown keys and passphrases are errors). */
   interactive?: InteractivePrompts;
+  /** Where a person can answer a server's keyboard-interactive questions (a terminal, the cockpit).
+   *  Asked on the first connection only: a reconnect that needs a person again fails
+   *  (`login-needs-person`) instead of asking or retrying. Absent: such a server fails at once. */
+  answerLogin?: AnswerLogin;
   /** Overrides ServerAliveInterval (ms; default from the ssh config, else 15000). */
   keepaliveIntervalMs?: number;
   /** Overrides ServerAliveCountMax (default from the ssh config, else 3). */

@@ -50,7 +50,7 @@ export class SshTransport implements Transport {
     private readonly opts: OpenTransportOptions,
   ) {
     this.channels = new Semaphore(opts.maxChannels ?? 8);
-    this.ctx = { opts, passphrases: new Map() };
+    this.ctx = { opts, passphrases: new Map(), connectedOnce: false };
   }
 
   /** `resolving`: the target's chain, when the caller started resolving it already. */
@@ -63,6 +63,7 @@ export class SshTransport implements Transport {
     const t = new SshTransport(target, chain, opts);
     try {
       t.attach(await connectChain(chain, t.ctx));
+      t.ctx.connectedOnce = true;
     } catch (err) {
       t.setState({ state: 'failed', reason: (err as Error).message });
       throw err instanceof Error ? err : new Error(String(err));

@@ -2,6 +2,7 @@
 // the terminal (host-key and passphrase questions are asked on plain stderr/stdin).
 import { createInterface } from 'node:readline/promises';
 import { openTransport } from '../remote/index.js';
+import { terminalAnswerLogin } from '../remote/terminal-login.js';
 import { resolveTarget, type Target, type TargetFlags } from '../runs/index.js';
 import { readProfiles } from '../runs/cli-target.js';
 import type { TargetConnection } from '../session/live-session.js';
@@ -69,6 +70,8 @@ export async function connectTargets(
             ),
           askPassphrase: async (keyPath) => (await ask(`Passphrase for ${keyPath} (empty to skip): `)) || null,
         },
+        // A second factor (a one-time code) is typed here too, hidden when the server asks so.
+        answerLogin: terminalAnswerLogin(),
       }),
     })),
   );
