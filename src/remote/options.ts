@@ -7,6 +7,12 @@
 export const CODEC_CHOICES = ['auto', 'lz4', 'zstd', 'gzip'] as const;
 export type CodecChoice = (typeof CODEC_CHOICES)[number];
 
+/** Which ssh client carries a target: `auto` (OpenSSH when `ssh -G` shows a ControlPath for it,
+ *  else ssh2), `openssh` (the user's own `ssh`, riding its ControlMaster), `ssh2` (built in). The one
+ *  list: `--ssh` and targets.yaml's `ssh` take the same words. */
+export const SSH_CLIENTS = ['auto', 'openssh', 'ssh2'] as const;
+export type SshClientChoice = (typeof SSH_CLIENTS)[number];
+
 export interface InteractivePrompts {
   /** Unknown host key: show the fingerprint, return true to trust it (a hashed line is written). */
   askHostKey(info: { host: string; fingerprint: string }): Promise<boolean>;
@@ -40,6 +46,8 @@ export interface ReconnectOptions {
 export interface OpenTransportOptions {
   /** `-F FILE`: use this ssh config instead of ~/.ssh/config. */
   sshConfigFile?: string;
+  /** Which ssh client (default `auto`: OpenSSH where a ControlPath is set for the target). */
+  sshClient?: SshClientChoice;
   /** Headless: trust an unknown host key and record it (hashed) in the known_hosts file. */
   acceptNewHostKey?: boolean;
   /** Present in the TUI; absent when headless (then unknown keys and passphrases are errors). */

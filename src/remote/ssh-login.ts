@@ -28,6 +28,18 @@ const WAY_OUT =
   "or log in once through OpenSSH's ControlMaster (ControlMaster auto, ControlPath and ControlPersist for " +
   'this host in ~/.ssh/config, then ssh HOST true): awrl-tui then rides that connection and asks nothing';
 
+/** Why a login that needs a person failed, with the server's prompt (null: not shown to us, as
+ *  OpenSSH in batch mode does not) and the way out. Starts "connection needs you to log in again"
+ *  for a reconnect. */
+export function needsPersonMessage(target: string, prompt: string | null, reconnect: boolean): string {
+  const what = `${target} asks for a second login step (keyboard-interactive${prompt ? `: "${prompt}"` : ''})`;
+  const way = WAY_OUT.replace('HOST', target);
+  return reconnect
+    ? `connection needs you to log in again: ${what}, which is answered once per connection and not retried; ` +
+        `connect again where you can type it, ${way}`
+    : `${what} and no one can answer it here (no terminal): run the command in a terminal to type it, ${way}`;
+}
+
 /** One attempt's keyboard-interactive login: what the server asked, and whether it was answered. */
 export class KeyboardLogin {
   /** The server's prompts of the last round, as it worded them (null: it asked nothing). */
@@ -67,13 +79,11 @@ export class KeyboardLogin {
 
   /** No one can answer: said with the server's prompt and the way out. */
   needsPerson(): ConnectFailure {
-    const what = `${this.o.target} asks for a second login step (keyboard-interactive: "${this.asked}")`;
-    const way = WAY_OUT.replace('HOST', this.o.target);
-    const message = this.o.reconnect
-      ? `connection needs you to log in again: ${what}, which is answered once per connection and not retried; ` +
-        `connect again where you can type it, ${way}`
-      : `${what} and no one can answer it here (no terminal): run the command in a terminal to type it, ${way}`;
-    return new ConnectFailure('login-needs-person', message, this.facts());
+    return new ConnectFailure(
+      'login-needs-person',
+      needsPersonMessage(this.o.target, this.asked, this.o.reconnect),
+      this.facts(),
+    );
   }
 
   private declined(why?: string): ConnectFailure {
