@@ -97,6 +97,13 @@ export class OpensshTransport implements Transport {
     ];
   }
 
+  /** With a ControlPath, a command rides the master or fails at once: without one ssh would log in
+   *  on its own, and every command in flight when the master died would knock on a second-factor
+   *  door (ProxyCommand=false is only used when ssh cannot reach the master). */
+  private masterOnly(): string[] {
+    return this.settings.controlPath ? ['-o', 'ControlMaster=no', '-o', 'ProxyCommand=false'] : [];
+  }
+
   private facts(): ConnectFacts {
     const s = this.settings;
     return { alias: s.name, user: s.user, host: s.hostname, port: s.port, sshConfigFile: this.opts.sshConfigFile };
@@ -205,7 +212,9 @@ export class OpensshTransport implements Transport {
       try {
         if (userClosed) throw new Error(`${this.target}: ${argv[0]} was closed before it started`);
         await this.whenReady(opts.signal);
-        const c = spawn('ssh', [...this.sshArgs(['-T']), cmd], { stdio: ['pipe', 'pipe', 'pipe'] });
+        const c = spawn('ssh', [...this.sshArgs(['-T', ...this.masterOnly()]), cmd], {
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
         child = c;
         this.children.add(c);
         let tail = '';

@@ -74,6 +74,7 @@ export async function connect(
     return await openTransport(target.host, {
       sshConfigFile: target.sshConfigFile,
       ...(target.backlogCodec ? { followCompressCodec: target.backlogCodec } : {}),
+      ...(target.sshClient ? { sshClient: target.sshClient } : {}),
       acceptNewHostKey: opts.acceptNewHostKey,
       // A second factor (keyboard-interactive) is typed at this terminal, if there is one.
       answerLogin: terminalAnswerLogin(),

@@ -59,6 +59,7 @@ export async function connectTargets(
       transport: await openTransport(target.host, {
         sshConfigFile: target.sshConfigFile,
         ...(target.backlogCodec ? { followCompressCodec: target.backlogCodec } : {}),
+        ...(target.sshClient ? { sshClient: target.sshClient } : {}),
         interactive: {
           askHostKey: async ({ host, fingerprint }) =>
             /^y(es)?$/i.test(
@@ -94,6 +95,7 @@ export async function connectTargets(
       openTransport(target.host, {
         sshConfigFile: target.sshConfigFile,
         ...(target.backlogCodec ? { followCompressCodec: target.backlogCodec } : {}),
+        ...(target.sshClient ? { sshClient: target.sshClient } : {}),
       });
     const connected = () => {
       const at = failures.indexOf(line);
