@@ -4,6 +4,8 @@
 
 /** The target flags' lines, shared with the main help (help.ts). */
 export const TARGET_FLAG_LINES = `  -F FILE                 ssh config file
+  --ssh auto|openssh|ssh2 the ssh client: your own OpenSSH riding its ControlMaster (auto: where
+                          ssh -G shows a ControlPath for the host), or the built-in one
   --workdir DIR           the AsyncWebRL checkout on the target
   --python CMD            the trainer's Python (default python3)
   --setup LINE            shell line run before the trainer (conda activate, module load, export)
