@@ -36,6 +36,9 @@ Usage:
   awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]
                                         follow a running run headless, from its log's start, to its
                                         end (what --launch --follow prints; exit codes alike)
+  awrl-tui compare A B [--target T] [--json] [--md] [--smooth W] [--keys K,...]
+                                        two runs (RUN, TARGET:RUN or a log file) side by side: the
+                                        config keys that differ, a summary, series by step
   awrl-tui runs [RUN] --target T [--json]
                                         list runs with their live state (a failed run: the last
                                         lines of its log)

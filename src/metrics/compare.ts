@@ -132,7 +132,8 @@ export interface RunFigures {
   meanStepTimeS: number | null;
   trainingHours: number | null;
   staleness: { meanAvg: number | null; max: number | null };
-  /** Evaluation rounds completed (distinct test_rollout/trajectory/round values) and the last one's reward. */
+  /** Evaluation rounds completed (distinct test_rollout/trajectory/round values, else the steps
+   *  that log a round's reward) and the last one's reward. */
   eval: { rounds: number; lastReward: number | null } | null;
 }
 
@@ -165,8 +166,11 @@ export function runFigures(v: RunStepsView): RunFigures {
     .sort()
     .map((key) => ({ key, meanS: mean(v.values.get(key)) }))
     .filter((p): p is { key: string; meanS: number } => p.meanS !== null);
-  const rounds = new Set((v.values.get(EVAL_ROUND_KEY) ?? []).filter(finite));
+  const roundNumbers = new Set((v.values.get(EVAL_ROUND_KEY) ?? []).filter(finite));
   const evalReward = (v.values.get(EVAL_REWARD_KEY) ?? []).filter(finite);
+  // A completed round's test_rollout/trajectory/* is logged with the step it completed in: the
+  // rounds are its distinct round numbers, or without that key, the steps that carry its reward.
+  const rounds = { size: roundNumbers.size || evalReward.length };
   const hours = trainingHours(v);
   return {
     steps: v.steps.length,
