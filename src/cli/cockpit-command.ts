@@ -39,7 +39,11 @@ export async function run(args: string[]): Promise<number> {
     connecting: 'connecting…',
     // A target that does not answer at start is shown with its problem and `r`, not an exit.
     openDisconnected: true,
-    session: { config, launchTarget: parsed.flags.target },
+    session: {
+      config,
+      launchTarget: parsed.flags.target,
+      ...(parsed.baseline !== undefined ? { baselineRunId: parsed.baseline } : {}),
+    },
   });
   // Targets that could not be reached are said once the terminal is back (the others were used).
   for (const f of failures) process.stderr.write(`awrl-tui: ${f}\n`);

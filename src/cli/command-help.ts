@@ -192,6 +192,9 @@ profile of targets.yaml. For its state, step and reward without a terminal: awrl
 
   --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
                           leftover check cover them too, through one ssh fan-out on the head
+  --baseline RUN          pin RUN (on any of the targets) as the baseline: the reward, staleness
+                          and throughput charts draw it beside the open run, by step (b on the
+                          Runs screen pins the selected run; s cycles the charts' smoothing)
 
 ${TARGET_FLAGS}`;
 

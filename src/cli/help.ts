@@ -83,6 +83,9 @@ Launch options:
 Cockpit and watch options:
   --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
                           leftover check cover them too, through one ssh fan-out on the head
+  --baseline RUN          pin RUN (on any of the targets) as the baseline: the reward, staleness
+                          and throughput charts draw it beside the open run, by step (b on the
+                          Runs screen pins the selected run; s cycles the charts' smoothing)
 
 Stop options:
   --grace S               seconds between SIGTERM and SIGKILL (default 10)

@@ -28,7 +28,7 @@ export async function run(args: string[]): Promise<number> {
     checkWorkdir: true,
     connecting: `connecting to find ${runId}…`,
     noTargets: `no target to look for ${runId} on: give --target T (or define targets in targets.yaml)`,
-    session: { openRunId: runId },
+    session: { openRunId: runId, ...(parsed.baseline !== undefined ? { baselineRunId: parsed.baseline } : {}) },
   });
   return EXIT.ok;
 }
