@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   stop: () => import('./stop-command.js'),
   watch: () => import('./watch-command.js'),
   follow: () => import('./follow-command.js'),
+  compare: () => import('./compare-command.js'),
   preflight: () => import('./preflight-command.js'),
   notify: () => import('./notify-command.js'),
   alerts: () => import('./alerts-command.js'),

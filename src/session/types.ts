@@ -181,6 +181,8 @@ export interface RunView {
    *  figures, charts and log pane are those of its last few MiB (a preview), and no alert is
    *  evaluated yet. Absent: the history is read. */
   history?: { readBytes: number; totalBytes: number };
+  /** The pinned baseline beside this run (absent: none pinned, or it is this run). */
+  baseline?: BaselineOverlay;
   /** The attempt is bringing up its Ray cluster (the batch script's line, `starting Ray: 3/4 nodes
    *  joined, n3 failed: …`); absent: not, or over (the trainer's first record was read). */
   rayBringUp?: string;
@@ -196,6 +198,25 @@ export interface WandbView {
   from: 'log' | 'config';
   /** Offline mode: the local run dir and the command that uploads it. */
   offline?: { dir: string | null; sync: string };
+}
+
+/** A run's points by global step (ascending). */
+export interface StepPoints {
+  steps: readonly number[];
+  values: readonly (number | null)[];
+}
+
+/** A run pinned as the baseline, drawn beside the open run (issue #33). */
+export interface BaselineOverlay {
+  /** `target:run`, for the legend. */
+  label: string;
+  runId: string;
+  state: RunState;
+  /** Why its series is short or absent (its history being read, its log gone), or absent. */
+  note?: string;
+  /** Per overlaid stats key (rollout/reward, staleness/gap/offpolicy_avg, the step time): the open
+   *  run's points (a) and the baseline's (b). */
+  series: Record<string, { a: StepPoints; b: StepPoints }>;
 }
 
 export interface ConfigRow {
@@ -308,6 +329,8 @@ export interface SessionState {
   preflight?: PreflightPhase;
   /** Leftover check of an ended run (absent: never ran). */
   leftovers?: LeftoverPhase;
+  /** The run pinned as the baseline (absent or null: none). */
+  baselineRunId?: string | null;
 }
 
 export interface SessionActions {
@@ -333,6 +356,8 @@ export interface SessionActions {
   checkLeftovers(runId: string): Promise<void>;
   /** Stop only the processes tagged with the run (after the user confirmed). */
   stopLeftovers(runId: string): Promise<void>;
+  /** Pin the run as the baseline drawn beside the open run; the pinned run again unpins it. */
+  pinBaseline?(runId: string): void;
 }
 
 export interface Session {

@@ -142,6 +142,7 @@ export class DashboardMemo {
       ui.logView,
       ui.trainerProblemsOnly,
       ui.logWrap,
+      ui.smoothing,
     ];
     if (key.length !== this.key.length || key.some((v, i) => v !== this.key[i])) {
       this.lines = dashboardBody(run, width, height, colors, ui);
@@ -202,7 +203,15 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
           bodyH,
         )
       : c.left;
-  } else body = runsLines(withLiveRun(state.targets, state.run?.summary), ui.runsCursor, now, width, bodyH);
+  } else
+    body = runsLines(
+      withLiveRun(state.targets, state.run?.summary),
+      ui.runsCursor,
+      now,
+      width,
+      bodyH,
+      state.baselineRunId ?? null,
+    );
   const fresh = o.fresh ?? new Set(transientKeys(state));
   // Each part fitted once: the panels come fitted from the memo, the rows around them here.
   const status = clipLine(statusLine(state, ui, width, fresh), width);
@@ -342,6 +351,9 @@ export class Cockpit {
           break;
         case 'selectRun':
           a.selectRun(e.runId);
+          break;
+        case 'pinBaseline':
+          a.pinBaseline?.(e.runId);
           break;
         case 'refresh':
           a.refreshRuns();
