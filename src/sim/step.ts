@@ -13,6 +13,7 @@ import { tabulateStats } from './table.js';
 import { eventTime, printedValue } from './pyfmt.js';
 import { workerMemoryEvent } from './truth.js';
 import { Rng } from './rng.js';
+import { writeStepDumps } from './dump-writer.js';
 import {
   batchMessage,
   memoryMessage,
@@ -140,6 +141,7 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     time: eventTime(clock.now()),
     role: 'rollout',
   });
+  writeStepDumps(plan, g, plan.stepsPerEpoch * plan.trainBatchSize);
 
   if (plan.offload) {
     // The actor worker's own record (a fact of its GPU, not the controller's): its model is back on the GPU.
