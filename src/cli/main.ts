@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   watch: () => import('./watch-command.js'),
   follow: () => import('./follow-command.js'),
   preflight: () => import('./preflight-command.js'),
+  episodes: () => import('./episodes-command.js'),
 };
 
 async function dispatch(argv: string[]): Promise<number> {

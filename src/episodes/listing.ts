@@ -1,6 +1,7 @@
-// The answer of the target's dump listing (src/runs/dump-scripts.ts), framed so a head of JSON bytes
-// cannot be mistaken for a line: `L logdir`, `M subdir` (missing), `V subdir version`,
-// `J subdir version size headLen name` + headLen bytes, `P subdir version size name`. Pure.
+// The answer of the target's dump listing (src/runs/dump-list.ts), one frame a line: `L logdir`,
+// `M subdir` (missing), `V subdir version`, `P subdir version size name` (a screenshot), and
+// `J subdir version size name` followed by a line holding the record's first bytes: json.dumps writes a
+// record as one line (newlines inside strings are escaped), so its head holds no newline. Pure.
 import { DUMP_SUBDIR, summaryFromHead, unreadable, type DumpKind, type EpisodeSummary } from './record.js';
 
 export interface DumpListing {
@@ -32,14 +33,16 @@ export function parseListing(out: Buffer): DumpListing {
     else if (tag === 'P' && KIND_OF[f[0]]) {
       l.shotSizes.set(`${l.logDir}/${f[0]}/${f[1]}/${f.slice(3).join(' ')}`, Number(f[2]));
     } else if (tag === 'J' && KIND_OF[f[0]]) {
-      const headLen = Number(f[3]);
-      const head = out.subarray(at, at + headLen).toString('utf8');
-      at += headLen;
+      const end = out.indexOf(10, at);
+      const headEnd = end < 0 ? out.length : end;
+      const head = out.subarray(at, headEnd).toString('utf8');
+      const headLen = headEnd - at;
+      at = headEnd + 1;
       const place = {
         kind: KIND_OF[f[0]],
         version: Number(f[1]),
         fileSize: Number(f[2]),
-        file: `${l.logDir}/${f[0]}/${f[1]}/${f.slice(4).join(' ')}`,
+        file: `${l.logDir}/${f[0]}/${f[1]}/${f.slice(3).join(' ')}`,
       };
       const s = summaryFromHead(place, head, headLen >= place.fileSize);
       if (s === 'need-more') l.needMore.push(place);
