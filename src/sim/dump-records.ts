@@ -26,7 +26,8 @@ export interface GroupInput {
 }
 
 type Outcome = 'success' | 'wrong' | 'timed-out' | 'blocked' | 'stuck';
-const OUTCOMES: Outcome[] = ['success', 'wrong', 'success', 'timed-out', 'blocked', 'stuck', 'wrong', 'success'];
+/** After a success and a wrong answer (a dumped group never has one reward), each kind a viewer filters on. */
+const OUTCOMES: Outcome[] = ['timed-out', 'blocked', 'stuck', 'success', 'wrong', 'success'];
 const PADS = '<|image_pad|>'.repeat(960);
 const VISION = `<|vision_start|>${PADS}<|vision_end|>`;
 
@@ -55,10 +56,8 @@ export function dumpGroup(g: GroupInput): DumpedFile[] {
   const dir = `${g.subdir}/${g.tailVersion}`;
   const tmp = `${g.logDir}/.screenshots/webgym_workflow_${(rng.int(0, 0xffffff) >>> 0).toString(16).padStart(8, '0')}`;
   const files: DumpedFile[] = [];
-  const start = rng.int(0, OUTCOMES.length - 1);
   for (let ep = 0; ep < g.nSamples; ep++) {
-    // The first two episodes differ in reward whatever the draw: a dumped group never has one reward.
-    const outcome = ep === 0 ? 'success' : ep === 1 ? 'wrong' : OUTCOMES[(start + ep) % OUTCOMES.length];
+    const outcome = ep === 0 ? 'success' : ep === 1 ? 'wrong' : OUTCOMES[(ep - 2) % OUTCOMES.length];
     const nSteps = outcome === 'stuck' ? rng.int(4, 6) : rng.int(2, 5);
     const instance = `${hex(rng, 8)}-${hex(rng, 4)}-4${hex(rng, 3)}-a${hex(rng, 3)}-${hex(rng, 12)}_${rng.int(8000, 8999)}`;
     const shots: string[] = [];
