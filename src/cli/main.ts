@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   preflight: () => import('./preflight-command.js'),
   notify: () => import('./notify-command.js'),
   alerts: () => import('./alerts-command.js'),
+  episodes: () => import('./episodes-command.js'),
 };
 
 async function dispatch(argv: string[]): Promise<number> {

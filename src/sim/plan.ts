@@ -56,6 +56,8 @@ export interface SimPlan {
   maxConcurrentPerWorker: number;
   maxConcurrentRollouts: number;
   seed: number;
+  /** `rollout.dump_to_file`: episodes and screenshots under `LOG/rollout/<version>/`. */
+  dumpToFile: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -171,6 +173,7 @@ export function planFromConfig(inp: PlanInput): SimPlan {
     maxConcurrentPerWorker: num(r, 'rollout.max_concurrent_per_worker', 32),
     maxConcurrentRollouts: num(r, 'rollout.max_concurrent_rollouts', 128),
     seed: num(r, 'seed', 1),
+    dumpToFile: at(r, 'rollout.dump_to_file') === true,
   };
 }
 

@@ -14,6 +14,7 @@ import { eventTime, printedValue } from './pyfmt.js';
 import { workerMemoryEvent } from './truth.js';
 import { Rng } from './rng.js';
 import type { TestRolloutSim } from './test-rollout.js';
+import { writeStepDumps } from './dump-writer.js';
 import {
   batchMessage,
   memoryMessage,
@@ -144,6 +145,7 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     time: eventTime(clock.now()),
     role: 'rollout',
   });
+  writeStepDumps(plan, g, plan.stepsPerEpoch * plan.trainBatchSize);
 
   if (plan.offload) {
     // The actor worker's own record (a fact of its GPU, not the controller's): its model is back on the GPU.

@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { writeState, type StatePhase } from './state.js';
 import { cleanSplitMessage, memoryMessage, stepInfoRepr, uncaughtTraceback } from './messages.js';
 import { runStep, type StepContext } from './step.js';
+import { wipeRootDumps } from './dump-writer.js';
 import { workerMemoryEvent } from './truth.js';
 import type { Level } from './records.js';
 import { eventTime } from './pyfmt.js';
@@ -59,6 +60,8 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
   // This process's memo, always written whole (the fired faults and the clock share one file).
   const memoNow = { ...memo, attempts: attempt + 1, lastTimeMs: clock.now() };
   writeMemo(plan, memoNow);
+  // webgym/train.py removes `logs/root/<exp>/<trial>/{rollout,test-rollout}/*` on every start.
+  wipeRootDumps(plan);
 
   let phase: StatePhase = 'starting';
   let step = 0;
