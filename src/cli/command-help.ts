@@ -4,6 +4,8 @@
 
 /** The target flags' lines, shared with the main help (help.ts). */
 export const TARGET_FLAG_LINES = `  -F FILE                 ssh config file
+  --ssh auto|openssh|ssh2 the ssh client: your own OpenSSH riding its ControlMaster (auto: where
+                          ssh -G shows a ControlPath for the host), or the built-in one
   --workdir DIR           the AsyncWebRL checkout on the target
   --python CMD            the trainer's Python (default python3)
   --setup LINE            shell line run before the trainer (conda activate, module load, export)
@@ -100,6 +102,32 @@ ${NOTIFY_OPTIONS}
 ${TARGET_FLAGS}
 
 ${EXIT_CODES}`;
+
+const COMPARE = `usage: awrl-tui compare A B [--target T] [--json] [--md] [--smooth W] [--keys K,...]
+
+Two runs side by side: the resolved config keys that differ (as the trainer resolves them, keys
+that follow through an interpolation included), final and best reward, step time by phase,
+staleness, eval rounds, and each series aligned by global step (after a resume the latest
+attempt's values stand), with the difference b - a at the latest step both have.
+
+A and B: RUN (on --target T), TARGET:RUN (a targets.yaml name, an ssh alias or user@host[:port]:
+the two may be on different targets) or a local log file (a path with a '/', or a file here).
+A run still running is compared as far as its log goes; a run whose log is gone is said so.
+
+  --smooth W              TensorBoard's smoothing weight, 0 (off) to below 1 (default 0.6)
+  --keys K,...            the stats keys to compare (default rollout/reward,
+                          staleness/gap/offpolicy_avg, derived/step_time_s)
+  --json                  one line: {"type":"compare","a":{...},"b":{...},"smoothing":W,
+                          "series":{KEY:{"steps","a","b","aSmoothed","bSmoothed","delta",
+                          "aHours","bHours","aSamples","bSamples","latestCommon"}},
+                          "configDiff":[{"key","a","b"}],"phases":{KEY:{"a","b"}}}; nan, inf,
+                          -inf as the strings "nan", "inf", "-inf"; null where a run has no value
+  --md                    the human summary as Markdown, to paste into a report
+
+${TARGET_FLAGS}
+
+Exit codes: 0 compared, 1 a side's log is gone (the output says which), 2 bad input or unknown
+run, 4 host unreachable. With --json a failure also writes one {"type":"cli-error",...} line.`;
 
 const LAUNCH = `usage: awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]
            [--skip-preflight] [--auto-resume N] [--node H1,H2] [--reconnect-timeout S]
@@ -198,6 +226,9 @@ as far as it was when asked.
   --json                  one {"type":"alert-history","id","severity","title","fired","active",
                           "firstAt","lastAt","clearedAt",...} line per alert (times as the log
                           prints them)
+  --baseline RUN          pin RUN (on any of the targets) as the baseline: the reward, staleness
+                          and throughput charts draw it beside the open run, by step (b on the
+                          Runs screen pins the selected run; s cycles the charts' smoothing)
 
 ${TARGET_FLAGS}`;
 
@@ -225,6 +256,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   runs: RUNS,
   stop: STOP,
   follow: FOLLOW,
+  compare: COMPARE,
   '--launch': LAUNCH,
   config: CONFIG,
   preflight: PREFLIGHT,

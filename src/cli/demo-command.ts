@@ -11,7 +11,6 @@ import { CliError, EXIT } from './errors.js';
 import { FaultSpecError, parseFaults } from '../sim/faults.js';
 import type { LocalTransport } from '../remote/index.js';
 import type { Target } from '../runs/index.js';
-import type { StepEvent } from '../trainer-log/events.js';
 import { notInteractiveReason } from '../ui/tty.js';
 import type { Splash } from '../ui/chrome.js';
 
@@ -69,7 +68,7 @@ export async function run(args: string[]): Promise<number> {
 const ENDED: ReadonlySet<string> = new Set(['finished', 'failed', 'stopped', 'timeout']);
 
 async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
-  const [{ LocalTransport }, { followToEnd, launchRun, listRuns, planFromConfig, progressLine, stopRun }, { simInit }] =
+  const [{ LocalTransport }, { followToEnd, launchRun, listRuns, planFromConfig, StepProgress, stopRun }, { simInit }] =
     await Promise.all([import('../remote/index.js'), import('../runs/index.js'), import('../sim/init.js')]);
   const distDir = dirname(dirname(fileURLToPath(import.meta.url)));
   const dir = mkdtempSync(join(tmpdir(), 'awrl-demo-'));
@@ -134,7 +133,7 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
     runId = res.record.runId;
     // The demo's own config on the Config screen: a new launch from there goes to the same target.
     if (splash) await openCockpit(target, transport, runId, splash, { fileName: init.config, text }, env);
-    else await printProgress(target, transport, runId, res.logPath, dir, followToEnd, progressLine);
+    else await printProgress(target, transport, runId, res.logPath, dir, followToEnd, StepProgress);
     return EXIT.ok;
   } finally {
     // Quitting the demo stops the simulated run (a real run is never stopped by quitting).
@@ -176,18 +175,17 @@ async function printProgress(
   logPath: string,
   dir: string,
   followToEnd: RunsModule['followToEnd'],
-  progressLine: RunsModule['progressLine'],
+  Progress: RunsModule['StepProgress'],
 ): Promise<void> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
   say(`demo run ${runId} in ${dir} (no terminal: printing progress; Ctrl-C stops the demo)`);
-  let prev: StepEvent | null = null;
+  const steps = new Progress();
   const interrupted = new Promise<void>((resolve) => process.once('SIGINT', resolve));
   const ended = followToEnd(transport, target, runId, logPath, {
     onEvent: (e) => {
-      if (e.type === 'step') {
-        say(progressLine(e, prev));
-        prev = e;
-      } else if (e.type === 'error') say(`error: ${e.message}`);
+      const line = steps.take(e);
+      if (line !== null) say(line);
+      else if (e.type === 'error') say(`error: ${e.message}`);
       else if (e.type === 'resume') say(`resumed at step ${e.resumeStep}`);
       else if (e.type === 'finished') say('training finished');
     },

@@ -3,9 +3,9 @@
 // riding along, what Ctrl-C says, and the exit code the run's end maps to. A renderer of src/runs'
 // RunWatch, as the cockpit's session is: every decision (what fired, when the connection was lost,
 // when the run ended) is the watch's; this file only prints it, in the order it happened.
-import { JsonSink, writeEventJson, type StepEvent, type TrainerEvent } from '../trainer-log/index.js';
+import { JsonSink, writeEventJson, type TrainerEvent } from '../trainer-log/index.js';
 import type { Target } from '../runs/index.js';
-import { progressLine } from '../runs/follow-to-end.js';
+import { StepProgress } from '../runs/follow-to-end.js';
 import { RunWatch, type RunWatchFacts } from '../runs/run-watch.js';
 import { FollowGpus } from './follow-gpus.js';
 import type { WatchOutcome, WatchOutput } from '../runs/watch-output.js';
@@ -184,18 +184,17 @@ function notifyFailed(f: NotifyFailure, json: boolean): void {
 /** The lines of one watch output (stateful: the previous step, the last state seen). */
 function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOutput) => void {
   const { json, target } = o;
-  let prev: StepEvent | null = null;
+  const steps = new StepProgress();
   let last: RunSummary | null = null;
   return (w) => {
     switch (w.type) {
       case 'record': {
         const e = w.record;
         if (e.type === 'save') return; // not an event of the contract: the health rules'
+        const line = steps.take(e);
         if (json) outEvent(e);
-        else if (e.type === 'step') {
-          out(progressLine(e, prev));
-          prev = e;
-        } else if (e.type === 'error') out(`error: ${e.message}`);
+        else if (line !== null) out(line);
+        else if (e.type === 'error') out(`error: ${e.message}`);
         else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
         return;
       }
@@ -212,6 +211,7 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
         return info(`state    ${w.summary.state} (${w.summary.detail})`);
       case 'reset':
         // A log truncated or replaced under us: what follows comes from the new file's first byte.
+        steps.reset();
         return info(
           `log      ${w.reason === 'appeared' ? 'appeared' : `was ${w.reason}`}: reading it from its first byte (steps it repeats are shown again)`,
         );

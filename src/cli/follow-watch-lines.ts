@@ -10,6 +10,13 @@ const seconds = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;
 /** `connection lost to T at ISO (why); reconnecting …` / `connection restored to T after N s …`. */
 export function connectionLine(c: ConnectionOutput, target: string, now: number = Date.now()): string {
   const at = new Date(c.since).toISOString();
+  if (c.state === 'silent')
+    return (
+      `no data from ${target} for ${seconds(c.silentMs)} (nothing since ${at}), although connected: ` +
+      'nothing is known about the run meanwhile, and this time is not counted as a stall'
+    );
+  if (c.state === 'answering')
+    return `${target} answers again after ${seconds(c.silentMs)} without data; reading the log from where it stopped`;
   if (c.state === 'lost') {
     const why = c.reason ? ` (${c.reason})` : '';
     return (
@@ -21,14 +28,16 @@ export function connectionLine(c: ConnectionOutput, target: string, now: number 
   return `connection restored to ${target} after ${after} (lost at ${at}); reading the log from where it stopped`;
 }
 
-/** `{"type":"connection","state":"lost"|"restored","target":…,"since":ISO[,"reason"]}`. */
+/** `{"type":"connection","state":"lost"|"restored"|"silent"|"answering","target":…,"since":ISO
+ *  [,"reason"][,"silentS"]}`: `silent`/`answering`: connected, but nothing came for `silentS`. */
 export function connectionJsonLine(c: ConnectionOutput, target: string): string {
   return JSON.stringify({
     type: 'connection',
     state: c.state,
     target,
     since: new Date(c.since).toISOString(),
-    ...(c.reason ? { reason: c.reason } : {}),
+    ...('reason' in c && c.reason ? { reason: c.reason } : {}),
+    ...('silentMs' in c ? { silentS: Math.round(c.silentMs / 1000) } : {}),
   });
 }
 

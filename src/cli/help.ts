@@ -41,6 +41,9 @@ Usage:
                                         from its log by the watch's rules
   awrl-tui notify test [--notify URL]... [--target T] [--no-terminal-notify]
                                         send a test message through every notification channel
+  awrl-tui compare A B [--target T] [--json] [--md] [--smooth W] [--keys K,...]
+                                        two runs (RUN, TARGET:RUN or a log file) side by side: the
+                                        config keys that differ, a summary, series by step
   awrl-tui runs [RUN] --target T [--json]
                                         list runs with their live state (a failed run: the last
                                         lines of its log)
@@ -85,6 +88,9 @@ Launch options:
 Cockpit and watch options:
   --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
                           leftover check cover them too, through one ssh fan-out on the head
+  --baseline RUN          pin RUN (on any of the targets) as the baseline: the reward, staleness
+                          and throughput charts draw it beside the open run, by step (b on the
+                          Runs screen pins the selected run; s cycles the charts' smoothing)
 
 Notifications (follow, --launch --follow, watch, the cockpit's open run):
   --notify URL            send alerts (fired, cleared), the run's end and a watch that cannot

@@ -16,9 +16,11 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   stop: () => import('./stop-command.js'),
   watch: () => import('./watch-command.js'),
   follow: () => import('./follow-command.js'),
+  compare: () => import('./compare-command.js'),
   preflight: () => import('./preflight-command.js'),
   notify: () => import('./notify-command.js'),
   alerts: () => import('./alerts-command.js'),
+  episodes: () => import('./episodes-command.js'),
 };
 
 async function dispatch(argv: string[]): Promise<number> {

@@ -39,6 +39,7 @@ const VALUE_FLAGS: Record<string, keyof TargetFlags | 'config' | 'node' | 'stepS
   '--target': 'target',
   '-F': 'sshConfigFile',
   '--ssh-config': 'sshConfigFile',
+  '--ssh': 'sshClient',
   '--workdir': 'workdir',
   '--python': 'python',
   '--setup': 'setup',

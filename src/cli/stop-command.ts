@@ -30,6 +30,7 @@ import {
   type LeftoverOptions,
   type NodeFailure,
 } from '../preflight/leftovers.js';
+import { withOtherRuns } from '../preflight/other-runs.js';
 import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
@@ -153,7 +154,8 @@ async function leftoverCheck(
   let found: Leftover[];
   try {
     const report = await checkLeftovers(transport, runId, { setup, ...scope });
-    found = report.list;
+    // Another run's processes: in use while it runs, leftovers only once it ended.
+    found = await withOtherRuns(transport, target, report.list);
     result.unreachable = report.unreachable;
     result.gpuUnchecked = report.gpuUnchecked;
   } catch (e) {

@@ -29,7 +29,11 @@ export async function run(args: string[]): Promise<number> {
     checkWorkdir: true,
     connecting: `connecting to find ${runId}…`,
     noTargets: `no target to look for ${runId} on: give --target T (or define targets in targets.yaml)`,
-    session: { openRunId: runId, notify: cockpitNotify(parsed.notify) },
+    session: {
+      openRunId: runId,
+      notify: cockpitNotify(parsed.notify),
+      ...(parsed.baseline !== undefined ? { baselineRunId: parsed.baseline } : {}),
+    },
   });
   return EXIT.ok;
 }

@@ -3,6 +3,7 @@
 import { cfg, type PreflightInput } from './input.js';
 import { parseSmiCsv, type SmiValue } from '../gpu/nvidia-smi.js';
 import type { CheckResult, GpuNodeFacts } from './types.js';
+import { otherRunWords, otherRunsAdvice, type OtherRunStatus } from './other-runs.js';
 
 /** Below this a GPU counts as idle: the driver and a display context hold a few hundred MiB. */
 const BUSY_MIB = 1024;
@@ -213,7 +214,7 @@ function killAdvice(byNode: Map<string, number[]>, head: string): string {
 }
 
 export function checkGpuMemory(input: PreflightInput): CheckResult {
-  const { facts: f, target, runId } = input;
+  const { facts: f, target, runId, otherRuns } = input;
   // A Slurm job's GPUs are on the nodes sbatch --test-only named, when the probe could ask them.
   const nodes = (target.backend === 'slurm' ? slurmJobNodes(f) : null) ?? f.gpuNodes.map(readNode);
   return gpuMemoryOf(
@@ -221,6 +222,7 @@ export function checkGpuMemory(input: PreflightInput): CheckResult {
     f,
     target,
     runId,
+    otherRuns ?? new Map(),
   );
 }
 
@@ -229,11 +231,12 @@ function gpuMemoryOf(
   f: PreflightInput['facts'],
   target: PreflightInput['target'],
   runId: string | undefined,
+  otherRuns: ReadonlyMap<string, OtherRunStatus>,
 ): CheckResult {
   if (nodes.length === 0) return { id: 'gpu-memory', result: 'ok', seen: 'no GPUs to inspect here', todo: '' };
   const procs = new Map(f.processes.map((p) => [p.pid, p]));
   const held: string[] = [];
-  const leftoverRuns = new Set<string>();
+  const taggedRuns = new Map<string, OtherRunStatus | undefined>();
   const pids = new Map<string, number[]>();
   for (const n of nodes) {
     const label = nodeLabel(n.node, f.host);
@@ -246,8 +249,9 @@ function gpuMemoryOf(
         if (!pids.get(label)!.includes(a.pid)) pids.get(label)!.push(a.pid);
         let tag = '';
         if (p && p.runId && p.runId !== '?' && p.runId !== runId) {
-          tag = `, leftover of run ${p.runId}`;
-          leftoverRuns.add(p.runId);
+          // Another run's: a leftover only once that run has ended (a running one is in use).
+          tag = `, ${otherRunWords(p.runId, otherRuns.get(p.runId))}`;
+          taggedRuns.set(p.runId, otherRuns.get(p.runId));
         } else if (p && p.runId === '?') tag = `, owned by ${p.user || 'another user'}`;
         const cmd = (p?.cmd || a.name).trim();
         return `PID ${a.pid} (${cmd}${a.usedMiB !== null ? `, ${a.usedMiB} MiB` : ''}${tag})`;
@@ -263,8 +267,8 @@ function gpuMemoryOf(
     return { id: 'gpu-memory', result: 'ok', seen: `all ${n} GPUs free`, todo: '' };
   }
   const todo =
-    leftoverRuns.size > 0
-      ? `Stop the leftovers: ${[...leftoverRuns].map((r) => `awrl-tui stop ${r} --target ${target.name}`).join('; ')}. Other processes: stop them (${killAdvice(pids, f.host)}) or wait for them.`
+    taggedRuns.size > 0
+      ? `${otherRunsAdvice(taggedRuns, target)} Other processes: stop them (${killAdvice(pids, f.host)}) or wait for them.`
       : `These GPUs are taken: stop the processes (${killAdvice(pids, f.host)}) if they are yours, or wait; SGLang and FSDP expect free GPUs and fail with CUDA out of memory.`;
   // On a Slurm login node the GPUs seen here are not the job's: worth knowing, not blocking.
   return { id: 'gpu-memory', result: target.backend === 'slurm' ? 'warning' : 'error', seen: held.join('; '), todo };

@@ -1,12 +1,15 @@
 // What the pure evaluation needs besides the probe's facts: the resolved config and the target.
 import type { SecretRequirement } from '../runs/forwarding.js';
 import type { ProbeFacts } from './types.js';
+import type { OtherRunStatus } from './other-runs.js';
 
 export interface PreflightTargetInfo {
   /** Shown in messages and in the commands the user is told to run. */
   name: string;
   backend: 'direct' | 'slurm';
   workdir: string;
+  /** `-F`: the ssh config that reaches it (in the commands the user is told to run). */
+  sshConfigFile?: string;
   python: string;
   setup?: string;
   slurm: { partition?: string; timeLimit?: string; nodes?: number; gpusPerNode?: number };
@@ -27,6 +30,9 @@ export interface PreflightInput {
   envNames: ReadonlySet<string>;
   /** Our own run tag: GPU processes carrying it are not leftovers. */
   runId?: string;
+  /** The states of the other runs whose tags GPU processes carry (other-runs.ts): a running run's
+   *  processes are in use, only an ended run's are leftovers. Absent: not checked. */
+  otherRuns?: ReadonlyMap<string, OtherRunStatus>;
   /** `--launch --resume`: the user expects a resume, so a fresh start is a surprise to flag. */
   resuming?: boolean;
   /** Typical wall time of one train step; default 660 s (the reference config: "~11 min/step"). */

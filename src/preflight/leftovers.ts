@@ -8,6 +8,7 @@
 // bash -s`, in parallel, a marker line per node, as src/gpu's poller does; never one SSH channel per
 // node), each node sweeping (and stopping) its own processes.
 import type { Transport } from '../remote/transport.js';
+import { otherRunWords, type OtherRunStatus } from './other-runs.js';
 import {
   HEAD_NODE,
   NODE_NAME,
@@ -25,6 +26,9 @@ export interface Leftover {
   tagged: boolean;
   /** Its AWRL_RUN_ID when it has another one (or '?' when its environ is unreadable), else null. */
   otherRunId: string | null;
+  /** That other run's state, once asked (other-runs.ts `withOtherRuns`): a running run's process
+   *  is in use, not a leftover. Absent: not asked. */
+  otherRun?: OtherRunStatus;
   user: string;
   cmd: string;
   /** GPU memory it holds on this node (MiB), when nvidia-smi lists it. */
@@ -288,7 +292,7 @@ export function formatLeftovers(list: readonly Leftover[], withNode = false): st
         : l.otherRunId === '?'
           ? `owned by ${l.user || 'another user'}`
           : l.otherRunId
-            ? `leftover of run ${l.otherRunId}`
+            ? otherRunWords(l.otherRunId, l.otherRun)
             : 'untagged';
       return `${several ? `${l.node}: ` : ''}PID ${l.pid} ${l.user ? `(${l.user}) ` : ''}${l.cmd.trim()}${l.gpuMiB !== null ? ` — ${l.gpuMiB} MiB GPU` : ''} [${why}]`;
     })

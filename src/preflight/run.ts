@@ -7,6 +7,7 @@ import { batchScript, forwardingFor, runsRoot, sbatchArgs, type Target } from '.
 import { evaluatePreflight } from './evaluate.js';
 import { cfg } from './input.js';
 import { runProbe, type ProbeParams } from './probe.js';
+import { otherRunStates } from './other-runs.js';
 import type { CheckResult, ProbeFacts } from './types.js';
 
 export interface PreflightOptions {
@@ -81,6 +82,8 @@ export async function runPreflightReport(transport: Transport, opts: PreflightOp
     };
   }
   const facts = await runProbe(transport, params, opts.signal);
+  const others = facts.processes.map((p) => p.runId).filter((r): r is string => !!r && r !== opts.runId);
+  const otherRuns = others.length > 0 ? await otherRunStates(transport, target, others) : undefined;
   const alloc = typeof resolved.allocation_mode === 'string' ? parseAllocationMode(resolved.allocation_mode) : null;
   let allocationGpus = alloc && alloc.ok ? alloc.totalGpus : null;
   if (allocationGpus !== null && cfg(resolved, 'test_rollout.enabled') === true) {
@@ -95,6 +98,7 @@ export async function runPreflightReport(transport: Transport, opts: PreflightOp
       name: target.name,
       backend: target.backend,
       workdir: target.workdir,
+      ...(target.sshConfigFile ? { sshConfigFile: target.sshConfigFile } : {}),
       python: target.python,
       ...(target.setup ? { setup: target.setup } : {}),
       slurm: target.slurm,
@@ -103,6 +107,7 @@ export async function runPreflightReport(transport: Transport, opts: PreflightOp
     secrets: forwardingFor(resolved, target, opts.envNames, opts.previouslyForwarded).secrets,
     envNames: new Set(opts.envNames),
     ...(opts.runId ? { runId: opts.runId } : {}),
+    ...(otherRuns ? { otherRuns } : {}),
     ...(opts.resuming ? { resuming: true } : {}),
     ...(opts.typicalStepSeconds ? { typicalStepSeconds: opts.typicalStepSeconds } : {}),
   });

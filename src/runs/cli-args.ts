@@ -7,6 +7,7 @@ import type { TargetFlags } from './targets.js';
 export const TARGET_VALUE_FLAGS: Record<string, keyof TargetFlags> = {
   '--target': 'target',
   '-F': 'sshConfigFile',
+  '--ssh': 'sshClient',
   '--workdir': 'workdir',
   '--python': 'python',
   '--setup': 'setup',

@@ -46,6 +46,28 @@ export function followToEnd(
   });
 }
 
+/** Each step's progress line, its step time measured from the previous step of the same attempt:
+ *  across a restart (a resume, a fresh start, the log replaced) it is not known (`-`): the time
+ *  between two attempts is downtime, not a step. The one keeper of "the previous step" for
+ *  `follow` and the demo. */
+export class StepProgress {
+  private prev: StepEvent | null = null;
+
+  /** The line of a step record; null for any other (a restart record forgets the previous step). */
+  take(e: TrainerEvent): string | null {
+    if (e.type === 'resume' || e.type === 'start') this.prev = null;
+    if (e.type !== 'step') return null;
+    const line = progressLine(e, this.prev);
+    this.prev = e;
+    return line;
+  }
+
+  /** The log was truncated or replaced: what follows is another file. */
+  reset(): void {
+    this.prev = null;
+  }
+}
+
 /** `step 12/160  reward 0.4312  step time 61.2s  staleness 1.23`: one line per step for humans. */
 export function progressLine(e: StepEvent, previous: StepEvent | null): string {
   const r = stepValue(e, 'rollout/reward');

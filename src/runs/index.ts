@@ -35,7 +35,7 @@ export {
 } from './run-record.js';
 export type { RunRecord, RunState, Attempt, PreflightSummary } from './run-record.js';
 export { batchScript, sbatchArgs } from './slurm-batch.js';
-export { followToEnd, progressLine } from './follow-to-end.js';
+export { StepProgress, followToEnd, progressLine } from './follow-to-end.js';
 export { latestSlurmJob, slurmJobEnd, SlurmEndWatch } from './slurm-job-end.js';
 export type { JobEndConnection, SlurmEndWatchOptions } from './slurm-job-end.js';
 export type { FollowOutcome, FollowToEndOptions } from './follow-to-end.js';

@@ -21,6 +21,7 @@ import { IdleNodeWatch, type NodeGpuRound } from './idle-nodes.js';
 import { NodeFailureWatch } from './node-facts.js';
 import { SlurmEndWatch } from './slurm-job-end.js';
 import { LogSilenceWatch, measureLogSilence, type LogSilence } from './follow-alerts.js';
+import { HostSilence, NO_DATA_MARGIN_MS, lastAnswerAt } from './host-silence.js';
 import {
   initialLifecycle,
   logClockRuns,
@@ -91,12 +92,11 @@ export interface RunWatchOptions {
   storeSeries?: 'all' | 'rules';
   /** How long a node's GPUs may stay idle while the others work before it is named (2 min). */
   idleNodeMs?: number;
+  /** How much longer than the state poll's interval the target may send nothing before "no data
+   *  from HOST" (default NO_DATA_MARGIN_MS). */
+  noDataMarginMs?: number;
   clock?: () => number;
 }
-
-/** Longer than keepalive takes to notice a dead link (ServerAliveInterval 15 s × count 3, plus a
- *  command's own wait): a last answer older than this is not that link's (another clock, a test's). */
-const MAX_UNNOTICED_MS = 5 * 60_000;
 /** The run's state is polled this often while it runs (watch-state.ts's default)… */
 const STATE_POLL_MS = 2000;
 /** …and this many times less often once its log has been quiet this long. */
@@ -157,6 +157,14 @@ export class RunWatch {
   private factsKnown: Promise<void> = Promise.resolve();
   /** Starts the state poll held back for the follower's first bytes (null: started). */
   private startPoll: (() => void) | null = null;
+  /** The state poll's interval now (the target answers at least this often while it is up). */
+  private pollEvery: () => number = () => STATE_POLL_MS;
+  /** The state poll answered (a state, or an error): until then the clock-driven rules wait, so
+   *  what a replay of an ended run says never depends on which answer came first. */
+  private stateAnswered = false;
+  /** Where the clock-driven rules last looked (our clock): they never look back. */
+  private evaluatedAt = -Infinity;
+  private readonly hostSilence: HostSilence;
 
   constructor(private readonly o: RunWatchOptions) {
     this.clock = o.clock ?? Date.now;
@@ -186,6 +194,13 @@ export class RunWatch {
         if (!this.closed && this.readOffset === m.size && this.alerts.logWrittenAt(m.measuredWall - m.silenceMs))
           this.tick();
       },
+    });
+    this.hostSilence = new HostSilence({
+      transport: o.transport,
+      clock: this.clock,
+      silentAfterMs: () => this.pollEvery() + (o.noDataMarginMs ?? NO_DATA_MARGIN_MS),
+      onSilent: (since) => this.onHostSilence(since),
+      onAnswering: (since) => this.onHostSilence(null, since),
     });
   }
 
@@ -219,6 +234,11 @@ export class RunWatch {
     return this.firstSilence !== null && this.readOffset < this.firstSilence.size;
   }
 
+  /** Since when the target has sent nothing while connected (null: it answers). */
+  get silentSince(): number | null {
+    return this.hostSilence.since;
+  }
+
   /** The run's state as last told (null: not polled yet). */
   get summary(): RunSummary | null {
     return this.current;
@@ -234,6 +254,7 @@ export class RunWatch {
     this.offState = this.o.transport.onState((s) => this.onConnection(s));
     this.ticker = setInterval(() => this.tick(), this.o.tickMs ?? 5_000);
     this.ticker.unref();
+    this.hostSilence.start();
     void this.attach();
     if (this.o.backfill) this.pollState(this.o.statePollMs);
     else this.pollStateAfterFirstBytes();
@@ -252,6 +273,7 @@ export class RunWatch {
     this.offState?.();
     this.follower?.close();
     this.silenceWatch.stop();
+    this.hostSilence.stop();
   }
 
   /** A record not read through the follower (a replay, a benchmark): handled as a followed one. */
@@ -297,9 +319,9 @@ export class RunWatch {
 
   /** The time-driven rules at our clock now; what fired or cleared is told. */
   tick(): void {
-    if (this.closed) return;
+    if (this.closed || !this.stateAnswered) return;
     const fired: Alert[] = [];
-    this.alerts.evaluate(this.clock(), fired);
+    this.alerts.evaluate(this.knownUntil(), fired);
     if (this.nodeFailures && !this.askingNodes && fired.some(isHangAlert)) {
       // A Slurm run that hangs may have lost a node: Slurm is asked first (a failure found stops the
       // rules' clock, and the hang it explains is never told), then what still stands is told.
@@ -308,13 +330,38 @@ export class RunWatch {
         this.askingNodes = false;
         if (this.closed) return;
         const now: Alert[] = [];
-        this.alerts.evaluate(this.clock(), now);
+        this.alerts.evaluate(this.knownUntil(), now);
         const active = new Set(this.alerts.active.map((a) => a.id));
         this.tell([...fired.filter((a) => active.has(a.id) && !now.some((b) => b.id === a.id)), ...now]);
       });
       return;
     }
     this.tell(fired);
+  }
+
+  /** Our clock as far as the target is known to have answered: the rules judge no time after its
+   *  last byte or answer (a silent path is declared only seconds later), and never look back. */
+  private knownUntil(): number {
+    const now = this.clock();
+    this.evaluatedAt = Math.max(this.evaluatedAt, Math.min(now, lastAnswerAt(this.o.transport, now) ?? now));
+    return this.evaluatedAt;
+  }
+
+  /** The target went silent while connected (`since`), or answers again (null; `was`: since when
+   *  it had been silent). Nothing is known meanwhile: the rules' clock stops where it last answered. */
+  private onHostSilence(since: number | null, was?: number): void {
+    if (this.closed) return;
+    const now = this.clock();
+    if (since !== null) {
+      this.dispatch({ type: 'answering', answering: false }, since);
+      this.emit({ type: 'connection', state: 'silent', since, silentMs: now - since });
+      this.tick();
+      return;
+    }
+    this.dispatch({ type: 'answering', answering: true });
+    this.emit({ type: 'connection', state: 'answering', since: was ?? now, silentMs: now - (was ?? now) });
+    // What the trainer did meanwhile comes as bytes; if none, its mtime says whether it was silent.
+    this.silenceWatch.record();
   }
 
   private emit(out: WatchOutput): void {
@@ -342,9 +389,11 @@ export class RunWatch {
 
   /** One record: the rules look before it, the store takes it, the rules look after it. */
   private ingest(e: HealthEvent, backfilled: boolean, arrivedWall = this.clock()): void {
-    const fired = this.alerts.arriving(e);
+    // A new attempt's first record: the gap before it is the downtime between attempts, not a hang.
+    const fired = this.life.restarting && e.type !== 'save' ? [] : this.alerts.arriving(e);
     if (e.type !== 'save') this.store.ingest(e);
     fired.push(...this.alerts.read(e, arrivedWall));
+    if (e.type !== 'save') this.dispatch({ type: 'record' });
     this.emit({ type: 'record', record: e, backfilled });
     this.tell(fired);
     // The trainer's first record after the bring-up's lines: the bring-up is over.
@@ -547,7 +596,11 @@ export class RunWatch {
     const ready = s.state === 'ready';
     const was = this.life.connected;
     const now = this.clock();
-    this.dispatch({ type: 'connection', ready }, ready ? undefined : this.lastAlive(now));
+    // The connection's own story from here: a silence it ends is told as the loss (or is over).
+    const silentSince = this.hostSilence.since;
+    this.hostSilence.forget();
+    if (ready) this.dispatch({ type: 'answering', answering: true });
+    this.dispatch({ type: 'connection', ready }, ready ? undefined : (silentSince ?? this.lastAlive(now)));
     if (was && !ready && this.lostAt === null) {
       this.lostAt = now;
       const reason = s.state === 'reconnecting' ? s.lastError : s.state === 'failed' ? s.reason : s.state;
@@ -571,9 +624,7 @@ export class RunWatch {
    *  answered: the log was unreadable since then, not trainer silence. The transport's last answer
    *  (the state poll's, every few seconds; bytes) when it tells one, on our clock, else now. */
   private lastAlive(now: number): number {
-    const heard = this.o.transport.lastHeardAt;
-    if (heard === undefined || heard === null || heard > now || now - heard > MAX_UNNOTICED_MS) return now;
-    return heard;
+    return lastAnswerAt(this.o.transport, now) ?? now;
   }
 
   /** A running run whose log has been quiet for QUIET_LOG_MS is polled QUIET_STATE_FACTOR times
@@ -602,10 +653,14 @@ export class RunWatch {
     this.startPoll = null; // a poll started otherwise (a reconnect) is the one
     this.watcher?.stop();
     const base = intervalMs ?? STATE_POLL_MS;
+    this.pollEvery = () => (Date.now() - this.freshAt >= QUIET_LOG_MS ? base * whenQuiet : base);
     this.watcher = watchRunState(this.o.transport, this.o.target, this.o.runId, {
-      intervalMs: () => (Date.now() - this.freshAt >= QUIET_LOG_MS ? base * whenQuiet : base),
+      intervalMs: this.pollEvery,
       onChange: (s) => this.onRunState(s),
-      onError: (m) => this.emit({ type: 'note', level: 'warning', text: m }),
+      onError: (m) => {
+        this.emit({ type: 'note', level: 'warning', text: m });
+        this.stateKnown();
+      },
     });
   }
 
@@ -629,6 +684,7 @@ export class RunWatch {
     // An ended run has no hang to report: no step is coming; nor a node idle among working ones.
     this.alerts.setEnded(isTerminal(s.state));
     if (s.state !== 'running' && this.idleAlert) this.gpuRound([]);
+    this.stateKnown();
     if (isTerminal(s.state)) {
       // Told once its log's tail was read: the errors that led to the end come before it.
       if (this.life.reading === 'ended' && s.state !== this.told) this.tellState(s);
@@ -637,6 +693,13 @@ export class RunWatch {
     }
     this.tellState(s);
     if (this.life.reading === 'ended' || this.life.reading === 'settling') this.wake();
+  }
+
+  /** The state poll's first answer: the clock-driven rules may look (an ended run: no hang). */
+  private stateKnown(): void {
+    if (this.stateAnswered) return;
+    this.stateAnswered = true;
+    this.tick();
   }
 
   private tellState(s: RunSummary): void {

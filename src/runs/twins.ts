@@ -8,10 +8,18 @@ import { listRuns, type RunSummary } from './list.js';
 import { mayBeActive } from './run-state.js';
 import { RunError } from './run-error.js';
 
-/** `--target T --workdir W`: the words that name the target again in advice, when the caller has
- *  none better (the CLI passes the very flags the user typed). */
-export function defaultWhere(t: Pick<Target, 'name' | 'workdir'>): string {
-  return `--target ${shellQuote(t.name)} --workdir ${shellQuote(t.workdir)}`;
+/** `--target T [-F FILE] --workdir W [--setup LINE]`: the words that name the target again in
+ *  advice, with what reaches it (a command copied without -F or --setup finds no run), when the
+ *  caller has none better (the CLI passes the very flags the user typed). */
+export function defaultWhere(
+  t: Pick<Target, 'name' | 'workdir'> & Partial<Pick<Target, 'sshConfigFile' | 'setup'>>,
+): string {
+  return [
+    `--target ${shellQuote(t.name)}`,
+    ...(t.sshConfigFile ? [`-F ${shellQuote(t.sshConfigFile)}`] : []),
+    `--workdir ${shellQuote(t.workdir)}`,
+    ...(t.setup ? [`--setup ${shellQuote(t.setup)}`] : []),
+  ].join(' ');
 }
 
 /** The checkout must exist (exit 2, `workdir-missing`): runs, follow, watch and launch say so alike. */

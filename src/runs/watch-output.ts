@@ -29,8 +29,11 @@ export type WatchOutput =
   /** `endedWithRun`: it stopped standing because the run ended (a hang the run died in), not
    *  because the trainer got past it: no renderer may call that "cleared". */
   | { type: 'alert-cleared'; alert: Alert; endedWithRun: boolean }
-  /** The connection was lost (`since`: when, our clock) or came back (`since`: when it was lost). */
+  /** The connection was lost (`since`: when, our clock) or came back (`since`: when it was lost);
+   *  or, connected, the target sent nothing since `since` for `silentMs` (`silent`: nothing is known
+   *  about the run meanwhile) and then answered again (`answering`). */
   | { type: 'connection'; state: 'lost' | 'restored'; since: number; reason?: string }
+  | { type: 'connection'; state: 'silent' | 'answering'; since: number; silentMs: number }
   /** The run's state changed (a terminal one only once its log's tail was read: after its errors). */
   | { type: 'state'; summary: RunSummary; previous: RunState | null }
   /** The log cannot be followed although the connection works (null: it is read again). */

@@ -8,12 +8,15 @@
 import { ALERT_KEYS } from '../metrics/index.js';
 import { PANEL_SERIES } from './panel-series.js';
 
+/** Keys read beyond the panels: compare's summary and a pinned baseline count the evaluation rounds. */
+export const BEYOND_PANELS = ['test_rollout/trajectory/round'];
+
 /** Keys whose history the cockpit draws or evaluates (matched as substrings of a table row, so a
  *  prefix stands for every key it starts: all timeperf/* phases, all version_stats/*): what the
- *  panels read (panel-series.ts, the one list) and what the alert rules read. The store's own
+ *  panels read (panel-series.ts, the one list), what the alert rules read, and BEYOND_PANELS. The store's own
  *  series (derived/*, from the step records) are no key of the log. */
 export const BACKFILL_KEYS: string[] = [
-  ...new Set([...Object.values(PANEL_SERIES).flat(), ...Object.values(ALERT_KEYS)]),
+  ...new Set([...Object.values(PANEL_SERIES).flat(), ...BEYOND_PANELS, ...Object.values(ALERT_KEYS)]),
 ].filter((k) => !k.startsWith('derived/'));
 
 /** The keys as basic regular expressions, one a line (grep reads a newline-separated list). */

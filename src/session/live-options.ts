@@ -40,6 +40,8 @@ export interface LiveSessionOptions {
   env?: Record<string, string | undefined>;
   /** Open this run at start. */
   openRunId?: string;
+  /** A run pinned as the baseline at start (`--baseline RUN`), looked for on every target. */
+  baselineRunId?: string;
   runsPollMs?: number;
   /** The runs list once every listed run has ended (default 30 s). */
   idleRunsPollMs?: number;

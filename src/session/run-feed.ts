@@ -294,6 +294,7 @@ export class RunFeed {
       logReadEnd: this.logReadEnd,
       // An ended run's follower is paused: its problem must not say "still retrying".
       followProblem: idle && problem ? { ...problem, text: problemText(problem, { kind: 'paused' }) } : problem,
+      silentSince: this.watch.silentSince,
     });
     // The Ray bring-up while the attempt is in it: the header's second line; a node that failed to
     // join is also an alert (the info-level progress is the header's alone).

@@ -40,6 +40,8 @@ export interface RunViewContext {
   logReadEnd?: LogReadEnd;
   /** Why the log cannot be followed (null: it can). Optional for callers that never follow. */
   followProblem?: FollowProblem | null;
+  /** Connected, but the target has sent nothing since then (our clock; null: it answers). */
+  silentSince?: number | null;
 }
 
 const EVENT_RING = 256;
@@ -150,6 +152,8 @@ export class RunRecords {
         ? { pollingStopped: { statePollS: ctx.pollingStoppedS, ...(ctx.logReadEnd ? { log: ctx.logReadEnd } : {}) } }
         : {}),
       ...(ctx.followProblem ? { followProblem: ctx.followProblem } : {}),
+      ...(ctx.silentSince != null ? { silentSince: ctx.silentSince } : {}),
+      evals: this.store.evals,
     };
   }
 }

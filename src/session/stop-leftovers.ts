@@ -3,6 +3,7 @@
 // runs list, through src/runs and src/preflight: the same code as `awrl-tui stop`.
 import { runNodes, setupInWorkdir, stopRun, type RunSummary as RunsSummary } from '../runs/index.js';
 import { checkLeftovers, stopLeftovers, type LeftoverOptions, type NodeFailure } from '../preflight/leftovers.js';
+import { withOtherRuns } from '../preflight/other-runs.js';
 import { errorText } from './error-text.js';
 import type { TargetConnection } from './live-options.js';
 import type { LeftoverProcess, SessionState } from './types.js';
@@ -41,6 +42,8 @@ export class RunStopper {
     try {
       const scope = this.leftoverScope(runId);
       const r = await checkLeftovers(conn.transport, runId, { setup: setupInWorkdir(conn.target), ...scope });
+      // Another run's processes: in use while it runs, leftovers only once it ended.
+      const list = await withOtherRuns(conn.transport, conn.target, r.list);
       const unchecked = [
         ...r.unreachable.map((x) => `${x.error} (unreachable)`),
         ...r.gpuUnchecked.map((x) => `${x.error} (GPU memory)`),
@@ -49,7 +52,7 @@ export class RunStopper {
         leftovers: {
           phase: 'found',
           runId,
-          list: r.list.map((l) => leftoverView(l, !!scope.nodes)),
+          list: list.map((l) => leftoverView(l, !!scope.nodes)),
           ...(unchecked.length ? { unchecked } : {}),
         },
       });
@@ -102,6 +105,7 @@ function leftoverView(l: LeftoverProcess & { node?: string }, spansNodes: boolea
     pid: l.pid,
     tagged: l.tagged,
     otherRunId: l.otherRunId,
+    ...(l.otherRun ? { otherRun: l.otherRun } : {}),
     user: l.user,
     cmd: l.cmd,
     gpuMiB: l.gpuMiB,

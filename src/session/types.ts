@@ -3,6 +3,7 @@
 // plain data so panels can be rendered in tests from literals.
 import type { ConnectionState, FollowProblem } from '../remote/transport.js';
 import type { Alert } from '../metrics/alerts.js';
+import type { EvalHistory } from '../metrics/eval-history.js';
 import type { Leftover } from '../preflight/leftovers.js';
 import type { AlertHistoryEntry } from '../health/alert-history.js';
 import type { ConnectProblem } from './connect-advice.js';
@@ -173,13 +174,49 @@ export interface RunView {
   /** The log cannot be followed although the connection works (absent: it is): `text` says the
    *  target, the path, the error and what to do. */
   followProblem?: FollowProblem;
+  /** Connected, but the target has sent nothing since then (epoch ms; absent: it answers): nothing
+   *  is known about the run meanwhile (the header says "no data from HOST for N s"). */
+  silentSince?: number;
   /** A long log's history is being read at attach (`readBytes` of `totalBytes`); meanwhile the
    *  figures, charts and log pane are those of its last few MiB (a preview), and no alert is
    *  evaluated yet. Absent: the history is read. */
   history?: { readBytes: number; totalBytes: number };
+  /** The pinned baseline beside this run (absent: none pinned, or it is this run). */
+  baseline?: BaselineOverlay;
   /** The attempt is bringing up its Ray cluster (the batch script's line, `starting Ray: 3/4 nodes
    *  joined, n3 failed: …`); absent: not, or over (the trainer's first record was read). */
   rayBringUp?: string;
+  /** The held-out eval rounds read so far (absent: this session does not keep them). */
+  evals?: EvalHistory;
+  /** The wandb run: its URL (the banner's, else computed from the config), or an offline run's dir. */
+  wandb?: WandbView;
+}
+
+export interface WandbView {
+  url: string | null;
+  /** Where the URL comes from: the banner the trainer printed, or the config before it printed one. */
+  from: 'log' | 'config';
+  /** Offline mode: the local run dir and the command that uploads it. */
+  offline?: { dir: string | null; sync: string };
+}
+
+/** A run's points by global step (ascending). */
+export interface StepPoints {
+  steps: readonly number[];
+  values: readonly (number | null)[];
+}
+
+/** A run pinned as the baseline, drawn beside the open run (issue #33). */
+export interface BaselineOverlay {
+  /** `target:run`, for the legend. */
+  label: string;
+  runId: string;
+  state: RunState;
+  /** Why its series is short or absent (its history being read, its log gone), or absent. */
+  note?: string;
+  /** Per overlaid stats key (rollout/reward, staleness/gap/offpolicy_avg, the step time): the open
+   *  run's points (a) and the baseline's (b). */
+  series: Record<string, { a: StepPoints; b: StepPoints }>;
 }
 
 export interface ConfigRow {
@@ -292,6 +329,8 @@ export interface SessionState {
   preflight?: PreflightPhase;
   /** Leftover check of an ended run (absent: never ran). */
   leftovers?: LeftoverPhase;
+  /** The run pinned as the baseline (absent or null: none). */
+  baselineRunId?: string | null;
 }
 
 export interface SessionActions {
@@ -317,6 +356,8 @@ export interface SessionActions {
   checkLeftovers(runId: string): Promise<void>;
   /** Stop only the processes tagged with the run (after the user confirmed). */
   stopLeftovers(runId: string): Promise<void>;
+  /** Pin the run as the baseline drawn beside the open run; the pinned run again unpins it. */
+  pinBaseline?(runId: string): void;
 }
 
 export interface Session {

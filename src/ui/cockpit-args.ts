@@ -21,6 +21,8 @@ export interface CockpitArgs {
   overrides: string[];
   /** `--notify URL` (repeatable) and `--no-terminal-notify`: the open run's notifications (src/notify). */
   notify: { lists: Record<string, string[]>; switches: Set<string> };
+  /** `--baseline RUN`: a run (on any of the targets) drawn beside the open one. */
+  baseline?: string;
 }
 
 // The same rule as `awrl-tui stop --check-nodes` and src/remote's NODE_NAME: ssh would read a
@@ -48,7 +50,7 @@ export function parseHostList(flag: string, value: string): string[] {
  *  its overrides. Throws a one-line message. */
 export function parseCockpitArgs(args: string[]): CockpitArgs {
   const p = parseCli(args, {
-    values: ['--config', '--check-nodes'],
+    values: ['--config', '--check-nodes', '--baseline'],
     lists: ['--notify'],
     switches: ['--no-terminal-notify'],
   });
@@ -57,7 +59,9 @@ export function parseCockpitArgs(args: string[]): CockpitArgs {
   const flags: CockpitFlags =
     hosts !== undefined ? { ...p.flags, directRunHosts: parseHostList('--check-nodes', hosts) } : p.flags;
   const configFile = p.values['--config'];
+  const baseline = p.values['--baseline'];
+  const base = baseline !== undefined ? { baseline } : {};
   return configFile !== undefined
-    ? { flags, positional: [], configFile, overrides: p.positional, notify }
-    : { flags, positional: p.positional, overrides: [], notify };
+    ? { flags, positional: [], configFile, overrides: p.positional, notify, ...base }
+    : { flags, positional: p.positional, overrides: [], notify, ...base };
 }

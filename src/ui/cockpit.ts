@@ -13,6 +13,7 @@ import { dashboardBody, dashboardHeader, type DashboardUi } from './screens/dash
 import { helpLines, helpScrollMax } from './screens/help.js';
 import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
 import { leftoverLines } from './screens/leftovers.js';
+import { evalScreenLines } from './screens/eval.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from '../session/types.js';
 import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
@@ -141,6 +142,7 @@ export class DashboardMemo {
       ui.logView,
       ui.trainerProblemsOnly,
       ui.logWrap,
+      ui.smoothing,
     ];
     if (key.length !== this.key.length || key.some((v, i) => v !== this.key[i])) {
       this.lines = dashboardBody(run, width, height, colors, ui);
@@ -184,6 +186,8 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
   else if (ui.screen === 'dashboard') {
     const panels = (o.memo ?? new DashboardMemo()).body(state.run, state.version, width, bodyH - 2, o.colors, view);
     body = [...box(dashboardHeader(state.run, now, width), width, 2), ...panels];
+  } else if (ui.screen === 'eval') {
+    body = evalScreenLines(state.run, width, bodyH);
   } else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {
@@ -199,7 +203,15 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
           bodyH,
         )
       : c.left;
-  } else body = runsLines(withLiveRun(state.targets, state.run?.summary), ui.runsCursor, now, width, bodyH);
+  } else
+    body = runsLines(
+      withLiveRun(state.targets, state.run?.summary),
+      ui.runsCursor,
+      now,
+      width,
+      bodyH,
+      state.baselineRunId ?? null,
+    );
   const fresh = o.fresh ?? new Set(transientKeys(state));
   // Each part fitted once: the panels come fitted from the memo, the rows around them here.
   const status = clipLine(statusLine(state, ui, width, fresh), width);
@@ -339,6 +351,9 @@ export class Cockpit {
           break;
         case 'selectRun':
           a.selectRun(e.runId);
+          break;
+        case 'pinBaseline':
+          a.pinBaseline?.(e.runId);
           break;
         case 'refresh':
           a.refreshRuns();

@@ -19,6 +19,7 @@ const CASES: [string[], string][] = [
     ['--launch', '--help'],
     'usage: awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]',
   ],
+  [['compare', '--help'], 'usage: awrl-tui compare A B [--target T] [--json] [--md] [--smooth W] [--keys K,...]'],
   [['parse', '--help'], 'usage: awrl-tui parse FILE... [--json]'],
   [['config', '--help'], 'usage: awrl-tui config check FILE [OVERRIDE...] [--json]'],
   [
@@ -68,6 +69,7 @@ describe('COMMAND --help', () => {
       '--demo',
       '--launch',
       'alerts',
+      'compare',
       'config',
       'follow',
       'notify',

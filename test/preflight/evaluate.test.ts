@@ -206,14 +206,28 @@ describe('preflight evaluation (pure)', () => {
         { pid: 777, runId: null, user: 'bob', cmd: '/usr/bin/python train.py' },
       ],
     });
-    const c = by(evaluatePreflight(input({ facts: f })), 'gpu-memory');
+    const ended = new Map([['20260529-1200-old', { state: 'failed' as const }]]);
+    const c = by(evaluatePreflight(input({ facts: f, otherRuns: ended })), 'gpu-memory');
     expect(c.result).toBe('error');
     expect(c.seen).toBe(
-      'gpu-head GPU 2: 61000/81559 MiB in use by PID 4242 (python3 -m areal.infra.rpc.rpc_server, 60990 MiB, leftover of run 20260529-1200-old); ' +
+      'gpu-head GPU 2: 61000/81559 MiB in use by PID 4242 (python3 -m areal.infra.rpc.rpc_server, 60990 MiB, leftover of run 20260529-1200-old (failed)); ' +
         'gpu-head GPU 5: 30000/81559 MiB in use by PID 777 (/usr/bin/python train.py, 29990 MiB)',
     );
-    expect(c.todo).toContain('awrl-tui stop 20260529-1200-old --target h100');
+    expect(c.todo).toContain('Stop the leftovers of ended runs: awrl-tui stop 20260529-1200-old --target h100');
     expect(c.todo).toContain('kill 4242 777');
+    // The same processes while that run is running: in use by it, never advised as leftovers.
+    const live = new Map([['20260529-1200-old', { state: 'running' as const, step: 9, totalSteps: 64 }]]);
+    const r = by(evaluatePreflight(input({ facts: f, otherRuns: live })), 'gpu-memory');
+    expect(r.seen).toContain(
+      '(python3 -m areal.infra.rpc.rpc_server, 60990 MiB, in use by running run 20260529-1200-old (step 9/64))',
+    );
+    expect(r.todo).not.toContain('leftover');
+    expect(r.todo).toContain('Run 20260529-1200-old may still be going');
+    expect(r.todo).toContain('wait for it to end, use other GPUs or nodes, or stop it deliberately');
+    // Its state not asked: not called a leftover either.
+    const unasked = by(evaluatePreflight(input({ facts: f })), 'gpu-memory');
+    expect(unasked.seen).toContain('of run 20260529-1200-old (its state not checked)');
+    expect(unasked.todo).not.toContain('leftover');
     // Our own run's processes are not leftovers.
     const own = by(evaluatePreflight(input({ facts: f, runId: '20260529-1200-old' })), 'gpu-memory');
     expect(own.seen).not.toContain('leftover');

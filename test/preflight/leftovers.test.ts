@@ -66,7 +66,9 @@ describe('leftover sweep', () => {
     expect(byPid.get(other)).toMatchObject({ tagged: false, otherRunId: '20260529-run-other', gpuMiB: 20000 });
     expect(byPid.get(untagged)).toMatchObject({ tagged: false, otherRunId: null, gpuMiB: 1000 });
     expect(formatLeftovers([byPid.get(other)!])).toMatch(
-      new RegExp(`^PID ${other} \\(\\w+\\) sleep 300 — 20000 MiB GPU \\[leftover of run 20260529-run-other\\]$`),
+      new RegExp(
+        `^PID ${other} \\(\\w+\\) sleep 300 — 20000 MiB GPU \\[of run 20260529-run-other \\(its state not checked\\)\\]$`,
+      ),
     );
 
     const report = await stopLeftovers(transport, '20260529-run-mine', { setup, graceSeconds: 1 });

@@ -13,6 +13,8 @@ import { openTransport, type Transport } from '../../src/remote/index.js';
 import { resolveTarget } from '../../src/runs/index.js';
 import { formatChecks, runPreflight, runPreflightReport, type CheckResult } from '../../src/preflight/index.js';
 import { simInit } from '../../src/sim/init.js';
+import { serializeRunRecord, type RunRecord } from '../../src/runs/run-record.js';
+import { shellQuote } from '../../src/remote/quote.js';
 import { writeState } from '../../src/sim/state.js';
 import { CONFIG, makeWorld, preflight, type World } from './world.js';
 
@@ -84,6 +86,21 @@ const GPUS = (used: (i: number) => number = () => 4) =>
     (_, i) => `${i}, GPU-${i}0000000-1111-2222-3333-444444444444, NVIDIA H100 80GB HBM3, ${used(i)}, 81559`,
   );
 
+/** A direct run of `runId` under the world's workdir whose job is `pid` (alive: running). */
+function writeRun(runId: string, pid: number): void {
+  const runDir = join(world.workdir, '.awrl', 'runs', runId);
+  mkdirSync(runDir, { recursive: true });
+  const at = '2026-01-01T00:00:00.000Z';
+  const record: RunRecord = {
+    ...{ version: 1, runId, experiment: 'e', trial: runId, target: sshd.alias, workdir: world.workdir, runDir },
+    ...{ backend: 'direct', argv: ['python3'], secretNames: [], createdAt: at, chainJobIds: [], autoResume: 0 },
+    attempts: [{ n: 1, reason: 'launch', startedAt: at, pid }],
+    nodes: 1,
+  };
+  writeFileSync(join(runDir, 'run.json'), serializeRunRecord(record));
+  writeFileSync(join(runDir, 'job.pid'), `${pid}\n`);
+}
+
 const check = (json: { checks: CheckResult[] }, id: string): CheckResult => {
   const c = json.checks.find((x) => x.id === id);
   if (!c) throw new Error(`no check ${id}: ${JSON.stringify(json.checks)}`);
@@ -109,30 +126,55 @@ describe('preflight over a real sshd', () => {
     expect(check(json, 'fileroot').result).not.toBe('error');
   });
 
-  it("reports a GPU held by another run's process with its PID", async () => {
+  it("a GPU held by a RUNNING run's process is in use, not a leftover; an ended run's is a leftover", async () => {
+    // A running run: its job is alive (its own process group), its process holds GPU 3.
+    const running = '20260101-0000-liverun';
     const holder = spawn('sleep', ['300'], {
-      env: { ...process.env, AWRL_RUN_ID: '20260101-0000-oldrun' },
+      env: { ...process.env, AWRL_RUN_ID: running },
       stdio: 'ignore',
+      detached: true,
     });
     children.push(holder);
     const pid = holder.pid!;
     await waitFor(() => pidAlive(pid), { what: 'the holder process' });
-    world.setGpus(GPUS((i) => (i === 3 ? 40_000 : 4)));
-    world.setApps([`${pid}, GPU-30000000-1111-2222-3333-444444444444, 39990, sleep`]);
+    writeRun(running, pid);
+    // An ended run: its job is gone, one of its processes still holds GPU 5.
+    const ended = '20260101-0000-oldrun';
+    const gone = spawn('true', [], { stdio: 'ignore' });
+    await new Promise((r) => gone.on('exit', r));
+    writeRun(ended, gone.pid!);
+    const left = spawn('sleep', ['300'], { env: { ...process.env, AWRL_RUN_ID: ended }, stdio: 'ignore' });
+    children.push(left);
+    await waitFor(() => pidAlive(left.pid!), { what: 'the leftover process' });
+    world.setGpus(GPUS((i) => (i === 3 ? 40_000 : i === 5 ? 20_000 : 4)));
+    world.setApps([
+      `${pid}, GPU-30000000-1111-2222-3333-444444444444, 39990, sleep`,
+      `${left.pid}, GPU-50000000-1111-2222-3333-444444444444, 19990, sleep`,
+    ]);
     try {
       const { json, text } = await viaSsh();
       const c = check(json, 'gpu-memory');
       expect(c.result).toBe('error');
-      expect(c.seen).toBe(
-        `${json.host} GPU 3: 40000/81559 MiB in use by PID ${pid} (sleep 300, 39990 MiB, leftover of run 20260101-0000-oldrun)`,
+      expect(c.seen).toMatch(
+        new RegExp(
+          `^${json.host} GPU 3: 40000/81559 MiB in use by PID ${pid} \\(sleep 300, 39990 MiB, in use by running run ${running}\\); `,
+        ),
       );
-      expect(c.todo).toContain(`awrl-tui stop 20260101-0000-oldrun --target ${sshd.alias}`);
+      expect(c.seen).toMatch(
+        new RegExp(`PID ${left.pid} \\(sleep 300, 19990 MiB, leftover of run ${ended} \\((failed|stopped)\\)\\)$`),
+      );
+      expect(c.seen).not.toContain(`leftover of run ${running}`);
+      // The ended run's leftovers are to be stopped; the running run is not advised as a leftover.
+      const where = `--target ${sshd.alias} -F ${shellQuote(sshd.sshConfigFile)} --workdir ${shellQuote(world.workdir)} --setup ${shellQuote(world.setup)}`;
+      expect(c.todo).toContain(`Stop the leftovers of ended runs: awrl-tui stop ${ended} ${where}.`);
+      expect(c.todo).toContain(`Run ${running} may still be going (awrl-tui runs ${where}): wait for it to end`);
+      expect(c.todo).not.toMatch(new RegExp(`leftovers[^.]*${running}`));
       expect(text).toContain(`ERROR gpu-memory`);
     } finally {
       world.setApps([]);
       world.setGpus(GPUS());
-      process.kill(pid, 'SIGKILL');
-      await waitFor(() => !pidAlive(pid), { what: 'the holder to exit' });
+      for (const p of [pid, left.pid!]) process.kill(p, 'SIGKILL');
+      await waitFor(() => !pidAlive(pid) && !pidAlive(left.pid!), { what: 'the holders to exit' });
     }
   });
 

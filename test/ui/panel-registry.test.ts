@@ -6,7 +6,7 @@
 import { describe, it, expect } from 'vitest';
 import { PANELS } from '../../src/ui/panels/registry.js';
 import { PANEL_ORDER, dashboardLayout } from '../../src/ui/layout.js';
-import { BACKFILL_KEYS } from '../../src/session/backfill-filter.js';
+import { BACKFILL_KEYS, BEYOND_PANELS } from '../../src/session/backfill-filter.js';
 import { coversKey } from '../../src/session/panel-series.js';
 import { ALERT_KEYS } from '../../src/metrics/index.js';
 import { sampleRunView } from '../../src/session/sample-run.js';
@@ -51,9 +51,9 @@ describe('panel registry', () => {
     expect([...asked]).toContain('rollout/easy/reward');
   });
 
-  it("the backfill keeps the panels' declared keys and the rules' (the store's own derived series aside)", () => {
+  it("the backfill keeps the panels' declared keys, the rules' and compare's (the store's own derived series aside)", () => {
     const declared = PANELS.flatMap((p) => p.series).filter((k) => !k.startsWith('derived/'));
-    expect(new Set(BACKFILL_KEYS)).toEqual(new Set([...declared, ...Object.values(ALERT_KEYS)]));
+    expect(new Set(BACKFILL_KEYS)).toEqual(new Set([...declared, ...BEYOND_PANELS, ...Object.values(ALERT_KEYS)]));
   });
 
   it('the layout derives from the records: order, minimum heights, priority', () => {

@@ -22,6 +22,8 @@ export interface HeaderProps {
   pollingStopped?: { statePollS: number; log?: LogReadEnd };
   /** The log cannot be followed although the connection works (the status line says why). */
   followProblem?: boolean;
+  /** Connected, but the target has sent nothing since then (epoch ms): `no data from HOST for N s`. */
+  silentSince?: number;
   /** A long log's history is still being read (the figures are its last few MiB so far). */
   history?: { readBytes: number; totalBytes: number };
   /** The Ray bring-up line while the attempt is in it: the second line says it instead of the step
@@ -98,7 +100,7 @@ export function headerLines(p: HeaderProps): Line[] {
   const ended = ENDED_STATES.has(p.runState);
   const until = ended ? (f.endedAt ?? null) : p.now;
   const elapsedS = f.startedAt !== null && until !== null ? Math.max(0, (until - f.startedAt) / 1000) : null;
-  const readable = p.connection.state === 'ready' && !p.followProblem;
+  const readable = p.connection.state === 'ready' && !p.followProblem && p.silentSince === undefined;
   const eta = etaText(f.etaS, ageS, f.stepTimeS, { ended, readable, hung: p.hung === true });
   const stale = !ended && ageS !== null && f.stepTimeS !== null && ageS > 3 * f.stepTimeS;
   const width = p.width ?? Infinity;
@@ -107,8 +109,14 @@ export function headerLines(p: HeaderProps): Line[] {
     ` on ${p.target} │ connected, cannot follow the log │ ${p.runState}`.length + 12 <= width
       ? 'connected, cannot follow the log'
       : 'log not followed';
-  const conn: Seg =
-    p.followProblem && p.connection.state === 'ready'
+  const silent = p.silentSince !== undefined && p.connection.state === 'ready';
+  const conn: Seg = silent
+    ? {
+        t: `no data from ${p.target} for ${Math.round(Math.max(0, p.now - p.silentSince!) / 1000)} s`,
+        c: 'bad',
+        bold: true,
+      }
+    : p.followProblem && p.connection.state === 'ready'
       ? { t: unread, c: 'bad', bold: true }
       : connectionText(p.connection, Math.max(0, p.now - p.connectionAt));
   const state = runStateSeg(p.runState);

@@ -13,6 +13,8 @@ import { stalenessLines, stalenessPropsFrom } from './staleness.js';
 import { throughputLines, throughputPhasesFrom } from './throughput.js';
 import { PANEL_IDS, PANEL_SERIES, type PanelId } from '../../session/panel-series.js';
 import { STEP_TIME_SERIES, type RunView } from '../../session/types.js';
+import { indexPoints, panelOverlay } from './baseline-overlay.js';
+import { SMOOTHING_WEIGHTS } from '../../metrics/ema.js';
 import type { DashboardUi } from '../screens/dashboard.js';
 
 export type { PanelId } from '../../session/panel-series.js';
@@ -31,6 +33,7 @@ export interface PanelRecord {
 }
 
 const points = (width: number) => Math.max(2, width - 8);
+const smoothingOf = (ui: DashboardUi) => SMOOTHING_WEIGHTS[ui.smoothing ?? 0] ?? 0;
 
 const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
   reward: {
@@ -41,6 +44,12 @@ const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
       const s = run.series;
       const n = points(width);
       const reward = s.downsample('rollout/reward', n);
+      const overlay = panelOverlay(
+        run,
+        { key: 'rollout/reward', name: 'reward', own: () => indexPoints(reward), smoothing: smoothingOf(ui) },
+        width,
+        colors,
+      );
       const hasEval = s.latest('test_rollout/trajectory/reward') !== null;
       return rewardLines(
         {
@@ -56,6 +65,7 @@ const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
             : null,
           evalReward: hasEval ? s.downsample('test_rollout/trajectory/reward', n) : null,
           latestEval: s.latest('test_rollout/trajectory/reward'),
+          overlay,
         },
         width,
         height,
@@ -67,24 +77,52 @@ const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
     minHeight: 7,
     weight: 2,
     priority: 3,
-    lines: (run, _ui, width, height, colors) =>
-      stalenessLines(stalenessPropsFrom(run.series, run.offpolicyBudget, points(width)), width, height, colors),
+    lines(run, ui, width, height, colors) {
+      const props = stalenessPropsFrom(run.series, run.offpolicyBudget, points(width));
+      // The overlay draws the off-policy gap's average of both runs (the budget as a reference).
+      const overlay =
+        props.seriesOf === 'theta'
+          ? null
+          : panelOverlay(
+              run,
+              {
+                key: 'staleness/gap/offpolicy_avg',
+                name: 'staleness',
+                own: () => indexPoints(props.avg),
+                smoothing: smoothingOf(ui),
+                reference: run.offpolicyBudget,
+                min: 0,
+              },
+              width,
+              colors,
+            );
+      return stalenessLines({ ...props, overlay }, width, height, colors);
+    },
   },
   throughput: {
     minHeight: 8,
     weight: 2,
     priority: 4,
-    lines(run, _ui, width, height, colors) {
+    lines(run, ui, width, height, colors) {
       const f = run.figures;
       const n = points(width);
+      const stepTimes = f.stepTimes ? bucketMean(f.stepTimes, n) : run.series.downsample(STEP_TIME_SERIES, n);
+      const smoothing = smoothingOf(ui);
+      const overlay = panelOverlay(
+        run,
+        { key: STEP_TIME_SERIES, name: 'step time', own: () => indexPoints(stepTimes), smoothing, min: 0 },
+        width,
+        colors,
+      );
       return throughputLines(
         {
-          stepTimes: f.stepTimes ? bucketMean(f.stepTimes, n) : run.series.downsample(STEP_TIME_SERIES, n),
+          stepTimes,
           stepTimeS: f.stepTimeS,
           episodesPerS: f.episodesPerS,
           trainTokensPerS: f.trainTokensPerS,
           rolloutWaitS: f.rolloutWaitS,
           phases: throughputPhasesFrom(run.series, f.phases),
+          overlay,
         },
         width,
         height,

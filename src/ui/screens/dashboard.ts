@@ -17,6 +17,8 @@ export interface DashboardUi {
   logView: 'trainer' | 'events';
   trainerProblemsOnly: boolean;
   logWrap?: boolean;
+  /** Index into SMOOTHING_WEIGHTS (`s` cycles it; 0: off). */
+  smoothing?: number;
 }
 
 /** The header (2 lines): changes with the clock, so it is drawn apart from the panels. */
@@ -33,6 +35,7 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
         width,
         pollingStopped: run.pollingStopped,
         followProblem: run.followProblem !== undefined,
+        ...(run.silentSince !== undefined ? { silentSince: run.silentSince } : {}),
         ...(run.history ? { history: run.history } : {}),
         rayBringUp: run.rayBringUp,
         hung: run.alerts.some(isHangAlert),

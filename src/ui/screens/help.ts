@@ -14,6 +14,7 @@ const SCOPE_TITLES: Record<Scope, string> = {
   dashboard: 'dashboard',
   log: 'log',
   config: 'config',
+  eval: 'eval',
   help: 'help',
   history: 'alert history',
   launch: 'launch confirmation',

@@ -4,6 +4,7 @@
 import { fit, wrap } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import type { LeftoverPhase, LeftoverProcess } from '../../session/types.js';
+import { otherRunWords } from '../../preflight/other-runs.js';
 
 function processLine(l: LeftoverProcess, width: number): Line {
   const why = l.tagged
@@ -11,7 +12,7 @@ function processLine(l: LeftoverProcess, width: number): Line {
     : l.otherRunId === '?'
       ? `owned by ${l.user || 'another user'}`
       : l.otherRunId
-        ? `run ${l.otherRunId}`
+        ? `${otherRunWords(l.otherRunId, l.otherRun)}: not stopped from here`
         : 'untagged: not stopped from here';
   const gpu = l.gpuMiB !== null ? `  ${l.gpuMiB} MiB GPU` : '';
   const head = `${l.node ? `${l.node}  ` : ''}PID ${String(l.pid).padStart(7)}  `;
