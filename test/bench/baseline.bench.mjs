@@ -43,14 +43,18 @@ async function frames() {
   const { dashboardBody } = await import('../../dist/ui/screens/dashboard.js');
   const { sampleRunView } = await import('../../dist/session/sample-run.js');
   const { initialUiState } = await import('../../dist/ui/ui-state.js');
+  const { lastPerBucket, latestCommonStep } = await import('../../dist/metrics/compare.js');
   const run = sampleRunView({ steps: 1024, now: 0 });
   const pts = (n, k) => ({
     steps: Array.from({ length: n }, (_, i) => (i + 1) * k),
     values: Array.from({ length: n }, (_, i) => Math.sin(i / 50) + i / n),
   });
   const series = {};
+  // As the session hands them over (baseline-feed.ts): the baseline thinned to the open run's points.
+  const a = pts(1024, 20);
+  const b = pts(20_000, 1);
   for (const key of ['rollout/reward', 'staleness/gap/offpolicy_avg', 'derived/step_time_s'])
-    series[key] = { a: pts(1024, 20), b: pts(20_000, 1) };
+    series[key] = { a, b: lastPerBucket(b, 1024), latest: latestCommonStep(a, b) };
   const withBase = { ...run, baseline: { label: 'bench:base', runId: 'base', state: 'finished', series } };
   for (const [name, view, smoothing] of [
     ['no baseline', run, 0],

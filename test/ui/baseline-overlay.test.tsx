@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
 import { StaticSession } from '../../src/session/static-session.js';
 import { sampleRunView } from '../../src/session/sample-run.js';
-import type { BaselineOverlay, RunView, TargetSummary } from '../../src/session/types.js';
+import type { BaselineOverlay, RunView, StepPoints, TargetSummary } from '../../src/session/types.js';
+import { latestCommonStep } from '../../src/metrics/compare.js';
 import { STEP_TIME_SERIES } from '../../src/session/types.js';
 import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
@@ -18,6 +19,7 @@ import { renderInk, waitForFrame, type Rendered } from './helpers.js';
 import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
 
+const pair = (a: StepPoints, b: StepPoints) => ({ a, b, latest: latestCommonStep(a, b) });
 const steps = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 /** The open run: 40 steps of reward rising; the baseline: 60 steps, lower. */
 function overlay(): BaselineOverlay {
@@ -29,9 +31,9 @@ function overlay(): BaselineOverlay {
     runId: 'base-run',
     state: 'finished',
     series: {
-      'rollout/reward': { a, b },
-      'staleness/gap/offpolicy_avg': { a: stale(0.5), b: stale(0.8) },
-      [STEP_TIME_SERIES]: { a: stale(20), b: stale(30) },
+      'rollout/reward': pair(a, b),
+      'staleness/gap/offpolicy_avg': pair(stale(0.5), stale(0.8)),
+      [STEP_TIME_SERIES]: pair(stale(20), stale(30)),
     },
   };
 }

@@ -1,7 +1,6 @@
 // What the Reward, Staleness and Throughput panels draw when a baseline is pinned or smoothing is
 // on (`s`): a legend line (Δ at the latest common step, both runs named by their line) and the
 // chart of both runs by global step (overlay-chart.ts). Pure.
-import { alignByStep, latestCommon } from '../../metrics/compare.js';
 import { fit } from '../format.js';
 import type { Line } from '../lines.js';
 import { overlayChart, type StepPoints } from '../overlay-chart.js';
@@ -44,7 +43,7 @@ export function panelOverlay(run: RunView, r: OverlayRequest, width: number, col
   const ema = r.smoothing > 0 ? `  ema ${r.smoothing}` : '';
   let legend: string;
   if (base) {
-    const c = latestCommon(alignByStep(a, b));
+    const c = pair?.latest ?? null;
     const delta = c
       ? `Δ ${r.name} ${signedDelta(c.delta)} at step ${c.step}`
       : base.note
