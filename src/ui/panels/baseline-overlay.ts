@@ -33,6 +33,19 @@ export function signedDelta(d: number): string {
   return `${d >= 0 ? '+' : '−'}${text}`;
 }
 
+/** Charts drawn per overlay pair (the session keeps the pair while neither run has a new step):
+ *  a redraw for another reason (a log line, a GPU poll) costs what it cost without a baseline. */
+const drawn = new WeakMap<object, Map<string, string[]>>();
+
+function cachedChart(pair: object | undefined, key: string, draw: () => string[]): string[] {
+  if (!pair) return draw();
+  let m = drawn.get(pair);
+  if (!m) drawn.set(pair, (m = new Map()));
+  let lines = m.get(key);
+  if (!lines) m.set(key, (lines = draw()));
+  return lines;
+}
+
 /** Null when there is nothing to overlay (no baseline and no smoothing): the panel draws as before. */
 export function panelOverlay(run: RunView, r: OverlayRequest, width: number, colors: boolean): PanelOverlay | null {
   const base = run.baseline;
@@ -58,17 +71,19 @@ export function panelOverlay(run: RunView, r: OverlayRequest, width: number, col
   return {
     legend,
     chart: (w, h) =>
-      overlayChart(
-        {
-          a,
-          b,
-          smoothing: r.smoothing,
-          ...(r.reference !== undefined ? { reference: r.reference } : {}),
-          ...(r.min !== undefined ? { min: r.min } : {}),
-        },
-        w,
-        h,
-        colors,
+      cachedChart(pair, `${w}x${h} ${r.smoothing} ${colors} ${r.reference} ${r.min}`, () =>
+        overlayChart(
+          {
+            a,
+            b,
+            smoothing: r.smoothing,
+            ...(r.reference !== undefined ? { reference: r.reference } : {}),
+            ...(r.min !== undefined ? { min: r.min } : {}),
+          },
+          w,
+          h,
+          colors,
+        ),
       ),
   };
 }
