@@ -149,12 +149,15 @@ describe('a live baseline: two simulated runs on two targets', () => {
   const logOf = (s: SimRun) => `${s.dir}/.awrl/runs/${s.runId}/stdout.log`;
   const ended = (s: SimRun) => /Training completes/.test(readFileSync(logOf(s), 'utf8'));
 
-  it('the open run (64 steps) beside a baseline of 128 (another seed), aligned by step, Δ at step 64', async () => {
+  it('the open run (64 steps) beside a running baseline (another seed) that grows to 128, aligned by step, Δ at step 64', async () => {
     await withSimEnv({ AWRL_SIM_SPEED: 'instant' }, async () => {
       a = await launchSim(['total_train_epochs=1', 'seed=1', '++trial_name=open']);
+    });
+    // The baseline runs paced (~0.4 s a step): pinned while it runs, its series grows.
+    await withSimEnv({ AWRL_SIM_SPEED: '1500' }, async () => {
       b = await launchSim(['total_train_epochs=2', 'seed=9', 'actor.optimizer.lr=1e-5', '++trial_name=base']);
     });
-    await waitFor(() => ended(a!) && ended(b!), { timeoutMs: 120_000, what: 'both simulated runs to end' });
+    await waitFor(() => ended(a!), { timeoutMs: 120_000, what: 'the open run to end' });
     live = createLiveSession({
       targets: [
         { target: a!.target, transport: a!.transport },
@@ -167,9 +170,16 @@ describe('a live baseline: two simulated runs on two targets', () => {
       gpuPoller: null,
     });
     const reward = () => live!.getState().run?.baseline?.series['rollout/reward'];
+    await waitFor(
+      () => {
+        const n = reward()?.b.steps.length ?? 0;
+        return n > 0 && n < 128 && live!.getState().run?.baseline?.state === 'running';
+      },
+      { timeoutMs: 60_000, what: 'the running baseline, part of its steps read' },
+    );
     await waitFor(() => reward()?.a.steps.length === 64 && reward()?.b.steps.length === 128, {
-      timeoutMs: 60_000,
-      what: 'both runs read',
+      timeoutMs: 180_000,
+      what: 'both runs read, the baseline to its end',
     });
     const base = live.getState().run!.baseline!;
     expect(base.label).toBe(`other:${b!.runId}`);
@@ -188,5 +198,5 @@ describe('a live baseline: two simulated runs on two targets', () => {
     } finally {
       ink.unmount();
     }
-  }, 240_000);
+  }, 400_000);
 });
