@@ -215,8 +215,13 @@ export interface BaselineOverlay {
   /** Why its series is short or absent (its history being read, its log gone), or absent. */
   note?: string;
   /** Per overlaid stats key (rollout/reward, staleness/gap/offpolicy_avg, the step time): the open
-   *  run's points (a) and the baseline's (b). */
-  series: Record<string, { a: StepPoints; b: StepPoints }>;
+   *  run's points (a: its series, ≤ 1024) and the baseline's (b: as many, each the last of its
+   *  steps), and the difference b − a at the latest step both have, from the baseline's every step
+   *  (null: no such step yet). */
+  series: Record<
+    string,
+    { a: StepPoints; b: StepPoints; latest: { step: number; a: number; b: number; delta: number } | null }
+  >;
 }
 
 export interface ConfigRow {
