@@ -17,6 +17,8 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   watch: () => import('./watch-command.js'),
   follow: () => import('./follow-command.js'),
   preflight: () => import('./preflight-command.js'),
+  sentinel: () => import('./sentinel-command.js'),
+  'sentinel-run': () => import('./sentinel-run-command.js'),
 };
 
 async function dispatch(argv: string[]): Promise<number> {
