@@ -38,10 +38,12 @@ import { followAndPrint } from './follow-output.js';
 import { withJsonErrors } from './json-errors.js';
 import { targetWords, wholeNumber } from './cli-words.js';
 import { cliErrorFromRun, cliTarget } from './run-errors.js';
+import { takeNotify } from './notify-words.js';
+import { launchSentinelLines, sentinelForLaunch } from './launch-sentinel.js';
 
 const OWN = {
   values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout', '--node'],
-  switches: ['--follow', '--json', '--force', '--accept-new-host-key', '--skip-preflight'],
+  switches: ['--follow', '--json', '--force', '--accept-new-host-key', '--skip-preflight', '--no-sentinel'],
 };
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -52,8 +54,11 @@ export const run = (args: string[]): Promise<number> => withJsonErrors(args, () 
 async function launch(args: string[]): Promise<number> {
   quietWhenStdoutCloses();
   let p;
+  let notify: string[];
   try {
-    p = parseCli(args, OWN);
+    const taken = takeNotify(args);
+    notify = taken.urls;
+    p = parseCli(taken.rest, OWN);
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
@@ -241,6 +246,7 @@ async function launch(args: string[]): Promise<number> {
       info(
         `removed what ${res.cleaned.length === 1 ? 'an interrupted launch' : `${res.cleaned.length} interrupted launches`} left (nothing had started): ${res.cleaned.join(', ')}`,
       );
+    const sentinel = await sentinelForLaunch(t, target, res.record, { urls: notify, off: p.switches.has('--no-sentinel') });
     const summary = {
       runId: res.record.runId,
       target: target.name,
@@ -248,6 +254,7 @@ async function launch(args: string[]): Promise<number> {
       log: res.logPath,
       ...(res.pid !== undefined ? { pid: res.pid } : {}),
       ...(res.jobIds.length ? { jobIds: res.jobIds } : {}),
+      ...(sentinel ? { sentinel } : {}),
     };
     if (json && !follow) out(JSON.stringify(summary));
     else {
@@ -261,6 +268,8 @@ async function launch(args: string[]): Promise<number> {
           `job      ${res.jobIds[0]}${res.jobIds.length > 1 ? ` (auto-resume chain: ${res.jobIds.slice(1).join(', ')})` : ''}`,
         );
     }
+    const sayS = sentinel && 'error' in sentinel ? err : info;
+    for (const l of launchSentinelLines(sentinel, res.record.runId, where, follow)) sayS(l);
     signals.release();
     if (!follow || interrupted) return EXIT.ok;
     return await followAndPrint({
