@@ -246,7 +246,10 @@ async function launch(args: string[]): Promise<number> {
       info(
         `removed what ${res.cleaned.length === 1 ? 'an interrupted launch' : `${res.cleaned.length} interrupted launches`} left (nothing had started): ${res.cleaned.join(', ')}`,
       );
-    const sentinel = await sentinelForLaunch(t, target, res.record, { urls: notify, off: p.switches.has('--no-sentinel') });
+    const sentinel = await sentinelForLaunch(t, target, res.record, {
+      urls: notify,
+      off: p.switches.has('--no-sentinel'),
+    });
     const summary = {
       runId: res.record.runId,
       target: target.name,

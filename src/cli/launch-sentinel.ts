@@ -6,6 +6,7 @@ import type { RunRecord } from '../runs/run-record.js';
 import type { Target } from '../runs/targets.js';
 import { SentinelError, startSentinel } from '../sentinel/control.js';
 import { sentinelPeriodMs } from './notify-words.js';
+import { redactUrl } from '../notify/index.js';
 
 export type LaunchSentinel = { pid: number; notify: string[] } | { error: string } | null;
 
@@ -18,8 +19,11 @@ export async function sentinelForLaunch(
   if (o.off || o.urls.length === 0) return null;
   const period = sentinelPeriodMs();
   try {
-    const s = await startSentinel(transport, target, record, { notify: o.urls, ...(period ? { periodMs: period } : {}) });
-    return { pid: s.pid, notify: o.urls.map(redactForLaunch) };
+    const s = await startSentinel(transport, target, record, {
+      notify: o.urls,
+      ...(period ? { periodMs: period } : {}),
+    });
+    return { pid: s.pid, notify: o.urls.map(redactUrl) };
   } catch (e) {
     if (e instanceof SentinelError) return { error: e.message };
     return { error: `the sentinel could not be started: ${(e as Error).message}` };
@@ -36,8 +40,3 @@ export function launchSentinelLines(s: LaunchSentinel, runId: string, where: str
     `the run goes on, but its notifications are sent ${who}; try again: awrl-tui sentinel start ${runId} ${where}`,
   ];
 }
-
-const redactForLaunch = (url: string): string => {
-  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/@?#]*@)?([^/?#]*)/i.exec(url);
-  return m ? `${m[1]}${m[3]}/***` : '***';
-};

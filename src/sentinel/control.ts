@@ -1,6 +1,7 @@
 // Starting and stopping a run's sentinel from the cockpit's side (the launch, `awrl-tui sentinel`).
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
+import { parseChannels } from '../notify/index.js';
 import { parseMarkedLines } from '../runs/remote-scripts.js';
 import type { RunRecord } from '../runs/run-record.js';
 import { parseSentinelBeat, SENTINEL_PERIOD_MS } from '../runs/sentinel-status.js';
@@ -33,8 +34,10 @@ export async function startSentinel(
   record: RunRecord,
   opts: StartSentinelOptions,
 ): Promise<StartedSentinel> {
+  const { errors } = parseChannels(opts.notify);
+  if (errors.length) throw new SentinelError(`the sentinel was not started: notification channel ${errors[0]}`);
   const runtime = await ensureRuntime(transport, target);
-  const input = sentinelInputText(target, opts.notify, opts.periodMs ?? SENTINEL_PERIOD_MS);
+  const input = sentinelInputText(record.runId, target, opts.notify, opts.periodMs ?? SENTINEL_PERIOD_MS);
   const res = await transport.exec(
     remoteScript(
       START_SENTINEL_SCRIPT,

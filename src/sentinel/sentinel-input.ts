@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Target } from '../runs/targets.js';
 import { SENTINEL_PERIOD_MS } from '../runs/sentinel-status.js';
+import { basesFromEnv, type ChannelBases } from '../notify/index.js';
 
 const inputSchema = z.object({
   v: z.literal(1),
@@ -14,11 +15,16 @@ const inputSchema = z.object({
     setup: z.string().optional(),
     backend: z.enum(['direct', 'slurm']),
   }),
+  runId: z.string(),
   notify: z.array(z.string()),
+  /** Slack's and Discord's webhook bases as the launcher's environment sets them (tests). */
+  bases: z.object({ slack: z.string(), discord: z.string() }),
   periodMs: z.number().int().positive().default(SENTINEL_PERIOD_MS),
 });
 
 export interface SentinelInput {
+  runId: string;
+  bases: ChannelBases;
   /** The target as seen from the head itself: the local transport, the launcher's name for it. */
   target: Target;
   notify: string[];
@@ -38,13 +44,21 @@ export function parseSentinelInput(text: string): SentinelInput {
   const t = r.data.target;
   return {
     target: { ...t, host: 'local', slurm: { extraArgs: [] } },
+    runId: r.data.runId,
+    bases: r.data.bases,
     notify: r.data.notify,
     periodMs: r.data.periodMs,
   };
 }
 
 /** The input as the launcher writes it (the inverse of parseSentinelInput). */
-export function sentinelInputText(target: Target, notify: readonly string[], periodMs: number): string {
+export function sentinelInputText(
+  runId: string,
+  target: Target,
+  notify: readonly string[],
+  periodMs: number,
+  env: Record<string, string | undefined> = process.env,
+): string {
   const t = {
     name: target.name,
     workdir: target.workdir,
@@ -52,5 +66,5 @@ export function sentinelInputText(target: Target, notify: readonly string[], per
     ...(target.setup !== undefined ? { setup: target.setup } : {}),
     backend: target.backend,
   };
-  return JSON.stringify({ v: 1, target: t, notify, periodMs });
+  return JSON.stringify({ v: 1, runId, target: t, notify, bases: basesFromEnv(env), periodMs });
 }

@@ -24,8 +24,6 @@ export async function runSentinel(runId: string, runDir: string, stdin: string):
     log(`no run ${runId} in ${runDir} (run.json missing or not readable)`);
     return 2;
   }
-  const sender = makeSender(input, log);
-  const sentinel = new Sentinel(runId, runDir, input, sender);
   const transport = new LocalTransport();
   const watch = new RunWatch({
     transport,
@@ -39,6 +37,8 @@ export async function runSentinel(runId: string, runDir: string, stdin: string):
       return {};
     }),
   });
+  const sender = makeSender(input, watch, log);
+  const sentinel = new Sentinel(runId, runDir, input, sender);
   const ended = new Promise<string>((resolve) => {
     watch.on((o) => {
       sentinel.told(o);
@@ -80,7 +80,6 @@ class Sentinel {
       log(`alert ${o.endedWithRun ? 'ended with the run' : 'cleared'}: ${o.alert.id}`);
     else if (o.type === 'state') log(`run state: ${o.summary.state} (${o.summary.detail})`);
     else if (o.type === 'note' && o.level === 'warning') log(`watch: ${o.text}`);
-    this.sender.told(o);
   }
 
   beat(): void {
