@@ -1,6 +1,6 @@
 // A simulated AsyncWebRL checkout behind a real sshd whose sessions have a home of their own (where
 // the sentinel's runtime is installed: ~/.cache/awrl-tui) and, optionally, a PATH without node.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, sentinelCli } from '../runs/cli-process.js';
@@ -48,6 +48,7 @@ export async function startSentinelEnv(prefix: string, opts: { withoutNode?: boo
     ],
     runDir: (runId) => join(workdir, '.awrl', 'runs', runId),
     stop: async () => {
+      killSentinelsUnder(dir);
       await sshd.stop();
       rmSync(dir, { recursive: true, force: true });
     },
@@ -61,3 +62,28 @@ export function sentinelTestCli(secret: string, periodMs: number) {
 }
 
 export const runIdOf = (text: string): string => /^run\s+(\S+)/m.exec(text)![1];
+
+/** The sentinels whose argv names a run dir under `dir`, by PID (a failed test leaves them running). */
+export function sentinelPidsUnder(dir: string): number[] {
+  const out: number[] = [];
+  for (const n of readdirSync('/proc')) {
+    if (!/^\d+$/.test(n)) continue;
+    try {
+      const argv = readFileSync(`/proc/${n}/cmdline`, 'latin1').split('\0');
+      if (argv.includes('sentinel-run') && argv.some((a) => a.startsWith(`${dir}/`))) out.push(Number(n));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+export function killSentinelsUnder(dir: string): void {
+  for (const pid of sentinelPidsUnder(dir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+}

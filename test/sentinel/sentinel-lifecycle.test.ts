@@ -40,6 +40,7 @@ describe('a run’s sentinel over ssh', { timeout: 180_000 }, () => {
       env.config,
       `++trial_name=${trial}`,
       ...overrides,
+      '--no-sentinel',
     ]);
     expect(r.code, r.stderr).toBe(0);
     return runIdOf(r.stdout);

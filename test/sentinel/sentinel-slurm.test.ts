@@ -13,7 +13,7 @@ import { startSlurm, requeueJob, type SlurmCluster } from '../harness/slurm.js';
 import { slurmTargetArgs } from '../harness/slurm-target.js';
 import { startReceiver, type HttpReceiver } from '../harness/http-receiver.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
-import { sentinelTestCli } from './sentinel-env.js';
+import { killSentinelsUnder, sentinelTestCli } from './sentinel-env.js';
 
 const { cli, killAll } = sentinelTestCli(`slurm-sentinel-${process.pid}-Vb3`, 1000);
 
@@ -69,7 +69,10 @@ describe('a Slurm run’s sentinel across a requeue', () => {
     killAll();
     delete process.env.AWRL_NOTIFY;
     await Promise.all([slurm?.stop(), sshd?.stop(), receiver?.stop()]);
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    if (dir) {
+      killSentinelsUnder(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('one sentinel watches both attempts and sends the run’s end once', async () => {
