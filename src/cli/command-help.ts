@@ -80,6 +80,10 @@ ${TARGET_FLAGS}
 Exit codes: 0 stopped and nothing tagged left, 1 tagged leftovers remain, 2 bad input or unknown
 run, 4 host unreachable. With --json a failure also writes one {"type":"cli-error",...} line.`;
 
+const NOTIFY_OPTIONS = `  --notify URL            also send alerts, the run's end and blindness there (repeatable; see
+                          awrl-tui notify --help); with AWRL_NOTIFY and targets.yaml notify:
+  --no-terminal-notify    no desktop notification or tab progress on this terminal`;
+
 const FOLLOW = `usage: awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]
 
 Follows a running run headless, from its log's first byte to the run's end: what
@@ -91,6 +95,7 @@ Follows a running run headless, from its log's first byte to the run's end: what
                           {"type":"follow-problem-cleared",...} lines; informational lines go to stderr
 ${STATS_JSON_NOTE}
   --reconnect-timeout S   give up (exit 4) after S seconds without a connection (default 300)
+${NOTIFY_OPTIONS}
 
 ${TARGET_FLAGS}
 
@@ -117,9 +122,10 @@ ${STATS_JSON_NOTE}
   --node H1,H2            a direct multi-node (Ray) run's other hosts, given once (else: ray list nodes)
   --reconnect-timeout S   with --follow: give up (exit 4) after S seconds without a connection (300)
   --accept-new-host-key   trust a host key seen for the first time (otherwise refused)
-  --notify URL            (repeatable; or AWRL_NOTIFY) also start the run's sentinel on the target:
-                          it sends the run's notifications with nothing attached (awrl-tui sentinel)
-  --no-sentinel           do not start one
+${NOTIFY_OPTIONS}
+                          the same URLs start the run's sentinel on the target, which sends them
+                          with nothing attached (awrl-tui sentinel --help)
+  --no-sentinel           do not start one (then --notify needs --follow)
 
 ${TARGET_FLAGS}
 
@@ -190,6 +196,32 @@ profile of targets.yaml. For its state, step and reward without a terminal: awrl
 
   --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
                           leftover check cover them too, through one ssh fan-out on the head
+${NOTIFY_OPTIONS}
+
+${TARGET_FLAGS}`;
+
+const NOTIFY = `usage: awrl-tui notify test [--notify URL]... [--target T] [--no-terminal-notify]
+
+Sends a test message through every channel a watch would use (--notify, the target's notify: in
+targets.yaml, AWRL_NOTIFY) and prints one line per channel, its secret parts hidden; at a terminal,
+a desktop notification too. Exit 1 if any channel failed, 2 when there is none or a URL is not one.
+
+Channels (Apprise's URLs): ntfy://[user:pass@]host[:port]/topic (ntfys://: https; ntfy://topic:
+ntfy.sh), json://host[:port]/path (jsons://: https; Apprise's JSON body plus an "awrl" object:
+event, runId, target, alertId, severity, title, advice, step, time, state), slack://A/B/C,
+discord://ID/TOKEN, exec:/path/to/program (the JSON on its stdin; exit 0 is delivered).
+Retried with backoff on network errors, 429 (Retry-After honoured) and 5xx.`;
+
+const ALERTS = `usage: awrl-tui alerts RUN --target T [--json]
+
+The run's alert history: each alert, when it first and last fired, how often, when it cleared (or
+ended with the run), at which steps, with its advice. Derived from the log by the same rules as
+the cockpit and follow, so it is the same whether or not anyone watched. A running run: its log
+as far as it was when asked.
+
+  --json                  one {"type":"alert-history","id","severity","title","fired","active",
+                          "firstAt","lastAt","clearedAt",...} line per alert (times as the log
+                          prints them)
 
 ${TARGET_FLAGS}`;
 
@@ -224,4 +256,6 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   '--demo': DEMO,
   sim: SIM,
   sentinel: SENTINEL,
+  notify: NOTIFY,
+  alerts: ALERTS,
 };

@@ -21,6 +21,7 @@ import {
   followReadingAgainLine,
 } from './follow-problem-lines.js';
 import { connectionJsonLine, connectionLine, stateJsonLine } from './follow-watch-lines.js';
+import { notifyFromWatch, type Channel, type NotifyFailure } from '../notify/index.js';
 
 export interface FollowPrintOptions {
   transport: Transport;
@@ -49,7 +50,14 @@ export interface FollowPrintOptions {
    *  long a node may stay idle while the others work (default 2 min). */
   gpuPollMs?: number;
   idleNodeMs?: number;
+  /** Where alerts, the run's end and blindness are sent (src/notify); `terminal`: the person's
+   *  terminal too, when stderr is one; `announceEnd`: the run was launched here (its end is news
+   *  even if it was never seen running). */
+  notify?: { channels: readonly Channel[]; terminal: boolean; announceEnd?: boolean };
 }
+
+/** How long the command's end waits for its last messages (the run's end) to go out. */
+const NOTIFY_FINISH_MS = 15_000;
 
 // A catch-up delivers thousands of records at once: their lines go out as one write at the end
 // of the delivery (a microtask: before anything awaited runs, so before the command's end), and a
@@ -122,6 +130,15 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
   const print = printer(o, info);
+  const notifier = notifyFromWatch(watch, {
+    runId,
+    target: target.name,
+    channels: o.notify?.channels ?? [],
+    terminal:
+      o.notify?.terminal && process.stderr.isTTY ? { write: (s) => process.stderr.write(s), env: process.env } : null,
+    ...(o.notify?.announceEnd ? { announceEnd: true } : {}),
+    onFailure: (f) => notifyFailed(f, json),
+  });
   // A multi-node run's GPUs, polled for the watch (its idle-node alert), as the cockpit's panel does.
   const gpus = new FollowGpus({ target, transport: o.transport }, watch, o.gpuPollMs);
   const outcome = await new Promise<WatchOutcome>((resolve) => {
@@ -140,6 +157,8 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   // Following is over: a later signal is no longer about it (an in-process caller goes on).
   process.off('SIGINT', leave);
   process.off('SIGTERM', leave);
+  // The run's end (and what was queued before it) goes out before the command ends.
+  await notifier.finish(NOTIFY_FINISH_MS);
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
     throw new CliError(
@@ -154,6 +173,12 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   if (outcome.state === 'finished') return EXIT.ok;
   if (outcome.state === 'stopped') return EXIT.stopped;
   return EXIT.failed;
+}
+
+/** A message that could not be sent is said (never silent), by the channel's redacted name. */
+function notifyFailed(f: NotifyFailure, json: boolean): void {
+  err(`notify   ${f.event} not sent to ${f.channel}: ${f.reason}`);
+  if (json) out(JSON.stringify({ type: 'notify-failed', channel: f.channel, event: f.event, reason: f.reason }));
 }
 
 /** The lines of one watch output (stateful: the previous step, the last state seen). */

@@ -36,6 +36,11 @@ Usage:
   awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]
                                         follow a running run headless, from its log's start, to its
                                         end (what --launch --follow prints; exit codes alike)
+  awrl-tui alerts RUN --target T [--json]
+                                        a run's alert history (fired, cleared, how often, when),
+                                        from its log by the watch's rules
+  awrl-tui notify test [--notify URL]... [--target T] [--no-terminal-notify]
+                                        send a test message through every notification channel
   awrl-tui runs [RUN] --target T [--json]
                                         list runs with their live state (a failed run: the last
                                         lines of its log)
@@ -83,6 +88,17 @@ Launch options:
 Cockpit and watch options:
   --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
                           leftover check cover them too, through one ssh fan-out on the head
+
+Notifications (follow, --launch --follow, watch, the cockpit's open run):
+  --notify URL            send alerts (fired, cleared), the run's end and a watch that cannot
+                          read the run for 5 min through URL (repeatable): ntfy://host/topic,
+                          ntfys://, json://host[:port]/path, jsons://, slack://A/B/C,
+                          discord://ID/TOKEN, exec:/path (the event's JSON on its stdin). Also
+                          notify: in a targets.yaml profile, and AWRL_NOTIFY (URLs separated by
+                          spaces: out of shell history and ps). Secret parts are never printed
+                          (ntfy://host/***); a message not sent is said (stderr, a
+                          {"type":"notify-failed",...} line with --json, the status line)
+  --no-terminal-notify    no desktop notification (OSC 9/777/99, through tmux) and no tab progress
 
 Stop options:
   --grace S               seconds between SIGTERM and SIGKILL (default 10)

@@ -38,12 +38,22 @@ import { followAndPrint } from './follow-output.js';
 import { withJsonErrors } from './json-errors.js';
 import { targetWords, wholeNumber } from './cli-words.js';
 import { cliErrorFromRun, cliTarget } from './run-errors.js';
-import { takeNotify } from './notify-words.js';
+import { cliNotify, NOTIFY_LIST, NO_TERMINAL_NOTIFY } from './notify-words.js';
 import { launchSentinelLines, sentinelForLaunch } from './launch-sentinel.js';
+import { notifyUrls } from '../notify/index.js';
 
 const OWN = {
   values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout', '--node'],
-  switches: ['--follow', '--json', '--force', '--accept-new-host-key', '--skip-preflight', '--no-sentinel'],
+  lists: [NOTIFY_LIST],
+  switches: [
+    '--follow',
+    '--json',
+    '--force',
+    '--accept-new-host-key',
+    '--skip-preflight',
+    NO_TERMINAL_NOTIFY,
+    '--no-sentinel',
+  ],
 };
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -54,11 +64,8 @@ export const run = (args: string[]): Promise<number> => withJsonErrors(args, () 
 async function launch(args: string[]): Promise<number> {
   quietWhenStdoutCloses();
   let p;
-  let notify: string[];
   try {
-    const taken = takeNotify(args);
-    notify = taken.urls;
-    p = parseCli(taken.rest, OWN);
+    p = parseCli(args, OWN);
   } catch (e) {
     throw new CliError((e as Error).message, EXIT.usage);
   }
@@ -76,6 +83,15 @@ async function launch(args: string[]): Promise<number> {
     throw new CliError(`--resume takes no overrides (got '${p.positional[0]}')`, EXIT.usage);
 
   const target: Target = cliTarget(p.flags);
+  // Checked before anything is connected or started; the URLs stay here (never in the run's argv).
+  const notify = cliNotify(p, target.notify);
+  // The same URLs start the run's sentinel on the target (src/sentinel), which sends with nothing attached.
+  const sentinelUrls = notifyUrls({ flags: p.lists[NOTIFY_LIST], profile: target.notify, env: process.env });
+  const noSentinel = p.switches.has('--no-sentinel');
+  if (p.lists[NOTIFY_LIST] && !follow && noSentinel)
+    throw new CliError('--notify with --no-sentinel needs --follow: nothing would watch the run', EXIT.usage, {
+      hint: 'drop --no-sentinel (the run watches itself), add --follow, or later: awrl-tui follow RUN --target T --notify URL',
+    });
   // A direct multi-node run's nodes, given once (recorded in run.json for the panel and the leftovers).
   const nodeNames = (p.values['--node'] ?? '')
     .split(',')
@@ -247,8 +263,8 @@ async function launch(args: string[]): Promise<number> {
         `removed what ${res.cleaned.length === 1 ? 'an interrupted launch' : `${res.cleaned.length} interrupted launches`} left (nothing had started): ${res.cleaned.join(', ')}`,
       );
     const sentinel = await sentinelForLaunch(t, target, res.record, {
-      urls: notify,
-      off: p.switches.has('--no-sentinel'),
+      urls: sentinelUrls,
+      off: noSentinel,
     });
     const summary = {
       runId: res.record.runId,
@@ -285,6 +301,7 @@ async function launch(args: string[]): Promise<number> {
       reconnectTimeoutS,
       where,
       stdoutShared: true,
+      notify: { ...notify, announceEnd: true },
     });
   } finally {
     signals.release();

@@ -5,7 +5,6 @@ import type { Transport } from '../remote/transport.js';
 import type { RunRecord } from '../runs/run-record.js';
 import type { Target } from '../runs/targets.js';
 import { SentinelError, startSentinel } from '../sentinel/control.js';
-import { sentinelPeriodMs } from './notify-words.js';
 import { redactUrl } from '../notify/index.js';
 
 export type LaunchSentinel = { pid: number; notify: string[] } | { error: string } | null;
@@ -39,4 +38,10 @@ export function launchSentinelLines(s: LaunchSentinel, runId: string, where: str
     `sentinel NOT started: ${s.error}`,
     `the run goes on, but its notifications are sent ${who}; try again: awrl-tui sentinel start ${runId} ${where}`,
   ];
+}
+
+/** A test's shorter heartbeat (AWRL_SENTINEL_PERIOD_MS), else the default. */
+export function sentinelPeriodMs(env: Record<string, string | undefined> = process.env): number | undefined {
+  const v = Number(env.AWRL_SENTINEL_PERIOD_MS);
+  return Number.isInteger(v) && v > 0 ? v : undefined;
 }

@@ -19,6 +19,8 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   preflight: () => import('./preflight-command.js'),
   sentinel: () => import('./sentinel-command.js'),
   'sentinel-run': () => import('./sentinel-run-command.js'),
+  notify: () => import('./notify-command.js'),
+  alerts: () => import('./alerts-command.js'),
 };
 
 async function dispatch(argv: string[]): Promise<number> {

@@ -13,7 +13,9 @@ import { CliError, EXIT } from './errors.js';
 import { withJsonErrors } from './json-errors.js';
 import { cliTarget } from './run-errors.js';
 import { targetWords } from './cli-words.js';
-import { sentinelPeriodMs, takeNotify } from './notify-words.js';
+import { sentinelPeriodMs } from './launch-sentinel.js';
+import { cliNotify, NOTIFY_LIST } from './notify-words.js';
+import { notifyUrls } from '../notify/index.js';
 
 const USAGE = 'usage: awrl-tui sentinel start|stop|status RUN --target T [--notify URL]… [--json]';
 
@@ -21,11 +23,8 @@ export const run = (args: string[]): Promise<number> => withJsonErrors(args, () 
 
 async function sentinel(args: string[]): Promise<number> {
   let p;
-  let urls: string[];
   try {
-    const taken = takeNotify(args);
-    urls = taken.urls;
-    p = parseCli(taken.rest, { switches: ['--json', '--accept-new-host-key'] });
+    p = parseCli(args, { lists: [NOTIFY_LIST], switches: ['--json', '--accept-new-host-key'] });
   } catch (e) {
     throw new CliError(`${(e as Error).message}\n${USAGE}`, EXIT.usage);
   }
@@ -36,6 +35,8 @@ async function sentinel(args: string[]): Promise<number> {
   if (extra.length) throw new CliError(`unexpected argument '${extra[0]}'\n${USAGE}`, EXIT.usage);
   const json = p.switches.has('--json');
   const target = cliTarget(p.flags);
+  cliNotify(p, target.notify); // a URL that is not a channel: exit 2 before connecting
+  const urls = notifyUrls({ flags: p.lists[NOTIFY_LIST], profile: target.notify, env: process.env });
   const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') });
   try {
     const record = await readRecord(transport, `${runsRoot(target)}/${runId}`).catch(() => null);

@@ -43,6 +43,8 @@ export interface Target {
   /** How a long log's history crosses the wire (`backlog_codec`; default `auto`): `zstd` for a
    *  link slower than ~90 Mbit/s (src/remote/README.md). */
   backlogCodec?: CodecChoice;
+  /** Notification channel URLs (`notify:`, src/notify): they stay on this machine, never sent to the target. */
+  notify?: string[];
 }
 
 const slurmSchema = z
@@ -70,6 +72,7 @@ const targetSchema = z
     slurm: slurmSchema.optional(),
     forward_env: z.array(envName).optional(),
     backlog_codec: z.enum(CODEC_CHOICES).optional(),
+    notify: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
   })
   .strict()
   .superRefine((t, ctx) => {
@@ -150,6 +153,7 @@ export function loadTargets(text: string, fileName: string): Record<string, Targ
       },
       forwardEnv: t.forward_env,
       ...(t.backlog_codec ? { backlogCodec: t.backlog_codec } : {}),
+      ...(t.notify ? { notify: typeof t.notify === 'string' ? t.notify.split(/\s+/).filter(Boolean) : t.notify } : {}),
     };
   }
   return out;
@@ -217,6 +221,7 @@ export function resolveTarget(flags: TargetFlags, profiles: Record<string, Targe
       : {}),
     ...(flags.noForwardEnv ? { noForwardEnv: flags.noForwardEnv } : {}),
     ...(base.backlogCodec ? { backlogCodec: base.backlogCodec } : {}),
+    ...(base.notify ? { notify: base.notify } : {}),
   };
 }
 

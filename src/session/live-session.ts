@@ -16,6 +16,8 @@ import { emptyState } from './static-session.js';
 import { RetryTransport, connectProblemOf } from './retry-transport.js';
 import { RunStopper } from './stop-leftovers.js';
 import type { Session, SessionActions, SessionState, TargetSummary } from './types.js';
+import { notifyOpenRun } from './run-notify.js';
+import type { Notifier } from '../notify/index.js';
 
 // The API the rest of the cockpit (and its tests) imports from here, wherever the parts now live.
 export {
@@ -37,6 +39,8 @@ export class LiveSession implements Session {
   private readonly launcher: LaunchFlow;
   private readonly stopper: RunStopper;
   private feed: RunFeed | null = null;
+  /** The open run's notifications (null: none asked for). */
+  private notifier: Notifier | null = null;
   /** What the screen shows (the cockpit says): the runs list until told otherwise. */
   private shown: 'runs' | 'run' = 'runs';
   /** The open Slurm run's job end, for the wall-time rule (null for other runs). */
@@ -146,6 +150,8 @@ export class LiveSession implements Session {
 
   private selectRun(runId: string | null): void {
     if (runId === this.feed?.runId) return;
+    this.notifier?.close();
+    this.notifier = null;
     this.feed?.close();
     this.gpus.reset();
     this.feed = null;
@@ -193,6 +199,7 @@ export class LiveSession implements Session {
       },
     });
     this.feed = feed;
+    this.notifier = notifyOpenRun(feed, conn.target, this.o.notify, (notice) => this.update({ notice }));
     feed.start();
     const poller = this.o.gpuPoller === undefined ? defaultGpuPoller : this.o.gpuPoller;
     if (poller) {
@@ -216,6 +223,8 @@ export class LiveSession implements Session {
     this.runs.close();
     this.editor?.close();
     for (const u of this.unsubs) u();
+    // What is queued (the run's end) gets a moment to go out; the cockpit does not wait longer.
+    await this.notifier?.finish(3000);
     this.feed?.close();
     this.gpus.close();
     this.listeners.clear();

@@ -19,6 +19,8 @@ export interface CockpitArgs {
   positional: string[];
   configFile?: string;
   overrides: string[];
+  /** `--notify URL` (repeatable) and `--no-terminal-notify`: the open run's notifications (src/notify). */
+  notify: { lists: Record<string, string[]>; switches: Set<string> };
 }
 
 // The same rule as `awrl-tui stop --check-nodes` and src/remote's NODE_NAME: ssh would read a
@@ -45,12 +47,17 @@ export function parseHostList(flag: string, value: string): string[] {
  *  the same target flags as the headless commands (src/runs parseCli); with --config, the words are
  *  its overrides. Throws a one-line message. */
 export function parseCockpitArgs(args: string[]): CockpitArgs {
-  const p = parseCli(args, { values: ['--config', '--check-nodes'] });
+  const p = parseCli(args, {
+    values: ['--config', '--check-nodes'],
+    lists: ['--notify'],
+    switches: ['--no-terminal-notify'],
+  });
+  const notify = { lists: p.lists, switches: p.switches };
   const hosts = p.values['--check-nodes'];
   const flags: CockpitFlags =
     hosts !== undefined ? { ...p.flags, directRunHosts: parseHostList('--check-nodes', hosts) } : p.flags;
   const configFile = p.values['--config'];
   return configFile !== undefined
-    ? { flags, positional: [], configFile, overrides: p.positional }
-    : { flags, positional: p.positional, overrides: [] };
+    ? { flags, positional: [], configFile, overrides: p.positional, notify }
+    : { flags, positional: p.positional, overrides: [], notify };
 }

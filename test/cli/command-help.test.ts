@@ -68,8 +68,10 @@ describe('COMMAND --help', () => {
     expect(Object.keys(COMMAND_HELP).sort()).toEqual([
       '--demo',
       '--launch',
+      'alerts',
       'config',
       'follow',
+      'notify',
       'parse',
       'preflight',
       'runs',

@@ -26,6 +26,8 @@ export interface HttpReceiver {
   received: Received[];
   /** Answers for the next requests, in order (afterwards: 200). */
   script(...answers: Scripted[]): void;
+  /** Every request whose path starts with `prefix` gets this answer (before the script's). */
+  route(prefix: string, answer: Scripted): void;
   /** Waits until `n` requests came. */
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>;
   stop(): Promise<void>;
@@ -34,13 +36,15 @@ export interface HttpReceiver {
 export async function startReceiver(): Promise<HttpReceiver> {
   const received: Received[] = [];
   const answers: Scripted[] = [];
+  const routes: [string, Scripted][] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (c: string) => (body += c));
     req.on('end', () => {
       received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, at: Date.now() });
-      const a = answers.shift() ?? { status: 200 };
+      const path = req.url ?? '';
+      const a = routes.find(([p]) => path.startsWith(p))?.[1] ?? answers.shift() ?? { status: 200 };
       res.writeHead(a.status, a.headers ?? {});
       res.end(a.body ?? '');
     });
@@ -52,6 +56,7 @@ export async function startReceiver(): Promise<HttpReceiver> {
     base: `http://127.0.0.1:${port}`,
     received,
     script: (...a) => answers.push(...a),
+    route: (prefix, answer) => routes.push([prefix, answer]),
     waitFor: async (n, timeoutMs = 20_000) => {
       await waitFor(() => received.length >= n, { timeoutMs, what: `${n} request(s) at the receiver` });
       return received;
