@@ -16,7 +16,14 @@ export const SENTINEL_FILES = {
 /** The heartbeat period when none is asked for. */
 export const SENTINEL_PERIOD_MS = 15_000;
 
-const failureSchema = z.object({ at: z.string(), channel: z.string(), error: z.string() });
+const failureSchema = z.object({
+  at: z.string(),
+  /** The channel, redacted. */
+  channel: z.string(),
+  /** The notification's event (alert, alert-cleared, run-end…). */
+  event: z.string().default('?'),
+  error: z.string(),
+});
 
 const beatSchema = z.object({
   v: z.literal(1),
@@ -32,6 +39,8 @@ const beatSchema = z.object({
   stoppedAt: z.string().optional(),
   /** Why it stopped (the run's end delivered, `sentinel stop`, a signal). */
   why: z.string().optional(),
+  /** It stopped because the run ended, after sending (or trying to send) the run's end. */
+  runEnded: z.boolean().optional(),
   /** Notifications sent so far, and the latest permanent delivery failures (at most a few). */
   sent: z.number().int().nonnegative().default(0),
   failures: z.array(failureSchema).default([]),
@@ -60,6 +69,9 @@ export interface SentinelView {
   ageS: number | null;
   /** Why it stopped, or why it is silent. */
   why?: string;
+  /** It stopped after the run's end was sent, and the run has not run again since: nobody else
+   *  needs to send it. */
+  runEnded?: boolean;
   sent?: number;
   failures?: SentinelFailure[];
 }
@@ -90,7 +102,13 @@ export function sentinelView(
     sent: beat.sent,
     failures: beat.failures,
   };
-  if (beat.state === 'stopped') return { ...base, state: 'stopped', ...(beat.why ? { why: beat.why } : {}) };
+  if (beat.state === 'stopped')
+    return {
+      ...base,
+      state: 'stopped',
+      ...(beat.why ? { why: beat.why } : {}),
+      ...(beat.runEnded && !runActive ? { runEnded: true } : {}),
+    };
   const fresh = ageMs !== null && ageMs <= 2 * beat.periodMs;
   if (alive !== false && fresh) return { ...base, state: 'running' };
   const why =

@@ -30,7 +30,7 @@ export function makeSender(input: SentinelInput, watch: NotifiedWatch, log: (tex
     announceEnd: true,
     onFailure: (f) => {
       log(`notify: ${f.event} not sent to ${f.channel}: ${f.reason}`);
-      failures.push({ at: new Date().toISOString(), channel: f.channel, error: `${f.event}: ${f.reason}` });
+      failures.push({ at: new Date().toISOString(), channel: f.channel, event: f.event, error: f.reason });
       failures.splice(0, Math.max(0, failures.length - KEPT_FAILURES));
     },
   });

@@ -39,11 +39,14 @@ export async function runSentinel(runId: string, runDir: string, stdin: string):
   });
   const sender = makeSender(input, watch, log);
   const sentinel = new Sentinel(runId, runDir, input, sender);
+  let runEnded = false;
   const ended = new Promise<string>((resolve) => {
     watch.on((o) => {
       sentinel.told(o);
-      if (o.type === 'end')
+      if (o.type === 'end') {
+        runEnded = o.outcome.kind === 'ended';
         resolve(o.outcome.kind === 'ended' ? `the run ended (${o.outcome.state})` : o.outcome.reason);
+      }
     });
     for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve(`stopped by ${sig}`));
     process.on('SIGHUP', () => undefined); // detached: a hang-up is no reason to stop watching
@@ -55,7 +58,7 @@ export async function runSentinel(runId: string, runDir: string, stdin: string):
   watch.close();
   log(`${why}; delivering what is left`);
   await sender.flush(END_DELIVERY_MS);
-  sentinel.stop(why);
+  sentinel.stop(why, runEnded);
   log(`stopped: ${why}`);
   await transport.close();
   return 0;
@@ -86,13 +89,13 @@ class Sentinel {
     this.write({ state: 'running' });
   }
 
-  stop(why: string): void {
+  stop(why: string, runEnded: boolean): void {
     clearInterval(this.timer);
-    this.write({ state: 'stopped', stoppedAt: new Date().toISOString(), why });
+    this.write({ state: 'stopped', stoppedAt: new Date().toISOString(), why, ...(runEnded ? { runEnded } : {}) });
   }
 
   /** sentinel.json, whole or not at all (temp file + rename); a full disk is logged, not fatal. */
-  private write(s: Pick<SentinelBeat, 'state' | 'stoppedAt' | 'why'>): void {
+  private write(s: Pick<SentinelBeat, 'state' | 'stoppedAt' | 'why' | 'runEnded'>): void {
     const beat: SentinelBeat = {
       v: 1,
       runId: this.runId,

@@ -77,3 +77,48 @@ describe('a headless launch with --notify and nothing attached', { timeout: 240_
     for (const f of readdirSync(dir)) expect(readFileSync(join(dir, f), 'latin1')).not.toContain(TOKEN);
   });
 });
+
+describe('--launch --follow --notify with a sentinel: one sender', { timeout: 240_000 }, () => {
+  let env: SentinelEnv;
+  let receiver: HttpReceiver;
+  let follow: CliProcess | null = null;
+
+  beforeAll(async () => {
+    [env, receiver] = await Promise.all([startSentinelEnv('awrl-sentinel-one-'), startReceiver()]);
+  });
+  afterAll(async () => {
+    if (follow && follow.child.exitCode === null && follow.child.signalCode === null) follow.child.kill('SIGKILL');
+    await receiver?.stop();
+    await env?.stop();
+  });
+
+  it('the follower keeps quiet while the sentinel sends: each event reaches the receiver once', async () => {
+    follow = startCli(
+      [
+        '--launch',
+        ...env.target('AWRL_SIM_SPEED=150 AWRL_SIM_FAULT=stall:update_weights@4:30'),
+        '--config',
+        env.config,
+        'total_train_epochs=1',
+        '++trial_name=one-sender',
+        '--notify',
+        `json://127.0.0.1:${receiver.port}/one`,
+        '--no-terminal-notify',
+        '--follow',
+      ],
+      { CPU_CLUSTER_TOKEN: 'cluster-token', AWRL_SENTINEL_PERIOD_MS: '1000' },
+    );
+    expect(await follow.done, follow.stderr.slice(-800)).toBe(0);
+    expect(follow.stdout).toMatch(/^sentinel\s+\d+ \(notifies json:\/\/127\.0\.0\.1:\d+\/\*\*\*\)$/m);
+    expect(follow.stdout).toMatch(/^sentinel ok, \d+ s ago: it sends the run’s notifications$/m);
+    await waitFor(() => receiver.received.some((r) => r.body.includes('"run-end"')), {
+      timeoutMs: 60_000,
+      what: 'the run’s end at the receiver',
+    });
+    const events = receiver.received.map((r) => (JSON.parse(r.body) as { awrl: Awrl }).awrl);
+    const keys = events.map((e) => `${e.event} ${e.alertId ?? ''}`);
+    expect(keys.filter((k) => /^alert .*stall/.test(k))).toHaveLength(1);
+    expect(keys.filter((k) => k === 'run-end ')).toHaveLength(1);
+    expect(new Set(keys).size, keys.join('\n')).toBe(keys.length);
+  });
+});
