@@ -5,7 +5,7 @@ import { z } from 'zod';
 
 /** The sentinel's files in the run dir. */
 export const SENTINEL_FILES = {
-  /** Its heartbeat and status (0644: only redacted notification URLs in it). */
+  /** Its heartbeat and status (0600 like its log; only redacted notification URLs in it). */
   beat: 'sentinel.json',
   /** Its own log (0600). */
   log: 'sentinel.log',

@@ -111,7 +111,7 @@ class Sentinel {
     const path = `${this.runDir}/${SENTINEL_FILES.beat}`;
     const tmp = `${path}.${process.pid}.tmp`;
     try {
-      writeFileSync(tmp, `${JSON.stringify(beat)}\n`, { mode: 0o644 });
+      writeFileSync(tmp, `${JSON.stringify(beat)}\n`, { mode: 0o600 });
       renameSync(tmp, path);
     } catch (e) {
       log(`heartbeat not written: ${(e as Error).message}`);

@@ -19,12 +19,13 @@ export interface SentinelEnv {
   stop(): Promise<void>;
 }
 
-export async function startSentinelEnv(prefix: string, opts: { withoutNode?: boolean } = {}): Promise<SentinelEnv> {
+/** `without`: commands the sessions' PATH lacks (e.g. node, flock). */
+export async function startSentinelEnv(prefix: string, opts: { without?: string[] } = {}): Promise<SentinelEnv> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const home = join(dir, 'home');
   mkdirSync(home);
-  const session = opts.withoutNode
-    ? [`${sessionPathConfig(dir, ['node', 'nodejs'])[0]} HOME=${home}`]
+  const session = opts.without?.length
+    ? [`${sessionPathConfig(dir, opts.without)[0]} HOME=${home}`]
     : [`SetEnv SHLVL=1 HOME=${home}`];
   const sshd = await startSshd({ extraConfig: session });
   const workdir = join(dir, 'checkout');

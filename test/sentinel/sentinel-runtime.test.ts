@@ -12,7 +12,7 @@ const { cli, killAll } = sentinelTestCli(`runtime-${process.pid}-Lp2`, 1000);
 describe('the sentinel’s runtime on a target without node', { timeout: 180_000 }, () => {
   let env: SentinelEnv;
   beforeAll(async () => {
-    env = await startSentinelEnv('awrl-sentinel-nonode-', { withoutNode: true });
+    env = await startSentinelEnv('awrl-sentinel-nonode-', { without: ['node', 'nodejs'] });
   });
   afterAll(async () => {
     killAll();
@@ -49,6 +49,38 @@ describe('the sentinel’s runtime on a target without node', { timeout: 180_000
     const again = await cli(['sentinel', 'start', runId, ...env.target(), '--json']);
     expect(again.code, again.stderr).toBe(0);
     expect((JSON.parse(again.stdout) as { installed: string[] }).installed).toEqual([]);
+    await cli(['stop', runId, ...env.target(), '--grace', '2']);
+  });
+});
+
+describe('a sentinel that cannot start', { timeout: 180_000 }, () => {
+  let env: SentinelEnv;
+  beforeAll(async () => {
+    env = await startSentinelEnv('awrl-sentinel-noflock-', { without: ['flock'] });
+  });
+  afterAll(async () => {
+    await env?.stop();
+  });
+
+  it('is said at launch, with why and how to start one; the run starts all the same', async () => {
+    process.env.AWRL_NOTIFY = 'json://127.0.0.1:9/unused';
+    const l = await cli([
+      '--launch',
+      ...env.target('AWRL_SIM_SPEED=20'),
+      '--config',
+      env.config,
+      '++trial_name=no-flock',
+    ]);
+    delete process.env.AWRL_NOTIFY;
+    expect(l.code, l.stderr).toBe(0);
+    const runId = runIdOf(l.stdout);
+    expect(l.stderr).toMatch(/^sentinel NOT started: .*flock \(util-linux\) is not on the PATH of /m);
+    expect(l.stderr).toContain(
+      `nobody watches it once this command ends; try again: awrl-tui sentinel start ${runId} --target ${env.sshd.alias}`,
+    );
+    const r = await cli(['runs', runId, ...env.target(), '--json']);
+    const [row] = JSON.parse(r.stdout) as Array<{ state: string; sentinel: { state: string } }>;
+    expect(row).toMatchObject({ state: 'running', sentinel: { state: 'none' } });
     await cli(['stop', runId, ...env.target(), '--grace', '2']);
   });
 });
