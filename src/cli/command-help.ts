@@ -150,11 +150,35 @@ ${STATS_JSON_NOTE}
   --node H1,H2            a direct multi-node (Ray) run's other hosts, given once (else: ray list nodes)
   --reconnect-timeout S   with --follow: give up (exit 4) after S seconds without a connection (300)
   --accept-new-host-key   trust a host key seen for the first time (otherwise refused)
-${NOTIFY_OPTIONS} (with --follow)
+${NOTIFY_OPTIONS}
+                          the same URLs start the run's sentinel on the target, which sends them
+                          with nothing attached (awrl-tui sentinel --help)
+  --no-sentinel           do not start one (then --notify needs --follow)
 
 ${TARGET_FLAGS}
 
 ${EXIT_CODES}`;
+
+const SENTINEL = `usage: awrl-tui sentinel start|stop|status RUN --target T [--notify URL]... [--json]
+
+A run's sentinel: the watch (the same rules as follow) running detached on the target next to the
+run, which sends the run's notifications with no cockpit attached, across its attempts, and stops
+once the run's end is delivered. Its URLs reach it on its stdin only. It beats every 15 s in
+sentinel.json in the run dir; \`runs\` says "sentinel ok, 12 s ago", or silent (no beat for two
+periods, or its process gone, while the run runs). Its runtime: Node 20 or newer on the target's
+PATH after the setup line, else this machine's Node and the sentinel's modules, installed once into
+~/.cache/awrl-tui on the target over SSH (checked by sha256).
+
+  start                   start one (refused when one already runs, or the run has ended)
+  stop                    SIGTERM, SIGKILL after 10 s; the run is not touched
+  status                  its state, pid, last heartbeat, channels (redacted) and delivery failures
+  --notify URL            a channel (repeatable; AWRL_NOTIFY: URLs separated by spaces)
+  --json                  one JSON line
+
+${TARGET_FLAGS}
+
+Exit codes: 0 done, 1 it could not start or stop on the target, 2 bad input (one already runs,
+the run ended, an unknown run), 4 host unreachable.`;
 
 const CONFIG = `usage: awrl-tui config check FILE [OVERRIDE...] [--json]
        awrl-tui config show FILE [OVERRIDE...] [--resolved] [--json]
@@ -263,6 +287,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   watch: WATCH,
   '--demo': DEMO,
   sim: SIM,
+  sentinel: SENTINEL,
   notify: NOTIFY,
   alerts: ALERTS,
 };

@@ -50,6 +50,9 @@ Usage:
   awrl-tui stop RUN [--target T] [--grace S] [--yes] [--check-nodes H1,H2] [--json]
                                         stop a run (SIGTERM, grace, SIGKILL; scancel on Slurm), then
                                         list leftovers (run-tagged processes, GPU holders)
+  awrl-tui sentinel start|stop|status RUN --target T [--notify URL]... [--json]
+                                        the run's own watch on the target: notifies with nothing
+                                        attached (started by --launch --notify URL)
   awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json] [--accept-new-host-key]
                                         check a config against the live target
   awrl-tui config check FILE [OVERRIDE...] [--json]

@@ -9,6 +9,14 @@ import { deriveRunState, type RunProbe } from './run-state.js';
 import { LIST_SCRIPT, headNow, parseMarkedLines, toInt } from './remote-scripts.js';
 import { FAILURE_TAIL_BYTES, lastLogLines } from './log-tail.js';
 import { buildChain, chainFacts, emptyFacts, type AttemptSummary } from './attempt-chain.js';
+import {
+  NO_SENTINEL,
+  parseSentinelBeat,
+  sentinelView,
+  type SentinelBeat,
+  type SentinelView,
+} from './sentinel-status.js';
+import { isActive } from './run-state.js';
 
 export interface RunSummary {
   runId: string;
@@ -28,6 +36,8 @@ export interface RunSummary {
   lastLines?: string[];
   /** Every attempt of the run, oldest first (only with `ListOptions.chain`). */
   chain?: AttemptSummary[];
+  /** The run's sentinel (src/sentinel), as its heartbeat file and process say (absent: not listed). */
+  sentinel?: SentinelView;
 }
 
 export type { AttemptSummary } from './attempt-chain.js';
@@ -96,6 +106,7 @@ interface Raw {
   runId: string;
   record: RunRecord | null;
   probe: RunProbe;
+  sentinel?: { beat: SentinelBeat | null; alive: boolean };
 }
 
 /** `tail -v` output over several logs -> run id (the log's directory name) -> its last bytes. */
@@ -155,6 +166,7 @@ function parseRaw(text: string) {
     else if (key === 'tails') tails = splitTails(f[0] ?? '');
     else if (!cur) continue;
     else if (key === 'json') cur.record = parseRunRecord(f[0]);
+    else if (key === 'sentinel') cur.sentinel = { alive: f[0] === '1', beat: parseSentinelBeat(f.slice(1).join('\t')) };
     else if (key === 'alive') {
       cur.probe.alive = f[0] === '1';
       if (f[0] === '?') cur.probe.aliveUnknownAs = f[1] || 'this user';
@@ -192,6 +204,7 @@ function reconcileTails(
 /** The list script's marked lines -> summaries (pure; exported for tests). */
 export function parseListOutput(text: string, cache?: TailCache, only?: string): RunSummary[] {
   const { raws, slurm, squeueFailed, tails, logStats } = parseRaw(text);
+  const now = headNow(text);
   if (cache) reconcileTails(tails, logStats, cache, only === undefined);
   const out: RunSummary[] = [];
   for (const raw of raws) {
@@ -222,6 +235,9 @@ export function parseListOutput(text: string, cache?: TailCache, only?: string):
       ...exit,
       ...why,
       ...lastStep(tail),
+      sentinel: raw.sentinel
+        ? sentinelView(raw.sentinel.beat, raw.sentinel.alive, now, isActive(d.state))
+        : NO_SENTINEL,
     });
   }
   return out.sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt));

@@ -262,7 +262,12 @@ export class LiveSession implements Session {
       },
     });
     this.feed = feed;
-    this.notifier = notifyOpenRun(feed, conn.target, this.o.notify, (notice) => this.update({ notice }));
+    this.notifier = notifyOpenRun(
+      { watch: feed.watch, runId: feed.runId, transport: conn.transport },
+      conn.target,
+      this.o.notify,
+      (notice) => this.update({ notice }),
+    );
     feed.start();
     const poller = this.o.gpuPoller === undefined ? defaultGpuPoller : this.o.gpuPoller;
     if (poller) {

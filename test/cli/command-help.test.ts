@@ -29,6 +29,7 @@ const CASES: [string[], string][] = [
   [['watch', '--help'], 'usage: awrl-tui watch RUN [--target T] [--check-nodes H1,H2]'],
   [['--demo', '-h'], 'usage: awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]'],
   [['sim', '--help'], 'usage: awrl-tui sim init DIR'],
+  [['sentinel', '--help'], 'usage: awrl-tui sentinel start|stop|status RUN --target T [--notify URL]... [--json]'],
   // Help wins wherever it stands, whatever else was typed (a run id, a target, --json).
   [['stop', 'some-run', '--target', 'local', '--json', '--help'], 'usage: awrl-tui stop RUN'],
   [['--launch', '--target', 'local', '--config', 'x.yaml', '-h'], 'usage: awrl-tui --launch'],
@@ -76,6 +77,7 @@ describe('COMMAND --help', () => {
       'parse',
       'preflight',
       'runs',
+      'sentinel',
       'sim',
       'stop',
       'watch',
