@@ -90,6 +90,9 @@ export class OpensshTransport implements Transport {
     return [
       ...(this.opts.sshConfigFile ? ['-F', this.opts.sshConfigFile] : []),
       ...(asking ? [] : ['-o', 'BatchMode=yes']),
+      // --accept-new-host-key and the connect deadline mean for OpenSSH what they mean for ssh2.
+      ...(this.opts.acceptNewHostKey ? ['-o', 'StrictHostKeyChecking=accept-new'] : []),
+      ...(this.opts.connectTimeoutMs ? ['-o', `ConnectTimeout=${Math.ceil(this.opts.connectTimeoutMs / 1000)}`] : []),
       ...(port !== undefined ? ['-p', String(port)] : []),
       ...extra,
       '--',

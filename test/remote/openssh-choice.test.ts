@@ -106,3 +106,29 @@ describe('OpenSSH sessions beyond what the master’s sshd allows at once', () =
     }
   });
 });
+
+describe('OpenSSH and a host key seen for the first time', () => {
+  let s: SshdHandle;
+  beforeAll(async () => {
+    s = await startSshd();
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it('is refused headless (host-key-unknown), and recorded with acceptNewHostKey', async () => {
+    const kh = `${s.dir}/known_hosts_empty`;
+    execFileSync('touch', [kh]);
+    const cfg = `${s.dir}/ssh_config_new`;
+    execFileSync('bash', [
+      '-c',
+      `sed -e 's|UserKnownHostsFile .*|UserKnownHostsFile ${kh}|' '${s.sshConfigFile}' > '${cfg}'`,
+    ]);
+    const refused = await openTransport(s.alias, { sshConfigFile: cfg, sshClient: 'openssh' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'host-key-unknown' });
+    const t = await openTransport(s.alias, { sshConfigFile: cfg, sshClient: 'openssh', acceptNewHostKey: true });
+    expect((await t.exec(['echo', 'ok'])).stdout.toString()).toBe('ok\n');
+    await t.close();
+    expect(execFileSync('cat', [kh], { encoding: 'utf8' })).toContain(s.hostPublicKey.split(' ')[1]);
+  });
+});
