@@ -312,7 +312,9 @@ export const BINDINGS: readonly Binding[] = [
     shown: true,
     disabledReason: (ctx, s) =>
       noConfig(ctx) ??
-      (overrideIndex(ctx, s) === null ? 'x: no override sets the selected key (G: the overrides list)' : null),
+      (overrideIndex(ctx, s) === null
+        ? `x: no override sets the selected key; the ${ctx.overrides?.length ?? 0} override(s) are listed after the last key (G goes there)`
+        : null),
     run: (s, ctx) => {
       // The last row of the overrides list goes away: the cursor moves up to the row before it.
       const last = ctx.configRows.length + (ctx.overrides?.length ?? 0) - 1;

@@ -281,7 +281,19 @@ export class Cockpit {
     return frame(this.ui, state, this.size, now, { colors: this.o.colors, fresh, memo: this.memo });
   }
 
+  /** The override `+` added, until the config view lists it and the cursor was put on it. */
+  private addedOverride: string | null = null;
+
+  private followAddedOverride(): void {
+    const text = this.addedOverride;
+    const config = this.o.session.getState().config;
+    if (text === null || config?.overrides.at(-1) !== text) return;
+    this.addedOverride = null;
+    this.ui = { ...this.ui, configCursor: config.rows.length + config.overrides.length - 1 };
+  }
+
   paint(): void {
+    this.followAddedOverride();
     this.frames++;
     this.o.painter.paint(
       this.frame().map((l) => lineToAnsi(l, this.o.colors)),
@@ -357,6 +369,10 @@ export class Cockpit {
           break;
         case 'addOverride':
           a.addOverride(e.text);
+          // The new override goes last in the list (the editor drops an older one of its key):
+          // the cursor goes to it, however far the list is from where it was (issue #32).
+          this.addedOverride = e.text;
+          this.followAddedOverride();
           break;
         case 'removeOverride':
           a.removeOverride(e.index);
