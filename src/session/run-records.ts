@@ -5,7 +5,7 @@
 import type { RunAlerts, HealthEvent } from '../health/index.js';
 import { deriveFigures, type MetricsStore } from '../metrics/index.js';
 import type { ConnectionState, FollowProblem } from '../remote/transport.js';
-import type { TrainerEvent } from '../trainer-log/events.js';
+import type { TrainerEvent, WandbEvent } from '../trainer-log/events.js';
 import { eventLogLine, localTimeMs } from './event-log-line.js';
 import {
   ENDED_STATES,
@@ -19,6 +19,7 @@ import {
   type RunView,
   type SeriesSource,
   type TrainerLinesView,
+  type WandbView,
 } from './types.js';
 
 export interface RunFacts {
@@ -151,8 +152,16 @@ export class RunRecords {
         : {}),
       ...(ctx.followProblem ? { followProblem: ctx.followProblem } : {}),
       evals: this.store.evals,
+      ...(this.store.wandb ? { wandb: wandbView(this.store.wandb) } : {}),
     };
   }
+}
+
+/** wandb's run as the log's banner said it (an offline run: its dir and the command that uploads it). */
+export function wandbView(e: WandbEvent): WandbView {
+  if (e.url !== null) return { url: e.url, from: 'log' };
+  const dir = e.dir ?? null;
+  return { url: null, from: 'log', offline: { dir, sync: dir ? `wandb sync ${dir}` : 'wandb sync <the run dir>' } };
 }
 
 /** Every writer's latest Memory-Usage figures per phase, sources in the order they first logged. */
