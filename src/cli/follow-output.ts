@@ -21,6 +21,7 @@ import {
   followReadingAgainLine,
 } from './follow-problem-lines.js';
 import { connectionJsonLine, connectionLine, stateJsonLine } from './follow-watch-lines.js';
+import { evalRoundLine } from '../metrics/eval-history.js';
 
 export interface FollowPrintOptions {
   transport: Transport;
@@ -172,6 +173,8 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
           prev = e;
         } else if (e.type === 'error') out(`error: ${e.message}`);
         else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
+        else if (e.type === 'eval') out(evalRoundLine(e));
+        else if (e.type === 'wandb') out(e.url !== null ? `wandb run ${e.url}` : `wandb offline: wandb sync ${e.dir}`);
         return;
       }
       case 'alert':
