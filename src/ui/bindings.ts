@@ -31,10 +31,10 @@ const leftoverReason = (id: string | undefined, ended: boolean | undefined) =>
 export const BINDINGS: readonly Binding[] = [
   // Everywhere (outside dialogs).
   {
-    keys: ['1', '2', '3', '4', '5'],
+    keys: ['1', '2', '3', '4', '5', '6'],
     scopes: ['global'],
     command: 'screen',
-    description: 'Runs, Dashboard, Config, Log, Eval screens',
+    description: 'Runs, Dashboard, Config, Log, Eval, RL health screens',
     run: (s, _c, n) => same({ ...s, screen: SCREENS[Number(n) - 1] }),
   },
   {

@@ -14,6 +14,7 @@ import { helpLines, helpScrollMax } from './screens/help.js';
 import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
 import { leftoverLines } from './screens/leftovers.js';
 import { evalScreenLines } from './screens/eval.js';
+import { rlHealthLines } from './screens/rl-health.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from '../session/types.js';
 import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
@@ -187,6 +188,8 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
     body = [...box(dashboardHeader(state.run, now, width), width, 2), ...panels];
   } else if (ui.screen === 'eval') {
     body = evalScreenLines(state.run, width, bodyH);
+  } else if (ui.screen === 'health') {
+    body = rlHealthLines(state.run?.rl, width, bodyH);
   } else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {

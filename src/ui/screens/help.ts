@@ -5,6 +5,7 @@ import { BINDINGS, keyLabel, type Scope } from '../bindings.js';
 import { cell, wrap } from '../format.js';
 import { textCells } from '../text-width.js';
 import { titleLine, type Line } from '../lines.js';
+import { rlHealthDefinitions } from './rl-health.js';
 
 // The key column is as wide as the longest label plus a gap, so "↑ ↓ k j PgUp PgDn" never runs into its text.
 const KEY_COL = Math.max(17, ...BINDINGS.map((b) => textCells(keyLabel(b)) + 1));
@@ -15,6 +16,7 @@ const SCOPE_TITLES: Record<Scope, string> = {
   log: 'log',
   config: 'config',
   eval: 'eval',
+  health: 'RL health',
   help: 'help',
   history: 'alert history',
   launch: 'launch confirmation',
@@ -40,6 +42,12 @@ export function helpRows(width: number): Line[] {
         out.push([{ t: '  ' + cell(i === 0 ? keyLabel(b) : '', KEY_COL), bold: true }, { t: part }]),
       );
   }
+  // What the RL health screen's figures mean (issue #32: each figure's definition on `?`).
+  out.push([{ t: 'RL health figures (6)', c: 'accent', bold: true }]);
+  for (const d of rlHealthDefinitions())
+    wrap(`${d.label}: ${d.definition} (${d.source})`, Math.max(10, width - 6)).forEach((part, i) =>
+      out.push(i === 0 ? `  ${part}` : `    ${part}`),
+    );
   return out;
 }
 
