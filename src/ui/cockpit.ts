@@ -109,7 +109,7 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
     leftovers: lo
       ? { phase: lo.phase, tagged: lo.phase === 'found' ? lo.list.filter((l) => l.tagged).length : 0 }
       : undefined,
-    helpScrollMax: helpScrollMax(width, bodyH),
+    helpScrollMax: helpScrollMax(width, bodyH, ui.screen === 'health'),
     historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
     launchBackend: state.config?.targetBackend ?? null,
     argvScrollMax:
@@ -171,7 +171,7 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
   const logScroll = pinnedScroll(state, ui);
   const view = { ...ui, logScroll };
   let body: Line[];
-  if (ui.help) body = helpLines(width, bodyH, ui.helpScroll);
+  if (ui.help) body = helpLines(width, bodyH, ui.helpScroll, ui.screen === 'health');
   else if (ui.history)
     body = alertHistoryLines(
       state.run?.alertHistory ?? [],

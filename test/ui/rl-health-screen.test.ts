@@ -9,6 +9,9 @@ import { rlView } from '../../src/session/run-records.js';
 import { MetricsStore } from '../../src/metrics/store.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
 import { paintLines } from './helpers.js';
+import { helpRows } from '../../src/ui/screens/help.js';
+import { rlHealthDefinitions } from '../../src/ui/screens/rl-health.js';
+import { lineText } from '../../src/ui/lines.js';
 import type { XtermScreen } from './xterm-screen.js';
 import { simWorkspace, CONFIG_LOCAL } from '../sim/helpers.js';
 
@@ -63,5 +66,22 @@ describe('the RL health screen in a terminal', () => {
       /^ {2}staleness max {14}\S+ \(budget 2\) +staleness\/gap\/offpolicy_max {2}largest policy-version lag of the tokens trained on, against rollout\.max_head_offpolicyness$/,
     );
     expect(rows.find((r) => r.startsWith('  behaviour weight max'))).toMatch(/\(cap: config not known here\)/);
+  });
+});
+
+describe('? on the RL health screen', () => {
+  it("lists every figure's definition and source after the keys; the help elsewhere does not", () => {
+    const text = (rows: ReturnType<typeof helpRows>) => rows.map(lineText);
+    const on = text(helpRows(80, true));
+    const at = on.indexOf('RL health figures (6)');
+    expect(at).toBeGreaterThan(0);
+    expect(on.slice(at + 1, at + 3)).toEqual([
+      "  reward (success rate): mean reward of the step's finished, not blocked",
+      '    episodes (0 or 1 each: the success rate) (rollout/reward)',
+    ]);
+    expect(on.filter((l) => /^ {2}\S/.test(l)).length - on.slice(0, at).filter((l) => /^ {2}\S/.test(l)).length).toBe(
+      rlHealthDefinitions().length,
+    );
+    expect(text(helpRows(80))).not.toContain('RL health figures (6)');
   });
 });
