@@ -25,6 +25,7 @@ import { notifyFromWatch, type Channel, type NotifyFailure } from '../notify/ind
 import { watchSentinel } from '../sentinel/sentinel-watch.js';
 import { sentinelPeriodMs } from './launch-sentinel.js';
 import { sentinelFailedLines, sentinelViewLines } from './follow-sentinel-lines.js';
+import { evalRoundLine } from '../metrics/eval-history.js';
 
 export interface FollowPrintOptions {
   transport: Transport;
@@ -211,6 +212,8 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
         else if (line !== null) out(line);
         else if (e.type === 'error') out(`error: ${e.message}`);
         else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
+        else if (e.type === 'eval') out(evalRoundLine(e));
+        else if (e.type === 'wandb') out(e.url !== null ? `wandb run ${e.url}` : `wandb offline: wandb sync ${e.dir}`);
         return;
       }
       case 'alert':

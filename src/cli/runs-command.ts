@@ -114,6 +114,11 @@ async function list(args: string[]): Promise<number> {
         ...(r.lastLines ? { lastLines: r.lastLines } : {}),
         nodeFailure: nodeAlerts.get(r.runId) ?? null,
         sentinel: sentinelJson(r.sentinel ?? NO_SENTINEL),
+        // wandb's run as the log's banner says: its URL; null: none in the log (offline, disabled, not yet).
+        wandbUrl: r.wandb?.url ?? null,
+        ...(r.wandb && r.wandb.url === null
+          ? { wandbOffline: { dir: r.wandb.offlineDir, sync: `wandb sync ${r.wandb.offlineDir}` } }
+          : {}),
       }));
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else if (runs.length === 0) {

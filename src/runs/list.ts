@@ -2,7 +2,7 @@
 // the job's process session, exit-status files, and (for Slurm) squeue, in one round trip.
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
-import { parseLogBytes, stepValue } from '../trainer-log/index.js';
+import { parseLogBytes, stepValue, stripAnsi, wandbEvent } from '../trainer-log/index.js';
 import { setupInWorkdir, type Target } from './targets.js';
 import { isValidRunId, parseRunRecord, type RunRecord, type RunState } from './run-record.js';
 import { deriveRunState, type RunProbe } from './run-state.js';
@@ -34,6 +34,9 @@ export interface RunSummary {
   exitCode?: number;
   /** A failed run: the last lines of its log (why, when no trainer record says it). */
   lastLines?: string[];
+  /** wandb's run as its banner in the log says (absent: the log's first 2 MiB show none: wandb
+   *  disabled, not started yet, or not known): its URL, or an offline run's local dir. */
+  wandb?: { url: string } | { url: null; offlineDir: string };
   /** Every attempt of the run, oldest first (only with `ListOptions.chain`). */
   chain?: AttemptSummary[];
   /** The run's sentinel (src/sentinel), as its heartbeat file and process say (absent: not listed). */
@@ -107,6 +110,7 @@ interface Raw {
   record: RunRecord | null;
   probe: RunProbe;
   sentinel?: { beat: SentinelBeat | null; alive: boolean };
+  wandb?: RunSummary['wandb'];
 }
 
 /** `tail -v` output over several logs -> run id (the log's directory name) -> its last bytes. */
@@ -167,7 +171,11 @@ function parseRaw(text: string) {
     else if (!cur) continue;
     else if (key === 'json') cur.record = parseRunRecord(f[0]);
     else if (key === 'sentinel') cur.sentinel = { alive: f[0] === '1', beat: parseSentinelBeat(f.slice(1).join('\t')) };
-    else if (key === 'alive') {
+    else if (key === 'wandb') {
+      const w = wandbEvent(stripAnsi(f[0] ?? ''));
+      if (w?.url) cur.wandb = { url: w.url };
+      else if (w?.dir) cur.wandb = { url: null, offlineDir: w.dir };
+    } else if (key === 'alive') {
       cur.probe.alive = f[0] === '1';
       if (f[0] === '?') cur.probe.aliveUnknownAs = f[1] || 'this user';
     } else if (key === 'launching') cur.probe.launching = f[0] === '1';
@@ -234,6 +242,7 @@ export function parseListOutput(text: string, cache?: TailCache, only?: string):
       detail: d.detail,
       ...exit,
       ...why,
+      ...(raw.wandb ? { wandb: raw.wandb } : {}),
       ...lastStep(tail),
       sentinel: raw.sentinel
         ? sentinelView(raw.sentinel.beat, raw.sentinel.alive, now, isActive(d.state))
