@@ -28,6 +28,7 @@ const CASES: [string[], string][] = [
   [['watch', '--help'], 'usage: awrl-tui watch RUN [--target T] [--check-nodes H1,H2]'],
   [['--demo', '-h'], 'usage: awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]'],
   [['sim', '--help'], 'usage: awrl-tui sim init DIR'],
+  [['episodes', '--help'], 'usage: awrl-tui episodes RUN --target T [--version V] [--task ID] [--json]'],
   // Help wins wherever it stands, whatever else was typed (a run id, a target, --json).
   [['stop', 'some-run', '--target', 'local', '--json', '--help'], 'usage: awrl-tui stop RUN'],
   [['--launch', '--target', 'local', '--config', 'x.yaml', '-h'], 'usage: awrl-tui --launch'],
@@ -68,6 +69,7 @@ describe('COMMAND --help', () => {
       '--demo',
       '--launch',
       'config',
+      'episodes',
       'follow',
       'parse',
       'preflight',
