@@ -34,11 +34,16 @@ for sub in $4; do
     [ -n "$5" ] && [ "$v" != "$5" ] && continue
     printf 'V %s %s\n' "$sub" "$v"
     find "$vd" -maxdepth 1 -type f -name '*.png' -printf "P $sub $v %s %f\n"
-    find "$vd" -maxdepth 1 -type f -name '*_ep*.json' -printf '%s %f\n' | while read -r size name; do
-      printf 'J %s %s %s %s\n' "$sub" "$v" "$size" "$name"
-      [ "$6" -gt 0 ] && head -c "$6" -- "$vd/$name" 2>/dev/null
-      printf '\n'
-    done
+    find "$vd" -maxdepth 1 -type f -name '*_ep*.json' -printf "S $sub $v %s %f\n"
+    # Every record's first bytes in one head (one fork a version, not one a record).
+    if [ "$6" -gt 0 ]; then
+      files=("$vd"/*_ep*.json)
+      if [ -e "$\{files[0]}" ]; then
+        printf 'H %s %s\n' "$sub" "$v"
+        head -v -c "$6" -- "$\{files[@]}" 2>/dev/null
+        printf '\nE\n'
+      fi
+    fi
   done
 done
 `;

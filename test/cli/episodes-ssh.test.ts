@@ -146,7 +146,11 @@ describe('episodes over ssh', { timeout: 180_000 }, () => {
     expect(lines(j.stdout)[0]).toMatchObject({ type: 'cli-error', code: 'no-dumps' });
   });
 
-  it('--launch --resume warns that train.py will delete the dumps under logs/root, pins counted', async () => {
+  it('pre-flight and --launch --resume warn that train.py will delete the dumps under logs/root, pins counted', async () => {
+    const pf = await cli(['preflight', ...env.target(), '--config', env.config, '++trial_name=episodes-ssh']);
+    expect(pf.stderr).toMatch(
+      /warning: webgym\/train\.py deletes \S+\/episodes-ssh\/\{rollout,test-rollout\} when it starts: 128 /,
+    );
     const r = await cli(['--launch', '--resume', runId, ...env.target('AWRL_SIM_SPEED=instant'), '--force'], {
       XDG_DATA_HOME: data,
     });
