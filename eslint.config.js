@@ -10,7 +10,7 @@ import tseslint from 'typescript-eslint';
  */
 export const ROOM_ORDER = [
   ...['config', 'trainer-log', 'metrics', 'health', 'episodes', 'images'],
-  ...['remote', 'gpu', 'runs', 'notify', 'preflight', 'sim', 'session', 'ui', 'cli'],
+  ...['remote', 'gpu', 'runs', 'notify', 'sentinel', 'preflight', 'sim', 'session', 'ui', 'cli'],
 ];
 const PURE_ROOMS = ROOM_ORDER.slice(0, 6);
 const NODE_IO = [

@@ -150,11 +150,35 @@ ${STATS_JSON_NOTE}
   --node H1,H2            a direct multi-node (Ray) run's other hosts, given once (else: ray list nodes)
   --reconnect-timeout S   with --follow: give up (exit 4) after S seconds without a connection (300)
   --accept-new-host-key   trust a host key seen for the first time (otherwise refused)
-${NOTIFY_OPTIONS} (with --follow)
+${NOTIFY_OPTIONS}
+                          the same URLs start the run's sentinel on the target, which sends them
+                          with nothing attached (awrl-tui sentinel --help)
+  --no-sentinel           do not start one (then --notify needs --follow)
 
 ${TARGET_FLAGS}
 
 ${EXIT_CODES}`;
+
+const SENTINEL = `usage: awrl-tui sentinel start|stop|status RUN --target T [--notify URL]... [--json]
+
+A run's sentinel: the watch (the same rules as follow) running detached on the target next to the
+run, which sends the run's notifications with no cockpit attached, across its attempts, and stops
+once the run's end is delivered. Its URLs reach it on its stdin only. It beats every 15 s in
+sentinel.json in the run dir; \`runs\` says "sentinel ok, 12 s ago", or silent (no beat for two
+periods, or its process gone, while the run runs). Its runtime: Node 20 or newer on the target's
+PATH after the setup line, else this machine's Node and the sentinel's modules, installed once into
+~/.cache/awrl-tui on the target over SSH (checked by sha256).
+
+  start                   start one (refused when one already runs, or the run has ended)
+  stop                    SIGTERM, SIGKILL after 10 s; the run is not touched
+  status                  its state, pid, last heartbeat, channels (redacted) and delivery failures
+  --notify URL            a channel (repeatable; AWRL_NOTIFY: URLs separated by spaces)
+  --json                  one JSON line
+
+${TARGET_FLAGS}
+
+Exit codes: 0 done, 1 it could not start or stop on the target, 2 bad input (one already runs,
+the run ended, an unknown run), 4 host unreachable.`;
 
 const CONFIG = `usage: awrl-tui config check FILE [OVERRIDE...] [--json]
        awrl-tui config show FILE [OVERRIDE...] [--resolved] [--json]
@@ -250,6 +274,31 @@ const SIM = `usage: awrl-tui sim init DIR
 The simulated trainer: init creates a directory whose webgym/train.py is the simulator; run runs
 it in the foreground, writing AReaL-format logs like the real trainer.`;
 
+const EPISODES = `usage: awrl-tui episodes RUN --target T [--version V] [--task ID] [--json]
+       awrl-tui episodes RUN --target T --show TASK/EP [--step N] [--version V] [--images MODE]
+       awrl-tui episodes RUN --target T --pin TASK/EP [--version V]
+
+The run's trajectory dumps (rollout.dump_to_file: true), read on the target from
+{fileroot}/logs/{user}/{experiment}/{trial}/rollout/{version}/ (eval: test-rollout/{model step}/).
+Only each record's first bytes cross the connection for the list; screenshots once, smallest first.
+
+  --version V             one version directory (training: the group's tail version)
+  --task ID               the episodes of one task (a GRPO group per version)
+  --json                  one object per episode: the record's own fields (task_id, episode_idx,
+                          reward, n_steps, task_info, episode_timed_out, is_blocked, ...) without
+                          steps, plus version, kind (train/eval), staleness and file
+  --show TASK/EP          each step: the screenshot with the click marker, the action_string, the
+                          page, the model's response (folded), then the evaluator's verdicts
+  --step N                only step N, larger
+  --images MODE           auto|blocks|kitty|sixel|iterm|none (auto: asked of the terminal; blocks
+                          are half-block cells any truecolor terminal draws; none when piped)
+  --pin TASK/EP           copy the record and its screenshots to $XDG_DATA_HOME/awrl-tui/pins/RUN/
+
+${TARGET_FLAGS}
+
+Exit codes: 0 ok, 2 bad input, unknown run or episode, or no dumps (code no-dumps: dumping off,
+not written yet, or wiped by a restart), 4 host unreachable.`;
+
 /** Usage by command word (`--launch` and `--demo` are spelled as flags). */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
   parse: PARSE,
@@ -263,6 +312,8 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   watch: WATCH,
   '--demo': DEMO,
   sim: SIM,
+  sentinel: SENTINEL,
   notify: NOTIFY,
   alerts: ALERTS,
+  episodes: EPISODES,
 };

@@ -22,6 +22,10 @@ import {
 } from './follow-problem-lines.js';
 import { connectionJsonLine, connectionLine, stateJsonLine } from './follow-watch-lines.js';
 import { notifyFromWatch, type Channel, type NotifyFailure } from '../notify/index.js';
+import { watchSentinel } from '../sentinel/sentinel-watch.js';
+import { sentinelPeriodMs } from './launch-sentinel.js';
+import { sentinelFailedLines, sentinelViewLines } from './follow-sentinel-lines.js';
+import { evalRoundLine } from '../metrics/eval-history.js';
 
 export interface FollowPrintOptions {
   transport: Transport;
@@ -130,10 +134,21 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
   const print = printer(o, info);
+  const channels = o.notify?.channels ?? [];
+  // While the run's sentinel (src/sentinel) runs and beats, it is the one sender: this watch keeps
+  // quiet, and says the sentinel's delivery failures and its silence as its own.
+  const sentinel = channels.length
+    ? watchSentinel(o.transport, target, runId, {
+        intervalMs: sentinelPeriodMs() ?? 15_000,
+        onView: (v, prev) => sentinelViewLines(v, prev).forEach((l) => (l.json ? json && out(l.text) : info(l.text))),
+        onFailure: (f) => sentinelFailedLines(f, json).forEach((l) => (l.json ? out(l.text) : err(l.text))),
+      })
+    : null;
   const notifier = notifyFromWatch(watch, {
     runId,
     target: target.name,
-    channels: o.notify?.channels ?? [],
+    channels,
+    quiet: () => sentinel?.sending ?? false,
     terminal:
       o.notify?.terminal && process.stderr.isTTY ? { write: (s) => process.stderr.write(s), env: process.env } : null,
     ...(o.notify?.announceEnd ? { announceEnd: true } : {}),
@@ -159,6 +174,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   process.off('SIGTERM', leave);
   // The run's end (and what was queued before it) goes out before the command ends.
   await notifier.finish(NOTIFY_FINISH_MS);
+  sentinel?.close();
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
     throw new CliError(
@@ -196,6 +212,8 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
         else if (line !== null) out(line);
         else if (e.type === 'error') out(`error: ${e.message}`);
         else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
+        else if (e.type === 'eval') out(evalRoundLine(e));
+        else if (e.type === 'wandb') out(e.url !== null ? `wandb run ${e.url}` : `wandb offline: wandb sync ${e.dir}`);
         return;
       }
       case 'alert':

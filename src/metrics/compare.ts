@@ -52,6 +52,45 @@ export function latestCommon(s: AlignedSeries): { step: number; a: number; b: nu
   return null;
 }
 
+/** `latestCommon` of two runs without aligning them: from a's last step back, the first step b
+ *  also has (b's steps ascending, found by bisection), both values finite. For a frame, where b is
+ *  a whole run (every step) and a the ≤ 1024 points of a Series. */
+export function latestCommonStep(
+  a: StepValues,
+  b: StepValues,
+): { step: number; a: number; b: number; delta: number } | null {
+  for (let i = a.steps.length - 1; i >= 0; i--) {
+    const va = a.values[i];
+    if (!finite(va)) continue;
+    const step = a.steps[i];
+    let lo = 0;
+    let hi = b.steps.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (b.steps[mid] < step) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    const vb = b.steps[lo] === step ? b.values[lo] : null;
+    if (finite(vb)) return { step, a: va, b: vb, delta: vb - va };
+  }
+  return null;
+}
+
+/** At most `max` points: each of `max` buckets of consecutive points keeps its last (as Series
+ *  keeps a merged bucket's last value), so a long run draws at the resolution of the open one. */
+export function lastPerBucket(p: StepValues, max: number): { steps: number[]; values: (number | null)[] } {
+  const n = p.steps.length;
+  if (n <= max) return { steps: [...p.steps], values: [...p.values] };
+  const steps: number[] = [];
+  const values: (number | null)[] = [];
+  for (let k = 1; k <= max; k++) {
+    const i = Math.floor((k * n) / max) - 1;
+    steps.push(p.steps[i]);
+    values.push(p.values[i]);
+  }
+  return { steps, values };
+}
+
 export interface ComparedSeries extends AlignedSeries {
   /** TensorBoard's EMA of each run's own points (weight 0: the raw values). */
   aSmoothed: (number | null)[];

@@ -21,6 +21,9 @@ export interface NotifierOptions extends NotifyPolicyOptions {
   terminal?: TerminalOut | null;
   onFailure(f: NotifyFailure): void;
   delivery?: Omit<OutboxOptions, 'onFailure'>;
+  /** While true, the channels are not sent to (the run's sentinel on the target is the one sender,
+   *  src/sentinel); the policy still sees everything, and the terminal is still told. */
+  quiet?: () => boolean;
   /** How often time-driven events (blind, a held refire) are looked for (default 5 s). */
   tickMs?: number;
   clock?: () => number;
@@ -44,9 +47,10 @@ export function notifyFromWatch(watch: NotifiedWatch, o: NotifierOptions): Notif
   let sent = 0;
   const send = (events: NotifyEvent[]) => {
     for (const e of events) {
+      terminal?.event(e);
+      if (o.quiet?.()) continue;
       sent++;
       outbox.send(e);
-      terminal?.event(e);
     }
   };
   const off = watch.on((w) => {

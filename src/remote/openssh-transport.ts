@@ -26,8 +26,8 @@ import { commandLine } from './quote.js';
 import { readRemoteFile, remoteFollowOptions, statRemote, writeRemoteFileAtomic } from './remote-files.js';
 import { followRemote } from './ssh-follow.js';
 import { clientLine, isClientFailure, opensshFailure } from './openssh-failure.js';
+import { runSshCommand } from './openssh-exec.js';
 
-const STDERR_CAP = 64 << 20;
 const STDERR_TAIL = 4096;
 /** A master the first login starts lives this long idle when the ssh config sets no ControlPersist. */
 const DEFAULT_PERSIST = '30m';
@@ -90,6 +90,9 @@ export class OpensshTransport implements Transport {
     return [
       ...(this.opts.sshConfigFile ? ['-F', this.opts.sshConfigFile] : []),
       ...(asking ? [] : ['-o', 'BatchMode=yes']),
+      // --accept-new-host-key and the connect deadline mean for OpenSSH what they mean for ssh2.
+      ...(this.opts.acceptNewHostKey ? ['-o', 'StrictHostKeyChecking=accept-new'] : []),
+      ...(this.opts.connectTimeoutMs ? ['-o', `ConnectTimeout=${Math.ceil(this.opts.connectTimeoutMs / 1000)}`] : []),
       ...(port !== undefined ? ['-p', String(port)] : []),
       ...extra,
       '--',
@@ -205,55 +208,54 @@ export class OpensshTransport implements Transport {
     const stdin = new PassThrough();
     let child: ChildProcess | null = null;
     let userClosed = false;
-    if (opts.stdin !== undefined) stdin.end(opts.stdin);
 
     const run = async (): Promise<{ code: number | null; signal: string | null }> => {
       const release = await this.channels.acquire();
       try {
-        if (userClosed) throw new Error(`${this.target}: ${argv[0]} was closed before it started`);
-        await this.whenReady(opts.signal);
-        const c = spawn('ssh', [...this.sshArgs(['-T', ...this.masterOnly()]), cmd], {
-          stdio: ['pipe', 'pipe', 'pipe'],
-        });
-        child = c;
-        this.children.add(c);
-        let tail = '';
-        c.stdout!.on('data', this.heard);
-        c.stdout!.pipe(stdout);
-        // Always drained: a full stderr pipe would stop the command's stdout too.
-        c.stderr!.on('data', (b: Buffer) => {
+        for (let attempt = 0; ; attempt++) {
+          if (userClosed) throw new Error(`${this.target}: ${argv[0]} was closed before it started`);
+          await this.whenReady(opts.signal);
+          const args = [...this.sshArgs(['-T', ...this.masterOnly()]), cmd];
+          const r = await runSshCommand(
+            args,
+            opts.stdin,
+            { stdin, stdout, stderr },
+            {
+              heard: this.heard,
+              started: (c) => {
+                child = c;
+                this.children.add(c);
+                if (userClosed) c.kill('SIGTERM');
+              },
+              ended: (c) => this.children.delete(c),
+            },
+          );
+          if (userClosed) return { code: null, signal: null };
+          // The master's sshd allows MaxSessions (10) at once, the person's own terminals included:
+          // a session refused before anything ran is asked again a moment later, as ssh2's open does.
+          if (r.refused && attempt < 40) {
+            await new Promise((w) => setTimeout(w, Math.min(25 * (attempt + 1), 250)));
+            continue;
+          }
+          if (r.exit.signal || isClientFailure(r.exit.code, r.tail)) {
+            const why = r.exit.signal ? `the ssh client was killed by ${r.exit.signal}` : clientLine(r.tail);
+            // A client killed on its own is one lost channel; the ssh client's own failure may be the master's.
+            if (!r.exit.signal) this.lost(why);
+            throw new Error(`${this.target}: connection lost while running ${argv[0]}: ${why}`);
+          }
           this.heard();
-          tail = (tail + b.toString('utf8')).slice(-STDERR_TAIL);
-          if (stderr.readableLength < STDERR_CAP) stderr.write(b);
-        });
-        c.stdin!.on('error', () => undefined);
-        stdin.pipe(c.stdin!);
-        if (userClosed) c.kill('SIGTERM');
-        const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
-          c.once('error', reject);
-          c.once('close', (code, signal) => resolve({ code, signal }));
-        }).finally(() => this.children.delete(c));
-        if (userClosed) return { code: null, signal: null };
-        if (exit.signal || isClientFailure(exit.code, tail)) {
-          const why = exit.signal ? `the ssh client was killed by ${exit.signal}` : clientLine(tail);
-          // A client killed on its own is one lost channel; the ssh client's own failure may be the master's.
-          if (!exit.signal) this.lost(why);
-          throw new Error(`${this.target}: connection lost while running ${argv[0]}: ${why}`);
+          this.attempt = 0; // a command completed: the link works
+          return r.exit;
         }
-        this.heard();
-        this.attempt = 0; // a command completed: the link works
-        return exit;
       } finally {
+        stdout.end();
         release();
       }
     };
     const done = run();
     done.then(
       () => stderr.end(),
-      () => {
-        stderr.end();
-        if (!child) stdout.end();
-      },
+      () => stderr.end(),
     );
     const close = (): void => {
       userClosed = true;

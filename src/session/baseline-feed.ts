@@ -8,11 +8,14 @@ import type { Target } from '../runs/index.js';
 import { RunWatch } from '../runs/run-watch.js';
 import { RunSteps } from '../metrics/run-steps.js';
 import { STEP_TIME_KEY } from '../metrics/step-times.js';
-import { REWARD_KEY, STALENESS_AVG_KEY } from '../metrics/compare.js';
+import { lastPerBucket, latestCommonStep, REWARD_KEY, STALENESS_AVG_KEY } from '../metrics/compare.js';
 import type { MetricsStore } from '../metrics/index.js';
 import { backfill, defaultBackfillCache } from './backfill.js';
 import type { BackfillCache } from './backfill-cache.js';
 import { ENDED_STATES, type BaselineOverlay, type RunState, type RunSummary } from './types.js';
+
+/** Points of the baseline a frame draws: as many as the open run's series keeps (Series' capacity). */
+const DRAWN_POINTS = 1024;
 
 /** The keys the Reward, Staleness and Throughput panels draw for both runs. */
 export const OVERLAY_KEYS = { reward: REWARD_KEY, staleness: STALENESS_AVG_KEY, throughput: STEP_TIME_KEY } as const;
@@ -110,7 +113,11 @@ export class BaselineFeed {
   overlay(open: Pick<MetricsStore, 'series'>): BaselineOverlay {
     const b = this.steps.view();
     const series: BaselineOverlay['series'] = {};
-    for (const key of KEYS) series[key] = { a: open.series(key), b: { steps: b.steps, values: b.values.get(key)! } };
+    for (const key of KEYS) {
+      const a = open.series(key);
+      const whole = { steps: b.steps, values: b.values.get(key)! };
+      series[key] = { a, b: lastPerBucket(whole, DRAWN_POINTS), latest: latestCommonStep(a, whole) };
+    }
     const note = this.missing
       ? `its log ${this.o.logPath} is gone: no series`
       : this.problem

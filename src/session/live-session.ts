@@ -18,7 +18,7 @@ import { RunStopper } from './stop-leftovers.js';
 import { notifyOpenRun } from './run-notify.js';
 import type { Notifier } from '../notify/index.js';
 import { BaselineFeed } from './baseline-feed.js';
-import type { RunView, Session, SessionActions, SessionState, TargetSummary } from './types.js';
+import type { BaselineOverlay, RunView, Session, SessionActions, SessionState, TargetSummary } from './types.js';
 
 // The API the rest of the cockpit (and its tests) imports from here, wherever the parts now live.
 export {
@@ -45,6 +45,10 @@ export class LiveSession implements Session {
   /** The run pinned as the baseline (null: none), and the open run's view with it, kept. */
   private baseline: BaselineFeed | null = null;
   private withBaseline: { run: RunView; version: number; out: RunView } | null = null;
+  /** The overlay as last derived, by the open run's step count and the baseline's version: a view
+   *  that changed for another reason (a log line, a GPU poll) keeps the same overlay object, whose
+   *  charts the panels then draw from their cache. */
+  private overlay: { steps: number; version: number; overlay: BaselineOverlay } | null = null;
   /** What the screen shows (the cockpit says): the runs list until told otherwise. */
   private shown: 'runs' | 'run' = 'runs';
   /** The open Slurm run's job end, for the wall-time rule (null for other runs). */
@@ -145,7 +149,14 @@ export class LiveSession implements Session {
     if (!b || b.runId === run.summary.id) return run;
     const memo = this.withBaseline;
     if (memo && memo.run === run && memo.version === b.version) return memo.out;
-    const out = { ...run, baseline: b.overlay(feed.store) };
+    const steps = feed.store.stepCount;
+    const o = this.overlay;
+    const overlay =
+      o && o.steps === steps && o.version === b.version && o.overlay.runId === b.runId
+        ? o.overlay
+        : b.overlay(feed.store);
+    this.overlay = { steps, version: b.version, overlay };
+    const out = { ...run, baseline: overlay };
     this.withBaseline = { run, version: b.version, out };
     return out;
   }
@@ -251,7 +262,12 @@ export class LiveSession implements Session {
       },
     });
     this.feed = feed;
-    this.notifier = notifyOpenRun(feed, conn.target, this.o.notify, (notice) => this.update({ notice }));
+    this.notifier = notifyOpenRun(
+      { watch: feed.watch, runId: feed.runId, transport: conn.transport },
+      conn.target,
+      this.o.notify,
+      (notice) => this.update({ notice }),
+    );
     feed.start();
     const poller = this.o.gpuPoller === undefined ? defaultGpuPoller : this.o.gpuPoller;
     if (poller) {

@@ -32,10 +32,10 @@ const leftoverReason = (id: string | undefined, ended: boolean | undefined) =>
 export const BINDINGS: readonly Binding[] = [
   // Everywhere (outside dialogs).
   {
-    keys: ['1', '2', '3', '4', '5'],
+    keys: ['1', '2', '3', '4', '5', '6'],
     scopes: ['global'],
     command: 'screen',
-    description: 'Runs, Dashboard, Config, Log, Eval screens',
+    description: 'Runs, Dashboard, Config, Log, Eval, RL health screens',
     run: (s, _c, n) => same({ ...s, screen: SCREENS[Number(n) - 1] }),
   },
   {
@@ -331,7 +331,9 @@ export const BINDINGS: readonly Binding[] = [
     shown: true,
     disabledReason: (ctx, s) =>
       noConfig(ctx) ??
-      (overrideIndex(ctx, s) === null ? 'x: no override sets the selected key (G: the overrides list)' : null),
+      (overrideIndex(ctx, s) === null
+        ? `x: no override sets the selected key; the ${ctx.overrides?.length ?? 0} override(s) are listed after the last key (G goes there)`
+        : null),
     run: (s, ctx) => {
       // The last row of the overrides list goes away: the cursor moves up to the row before it.
       const last = ctx.configRows.length + (ctx.overrides?.length ?? 0) - 1;

@@ -14,6 +14,7 @@ import { helpLines, helpScrollMax } from './screens/help.js';
 import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
 import { leftoverLines } from './screens/leftovers.js';
 import { evalScreenLines } from './screens/eval.js';
+import { rlHealthLines } from './screens/rl-health.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from '../session/types.js';
 import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
@@ -108,7 +109,7 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
     leftovers: lo
       ? { phase: lo.phase, tagged: lo.phase === 'found' ? lo.list.filter((l) => l.tagged).length : 0 }
       : undefined,
-    helpScrollMax: helpScrollMax(width, bodyH),
+    helpScrollMax: helpScrollMax(width, bodyH, ui.screen === 'health'),
     historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
     launchBackend: state.config?.targetBackend ?? null,
     argvScrollMax:
@@ -171,7 +172,7 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
   const logScroll = pinnedScroll(state, ui);
   const view = { ...ui, logScroll };
   let body: Line[];
-  if (ui.help) body = helpLines(width, bodyH, ui.helpScroll);
+  if (ui.help) body = helpLines(width, bodyH, ui.helpScroll, ui.screen === 'health');
   else if (ui.history)
     body = alertHistoryLines(
       state.run?.alertHistory ?? [],
@@ -188,6 +189,8 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
     body = [...box(dashboardHeader(state.run, now, width), width, 2), ...panels];
   } else if (ui.screen === 'eval') {
     body = evalScreenLines(state.run, width, bodyH);
+  } else if (ui.screen === 'health') {
+    body = rlHealthLines(state.run?.rl, width, bodyH);
   } else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {
@@ -290,7 +293,19 @@ export class Cockpit {
     return frame(this.ui, state, this.size, now, { colors: this.o.colors, fresh, memo: this.memo });
   }
 
+  /** The override `+` added, until the config view lists it and the cursor was put on it. */
+  private addedOverride: string | null = null;
+
+  private followAddedOverride(): void {
+    const text = this.addedOverride;
+    const config = this.o.session.getState().config;
+    if (text === null || config?.overrides.at(-1) !== text) return;
+    this.addedOverride = null;
+    this.ui = { ...this.ui, configCursor: config.rows.length + config.overrides.length - 1 };
+  }
+
   paint(): void {
+    this.followAddedOverride();
     this.frames++;
     this.o.painter.paint(
       this.frame().map((l) => lineToAnsi(l, this.o.colors)),
@@ -348,6 +363,12 @@ export class Cockpit {
         const done = action?.apply(a, e.args);
         // The session reports failures in its state (the status line shows them): nothing to catch here.
         if (done instanceof Promise) done.catch(() => undefined);
+        if (e.kind === 'addOverride') {
+          // The new override goes last in the list (the editor drops an older one of its key):
+          // the cursor goes to it, however far the list is from where it was (issue #32).
+          this.addedOverride = e.args[0];
+          this.followAddedOverride();
+        }
       }
     }
   }

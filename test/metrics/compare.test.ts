@@ -7,6 +7,8 @@ import { tensorboardEma } from '../../src/metrics/ema.js';
 import {
   alignByStep,
   compareKey,
+  lastPerBucket,
+  latestCommonStep,
   configDiff,
   latestCommon,
   runFigures,
@@ -104,6 +106,25 @@ describe('two runs aligned by step', () => {
     expect(s.delta[2]).toBeNull();
     expect(latestCommon(s)).toEqual({ step: 4, a: 0.4, b: 0.7, delta: 0.7 - 0.4 });
     expect(latestCommon(alignByStep({ steps: [1], values: [1] }, { steps: [2], values: [2] }))).toBeNull();
+  });
+});
+
+describe('a frame’s view of two runs', () => {
+  it('latestCommonStep agrees with aligning them, without aligning', () => {
+    const a = { steps: [2, 4, 6, 8], values: [0.1, 0.2, 0.3, NaN] };
+    const b = { steps: [1, 2, 3, 4, 5, 6, 7], values: [1, 2, 3, 4, 5, null, 7] };
+    expect(latestCommonStep(a, b)).toEqual(latestCommon(alignByStep(a, b)));
+    expect(latestCommonStep(a, b)).toMatchObject({ step: 4, delta: 4 - 0.2 });
+    expect(latestCommonStep(a, { steps: [], values: [] })).toBeNull();
+  });
+
+  it('lastPerBucket keeps at most max points, each the last of its bucket, the last step included', () => {
+    const p = {
+      steps: Array.from({ length: 10 }, (_, i) => i + 1),
+      values: Array.from({ length: 10 }, (_, i) => i * 10),
+    };
+    expect(lastPerBucket(p, 4)).toEqual({ steps: [2, 5, 7, 10], values: [10, 40, 60, 90] });
+    expect(lastPerBucket(p, 20).steps).toHaveLength(10);
   });
 });
 

@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { openTransport } from '../../src/remote/index.js';
 import { loadTargets, resolveTarget } from '../../src/runs/targets.js';
 import { killTree, startSshd, type SshdHandle } from '../harness/sshd.js';
-import { controlPathConfig } from '../harness/control-master.js';
+import { controlPathConfig, startControlMaster, type ControlMaster } from '../harness/control-master.js';
 
 describe('choosing the ssh client', () => {
   let s: SshdHandle;
@@ -70,5 +70,65 @@ describe('choosing the ssh client', () => {
     expect(() => loadTargets('targets:\n  x:\n    host: x\n    workdir: /w\n    ssh: putty\n', 't.yaml')).toThrow(
       /t\.yaml:5: targets\.x\.ssh: /,
     );
+  });
+});
+
+describe('OpenSSH sessions beyond what the master’s sshd allows at once', () => {
+  let s: SshdHandle;
+  let master: ControlMaster;
+  beforeAll(async () => {
+    // MaxSessions 3: the person's own terminal and a few of ours share it.
+    s = await startSshd({ extraConfig: ['MaxSessions 3'] });
+    master = await startControlMaster(s);
+  });
+  afterAll(async () => {
+    await master?.stop();
+    await s?.stop();
+  });
+
+  it('a session the master refuses is asked again: every command runs once, its stderr its own', async () => {
+    const t = await openTransport(s.alias, { sshConfigFile: master.sshConfigFile });
+    try {
+      const rs = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => t.exec(['bash', '-c', `sleep 0.3; echo out${i}; echo err${i} >&2`])),
+      );
+      expect(rs.map((r) => r.code)).toEqual(Array(8).fill(0));
+      expect(rs.map((r) => r.stdout.toString())).toEqual(Array.from({ length: 8 }, (_, i) => `out${i}\n`));
+      expect(rs.map((r) => r.stderr.toString())).toEqual(Array.from({ length: 8 }, (_, i) => `err${i}\n`));
+      // stdin given as bytes reaches a command that had to be asked again, too.
+      const piped = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => t.exec(['bash', '-c', 'sleep 0.2; cat'], { stdin: `in${i}` })),
+      );
+      expect(piped.map((r) => r.stdout.toString())).toEqual(Array.from({ length: 6 }, (_, i) => `in${i}`));
+      expect(t.state.state).toBe('ready');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('OpenSSH and a host key seen for the first time', () => {
+  let s: SshdHandle;
+  beforeAll(async () => {
+    s = await startSshd();
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it('is refused headless (host-key-unknown), and recorded with acceptNewHostKey', async () => {
+    const kh = `${s.dir}/known_hosts_empty`;
+    execFileSync('touch', [kh]);
+    const cfg = `${s.dir}/ssh_config_new`;
+    execFileSync('bash', [
+      '-c',
+      `sed -e 's|UserKnownHostsFile .*|UserKnownHostsFile ${kh}|' '${s.sshConfigFile}' > '${cfg}'`,
+    ]);
+    const refused = await openTransport(s.alias, { sshConfigFile: cfg, sshClient: 'openssh' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'host-key-unknown' });
+    const t = await openTransport(s.alias, { sshConfigFile: cfg, sshClient: 'openssh', acceptNewHostKey: true });
+    expect((await t.exec(['echo', 'ok'])).stdout.toString()).toBe('ok\n');
+    await t.close();
+    expect(execFileSync('cat', [kh], { encoding: 'utf8' })).toContain(s.hostPublicKey.split(' ')[1]);
   });
 });

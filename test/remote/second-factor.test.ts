@@ -86,16 +86,23 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('headless without a terminal: `runs` exits 4 at once with login-needs-person, the prompt and the way out', async () => {
-    // stdin is /dev/null: no terminal.
-    const r = startCli(['runs', '--target', s.alias, '-F', s.sshConfigFile, '--workdir', dir, '--json'], {});
-    expect(await r.done).toBe(4);
-    const last = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
-    expect(last).toMatchObject({ type: 'cli-error', code: 'login-needs-person', exit: 4 });
-    expect(last.message).toContain('keyboard-interactive');
-    expect(last.message).toContain(TOTP_PROMPT);
-    expect(last.hint).toContain('ControlMaster');
-    expect(r.stderr).toMatch(/^awrl-tui: cannot connect to .*no terminal/m);
+  it('headless without a terminal: runs, follow, stop exit 4 at once with login-needs-person, the prompt and the way out', async () => {
+    const target = ['--target', s.alias, '-F', s.sshConfigFile, '--workdir', dir, '--json'];
+    const run = 'nosuch-20260101-000000-abcd';
+    const logins = s.secondFactorLogins();
+    // The exit table's row (src/cli/exit-table.ts) for the commands that need no trainer config.
+    for (const words of [['runs'], ['follow', run], ['stop', run]]) {
+      // stdin is /dev/null: no terminal.
+      const r = startCli([...words, ...target], {});
+      expect(await r.done, words[0]).toBe(4);
+      const last = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+      expect(last).toMatchObject({ type: 'cli-error', code: 'login-needs-person', exit: 4 });
+      expect(last.message).toContain('keyboard-interactive');
+      expect(last.message).toContain(TOTP_PROMPT);
+      expect(last.hint).toContain('ControlMaster');
+      expect(r.stderr).toMatch(/^awrl-tui: .*no terminal/m);
+    }
+    expect(s.secondFactorLogins()).toBe(logins); // none of them logged in
   });
 
   it('headless in a terminal: `runs` asks the code there, hidden, and lists', async () => {
@@ -117,7 +124,7 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
     expect(s.secondFactorLogins()).toBe(before + 1);
   });
 
-  it('the cockpit asks the code on the terminal, without echo, and connects', async () => {
+  it('the cockpit asks the code on the terminal, without echo, and connects; a reconnect that needs it again is said', async () => {
     const targets = join(dir, 'targets.yaml');
     writeFileSync(
       targets,
@@ -137,7 +144,15 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
     expect(typed).not.toContain(code);
     await t.keys('Enter');
     await t.waitForScreen((x) => /twofa {2}connected/.test(x), 'the Runs screen with twofa connected', 30_000);
-    expect(s.secondFactorLogins()).toBeGreaterThanOrEqual(2);
+    const logins = s.secondFactorLogins();
+    // The connection dies (its sshd session killed): the one reconnect meets the code prompt again.
+    for (const pid of descendants(s.pid)) process.kill(pid, 'SIGKILL');
+    await t.waitForScreen(
+      (x) => /twofa {2}connection failed: connection needs you to log in again/.test(x),
+      'the Runs screen to say the connection needs a login again',
+      30_000,
+    );
+    expect(s.secondFactorLogins()).toBe(logins);
     await t.type('q');
     await t.waitForScreen((x) => x.includes('EXITED=0'), 'the cockpit to quit');
   });

@@ -108,6 +108,23 @@ describe('compare two runs over ssh', () => {
     expect(Object.keys(out.phases).length).toBeGreaterThan(0);
   });
 
+  it('--keys: a key the cockpit does not read crosses the filter too (its rows kept), with the values the log has', async () => {
+    const key = 'ppo_actor/update/grad_norm';
+    const r = await cli(['compare', runA, runB, ...target(), '--json', '--keys', key, '--smooth', '0']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out.series)).toEqual([key]);
+    const parsed = await cli(['parse', logOf(runB), '--json']);
+    const logged = new Map<number, unknown>();
+    for (const l of parsed.stdout.trim().split('\n')) {
+      const e = JSON.parse(l);
+      if (e.type === 'step') logged.set(e.globalStep, e.stats[key]);
+    }
+    expect(out.series[key].b).toEqual(out.series[key].steps.map((g: number) => logged.get(g)));
+    expect(out.series[key].b.every((v: unknown) => typeof v === 'number')).toBe(true);
+    expect(out.series[key].bSmoothed).toEqual(out.series[key].b);
+  });
+
   it('the human and Markdown forms: the config diff, the side-by-side summary and Δ at the latest common step', async () => {
     const r = await cli(['compare', runA, runB, ...target()]);
     expect(r.code, r.stderr).toBe(0);

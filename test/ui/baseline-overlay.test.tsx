@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
 import { StaticSession } from '../../src/session/static-session.js';
 import { sampleRunView } from '../../src/session/sample-run.js';
-import type { BaselineOverlay, RunView, TargetSummary } from '../../src/session/types.js';
+import type { BaselineOverlay, RunView, StepPoints, TargetSummary } from '../../src/session/types.js';
+import { latestCommonStep } from '../../src/metrics/compare.js';
 import { STEP_TIME_SERIES } from '../../src/session/types.js';
 import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
@@ -18,6 +19,7 @@ import { renderInk, waitForFrame, type Rendered } from './helpers.js';
 import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
 
+const pair = (a: StepPoints, b: StepPoints) => ({ a, b, latest: latestCommonStep(a, b) });
 const steps = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 /** The open run: 40 steps of reward rising; the baseline: 60 steps, lower. */
 function overlay(): BaselineOverlay {
@@ -29,9 +31,9 @@ function overlay(): BaselineOverlay {
     runId: 'base-run',
     state: 'finished',
     series: {
-      'rollout/reward': { a, b },
-      'staleness/gap/offpolicy_avg': { a: stale(0.5), b: stale(0.8) },
-      [STEP_TIME_SERIES]: { a: stale(20), b: stale(30) },
+      'rollout/reward': pair(a, b),
+      'staleness/gap/offpolicy_avg': pair(stale(0.5), stale(0.8)),
+      [STEP_TIME_SERIES]: pair(stale(20), stale(30)),
     },
   };
 }
@@ -147,12 +149,15 @@ describe('a live baseline: two simulated runs on two targets', () => {
   const logOf = (s: SimRun) => `${s.dir}/.awrl/runs/${s.runId}/stdout.log`;
   const ended = (s: SimRun) => /Training completes/.test(readFileSync(logOf(s), 'utf8'));
 
-  it('the open run (64 steps) beside a baseline of 128 (another seed), aligned by step, Δ at step 64', async () => {
+  it('the open run (64 steps) beside a running baseline (another seed) that grows to 128, aligned by step, Δ at step 64', async () => {
     await withSimEnv({ AWRL_SIM_SPEED: 'instant' }, async () => {
       a = await launchSim(['total_train_epochs=1', 'seed=1', '++trial_name=open']);
+    });
+    // The baseline runs paced (~0.4 s a step): pinned while it runs, its series grows.
+    await withSimEnv({ AWRL_SIM_SPEED: '1500' }, async () => {
       b = await launchSim(['total_train_epochs=2', 'seed=9', 'actor.optimizer.lr=1e-5', '++trial_name=base']);
     });
-    await waitFor(() => ended(a!) && ended(b!), { timeoutMs: 120_000, what: 'both simulated runs to end' });
+    await waitFor(() => ended(a!), { timeoutMs: 120_000, what: 'the open run to end' });
     live = createLiveSession({
       targets: [
         { target: a!.target, transport: a!.transport },
@@ -165,9 +170,16 @@ describe('a live baseline: two simulated runs on two targets', () => {
       gpuPoller: null,
     });
     const reward = () => live!.getState().run?.baseline?.series['rollout/reward'];
+    await waitFor(
+      () => {
+        const n = reward()?.b.steps.length ?? 0;
+        return n > 0 && n < 128 && live!.getState().run?.baseline?.state === 'running';
+      },
+      { timeoutMs: 60_000, what: 'the running baseline, part of its steps read' },
+    );
     await waitFor(() => reward()?.a.steps.length === 64 && reward()?.b.steps.length === 128, {
-      timeoutMs: 60_000,
-      what: 'both runs read',
+      timeoutMs: 180_000,
+      what: 'both runs read, the baseline to its end',
     });
     const base = live.getState().run!.baseline!;
     expect(base.label).toBe(`other:${b!.runId}`);
@@ -186,5 +198,5 @@ describe('a live baseline: two simulated runs on two targets', () => {
     } finally {
       ink.unmount();
     }
-  }, 240_000);
+  }, 400_000);
 });

@@ -1,7 +1,6 @@
 // What the Reward, Staleness and Throughput panels draw when a baseline is pinned or smoothing is
 // on (`s`): a legend line (Δ at the latest common step, both runs named by their line) and the
 // chart of both runs by global step (overlay-chart.ts). Pure.
-import { alignByStep, latestCommon } from '../../metrics/compare.js';
 import { fit } from '../format.js';
 import type { Line } from '../lines.js';
 import { overlayChart, type StepPoints } from '../overlay-chart.js';
@@ -34,6 +33,19 @@ export function signedDelta(d: number): string {
   return `${d >= 0 ? '+' : '−'}${text}`;
 }
 
+/** Charts drawn per overlay pair (the session keeps the pair while neither run has a new step):
+ *  a redraw for another reason (a log line, a GPU poll) costs what it cost without a baseline. */
+const drawn = new WeakMap<object, Map<string, string[]>>();
+
+function cachedChart(pair: object | undefined, key: string, draw: () => string[]): string[] {
+  if (!pair) return draw();
+  let m = drawn.get(pair);
+  if (!m) drawn.set(pair, (m = new Map()));
+  let lines = m.get(key);
+  if (!lines) m.set(key, (lines = draw()));
+  return lines;
+}
+
 /** Null when there is nothing to overlay (no baseline and no smoothing): the panel draws as before. */
 export function panelOverlay(run: RunView, r: OverlayRequest, width: number, colors: boolean): PanelOverlay | null {
   const base = run.baseline;
@@ -44,7 +56,7 @@ export function panelOverlay(run: RunView, r: OverlayRequest, width: number, col
   const ema = r.smoothing > 0 ? `  ema ${r.smoothing}` : '';
   let legend: string;
   if (base) {
-    const c = latestCommon(alignByStep(a, b));
+    const c = pair?.latest ?? null;
     const delta = c
       ? `Δ ${r.name} ${signedDelta(c.delta)} at step ${c.step}`
       : base.note
@@ -59,17 +71,19 @@ export function panelOverlay(run: RunView, r: OverlayRequest, width: number, col
   return {
     legend,
     chart: (w, h) =>
-      overlayChart(
-        {
-          a,
-          b,
-          smoothing: r.smoothing,
-          ...(r.reference !== undefined ? { reference: r.reference } : {}),
-          ...(r.min !== undefined ? { min: r.min } : {}),
-        },
-        w,
-        h,
-        colors,
+      cachedChart(pair, `${w}x${h} ${r.smoothing} ${colors} ${r.reference} ${r.min}`, () =>
+        overlayChart(
+          {
+            a,
+            b,
+            smoothing: r.smoothing,
+            ...(r.reference !== undefined ? { reference: r.reference } : {}),
+            ...(r.min !== undefined ? { min: r.min } : {}),
+          },
+          w,
+          h,
+          colors,
+        ),
       ),
   };
 }

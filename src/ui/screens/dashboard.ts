@@ -39,6 +39,7 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
         ...(run.history ? { history: run.history } : {}),
         rayBringUp: run.rayBringUp,
         hung: run.alerts.some(isHangAlert),
+        ...(run.wandb?.url ? { wandbUrl: run.wandb.url } : {}),
       })
     : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
 }
