@@ -354,65 +354,21 @@ export class Cockpit {
 
   private run(effects: Effect[]): void {
     const a = this.o.session.actions;
-    // The session reports failures in its state (the status line shows them): nothing to catch here.
-    const quietly = (p: Promise<unknown>) => void p.catch(() => undefined);
     for (const e of effects) {
-      switch (e.kind) {
-        case 'quit':
-          this.o.onQuit?.();
-          break;
-        case 'redraw':
-          this.o.painter.invalidate?.();
-          break;
-        case 'selectRun':
-          a.selectRun(e.runId);
-          break;
-        case 'pinBaseline':
-          a.pinBaseline?.(e.runId);
-          break;
-        case 'refresh':
-          a.refreshRuns();
-          break;
-        case 'stop':
-          quietly(a.stopRun(e.runId));
-          break;
-        case 'draft':
-          a.setDraft(e.draft);
-          break;
-        case 'setValue':
-          a.setValue(e.key, e.text);
-          break;
-        case 'addOverride':
-          a.addOverride(e.text);
+      if (e.kind === 'quit') this.o.onQuit?.();
+      else if (e.kind === 'redraw') this.o.painter.invalidate?.();
+      else {
+        // A session action, by its name in SessionActions (an optional one the session may lack).
+        const action = a[e.kind] as ((...args: unknown[]) => unknown) | undefined;
+        const done = action?.apply(a, e.args);
+        // The session reports failures in its state (the status line shows them): nothing to catch here.
+        if (done instanceof Promise) done.catch(() => undefined);
+        if (e.kind === 'addOverride') {
           // The new override goes last in the list (the editor drops an older one of its key):
           // the cursor goes to it, however far the list is from where it was (issue #32).
-          this.addedOverride = e.text;
+          this.addedOverride = e.args[0];
           this.followAddedOverride();
-          break;
-        case 'removeOverride':
-          a.removeOverride(e.index);
-          break;
-        case 'launch':
-          quietly(
-            a.launch(
-              e.skipPreflight || e.autoResume
-                ? {
-                    ...(e.skipPreflight ? { skipPreflight: true } : {}),
-                    ...(e.autoResume ? { autoResume: e.autoResume } : {}),
-                  }
-                : undefined,
-            ),
-          );
-          break;
-        case 'preflight':
-          quietly(a.runPreflight());
-          break;
-        case 'checkLeftovers':
-          quietly(a.checkLeftovers(e.runId));
-          break;
-        case 'stopLeftovers':
-          quietly(a.stopLeftovers(e.runId));
-          break;
+        }
       }
     }
   }
