@@ -27,7 +27,9 @@ export function quietWhenStdoutCloses(before?: () => Promise<void>): void {
  *  reader has gone away (a write callback runs after the writes queued before it). */
 export async function flushStdio(): Promise<void> {
   // A write that failed (a full disk) says so in an 'error' event still to come: it is let come
-  // first, so the exit code is its (quietWhenStdoutCloses), not the command's 0.
+  // first, so the exit code is its (quietWhenStdoutCloses), not the command's 0. Without that
+  // handler (a reader gone: nothing more to say) the event is taken here, never thrown.
+  for (const s of [process.stdout, process.stderr]) s.on('error', () => undefined);
   await new Promise<void>((resolve) => setImmediate(resolve));
   await Promise.all([flush(process.stdout), flush(process.stderr)]);
 }
