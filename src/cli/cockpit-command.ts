@@ -6,6 +6,7 @@ import { CliError, EXIT } from './errors.js';
 import { openCockpitBehindSplash } from './cockpit-flow.js';
 import { notInteractiveReason } from '../ui/tty.js';
 import { parseCockpitArgs } from '../ui/cockpit-args.js';
+import { cockpitNotify } from './notify-words.js';
 
 export async function run(args: string[]): Promise<number> {
   const why = notInteractiveReason();
@@ -39,7 +40,12 @@ export async function run(args: string[]): Promise<number> {
     connecting: 'connecting…',
     // A target that does not answer at start is shown with its problem and `r`, not an exit.
     openDisconnected: true,
-    session: { config, launchTarget: parsed.flags.target },
+    session: {
+      config,
+      launchTarget: parsed.flags.target,
+      notify: cockpitNotify(parsed.notify),
+      ...(parsed.baseline !== undefined ? { baselineRunId: parsed.baseline } : {}),
+    },
   });
   // Targets that could not be reached are said once the terminal is back (the others were used).
   for (const f of failures) process.stderr.write(`awrl-tui: ${f}\n`);

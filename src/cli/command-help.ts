@@ -4,6 +4,8 @@
 
 /** The target flags' lines, shared with the main help (help.ts). */
 export const TARGET_FLAG_LINES = `  -F FILE                 ssh config file
+  --ssh auto|openssh|ssh2 the ssh client: your own OpenSSH riding its ControlMaster (auto: where
+                          ssh -G shows a ControlPath for the host), or the built-in one
   --workdir DIR           the AsyncWebRL checkout on the target
   --python CMD            the trainer's Python (default python3)
   --setup LINE            shell line run before the trainer (conda activate, module load, export)
@@ -80,6 +82,10 @@ ${TARGET_FLAGS}
 Exit codes: 0 stopped and nothing tagged left, 1 tagged leftovers remain, 2 bad input or unknown
 run, 4 host unreachable. With --json a failure also writes one {"type":"cli-error",...} line.`;
 
+const NOTIFY_OPTIONS = `  --notify URL            also send alerts, the run's end and blindness there (repeatable; see
+                          awrl-tui notify --help); with AWRL_NOTIFY and targets.yaml notify:
+  --no-terminal-notify    no desktop notification or tab progress on this terminal`;
+
 const FOLLOW = `usage: awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]
 
 Follows a running run headless, from its log's first byte to the run's end: what
@@ -91,10 +97,37 @@ Follows a running run headless, from its log's first byte to the run's end: what
                           {"type":"follow-problem-cleared",...} lines; informational lines go to stderr
 ${STATS_JSON_NOTE}
   --reconnect-timeout S   give up (exit 4) after S seconds without a connection (default 300)
+${NOTIFY_OPTIONS}
 
 ${TARGET_FLAGS}
 
 ${EXIT_CODES}`;
+
+const COMPARE = `usage: awrl-tui compare A B [--target T] [--json] [--md] [--smooth W] [--keys K,...]
+
+Two runs side by side: the resolved config keys that differ (as the trainer resolves them, keys
+that follow through an interpolation included), final and best reward, step time by phase,
+staleness, eval rounds, and each series aligned by global step (after a resume the latest
+attempt's values stand), with the difference b - a at the latest step both have.
+
+A and B: RUN (on --target T), TARGET:RUN (a targets.yaml name, an ssh alias or user@host[:port]:
+the two may be on different targets) or a local log file (a path with a '/', or a file here).
+A run still running is compared as far as its log goes; a run whose log is gone is said so.
+
+  --smooth W              TensorBoard's smoothing weight, 0 (off) to below 1 (default 0.6)
+  --keys K,...            the stats keys to compare (default rollout/reward,
+                          staleness/gap/offpolicy_avg, derived/step_time_s)
+  --json                  one line: {"type":"compare","a":{...},"b":{...},"smoothing":W,
+                          "series":{KEY:{"steps","a","b","aSmoothed","bSmoothed","delta",
+                          "aHours","bHours","aSamples","bSamples","latestCommon"}},
+                          "configDiff":[{"key","a","b"}],"phases":{KEY:{"a","b"}}}; nan, inf,
+                          -inf as the strings "nan", "inf", "-inf"; null where a run has no value
+  --md                    the human summary as Markdown, to paste into a report
+
+${TARGET_FLAGS}
+
+Exit codes: 0 compared, 1 a side's log is gone (the output says which), 2 bad input or unknown
+run, 4 host unreachable. With --json a failure also writes one {"type":"cli-error",...} line.`;
 
 const LAUNCH = `usage: awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]
            [--skip-preflight] [--auto-resume N] [--node H1,H2] [--reconnect-timeout S]
@@ -117,10 +150,35 @@ ${STATS_JSON_NOTE}
   --node H1,H2            a direct multi-node (Ray) run's other hosts, given once (else: ray list nodes)
   --reconnect-timeout S   with --follow: give up (exit 4) after S seconds without a connection (300)
   --accept-new-host-key   trust a host key seen for the first time (otherwise refused)
+${NOTIFY_OPTIONS}
+                          the same URLs start the run's sentinel on the target, which sends them
+                          with nothing attached (awrl-tui sentinel --help)
+  --no-sentinel           do not start one (then --notify needs --follow)
 
 ${TARGET_FLAGS}
 
 ${EXIT_CODES}`;
+
+const SENTINEL = `usage: awrl-tui sentinel start|stop|status RUN --target T [--notify URL]... [--json]
+
+A run's sentinel: the watch (the same rules as follow) running detached on the target next to the
+run, which sends the run's notifications with no cockpit attached, across its attempts, and stops
+once the run's end is delivered. Its URLs reach it on its stdin only. It beats every 15 s in
+sentinel.json in the run dir; \`runs\` says "sentinel ok, 12 s ago", or silent (no beat for two
+periods, or its process gone, while the run runs). Its runtime: Node 20 or newer on the target's
+PATH after the setup line, else this machine's Node and the sentinel's modules, installed once into
+~/.cache/awrl-tui on the target over SSH (checked by sha256).
+
+  start                   start one (refused when one already runs, or the run has ended)
+  stop                    SIGTERM, SIGKILL after 10 s; the run is not touched
+  status                  its state, pid, last heartbeat, channels (redacted) and delivery failures
+  --notify URL            a channel (repeatable; AWRL_NOTIFY: URLs separated by spaces)
+  --json                  one JSON line
+
+${TARGET_FLAGS}
+
+Exit codes: 0 done, 1 it could not start or stop on the target, 2 bad input (one already runs,
+the run ended, an unknown run), 4 host unreachable.`;
 
 const CONFIG = `usage: awrl-tui config check FILE [OVERRIDE...] [--json]
        awrl-tui config show FILE [OVERRIDE...] [--resolved] [--json]
@@ -166,6 +224,35 @@ profile of targets.yaml. For its state, step and reward without a terminal: awrl
 
   --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
                           leftover check cover them too, through one ssh fan-out on the head
+${NOTIFY_OPTIONS}
+
+${TARGET_FLAGS}`;
+
+const NOTIFY = `usage: awrl-tui notify test [--notify URL]... [--target T] [--no-terminal-notify]
+
+Sends a test message through every channel a watch would use (--notify, the target's notify: in
+targets.yaml, AWRL_NOTIFY) and prints one line per channel, its secret parts hidden; at a terminal,
+a desktop notification too. Exit 1 if any channel failed, 2 when there is none or a URL is not one.
+
+Channels (Apprise's URLs): ntfy://[user:pass@]host[:port]/topic (ntfys://: https; ntfy://topic:
+ntfy.sh), json://host[:port]/path (jsons://: https; Apprise's JSON body plus an "awrl" object:
+event, runId, target, alertId, severity, title, advice, step, time, state), slack://A/B/C,
+discord://ID/TOKEN, exec:/path/to/program (the JSON on its stdin; exit 0 is delivered).
+Retried with backoff on network errors, 429 (Retry-After honoured) and 5xx.`;
+
+const ALERTS = `usage: awrl-tui alerts RUN --target T [--json]
+
+The run's alert history: each alert, when it first and last fired, how often, when it cleared (or
+ended with the run), at which steps, with its advice. Derived from the log by the same rules as
+the cockpit and follow, so it is the same whether or not anyone watched. A running run: its log
+as far as it was when asked.
+
+  --json                  one {"type":"alert-history","id","severity","title","fired","active",
+                          "firstAt","lastAt","clearedAt",...} line per alert (times as the log
+                          prints them)
+  --baseline RUN          pin RUN (on any of the targets) as the baseline: the reward, staleness
+                          and throughput charts draw it beside the open run, by step (b on the
+                          Runs screen pins the selected run; s cycles the charts' smoothing)
 
 ${TARGET_FLAGS}`;
 
@@ -187,16 +274,46 @@ const SIM = `usage: awrl-tui sim init DIR
 The simulated trainer: init creates a directory whose webgym/train.py is the simulator; run runs
 it in the foreground, writing AReaL-format logs like the real trainer.`;
 
+const EPISODES = `usage: awrl-tui episodes RUN --target T [--version V] [--task ID] [--json]
+       awrl-tui episodes RUN --target T --show TASK/EP [--step N] [--version V] [--images MODE]
+       awrl-tui episodes RUN --target T --pin TASK/EP [--version V]
+
+The run's trajectory dumps (rollout.dump_to_file: true), read on the target from
+{fileroot}/logs/{user}/{experiment}/{trial}/rollout/{version}/ (eval: test-rollout/{model step}/).
+Only each record's first bytes cross the connection for the list; screenshots once, smallest first.
+
+  --version V             one version directory (training: the group's tail version)
+  --task ID               the episodes of one task (a GRPO group per version)
+  --json                  one object per episode: the record's own fields (task_id, episode_idx,
+                          reward, n_steps, task_info, episode_timed_out, is_blocked, ...) without
+                          steps, plus version, kind (train/eval), staleness and file
+  --show TASK/EP          each step: the screenshot with the click marker, the action_string, the
+                          page, the model's response (folded), then the evaluator's verdicts
+  --step N                only step N, larger
+  --images MODE           auto|blocks|kitty|sixel|iterm|none (auto: asked of the terminal; blocks
+                          are half-block cells any truecolor terminal draws; none when piped)
+  --pin TASK/EP           copy the record and its screenshots to $XDG_DATA_HOME/awrl-tui/pins/RUN/
+
+${TARGET_FLAGS}
+
+Exit codes: 0 ok, 2 bad input, unknown run or episode, or no dumps (code no-dumps: dumping off,
+not written yet, or wiped by a restart), 4 host unreachable.`;
+
 /** Usage by command word (`--launch` and `--demo` are spelled as flags). */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
   parse: PARSE,
   runs: RUNS,
   stop: STOP,
   follow: FOLLOW,
+  compare: COMPARE,
   '--launch': LAUNCH,
   config: CONFIG,
   preflight: PREFLIGHT,
   watch: WATCH,
   '--demo': DEMO,
   sim: SIM,
+  sentinel: SENTINEL,
+  notify: NOTIFY,
+  alerts: ALERTS,
+  episodes: EPISODES,
 };

@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'host-key-unknown', // first contact, refused headless without --accept-new-host-key
   'host-key-mismatch', // the host key differs from known_hosts (or is revoked)
   'auth-failed', // the login was refused (no key, wrong key, encrypted key headless)
+  'login-needs-person', // the server asks for a second factor (keyboard-interactive) and no one can answer
   'connect-failed', // another connection failure that retrying cannot fix
   'disconnected', // the connection was lost beyond --reconnect-timeout
   'run-not-found', // no run with that id on the target(s)
@@ -32,6 +33,7 @@ export const ERROR_CODES = [
   'launch-cancelled', // a signal stopped the launch before its start: nothing was started
   'run-finished', // --resume of a run that finished: it needs --force (or a yes)
   'interrupted', // a signal stopped the command (what it ran on the target was ended)
+  'no-dumps', // the run has no trajectory dumps (dumping off, not yet written, or wiped)
   'internal', // a bug: please report it
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -32,6 +32,8 @@ export const EXIT_TABLE: ExitRow[] = [
     exits: all(usage, remote),
   },
   { failure: 'login refused', codes: ['auth-failed'], exits: all(usage, remote) },
+  // Not bad input: the same command works in a terminal, or over a ControlMaster (test/remote/second-factor*).
+  { failure: 'second factor, no terminal', codes: ['login-needs-person'], exits: all(disconnected, remote) },
   { failure: 'unknown run', codes: ['run-not-found'], exits: { '--launch': usage, follow: usage, stop: usage } },
   {
     failure: 'workdir missing on the target',

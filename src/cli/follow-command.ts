@@ -17,8 +17,10 @@ import { followAndPrint } from './follow-output.js';
 import { targetWords, wholeNumber } from './cli-words.js';
 import { withJsonErrors } from './json-errors.js';
 import { cliErrorFromRun, cliTarget } from './run-errors.js';
+import { cliNotify, NOTIFY_LIST, NO_TERMINAL_NOTIFY } from './notify-words.js';
 
-const USAGE = 'usage: awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]';
+const USAGE =
+  'usage: awrl-tui follow RUN --target T [--json] [--reconnect-timeout S] [--notify URL]… [--no-terminal-notify]';
 
 export const run = (args: string[]): Promise<number> => withJsonErrors(args, () => follow(args));
 
@@ -27,7 +29,11 @@ async function follow(args: string[]): Promise<number> {
   // (`… | head`) ends the command quietly there.
   let p;
   try {
-    p = parseCli(args, { values: ['--reconnect-timeout'], switches: ['--json', '--accept-new-host-key'] });
+    p = parseCli(args, {
+      values: ['--reconnect-timeout'],
+      lists: [NOTIFY_LIST],
+      switches: ['--json', '--accept-new-host-key', NO_TERMINAL_NOTIFY],
+    });
   } catch (e) {
     throw new CliError(`${(e as Error).message}\n${USAGE}`, EXIT.usage);
   }
@@ -36,6 +42,7 @@ async function follow(args: string[]): Promise<number> {
   if (extra.length) throw new CliError(`unexpected argument '${extra[0]}'\n${USAGE}`, EXIT.usage);
   const reconnectTimeoutS = wholeNumber('--reconnect-timeout', p.values['--reconnect-timeout'], 300);
   const target: Target = cliTarget(p.flags);
+  const notify = cliNotify(p, target.notify);
   // Compiled while the handshake waits on the network.
   const evaluating = import('../runs/run-facts-eval.js');
   evaluating.catch(() => undefined);
@@ -68,6 +75,7 @@ async function follow(args: string[]): Promise<number> {
       facts,
       reconnectTimeoutS,
       where: targetWords(args),
+      notify,
     });
   } finally {
     await transport.close().catch(() => undefined);

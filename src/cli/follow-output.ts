@@ -27,6 +27,11 @@ import {
   logResetLine,
   stateJsonLine,
 } from './follow-watch-lines.js';
+import { notifyFromWatch, type Channel, type NotifyFailure } from '../notify/index.js';
+import { watchSentinel } from '../sentinel/sentinel-watch.js';
+import { sentinelPeriodMs } from './launch-sentinel.js';
+import { sentinelFailedLines, sentinelViewLines } from './follow-sentinel-lines.js';
+import { evalRoundLine } from '../metrics/eval-history.js';
 
 export interface FollowPrintOptions {
   transport: Transport;
@@ -55,7 +60,14 @@ export interface FollowPrintOptions {
    *  long a node may stay idle while the others work (default 2 min). */
   gpuPollMs?: number;
   idleNodeMs?: number;
+  /** Where alerts, the run's end and blindness are sent (src/notify); `terminal`: the person's
+   *  terminal too, when stderr is one; `announceEnd`: the run was launched here (its end is news
+   *  even if it was never seen running). */
+  notify?: { channels: readonly Channel[]; terminal: boolean; announceEnd?: boolean };
 }
+
+/** How long the command's end waits for its last messages (the run's end) to go out. */
+const NOTIFY_FINISH_MS = 15_000;
 
 // A catch-up delivers thousands of records at once: their lines go out as one write at the end
 // of the delivery (a microtask: before anything awaited runs, so before the command's end), and a
@@ -128,6 +140,26 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
   const print = printer(o, info);
+  const channels = o.notify?.channels ?? [];
+  // While the run's sentinel (src/sentinel) runs and beats, it is the one sender: this watch keeps
+  // quiet, and says the sentinel's delivery failures and its silence as its own.
+  const sentinel = channels.length
+    ? watchSentinel(o.transport, target, runId, {
+        intervalMs: sentinelPeriodMs() ?? 15_000,
+        onView: (v, prev) => sentinelViewLines(v, prev).forEach((l) => (l.json ? json && out(l.text) : info(l.text))),
+        onFailure: (f) => sentinelFailedLines(f, json).forEach((l) => (l.json ? out(l.text) : err(l.text))),
+      })
+    : null;
+  const notifier = notifyFromWatch(watch, {
+    runId,
+    target: target.name,
+    channels,
+    quiet: () => sentinel?.sending ?? false,
+    terminal:
+      o.notify?.terminal && process.stderr.isTTY ? { write: (s) => process.stderr.write(s), env: process.env } : null,
+    ...(o.notify?.announceEnd ? { announceEnd: true } : {}),
+    onFailure: (f) => notifyFailed(f, json),
+  });
   // A multi-node run's GPUs, polled for the watch (its idle-node alert), as the cockpit's panel does.
   const gpus = new FollowGpus({ target, transport: o.transport }, watch, o.gpuPollMs);
   const outcome = await new Promise<WatchOutcome>((resolve) => {
@@ -146,6 +178,9 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   // Following is over: a later signal is no longer about it (an in-process caller goes on).
   process.off('SIGINT', leave);
   process.off('SIGTERM', leave);
+  // The run's end (and what was queued before it) goes out before the command ends.
+  await notifier.finish(NOTIFY_FINISH_MS);
+  sentinel?.close();
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
     throw new CliError(
@@ -160,6 +195,12 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   if (outcome.state === 'finished') return EXIT.ok;
   if (outcome.state === 'stopped') return EXIT.stopped;
   return EXIT.failed;
+}
+
+/** A message that could not be sent is said (never silent), by the channel's redacted name. */
+function notifyFailed(f: NotifyFailure, json: boolean): void {
+  err(`notify   ${f.event} not sent to ${f.channel}: ${f.reason}`);
+  if (json) out(JSON.stringify({ type: 'notify-failed', channel: f.channel, event: f.event, reason: f.reason }));
 }
 
 /** The lines of one watch output (stateful: the previous step, the last state seen). */
@@ -177,6 +218,8 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
         else if (line !== null) out(line);
         else if (e.type === 'error') out(`error: ${e.message}`);
         else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
+        else if (e.type === 'eval') out(evalRoundLine(e));
+        else if (e.type === 'wandb') out(e.url !== null ? `wandb run ${e.url}` : `wandb offline: wandb sync ${e.dir}`);
         return;
       }
       case 'alert':

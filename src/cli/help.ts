@@ -36,14 +36,31 @@ Usage:
   awrl-tui follow RUN --target T [--json] [--reconnect-timeout S]
                                         follow a running run headless, from its log's start, to its
                                         end (what --launch --follow prints; exit codes alike)
+  awrl-tui alerts RUN --target T [--json]
+                                        a run's alert history (fired, cleared, how often, when),
+                                        from its log by the watch's rules
+  awrl-tui notify test [--notify URL]... [--target T] [--no-terminal-notify]
+                                        send a test message through every notification channel
+  awrl-tui compare A B [--target T] [--json] [--md] [--smooth W] [--keys K,...]
+                                        two runs (RUN, TARGET:RUN or a log file) side by side: the
+                                        config keys that differ, a summary, series by step
   awrl-tui runs [RUN] --target T [--json]
                                         list runs with their live state (a failed run: the last
                                         lines of its log)
   awrl-tui stop RUN [--target T] [--grace S] [--yes] [--check-nodes H1,H2] [--json]
                                         stop a run (SIGTERM, grace, SIGKILL; scancel on Slurm), then
                                         list leftovers (run-tagged processes, GPU holders)
+  awrl-tui sentinel start|stop|status RUN --target T [--notify URL]... [--json]
+                                        the run's own watch on the target: notifies with nothing
+                                        attached (started by --launch --notify URL)
   awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json] [--accept-new-host-key]
                                         check a config against the live target
+  awrl-tui episodes RUN --target T [--version V] [--task ID] [--json]
+                                        a run's dumped episodes (rollout.dump_to_file) by version
+  awrl-tui episodes RUN --target T --show TASK/EP [--step N] [--version V] [--images MODE]
+                                        one episode at the terminal: screenshots, actions, verdict
+  awrl-tui episodes RUN --target T --pin TASK/EP [--version V]
+                                        copy an episode here (train.py wipes logs/root dumps)
   awrl-tui config check FILE [OVERRIDE...] [--json]
   awrl-tui config show FILE [OVERRIDE...] [--resolved] [--json]
   awrl-tui config diff FILE [OVERRIDE...]
@@ -80,6 +97,20 @@ Launch options:
 Cockpit and watch options:
   --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
                           leftover check cover them too, through one ssh fan-out on the head
+  --baseline RUN          pin RUN (on any of the targets) as the baseline: the reward, staleness
+                          and throughput charts draw it beside the open run, by step (b on the
+                          Runs screen pins the selected run; s cycles the charts' smoothing)
+
+Notifications (follow, --launch --follow, watch, the cockpit's open run):
+  --notify URL            send alerts (fired, cleared), the run's end and a watch that cannot
+                          read the run for 5 min through URL (repeatable): ntfy://host/topic,
+                          ntfys://, json://host[:port]/path, jsons://, slack://A/B/C,
+                          discord://ID/TOKEN, exec:/path (the event's JSON on its stdin). Also
+                          notify: in a targets.yaml profile, and AWRL_NOTIFY (URLs separated by
+                          spaces: out of shell history and ps). Secret parts are never printed
+                          (ntfy://host/***); a message not sent is said (stderr, a
+                          {"type":"notify-failed",...} line with --json, the status line)
+  --no-terminal-notify    no desktop notification (OSC 9/777/99, through tmux) and no tab progress
 
 Stop options:
   --grace S               seconds between SIGTERM and SIGKILL (default 10)

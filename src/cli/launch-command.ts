@@ -31,6 +31,7 @@ import { listRuns } from '../runs/list.js';
 import { settledByPreflight } from '../preflight/settled.js';
 import type { PreflightSummary, RunRecord } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
+import { dumpWipeWarning } from './dump-wipe-warning.js';
 import { NODE_NAME } from '../remote/node-fan-out.js';
 import { directRunNodes } from '../runs/direct-nodes.js';
 import { quietWhenStdoutCloses } from './stdio.js';
@@ -38,10 +39,22 @@ import { followAndPrint } from './follow-output.js';
 import { withJsonErrors } from './json-errors.js';
 import { targetWords, wholeNumber } from './cli-words.js';
 import { cliErrorFromRun, cliTarget } from './run-errors.js';
+import { cliNotify, NOTIFY_LIST, NO_TERMINAL_NOTIFY } from './notify-words.js';
+import { launchSentinelLines, sentinelForLaunch } from './launch-sentinel.js';
+import { notifyUrls } from '../notify/index.js';
 
 const OWN = {
   values: ['--config', '--resume', '--auto-resume', '--reconnect-timeout', '--node'],
-  switches: ['--follow', '--json', '--force', '--accept-new-host-key', '--skip-preflight'],
+  lists: [NOTIFY_LIST],
+  switches: [
+    '--follow',
+    '--json',
+    '--force',
+    '--accept-new-host-key',
+    '--skip-preflight',
+    NO_TERMINAL_NOTIFY,
+    '--no-sentinel',
+  ],
 };
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -71,6 +84,15 @@ async function launch(args: string[]): Promise<number> {
     throw new CliError(`--resume takes no overrides (got '${p.positional[0]}')`, EXIT.usage);
 
   const target: Target = cliTarget(p.flags);
+  // Checked before anything is connected or started; the URLs stay here (never in the run's argv).
+  const notify = cliNotify(p, target.notify);
+  // The same URLs start the run's sentinel on the target (src/sentinel), which sends with nothing attached.
+  const sentinelUrls = notifyUrls({ flags: p.lists[NOTIFY_LIST], profile: target.notify, env: process.env });
+  const noSentinel = p.switches.has('--no-sentinel');
+  if (p.lists[NOTIFY_LIST] && !follow && noSentinel)
+    throw new CliError('--notify with --no-sentinel needs --follow: nothing would watch the run', EXIT.usage, {
+      hint: 'drop --no-sentinel (the run watches itself), add --follow, or later: awrl-tui follow RUN --target T --notify URL',
+    });
   // A direct multi-node run's nodes, given once (recorded in run.json for the panel and the leftovers).
   const nodeNames = (p.values['--node'] ?? '')
     .split(',')
@@ -206,6 +228,12 @@ async function launch(args: string[]): Promise<number> {
           hint: 'fix the errors listed on stderr, or pass --skip-preflight to launch anyway',
         });
       preflight = gate.summary;
+      const experiment = planned?.plan.experiment ?? resumed?.record.experiment;
+      const trial = planned?.plan.trial ?? resumed?.record.trial;
+      if (experiment && trial) {
+        const wipe = await dumpWipeWarning(t, evaluation, { experiment, trial, runId: resumeId ?? null }, where);
+        if (wipe) err(`warning: ${wipe}`);
+      }
     } else if (resumeId) {
       // resumeRun says what is wrong when the run itself is missing; otherwise its config no longer reads.
       info(`preflight: skipped (the config of run ${resumeId} could not be read or evaluated on ${target.name})`);
@@ -243,6 +271,10 @@ async function launch(args: string[]): Promise<number> {
       info(
         `removed what ${res.cleaned.length === 1 ? 'an interrupted launch' : `${res.cleaned.length} interrupted launches`} left (nothing had started): ${res.cleaned.join(', ')}`,
       );
+    const sentinel = await sentinelForLaunch(t, target, res.record, {
+      urls: sentinelUrls,
+      off: noSentinel,
+    });
     const summary = {
       runId: res.record.runId,
       target: target.name,
@@ -250,6 +282,7 @@ async function launch(args: string[]): Promise<number> {
       log: res.logPath,
       ...(res.pid !== undefined ? { pid: res.pid } : {}),
       ...(res.jobIds.length ? { jobIds: res.jobIds } : {}),
+      ...(sentinel ? { sentinel } : {}),
     };
     if (json && !follow) out(JSON.stringify(summary));
     else {
@@ -263,6 +296,8 @@ async function launch(args: string[]): Promise<number> {
           `job      ${res.jobIds[0]}${res.jobIds.length > 1 ? ` (auto-resume chain: ${res.jobIds.slice(1).join(', ')})` : ''}`,
         );
     }
+    const sayS = sentinel && 'error' in sentinel ? err : info;
+    for (const l of launchSentinelLines(sentinel, res.record.runId, where, follow)) sayS(l);
     signals.release();
     if (!follow || interrupted) return EXIT.ok;
     return await followAndPrint({
@@ -275,6 +310,7 @@ async function launch(args: string[]): Promise<number> {
       reconnectTimeoutS,
       where,
       stdoutShared: true,
+      notify: { ...notify, announceEnd: true },
     });
   } finally {
     signals.release();

@@ -16,7 +16,13 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   stop: () => import('./stop-command.js'),
   watch: () => import('./watch-command.js'),
   follow: () => import('./follow-command.js'),
+  compare: () => import('./compare-command.js'),
   preflight: () => import('./preflight-command.js'),
+  sentinel: () => import('./sentinel-command.js'),
+  'sentinel-run': () => import('./sentinel-run-command.js'),
+  notify: () => import('./notify-command.js'),
+  alerts: () => import('./alerts-command.js'),
+  episodes: () => import('./episodes-command.js'),
 };
 
 async function dispatch(argv: string[]): Promise<number> {

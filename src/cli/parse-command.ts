@@ -17,16 +17,21 @@ const READ_SIZE = 1 << 18;
 const JSON_READ_SIZE = 1 << 20;
 
 /** Which of the files hold no trainer record at all (a log of another program, random bytes,
- *  AReaL <= 0.5.1 without its header): told file by file as the stream moves on. */
+ *  AReaL <= 0.5.1 without its header): told file by file as the stream moves on. A file with no
+ *  record but errors (a trainer that died before its first record: only its traceback) is read:
+ *  its errors are shown, and a note says what it lacks. */
 class RecordCheck {
   private file = -1;
   private bytes = 0;
   private recordsBefore = 0;
+  private errorsBefore = 0;
   readonly empty: string[] = [];
+  readonly errorsOnly: string[] = [];
 
   constructor(
     private readonly files: string[],
     private readonly records: () => number,
+    private readonly errors: () => number,
   ) {}
 
   /** File i starts (readAhead's onFile). */
@@ -35,6 +40,7 @@ class RecordCheck {
     this.file = i;
     this.bytes = 0;
     this.recordsBefore = this.records();
+    this.errorsBefore = this.errors();
   }
 
   chunk(n: number): void {
@@ -44,8 +50,16 @@ class RecordCheck {
   /** After the parser's end(): the last file is settled too. */
   settle(): void {
     if (this.file >= 0 && this.bytes > 0 && this.records() === this.recordsBefore)
-      this.empty.push(this.files[this.file]);
+      (this.errors() > this.errorsBefore ? this.errorsOnly : this.empty).push(this.files[this.file]);
     this.file = -1;
+  }
+
+  /** The note on files that held errors but no record (stderr; the exit status stays 0). */
+  note(): void {
+    for (const f of this.errorsOnly)
+      process.stderr.write(
+        `${f}: no trainer log record found, only errors (shown): the trainer may have died before its first record.\n`,
+      );
   }
 
   /** Exit 2 when a non-empty file held no record: the one line that says so. */
@@ -67,7 +81,11 @@ async function feed(
   onEvents: (evs: TrainerEvent[]) => Promise<void> | void,
 ): Promise<RecordCheck> {
   const parser = new TrainerLogParser();
-  const check = new RecordCheck(files, () => parser.recordCount);
+  const check = new RecordCheck(
+    files,
+    () => parser.recordCount,
+    () => parser.errorCount,
+  );
   for await (const chunk of readAhead(fds, files, READ_SIZE, (i) => check.next(i))) {
     check.chunk(chunk.length);
     const evs = parser.push(chunk);
@@ -88,7 +106,11 @@ async function writeOut(s: string | Buffer): Promise<void> {
  *  read meanwhile (readAhead). */
 async function jsonLines(fds: number[], files: string[]): Promise<RecordCheck> {
   const parser = new JsonLinesParser();
-  const check = new RecordCheck(files, () => parser.recordCount);
+  const check = new RecordCheck(
+    files,
+    () => parser.recordCount,
+    () => parser.errorCount,
+  );
   for await (const chunk of readAhead(fds, files, JSON_READ_SIZE, (i) => check.next(i))) {
     check.chunk(chunk.length);
     writeStdoutSync(parser.push(chunk));
@@ -96,6 +118,7 @@ async function jsonLines(fds: number[], files: string[]): Promise<RecordCheck> {
   const rest = parser.end();
   check.settle();
   writeStdoutSync(rest);
+  check.note();
   return check;
 }
 
@@ -123,6 +146,7 @@ export async function run(args: string[]): Promise<number> {
   // Not a trainer log at all: the one line that says so, not an empty summary.
   if (check.empty.length === files.length) check.verdict();
   await writeOut(summary.render(files));
+  check.note();
   check.verdict();
   return EXIT.ok;
 }

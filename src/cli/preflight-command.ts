@@ -17,6 +17,8 @@ import { formatChecks, hasErrors, runPreflight } from '../preflight/index.js';
 import { CliError, EXIT } from './errors.js';
 import { connectOrExit } from './connect-target.js';
 import { withJsonErrors } from './json-errors.js';
+import { dumpWipeWarning } from './dump-wipe-warning.js';
+import { targetWords } from './cli-words.js';
 
 const USAGE = `usage: awrl-tui preflight --target T --config FILE [OVERRIDE…] [--json] [--accept-new-host-key]
   target fields (override the profile in targets.yaml): -F/--ssh-config FILE, --workdir DIR, --python CMD,
@@ -39,6 +41,7 @@ const VALUE_FLAGS: Record<string, keyof TargetFlags | 'config' | 'node' | 'stepS
   '--target': 'target',
   '-F': 'sshConfigFile',
   '--ssh-config': 'sshConfigFile',
+  '--ssh': 'sshClient',
   '--workdir': 'workdir',
   '--python': 'python',
   '--setup': 'setup',
@@ -175,6 +178,12 @@ async function preflight(args: string[]): Promise<number> {
       ...(p.stepSeconds ? { typicalStepSeconds: p.stepSeconds } : {}),
     });
     const failed = hasErrors(checks);
+    // A warning beside the checks (stderr: the --json document stays as it is).
+    if (ev.experimentName && ev.trialName) {
+      const run = { experiment: ev.experimentName, trial: ev.trialName, runId: null };
+      const wipe = await dumpWipeWarning(transport, ev, run, targetWords(args));
+      if (wipe) process.stderr.write(`warning: ${wipe}\n`);
+    }
     if (p.json) {
       process.stdout.write(
         JSON.stringify(

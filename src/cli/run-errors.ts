@@ -45,6 +45,10 @@ const CONNECT_CODES: Record<ConnectFailureKind, { code: ErrorCode; hint: string 
     hint: 'load the encrypted key into ssh-agent (ssh-add), or open the cockpit in a terminal to type its passphrase',
   },
   'wrong-passphrase': { code: 'auth-failed', hint: AUTH_HINT },
+  'login-needs-person': {
+    code: 'login-needs-person',
+    hint: "run it in a terminal to type the server's code, or log in once through an OpenSSH ControlMaster (ControlMaster auto, ControlPath, ControlPersist in ~/.ssh/config): awrl-tui then rides that connection",
+  },
   'ssh-settings': { code: 'connect-failed', hint: 'retrying will not help: fix the ssh settings for this target' },
 };
 

@@ -12,6 +12,18 @@ import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { withJsonErrors } from './json-errors.js';
 import { cliErrorFromRun, cliTarget } from './run-errors.js';
+import { NO_SENTINEL, sentinelText, type SentinelView } from '../runs/sentinel-status.js';
+import { targetWords } from './cli-words.js';
+
+/** The sentinel as `runs --json` gives it (src/runs/sentinel-status.ts). */
+const sentinelJson = (v: SentinelView) => ({
+  state: v.state,
+  pid: v.pid,
+  heartbeatAt: v.heartbeatAt,
+  notify: v.notify,
+  ...(v.why ? { why: v.why } : {}),
+  ...(v.failures?.length ? { failures: v.failures } : {}),
+});
 
 function row(r: RunSummary, withChain: boolean): string[] {
   const step = r.globalStep !== undefined ? `${r.globalStep}/${r.totalSteps}` : '-';
@@ -106,6 +118,12 @@ async function list(args: string[]): Promise<number> {
         exit: r.exitCode ?? null,
         ...(r.lastLines ? { lastLines: r.lastLines } : {}),
         nodeFailure: nodeAlerts.get(r.runId) ?? null,
+        sentinel: sentinelJson(r.sentinel ?? NO_SENTINEL),
+        // wandb's run as the log's banner says: its URL; null: none in the log (offline, disabled, not yet).
+        wandbUrl: r.wandb?.url ?? null,
+        ...(r.wandb && r.wandb.url === null
+          ? { wandbOffline: { dir: r.wandb.offlineDir, sync: `wandb sync ${r.wandb.offlineDir}` } }
+          : {}),
       }));
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else if (runs.length === 0) {
@@ -113,6 +131,13 @@ async function list(args: string[]): Promise<number> {
     } else {
       process.stdout.write(`${formatRunsTable(runs)}\n`);
       for (const [id, a] of nodeAlerts) process.stdout.write(`${id}: ${a.title}\n`);
+      for (const r of runs) {
+        const v = r.sentinel ?? NO_SENTINEL;
+        if (v.state === 'none' || (v.state === 'stopped' && only === undefined)) continue;
+        const restart =
+          v.state === 'silent' ? `; start another: awrl-tui sentinel start ${r.runId} ${targetWords(args)}` : '';
+        process.stdout.write(`${r.runId}: ${sentinelText(v)}${restart}\n`);
+      }
       // Why a failed run failed: its log's last lines (a run that died at once has no trainer record).
       // All runs: 3 lines each (the table stays readable); `runs RUN`: every line kept (10).
       for (const r of runs) {

@@ -5,6 +5,7 @@ import { CliError, EXIT } from './errors.js';
 import { openCockpitBehindSplash } from './cockpit-flow.js';
 import { notInteractiveReason } from '../ui/tty.js';
 import { parseCockpitArgs } from '../ui/cockpit-args.js';
+import { cockpitNotify } from './notify-words.js';
 
 export async function run(args: string[]): Promise<number> {
   let parsed;
@@ -28,7 +29,11 @@ export async function run(args: string[]): Promise<number> {
     checkWorkdir: true,
     connecting: `connecting to find ${runId}…`,
     noTargets: `no target to look for ${runId} on: give --target T (or define targets in targets.yaml)`,
-    session: { openRunId: runId },
+    session: {
+      openRunId: runId,
+      notify: cockpitNotify(parsed.notify),
+      ...(parsed.baseline !== undefined ? { baselineRunId: parsed.baseline } : {}),
+    },
   });
   return EXIT.ok;
 }

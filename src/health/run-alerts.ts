@@ -16,6 +16,7 @@
 // Pure; bounded (the history's cap).
 import { ErrorAlertTracker, stallAlert, stepAlerts, type Alert } from '../metrics/alerts.js';
 import type { MetricsStore } from '../metrics/store.js';
+import { evalAlerts } from '../metrics/eval-history.js';
 import { AlertHistory, alertHistoryKey, ALERT_HISTORY_CAP } from './alert-history.js';
 import { HealthMonitor } from './monitor.js';
 import type { HealthEvent } from './phases.js';
@@ -210,7 +211,7 @@ export class RunAlerts {
       recoverFreqSecs: this.o.recoverFreqSecs,
       ...(this.slurmEndTime !== null ? { slurmEndTime: this.slurmEndTime } : {}),
     });
-    const all = [...metric, ...this.errors.alerts(), ...health];
+    const all = [...metric, ...this.errors.alerts(), ...health, ...evalAlerts(this.store.evals, t)];
     if (this.ended) return all.filter((a) => !isHangAlert(a));
     return this.withSilence(all, t);
   }

@@ -4,6 +4,7 @@ import type { ErrorEvent, ErrorKind, TrainerEvent } from '../trainer-log/events.
 import { isoTimeToMs } from '../trainer-log/text.js';
 import { exceptionLine } from '../trainer-log/classify.js';
 import type { Alert } from './alerts.js';
+import { isEvalThreadCrash } from './eval-history.js';
 
 /** Errors kept active at once; more (a crash loop logging thousands) keep the latest. */
 export const MAX_ACTIVE_ERRORS = 64;
@@ -66,6 +67,8 @@ export class ErrorAlertTracker {
 
   ingest(e: TrainerEvent): void {
     if (e.type === 'error') {
+      // The eval thread's crash is the eval rule's (eval-history.ts): the training goes on.
+      if (isEvalThreadCrash(e)) return;
       // One failure told twice is one alert: AsyncWebRL logs it and Python prints it uncaught;
       // upstream logs `Training failed with exception` and the uncaught traceback follows. After a
       // step it is a new occurrence (a failure that recurs).

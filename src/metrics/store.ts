@@ -1,7 +1,8 @@
 // The bounded store the cockpit and `parse` read: one Series per stats key, plus what the
 // derived figures and alerts need (step times, last batch, memory per phase, counters).
 // Memory is constant per key after the series cap; the number of keys is capped too.
-import type { BatchEvent, MemoryEvent, StepEvent, TrainerEvent } from '../trainer-log/events.js';
+import type { BatchEvent, MemoryEvent, StepEvent, TrainerEvent, WandbEvent } from '../trainer-log/events.js';
+import { EvalHistory } from './eval-history.js';
 import { isoTimeToMs } from '../trainer-log/text.js';
 import { stepColumns } from '../trainer-log/stats-shapes.js';
 import { Series, type DownsampledView, type SeriesView } from './series.js';
@@ -62,6 +63,13 @@ export class MetricsStore {
   private lastSeries: Series[] = [];
   private lastAt: number[] = [];
 
+  /** `[EPISODE_TIMEOUT]` and `[PROMPT_OVERFLOW]` warnings read (the RL health screen). */
+  readonly rlCounts = { episodeTimeouts: 0, promptOverflows: 0 };
+  /** The held-out eval rounds (webgym's test rollout). */
+  readonly evals = new EvalHistory();
+  /** wandb's run, as its banner said (the latest: a restart prints it again). */
+  wandb: WandbEvent | null = null;
+
   constructor(opts: StoreOptions = {}) {
     this.capacity = opts.capacity ?? 1024;
     this.maxKeys = opts.maxKeys ?? 2000;
@@ -92,9 +100,19 @@ export class MetricsStore {
         break;
       case 'error':
         this.errors++;
+        this.evals.ingest(e);
+        break;
+      case 'eval':
+      case 'eval-progress':
+        this.evals.ingest(e);
+        break;
+      case 'wandb':
+        this.wandb = e;
         break;
       case 'warning':
         this.warnings++;
+        if (e.kind === 'episode-timeout') this.rlCounts.episodeTimeouts++;
+        if (e.message.includes('[PROMPT_OVERFLOW]')) this.rlCounts.promptOverflows++;
         break;
       case 'finished':
         this.rulesVersion++;

@@ -16,6 +16,8 @@ export const CONNECT_FAILURE_KINDS = [
   'auth-failed', // the server refused every key / the agent
   'key-encrypted', // the only usable key is encrypted and no passphrase could be asked (headless)
   'wrong-passphrase', // the passphrase typed does not decrypt the key
+  'login-needs-person', // the server asks keyboard-interactive questions (a one-time code) and no one
+  //                       can answer: headless without a terminal, or a reconnect (asked once only)
   'ssh-settings', // not an ssh target (`-x`, a space), settings ssh -G refuses, an unusable known_hosts
 ] as const;
 export type ConnectFailureKind = (typeof CONNECT_FAILURE_KINDS)[number];
@@ -54,6 +56,8 @@ export interface ConnectFacts {
   keyFile?: string;
   /** The ssh config file given with -F / sshConfigFile, when one was. */
   sshConfigFile?: string;
+  /** What the server asked in keyboard-interactive (its prompts, as it worded them). */
+  loginPrompt?: string;
 }
 
 /** The facts' names, in the order the `--json` error line prints them. */
@@ -70,6 +74,7 @@ export const CONNECT_FACT_KEYS = [
   'knownHostsLine',
   'keyFile',
   'sshConfigFile',
+  'loginPrompt',
 ] as const satisfies readonly (keyof ConnectFacts)[];
 
 /** A failed connection attempt, with what kind of failure it was and what was known about it. */

@@ -7,12 +7,32 @@
 export const CODEC_CHOICES = ['auto', 'lz4', 'zstd', 'gzip'] as const;
 export type CodecChoice = (typeof CODEC_CHOICES)[number];
 
+/** Which ssh client carries a target: `auto` (OpenSSH when `ssh -G` shows a ControlPath for it,
+ *  else ssh2), `openssh` (the user's own `ssh`, riding its ControlMaster), `ssh2` (built in). The one
+ *  list: `--ssh` and targets.yaml's `ssh` take the same words. */
+export const SSH_CLIENTS = ['auto', 'openssh', 'ssh2'] as const;
+export type SshClientChoice = (typeof SSH_CLIENTS)[number];
+
 export interface InteractivePrompts {
   /** Unknown host key: show the fingerprint, return true to trust it (a hashed line is written). */
   askHostKey(info: { host: string; fingerprint: string }): Promise<boolean>;
   /** Encrypted private key: return the passphrase, or null to skip this key. */
   askPassphrase(keyPath: string): Promise<string | null>;
 }
+
+/** One round of a server's keyboard-interactive login (a one-time code, a push to approve). */
+export interface LoginQuestion {
+  /** The ssh host as written (alias, user@host[:port], or a ProxyJump hop). */
+  target: string;
+  /** The server's title and instructions for this round ('' when it sent none). */
+  name: string;
+  instructions: string;
+  /** `echo: false`: the answer is a secret, typed without echo. */
+  prompts: { prompt: string; echo: boolean }[];
+}
+
+/** Answers a LoginQuestion where a person is (one answer per prompt), or null: they declined. */
+export type AnswerLogin = (q: LoginQuestion) => Promise<string[] | null>;
 
 export interface ReconnectOptions {
   /** Full-jitter backoff base (default 1000 ms). */
@@ -26,10 +46,16 @@ export interface ReconnectOptions {
 export interface OpenTransportOptions {
   /** `-F FILE`: use this ssh config instead of ~/.ssh/config. */
   sshConfigFile?: string;
+  /** Which ssh client (default `auto`: OpenSSH where a ControlPath is set for the target). */
+  sshClient?: SshClientChoice;
   /** Headless: trust an unknown host key and record it (hashed) in the known_hosts file. */
   acceptNewHostKey?: boolean;
   /** Present in the TUI; absent when headless (then unknown keys and passphrases are errors). */
   interactive?: InteractivePrompts;
+  /** Where a person can answer a server's keyboard-interactive questions (a terminal, the cockpit).
+   *  Asked on the first connection only: a reconnect that needs a person again fails
+   *  (`login-needs-person`) instead of asking or retrying. Absent: such a server fails at once. */
+  answerLogin?: AnswerLogin;
   /** Overrides ServerAliveInterval (ms; default from the ssh config, else 15000). */
   keepaliveIntervalMs?: number;
   /** Overrides ServerAliveCountMax (default from the ssh config, else 3). */

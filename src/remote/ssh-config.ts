@@ -25,6 +25,10 @@ export interface SshSettings {
   serverAliveCountMax: number;
   connectTimeoutS: number | null;
   identityAgent: string | null;
+  /** ControlPath as ssh -G expands it (null: none): an OpenSSH master may carry the connection. */
+  controlPath: string | null;
+  /** ControlPersist as ssh -G prints it (`no`, `yes`, seconds). */
+  controlPersist: string;
 }
 
 /** Splits `user@host[:port]` (also `[v6]:port`) into parts; an alias comes back as host only. */
@@ -144,6 +148,8 @@ function toSettings(name: string, parts: { user?: string; host: string; port?: n
     serverAliveCountMax: num('serveralivecountmax', 3),
     connectTimeoutS: ct && ct !== 'none' ? Number(ct) : null,
     identityAgent: agentPath(agent),
+    controlPath: one('controlpath') && one('controlpath') !== 'none' ? expandHome(one('controlpath')!) : null,
+    controlPersist: (one('controlpersist') ?? 'no').toLowerCase(),
   };
 }
 

@@ -11,6 +11,7 @@ const { utils } = ssh2;
 import type { SshSettings } from './ssh-config.js';
 import { addHostKey, checkHostKey, fingerprint, hostKeyAlgorithmsFor, knownKeyTypes } from './known-hosts.js';
 import { ConnectFailure, type ConnectFacts } from './connect-failure.js';
+import { KeyboardLogin, loginHandler } from './ssh-login.js';
 
 export { ConnectFailure } from './connect-failure.js';
 
@@ -18,6 +19,9 @@ export interface ConnectContext {
   opts: OpenTransportOptions;
   /** Passphrases asked once and reused for reconnects (null: the user declined). */
   passphrases: Map<string, string | null>;
+  /** The transport was connected before: this attempt reconnects, and asks no person (a server's
+   *  keyboard-interactive questions are answered once per connection). */
+  connectedOnce: boolean;
 }
 
 export interface Chain {
@@ -165,6 +169,14 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost
         client.end();
         reject(err);
       };
+      const keyboard = new KeyboardLogin({
+        target: s.name,
+        user: s.user,
+        answer: ctx.opts.answerLogin,
+        reconnect: ctx.connectedOnce,
+        facts,
+        fail,
+      });
 
       const verify = async (blob: Buffer): Promise<boolean> => {
         const fp = fingerprint(blob);
@@ -212,6 +224,7 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost
         if (settled) return;
         if (hostKeyError) return fail(hostKeyError);
         if (err.level === 'client-authentication') {
+          if (keyboard.answered) return fail(keyboard.refused());
           const tried = [...methods.map((m) => ((m as { type: string }).type === 'agent' ? 'ssh-agent' : 'key'))];
           const extra = skipped.length ? ` Skipped: ${skipped.map((k) => k.text).join('; ')}.` : '';
           const encrypted = skipped.find((k) => k.encrypted);
@@ -268,7 +281,7 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost
           port: s.port,
           sock,
           username: s.user,
-          authHandler: methods as never,
+          authHandler: loginHandler(methods, keyboard) as never,
           readyTimeout: ctx.opts.connectTimeoutMs ?? (s.connectTimeoutS ? s.connectTimeoutS * 1000 : 20_000),
           keepaliveInterval: keepaliveMs,
           keepaliveCountMax: countMax,

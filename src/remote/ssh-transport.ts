@@ -19,8 +19,8 @@ import { resolveChain, type SshSettings } from './ssh-config.js';
 import { connectChain, type Chain, type ConnectContext } from './ssh-connect.js';
 import { ConnectFailure } from './connect-failure.js';
 import { Semaphore } from './semaphore.js';
-import { commandLine, remoteScript } from './quote.js';
-import { READ_SCRIPT, STAT_SCRIPT, WRITE_SCRIPT } from './remote-scripts.js';
+import { commandLine } from './quote.js';
+import { readRemoteFile, remoteFollowOptions, statRemote, writeRemoteFileAtomic } from './remote-files.js';
 import { followRemote } from './ssh-follow.js';
 
 const STDERR_CAP = 64 << 20; // beyond this, unread stderr is dropped rather than stalling stdout
@@ -50,7 +50,7 @@ export class SshTransport implements Transport {
     private readonly opts: OpenTransportOptions,
   ) {
     this.channels = new Semaphore(opts.maxChannels ?? 8);
-    this.ctx = { opts, passphrases: new Map() };
+    this.ctx = { opts, passphrases: new Map(), connectedOnce: false };
   }
 
   /** `resolving`: the target's chain, when the caller started resolving it already. */
@@ -63,6 +63,7 @@ export class SshTransport implements Transport {
     const t = new SshTransport(target, chain, opts);
     try {
       t.attach(await connectChain(chain, t.ctx));
+      t.ctx.connectedOnce = true;
     } catch (err) {
       t.setState({ state: 'failed', reason: (err as Error).message });
       throw err instanceof Error ? err : new Error(String(err));
@@ -291,52 +292,29 @@ export class SshTransport implements Transport {
     return { ...r, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
   }
 
-  async readFile(path: string, opts: { offset?: number; length?: number } = {}): Promise<Buffer> {
-    const r = await this.exec(
-      remoteScript(READ_SCRIPT, [path, String(opts.offset ?? 0), opts.length === undefined ? '' : String(opts.length)]),
-    );
-    if (r.code !== 0) throw new Error(`${this.target}: ${r.stderr.toString().trim() || `cannot read ${path}`}`);
-    return r.stdout;
+  readFile(path: string, opts: { offset?: number; length?: number } = {}): Promise<Buffer> {
+    return readRemoteFile(this, path, opts);
   }
 
-  async stat(path: string): Promise<FileStat | null> {
-    const r = await this.exec(remoteScript(STAT_SCRIPT, [path]));
-    const out = r.stdout.toString().trim();
-    if (r.code !== 0) throw new Error(`${this.target}: cannot stat ${path}: ${r.stderr.toString().trim()}`);
-    if (out === 'missing') return null;
-    // `INODE SIZE EPOCH YYYY-MM-DD HH:MM:SS.NNNNNNNNN +ZZZZ`
-    const [ino, size, epoch, , time] = out.split(' ');
-    const frac = /\.(\d+)/.exec(time ?? '')?.[1] ?? '0';
-    return {
-      inode: Number(ino),
-      size: Number(size),
-      mtimeMs: Number(epoch) * 1000 + Math.floor(Number(`0.${frac}`) * 1000),
-    };
+  stat(path: string): Promise<FileStat | null> {
+    return statRemote(this, path);
   }
 
-  async writeFileAtomic(path: string, bytes: string | Buffer, mode = 0o644): Promise<void> {
-    const r = await this.exec(remoteScript(WRITE_SCRIPT, [path, mode.toString(8)]), { stdin: bytes });
-    if (r.code !== 0) throw new Error(`${this.target}: cannot write ${path}: ${r.stderr.toString().trim()}`);
+  writeFileAtomic(path: string, bytes: string | Buffer, mode = 0o644): Promise<void> {
+    return writeRemoteFileAtomic(this, path, bytes, mode);
   }
 
   follow(path: string, fromOffset: number, onEvent: (e: FollowEvent) => void, fo?: FollowOptions): FollowHandle {
-    const h = followRemote(this, path, fromOffset, onEvent, {
-      borrowBytes: fo?.borrowBytes ?? false,
-      heartbeatIntervalMs: this.opts.heartbeatIntervalMs ?? 10_000,
-      heartbeatTimeoutMs: this.opts.heartbeatTimeoutMs ?? 30_000,
-      pollMs: this.opts.followPollMs ?? 100,
-      ...(this.opts.followQuietPollMs !== undefined ? { quietPollMs: this.opts.followQuietPollMs } : {}),
-      ...(this.opts.followCompressMinBytes !== undefined ? { compressMinBytes: this.opts.followCompressMinBytes } : {}),
-      ...(this.opts.followCompressJobs !== undefined ? { compressJobs: this.opts.followCompressJobs } : {}),
-      ...(this.opts.followCompressChunkBytes !== undefined
-        ? { compressChunkBytes: this.opts.followCompressChunkBytes }
-        : {}),
-      ...(this.opts.followCompressCodec !== undefined ? { compressCodec: this.opts.followCompressCodec } : {}),
-      onProgress: () => {
+    const h = followRemote(
+      this,
+      path,
+      fromOffset,
+      onEvent,
+      remoteFollowOptions(this.opts, fo, () => {
         this.attempt = 0;
         this.heard();
-      },
-    });
+      }),
+    );
     this.follows.add(h);
     return {
       get offset() {

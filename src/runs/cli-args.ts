@@ -7,6 +7,7 @@ import type { TargetFlags } from './targets.js';
 export const TARGET_VALUE_FLAGS: Record<string, keyof TargetFlags> = {
   '--target': 'target',
   '-F': 'sshConfigFile',
+  '--ssh': 'sshClient',
   '--workdir': 'workdir',
   '--python': 'python',
   '--setup': 'setup',
@@ -28,6 +29,8 @@ export interface ParsedCli {
   flags: TargetFlags;
   /** Other `--name value` options the command declared. */
   values: Record<string, string>;
+  /** Declared repeatable options (`--notify URL` …), every value in order. */
+  lists: Record<string, string[]>;
   /** Declared boolean switches that were given. */
   switches: Set<string>;
   positional: string[];
@@ -37,16 +40,26 @@ export interface ParsedCli {
  * Parses `args`: target flags, the command's own value options and switches (`--x v` or `--x=v`),
  * everything else positional (config overrides never start with `-`). Throws a one-line message.
  */
-export function parseCli(args: string[], own: { values?: string[]; switches?: string[] } = {}): ParsedCli {
+export function parseCli(
+  args: string[],
+  own: { values?: string[]; switches?: string[]; lists?: string[] } = {},
+): ParsedCli {
   const values = new Set(own.values ?? []);
   const switches = new Set(own.switches ?? []);
-  const out: ParsedCli = { flags: {}, values: {}, switches: new Set(), positional: [] };
+  const lists = new Set(own.lists ?? []);
+  const out: ParsedCli = { flags: {}, values: {}, lists: {}, switches: new Set(), positional: [] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const name = eq > 0 ? a.slice(0, eq) : a;
     if (switches.has(name) && eq < 0) {
       out.switches.add(name);
+      continue;
+    }
+    if (lists.has(name)) {
+      const v = eq > 0 ? a.slice(eq + 1) : args[++i];
+      if (v === undefined) throw new Error(`${name} needs a value`);
+      (out.lists[name] ??= []).push(v);
       continue;
     }
     if (name in TARGET_VALUE_FLAGS || values.has(name)) {

@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { openTransport, type Transport } from '../remote/index.js';
 // The light module (no ssh2): commands that only parse must not load the ssh client.
 import { ConnectFailure, isRetryable, type ConnectFailureKind } from '../remote/connect-failure.js';
+import { terminalAnswerLogin } from '../remote/terminal-login.js';
 import {
   loadTargets,
   resolveTarget,
@@ -56,7 +57,8 @@ export class ConnectError extends Error {
   ) {
     super(message, cause === undefined ? undefined : { cause });
     this.fatal = !isRetryable(kind);
-    this.exitCode = this.fatal ? 2 : 4;
+    // A login that needs a person is not bad input: the same command works where one can answer.
+    this.exitCode = this.fatal && kind !== 'login-needs-person' ? 2 : 4;
   }
 }
 
@@ -72,7 +74,10 @@ export async function connect(
     return await openTransport(target.host, {
       sshConfigFile: target.sshConfigFile,
       ...(target.backlogCodec ? { followCompressCodec: target.backlogCodec } : {}),
+      ...(target.sshClient ? { sshClient: target.sshClient } : {}),
       acceptNewHostKey: opts.acceptNewHostKey,
+      // A second factor (keyboard-interactive) is typed at this terminal, if there is one.
+      answerLogin: terminalAnswerLogin(),
       reconnect: opts.reconnectTimeoutMs !== undefined ? { maxElapsedMs: opts.reconnectTimeoutMs } : undefined,
     });
   } catch (err) {

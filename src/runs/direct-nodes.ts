@@ -1,6 +1,7 @@
 // The nodes of a direct multi-node run (a Ray cluster the trainer joins on the head): given once at
 // launch (`--node`), or discovered from the cluster after the target's setup line (`ray list nodes
-// --format json`: each node's IP, then its hostname from the head's resolver). Recorded per attempt
+// --format json`: each node's IP, then its hostname from the head's resolver; without the dashboard,
+// as a core-only Ray is installed, `ray status -v`: its `Node: IP (node_<id>)` blocks). Recorded per attempt
 // in run.json like Slurm's, head first and named by its hostname (not the ssh alias), so pre-flight,
 // the GPU panel and the leftover check use them without repeating them. When they cannot be known,
 // the attempt says why (`nodesUnknown`), and readers say "nodes unknown" instead of "all clear".
@@ -11,15 +12,29 @@ import type { RunRecord } from './run-record.js';
 import { gpuPollScope, type GpuPollScope } from '../gpu/scope.js';
 
 // $1 setup line, then the nodes given at launch (none: discover). Prints `@@head NAME`, then
-// `@@node NAME IP STATE` per node (given: `- given`), or `@@unknown WHY`.
+// `@@node NAME IP STATE ROLE` per node (given: `- given`), or `@@unknown WHY`.
+// `ray list nodes` needs Ray's state API (the dashboard); a core-only Ray has `ray status` only,
+// whose `-v` names each live node by IP (Ray 2.x: `Node: 10.0.0.5 (node_<id>)`); one that names
+// them by id only leaves them unknown, said so.
 const DISCOVER_SCRIPT = String.raw`
 s=$1; shift
 [ -n "$s" ] && { eval "$s"; } >/dev/null 2>&1 </dev/null
 printf '@@head\t%s\n' "$(hostname -s 2>/dev/null || hostname)"
 if [ $# -gt 0 ]; then for n in "$@"; do printf '@@node\t%s\t-\tgiven\n' "$n"; done; exit 0; fi
 command -v ray >/dev/null 2>&1 || { printf '@@unknown\tray is not on PATH on the head (after the setup line): name the nodes with --node\n'; exit 0; }
+last() { printf '%s' "$1" | grep -v '^[[:space:]]*$' | tail -n 1 | cut -c1-200; }
 if ! j=$(timeout 60 ray list nodes --format json 2>&1); then
-  printf '@@unknown\tray list nodes failed: %s\n' "$(printf '%s' "$j" | grep -v '^[[:space:]]*$' | tail -n 1 | cut -c1-200)"; exit 0
+  why="ray list nodes failed: $(last "$j")"
+  if ! st=$(timeout 60 ray status -v 2>&1); then printf '@@unknown\t%s; ray status failed too: %s\n' "$why" "$(last "$st")"; exit 0; fi
+  ips=$(printf '%s\n' "$st" | sed -n 's/^Node: \([0-9][0-9.]*[0-9]\)\( (node_[0-9a-f]*)\)\{0,1\}[[:space:]]*$/\1/p')
+  [ -n "$ips" ] || { printf '@@unknown\t%s; ray status -v names no node by IP\n' "$why"; exit 0; }
+  mine=" $(hostname -I 2>/dev/null) $(hostname -i 2>/dev/null) "
+  for ip in $ips; do
+    case "$mine" in *" $ip "*) role=head ;; *) role=worker ;; esac
+    name=$(getent hosts "$ip" 2>/dev/null | awk '{print $2; exit}')
+    printf '@@node\t%s\t%s\tALIVE\t%s\n' "$\{name:-$ip}" "$ip" "$role"
+  done
+  exit 0
 fi
 printf '%s' "$j" | python3 -c '
 import json, sys

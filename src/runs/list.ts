@@ -2,13 +2,21 @@
 // the job's process session, exit-status files, and (for Slurm) squeue, in one round trip.
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
-import { parseLogBytes, stepValue } from '../trainer-log/index.js';
+import { parseLogBytes, stepValue, stripAnsi, wandbEvent } from '../trainer-log/index.js';
 import { setupInWorkdir, type Target } from './targets.js';
 import { isValidRunId, parseRunRecord, type RunRecord, type RunState } from './run-record.js';
 import { deriveRunState, type RunProbe } from './run-state.js';
 import { LIST_SCRIPT, headNow, parseMarkedLines, toInt } from './remote-scripts.js';
 import { FAILURE_TAIL_BYTES, lastLogLines } from './log-tail.js';
 import { buildChain, chainFacts, emptyFacts, type AttemptSummary } from './attempt-chain.js';
+import {
+  NO_SENTINEL,
+  parseSentinelBeat,
+  sentinelView,
+  type SentinelBeat,
+  type SentinelView,
+} from './sentinel-status.js';
+import { isActive } from './run-state.js';
 
 export interface RunSummary {
   runId: string;
@@ -26,8 +34,13 @@ export interface RunSummary {
   exitCode?: number;
   /** A failed run: the last lines of its log (why, when no trainer record says it). */
   lastLines?: string[];
+  /** wandb's run as its banner in the log says (absent: the log's first 2 MiB show none: wandb
+   *  disabled, not started yet, or not known): its URL, or an offline run's local dir. */
+  wandb?: { url: string } | { url: null; offlineDir: string };
   /** Every attempt of the run, oldest first (only with `ListOptions.chain`). */
   chain?: AttemptSummary[];
+  /** The run's sentinel (src/sentinel), as its heartbeat file and process say (absent: not listed). */
+  sentinel?: SentinelView;
 }
 
 export type { AttemptSummary } from './attempt-chain.js';
@@ -101,6 +114,8 @@ interface Raw {
   runId: string;
   record: RunRecord | null;
   probe: RunProbe;
+  sentinel?: { beat: SentinelBeat | null; alive: boolean };
+  wandb?: RunSummary['wandb'];
 }
 
 /** `tail -v` output over several logs -> run id (the log's directory name) -> its last bytes. */
@@ -160,7 +175,12 @@ function parseRaw(text: string) {
     else if (key === 'tails') tails = splitTails(f[0] ?? '');
     else if (!cur) continue;
     else if (key === 'json') cur.record = parseRunRecord(f[0]);
-    else if (key === 'alive') {
+    else if (key === 'sentinel') cur.sentinel = { alive: f[0] === '1', beat: parseSentinelBeat(f.slice(1).join('\t')) };
+    else if (key === 'wandb') {
+      const w = wandbEvent(stripAnsi(f[0] ?? ''));
+      if (w?.url) cur.wandb = { url: w.url };
+      else if (w?.dir) cur.wandb = { url: null, offlineDir: w.dir };
+    } else if (key === 'alive') {
       cur.probe.alive = f[0] === '1';
       if (f[0] === '?') cur.probe.aliveUnknownAs = f[1] || 'this user';
     } else if (key === 'launching') cur.probe.launching = f[0] === '1';
@@ -197,6 +217,7 @@ function reconcileTails(
 /** The list script's marked lines -> summaries (pure; exported for tests). */
 export function parseListOutput(text: string, cache?: TailCache, only?: string): RunSummary[] {
   const { raws, slurm, squeueFailed, tails, logStats } = parseRaw(text);
+  const now = headNow(text);
   if (cache) reconcileTails(tails, logStats, cache, only === undefined);
   const out: RunSummary[] = [];
   for (const raw of raws) {
@@ -231,7 +252,11 @@ export function parseListOutput(text: string, cache?: TailCache, only?: string):
       detail: d.detail,
       ...exit,
       ...why,
+      ...(raw.wandb ? { wandb: raw.wandb } : {}),
       ...lastStep(tail),
+      sentinel: raw.sentinel
+        ? sentinelView(raw.sentinel.beat, raw.sentinel.alive, now, isActive(d.state))
+        : NO_SENTINEL,
     });
   }
   return out.sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt));

@@ -42,10 +42,25 @@ launcher_alive() {
 }
 `;
 
+/** sentinel_alive PID RUN_ID: the run's sentinel (src/sentinel) runs: its argv holds `sentinel-run` then
+ *  the run id. Builtins only. */
+export const SENTINEL_ALIVE_FN = sh`
+sentinel_alive() {
+  [ -n "$1" ] && [ -r "/proc/$1/cmdline" ] || return 1
+  local a seen=0
+  while IFS= read -r -d '' a; do
+    [ "$a" = sentinel-run ] && seen=1
+    [ "$seen" = 1 ] && [ "$a" = "$2" ] && return 0
+  done 2>/dev/null < "/proc/$1/cmdline"
+  return 1
+}
+`;
+
 /**
  * Lists runs. Args: RUNS_ROOT NAME(glob: * or a run id) SETUP TAIL_BYTES.  Output: `@@now ISO-TIME`
  * (the head's clock), then per run: `@@run ID`,
- * `@@json {...}`, `@@alive 0|1|? USER` (?: the process exists, its environ is unreadable as USER), optional `@@exit N`, `@@sexit JOBID N`, `@@aexit ATTEMPT N` (a direct attempt's own exit status); then `@@squeue ID STATE`
+ * `@@json {...}`, `@@alive 0|1|? USER` (?: the process exists, its environ is unreadable as USER), optional `@@exit N`, `@@sexit JOBID N`, `@@aexit ATTEMPT N` (a direct attempt's own exit status), `@@sentinel 0|1 {...}` (its sentinel's
+ * sentinel.json and whether its process is alive); then `@@squeue ID STATE`
  * lines when any run uses Slurm (or `@@squeuefailed STATUS MESSAGE`); then `@@tails BASE64` of one `tail -v` over every non-empty log
  * (headers `==> PATH <==` separate them). Tab-separated. Per run only builtins run: no fork.
  */
@@ -55,6 +70,8 @@ root=$1; name=$2; setup=$3; tail_bytes=$4; known=$\{5:-}
 date -u +'@@now %Y-%m-%dT%H:%M:%S.%3NZ' || true
 ${ALIVE_FN}
 ${LAUNCHER_ALIVE_FN}
+${SENTINEL_ALIVE_FN}
+pid_re='"pid":([0-9]+)'
 slurm=0
 logs=()
 all=()
@@ -80,7 +97,18 @@ for d in "$root"/$name/; do
   for f in "$d"/attempt-exit.*; do
     if [ -f "$f" ]; then code=""; IFS= read -r code < "$f"; printf '@@aexit\t%s\t%s\n' "$\{f##*.}" "$code"; fi
   done
+  if [ -f "$d/sentinel.json" ]; then
+    sj=""; IFS= read -r sj < "$d/sentinel.json"; sp=""
+    [[ $sj =~ $pid_re ]] && sp=$\{BASH_REMATCH[1]}
+    if sentinel_alive "$sp" "$id"; then sa=1; else sa=0; fi
+    printf '@@sentinel\t%s\t%s\n' "$sa" "$sj"
+  fi
   [ -s "$d/stdout.log" ] && all+=("$d/stdout.log")
+  # wandb's run line (its banner comes early: the first 2 MiB of the log): the run's wandb URL.
+  if [ -s "$d/stdout.log" ]; then
+    w=$(head -c 2097152 -- "$d/stdout.log" | grep -a -m1 -E 'wandb: .*View run (.+ )?at:? https?://|wandb: Run data is saved locally in .*offline-run-' | tr -d '\r\t')
+    [ -n "$w" ] && printf '@@wandb\t%s\n' "$w"
+  fi
 done
 # Each log's size and mtime (one stat for all); a log the caller already has at that size and mtime
 # (5th arg: 'ID SIZE MTIME' lines) is not sent again.

@@ -4,7 +4,7 @@
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import { z } from 'zod';
 import { shellQuote } from '../remote/quote.js';
-import { CODEC_CHOICES, type CodecChoice } from '../remote/options.js';
+import { CODEC_CHOICES, SSH_CLIENTS, type CodecChoice, type SshClientChoice } from '../remote/options.js';
 
 export type Backend = 'direct' | 'slurm';
 
@@ -43,6 +43,10 @@ export interface Target {
   /** How a long log's history crosses the wire (`backlog_codec`; default `auto`): `zstd` for a
    *  link slower than ~90 Mbit/s (src/remote/README.md). */
   backlogCodec?: CodecChoice;
+  /** Notification channel URLs (`notify:`, src/notify): they stay on this machine, never sent to the target. */
+  notify?: string[];
+  /** Which ssh client (`ssh`, `--ssh`; default `auto`: the user's OpenSSH where a ControlPath is set). */
+  sshClient?: SshClientChoice;
 }
 
 const slurmSchema = z
@@ -70,6 +74,8 @@ const targetSchema = z
     slurm: slurmSchema.optional(),
     forward_env: z.array(envName).optional(),
     backlog_codec: z.enum(CODEC_CHOICES).optional(),
+    notify: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
+    ssh: z.enum(SSH_CLIENTS).optional(),
   })
   .strict()
   .superRefine((t, ctx) => {
@@ -150,6 +156,8 @@ export function loadTargets(text: string, fileName: string): Record<string, Targ
       },
       forwardEnv: t.forward_env,
       ...(t.backlog_codec ? { backlogCodec: t.backlog_codec } : {}),
+      ...(t.notify ? { notify: typeof t.notify === 'string' ? t.notify.split(/\s+/).filter(Boolean) : t.notify } : {}),
+      ...(t.ssh ? { sshClient: t.ssh } : {}),
     };
   }
   return out;
@@ -172,12 +180,16 @@ export interface TargetFlags {
   sbatchArgs?: string[];
   forwardEnv?: string[];
   noForwardEnv?: string[];
+  sshClient?: string;
 }
 
 /** Profile (when `--target` names one) + flags -> a complete Target, or an error message. */
 export function resolveTarget(flags: TargetFlags, profiles: Record<string, Target>): Target | string {
   if (!flags.target) return 'missing --target (a name from targets.yaml, `local`, an ssh alias or user@host[:port])';
   const base: Partial<Target> = profiles[flags.target] ?? { name: flags.target, host: flags.target };
+  if (flags.sshClient !== undefined && !(SSH_CLIENTS as readonly string[]).includes(flags.sshClient)) {
+    return `--ssh must be one of ${SSH_CLIENTS.join(', ')}, not '${flags.sshClient}'`;
+  }
   if (flags.backend !== undefined && flags.backend !== 'direct' && flags.backend !== 'slurm') {
     return `--backend must be 'direct' or 'slurm', not '${flags.backend}'`;
   }
@@ -217,6 +229,10 @@ export function resolveTarget(flags: TargetFlags, profiles: Record<string, Targe
       : {}),
     ...(flags.noForwardEnv ? { noForwardEnv: flags.noForwardEnv } : {}),
     ...(base.backlogCodec ? { backlogCodec: base.backlogCodec } : {}),
+    ...(base.notify ? { notify: base.notify } : {}),
+    ...((flags.sshClient ?? base.sshClient)
+      ? { sshClient: (flags.sshClient ?? base.sshClient) as SshClientChoice }
+      : {}),
   };
 }
 

@@ -17,6 +17,8 @@ export const BACKFILL_KEYS: string[] = [
     'rollout/medium/reward',
     'rollout/hard/reward',
     'test_rollout/trajectory/reward',
+    // compare's summary and a pinned baseline count the evaluation rounds.
+    'test_rollout/trajectory/round',
     'staleness/gap/offpolicy_avg',
     'staleness/gap/offpolicy_max',
     'ppo_actor/behave_cap_ratio',

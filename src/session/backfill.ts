@@ -52,6 +52,9 @@ export interface BackfillOptions {
   tailBytes?: number;
   /** Aborted: the filter is stopped (its channel closed) and the backfill rejects. */
   signal?: AbortSignal;
+  /** The stats keys whose table rows cross (default BACKFILL_KEYS: what the panels and rules read);
+   *  a cache must be made for the same keys. */
+  keys?: readonly string[];
 }
 
 export interface BackfillResult {
@@ -144,7 +147,7 @@ export async function backfill(
         logPath,
         String(from),
         hit?.identity ?? '',
-        keyPatterns(),
+        keyPatterns(opts.keys),
       ],
       { stdin: '', ...(opts.signal ? { signal: opts.signal } : {}) },
     );

@@ -153,6 +153,12 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
         `type the right one when awrl-tui starts, or load the key into ssh-agent (ssh-add${keyFile ? ` ${keyFile}` : ''})`,
         'once the key is in ssh-agent',
       );
+    case 'login-needs-person':
+      return p(
+        `${host} needs you to log in again (a second factor: "${facts.loginPrompt ?? 'keyboard-interactive'}")`,
+        'log in once through an OpenSSH ControlMaster (ControlMaster auto, ControlPath in ~/.ssh/config), or start awrl-tui again in this terminal to type it',
+        'once the ControlMaster is up',
+      );
     case 'ssh-settings':
       return p(`the ssh settings for ${target} cannot be used`, 'fix the target or the ssh config (see details)', DONE);
     case 'unknown':

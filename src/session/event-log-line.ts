@@ -60,5 +60,21 @@ export function eventLogLine(e: TrainerEvent, seq: number): LogLine | null {
       return { seq, level: 'warning', time: e.time, source: e.source, text: e.message };
     case 'finished':
       return { seq, level: 'info', time: e.time, text: 'Training completes!' };
+    case 'eval':
+    case 'eval-progress': {
+      const done = e.type === 'eval' ? 'complete' : 'progress';
+      const t = e.type === 'eval' ? `time ${e.timeS}s` : `elapsed ${e.elapsedS}s`;
+      const figures = `reward ${formatNumber(e.reward)}, completed ${e.completed}/${e.total}, failed ${e.failed}`;
+      return {
+        seq,
+        level: 'info',
+        time: e.time,
+        text: `Eval round ${e.round} ${done} (model step ${e.modelStep}): ${figures}, ${t}`,
+      };
+    }
+    case 'wandb':
+      return e.url !== null
+        ? { seq, level: 'info', time: null, text: `wandb run: ${e.url}` }
+        : { seq, level: 'info', time: null, text: `wandb offline: run data in ${e.dir ?? 'an unknown dir'}` };
   }
 }

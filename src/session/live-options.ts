@@ -7,6 +7,7 @@ import type { GpuPollScope } from '../gpu/index.js';
 import type { RunSummary as RunsSummary, Target } from '../runs/index.js';
 import type { RunFacts } from './run-feed.js';
 import type { GpuSnapshot } from './types.js';
+import type { CockpitNotify } from './run-notify.js';
 
 export interface TargetConnection {
   target: Target;
@@ -39,6 +40,8 @@ export interface LiveSessionOptions {
   env?: Record<string, string | undefined>;
   /** Open this run at start. */
   openRunId?: string;
+  /** A run pinned as the baseline at start (`--baseline RUN`), looked for on every target. */
+  baselineRunId?: string;
   runsPollMs?: number;
   /** The runs list once every listed run has ended (default 30 s). */
   idleRunsPollMs?: number;
@@ -53,6 +56,8 @@ export interface LiveSessionOptions {
   gpuPoller?: GpuPollerFactory | null;
   /** Facts of a run's config (budget, batch size), read from its config.yaml; overridable for tests. */
   runFacts?: (conn: TargetConnection, record: RunsSummary) => Promise<RunFacts>;
+  /** Where the open run's alerts, end and blindness are sent (src/notify); absent: nowhere. */
+  notify?: CockpitNotify;
   clock?: () => number;
 }
 

@@ -15,7 +15,10 @@ import { SelectedRunGpus } from './selected-run-gpus.js';
 import { emptyState } from './static-session.js';
 import { RetryTransport, connectProblemOf } from './retry-transport.js';
 import { RunStopper } from './stop-leftovers.js';
-import type { Session, SessionActions, SessionState, TargetSummary } from './types.js';
+import { notifyOpenRun } from './run-notify.js';
+import type { Notifier } from '../notify/index.js';
+import { BaselineFeed } from './baseline-feed.js';
+import type { BaselineOverlay, RunView, Session, SessionActions, SessionState, TargetSummary } from './types.js';
 
 // The API the rest of the cockpit (and its tests) imports from here, wherever the parts now live.
 export {
@@ -37,6 +40,15 @@ export class LiveSession implements Session {
   private readonly launcher: LaunchFlow;
   private readonly stopper: RunStopper;
   private feed: RunFeed | null = null;
+  /** The open run's notifications (null: none asked for). */
+  private notifier: Notifier | null = null;
+  /** The run pinned as the baseline (null: none), and the open run's view with it, kept. */
+  private baseline: BaselineFeed | null = null;
+  private withBaseline: { run: RunView; version: number; out: RunView } | null = null;
+  /** The overlay as last derived, by the open run's step count and the baseline's version: a view
+   *  that changed for another reason (a log line, a GPU poll) keeps the same overlay object, whose
+   *  charts the panels then draw from their cache. */
+  private overlay: { steps: number; version: number; overlay: BaselineOverlay } | null = null;
   /** What the screen shows (the cockpit says): the runs list until told otherwise. */
   private shown: 'runs' | 'run' = 'runs';
   /** The open Slurm run's job end, for the wall-time rule (null for other runs). */
@@ -101,6 +113,7 @@ export class LiveSession implements Session {
       runPreflight: () => this.launcher.runPreflight(),
       checkLeftovers: (id) => this.stopper.checkLeftovers(id),
       stopLeftovers: (id) => this.stopper.stopLeftovers(id),
+      pinBaseline: (id) => void this.pinBaseline(id),
     };
   }
 
@@ -117,16 +130,70 @@ export class LiveSession implements Session {
     }
     this.runs.schedule();
     if (this.o.openRunId) this.selectRun(this.o.openRunId);
+    if (this.o.baselineRunId) void this.pinBaseline(this.o.baselineRunId);
     return this;
   }
 
   getState(): SessionState {
     // The run view is derived lazily, once per frame at most.
     if (this.feed) {
-      const run = this.feed.getView();
+      const run = this.besideBaseline(this.feed.getView(), this.feed);
       if (run !== this.state.run) this.state = { ...this.state, run };
     }
     return this.state;
+  }
+
+  /** The open run's view with the pinned baseline beside it (derived once per change of either). */
+  private besideBaseline(run: RunView, feed: RunFeed): RunView {
+    const b = this.baseline;
+    if (!b || b.runId === run.summary.id) return run;
+    const memo = this.withBaseline;
+    if (memo && memo.run === run && memo.version === b.version) return memo.out;
+    const steps = feed.store.stepCount;
+    const o = this.overlay;
+    const overlay =
+      o && o.steps === steps && o.version === b.version && o.overlay.runId === b.runId
+        ? o.overlay
+        : b.overlay(feed.store);
+    this.overlay = { steps, version: b.version, overlay };
+    const out = { ...run, baseline: overlay };
+    this.withBaseline = { run, version: b.version, out };
+    return out;
+  }
+
+  /** Pins a run of any target as the baseline; the pinned run again unpins it. */
+  private async pinBaseline(runId: string): Promise<void> {
+    const was = this.baseline;
+    this.baseline?.close();
+    this.baseline = null;
+    this.withBaseline = null;
+    if (was?.runId === runId) {
+      this.update({ baselineRunId: null, notice: `baseline ${was.label} unpinned` });
+      return;
+    }
+    this.update({ baselineRunId: runId });
+    let found = this.runs.find(runId);
+    if (!found) {
+      await this.runs.refreshAll();
+      found = this.runs.find(runId);
+    }
+    if (this.closed || this.state.baselineRunId !== runId) return;
+    if (!found) {
+      const where = this.o.targets.map((c) => c.target.name).join(', ');
+      this.update({ baselineRunId: null, notice: `baseline: run ${runId} not found on ${where}` });
+      return;
+    }
+    const { conn, run } = found;
+    this.baseline = new BaselineFeed({
+      transport: conn.transport,
+      target: conn.target,
+      summary: toSummary(run, conn.target.name),
+      logPath: runLogPath(run.record),
+      ...(this.o.statePollMs !== undefined ? { statePollMs: this.o.statePollMs } : {}),
+      endedStatePollMs: this.o.endedStatePollMs ?? ENDED_POLL_MS,
+      onChange: () => this.update({}),
+    }).start();
+    this.update({ notice: `baseline ${this.baseline.label} pinned (b on it again unpins)` });
   }
 
   subscribe(listener: () => void): () => void {
@@ -146,6 +213,8 @@ export class LiveSession implements Session {
 
   private selectRun(runId: string | null): void {
     if (runId === this.feed?.runId) return;
+    this.notifier?.close();
+    this.notifier = null;
     this.feed?.close();
     this.gpus.reset();
     this.feed = null;
@@ -193,6 +262,12 @@ export class LiveSession implements Session {
       },
     });
     this.feed = feed;
+    this.notifier = notifyOpenRun(
+      { watch: feed.watch, runId: feed.runId, transport: conn.transport },
+      conn.target,
+      this.o.notify,
+      (notice) => this.update({ notice }),
+    );
     feed.start();
     const poller = this.o.gpuPoller === undefined ? defaultGpuPoller : this.o.gpuPoller;
     if (poller) {
@@ -216,7 +291,10 @@ export class LiveSession implements Session {
     this.runs.close();
     this.editor?.close();
     for (const u of this.unsubs) u();
+    // What is queued (the run's end) gets a moment to go out; the cockpit does not wait longer.
+    await this.notifier?.finish(3000);
     this.feed?.close();
+    this.baseline?.close();
     this.gpus.close();
     this.listeners.clear();
   }

@@ -42,6 +42,9 @@ export class StaticSession implements Session {
       runPreflight: record('runPreflight', async () => {}),
       checkLeftovers: record('checkLeftovers', async () => {}),
       stopLeftovers: record('stopLeftovers', async () => {}),
+      pinBaseline: record('pinBaseline', (runId) =>
+        this.update({ baselineRunId: this.state.baselineRunId === runId ? null : runId }),
+      ),
     };
   }
 

@@ -3,6 +3,8 @@
 // plain data so panels can be rendered in tests from literals.
 import type { ConnectionState, FollowProblem } from '../remote/transport.js';
 import type { Alert } from '../metrics/alerts.js';
+import type { EvalHistory } from '../metrics/eval-history.js';
+import type { HealthGroup, RlWarning } from '../metrics/rl-health.js';
 import type { Leftover } from '../preflight/leftovers.js';
 import type { AlertHistoryEntry } from '../health/alert-history.js';
 import type { ConnectProblem } from './connect-advice.js';
@@ -180,9 +182,49 @@ export interface RunView {
    *  figures, charts and log pane are those of its last few MiB (a preview), and no alert is
    *  evaluated yet. Absent: the history is read. */
   history?: { readBytes: number; totalBytes: number };
+  /** The pinned baseline beside this run (absent: none pinned, or it is this run). */
+  baseline?: BaselineOverlay;
   /** The attempt is bringing up its Ray cluster (the batch script's line, `starting Ray: 3/4 nodes
    *  joined, n3 failed: …`); absent: not, or over (the trainer's first record was read). */
   rayBringUp?: string;
+  /** The RL health figures and early warnings of the steps read so far (absent: not kept here). */
+  rl?: { groups: HealthGroup[]; warnings: RlWarning[]; step: number | null };
+  /** The held-out eval rounds read so far (absent: this session does not keep them). */
+  evals?: EvalHistory;
+  /** The wandb run: its URL (the banner's, else computed from the config), or an offline run's dir. */
+  wandb?: WandbView;
+}
+
+export interface WandbView {
+  url: string | null;
+  /** Where the URL comes from: the banner the trainer printed, or the config before it printed one. */
+  from: 'log' | 'config';
+  /** Offline mode: the local run dir and the command that uploads it. */
+  offline?: { dir: string | null; sync: string };
+}
+
+/** A run's points by global step (ascending). */
+export interface StepPoints {
+  steps: readonly number[];
+  values: readonly (number | null)[];
+}
+
+/** A run pinned as the baseline, drawn beside the open run (issue #33). */
+export interface BaselineOverlay {
+  /** `target:run`, for the legend. */
+  label: string;
+  runId: string;
+  state: RunState;
+  /** Why its series is short or absent (its history being read, its log gone), or absent. */
+  note?: string;
+  /** Per overlaid stats key (rollout/reward, staleness/gap/offpolicy_avg, the step time): the open
+   *  run's points (a: its series, ≤ 1024) and the baseline's (b: as many, each the last of its
+   *  steps), and the difference b − a at the latest step both have, from the baseline's every step
+   *  (null: no such step yet). */
+  series: Record<
+    string,
+    { a: StepPoints; b: StepPoints; latest: { step: number; a: number; b: number; delta: number } | null }
+  >;
 }
 
 export interface ConfigRow {
@@ -295,6 +337,8 @@ export interface SessionState {
   preflight?: PreflightPhase;
   /** Leftover check of an ended run (absent: never ran). */
   leftovers?: LeftoverPhase;
+  /** The run pinned as the baseline (absent or null: none). */
+  baselineRunId?: string | null;
 }
 
 export interface SessionActions {
@@ -320,6 +364,8 @@ export interface SessionActions {
   checkLeftovers(runId: string): Promise<void>;
   /** Stop only the processes tagged with the run (after the user confirmed). */
   stopLeftovers(runId: string): Promise<void>;
+  /** Pin the run as the baseline drawn beside the open run; the pinned run again unpins it. */
+  pinBaseline?(runId: string): void;
 }
 
 export interface Session {

@@ -15,6 +15,8 @@ export class SimClock {
   private readonly realStartMs = Date.now();
   private readonly startMs: number;
   private offsetMs = 0;
+  /** Called with the new time after each advance (a thread of the trainer writes what is due). */
+  onAdvance: ((nowMs: number) => void) | null = null;
 
   constructor(
     private readonly realTime: boolean,
@@ -31,9 +33,11 @@ export class SimClock {
   /** Advance by `seconds` of simulated time (waiting in real time unless instant). */
   async advance(seconds: number): Promise<void> {
     this.offsetMs += Math.max(0, seconds) * 1000;
-    if (!this.realTime) return;
-    const due = this.realStartMs + this.offsetMs;
-    while (Date.now() < due) await new Promise((r) => setTimeout(r, Math.min(250, due - Date.now())));
+    if (this.realTime) {
+      const due = this.realStartMs + this.offsetMs;
+      while (Date.now() < due) await new Promise((r) => setTimeout(r, Math.min(250, due - Date.now())));
+    }
+    this.onAdvance?.(this.now());
   }
 
   /** Real seconds since the process started (the trainer's `Total time elapsed`). */

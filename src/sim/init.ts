@@ -13,6 +13,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { makeDirs } from './make-dirs.js';
+import { WEBSITES } from './websites.js';
 
 export interface InitResult {
   dir: string;
@@ -27,17 +28,6 @@ export interface InitResult {
 /** Tasks in the train file sim init writes: 64 steps per epoch at the example's batch size 32. */
 export const SIM_TRAIN_TASKS = 2048;
 export const SIM_VALID_TASKS = 256;
-
-const WEBSITES = [
-  'amazon.com',
-  'github.com',
-  'wikipedia.org',
-  'booking.com',
-  'arxiv.org',
-  'imdb.com',
-  'espn.com',
-  'allrecipes.com',
-];
 
 /**
  * Writes `count` WebGym-like tasks (one JSON object per line) to `file`. Tests use it to size an

@@ -56,7 +56,8 @@ export async function simMain(
     experimentName: ev.experimentName,
     trialName: ev.trialName,
     user: pythonUser(env, safeAccountName()),
-    datasetSize: trainDatasetLines(ev.resolved) ?? simEnv.datasetSize,
+    datasetSize: datasetLines(ev.resolved?.train_dataset?.path) ?? simEnv.datasetSize,
+    evalTasks: datasetLines(ev.resolved?.valid_dataset?.path) ?? undefined,
   });
   if (simEnv.seed !== null) plan.seed = simEnv.seed;
   const statePaths = [join(plan.fileroot, '.awrl-sim', 'state.json')];
@@ -76,12 +77,11 @@ export async function simMain(
 }
 
 /**
- * Lines of train_dataset.path when that file exists (relative to the working directory, as the
+ * Lines of a dataset's path (train_dataset.path, valid_dataset.path) when that file exists (relative to the working directory, as the
  * trainer opens it): the trainer's steps per epoch come from its dataset, so the simulator's do too.
  * Null (AWRL_SIM_DATASET_SIZE applies) when there is no such file or it is empty.
  */
-function trainDatasetLines(resolved: Record<string, any>): number | null {
-  const path = resolved?.train_dataset?.path;
+function datasetLines(path: unknown): number | null {
   if (typeof path !== 'string' || path === '') return null;
   try {
     if (!statSync(path).isFile()) return null;

@@ -62,6 +62,19 @@ export class SimOutput {
     this.truth(ev, this.fileLogging ? ['main', 'merged', 'stdout'] : ['stdout']);
   }
 
+  /** A ground-truth event with no record of its own now (an eval round the parser emits later,
+   *  with the next step's table). */
+  truthOnly(ev: TrainerEvent): void {
+    this.truth(ev, this.fileLogging ? ['main', 'merged', 'stdout'] : ['stdout']);
+  }
+
+  /** A line the controller process prints itself, not through its logger (wandb's banner): on
+   *  its stdout/stderr only, never in main.log or merged.log. */
+  controllerRaw(text: string, ev?: TrainerEvent): void {
+    this.o.writeStdout(text + '\n');
+    this.truth(ev, ['stdout']);
+  }
+
   /** A record logged inside a worker process of `role` (actor, rollout, ...). */
   worker(role: string, rec: LogRecord, ev?: TrainerEvent): void {
     this.workerText(role, formatRecord(rec), ev);

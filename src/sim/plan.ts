@@ -1,6 +1,8 @@
 // What the simulator takes from the trainer's resolved config: the handful of fields that shape a
 // run (issue 4), with the trainer's own defaults where a field is absent. Pure.
 import { parseAllocationMode } from '../config/index.js';
+import type { TestRolloutPlan } from './test-rollout.js';
+import type { WandbSettings } from './wandb-banner.js';
 
 export type SchedulerType = 'local' | 'ray' | 'slurm';
 
@@ -26,7 +28,15 @@ export interface SimPlan {
   actor: AllocComponent;
   epochs: number;
   stepsPerEpoch: number;
+  /** What `Train step g/G` prints as G: FinetuneSpec.total_train_steps = epochs × steps per epoch. */
   totalSteps: number;
+  /** The step the trainer stops after: `total_train_steps` when set ("Terminate training after
+   *  this number of steps"; rl_trainer.py breaks out of its loop there), else totalSteps. */
+  lastStep: number;
+  /** webgym's test rollout thread (`test_rollout.enabled`), null when off. */
+  testRollout: TestRolloutPlan | null;
+  /** stats_logger.wandb (mode `disabled` when absent: the simulator prints no banner then). */
+  wandb: WandbSettings;
   trainBatchSize: number;
   consumerBatchSize: number;
   nSamples: number;
@@ -46,6 +56,8 @@ export interface SimPlan {
   maxConcurrentPerWorker: number;
   maxConcurrentRollouts: number;
   seed: number;
+  /** `rollout.dump_to_file`: episodes and screenshots under `LOG/rollout/<version>/`. */
+  dumpToFile: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -93,6 +105,8 @@ export interface PlanInput {
   user: string;
   /** Tasks in the training set (the simulator has no dataset; AWRL_SIM_DATASET_SIZE). */
   datasetSize: number;
+  /** Tasks in the test set (the eval rounds' size without test_rollout.max_tasks); default 80. */
+  evalTasks?: number;
 }
 
 export function planFromConfig(inp: PlanInput): SimPlan {
@@ -124,6 +138,23 @@ export function planFromConfig(inp: PlanInput): SimPlan {
     epochs,
     stepsPerEpoch,
     totalSteps: epochs * stepsPerEpoch,
+    lastStep: Math.min(epochs * stepsPerEpoch, Math.floor(numOrNull(r, 'total_train_steps') ?? Infinity)),
+    testRollout:
+      at(r, 'test_rollout.enabled') === true
+        ? {
+            nGpus: num(r, 'test_rollout.n_gpus', 4),
+            maxConcurrentPerGpu: num(r, 'test_rollout.max_concurrent_per_gpu', 24),
+            tasks: Math.max(1, num(r, 'test_rollout.max_tasks', inp.evalTasks ?? 80)),
+            logIntervalFrac: num(r, 'test_rollout.log_interval_frac', 0.1),
+            baseCheckpoint: str(r, 'test_rollout.base_model_checkpoint', '') || null,
+          }
+        : null,
+    wandb: {
+      mode: str(r, 'stats_logger.wandb.mode', 'disabled'),
+      entity: str(r, 'stats_logger.wandb.entity', '') || null,
+      project: str(r, 'stats_logger.wandb.project', '') || null,
+      baseUrl: str(r, 'stats_logger.wandb.wandb_base_url', '') || null,
+    },
     trainBatchSize,
     consumerBatchSize: Math.max(1, num(r, 'rollout.consumer_batch_size', trainBatchSize)),
     nSamples: Math.max(1, num(r, 'gconfig.n_samples', 1)),
@@ -142,6 +173,7 @@ export function planFromConfig(inp: PlanInput): SimPlan {
     maxConcurrentPerWorker: num(r, 'rollout.max_concurrent_per_worker', 32),
     maxConcurrentRollouts: num(r, 'rollout.max_concurrent_rollouts', 128),
     seed: num(r, 'seed', 1),
+    dumpToFile: at(r, 'rollout.dump_to_file') === true,
   };
 }
 

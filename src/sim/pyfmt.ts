@@ -50,3 +50,18 @@ export function printedValue(x: number): number | null {
   if (s === '-inf') return -Infinity;
   return Number(s);
 }
+
+/** Python's `'%.Nf' % x`: ties (an exact binary half) round half-to-even, as CPython does, where
+ *  JavaScript's toFixed rounds them up (`'%.4f' % 0.03125` is `0.0312`). */
+export function formatFixed(x: number, digits: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
+  const neg = x < 0 || Object.is(x, -0);
+  const a = Math.abs(x);
+  let s = a.toFixed(digits);
+  const long = a.toFixed(Math.min(100, digits + 30));
+  const cut = long.length - 30;
+  if (/^50*$/.test(long.slice(cut)) && Number(long[cut - 1 - (long[cut - 1] === '.' ? 1 : 0)]) % 2 === 0)
+    s = long.slice(0, digits > 0 ? cut : cut - 1);
+  return `${neg ? '-' : ''}${s}`;
+}

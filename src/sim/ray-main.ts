@@ -1,13 +1,15 @@
 // Entry of the simulator's fake `ray` (DIR/bin/ray): start --head / --address [--block], status,
 // list nodes, stop. The registry directory comes from AWRL_SIM_RAY_DIR (the wrapper bakes in
 // DIR/state/ray). AWRL_SIM_RAY_FAIL=n3,n4: `ray start --address` fails on those hosts as a worker
-// that cannot reach the head's GCS does (for the bring-up failure tests).
+// that cannot reach the head's GCS does (for the bring-up failure tests). AWRL_SIM_RAY_CORE_ONLY=1:
+// a core-only install (`pip install ray`, no dashboard): `ray list nodes` fails, `ray status` works.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { cpus, hostname } from 'node:os';
 import {
   NO_CLUSTER,
+  NO_STATE_API,
   alive,
   headFor,
   joinFailure,
@@ -137,7 +139,8 @@ async function main(): Promise<void> {
       const head = headFor(nodes, cmd.address ?? process.env.RAY_ADDRESS ?? null, now);
       if (!head) return fail(NO_CLUSTER);
       const members = membersOf(nodes, head);
-      if (cmd.kind === 'status') out(statusText(members, now));
+      if (cmd.kind === 'status') out(statusText(members, now, cmd.verbose));
+      else if (process.env.AWRL_SIM_RAY_CORE_ONLY === '1') fail(NO_STATE_API);
       else out(cmd.format === 'json' ? listNodesJson(members, now) : listNodesTable(members, now));
       return;
     }

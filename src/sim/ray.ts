@@ -1,6 +1,7 @@
 // The fake `ray` CLI of the simulator (sim init puts it in DIR/bin/ray), pure part: argv, and the
 // text `ray status` / `ray list nodes` print, in Ray 2.x's shapes (`node_<id>` lines under Active:,
-// the list table, `--format json` with node_id/node_ip/is_head_node/state/node_name). The cluster
+// the list table, `--format json` with node_id/node_ip/is_head_node/state/node_name; `ray status -v`
+// adds a `Node: IP (node_<id>)` block per live node, as Ray 2.x keys its usage by node IP). The cluster
 // lives in a registry directory on the shared file system (ray-main.ts): one file per node, kept
 // fresh by the node's blocking `ray start` process; a node whose file went stale (its process or its
 // machine died) is DEAD, as Ray marks a node whose heartbeats stopped.
@@ -30,7 +31,7 @@ export const STALE_MS = 15_000;
 export type RayCommand =
   | { kind: 'start-head'; port: number; ip: string | null; block: boolean; gpus: number | null }
   | { kind: 'start-worker'; address: string; ip: string | null; block: boolean; gpus: number | null }
-  | { kind: 'status'; address: string | null }
+  | { kind: 'status'; address: string | null; verbose: boolean }
   | { kind: 'list-nodes'; format: 'table' | 'json'; address: string | null }
   | { kind: 'stop' }
   | { kind: 'error'; message: string };
@@ -40,13 +41,18 @@ export function parseRayArgv(argv: readonly string[]): RayCommand {
   const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === '-v') {
+      opts.set('verbose', true);
+      continue;
+    }
     if (!a.startsWith('--')) {
       words.push(a);
       continue;
     }
     const eq = a.indexOf('=');
     if (eq > 0) opts.set(a.slice(2, eq), a.slice(eq + 1));
-    else if (['block', 'head', 'force', 'disable-usage-stats'].includes(a.slice(2))) opts.set(a.slice(2), true);
+    else if (['block', 'head', 'force', 'disable-usage-stats', 'verbose'].includes(a.slice(2)))
+      opts.set(a.slice(2), true);
     else opts.set(a.slice(2), argv[++i] ?? '');
   }
   const str = (k: string): string | null => (typeof opts.get(k) === 'string' ? (opts.get(k) as string) : null);
@@ -65,7 +71,7 @@ export function parseRayArgv(argv: readonly string[]): RayCommand {
       if (address) return { kind: 'start-worker', address, ip: str('node-ip-address'), block: opts.has('block'), gpus };
       return { kind: 'error', message: 'ray start: either --head or --address must be given' };
     case 'status':
-      return { kind: 'status', address };
+      return { kind: 'status', address, verbose: opts.has('verbose') };
     case 'list nodes':
       return { kind: 'list-nodes', format: str('format') === 'json' ? 'json' : 'table', address };
     case 'stop':
@@ -105,7 +111,7 @@ export function membersOf(nodes: readonly RegisteredNode[], head: RegisteredNode
 
 const stamp = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace('Z', '000');
 
-export function statusText(members: readonly RegisteredNode[], nowMs: number): string {
+export function statusText(members: readonly RegisteredNode[], nowMs: number, verbose = false): string {
   const up = members.filter((n) => alive(n, nowMs));
   const down = members.filter((n) => !alive(n, nowMs));
   const cpus = up.reduce((s, n) => s + n.cpus, 0);
@@ -129,9 +135,23 @@ export function statusText(members: readonly RegisteredNode[], nowMs: number): s
     '',
     'Demands:',
     ' (no resource demands)',
+    // -v: each live node's own usage, keyed by its IP with its node type (Ray 2.x's breakdown).
+    ...(verbose
+      ? up.flatMap((n) => [
+          '',
+          `Node: ${n.ip} (node_${n.nodeId})`,
+          ' Usage:',
+          `  0.0/${n.cpus.toFixed(1)} CPU`,
+          `  0.0/${n.gpus.toFixed(1)} GPU`,
+        ])
+      : []),
     '',
   ].join('\n');
 }
+
+/** What `ray list nodes` says on a core-only install (no dashboard: Ray's state API is not there). */
+export const NO_STATE_API =
+  'ConnectionError: Failed to connect to API server. Please check the API server log for details. Make sure dependencies are installed with `pip install ray[default]`. Please also check dashboard is available, and included when starting ray cluster, i.e., `ray start --include-dashboard=True --head`.';
 
 export function listNodesJson(members: readonly RegisteredNode[], nowMs: number): string {
   const rows = members.map((n) => ({

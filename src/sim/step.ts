@@ -13,6 +13,8 @@ import { tabulateStats } from './table.js';
 import { eventTime, printedValue } from './pyfmt.js';
 import { workerMemoryEvent } from './truth.js';
 import { Rng } from './rng.js';
+import type { TestRolloutSim } from './test-rollout.js';
+import { writeStepDumps } from './dump-writer.js';
 import {
   batchMessage,
   memoryMessage,
@@ -35,6 +37,8 @@ export interface StepContext {
   setPhase: (p: StatePhase, step?: number) => void;
   /** Nominal trainer seconds since the last recover checkpoint (recover.freq_secs counts these). */
   nominalSinceSave: number;
+  /** webgym's test rollout thread, when enabled: it asks for the saves and adds its keys. */
+  testRollout?: TestRolloutSim;
 }
 
 const has = (faults: readonly Fault[], kind: Fault['kind']): boolean => faults.some((f) => f.kind === kind);
@@ -88,7 +92,8 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     saveStep: false,
   });
   ctx.nominalSinceSave += dryRun.durations.reduce((a, [, s]) => a + s, 0);
-  const saveReason = recoverDue(ctx, g);
+  // With the test rollout on, webgym saves only when a round asks (rl_trainer.py: no periodic save then).
+  const saveReason = ctx.testRollout ? null : recoverDue(ctx, g);
   const d = stepDynamics({
     plan,
     step: g,
@@ -140,6 +145,7 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     time: eventTime(clock.now()),
     role: 'rollout',
   });
+  writeStepDumps(plan, g, plan.stepsPerEpoch * plan.trainBatchSize);
 
   if (plan.offload) {
     // The actor worker's own record (a fact of its GPU, not the controller's): its model is back on the GPU.
@@ -209,6 +215,19 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
   const evalS = d.stats.find(([k]) => k === 'timeperf/eval')?.[1] ?? 0;
   await clock.advance(dur('update_weights') + evalS);
 
+  // should_save() is asked here, after the step's phases: a round that completed meanwhile counts.
+  const evalSave = ctx.testRollout?.saveReason() ?? null;
+  if (evalSave !== null) {
+    out.controller(log('RLTrainer', 'INFO', `Saving HF + DCP checkpoints (${evalSave}, step=${g - 1})`));
+    await enter('save');
+    const saveS = 90 * ctx.ts;
+    await clock.advance(saveS);
+    const at = d.stats.findIndex(([k]) => k === 'timeperf/save');
+    if (at >= 0) d.stats[at] = ['timeperf/save', saveS];
+    writeStepInfo(plan, { epoch, epoch_step: epochStep, global_step: g - 1, steps_per_epoch: plan.stepsPerEpoch });
+    ctx.testRollout?.saved(g - 1, epoch, epochStep, clock.now());
+    ctx.nominalSinceSave = 0;
+  }
   if (saveReason !== null) {
     // The trainer logs `Saving … checkpoints` first and then saves (trainer.md, run-a main.log), so a
     // stall while saving shows in the log as the save phase, not as update_weights.
@@ -220,6 +239,11 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
   }
 
   await clock.advance(1.5 * ctx.ts);
+  const tr = ctx.testRollout?.stepStats(clock.now());
+  if (tr) {
+    d.stats.push(...tr.stats);
+    if (tr.evalTruth) out.truthOnly(tr.evalTruth);
+  }
   const stats: Record<string, number | null> = {};
   for (const [k, v] of d.stats) stats[k] = printedValue(v);
   const time = eventTime(clock.now());

@@ -13,9 +13,13 @@ import { hostname } from 'node:os';
 import { writeState, type StatePhase } from './state.js';
 import { cleanSplitMessage, memoryMessage, stepInfoRepr, uncaughtTraceback } from './messages.js';
 import { runStep, type StepContext } from './step.js';
+import { wipeRootDumps } from './dump-writer.js';
 import { workerMemoryEvent } from './truth.js';
 import type { Level } from './records.js';
 import { eventTime } from './pyfmt.js';
+import { TestRolloutSim } from './test-rollout.js';
+import { wandbFooter, wandbHeader, wandbRun, type WandbRun } from './wandb-banner.js';
+import type { WandbEvent } from '../trainer-log/events.js';
 
 /** Default pace: a nominal ~10-minute trainer step takes ~4 s. */
 export const DEFAULT_SPEED = 150;
@@ -56,6 +60,8 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
   // This process's memo, always written whole (the fired faults and the clock share one file).
   const memoNow = { ...memo, attempts: attempt + 1, lastTimeMs: clock.now() };
   writeMemo(plan, memoNow);
+  // webgym/train.py removes `logs/root/<exp>/<trial>/{rollout,test-rollout}/*` on every start.
+  wipeRootDumps(plan);
 
   let phase: StatePhase = 'starting';
   let step = 0;
@@ -136,7 +142,7 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
       `$1${plan.experimentName}`,
     );
     writeFileSync(join(plan.logDir, 'config.yaml'), yamlText);
-    ensureWandbId(plan, clock.now());
+    const wandbSuffix = ensureWandbId(plan, clock.now());
     await clock.advance(2.8 * startTs);
 
     const sched =
@@ -169,8 +175,11 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
     out.controller(log('RolloutController', 'INFO', 'All engines are initialized...'));
     await clock.advance(9 * startTs);
 
-    out.controller(log('Recover', 'INFO', `Loading recover info from ${recoverInfoDir(plan)}`));
+    // StatsLogger's wandb.init() comes before the recover info is loaded (rl_trainer.py).
+    const wandb = wandbRun(plan, plan.wandb, wandbSuffix, clock.now());
     const info = readStepInfo(plan);
+    if (wandb) for (const l of wandbHeader(wandb, plan.wandb, plan.user, info !== null)) printed(l, wandb, true);
+    out.controller(log('Recover', 'INFO', `Loading recover info from ${recoverInfoDir(plan)}`));
     let first = 1;
     if (info) {
       // The step that runs next, 0-based, as the trainer prints it.
@@ -200,7 +209,19 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
     }
 
     const ctx: StepContext = { plan, out, clock, ts, attempt, log, setPhase, nominalSinceSave: 0 };
-    for (let g = first; g <= plan.totalSteps; g++) {
+    if (plan.testRollout) {
+      // The eval thread, beside the steps on the same clock (a resumed process starts at round 0 again).
+      const thread = new TestRolloutSim(plan, plan.testRollout, out, ts);
+      thread.start(clock.now());
+      clock.onAdvance = (now) => thread.pump(now);
+      ctx.testRollout = thread;
+    }
+    const ended = (): void => {
+      clock.onAdvance = null;
+      const held = ctx.testRollout?.takeHeldTruth();
+      if (held) out.truthOnly(held);
+    };
+    for (let g = first; g <= plan.lastStep; g++) {
       const active = faultsAt(o.faults, g).filter(
         (f) => !('step' in f && f.kind !== 'stall' && memo.fired.includes(faultId(f))),
       );
@@ -215,15 +236,31 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
         // AsyncWebRL's exit path (RLTrainer.__exit__): self.close() writes the end record on every
         // exit, then `raise exc_value`: Python prints the uncaught traceback to stderr. No
         // `finished` in the truth: a parser must not take this end record for a completion.
+        ended();
         out.controller(log('StatsLogger', 'INFO', endMessage()));
+        if (wandb) for (const l of wandbFooter(wandb)) printed(l, wandb, false);
         o.stderr?.(uncaughtTraceback(result.traceback));
         setPhase('crashed');
         return 1;
       }
     }
+    ended();
     out.controller(log('StatsLogger', 'INFO', endMessage()), { type: 'finished', time: eventTime(clock.now()) });
-    setPhase('finished', plan.totalSteps);
+    if (wandb) for (const l of wandbFooter(wandb)) printed(l, wandb, false);
+    setPhase('finished', plan.lastStep);
     return 0;
+  }
+
+  /** A wandb line on the controller's output; the header's run line (or offline dir) is an event. */
+  function printed(line: string, run: WandbRun, header: boolean): void {
+    const ev: WandbEvent | undefined = !header
+      ? undefined
+      : run.url !== null && line.includes('View run at ')
+        ? { type: 'wandb', url: run.url, time: null }
+        : run.offline && line.includes('saved locally in ')
+          ? { type: 'wandb', url: null, dir: run.dir, offline: true, time: null }
+          : undefined;
+    out.controllerRaw(line, ev);
   }
 
   function endMessage(): string {

@@ -151,11 +151,13 @@ export function groupException(body: string): string | null {
 
 /** WorkerFailedError's text goes on with the last 50 lines of the worker's own log, its records
  *  and traceback unprefixed (areal/infra/scheduler/exceptions.py, `\nStderr output:\n{stderr}`;
- *  the Slurm scheduler puts `Job N STATE. Logs:` first). They are the error's detail, not records
- *  of the controller. The quote ends there, or at colorlog's reset alone on its line (the end of a
- *  logged message whose tail ended with a newline). */
+ *  local.py `_read_log_tail(log_file, lines=50)`; the Slurm scheduler puts `Job N STATE. Logs:`
+ *  first). They are the error's detail, not records of the controller. The quote is those lines and
+ *  the one after them (the tail's own newline: an empty line, or colorlog's reset of a logged
+ *  message); a shorter tail (a young log) ends at the writer's next record, which is newer than
+ *  the error, as the worker's records are not. */
 export const STDERR_OUTPUT = 'Stderr output:';
-export const QUOTED_LINES = 52;
+export const QUOTED_LINES = 50;
 
 /** A line that starts a traceback: at its start, or mid-line (SGLang's `Scheduler hit an
  *  exception: Traceback (most recent call last):`), or an exception group's. */

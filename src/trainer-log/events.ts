@@ -77,6 +77,9 @@ export interface ErrorEvent {
   kind: ErrorKind;
   time: string | null;
   source?: LogSource;
+  /** For an error that quotes a worker's log (WorkerFailedError's `Stderr output:`): what that log
+   *  says last (its last exception line, else its last line), where the worker's death is told. */
+  cause?: string;
 }
 
 export type WarningKind =
@@ -110,5 +113,80 @@ export interface FinishedEvent {
   time: string;
 }
 
+/** A difficulty bucket of a completed eval round (webgym: easy <= 3, medium <= 6, hard > 6), from
+ *  the `test_rollout/trajectory/<bucket>/{reward,num_steps,n_tasks}` keys of the train step table
+ *  that carries the round. */
+export interface EvalBucket {
+  reward: number;
+  numSteps: number;
+  /** Episodes of the bucket that count (completed, not blocked). */
+  n: number;
+}
+
+/** Websites and abandoned tasks kept with an eval round (eval-rounds.ts): `Blocking K websites for
+ *  this round: [...]` (at most 10 named), `Filtered N tasks from blocked websites`, and the grace
+ *  period's `abandoning K remaining tasks as failures`. */
+export interface EvalRoundExtras {
+  blockedWebsites?: number;
+  blockedNames?: string[];
+  blockedTasks?: number;
+  abandoned?: number;
+}
+
+/** webgym's test rollout (areal/utils/test_rollout.py, a thread of the controller): `Test rollout
+ *  round N complete: reward=…, num_steps=…, completed=C/T, failed=F, time=…s, model_step=S`.
+ *  `reward` is the mean over the `completed` episodes (not blocked); `failed` = total - completed
+ *  (blocked, abandoned, crashed). The round number restarts at 0 with each trainer process; the
+ *  model step does not. Emitted before the next train step (whose table may carry byDifficulty),
+ *  or when the next round completes, or the process or the input ends. */
+export interface EvalEvent extends EvalRoundExtras {
+  type: 'eval';
+  round: number;
+  modelStep: number;
+  reward: number;
+  completed: number;
+  total: number;
+  failed: number;
+  numSteps: number;
+  timeS: number;
+  byDifficulty?: { easy?: EvalBucket; medium?: EvalBucket; hard?: EvalBucket };
+  time: string;
+}
+
+/** The running round's `Test rollout round N progress: …, completed=C/T, failed=F, elapsed=…s,
+ *  model_step=S` (T: tasks submitted so far). */
+export interface EvalProgressEvent extends EvalRoundExtras {
+  type: 'eval-progress';
+  round: number;
+  modelStep: number;
+  reward: number;
+  completed: number;
+  total: number;
+  failed: number;
+  elapsedS: number;
+  time: string;
+}
+
+/** wandb's banner on the controller's stdout: `wandb: 🚀 View run at URL` (url), or an offline
+ *  run's `Run data is saved locally in DIR/offline-run-…` (url null, `dir` to `wandb sync`). */
+export interface WandbEvent {
+  type: 'wandb';
+  url: string | null;
+  dir?: string;
+  offline?: boolean;
+  /** Always null: wandb's lines carry no time (kept so that every event has one). */
+  time: null;
+}
+
 export type TrainerEvent =
-  StepEvent | MemoryEvent | BatchEvent | ResumeEvent | StartEvent | ErrorEvent | WarningEvent | FinishedEvent;
+  | StepEvent
+  | MemoryEvent
+  | BatchEvent
+  | ResumeEvent
+  | StartEvent
+  | ErrorEvent
+  | WarningEvent
+  | FinishedEvent
+  | EvalEvent
+  | EvalProgressEvent
+  | WandbEvent;

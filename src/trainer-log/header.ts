@@ -58,6 +58,13 @@ export const RAY_REPEAT = / \[repeated \d+x across cluster\](?: \(Ray deduplicat
  *  function the parser and the log pane ask. */
 export function matchLinePrefix(line: string): Prefix | null {
   const c = line.charCodeAt(0);
+  if (c <= 0x39 && c >= 0x30) {
+    // A capture's time stamp first (`docker logs -t`): the prefix is what follows it.
+    const d = captureStampLength(line);
+    if (d === 0) return null;
+    const p = matchLinePrefix(line.slice(d));
+    return p ? { ...p, length: p.length + d } : { key: '', source: 'main', length: d };
+  }
   if (c === 0x5b /* [ */) return matchRolePrefix(line);
   if (c === 0x28 /* ( */ && !line.startsWith('(AReaL)')) return matchRayPrefix(line);
   return null;
@@ -86,6 +93,19 @@ export function matchRayPrefix(line: string): Prefix | null {
   const m = RAY.exec(line);
   if (!m) return null;
   return { key: m[0].trimEnd(), source: 'ray', length: m[0].length };
+}
+
+/** `docker logs -t` (and `kubectl logs --timestamps`): an RFC 3339 time and a space before every
+ *  line (AReaL-lite's cloud examples ship such captures). Not part of the line. */
+const CAPTURE_STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d) /;
+
+/** The length of a capture's time stamp at the start of a line, or 0: read first, before the
+ *  writer's prefix. */
+export function captureStampLength(line: string): number {
+  const c = line.charCodeAt(0);
+  if (c < 0x30 || c > 0x39 || line.charCodeAt(4) !== 0x2d || line.charCodeAt(10) !== 0x54 /* T */) return 0;
+  const m = CAPTURE_STAMP.exec(line);
+  return m ? m[0].length : 0;
 }
 
 /** torchrun's per-rank prefix on a process's output (`[rank0]: Traceback …`): not part of the text. */

@@ -39,6 +39,11 @@ export class JsonLinesParser {
     return this.parser.recordCount;
   }
 
+  /** See TrainerLogParser#errorCount. */
+  get errorCount(): number {
+    return this.parser.errorCount;
+  }
+
   reset(): void {
     this.parser.reset();
     this.sink.take();

@@ -287,23 +287,24 @@ export function endsWithReset(b: Uint8Array, start: number, end: number): boolea
   return end - start >= 4 && b[end - 1] === 0x6d && b[end - 2] === 0x30 && b[end - 3] === 0x5b && b[end - 4] === 0x1b;
 }
 
-/** Whether a record header line leaves its message open: colorlog's reset, which ends a
- *  message, is not at its end, and the line is coloured beyond the `(AReaL)` tag's own codes.
- *  With NO_COLOR set colorlog writes no codes and no reset for a WARNING or an ERROR (AReaL's
- *  formatter colours only INFO and DEBUG records by their logger, areal/utils/logging.py), so
- *  such a record's message is its one line, not everything up to a reset that never comes. */
-export function messageOpen(b: Uint8Array, start: number, end: number): boolean {
-  if (endsWithReset(b, start, end)) return false;
+/** Where a record header line leaves its message (Msg in writers.ts): 0 closed (colorlog's reset,
+ *  which ends a message, is at its end), 1 open (the line is coloured beyond the `(AReaL)` tag's
+ *  own codes and has no reset yet), 2 unknown (no colour after the tag). With NO_COLOR colorlog
+ *  writes no codes and no reset for a WARNING or an ERROR (AReaL's formatter colours only INFO and
+ *  DEBUG records by their logger, areal/utils/logging.py), and a log with its colour removed has
+ *  none at all: where such a message ends is not written. */
+export function messageState(b: Uint8Array, start: number, end: number): 0 | 1 | 2 {
+  if (endsWithReset(b, start, end)) return 0;
   // The tag `(AReaL)ESC[0m`: the line's codes after it, or the whole line's without it.
   let from = start;
-  for (let i = start + 1; i + 4 < end && i < start + 64; i++) {
+  for (let i = start + 1; i + 4 < end && i < start + 96; i++) {
     if (b[i] === 0x29 && b[i - 1] === 0x4c && b[i + 1] === 0x1b && b[i + 2] === 0x5b && b[i + 3] === 0x30) {
       from = i + 5;
       break;
     }
   }
-  for (let i = from; i < end; i++) if (b[i] === 0x1b) return true;
-  return false;
+  for (let i = from; i < end; i++) if (b[i] === 0x1b) return 1;
+  return 2;
 }
 
 /** Where Ray's dedup note at the end of bytes [start, end) begins (end when there is none). */

@@ -18,6 +18,8 @@ import {
   type RecordHeader,
 } from './header.js';
 import { controllerEvent, memoryEvent } from './classify.js';
+import { EvalRounds } from './eval-rounds.js';
+import { wandbEvent } from './wandb-lines.js';
 import { EndRecord } from './end-record.js';
 import { saveEvent } from './saves.js';
 import type { JsonSink } from './json.js';
@@ -28,7 +30,7 @@ import {
   isPlainRoutineMessage,
   lastStripStop,
   lineEnds,
-  messageOpen,
+  messageState,
   routineMessageAt,
   strippedMessageAt,
   stripAnsiBytes,
@@ -36,7 +38,7 @@ import {
 import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
-import { Writers, prefixHash, type Writer } from './writers.js';
+import { Msg, Writers, prefixHash, type Writer } from './writers.js';
 import { StepAssembler } from './pending-step.js';
 import { viewOf } from './table.js';
 
@@ -71,6 +73,10 @@ export class TrainerLogParser {
   private readonly writers: Writers;
   private readonly steps: StepAssembler;
   private readonly endRecord: EndRecord;
+  /** webgym's test rollout rounds (eval-rounds.ts). */
+  private readonly evals: EvalRounds;
+  /** The last wandb run URL this attempt (wandb.finish() prints it again: not a new run). */
+  private lastWandb: string | null = null;
   private readonly fast: boolean;
   private readonly saves: boolean;
   /** Record headers read since the parser was made (any writer's; reset() keeps the count). */
@@ -88,6 +94,8 @@ export class TrainerLogParser {
     this.endRecord = new EndRecord(this.out);
     this.writers = new Writers(this.out, this.maxRecord, (ev) => this.endRecord.error(ev));
     this.steps = new StepAssembler(this.maxRecord, this.out, this.fast);
+    this.evals = new EvalRounds(this.out);
+    this.steps.beforeStep = (cells, arena) => this.evals.beforeStep(cells, arena);
   }
 
   /** Drops every partial line and record (e.g. after a followed file was truncated). */
@@ -96,6 +104,7 @@ export class TrainerLogParser {
     this.writers.reset();
     this.steps.step = null;
     this.endRecord.reset();
+    this.evals.reset();
   }
 
   push(chunk: Uint8Array): TrainerEvent[] {
@@ -140,6 +149,7 @@ export class TrainerLogParser {
     if (this.carry.len > 0 || this.carry.cut) this.takeCarryLine();
     this.steps.close(true);
     this.writers.closeAll();
+    this.evals.close();
     this.endRecord.close();
     this.reset();
     return out;
@@ -155,7 +165,8 @@ export class TrainerLogParser {
       !this.carry.cut &&
       this.steps.step === null &&
       this.writers.atRest() &&
-      this.endRecord.atRest
+      this.endRecord.atRest &&
+      this.evals.atRest
     );
   }
 
@@ -163,6 +174,12 @@ export class TrainerLogParser {
    *  made: none in a non-empty input means it is not a trainer log. */
   get recordCount(): number {
     return this.records;
+  }
+
+  /** Error events emitted since the parser was made: a file without a record may still hold a
+   *  trainer's crash (one that died before its first record). */
+  get errorCount(): number {
+    return this.writers.errors;
   }
 
   /** How many writers (roles, Ray workers) this parser has met since its last reset. */
@@ -179,7 +196,10 @@ export class TrainerLogParser {
   flushIdle(exit?: { completed: boolean }): TrainerEvent[] {
     const out = this.out.begin();
     this.writers.closeAll();
-    if (exit !== undefined) this.endRecord.settle(exit.completed);
+    if (exit !== undefined) {
+      this.evals.close();
+      this.endRecord.settle(exit.completed);
+    }
     return out;
   }
 
@@ -218,19 +238,19 @@ export class TrainerLogParser {
     let body = line;
     let untagged = true;
     const c0 = line.charCodeAt(0);
-    if (c0 === 0x5b /* [ */ || c0 === 0x28 /* ( */) {
+    if (c0 === 0x5b /* [ */ || c0 === 0x28 /* ( */ || (c0 <= 0x39 && c0 >= 0x30)) {
       // The one prefix grammar (header.ts), which the log pane reads too.
       const p = matchLinePrefix(line);
       if (p) {
         body = line.slice(p.length);
         if (p.source !== 'main') writer = this.writers.of(p.key, p.source);
-        else untagged = false;
+        else if (p.key !== '') untagged = false;
       }
     }
     // torchrun's `[rank0]: ` before a process's lines (a traceback, an error record).
     const rank = rankPrefixLength(body);
     if (rank > 0) body = body.slice(rank);
-    if (this.writers.quoting(writer)) {
+    if (this.writers.quoting(writer) && !this.quoteEnds(writer, body)) {
       // A worker's log quoted in an exception's text: its records are not the writer's.
       this.writers.continuation(writer, body, endsWithReset(b, start, end));
       return;
@@ -256,7 +276,7 @@ export class TrainerLogParser {
           writer.heads!.learn(b, start, end, line.length - h.message.length, h.logger, h.level);
         h.message = bytesToUtf8(h.message);
         this.untagged = untagged;
-        this.header(writer, h, n >= 0 && messageOpen(b, start, end));
+        this.header(writer, h, n >= 0 ? messageState(b, start, end) : Msg.Unknown);
         return;
       }
     }
@@ -271,9 +291,12 @@ export class TrainerLogParser {
       // open goes on, and the lines that follow are not part of its last error.
       this.steps.close(false);
       this.writers.closeAll();
+      this.evals.close();
+      this.lastWandb = null;
       this.endRecord.newAttempt();
       return;
     }
+    if (writer.main && body.charCodeAt(0) === 0x77 /* w */) this.wandbLine(body);
     this.writers.continuation(writer, body, endsWithReset(b, start, end));
   }
 
@@ -337,7 +360,7 @@ export class TrainerLogParser {
     this.header(
       this.writers.main,
       { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) },
-      messageOpen(b, start, end),
+      messageState(b, start, end),
     );
     return true;
   }
@@ -363,6 +386,28 @@ export class TrainerLogParser {
     return true;
   }
 
+  /** A line of a quote that is a record header newer than the record quoting: the writer's own
+   *  (the quote was shorter than its 50 lines), which ends the quote. */
+  private quoteEnds(w: Writer, body: string): boolean {
+    if (!body.startsWith('(AReaL) ') && !isOldHeaderStart(body)) return false;
+    const h = parseHeader(body);
+    return h !== null && this.writers.quoteEndsAt(w, h.time);
+  }
+
+  /** wandb's banner line (not a record: it goes on as the open record's line, as before). Each
+   *  wandb.init() header is an event (a restarted trainer prints its own); the footer's run line
+   *  only when it names a run the header did not. */
+  private wandbLine(body: string): void {
+    const ev = wandbEvent(body);
+    if (ev === null) return;
+    if (ev.footer) {
+      if (ev.url === this.lastWandb) return;
+      delete ev.footer;
+    }
+    if (ev.url !== null) this.lastWandb = ev.url;
+    this.out.emit(ev);
+  }
+
   /** A worker's `Memory-Usage` record: a GPU memory fact of that worker's GPU. */
   private workerMemory(w: Writer, h: RecordHeader): void {
     h.message = bytesToUtf8(h.message);
@@ -372,11 +417,11 @@ export class TrainerLogParser {
 
   /** A record header: it closes the writer's open record; the controller's may belong to a train
    *  step or carry a fact; an ERROR or a WARNING opens a record (its further lines are its detail). */
-  /** messageOpen: the header line has colour codes but does not end with colorlog's reset, which
-   *  ends a record's message: the message goes on on the next lines. */
-  private header(w: Writer, h: RecordHeader, messageOpen: boolean): void {
+  /** msg: whether the record's message goes on on the next lines (messageState). */
+  private header(w: Writer, h: RecordHeader, msg: Msg): void {
     this.records++;
     this.writers.close(w);
+    w.lastTime = h.time;
     if (w.main) {
       const errorBefore = this.endRecord.errorJustBefore;
       this.endRecord.record(h);
@@ -384,6 +429,7 @@ export class TrainerLogParser {
       const save = this.saves ? saveEvent(h) : null;
       // Outside the event contract: emitted only for a caller that asked (TrainerLogReader).
       if (save !== null) this.out.emit(save as unknown as TrainerEvent);
+      this.evals.record(h);
       const ev = controllerEvent(h, this.untagged);
       if (ev !== null) {
         if (ev.type === 'finished') this.endRecord.end(ev, errorBefore);
@@ -391,9 +437,9 @@ export class TrainerLogParser {
       }
     }
     if (h.level === 'ERROR' || h.level === 'CRITICAL') {
-      this.writers.open(w, h, 'error', messageOpen);
+      this.writers.open(w, h, 'error', msg);
     } else if (h.level === 'WARNING' && !(w.main && h.message.startsWith('Resume info not found'))) {
-      this.writers.open(w, h, 'warning', messageOpen);
+      this.writers.open(w, h, 'warning', msg);
     }
   }
 }

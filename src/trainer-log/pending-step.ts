@@ -36,6 +36,8 @@ export class StepAssembler {
   /** The cells of the pending step (one step is pending at a time). */
   private readonly cells: StepCells = { n: 0, keys: [], starts: [], ends: [], json: [] };
   private readonly tables: TableBuilder;
+  /** Called with a complete step's cells before the step is emitted (the parser's eval rounds). */
+  beforeStep: ((cells: StepCells, arena: ValueArena) => void) | null = null;
   /** A row without its escape codes (rare: see TableBuilder.addRow). */
   private scratch: Buffer = Buffer.allocUnsafe(256);
 
@@ -125,6 +127,7 @@ export class StepAssembler {
       const { cells } = step;
       // The exact key list (the reused array may hold more from a bigger step).
       if (cells.keys.length !== cells.n) cells.keys.length = cells.n;
+      if (this.beforeStep !== null) this.beforeStep(cells, this.arena);
       const shape = this.fast ? this.shapes.find(cells.keys, out.sink !== null) : null;
       if (out.sink !== null && shape !== null && shape.jsonPrefixes !== null) {
         writeStepJson(out.sink, head, shape.jsonPrefixes, cells, this.arena);

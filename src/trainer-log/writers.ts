@@ -35,6 +35,16 @@ function hashOf(prefix: string): number {
 
 /** Writers remembered at once (garbage can invent endless prefixes). */
 export const MAX_WRITERS = 4096;
+/** Lines held after a colourless warning waiting for its traceback (its message's lines). */
+const PLAIN_WARNING_LINES = 64;
+/** The first frame of a traceback that no handler caught: a script's `<module>`, or runpy's for
+ *  `python -m` (`<frozen runpy>` since 3.11, `…/runpy.py` before). */
+const UNCAUGHT_FRAME =
+  /^ {2}File "(?:<frozen runpy>|[^"]*runpy\.py)", line \d+, in _run_module_as_main$|, in <module>$/;
+/** `areal.infra.utils.launcher.JobException: Job <run>:<worker> JobState.COMPLETED at node local`:
+ *  the local launcher saw its job's process gone (areal/infra/launcher/local.py wait(), re-raised
+ *  when it does not relaunch), which it cannot tell from a crash. */
+const LAUNCHER_JOB_COMPLETED = /^(?:[\w.]+\.)?JobException: Job \S+ JobState\.COMPLETED at node /;
 /** What a warning's detail keeps at most. */
 const MAX_WARNING_DETAIL = 64 << 10;
 
@@ -61,6 +71,15 @@ interface OpenRecord {
   tb: Tb;
   /** Its message goes on (colorlog's reset that ends it has not been seen yet). */
   messageOpen: boolean;
+  /** A warning written without colour: where its message ends is unknown, so its next lines are
+   *  held until a traceback says they were its message (exc_info), or dropped. */
+  plain: boolean;
+  /** Where its first traceback starts in `lines` (-1: none yet). */
+  tbAt: number;
+  /** The next line is the first frame of a traceback (which tells whose it is). */
+  frameNext: boolean;
+  /** A warning's traceback is a process's own uncaught crash: to be split off as an error. */
+  split: boolean;
   /** The exception line of its last traceback so far (the one Python prints last). */
   exception: string | null;
   /** An indented line came after the exception line: the exception's text holds a traceback
@@ -68,6 +87,12 @@ interface OpenRecord {
   indentAfter: boolean;
   /** Lines left of a worker's log tail quoted in the exception's text (see STDERR_OUTPUT). */
   quote: number;
+  /** Where quotes are in `lines`: [start, end) pairs (a logged error quotes in its message and
+   *  again in its exc_info traceback); null: none. */
+  quotes: number[] | null;
+  /** The record's time, or for a bare traceback the controller's last record's: a record quoted
+   *  from a worker's log is older. */
+  quoteTime: string | null;
 }
 
 export interface Writer {
@@ -80,6 +105,37 @@ export interface Writer {
   /** The forms of its record headers seen so far, for the parser's fast paths: a worker's routine
    *  (INFO, DEBUG) ones, the controller's of any level. */
   heads: HeaderForms | null;
+  /** The time of its last record header the parser read in full (the controller's only). */
+  lastTime: string | null;
+}
+
+/** A record's open state: Open (colour codes and no reset yet), Closed (the reset ends the header
+ *  line), Unknown (no colour after the `(AReaL)` tag: NO_COLOR, a log with its colour removed). */
+export const enum Msg {
+  Closed,
+  Open,
+  Unknown,
+}
+
+function newRecord(kind: OpenRecord['kind'], header: RecordHeader | null, msg: Msg, time: string | null): OpenRecord {
+  return {
+    kind,
+    header,
+    lines: [],
+    bytes: header === null ? 0 : header.message.length,
+    truncated: false,
+    tb: Tb.None,
+    messageOpen: msg === Msg.Open,
+    plain: msg === Msg.Unknown && kind === 'warning',
+    tbAt: -1,
+    frameNext: false,
+    split: false,
+    exception: null,
+    indentAfter: false,
+    quote: 0,
+    quotes: null,
+    quoteTime: time,
+  };
 }
 
 /** The hash the fast path computes over a prefix's bytes while it looks for the `)`. */
@@ -88,6 +144,8 @@ export function prefixHash(h: number, c: number): number {
 }
 
 export class Writers {
+  /** Errors emitted since the parser was made. */
+  errors = 0;
   /** The controller (unprefixed lines and `[main]`). */
   main!: Writer;
   /** The other writers by their line prefix, oldest first. */
@@ -107,7 +165,14 @@ export class Writers {
 
   /** Forgets every writer and its open record. */
   reset(): void {
-    this.main = { source: 'main', main: true, rec: null, prefixBytes: null, heads: new HeaderForms(8) };
+    this.main = {
+      source: 'main',
+      main: true,
+      rec: null,
+      prefixBytes: null,
+      heads: new HeaderForms(8),
+      lastTime: null,
+    };
     this.byPrefix = new Map();
     this.byHash = new Map();
   }
@@ -144,7 +209,8 @@ export class Writers {
         const oldHash = hashOf(oldKey);
         if (this.byHash.get(oldHash) === old) this.byHash.delete(oldHash);
       }
-      w = { source, main: false, rec: null, prefixBytes: Buffer.from(prefix, 'latin1'), heads: new HeaderForms(2) };
+      const prefixBytes = Buffer.from(prefix, 'latin1');
+      w = { source, main: false, rec: null, prefixBytes, heads: new HeaderForms(2), lastTime: null };
       this.byPrefix.set(prefix, w);
       const h = hashOf(prefix);
       if (!this.byHash.has(h)) this.byHash.set(h, w);
@@ -166,24 +232,29 @@ export class Writers {
   }
 
   /** An ERROR/CRITICAL or WARNING header opens a record that collects the writer's next lines. */
-  open(w: Writer, h: RecordHeader, kind: 'error' | 'warning', messageOpen: boolean): void {
-    w.rec = {
-      kind,
-      header: h,
-      lines: [],
-      bytes: h.message.length,
-      truncated: false,
-      tb: Tb.None,
-      messageOpen,
-      exception: null,
-      indentAfter: false,
-      quote: 0,
-    };
+  open(w: Writer, h: RecordHeader, kind: 'error' | 'warning', msg: Msg): void {
+    w.rec = newRecord(kind, h, msg, h.time);
   }
 
   /** The writer's open record quotes a worker's log: its next lines are not records. */
   quoting(w: Writer): boolean {
     return w.rec !== null && w.rec.quote > 0;
+  }
+
+  /** A record header (its time) in a quote: a record of the worker's log is older than the error
+   *  that quotes it (the worker died first), one of the writer's own after a quote shorter than
+   *  50 lines is not. True: the quote is over and this header is the writer's own. */
+  quoteEndsAt(w: Writer, time: string): boolean {
+    const rec = w.rec!;
+    if (rec.quoteTime === null || time <= rec.quoteTime) return false;
+    this.endQuote(rec);
+    return true;
+  }
+
+  private endQuote(rec: OpenRecord): void {
+    rec.quote = 0;
+    rec.quotes![rec.quotes!.length - 1] = rec.lines.length;
+    rec.messageOpen = false;
   }
 
   /** A line of the writer that is not a record header: a line of its open record, the first line
@@ -193,6 +264,7 @@ export class Writers {
     if (rec !== null) {
       if (this.takes(rec, body, endsReset)) {
         this.addDetail(rec, body);
+        if (rec.split) this.splitWarning(w, rec);
         return;
       }
       // The record is over: a new traceback after a complete one (back-to-back, no chain line)
@@ -200,18 +272,10 @@ export class Writers {
       this.close(w);
     }
     if (startsTraceback(body)) {
-      w.rec = {
-        kind: 'bare',
-        header: null,
-        lines: [],
-        bytes: 0,
-        truncated: false,
-        tb: GROUP_START.test(body) ? Tb.Group : Tb.Frames,
-        messageOpen: false,
-        exception: null,
-        indentAfter: false,
-        quote: 0,
-      };
+      const rec = newRecord('bare', null, Msg.Closed, w.main ? w.lastTime : null);
+      rec.tb = GROUP_START.test(body) ? Tb.Group : Tb.Frames;
+      rec.frameNext = true;
+      w.rec = rec;
       this.addDetail(w.rec, body);
     } else if (body.charCodeAt(0) === 0x5b /* [ */ && body.includes(WATCHDOG) && C10_ERROR_LINE.test(body)) {
       // PyTorch's NCCL watchdog writes its timeout through C10 logging, not Python's: a line of
@@ -249,15 +313,22 @@ export class Writers {
    *  that does not chain another traceback to it. */
   private takes(rec: OpenRecord, body: string, endsReset: boolean): boolean {
     if (rec.quote > 0) {
-      rec.quote--;
-      if (body === '' && endsReset) {
-        rec.quote = 0;
-        rec.messageOpen = false;
+      // The tail is QUOTED_LINES lines (a reset alone on its line inside it ends a quoted record's
+      // message, not the quote); the line after them ends the text: empty, or colorlog's reset.
+      if (--rec.quote === 0) {
+        if (body === '' || endsReset) {
+          this.endQuote(rec);
+          return true;
+        }
+        this.endQuote(rec);
+        return this.takes(rec, body, endsReset);
       }
       return true;
     }
     if (body === STDERR_OUTPUT && (rec.exception ?? rec.header?.message ?? '').includes('failed with exit code')) {
-      rec.quote = QUOTED_LINES;
+      rec.quote = QUOTED_LINES + 1;
+      // [start, end) of its lines in `lines` (the end moves on until the quote ends).
+      (rec.quotes ??= []).push(rec.lines.length + 1, Infinity);
       return true;
     }
     if (rec.messageOpen) {
@@ -268,7 +339,8 @@ export class Writers {
     switch (rec.tb) {
       case Tb.None:
         // A warning is its message and, logged with exc_info, the traceback right after it.
-        if (rec.kind === 'warning' && !body.startsWith(TRACEBACK) && !GROUP_START.test(body)) return false;
+        if (rec.kind === 'warning' && !body.startsWith(TRACEBACK) && !GROUP_START.test(body))
+          return rec.plain && rec.lines.length < PLAIN_WARNING_LINES && !startsTraceback(body);
       // falls through
       case Tb.Chain:
         if (GROUP_START.test(body)) {
@@ -277,7 +349,9 @@ export class Writers {
           // An exc_info or chained traceback starts a line; one that starts mid-line is another
           // writer's record (SGLang's `Scheduler hit an exception: Traceback …`).
           if (!body.startsWith(TRACEBACK)) return false;
+          if (rec.tbAt < 0) rec.tbAt = rec.lines.length;
           rec.tb = Tb.Frames;
+          rec.frameNext = true;
         } else if (rec.tb === Tb.Chain && body !== '' && !isIndented(body)) {
           // Ray's RayTaskError text writes each remote `Traceback …` line of a chain as
           // `ray::RayRPCServer.call() (pid=…, ip=…)`: the frames of the chain's next one follow.
@@ -297,6 +371,12 @@ export class Writers {
         return this.takes(rec, body, endsReset);
       }
       case Tb.Frames:
+        if (rec.frameNext && body !== '') {
+          // Whose traceback: a logged exc_info starts at the frame that caught it, a process's
+          // uncaught crash at its entry (`<module>`, runpy's `_run_module_as_main`).
+          rec.frameNext = false;
+          if (rec.kind === 'warning' && UNCAUGHT_FRAME.test(body)) rec.split = true;
+        }
         if (body !== '' && !isIndented(body) && !startsTraceback(body)) {
           rec.tb = Tb.Exception;
           rec.exception = bytesToUtf8(body).trimEnd();
@@ -325,6 +405,20 @@ export class Writers {
     }
   }
 
+  /** A warning's traceback turned out to be a process's own crash: the warning ends before it
+   *  (without the held lines of a message of unknown end) and the traceback is an error. */
+  private splitWarning(w: Writer, rec: OpenRecord): void {
+    const tb = rec.lines.splice(rec.tbAt);
+    if (rec.plain) rec.lines.length = 0;
+    rec.plain = false;
+    rec.split = false;
+    this.close(w);
+    const bare = newRecord('bare', null, Msg.Closed, w.main ? w.lastTime : null);
+    bare.tb = Tb.Frames;
+    for (const l of tb) this.addDetail(bare, l);
+    w.rec = bare;
+  }
+
   private addDetail(rec: OpenRecord, body: string): void {
     if (rec.truncated) return;
     if (
@@ -344,6 +438,8 @@ export class Writers {
     if (rec === null) return;
     w.rec = null;
     const lines = rec.lines;
+    // Held lines of a colourless warning that no traceback followed: not known to be its message.
+    if (rec.plain && rec.tbAt < 0) lines.length = 0;
     while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
     const detail = lines.join('\n');
     const h = rec.header;
@@ -363,8 +459,30 @@ export class Writers {
       // exception line; never by a traceback's header.
       const title = h ? firstLine(h.message) : '';
       const message = title !== '' ? title : (rec.exception ?? untitled(lines));
-      const kind = classifyError(h ? `${h.message}\n${detail}` : detail);
-      this.emitError(w, { type: 'error', message, detail, kind, time, source: w.source });
+      // AReaL's local launcher ends every run so, a completed one too: the trainer's own output
+      // (its traceback, or none) tells how it ended.
+      if (LAUNCHER_JOB_COMPLETED.test(message)) return;
+      const ev: ErrorEvent = { type: 'error', message, detail, kind: 'other', time, source: w.source };
+      const quotes = rec.quotes;
+      if (quotes === null) {
+        ev.kind = classifyError(h ? `${h.message}\n${detail}` : detail);
+      } else {
+        // A worker's log quoted (appended across attempts: it can hold older attempts' failures):
+        // what failed is the record's own text and the last quote's last lines, where the worker died.
+        const own: string[] = [];
+        let from = 0;
+        for (let q = 0; q < quotes.length; q += 2) {
+          own.push(...lines.slice(from, quotes[q]));
+          from = Math.min(quotes[q + 1], lines.length);
+        }
+        own.push(...lines.slice(from));
+        const end = Math.min(quotes[quotes.length - 1], lines.length);
+        const last = lines.slice(Math.max(quotes[quotes.length - 2], end - QUOTE_CAUSE_LINES), end);
+        ev.kind = classifyError(`${h ? h.message : ''}\n${own.join('\n')}\n${last.join('\n')}`);
+        const cause = quoteCause(last);
+        if (cause !== null) ev.cause = cause;
+      }
+      this.emitError(w, ev);
     }
     // A warning's detail is cut quietly: a writer's ordinary output after a WARNING (progress
     // bars, prints) is read as its further lines until the writer's next record.
@@ -378,6 +496,7 @@ export class Writers {
   }
 
   private emitError(w: Writer, ev: ErrorEvent): void {
+    this.errors++;
     this.out.emit(ev);
     if (w.main) this.onMainError(ev);
   }
@@ -390,6 +509,21 @@ function untitled(lines: readonly string[]): string {
     if (l !== '' && !l.endsWith(TRACEBACK)) return `a traceback without its exception line (last line: ${l})`;
   }
   return 'a traceback without its exception line';
+}
+
+/** The quote's last lines that say what the worker died of. */
+const QUOTE_CAUSE_LINES = 8;
+
+/** What a quoted worker log says last: its last exception line, else its last line with text. */
+function quoteCause(last: readonly string[]): string | null {
+  let text: string | null = null;
+  for (let i = last.length - 1; i >= 0; i--) {
+    const l = last[i].trimEnd();
+    if (l === '') continue;
+    if (!isIndented(l) && EXCEPTION_LINE.test(l) && !l.endsWith(TRACEBACK)) return l;
+    text ??= l.trim();
+  }
+  return text;
 }
 
 /** The first line of a message, without trailing spaces. */

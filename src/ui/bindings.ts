@@ -7,6 +7,7 @@ import { SCREENS } from './keys.js';
 import type { KeyContext, UiState } from './ui-state.js';
 import { clamp, keyLabel, moveBy, MOVE_KEYS, same, type Binding, type Scope } from './binding-keys.js';
 import { DIALOG_BINDINGS } from './bindings-dialogs.js';
+import { SMOOTHING_WEIGHTS } from '../metrics/ema.js';
 
 export { keyLabel, keyName, moveBy, same, type Binding, type Result, type Scope } from './binding-keys.js';
 
@@ -31,10 +32,10 @@ const leftoverReason = (id: string | undefined, ended: boolean | undefined) =>
 export const BINDINGS: readonly Binding[] = [
   // Everywhere (outside dialogs).
   {
-    keys: ['1', '2', '3', '4'],
+    keys: ['1', '2', '3', '4', '5', '6'],
     scopes: ['global'],
     command: 'screen',
-    description: 'Runs, Dashboard, Config, Log screens',
+    description: 'Runs, Dashboard, Config, Log, Eval, RL health screens',
     run: (s, _c, n) => same({ ...s, screen: SCREENS[Number(n) - 1] }),
   },
   {
@@ -125,6 +126,16 @@ export const BINDINGS: readonly Binding[] = [
     },
   },
   {
+    keys: ['b'],
+    scopes: ['runs'],
+    command: 'pin-baseline',
+    description:
+      'pin the selected run as the baseline: the dashboard draws it beside the open run (reward, staleness, throughput), aligned by step; b on it again unpins',
+    short: 'baseline',
+    disabledReason: noRun,
+    run: (s, ctx) => same(s, [{ kind: 'pinBaseline', runId: ctx.runIds[s.runsCursor] }]),
+  },
+  {
     keys: ['r'],
     scopes: ['runs'],
     command: 'refresh',
@@ -179,6 +190,14 @@ export const BINDINGS: readonly Binding[] = [
     short: 'difficulty',
     shown: true,
     run: (s) => same({ ...s, showDifficulty: !s.showDifficulty }),
+  },
+  {
+    keys: ['s'],
+    scopes: ['dashboard', 'log'],
+    command: 'smoothing',
+    description: `smoothing of the reward, staleness and throughput charts: off / TensorBoard's EMA ${SMOOTHING_WEIGHTS.slice(1).join(' / ')} (the raw line stays, fainter)`,
+    short: 'smooth',
+    run: (s) => same({ ...s, smoothing: (s.smoothing + 1) % SMOOTHING_WEIGHTS.length }),
   },
   {
     keys: ['a'],
@@ -312,7 +331,9 @@ export const BINDINGS: readonly Binding[] = [
     shown: true,
     disabledReason: (ctx, s) =>
       noConfig(ctx) ??
-      (overrideIndex(ctx, s) === null ? 'x: no override sets the selected key (G: the overrides list)' : null),
+      (overrideIndex(ctx, s) === null
+        ? `x: no override sets the selected key; the ${ctx.overrides?.length ?? 0} override(s) are listed after the last key (G goes there)`
+        : null),
     run: (s, ctx) => {
       // The last row of the overrides list goes away: the cursor moves up to the row before it.
       const last = ctx.configRows.length + (ctx.overrides?.length ?? 0) - 1;

@@ -47,7 +47,7 @@ function bridge(values: number[]): number[] | null {
   return values.map((v) => (Number.isFinite(v) ? (last = v) : last));
 }
 
-function labelFormatter(min: number, max: number): (x: number) => string {
+export function labelFormatter(min: number, max: number): (x: number) => string {
   const span = Math.abs(max - min);
   const mag = Math.max(Math.abs(min), Math.abs(max));
   if (mag >= 1e5 || (mag > 0 && mag < 1e-3)) return (x) => x.toExponential(1);

@@ -19,6 +19,10 @@ export interface CockpitArgs {
   positional: string[];
   configFile?: string;
   overrides: string[];
+  /** `--notify URL` (repeatable) and `--no-terminal-notify`: the open run's notifications (src/notify). */
+  notify: { lists: Record<string, string[]>; switches: Set<string> };
+  /** `--baseline RUN`: a run (on any of the targets) drawn beside the open one. */
+  baseline?: string;
 }
 
 // The same rule as `awrl-tui stop --check-nodes` and src/remote's NODE_NAME: ssh would read a
@@ -45,12 +49,19 @@ export function parseHostList(flag: string, value: string): string[] {
  *  the same target flags as the headless commands (src/runs parseCli); with --config, the words are
  *  its overrides. Throws a one-line message. */
 export function parseCockpitArgs(args: string[]): CockpitArgs {
-  const p = parseCli(args, { values: ['--config', '--check-nodes'] });
+  const p = parseCli(args, {
+    values: ['--config', '--check-nodes', '--baseline'],
+    lists: ['--notify'],
+    switches: ['--no-terminal-notify'],
+  });
+  const notify = { lists: p.lists, switches: p.switches };
   const hosts = p.values['--check-nodes'];
   const flags: CockpitFlags =
     hosts !== undefined ? { ...p.flags, directRunHosts: parseHostList('--check-nodes', hosts) } : p.flags;
   const configFile = p.values['--config'];
+  const baseline = p.values['--baseline'];
+  const base = baseline !== undefined ? { baseline } : {};
   return configFile !== undefined
-    ? { flags, positional: [], configFile, overrides: p.positional }
-    : { flags, positional: p.positional, overrides: [] };
+    ? { flags, positional: [], configFile, overrides: p.positional, notify, ...base }
+    : { flags, positional: p.positional, overrides: [], notify, ...base };
 }

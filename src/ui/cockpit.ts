@@ -13,6 +13,8 @@ import { dashboardBody, dashboardHeader, type DashboardUi } from './screens/dash
 import { helpLines, helpScrollMax } from './screens/help.js';
 import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
 import { leftoverLines } from './screens/leftovers.js';
+import { evalScreenLines } from './screens/eval.js';
+import { rlHealthLines } from './screens/rl-health.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from '../session/types.js';
 import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
@@ -107,7 +109,7 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
     leftovers: lo
       ? { phase: lo.phase, tagged: lo.phase === 'found' ? lo.list.filter((l) => l.tagged).length : 0 }
       : undefined,
-    helpScrollMax: helpScrollMax(width, bodyH),
+    helpScrollMax: helpScrollMax(width, bodyH, ui.screen === 'health'),
     historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
     launchBackend: state.config?.targetBackend ?? null,
     argvScrollMax:
@@ -141,6 +143,7 @@ export class DashboardMemo {
       ui.logView,
       ui.trainerProblemsOnly,
       ui.logWrap,
+      ui.smoothing,
     ];
     if (key.length !== this.key.length || key.some((v, i) => v !== this.key[i])) {
       this.lines = dashboardBody(run, width, height, colors, ui);
@@ -169,7 +172,7 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
   const logScroll = pinnedScroll(state, ui);
   const view = { ...ui, logScroll };
   let body: Line[];
-  if (ui.help) body = helpLines(width, bodyH, ui.helpScroll);
+  if (ui.help) body = helpLines(width, bodyH, ui.helpScroll, ui.screen === 'health');
   else if (ui.history)
     body = alertHistoryLines(
       state.run?.alertHistory ?? [],
@@ -184,6 +187,10 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
   else if (ui.screen === 'dashboard') {
     const panels = (o.memo ?? new DashboardMemo()).body(state.run, state.version, width, bodyH - 2, o.colors, view);
     body = [...box(dashboardHeader(state.run, now, width), width, 2), ...panels];
+  } else if (ui.screen === 'eval') {
+    body = evalScreenLines(state.run, width, bodyH);
+  } else if (ui.screen === 'health') {
+    body = rlHealthLines(state.run?.rl, width, bodyH);
   } else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {
@@ -199,7 +206,15 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
           bodyH,
         )
       : c.left;
-  } else body = runsLines(withLiveRun(state.targets, state.run?.summary), ui.runsCursor, now, width, bodyH);
+  } else
+    body = runsLines(
+      withLiveRun(state.targets, state.run?.summary),
+      ui.runsCursor,
+      now,
+      width,
+      bodyH,
+      state.baselineRunId ?? null,
+    );
   const fresh = o.fresh ?? new Set(transientKeys(state));
   // Each part fitted once: the panels come fitted from the memo, the rows around them here.
   const status = clipLine(statusLine(state, ui, width, fresh), width);
@@ -278,7 +293,19 @@ export class Cockpit {
     return frame(this.ui, state, this.size, now, { colors: this.o.colors, fresh, memo: this.memo });
   }
 
+  /** The override `+` added, until the config view lists it and the cursor was put on it. */
+  private addedOverride: string | null = null;
+
+  private followAddedOverride(): void {
+    const text = this.addedOverride;
+    const config = this.o.session.getState().config;
+    if (text === null || config?.overrides.at(-1) !== text) return;
+    this.addedOverride = null;
+    this.ui = { ...this.ui, configCursor: config.rows.length + config.overrides.length - 1 };
+  }
+
   paint(): void {
+    this.followAddedOverride();
     this.frames++;
     this.o.painter.paint(
       this.frame().map((l) => lineToAnsi(l, this.o.colors)),
@@ -340,6 +367,9 @@ export class Cockpit {
         case 'selectRun':
           a.selectRun(e.runId);
           break;
+        case 'pinBaseline':
+          a.pinBaseline?.(e.runId);
+          break;
         case 'refresh':
           a.refreshRuns();
           break;
@@ -354,6 +384,10 @@ export class Cockpit {
           break;
         case 'addOverride':
           a.addOverride(e.text);
+          // The new override goes last in the list (the editor drops an older one of its key):
+          // the cursor goes to it, however far the list is from where it was (issue #32).
+          this.addedOverride = e.text;
+          this.followAddedOverride();
           break;
         case 'removeOverride':
           a.removeOverride(e.index);

@@ -2,6 +2,7 @@
 // the terminal (host-key and passphrase questions are asked on plain stderr/stdin).
 import { createInterface } from 'node:readline/promises';
 import { openTransport } from '../remote/index.js';
+import { terminalAnswerLogin } from '../remote/terminal-login.js';
 import { resolveTarget, type Target, type TargetFlags } from '../runs/index.js';
 import { readProfiles } from '../runs/cli-target.js';
 import type { TargetConnection } from '../session/live-session.js';
@@ -58,6 +59,7 @@ export async function connectTargets(
       transport: await openTransport(target.host, {
         sshConfigFile: target.sshConfigFile,
         ...(target.backlogCodec ? { followCompressCodec: target.backlogCodec } : {}),
+        ...(target.sshClient ? { sshClient: target.sshClient } : {}),
         interactive: {
           askHostKey: async ({ host, fingerprint }) =>
             /^y(es)?$/i.test(
@@ -69,6 +71,8 @@ export async function connectTargets(
             ),
           askPassphrase: async (keyPath) => (await ask(`Passphrase for ${keyPath} (empty to skip): `)) || null,
         },
+        // A second factor (a one-time code) is typed here too, hidden when the server asks so.
+        answerLogin: terminalAnswerLogin(),
       }),
     })),
   );
@@ -91,6 +95,7 @@ export async function connectTargets(
       openTransport(target.host, {
         sshConfigFile: target.sshConfigFile,
         ...(target.backlogCodec ? { followCompressCodec: target.backlogCodec } : {}),
+        ...(target.sshClient ? { sshClient: target.sshClient } : {}),
       });
     const connected = () => {
       const at = failures.indexOf(line);

@@ -78,6 +78,8 @@ export interface UiState {
   logPin: number | null;
   /** Why the last key did nothing (a disabled binding's reason), until the next key. */
   keyHint: string | null;
+  /** The charts' smoothing: an index into SMOOTHING_WEIGHTS (`s` cycles it; 0: off). */
+  smoothing: number;
 }
 
 export type Effect =
@@ -93,7 +95,8 @@ export type Effect =
   | { kind: 'launch'; skipPreflight?: boolean; autoResume?: number }
   | { kind: 'preflight' }
   | { kind: 'checkLeftovers'; runId: string }
-  | { kind: 'stopLeftovers'; runId: string };
+  | { kind: 'stopLeftovers'; runId: string }
+  | { kind: 'pinBaseline'; runId: string };
 
 /** What the reducer needs to know about the session's state. */
 export interface KeyContext {
@@ -149,6 +152,7 @@ export function initialUiState(screen: ScreenId = 'runs'): UiState {
     argvScroll: 0,
     logPin: null,
     keyHint: null,
+    smoothing: 0,
   };
 }
 

@@ -8,6 +8,9 @@
 //   AWRL_BENCH_MB      the log's size (default 1100: ≥ 1 GB), generated (test/bench/areal-log.mjs)
 //                      and deleted afterwards
 //   AWRL_BENCH_REPEAT  interleaved runs of the headline pair (default 3; the median is printed)
+//   AWRL_BENCH_PARTS   which parts to run (default all): compressors, options, headline, transports
+//                      (the last: `follow --json` through ssh2 and through OpenSSH over a
+//                      ControlMaster, side by side and interleaved)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,11 +30,13 @@ const { followRun } = await import(join(root, 'dist/runs/follow-run.js'));
 const { codecPreference } = await import(join(root, 'dist/remote/member-decoder.js'));
 const MB = Number(process.env.AWRL_BENCH_MB ?? 1100);
 const REPEAT = Math.max(1, Number(process.env.AWRL_BENCH_REPEAT ?? 3));
+const PARTS = new Set((process.env.AWRL_BENCH_PARTS ?? 'compressors,options,headline,transports').split(','));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
 const mib = (b) => (b / 2 ** 20).toFixed(b < 10 * 2 ** 20 ? 2 : 0);
 const q = (x) => `'${String(x).replace(/'/g, `'\\''`)}'`;
+const load = () => spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ').slice(0, 3).join(' ');
 const has = (cmd) => spawnSync('bash', ['-c', `command -v ${cmd}`]).status === 0;
 
 /** Runs `bash -c cmd`, counting step lines on its stdout: seconds until the `steps`-th, and to exit. */
@@ -108,10 +113,20 @@ try {
     })}\n`,
   );
   spawnSync('cat', [log], { stdio: 'ignore' }); // the page cache holds it for every contender
-  const load = () => spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ').slice(0, 3).join(' ');
   console.log(`log: ${mib(size)} MiB, ${steps} steps; loopback sshd; load average ${load()}`);
 
   // 1. Compressors the head may have, on a 256 MiB slice (this machine is the target).
+  if (PARTS.has('compressors')) compressors(log);
+  let defaultWire = null;
+  if (PARTS.has('options')) defaultWire = await backlogOptions(log, size);
+  if (PARTS.has('headline')) await headline(log, size, steps, defaultWire);
+  if (PARTS.has('transports')) await transports(size, steps);
+} finally {
+  await sshd?.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+function compressors(log) {
   const slice = join(work, 'slice');
   spawnSync('bash', ['-c', `head -c ${256 << 20} ${q(log)} > ${q(slice)}`]);
   const decoders = {
@@ -144,8 +159,10 @@ try {
     );
   }
   rmSync(slice, { force: true });
+}
 
-  // 2. The follower's options, in this process: followRun over the whole log.
+// 2. The follower's options, in this process: followRun over the whole log.
+async function backlogOptions(log, size) {
   console.log(
     '\nfollower backlog option                                  wall s   MB/s   over the channel   CPU here s   CPU target s',
   );
@@ -184,8 +201,11 @@ try {
       `${label.padEnd(56)} ${wall.toFixed(2).padStart(6)}   ${(size / 2 ** 20 / wall).toFixed(0).padStart(4)}   ${`${mib(wire)} MiB (${((100 * wire) / size).toFixed(1)} %)`.padStart(16)}   ${((c.user + c.system) / 1e6).toFixed(2).padStart(10)}   ${target.toFixed(2).padStart(12)}   (${n} steps)`,
     );
   }
+  return defaultWire;
+}
 
-  // 3. The headline: the CLI as a user runs it, against OpenSSH + parse, interleaved.
+// 3. The headline: the CLI as a user runs it, against OpenSSH + parse, interleaved.
+async function headline(log, size, steps, defaultWire) {
   const ssh = `ssh -F ${q(sshd.sshConfigFile)} ${q(sshd.alias)}`;
   const runs = { cat: [], ref: [], follow: [], refCpu: [], followCpu: [] };
   for (let i = 0; i < REPEAT; i++) {
@@ -216,7 +236,35 @@ try {
   console.log(
     `  CPU here (median): ssh + parse ${rc.toFixed(2)} s (${all(runs.refCpu)}), follow ${fc.toFixed(2)} s (${all(runs.followCpu)}); ratio ${(fc / rc).toFixed(2)}`,
   );
-} finally {
-  await sshd?.stop();
-  rmSync(work, { recursive: true, force: true });
+}
+
+// 4. `follow --json` through each transport: ssh2, and the user's OpenSSH riding a ControlMaster
+// (started here, ended by its PID), same ssh config, interleaved.
+async function transports(size, steps) {
+  const cfg = join(sshd.dir, 'ssh_config_cm');
+  writeFileSync(cfg, `${readFileSync(sshd.sshConfigFile, 'utf8')}  ControlPath ${join(sshd.dir, 'cm')}\n`);
+  const master = spawn('ssh', ['-F', cfg, '-M', '-N', '-o', 'ControlPersist=no', sshd.alias], { stdio: 'ignore' });
+  try {
+    for (let i = 0; i < 200 && spawnSync('ssh', ['-F', cfg, '-O', 'check', sshd.alias]).status !== 0; i++)
+      await sleep(50);
+    const runs = { ssh2: [], openssh: [], ssh2Cpu: [], opensshCpu: [] };
+    for (let i = 0; i < REPEAT; i++) {
+      for (const client of ['ssh2', 'openssh']) {
+        const target = `--target ${q(sshd.alias)} -F ${q(cfg)} --workdir ${q(work)} --ssh ${client}`;
+        const r = await untilLastStep(`${q(BIN)} follow stream-bench ${target} --json`, steps);
+        runs[client].push(r.s);
+        runs[`${client}Cpu`].push(r.cpu);
+      }
+    }
+    const all = (xs) => xs.map((x) => x.toFixed(2)).join(' ');
+    console.log(`\nfollow --json of ${mib(size)} MiB through each transport (median of ${REPEAT}, interleaved):`);
+    for (const client of ['ssh2', 'openssh']) {
+      const wall = median(runs[client]);
+      console.log(
+        `  ${client.padEnd(8)} ${wall.toFixed(2)} s   ${(size / 2 ** 20 / wall).toFixed(0)} MiB/s   CPU here ${median(runs[`${client}Cpu`]).toFixed(2)} s   (${all(runs[client])})`,
+      );
+    }
+  } finally {
+    master.kill('SIGTERM');
+  }
 }

@@ -19,6 +19,7 @@ const CASES: [string[], string][] = [
     ['--launch', '--help'],
     'usage: awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]',
   ],
+  [['compare', '--help'], 'usage: awrl-tui compare A B [--target T] [--json] [--md] [--smooth W] [--keys K,...]'],
   [['parse', '--help'], 'usage: awrl-tui parse FILE... [--json]'],
   [['config', '--help'], 'usage: awrl-tui config check FILE [OVERRIDE...] [--json]'],
   [
@@ -28,6 +29,8 @@ const CASES: [string[], string][] = [
   [['watch', '--help'], 'usage: awrl-tui watch RUN [--target T] [--check-nodes H1,H2]'],
   [['--demo', '-h'], 'usage: awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]'],
   [['sim', '--help'], 'usage: awrl-tui sim init DIR'],
+  [['sentinel', '--help'], 'usage: awrl-tui sentinel start|stop|status RUN --target T [--notify URL]... [--json]'],
+  [['episodes', '--help'], 'usage: awrl-tui episodes RUN --target T [--version V] [--task ID] [--json]'],
   // Help wins wherever it stands, whatever else was typed (a run id, a target, --json).
   [['stop', 'some-run', '--target', 'local', '--json', '--help'], 'usage: awrl-tui stop RUN'],
   [['--launch', '--target', 'local', '--config', 'x.yaml', '-h'], 'usage: awrl-tui --launch'],
@@ -67,11 +70,16 @@ describe('COMMAND --help', () => {
     expect(Object.keys(COMMAND_HELP).sort()).toEqual([
       '--demo',
       '--launch',
+      'alerts',
+      'compare',
       'config',
+      'episodes',
       'follow',
+      'notify',
       'parse',
       'preflight',
       'runs',
+      'sentinel',
       'sim',
       'stop',
       'watch',

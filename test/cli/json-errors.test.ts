@@ -49,6 +49,7 @@ describe('--json errors', () => {
       'auth-failed': 'auth-failed',
       'key-encrypted': 'auth-failed',
       'wrong-passphrase': 'auth-failed',
+      'login-needs-person': 'login-needs-person',
       'ssh-settings': 'connect-failed',
     });
     for (const k of CONNECT_FAILURE_KINDS) expect(connectErrorCode(k).hint).not.toBe('');

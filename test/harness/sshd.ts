@@ -23,6 +23,9 @@ export interface SshdOptions {
   runRcFiles?: boolean;
   /** Loopback address to listen on (default 127.0.0.1; e.g. 127.0.0.2 for a second "host"). */
   listenAddress?: string;
+  /** A PAM service file for this sshd: it runs in its own mount namespace (`unshare -m`) with the
+   *  file bind-mounted over /etc/pam.d/sshd, so the machine's PAM is untouched (tests run as root). */
+  pamServiceFile?: string;
 }
 
 export interface SshdHandle {
@@ -203,7 +206,22 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
   );
   const fp = execFileSync('ssh-keygen', ['-l', '-f', `${hostKeyFile}.pub`], { encoding: 'utf8' }).split(/\s+/)[1];
 
-  const child: ChildProcess = spawn('/usr/sbin/sshd', ['-D', '-f', cfg, '-E', logFile], { stdio: 'ignore' });
+  const sshdArgv = ['/usr/sbin/sshd', '-D', '-f', cfg, '-E', logFile];
+  // With a PAM file: the bind mount lives only in the namespace unshare makes (private propagation),
+  // and `exec` keeps sshd at the spawned PID, so stop() and the exit net kill the listener itself.
+  const argv = opts.pamServiceFile
+    ? [
+        'unshare',
+        '-m',
+        '--',
+        'sh',
+        '-c',
+        'mount --bind "$0" /etc/pam.d/sshd && exec "$@"',
+        opts.pamServiceFile,
+        ...sshdArgv,
+      ]
+    : sshdArgv;
+  const child: ChildProcess = spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
   const pid = child.pid!;
   live.add(pid);
   let exited = false;

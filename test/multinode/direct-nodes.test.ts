@@ -1,5 +1,5 @@
 // A direct 4-node run (the trainer on the head joins a Ray cluster the user started on n1-n4): its
-// nodes are discovered from `ray list nodes` and recorded in run.json (head first, by hostname, not
+// nodes are discovered from `ray list nodes` (or, on a core-only Ray, `ray status -v`) and recorded in run.json (head first, by hostname, not
 // by the ssh alias); the GPU panel's scope polls them; `stop` looks for leftovers on all of them
 // without --check-nodes, names each PID's node, stops the tagged one on n3 and leaves the untagged
 // GPU holder on n2 alone.
@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GpuPoller } from '../../src/gpu/index.js';
 import { parseRunRecord } from '../../src/runs/index.js';
-import { directGpuScope } from '../../src/runs/direct-nodes.js';
+import { directGpuScope, directRunNodes } from '../../src/runs/direct-nodes.js';
 import { createLiveSession } from '../../src/session/live-session.js';
 import { followAndPrint } from '../../src/cli/follow-output.js';
 import { waitFor } from '../harness/wait.js';
@@ -67,6 +67,16 @@ describe('a direct 4-node Ray run', () => {
     expect(w.cluster.onNode('n3', `kill -0 ${tagged} 2>/dev/null && echo alive || echo gone`).trim()).toBe('gone');
     w.cluster.onNode('n2', `kill ${holder}`);
   }, 240_000);
+
+  it('a core-only Ray (no dashboard for `ray list nodes`): the same nodes from `ray status -v`', async () => {
+    const core = await directRunNodes(
+      w.t,
+      w.target({ backend: 'direct', setupExtra: 'export AWRL_SIM_RAY_CORE_ONLY=1' }),
+    );
+    expect(core.unknown).toBeNull();
+    expect(core.nodes).toEqual(['n1', 'n2', 'n3', 'n4']);
+    expect(core.found.every((n) => n.ip !== null && n.state === 'ALIVE')).toBe(true);
+  }, 60_000);
 
   it('without a Ray cluster its nodes are unknown and said so; --node gives them once, and pre-flight checks each', async () => {
     const path = `export PATH=${w.workdir}/bin:$PATH`;

@@ -23,7 +23,7 @@ const lines = (tag: string, n: number): string =>
 const text = (events: FollowEvent[]): string =>
   events.map((e) => (e.type === 'data' ? e.bytes.toString() : e.type === 'reset' ? `<${e.reason}>` : '')).join('');
 
-describe.each(['local', 'ssh'] as const)('truncate-and-regrow between two polls, transport %s', (kind) => {
+describe.each(['local', 'ssh', 'openssh'] as const)('truncate-and-regrow between two polls, transport %s', (kind) => {
   const f = useFollowTransport(kind, 'awrl-regrow-');
 
   it('a rewritten log with the same first line is a truncated reset, then the new file from its first byte', async () => {

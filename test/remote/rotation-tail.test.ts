@@ -9,7 +9,7 @@ import type { FollowEvent } from '../../src/remote/index.js';
 import { waitFor } from '../harness/wait.js';
 import { useFollowTransport } from '../harness/follow-transport.js';
 
-describe.each(['local', 'ssh'] as const)('rotation tail, transport %s', (kind) => {
+describe.each(['local', 'ssh', 'openssh'] as const)('rotation tail, transport %s', (kind) => {
   const f = useFollowTransport(kind, 'awrl-rot-');
 
   it('lines written just before the rename arrive before the replaced reset', async () => {

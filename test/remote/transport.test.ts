@@ -17,11 +17,15 @@ import { join } from 'node:path';
 import { openTransport, remoteScript, type Transport, type FollowEvent } from '../../src/remote/index.js';
 import { startSshd, descendants, type SshdHandle } from '../harness/sshd.js';
 import { waitFor } from '../harness/wait.js';
+import { startControlMaster, type ControlMaster } from '../harness/control-master.js';
 
-const KINDS = (process.env.AWRL_TRANSPORTS ?? 'local,ssh').split(',');
+// `openssh`: the user's own ssh client riding a ControlMaster the test started (a ControlPath in the
+// ssh config selects it); the same tests, so the two remote transports cannot drift.
+const KINDS = (process.env.AWRL_TRANSPORTS ?? 'local,ssh,openssh').split(',');
 
 describe.each(KINDS)('transport %s', (kind) => {
   let sshd: SshdHandle | undefined;
+  let master: ControlMaster | undefined;
   let t: Transport;
   let dir: string;
 
@@ -30,12 +34,18 @@ describe.each(KINDS)('transport %s', (kind) => {
     if (kind === 'ssh') {
       sshd = await startSshd();
       t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 30 });
+    } else if (kind === 'openssh') {
+      sshd = await startSshd();
+      master = await startControlMaster(sshd);
+      t = await openTransport(sshd.alias, { sshConfigFile: master.sshConfigFile, followPollMs: 30 });
+      expect(t.constructor.name).toBe('OpensshTransport');
     } else {
       t = await openTransport('local', { followPollMs: 30 });
     }
   });
   afterAll(async () => {
     await t?.close();
+    await master?.stop();
     await sshd?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -141,7 +151,7 @@ describe.each(KINDS)('transport %s', (kind) => {
     expect(rs.every((r) => r.code === 0)).toBe(true);
   });
 
-  it.skipIf(kind !== 'ssh')('keeps at most 8 channels open; further commands queue and then run', async () => {
+  it.skipIf(kind === 'local')('keeps at most 8 channels open; further commands queue and then run', async () => {
     const gate = join(dir, 'gate');
     const script = 'touch "$1.$2"; for i in $(seq 400); do [ -e "$1.go" ] && exit 0; sleep 0.05; done; exit 1';
     const runs = Array.from({ length: 12 }, (_, i) => t.exec(remoteScript(script, [gate, String(i)])));

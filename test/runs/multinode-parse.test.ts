@@ -139,6 +139,14 @@ describe('the fake ray', () => {
       ' 1 node_n2id',
     ]);
     expect(st).toContain(' 0.0/16.0 GPU');
+    // -v (what a core-only Ray offers instead of `ray list nodes`): a block per live node, by IP.
+    expect(parseRayArgv(['status', '-v'])).toMatchObject({ kind: 'status', verbose: true });
+    expect(parseRayArgv(['status', '--verbose'])).toMatchObject({ kind: 'status', verbose: true });
+    expect(statusText(nodes, 100_500, true).match(/^Node: .*$/gm)).toEqual([
+      'Node: 10.0.0.1 (node_n1id)',
+      'Node: 10.0.0.2 (node_n2id)',
+    ]);
+    expect(st).not.toMatch(/^Node: /m);
     expect(
       JSON.parse(listNodesJson(nodes, 100_500)).map((r: { node_ip: string; state: string }) => [r.node_ip, r.state]),
     ).toEqual([

@@ -7,8 +7,8 @@ import { ROOT } from './cli-process.js';
 import { simInit, writeWebgymTasks } from '../../src/sim/init.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 
-export interface SimOverSshd {
-  sshd: SshdHandle;
+export interface SimOverSshd<S extends SshdHandle = SshdHandle> {
+  sshd: S;
   workdir: string;
   /** The sim checkout's config file. */
   config: string;
@@ -19,8 +19,12 @@ export interface SimOverSshd {
   stop(): Promise<void>;
 }
 
-export async function startSimOverSshd(prefix: string): Promise<SimOverSshd> {
-  const sshd = await startSshd();
+/** `start`: another sshd (e.g. one that asks for a second factor, test/harness/sshd-totp.ts). */
+export async function startSimOverSshd<S extends SshdHandle = SshdHandle>(
+  prefix: string,
+  start: () => Promise<S> = startSshd as () => Promise<S>,
+): Promise<SimOverSshd<S>> {
+  const sshd = await start();
   const workdir = mkdtempSync(join(tmpdir(), prefix));
   const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
   writeWebgymTasks(sim.trainDataset, 256);

@@ -167,3 +167,34 @@ describe('awrl-tui parse', () => {
     }
   });
 });
+
+describe('a file of tracebacks only (a trainer that died before its first record)', () => {
+  const file = new URL('./round3/only-traceback.log', import.meta.url).pathname;
+
+  it('the summary shows its error, and a note says no record was found; exit 0', () => {
+    const r = cli(file);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^errors: 1$/m);
+    expect(r.stdout).toContain("ModuleNotFoundError: No module named 'webgym_missing_module'");
+    expect(r.stderr).toBe(
+      `${file}: no trainer log record found, only errors (shown): the trainer may have died before its first record.\n`,
+    );
+  });
+
+  it('--json writes its error event, with the same note', () => {
+    const r = cli('--json', file);
+    expect(r.status).toBe(0);
+    expect(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; message: string }),
+    ).toEqual([
+      expect.objectContaining({
+        type: 'error',
+        message: "ModuleNotFoundError: No module named 'webgym_missing_module'",
+      }),
+    ]);
+    expect(r.stderr).toContain('no trainer log record found, only errors');
+  });
+});

@@ -28,6 +28,8 @@ const MESSAGES = {
     'authentication to alice@10.0.0.7:22 failed (tried ssh-agent, key). Check User and IdentityFile in your ssh config, or add your key with ssh-add.',
   'key-encrypted': `authentication to alice@10.0.0.7:22 failed (tried nothing: no usable key or agent). Skipped: ${KEY} is encrypted (no passphrase given). Load the encrypted key into ssh-agent (ssh-add) or run the cockpit interactively to type its passphrase.`,
   'wrong-passphrase': `wrong passphrase for ${KEY}`,
+  'login-needs-person':
+    'gpu asks for a second login step (keyboard-interactive: "Verification code:") and no one can answer it here (no terminal): …',
   'ssh-settings': "cannot resolve ssh settings for 'gpu': ssh -G: line 4: Bad configuration option: proxyjumpp",
 } as const;
 type Kind = keyof typeof MESSAGES;
@@ -45,6 +47,7 @@ const FACTS: Record<Kind, ConnectFacts> = {
   'auth-failed': link(22),
   'key-encrypted': { ...link(22), keyFile: KEY },
   'wrong-passphrase': { ...link(22), keyFile: KEY },
+  'login-needs-person': { ...link(22), loginPrompt: 'Verification code:' },
   'ssh-settings': { alias: 'gpu' },
 };
 

@@ -31,14 +31,16 @@ function typeText(s: UiState, text: string) {
 }
 
 describe('screen switching', () => {
-  it('1-4 and Tab/Shift-Tab', () => {
+  it('1-6 and Tab/Shift-Tab', () => {
     const s = initialUiState('runs');
     expect(press(s, '2').state.screen).toBe('dashboard');
     expect(press(s, '3').state.screen).toBe('config');
     expect(press(s, '4').state.screen).toBe('log');
+    expect(press(s, '5').state.screen).toBe('eval');
     expect(press(press(s, '4').state, '1').state.screen).toBe('runs');
     expect(press(s, '', { tab: true }).state.screen).toBe('dashboard');
-    expect(press(s, '', { tab: true, shift: true }).state.screen).toBe('log');
+    expect(press(s, '6').state.screen).toBe('health');
+    expect(press(s, '', { tab: true, shift: true }).state.screen).toBe('health');
   });
   it('? opens help and any key closes it without acting', () => {
     const h = press(initialUiState(), '?').state;

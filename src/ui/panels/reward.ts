@@ -3,6 +3,7 @@ import { drawChart, movingAverage } from '../chart.js';
 import { formatNumber } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import { chartColors } from '../theme.js';
+import type { PanelOverlay } from './baseline-overlay.js';
 
 export interface RewardProps {
   /** rollout/reward, already bucketed to about the chart width. */
@@ -15,6 +16,8 @@ export interface RewardProps {
   /** test_rollout/trajectory/reward when the run evaluates. */
   evalReward: number[] | null;
   latestEval: number | null;
+  /** A pinned baseline or smoothing: its legend line and chart replace the chart (baseline-overlay.ts). */
+  overlay?: PanelOverlay | null;
 }
 
 export const REWARD_AVG_STEPS = 10;
@@ -47,6 +50,10 @@ export function rewardLines(p: RewardProps, width: number, height: number, color
     series.push({ values: p.difficulty.hard, color: chartColors.hard });
   }
   if (p.evalReward) series.push({ values: p.evalReward, color: chartColors.eval });
+  if (p.overlay) {
+    const chart = height > 3 ? p.overlay.chart(width, height - 3) : [];
+    return [titleLine('Reward', width), legend, p.overlay.legend, ...chart];
+  }
   const chart = height > 2 ? drawChart(series, { width, height: height - 2, colors }) : [];
   return [titleLine('Reward', width), legend, ...chart];
 }

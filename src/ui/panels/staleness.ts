@@ -6,6 +6,7 @@ import { fit, formatNumber, formatPercent } from '../format.js';
 import { titleLine, type Line, type Seg } from '../lines.js';
 import type { SeriesSource } from '../../session/types.js';
 import { chartColors } from '../theme.js';
+import type { PanelOverlay } from './baseline-overlay.js';
 import { VERSION_STATS_PREFIX } from '../../metrics/stat-keys.js';
 export { VERSION_STATS_PREFIX };
 
@@ -38,6 +39,8 @@ export interface StalenessProps {
   version?: VersionStats;
   /** Which keys the avg/max series are (default: staleness/gap/offpolicy_*). */
   seriesOf?: 'gap' | 'theta';
+  /** A pinned baseline or smoothing: its legend line and chart (of the avg) replace the chart. */
+  overlay?: PanelOverlay | null;
 }
 
 export const STALENESS_KEYS = {
@@ -134,6 +137,11 @@ export function stalenessLines(p: StalenessProps, width: number, height: number,
   ];
   if (p.budget !== null && p.avg.length > 0) {
     series.push({ values: new Array(Math.max(p.avg.length, p.max.length)).fill(p.budget), color: chartColors.budget });
+  }
+  if (p.overlay) {
+    const chartH = height - 4 - version.length;
+    const chart = chartH >= 1 ? p.overlay.chart(width, chartH) : [];
+    return [titleLine('Staleness', width), legend, queue, ...version, p.overlay.legend, ...chart];
   }
   const fixed = 3 + version.length;
   const chart = height - fixed >= 1 ? drawChart(series, { width, height: height - fixed, colors, min: 0 }) : [];

@@ -6,6 +6,7 @@ import { bar, cell, formatDuration, formatNumber, formatPercent, formatShortDura
 import { titleLine, type Line } from '../lines.js';
 import type { SeriesSource } from '../../session/types.js';
 import { chartColors } from '../theme.js';
+import type { PanelOverlay } from './baseline-overlay.js';
 import { TIMEPERF_PREFIX } from '../../metrics/stat-keys.js';
 export { TIMEPERF_PREFIX };
 
@@ -17,6 +18,8 @@ export interface ThroughputProps {
   rolloutWaitS: number | null;
   /** Latest seconds per timeperf/* key, as logged (NaN, ±Infinity included; missing keys omitted). */
   phases: { key: string; seconds: number }[];
+  /** A pinned baseline or smoothing: its legend line and chart (of the step time) replace the chart. */
+  overlay?: PanelOverlay | null;
 }
 
 /** The timeperf/* phases: the latest step's own when the session knows them (`latestStep`, from
@@ -71,12 +74,17 @@ export function throughputLines(p: ThroughputProps, width: number, height: numbe
   };
   // The phases come first; the chart takes what is left (at least 3 rows, or none). Phases that do
   // not fit are counted, never dropped unsaid.
-  const room = Math.max(0, height - 2);
+  // A baseline's Δ line keeps its row whatever the phases take.
+  const room = Math.max(0, height - 2 - (p.overlay ? 1 : 0));
   const shown = p.phases.length <= room ? p.phases : p.phases.slice(0, Math.max(0, room - 1));
   const shares = shown.map(shareLine);
   if (shown.length < p.phases.length)
     shares.push([{ t: `… ${p.phases.length - shown.length} more phases (z: zoom)`, c: 'dim' }]);
-  const chartH = height - 2 - shares.length;
+  const chartH = height - 2 - shares.length - (p.overlay ? 1 : 0);
+  if (p.overlay) {
+    const chart = chartH >= 3 ? p.overlay.chart(width, chartH) : [];
+    return [titleLine('Throughput', width), figures, ...shares, p.overlay.legend, ...chart];
+  }
   const chart =
     chartH >= 3
       ? drawChart([{ values: p.stepTimes, color: chartColors.main }], { width, height: chartH, colors, min: 0 })

@@ -13,6 +13,8 @@ import { stalenessLines, stalenessPropsFrom } from '../panels/staleness.js';
 import { throughputLines, throughputPhasesFrom } from '../panels/throughput.js';
 import { isHangAlert } from '../../health/run-alerts.js';
 import { STEP_TIME_SERIES, type RunView } from '../../session/types.js';
+import { indexPoints, panelOverlay } from '../panels/baseline-overlay.js';
+import { SMOOTHING_WEIGHTS } from '../../metrics/ema.js';
 
 export interface DashboardUi {
   zoom: PanelId | null;
@@ -23,6 +25,8 @@ export interface DashboardUi {
   logView: 'trainer' | 'events';
   trainerProblemsOnly: boolean;
   logWrap?: boolean;
+  /** Index into SMOOTHING_WEIGHTS (`s` cycles it; 0: off). */
+  smoothing?: number;
 }
 
 function panelLines(
@@ -35,9 +39,16 @@ function panelLines(
 ): Line[] {
   const s = run.series;
   const points = Math.max(2, width - 8);
+  const smoothing = SMOOTHING_WEIGHTS[ui.smoothing ?? 0] ?? 0;
   switch (id) {
     case 'reward': {
       const reward = s.downsample('rollout/reward', points);
+      const overlay = panelOverlay(
+        run,
+        { key: 'rollout/reward', name: 'reward', own: () => indexPoints(reward), smoothing },
+        width,
+        colors,
+      );
       const hasEval = s.latest('test_rollout/trajectory/reward') !== null;
       return rewardLines(
         {
@@ -53,25 +64,53 @@ function panelLines(
             : null,
           evalReward: hasEval ? s.downsample('test_rollout/trajectory/reward', points) : null,
           latestEval: s.latest('test_rollout/trajectory/reward'),
+          overlay,
         },
         width,
         height,
         colors,
       );
     }
-    case 'staleness':
-      return stalenessLines(stalenessPropsFrom(s, run.offpolicyBudget, points), width, height, colors);
+    case 'staleness': {
+      const props = stalenessPropsFrom(s, run.offpolicyBudget, points);
+      // The overlay draws the off-policy gap's average of both runs (the budget as a reference).
+      const overlay =
+        props.seriesOf === 'theta'
+          ? null
+          : panelOverlay(
+              run,
+              {
+                key: 'staleness/gap/offpolicy_avg',
+                name: 'staleness',
+                own: () => indexPoints(props.avg),
+                smoothing,
+                reference: run.offpolicyBudget,
+                min: 0,
+              },
+              width,
+              colors,
+            );
+      return stalenessLines({ ...props, overlay }, width, height, colors);
+    }
     case 'throughput': {
       const f = run.figures;
       const phases = throughputPhasesFrom(s, f.phases);
+      const stepTimes = f.stepTimes ? bucketMean(f.stepTimes, points) : s.downsample(STEP_TIME_SERIES, points);
+      const overlay = panelOverlay(
+        run,
+        { key: STEP_TIME_SERIES, name: 'step time', own: () => indexPoints(stepTimes), smoothing, min: 0 },
+        width,
+        colors,
+      );
       return throughputLines(
         {
-          stepTimes: f.stepTimes ? bucketMean(f.stepTimes, points) : s.downsample(STEP_TIME_SERIES, points),
+          stepTimes,
           stepTimeS: f.stepTimeS,
           episodesPerS: f.episodesPerS,
           trainTokensPerS: f.trainTokensPerS,
           rolloutWaitS: f.rolloutWaitS,
           phases,
+          overlay,
         },
         width,
         height,
@@ -106,6 +145,7 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
         ...(run.history ? { history: run.history } : {}),
         rayBringUp: run.rayBringUp,
         hung: run.alerts.some(isHangAlert),
+        ...(run.wandb?.url ? { wandbUrl: run.wandb.url } : {}),
       })
     : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
 }

@@ -34,6 +34,8 @@ export function runsLines(
   now: number,
   width: number,
   height: number,
+  /** The run pinned as the baseline (`b`), marked in the list. */
+  baselineRunId: string | null = null,
 ): Line[] {
   // The key hints from the binding table, as many as fit beside the title.
   const out: Line[] = [titleLine('Runs', width, hintLine('runs', width - 12))];
@@ -82,6 +84,7 @@ export function runsLines(
               cell(formatNumber(r.reward), 10) +
               lastStepWhen(r.lastStepAt, now),
           },
+          ...(r.id === baselineRunId ? [{ t: '  baseline', c: 'title' as const }] : []),
         ],
       });
       index++;

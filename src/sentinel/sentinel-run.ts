@@ -1,0 +1,125 @@
+// The sentinel itself: `awrl-tui sentinel-run RUN_ID RUN_DIR`, started detached on the target by
+// sentinel-scripts.ts (its own session, its own 0600 log, the run dir's flock held), next to the run.
+// It is the project's one watch (RunWatch over the local transport, `whenEnded: 'stop'`: the run's
+// whole attempt chain, as `follow` sees it), its notifications sent from here, and a heartbeat
+// (sentinel.json) every period. It stops by itself once the run's end is delivered. Whatever
+// happens to it never touches the run: it only reads the run dir and writes its own files there.
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { LocalTransport } from '../remote/local.js';
+import { RunWatch } from '../runs/run-watch.js';
+import { parseRunRecord, runLogPath } from '../runs/run-record.js';
+import { readRunFacts } from '../runs/run-facts-eval.js';
+import { SENTINEL_FILES, SENTINEL_PERIOD_MS, type SentinelBeat } from '../runs/sentinel-status.js';
+import type { WatchOutput } from '../runs/watch-output.js';
+import { parseSentinelInput, type SentinelInput } from './sentinel-input.js';
+import { makeSender, type SentinelSender } from './sender.js';
+
+/** How long the run's end may take to be delivered before the sentinel stops anyway. */
+const END_DELIVERY_MS = 120_000;
+
+export async function runSentinel(runId: string, runDir: string, stdin: string): Promise<number> {
+  const input = parseSentinelInput(stdin);
+  const record = parseRunRecord(readFileSync(`${runDir}/run.json`, 'utf8'));
+  if (!record || record.runId !== runId) {
+    log(`no run ${runId} in ${runDir} (run.json missing or not readable)`);
+    return 2;
+  }
+  const transport = new LocalTransport();
+  const watch = new RunWatch({
+    transport,
+    target: input.target,
+    runId,
+    logPath: runLogPath(record),
+    whenEnded: 'stop',
+    storeSeries: 'rules',
+    facts: readRunFacts(transport, record).catch((e: Error) => {
+      log(`the run's config facts are unknown: ${e.message}`);
+      return {};
+    }),
+  });
+  const sender = makeSender(input, watch, log);
+  const sentinel = new Sentinel(runId, runDir, input, sender);
+  let runEnded = false;
+  const ended = new Promise<string>((resolve) => {
+    watch.on((o) => {
+      sentinel.told(o);
+      if (o.type === 'end') {
+        runEnded = o.outcome.kind === 'ended';
+        resolve(o.outcome.kind === 'ended' ? `the run ended (${o.outcome.state})` : o.outcome.reason);
+      }
+    });
+    for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve(`stopped by ${sig}`));
+    process.on('SIGHUP', () => undefined); // detached: a hang-up is no reason to stop watching
+  });
+  sentinel.beat();
+  log(`watching ${runId} (pid ${process.pid}, heartbeat every ${input.periodMs} ms, ${sender.channels} channels)`);
+  watch.start();
+  const why = await ended;
+  watch.close();
+  log(`${why}; delivering what is left`);
+  await sender.flush(END_DELIVERY_MS);
+  sentinel.stop(why, runEnded);
+  log(`stopped: ${why}`);
+  await transport.close();
+  return 0;
+}
+
+class Sentinel {
+  private readonly startedAt = new Date().toISOString();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly runId: string,
+    private readonly runDir: string,
+    private readonly input: SentinelInput,
+    private readonly sender: SentinelSender,
+  ) {
+    this.timer = setInterval(() => this.beat(), input.periodMs ?? SENTINEL_PERIOD_MS);
+  }
+
+  told(o: WatchOutput): void {
+    if (o.type === 'alert') log(`alert fired: ${o.alert.id}: ${o.alert.title}`);
+    else if (o.type === 'alert-cleared')
+      log(`alert ${o.endedWithRun ? 'ended with the run' : 'cleared'}: ${o.alert.id}`);
+    else if (o.type === 'state') log(`run state: ${o.summary.state} (${o.summary.detail})`);
+    else if (o.type === 'note' && o.level === 'warning') log(`watch: ${o.text}`);
+  }
+
+  beat(): void {
+    this.write({ state: 'running' });
+  }
+
+  stop(why: string, runEnded: boolean): void {
+    clearInterval(this.timer);
+    this.write({ state: 'stopped', stoppedAt: new Date().toISOString(), why, ...(runEnded ? { runEnded } : {}) });
+  }
+
+  /** sentinel.json, whole or not at all (temp file + rename); a full disk is logged, not fatal. */
+  private write(s: Pick<SentinelBeat, 'state' | 'stoppedAt' | 'why' | 'runEnded'>): void {
+    const beat: SentinelBeat = {
+      v: 1,
+      runId: this.runId,
+      pid: process.pid,
+      startedAt: this.startedAt,
+      heartbeatAt: new Date().toISOString(),
+      periodMs: this.input.periodMs,
+      notify: this.sender.redacted,
+      ...s,
+      sent: this.sender.sent,
+      failures: this.sender.failures.slice(-5),
+    };
+    const path = `${this.runDir}/${SENTINEL_FILES.beat}`;
+    const tmp = `${path}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, `${JSON.stringify(beat)}\n`, { mode: 0o600 });
+      renameSync(tmp, path);
+    } catch (e) {
+      log(`heartbeat not written: ${(e as Error).message}`);
+    }
+  }
+}
+
+/** One line of the sentinel's own log (its stderr is sentinel.log, 0600). Never a URL's secret. */
+export function log(text: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${text}\n`);
+}

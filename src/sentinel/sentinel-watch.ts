@@ -1,0 +1,69 @@
+// An attached watch's look at the run's sentinel (`follow`, `--launch --follow`): polled every
+// heartbeat period. While it runs it is the one sender of the run's notifications (the attached
+// watch keeps quiet: NotifierOptions.quiet); silent or stopped, the attached watch sends. Its
+// delivery failures and its silence are told to the attached watch, to show as its own.
+import type { Transport } from '../remote/transport.js';
+import { listRuns } from '../runs/list.js';
+import { SENTINEL_PERIOD_MS, type SentinelFailure, type SentinelView } from '../runs/sentinel-status.js';
+import type { Target } from '../runs/targets.js';
+
+export interface SentinelWatchOptions {
+  intervalMs?: number;
+  /** The sentinel's state changed (the first look included). */
+  onView?(v: SentinelView, previous: SentinelView | null): void;
+  /** A delivery failure the sentinel recorded since this watch began. */
+  onFailure?(f: SentinelFailure): void;
+}
+
+export interface SentinelWatch {
+  /** The sentinel is the run's sender now (it runs and beats, or it stopped after sending the run's end). */
+  readonly sending: boolean;
+  readonly view: SentinelView | null;
+  close(): void;
+}
+
+export function watchSentinel(
+  transport: Transport,
+  target: Target,
+  runId: string,
+  o: SentinelWatchOptions = {},
+): SentinelWatch {
+  let view: SentinelView | null = null;
+  let closed = false;
+  let timer: NodeJS.Timeout | null = null;
+  const seen = new Set<string>();
+  let first = true;
+  const look = async () => {
+    if (closed) return;
+    const r = await listRuns(transport, target, { only: runId, tailBytes: 0 }).catch(() => null);
+    const v = r?.[0]?.sentinel;
+    if (v && !closed) {
+      const prev = view;
+      view = v;
+      if (!prev || prev.state !== v.state) o.onView?.(v, prev);
+      for (const f of v.failures ?? []) {
+        const key = `${f.at} ${f.channel} ${f.error}`;
+        if (!seen.has(key) && !first) o.onFailure?.(f);
+        seen.add(key);
+      }
+      first = false;
+    }
+    if (!closed) {
+      timer = setTimeout(() => void look(), o.intervalMs ?? SENTINEL_PERIOD_MS);
+      timer.unref();
+    }
+  };
+  void look();
+  return {
+    get sending() {
+      return view?.state === 'running' || (view?.state === 'stopped' && view.runEnded === true);
+    },
+    get view() {
+      return view;
+    },
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,202 @@
+/** @jsxRuntime classic */
+// The pinned baseline in the cockpit (issue #33): `b` on the Runs screen pins it, the Reward,
+// Staleness and Throughput panels draw it beside the open run by global step in a second colour
+// (NO_COLOR: a second glyph) with "Δ reward … at step N", `s` cycles TensorBoard's smoothing with
+// the raw line kept, fainter. Read back from @xterm/headless at 80×24 and 200×50; then end to end:
+// two simulated runs of different lengths on two local targets, the live session's overlay.
+import React from 'react';
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { App } from '../../src/ui/app.js';
+import { StaticSession } from '../../src/session/static-session.js';
+import { sampleRunView } from '../../src/session/sample-run.js';
+import type { BaselineOverlay, RunView, StepPoints, TargetSummary } from '../../src/session/types.js';
+import { latestCommonStep } from '../../src/metrics/compare.js';
+import { STEP_TIME_SERIES } from '../../src/session/types.js';
+import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
+import { parseLogBytes } from '../../src/trainer-log/index.js';
+import { renderInk, waitForFrame, type Rendered } from './helpers.js';
+import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
+import { waitFor } from '../harness/wait.js';
+
+const pair = (a: StepPoints, b: StepPoints) => ({ a, b, latest: latestCommonStep(a, b) });
+const steps = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+/** The open run: 40 steps of reward rising; the baseline: 60 steps, lower. */
+function overlay(): BaselineOverlay {
+  const a = { steps: steps(40), values: steps(40).map((s) => 0.2 + 0.005 * s + (s % 4) * 0.01) };
+  const b = { steps: steps(60), values: steps(60).map((s) => 0.15 + 0.004 * s + (s % 3) * 0.01) };
+  const stale = (k: number) => ({ steps: steps(40), values: steps(40).map((s) => (s % 3) * k) });
+  return {
+    label: 'gpu-box:base-run',
+    runId: 'base-run',
+    state: 'finished',
+    series: {
+      'rollout/reward': pair(a, b),
+      'staleness/gap/offpolicy_avg': pair(stale(0.5), stale(0.8)),
+      [STEP_TIME_SERIES]: pair(stale(20), stale(30)),
+    },
+  };
+}
+
+function session(withBaseline: boolean): StaticSession {
+  const run: RunView = sampleRunView({ steps: 40, now: 0 });
+  const targets: TargetSummary[] = [
+    {
+      name: 'gpu-box',
+      connection: { state: 'ready' },
+      runs: [run.summary, { ...run.summary, id: 'base-run', state: 'finished' }],
+    },
+  ];
+  return new StaticSession({
+    targets,
+    selectedRunId: run.summary.id,
+    run: withBaseline ? { ...run, baseline: overlay() } : run,
+  });
+}
+
+/** The chart rows of a frame (a value label, then the axis). */
+const chartRows = (frame: string) => frame.split('\n').filter((l) => /\d[┤┼]/.test(l));
+/** Rows of the screen that hold `text`. */
+const rowsWith = (frame: string, text: string) => frame.split('\n').filter((l) => l.includes(text));
+
+describe('the baseline overlay on the dashboard', () => {
+  const open: Rendered[] = [];
+  afterAll(() => open.forEach((r) => r.unmount()));
+  const mount = (s: StaticSession, columns: number, rows: number, colors: boolean) => {
+    const r = renderInk(
+      <App session={s} initialScreen="dashboard" size={{ columns, rows }} colors={colors} clock={() => 0} />,
+    );
+    open.push(r);
+    return r;
+  };
+
+  // The latest common step is 40: b − a there.
+  const a40 = 0.2 + 0.005 * 40;
+  const b40 = 0.15 + 0.004 * 40 + (40 % 3) * 0.01;
+  const delta = `Δ reward −${(a40 - b40).toFixed(3)} at step 40`;
+
+  it.each([
+    [80, 24],
+    [200, 50],
+  ])('%i×%i in colour: both runs named, Δ at the latest common step, the baseline in a second colour', async (c, r) => {
+    const ink = mount(session(true), c, r, true);
+    const f = await waitForFrame(ink, (x) => x.includes('Δ reward'), 'the overlay legend');
+    expect(f).toContain(delta);
+    expect(rowsWith(f, delta)[0]).toMatch(/── \S+ +── gpu-box:base-run|── .+…/);
+    // Chart cells in the open run's colour (cyan, 6) and the baseline's (magenta, 5).
+    const colours = new Set<number>();
+    for (let row = 0; row < r; row++) for (const x of ink.screen.rowColors(row)) colours.add(x);
+    expect(colours.has(6)).toBe(true);
+    expect(colours.has(5)).toBe(true);
+    for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(c);
+  });
+
+  it.each([
+    [80, 24],
+    [200, 50],
+  ])('%i×%i with NO_COLOR: the baseline drawn with a second glyph; s smooths and keeps the raw line', async (c, r) => {
+    const ink = mount(session(true), c, r, false);
+    let f = await waitForFrame(ink, (x) => x.includes('Δ reward'), 'the overlay legend');
+    expect(rowsWith(f, delta)[0]).toContain('••');
+    expect(chartRows(f).some((l) => /[╭╮╰╯─│].*•|•.*[╭╮╰╯─│]/.test(l))).toBe(true);
+    expect(chartRows(f).some((l) => l.includes('·'))).toBe(false);
+    ink.stdin.write('s');
+    f = await waitForFrame(ink, (x) => x.includes('ema 0.6'), 'smoothing 0.6');
+    // The raw lines stay, fainter: their own glyph with NO_COLOR.
+    expect(chartRows(f).some((l) => l.includes('·'))).toBe(true);
+    for (const w of ['0.9', '0.99']) {
+      ink.stdin.write('s');
+      await waitForFrame(ink, (x) => x.includes(`ema ${w}`), `smoothing ${w}`);
+    }
+    ink.stdin.write('s');
+    f = await waitForFrame(ink, (x) => x.includes('Δ reward') && !x.includes('ema '), 'smoothing off again');
+  });
+
+  it('without a baseline the panels draw as before until s turns smoothing on', async () => {
+    const ink = mount(session(false), 200, 50, false);
+    let f = await waitForFrame(ink, (x) => x.includes('Reward'), 'the dashboard');
+    expect(f).not.toContain('Δ reward');
+    expect(f).not.toContain('ema ');
+    ink.stdin.write('s');
+    f = await waitForFrame(ink, (x) => x.includes('ema 0.6 (s: next)'), 'smoothing alone');
+  });
+
+  it('b on the Runs screen pins the selected run (marked in the list), b again unpins it', async () => {
+    const s = session(false);
+    const ink = renderInk(<App session={s} initialScreen="runs" size={{ columns: 120, rows: 30 }} colors={false} />);
+    open.push(ink);
+    await waitForFrame(ink, (x) => x.includes('base-run'), 'the runs');
+    ink.stdin.write('j');
+    ink.stdin.write('b');
+    const f = await waitForFrame(ink, (x) => rowsWith(x, 'base-run').some((l) => /baseline$/.test(l)), 'the mark');
+    expect(rowsWith(f, 'baseline')).toHaveLength(1);
+    expect(s.calls.filter((c) => c.action === 'pinBaseline').map((c) => c.args)).toEqual([['base-run']]);
+    ink.stdin.write('b');
+    await waitForFrame(ink, (x) => !x.includes('baseline'), 'unpinned');
+  });
+});
+
+describe('a live baseline: two simulated runs on two targets', () => {
+  let a: SimRun | undefined;
+  let b: SimRun | undefined;
+  let live: LiveSession | undefined;
+  afterAll(async () => {
+    await live?.close();
+    await a?.stop();
+    await b?.stop();
+  });
+
+  const logOf = (s: SimRun) => `${s.dir}/.awrl/runs/${s.runId}/stdout.log`;
+  const ended = (s: SimRun) => /Training completes/.test(readFileSync(logOf(s), 'utf8'));
+
+  it('the open run (64 steps) beside a running baseline (another seed) that grows to 128, aligned by step, Δ at step 64', async () => {
+    await withSimEnv({ AWRL_SIM_SPEED: 'instant' }, async () => {
+      a = await launchSim(['total_train_epochs=1', 'seed=1', '++trial_name=open']);
+    });
+    // The baseline runs paced (~0.4 s a step): pinned while it runs, its series grows.
+    await withSimEnv({ AWRL_SIM_SPEED: '1500' }, async () => {
+      b = await launchSim(['total_train_epochs=2', 'seed=9', 'actor.optimizer.lr=1e-5', '++trial_name=base']);
+    });
+    await waitFor(() => ended(a!), { timeoutMs: 120_000, what: 'the open run to end' });
+    live = createLiveSession({
+      targets: [
+        { target: a!.target, transport: a!.transport },
+        { target: { ...b!.target, name: 'other' }, transport: b!.transport },
+      ],
+      openRunId: a!.runId,
+      baselineRunId: b!.runId,
+      runsPollMs: 500,
+      statePollMs: 500,
+      gpuPoller: null,
+    });
+    const reward = () => live!.getState().run?.baseline?.series['rollout/reward'];
+    await waitFor(
+      () => {
+        const n = reward()?.b.steps.length ?? 0;
+        return n > 0 && n < 128 && live!.getState().run?.baseline?.state === 'running';
+      },
+      { timeoutMs: 60_000, what: 'the running baseline, part of its steps read' },
+    );
+    await waitFor(() => reward()?.a.steps.length === 64 && reward()?.b.steps.length === 128, {
+      timeoutMs: 180_000,
+      what: 'both runs read, the baseline to its end',
+    });
+    const base = live.getState().run!.baseline!;
+    expect(base.label).toBe(`other:${b!.runId}`);
+    // The baseline's reward at each step is what its log says there.
+    const logged = parseLogBytes(readFileSync(logOf(b!))).filter((e) => e.type === 'step');
+    expect(reward()!.b.values).toEqual(logged.map((e) => e.stats['rollout/reward']));
+    const ink = renderInk(
+      <App session={live} initialScreen="dashboard" size={{ columns: 200, rows: 50 }} colors={false} />,
+    );
+    try {
+      const f = await waitForFrame(ink, (x) => /Δ reward [+−]\d\.\d{3} at step 64/.test(x), 'Δ at step 64', 10_000);
+      const ra = reward()!.a.values[63]!;
+      const rb = reward()!.b.values[63]!;
+      expect(f).toContain(`${rb - ra >= 0 ? '+' : '−'}${Math.abs(rb - ra).toFixed(3)} at step 64`);
+      expect(f).toMatch(/Δ step time/);
+    } finally {
+      ink.unmount();
+    }
+  }, 400_000);
+});
