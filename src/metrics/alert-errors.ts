@@ -15,18 +15,21 @@ export const MAX_ACTIVE_ERRORS = 64;
  */
 export const NONFATAL_ERROR_STEPS = 2;
 
+// A failed run does not restart by itself (not even with --auto-resume, which resubmits only after
+// TIMEOUT, PREEMPTED or NODE_FAIL): the advice says how to resume it, never that it will.
+const RESUME =
+  'then `awrl-tui --launch --resume RUN` (with its target options) restarts it from its last recover checkpoint';
+
 const ERROR_ADVICE: Record<ErrorKind, string> = {
-  oom: 'Lower actor.mb_spec.max_tokens_per_mb or the batch size, or give the actor more GPUs; the run resumes from the last recover checkpoint.',
-  'nccl-timeout':
-    'A collective hung for the NCCL watchdog timeout: look for a dead or stuck rank (node down, GPU error) and restart; the run resumes automatically.',
+  oom: `Lower actor.mb_spec.max_tokens_per_mb or the batch size, or give the actor more GPUs; ${RESUME}.`,
+  'nccl-timeout': `A collective hung for the NCCL watchdog timeout: look for a dead or stuck rank (node down, GPU error); ${RESUME}.`,
   'sglang-launch':
     'An SGLang server did not come up: check the rollout node (GPU free? actor.path a local path?) and its server log.',
   'worker-failed':
     "A worker process exited: read that worker's log (merged.log or the Ray output) for the first error.",
   'ray-actor-died':
     'A Ray actor died (node lost, OOM-killed or crashed): check `ray status` and the worker output on the controller stdout.',
-  other:
-    'Read the traceback; the run resumes from the last recover checkpoint when restarted with the same experiment and trial names.',
+  other: `Read the traceback; once fixed, ${RESUME.replace(/^then /, '')} (same experiment and trial names).`,
 };
 
 interface StandingError {

@@ -91,7 +91,12 @@ export async function listRunsOnHead(
     );
   }
   const text = res.stdout.toString('utf8');
-  const runs = parseListOutput(text, opts.tails, opts.only);
+  const runs = parseListOutput(text, opts.tails, opts.only).map((r) =>
+    // An unreadable run.json's stand-in: where the run is, as this target says.
+    r.record.runDir === ''
+      ? { ...r, record: { ...r.record, workdir: target.workdir, runDir: `${runsRoot(target)}/${r.runId}` } }
+      : r,
+  );
   const now = headNow(text);
   if (!opts.chain || runs.length === 0) return { runs, headNow: now };
   const facts = await chainFacts(transport, target, runsRoot(target), runs);
@@ -216,7 +221,12 @@ export function parseListOutput(text: string, cache?: TailCache, only?: string):
   if (cache) reconcileTails(tails, logStats, cache, only === undefined);
   const out: RunSummary[] = [];
   for (const raw of raws) {
-    if (!raw.record) continue; // unreadable run.json: not ours, or mid-write
+    if (!raw.record) {
+      // A run.json cut short (a disk that filled mid-write) or corrupt: the run is listed, its state
+      // unknown with the reason, what its pid file says about its job kept in the detail.
+      out.push(unreadableRun(raw.runId, raw.probe.alive));
+      continue;
+    }
     const d = deriveRunState(raw.record, {
       ...raw.probe,
       slurm,
@@ -250,6 +260,26 @@ export function parseListOutput(text: string, cache?: TailCache, only?: string):
     });
   }
   return out.sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt));
+}
+
+/** A run whose run.json cannot be read: a stand-in record (its run dir filled in by the caller, who
+ *  knows the target), state `unknown`. */
+function unreadableRun(runId: string, alive: boolean | undefined): RunSummary {
+  const job =
+    alive === true
+      ? 'its job (job.pid) is alive'
+      : alive === false
+        ? 'its job (job.pid) is not running'
+        : 'its job is unknown';
+  return {
+    runId,
+    record: {
+      ...{ version: 1, runId, experiment: '?', trial: '?', target: '', workdir: '', runDir: '', backend: 'direct' },
+      ...{ argv: [], secretNames: [], createdAt: '', attempts: [], chainJobIds: [], autoResume: 0, nodes: 1 },
+    },
+    state: 'unknown',
+    detail: `run.json unreadable (cut short or corrupt); ${job}`,
+  };
 }
 
 function lastStep(
