@@ -36,7 +36,8 @@ import {
 import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
-import { Msg, Writers, prefixHash, type Writer } from './writers.js';
+import { Writers, prefixHash, type Writer } from './writers.js';
+import { Msg } from './open-record.js';
 import { StepAssembler } from './pending-step.js';
 import { viewOf } from './table.js';
 
@@ -389,7 +390,7 @@ export class TrainerLogParser {
   /** msg: whether the record's message goes on on the next lines (messageState). */
   private header(w: Writer, h: RecordHeader, msg: Msg): void {
     this.records++;
-    this.writers.close(w);
+    this.writers.close(w, h.level === 'ERROR');
     w.lastTime = h.time;
     if (w.main) {
       const errorBefore = this.endRecord.errorJustBefore;

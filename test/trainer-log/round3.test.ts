@@ -122,3 +122,31 @@ describe('`docker logs -t` captures (an RFC 3339 time before every line)', () =>
     expect(parseAll(stamped(text))).toEqual(want);
   });
 });
+
+describe('one failure told twice', () => {
+  it("an engine failure printed (print_exc) and then logged with format_exc() is one error; webgym's printed [TRAJ_NONE] copy is none", () => {
+    for (const evs of readings(read('printed-twice.log'))) {
+      expect(errors(evs).map((e) => [e.message, e.time])).toEqual([
+        [
+          "Engine method 'rollout_batch' failed: CUDA error: an illegal memory access was encountered",
+          '2026-04-13T11:00:00.000',
+        ],
+      ]);
+      expect(evs.filter((e) => e.type === 'warning').map((e) => e.message.slice(0, 26))).toEqual([
+        '[TRAJ_NONE] task=webgym_0 ',
+        '[TRAJ_NONE] task=webgym_1 ',
+      ]);
+    }
+  });
+
+  it('a different traceback printed before a logged error stays an error of its own, in file order', () => {
+    const text = read('printed-twice.log').replace(
+      /^RuntimeError: CUDA error: an illegal memory access was encountered$/m,
+      'ValueError: an earlier failure',
+    );
+    expect(errors(parseAll(text)).map((e) => e.message)).toEqual([
+      'ValueError: an earlier failure',
+      "Engine method 'rollout_batch' failed: CUDA error: an illegal memory access was encountered",
+    ]);
+  });
+});

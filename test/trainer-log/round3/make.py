@@ -202,11 +202,15 @@ def rollout_batch():
     raise RuntimeError("CUDA error: an illegal memory access was encountered")
 
 
-try:
-    rollout_batch()
-except Exception as e:
-    out.write(traceback.format_exc())
-    logger("EngineBP", out).error(f"Engine method 'rollout_batch' failed: {e}\n{traceback.format_exc()}")
+def call(method):
+    try:
+        return method()
+    except Exception as e:
+        out.write(traceback.format_exc())
+        logger("EngineBP", out).error(f"Engine method '{method.__name__}' failed: {e}\n{traceback.format_exc()}")
+
+
+call(rollout_batch)
 CLOCK[0] = "20260413-11:00:01.000"
 logger("EngineBP", out).info("Handled call update_weights")
 
@@ -215,14 +219,18 @@ def run_episode():
     raise ConnectionError("Omniboxes instance 10.0.0.7:9000 refused the connection")
 
 
-for k in range(2):
-    CLOCK[0] = f"20260413-11:00:0{k + 2}.000"
+def arun_episode(k):
     try:
-        run_episode()
+        return run_episode()
     except Exception as e:
         msg = f"[TRAJ_NONE] task=webgym_{k} trajectory is None: {e}\n{traceback.format_exc()[-1500:]}"
         logger("WebGymWorkflow", out).warning(msg)
         out.write(msg + "\n")
+
+
+for k in range(2):
+    CLOCK[0] = f"20260413-11:00:0{k + 2}.000"
+    arun_episode(k)
 CLOCK[0] = "20260413-11:00:09.000"
 logger("EngineBP", out).info("Handled call rollout_batch")
 save("printed-twice.log", out.getvalue())
