@@ -7,8 +7,6 @@ import type { ErrorEvent } from './events.js';
 import { Msg, newRecord, recordEvent, Tb, type OpenRecord } from './open-record.js';
 import type { RecordHeader } from './header.js';
 import {
-  classifyError,
-  classifyWarning,
   isChainMarker,
   TRACEBACK,
   WATCHDOG,
