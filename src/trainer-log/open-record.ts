@@ -54,6 +54,11 @@ export interface OpenRecord {
   /** The record's time, or for a bare traceback the controller's last record's: a record quoted
    *  from a worker's log is older. */
   quoteTime: string | null;
+  /** A bare traceback's time, when the line that starts it has one (SGLang's `[2026-04-13 12:00:07
+   *  TP0] Scheduler hit an exception: Traceback …`). */
+  at: string | null;
+  /** Its own time (header's, SGLang's), else the time of the last record read before it. */
+  since: string | null;
   /** For a logged error: the bare traceback its writer printed right before it (see Writer.held). */
   held: OpenRecord | null;
 }
@@ -89,8 +94,21 @@ export function newRecord(
     quote: 0,
     quotes: null,
     quoteTime: time,
+    at: null,
+    since: null,
     held: null,
   };
+}
+
+/** SGLang's own log lines: `[%(asctime)s%(prefix)s] ` (sglang/srt/utils.py configure_logger), the
+ *  prefix naming the rank (` TP0`, ` DP1 TP0`, ` PP0 TP1`). */
+const SGLANG_TIME = /^\[(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?: [A-Z]{2}\d+)*\] /;
+
+/** The time of an SGLang line (ISO, no zone, as the trainer's), or null. */
+export function sglangTime(body: string): string | null {
+  if (body.charCodeAt(0) !== 0x5b /* [ */) return null;
+  const m = SGLANG_TIME.exec(body);
+  return m ? `${m[1]}T${m[2]}.000` : null;
 }
 
 /** The event a closed record tells, or null for one that tells nothing. */
@@ -101,7 +119,7 @@ export function recordEvent(rec: OpenRecord, source: string): ErrorEvent | Warni
   while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
   const detail = lines.join('\n');
   const h = rec.header;
-  const time = h ? h.time : null;
+  const time = h ? h.time : rec.at;
   if (rec.kind === 'warning') {
     const ev: WarningEvent = {
       type: 'warning',

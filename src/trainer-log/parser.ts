@@ -389,6 +389,7 @@ export class TrainerLogParser {
    *  step or carry a fact; an ERROR or a WARNING opens a record (its further lines are its detail). */
   /** msg: whether the record's message goes on on the next lines (messageState). */
   private header(w: Writer, h: RecordHeader, msg: Msg): void {
+    this.writers.note(h.time);
     this.records++;
     this.writers.close(w, h.level === 'ERROR');
     w.lastTime = h.time;

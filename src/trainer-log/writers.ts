@@ -4,7 +4,7 @@
 // until that writer's next record, or the end of its traceback, closes it.
 import { HeaderForms } from './line-bytes.js';
 import type { ErrorEvent } from './events.js';
-import { Msg, newRecord, recordEvent, Tb, type OpenRecord } from './open-record.js';
+import { Msg, newRecord, recordEvent, sglangTime, Tb, type OpenRecord } from './open-record.js';
 import type { RecordHeader } from './header.js';
 import {
   isChainMarker,
@@ -24,7 +24,7 @@ import {
   isIndented,
   exceptionLine,
 } from './classify.js';
-import { bytesToUtf8 } from './text.js';
+import { bytesToUtf8, naiveTimeMs } from './text.js';
 import type { EventOut } from './event-out.js';
 
 function hashOf(prefix: string): number {
@@ -41,6 +41,15 @@ const PLAIN_WARNING_LINES = 64;
  *  `python -m` (`<frozen runpy>` since 3.11, `…/runpy.py` before). */
 const UNCAUGHT_FRAME =
   /^ {2}File "(?:<frozen runpy>|[^"]*runpy\.py)", line \d+, in _run_module_as_main$|, in <module>$/;
+/** How long after a complete record's time later records finish it (see Writers.note). */
+const FINISH_AFTER_MS = 2000;
+
+/** A record no more lines can join, unless they chain another traceback to it (written at once). */
+function complete(rec: OpenRecord): boolean {
+  if (rec.quote > 0 || rec.messageOpen) return false;
+  return rec.tb === Tb.Exception || (rec.tb === Tb.None && rec.kind !== 'bare');
+}
+
 /** What a warning's detail keeps at most. */
 const MAX_WARNING_DETAIL = 64 << 10;
 
@@ -76,6 +85,10 @@ export function prefixHash(h: number, c: number): number {
 export class Writers {
   /** Errors emitted since the parser was made. */
   errors = 0;
+  /** The writers with a record open. */
+  private readonly pending = new Set<Writer>();
+  /** The time of the last record header read (any writer's). */
+  private lastSeen: string | null = null;
   /** The controller (unprefixed lines and `[main]`). */
   main!: Writer;
   /** The other writers by their line prefix, oldest first. */
@@ -98,6 +111,25 @@ export class Writers {
     this.main = newWriter('main', true, null, new HeaderForms(8));
     this.byPrefix = new Map();
     this.byHash = new Map();
+    this.pending.clear();
+    this.lastSeen = null;
+  }
+
+  /** A record header's time (any writer's), before the header is read. A record that no more lines
+   *  can join (complete: its traceback past its exception line, its message ended) is finished
+   *  once records written FINISH_AFTER_MS after it come: a worker that errs and then stays quiet
+   *  has its error told in file order, within seconds in a live watch, not at its next line. */
+  note(time: string): void {
+    this.lastSeen = time;
+    if (this.pending.size === 0) return;
+    let now = -1;
+    for (const w of this.pending) {
+      const rec = w.rec!;
+      if (rec.since === null || !complete(rec)) continue;
+      if (now < 0) now = naiveTimeMs(time) ?? Number.NaN;
+      const since = naiveTimeMs(rec.since);
+      if (since !== null && now - since >= FINISH_AFTER_MS) this.close(w);
+    }
   }
 
   get size(): number {
@@ -157,6 +189,8 @@ export class Writers {
   /** An ERROR/CRITICAL or WARNING header opens a record that collects the writer's next lines. */
   open(w: Writer, h: RecordHeader, kind: 'error' | 'warning', msg: Msg): void {
     w.rec = newRecord(kind, h, msg, h.time);
+    w.rec.since = h.time;
+    this.pending.add(w);
     w.rec.held = w.held;
     w.held = null;
   }
@@ -201,7 +235,10 @@ export class Writers {
       const rec = newRecord('bare', null, Msg.Closed, w.main ? w.lastTime : null);
       rec.tb = GROUP_START.test(body) ? Tb.Group : Tb.Frames;
       rec.frameNext = true;
+      rec.at = sglangTime(body);
+      rec.since = rec.at ?? this.lastSeen;
       w.rec = rec;
+      this.pending.add(w);
       this.addDetail(w.rec, body);
     } else if (body.charCodeAt(0) === 0x5b /* [ */ && body.includes(WATCHDOG) && C10_ERROR_LINE.test(body)) {
       // PyTorch's NCCL watchdog writes its timeout through C10 logging, not Python's: a line of
@@ -342,7 +379,9 @@ export class Writers {
     const bare = newRecord('bare', null, Msg.Closed, w.main ? w.lastTime : null);
     bare.tb = Tb.Frames;
     for (const l of tb) this.addDetail(bare, l);
+    bare.since = rec.since;
     w.rec = bare;
+    this.pending.add(w);
   }
 
   private addDetail(rec: OpenRecord, body: string): void {
@@ -366,6 +405,7 @@ export class Writers {
     const rec = w.rec;
     if (rec === null) return;
     w.rec = null;
+    this.pending.delete(w);
     if (beforeError && rec.kind === 'bare' && rec.tb === Tb.Exception) {
       w.held = rec;
       return;

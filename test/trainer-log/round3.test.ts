@@ -150,3 +150,29 @@ describe('one failure told twice', () => {
     ]);
   });
 });
+
+describe("SGLang's own lines", () => {
+  it('carry their time: the OOM its scheduler logs is dated, and comes before what it causes (file order)', () => {
+    for (const evs of readings(read('sglang-oom.log'))) {
+      const kinds = evs.map((e) => [e.type, e.time]);
+      expect(kinds).toEqual([
+        ['error', '2026-04-13T12:00:07.000'],
+        ['warning', '2026-04-13T12:00:09.500'],
+      ]);
+      expect(errors(evs)[0]).toMatchObject({ kind: 'oom', source: 'rollout' });
+    }
+  });
+});
+
+describe('a complete record is finished by time too', () => {
+  it("a quiet worker's error is told when records 2 s newer come, not at its writer's next line", () => {
+    const p = new TrainerLogParser();
+    const lines = read('sglang-oom.log').split(/(?<=\n)/);
+    // Up to the last rollout line: the traceback could still go on (a chained one).
+    const before = lines.slice(0, -1).flatMap((l) => p.push(Buffer.from(l)));
+    expect(before).toEqual([]);
+    // The controller's record 2.5 s after the OOM: the OOM is told now, before that record's events.
+    const now = p.push(Buffer.from(lines[lines.length - 1]));
+    expect(now.map((e) => [e.type, e.time])).toEqual([['error', '2026-04-13T12:00:07.000']]);
+  });
+});
