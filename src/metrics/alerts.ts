@@ -15,7 +15,12 @@ export interface Alert {
   detail: string;
   advice: string;
   step?: number;
+  /** When it happened (an error: its first occurrence). */
   time?: string;
+  /** An error alert that groups identical failures (ErrorAlertTracker): how many, and the time of
+   *  the latest (`time` is the first's). Absent: one. A notifier sends one message for the group. */
+  count?: number;
+  lastTime?: string;
 }
 
 export interface AlertContext extends RunConfigFacts {
