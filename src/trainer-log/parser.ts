@@ -3,8 +3,9 @@
 // merged.log role, Ray-forwarded worker), and each writer has its own open record, because
 // their lines interleave in merged.log and in the controller's stdout.
 // This file is the line loop and the dispatch of records; its parts are the writers and their
-// error records (writers.ts), the pending train step (pending-step.ts, reading tables with
-// table.ts and writing JSON with step-json.ts), the controller's facts (classify.ts), the
+// error records (writers.ts; what a closed record tells: open-record.ts), the pending train
+// step (pending-step.ts, reading tables with table.ts and writing JSON with step-json.ts), the
+// controller's facts (classify.ts), the
 // partial line between chunks (line-carry.ts) and where events go (event-out.ts). Each part
 // is one class (or plain functions) used from one place, so the hot calls stay monomorphic.
 // The parts are few on purpose: every ES module adds a millisecond or two to each command's start.

@@ -4,7 +4,12 @@
 // colour, a file of tracebacks only, the local launcher's end, a failure printed twice.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { TrainerLogParser, type ErrorEvent, type TrainerEvent } from '../../src/trainer-log/index.js';
+import {
+  TrainerLogParser,
+  type ErrorEvent,
+  type TrainerEvent,
+  type WarningEvent,
+} from '../../src/trainer-log/index.js';
 import { parseAll } from './helpers.js';
 
 const DIR = new URL('./round3/', import.meta.url).pathname;
@@ -70,13 +75,13 @@ describe('a traceback after a WARNING is decided by its first frame', () => {
 
   it('multi-line warnings with exc_info stay warnings with or without colour; the crash after them is the one error', () => {
     for (const evs of readings(read('multiline-warnings.log'))) {
-      const warned = evs.filter((e) => e.type === 'warning' && e.kind === 'other');
+      const warned = evs.filter((e): e is WarningEvent => e.type === 'warning' && e.kind === 'other');
       expect(warned.map((e) => e.message)).toEqual([
         'Reward computation failed for task math_0:',
         'Reward computation failed for task math_1:',
       ]);
       for (const w of warned) {
-        const detail = (w as { detail?: string }).detail ?? '';
+        const detail = w.detail ?? '';
         expect(detail).toMatch(/^prompt: solve it\nresponse: 12\nTraceback/);
         expect(detail).toContain('ValueError: No gold targets found');
       }
@@ -132,7 +137,8 @@ describe('one failure told twice', () => {
           '2026-04-13T11:00:00.000',
         ],
       ]);
-      expect(evs.filter((e) => e.type === 'warning').map((e) => e.message.slice(0, 26))).toEqual([
+      const warned = evs.filter((e): e is WarningEvent => e.type === 'warning');
+      expect(warned.map((e) => e.message.slice(0, 26))).toEqual([
         '[TRAJ_NONE] task=webgym_0 ',
         '[TRAJ_NONE] task=webgym_1 ',
       ]);
