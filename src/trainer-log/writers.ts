@@ -401,9 +401,13 @@ export class Writers {
    *  ERROR header of the writer closes it: a complete bare traceback is held for that record,
    *  which may log the same failure again (see held). */
   close(w: Writer, beforeError = false): void {
-    w.echo = null;
     const rec = w.rec;
-    if (rec === null) return;
+    // The hot call (every record header of every writer): nothing to do but forget an echo.
+    if (rec === null) {
+      if (w.echo !== null) w.echo = null;
+      return;
+    }
+    w.echo = null;
     w.rec = null;
     this.pending.delete(w);
     if (beforeError && rec.kind === 'bare' && rec.tb === Tb.Exception) {
