@@ -154,7 +154,7 @@ export class LiveSession implements Session {
     const overlay =
       o && o.steps === steps && o.version === b.version && o.overlay.runId === b.runId
         ? o.overlay
-        : b.overlay(feed.store);
+        : b.overlay(feed.store, feed.steps.view());
     this.overlay = { steps, version: b.version, overlay };
     const out = { ...run, baseline: overlay };
     this.withBaseline = { run, version: b.version, out };

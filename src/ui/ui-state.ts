@@ -3,6 +3,7 @@
 // as a table of (state, key) -> (state, effects). What each key does is in bindings.ts.
 import { bindingFor, keyName, same, type Result, type Scope } from './bindings.js';
 import type { PanelId } from './layout.js';
+import type { TimeAxis } from '../metrics/run-steps.js';
 import type { ScreenId } from './keys.js';
 
 export interface KeyInfo {
@@ -80,6 +81,8 @@ export interface UiState {
   keyHint: string | null;
   /** The charts' smoothing: an index into SMOOTHING_WEIGHTS (`s` cycles it; 0: off). */
   smoothing: number;
+  /** What a pinned baseline's overlay is drawn by (`t` cycles it). */
+  timeAxis: TimeAxis;
 }
 
 export type Effect =
@@ -153,6 +156,7 @@ export function initialUiState(screen: ScreenId = 'runs'): UiState {
     logPin: null,
     keyHint: null,
     smoothing: 0,
+    timeAxis: 'steps',
   };
 }
 

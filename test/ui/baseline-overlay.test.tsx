@@ -15,11 +15,19 @@ import { latestCommonStep } from '../../src/metrics/compare.js';
 import { STEP_TIME_SERIES } from '../../src/session/types.js';
 import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
-import { renderInk, waitForFrame, type Rendered } from './helpers.js';
+import { renderInk, stripSgr, waitForFrame, type Rendered } from './helpers.js';
+import { panelOverlay } from '../../src/ui/panels/baseline-overlay.js';
 import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
 
-const pair = (a: StepPoints, b: StepPoints) => ({ a, b, latest: latestCommonStep(a, b) });
+/** The other axes: the open run 36 s a step and 64 samples, the baseline 72 s and 16 samples. */
+const scaled = (p: StepPoints, k: number) => ({ steps: p.steps.map((s) => s * k), values: p.values });
+const pair = (a: StepPoints, b: StepPoints) => ({
+  a,
+  b,
+  latest: latestCommonStep(a, b),
+  axes: { hours: { a: scaled(a, 0.01), b: scaled(b, 0.02) }, samples: { a: scaled(a, 64), b: scaled(b, 16) } },
+});
 const steps = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 /** The open run: 40 steps of reward rising; the baseline: 60 steps, lower. */
 function overlay(): BaselineOverlay {
@@ -110,6 +118,47 @@ describe('the baseline overlay on the dashboard', () => {
     }
     ink.stdin.write('s');
     f = await waitForFrame(ink, (x) => x.includes('Δ reward') && !x.includes('ema '), 'smoothing off again');
+  });
+
+  it('t switches the time axis: training hours, samples consumed, steps again; the Δ stays at the common step', async () => {
+    const ink = mount(session(true), 200, 50, false);
+    let f = await waitForFrame(ink, (x) => x.includes('Δ reward'), 'the overlay legend');
+    expect(f).not.toContain('x: ');
+    ink.stdin.write('t');
+    f = await waitForFrame(ink, (x) => x.includes('x: training hours'), 'the hours axis');
+    // Each panel's legend: the Δ at step 40, both runs, the axis named.
+    expect(rowsWith(f, delta)[0]).toMatch(
+      /Δ reward −\d\.\d{3} at step 40 {2}── \S+ {2}•• gpu-box:base-run {2}x: training hours/,
+    );
+    expect(rowsWith(f, 'x: training hours')).toHaveLength(3);
+    ink.stdin.write('t');
+    f = await waitForFrame(ink, (x) => x.includes('x: samples consumed'), 'the samples axis');
+    expect(rowsWith(f, 'x: samples consumed')).toHaveLength(3);
+    expect(rowsWith(f, delta)).toHaveLength(1);
+    ink.stdin.write('t');
+    f = await waitForFrame(ink, (x) => x.includes('Δ reward') && !x.includes('x: '), 'global steps again');
+    ink.stdin.write('?');
+    f = await waitForFrame(ink, (x) => x.includes("a pinned baseline's time axis"), 'the help');
+    expect(f).toMatch(/\bt\b +a pinned baseline's time axis: global steps \/ training hours \/ samples consumed/);
+  });
+
+  it.each([
+    ['steps', 40 / 60, 1],
+    ['hours', 0.4 / 1.2, 1],
+    ['samples', 1, 960 / 2560],
+  ] as const)('by %s each run ends where its own axis puts its last point', (axis, aEnd, bEnd) => {
+    const run = { ...sampleRunView({ steps: 40, now: 0 }), baseline: overlay() };
+    const own = () => ({ steps: [], values: [] });
+    const o = panelOverlay(run, { key: 'rollout/reward', name: 'reward', own, smoothing: 0, axis }, 120, false)!;
+    const rows = o.chart(120, 12).filter((l) => /[┤┼]/.test(l));
+    // Plot columns after the value labels; the last column each run's glyph reaches.
+    const plot = rows.map((l) => l.slice(l.search(/[┤┼]/) + 1));
+    const width = Math.max(...plot.map((l) => l.length));
+    const lastOf = (re: RegExp) => Math.max(...plot.map((l) => [...l].findLastIndex((ch) => re.test(ch))));
+    expect(lastOf(/[╭╮╰╯─│]/) / (width - 1)).toBeCloseTo(aEnd, 1);
+    expect(lastOf(/•/) / (width - 1)).toBeCloseTo(bEnd, 1);
+    if (axis !== 'steps')
+      expect(stripSgr(o.legend as string)).toContain(`x: ${axis === 'hours' ? 'training hours' : 'samples consumed'}`);
   });
 
   it('without a baseline the panels draw as before until s turns smoothing on', async () => {

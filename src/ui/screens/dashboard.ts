@@ -15,6 +15,7 @@ import { isHangAlert } from '../../health/run-alerts.js';
 import { STEP_TIME_SERIES, type RunView } from '../../session/types.js';
 import { indexPoints, panelOverlay } from '../panels/baseline-overlay.js';
 import { SMOOTHING_WEIGHTS } from '../../metrics/ema.js';
+import type { TimeAxis } from '../../metrics/run-steps.js';
 
 export interface DashboardUi {
   zoom: PanelId | null;
@@ -27,6 +28,8 @@ export interface DashboardUi {
   logWrap?: boolean;
   /** Index into SMOOTHING_WEIGHTS (`s` cycles it; 0: off). */
   smoothing?: number;
+  /** A pinned baseline's time axis (`t`; default: global steps). */
+  timeAxis?: TimeAxis;
 }
 
 function panelLines(
@@ -40,12 +43,13 @@ function panelLines(
   const s = run.series;
   const points = Math.max(2, width - 8);
   const smoothing = SMOOTHING_WEIGHTS[ui.smoothing ?? 0] ?? 0;
+  const axis = ui.timeAxis ?? 'steps';
   switch (id) {
     case 'reward': {
       const reward = s.downsample('rollout/reward', points);
       const overlay = panelOverlay(
         run,
-        { key: 'rollout/reward', name: 'reward', own: () => indexPoints(reward), smoothing },
+        { key: 'rollout/reward', name: 'reward', own: () => indexPoints(reward), smoothing, axis },
         width,
         colors,
       );
@@ -84,6 +88,7 @@ function panelLines(
                 name: 'staleness',
                 own: () => indexPoints(props.avg),
                 smoothing,
+                axis,
                 reference: run.offpolicyBudget,
                 min: 0,
               },
@@ -98,7 +103,7 @@ function panelLines(
       const stepTimes = f.stepTimes ? bucketMean(f.stepTimes, points) : s.downsample(STEP_TIME_SERIES, points);
       const overlay = panelOverlay(
         run,
-        { key: STEP_TIME_SERIES, name: 'step time', own: () => indexPoints(stepTimes), smoothing, min: 0 },
+        { key: STEP_TIME_SERIES, name: 'step time', own: () => indexPoints(stepTimes), smoothing, axis, min: 0 },
         width,
         colors,
       );
