@@ -1,4 +1,4 @@
-// A run pinned as the baseline (`b` on the Runs screen, `--baseline RUN`): watched by src/runs'
+// A run pinned as the baseline (`b` on the Runs screen, `--baseline RUN` or a local log file): watched by src/runs'
 // RunWatch like the open run (its history through the same backfill and cache: pinning costs what
 // attaching costs, once; a baseline still running goes on growing), its reward, staleness and step
 // time kept at every step (src/metrics' RunSteps: after a resume the latest attempt's values).
@@ -27,6 +27,8 @@ export interface BaselineFeedOptions {
   target: Target;
   summary: RunSummary;
   logPath: string;
+  /** How the legend names it (default `target:run`; a local log file: its path). */
+  label?: string;
   backfillCache?: BackfillCache | null;
   backfillThresholdBytes?: number;
   statePollMs?: number;
@@ -107,7 +109,7 @@ export class BaselineFeed {
   }
 
   get label(): string {
-    return `${this.o.summary.target}:${this.o.summary.id}`;
+    return this.o.label ?? `${this.o.summary.target}:${this.o.summary.id}`;
   }
 
   /** The overlay beside the open run's store (its series as kept: ≤ 1024 points a key). */

@@ -5,13 +5,18 @@
 // the raw line kept, fainter. Read back from @xterm/headless at 80×24 and 200×50; then end to end:
 // two simulated runs of different lengths on two local targets, the live session's overlay.
 import React from 'react';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/ui/app.js';
 import { StaticSession } from '../../src/session/static-session.js';
 import { sampleRunView } from '../../src/session/sample-run.js';
 import type { BaselineOverlay, RunView, StepPoints, TargetSummary } from '../../src/session/types.js';
-import { latestCommonStep } from '../../src/metrics/compare.js';
+import { latestCommonStep, REWARD_KEY } from '../../src/metrics/compare.js';
+import { samplesConsumed, trainingHours } from '../../src/metrics/run-steps.js';
+import { readRunHistory } from '../../src/session/run-history.js';
+import { baselineChoice } from '../../src/cli/baseline-option.js';
 import { STEP_TIME_SERIES } from '../../src/session/types.js';
 import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
@@ -19,6 +24,7 @@ import { renderInk, stripSgr, waitForFrame, type Rendered } from './helpers.js';
 import { panelOverlay } from '../../src/ui/panels/baseline-overlay.js';
 import { launchSim, withSimEnv, type SimRun } from './sim-run.js';
 import { waitFor } from '../harness/wait.js';
+import { LocalTransport } from '../../src/remote/index.js';
 
 /** The other axes: the open run 36 s a step and 64 samples, the baseline 72 s and 16 samples. */
 const scaled = (p: StepPoints, k: number) => ({ steps: p.steps.map((s) => s * k), values: p.values });
@@ -248,4 +254,86 @@ describe('a live baseline: two simulated runs on two targets', () => {
       ink.unmount();
     }
   }, 400_000);
+});
+
+describe('a local log file as the baseline (--baseline PATH)', () => {
+  let a: SimRun | undefined;
+  let b: SimRun | undefined;
+  let live: LiveSession | undefined;
+  let local: LocalTransport | undefined;
+  const tmp = mkdtempSync(join(tmpdir(), 'awrl-baseline-file-'));
+  afterAll(async () => {
+    await live?.close();
+    await local?.close();
+    await a?.stop();
+    await b?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('--baseline tells a run id from a path, and a path that is no file is a usage error', () => {
+    expect(baselineChoice(undefined)).toEqual({ kind: 'none' });
+    expect(baselineChoice('run-123')).toEqual({ kind: 'run', runId: 'run-123' });
+    expect(baselineChoice('gpu-box:run-123')).toEqual({ kind: 'run', runId: 'gpu-box:run-123' });
+    const missing = join(tmp, 'nope.log');
+    expect(() => baselineChoice(missing)).toThrow(`--baseline ${missing}: no such log file (${missing})`);
+    expect(() => baselineChoice(tmp)).toThrow(/no such log file/);
+    const file = join(tmp, 'x.log');
+    writeFileSync(file, '');
+    expect(baselineChoice(file)).toEqual({ kind: 'file', path: file });
+  });
+
+  it('a copied log pinned beside the open run: read by the one watch and backfill, named by its path, on every axis', async () => {
+    await withSimEnv({ AWRL_SIM_SPEED: 'instant' }, async () => {
+      a = await launchSim(['total_train_epochs=1', 'seed=1', '++trial_name=open']);
+      b = await launchSim(['total_train_epochs=1', 'seed=5', '++trial_name=base']);
+    });
+    const logOf = (s: SimRun) => `${s.dir}/.awrl/runs/${s.runId}/stdout.log`;
+    const ended = (s: SimRun) => /Training completes/.test(readFileSync(logOf(s), 'utf8'));
+    await waitFor(() => ended(a!) && ended(b!), { timeoutMs: 120_000, what: 'both runs to end' });
+    const path = join(tmp, 'baseline run.log');
+    copyFileSync(logOf(b!), path);
+    local = new LocalTransport();
+    live = createLiveSession({
+      targets: [{ target: a!.target, transport: a!.transport }],
+      openRunId: a!.runId,
+      baselineFile: { path, local: { target: { ...a!.target, name: 'local' }, transport: local } },
+      runsPollMs: 500,
+      statePollMs: 500,
+      gpuPoller: null,
+    });
+    const reward = () => live!.getState().run?.baseline?.series['rollout/reward'];
+    await waitFor(() => reward()?.a.steps.length === 64 && reward()?.b.steps.length === 64, {
+      timeoutMs: 60_000,
+      what: 'both logs read',
+    });
+    const base = live.getState().run!.baseline!;
+    expect(base.label).toBe(path);
+    expect(base.note).toBeUndefined();
+    const logged = parseLogBytes(readFileSync(path)).filter((e) => e.type === 'step');
+    expect(reward()!.b.values).toEqual(logged.map((e) => e.stats['rollout/reward']));
+    // The other axes are compare's: what readRunHistory and RunSteps make of each log.
+    const history = async (p: string) => {
+      const h = await readRunHistory(local!, p, { keys: [REWARD_KEY] });
+      if (h.log !== 'read') throw new Error(`${p}: ${h.log}`);
+      return h.steps;
+    };
+    const [ha, hb] = [await history(logOf(a!)), await history(path)];
+    expect(reward()!.axes.hours.b.steps).toEqual(trainingHours(hb).filter((x) => x !== null));
+    expect(reward()!.axes.hours.a.steps).toEqual(trainingHours(ha).filter((x) => x !== null));
+    expect(reward()!.axes.samples.b.steps).toEqual(samplesConsumed(hb).filter((x) => x !== null));
+    expect(reward()!.axes.samples.b.steps.length).toBe(64);
+    const ink = renderInk(
+      <App session={live} initialScreen="dashboard" size={{ columns: 200, rows: 50 }} colors={false} />,
+    );
+    try {
+      let f = await waitForFrame(ink, (x) => /Δ reward [+−]\d\.\d{3} at step 64/.test(x), 'Δ at step 64', 10_000);
+      // The path cut in its middle when it does not fit: the file's name stays.
+      expect(rowsWith(f, 'Δ reward')[0]).toMatch(/•• \/tmp\/\S*…\S* run\.log /);
+      ink.stdin.write('t');
+      f = await waitForFrame(ink, (x) => x.includes('x: training hours'), 'the hours axis', 10_000);
+      expect(rowsWith(f, 'Δ reward')[0]).toMatch(/at step 64 .*x: training hours/);
+    } finally {
+      ink.unmount();
+    }
+  }, 300_000);
 });

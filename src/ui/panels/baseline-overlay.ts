@@ -1,7 +1,7 @@
 // What the Reward, Staleness and Throughput panels draw when a baseline is pinned or smoothing is
 // on (`s`): a legend line (Δ at the latest common step, both runs named by their line) and the
 // chart of both runs by global step (overlay-chart.ts). Pure.
-import { fit } from '../format.js';
+import { fit, fitMiddle } from '../format.js';
 import type { Line } from '../lines.js';
 import { overlayChart, type StepPoints } from '../overlay-chart.js';
 import type { RunView } from '../../session/types.js';
@@ -73,11 +73,12 @@ export function panelOverlay(run: RunView, r: OverlayRequest, width: number, col
       : base.note
         ? `baseline: ${base.note}`
         : `Δ ${r.name}: no common step yet`;
-    // Both runs named by their line's colour (with NO_COLOR, by its glyph); names cut to fit.
+    // Both runs named by their line's colour (with NO_COLOR, by its glyph); names cut to fit (a
+    // local log file's path in its middle: its file name tells it apart).
     const room = Math.max(8, Math.floor((width - delta.length - ema.length - 10) / 2));
     const aMark = sgr('36', colors ? '──' : '──', colors);
     const bMark = sgr('35', colors ? '──' : '••', colors);
-    legend = `${delta}  ${aMark} ${fit(run.summary.id, room)}  ${bMark} ${fit(base.label, room)}${ema}`;
+    legend = `${delta}  ${aMark} ${fit(run.summary.id, room)}  ${bMark} ${base.label.startsWith('/') ? fitMiddle(base.label, room) : fit(base.label, room)}${ema}`;
   } else legend = `ema ${r.smoothing} (s: next)  raw line ${colors ? 'faint' : '·'}`;
   return {
     legend,
