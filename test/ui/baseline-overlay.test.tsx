@@ -302,7 +302,9 @@ describe('a local log file as the baseline (--baseline PATH)', () => {
       gpuPoller: null,
     });
     const reward = () => live!.getState().run?.baseline?.series['rollout/reward'];
-    await waitFor(() => reward()?.a.steps.length === 64 && reward()?.b.steps.length === 64, {
+    // Read to its end: all 64 steps, and the history's read said over (no note left).
+    const read = () => live!.getState().run?.baseline?.note === undefined;
+    await waitFor(() => reward()?.a.steps.length === 64 && reward()?.b.steps.length === 64 && read(), {
       timeoutMs: 60_000,
       what: 'both logs read',
     });
