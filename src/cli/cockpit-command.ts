@@ -7,6 +7,7 @@ import { openCockpitBehindSplash } from './cockpit-flow.js';
 import { notInteractiveReason } from '../ui/tty.js';
 import { parseCockpitArgs } from '../ui/cockpit-args.js';
 import { cockpitNotify } from './notify-words.js';
+import { baselineChoice, baselineSessionOptions } from './baseline-option.js';
 
 export async function run(args: string[]): Promise<number> {
   const why = notInteractiveReason();
@@ -34,6 +35,7 @@ export async function run(args: string[]): Promise<number> {
       );
     }
   }
+  const baseline = await baselineSessionOptions(baselineChoice(parsed.baseline));
   const { failures, targets } = await openCockpitBehindSplash({
     flags: parsed.flags,
     screen: config ? 'config' : 'runs',
@@ -44,9 +46,9 @@ export async function run(args: string[]): Promise<number> {
       config,
       launchTarget: parsed.flags.target,
       notify: cockpitNotify(parsed.notify),
-      ...(parsed.baseline !== undefined ? { baselineRunId: parsed.baseline } : {}),
+      ...baseline.options,
     },
-  });
+  }).finally(() => baseline.close());
   // Targets that could not be reached are said once the terminal is back (the others were used).
   for (const f of failures) process.stderr.write(`awrl-tui: ${f}\n`);
   // Quit while no target was ever reached: still disconnected (4), as before the cockpit opened.

@@ -250,9 +250,10 @@ as far as it was when asked.
   --json                  one {"type":"alert-history","id","severity","title","fired","active",
                           "firstAt","lastAt","clearedAt",...} line per alert (times as the log
                           prints them)
-  --baseline RUN          pin RUN (on any of the targets) as the baseline: the reward, staleness
-                          and throughput charts draw it beside the open run, by step (b on the
-                          Runs screen pins the selected run; s cycles the charts' smoothing)
+  --baseline RUN|FILE     pin RUN (on any of the targets) or a local log FILE (a path with a /)
+                          as the baseline: the reward, staleness and throughput charts draw it
+                          beside the open run (t: by steps, training hours or samples consumed;
+                          b on the Runs screen pins the selected run; s cycles the smoothing)
 
 ${TARGET_FLAGS}`;
 

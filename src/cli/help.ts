@@ -97,9 +97,10 @@ Launch options:
 Cockpit and watch options:
   --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
                           leftover check cover them too, through one ssh fan-out on the head
-  --baseline RUN          pin RUN (on any of the targets) as the baseline: the reward, staleness
-                          and throughput charts draw it beside the open run, by step (b on the
-                          Runs screen pins the selected run; s cycles the charts' smoothing)
+  --baseline RUN|FILE     pin RUN (on any of the targets) or a local log FILE (a path with a /)
+                          as the baseline: the reward, staleness and throughput charts draw it
+                          beside the open run (t: by steps, training hours or samples consumed;
+                          b on the Runs screen pins the selected run; s cycles the smoothing)
 
 Notifications (follow, --launch --follow, watch, the cockpit's open run):
   --notify URL            send alerts (fired, cleared), the run's end and a watch that cannot

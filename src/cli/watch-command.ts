@@ -6,6 +6,7 @@ import { openCockpitBehindSplash } from './cockpit-flow.js';
 import { notInteractiveReason } from '../ui/tty.js';
 import { parseCockpitArgs } from '../ui/cockpit-args.js';
 import { cockpitNotify } from './notify-words.js';
+import { baselineChoice, baselineSessionOptions } from './baseline-option.js';
 
 export async function run(args: string[]): Promise<number> {
   let parsed;
@@ -23,6 +24,7 @@ export async function run(args: string[]): Promise<number> {
         ` For ${runId}'s state, step and reward without one: 'awrl-tui runs --target T'.`,
       EXIT.usage,
     );
+  const baseline = await baselineSessionOptions(baselineChoice(parsed.baseline));
   await openCockpitBehindSplash({
     flags: parsed.flags,
     screen: 'dashboard',
@@ -32,8 +34,8 @@ export async function run(args: string[]): Promise<number> {
     session: {
       openRunId: runId,
       notify: cockpitNotify(parsed.notify),
-      ...(parsed.baseline !== undefined ? { baselineRunId: parsed.baseline } : {}),
+      ...baseline.options,
     },
-  });
+  }).finally(() => baseline.close());
   return EXIT.ok;
 }

@@ -161,3 +161,28 @@ export function samplesConsumed(v: Pick<RunStepsView, 'episodes'>, fallbackPerSt
     return known ? sum : null;
   });
 }
+
+/** The time axes a baseline overlay can draw by (`t` on the dashboard). */
+export type TimeAxis = 'steps' | 'hours' | 'samples';
+export const TIME_AXES: readonly TimeAxis[] = ['steps', 'hours', 'samples'];
+
+/** Points moved from global steps to another axis of their run: each point's x becomes the run's
+ *  training hours or samples consumed at that step (`axisAt`, by step); a point whose step the run
+ *  does not have, or whose axis value is unknown, is left out (never drawn at a guessed place). */
+export function onAxis(
+  p: { steps: readonly number[]; values: readonly (number | null)[] },
+  run: Pick<RunStepsView, 'steps'>,
+  axisAt: readonly (number | null)[],
+): { steps: number[]; values: (number | null)[] } {
+  const out = { steps: [] as number[], values: [] as (number | null)[] };
+  let j = 0;
+  for (let i = 0; i < p.steps.length; i++) {
+    // Both step lists ascend: one forward pass.
+    while (j < run.steps.length && run.steps[j] < p.steps[i]) j++;
+    const x = run.steps[j] === p.steps[i] ? axisAt[j] : null;
+    if (x === null || x === undefined) continue;
+    out.steps.push(x);
+    out.values.push(p.values[i]);
+  }
+  return out;
+}

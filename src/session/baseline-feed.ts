@@ -1,12 +1,13 @@
-// A run pinned as the baseline (`b` on the Runs screen, `--baseline RUN`): watched by src/runs'
+// A run pinned as the baseline (`b` on the Runs screen, `--baseline RUN` or a local log file): watched by src/runs'
 // RunWatch like the open run (its history through the same backfill and cache: pinning costs what
 // attaching costs, once; a baseline still running goes on growing), its reward, staleness and step
 // time kept at every step (src/metrics' RunSteps: after a resume the latest attempt's values).
-// The overlay (baselineOverlay) puts it beside the open run's series, by global step.
+// The overlay (baselineOverlay) puts it beside the open run's series, by global step, and by each
+// run's training hours and samples consumed (the open run's from its feed's RunSteps).
 import type { Transport } from '../remote/transport.js';
 import type { Target } from '../runs/index.js';
 import { RunWatch } from '../runs/run-watch.js';
-import { RunSteps } from '../metrics/run-steps.js';
+import { onAxis, RunSteps, samplesConsumed, trainingHours, type RunStepsView } from '../metrics/run-steps.js';
 import { STEP_TIME_KEY } from '../metrics/step-times.js';
 import { lastPerBucket, latestCommonStep, REWARD_KEY, STALENESS_AVG_KEY } from '../metrics/compare.js';
 import type { MetricsStore } from '../metrics/index.js';
@@ -26,6 +27,8 @@ export interface BaselineFeedOptions {
   target: Target;
   summary: RunSummary;
   logPath: string;
+  /** How the legend names it (default `target:run`; a local log file: its path). */
+  label?: string;
   backfillCache?: BackfillCache | null;
   backfillThresholdBytes?: number;
   statePollMs?: number;
@@ -106,17 +109,24 @@ export class BaselineFeed {
   }
 
   get label(): string {
-    return `${this.o.summary.target}:${this.o.summary.id}`;
+    return this.o.label ?? `${this.o.summary.target}:${this.o.summary.id}`;
   }
 
   /** The overlay beside the open run's store (its series as kept: ≤ 1024 points a key). */
-  overlay(open: Pick<MetricsStore, 'series'>): BaselineOverlay {
+  overlay(open: Pick<MetricsStore, 'series'>, openSteps: RunStepsView): BaselineOverlay {
     const b = this.steps.view();
+    const hours = { a: trainingHours(openSteps), b: trainingHours(b) };
+    const samples = { a: samplesConsumed(openSteps), b: samplesConsumed(b) };
     const series: BaselineOverlay['series'] = {};
     for (const key of KEYS) {
       const a = open.series(key);
       const whole = { steps: b.steps, values: b.values.get(key)! };
-      series[key] = { a, b: lastPerBucket(whole, DRAWN_POINTS), latest: latestCommonStep(a, whole) };
+      const drawn = lastPerBucket(whole, DRAWN_POINTS);
+      const axes = {
+        hours: { a: onAxis(a, openSteps, hours.a), b: onAxis(drawn, b, hours.b) },
+        samples: { a: onAxis(a, openSteps, samples.a), b: onAxis(drawn, b, samples.b) },
+      };
+      series[key] = { a, b: drawn, latest: latestCommonStep(a, whole), axes };
     }
     const note = this.missing
       ? `its log ${this.o.logPath} is gone: no series`

@@ -42,6 +42,9 @@ export interface LiveSessionOptions {
   openRunId?: string;
   /** A run pinned as the baseline at start (`--baseline RUN`), looked for on every target. */
   baselineRunId?: string;
+  /** A local log file pinned as the baseline at start (`--baseline PATH`), read through the same
+   *  watch and backfill as a run's log, over a connection to this machine the caller opened. */
+  baselineFile?: { path: string; local: TargetConnection };
   runsPollMs?: number;
   /** The runs list once every listed run has ended (default 30 s). */
   idleRunsPollMs?: number;

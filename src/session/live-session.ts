@@ -18,7 +18,15 @@ import { RunStopper } from './stop-leftovers.js';
 import { notifyOpenRun } from './run-notify.js';
 import type { Notifier } from '../notify/index.js';
 import { BaselineFeed } from './baseline-feed.js';
-import type { BaselineOverlay, RunView, Session, SessionActions, SessionState, TargetSummary } from './types.js';
+import type {
+  BaselineOverlay,
+  RunSummary,
+  RunView,
+  Session,
+  SessionActions,
+  SessionState,
+  TargetSummary,
+} from './types.js';
 
 // The API the rest of the cockpit (and its tests) imports from here, wherever the parts now live.
 export {
@@ -131,6 +139,7 @@ export class LiveSession implements Session {
     this.runs.schedule();
     if (this.o.openRunId) this.selectRun(this.o.openRunId);
     if (this.o.baselineRunId) void this.pinBaseline(this.o.baselineRunId);
+    else if (this.o.baselineFile) this.pinBaselineFile(this.o.baselineFile.path, this.o.baselineFile.local);
     return this;
   }
 
@@ -154,7 +163,7 @@ export class LiveSession implements Session {
     const overlay =
       o && o.steps === steps && o.version === b.version && o.overlay.runId === b.runId
         ? o.overlay
-        : b.overlay(feed.store);
+        : b.overlay(feed.store, feed.steps.view());
     this.overlay = { steps, version: b.version, overlay };
     const out = { ...run, baseline: overlay };
     this.withBaseline = { run, version: b.version, out };
@@ -184,13 +193,35 @@ export class LiveSession implements Session {
       return;
     }
     const { conn, run } = found;
+    this.startBaseline(conn, toSummary(run, conn.target.name), runLogPath(run.record));
+  }
+
+  /** A local log file as the baseline: no run record, so no state to poll (it stays unknown), its
+   *  log followed as it grows; named by its path. */
+  private pinBaselineFile(path: string, local: TargetConnection): void {
+    this.update({ baselineRunId: path });
+    const summary = { id: path, target: local.target.name, state: 'unknown' as const };
+    this.startBaseline(local, { ...summary, step: null, totalSteps: null, reward: null, lastStepAt: null }, path, {
+      label: path,
+      statePollMs: 24 * 3600_000,
+    });
+  }
+
+  private startBaseline(
+    conn: TargetConnection,
+    summary: RunSummary,
+    logPath: string,
+    file?: { label: string; statePollMs: number },
+  ): void {
+    const statePollMs = file?.statePollMs ?? this.o.statePollMs;
     this.baseline = new BaselineFeed({
       transport: conn.transport,
       target: conn.target,
-      summary: toSummary(run, conn.target.name),
-      logPath: runLogPath(run.record),
-      ...(this.o.statePollMs !== undefined ? { statePollMs: this.o.statePollMs } : {}),
-      endedStatePollMs: this.o.endedStatePollMs ?? ENDED_POLL_MS,
+      summary,
+      logPath,
+      ...(file ? { label: file.label } : {}),
+      ...(statePollMs !== undefined ? { statePollMs } : {}),
+      endedStatePollMs: file?.statePollMs ?? this.o.endedStatePollMs ?? ENDED_POLL_MS,
       onChange: () => this.update({}),
     }).start();
     this.update({ notice: `baseline ${this.baseline.label} pinned (b on it again unpins)` });

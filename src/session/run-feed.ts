@@ -67,6 +67,10 @@ export class RunFeed {
   private readonly records: RunRecords;
   private readonly trainer = new TrainerLineRing();
   readonly store: RunRecords['store'];
+  /** The open run's steps with their time axes (what a pinned baseline is drawn beside, by `t`). */
+  get steps(): RunRecords['steps'] {
+    return this.records.steps;
+  }
   readonly series: SeriesSource;
   private view: RunView | null = null;
   private viewAt = 0;

@@ -5,6 +5,7 @@
 import type { RunAlerts, HealthEvent } from '../health/index.js';
 import { deriveFigures, type MetricsStore } from '../metrics/index.js';
 import { rlHealthGroups, rlWarnings, type StatSource } from '../metrics/rl-health.js';
+import { RunSteps } from '../metrics/run-steps.js';
 import type { ConnectionState, FollowProblem } from '../remote/transport.js';
 import type { TrainerEvent, WandbEvent } from '../trainer-log/events.js';
 import { eventLogLine, localTimeMs } from './event-log-line.js';
@@ -50,6 +51,9 @@ const EVENT_RING = 256;
 
 export class RunRecords {
   readonly store: MetricsStore;
+  /** Every step's training seconds and episodes (no stats values): the time axes a pinned baseline
+   *  is drawn by (`t`), the same RunSteps `compare` and the baseline itself use. */
+  readonly steps = new RunSteps({ keys: [] });
   /** The watch's rules and their history (what fired and cleared, on the log's clock). */
   private readonly alerts: RunAlerts;
   private readonly events: TrainerEvent[] = [];
@@ -83,6 +87,7 @@ export class RunRecords {
 
   /** One record, for the event log and the figures (the watch already stored it and ran the rules). */
   ingest(e: HealthEvent): void {
+    this.steps.ingest(e);
     // A checkpoint save is for the health rules only (it is no event of the trainer-log contract).
     if (e.type === 'save') return;
     if (e.type !== 'step') {

@@ -223,7 +223,14 @@ export interface BaselineOverlay {
    *  (null: no such step yet). */
   series: Record<
     string,
-    { a: StepPoints; b: StepPoints; latest: { step: number; a: number; b: number; delta: number } | null }
+    {
+      a: StepPoints;
+      b: StepPoints;
+      latest: { step: number; a: number; b: number; delta: number } | null;
+      /** The same points by each run's training hours (resume gaps removed) and by the samples it
+       *  consumed (`t`); a point whose axis value is unknown is left out. */
+      axes: { hours: { a: StepPoints; b: StepPoints }; samples: { a: StepPoints; b: StepPoints } };
+    }
   >;
 }
 

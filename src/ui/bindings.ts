@@ -8,6 +8,8 @@ import type { KeyContext, UiState } from './ui-state.js';
 import { act, clamp, keyLabel, moveBy, MOVE_KEYS, same, type Binding, type Scope } from './binding-keys.js';
 import { DIALOG_BINDINGS } from './bindings-dialogs.js';
 import { SMOOTHING_WEIGHTS } from '../metrics/ema.js';
+import { TIME_AXES } from '../metrics/run-steps.js';
+import { axisName } from './panels/baseline-overlay.js';
 
 export { keyLabel, keyName, moveBy, same, type Binding, type Result, type Scope } from './binding-keys.js';
 
@@ -198,6 +200,14 @@ export const BINDINGS: readonly Binding[] = [
     description: `smoothing of the reward, staleness and throughput charts: off / TensorBoard's EMA ${SMOOTHING_WEIGHTS.slice(1).join(' / ')} (the raw line stays, fainter)`,
     short: 'smooth',
     run: (s) => same({ ...s, smoothing: (s.smoothing + 1) % SMOOTHING_WEIGHTS.length }),
+  },
+  {
+    keys: ['t'],
+    scopes: ['dashboard', 'log'],
+    command: 'time-axis',
+    description: `a pinned baseline's time axis: ${TIME_AXES.map(axisName).join(' / ')}`,
+    short: 'time axis',
+    run: (s) => same({ ...s, timeAxis: TIME_AXES[(TIME_AXES.indexOf(s.timeAxis) + 1) % TIME_AXES.length] }),
   },
   {
     keys: ['a'],

@@ -144,6 +144,7 @@ export class DashboardMemo {
       ui.trainerProblemsOnly,
       ui.logWrap,
       ui.smoothing,
+      ui.timeAxis,
     ];
     if (key.length !== this.key.length || key.some((v, i) => v !== this.key[i])) {
       this.lines = dashboardBody(run, width, height, colors, ui);

@@ -4,6 +4,7 @@
 import { bindingFor, keyName, same, type Result, type Scope } from './bindings.js';
 import { act } from './binding-keys.js';
 import type { PanelId } from './layout.js';
+import type { TimeAxis } from '../metrics/run-steps.js';
 import type { ScreenId } from './keys.js';
 import type { SessionActions } from '../session/types.js';
 
@@ -82,6 +83,8 @@ export interface UiState {
   keyHint: string | null;
   /** The charts' smoothing: an index into SMOOTHING_WEIGHTS (`s` cycles it; 0: off). */
   smoothing: number;
+  /** What a pinned baseline's overlay is drawn by (`t` cycles it). */
+  timeAxis: TimeAxis;
 }
 
 /** A session action a key asks for: its name in SessionActions and its arguments. Derived from
@@ -148,6 +151,7 @@ export function initialUiState(screen: ScreenId = 'runs'): UiState {
     logPin: null,
     keyHint: null,
     smoothing: 0,
+    timeAxis: 'steps',
   };
 }
 

@@ -65,7 +65,7 @@ if (mode === 'pin' || mode === 'both') {
     onChange: () => undefined,
   }).start();
   checks.push(() => {
-    const o = b.overlay(noSeries);
+    const o = b.overlay(noSeries, { steps: [], stepSeconds: [], episodes: [] });
     return o.note === undefined && o.series['rollout/reward'].b.steps.at(-1) === lastStep;
   });
   closers.push(() => b.close());

@@ -1,10 +1,16 @@
 // What the Reward, Staleness and Throughput panels draw when a baseline is pinned or smoothing is
 // on (`s`): a legend line (Δ at the latest common step, both runs named by their line) and the
 // chart of both runs by global step (overlay-chart.ts). Pure.
-import { fit } from '../format.js';
+import { fit, fitMiddle } from '../format.js';
 import type { Line } from '../lines.js';
 import { overlayChart, type StepPoints } from '../overlay-chart.js';
 import type { RunView } from '../../session/types.js';
+import type { TimeAxis } from '../../metrics/run-steps.js';
+
+/** How the legend and `?` name a time axis. */
+export function axisName(axis: TimeAxis): string {
+  return axis === 'hours' ? 'training hours' : axis === 'samples' ? 'samples consumed' : 'global steps';
+}
 
 /** A panel's chart and the line above it, when an overlay replaces its own chart. */
 export interface PanelOverlay {
@@ -19,6 +25,8 @@ export interface OverlayRequest {
   /** The open run's points when no baseline is pinned (smoothing alone): its chart's points. */
   own: () => StepPoints;
   smoothing: number;
+  /** What a pinned baseline is drawn by (default: global steps); the Δ stays at a common step. */
+  axis?: TimeAxis;
   reference?: number | null;
   min?: number;
 }
@@ -51,9 +59,12 @@ export function panelOverlay(run: RunView, r: OverlayRequest, width: number, col
   const base = run.baseline;
   if (!base && r.smoothing <= 0) return null;
   const pair = base?.series[r.key];
-  const a = pair ? pair.a : r.own();
-  const b: StepPoints = pair ? pair.b : { steps: [], values: [] };
-  const ema = r.smoothing > 0 ? `  ema ${r.smoothing}` : '';
+  const axis = pair && r.axis && r.axis !== 'steps' ? r.axis : 'steps';
+  const drawnBy = axis === 'steps' ? pair : pair!.axes[axis];
+  const a = drawnBy ? drawnBy.a : r.own();
+  const b: StepPoints = drawnBy ? drawnBy.b : { steps: [], values: [] };
+  // The axis is named when it is not the steps: `x: training hours`.
+  const ema = (r.smoothing > 0 ? `  ema ${r.smoothing}` : '') + (axis === 'steps' ? '' : `  x: ${axisName(axis)}`);
   let legend: string;
   if (base) {
     const c = pair?.latest ?? null;
@@ -62,16 +73,17 @@ export function panelOverlay(run: RunView, r: OverlayRequest, width: number, col
       : base.note
         ? `baseline: ${base.note}`
         : `Δ ${r.name}: no common step yet`;
-    // Both runs named by their line's colour (with NO_COLOR, by its glyph); names cut to fit.
+    // Both runs named by their line's colour (with NO_COLOR, by its glyph); names cut to fit (a
+    // local log file's path in its middle: its file name tells it apart).
     const room = Math.max(8, Math.floor((width - delta.length - ema.length - 10) / 2));
     const aMark = sgr('36', colors ? '──' : '──', colors);
     const bMark = sgr('35', colors ? '──' : '••', colors);
-    legend = `${delta}  ${aMark} ${fit(run.summary.id, room)}  ${bMark} ${fit(base.label, room)}${ema}`;
+    legend = `${delta}  ${aMark} ${fit(run.summary.id, room)}  ${bMark} ${base.label.startsWith('/') ? fitMiddle(base.label, room) : fit(base.label, room)}${ema}`;
   } else legend = `ema ${r.smoothing} (s: next)  raw line ${colors ? 'faint' : '·'}`;
   return {
     legend,
     chart: (w, h) =>
-      cachedChart(pair, `${w}x${h} ${r.smoothing} ${colors} ${r.reference} ${r.min}`, () =>
+      cachedChart(pair, `${w}x${h} ${axis} ${r.smoothing} ${colors} ${r.reference} ${r.min}`, () =>
         overlayChart(
           {
             a,

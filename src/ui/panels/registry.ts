@@ -34,6 +34,7 @@ export interface PanelRecord {
 
 const points = (width: number) => Math.max(2, width - 8);
 const smoothingOf = (ui: DashboardUi) => SMOOTHING_WEIGHTS[ui.smoothing ?? 0] ?? 0;
+const axisOf = (ui: DashboardUi) => ui.timeAxis ?? 'steps';
 
 const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
   reward: {
@@ -46,7 +47,13 @@ const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
       const reward = s.downsample('rollout/reward', n);
       const overlay = panelOverlay(
         run,
-        { key: 'rollout/reward', name: 'reward', own: () => indexPoints(reward), smoothing: smoothingOf(ui) },
+        {
+          key: 'rollout/reward',
+          name: 'reward',
+          own: () => indexPoints(reward),
+          smoothing: smoothingOf(ui),
+          axis: axisOf(ui),
+        },
         width,
         colors,
       );
@@ -90,6 +97,7 @@ const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
                 name: 'staleness',
                 own: () => indexPoints(props.avg),
                 smoothing: smoothingOf(ui),
+                axis: axisOf(ui),
                 reference: run.offpolicyBudget,
                 min: 0,
               },
@@ -110,7 +118,14 @@ const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
       const smoothing = smoothingOf(ui);
       const overlay = panelOverlay(
         run,
-        { key: STEP_TIME_SERIES, name: 'step time', own: () => indexPoints(stepTimes), smoothing, min: 0 },
+        {
+          key: STEP_TIME_SERIES,
+          name: 'step time',
+          own: () => indexPoints(stepTimes),
+          smoothing,
+          axis: axisOf(ui),
+          min: 0,
+        },
         width,
         colors,
       );

@@ -7,6 +7,7 @@ import { headerLines } from '../panels/header.js';
 import { panel } from '../panels/registry.js';
 import { isHangAlert } from '../../health/run-alerts.js';
 import type { RunView } from '../../session/types.js';
+import type { TimeAxis } from '../../metrics/run-steps.js';
 
 export interface DashboardUi {
   zoom: PanelId | null;
@@ -19,6 +20,8 @@ export interface DashboardUi {
   logWrap?: boolean;
   /** Index into SMOOTHING_WEIGHTS (`s` cycles it; 0: off). */
   smoothing?: number;
+  /** A pinned baseline's time axis (`t`; default: global steps). */
+  timeAxis?: TimeAxis;
 }
 
 /** The header (2 lines): changes with the clock, so it is drawn apart from the panels. */
