@@ -18,6 +18,7 @@ import { RunStopper } from './stop-leftovers.js';
 import { notifyOpenRun } from './run-notify.js';
 import type { Notifier } from '../notify/index.js';
 import { BaselineFeed } from './baseline-feed.js';
+import { LoginPrompts } from './login-prompt.js';
 import type { BaselineOverlay, RunView, Session, SessionActions, SessionState, TargetSummary } from './types.js';
 
 // The API the rest of the cockpit (and its tests) imports from here, wherever the parts now live.
@@ -54,6 +55,8 @@ export class LiveSession implements Session {
   /** The open Slurm run's job end, for the wall-time rule (null for other runs). */
   private unsubs: (() => void)[] = [];
   private closed = false;
+  /** The server's login questions of a reconnect asked for with `r` (a second factor). */
+  private readonly logins = new LoginPrompts((loginPrompt) => this.update({ loginPrompt }));
   readonly actions: SessionActions;
 
   constructor(private readonly o: LiveSessionOptions) {
@@ -102,6 +105,9 @@ export class LiveSession implements Session {
       refreshRuns: () => {
         // `r` also connects again to the targets that could not be reached, where that can help.
         for (const c of o.targets) if (c.transport instanceof RetryTransport) void c.transport.retry();
+        // A connection that ended at a second factor: once more, its question asked in a dialog.
+        for (const c of o.targets)
+          if (c.transport.needsLogin) void c.transport.loginAgain?.(this.logins.answerer(c.target.name));
         void this.runs.refreshAll().finally(() => this.runs.schedule());
       },
       stopRun: (id) => this.stopper.stop(id),
@@ -114,6 +120,7 @@ export class LiveSession implements Session {
       checkLeftovers: (id) => this.stopper.checkLeftovers(id),
       stopLeftovers: (id) => this.stopper.stopLeftovers(id),
       pinBaseline: (id) => void this.pinBaseline(id),
+      answerLogin: (answer) => this.logins.answer(answer),
     };
   }
 
@@ -286,6 +293,7 @@ export class LiveSession implements Session {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.logins.close();
     // First: a launch under way is cancelled (nothing started) or its start is waited for.
     this.farewell = await this.launcher.close().catch(() => null);
     this.runs.close();

@@ -4,7 +4,18 @@ import type { Effect, KeyInfo, KeyContext, UiState } from './ui-state.js';
 
 /** Where a binding applies: a screen, or a dialog/overlay that takes every key while open. */
 export type Scope =
-  'global' | 'runs' | 'dashboard' | 'log' | 'config' | 'eval' | 'help' | 'history' | 'launch' | 'leftovers' | 'input';
+  | 'global'
+  | 'runs'
+  | 'dashboard'
+  | 'log'
+  | 'config'
+  | 'eval'
+  | 'help'
+  | 'history'
+  | 'launch'
+  | 'leftovers'
+  | 'input'
+  | 'login';
 
 export type Result = { state: UiState; effects: Effect[] };
 export const same = (state: UiState, effects: Effect[] = []): Result => ({ state, effects });

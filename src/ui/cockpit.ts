@@ -13,6 +13,7 @@ import { dashboardBody, dashboardHeader, type DashboardUi } from './screens/dash
 import { helpLines, helpScrollMax } from './screens/help.js';
 import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
 import { leftoverLines } from './screens/leftovers.js';
+import { loginPromptLines } from './screens/login-prompt.js';
 import { evalScreenLines } from './screens/eval.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from '../session/types.js';
@@ -111,6 +112,7 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
     helpScrollMax: helpScrollMax(width, bodyH),
     historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
     launchBackend: state.config?.targetBackend ?? null,
+    loginPrompt: state.loginPrompt !== undefined,
     argvScrollMax:
       ui.confirm?.kind === 'launch' && state.config ? argvScrollMax(state.config, width, state.preflight, bodyH) : 0,
   };
@@ -171,7 +173,8 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
   const logScroll = pinnedScroll(state, ui);
   const view = { ...ui, logScroll };
   let body: Line[];
-  if (ui.help) body = helpLines(width, bodyH, ui.helpScroll);
+  if (state.loginPrompt) body = loginPromptLines(state.loginPrompt, ui.loginText, width);
+  else if (ui.help) body = helpLines(width, bodyH, ui.helpScroll);
   else if (ui.history)
     body = alertHistoryLines(
       state.run?.alertHistory ?? [],
@@ -354,6 +357,9 @@ export class Cockpit {
           break;
         case 'pinBaseline':
           a.pinBaseline?.(e.runId);
+          break;
+        case 'answerLogin':
+          a.answerLogin?.(e.answer);
           break;
         case 'refresh':
           a.refreshRuns();

@@ -124,7 +124,7 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
     expect(s.secondFactorLogins()).toBe(before + 1);
   });
 
-  it('the cockpit asks the code on the terminal, without echo, and connects; a reconnect that needs it again is said', async () => {
+  it('the cockpit asks the code on the terminal, without echo; a reconnect that needs it again is said, and r asks it in a dialog, once', async () => {
     const targets = join(dir, 'targets.yaml');
     writeFileSync(
       targets,
@@ -153,6 +153,21 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
       30_000,
     );
     expect(s.secondFactorLogins()).toBe(logins);
+    // `r`: the server's prompt in a dialog inside the cockpit, typed unseen, answered once.
+    await t.type('r');
+    const dialog = await t.waitForScreen(
+      (x) => x.includes('Log in to twofa') && x.includes(TOTP_PROMPT),
+      'the login dialog with the server prompt',
+      30_000,
+    );
+    expect(dialog).toContain('(what you type is not shown)');
+    const again = s.nextCode();
+    await t.type(again);
+    expect(await t.screen()).not.toContain(again);
+    await t.keys('Enter');
+    const back = await t.waitForScreen((x) => /twofa {2}connected/.test(x), 'twofa connected again', 30_000);
+    expect(back).not.toContain('Log in to twofa');
+    expect(s.secondFactorLogins()).toBe(logins + 1);
     await t.type('q');
     await t.waitForScreen((x) => x.includes('EXITED=0'), 'the cockpit to quit');
   });
