@@ -34,7 +34,7 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('asks the code once, hidden; a reconnect that needs it again fails after one attempt, said as such', async () => {
+  it('asks the code once, hidden; a reconnect that needs it again fails after one attempt, said as such; loginAgain asks once', async () => {
     const asked: LoginQuestion[] = [];
     const t = await openTransport(s.alias, {
       sshConfigFile: s.sshConfigFile,
@@ -63,6 +63,25 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
     expect(partials() - before).toBe(1); // one attempt, no retry loop
     expect(s.secondFactorLogins()).toBe(1);
     await expect(t.exec(['true'])).rejects.toThrow(/needs you to log in again/);
+
+    // loginAgain (the cockpit's `r`): declined, it stays failed as it was, nothing logged in.
+    expect(t.needsLogin).toBe(true);
+    await t.loginAgain!(async () => null);
+    expect(t.state).toEqual(failed);
+    expect(t.needsLogin).toBe(true);
+    expect(s.secondFactorLogins()).toBe(1);
+    // Answered: one attempt, one more second-factor login, connected.
+    const again: LoginQuestion[] = [];
+    await t.loginAgain!(async (q) => {
+      again.push(q);
+      return [s.nextCode()];
+    });
+    expect(t.state.state).toBe('ready');
+    expect(again).toHaveLength(1);
+    expect(again[0].prompts[0]).toMatchObject({ prompt: expect.stringContaining(TOTP_PROMPT), echo: false });
+    expect((await t.exec(['echo', 'back'])).stdout.toString()).toBe('back\n');
+    expect(s.secondFactorLogins()).toBe(2);
+    expect(t.needsLogin).toBe(false);
   });
 
   it('a wrong code is a refused login, said with the prompt; no one to ask fails at once', async () => {
