@@ -129,7 +129,11 @@ export class LiveSession implements Session {
     for (const c of this.o.targets) {
       this.unsubs.push(
         c.transport.onState((s) => {
-          this.patchTarget(c.target.name, { connection: s, connectProblem: problemOf(c).connectProblem });
+          this.patchTarget(c.target.name, {
+            connection: s,
+            connectProblem: problemOf(c).connectProblem,
+            needsLogin: c.transport.needsLogin === true,
+          });
           if (s.state === 'ready') void this.runs.refresh(c);
         }),
       );

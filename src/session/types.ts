@@ -41,6 +41,8 @@ export interface TargetSummary {
   error?: string;
   /** The cockpit could not connect to this target: what happened, what to do, whether `r` retries. */
   connectProblem?: ConnectProblem;
+  /** Its connection ended at a login that needs a person (a second factor): `r` asks it. */
+  needsLogin?: boolean;
 }
 
 export type { Alert, AlertHistoryEntry };

@@ -171,6 +171,7 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
       'the Runs screen to say the connection needs a login again',
       30_000,
     );
+    expect(await t.screen()).toContain("r logs in again here: the server's prompt opens as a dialog");
     expect(s.secondFactorLogins()).toBe(logins);
     // `r`: the server's prompt in a dialog inside the cockpit, typed unseen, answered once.
     await t.type('r');
