@@ -104,10 +104,10 @@ export class LiveSession implements Session {
       },
       refreshRuns: () => {
         // `r` also connects again to the targets that could not be reached, where that can help.
-        for (const c of o.targets) if (c.transport instanceof RetryTransport) void c.transport.retry();
         // A connection that ended at a second factor: once more, its question asked in a dialog.
         for (const c of o.targets)
           if (c.transport.needsLogin) void c.transport.loginAgain?.(this.logins.answerer(c.target.name));
+          else if (c.transport instanceof RetryTransport) void c.transport.retry();
         void this.runs.refreshAll().finally(() => this.runs.schedule());
       },
       stopRun: (id) => this.stopper.stop(id),

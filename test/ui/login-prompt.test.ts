@@ -8,7 +8,12 @@ import { initialUiState, reduceKey, type KeyContext, type KeyInfo, type UiState 
 import { emptyState } from '../../src/session/static-session.js';
 import { LoginPrompts } from '../../src/session/login-prompt.js';
 import type { LoginPromptView } from '../../src/session/types.js';
-import type { LoginQuestion } from '../../src/remote/options.js';
+import type { AnswerLogin, LoginQuestion } from '../../src/remote/options.js';
+import type { Transport } from '../../src/remote/transport.js';
+import { LocalTransport } from '../../src/remote/local.js';
+import { ConnectFailure } from '../../src/remote/connect-failure.js';
+import { RetryTransport } from '../../src/session/retry-transport.js';
+import { connectProblem } from '../../src/session/connect-advice.js';
 
 const ctx: KeyContext = {
   runIds: ['run-a'],
@@ -116,5 +121,41 @@ describe('LoginPrompts (session)', () => {
     await new Promise((r) => setImmediate(r));
     p.close();
     expect(await a).toBeNull();
+  });
+});
+
+describe('RetryTransport: a target not connected for want of a second factor', () => {
+  it('loginAgain opens once with the answerer; declined or refused, it stays failed; the inner needsLogin shows through', async () => {
+    const answers: (string[] | null)[] = [];
+    let opens = 0;
+    const inner = new LocalTransport({ followPollMs: 50 }) as LocalTransport & { needsLogin?: boolean };
+    const open = async (answer?: AnswerLogin): Promise<Transport> => {
+      opens++;
+      const a = answer ? await answer(question) : null;
+      answers.push(a);
+      if (a === null) throw new ConnectFailure('login-needs-person', 'needs a person', { loginPrompt: 'Code:' });
+      return inner;
+    };
+    const question: LoginQuestion = {
+      target: 'h',
+      name: '',
+      instructions: '',
+      prompts: [{ prompt: 'Code:', echo: false }],
+    };
+    const first = connectProblem('twofa', new ConnectFailure('login-needs-person', 'needs a person', {}));
+    const t = new RetryTransport('h', 'twofa', first, open);
+    expect(t.needsLogin).toBe(true);
+    await t.loginAgain(async () => null);
+    expect(opens).toBe(1);
+    expect(t.state.state).toBe('failed');
+    expect(t.needsLogin).toBe(true);
+    await t.loginAgain(async () => ['123456']);
+    expect(opens).toBe(2);
+    expect(answers).toEqual([null, ['123456']]);
+    expect(t.state.state).toBe('ready');
+    expect(t.needsLogin).toBe(false);
+    inner.needsLogin = true;
+    expect(t.needsLogin).toBe(true);
+    await t.close();
   });
 });
