@@ -69,6 +69,7 @@ export class LiveSession implements Session {
       connection: c.transport.state,
       runs: [],
       ...problemOf(c),
+      needsLogin: c.transport.needsLogin === true,
     }));
     this.runs = new RunsList({
       targets: o.targets,
