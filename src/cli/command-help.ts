@@ -274,6 +274,31 @@ const SIM = `usage: awrl-tui sim init DIR
 The simulated trainer: init creates a directory whose webgym/train.py is the simulator; run runs
 it in the foreground, writing AReaL-format logs like the real trainer.`;
 
+const EPISODES = `usage: awrl-tui episodes RUN --target T [--version V] [--task ID] [--json]
+       awrl-tui episodes RUN --target T --show TASK/EP [--step N] [--version V] [--images MODE]
+       awrl-tui episodes RUN --target T --pin TASK/EP [--version V]
+
+The run's trajectory dumps (rollout.dump_to_file: true), read on the target from
+{fileroot}/logs/{user}/{experiment}/{trial}/rollout/{version}/ (eval: test-rollout/{model step}/).
+Only each record's first bytes cross the connection for the list; screenshots once, smallest first.
+
+  --version V             one version directory (training: the group's tail version)
+  --task ID               the episodes of one task (a GRPO group per version)
+  --json                  one object per episode: the record's own fields (task_id, episode_idx,
+                          reward, n_steps, task_info, episode_timed_out, is_blocked, ...) without
+                          steps, plus version, kind (train/eval), staleness and file
+  --show TASK/EP          each step: the screenshot with the click marker, the action_string, the
+                          page, the model's response (folded), then the evaluator's verdicts
+  --step N                only step N, larger
+  --images MODE           auto|blocks|kitty|sixel|iterm|none (auto: asked of the terminal; blocks
+                          are half-block cells any truecolor terminal draws; none when piped)
+  --pin TASK/EP           copy the record and its screenshots to $XDG_DATA_HOME/awrl-tui/pins/RUN/
+
+${TARGET_FLAGS}
+
+Exit codes: 0 ok, 2 bad input, unknown run or episode, or no dumps (code no-dumps: dumping off,
+not written yet, or wiped by a restart), 4 host unreachable.`;
+
 /** Usage by command word (`--launch` and `--demo` are spelled as flags). */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
   parse: PARSE,
@@ -290,4 +315,5 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   sentinel: SENTINEL,
   notify: NOTIFY,
   alerts: ALERTS,
+  episodes: EPISODES,
 };

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError, EXIT } from './errors.js';
+import { quietWhenStdoutCloses } from './stdio.js';
 import { FaultSpecError, parseFaults } from '../sim/faults.js';
 import type { LocalTransport } from '../remote/index.js';
 import type { Target } from '../runs/index.js';
@@ -75,20 +76,6 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
   const cleanup = () => {
     if (!opts.keep) rmSync(dir, { recursive: true, force: true });
   };
-  const init = simInit(dir, distDir, dirname(distDir));
-  if (!init.config) {
-    cleanup();
-    throw new CliError('the simulator wrote no demo config', EXIT.internal);
-  }
-  // The job and the fake nvidia-smi inherit this process's environment through the local Transport.
-  process.env.PATH = `${join(dir, 'bin')}${delimiter}${process.env.PATH ?? ''}`;
-  process.env.AWRL_SIM_SPEED = opts.speed;
-  process.env.AWRL_SIM_WARM_START ??= '1';
-  if (opts.fault) process.env.AWRL_SIM_FAULT = opts.fault;
-  // The demo config names the Omniboxes token variable like a real one; the simulator never uses it.
-  const env: Record<string, string | undefined> = { CPU_CLUSTER_TOKEN: 'demo-token-not-a-secret', ...process.env };
-
-  const text = readFileSync(init.config, 'utf8');
   const target: Target = {
     name: 'local',
     host: 'local',
@@ -97,18 +84,17 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
     backend: 'direct',
     slurm: { extraArgs: [] },
   };
-  const planned = planFromConfig({ target, fileName: init.config, text, overrides: [], env });
-  if (!planned.ok) {
-    cleanup();
-    throw new CliError(`the demo config has errors:\n${planned.messages.join('\n')}`, EXIT.internal);
-  }
   const transport = new LocalTransport();
   let runId: string | null = null;
-  // Closing the terminal (tmux kill, SSH drop) or a kill must still stop the simulated run and
-  // remove its files: otherwise a demo leaves a trainer running in /tmp.
+  /** The launch in flight: its start script runs on its own, so it is let finish before stopping. */
+  let launching: Promise<unknown> | null = null;
+  // Closing the terminal (tmux kill, SSH drop), a kill, Ctrl-C or `| head` must still stop the
+  // simulated run and remove its files, from the moment they exist: otherwise a demo leaves a
+  // trainer running in /tmp.
   let finishing: Promise<void> | null = null;
   const finish = (): Promise<void> =>
     (finishing ??= (async () => {
+      await launching?.catch(() => undefined);
       // Every run in the demo's directory: its own, and any launched from its Config screen.
       const ids = new Set(runId ? [runId] : []);
       for (const r of await listRuns(transport, target).catch(() => [])) if (!ENDED.has(r.state)) ids.add(r.runId);
@@ -119,21 +105,39 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
       cleanup();
     })());
   const onSignal = (code: number) => () => void finish().then(() => process.exit(code));
+  // Ctrl-C too: headless, it ends the demo with 130; the cockpit reads Ctrl-C as a key (raw mode).
   const handlers = [
     ['SIGHUP', 129],
     ['SIGTERM', 143],
+    ['SIGINT', 130],
   ] as const;
   const installed = handlers.map(([sig, code]) => {
     const h = onSignal(code);
     process.once(sig, h);
     return [sig, h] as const;
   });
+  // `--demo | head`: the reader gone, the simulated run is stopped and its checkout removed first.
+  if (!splash) quietWhenStdoutCloses(finish);
   try {
-    const res = await launchRun(planned.plan, transport, { env });
+    const init = simInit(dir, distDir, dirname(distDir));
+    if (!init.config) throw new CliError('the simulator wrote no demo config', EXIT.internal);
+    // The job and the fake nvidia-smi inherit this process's environment through the local Transport.
+    process.env.PATH = `${join(dir, 'bin')}${delimiter}${process.env.PATH ?? ''}`;
+    process.env.AWRL_SIM_SPEED = opts.speed;
+    process.env.AWRL_SIM_WARM_START ??= '1';
+    if (opts.fault) process.env.AWRL_SIM_FAULT = opts.fault;
+    // The demo config names the Omniboxes token variable like a real one; the simulator never uses it.
+    const env: Record<string, string | undefined> = { CPU_CLUSTER_TOKEN: 'demo-token-not-a-secret', ...process.env };
+    const text = readFileSync(init.config, 'utf8');
+    const planned = planFromConfig({ target, fileName: init.config, text, overrides: [], env });
+    if (!planned.ok) throw new CliError(`the demo config has errors:\n${planned.messages.join('\n')}`, EXIT.internal);
+    const launch = launchRun(planned.plan, transport, { env });
+    launching = launch;
+    const res = await launch;
     runId = res.record.runId;
     // The demo's own config on the Config screen: a new launch from there goes to the same target.
     if (splash) await openCockpit(target, transport, runId, splash, { fileName: init.config, text }, env);
-    else await printProgress(target, transport, runId, res.logPath, dir, followToEnd, StepProgress);
+    else return await printProgress(target, transport, runId, res.logPath, dir, followToEnd, StepProgress);
     return EXIT.ok;
   } finally {
     // Quitting the demo stops the simulated run (a real run is never stopped by quitting).
@@ -176,12 +180,11 @@ async function printProgress(
   dir: string,
   followToEnd: RunsModule['followToEnd'],
   Progress: RunsModule['StepProgress'],
-): Promise<void> {
+): Promise<number> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
   say(`demo run ${runId} in ${dir} (no terminal: printing progress; Ctrl-C stops the demo)`);
   const steps = new Progress();
-  const interrupted = new Promise<void>((resolve) => process.once('SIGINT', resolve));
-  const ended = followToEnd(transport, target, runId, logPath, {
+  const outcome = await followToEnd(transport, target, runId, logPath, {
     onEvent: (e) => {
       const line = steps.take(e);
       if (line !== null) say(line);
@@ -190,5 +193,11 @@ async function printProgress(
       else if (e.type === 'finished') say('training finished');
     },
   });
-  await Promise.race([ended, interrupted]);
+  // How the run ended, and the exit code that says it (as `follow`): a fault is no success.
+  if (outcome.kind === 'disconnected') {
+    say(`lost the simulated run: ${outcome.reason}`);
+    return EXIT.disconnected;
+  }
+  say(`state    ${outcome.state}${outcome.detail ? ` (${outcome.detail})` : ''}`);
+  return outcome.state === 'finished' ? EXIT.ok : outcome.state === 'stopped' ? EXIT.stopped : EXIT.failed;
 }

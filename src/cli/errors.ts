@@ -32,6 +32,7 @@ export const ERROR_CODES = [
   'remote-failed', // a command on the target failed (sbatch, scancel, the start script, listing)
   'launch-cancelled', // a signal stopped the launch before its start: nothing was started
   'run-finished', // --resume of a run that finished: it needs --force (or a yes)
+  'interrupted', // a signal stopped the command (what it ran on the target was ended)
   'no-dumps', // the run has no trajectory dumps (dumping off, not yet written, or wiped)
   'internal', // a bug: please report it
 ] as const;

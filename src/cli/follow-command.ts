@@ -7,7 +7,9 @@
 import type { Target } from '../runs/targets.js';
 import { assertWorkdir } from '../runs/twins.js';
 import { readRecord } from '../runs/launch.js';
-import { runsRoot } from '../runs/list.js';
+import { listRuns, runsRoot } from '../runs/list.js';
+import type { RunRecord } from '../runs/run-record.js';
+import type { Transport } from '../remote/transport.js';
 import { RunError } from '../runs/run-error.js';
 import { parseCli } from '../runs/cli-target.js';
 import { connectOrExit } from './connect-target.js';
@@ -57,7 +59,8 @@ async function follow(args: string[]): Promise<number> {
     await assertWorkdir(transport, target).catch((e) => {
       throw e instanceof RunError ? cliErrorFromRun(e) : e;
     });
-    const record = await reading;
+    // A run.json cut short (a full disk) or corrupt: the run is still there, its log still followable.
+    const record = (await reading) ?? (await unreadableRecord(transport, target, runId));
     if (!record)
       throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)})`, EXIT.usage, {
         code: 'run-not-found',
@@ -80,4 +83,14 @@ async function follow(args: string[]): Promise<number> {
   } finally {
     await transport.close().catch(() => undefined);
   }
+}
+
+/** The stand-in record of a run whose run.json cannot be read (runs lists it as unknown), said on
+ *  stderr; null when there is no such run. Its end cannot be told from run.json: follow it until
+ *  Ctrl-C, or stop it (its pid file). */
+async function unreadableRecord(transport: Transport, target: Target, runId: string): Promise<RunRecord | null> {
+  const [s] = await listRuns(transport, target, { only: runId, tailBytes: 0 }).catch(() => []);
+  if (!s || s.state !== 'unknown' || s.record.attempts.length > 0) return null;
+  process.stderr.write(`awrl-tui: ${runId}: ${s.detail}: following its log all the same\n`);
+  return s.record;
 }

@@ -20,11 +20,18 @@ import {
   followProblemLine,
   followReadingAgainLine,
 } from './follow-problem-lines.js';
-import { connectionJsonLine, connectionLine, stateJsonLine } from './follow-watch-lines.js';
+import {
+  connectionJsonLine,
+  connectionLine,
+  logResetJsonLine,
+  logResetLine,
+  stateJsonLine,
+} from './follow-watch-lines.js';
 import { notifyFromWatch, type Channel, type NotifyFailure } from '../notify/index.js';
 import { watchSentinel } from '../sentinel/sentinel-watch.js';
 import { sentinelPeriodMs } from './launch-sentinel.js';
 import { sentinelFailedLines, sentinelViewLines } from './follow-sentinel-lines.js';
+import { evalRoundLine } from '../metrics/eval-history.js';
 
 export interface FollowPrintOptions {
   transport: Transport;
@@ -211,6 +218,8 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
         else if (line !== null) out(line);
         else if (e.type === 'error') out(`error: ${e.message}`);
         else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
+        else if (e.type === 'eval') out(evalRoundLine(e));
+        else if (e.type === 'wandb') out(e.url !== null ? `wandb run ${e.url}` : `wandb offline: wandb sync ${e.dir}`);
         return;
       }
       case 'alert':
@@ -227,9 +236,8 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
       case 'reset':
         // A log truncated or replaced under us: what follows comes from the new file's first byte.
         steps.reset();
-        return info(
-          `log      ${w.reason === 'appeared' ? 'appeared' : `was ${w.reason}`}: reading it from its first byte (steps it repeats are shown again)`,
-        );
+        if (json) out(logResetJsonLine(w.reason, o.logPath));
+        return info(logResetLine(w.reason, o.logPath));
       case 'problem':
         if (w.problem) {
           info(followProblemLine(w.problem, { kind: 'retrying' }));

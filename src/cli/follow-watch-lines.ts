@@ -41,6 +41,28 @@ export function connectionJsonLine(c: ConnectionOutput, target: string): string 
   });
 }
 
+/** What `follow` says when the log was truncated, replaced (renamed or rotated: a new file under
+ *  its name) or appeared: what is read from here, and what cannot be seen any more. */
+export function logResetLine(reason: string, path: string): string {
+  if (reason === 'replaced')
+    return (
+      `log      ${path} was replaced by a new file (renamed or rotated): reading the new file from its first byte. ` +
+      'A trainer that still writes to the old (renamed) file is not seen here; its steps do not come, and ' +
+      "the new file's silence is not counted as a stall until it holds a record"
+    );
+  if (reason === 'truncated')
+    return (
+      `log      ${path} was truncated: reading it again from its first byte (steps it repeats are shown again; ` +
+      'its silence is not counted as a stall until it holds a record)'
+    );
+  return `log      ${path} appeared: reading it from its first byte`;
+}
+
+/** `{"type":"log-reset","reason":"replaced"|"truncated"|"appeared","path":…}`. */
+export function logResetJsonLine(reason: string, path: string): string {
+  return JSON.stringify({ type: 'log-reset', reason, path });
+}
+
 /** `{"type":"state","state":…,"exit":N|null,"detail":…[,"lastLines":[…]]}`: the run's end. */
 export function stateJsonLine(s: RunSummary, lastLines: readonly string[]): string {
   return JSON.stringify({

@@ -55,6 +55,12 @@ Usage:
                                         attached (started by --launch --notify URL)
   awrl-tui preflight --target T --config FILE [OVERRIDE...] [--json] [--accept-new-host-key]
                                         check a config against the live target
+  awrl-tui episodes RUN --target T [--version V] [--task ID] [--json]
+                                        a run's dumped episodes (rollout.dump_to_file) by version
+  awrl-tui episodes RUN --target T --show TASK/EP [--step N] [--version V] [--images MODE]
+                                        one episode at the terminal: screenshots, actions, verdict
+  awrl-tui episodes RUN --target T --pin TASK/EP [--version V]
+                                        copy an episode here (train.py wipes logs/root dumps)
   awrl-tui config check FILE [OVERRIDE...] [--json]
   awrl-tui config show FILE [OVERRIDE...] [--resolved] [--json]
   awrl-tui config diff FILE [OVERRIDE...]

@@ -31,6 +31,7 @@ import { listRuns } from '../runs/list.js';
 import { settledByPreflight } from '../preflight/settled.js';
 import type { PreflightSummary, RunRecord } from '../runs/run-record.js';
 import { CliError, EXIT } from './errors.js';
+import { dumpWipeWarning } from './dump-wipe-warning.js';
 import { NODE_NAME } from '../remote/node-fan-out.js';
 import { directRunNodes } from '../runs/direct-nodes.js';
 import { quietWhenStdoutCloses } from './stdio.js';
@@ -208,6 +209,8 @@ async function launch(args: string[]): Promise<number> {
         target,
         envNames,
         skip: skipPreflight,
+        // A signal ends the probe on the target too (it would run on there otherwise).
+        signal: abort.signal,
         ...(others.length ? { nodes: others } : {}),
         ...(resumeId ? { runId: resumeId, previouslyForwarded: resumed?.record.secretNames ?? [] } : {}),
       });
@@ -225,6 +228,12 @@ async function launch(args: string[]): Promise<number> {
           hint: 'fix the errors listed on stderr, or pass --skip-preflight to launch anyway',
         });
       preflight = gate.summary;
+      const experiment = planned?.plan.experiment ?? resumed?.record.experiment;
+      const trial = planned?.plan.trial ?? resumed?.record.trial;
+      if (experiment && trial) {
+        const wipe = await dumpWipeWarning(t, evaluation, { experiment, trial, runId: resumeId ?? null }, where);
+        if (wipe) err(`warning: ${wipe}`);
+      }
     } else if (resumeId) {
       // resumeRun says what is wrong when the run itself is missing; otherwise its config no longer reads.
       info(`preflight: skipped (the config of run ${resumeId} could not be read or evaluated on ${target.name})`);

@@ -17,6 +17,8 @@ import { formatChecks, hasErrors, runPreflight } from '../preflight/index.js';
 import { CliError, EXIT } from './errors.js';
 import { connectOrExit } from './connect-target.js';
 import { withJsonErrors } from './json-errors.js';
+import { dumpWipeWarning } from './dump-wipe-warning.js';
+import { targetWords } from './cli-words.js';
 
 const USAGE = `usage: awrl-tui preflight --target T --config FILE [OVERRIDE…] [--json] [--accept-new-host-key]
   target fields (override the profile in targets.yaml): -F/--ssh-config FILE, --workdir DIR, --python CMD,
@@ -161,15 +163,27 @@ async function preflight(args: string[]): Promise<number> {
     acceptNewHostKey: p.acceptNewHostKey,
     reconnectTimeoutMs: 30_000,
   });
+  // Ctrl-C ends the probe on the target as well (a closed channel alone leaves it running there).
+  const abort = new AbortController();
+  const interrupt = () => abort.abort();
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
   try {
     const checks = await runPreflight(transport, {
       evaluation: ev,
       target: t,
       envNames,
+      signal: abort.signal,
       ...(p.nodes.length ? { nodes: p.nodes } : {}),
       ...(p.stepSeconds ? { typicalStepSeconds: p.stepSeconds } : {}),
     });
     const failed = hasErrors(checks);
+    // A warning beside the checks (stderr: the --json document stays as it is).
+    if (ev.experimentName && ev.trialName) {
+      const run = { experiment: ev.experimentName, trial: ev.trialName, runId: null };
+      const wipe = await dumpWipeWarning(transport, ev, run, targetWords(args));
+      if (wipe) process.stderr.write(`warning: ${wipe}\n`);
+    }
     if (p.json) {
       process.stdout.write(
         JSON.stringify(
@@ -192,10 +206,14 @@ async function preflight(args: string[]): Promise<number> {
     return failed ? EXIT.usage : EXIT.ok;
   } catch (e) {
     if (e instanceof CliError) throw e;
+    if (abort.signal.aborted)
+      throw new CliError(`preflight interrupted: the probe on ${t.name} was ended`, 130, { code: 'interrupted' });
     throw new CliError(`preflight on '${t.name}' failed: ${(e as Error).message}`, EXIT.usage, {
       code: 'preflight-failed',
     });
   } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
     await transport.close();
   }
 }

@@ -92,6 +92,11 @@ async function list(args: string[]): Promise<number> {
       const a = (await checkNodeFailure(transport, target, r.record).catch(() => null))?.alert;
       if (a) nodeAlerts.set(r.runId, a);
     }
+    // A run asked for by id that is not there is an error, with --json too (never `[]`, exit 0).
+    if (only !== undefined && runs.length === 0)
+      throw new CliError(`no run ${only} on ${target.name} (${target.workdir}/.awrl/runs)`, EXIT.usage, {
+        code: 'run-not-found',
+      });
     if (p.switches.has('--json')) {
       const rows = runs.map((r) => ({
         runId: r.runId,
@@ -114,13 +119,14 @@ async function list(args: string[]): Promise<number> {
         ...(r.lastLines ? { lastLines: r.lastLines } : {}),
         nodeFailure: nodeAlerts.get(r.runId) ?? null,
         sentinel: sentinelJson(r.sentinel ?? NO_SENTINEL),
+        // wandb's run as the log's banner says: its URL; null: none in the log (offline, disabled, not yet).
+        wandbUrl: r.wandb?.url ?? null,
+        ...(r.wandb && r.wandb.url === null
+          ? { wandbOffline: { dir: r.wandb.offlineDir, sync: `wandb sync ${r.wandb.offlineDir}` } }
+          : {}),
       }));
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else if (runs.length === 0) {
-      if (only !== undefined)
-        throw new CliError(`no run ${only} on ${target.name} (${target.workdir}/.awrl/runs)`, EXIT.usage, {
-          code: 'run-not-found',
-        });
       process.stdout.write(`no runs on ${target.name} (${target.workdir}/.awrl/runs)\n`);
     } else {
       process.stdout.write(`${formatRunsTable(runs)}\n`);

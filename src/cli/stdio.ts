@@ -5,21 +5,32 @@
 // early (`… | head`) ends the command quietly, never with an EPIPE stack trace.
 import type { Writable } from 'node:stream';
 import { writeSync } from 'node:fs';
-import { CliError, EXIT } from './errors.js';
+import { EXIT } from './errors.js';
 
 /** `… | head`: when stdout's reader goes away, exit 0 quietly (the command's work is done or
- *  moot; a detached run goes on). */
-export function quietWhenStdoutCloses(): void {
+ *  moot; a detached run goes on). Any other failure to write (a full disk: ENOSPC) is one line on
+ *  stderr and exit 1, never a stack trace. `before`: what must happen first (the demo stops its
+ *  simulated run and removes its checkout). */
+export function quietWhenStdoutCloses(before?: () => Promise<void>): void {
   if (process.stdout.listenerCount('error') > 0) return;
+  let ending = false;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
+    if (ending) return;
+    ending = true;
+    if (err.code !== 'EPIPE') return before ? void before().finally(() => cannotWrite(err)) : cannotWrite(err);
+    if (!before) process.exit(EXIT.ok);
+    void before().finally(() => process.exit(EXIT.ok));
   });
 }
 
 /** Resolves once everything written so far to stdout and stderr has been handed to the OS, or its
  *  reader has gone away (a write callback runs after the writes queued before it). */
 export async function flushStdio(): Promise<void> {
+  // A write that failed (a full disk) says so in an 'error' event still to come: it is let come
+  // first, so the exit code is its (quietWhenStdoutCloses), not the command's 0. Without that
+  // handler (a reader gone: nothing more to say) the event is taken here, never thrown.
+  for (const s of [process.stdout, process.stderr]) s.on('error', () => undefined);
+  await new Promise<void>((resolve) => setImmediate(resolve));
   await Promise.all([flush(process.stdout), flush(process.stderr)]);
 }
 
@@ -30,6 +41,16 @@ function flush(stream: Writable): Promise<void> {
     stream.on('error', () => resolve());
     stream.write('', () => resolve());
   });
+}
+
+/** Stdout cannot be written (a full disk): one line on stderr, exit 1. */
+function cannotWrite(err: Error): never {
+  try {
+    writeSync(2, `awrl-tui: cannot write the output: ${err.message}\n`);
+  } catch {
+    // stderr is gone as well: the exit code says it
+  }
+  process.exit(EXIT.failed);
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -48,7 +69,8 @@ export function writeStdoutSync(bytes: Uint8Array): void {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EPIPE') process.exit(EXIT.ok);
-      if (code !== 'EAGAIN') throw new CliError(`cannot write the output: ${(e as Error).message}`, EXIT.failed);
+      // Called from event handlers too, where a throw would be an uncaught stack trace: one line, exit 1.
+      if (code !== 'EAGAIN') cannotWrite(e as Error);
       Atomics.wait(pause, 0, 0, waitMs);
       waitMs = Math.min(5, waitMs * 2);
     }

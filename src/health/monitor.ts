@@ -7,6 +7,7 @@ import { noteResumeStaleness, resumeAlerts, resumeOwnsStaleness, type ResumeStat
 import { STALL_MIN_SAMPLES, stallAlert } from './stall.js';
 import { naiveMs, toNaiveMs } from './time.js';
 import { stepValue } from '../trainer-log/stats-shapes.js';
+import { firstLogged, STALENESS_MAX_KEYS } from '../metrics/stat-keys.js';
 import { wallTimeAlert } from './walltime.js';
 import { RecentWindow } from './window.js';
 
@@ -23,8 +24,6 @@ export interface HealthContext {
   /** The trainer machine's UTC offset, to place a Date `now` on the log's local clock (default: ours). */
   utcOffsetMinutes?: number;
 }
-
-const STALENESS_KEY = 'staleness/gap/offpolicy_max';
 
 export class HealthMonitor {
   private readonly phases = new PhaseTracker();
@@ -55,7 +54,7 @@ export class HealthMonitor {
         const r = this.resume;
         if (r && e.globalStep >= r.resumeStep) r.progressed = true;
         // As the metrics rule reads it (store.current): a number that is not nan, inf included.
-        const s = stepValue(e, STALENESS_KEY);
+        const s = firstLogged(STALENESS_MAX_KEYS, (k) => stepValue(e, k))?.value;
         if (typeof s === 'number' && !Number.isNaN(s)) {
           this.lastStaleness = s;
           if (r) noteResumeStaleness(r, s, e.globalStep);

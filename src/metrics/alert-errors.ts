@@ -15,18 +15,21 @@ export const MAX_ACTIVE_ERRORS = 64;
  */
 export const NONFATAL_ERROR_STEPS = 2;
 
+// A failed run does not restart by itself (not even with --auto-resume, which resubmits only after
+// TIMEOUT, PREEMPTED or NODE_FAIL): the advice says how to resume it, never that it will.
+const RESUME =
+  'then `awrl-tui --launch --resume RUN` (with its target options) restarts it from its last recover checkpoint';
+
 const ERROR_ADVICE: Record<ErrorKind, string> = {
-  oom: 'Lower actor.mb_spec.max_tokens_per_mb or the batch size, or give the actor more GPUs; the run resumes from the last recover checkpoint.',
-  'nccl-timeout':
-    'A collective hung for the NCCL watchdog timeout: look for a dead or stuck rank (node down, GPU error) and restart; the run resumes automatically.',
+  oom: `Lower actor.mb_spec.max_tokens_per_mb or the batch size, or give the actor more GPUs; ${RESUME}.`,
+  'nccl-timeout': `A collective hung for the NCCL watchdog timeout: look for a dead or stuck rank (node down, GPU error); ${RESUME}.`,
   'sglang-launch':
     'An SGLang server did not come up: check the rollout node (GPU free? actor.path a local path?) and its server log.',
   'worker-failed':
     "A worker process exited: read that worker's log (merged.log or the Ray output) for the first error.",
   'ray-actor-died':
     'A Ray actor died (node lost, OOM-killed or crashed): check `ray status` and the worker output on the controller stdout.',
-  other:
-    'Read the traceback; the run resumes from the last recover checkpoint when restarted with the same experiment and trial names.',
+  other: `Read the traceback; once fixed, ${RESUME.replace(/^then /, '')} (same experiment and trial names).`,
 };
 
 interface StandingError {
@@ -39,6 +42,9 @@ interface StandingError {
   stepsAfter: number;
   /** What failed: its kind and exception line (failureKey). */
   key: string;
+  /** The message of its latest telling: the same message again is a new occurrence, another one
+   *  (the logged form, then the uncaught traceback) the same failure told twice. */
+  lastMessage: string;
 }
 
 /** An error's kind and the exception line that names what failed (its traceback's last one, else
@@ -66,18 +72,33 @@ export class ErrorAlertTracker {
     if (e.type === 'error') {
       // The eval thread's crash is the eval rule's (eval-history.ts): the training goes on.
       if (isEvalThreadCrash(e)) return;
-      // One failure told twice is one alert: AsyncWebRL logs it and Python prints it uncaught;
-      // upstream logs `Training failed with exception` and the uncaught traceback follows. After a
-      // step it is a new occurrence (a failure that recurs).
+      // Identical failures (kind and exception line) are one alert while it stands: a count and the
+      // first and latest time (28 `Workflow execution failed` are one alert, not 28). One failure
+      // told twice (AsyncWebRL logs it and Python prints it uncaught; upstream logs `Training failed
+      // with exception` and the uncaught traceback follows) is one occurrence.
       const key = failureKey(e);
-      if (this.active.some((a) => !a.restarted && a.stepsAfter === 0 && a.key === key)) {
+      const same = this.active.find((a) => !a.restarted && a.key === key);
+      if (same !== undefined) {
         this.count++;
+        if (e.message !== same.lastMessage && same.stepsAfter === 0) {
+          same.lastMessage = e.message;
+          return;
+        }
+        // It recurs: the alert stands until the run is past this latest occurrence.
+        same.stepsAfter = 0;
+        same.lastMessage = e.message;
+        const atMs = e.time === null ? Number.NaN : isoTimeToMs(e.time);
+        if (Number.isFinite(atMs)) same.atMs = atMs;
+        const count = (same.alert.count ?? 1) + 1;
+        same.alert = { ...same.alert, count, ...(e.time ? { lastTime: e.time } : {}) };
+        this.list = null;
         return;
       }
       const atMs = e.time === null ? Number.NaN : isoTimeToMs(e.time);
       this.active.push({
         alert: errorAlert(e, this.count++),
         key,
+        lastMessage: e.message,
         restarted: false,
         atMs: Number.isFinite(atMs) ? atMs : null,
         stepsAfter: 0,

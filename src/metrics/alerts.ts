@@ -3,6 +3,7 @@
 import type { TrainerEvent } from '../trainer-log/events.js';
 import { ErrorAlertTracker } from './alert-errors.js';
 import type { RunConfigFacts } from './derive.js';
+import { firstLogged, STALENESS_MAX_KEYS } from './stat-keys.js';
 import type { MetricsStore } from './store.js';
 
 export { ErrorAlertTracker, MAX_ACTIVE_ERRORS, NONFATAL_ERROR_STEPS } from './alert-errors.js';
@@ -14,7 +15,12 @@ export interface Alert {
   detail: string;
   advice: string;
   step?: number;
+  /** When it happened (an error: its first occurrence). */
   time?: string;
+  /** An error alert that groups identical failures (ErrorAlertTracker): how many, and the time of
+   *  the latest (`time` is the first's). Absent: one. A notifier sends one message for the group. */
+  count?: number;
+  lastTime?: string;
 }
 
 export interface AlertContext extends RunConfigFacts {
@@ -125,7 +131,9 @@ export function stepAlerts(store: MetricsStore, ctx: StepRuleContext): Alert[] {
   }
 
   const budget = ctx.maxHeadOffpolicyness;
-  const sMax = store.current(KEYS.stalenessMax) ?? null;
+  // webgym's gap key, or upstream AReaL's version_stats lag to θ.
+  const logged = firstLogged(STALENESS_MAX_KEYS, (k) => store.current(k));
+  const sMax = logged?.value ?? null;
   // Steady staleness: the latest step over budget. Right after a resume the resume guard speaks
   // instead (stalenessJudgedElsewhere), so the two never stand for the same records.
   if (budget !== undefined && sMax !== null && sMax > budget && !ctx.stalenessJudgedElsewhere) {
@@ -133,7 +141,7 @@ export function stepAlerts(store: MetricsStore, ctx: StepRuleContext): Alert[] {
       id: 'staleness-over-budget',
       severity: 'warning',
       title: 'Staleness above budget in steady training',
-      detail: `${KEYS.stalenessMax} = ${fmt(sMax)} > rollout.max_head_offpolicyness = ${budget} at the latest step, outside the first steps of a resumed attempt`,
+      detail: `${logged!.key} = ${fmt(sMax)} > rollout.max_head_offpolicyness = ${budget} at the latest step, outside the first steps of a resumed attempt`,
       advice: 'Rollouts lag the policy more than allowed: check the rollout/actor GPU split and the rollout wait time.',
       ...at,
     });

@@ -2,6 +2,7 @@
 // step wall time, episodes/s, train tokens/s, where a step's time goes, ETA, staleness budget.
 import { MetricsStore, STEP_TIME_KEY } from './store.js';
 import { median, recentStepTimes } from './step-times.js';
+import { firstLogged, STALENESS_AVG_KEYS, STALENESS_MAX_KEYS } from './stat-keys.js';
 
 export { median, recentStepTimes } from './step-times.js';
 
@@ -92,8 +93,9 @@ export function deriveFigures(store: MetricsStore, config: RunConfigFacts = {}, 
     }
   }
 
-  const sMax = store.current('staleness/gap/offpolicy_max') ?? null;
-  const sAvg = store.current('staleness/gap/offpolicy_avg') ?? null;
+  // webgym's gap keys, or upstream AReaL's version_stats lag to θ.
+  const sMax = firstLogged(STALENESS_MAX_KEYS, (k) => store.current(k))?.value ?? null;
+  const sAvg = firstLogged(STALENESS_AVG_KEYS, (k) => store.current(k))?.value ?? null;
   const budget = config.maxHeadOffpolicyness ?? null;
   const staleness =
     sMax === null && sAvg === null && budget === null

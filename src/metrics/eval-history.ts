@@ -202,3 +202,10 @@ export function evalAlerts(h: EvalHistory, now: number | null): Alert[] {
   }
   return out;
 }
+
+/** `follow`'s line for a completed round: `eval round 1 done: 46.4% [35.1%, 58.0%] of 69/74 at model
+ *  step 1 (round 1), 5 failed, 37 min`. */
+export function evalRoundLine(e: EvalEvent): string {
+  const r: EvalRound = { event: e, interval: wilson(e.reward, e.completed), ms: Number.NaN };
+  return `eval round ${e.round} done: ${roundText(r)}, ${e.failed} failed, ${duration(e.timeS)}`;
+}

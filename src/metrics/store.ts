@@ -63,6 +63,8 @@ export class MetricsStore {
   private lastSeries: Series[] = [];
   private lastAt: number[] = [];
 
+  /** `[EPISODE_TIMEOUT]` and `[PROMPT_OVERFLOW]` warnings read (the RL health screen). */
+  readonly rlCounts = { episodeTimeouts: 0, promptOverflows: 0 };
   /** The held-out eval rounds (webgym's test rollout). */
   readonly evals = new EvalHistory();
   /** wandb's run, as its banner said (the latest: a restart prints it again). */
@@ -109,6 +111,8 @@ export class MetricsStore {
         break;
       case 'warning':
         this.warnings++;
+        if (e.kind === 'episode-timeout') this.rlCounts.episodeTimeouts++;
+        if (e.message.includes('[PROMPT_OVERFLOW]')) this.rlCounts.promptOverflows++;
         break;
       case 'finished':
         this.rulesVersion++;

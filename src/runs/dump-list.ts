@@ -18,10 +18,10 @@ export interface DumpPlace {
  *  (a few kB); a longer head is read whole afterwards. */
 export const HEAD_BYTES = 16384;
 
-// args: fileroot experiment trial "rollout test-rollout" version headBytes
+// args: fileroot experiment trial "rollout test-rollout" version headBytes [user]
 const LIST_SCRIPT = sh`
 set -u
-user=$\{LOGNAME:-$\{USER:-$(id -un)}}
+user=$\{7:-$\{LOGNAME:-$\{USER:-$(id -un)}}}
 log="$1/logs/$user/$2/$3"
 printf 'L %s\n' "$log"
 for sub in $4; do
@@ -34,11 +34,16 @@ for sub in $4; do
     [ -n "$5" ] && [ "$v" != "$5" ] && continue
     printf 'V %s %s\n' "$sub" "$v"
     find "$vd" -maxdepth 1 -type f -name '*.png' -printf "P $sub $v %s %f\n"
-    find "$vd" -maxdepth 1 -type f -name '*_ep*.json' -printf '%s %f\n' | while read -r size name; do
-      printf 'J %s %s %s %s\n' "$sub" "$v" "$size" "$name"
-      head -c "$6" -- "$vd/$name" 2>/dev/null
-      printf '\n'
-    done
+    find "$vd" -maxdepth 1 -type f -name '*_ep*.json' -printf "S $sub $v %s %f\n"
+    # Every record's first bytes in one head (one fork a version, not one a record).
+    if [ "$6" -gt 0 ]; then
+      files=("$vd"/*_ep*.json)
+      if [ -e "$\{files[0]}" ]; then
+        printf 'H %s %s\n' "$sub" "$v"
+        head -v -c "$6" -- "$\{files[@]}" 2>/dev/null
+        printf '\nE\n'
+      fi
+    fi
   done
 done
 `;
@@ -64,6 +69,20 @@ export async function listDumps(t: Transport, place: DumpPlace, o: ListOptions =
     listing.episodes.push(summaryFromWhole(p, text));
   }
   return listing;
+}
+
+/** How many records each kind holds under `logs/USER/…` (webgym/train.py's wipe: USER root), heads
+ *  unread: what a launch warns about before it starts. */
+export async function countDumps(
+  t: Transport,
+  place: DumpPlace,
+  user: string,
+): Promise<{ logDir: string; episodes: number; versions: number }> {
+  const args = [place.fileroot, place.experiment, place.trial, 'rollout test-rollout', '', '0', user];
+  const r = await t.exec(remoteScript(LIST_SCRIPT, args));
+  if (r.code !== 0) throw new Error(`cannot list the dumps on ${t.target}: ${r.stderr.toString().trim()}`);
+  const l = parseListing(r.stdout);
+  return { logDir: l.logDir, episodes: l.episodes.length + l.needMore.length, versions: l.versions.length };
 }
 
 /** A whole record's text. */

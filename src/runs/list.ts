@@ -2,7 +2,7 @@
 // the job's process session, exit-status files, and (for Slurm) squeue, in one round trip.
 import type { Transport } from '../remote/transport.js';
 import { remoteScript } from '../remote/quote.js';
-import { parseLogBytes, stepValue } from '../trainer-log/index.js';
+import { parseLogBytes, stepValue, stripAnsi, wandbEvent } from '../trainer-log/index.js';
 import { setupInWorkdir, type Target } from './targets.js';
 import { isValidRunId, parseRunRecord, type RunRecord, type RunState } from './run-record.js';
 import { deriveRunState, type RunProbe } from './run-state.js';
@@ -34,6 +34,9 @@ export interface RunSummary {
   exitCode?: number;
   /** A failed run: the last lines of its log (why, when no trainer record says it). */
   lastLines?: string[];
+  /** wandb's run as its banner in the log says (absent: the log's first 2 MiB show none: wandb
+   *  disabled, not started yet, or not known): its URL, or an offline run's local dir. */
+  wandb?: { url: string } | { url: null; offlineDir: string };
   /** Every attempt of the run, oldest first (only with `ListOptions.chain`). */
   chain?: AttemptSummary[];
   /** The run's sentinel (src/sentinel), as its heartbeat file and process say (absent: not listed). */
@@ -88,7 +91,12 @@ export async function listRunsOnHead(
     );
   }
   const text = res.stdout.toString('utf8');
-  const runs = parseListOutput(text, opts.tails, opts.only);
+  const runs = parseListOutput(text, opts.tails, opts.only).map((r) =>
+    // An unreadable run.json's stand-in: where the run is, as this target says.
+    r.record.runDir === ''
+      ? { ...r, record: { ...r.record, workdir: target.workdir, runDir: `${runsRoot(target)}/${r.runId}` } }
+      : r,
+  );
   const now = headNow(text);
   if (!opts.chain || runs.length === 0) return { runs, headNow: now };
   const facts = await chainFacts(transport, target, runsRoot(target), runs);
@@ -107,6 +115,7 @@ interface Raw {
   record: RunRecord | null;
   probe: RunProbe;
   sentinel?: { beat: SentinelBeat | null; alive: boolean };
+  wandb?: RunSummary['wandb'];
 }
 
 /** `tail -v` output over several logs -> run id (the log's directory name) -> its last bytes. */
@@ -167,7 +176,11 @@ function parseRaw(text: string) {
     else if (!cur) continue;
     else if (key === 'json') cur.record = parseRunRecord(f[0]);
     else if (key === 'sentinel') cur.sentinel = { alive: f[0] === '1', beat: parseSentinelBeat(f.slice(1).join('\t')) };
-    else if (key === 'alive') {
+    else if (key === 'wandb') {
+      const w = wandbEvent(stripAnsi(f[0] ?? ''));
+      if (w?.url) cur.wandb = { url: w.url };
+      else if (w?.dir) cur.wandb = { url: null, offlineDir: w.dir };
+    } else if (key === 'alive') {
       cur.probe.alive = f[0] === '1';
       if (f[0] === '?') cur.probe.aliveUnknownAs = f[1] || 'this user';
     } else if (key === 'launching') cur.probe.launching = f[0] === '1';
@@ -208,7 +221,12 @@ export function parseListOutput(text: string, cache?: TailCache, only?: string):
   if (cache) reconcileTails(tails, logStats, cache, only === undefined);
   const out: RunSummary[] = [];
   for (const raw of raws) {
-    if (!raw.record) continue; // unreadable run.json: not ours, or mid-write
+    if (!raw.record) {
+      // A run.json cut short (a disk that filled mid-write) or corrupt: the run is listed, its state
+      // unknown with the reason, what its pid file says about its job kept in the detail.
+      out.push(unreadableRun(raw.runId, raw.probe.alive));
+      continue;
+    }
     const d = deriveRunState(raw.record, {
       ...raw.probe,
       slurm,
@@ -234,6 +252,7 @@ export function parseListOutput(text: string, cache?: TailCache, only?: string):
       detail: d.detail,
       ...exit,
       ...why,
+      ...(raw.wandb ? { wandb: raw.wandb } : {}),
       ...lastStep(tail),
       sentinel: raw.sentinel
         ? sentinelView(raw.sentinel.beat, raw.sentinel.alive, now, isActive(d.state))
@@ -241,6 +260,26 @@ export function parseListOutput(text: string, cache?: TailCache, only?: string):
     });
   }
   return out.sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt));
+}
+
+/** A run whose run.json cannot be read: a stand-in record (its run dir filled in by the caller, who
+ *  knows the target), state `unknown`. */
+function unreadableRun(runId: string, alive: boolean | undefined): RunSummary {
+  const job =
+    alive === true
+      ? 'its job (job.pid) is alive'
+      : alive === false
+        ? 'its job (job.pid) is not running'
+        : 'its job is unknown';
+  return {
+    runId,
+    record: {
+      ...{ version: 1, runId, experiment: '?', trial: '?', target: '', workdir: '', runDir: '', backend: 'direct' },
+      ...{ argv: [], secretNames: [], createdAt: '', attempts: [], chainJobIds: [], autoResume: 0, nodes: 1 },
+    },
+    state: 'unknown',
+    detail: `run.json unreadable (cut short or corrupt); ${job}`,
+  };
 }
 
 function lastStep(

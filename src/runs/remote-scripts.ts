@@ -104,6 +104,11 @@ for d in "$root"/$name/; do
     printf '@@sentinel\t%s\t%s\n' "$sa" "$sj"
   fi
   [ -s "$d/stdout.log" ] && all+=("$d/stdout.log")
+  # wandb's run line (its banner comes early: the first 2 MiB of the log): the run's wandb URL.
+  if [ -s "$d/stdout.log" ]; then
+    w=$(head -c 2097152 -- "$d/stdout.log" | grep -a -m1 -E 'wandb: .*View run (.+ )?at:? https?://|wandb: Run data is saved locally in .*offline-run-' | tr -d '\r\t')
+    [ -n "$w" ] && printf '@@wandb\t%s\n' "$w"
+  fi
 done
 # Each log's size and mtime (one stat for all); a log the caller already has at that size and mtime
 # (5th arg: 'ID SIZE MTIME' lines) is not sent again.

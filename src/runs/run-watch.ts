@@ -191,7 +191,14 @@ export class RunWatch {
       clock: this.clock,
       // Every record read so far was in the log when it was measured: it was written by then.
       measured: (m) => {
-        if (!this.closed && this.readOffset === m.size && this.alerts.logWrittenAt(m.measuredWall - m.silenceMs))
+        // Not after a reset or restart, before the file holds a record: the records read so far
+        // were never in the file measured.
+        if (
+          !this.closed &&
+          !this.life.restarting &&
+          this.readOffset === m.size &&
+          this.alerts.logWrittenAt(m.measuredWall - m.silenceMs)
+        )
           this.tick();
       },
     });
@@ -546,6 +553,7 @@ export class RunWatch {
         this.readOffset = 0;
         this.ray.reset();
         if (this.bringUp) this.endBringUp();
+        if (reason !== 'appeared') this.dispatch({ type: 'log-reset' });
         this.emit({ type: 'reset', reason });
       }),
       onProblem: this.later((p) => this.onProblem(p)),

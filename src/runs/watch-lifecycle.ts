@@ -28,7 +28,7 @@ export interface WatchLifecycle {
   runState: RunState | null;
   /** The target sent a byte or an answer recently enough (host-silence.ts): false, nothing is known. */
   answering: boolean;
-  /** A new attempt runs and its first record has not been read yet. */
+  /** A new attempt runs, or the log was truncated or replaced, and no record has been read since. */
   restarting: boolean;
 }
 
@@ -42,6 +42,9 @@ export type WatchAction =
   | { type: 'settled' }
   | { type: 'resume' }
   | { type: 'answering'; answering: boolean }
+  /** The log was truncated or replaced: the trainer's next words may go elsewhere (a rotated
+   *  file): nothing is judged until the new file holds a record. */
+  | { type: 'log-reset' }
   /** A trainer record was read (the new attempt's first one ends `restarting`). */
   | { type: 'record' };
 
@@ -78,6 +81,8 @@ export function reduceWatch(l: WatchLifecycle, a: WatchAction): WatchLifecycle {
       return l.reading === 'ended' || l.reading === 'settling' ? { ...l, reading: 'resumed', restarting: true } : l;
     case 'answering':
       return l.answering === a.answering ? l : { ...l, answering: a.answering };
+    case 'log-reset':
+      return l.restarting ? l : { ...l, restarting: true };
     case 'record':
       return l.restarting ? { ...l, restarting: false } : l;
   }

@@ -6,30 +6,18 @@
 // GNU grep runs as a DFA at ~0.5 GB/s a core where awk ran at ~0.1 GB/s (`npm run bench -- attach`).
 // The output is gzipped (`gzip -1`, everywhere; 173 MB of kept lines of a 1.1 GB log become 15 MB).
 import { ALERT_KEYS } from '../metrics/index.js';
-import { TIMEPERF_PREFIX, VERSION_STATS_PREFIX } from '../metrics/stat-keys.js';
+import { PANEL_SERIES } from './panel-series.js';
+
+/** Keys read beyond the panels: compare's summary and a pinned baseline count the evaluation rounds. */
+export const BEYOND_PANELS = ['test_rollout/trajectory/round'];
 
 /** Keys whose history the cockpit draws or evaluates (matched as substrings of a table row, so a
- *  prefix stands for every key it starts: all timeperf/* phases, all version_stats/*). */
+ *  prefix stands for every key it starts: all timeperf/* phases, all version_stats/*): what the
+ *  panels read (panel-series.ts, the one list), what the alert rules read, and BEYOND_PANELS. The store's own
+ *  series (derived/*, from the step records) are no key of the log. */
 export const BACKFILL_KEYS: string[] = [
-  ...new Set([
-    'rollout/reward',
-    'rollout/easy/reward',
-    'rollout/medium/reward',
-    'rollout/hard/reward',
-    'test_rollout/trajectory/reward',
-    // compare's summary and a pinned baseline count the evaluation rounds.
-    'test_rollout/trajectory/round',
-    'staleness/gap/offpolicy_avg',
-    'staleness/gap/offpolicy_max',
-    'ppo_actor/behave_cap_ratio',
-    'staleness/update/awaiting_train',
-    'staleness/rollout/in_progress',
-    'ppo_actor/n_tokens',
-    TIMEPERF_PREFIX,
-    VERSION_STATS_PREFIX,
-    ...Object.values(ALERT_KEYS),
-  ]),
-];
+  ...new Set([...Object.values(PANEL_SERIES).flat(), ...BEYOND_PANELS, ...Object.values(ALERT_KEYS)]),
+].filter((k) => !k.startsWith('derived/'));
 
 /** The keys as basic regular expressions, one a line (grep reads a newline-separated list). */
 export function keyPatterns(keys: readonly string[] = BACKFILL_KEYS): string {

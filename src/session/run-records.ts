@@ -4,8 +4,9 @@
 // effects: it reads what the rules said last, it never evaluates them.
 import type { RunAlerts, HealthEvent } from '../health/index.js';
 import { deriveFigures, type MetricsStore } from '../metrics/index.js';
+import { rlHealthGroups, rlWarnings, type StatSource } from '../metrics/rl-health.js';
 import type { ConnectionState, FollowProblem } from '../remote/transport.js';
-import type { TrainerEvent } from '../trainer-log/events.js';
+import type { TrainerEvent, WandbEvent } from '../trainer-log/events.js';
 import { eventLogLine, localTimeMs } from './event-log-line.js';
 import {
   ENDED_STATES,
@@ -19,6 +20,7 @@ import {
   type RunView,
   type SeriesSource,
   type TrainerLinesView,
+  type WandbView,
 } from './types.js';
 
 export interface RunFacts {
@@ -154,8 +156,36 @@ export class RunRecords {
       ...(ctx.followProblem ? { followProblem: ctx.followProblem } : {}),
       ...(ctx.silentSince != null ? { silentSince: ctx.silentSince } : {}),
       evals: this.store.evals,
+      rl: rlView(this.store, facts),
+      ...(this.store.wandb ? { wandb: wandbView(this.store.wandb) } : {}),
     };
   }
+}
+
+/** The RL health screen's figures and warnings, from the store (the config's cap is not among the
+ *  facts a watch reads: the screen says it is not known here). */
+export function rlView(store: MetricsStore, facts: RunFacts): NonNullable<RunView['rl']> {
+  const s: StatSource = {
+    has: (k) => store.has(k),
+    latest: (k) => store.latest(k),
+    keys: () => store.keys(),
+    history: (k) => store.downsample(k, 64).last,
+  };
+  const rf = {
+    ...(facts.maxHeadOffpolicyness !== undefined ? { maxHeadOffpolicyness: facts.maxHeadOffpolicyness } : {}),
+  };
+  return {
+    groups: rlHealthGroups(s, rf, store.rlCounts),
+    warnings: rlWarnings(s, rf),
+    step: store.lastStepEvent?.globalStep ?? null,
+  };
+}
+
+/** wandb's run as the log's banner said it (an offline run: its dir and the command that uploads it). */
+export function wandbView(e: WandbEvent): WandbView {
+  if (e.url !== null) return { url: e.url, from: 'log' };
+  const dir = e.dir ?? null;
+  return { url: null, from: 'log', offline: { dir, sync: dir ? `wandb sync ${dir}` : 'wandb sync <the run dir>' } };
 }
 
 /** Every writer's latest Memory-Usage figures per phase, sources in the order they first logged. */

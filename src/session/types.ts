@@ -4,6 +4,7 @@
 import type { ConnectionState, FollowProblem } from '../remote/transport.js';
 import type { Alert } from '../metrics/alerts.js';
 import type { EvalHistory } from '../metrics/eval-history.js';
+import type { HealthGroup, RlWarning } from '../metrics/rl-health.js';
 import type { Leftover } from '../preflight/leftovers.js';
 import type { AlertHistoryEntry } from '../health/alert-history.js';
 import type { ConnectProblem } from './connect-advice.js';
@@ -188,6 +189,8 @@ export interface RunView {
   /** The attempt is bringing up its Ray cluster (the batch script's line, `starting Ray: 3/4 nodes
    *  joined, n3 failed: …`); absent: not, or over (the trainer's first record was read). */
   rayBringUp?: string;
+  /** The RL health figures and early warnings of the steps read so far (absent: not kept here). */
+  rl?: { groups: HealthGroup[]; warnings: RlWarning[]; step: number | null };
   /** The held-out eval rounds read so far (absent: this session does not keep them). */
   evals?: EvalHistory;
   /** The wandb run: its URL (the banner's, else computed from the config), or an offline run's dir. */

@@ -48,6 +48,7 @@ export interface Prefix {
 }
 
 const ROLE = /^\[([A-Za-z0-9_.\-/]{1,40})\]/;
+const LOWER = /[a-z]/;
 const RAY =
   /^\((?:(?:[^\x00-\x1f]{1,200}? )?pid=(?:\d+|gcs_server|runtime_env)|raylet|(?:autoscaler|scheduler) \+(?:\d+h)?(?:\d+m)?\d+s)(?:, ip=[0-9A-Fa-f.:]+)?\)(?: |$)/;
 
@@ -75,7 +76,9 @@ export function matchLinePrefix(line: string): Prefix | null {
  *  mistaken for a worker. A tag of 10 characters or more (`[eval-rollout]`) gets no space. */
 export function matchRolePrefix(line: string): Prefix | null {
   const m = ROLE.exec(line);
-  if (!m) return null;
+  // AReaL's roles are lower case (actor, rollout, eval-rollout); `[TRAJ_NONE]`, `[EPISODE_TIMEOUT]`
+  // start webgym's messages, and print() writes them at a line's start too.
+  if (!m || !LOWER.test(m[1])) return null;
   const tagLen = m[0].length;
   // Exactly the padding (the line's own indentation follows it), or a bare prefix on an empty line.
   // `ljust(10)` pads a tag of 10 characters or more with nothing: what follows is the line's own text.

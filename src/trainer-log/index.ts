@@ -10,3 +10,4 @@ export { TrainerLogReader, type ReaderEvent, type ReadResult, type ReaderOptions
 export { LogLineReader, cleanLine, headerLevel, type LogLine, type LogLineLevel } from './log-lines.js';
 export type { CheckpointSaveEvent } from './saves.js';
 export { stepDoneLine } from './step-line.js';
+export { wandbEvent } from './wandb-lines.js';

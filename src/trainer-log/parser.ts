@@ -3,8 +3,9 @@
 // merged.log role, Ray-forwarded worker), and each writer has its own open record, because
 // their lines interleave in merged.log and in the controller's stdout.
 // This file is the line loop and the dispatch of records; its parts are the writers and their
-// error records (writers.ts), the pending train step (pending-step.ts, reading tables with
-// table.ts and writing JSON with step-json.ts), the controller's facts (classify.ts), the
+// error records (writers.ts; what a closed record tells: open-record.ts), the pending train
+// step (pending-step.ts, reading tables with table.ts and writing JSON with step-json.ts), the
+// controller's facts (classify.ts), the
 // partial line between chunks (line-carry.ts) and where events go (event-out.ts). Each part
 // is one class (or plain functions) used from one place, so the hot calls stay monomorphic.
 // The parts are few on purpose: every ES module adds a millisecond or two to each command's start.
@@ -38,7 +39,8 @@ import {
 import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
-import { Msg, Writers, prefixHash, type Writer } from './writers.js';
+import { Writers, prefixHash, type Writer } from './writers.js';
+import { Msg } from './open-record.js';
 import { StepAssembler } from './pending-step.js';
 import { viewOf } from './table.js';
 
@@ -419,8 +421,9 @@ export class TrainerLogParser {
    *  step or carry a fact; an ERROR or a WARNING opens a record (its further lines are its detail). */
   /** msg: whether the record's message goes on on the next lines (messageState). */
   private header(w: Writer, h: RecordHeader, msg: Msg): void {
+    this.writers.note(h.time);
     this.records++;
-    this.writers.close(w);
+    this.writers.close(w, h.level === 'ERROR');
     w.lastTime = h.time;
     if (w.main) {
       const errorBefore = this.endRecord.errorJustBefore;

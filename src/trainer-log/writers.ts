@@ -3,11 +3,10 @@
 // detail lines, a bare traceback) belongs to its writer and stays open across the others' lines
 // until that writer's next record, or the end of its traceback, closes it.
 import { HeaderForms } from './line-bytes.js';
-import type { ErrorEvent, WarningEvent } from './events.js';
+import type { ErrorEvent } from './events.js';
+import { Msg, newRecord, recordEvent, sglangTime, Tb, type OpenRecord } from './open-record.js';
 import type { RecordHeader } from './header.js';
 import {
-  classifyError,
-  classifyWarning,
   isChainMarker,
   TRACEBACK,
   WATCHDOG,
@@ -23,8 +22,9 @@ import {
   QUOTED_LINES,
   startsTraceback,
   isIndented,
+  exceptionLine,
 } from './classify.js';
-import { bytesToUtf8 } from './text.js';
+import { bytesToUtf8, naiveTimeMs } from './text.js';
 import type { EventOut } from './event-out.js';
 
 function hashOf(prefix: string): number {
@@ -41,59 +41,17 @@ const PLAIN_WARNING_LINES = 64;
  *  `python -m` (`<frozen runpy>` since 3.11, `…/runpy.py` before). */
 const UNCAUGHT_FRAME =
   /^ {2}File "(?:<frozen runpy>|[^"]*runpy\.py)", line \d+, in _run_module_as_main$|, in <module>$/;
-/** `areal.infra.utils.launcher.JobException: Job <run>:<worker> JobState.COMPLETED at node local`:
- *  the local launcher saw its job's process gone (areal/infra/launcher/local.py wait(), re-raised
- *  when it does not relaunch), which it cannot tell from a crash. */
-const LAUNCHER_JOB_COMPLETED = /^(?:[\w.]+\.)?JobException: Job \S+ JobState\.COMPLETED at node /;
+/** How long after a complete record's time later records finish it (see Writers.note). */
+const FINISH_AFTER_MS = 2000;
+
+/** A record no more lines can join, unless they chain another traceback to it (written at once). */
+function complete(rec: OpenRecord): boolean {
+  if (rec.quote > 0 || rec.messageOpen) return false;
+  return rec.tb === Tb.Exception || (rec.tb === Tb.None && rec.kind !== 'bare');
+}
+
 /** What a warning's detail keeps at most. */
 const MAX_WARNING_DETAIL = 64 << 10;
-
-/** Where a record is in the traceback(s) it holds: none yet; in a traceback's frames; past its
- *  exception line; after a chain line (`During handling of the above exception…`), whose
- *  traceback follows as part of the same error. */
-const enum Tb {
-  None,
-  Frames,
-  Exception,
-  Chain,
-  /** In an exception group's traceback (Python 3.11+), whose every line has a `|`/`+` margin. */
-  Group,
-}
-
-/** A record being collected: an ERROR/CRITICAL one, a WARNING one (its further lines, a
- *  traceback of `exc_info=True` included, belong to it), or a bare traceback. */
-interface OpenRecord {
-  kind: 'error' | 'warning' | 'bare';
-  header: RecordHeader | null;
-  lines: string[];
-  bytes: number;
-  truncated: boolean;
-  tb: Tb;
-  /** Its message goes on (colorlog's reset that ends it has not been seen yet). */
-  messageOpen: boolean;
-  /** A warning written without colour: where its message ends is unknown, so its next lines are
-   *  held until a traceback says they were its message (exc_info), or dropped. */
-  plain: boolean;
-  /** Where its first traceback starts in `lines` (-1: none yet). */
-  tbAt: number;
-  /** The next line is the first frame of a traceback (which tells whose it is). */
-  frameNext: boolean;
-  /** A warning's traceback is a process's own uncaught crash: to be split off as an error. */
-  split: boolean;
-  /** The exception line of its last traceback so far (the one Python prints last). */
-  exception: string | null;
-  /** An indented line came after the exception line: the exception's text holds a traceback
-   *  of its own (Ray's RayTaskError), whose unindented last line is still the exception's. */
-  indentAfter: boolean;
-  /** Lines left of a worker's log tail quoted in the exception's text (see STDERR_OUTPUT). */
-  quote: number;
-  /** Where quotes are in `lines`: [start, end) pairs (a logged error quotes in its message and
-   *  again in its exc_info traceback); null: none. */
-  quotes: number[] | null;
-  /** The record's time, or for a bare traceback the controller's last record's: a record quoted
-   *  from a worker's log is older. */
-  quoteTime: string | null;
-}
 
 export interface Writer {
   source: string;
@@ -107,35 +65,16 @@ export interface Writer {
   heads: HeaderForms | null;
   /** The time of its last record header the parser read in full (the controller's only). */
   lastTime: string | null;
+  /** A complete bare traceback closed by the writer's ERROR header, held for that record. */
+  held: OpenRecord | null;
+  /** The lines of the warning it just closed, which a print() of its message repeats; echoAt:
+   *  how many of them the writer's lines have repeated so far. */
+  echo: string[] | null;
+  echoAt: number;
 }
 
-/** A record's open state: Open (colour codes and no reset yet), Closed (the reset ends the header
- *  line), Unknown (no colour after the `(AReaL)` tag: NO_COLOR, a log with its colour removed). */
-export const enum Msg {
-  Closed,
-  Open,
-  Unknown,
-}
-
-function newRecord(kind: OpenRecord['kind'], header: RecordHeader | null, msg: Msg, time: string | null): OpenRecord {
-  return {
-    kind,
-    header,
-    lines: [],
-    bytes: header === null ? 0 : header.message.length,
-    truncated: false,
-    tb: Tb.None,
-    messageOpen: msg === Msg.Open,
-    plain: msg === Msg.Unknown && kind === 'warning',
-    tbAt: -1,
-    frameNext: false,
-    split: false,
-    exception: null,
-    indentAfter: false,
-    quote: 0,
-    quotes: null,
-    quoteTime: time,
-  };
+function newWriter(source: string, main: boolean, prefixBytes: Uint8Array | null, heads: HeaderForms): Writer {
+  return { source, main, rec: null, prefixBytes, heads, lastTime: null, held: null, echo: null, echoAt: 0 };
 }
 
 /** The hash the fast path computes over a prefix's bytes while it looks for the `)`. */
@@ -146,6 +85,10 @@ export function prefixHash(h: number, c: number): number {
 export class Writers {
   /** Errors emitted since the parser was made. */
   errors = 0;
+  /** The writers with a record open. */
+  private readonly pending = new Set<Writer>();
+  /** The time of the last record header read (any writer's). */
+  private lastSeen: string | null = null;
   /** The controller (unprefixed lines and `[main]`). */
   main!: Writer;
   /** The other writers by their line prefix, oldest first. */
@@ -165,16 +108,28 @@ export class Writers {
 
   /** Forgets every writer and its open record. */
   reset(): void {
-    this.main = {
-      source: 'main',
-      main: true,
-      rec: null,
-      prefixBytes: null,
-      heads: new HeaderForms(8),
-      lastTime: null,
-    };
+    this.main = newWriter('main', true, null, new HeaderForms(8));
     this.byPrefix = new Map();
     this.byHash = new Map();
+    this.pending.clear();
+    this.lastSeen = null;
+  }
+
+  /** A record header's time (any writer's), before the header is read. A record that no more lines
+   *  can join (complete: its traceback past its exception line, its message ended) is finished
+   *  once records written FINISH_AFTER_MS after it come: a worker that errs and then stays quiet
+   *  has its error told in file order, within seconds in a live watch, not at its next line. */
+  note(time: string): void {
+    this.lastSeen = time;
+    if (this.pending.size === 0) return;
+    let now = -1;
+    for (const w of this.pending) {
+      const rec = w.rec!;
+      if (rec.since === null || !complete(rec)) continue;
+      if (now < 0) now = naiveTimeMs(time) ?? Number.NaN;
+      const since = naiveTimeMs(rec.since);
+      if (since !== null && now - since >= FINISH_AFTER_MS) this.close(w);
+    }
   }
 
   get size(): number {
@@ -210,7 +165,7 @@ export class Writers {
         if (this.byHash.get(oldHash) === old) this.byHash.delete(oldHash);
       }
       const prefixBytes = Buffer.from(prefix, 'latin1');
-      w = { source, main: false, rec: null, prefixBytes, heads: new HeaderForms(2), lastTime: null };
+      w = newWriter(source, false, prefixBytes, new HeaderForms(2));
       this.byPrefix.set(prefix, w);
       const h = hashOf(prefix);
       if (!this.byHash.has(h)) this.byHash.set(h, w);
@@ -234,6 +189,10 @@ export class Writers {
   /** An ERROR/CRITICAL or WARNING header opens a record that collects the writer's next lines. */
   open(w: Writer, h: RecordHeader, kind: 'error' | 'warning', msg: Msg): void {
     w.rec = newRecord(kind, h, msg, h.time);
+    w.rec.since = h.time;
+    this.pending.add(w);
+    w.rec.held = w.held;
+    w.held = null;
   }
 
   /** The writer's open record quotes a worker's log: its next lines are not records. */
@@ -271,11 +230,15 @@ export class Writers {
       // is a new error; any other line is someone's ordinary output.
       this.close(w);
     }
+    if (w.echo !== null && this.echoed(w, body)) return;
     if (startsTraceback(body)) {
       const rec = newRecord('bare', null, Msg.Closed, w.main ? w.lastTime : null);
       rec.tb = GROUP_START.test(body) ? Tb.Group : Tb.Frames;
       rec.frameNext = true;
+      rec.at = sglangTime(body);
+      rec.since = rec.at ?? this.lastSeen;
       w.rec = rec;
+      this.pending.add(w);
       this.addDetail(w.rec, body);
     } else if (body.charCodeAt(0) === 0x5b /* [ */ && body.includes(WATCHDOG) && C10_ERROR_LINE.test(body)) {
       // PyTorch's NCCL watchdog writes its timeout through C10 logging, not Python's: a line of
@@ -416,7 +379,9 @@ export class Writers {
     const bare = newRecord('bare', null, Msg.Closed, w.main ? w.lastTime : null);
     bare.tb = Tb.Frames;
     for (const l of tb) this.addDetail(bare, l);
+    bare.since = rec.since;
     w.rec = bare;
+    this.pending.add(w);
   }
 
   private addDetail(rec: OpenRecord, body: string): void {
@@ -432,56 +397,36 @@ export class Writers {
     rec.lines.push(bytesToUtf8(body));
   }
 
-  /** Emits the writer's open record, if any, as an error or warning event. */
-  close(w: Writer): void {
+  /** Emits the writer's open record, if any, as an error or warning event. `beforeError`: an
+   *  ERROR header of the writer closes it: a complete bare traceback is held for that record,
+   *  which may log the same failure again (see held). */
+  close(w: Writer, beforeError = false): void {
     const rec = w.rec;
-    if (rec === null) return;
+    // The hot call (every record header of every writer): nothing to do but forget an echo.
+    if (rec === null) {
+      if (w.echo !== null) w.echo = null;
+      return;
+    }
+    w.echo = null;
     w.rec = null;
-    const lines = rec.lines;
-    // Held lines of a colourless warning that no traceback followed: not known to be its message.
-    if (rec.plain && rec.tbAt < 0) lines.length = 0;
-    while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
-    const detail = lines.join('\n');
-    const h = rec.header;
-    const time = h ? h.time : null;
-    if (rec.kind === 'warning') {
-      const ev: WarningEvent = {
-        type: 'warning',
-        message: firstLine(h!.message),
-        kind: classifyWarning(h!.message),
-        time,
-        source: w.source,
-      };
-      if (lines.length > 0) ev.detail = detail;
+    this.pending.delete(w);
+    if (beforeError && rec.kind === 'bare' && rec.tb === Tb.Exception) {
+      w.held = rec;
+      return;
+    }
+    const ev = recordEvent(rec, w.source);
+    const time = rec.header?.time ?? null;
+    if (ev === null) {
+      // Nothing to tell (AReaL's local launcher's end of a completed run).
+    } else if (ev.type === 'warning') {
       this.out.emit(ev);
+      // webgym prints the message of some warnings too ([TRAJ_NONE]): that copy is no output.
+      if (ev.detail !== undefined) w.echo = [rec.header!.message.split('\n', 1)[0], ...rec.lines];
+      w.echoAt = 0;
     } else {
-      // Titled by what failed: a logged error by its message, a bare traceback by its last
-      // exception line; never by a traceback's header.
-      const title = h ? firstLine(h.message) : '';
-      const message = title !== '' ? title : (rec.exception ?? untitled(lines));
-      // AReaL's local launcher ends every run so, a completed one too: the trainer's own output
-      // (its traceback, or none) tells how it ended.
-      if (LAUNCHER_JOB_COMPLETED.test(message)) return;
-      const ev: ErrorEvent = { type: 'error', message, detail, kind: 'other', time, source: w.source };
-      const quotes = rec.quotes;
-      if (quotes === null) {
-        ev.kind = classifyError(h ? `${h.message}\n${detail}` : detail);
-      } else {
-        // A worker's log quoted (appended across attempts: it can hold older attempts' failures):
-        // what failed is the record's own text and the last quote's last lines, where the worker died.
-        const own: string[] = [];
-        let from = 0;
-        for (let q = 0; q < quotes.length; q += 2) {
-          own.push(...lines.slice(from, quotes[q]));
-          from = Math.min(quotes[q + 1], lines.length);
-        }
-        own.push(...lines.slice(from));
-        const end = Math.min(quotes[quotes.length - 1], lines.length);
-        const last = lines.slice(Math.max(quotes[quotes.length - 2], end - QUOTE_CAUSE_LINES), end);
-        ev.kind = classifyError(`${h ? h.message : ''}\n${own.join('\n')}\n${last.join('\n')}`);
-        const cause = quoteCause(last);
-        if (cause !== null) ev.cause = cause;
-      }
+      const held = rec.held;
+      // engine_blueprint.py prints a failure (print_exc) and then logs it with format_exc(): one.
+      if (held !== null && (exceptionLine(rec.lines) ?? ev.message) !== held.exception) this.emitRecord(w, held);
       this.emitError(w, ev);
     }
     // A warning's detail is cut quietly: a writer's ordinary output after a WARNING (progress
@@ -495,39 +440,26 @@ export class Writers {
       );
   }
 
+  /** A held bare traceback emitted after all. */
+  private emitRecord(w: Writer, rec: OpenRecord): void {
+    const ev = recordEvent(rec, w.source);
+    if (ev !== null && ev.type === 'error') this.emitError(w, ev);
+  }
+
+  /** A line of the writer with no record open that repeats the warning it closed (its echo). */
+  private echoed(w: Writer, body: string): boolean {
+    const echo = w.echo!;
+    if (body !== echo[w.echoAt]) {
+      w.echo = null;
+      return false;
+    }
+    if (++w.echoAt === echo.length) w.echo = null;
+    return true;
+  }
+
   private emitError(w: Writer, ev: ErrorEvent): void {
     this.errors++;
     this.out.emit(ev);
     if (w.main) this.onMainError(ev);
   }
-}
-
-/** The title of an error record with no message and no exception line (cut, or input ended). */
-function untitled(lines: readonly string[]): string {
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const l = lines[i].trim();
-    if (l !== '' && !l.endsWith(TRACEBACK)) return `a traceback without its exception line (last line: ${l})`;
-  }
-  return 'a traceback without its exception line';
-}
-
-/** The quote's last lines that say what the worker died of. */
-const QUOTE_CAUSE_LINES = 8;
-
-/** What a quoted worker log says last: its last exception line, else its last line with text. */
-function quoteCause(last: readonly string[]): string | null {
-  let text: string | null = null;
-  for (let i = last.length - 1; i >= 0; i--) {
-    const l = last[i].trimEnd();
-    if (l === '') continue;
-    if (!isIndented(l) && EXCEPTION_LINE.test(l) && !l.endsWith(TRACEBACK)) return l;
-    text ??= l.trim();
-  }
-  return text;
-}
-
-/** The first line of a message, without trailing spaces. */
-export function firstLine(s: string): string {
-  const nl = s.indexOf('\n');
-  return (nl < 0 ? s : s.slice(0, nl)).trimEnd();
 }

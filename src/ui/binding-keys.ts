@@ -1,6 +1,6 @@
 // The vocabulary of the binding table (bindings.ts): what a binding is, the names keys go by, how
 // they are written in hints and help, and the movement every list shares.
-import type { Effect, KeyInfo, KeyContext, UiState } from './ui-state.js';
+import type { ActionEffect, Effect, KeyInfo, KeyContext, UiState } from './ui-state.js';
 
 /** Where a binding applies: a screen, or a dialog/overlay that takes every key while open. */
 export type Scope =
@@ -10,6 +10,7 @@ export type Scope =
   | 'log'
   | 'config'
   | 'eval'
+  | 'health'
   | 'help'
   | 'history'
   | 'launch'
@@ -18,6 +19,18 @@ export type Scope =
   | 'login';
 
 export type Result = { state: UiState; effects: Effect[] };
+
+/** The effect asking the session for one of its actions, by name, typed by SessionActions:
+ *  `act.stopRun(id)`, `act.launch({ skipPreflight: true })`. */
+export const act = new Proxy(
+  {},
+  {
+    get:
+      (_, kind) =>
+      (...args: unknown[]) =>
+        ({ kind, args }) as unknown as Effect,
+  },
+) as { [K in ActionEffect['kind']]: (...args: Extract<ActionEffect, { kind: K }>['args']) => Effect };
 export const same = (state: UiState, effects: Effect[] = []): Result => ({ state, effects });
 
 export interface Binding {

@@ -1,7 +1,7 @@
 // The bindings of the dialogs and overlays that take every key while open: the `?` help, the alert
 // history, the launch confirmation, the leftover list, a line being typed, and a server's login prompt. Part of the one
 // binding table (bindings.ts puts them after the screens' bindings, in this order).
-import { clamp, moveBy, MOVE_KEYS, same, type Binding, type Result } from './binding-keys.js';
+import { act, clamp, moveBy, MOVE_KEYS, same, type Binding, type Result } from './binding-keys.js';
 import type { UiState } from './ui-state.js';
 
 /** The auto-resume counts `a` steps through in the launch confirmation (0: none). */
@@ -11,6 +11,11 @@ export const AUTO_RESUME_STEPS: readonly number[] = [0, 1, 2, 3, 5, 10];
 function autoResumeOf(s: UiState): { autoResume?: number } {
   const n = s.confirm?.kind === 'launch' ? (s.confirm.autoResume ?? 0) : 0;
   return n > 0 ? { autoResume: n } : {};
+}
+
+/** The launch with what the dialog set (no options: none given). */
+function launchEffect(o: { skipPreflight?: boolean; autoResume?: number }) {
+  return act.launch(Object.keys(o).length ? o : undefined);
 }
 
 export const DIALOG_BINDINGS: readonly Binding[] = [
@@ -67,7 +72,7 @@ export const DIALOG_BINDINGS: readonly Binding[] = [
           : ctx.preflight === 'refused'
             ? 'y: a run of this trial is active (stop it, or add trial_name=OTHER)'
             : 'y: waiting for the pre-flight',
-    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', ...autoResumeOf(s) }]),
+    run: (s) => same({ ...s, confirm: null }, [launchEffect(autoResumeOf(s))]),
   },
   {
     keys: ['S'],
@@ -82,7 +87,7 @@ export const DIALOG_BINDINGS: readonly Binding[] = [
         : ctx.preflight === 'refused'
           ? 'S: a run of this trial is active; the launch refuses it whatever the pre-flight says'
           : 'S: only after a pre-flight that found errors',
-    run: (s) => same({ ...s, confirm: null }, [{ kind: 'launch', skipPreflight: true, ...autoResumeOf(s) }]),
+    run: (s) => same({ ...s, confirm: null }, [launchEffect({ skipPreflight: true, ...autoResumeOf(s) })]),
   },
   {
     keys: ['a'],
@@ -110,7 +115,7 @@ export const DIALOG_BINDINGS: readonly Binding[] = [
     description: 'run the pre-flight again',
     short: 'pre-flight again',
     disabledReason: (ctx) => (ctx.preflight === 'running' ? 'p: the pre-flight is running' : null),
-    run: (s) => same(s, [{ kind: 'preflight' }]),
+    run: (s) => same(s, [act.runPreflight()]),
   },
   {
     keys: ['n', 'esc'],
@@ -129,7 +134,7 @@ export const DIALOG_BINDINGS: readonly Binding[] = [
     description: "stop the run's tagged leftover processes",
     short: 'stop them',
     disabledReason: (ctx) => (ctx.leftovers?.phase === 'found' && ctx.leftovers.tagged > 0 ? null : 'nothing to stop'),
-    run: (s) => same(s, [{ kind: 'stopLeftovers', runId: (s.confirm as { runId: string }).runId }]),
+    run: (s) => same(s, [act.stopLeftovers((s.confirm as { runId: string }).runId)]),
   },
   {
     keys: ['n'],
@@ -164,7 +169,7 @@ export const DIALOG_BINDINGS: readonly Binding[] = [
     description: 'send the answer to the server (asked once per connection: nothing is retried)',
     short: 'send',
     shown: true,
-    run: (s) => same({ ...s, loginText: '' }, [{ kind: 'answerLogin', answer: s.loginText }]),
+    run: (s) => same({ ...s, loginText: '' }, [act.answerLogin(s.loginText)]),
   },
   {
     keys: ['esc', 'ctrl-c'],
@@ -173,7 +178,7 @@ export const DIALOG_BINDINGS: readonly Binding[] = [
     description: 'do not answer: the target stays disconnected (r asks again)',
     short: 'cancel',
     shown: true,
-    run: (s) => same({ ...s, loginText: '' }, [{ kind: 'answerLogin', answer: null }]),
+    run: (s) => same({ ...s, loginText: '' }, [act.answerLogin(null)]),
   },
 ];
 
@@ -181,17 +186,13 @@ function acceptInput(s: UiState): Result {
   const t = s.input!;
   if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.text, logScroll: 0 });
   if (t.kind === 'find') return same({ ...s, input: null });
-  if (t.kind === 'edit')
-    return same({ ...s, input: null }, [
-      { kind: 'setValue', key: t.key, text: t.text },
-      { kind: 'draft', draft: null },
-    ]);
-  return same({ ...s, input: null }, t.text.trim() ? [{ kind: 'addOverride', text: t.text.trim() }] : []);
+  if (t.kind === 'edit') return same({ ...s, input: null }, [act.setValue(t.key, t.text), act.setDraft(null)]);
+  return same({ ...s, input: null }, t.text.trim() ? [act.addOverride(t.text.trim())] : []);
 }
 
 function cancelInput(s: UiState): Result {
   const t = s.input!;
   if (t.kind === 'find') return same({ ...s, input: null, configCursor: t.from });
   if (t.kind === 'search') return same({ ...s, input: null, logSearch: t.prev, logScroll: 0 });
-  return same({ ...s, input: null }, t.kind === 'edit' ? [{ kind: 'draft', draft: null }] : []);
+  return same({ ...s, input: null }, t.kind === 'edit' ? [act.setDraft(null)] : []);
 }

@@ -5,7 +5,7 @@
 import { PANEL_ORDER } from './layout.js';
 import { SCREENS } from './keys.js';
 import type { KeyContext, UiState } from './ui-state.js';
-import { clamp, keyLabel, moveBy, MOVE_KEYS, same, type Binding, type Scope } from './binding-keys.js';
+import { act, clamp, keyLabel, moveBy, MOVE_KEYS, same, type Binding, type Scope } from './binding-keys.js';
 import { DIALOG_BINDINGS } from './bindings-dialogs.js';
 import { SMOOTHING_WEIGHTS } from '../metrics/ema.js';
 
@@ -32,10 +32,10 @@ const leftoverReason = (id: string | undefined, ended: boolean | undefined) =>
 export const BINDINGS: readonly Binding[] = [
   // Everywhere (outside dialogs).
   {
-    keys: ['1', '2', '3', '4', '5'],
+    keys: ['1', '2', '3', '4', '5', '6'],
     scopes: ['global'],
     command: 'screen',
-    description: 'Runs, Dashboard, Config, Log, Eval screens',
+    description: 'Runs, Dashboard, Config, Log, Eval, RL health screens',
     run: (s, _c, n) => same({ ...s, screen: SCREENS[Number(n) - 1] }),
   },
   {
@@ -88,7 +88,7 @@ export const BINDINGS: readonly Binding[] = [
     short: 'open',
     shown: true,
     disabledReason: noRun,
-    run: (s, ctx) => same({ ...s, screen: 'dashboard' }, [{ kind: 'selectRun', runId: ctx.runIds[s.runsCursor] }]),
+    run: (s, ctx) => same({ ...s, screen: 'dashboard' }, [act.selectRun(ctx.runIds[s.runsCursor])]),
   },
   {
     keys: ['n'],
@@ -122,7 +122,7 @@ export const BINDINGS: readonly Binding[] = [
     },
     run: (s, ctx) => {
       const runId = ctx.runIds[s.runsCursor];
-      return same({ ...s, confirm: { kind: 'leftovers', runId } }, [{ kind: 'checkLeftovers', runId }]);
+      return same({ ...s, confirm: { kind: 'leftovers', runId } }, [act.checkLeftovers(runId)]);
     },
   },
   {
@@ -133,7 +133,7 @@ export const BINDINGS: readonly Binding[] = [
       'pin the selected run as the baseline: the dashboard draws it beside the open run (reward, staleness, throughput), aligned by step; b on it again unpins',
     short: 'baseline',
     disabledReason: noRun,
-    run: (s, ctx) => same(s, [{ kind: 'pinBaseline', runId: ctx.runIds[s.runsCursor] }]),
+    run: (s, ctx) => same(s, [act.pinBaseline(ctx.runIds[s.runsCursor])]),
   },
   {
     keys: ['r'],
@@ -143,7 +143,7 @@ export const BINDINGS: readonly Binding[] = [
       "refresh the list; connect again to the targets that could not be reached; a target whose connection ended at a second factor logs in again (the server's prompt as a dialog)",
     short: 'refresh',
     shown: true,
-    run: (s) => same(s, [{ kind: 'refresh' }]),
+    run: (s) => same(s, [act.refreshRuns()]),
   },
   // Dashboard and Log screens.
   {
@@ -253,7 +253,7 @@ export const BINDINGS: readonly Binding[] = [
     disabledReason: (ctx) => leftoverReason(ctx.selectedRun?.id, ctx.selectedRun?.ended),
     run: (s, ctx) => {
       const runId = ctx.selectedRun!.id;
-      return same({ ...s, confirm: { kind: 'leftovers', runId } }, [{ kind: 'checkLeftovers', runId }]);
+      return same({ ...s, confirm: { kind: 'leftovers', runId } }, [act.checkLeftovers(runId)]);
     },
   },
   // Config screen.
@@ -299,7 +299,7 @@ export const BINDINGS: readonly Binding[] = [
     run: (s, ctx) => {
       const row = ctx.configRows[s.configCursor];
       return same({ ...s, input: { kind: 'edit', key: row.key, text: row.value } }, [
-        { kind: 'draft', draft: { key: row.key, text: row.value } },
+        act.setDraft({ key: row.key, text: row.value }),
       ]);
     },
   },
@@ -332,15 +332,15 @@ export const BINDINGS: readonly Binding[] = [
     shown: true,
     disabledReason: (ctx, s) =>
       noConfig(ctx) ??
-      (overrideIndex(ctx, s) === null ? 'x: no override sets the selected key (G: the overrides list)' : null),
+      (overrideIndex(ctx, s) === null
+        ? `x: no override sets the selected key; the ${ctx.overrides?.length ?? 0} override(s) are listed after the last key (G goes there)`
+        : null),
     run: (s, ctx) => {
       // The last row of the overrides list goes away: the cursor moves up to the row before it.
       const last = ctx.configRows.length + (ctx.overrides?.length ?? 0) - 1;
       const onLast = s.configCursor === last && s.configCursor >= ctx.configRows.length;
       const configCursor = onLast ? last - 1 : s.configCursor;
-      return same({ ...s, configCursor: Math.max(0, configCursor) }, [
-        { kind: 'removeOverride', index: overrideIndex(ctx, s)! },
-      ]);
+      return same({ ...s, configCursor: Math.max(0, configCursor) }, [act.removeOverride(overrideIndex(ctx, s)!)]);
     },
   },
   {
@@ -351,7 +351,7 @@ export const BINDINGS: readonly Binding[] = [
     short: 'pre-flight',
     shown: true,
     disabledReason: (ctx) => noConfig(ctx) ?? (ctx.preflight === 'running' ? 'p: the pre-flight is running' : null),
-    run: (s) => same(s, [{ kind: 'preflight' }]),
+    run: (s) => same(s, [act.runPreflight()]),
   },
   {
     keys: ['L'],
@@ -363,7 +363,7 @@ export const BINDINGS: readonly Binding[] = [
     shown: true,
     disabledReason: noConfig,
     run: (s, ctx) =>
-      same({ ...s, confirm: { kind: 'launch' }, argvScroll: 0 }, ctx.configHasErrors ? [] : [{ kind: 'preflight' }]),
+      same({ ...s, confirm: { kind: 'launch' }, argvScroll: 0 }, ctx.configHasErrors ? [] : [act.runPreflight()]),
   },
   ...DIALOG_BINDINGS,
 ];

@@ -15,6 +15,7 @@ import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-histor
 import { leftoverLines } from './screens/leftovers.js';
 import { loginPromptLines } from './screens/login-prompt.js';
 import { evalScreenLines } from './screens/eval.js';
+import { rlHealthLines } from './screens/rl-health.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from '../session/types.js';
 import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
@@ -109,7 +110,7 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
     leftovers: lo
       ? { phase: lo.phase, tagged: lo.phase === 'found' ? lo.list.filter((l) => l.tagged).length : 0 }
       : undefined,
-    helpScrollMax: helpScrollMax(width, bodyH),
+    helpScrollMax: helpScrollMax(width, bodyH, ui.screen === 'health'),
     historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
     launchBackend: state.config?.targetBackend ?? null,
     loginPrompt: state.loginPrompt !== undefined,
@@ -174,7 +175,7 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
   const view = { ...ui, logScroll };
   let body: Line[];
   if (state.loginPrompt) body = loginPromptLines(state.loginPrompt, ui.loginText, width);
-  else if (ui.help) body = helpLines(width, bodyH, ui.helpScroll);
+  else if (ui.help) body = helpLines(width, bodyH, ui.helpScroll, ui.screen === 'health');
   else if (ui.history)
     body = alertHistoryLines(
       state.run?.alertHistory ?? [],
@@ -191,6 +192,8 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
     body = [...box(dashboardHeader(state.run, now, width), width, 2), ...panels];
   } else if (ui.screen === 'eval') {
     body = evalScreenLines(state.run, width, bodyH);
+  } else if (ui.screen === 'health') {
+    body = rlHealthLines(state.run?.rl, width, bodyH);
   } else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {
@@ -293,7 +296,19 @@ export class Cockpit {
     return frame(this.ui, state, this.size, now, { colors: this.o.colors, fresh, memo: this.memo });
   }
 
+  /** The override `+` added, until the config view lists it and the cursor was put on it. */
+  private addedOverride: string | null = null;
+
+  private followAddedOverride(): void {
+    const text = this.addedOverride;
+    const config = this.o.session.getState().config;
+    if (text === null || config?.overrides.at(-1) !== text) return;
+    this.addedOverride = null;
+    this.ui = { ...this.ui, configCursor: config.rows.length + config.overrides.length - 1 };
+  }
+
   paint(): void {
+    this.followAddedOverride();
     this.frames++;
     this.o.painter.paint(
       this.frame().map((l) => lineToAnsi(l, this.o.colors)),
@@ -342,64 +357,21 @@ export class Cockpit {
 
   private run(effects: Effect[]): void {
     const a = this.o.session.actions;
-    // The session reports failures in its state (the status line shows them): nothing to catch here.
-    const quietly = (p: Promise<unknown>) => void p.catch(() => undefined);
     for (const e of effects) {
-      switch (e.kind) {
-        case 'quit':
-          this.o.onQuit?.();
-          break;
-        case 'redraw':
-          this.o.painter.invalidate?.();
-          break;
-        case 'selectRun':
-          a.selectRun(e.runId);
-          break;
-        case 'pinBaseline':
-          a.pinBaseline?.(e.runId);
-          break;
-        case 'answerLogin':
-          a.answerLogin?.(e.answer);
-          break;
-        case 'refresh':
-          a.refreshRuns();
-          break;
-        case 'stop':
-          quietly(a.stopRun(e.runId));
-          break;
-        case 'draft':
-          a.setDraft(e.draft);
-          break;
-        case 'setValue':
-          a.setValue(e.key, e.text);
-          break;
-        case 'addOverride':
-          a.addOverride(e.text);
-          break;
-        case 'removeOverride':
-          a.removeOverride(e.index);
-          break;
-        case 'launch':
-          quietly(
-            a.launch(
-              e.skipPreflight || e.autoResume
-                ? {
-                    ...(e.skipPreflight ? { skipPreflight: true } : {}),
-                    ...(e.autoResume ? { autoResume: e.autoResume } : {}),
-                  }
-                : undefined,
-            ),
-          );
-          break;
-        case 'preflight':
-          quietly(a.runPreflight());
-          break;
-        case 'checkLeftovers':
-          quietly(a.checkLeftovers(e.runId));
-          break;
-        case 'stopLeftovers':
-          quietly(a.stopLeftovers(e.runId));
-          break;
+      if (e.kind === 'quit') this.o.onQuit?.();
+      else if (e.kind === 'redraw') this.o.painter.invalidate?.();
+      else {
+        // A session action, by its name in SessionActions (an optional one the session may lack).
+        const action = a[e.kind] as ((...args: unknown[]) => unknown) | undefined;
+        const done = action?.apply(a, e.args);
+        // The session reports failures in its state (the status line shows them): nothing to catch here.
+        if (done instanceof Promise) done.catch(() => undefined);
+        if (e.kind === 'addOverride') {
+          // The new override goes last in the list (the editor drops an older one of its key):
+          // the cursor goes to it, however far the list is from where it was (issue #32).
+          this.addedOverride = e.args[0];
+          this.followAddedOverride();
+        }
       }
     }
   }

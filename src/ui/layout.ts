@@ -1,8 +1,10 @@
 // Where dashboard panels go for a given body size. Pure: the only place that decides heights, so
-// "never taller than the terminal" is a property of one function (and its test).
+// "never taller than the terminal" is a property of one function (and its test). Each panel's
+// minimum, weight and priority are its record in the panel registry (panels/registry.ts).
+import { PANELS, type PanelId } from './panels/registry.js';
 
-export type PanelId = 'reward' | 'staleness' | 'throughput' | 'gpu' | 'alerts' | 'log';
-export const PANEL_ORDER: PanelId[] = ['reward', 'staleness', 'throughput', 'gpu', 'alerts', 'log'];
+export type { PanelId } from './panels/registry.js';
+export const PANEL_ORDER: PanelId[] = PANELS.map((p) => p.id);
 
 export interface LayoutRow {
   height: number;
@@ -14,10 +16,10 @@ export interface DashboardLayout {
   hidden: PanelId[];
 }
 
-const MIN_HEIGHT: Record<PanelId, number> = { reward: 7, staleness: 7, throughput: 8, gpu: 4, alerts: 4, log: 5 };
-const WEIGHT: Record<PanelId, number> = { reward: 3, staleness: 2, throughput: 2, gpu: 2, alerts: 1, log: 2 };
+const MIN_HEIGHT = Object.fromEntries(PANELS.map((p) => [p.id, p.minHeight])) as Record<PanelId, number>;
+const WEIGHT = Object.fromEntries(PANELS.map((p) => [p.id, p.weight])) as Record<PanelId, number>;
 /** Which panels survive first when space is short. */
-const PRIORITY: PanelId[] = ['reward', 'alerts', 'log', 'staleness', 'throughput', 'gpu'];
+const PRIORITY: PanelId[] = [...PANELS].sort((a, b) => a.priority - b.priority).map((p) => p.id);
 
 export const WIDE_MIN_WIDTH = 100;
 
@@ -42,14 +44,10 @@ export function dashboardLayout(width: number, height: number, zoom: PanelId | n
   if (height <= 0) return { rows: [], hidden: [...PANEL_ORDER] };
   if (zoom) return { rows: [{ height, cols: [{ id: zoom, width }] }], hidden: PANEL_ORDER.filter((p) => p !== zoom) };
 
-  // Groups of panels that share a row: pairs when wide, single panels otherwise.
+  // Groups of panels that share a row: pairs in layout order when wide, single panels otherwise.
   const groups: PanelId[][] =
     width >= WIDE_MIN_WIDTH
-      ? [
-          ['reward', 'staleness'],
-          ['throughput', 'gpu'],
-          ['alerts', 'log'],
-        ]
+      ? PANEL_ORDER.flatMap((p, i) => (i % 2 === 0 ? [PANEL_ORDER.slice(i, i + 2)] : []))
       : PANEL_ORDER.map((p) => [p]);
   const groupMin = (g: PanelId[]) => Math.max(...g.map((p) => MIN_HEIGHT[p]));
   const groupRank = (g: PanelId[]) => Math.min(...g.map((p) => PRIORITY.indexOf(p)));

@@ -2,8 +2,10 @@
 // turns a key into a new state plus effects for the session. No React here: key handling is tested
 // as a table of (state, key) -> (state, effects). What each key does is in bindings.ts.
 import { bindingFor, keyName, same, type Result, type Scope } from './bindings.js';
+import { act } from './binding-keys.js';
 import type { PanelId } from './layout.js';
 import type { ScreenId } from './keys.js';
+import type { SessionActions } from '../session/types.js';
 
 export interface KeyInfo {
   upArrow?: boolean;
@@ -84,23 +86,14 @@ export interface UiState {
   loginText: string;
 }
 
-export type Effect =
-  | { kind: 'quit' }
-  | { kind: 'redraw' }
-  | { kind: 'selectRun'; runId: string }
-  | { kind: 'refresh' }
-  | { kind: 'stop'; runId: string }
-  | { kind: 'draft'; draft: { key: string; text: string } | null }
-  | { kind: 'setValue'; key: string; text: string }
-  | { kind: 'addOverride'; text: string }
-  | { kind: 'removeOverride'; index: number }
-  | { kind: 'launch'; skipPreflight?: boolean; autoResume?: number }
-  | { kind: 'preflight' }
-  | { kind: 'checkLeftovers'; runId: string }
-  | { kind: 'stopLeftovers'; runId: string }
-  | { kind: 'pinBaseline'; runId: string }
-  /** The answer to the session's login prompt; null: declined. */
-  | { kind: 'answerLogin'; answer: string | null };
+/** A session action a key asks for: its name in SessionActions and its arguments. Derived from
+ *  SessionActions (one mapped type): an action is declared once, there; `act` (binding-keys.ts)
+ *  builds these, the cockpit calls them by name. */
+export type ActionEffect = {
+  [K in keyof SessionActions]-?: { kind: K; args: Parameters<NonNullable<SessionActions[K]>> };
+}[keyof SessionActions];
+
+export type Effect = { kind: 'quit' } | { kind: 'redraw' } | ActionEffect;
 
 /** What the reducer needs to know about the session's state. */
 export interface KeyContext {
@@ -187,7 +180,7 @@ function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx:
     text += printable;
   } else return same(s);
   const next = { ...t, text } as TextInput;
-  const effects: Effect[] = t.kind === 'edit' ? [{ kind: 'draft', draft: { key: t.key, text } }] : [];
+  const effects: Effect[] = t.kind === 'edit' ? [act.setDraft({ key: t.key, text })] : [];
   let live: Partial<UiState> = {};
   if (t.kind === 'search') live = { logSearch: text, logScroll: 0 };
   if (t.kind === 'find') {
@@ -256,7 +249,7 @@ export function reduceKey(prev: UiState, input: string, key: KeyInfo, ctx: KeyCo
     // quit / stop: y does it, anything else keeps things as they were.
     if (input !== 'y' && input !== 'Y') return same({ ...s, confirm: null });
     if (s.confirm.kind === 'quit') return same({ ...s, confirm: null }, [{ kind: 'quit' }]);
-    return same({ ...s, confirm: null }, [{ kind: 'stop', runId: (s.confirm as { runId: string }).runId }]);
+    return same({ ...s, confirm: null }, [act.stopRun((s.confirm as { runId: string }).runId)]);
   }
   if (s.input) return handleInput(s, s.input, input, key, ctx);
   const global = dispatch('global', s, name, ctx);

@@ -30,6 +30,7 @@ const CASES: [string[], string][] = [
   [['--demo', '-h'], 'usage: awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]'],
   [['sim', '--help'], 'usage: awrl-tui sim init DIR'],
   [['sentinel', '--help'], 'usage: awrl-tui sentinel start|stop|status RUN --target T [--notify URL]... [--json]'],
+  [['episodes', '--help'], 'usage: awrl-tui episodes RUN --target T [--version V] [--task ID] [--json]'],
   // Help wins wherever it stands, whatever else was typed (a run id, a target, --json).
   [['stop', 'some-run', '--target', 'local', '--json', '--help'], 'usage: awrl-tui stop RUN'],
   [['--launch', '--target', 'local', '--config', 'x.yaml', '-h'], 'usage: awrl-tui --launch'],
@@ -72,6 +73,7 @@ describe('COMMAND --help', () => {
       'alerts',
       'compare',
       'config',
+      'episodes',
       'follow',
       'notify',
       'parse',

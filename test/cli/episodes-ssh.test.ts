@@ -145,4 +145,20 @@ describe('episodes over ssh', { timeout: 180_000 }, () => {
     const j = await cli(['episodes', offId, ...where(), '--json']);
     expect(lines(j.stdout)[0]).toMatchObject({ type: 'cli-error', code: 'no-dumps' });
   });
+
+  it('pre-flight and --launch --resume warn that train.py will delete the dumps under logs/root, pins counted', async () => {
+    const pf = await cli(['preflight', ...env.target(), '--config', env.config, '++trial_name=episodes-ssh']);
+    expect(pf.stderr).toMatch(
+      /warning: webgym\/train\.py deletes \S+\/episodes-ssh\/\{rollout,test-rollout\} when it starts: 128 /,
+    );
+    const r = await cli(['--launch', '--resume', runId, ...env.target('AWRL_SIM_SPEED=instant'), '--force'], {
+      XDG_DATA_HOME: data,
+    });
+    expect(r.code, r.stderr.slice(-600)).toBe(0);
+    expect(r.stderr).toMatch(
+      /warning: webgym\/train\.py deletes \S+\/logs\/root\/\S+\/episodes-ssh\/\{rollout,test-rollout\} when it starts: 128 dumped episodes in 8 version directories will be lost \(1 of them pinned here \(safe\); pin one first with: awrl-tui episodes /,
+    );
+    // The resumed trainer is ended here, not left to the checkout's removal (whatever stop finds after).
+    await cli(['stop', runId, ...where(), '--grace', '2']);
+  });
 });

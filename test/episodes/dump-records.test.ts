@@ -21,15 +21,19 @@ const LOG = '/mnt/shared/areal-fileroot/logs/root/exp/trial';
 const group = () =>
   dumpGroup({ logDir: LOG, subdir: 'rollout', tailVersion: 7, headVersion: 5, taskIndex: 41, nSamples: 8, seed: 3 });
 
-/** A listing's answer as the target's script frames it, from the files of a group. */
+/** A listing's answer as the target's script frames it (`head -v` for the heads), from a group's files. */
 function listingOf(files: ReturnType<typeof group>, headBytes = 16384): Buffer {
+  const name = (rel: string) => rel.split('/').pop()!;
   const parts: Buffer[] = [Buffer.from(`L ${LOG}\nV rollout 7\n`)];
   for (const f of files.filter((x) => x.rel.endsWith('.png')))
-    parts.push(Buffer.from(`P rollout 7 ${f.bytes.length} ${f.rel.split('/').pop()}\n`));
-  for (const f of files.filter((x) => x.rel.endsWith('.json'))) {
-    parts.push(Buffer.from(`J rollout 7 ${f.bytes.length} ${f.rel.split('/').pop()}\n`));
-    parts.push(f.bytes.subarray(0, headBytes), Buffer.from('\n'));
-  }
+    parts.push(Buffer.from(`P rollout 7 ${f.bytes.length} ${name(f.rel)}\n`));
+  const records = files.filter((x) => x.rel.endsWith('.json'));
+  for (const f of records) parts.push(Buffer.from(`S rollout 7 ${f.bytes.length} ${name(f.rel)}\n`));
+  parts.push(Buffer.from('H rollout 7\n'));
+  records.forEach((f, i) => {
+    parts.push(Buffer.from(`${i > 0 ? '\n' : ''}==> ${LOG}/${f.rel} <==\n`), f.bytes.subarray(0, headBytes));
+  });
+  parts.push(Buffer.from('\nE\n'));
   return Buffer.concat(parts);
 }
 

@@ -77,7 +77,7 @@ describe('a non-fatal error becomes history', () => {
     expect(errorsOf(r)).toEqual([]);
   });
 
-  it('each error counts its own steps: a second error stays while the first clears', () => {
+  it('the same failure again is one alert counting from its latest occurrence (issue #27: grouped)', () => {
     const r = feed([
       step(1, T0),
       error(T0 + 5 * MIN),
@@ -85,7 +85,10 @@ describe('a non-fatal error becomes history', () => {
       error(T0 + 15 * MIN),
       step(3, T0 + 20 * MIN),
     ]);
-    expect(errorsOf(r)).toEqual(['error:1']);
+    expect(errorsOf(r)).toEqual(['error:0']);
+    expect(r.evaluate(WALL).find((a) => a.id === 'error:0')?.count).toBe(2);
+    r.ingest(step(4, T0 + 30 * MIN), WALL);
+    expect(errorsOf(r)).toEqual([]);
   });
 
   it('a fatal error (no step after it) stays active for hours, with no hang alert beside it, until the restart steps', () => {

@@ -40,7 +40,7 @@ process.stdout.write(o.prelude + o.rows.join('\\r\\n') + '\\r\\nshown\\r\\n');
     const typescript = join(dir, 'outer.bin');
     const inner = `node ${join(dir, 'show.mjs')}; sleep 600`;
     const tmux = `tmux -L ${socket} -f ${join(dir, 'tmux.conf')} new-session -x 80 -y 20 '${inner}'`;
-    const env = { ...process.env, TERM: 'xterm-256color' };
+    const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color' };
     delete env.TMUX;
     // stdin a pipe kept open: script ends its session when its input ends.
     const child = spawn('script', ['-q', '-f', '-c', tmux, typescript], { env, stdio: ['pipe', 'ignore', 'ignore'] });

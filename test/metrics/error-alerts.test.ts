@@ -43,3 +43,64 @@ describe('error alerts', () => {
     expect(t.alerts()).toHaveLength(2);
   });
 });
+
+describe('identical failures are one alert with a count and first/last time', () => {
+  const WF = 'RuntimeError: Workflow execution failed: Omniboxes instance refused the connection';
+  const logged = (time: string): ErrorEvent => ({
+    type: 'error',
+    kind: 'other',
+    message: 'Workflow execution failed: Omniboxes instance refused the connection',
+    detail: tb(WF),
+    time,
+    source: 'rollout',
+  });
+
+  it('28 of them, steps in between: one alert, count 28, time of the first, lastTime of the latest', () => {
+    const t = new ErrorAlertTracker();
+    for (let i = 0; i < 28; i++) {
+      const mm = String(i).padStart(2, '0');
+      t.ingest(logged(`2026-12-01T10:${mm}:00.000`));
+      t.ingest({
+        type: 'step',
+        epoch: 1,
+        epochs: 1,
+        step: i + 1,
+        stepsPerEpoch: 99,
+        globalStep: i + 1,
+        totalSteps: 99,
+        time: `2026-12-01T10:${mm}:30.000`,
+        stats: {},
+      });
+    }
+    expect(t.alerts()).toEqual([
+      expect.objectContaining({
+        id: 'error:0',
+        count: 28,
+        time: '2026-12-01T10:00:00.000',
+        lastTime: '2026-12-01T10:27:00.000',
+      }),
+    ]);
+    expect(t.errorCount).toBe(28);
+    // The run steps past the latest one: the group is history.
+    for (const g of [30, 31])
+      t.ingest({
+        type: 'step',
+        epoch: 1,
+        epochs: 1,
+        step: g,
+        stepsPerEpoch: 99,
+        globalStep: g,
+        totalSteps: 99,
+        time: `2026-12-01T11:${g}:00.000`,
+        stats: {},
+      });
+    expect(t.alerts()).toEqual([]);
+  });
+
+  it('one failure told twice (logged, then uncaught) counts once', () => {
+    const t = new ErrorAlertTracker();
+    t.ingest(err('Training failed with exception: CUDA out of memory', tb(OOM), '2026-12-01T10:00:00.000'));
+    t.ingest(err(OOM, tb(OOM), '2026-12-01T10:00:01.000'));
+    expect(t.alerts()[0].count).toBeUndefined();
+  });
+});

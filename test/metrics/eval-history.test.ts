@@ -2,7 +2,7 @@
 // rules (a round below the previous beyond both intervals; the eval thread crashed or silent for
 // 3 × the median round time), on events parsed from the webgym-shaped fixture and on exact values.
 import { describe, expect, it } from 'vitest';
-import { EvalHistory, evalAlerts, wilson } from '../../src/metrics/eval-history.js';
+import { EvalHistory, evalAlerts, evalRoundLine, wilson } from '../../src/metrics/eval-history.js';
 import { MetricsStore } from '../../src/metrics/store.js';
 import { RunAlerts } from '../../src/health/run-alerts.js';
 import { isoTimeToMs, type EvalEvent, type TrainerEvent } from '../../src/trainer-log/index.js';
@@ -105,5 +105,14 @@ describe('RunAlerts', () => {
     const ra = new RunAlerts(new MetricsStore());
     for (const e of parseAll(evalLog())) ra.ingest(e, 0);
     expect(ra.active.map((a) => a.id)).toEqual(['eval/thread-crashed']);
+  });
+});
+
+describe('evalRoundLine', () => {
+  it("is follow's line for a completed round", () => {
+    const e = parseAll(evalLog()).find((x) => x.type === 'eval' && x.round === 1) as EvalEvent;
+    expect(evalRoundLine(e)).toBe(
+      'eval round 1 done: 46.4% [35.1%, 58.0%] of 69/74 at model step 1 (round 1), 5 failed, 37 min',
+    );
   });
 });

@@ -168,7 +168,14 @@ describe('list script output', () => {
       '@@squeue\t11\tPENDING',
       `@@tails\t${tail}`,
     ].join('\n');
-    const runs = parseListOutput(text);
+    const all = parseListOutput(text);
+    // A run.json cut short (`{`) is listed, unknown, with the reason and what its pid file says.
+    expect(all[0]).toMatchObject({
+      runId: 'junk',
+      state: 'unknown',
+      detail: 'run.json unreadable (cut short or corrupt); its job (job.pid) is not running',
+    });
+    const runs = all.slice(1);
     expect(runs.map((r) => [r.runId, r.state])).toEqual([
       ['r1', 'running'],
       ['r2', 'running'],

@@ -60,6 +60,13 @@ describe('the watch lifecycle', () => {
       true,
     ],
     [
+      'the log replaced (rotated): nothing judged until it holds a record',
+      [{ type: 'follow' }, { type: 'log-reset' }],
+      'following',
+      false,
+    ],
+    ['and its first record', [{ type: 'follow' }, { type: 'log-reset' }, { type: 'record' }], 'following', true],
+    [
       'the target silent while connected',
       [{ type: 'follow' }, { type: 'answering', answering: false }],
       'unobserved',

@@ -8,7 +8,9 @@
 // the built CLI must all give exactly those bytes. Values are written as printed when the printed
 // text is a JSON number (`1.0294e+00`), for every step, the first of its key set too; nan, inf
 // and -inf as the JSON strings "nan", "inf", "-inf" (issue #15: the files were rewritten then, and
-// a check confirmed that those values, null before, were all that changed).
+// a check confirmed that those values, null before, were all that changed). Issue #27: stdout and
+// edge regenerated: a complete error or warning record is finished once records 2 s newer come,
+// so those events moved up towards their place in the file; the same lines, only their order.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -91,7 +91,7 @@ describe('tracebacks', () => {
       expect.objectContaining({
         kind: 'oom',
         source: 'rollout',
-        time: null,
+        time: '2026-04-12T23:28:42.000',
         message:
           'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.92 GiB. GPU 0 has a total capacity of 79.11 GiB',
       }),

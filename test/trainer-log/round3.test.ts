@@ -4,7 +4,12 @@
 // colour, a file of tracebacks only, the local launcher's end, a failure printed twice.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { TrainerLogParser, type ErrorEvent, type TrainerEvent } from '../../src/trainer-log/index.js';
+import {
+  TrainerLogParser,
+  type ErrorEvent,
+  type TrainerEvent,
+  type WarningEvent,
+} from '../../src/trainer-log/index.js';
 import { parseAll } from './helpers.js';
 
 const DIR = new URL('./round3/', import.meta.url).pathname;
@@ -70,13 +75,13 @@ describe('a traceback after a WARNING is decided by its first frame', () => {
 
   it('multi-line warnings with exc_info stay warnings with or without colour; the crash after them is the one error', () => {
     for (const evs of readings(read('multiline-warnings.log'))) {
-      const warned = evs.filter((e) => e.type === 'warning' && e.kind === 'other');
+      const warned = evs.filter((e): e is WarningEvent => e.type === 'warning' && e.kind === 'other');
       expect(warned.map((e) => e.message)).toEqual([
         'Reward computation failed for task math_0:',
         'Reward computation failed for task math_1:',
       ]);
       for (const w of warned) {
-        const detail = (w as { detail?: string }).detail ?? '';
+        const detail = w.detail ?? '';
         expect(detail).toMatch(/^prompt: solve it\nresponse: 12\nTraceback/);
         expect(detail).toContain('ValueError: No gold targets found');
       }
@@ -120,5 +125,60 @@ describe('`docker logs -t` captures (an RFC 3339 time before every line)', () =>
     const want = parseAll(text);
     expect(want.length).toBeGreaterThan(2);
     expect(parseAll(stamped(text))).toEqual(want);
+  });
+});
+
+describe('one failure told twice', () => {
+  it("an engine failure printed (print_exc) and then logged with format_exc() is one error; webgym's printed [TRAJ_NONE] copy is none", () => {
+    for (const evs of readings(read('printed-twice.log'))) {
+      expect(errors(evs).map((e) => [e.message, e.time])).toEqual([
+        [
+          "Engine method 'rollout_batch' failed: CUDA error: an illegal memory access was encountered",
+          '2026-04-13T11:00:00.000',
+        ],
+      ]);
+      const warned = evs.filter((e): e is WarningEvent => e.type === 'warning');
+      expect(warned.map((e) => e.message.slice(0, 26))).toEqual([
+        '[TRAJ_NONE] task=webgym_0 ',
+        '[TRAJ_NONE] task=webgym_1 ',
+      ]);
+    }
+  });
+
+  it('a different traceback printed before a logged error stays an error of its own, in file order', () => {
+    const text = read('printed-twice.log').replace(
+      /^RuntimeError: CUDA error: an illegal memory access was encountered$/m,
+      'ValueError: an earlier failure',
+    );
+    expect(errors(parseAll(text)).map((e) => e.message)).toEqual([
+      'ValueError: an earlier failure',
+      "Engine method 'rollout_batch' failed: CUDA error: an illegal memory access was encountered",
+    ]);
+  });
+});
+
+describe("SGLang's own lines", () => {
+  it('carry their time: the OOM its scheduler logs is dated, and comes before what it causes (file order)', () => {
+    for (const evs of readings(read('sglang-oom.log'))) {
+      const kinds = evs.map((e) => [e.type, e.time]);
+      expect(kinds).toEqual([
+        ['error', '2026-04-13T12:00:07.000'],
+        ['warning', '2026-04-13T12:00:09.500'],
+      ]);
+      expect(errors(evs)[0]).toMatchObject({ kind: 'oom', source: 'rollout' });
+    }
+  });
+});
+
+describe('a complete record is finished by time too', () => {
+  it("a quiet worker's error is told when records 2 s newer come, not at its writer's next line", () => {
+    const p = new TrainerLogParser();
+    const lines = read('sglang-oom.log').split(/(?<=\n)/);
+    // Up to the last rollout line: the traceback could still go on (a chained one).
+    const before = lines.slice(0, -1).flatMap((l) => p.push(Buffer.from(l)));
+    expect(before).toEqual([]);
+    // The controller's record 2.5 s after the OOM: the OOM is told now, before that record's events.
+    const now = p.push(Buffer.from(lines[lines.length - 1]));
+    expect(now.map((e) => [e.type, e.time])).toEqual([['error', '2026-04-13T12:00:07.000']]);
   });
 });

@@ -386,21 +386,30 @@ describe('overrides that cannot be taken (dead end 2)', () => {
         10_000,
       );
       expect(marked).toMatch(/Overrides ─+ 1 ─/);
-      // x on a key row the override does not set says why and removes nothing.
+      const selected = () =>
+        waitForFrame(
+          r,
+          () =>
+            r.screen
+              .lines()
+              .some(
+                (l, row) =>
+                  l.includes('1. no_such_section.key=1') && r.screen.cell(row, l.indexOf('1. no_such')).inverse,
+              ),
+          'the override selected',
+        );
+      // The cursor goes to the override just added (issue #32), wherever it was in the tree.
+      await selected();
+      // x on a key row the override does not set says why, and where the overrides are, and removes nothing.
+      r.stdin.write('k');
       r.stdin.write('x');
-      await waitForFrame(r, (x) => x.includes('x: no override sets the selected key'), 'the reason');
-      // Past the last key the cursor is on the overrides list: the override is selected, x removes it.
-      for (let i = 0; i < 40; i++) r.stdin.write('\u001B[6~'); // PgDn
       await waitForFrame(
         r,
-        () =>
-          r.screen
-            .lines()
-            .some(
-              (l, row) => l.includes('1. no_such_section.key=1') && r.screen.cell(row, l.indexOf('1. no_such')).inverse,
-            ),
-        'the override selected',
+        (x) => x.includes('x: no override sets the selected key; the 1 override(s) are listed after the last key'),
+        'the reason',
       );
+      r.stdin.write('j');
+      await selected();
       r.stdin.write('x');
       await waitForFrame(
         r,

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { EvalHistory } from '../../src/metrics/eval-history.js';
 import { evalLines, sparkline, type EvalPanelProps } from '../../src/ui/panels/eval.js';
 import { lineText } from '../../src/ui/lines.js';
+import { wandbLine } from '../../src/ui/screens/eval.js';
+import { headerLines } from '../../src/ui/panels/header.js';
 import { textCells } from '../../src/ui/text-width.js';
 import { parseAll } from '../trainer-log/helpers.js';
 import { evalLog } from '../trainer-log/eval-log.js';
@@ -78,5 +80,56 @@ describe('eval panel', () => {
   it('draws a round of reward r at height round(7r), newest at the right, within the width', () => {
     expect(sparkline([0, 0.5, 1, Number.NaN, 0.14], 10)).toBe('▁▅█ ▂');
     expect(sparkline([0, 0.5, 1], 2)).toBe('▅█');
+  });
+});
+
+describe('the wandb run on the Eval screen and in the dashboard header', () => {
+  const url = 'https://wandb.ai/webgym/rl/runs/exp_trial0_2026_05_25_12_00_00';
+
+  it('is the URL, the offline dir with its upload command, or a note that the log has none', () => {
+    expect(lineText(wandbLine({ url, from: 'log' }))).toBe(`wandb ${url}`);
+    expect(
+      lineText(
+        wandbLine({
+          url: null,
+          from: 'log',
+          offline: { dir: '/fr/logs/u/e/t/wandb/offline-run-x', sync: 'wandb sync /fr/logs/u/e/t/wandb/offline-run-x' },
+        }),
+      ),
+    ).toBe(
+      'wandb offline: run data in /fr/logs/u/e/t/wandb/offline-run-x; upload it with: wandb sync /fr/logs/u/e/t/wandb/offline-run-x',
+    );
+    expect(lineText(wandbLine(undefined))).toBe("wandb: no run in this run's log (disabled, or not started yet)");
+  });
+
+  it('ends the header second line where the whole URL fits, and is left out where it does not', () => {
+    const p = {
+      runId: 'r-20260525-120000-abcd',
+      target: 'h',
+      connection: { state: 'ready' as const },
+      runState: 'running' as const,
+      figures: {
+        step: 12,
+        totalSteps: 640,
+        epoch: 1,
+        epochs: 10,
+        startedAt: null,
+        lastStepAt: null,
+        etaS: null,
+        stepTimeS: null,
+        episodesPerS: null,
+        trainTokensPerS: null,
+        rolloutWaitS: null,
+      },
+      connectionAt: 0,
+      now: 0,
+      wandbUrl: url,
+    };
+    expect(lineText(headerLines({ ...p, width: 200 })[1])).toBe(
+      `step 12/640  epoch 1/10  elapsed —  ETA —  last step — │ wandb ${url}`,
+    );
+    expect(lineText(headerLines({ ...p, width: 100 })[1])).toBe(
+      'step 12/640  epoch 1/10  elapsed —  ETA —  last step —',
+    );
   });
 });

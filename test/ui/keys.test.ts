@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BINDINGS, bindingFor, hintLine, keyLabel, keyName } from '../../src/ui/bindings.js';
+import { act } from '../../src/ui/binding-keys.js';
+import { StaticSession } from '../../src/session/static-session.js';
 import { lineText } from '../../src/ui/lines.js';
 import { helpRows } from '../../src/ui/screens/help.js';
 import { initialUiState, reduceKey, type KeyContext, type KeyInfo, type UiState } from '../../src/ui/ui-state.js';
@@ -31,7 +33,7 @@ function typeText(s: UiState, text: string) {
 }
 
 describe('screen switching', () => {
-  it('1-5 and Tab/Shift-Tab', () => {
+  it('1-6 and Tab/Shift-Tab', () => {
     const s = initialUiState('runs');
     expect(press(s, '2').state.screen).toBe('dashboard');
     expect(press(s, '3').state.screen).toBe('config');
@@ -39,7 +41,8 @@ describe('screen switching', () => {
     expect(press(s, '5').state.screen).toBe('eval');
     expect(press(press(s, '4').state, '1').state.screen).toBe('runs');
     expect(press(s, '', { tab: true }).state.screen).toBe('dashboard');
-    expect(press(s, '', { tab: true, shift: true }).state.screen).toBe('eval');
+    expect(press(s, '6').state.screen).toBe('health');
+    expect(press(s, '', { tab: true, shift: true }).state.screen).toBe('health');
   });
   it('? opens help and any key closes it without acting', () => {
     const h = press(initialUiState(), '?').state;
@@ -89,12 +92,12 @@ describe('runs screen', () => {
     s = press(s, 'k').state;
     const r = press(s, '', { return: true });
     expect(r.state.screen).toBe('dashboard');
-    expect(r.effects).toEqual([{ kind: 'selectRun', runId: 'run-b' }]);
+    expect(r.effects).toEqual([act.selectRun('run-b')]);
   });
   it('s asks before stopping', () => {
     const asked = press(initialUiState('runs'), 's');
     expect(asked.effects).toEqual([]);
-    expect(press(asked.state, 'y').effects).toEqual([{ kind: 'stop', runId: 'run-a' }]);
+    expect(press(asked.state, 'y').effects).toEqual([act.stopRun('run-a')]);
   });
 });
 
@@ -133,22 +136,19 @@ describe('config screen', () => {
   it('Enter edits a leaf with a live draft; Enter commits; Ctrl-g cancels', () => {
     let s = initialUiState('config');
     const open = press(s, '', { return: true });
-    expect(open.effects).toEqual([{ kind: 'draft', draft: { key: 'seed', text: '1' } }]);
+    expect(open.effects).toEqual([act.setDraft({ key: 'seed', text: '1' })]);
     s = press(open.state, '', { backspace: true }).state;
     const typed = typeText(s, '42');
-    expect(typed.effects).toEqual([{ kind: 'draft', draft: { key: 'seed', text: '42' } }]);
+    expect(typed.effects).toEqual([act.setDraft({ key: 'seed', text: '42' })]);
     const commit = press(typed.state, '', { return: true });
-    expect(commit.effects).toEqual([
-      { kind: 'setValue', key: 'seed', text: '42' },
-      { kind: 'draft', draft: null },
-    ]);
+    expect(commit.effects).toEqual([act.setValue('seed', '42'), act.setDraft(null)]);
     const cancel = press(typed.state, 'g', { ctrl: true });
-    expect(cancel.effects).toEqual([{ kind: 'draft', draft: null }]);
+    expect(cancel.effects).toEqual([act.setDraft(null)]);
   });
   it('Enter on a section does nothing; x removes the override that sets the row', () => {
     const onSection = { ...initialUiState('config'), configCursor: 1 };
     expect(press(onSection, '', { return: true }).effects).toEqual([]);
-    expect(press({ ...onSection, configCursor: 2 }, 'x').effects).toEqual([{ kind: 'removeOverride', index: 1 }]);
+    expect(press({ ...onSection, configCursor: 2 }, 'x').effects).toEqual([act.removeOverride(1)]);
     expect(press({ ...onSection, configCursor: 0 }, 'x').effects).toEqual([]);
   });
   it('G / End jump past the whole tree to the overrides list, so x can remove one that names no key', () => {
@@ -157,7 +157,7 @@ describe('config screen', () => {
     const end = press(atTop, 'G', {}, withOverrides).state;
     expect(end.configCursor).toBe(ctx.configRows.length);
     expect(press(atTop, '', { end: true }, withOverrides).state.configCursor).toBe(ctx.configRows.length);
-    expect(press(end, 'x', {}, withOverrides).effects).toEqual([{ kind: 'removeOverride', index: 1 }]);
+    expect(press(end, 'x', {}, withOverrides).effects).toEqual([act.removeOverride(1)]);
     // With no override, the last key.
     expect(press(atTop, 'G').state.configCursor).toBe(ctx.configRows.length - 1);
   });
@@ -165,20 +165,20 @@ describe('config screen', () => {
     const two: KeyContext = { ...ctx, overrides: ['nosuch=1', 'seed=[1'] };
     const onLast = { ...initialUiState('config'), configCursor: ctx.configRows.length + 1 };
     const r = press(onLast, 'x', {}, two);
-    expect(r.effects).toEqual([{ kind: 'removeOverride', index: 2 }]);
+    expect(r.effects).toEqual([act.removeOverride(2)]);
     const one: KeyContext = { ...ctx, overrides: ['nosuch=1'] };
-    expect(press(r.state, 'x', {}, one).effects).toEqual([{ kind: 'removeOverride', index: 1 }]);
+    expect(press(r.state, 'x', {}, one).effects).toEqual([act.removeOverride(1)]);
   });
   it('+ types an override and adds it', () => {
     const s = press(initialUiState('config'), '+').state;
     const r = press(typeText(s, '++seed=3').state, '', { return: true });
-    expect(r.effects).toEqual([{ kind: 'addOverride', text: '++seed=3' }]);
+    expect(r.effects).toEqual([act.addOverride('++seed=3')]);
   });
   it('L asks with the argv and runs the pre-flight; y launches only after a clean one; with errors y only closes', () => {
     const asked = press(initialUiState('config'), 'L');
     expect(asked.state.confirm).toEqual({ kind: 'launch' });
-    expect(asked.effects).toEqual([{ kind: 'preflight' }]);
-    expect(press(asked.state, 'y', {}, { ...ctx, preflight: 'ok' }).effects).toEqual([{ kind: 'launch' }]);
+    expect(asked.effects).toEqual([act.runPreflight()]);
+    expect(press(asked.state, 'y', {}, { ...ctx, preflight: 'ok' }).effects).toEqual([act.launch(undefined)]);
     // While the pre-flight runs, y waits (the confirmation stays open).
     const waiting = press(asked.state, 'y', {}, { ...ctx, preflight: 'running' });
     expect(waiting.effects).toEqual([]);
@@ -193,18 +193,18 @@ describe('config screen', () => {
     expect(y.effects).toEqual([]);
     expect(y.state.confirm).toEqual({ kind: 'launch' });
     const skip = press(asked, 'S', {}, blocked);
-    expect(skip.effects).toEqual([{ kind: 'launch', skipPreflight: true }]);
+    expect(skip.effects).toEqual([act.launch({ skipPreflight: true })]);
     expect(skip.state.confirm).toBeNull();
     expect(press(asked, 'S', {}, { ...ctx, preflight: 'ok' }).effects).toEqual([]);
     // S before the pre-flight has answered neither launches nor closes.
     const early = press(asked, 'S', {}, { ...ctx, preflight: 'running' });
     expect(early.effects).toEqual([]);
     expect(early.state.confirm).toEqual({ kind: 'launch' });
-    expect(press(asked, 'p', {}, blocked).effects).toEqual([{ kind: 'preflight' }]);
+    expect(press(asked, 'p', {}, blocked).effects).toEqual([act.runPreflight()]);
     expect(press(asked, 'n', {}, blocked).state.confirm).toBeNull();
   });
   it('p on the Config screen runs the pre-flight on demand', () => {
-    expect(press(initialUiState('config'), 'p').effects).toEqual([{ kind: 'preflight' }]);
+    expect(press(initialUiState('config'), 'p').effects).toEqual([act.runPreflight()]);
     expect(press(initialUiState('config'), 'p', {}, { ...ctx, preflight: 'running' }).effects).toEqual([]);
   });
 });
@@ -216,13 +216,13 @@ describe('leftovers after a run ended', () => {
       press(initialUiState('dashboard'), 'o', {}, { ...ctx, selectedRun: { id: 'r1', ended: false } }).effects,
     ).toEqual([]);
     const r = press(initialUiState('dashboard'), 'o', {}, ended);
-    expect(r.effects).toEqual([{ kind: 'checkLeftovers', runId: 'r1' }]);
+    expect(r.effects).toEqual([act.checkLeftovers('r1')]);
     expect(r.state.confirm).toEqual({ kind: 'leftovers', runId: 'r1' });
   });
   it('y stops only when tagged processes were found; otherwise any key closes', () => {
     const open = press(initialUiState('dashboard'), 'o', {}, ended).state;
     expect(press(open, 'y', {}, { ...ended, leftovers: { phase: 'found', tagged: 1 } }).effects).toEqual([
-      { kind: 'stopLeftovers', runId: 'r1' },
+      act.stopLeftovers('r1'),
     ]);
     const none = press(open, 'y', {}, { ...ended, leftovers: { phase: 'found', tagged: 0 } });
     expect(none.effects).toEqual([]);
@@ -259,10 +259,10 @@ describe('log pane view and the Runs screen leftover check', () => {
     const c = { ...ctx, endedRuns: new Set(['run-b']) };
     expect(press(initialUiState('runs'), 'o', {}, c).effects).toEqual([]);
     const r = press({ ...initialUiState('runs'), runsCursor: 1 }, 'o', {}, c);
-    expect(r.effects).toEqual([{ kind: 'checkLeftovers', runId: 'run-b' }]);
+    expect(r.effects).toEqual([act.checkLeftovers('run-b')]);
     expect(r.state.confirm).toEqual({ kind: 'leftovers', runId: 'run-b' });
     expect(press(r.state, 'y', {}, { ...c, leftovers: { phase: 'found', tagged: 2 } }).effects).toEqual([
-      { kind: 'stopLeftovers', runId: 'run-b' },
+      act.stopLeftovers('run-b'),
     ]);
   });
 });
@@ -375,5 +375,21 @@ describe('config find', () => {
     expect(s.configCursor).toBe(2);
     expect(press(s, '', { return: true }).state.configCursor).toBe(2);
     expect(press(s, 'c', { ctrl: true }).state.configCursor).toBe(0);
+  });
+});
+
+describe('effects are session actions', () => {
+  it('an effect is an action of SessionActions by name, with its arguments: the session has each one', () => {
+    expect(act.stopRun('r1')).toEqual({ kind: 'stopRun', args: ['r1'] });
+    expect(act.launch({ skipPreflight: true })).toEqual({ kind: 'launch', args: [{ skipPreflight: true }] });
+    const actions = new StaticSession().actions as unknown as Record<string, unknown>;
+    for (const e of [
+      act.selectRun('a'),
+      act.refreshRuns(),
+      act.setDraft(null),
+      act.runPreflight(),
+      act.stopLeftovers('a'),
+    ])
+      expect(typeof actions[e.kind], e.kind).toBe('function');
   });
 });

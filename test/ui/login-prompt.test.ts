@@ -52,7 +52,7 @@ describe('the login prompt dialog', () => {
       ['r'],
       ['', { return: true }],
     ]);
-    expect(r.effects).toEqual([{ kind: 'answerLogin', answer: '1qr' }]);
+    expect(r.effects).toEqual([{ kind: 'answerLogin', args: ['1qr'] }]);
     expect(r.state.loginText).toBe('');
     expect(r.state.screen).toBe('runs');
   });
@@ -60,7 +60,7 @@ describe('the login prompt dialog', () => {
   it('Esc and Ctrl-c decline (the target stays disconnected), never quit', () => {
     for (const key of [{ escape: true }, { ctrl: true }]) {
       const r = keys({ ...initialUiState('runs'), loginText: '12' }, [[key.ctrl ? 'c' : '', key]]);
-      expect(r.effects).toEqual([{ kind: 'answerLogin', answer: null }]);
+      expect(r.effects).toEqual([{ kind: 'answerLogin', args: [null] }]);
       expect(r.state.loginText).toBe('');
     }
   });

@@ -31,6 +31,8 @@ export interface HeaderProps {
   rayBringUp?: string;
   /** A hang alert stands: the watch's stall rules (src/health) say no step is coming. */
   hung?: boolean;
+  /** wandb's run URL (the log's banner), shown after the step figures where the line has room. */
+  wandbUrl?: string;
   /** Columns: in a narrow terminal the run id is cut in its middle and the least useful figures
    *  are left out, so the run state and the age of the last step stay on screen. */
   width?: number;
@@ -141,7 +143,12 @@ export function headerLines(p: HeaderProps): Line[] {
   while (parts.length && fixed + parts.join('').length > width) parts.shift();
   const second: Line = p.rayBringUp
     ? [{ t: fit(p.rayBringUp, width === Infinity ? p.rayBringUp.length : width), c: 'warn', bold: true }]
-    : [{ t: step, bold: true }, { t: `${parts.join('')}  last step ` }, age];
+    : [
+        { t: step, bold: true },
+        { t: `${parts.join('')}  last step ` },
+        age,
+        ...wandbSegs(p.wandbUrl, fixed + parts.join('').length, width),
+      ];
   return [
     [
       { t: id, bold: true },
@@ -155,6 +162,15 @@ export function headerLines(p: HeaderProps): Line[] {
       ...(reading ? [{ t: reading, c: 'warn' as const }] : []),
     ],
     second,
+  ];
+}
+
+/** `  │ wandb URL` after the step figures, when all of it fits (a cut URL is no link). */
+function wandbSegs(url: string | undefined, used: number, width: number): Seg[] {
+  if (url === undefined || used + 3 + 6 + url.length > width) return [];
+  return [
+    { t: ' │ wandb ', c: 'dim' },
+    { t: url, c: 'accent' },
   ];
 }
 

@@ -1,20 +1,12 @@
 // The dashboard of one run as lines: header, panels laid out by dashboardLayout, a footer.
 // Pure; the App memoises it on the session version, the size and the view options.
 import { hintLine, type Binding } from '../bindings.js';
-import { bucketMean } from '../chart.js';
 import { dashboardLayout, type PanelId } from '../layout.js';
 import { frame, hstack, type Line } from '../lines.js';
-import { alertsLines } from '../panels/alerts.js';
-import { gpuLines } from '../panels/gpu.js';
 import { headerLines } from '../panels/header.js';
-import { logPaneLines } from '../panels/log.js';
-import { rewardLines } from '../panels/reward.js';
-import { stalenessLines, stalenessPropsFrom } from '../panels/staleness.js';
-import { throughputLines, throughputPhasesFrom } from '../panels/throughput.js';
+import { panel } from '../panels/registry.js';
 import { isHangAlert } from '../../health/run-alerts.js';
-import { STEP_TIME_SERIES, type RunView } from '../../session/types.js';
-import { indexPoints, panelOverlay } from '../panels/baseline-overlay.js';
-import { SMOOTHING_WEIGHTS } from '../../metrics/ema.js';
+import type { RunView } from '../../session/types.js';
 
 export interface DashboardUi {
   zoom: PanelId | null;
@@ -27,104 +19,6 @@ export interface DashboardUi {
   logWrap?: boolean;
   /** Index into SMOOTHING_WEIGHTS (`s` cycles it; 0: off). */
   smoothing?: number;
-}
-
-function panelLines(
-  id: PanelId,
-  run: RunView,
-  ui: DashboardUi,
-  width: number,
-  height: number,
-  colors: boolean,
-): Line[] {
-  const s = run.series;
-  const points = Math.max(2, width - 8);
-  const smoothing = SMOOTHING_WEIGHTS[ui.smoothing ?? 0] ?? 0;
-  switch (id) {
-    case 'reward': {
-      const reward = s.downsample('rollout/reward', points);
-      const overlay = panelOverlay(
-        run,
-        { key: 'rollout/reward', name: 'reward', own: () => indexPoints(reward), smoothing },
-        width,
-        colors,
-      );
-      const hasEval = s.latest('test_rollout/trajectory/reward') !== null;
-      return rewardLines(
-        {
-          reward,
-          stepsPerPoint: reward.length ? s.stepCount / reward.length : 1,
-          latest: s.latest('rollout/reward'),
-          difficulty: ui.showDifficulty
-            ? {
-                easy: s.downsample('rollout/easy/reward', points),
-                medium: s.downsample('rollout/medium/reward', points),
-                hard: s.downsample('rollout/hard/reward', points),
-              }
-            : null,
-          evalReward: hasEval ? s.downsample('test_rollout/trajectory/reward', points) : null,
-          latestEval: s.latest('test_rollout/trajectory/reward'),
-          overlay,
-        },
-        width,
-        height,
-        colors,
-      );
-    }
-    case 'staleness': {
-      const props = stalenessPropsFrom(s, run.offpolicyBudget, points);
-      // The overlay draws the off-policy gap's average of both runs (the budget as a reference).
-      const overlay =
-        props.seriesOf === 'theta'
-          ? null
-          : panelOverlay(
-              run,
-              {
-                key: 'staleness/gap/offpolicy_avg',
-                name: 'staleness',
-                own: () => indexPoints(props.avg),
-                smoothing,
-                reference: run.offpolicyBudget,
-                min: 0,
-              },
-              width,
-              colors,
-            );
-      return stalenessLines({ ...props, overlay }, width, height, colors);
-    }
-    case 'throughput': {
-      const f = run.figures;
-      const phases = throughputPhasesFrom(s, f.phases);
-      const stepTimes = f.stepTimes ? bucketMean(f.stepTimes, points) : s.downsample(STEP_TIME_SERIES, points);
-      const overlay = panelOverlay(
-        run,
-        { key: STEP_TIME_SERIES, name: 'step time', own: () => indexPoints(stepTimes), smoothing, min: 0 },
-        width,
-        colors,
-      );
-      return throughputLines(
-        {
-          stepTimes,
-          stepTimeS: f.stepTimeS,
-          episodesPerS: f.episodesPerS,
-          trainTokensPerS: f.trainTokensPerS,
-          rolloutWaitS: f.rolloutWaitS,
-          phases,
-          overlay,
-        },
-        width,
-        height,
-        colors,
-      );
-    }
-    case 'gpu':
-      return gpuLines({ nodes: run.gpus, memory: run.memory }, width, height);
-    case 'alerts':
-      // Zoomed, each alert is shown whole (wrapped), not cut to a line.
-      return alertsLines(run.alerts, width, height, run.alertHistory, ui.zoom === 'alerts');
-    case 'log':
-      return logPaneLines(run, ui, width, height);
-  }
 }
 
 /** The header (2 lines): changes with the clock, so it is drawn apart from the panels. */
@@ -145,6 +39,7 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
         ...(run.history ? { history: run.history } : {}),
         rayBringUp: run.rayBringUp,
         hung: run.alerts.some(isHangAlert),
+        ...(run.wandb?.url ? { wandbUrl: run.wandb.url } : {}),
       })
     : [[{ t: 'No run selected: open one from Runs (1) or start one from Config (3).', c: 'dim' }], ''];
 }
@@ -187,7 +82,7 @@ export function dashboardBody(
   const out: Line[] = [];
   for (const row of layout.rows) {
     const parts = row.cols.map((c) => ({
-      lines: frame(panelLines(c.id, run, ui, c.width, row.height, colors), c.width, row.height),
+      lines: frame(panel(c.id).lines(run, ui, c.width, row.height, colors), c.width, row.height),
       width: c.width,
     }));
     out.push(...hstack(parts, row.height));

@@ -5,6 +5,7 @@ import { BINDINGS, keyLabel, type Scope } from '../bindings.js';
 import { cell, wrap } from '../format.js';
 import { textCells } from '../text-width.js';
 import { titleLine, type Line } from '../lines.js';
+import { rlHealthDefinitions } from './rl-health.js';
 
 // The key column is as wide as the longest label plus a gap, so "↑ ↓ k j PgUp PgDn" never runs into its text.
 const KEY_COL = Math.max(17, ...BINDINGS.map((b) => textCells(keyLabel(b)) + 1));
@@ -15,6 +16,7 @@ const SCOPE_TITLES: Record<Scope, string> = {
   log: 'log',
   config: 'config',
   eval: 'eval',
+  health: 'RL health',
   help: 'help',
   history: 'alert history',
   launch: 'launch confirmation',
@@ -23,8 +25,9 @@ const SCOPE_TITLES: Record<Scope, string> = {
   login: "a server's login prompt",
 };
 
-/** Every row of the help below its title, for `width` columns. */
-export function helpRows(width: number): Line[] {
+/** Every row of the help below its title, for `width` columns; `rlHealth`: opened on the RL health
+ *  screen, whose figures' definitions follow the keys. */
+export function helpRows(width: number, rlHealth = false): Line[] {
   // Each place once, in the table's order of first appearance.
   const groups = new Map<string, (typeof BINDINGS)[number][]>();
   for (const b of BINDINGS) {
@@ -41,16 +44,23 @@ export function helpRows(width: number): Line[] {
         out.push([{ t: '  ' + cell(i === 0 ? keyLabel(b) : '', KEY_COL), bold: true }, { t: part }]),
       );
   }
+  if (!rlHealth) return out;
+  // What the RL health screen's figures mean (issue #32: each figure's definition on `?`).
+  out.push([{ t: 'RL health figures (6)', c: 'accent', bold: true }]);
+  for (const d of rlHealthDefinitions())
+    wrap(`${d.label}: ${d.definition} (${d.source})`, Math.max(10, width - 6)).forEach((part, i) =>
+      out.push(i === 0 ? `  ${part}` : `    ${part}`),
+    );
   return out;
 }
 
 /** How far the help can scroll in `height` rows (title and footer included). */
-export function helpScrollMax(width: number, height: number): number {
-  return Math.max(0, helpRows(width).length - Math.max(1, height - 2));
+export function helpScrollMax(width: number, height: number, rlHealth = false): number {
+  return Math.max(0, helpRows(width, rlHealth).length - Math.max(1, height - 2));
 }
 
-export function helpLines(width: number, height = Infinity, scroll = 0): Line[] {
-  const rows = helpRows(width);
+export function helpLines(width: number, height = Infinity, scroll = 0, rlHealth = false): Line[] {
+  const rows = helpRows(width, rlHealth);
   const room = Math.max(1, height - 2);
   if (rows.length <= room)
     return [titleLine('Help — keys', width), ...rows, [{ t: 'Press any key to close.', c: 'dim' }]];

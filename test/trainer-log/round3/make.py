@@ -202,11 +202,15 @@ def rollout_batch():
     raise RuntimeError("CUDA error: an illegal memory access was encountered")
 
 
-try:
-    rollout_batch()
-except Exception as e:
-    out.write(traceback.format_exc())
-    logger("EngineBP", out).error(f"Engine method 'rollout_batch' failed: {e}\n{traceback.format_exc()}")
+def call(method):
+    try:
+        return method()
+    except Exception as e:
+        out.write(traceback.format_exc())
+        logger("EngineBP", out).error(f"Engine method '{method.__name__}' failed: {e}\n{traceback.format_exc()}")
+
+
+call(rollout_batch)
 CLOCK[0] = "20260413-11:00:01.000"
 logger("EngineBP", out).info("Handled call update_weights")
 
@@ -215,14 +219,58 @@ def run_episode():
     raise ConnectionError("Omniboxes instance 10.0.0.7:9000 refused the connection")
 
 
-for k in range(2):
-    CLOCK[0] = f"20260413-11:00:0{k + 2}.000"
+def arun_episode(k):
     try:
-        run_episode()
+        return run_episode()
     except Exception as e:
         msg = f"[TRAJ_NONE] task=webgym_{k} trajectory is None: {e}\n{traceback.format_exc()[-1500:]}"
         logger("WebGymWorkflow", out).warning(msg)
         out.write(msg + "\n")
+
+
+for k in range(2):
+    CLOCK[0] = f"20260413-11:00:0{k + 2}.000"
+    arun_episode(k)
 CLOCK[0] = "20260413-11:00:09.000"
 logger("EngineBP", out).info("Handled call rollout_batch")
 save("printed-twice.log", out.getvalue())
+
+# 6. SGLang's own lines carry their time (sglang/srt/utils.py configure_logger: "[%(asctime)s%(prefix)s]
+# %(message)s", datefmt "%Y-%m-%d %H:%M:%S", prefix " TP0" with tensor parallelism). The scheduler
+# logs `Scheduler hit an exception: {traceback}` (the OOM that starts a cascade), behind merged.log's
+# `[rollout] ` tag, among AReaL's records.
+class SGLangFormatter(logging.Formatter):
+    def __init__(self):
+        super().__init__("[%(stamp)s TP0] %(message)s")
+
+    def formatMessage(self, record):
+        record.stamp = CLOCK[0]
+        return super().formatMessage(record)
+
+
+sg_out = io.StringIO()
+sg = logging.Logger("sglang.srt.managers.scheduler")
+h = logging.StreamHandler(sg_out)
+h.setFormatter(SGLangFormatter())
+sg.addHandler(h)
+
+
+def forward_batch():
+    raise MemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.")
+
+
+CLOCK[0] = "2026-04-13 12:00:00"
+sg.info("Prefill batch. #new-seq: 4, #new-token: 8192")
+CLOCK[0] = "2026-04-13 12:00:07"
+try:
+    forward_batch()
+except MemoryError:
+    sg.error(f"Scheduler hit an exception: {traceback.format_exc()}".replace("MemoryError:", "torch.OutOfMemoryError:"))
+out = io.StringIO()
+CLOCK[0] = "20260413-11:59:59.000"
+logger("RemoteInfEngine", out).info("Server ready")
+for line in sg_out.getvalue().splitlines():
+    out.write("[rollout] " + line + "\n")
+CLOCK[0] = "20260413-12:00:09.500"
+logger("HTTPUtils", out).warning("HTTP request to http://10.0.0.7:30000/generate failed with ServerDisconnectedError")
+save("sglang-oom.log", out.getvalue())
