@@ -5,7 +5,7 @@
 import ssh2, { type Client } from 'ssh2';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
-import type { OpenTransportOptions } from './options.js';
+import type { AnswerLogin, OpenTransportOptions } from './options.js';
 
 const { utils } = ssh2;
 import type { SshSettings } from './ssh-config.js';
@@ -22,6 +22,9 @@ export interface ConnectContext {
   /** The transport was connected before: this attempt reconnects, and asks no person (a server's
    *  keyboard-interactive questions are answered once per connection). */
   connectedOnce: boolean;
+  /** This attempt was asked for by the person (`loginAgain`): its questions go here, even on a
+   *  reconnect. */
+  personAnswer?: AnswerLogin;
 }
 
 export interface Chain {
@@ -172,8 +175,8 @@ function connectOne(s: SshSettings, ctx: ConnectContext, sock?: Duplex, jumpHost
       const keyboard = new KeyboardLogin({
         target: s.name,
         user: s.user,
-        answer: ctx.opts.answerLogin,
-        reconnect: ctx.connectedOnce,
+        answer: ctx.personAnswer ?? ctx.opts.answerLogin,
+        reconnect: ctx.connectedOnce && !ctx.personAnswer,
         facts,
         fail,
       });

@@ -2,7 +2,8 @@
 // interactive: on clusters that ask for a second factor after the key (a one-time code, a push),
 // the server's prompts go to where a person is (OpenTransportOptions.answerLogin), on the first
 // connection only. A reconnect that meets the prompt again, or a command with no one to answer,
-// fails at once with `login-needs-person`: never a silent retry that could lock the account.
+// fails at once with `login-needs-person`: never a silent retry that could lock the account. Only
+// the person asks again (SshTransport.loginAgain, the cockpit's `r`): one attempt, its prompts to them.
 import { ConnectFailure, type ConnectFacts } from './connect-failure.js';
 import type { AnswerLogin, LoginQuestion } from './options.js';
 

@@ -14,7 +14,7 @@ import type {
   FollowOptions,
   Transport,
 } from './transport.js';
-import type { OpenTransportOptions } from './options.js';
+import type { AnswerLogin, OpenTransportOptions } from './options.js';
 import { resolveChain, type SshSettings } from './ssh-config.js';
 import { connectChain, type Chain, type ConnectContext } from './ssh-connect.js';
 import { ConnectFailure } from './connect-failure.js';
@@ -40,6 +40,9 @@ export class SshTransport implements Transport {
    *  timeout), so the drop settles them itself. */
   private readonly openChannels = new WeakMap<Chain, Set<() => void>>();
   private heardAt: number | null = null;
+  /** A reconnect met a login that needs a person: `loginAgain` may try once more (the person asked). */
+  private loginNeeded = false;
+  private relogging: Promise<void> | null = null;
   private readonly heard = (): void => {
     this.heardAt = Date.now();
   };
@@ -145,10 +148,48 @@ export class SshTransport implements Transport {
       } catch (err) {
         lastError = (err as Error).message;
         if (err instanceof ConnectFailure && err.fatal) {
+          this.loginNeeded = err.kind === 'login-needs-person';
           this.setState({ state: 'failed', reason: lastError });
           return;
         }
       }
+    }
+  }
+
+  get needsLogin(): boolean {
+    return this.loginNeeded;
+  }
+
+  loginAgain(answer: AnswerLogin): Promise<void> {
+    if (!this.loginNeeded || this.closing) return Promise.resolve();
+    return (this.relogging ??= this.loginOnce(answer).finally(() => (this.relogging = null)));
+  }
+
+  /** One attempt with a person to answer; no retry after it fails (a wrong code is not typed
+   *  again behind the person's back): it is said, and `loginAgain` may be asked for again. */
+  private async loginOnce(answer: AnswerLogin): Promise<void> {
+    const before = this.current;
+    let declined = false;
+    this.ctx.personAnswer = async (q) => {
+      const a = await answer(q);
+      if (a === null) declined = true;
+      return a;
+    };
+    this.loginNeeded = false;
+    this.setState({ state: 'connecting' });
+    try {
+      const chain = await connectChain(this.chain, this.ctx);
+      if (this.closing) return void chain.all.forEach((c) => c.end());
+      this.attempt = 0;
+      this.attach(chain);
+      this.setState({ state: 'ready' });
+    } catch (err) {
+      if (this.closing) return;
+      this.loginNeeded = true;
+      // Declined: as it was before `r` (the message says what is needed); else why it failed.
+      this.setState(declined ? before : { state: 'failed', reason: (err as Error).message });
+    } finally {
+      delete this.ctx.personAnswer;
     }
   }
 

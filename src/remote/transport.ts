@@ -3,6 +3,7 @@
 // Callers pass argv arrays; quoting for the remote shell is the transport's job, never theirs.
 import type { Readable, Writable } from 'node:stream';
 import type { FollowProblem } from './follow-status.js';
+import type { AnswerLogin } from './options.js';
 
 export type { FollowProblem };
 
@@ -97,6 +98,14 @@ export interface Transport {
   /** Follows a (possibly not yet existing) file from a byte offset, across reconnects:
    *  every byte exactly once. */
   follow(path: string, fromOffset: number, onEvent: (e: FollowEvent) => void, opts?: FollowOptions): FollowHandle;
+
+  /** The connection ended at a login that needs a person (a second factor asked again on a
+   *  reconnect): nothing more is tried until `loginAgain`. Absent: this transport never asks. */
+  readonly needsLogin?: boolean;
+  /** One more connection attempt, on which the server's keyboard-interactive questions go to
+   *  `answer` (the person at the cockpit): only while `needsLogin`, one attempt at a time. Declined
+   *  (`answer` gives null): the transport stays failed as it was. */
+  loginAgain?(answer: AnswerLogin): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -156,8 +156,8 @@ export function connectProblem(target: string, err: unknown): ConnectProblem {
     case 'login-needs-person':
       return p(
         `${host} needs you to log in again (a second factor: "${facts.loginPrompt ?? 'keyboard-interactive'}")`,
-        'log in once through an OpenSSH ControlMaster (ControlMaster auto, ControlPath in ~/.ssh/config), or start awrl-tui again in this terminal to type it',
-        'once the ControlMaster is up',
+        "press r to type it here (the server's prompt opens as a dialog, answered once), or log in once through an OpenSSH ControlMaster (ControlMaster auto, ControlPath in ~/.ssh/config)",
+        "and asks the server's prompt here",
       );
     case 'ssh-settings':
       return p(`the ssh settings for ${target} cannot be used`, 'fix the target or the ssh config (see details)', DONE);

@@ -18,6 +18,7 @@ import { RunStopper } from './stop-leftovers.js';
 import { notifyOpenRun } from './run-notify.js';
 import type { Notifier } from '../notify/index.js';
 import { BaselineFeed } from './baseline-feed.js';
+import { LoginPrompts } from './login-prompt.js';
 import type {
   BaselineOverlay,
   RunSummary,
@@ -62,6 +63,8 @@ export class LiveSession implements Session {
   /** The open Slurm run's job end, for the wall-time rule (null for other runs). */
   private unsubs: (() => void)[] = [];
   private closed = false;
+  /** The server's login questions of a reconnect asked for with `r` (a second factor). */
+  private readonly logins = new LoginPrompts((loginPrompt) => this.update({ loginPrompt }));
   readonly actions: SessionActions;
 
   constructor(private readonly o: LiveSessionOptions) {
@@ -74,6 +77,7 @@ export class LiveSession implements Session {
       connection: c.transport.state,
       runs: [],
       ...problemOf(c),
+      needsLogin: c.transport.needsLogin === true,
     }));
     this.runs = new RunsList({
       targets: o.targets,
@@ -109,7 +113,10 @@ export class LiveSession implements Session {
       },
       refreshRuns: () => {
         // `r` also connects again to the targets that could not be reached, where that can help.
-        for (const c of o.targets) if (c.transport instanceof RetryTransport) void c.transport.retry();
+        // A connection that ended at a second factor: once more, its question asked in a dialog.
+        for (const c of o.targets)
+          if (c.transport.needsLogin) void c.transport.loginAgain?.(this.logins.answerer(c.target.name));
+          else if (c.transport instanceof RetryTransport) void c.transport.retry();
         void this.runs.refreshAll().finally(() => this.runs.schedule());
       },
       stopRun: (id) => this.stopper.stop(id),
@@ -122,6 +129,7 @@ export class LiveSession implements Session {
       checkLeftovers: (id) => this.stopper.checkLeftovers(id),
       stopLeftovers: (id) => this.stopper.stopLeftovers(id),
       pinBaseline: (id) => void this.pinBaseline(id),
+      answerLogin: (answer) => this.logins.answer(answer),
     };
   }
 
@@ -130,7 +138,11 @@ export class LiveSession implements Session {
     for (const c of this.o.targets) {
       this.unsubs.push(
         c.transport.onState((s) => {
-          this.patchTarget(c.target.name, { connection: s, connectProblem: problemOf(c).connectProblem });
+          this.patchTarget(c.target.name, {
+            connection: s,
+            connectProblem: problemOf(c).connectProblem,
+            needsLogin: c.transport.needsLogin === true,
+          });
           if (s.state === 'ready') void this.runs.refresh(c);
         }),
       );
@@ -317,6 +329,7 @@ export class LiveSession implements Session {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.logins.close();
     // First: a launch under way is cancelled (nothing started) or its start is waited for.
     this.farewell = await this.launcher.close().catch(() => null);
     this.runs.close();

@@ -16,6 +16,7 @@ import type {
   FollowOptions,
   Transport,
 } from '../remote/transport.js';
+import type { AnswerLogin } from '../remote/options.js';
 import { connectProblem, type ConnectProblem } from './connect-advice.js';
 
 export class RetryTransport implements Transport {
@@ -27,13 +28,14 @@ export class RetryTransport implements Transport {
   private closed = false;
   private why: ConnectProblem | null;
 
-  /** `open` connects again (without prompts: the cockpit owns the terminal by then);
-   *  `connected` is told when a retry succeeds. */
+  /** `open` connects again (without prompts: the cockpit owns the terminal by then; a second
+   *  factor's questions go to its `answer` when the person asked for it); `connected` is told when
+   *  a retry succeeds. */
   constructor(
     readonly target: string,
     private readonly name: string,
     first: ConnectProblem,
-    private readonly open: () => Promise<Transport>,
+    private readonly open: (answer?: AnswerLogin) => Promise<Transport>,
     private readonly connected: () => void = () => undefined,
   ) {
     this.why = first;
@@ -62,13 +64,13 @@ export class RetryTransport implements Transport {
   /** Connect again, unless nothing can make it work (a revoked key) or an attempt is under way;
    *  resolves when it is over. A failure it cannot fix by itself (a key, a login) may have been
    *  fixed outside the cockpit meanwhile: `r` is how the person says so. */
-  retry(): Promise<void> {
+  retry(answer?: AnswerLogin): Promise<void> {
     if (this.closed || this.inner || !(this.why?.retry || this.why?.retryOnceFixed))
       return this.attempt ?? Promise.resolve();
     if (this.attempt) return this.attempt;
     this.why = null;
     this.emit({ state: 'connecting' });
-    this.attempt = this.open()
+    this.attempt = this.open(answer)
       .then(
         async (t) => {
           if (this.closed) return void (await t.close().catch(() => undefined));
@@ -87,6 +89,17 @@ export class RetryTransport implements Transport {
         this.attempt = null;
       });
     return this.attempt;
+  }
+
+  /** Not connected for want of a second factor (at start, or the connection `r` made since). */
+  get needsLogin(): boolean {
+    return this.inner ? this.inner.needsLogin === true : this.why?.kind === 'login-needs-person';
+  }
+
+  /** `r` on a target that needs a second factor: one attempt, its questions to `answer`. */
+  loginAgain(answer: AnswerLogin): Promise<void> {
+    if (this.inner) return this.inner.loginAgain?.(answer) ?? Promise.resolve();
+    return this.needsLogin ? this.retry(answer) : Promise.resolve();
   }
 
   private notConnected(): Error {

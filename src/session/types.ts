@@ -42,6 +42,8 @@ export interface TargetSummary {
   error?: string;
   /** The cockpit could not connect to this target: what happened, what to do, whether `r` retries. */
   connectProblem?: ConnectProblem;
+  /** Its connection ended at a login that needs a person (a second factor): `r` asks it. */
+  needsLogin?: boolean;
 }
 
 export type { Alert, AlertHistoryEntry };
@@ -346,6 +348,20 @@ export interface SessionState {
   leftovers?: LeftoverPhase;
   /** The run pinned as the baseline (absent or null: none). */
   baselineRunId?: string | null;
+  /** A server's login question waiting for the person (a second factor, asked on `r`); absent: none. */
+  loginPrompt?: LoginPromptView;
+}
+
+/** One prompt of a server's keyboard-interactive round, as the cockpit's dialog shows it. */
+export interface LoginPromptView {
+  /** The target's name, and the ssh host that asks. */
+  target: string;
+  host: string;
+  /** The server's title and instructions ('' when none). */
+  instructions: string;
+  prompt: string;
+  /** false: what is typed is not shown (a code, a password). */
+  echo: boolean;
 }
 
 export interface SessionActions {
@@ -373,6 +389,8 @@ export interface SessionActions {
   stopLeftovers(runId: string): Promise<void>;
   /** Pin the run as the baseline drawn beside the open run; the pinned run again unpins it. */
   pinBaseline?(runId: string): void;
+  /** The answer to `loginPrompt` (Enter), or null: declined (Esc), the target stays disconnected. */
+  answerLogin?(answer: string | null): void;
 }
 
 export interface Session {

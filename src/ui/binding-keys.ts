@@ -15,7 +15,8 @@ export type Scope =
   | 'history'
   | 'launch'
   | 'leftovers'
-  | 'input';
+  | 'input'
+  | 'login';
 
 export type Result = { state: UiState; effects: Effect[] };
 

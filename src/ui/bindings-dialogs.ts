@@ -1,5 +1,5 @@
 // The bindings of the dialogs and overlays that take every key while open: the `?` help, the alert
-// history, the launch confirmation, the leftover list, and a line being typed. Part of the one
+// history, the launch confirmation, the leftover list, a line being typed, and a server's login prompt. Part of the one
 // binding table (bindings.ts puts them after the screens' bindings, in this order).
 import { act, clamp, moveBy, MOVE_KEYS, same, type Binding, type Result } from './binding-keys.js';
 import type { UiState } from './ui-state.js';
@@ -160,6 +160,25 @@ export const DIALOG_BINDINGS: readonly Binding[] = [
     description: 'cancel the text (never quits)',
     short: 'cancel',
     run: (s) => (s.input ? cancelInput(s) : same(s)),
+  },
+  // A server's login prompt (a second factor, asked after `r`): the answer goes to the session.
+  {
+    keys: ['enter'],
+    scopes: ['login'],
+    command: 'login-answer',
+    description: 'send the answer to the server (asked once per connection: nothing is retried)',
+    short: 'send',
+    shown: true,
+    run: (s) => same({ ...s, loginText: '' }, [act.answerLogin(s.loginText)]),
+  },
+  {
+    keys: ['esc', 'ctrl-c'],
+    scopes: ['login'],
+    command: 'login-cancel',
+    description: 'do not answer: the target stays disconnected (r asks again)',
+    short: 'cancel',
+    shown: true,
+    run: (s) => same({ ...s, loginText: '' }, [act.answerLogin(null)]),
   },
 ];
 

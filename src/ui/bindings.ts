@@ -141,7 +141,8 @@ export const BINDINGS: readonly Binding[] = [
     keys: ['r'],
     scopes: ['runs'],
     command: 'refresh',
-    description: 'refresh the list; connect again to the targets that could not be reached',
+    description:
+      "refresh the list; connect again to the targets that could not be reached; a target whose connection ended at a second factor logs in again (the server's prompt as a dialog)",
     short: 'refresh',
     shown: true,
     run: (s) => same(s, [act.refreshRuns()]),

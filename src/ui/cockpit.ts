@@ -13,6 +13,7 @@ import { dashboardBody, dashboardHeader, type DashboardUi } from './screens/dash
 import { helpLines, helpScrollMax } from './screens/help.js';
 import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
 import { leftoverLines } from './screens/leftovers.js';
+import { loginPromptLines } from './screens/login-prompt.js';
 import { evalScreenLines } from './screens/eval.js';
 import { rlHealthLines } from './screens/rl-health.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
@@ -112,6 +113,7 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
     helpScrollMax: helpScrollMax(width, bodyH, ui.screen === 'health'),
     historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
     launchBackend: state.config?.targetBackend ?? null,
+    loginPrompt: state.loginPrompt !== undefined,
     argvScrollMax:
       ui.confirm?.kind === 'launch' && state.config ? argvScrollMax(state.config, width, state.preflight, bodyH) : 0,
   };
@@ -173,7 +175,8 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
   const logScroll = pinnedScroll(state, ui);
   const view = { ...ui, logScroll };
   let body: Line[];
-  if (ui.help) body = helpLines(width, bodyH, ui.helpScroll, ui.screen === 'health');
+  if (state.loginPrompt) body = loginPromptLines(state.loginPrompt, ui.loginText, width);
+  else if (ui.help) body = helpLines(width, bodyH, ui.helpScroll, ui.screen === 'health');
   else if (ui.history)
     body = alertHistoryLines(
       state.run?.alertHistory ?? [],

@@ -3,6 +3,7 @@
 import { createInterface } from 'node:readline/promises';
 import { openTransport } from '../remote/index.js';
 import { terminalAnswerLogin } from '../remote/terminal-login.js';
+import type { AnswerLogin } from '../remote/options.js';
 import { resolveTarget, type Target, type TargetFlags } from '../runs/index.js';
 import { readProfiles } from '../runs/cli-target.js';
 import type { TargetConnection } from '../session/live-session.js';
@@ -91,11 +92,13 @@ export async function connectTargets(
     failures.push(line);
     // A retry from inside the cockpit asks nothing (Ink owns the terminal): an unknown key or an
     // encrypted key is then said again, with what to do.
-    const retry = () =>
+    // A second factor is asked only when the person asked for it (`r`): then in the cockpit's dialog.
+    const retry = (answer?: AnswerLogin) =>
       openTransport(target.host, {
         sshConfigFile: target.sshConfigFile,
         ...(target.backlogCodec ? { followCompressCodec: target.backlogCodec } : {}),
         ...(target.sshClient ? { sshClient: target.sshClient } : {}),
+        ...(answer ? { answerLogin: answer } : {}),
       });
     const connected = () => {
       const at = failures.indexOf(line);

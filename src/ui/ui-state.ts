@@ -85,6 +85,8 @@ export interface UiState {
   smoothing: number;
   /** What a pinned baseline's overlay is drawn by (`t` cycles it). */
   timeAxis: TimeAxis;
+  /** What is typed into a server's login prompt (the session's `loginPrompt`) so far. */
+  loginText: string;
 }
 
 /** A session action a key asks for: its name in SessionActions and its arguments. Derived from
@@ -126,6 +128,8 @@ export interface KeyContext {
   argvScrollMax?: number;
   /** The launch target's backend (auto-resume is Slurm's), null when there is no target. */
   launchBackend?: 'direct' | 'slurm' | null;
+  /** A server's login prompt is open (the session's `loginPrompt`): it takes every key. */
+  loginPrompt?: boolean;
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {
@@ -152,6 +156,7 @@ export function initialUiState(screen: ScreenId = 'runs'): UiState {
     keyHint: null,
     smoothing: 0,
     timeAxis: 'steps',
+    loginText: '',
   };
 }
 
@@ -189,8 +194,18 @@ function handleInput(s: UiState, t: TextInput, input: string, key: KeyInfo, ctx:
   return same({ ...s, ...live, input: next }, effects);
 }
 
-/** The scope whose bindings take the key: an open dialog or overlay, else the screen. */
-export function activeScope(s: UiState): Scope {
+/** A key typed into the login prompt: Backspace erases, printable characters are kept. */
+function typeLogin(s: UiState, input: string, key: KeyInfo): Result {
+  if (key.backspace || key.delete) return same({ ...s, loginText: s.loginText.slice(0, -1) });
+  if (key.ctrl || key.meta || key.escape || key.tab) return same(s);
+  const printable = input.replace(/[\x00-\x1f\x7f]/g, '');
+  return printable ? same({ ...s, loginText: s.loginText + printable }) : same(s);
+}
+
+/** The scope whose bindings take the key: an open dialog or overlay, else the screen. A server's
+ *  login prompt (session state) comes first: the connection waits for it. */
+export function activeScope(s: UiState, ctx?: KeyContext): Scope {
+  if (ctx?.loginPrompt) return 'login';
   if (s.help) return 'help';
   if (s.history) return 'history';
   if (s.confirm?.kind === 'launch') return 'launch';
@@ -211,7 +226,8 @@ export function reduceKey(prev: UiState, input: string, key: KeyInfo, ctx: KeyCo
   // A disabled key's reason stands until the next key.
   const s = prev.keyHint === null ? prev : { ...prev, keyHint: null };
   const name = keyName(input, key);
-  const scope = activeScope(s);
+  const scope = activeScope(s, ctx);
+  if (scope === 'login') return dispatch('login', s, name, ctx) ?? typeLogin(s, input, key);
   if (scope === 'help') {
     // The help's own keys scroll it; any other key closes it (and does nothing else).
     const r = dispatch('help', s, name, ctx);

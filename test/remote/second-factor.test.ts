@@ -34,7 +34,7 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('asks the code once, hidden; a reconnect that needs it again fails after one attempt, said as such', async () => {
+  it('asks the code once, hidden; a reconnect that needs it again fails after one attempt, said as such; loginAgain asks once', async () => {
     const asked: LoginQuestion[] = [];
     const t = await openTransport(s.alias, {
       sshConfigFile: s.sshConfigFile,
@@ -63,6 +63,25 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
     expect(partials() - before).toBe(1); // one attempt, no retry loop
     expect(s.secondFactorLogins()).toBe(1);
     await expect(t.exec(['true'])).rejects.toThrow(/needs you to log in again/);
+
+    // loginAgain (the cockpit's `r`): declined, it stays failed as it was, nothing logged in.
+    expect(t.needsLogin).toBe(true);
+    await t.loginAgain!(async () => null);
+    expect(t.state).toEqual(failed);
+    expect(t.needsLogin).toBe(true);
+    expect(s.secondFactorLogins()).toBe(1);
+    // Answered: one attempt, one more second-factor login, connected.
+    const again: LoginQuestion[] = [];
+    await t.loginAgain!(async (q) => {
+      again.push(q);
+      return [s.nextCode()];
+    });
+    expect(t.state.state).toBe('ready');
+    expect(again).toHaveLength(1);
+    expect(again[0].prompts[0]).toMatchObject({ prompt: expect.stringContaining(TOTP_PROMPT), echo: false });
+    expect((await t.exec(['echo', 'back'])).stdout.toString()).toBe('back\n');
+    expect(s.secondFactorLogins()).toBe(2);
+    expect(t.needsLogin).toBe(false);
   });
 
   it('a wrong code is a refused login, said with the prompt; no one to ask fails at once', async () => {
@@ -124,7 +143,7 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
     expect(s.secondFactorLogins()).toBe(before + 1);
   });
 
-  it('the cockpit asks the code on the terminal, without echo, and connects; a reconnect that needs it again is said', async () => {
+  it('the cockpit asks the code on the terminal, without echo; a reconnect that needs it again is said, and r asks it in a dialog, once', async () => {
     const targets = join(dir, 'targets.yaml');
     writeFileSync(
       targets,
@@ -152,7 +171,23 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
       'the Runs screen to say the connection needs a login again',
       30_000,
     );
+    expect(await t.screen()).toContain("r logs in again here: the server's prompt opens as a dialog");
     expect(s.secondFactorLogins()).toBe(logins);
+    // `r`: the server's prompt in a dialog inside the cockpit, typed unseen, answered once.
+    await t.type('r');
+    const dialog = await t.waitForScreen(
+      (x) => x.includes('Log in to twofa') && x.includes(TOTP_PROMPT),
+      'the login dialog with the server prompt',
+      30_000,
+    );
+    expect(dialog).toContain('(what you type is not shown)');
+    const again = s.nextCode();
+    await t.type(again);
+    expect(await t.screen()).not.toContain(again);
+    await t.keys('Enter');
+    const back = await t.waitForScreen((x) => /twofa {2}connected/.test(x), 'twofa connected again', 30_000);
+    expect(back).not.toContain('Log in to twofa');
+    expect(s.secondFactorLogins()).toBe(logins + 1);
     await t.type('q');
     await t.waitForScreen((x) => x.includes('EXITED=0'), 'the cockpit to quit');
   });

@@ -309,6 +309,7 @@ describe('the binding table', () => {
       launch: { ...initialUiState('config'), confirm: { kind: 'launch' }, argvScroll: 2 },
       leftovers: { ...initialUiState('dashboard'), confirm: { kind: 'leftovers', runId: 'run-a' } },
       input: { ...initialUiState('dashboard'), input: { kind: 'search', text: 'x', prev: '' } },
+      login: { ...initialUiState('runs'), loginText: '12' },
       global: initialUiState('log'), // '1' from here; the other keys from Runs
     };
     const infoOf = (name: string): [string, KeyInfo] => {
@@ -337,9 +338,11 @@ describe('the binding table', () => {
           const c =
             scope === 'leftovers'
               ? { ...open, leftovers: { phase: 'found' as const, tagged: 1 } }
-              : b.command === 'launch-anyway'
-                ? { ...open, preflight: 'blocked' as const }
-                : open;
+              : scope === 'login'
+                ? { ...open, loginPrompt: true }
+                : b.command === 'launch-anyway'
+                  ? { ...open, preflight: 'blocked' as const }
+                  : open;
           const from = scope === 'global' && k !== '1' ? initialUiState('runs') : states[scope];
           const r = press(from, input, key, c);
           const acted =

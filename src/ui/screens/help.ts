@@ -22,6 +22,7 @@ const SCOPE_TITLES: Record<Scope, string> = {
   launch: 'launch confirmation',
   leftovers: 'leftover processes',
   input: 'while typing',
+  login: "a server's login prompt",
 };
 
 /** Every row of the help below its title, for `width` columns; `rlHealth`: opened on the RL health

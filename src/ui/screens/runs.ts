@@ -1,5 +1,5 @@
 // Runs screen: targets and their runs (state, step, reward, age of the last step).
-import { hintLine } from '../bindings.js';
+import { commandBinding, hintLine, keyLabel } from '../bindings.js';
 import { cell, fit, fitMiddle, formatNumber, lastStepWhen } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import { connectionText, runStateSeg } from '../panels/header.js';
@@ -70,6 +70,11 @@ export function runsLines(
       ],
       selected: false,
     });
+    if (t.needsLogin && t.connection.state === 'failed') {
+      const key = keyLabel(commandBinding('runs', 'refresh')!);
+      const how = `  ${key} logs in again here: the server's prompt opens as a dialog, answered once`;
+      rows.push({ line: [{ t: fit(how, width), c: 'warn' }], selected: false });
+    }
     for (const r of t.runs) {
       const selected = index === cursor;
       const state = runStateSeg(r.state);
