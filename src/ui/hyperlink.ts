@@ -6,7 +6,6 @@
 const ESC = '\x1b';
 const ST = `${ESC}\\`;
 // C0, DEL and C1: any of them inside an OSC would end it early or be read as a command.
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
 
 /** Text with every control byte removed. */
