@@ -24,6 +24,9 @@ export interface NotifierOptions extends NotifyPolicyOptions {
   /** While true, the channels are not sent to (the run's sentinel on the target is the one sender,
    *  src/sentinel); the policy still sees everything, and the terminal is still told. */
   quiet?: () => boolean;
+  /** The run's wandb page when known before its log says it; the log's banner (a wandb record
+   *  of the watch) replaces it. */
+  wandbUrl?: string;
   /** How often time-driven events (blind, a held refire) are looked for (default 5 s). */
   tickMs?: number;
   clock?: () => number;
@@ -45,8 +48,11 @@ export function notifyFromWatch(watch: NotifiedWatch, o: NotifierOptions): Notif
   const outbox = new Outbox(o.channels, { ...o.delivery, onFailure: o.onFailure });
   const terminal = o.terminal ? new TerminalNotifier(o.terminal) : null;
   let sent = 0;
+  // Every message carries the run's wandb page once the watch has read it (or it was given).
+  let wandbUrl = o.wandbUrl;
   const send = (events: NotifyEvent[]) => {
-    for (const e of events) {
+    for (const raw of events) {
+      const e = wandbUrl && raw.wandbUrl === undefined ? { ...raw, wandbUrl } : raw;
       terminal?.event(e);
       if (o.quiet?.()) continue;
       sent++;
@@ -56,6 +62,7 @@ export function notifyFromWatch(watch: NotifiedWatch, o: NotifierOptions): Notif
   const off = watch.on((w) => {
     // A step is the hot path of a catch-up: only the terminal's progress reads it, nothing is sent.
     if (w.type === 'record') {
+      if (w.record.type === 'wandb' && w.record.url) wandbUrl = w.record.url;
       if (policy.holdsHistory && !watch.readingBacklog) send(policy.historyRead(clock()));
       if (terminal && w.record.type === 'step' && !w.backfilled)
         terminal.progress(w.record.globalStep, w.record.totalSteps, policy.errorStanding);

@@ -29,6 +29,8 @@ export interface NotifyEvent {
   state?: string;
   /** `run-end` of a failed run: its log's last lines. */
   lastLines?: string[];
+  /** The run's wandb page, once known (the log's banner). */
+  wandbUrl?: string;
 }
 
 export type AppriseType = 'info' | 'success' | 'warning' | 'failure';
@@ -62,6 +64,7 @@ export function eventText(e: NotifyEvent): { title: string; message: string } {
   if (e.count !== undefined && e.count > 1) lines.push(`fired ${e.count} times`);
   if (e.lastLines?.length) lines.push('last lines of its log:', ...e.lastLines);
   lines.push(`on ${e.target}`);
+  if (e.wandbUrl) lines.push(`wandb ${e.wandbUrl}`);
   return { title, message: lines.filter((l) => l !== '').join('\n') };
 }
 
@@ -78,6 +81,7 @@ export function awrlObject(e: NotifyEvent): Record<string, unknown> {
   if (e.endedWithRun) o.endedWithRun = true;
   if (e.state !== undefined) o.state = e.state;
   if (e.lastLines?.length) o.lastLines = e.lastLines;
+  if (e.wandbUrl) o.wandbUrl = e.wandbUrl;
   return o;
 }
 

@@ -28,6 +28,8 @@ export interface RunFacts {
   consumerBatchSize?: number;
   maxHeadOffpolicyness?: number;
   recoverFreqSecs?: number;
+  /** actor.behav_imp_weight_cap: null when the config sets none, undefined when not known here. */
+  behavImpWeightCap?: number | null;
 }
 
 /** What the view shows that the records do not hold: the run's state, connection, GPUs, raw lines. */
@@ -167,8 +169,8 @@ export class RunRecords {
   }
 }
 
-/** The RL health screen's figures and warnings, from the store (the config's cap is not among the
- *  facts a watch reads: the screen says it is not known here). */
+/** The RL health screen's figures and warnings, from the store and the run's config facts (a fact
+ *  not known here, e.g. no config in the run's record: the screen says so). */
 export function rlView(store: MetricsStore, facts: RunFacts): NonNullable<RunView['rl']> {
   const s: StatSource = {
     has: (k) => store.has(k),
@@ -178,6 +180,7 @@ export function rlView(store: MetricsStore, facts: RunFacts): NonNullable<RunVie
   };
   const rf = {
     ...(facts.maxHeadOffpolicyness !== undefined ? { maxHeadOffpolicyness: facts.maxHeadOffpolicyness } : {}),
+    ...(facts.behavImpWeightCap !== undefined ? { behavImpWeightCap: facts.behavImpWeightCap } : {}),
   };
   return {
     groups: rlHealthGroups(s, rf, store.rlCounts),

@@ -2,6 +2,7 @@
 // and slice-ansi, ~100 ms on a busy box): the splash paints its first frame with this alone.
 import type { Line, Seg } from './line-types.js';
 import { palette, type PaletteName } from './theme.js';
+import { osc8 } from './hyperlink.js';
 
 const SGR_COLOR: Record<PaletteName, string> = {
   accent: '36',
@@ -14,9 +15,11 @@ const SGR_COLOR: Record<PaletteName, string> = {
 
 const ansiCache = { colors: new WeakMap<Seg[], string>(), plain: new WeakMap<Seg[], string>() };
 
-/** One line as text with SGR codes (none when colours are off; bold and inverse are kept). */
-export function lineToAnsi(line: Line, colors: boolean): string {
+/** One line as text with SGR codes (none when colours are off; bold and inverse are kept); a
+ *  segment's link as an OSC 8 hyperlink when `links` (the terminal makes them links), else plain. */
+export function lineToAnsi(line: Line, colors: boolean, links = false): string {
   if (typeof line === 'string') return line;
+  if (links && line.some((s) => s.link)) return segsToAnsi(line, colors, true);
   // A kept line (the dashboard's panels between steps) is converted once.
   const cache = colors ? ansiCache.colors : ansiCache.plain;
   const known = cache.get(line);
@@ -26,7 +29,7 @@ export function lineToAnsi(line: Line, colors: boolean): string {
   return out;
 }
 
-function segsToAnsi(line: Seg[], colors: boolean): string {
+function segsToAnsi(line: Seg[], colors: boolean, links = false): string {
   let out = '';
   for (const s of line) {
     if (!s.t) continue;
@@ -34,7 +37,8 @@ function segsToAnsi(line: Seg[], colors: boolean): string {
     if (colors && s.c) on.push(SGR_COLOR[palette[s.c] ? s.c : 'dim']);
     if (s.bold) on.push('1');
     if (s.inverse) on.push('7');
-    out += on.length ? `\x1b[${on.join(';')}m${s.t}\x1b[0m` : s.t;
+    const t = links && s.link ? osc8(s.link, s.t) : s.t;
+    out += on.length ? `\x1b[${on.join(';')}m${t}\x1b[0m` : t;
   }
   return out;
 }

@@ -9,6 +9,7 @@ import type { ScreenId } from './keys.js';
 import { TerminalPainter } from './painter.js';
 import type { Session } from '../session/types.js';
 import { colorsEnabled } from './theme.js';
+import { hyperlinksSupported } from './hyperlink.js';
 
 export { MIN_COLUMNS, MIN_ROWS } from './cockpit.js';
 
@@ -18,6 +19,8 @@ export interface AppProps {
   /** Pin the size (tests, benchmarks); otherwise the terminal's, following resizes. */
   size?: Size;
   colors?: boolean;
+  /** OSC 8 links (default: where this terminal is known to pass them). */
+  hyperlinks?: boolean;
   /** Frame interval for session updates (ms). */
   frameMs?: number;
   clock?: () => number;
@@ -33,6 +36,7 @@ export function App({
   initialScreen = 'runs',
   size: fixed,
   colors = colorsEnabled(),
+  hyperlinks = hyperlinksSupported(process.env),
   frameMs = 100,
   clock,
   onQuit,
@@ -49,6 +53,7 @@ export function App({
       size: read(),
       initialScreen,
       colors,
+      hyperlinks,
       frameMs,
       clock,
       onQuit: () => {

@@ -231,6 +231,8 @@ export interface CockpitOptions {
   size: Size;
   initialScreen?: ScreenId;
   colors: boolean;
+  /** Links (the wandb URL) as OSC 8 hyperlinks: where hyperlinksSupported() says they pass. */
+  hyperlinks?: boolean;
   /** Session changes are drawn at most once per this many ms (a burst of steps: one frame). */
   frameMs?: number;
   clock?: () => number;
@@ -312,7 +314,7 @@ export class Cockpit {
     this.followAddedOverride();
     this.frames++;
     this.o.painter.paint(
-      this.frame().map((l) => lineToAnsi(l, this.o.colors)),
+      this.frame().map((l) => lineToAnsi(l, this.o.colors, this.o.hyperlinks ?? false)),
       this.size.columns,
       this.size.rows,
     );

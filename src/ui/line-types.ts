@@ -6,6 +6,8 @@ export interface Seg {
   c?: PaletteName;
   bold?: boolean;
   inverse?: boolean;
+  /** A URL the text links to (an OSC 8 hyperlink where the terminal makes it one). */
+  link?: string;
 }
 
 export type Line = string | Seg[];

@@ -170,7 +170,7 @@ function wandbSegs(url: string | undefined, used: number, width: number): Seg[] 
   if (url === undefined || used + 3 + 6 + url.length > width) return [];
   return [
     { t: ' │ wandb ', c: 'dim' },
-    { t: url, c: 'accent' },
+    { t: url, c: 'accent', link: url },
   ];
 }
 
