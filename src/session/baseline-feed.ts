@@ -5,7 +5,8 @@
 // The overlay (baselineOverlay) puts it beside the open run's series, by global step.
 import type { Transport } from '../remote/transport.js';
 import type { Target } from '../runs/index.js';
-import { RunWatch } from '../runs/run-watch.js';
+import { createRunWatch } from '../watch/create-run-watch.js';
+import type { RunWatch } from '../watch/run-watch.js';
 import { RunSteps } from '../metrics/run-steps.js';
 import { STEP_TIME_KEY } from '../metrics/step-times.js';
 import { lastPerBucket, latestCommonStep, REWARD_KEY, STALENESS_AVG_KEY } from '../metrics/compare.js';
@@ -45,7 +46,7 @@ export class BaselineFeed {
 
   constructor(private readonly o: BaselineFeedOptions) {
     this.state = o.summary.state;
-    this.watch = new RunWatch({
+    this.watch = createRunWatch({
       transport: o.transport,
       target: o.target,
       runId: o.summary.id,
