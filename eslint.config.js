@@ -10,7 +10,7 @@ import tseslint from 'typescript-eslint';
  */
 export const ROOM_ORDER = [
   ...['config', 'trainer-log', 'metrics', 'health', 'episodes', 'images'],
-  ...['remote', 'gpu', 'runs', 'notify', 'sentinel', 'preflight', 'sim', 'session', 'ui', 'cli'],
+  ...['remote', 'gpu', 'runs', 'watch', 'notify', 'sentinel', 'preflight', 'sim', 'session', 'ui', 'cli'],
 ];
 const PURE_ROOMS = ROOM_ORDER.slice(0, 6);
 const NODE_IO = [
@@ -79,8 +79,8 @@ export default tseslint.config(
       [
         orderPattern('ui'),
         {
-          regex: roomsRegex(['remote', 'runs']),
-          message: 'ui drawing code draws the Session state; it imports no remote/runs',
+          regex: roomsRegex(['remote', 'runs', 'watch']),
+          message: 'ui drawing code draws the Session state; it imports no remote/runs/watch',
         },
       ],
     ),

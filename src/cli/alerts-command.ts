@@ -7,7 +7,7 @@ import type { Target } from '../runs/targets.js';
 import { parseCli } from '../runs/cli-target.js';
 import { listRuns, runsRoot } from '../runs/list.js';
 import { runLogPath } from '../runs/run-record.js';
-import { RunWatch } from '../runs/run-watch.js';
+import { createRunWatch } from '../watch/create-run-watch.js';
 import { isTerminal } from '../runs/run-state.js';
 import type { AlertHistoryEntry } from '../health/index.js';
 import { alertHistoryRows } from '../ui/screens/alert-history.js';
@@ -74,7 +74,7 @@ function historyOf(o: {
   size: number;
   ended: boolean;
 }): Promise<readonly AlertHistoryEntry[]> {
-  const watch = new RunWatch({
+  const watch = createRunWatch({
     transport: o.transport,
     target: o.target,
     runId: o.runId,

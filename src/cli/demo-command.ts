@@ -69,8 +69,17 @@ export async function run(args: string[]): Promise<number> {
 const ENDED: ReadonlySet<string> = new Set(['finished', 'failed', 'stopped', 'timeout']);
 
 async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
-  const [{ LocalTransport }, { followToEnd, launchRun, listRuns, planFromConfig, StepProgress, stopRun }, { simInit }] =
-    await Promise.all([import('../remote/index.js'), import('../runs/index.js'), import('../sim/init.js')]);
+  const [
+    { LocalTransport },
+    { launchRun, listRuns, planFromConfig, stopRun },
+    { followToEnd, StepProgress },
+    { simInit },
+  ] = await Promise.all([
+    import('../remote/index.js'),
+    import('../runs/index.js'),
+    import('../watch/index.js'),
+    import('../sim/init.js'),
+  ]);
   const distDir = dirname(dirname(fileURLToPath(import.meta.url)));
   const dir = mkdtempSync(join(tmpdir(), 'awrl-demo-'));
   const cleanup = () => {
@@ -170,7 +179,7 @@ async function openCockpit(
   }
 }
 
-type RunsModule = typeof import('../runs/index.js');
+type WatchModule = typeof import('../watch/index.js');
 
 async function printProgress(
   target: Target,
@@ -178,8 +187,8 @@ async function printProgress(
   runId: string,
   logPath: string,
   dir: string,
-  followToEnd: RunsModule['followToEnd'],
-  Progress: RunsModule['StepProgress'],
+  followToEnd: WatchModule['followToEnd'],
+  Progress: WatchModule['StepProgress'],
 ): Promise<number> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
   say(`demo run ${runId} in ${dir} (no terminal: printing progress; Ctrl-C stops the demo)`);

@@ -3,7 +3,7 @@
 // while the others work. Nothing is polled for a run on one node (no other node to compare with) or
 // without an allocation; the scope is derived again when the run's allocation changes (a requeue).
 import { allocationKey, defaultGpuPoller, runGpuScope } from '../session/run-gpu-scope.js';
-import type { RunWatch } from '../runs/run-watch.js';
+import type { RunWatch } from '../watch/run-watch.js';
 import type { RunSummary } from '../runs/list.js';
 import type { Target } from '../runs/index.js';
 import type { Transport } from '../remote/transport.js';

@@ -5,12 +5,13 @@
 // when the run ended) is the watch's; this file only prints it, in the order it happened.
 import { JsonSink, writeEventJson, type TrainerEvent } from '../trainer-log/index.js';
 import type { Target } from '../runs/index.js';
-import { StepProgress } from '../runs/follow-to-end.js';
-import { RunWatch, type RunWatchFacts } from '../runs/run-watch.js';
+import { StepProgress } from '../watch/follow-to-end.js';
+import { createRunWatch } from '../watch/create-run-watch.js';
+import type { RunWatchFacts } from '../watch/run-watch.js';
 import { FollowGpus } from './follow-gpus.js';
-import type { WatchOutcome, WatchOutput } from '../runs/watch-output.js';
+import type { WatchOutcome, WatchOutput } from '../watch/watch-output.js';
 import type { RunSummary } from '../runs/list.js';
-import { alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../runs/follow-alerts.js';
+import { alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../watch/follow-alerts.js';
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
 import { writeStdoutSync } from './stdio.js';
@@ -115,7 +116,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   writeOut = o.writeOut ?? null;
   const info = json ? err : out;
   if (json) out(JSON.stringify({ type: 'run', runId, target: target.name }));
-  const watch = new RunWatch({
+  const watch = createRunWatch({
     transport: o.transport,
     target,
     runId,

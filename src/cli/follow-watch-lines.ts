@@ -1,7 +1,7 @@
 // The lines `follow` prints about the watching itself: the connection lost and restored, and the
 // run's end state (with --json the last line on stdout: a script reads the run's fate there).
 import type { RunSummary } from '../runs/list.js';
-import type { WatchOutput } from '../runs/watch-output.js';
+import type { WatchOutput } from '../watch/watch-output.js';
 
 type ConnectionOutput = Extract<WatchOutput, { type: 'connection' }>;
 

@@ -3,7 +3,7 @@
 import { assertWorkdir, listRuns, runJobIdsOf, RunError, type RunSummary } from '../runs/index.js';
 import { nonFiniteText, statJsonValue } from '../trainer-log/index.js';
 import { chainShort } from '../runs/attempt-chain.js';
-import { checkNodeFailure } from '../runs/node-facts.js';
+import { checkNodeFailure } from '../watch/node-facts.js';
 import { isActive } from '../runs/run-state.js';
 import type { Alert } from '../metrics/index.js';
 import { parseCli } from '../runs/cli-target.js';

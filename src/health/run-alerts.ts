@@ -85,7 +85,7 @@ export class RunAlerts {
   }
 
   /**
-   * For a caller that feeds the store itself (src/runs' RunWatch): the rules look just BEFORE the
+   * For a caller that feeds the store itself (src/watch's RunWatch): the rules look just BEFORE the
    * record, at its time, on the store as it was (what the gap since the previous record crossed).
    * Then the caller stores the record and calls `read`.
    */

@@ -2,14 +2,14 @@
 // `watch`, the cockpit): the policy decides what reaches the person, the outbox sends it through
 // the channels, the terminal shows errors and progress. It never holds the watch up: sending is
 // queued, and a failure is told to `onFailure` (stderr, a JSON line, the cockpit's status line).
-import type { WatchOutput } from '../runs/watch-output.js';
+import type { WatchOutput } from '../watch/watch-output.js';
 import type { Channel } from './channel-url.js';
 import { NotifyPolicy, type NotifyPolicyOptions } from './notify-policy.js';
 import { Outbox, type NotifyFailure, type OutboxOptions } from './outbox.js';
 import { TerminalNotifier, type TerminalOut } from './terminal-notify.js';
 import type { NotifyEvent } from './notify-event.js';
 
-/** What the notifier needs of a watch (src/runs' RunWatch). */
+/** What the notifier needs of a watch (src/watch's RunWatch). */
 export interface NotifiedWatch {
   on(listener: (o: WatchOutput) => void): () => void;
   readonly readingBacklog: boolean;

@@ -10,7 +10,7 @@
 // - `blind` when the run could not be read (connection lost, log unreadable) for `blindAfterMs`, or
 //   the watch gave up; `sight` when it reads again.
 import type { Alert } from '../metrics/index.js';
-import type { WatchOutput } from '../runs/watch-output.js';
+import type { WatchOutput } from '../watch/watch-output.js';
 import { isTerminal } from '../runs/run-state.js';
 import type { RunState } from '../runs/run-record.js';
 import type { NotifyEvent } from './notify-event.js';

@@ -35,10 +35,6 @@ export {
 } from './run-record.js';
 export type { RunRecord, RunState, Attempt, PreflightSummary } from './run-record.js';
 export { batchScript, sbatchArgs } from './slurm-batch.js';
-export { StepProgress, followToEnd, progressLine } from './follow-to-end.js';
-export { latestSlurmJob, slurmJobEnd, SlurmEndWatch } from './slurm-job-end.js';
-export type { JobEndConnection, SlurmEndWatchOptions } from './slurm-job-end.js';
-export type { FollowOutcome, FollowToEndOptions } from './follow-to-end.js';
 export { parseCli, readProfiles, targetFromFlags, connect, connectExit, ConnectError } from './cli-target.js';
 export type { ParsedCli } from './cli-target.js';
 export { autoResumeProblem, planFromConfig, planFromEvaluation } from './plan-from-config.js';

@@ -6,11 +6,11 @@
 // happens to it never touches the run: it only reads the run dir and writes its own files there.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { LocalTransport } from '../remote/local.js';
-import { RunWatch } from '../runs/run-watch.js';
+import { createRunWatch } from '../watch/create-run-watch.js';
 import { parseRunRecord, runLogPath } from '../runs/run-record.js';
 import { readRunFacts } from '../runs/run-facts-eval.js';
 import { SENTINEL_FILES, SENTINEL_PERIOD_MS, type SentinelBeat } from '../runs/sentinel-status.js';
-import type { WatchOutput } from '../runs/watch-output.js';
+import type { WatchOutput } from '../watch/watch-output.js';
 import { parseSentinelInput, type SentinelInput } from './sentinel-input.js';
 import { makeSender, type SentinelSender } from './sender.js';
 
@@ -25,7 +25,7 @@ export async function runSentinel(runId: string, runDir: string, stdin: string):
     return 2;
   }
   const transport = new LocalTransport();
-  const watch = new RunWatch({
+  const watch = createRunWatch({
     transport,
     target: input.target,
     runId,

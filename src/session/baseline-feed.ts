@@ -6,7 +6,8 @@
 // run's training hours and samples consumed (the open run's from its feed's RunSteps).
 import type { Transport } from '../remote/transport.js';
 import type { Target } from '../runs/index.js';
-import { RunWatch } from '../runs/run-watch.js';
+import { createRunWatch } from '../watch/create-run-watch.js';
+import type { RunWatch } from '../watch/run-watch.js';
 import { onAxis, RunSteps, samplesConsumed, trainingHours, type RunStepsView } from '../metrics/run-steps.js';
 import { STEP_TIME_KEY } from '../metrics/step-times.js';
 import { lastPerBucket, latestCommonStep, REWARD_KEY, STALENESS_AVG_KEY } from '../metrics/compare.js';
@@ -48,7 +49,7 @@ export class BaselineFeed {
 
   constructor(private readonly o: BaselineFeedOptions) {
     this.state = o.summary.state;
-    this.watch = new RunWatch({
+    this.watch = createRunWatch({
       transport: o.transport,
       target: o.target,
       runId: o.summary.id,

@@ -1,4 +1,4 @@
-// One watched run in the cockpit: a renderer of src/runs' RunWatch, as `awrl-tui follow` is. The
+// One watched run in the cockpit: a renderer of src/watch's RunWatch, as `awrl-tui follow` is. The
 // watch decides everything (what was read, what fired, the connection, the run's end, a resume);
 // this keeps what the frames draw (RunRecords: the event and log rings; the trainer's own lines
 // for the log pane, read by the watch's reader) and derives the RunView when the UI asks for a
@@ -6,8 +6,9 @@
 // Deriving has no side effects.
 import type { ConnectionState, Transport } from '../remote/transport.js';
 import type { Target } from '../runs/index.js';
-import { RunWatch } from '../runs/run-watch.js';
-import type { WatchOutput, LogReadEnd } from '../runs/watch-output.js';
+import { createRunWatch } from '../watch/create-run-watch.js';
+import type { RunWatch } from '../watch/run-watch.js';
+import type { WatchOutput, LogReadEnd } from '../watch/watch-output.js';
 import { problemText } from '../remote/follow-status.js';
 import { backfill, defaultBackfillCache, type BackfillTail } from './backfill.js';
 import type { BackfillCache } from './backfill-cache.js';
@@ -16,7 +17,7 @@ import { MetricsStore } from '../metrics/index.js';
 import { RunAlerts } from '../health/index.js';
 import { RunRecords, type RunFacts } from './run-records.js';
 import { TrainerLineRing } from './trainer-lines.js';
-import { rayAlert } from '../runs/ray-bringup-log.js';
+import { rayAlert } from '../watch/ray-bringup-log.js';
 import type { Alert } from '../metrics/index.js';
 import {
   ENDED_STATES,
@@ -96,7 +97,7 @@ export class RunFeed {
     this.summary = o.summary;
     this.connection = o.transport.state;
     this.connectionAt = this.clock();
-    this.watch = new RunWatch({
+    this.watch = createRunWatch({
       transport: o.transport,
       target: o.target,
       runId: o.summary.id,

@@ -3,7 +3,7 @@
 // same subscriber as `follow`'s). A message that could not be sent is said on the status line.
 import { basesFromEnv, notifyFromWatch, parseChannels, type Channel, type Notifier } from '../notify/index.js';
 import type { TerminalOut } from '../notify/terminal-notify.js';
-import type { RunWatch } from '../runs/run-watch.js';
+import type { RunWatch } from '../watch/run-watch.js';
 import type { Target } from '../runs/index.js';
 import type { Transport } from '../remote/transport.js';
 import { sentinelText } from '../runs/sentinel-status.js';

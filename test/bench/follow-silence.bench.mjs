@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport } from '../../dist/remote/index.js';
-import { RunWatch } from '../../dist/runs/run-watch.js';
+import { createRunWatch } from '../../dist/watch/create-run-watch.js';
 import { isHangAlert } from '../../dist/health/index.js';
 
 const RUN_A = readFileSync(new URL('../fixtures/shared/fixtures/areal-logs/run-a/main.log', import.meta.url));
@@ -24,7 +24,7 @@ async function once(i) {
   const hang = new Promise((resolve) => (done = resolve));
   // The watch (as `follow` and the cockpit use it): its state poll finds no run here, which is fine.
   const target = { name: 'local', host: 'local', workdir: dir, backend: 'direct', slurm: { extraArgs: [] } };
-  const w = new RunWatch({
+  const w = createRunWatch({
     transport: t,
     target,
     runId: `hung-${i}`,

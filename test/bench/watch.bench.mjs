@@ -22,7 +22,7 @@ const root = process.env.AWRL_BENCH_ROOT ?? join(here, '../..');
 const dist = (p) => join(root, 'dist', p);
 const { openTransport } = await import(dist('remote/index.js'));
 const { RunFeed } = await import(dist('session/run-feed.js'));
-const { RunWatch } = await import(dist('runs/run-watch.js'));
+const { createRunWatch } = await import(dist('watch/create-run-watch.js'));
 const { startBenchSshd, cpuOf, argvHas } = await import('./bench-sshd.mjs');
 const { descendants } = await import('./bench-util.mjs');
 const MB = Number(process.env.AWRL_BENCH_MB ?? 20);
@@ -226,7 +226,7 @@ try {
   const latency = async (tr, label) => {
     const p = join(dir, `latency-${label}.log`);
     writeFileSync(p, '');
-    const w = new RunWatch({
+    const w = createRunWatch({
       transport: tr,
       target: tr === ssh ? sshTarget : target,
       runId: `lat-${label}`,

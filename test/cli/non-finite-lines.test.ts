@@ -1,7 +1,7 @@
 // The headless lines that carry a stats value say nan, inf and -inf as the trainer printed them:
 // the --follow progress line, the runs table, and runs --json (as the JSON strings of parse --json).
 import { describe, expect, it } from 'vitest';
-import { progressLine } from '../../src/runs/follow-to-end.js';
+import { progressLine } from '../../src/watch/follow-to-end.js';
 import { formatRunsTable } from '../../src/cli/runs-command.js';
 import { statJsonValue, type StepEvent } from '../../src/trainer-log/index.js';
 import type { RunRecord, RunSummary } from '../../src/runs/index.js';

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listRuns, parseRunRecord } from '../../src/runs/index.js';
-import { checkNodeFailure } from '../../src/runs/node-facts.js';
+import { checkNodeFailure } from '../../src/watch/node-facts.js';
 import { pendingGpuNote } from '../../src/runs/pending-gpus.js';
 import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
 import { waitFor } from '../harness/wait.js';

@@ -3,7 +3,7 @@
 // not sent, the run's end, blind after 5 min unable to read and sight again.
 import { describe, it, expect } from 'vitest';
 import { NotifyPolicy } from '../../src/notify/notify-policy.js';
-import type { WatchOutput } from '../../src/runs/watch-output.js';
+import type { WatchOutput } from '../../src/watch/watch-output.js';
 import type { Alert } from '../../src/metrics/index.js';
 import type { RunSummary } from '../../src/runs/list.js';
 import { appriseJson } from '../../src/notify/notify-event.js';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notifyFromWatch, type NotifiedWatch } from '../../src/notify/index.js';
 import { parseChannel, type Channel } from '../../src/notify/channel-url.js';
-import type { WatchOutput } from '../../src/runs/watch-output.js';
+import type { WatchOutput } from '../../src/watch/watch-output.js';
 import { startReceiver, type HttpReceiver } from '../harness/http-receiver.js';
 import { waitFor } from '../harness/wait.js';
 

@@ -9,10 +9,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
-import { RunWatch } from '../../src/runs/run-watch.js';
+import { createRunWatch } from '../../src/watch/create-run-watch.js';
+import type { RunWatch } from '../../src/watch/run-watch.js';
 import { serializeRunRecord, type RunRecord } from '../../src/runs/run-record.js';
 import type { Target } from '../../src/runs/targets.js';
-import type { WatchOutput } from '../../src/runs/watch-output.js';
+import type { WatchOutput } from '../../src/watch/watch-output.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 import { proxiedConfig } from '../harness/proxied-ssh.js';
@@ -92,7 +93,7 @@ describe('a silently dead path', () => {
       slurm: { extraArgs: [] },
     } as unknown as Target;
     const outs: WatchOutput[] = [];
-    watch = new RunWatch({ transport: t, target, runId, logPath, whenEnded: 'pause', statePollMs: 300 });
+    watch = createRunWatch({ transport: t, target, runId, logPath, whenEnded: 'pause', statePollMs: 300 });
     watch.on((o) => outs.push(o));
     watch.start();
     const w = watch;

@@ -3,7 +3,7 @@
 // the wall-clock tick when no events come, and the lines `follow` prints for them.
 import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../../src/runs/follow-alerts.js';
+import { alertClearedJsonLine, alertClearedLine, alertJsonLine, alertLine } from '../../src/watch/follow-alerts.js';
 import { parseLogBytes, type TrainerEvent } from '../../src/trainer-log/index.js';
 import { WatchRules } from './watch-rules.js';
 

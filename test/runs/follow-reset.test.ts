@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, renameSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport } from '../../src/remote/index.js';
-import { followToEnd } from '../../src/runs/follow-to-end.js';
+import { followToEnd } from '../../src/watch/follow-to-end.js';
 import { serializeRunRecord, type RunRecord } from '../../src/runs/run-record.js';
 import type { Target } from '../../src/runs/targets.js';
 import { parseLogBytes, eventToJsonLine, type TrainerEvent } from '../../src/trainer-log/index.js';

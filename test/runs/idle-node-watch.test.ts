@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
-import { RunWatch } from '../../src/runs/run-watch.js';
+import { createRunWatch } from '../../src/watch/create-run-watch.js';
 import { RunFeed } from '../../src/session/run-feed.js';
 import type { Target } from '../../src/runs/targets.js';
-import type { WatchOutput } from '../../src/runs/watch-output.js';
+import type { WatchOutput } from '../../src/watch/watch-output.js';
 import type { GpuSnapshot } from '../../src/session/types.js';
-import { alertJsonLine, alertLine } from '../../src/runs/follow-alerts.js';
+import { alertJsonLine, alertLine } from '../../src/watch/follow-alerts.js';
 import { runningSummary } from '../harness/local-run.js';
 
 const node = (name: string, usedMiB: number): GpuSnapshot => ({
@@ -41,7 +41,7 @@ describe('a node idle while the others work, through the one watch', () => {
 
   it('is told as an alert naming the node once idle long enough, and cleared when it works', () => {
     let now = 1_000_000;
-    const w = new RunWatch({
+    const w = createRunWatch({
       transport: t,
       target,
       runId: 'r',

@@ -8,8 +8,9 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
-import { RunWatch } from '../../src/runs/run-watch.js';
-import type { WatchOutput } from '../../src/runs/watch-output.js';
+import { createRunWatch } from '../../src/watch/create-run-watch.js';
+import type { RunWatch } from '../../src/watch/run-watch.js';
+import type { WatchOutput } from '../../src/watch/watch-output.js';
 import { logResetJsonLine, logResetLine } from '../../src/cli/follow-watch-lines.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { localTarget } from '../harness/local-run.js';
@@ -45,7 +46,7 @@ describe('a log rotated under the watch', () => {
     const before = cut(3);
     writeFileSync(logPath, before);
     const outs: WatchOutput[] = [];
-    watch = new RunWatch({
+    watch = createRunWatch({
       transport: t,
       target: localTarget(workdir),
       runId,

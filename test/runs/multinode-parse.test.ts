@@ -2,7 +2,7 @@
 // the batch script writes, the GPU scope of a direct run, and the fake ray's texts.
 import { describe, it, expect } from 'vitest';
 import { directAttemptNodes, directGpuScope, parseDirectNodes } from '../../src/runs/direct-nodes.js';
-import { parseRayBringUpLine, RayBringUpLines } from '../../src/runs/ray-bringup-log.js';
+import { parseRayBringUpLine, RayBringUpLines } from '../../src/watch/ray-bringup-log.js';
 import { pendingGpuNote } from '../../src/runs/pending-gpus.js';
 import type { RunRecord } from '../../src/runs/run-record.js';
 import { listNodesJson, parseRayArgv, statusText, type RegisteredNode } from '../../src/sim/ray.js';
@@ -163,7 +163,7 @@ describe('a node idle while the others work', () => {
     ...idle.map((node) => ({ node, gpus: Array.from({ length: 8 }, () => ({ usedMiB: 3 })) })),
   ];
   it('stands after 2 min of rounds, names the node, clears when it works; all idle is no alert', async () => {
-    const { IdleNodeWatch } = await import('../../src/runs/idle-nodes.js');
+    const { IdleNodeWatch } = await import('../../src/watch/idle-nodes.js');
     const w = new IdleNodeWatch();
     expect(w.push(round(['n3'], ['n1', 'n2', 'n4']), 0)).toBeNull();
     expect(w.push(round(['n3'], ['n1', 'n2', 'n4']), 60_000)).toBeNull();

@@ -8,7 +8,7 @@ import {
   parseScontrolJob,
   slurmVerdict,
   type NodeFacts,
-} from '../../src/runs/node-failure.js';
+} from '../../src/watch/node-failure.js';
 
 const JOB_PENDING =
   'JobId=5 JobName=awrl-x UserId=root(0) JobState=PENDING Reason=BeginTime Dependency=(null) Requeue=1 Restarts=1 ' +

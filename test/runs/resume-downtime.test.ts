@@ -6,10 +6,11 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
-import { RunWatch } from '../../src/runs/run-watch.js';
-import { StepProgress } from '../../src/runs/follow-to-end.js';
+import { createRunWatch } from '../../src/watch/create-run-watch.js';
+import type { RunWatch } from '../../src/watch/run-watch.js';
+import { StepProgress } from '../../src/watch/follow-to-end.js';
 import type { Target } from '../../src/runs/targets.js';
-import type { WatchOutput } from '../../src/runs/watch-output.js';
+import type { WatchOutput } from '../../src/watch/watch-output.js';
 import { isHangAlert } from '../../src/health/index.js';
 import { startCli, type CliProcess } from './cli-process.js';
 import { startSimOverSshd, type SimOverSshd } from './sim-over-sshd.js';
@@ -66,7 +67,7 @@ describe('a resume after 31 min of downtime', { timeout: 180_000 }, () => {
     const outs: WatchOutput[] = [];
     const progress = new StepProgress();
     const lines: string[] = [];
-    watch = new RunWatch({
+    watch = createRunWatch({
       transport: t,
       target,
       runId,

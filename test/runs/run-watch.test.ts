@@ -10,14 +10,15 @@ import {
   reduceWatch,
   watchPhase,
   type WatchAction,
-} from '../../src/runs/watch-lifecycle.js';
+} from '../../src/watch/watch-lifecycle.js';
 import { RunAlerts, isHangAlert } from '../../src/health/index.js';
 import { MetricsStore } from '../../src/metrics/index.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import { openTransport } from '../../src/remote/index.js';
-import { RunWatch, type RunWatchOptions } from '../../src/runs/run-watch.js';
+import { createRunWatch } from '../../src/watch/create-run-watch.js';
+import type { RunWatchOptions } from '../../src/watch/run-watch.js';
 import type { Target } from '../../src/runs/targets.js';
-import type { WatchOutput } from '../../src/runs/watch-output.js';
+import type { WatchOutput } from '../../src/watch/watch-output.js';
 import { lastLogLines } from '../../src/runs/log-tail.js';
 import { SHARED } from '../harness/fixtures.js';
 import { waitFor } from '../harness/wait.js';
@@ -206,7 +207,14 @@ describe('RunWatch attaching to a run hung 3 h ago', () => {
       };
       const target: Target = localTarget(join(dir, `late${lateMs}`));
       const outs: WatchOutput[] = [];
-      const w = new RunWatch({ transport: t, target, runId: 'hung', logPath, whenEnded: 'stop', statePollMs: 60_000 });
+      const w = createRunWatch({
+        transport: t,
+        target,
+        runId: 'hung',
+        logPath,
+        whenEnded: 'stop',
+        statePollMs: 60_000,
+      });
       // Whether the history was being read when each record came (the cockpit holds its heap then).
       const backlog: boolean[] = [];
       w.on((o) => {
@@ -274,7 +282,7 @@ describe('RunWatch attaching to a whole log', () => {
         fo,
       );
     };
-    const w = new RunWatch({ transport: t, target: localTarget(dir), runId, logPath, whenEnded: 'stop' });
+    const w = createRunWatch({ transport: t, target: localTarget(dir), runId, logPath, whenEnded: 'stop' });
     return { t, w, order };
   }
 
@@ -312,7 +320,7 @@ describe("RunWatch given the run's config facts later", () => {
     const log = readFileSync(`${SHARED}fixtures/areal-logs/run-a/main.log`);
     const { logPath, t } = await localRun(dir, runId, log);
     const ids: string[] = [];
-    const w = new RunWatch({ transport: t, target: localTarget(dir), runId, logPath, whenEnded: 'stop', facts });
+    const w = createRunWatch({ transport: t, target: localTarget(dir), runId, logPath, whenEnded: 'stop', facts });
     w.on((o) => void (o.type === 'alert' && ids.push(o.alert.id)));
     try {
       w.start();

@@ -9,8 +9,9 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
-import { RunWatch } from '../../src/runs/run-watch.js';
-import type { WatchOutput } from '../../src/runs/watch-output.js';
+import { createRunWatch } from '../../src/watch/create-run-watch.js';
+import type { RunWatch } from '../../src/watch/run-watch.js';
+import type { WatchOutput } from '../../src/watch/watch-output.js';
 import { connectionJsonLine, connectionLine } from '../../src/cli/follow-watch-lines.js';
 import { headerLines } from '../../src/ui/panels/header.js';
 import { parseLogBytes } from '../../src/trainer-log/index.js';
@@ -65,7 +66,7 @@ describe('a silent outage (the target frozen, no reset sent)', () => {
     const before = upToStep(3);
     writeFileSync(logPath, before);
     const outs: WatchOutput[] = [];
-    watch = new RunWatch({
+    watch = createRunWatch({
       transport: t,
       target: localTarget(workdir),
       runId,

@@ -1,6 +1,6 @@
 // One watch, two renderers: the cockpit's RunFeed (in process) and `awrl-tui follow --json` (the
 // built CLI) watch the same run while its log is written in cuts at random places (a seeded RNG),
-// over the local transport. Both are renderers of src/runs' RunWatch, so they must tell the same
+// over the local transport. Both are renderers of src/watch's RunWatch, so they must tell the same
 // stream: the same events in the same order, the same alerts fired and cleared, and the end
 // state after the records that led to it. Real files, a real process standing in for the job.
 import { describe, it, expect, afterAll } from 'vitest';
@@ -12,7 +12,7 @@ import { openTransport } from '../../src/remote/index.js';
 import { serializeRunRecord, type RunRecord } from '../../src/runs/run-record.js';
 import type { Target } from '../../src/runs/targets.js';
 import { RunFeed } from '../../src/session/run-feed.js';
-import type { WatchOutput } from '../../src/runs/watch-output.js';
+import type { WatchOutput } from '../../src/watch/watch-output.js';
 import { eventToJsonLine } from '../../src/trainer-log/index.js';
 import { SHARED } from '../harness/fixtures.js';
 import { waitFor, pidAlive } from '../harness/wait.js';

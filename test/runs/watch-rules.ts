@@ -1,10 +1,10 @@
-// The alert rules as RunWatch composes them (src/runs/run-watch.ts), without the Transport and log
+// The alert rules as RunWatch composes them (src/watch/run-watch.ts), without the Transport and log
 // file it reads records from: RunAlerts over a store takes each record (`ingest`: the arriving /
 // store / read sequence RunWatch.ingest runs), the time rules run on a tick, and AlertChanges turns
 // the answers into the `alert` / `alert-cleared` outputs both renderers (cockpit, `follow`) show.
 import { RunAlerts, type HealthEvent, type RunAlertsOptions } from '../../src/health/index.js';
 import { MetricsStore, type Alert } from '../../src/metrics/index.js';
-import { AlertChanges } from '../../src/runs/watch-output.js';
+import { AlertChanges } from '../../src/watch/watch-output.js';
 
 /** What the watch tells after one record or tick: what fired, what stopped standing (cleared, or
  *  ended with the run: a hang the run died in). */

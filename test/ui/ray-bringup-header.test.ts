@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { RunFeed } from '../../src/session/run-feed.js';
 import type { Target } from '../../src/runs/targets.js';
-import type { WatchOutput } from '../../src/runs/watch-output.js';
+import type { WatchOutput } from '../../src/watch/watch-output.js';
 import { dashboardHeader } from '../../src/ui/screens/dashboard.js';
 import { SHARED } from '../harness/fixtures.js';
 import { waitFor } from '../harness/wait.js';

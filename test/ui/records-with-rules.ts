@@ -1,4 +1,4 @@
-// RunRecords (what the cockpit draws) over a store and rules fed by hand, as src/runs' RunWatch
+// RunRecords (what the cockpit draws) over a store and rules fed by hand, as src/watch's RunWatch
 // feeds them: `ingest` stores the record and runs the rules, `view` first lets the rules look at
 // the clock (the watch's tick), then derives the frame. For tests of the rules seen through a view.
 import { RunAlerts } from '../../src/health/index.js';

@@ -18,7 +18,7 @@ import { App } from '../../src/ui/app.js';
 import type { RunViewContext } from '../../src/session/run-records.js';
 import { recordsWithRules, type RecordsWithRules } from './records-with-rules.js';
 import { createLiveSession, type LiveSession } from '../../src/session/live-session.js';
-import { slurmJobEnd } from '../../src/runs/slurm-job-end.js';
+import { slurmJobEnd } from '../../src/watch/slurm-job-end.js';
 import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
 import { waitFor } from '../harness/wait.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';

@@ -5,8 +5,8 @@ import type { FollowProblem } from '../remote/transport.js';
 import type { LogLine } from '../trainer-log/index.js';
 import type { HealthEvent } from '../health/index.js';
 import type { Alert } from '../metrics/index.js';
-import type { RunState } from './run-record.js';
-import type { RunSummary } from './list.js';
+import type { RunState } from '../runs/run-record.js';
+import type { RunSummary } from '../runs/list.js';
 import type { WatchPhase } from './watch-lifecycle.js';
 import type { RayBringUp } from './ray-bringup-log.js';
 

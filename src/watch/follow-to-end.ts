@@ -4,9 +4,9 @@
 import type { Transport } from '../remote/transport.js';
 import type { TrainerEvent, StepEvent } from '../trainer-log/index.js';
 import { isoTimeToMs, stepValue } from '../trainer-log/index.js';
-import type { Target } from './targets.js';
-import type { RunSummary } from './list.js';
-import { RunWatch } from './run-watch.js';
+import type { Target } from '../runs/targets.js';
+import type { RunSummary } from '../runs/list.js';
+import { createRunWatch } from './create-run-watch.js';
 import type { WatchOutcome } from './watch-output.js';
 
 export type FollowOutcome = WatchOutcome;
@@ -27,7 +27,7 @@ export function followToEnd(
   opts: FollowToEndOptions,
 ): Promise<FollowOutcome> {
   return new Promise((resolve) => {
-    const watch = new RunWatch({
+    const watch = createRunWatch({
       transport,
       target,
       runId,

@@ -10,12 +10,12 @@ import type { ConnectionState, FollowProblem, Transport } from '../remote/transp
 import { RunAlerts, isHangAlert, type HealthEvent } from '../health/index.js';
 import { MetricsStore, RULE_SERIES_KEYS, type Alert } from '../metrics/index.js';
 import type { LogLine, TrainerLogReader } from '../trainer-log/index.js';
-import type { Target } from './targets.js';
-import type { RunState } from './run-record.js';
-import type { RunSummary } from './list.js';
-import { followRun, type RunFollower } from './follow-run.js';
-import { watchRunState, type RunStateWatcher } from './watch-state.js';
-import { isActive, isTerminal } from './run-state.js';
+import type { Target } from '../runs/targets.js';
+import type { RunState } from '../runs/run-record.js';
+import type { RunSummary } from '../runs/list.js';
+import { followRun, type RunFollower } from '../runs/follow-run.js';
+import { watchRunState, type RunStateWatcher } from '../runs/watch-state.js';
+import { isActive, isTerminal } from '../runs/run-state.js';
 import { RayBringUpLines, type RayBringUp } from './ray-bringup-log.js';
 import { IdleNodeWatch, type NodeGpuRound } from './idle-nodes.js';
 import { NodeFailureWatch } from './node-facts.js';
@@ -33,9 +33,9 @@ import {
 } from './watch-lifecycle.js';
 import { AlertChanges, type LogReadEnd, type WatchOutcome, type WatchOutput } from './watch-output.js';
 import { drainLog, failureLines } from './watch-drain.js';
-import type { RunWatchFacts } from './run-facts.js';
+import type { RunWatchFacts } from '../runs/run-facts.js';
 
-export type { RunWatchFacts } from './run-facts.js';
+export type { RunWatchFacts } from '../runs/run-facts.js';
 
 /** Reading a long log's history through a target-side filter before following (the cockpit). */
 export interface WatchBackfill {

@@ -14,8 +14,8 @@
 // VPN, before keepalive gives up) is `unobserved` too: nothing is known about the trainer then.
 // A new attempt (after an end or the queue) is `restarting` until its first record: the time
 // between attempts is downtime, neither the trainer's silence nor a step.
-import type { RunState } from './run-record.js';
-import { isTerminal } from './run-state.js';
+import type { RunState } from '../runs/run-record.js';
+import { isTerminal } from '../runs/run-state.js';
 
 export type ReadingPhase = 'attaching' | 'backfilling' | 'following' | 'settling' | 'ended' | 'resumed';
 export type WatchPhase = ReadingPhase | 'unobserved' | 'queued';

@@ -3,8 +3,8 @@
 import type { Transport } from '../remote/transport.js';
 import { checkNodeNames } from '../remote/node-fan-out.js';
 import type { Alert } from '../metrics/index.js';
-import { parseRunRecord, type RunRecord } from './run-record.js';
-import { setupInWorkdir, type Target } from './targets.js';
+import { parseRunRecord, type RunRecord } from '../runs/run-record.js';
+import { setupInWorkdir, type Target } from '../runs/targets.js';
 import {
   ALLOC_MARK,
   FAIL_MARK,

@@ -5,9 +5,9 @@
 // the run's LATEST job (a requeue or --auto-resume moves the run to a new one), again every minute:
 // an admin's `scontrol update TimeLimit=` moves the end while the run is watched.
 import type { Transport } from '../remote/transport.js';
-import { setupInWorkdir, type Target } from './targets.js';
-import type { RunSummary } from './list.js';
-import { isTerminal } from './run-state.js';
+import { setupInWorkdir, type Target } from '../runs/targets.js';
+import type { RunSummary } from '../runs/list.js';
+import { isTerminal } from '../runs/run-state.js';
 
 /** squeue's time format, zone-less: the cluster's local time, the same clock as the trainer's log. */
 const SLURM_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/;

@@ -1,6 +1,6 @@
 // The log's silence measured on the target (measureLogSilence, LogSilenceWatch: RunWatch counts it)
 // and the alert lines `follow` prints. Watching a run, its rules and what fired or cleared (counting
-// its silence exactly, once) is src/runs/run-watch.ts's.
+// its silence exactly, once) is src/watch/run-watch.ts's.
 import type { Alert } from '../metrics/index.js';
 import type { Transport } from '../remote/transport.js';
 import { exceptionLine } from '../trainer-log/classify.js';

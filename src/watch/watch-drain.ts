@@ -2,7 +2,7 @@
 // trainer's last words, a crash's traceback, are the last bytes it writes), and, when it failed,
 // the log's last lines (a run that dies at once leaves no trainer record to say why).
 import type { FollowProblem, Transport } from '../remote/transport.js';
-import { FAILURE_TAIL_BYTES, lastLogLines } from './log-tail.js';
+import { FAILURE_TAIL_BYTES, lastLogLines } from '../runs/log-tail.js';
 import type { LogReadEnd } from './watch-output.js';
 
 export interface DrainOptions {

@@ -1,7 +1,7 @@
 // The Ray bring-up as the log tells it (pure): the batch script's `awrl: starting Ray: …` lines
 // (ray-bringup.ts) read back, for `follow` and the cockpit: the phase the run is in before the
 // trainer's first record, and, when it failed, which node and why.
-import { RAY_SAY } from './ray-bringup.js';
+import { RAY_SAY } from '../runs/ray-bringup.js';
 import type { Alert } from '../metrics/index.js';
 
 export interface RayBringUp {
