@@ -8,6 +8,7 @@ import type { HealthGroup, RlWarning } from '../metrics/rl-health.js';
 import type { Leftover } from '../preflight/leftovers.js';
 import type { AlertHistoryEntry } from '../health/alert-history.js';
 import type { ConnectProblem } from './connect-advice.js';
+import type { EpisodeSummary, StepView } from '../episodes/index.js';
 
 export type { ConnectProblem };
 
@@ -339,6 +340,20 @@ export interface SessionState {
   leftovers?: LeftoverPhase;
   /** The run pinned as the baseline (absent or null: none). */
   baselineRunId?: string | null;
+  /** The open run's dumped episodes for the Trajectories screen (absent: never listed). */
+  trajectories?: TrajectoriesView;
+}
+
+/** The open run's dumps (src/session/run-trajectories.ts): episodes null while listing; `problem`
+ *  why none are shown; the steps of the record opened last (`stepsFile`). */
+export interface TrajectoriesView {
+  runId: string;
+  episodes: EpisodeSummary[] | null;
+  sizes: ReadonlyMap<string, number>;
+  problem: string | null;
+  stepsFile: string | null;
+  steps: StepView[] | null;
+  stepsProblem: string | null;
 }
 
 export interface SessionActions {
@@ -366,6 +381,12 @@ export interface SessionActions {
   stopLeftovers(runId: string): Promise<void>;
   /** Pin the run as the baseline drawn beside the open run; the pinned run again unpins it. */
   pinBaseline?(runId: string): void;
+  /** List the open run's dumped episodes (again) for the Trajectories screen. */
+  listTrajectories?(): void;
+  /** Read one dumped record whole: its steps. */
+  openEpisode?(file: string): void;
+  /** Copy one dumped episode and its screenshots to the local pins directory (`episodes --pin`). */
+  pinEpisode?(file: string): void;
 }
 
 export interface Session {

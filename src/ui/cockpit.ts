@@ -15,6 +15,8 @@ import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-histor
 import { leftoverLines } from './screens/leftovers.js';
 import { evalScreenLines } from './screens/eval.js';
 import { rlHealthLines } from './screens/rl-health.js';
+import { trajectoriesLines } from './screens/trajectories.js';
+import { trajView } from './traj-nav.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from '../session/types.js';
 import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
@@ -112,6 +114,7 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
     helpScrollMax: helpScrollMax(width, bodyH, ui.screen === 'health'),
     historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
     launchBackend: state.config?.targetBackend ?? null,
+    trajectories: state.trajectories,
     argvScrollMax:
       ui.confirm?.kind === 'launch' && state.config ? argvScrollMax(state.config, width, state.preflight, bodyH) : 0,
   };
@@ -191,6 +194,10 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
     body = evalScreenLines(state.run, width, bodyH);
   } else if (ui.screen === 'health') {
     body = rlHealthLines(state.run?.rl, width, bodyH);
+  } else if (ui.screen === 'trajectories') {
+    body = state.selectedRunId
+      ? trajectoriesLines(trajView(state.trajectories, ui.traj), width, bodyH)
+      : [[{ t: 'No run selected: pick one on the Runs screen (1).', c: 'dim' }]];
   } else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {

@@ -5,7 +5,8 @@ import { bindingFor, keyName, same, type Result, type Scope } from './bindings.j
 import { act } from './binding-keys.js';
 import type { PanelId } from './layout.js';
 import type { ScreenId } from './keys.js';
-import type { SessionActions } from '../session/types.js';
+import type { SessionActions, TrajectoriesView } from '../session/types.js';
+import { initialTrajNav, type TrajNav } from './traj-nav.js';
 
 export interface KeyInfo {
   upArrow?: boolean;
@@ -82,6 +83,8 @@ export interface UiState {
   keyHint: string | null;
   /** The charts' smoothing: an index into SMOOTHING_WEIGHTS (`s` cycles it; 0: off). */
   smoothing: number;
+  /** The Trajectories screen's level, cursors and filter. */
+  traj: TrajNav;
 }
 
 /** A session action a key asks for: its name in SessionActions and its arguments. Derived from
@@ -123,6 +126,8 @@ export interface KeyContext {
   argvScrollMax?: number;
   /** The launch target's backend (auto-resume is Slurm's), null when there is no target. */
   launchBackend?: 'direct' | 'slurm' | null;
+  /** The open run's dumped episodes (the Trajectories screen's cursors move over them). */
+  trajectories?: TrajectoriesView;
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {
@@ -148,6 +153,7 @@ export function initialUiState(screen: ScreenId = 'runs'): UiState {
     logPin: null,
     keyHint: null,
     smoothing: 0,
+    traj: initialTrajNav(),
   };
 }
 

@@ -12,7 +12,7 @@ const ep = (version: number, task: string, idx: number, reward: number, nSteps: 
 const EPS = [ep(3, 'shop', 0, 1, 4), ep(3, 'shop', 1, 0, 7, true), ep(3, 'wiki', 0, 0.5, 2), ep(4, 'shop', 0, 1, 3)];
 const view = (over: Partial<TrajView>): TrajView => ({ ...emptyTraj(), episodes: EPS, ...over });
 const text = (v: TrajView, width = 80) => trajectoriesLines(v, width, 20).map(lineText);
-const TITLE = 'Trajectories  filter: all  f filter  enter open  ← back  p pin';
+const TITLE = 'Trajectories  filter: all';
 
 describe('trajectories screen', () => {
   it('lists versions newest first with episode and group counts and the mean reward', () => {
@@ -33,7 +33,7 @@ describe('trajectories screen', () => {
 
   it('the timed-out filter keeps only the timed-out episodes', () => {
     expect(text(view({ filter: 'timed-out' }))).toEqual([
-      'Trajectories  filter: timed out  f filter  enter open  ← back  p pin',
+      'Trajectories  filter: timed out',
       '> version 3  1 episodes  1 groups  mean reward 0.00',
     ]);
   });

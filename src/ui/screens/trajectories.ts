@@ -126,10 +126,7 @@ function stepsLines(v: TrajView, e: EpisodeSummary): Line[] {
 }
 
 export function trajectoriesLines(v: TrajView, width: number, height: number): Line[] {
-  const title: Line = [
-    { t: `Trajectories  filter: ${FILTER_LABEL[v.filter]}  `, bold: true },
-    { t: 'f filter  enter open  ← back  p pin', c: 'dim' },
-  ];
+  const title: Line = [{ t: `Trajectories  filter: ${FILTER_LABEL[v.filter]}`, bold: true }];
   let body: Line[];
   if (v.problem !== null) body = [[{ t: v.problem, c: 'bad' }]];
   else if (v.episodes === null) body = [[{ t: 'listing the dumps…', c: 'dim' }]];
