@@ -67,9 +67,10 @@ describe('trajectories screen', () => {
       'click: 500,200 (0-1000 grid)',
       'page: Home  http://s/',
     ]);
-    expect(lines[6]).toBe(
-      'screenshot: /d/rollout/3/shop_ep0_step0.png (not drawn in the cockpit: awrl-tui episodes RUN --show)',
-    );
+    expect(lines.slice(6)).toEqual([
+      'screenshot: shop_ep0_step0.png (beside the record)',
+      'not drawn in the cockpit; at a terminal: awrl-tui episodes RUN --show shop/0 --step 0',
+    ]);
   });
 
   it('says a failed listing and a listing under way', () => {

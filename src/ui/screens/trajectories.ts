@@ -4,6 +4,7 @@
 // The step's screenshot is NOT drawn here: the cockpit's lines carry palette colours only (no
 // per-cell 24-bit colour), so the step level shows the step's text and says where the picture is.
 import {
+  baseName,
   FILTER_LABEL,
   groupsOf,
   matches,
@@ -115,13 +116,15 @@ function stepsLines(v: TrajView, e: EpisodeSummary): Line[] {
   if (v.level === 'steps') return [top, ...v.steps.map((s, i) => stepLine(s, i === v.step))];
   const s = v.steps[v.step];
   if (!s) return [top, [{ t: 'no such step', c: 'dim' }]];
+  const show = `${e.taskId}/${e.episodeIdx} --step ${s.idx}`;
   return [
     top,
     `step ${s.idx}: ${s.actionString ?? s.actionKey ?? 'no action'}`,
     `click: ${s.click ? `${s.click.x},${s.click.y} (0-1000 grid)` : 'none'}`,
     `page: ${s.title ?? 'title unknown'}  ${s.url ?? 'url unknown'}`,
     `thought: ${s.thought ?? 'none'}`,
-    [{ t: `screenshot: ${s.shot ?? 'none named'} (not drawn in the cockpit: awrl-tui episodes RUN --show)`, c: 'dim' }],
+    `screenshot: ${s.shot === null ? 'none named' : `${baseName(s.shot)} (beside the record)`}`,
+    [{ t: `not drawn in the cockpit; at a terminal: awrl-tui episodes RUN --show ${show}`, c: 'dim' }],
   ];
 }
 
