@@ -8,5 +8,5 @@ export const SCREEN_TITLES: Record<ScreenId, string> = {
   log: 'Log',
   eval: 'Eval',
   health: 'RL health',
-  trajectories: 'Trajectories',
+  trajectories: 'Episodes',
 };
