@@ -14,6 +14,7 @@ import { RunsList, toSummary } from './runs-list.js';
 import { SelectedRunGpus } from './selected-run-gpus.js';
 import { emptyState } from './static-session.js';
 import { RetryTransport, connectProblemOf } from './retry-transport.js';
+import { RunTrajectories } from './run-trajectories.js';
 import { RunStopper } from './stop-leftovers.js';
 import { notifyOpenRun } from './run-notify.js';
 import type { Notifier } from '../notify/index.js';
@@ -60,6 +61,7 @@ export class LiveSession implements Session {
   private overlay: { steps: number; version: number; overlay: BaselineOverlay } | null = null;
   /** What the screen shows (the cockpit says): the runs list until told otherwise. */
   private shown: 'runs' | 'run' = 'runs';
+  private trajectories: { runId: string; reader: RunTrajectories } | null = null;
   /** The open Slurm run's job end, for the wall-time rule (null for other runs). */
   private unsubs: (() => void)[] = [];
   private closed = false;
@@ -130,6 +132,9 @@ export class LiveSession implements Session {
       stopLeftovers: (id) => this.stopper.stopLeftovers(id),
       pinBaseline: (id) => void this.pinBaseline(id),
       answerLogin: (answer) => this.logins.answer(answer),
+      listTrajectories: () => void this.trajectoriesOfOpenRun()?.list(),
+      openEpisode: (file) => void this.trajectoriesOfOpenRun()?.openEpisode(file),
+      pinEpisode: (file) => void this.trajectoriesOfOpenRun()?.pin(file),
     };
   }
 
@@ -261,9 +266,31 @@ export class LiveSession implements Session {
     this.feed?.close();
     this.gpus.reset();
     this.feed = null;
-    this.update({ selectedRunId: runId, run: null });
+    this.trajectories = null;
+    this.update({ selectedRunId: runId, run: null, trajectories: undefined });
     this.refocus();
     if (runId) void this.open(runId);
+  }
+
+  /** The open run's dumps, made when first asked for (null: no run open, or not found). */
+  private trajectoriesOfOpenRun(): RunTrajectories | null {
+    const runId = this.state.selectedRunId;
+    if (!runId) return null;
+    if (this.trajectories?.runId === runId) return this.trajectories.reader;
+    const found = this.runs.find(runId);
+    if (!found) return null;
+    const reader = new RunTrajectories({
+      transport: found.conn.transport,
+      record: found.run.record,
+      target: found.conn.target.name,
+      update: (t) => {
+        if (this.state.selectedRunId === t.runId) this.update({ trajectories: t });
+      },
+      notice: (notice) => this.update({ notice }),
+      ...(this.o.env ? { env: this.o.env } : {}),
+    });
+    this.trajectories = { runId, reader };
+    return reader;
   }
 
   /** The runs list polls only the open run while a screen of that run is shown. */

@@ -8,6 +8,7 @@ import type { HealthGroup, RlWarning } from '../metrics/rl-health.js';
 import type { Leftover } from '../preflight/leftovers.js';
 import type { AlertHistoryEntry } from '../health/alert-history.js';
 import type { ConnectProblem } from './connect-advice.js';
+import type { EpisodeSummary, StepView } from '../episodes/index.js';
 
 export type { ConnectProblem };
 
@@ -350,6 +351,8 @@ export interface SessionState {
   baselineRunId?: string | null;
   /** A server's login question waiting for the person (a second factor, asked on `r`); absent: none. */
   loginPrompt?: LoginPromptView;
+  /** The open run's dumped episodes for the Trajectories screen (absent: never listed). */
+  trajectories?: TrajectoriesView;
 }
 
 /** One prompt of a server's keyboard-interactive round, as the cockpit's dialog shows it. */
@@ -362,6 +365,18 @@ export interface LoginPromptView {
   prompt: string;
   /** false: what is typed is not shown (a code, a password). */
   echo: boolean;
+}
+
+/** The open run's dumps (src/session/run-trajectories.ts): episodes null while listing; `problem`
+ *  why none are shown; the steps of the record opened last (`stepsFile`). */
+export interface TrajectoriesView {
+  runId: string;
+  episodes: EpisodeSummary[] | null;
+  sizes: ReadonlyMap<string, number>;
+  problem: string | null;
+  stepsFile: string | null;
+  steps: StepView[] | null;
+  stepsProblem: string | null;
 }
 
 export interface SessionActions {
@@ -391,6 +406,12 @@ export interface SessionActions {
   pinBaseline?(runId: string): void;
   /** The answer to `loginPrompt` (Enter), or null: declined (Esc), the target stays disconnected. */
   answerLogin?(answer: string | null): void;
+  /** List the open run's dumped episodes (again) for the Trajectories screen. */
+  listTrajectories?(): void;
+  /** Read one dumped record whole: its steps. */
+  openEpisode?(file: string): void;
+  /** Copy one dumped episode and its screenshots to the local pins directory (`episodes --pin`). */
+  pinEpisode?(file: string): void;
 }
 
 export interface Session {

@@ -11,6 +11,7 @@ export type Scope =
   | 'config'
   | 'eval'
   | 'health'
+  | 'trajectories'
   | 'help'
   | 'history'
   | 'launch'

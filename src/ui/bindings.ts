@@ -7,6 +7,7 @@ import { SCREENS } from './keys.js';
 import type { KeyContext, UiState } from './ui-state.js';
 import { act, clamp, keyLabel, moveBy, MOVE_KEYS, same, type Binding, type Scope } from './binding-keys.js';
 import { DIALOG_BINDINGS } from './bindings-dialogs.js';
+import { TRAJECTORY_BINDINGS } from './bindings-trajectories.js';
 import { SMOOTHING_WEIGHTS } from '../metrics/ema.js';
 import { TIME_AXES } from '../metrics/run-steps.js';
 import { axisName } from './panels/baseline-overlay.js';
@@ -31,14 +32,19 @@ const leftoverReason = (id: string | undefined, ended: boolean | undefined) =>
       ? null
       : `o: run ${id} is still running; leftover processes are checked once it has ended`;
 
+/** Open a screen; the Trajectories screen lists the open run's dumps (again) as it opens. */
+const toScreen = (s: UiState, screen: UiState['screen']) =>
+  same({ ...s, screen }, screen === 'trajectories' ? [act.listTrajectories()] : []);
+
 export const BINDINGS: readonly Binding[] = [
   // Everywhere (outside dialogs).
   {
-    keys: ['1', '2', '3', '4', '5', '6'],
+    keys: ['1', '2', '3', '4', '5', '6', '7'],
     scopes: ['global'],
     command: 'screen',
-    description: 'Runs, Dashboard, Config, Log, Eval, RL health screens',
-    run: (s, _c, n) => same({ ...s, screen: SCREENS[Number(n) - 1] }),
+    description:
+      "Runs, Dashboard, Config, Log, Eval, RL health, Trajectories screens (7 lists the open run's dumps again)",
+    run: (s, _c, n) => toScreen(s, SCREENS[Number(n) - 1]),
   },
   {
     keys: ['tab', 'shift-tab'],
@@ -46,10 +52,7 @@ export const BINDINGS: readonly Binding[] = [
     command: 'next-screen',
     description: 'next / previous screen',
     run: (s, _c, n) =>
-      same({
-        ...s,
-        screen: SCREENS[(SCREENS.indexOf(s.screen) + (n === 'tab' ? 1 : SCREENS.length - 1)) % SCREENS.length],
-      }),
+      toScreen(s, SCREENS[(SCREENS.indexOf(s.screen) + (n === 'tab' ? 1 : SCREENS.length - 1)) % SCREENS.length]),
   },
   {
     keys: ['?'],
@@ -375,6 +378,7 @@ export const BINDINGS: readonly Binding[] = [
     run: (s, ctx) =>
       same({ ...s, confirm: { kind: 'launch' }, argvScroll: 0 }, ctx.configHasErrors ? [] : [act.runPreflight()]),
   },
+  ...TRAJECTORY_BINDINGS,
   ...DIALOG_BINDINGS,
 ];
 /** The binding `name` has in `scope`, if any. */

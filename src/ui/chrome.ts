@@ -8,13 +8,17 @@ import type { Line, Seg } from './line-types.js';
 import { TerminalPainter } from './painter.js';
 
 export function tabBar(screen: ScreenId, width: number): Line {
-  const segs: Seg[] = [];
-  SCREENS.forEach((s, i) => {
-    segs.push({ t: ` ${i + 1} ${SCREEN_TITLES[s]} `, inverse: s === screen, bold: s === screen });
-    segs.push({ t: ' ' });
-  });
-  const used = segs.reduce((n, s) => n + s.t.length, 0);
-  const right = '? help  q quit';
+  const tabs = (gap: string) =>
+    SCREENS.flatMap((s, i): Seg[] => [
+      { t: ` ${i + 1} ${SCREEN_TITLES[s]} `, inverse: s === screen, bold: s === screen },
+      { t: gap },
+    ]);
+  const width0 = (segs: Seg[]) => segs.reduce((n, s) => n + s.t.length, 0);
+  // Narrow (80 columns): the tabs close up and keep `? help` in sight.
+  const wide = tabs(' ');
+  const segs = width - width0(wide) > 14 ? wide : tabs('');
+  const used = width0(segs);
+  const right = width - used > 14 ? '? help  q quit' : '? help';
   if (width - used > right.length) segs.push({ t: ' '.repeat(width - used - right.length) + right, c: 'dim' });
   return segs;
 }

@@ -16,6 +16,8 @@ import { leftoverLines } from './screens/leftovers.js';
 import { loginPromptLines } from './screens/login-prompt.js';
 import { evalScreenLines } from './screens/eval.js';
 import { rlHealthLines } from './screens/rl-health.js';
+import { trajectoriesLines } from './screens/trajectories.js';
+import { trajView } from './traj-nav.js';
 import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from '../session/types.js';
 import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
@@ -114,6 +116,7 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
     historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
     launchBackend: state.config?.targetBackend ?? null,
     loginPrompt: state.loginPrompt !== undefined,
+    trajectories: state.trajectories,
     argvScrollMax:
       ui.confirm?.kind === 'launch' && state.config ? argvScrollMax(state.config, width, state.preflight, bodyH) : 0,
   };
@@ -195,6 +198,10 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
     body = evalScreenLines(state.run, width, bodyH);
   } else if (ui.screen === 'health') {
     body = rlHealthLines(state.run?.rl, width, bodyH);
+  } else if (ui.screen === 'trajectories') {
+    body = state.selectedRunId
+      ? trajectoriesLines(trajView(state.trajectories, ui.traj), width, bodyH)
+      : [[{ t: 'No run selected: pick one on the Runs screen (1).', c: 'dim' }]];
   } else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
   } else if (ui.screen === 'config') {

@@ -6,7 +6,8 @@ import { act } from './binding-keys.js';
 import type { PanelId } from './layout.js';
 import type { TimeAxis } from '../metrics/run-steps.js';
 import type { ScreenId } from './keys.js';
-import type { SessionActions } from '../session/types.js';
+import type { SessionActions, TrajectoriesView } from '../session/types.js';
+import { initialTrajNav, type TrajNav } from './traj-nav.js';
 
 export interface KeyInfo {
   upArrow?: boolean;
@@ -87,6 +88,8 @@ export interface UiState {
   timeAxis: TimeAxis;
   /** What is typed into a server's login prompt (the session's `loginPrompt`) so far. */
   loginText: string;
+  /** The Trajectories screen's level, cursors and filter. */
+  traj: TrajNav;
 }
 
 /** A session action a key asks for: its name in SessionActions and its arguments. Derived from
@@ -130,6 +133,8 @@ export interface KeyContext {
   launchBackend?: 'direct' | 'slurm' | null;
   /** A server's login prompt is open (the session's `loginPrompt`): it takes every key. */
   loginPrompt?: boolean;
+  /** The open run's dumped episodes (the Trajectories screen's cursors move over them). */
+  trajectories?: TrajectoriesView;
 }
 
 export function initialUiState(screen: ScreenId = 'runs'): UiState {
@@ -157,6 +162,7 @@ export function initialUiState(screen: ScreenId = 'runs'): UiState {
     smoothing: 0,
     timeAxis: 'steps',
     loginText: '',
+    traj: initialTrajNav(),
   };
 }
 

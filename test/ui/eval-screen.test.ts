@@ -31,7 +31,7 @@ describe('the Eval screen in a terminal', () => {
     screen = paintLines(lines, 80, 23, true);
     await screen.settled();
     const rows = screen.lines();
-    expect(rows[0]).toMatch(/^ 1 Runs {3}2 Dashboard {3}3 Config {3}4 Log {3}5 Eval /);
+    expect(rows[0]).toMatch(/^ 1 Runs {2}2 Dashboard {2}3 Config {2}4 Log {2}5 Eval /);
     expect(rows.slice(1, 9).map((r) => r.trimEnd())).toEqual([
       '─ Eval (held-out test rollout) ────────────────────────────────────── 2 rounds ─',
       'best 46.4% [35.1%, 58.0%] of 69/74 at model step 1 (round 1) · median round 31 …',

@@ -2,9 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { BINDINGS, bindingFor, hintLine, keyLabel, keyName } from '../../src/ui/bindings.js';
 import { act } from '../../src/ui/binding-keys.js';
 import { StaticSession } from '../../src/session/static-session.js';
+import type { TrajectoriesView } from '../../src/session/types.js';
+import { stepViews, summaryOf } from '../../src/episodes/index.js';
+import { initialTrajNav } from '../../src/ui/traj-nav.js';
 import { lineText } from '../../src/ui/lines.js';
 import { helpRows } from '../../src/ui/screens/help.js';
 import { initialUiState, reduceKey, type KeyContext, type KeyInfo, type UiState } from '../../src/ui/ui-state.js';
+
+const TRAJ_FILE = '/d/rollout/3/shop_ep0.json';
+const TRAJ: TrajectoriesView = {
+  runId: 'run-a',
+  episodes: [
+    summaryOf({ kind: 'train', version: 3, file: TRAJ_FILE, fileSize: 9 }, { task_id: 'shop', episode_idx: 0 }),
+  ],
+  sizes: new Map(),
+  problem: null,
+  stepsFile: TRAJ_FILE,
+  steps: stepViews(TRAJ_FILE, { steps: [{}, {}, {}] }),
+  stepsProblem: null,
+};
 
 const ctx: KeyContext = {
   runIds: ['run-a', 'run-b', 'run-c'],
@@ -33,7 +49,7 @@ function typeText(s: UiState, text: string) {
 }
 
 describe('screen switching', () => {
-  it('1-6 and Tab/Shift-Tab', () => {
+  it("1-7 and Tab/Shift-Tab; 7 lists the open run's dumps", () => {
     const s = initialUiState('runs');
     expect(press(s, '2').state.screen).toBe('dashboard');
     expect(press(s, '3').state.screen).toBe('config');
@@ -42,7 +58,8 @@ describe('screen switching', () => {
     expect(press(press(s, '4').state, '1').state.screen).toBe('runs');
     expect(press(s, '', { tab: true }).state.screen).toBe('dashboard');
     expect(press(s, '6').state.screen).toBe('health');
-    expect(press(s, '', { tab: true, shift: true }).state.screen).toBe('health');
+    expect(press(s, '', { tab: true, shift: true }).state.screen).toBe('trajectories');
+    expect(press(s, '7').effects).toEqual([act.listTrajectories()]);
   });
   it('? opens help and any key closes it without acting', () => {
     const h = press(initialUiState(), '?').state;
@@ -311,6 +328,7 @@ describe('the binding table', () => {
       input: { ...initialUiState('dashboard'), input: { kind: 'search', text: 'x', prev: '' } },
       login: { ...initialUiState('runs'), loginText: '12' },
       global: initialUiState('log'), // '1' from here; the other keys from Runs
+      trajectories: { ...initialUiState('trajectories'), traj: { ...initialTrajNav(), level: 'steps', step: 1 } },
     };
     const infoOf = (name: string): [string, KeyInfo] => {
       const named: Record<string, KeyInfo> = {
@@ -324,6 +342,9 @@ describe('the binding table', () => {
         'shift-tab': { tab: true, shift: true },
         end: { end: true },
         delete: { delete: true },
+        left: { leftArrow: true },
+        right: { rightArrow: true },
+        backspace: { backspace: true },
       };
       if (named[name]) return ['', named[name]];
       if (name.startsWith('ctrl-')) return [name.slice(5), { ctrl: true }];
@@ -340,9 +361,11 @@ describe('the binding table', () => {
               ? { ...open, leftovers: { phase: 'found' as const, tagged: 1 } }
               : scope === 'login'
                 ? { ...open, loginPrompt: true }
-                : b.command === 'launch-anyway'
-                  ? { ...open, preflight: 'blocked' as const }
-                  : open;
+                : scope === 'trajectories'
+                  ? { ...open, trajectories: TRAJ }
+                  : b.command === 'launch-anyway'
+                    ? { ...open, preflight: 'blocked' as const }
+                    : open;
           const from = scope === 'global' && k !== '1' ? initialUiState('runs') : states[scope];
           const r = press(from, input, key, c);
           const acted =

@@ -181,7 +181,7 @@ describe('panels as the terminal shows them', () => {
   });
   it('tab bar (80)', () => {
     expect(rows([tabBar('dashboard', 80)], 80, 1)).toEqual([
-      ' 1 Runs   2 Dashboard   3 Config   4 Log   5 Eval   6 RL health   ? help  q quit',
+      ' 1 Runs  2 Dashboard  3 Config  4 Log  5 Eval  6 RL health  7 Episodes    ? help',
     ]);
   });
 });

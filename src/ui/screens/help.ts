@@ -17,6 +17,7 @@ const SCOPE_TITLES: Record<Scope, string> = {
   config: 'config',
   eval: 'eval',
   health: 'RL health',
+  trajectories: 'trajectories',
   help: 'help',
   history: 'alert history',
   launch: 'launch confirmation',

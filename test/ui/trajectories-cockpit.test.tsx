@@ -1,0 +1,76 @@
+// The Trajectories screen (7) in the cockpit over a real simulated run that dumps as webgym does
+// (local transport, live session, Ink's keys, the painter into @xterm/headless): versions → a GRPO
+// group side by side → an episode's steps → one step; f filters; p pins the episode here.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { watchSimRun, type WatchedSim } from './sim-run.js';
+import { waitFor } from '../harness/wait.js';
+
+describe('the Trajectories screen over a simulated run with dumps', { timeout: 180_000 }, () => {
+  let w: WatchedSim;
+  const data = mkdtempSync(join(tmpdir(), 'awrl-traj-pins-'));
+  const savedData = process.env.XDG_DATA_HOME;
+
+  beforeAll(async () => {
+    process.env.XDG_DATA_HOME = data;
+    w = await watchSimRun({
+      env: { AWRL_SIM_SPEED: 'instant' },
+      overrides: ['total_train_epochs=1', '++trial_name=traj-cockpit'],
+      runsPollMs: 1000,
+      statePollMs: 500,
+    });
+    await waitFor(() => w.session.getState().run?.summary.state === 'finished', {
+      timeoutMs: 120_000,
+      what: 'the simulated run to finish',
+    });
+  }, 150_000);
+  afterAll(async () => {
+    await w?.close();
+    if (savedData === undefined) delete process.env.XDG_DATA_HOME;
+    else process.env.XDG_DATA_HOME = savedData;
+    rmSync(data, { recursive: true, force: true });
+  });
+
+  const rows = () => w.r.lastFrame().split('\n');
+  const until = (re: RegExp, what: string) =>
+    waitFor(() => rows().some((l) => re.test(l)), { timeoutMs: 20_000, what });
+
+  it('drills from a version to a group, an episode, its steps and one step; p pins the episode', async () => {
+    w.r.stdin.write('7');
+    await until(/^> version \d+ +\d+ episodes +\d+ groups +mean reward \d\.\d\d/, 'the versions listed');
+    expect(rows().some((l) => l.includes('Trajectories  filter: all'))).toBe(true);
+
+    w.r.stdin.write('\r');
+    await until(/^> \S+ +\[ep\d+ r=\d\.\d\d \d+st/, "the newest version's groups");
+    const group = rows().find((l) => l.startsWith('> '))!;
+    // The n samples of one task side by side: more than one episode cell on the group's line.
+    expect(group.match(/\[ep\d+ /g)!.length).toBeGreaterThan(1);
+
+    w.r.stdin.write('\r');
+    await until(/^> step 0 {2}\S/, "the episode's steps");
+    w.r.stdin.write('\r');
+    await until(/^step 0: /, 'one step');
+    expect(
+      rows().find((l) => l.startsWith('screenshot')),
+      w.r.lastFrame(),
+    ).toMatch(/^screenshot: \S+\.png \(beside the record\)$/);
+
+    w.r.stdin.write('p');
+    await waitFor(() => existsSync(join(data, 'awrl-tui', 'pins', w.sim.runId)), {
+      timeoutMs: 20_000,
+      what: 'the pin written',
+    });
+    const [dir] = readdirSync(join(data, 'awrl-tui', 'pins', w.sim.runId));
+    const files = readdirSync(join(data, 'awrl-tui', 'pins', w.sim.runId, dir));
+    expect(files.some((f) => f.endsWith('.json'))).toBe(true);
+    expect(files.some((f) => f.endsWith('.png'))).toBe(true);
+    await until(/pinned \S+\/\d+ of version \d+ to /, 'the pin said on the status line');
+  });
+
+  it('f cycles the filter and starts again at the versions', async () => {
+    w.r.stdin.write('f');
+    await until(/Trajectories {2}filter: answered, reward 0/, 'the filter changed');
+  });
+});
