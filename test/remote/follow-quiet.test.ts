@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { openTransport, type Transport, type FollowEvent } from '../../src/remote/index.js';
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { followers } from '../harness/proxied-ssh.js';
+import { startControlMaster, type ControlMaster } from '../harness/control-master.js';
 import { waitFor } from '../harness/wait.js';
 
 /** The follower's stamp (`seen` in its temp dir, found from the fifo it holds on fd 5), if any. */
@@ -49,17 +50,23 @@ async function quietOn(sshd: SshdHandle, log: string): Promise<void> {
 const text = (events: FollowEvent[]): string =>
   Buffer.concat(events.flatMap((e) => (e.type === 'data' ? [e.bytes] : []))).toString();
 
-describe('the remote follower on a quiet log', () => {
+// ssh2, and the user's own OpenSSH riding a ControlMaster: the same follower script, two clients.
+describe.each(['ssh', 'openssh'] as const)('the remote follower on a quiet log (%s)', (kind) => {
   let dir: string;
   let sshd: SshdHandle;
+  let master: ControlMaster | undefined;
   let t: Transport;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'awrl-quiet-'));
     sshd = await startSshd();
-    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 30 });
+    if (kind === 'openssh') master = await startControlMaster(sshd);
+    const sshConfigFile = master?.sshConfigFile ?? sshd.sshConfigFile;
+    t = await openTransport(sshd.alias, { sshConfigFile, followPollMs: 30 });
+    expect(t.constructor.name).toBe(kind === 'openssh' ? 'OpensshTransport' : 'SshTransport');
   });
   afterAll(async () => {
     await t?.close();
+    await master?.stop();
     await sshd?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
