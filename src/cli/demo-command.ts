@@ -113,7 +113,12 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
       await transport.close().catch(() => undefined);
       cleanup();
     })());
-  const onSignal = (code: number) => () => void finish().then(() => process.exit(code));
+  // The signal that ends the demo (null: none): the follow it ends is then no lost connection.
+  let signalled: string | null = null;
+  const onSignal = (sig: string, code: number) => () => {
+    signalled = sig;
+    void finish().then(() => process.exit(code));
+  };
   // Ctrl-C too: headless, it ends the demo with 130; the cockpit reads Ctrl-C as a key (raw mode).
   const handlers = [
     ['SIGHUP', 129],
@@ -121,7 +126,7 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
     ['SIGINT', 130],
   ] as const;
   const installed = handlers.map(([sig, code]) => {
-    const h = onSignal(code);
+    const h = onSignal(sig, code);
     process.once(sig, h);
     return [sig, h] as const;
   });
@@ -146,7 +151,16 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
     runId = res.record.runId;
     // The demo's own config on the Config screen: a new launch from there goes to the same target.
     if (splash) await openCockpit(target, transport, runId, splash, { fileName: init.config, text }, env);
-    else return await printProgress(target, transport, runId, res.logPath, dir, followToEnd, StepProgress);
+    else
+      return await printProgress(
+        target,
+        transport,
+        runId,
+        res.logPath,
+        dir,
+        { followToEnd, StepProgress },
+        () => signalled,
+      );
     return EXIT.ok;
   } finally {
     // Quitting the demo stops the simulated run (a real run is never stopped by quitting).
@@ -187,8 +201,8 @@ async function printProgress(
   runId: string,
   logPath: string,
   dir: string,
-  followToEnd: WatchModule['followToEnd'],
-  Progress: WatchModule['StepProgress'],
+  { followToEnd, StepProgress: Progress }: Pick<WatchModule, 'followToEnd' | 'StepProgress'>,
+  signalled: () => string | null,
 ): Promise<number> {
   const say = (s: string) => process.stdout.write(`${s}\n`);
   say(`demo run ${runId} in ${dir} (no terminal: printing progress; Ctrl-C stops the demo)`);
@@ -204,6 +218,12 @@ async function printProgress(
   });
   // How the run ended, and the exit code that says it (as `follow`): a fault is no success.
   if (outcome.kind === 'disconnected') {
+    // A signal closed the connection on purpose: the demo stops its run and removes its files.
+    const sig = signalled();
+    if (sig !== null) {
+      say(`demo stopped (${sig}): the simulated run is stopped and its files removed`);
+      return EXIT.stopped;
+    }
     say(`lost the simulated run: ${outcome.reason}`);
     return EXIT.disconnected;
   }

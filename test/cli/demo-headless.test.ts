@@ -83,4 +83,15 @@ describe('--demo without a terminal', { timeout: 120_000 }, () => {
     await waitFor(() => processesUnder(d.tmp).length === 0, { timeoutMs: 15_000, what: 'no trainer left' });
     expect(readdirSync(d.tmp)).toEqual([]);
   });
+
+  it('Ctrl-C while steps print: says the demo stopped its run (no lost connection), exit 130', async () => {
+    const d = demo(['--sim-speed', '150']);
+    await waitFor(() => /^step 1\//m.test(d.stdout), { timeoutMs: 60_000, what: 'the first step line' });
+    d.child.kill('SIGINT');
+    expect(await d.done).toBe(130);
+    expect(d.stdout).toMatch(/demo stopped \(SIGINT\): the simulated run is stopped and its files removed/);
+    expect(d.stdout).not.toMatch(/lost the simulated run/);
+    await waitFor(() => processesUnder(d.tmp).length === 0, { timeoutMs: 15_000, what: 'no trainer left' });
+    expect(readdirSync(d.tmp)).toEqual([]);
+  });
 });
