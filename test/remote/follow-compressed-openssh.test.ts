@@ -10,25 +10,10 @@ import { openTransport, type Transport, type FollowEvent } from '../../src/remot
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { startControlMaster, type ControlMaster } from '../harness/control-master.js';
 import { waitFor } from '../harness/wait.js';
+import { expectExactlyOnce, received } from '../harness/exactly-once.js';
 import { SHARED } from '../harness/fixtures.js';
 
 const RUN_A = readFileSync(`${SHARED}fixtures/areal-logs/run-a/stdout.log`);
-
-const received = (events: FollowEvent[]): number =>
-  events.reduce((a, e) => a + (e.type === 'data' ? e.bytes.length : 0), 0);
-
-/** Data events contiguous from 0 with no reset, equal to `expected`. */
-function expectExactlyOnce(events: FollowEvent[], expected: Buffer): void {
-  expect(events.filter((e) => e.type === 'reset')).toEqual([]);
-  let at = 0;
-  for (const e of events) {
-    if (e.type !== 'data') continue;
-    expect(e.offset).toBe(at);
-    at += e.bytes.length;
-  }
-  const got = Buffer.concat(events.flatMap((e) => (e.type === 'data' ? [e.bytes] : [])));
-  expect(got.equals(expected)).toBe(true);
-}
 
 describe.each(['lz4', 'gzip'] as const)('compressed catch-up through the OpenSSH transport (%s)', (codec) => {
   let dir: string;

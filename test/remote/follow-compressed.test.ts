@@ -13,6 +13,7 @@ import { sessionPathConfig } from '../harness/session-path.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
 import { proxiedConfig } from '../harness/proxied-ssh.js';
 import { waitFor } from '../harness/wait.js';
+import { bytesOf, expectExactlyOnce, received } from '../harness/exactly-once.js';
 import { followWhole } from '../harness/follow-whole.js';
 import { SHARED } from '../harness/fixtures.js';
 import { followRun } from '../../src/runs/follow-run.js';
@@ -37,23 +38,6 @@ const COMPRESSED = {
   followCompressChunkBytes: 1 << 20,
   followCompressJobs: 2,
 };
-
-const received = (events: FollowEvent[]): number =>
-  events.reduce((a, e) => a + (e.type === 'data' ? e.bytes.length : 0), 0);
-const bytesOf = (events: FollowEvent[]): Buffer =>
-  Buffer.concat(events.flatMap((e) => (e.type === 'data' ? [e.bytes] : [])));
-
-/** Data events contiguous from 0 with no reset, equal to `expected`. */
-function expectExactlyOnce(events: FollowEvent[], expected: Buffer): void {
-  expect(events.filter((e) => e.type === 'reset')).toEqual([]);
-  let at = 0;
-  for (const e of events) {
-    if (e.type !== 'data') continue;
-    expect(e.offset).toBe(at);
-    at += e.bytes.length;
-  }
-  expect(bytesOf(events).equals(expected)).toBe(true);
-}
 
 const NONE = { wireBytes: 0, fileBytes: 0, zstdFileBytes: 0, lz4FileBytes: 0 };
 
