@@ -24,6 +24,7 @@ import { ConnectFailure, type ConnectFacts } from './connect-failure.js';
 import { Semaphore } from './semaphore.js';
 import { commandLine } from './quote.js';
 import { readRemoteFile, remoteFollowOptions, statRemote, writeRemoteFileAtomic } from './remote-files.js';
+import { collectExec } from './exec-collect.js';
 import { followRemote } from './ssh-follow.js';
 import { clientLine, isClientFailure, opensshFailure } from './openssh-failure.js';
 import { runSshCommand } from './openssh-exec.js';
@@ -266,15 +267,8 @@ export class OpensshTransport implements Transport {
     return { stdout, stderr, stdin, done, close };
   }
 
-  async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
-    const s = this.execStream(argv, { ...opts, stdin: opts.stdin ?? '' });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    s.stdout.on('data', (b: Buffer) => out.push(b));
-    s.stderr.on('data', (b: Buffer) => err.push(b));
-    const r = await s.done;
-    await Promise.all([ended(s.stdout), ended(s.stderr)]);
-    return { ...r, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
+  exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    return collectExec(this.execStream(argv, { ...opts, stdin: opts.stdin ?? '' }));
   }
 
   readFile(path: string, opts: { offset?: number; length?: number } = {}): Promise<Buffer> {
@@ -321,13 +315,4 @@ export class OpensshTransport implements Transport {
     await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 2000).unref())]);
     this.setState({ state: 'closed' });
   }
-}
-
-function ended(stream: NodeJS.ReadableStream): Promise<void> {
-  return new Promise((resolve) => {
-    if ((stream as PassThrough).readableEnded) return resolve();
-    stream.once('end', resolve);
-    stream.once('close', resolve);
-    stream.once('error', () => resolve());
-  });
 }

@@ -21,6 +21,7 @@ import { ConnectFailure } from './connect-failure.js';
 import { Semaphore } from './semaphore.js';
 import { commandLine } from './quote.js';
 import { readRemoteFile, remoteFollowOptions, statRemote, writeRemoteFileAtomic } from './remote-files.js';
+import { collectExec } from './exec-collect.js';
 import { followRemote } from './ssh-follow.js';
 
 const STDERR_CAP = 64 << 20; // beyond this, unread stderr is dropped rather than stalling stdout
@@ -322,15 +323,8 @@ export class SshTransport implements Transport {
     }
   }
 
-  async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
-    const s = this.execStream(argv, { ...opts, stdin: opts.stdin ?? '' });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    s.stdout.on('data', (b: Buffer) => out.push(b));
-    s.stderr.on('data', (b: Buffer) => err.push(b));
-    const r = await s.done;
-    await Promise.all([ended(s.stdout), ended(s.stderr)]);
-    return { ...r, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
+  exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    return collectExec(this.execStream(argv, { ...opts, stdin: opts.stdin ?? '' }));
   }
 
   readFile(path: string, opts: { offset?: number; length?: number } = {}): Promise<Buffer> {
@@ -387,13 +381,4 @@ export class SshTransport implements Transport {
     }
     this.setState({ state: 'closed' });
   }
-}
-
-function ended(stream: NodeJS.ReadableStream): Promise<void> {
-  return new Promise((resolve) => {
-    if ((stream as PassThrough).readableEnded) return resolve();
-    stream.once('end', resolve);
-    stream.once('close', resolve);
-    stream.once('error', () => resolve());
-  });
 }
