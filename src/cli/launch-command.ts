@@ -209,8 +209,6 @@ async function launch(args: string[]): Promise<number> {
         target,
         envNames,
         skip: skipPreflight,
-        // A signal ends the probe on the target too (it would run on there otherwise).
-        signal: abort.signal,
         ...(others.length ? { nodes: others } : {}),
         ...(resumeId ? { runId: resumeId, previouslyForwarded: resumed?.record.secretNames ?? [] } : {}),
       });

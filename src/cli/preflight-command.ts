@@ -163,17 +163,11 @@ async function preflight(args: string[]): Promise<number> {
     acceptNewHostKey: p.acceptNewHostKey,
     reconnectTimeoutMs: 30_000,
   });
-  // Ctrl-C ends the probe on the target as well (a closed channel alone leaves it running there).
-  const abort = new AbortController();
-  const interrupt = () => abort.abort();
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
   try {
     const checks = await runPreflight(transport, {
       evaluation: ev,
       target: t,
       envNames,
-      signal: abort.signal,
       ...(p.nodes.length ? { nodes: p.nodes } : {}),
       ...(p.stepSeconds ? { typicalStepSeconds: p.stepSeconds } : {}),
     });
@@ -206,14 +200,10 @@ async function preflight(args: string[]): Promise<number> {
     return failed ? EXIT.usage : EXIT.ok;
   } catch (e) {
     if (e instanceof CliError) throw e;
-    if (abort.signal.aborted)
-      throw new CliError(`preflight interrupted: the probe on ${t.name} was ended`, 130, { code: 'interrupted' });
     throw new CliError(`preflight on '${t.name}' failed: ${(e as Error).message}`, EXIT.usage, {
       code: 'preflight-failed',
     });
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
     await transport.close();
   }
 }

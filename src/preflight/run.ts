@@ -25,8 +25,6 @@ export interface PreflightOptions {
   nodes?: string[];
   /** Typical step wall time for the Slurm time-limit check (default: the reference run's ~11 min). */
   typicalStepSeconds?: number;
-  /** No probe step may run longer (default 60 s: probe.ts DEFAULT_STEP_LIMIT_S). */
-  stepLimitS?: number;
   signal?: AbortSignal;
 }
 
@@ -61,7 +59,6 @@ export async function runPreflightReport(transport: Transport, opts: PreflightOp
     trial: ev.trialName,
     datasets,
     ...(opts.nodes ? { nodes: opts.nodes } : {}),
-    ...(opts.stepLimitS !== undefined ? { stepLimitS: opts.stepLimitS } : {}),
   };
   if (target.backend === 'slurm') {
     // The very script and options the launcher would submit, for a run dir that need not exist yet.

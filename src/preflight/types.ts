@@ -40,8 +40,7 @@ export interface ProbeFacts {
   host: string;
   user: string;
   workdir: { path: string; exists: boolean; trainPy: boolean };
-  /** `timedOut`: it did not finish within the probe's step limit (and was stopped). */
-  setup: { given: boolean; timedOut?: boolean } & ProbeCommandResult;
+  setup: { given: boolean } & ProbeCommandResult;
   python: { command: string } & ProbeCommandResult;
   model: {
     path: string;
