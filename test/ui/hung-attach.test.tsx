@@ -105,7 +105,11 @@ describe('the cockpit attaching to a run that is already hung', () => {
   it('silent for 3 h, read by the follower: the first view shows the stall, its silence, and its history entry where it crossed', async () => {
     const mtime = (Date.now() - 3 * H) / 1000;
     utimesSync(logPath, mtime, mtime);
-    const v = await open();
+    const first = await open();
+    // The clock-driven rules look once the run's state has answered (a replay never depends on timing).
+    const feed = opened.get(first)!;
+    let v = first;
+    await waitFor(() => (v = feed.getView()).alerts.some(isHangAlert), { timeoutMs: 10_000, what: 'the stall' });
     expect(v.summary.step).toBe(3);
     const hangs = v.alerts.filter(isHangAlert);
     expect(hangs.map((a) => a.id)).toEqual(['health/stall/rollout_wait']);
