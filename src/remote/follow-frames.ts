@@ -111,9 +111,11 @@ follower() {
   # ends it at once. Changes pushed before a look are in that look: drop them.
   nap() { read -r -t "$1" -u "\${2:-5}" _; while read -r -t 0 -u 6 && read -r -u 6 _; do :; done; }
   # The file held (fd 3, whatever its name now leads to) watched by inotifywait where the target
-  # has it: every change to it is a line on the push fifo. Restarted for each file opened.
+  # has it: every change to it is a line on the push fifo. Restarted for each file opened, and
+  # ended with the file let go (it holds fd 3 too: a deleted log's space would stay taken).
+  unpush() { [ -n "$ipid" ] && kill "$ipid" 2>/dev/null; ipid=; }
   push() {
-    [ -n "$ipid" ] && kill "$ipid" 2>/dev/null; ipid=
+    unpush
     [ -n "$inw" ] || return 0
     inotifywait -m -q -e modify,attrib,move_self,delete_self --format . /dev/fd/3 >&6 2>/dev/null &
     ipid=$!
@@ -258,14 +260,14 @@ follower() {
       # Gone: drain and wait for it. Not reachable (a directory made unreadable): the name may
       # still lead to our file, so keep it, say why, and look again.
       case $(cat "$w/err") in
-        *'No such file or directory'* | *'Not a directory'* | '') send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; pending=appeared; continue ;;
+        *'No such file or directory'* | *'Not a directory'* | '') send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; unpush; pending=appeared; continue ;;
         *) e=$(cat "$w/err"); problem stat "$f: \${e##*: }"; nap "$poll"; continue ;;
       esac
     fi
     fine stat
     pino=\${cur%% *}; cur=\${cur#* }; psize=\${cur%% *}; pmt=\${cur#* }
     if [ "$pino" != "$ino" ]; then
-      send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; pending=replaced; continue
+      send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; unpush; pending=replaced; continue
     fi
     if [ "$psize" -lt "$off" ]; then reset truncated; state
     elif { [ "$psize" -gt "$off" ] || [ "$pmt" != "$lmt" ]; } && ! same; then reset truncated; state

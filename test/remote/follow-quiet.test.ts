@@ -127,6 +127,8 @@ describe.each([
 
       unlinkSync(p);
       await waitFor(() => stamps(sshd).length === 0 || !existsSync(p), { what: 'the log gone' });
+      // Let go with the file: no inotifywait keeps the deleted log (and its space) open.
+      await waitFor(() => watchers(sshd).length === 0, { what: 'no watcher on the deleted log' });
       writeFileSync(p, 'again\n');
       await waitFor(() => text(afterLastReset(events)) === 'again\n', { what: 'the re-created log' });
       expect(events.filter((e) => e.type === 'reset').at(-1)?.type).toBe('reset');
