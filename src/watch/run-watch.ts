@@ -31,6 +31,7 @@ import {
   type WatchLifecycle,
   type WatchPhase,
 } from './watch-lifecycle.js';
+import type { OutsideAlert } from './outside-alerts.js';
 import { AlertChanges, type LogReadEnd, type WatchOutcome, type WatchOutput } from './watch-output.js';
 import { drainLog, failureLines } from './watch-drain.js';
 import type { RunWatchFacts } from '../runs/run-facts.js';
@@ -95,6 +96,8 @@ export interface RunWatchOptions {
   /** How much longer than the state poll's interval the target may send nothing before "no data
    *  from HOST" (default NO_DATA_MARGIN_MS). */
   noDataMarginMs?: number;
+  /** Alerts known outside the watch (the run's sentinel gone silent), told as its own. */
+  outsideAlerts?: readonly OutsideAlert[];
   clock?: () => number;
 }
 /** The run's state is polled this often while it runs (watch-state.ts's default)… */
@@ -165,6 +168,7 @@ export class RunWatch {
   /** Where the clock-driven rules last looked (our clock): they never look back. */
   private evaluatedAt = -Infinity;
   private readonly hostSilence: HostSilence;
+  private readonly offOutside: Array<() => void> = [];
 
   constructor(private readonly o: RunWatchOptions) {
     this.clock = o.clock ?? Date.now;
@@ -262,6 +266,7 @@ export class RunWatch {
     this.ticker = setInterval(() => this.tick(), this.o.tickMs ?? 5_000);
     this.ticker.unref();
     this.hostSilence.start();
+    for (const s of this.o.outsideAlerts ?? []) this.offOutside.push(s.listen((a) => this.tell(a ? [a] : [])));
     void this.attach();
     if (this.o.backfill) this.pollState(this.o.statePollMs);
     else this.pollStateAfterFirstBytes();
@@ -281,6 +286,7 @@ export class RunWatch {
     this.follower?.close();
     this.silenceWatch.stop();
     this.hostSilence.stop();
+    for (const off of this.offOutside) off();
   }
 
   /** A record not read through the follower (a replay, a benchmark): handled as a followed one. */
@@ -293,9 +299,10 @@ export class RunWatch {
     return this.bringUp;
   }
 
-  /** The watch's own alerts beside the rules' (a node idle while the others work). */
+  /** The watch's own alerts beside the rules' (a node idle while the others work, a silent sentinel). */
   get nodeAlerts(): Alert[] {
-    return [this.nodeFailure, this.idleAlert].filter((a): a is Alert => a !== null);
+    const outside = (this.o.outsideAlerts ?? []).map((s) => s.alert);
+    return [this.nodeFailure, this.idleAlert, ...outside].filter((a): a is Alert => a !== null);
   }
 
   /** A node of the run's job failed (Slurm's verdict), or the job runs again without it (info). While
