@@ -200,7 +200,7 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
     body = rlHealthLines(state.run?.rl, width, bodyH);
   } else if (ui.screen === 'trajectories') {
     body = state.selectedRunId
-      ? trajectoriesLines(trajView(state.trajectories, ui.traj), width, bodyH)
+      ? trajectoriesLines(trajView(state.trajectories, ui.traj), { width, height: bodyH, colors: o.colors })
       : [[{ t: 'No run selected: pick one on the Runs screen (1).', c: 'dim' }]];
   } else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];

@@ -20,6 +20,7 @@ const TRAJ: TrajectoriesView = {
   stepsFile: TRAJ_FILE,
   steps: stepViews(TRAJ_FILE, { steps: [{}, {}, {}] }),
   stepsProblem: null,
+  shots: new Map(),
 };
 
 const ctx: KeyContext = {
