@@ -19,10 +19,16 @@ export const initialTrajNav = (): TrajNav => {
   return { filter, kind, want, level, version, group, episode, step };
 };
 
-/** The train episodes of the policy version a step trained with: AReaL sets the version to
- *  global_step + 1 after each update, so the rollouts of step s carry versions up to s. The list
- *  opens at the newest dumped version at or before it (its groups, when there is one). */
-export const trajAtStep = (step: number): TrajNav => ({ ...initialTrajNav(), want: step, level: 'groups' });
+/** The train episodes of the policy version a step trained with. The log counts steps from 1
+ *  (global_step + 1) and AReaL sets the version to global_step + 1 after each update, so the
+ *  rollouts step s trained on carry versions up to s - 1 (rollout/<s-1>/ holds the groups whose
+ *  newest tokens came from the weights it started with). The list opens at the newest dumped version
+ *  at or before that (its groups, when there is one). */
+export const trajAtStep = (step: number): TrajNav => ({
+  ...initialTrajNav(),
+  want: Math.max(0, step - 1),
+  level: 'groups',
+});
 
 /** What the screen draws: the listed data under the cursors (steps only of the episode selected). */
 export function trajView(data: TrajectoriesView | undefined, nav: TrajNav): TrajView {

@@ -313,6 +313,8 @@ describe('the binding table', () => {
       endedRuns: new Set(['run-a', 'run-b']),
       helpScrollMax: 5,
       historyScrollMax: 5,
+      historyStep: 12,
+      runSteps: 20,
       argvScrollMax: 5,
       preflight: 'ok',
       launchBackend: 'slurm', // auto-resume (a) acts for a Slurm target only

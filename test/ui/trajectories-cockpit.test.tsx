@@ -45,7 +45,7 @@ describe('the Trajectories screen over a simulated run with dumps', { timeout: 1
 
   const rows = () => w.r.lastFrame().split('\n');
   const until = (re: RegExp, what: string) =>
-    waitFor(() => rows().some((l) => re.test(l)), { timeoutMs: 20_000, what });
+    waitFor(() => rows().some((l) => re.test(l)), { timeoutMs: 45_000, what });
 
   it('drills from a version to a group, an episode, its steps and one step; p pins the episode', async () => {
     w.r.stdin.write('7');
@@ -99,5 +99,19 @@ describe('the Trajectories screen over a simulated run with dumps', { timeout: 1
     await until(/^> sim-test-\d+ +\[ep0 r=/, "an eval round's tasks");
     w.r.stdin.write('ue');
     await until(/^> version \d+ /, 'the train section again');
+  });
+
+  it("from the dashboard: [ puts the Reward cursor on the newest step, [ again one back, e opens that step's version", async () => {
+    w.r.stdin.write('2');
+    await until(/─ Reward /, 'the dashboard');
+    w.r.stdin.write('[');
+    await until(/◆ step \d+: /, 'the Reward cursor');
+    const newest = Number(/◆ step (\d+): /.exec(w.r.lastFrame())![1]);
+    w.r.stdin.write('[');
+    await until(new RegExp(`◆ step ${newest - 1}: `), 'the cursor one step back');
+    w.r.stdin.write('e');
+    // Step s trained on versions up to s - 1: the sim dumps each step's groups at version s - 1.
+    await until(new RegExp(`^Trajectories {2}train eval {2}filter: all {2}version ${newest - 2}$`), 'its version');
+    await until(/^> sim-train-\d+ +\[ep0 r=/, "the version's groups");
   });
 });

@@ -25,7 +25,7 @@ describe('trajectories screen', () => {
 
   it("shows a version's GRPO groups side by side with reward, steps and timed out", () => {
     expect(text(view({ level: 'groups', version: 1, episode: 1 }))).toEqual([
-      TITLE,
+      `${TITLE}  version 3`,
       '> shop  [ep0 r=1.00 4st] [ep1 r=0.00 7st timeout] ',
       '  wiki  [ep0 r=0.50 2st] ',
     ]);
@@ -52,7 +52,7 @@ describe('trajectories screen', () => {
 
   it("lists an episode's steps: action_string and the page", () => {
     expect(text(view({ level: 'steps', version: 1, steps, step: 1 }), 120)).toEqual([
-      TITLE,
+      `${TITLE}  version 3`,
       'shop ep0  reward 1.00  4 steps',
       "reward 1.00 is the episode's; per-step reward: not in the dump (webgym leaves every steps[*].reward at 0)",
       '  step 0  click(500, 200)  Home',

@@ -169,12 +169,15 @@ function stepsLines(v: TrajView, e: EpisodeSummary, d: TrajDraw): Line[] {
 
 function titleOf(v: TrajView): Line {
   const tab = (k: DumpKind, t: string) => ({ t, ...(v.kind === k ? { inverse: true, bold: true } : {}) });
+  const ver = versionsOf(v)[v.version];
+  const asked = v.want !== null && ver !== undefined && ver !== v.want ? ` (none dumped at ${v.want})` : '';
+  const where = v.level !== 'versions' && ver !== undefined ? `  ${KIND_UNIT[v.kind]} ${ver}${asked}` : '';
   return [
     { t: 'Trajectories  ', bold: true },
     tab('train', 'train'),
     { t: ' ' },
     tab('eval', 'eval'),
-    { t: `  filter: ${FILTER_LABEL[v.filter]}`, bold: true },
+    { t: `  filter: ${FILTER_LABEL[v.filter]}${where}`, bold: true },
   ];
 }
 
