@@ -29,7 +29,8 @@ const DATA: TrajectoriesView = {
 const ctx: KeyContext = { runIds: ['r'], configRows: [], launchInProgress: false, configHasErrors: false, page: 10 };
 
 const entry = (title: string, step: number | null): AlertHistoryEntry => ({
-  alert: { id: title, severity: 'warning', title, ...(step === null ? {} : { step }) },
+  key: title,
+  alert: { id: title, severity: 'warning', title, detail: '', advice: '', ...(step === null ? {} : { step }) },
   active: true,
   fired: 1,
   firstSeenAt: 0,
