@@ -12,6 +12,8 @@ import type { TimeAxis } from '../../metrics/run-steps.js';
 export interface DashboardUi {
   zoom: PanelId | null;
   showDifficulty: boolean;
+  /** The Reward panel's cursor (a step), or null. */
+  rewardStep?: number | null;
   logAll: boolean;
   logSearch: string;
   logScroll: number;
