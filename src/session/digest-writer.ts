@@ -62,7 +62,7 @@ export class DigestWriter {
       why = 'the log is shorter than the digest (truncated or replaced)';
       this.state = null;
     }
-    const from = this.state?.header.offset ?? 0;
+    let from = this.state?.header.offset ?? 0;
     const s = this.transport.execStream(
       [
         'bash',
@@ -89,6 +89,7 @@ export class DigestWriter {
     if (this.state && Number(gotFrom) !== from) {
       why = 'the log is not the one digested (rotated, replaced or truncated)';
       this.state = null;
+      from = 0;
     }
     const tmp = `${this.path}.${process.pid}.tmp`;
     const hash = this.state ? this.state.hash.copy() : createHash('sha256');
