@@ -33,6 +33,7 @@ import { watchSentinel } from '../sentinel/sentinel-watch.js';
 import { sentinelPeriodMs } from './launch-sentinel.js';
 import { sentinelFailedLines, sentinelViewLines } from './follow-sentinel-lines.js';
 import { evalRoundLine } from '../metrics/eval-history.js';
+import { followDigest } from './follow-digest.js';
 
 export interface FollowPrintOptions {
   transport: Transport;
@@ -65,6 +66,8 @@ export interface FollowPrintOptions {
    *  terminal too, when stderr is one; `announceEnd`: the run was launched here (its end is news
    *  even if it was never seen running). */
   notify?: { channels: readonly Channel[]; terminal: boolean; announceEnd?: boolean };
+  /** The human lines through the run's sentinel digest where it has one (follow-digest.ts). */
+  digest?: boolean;
 }
 
 /** How long the command's end waits for its last messages (the run's end) to go out. */
@@ -116,6 +119,8 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   writeOut = o.writeOut ?? null;
   const info = json ? err : out;
   if (json) out(JSON.stringify({ type: 'run', runId, target: target.name }));
+  const backfill =
+    o.digest && !json ? await followDigest(o.transport, o.logPath, (t) => info(`watch    ${t}`)) : undefined;
   const watch = createRunWatch({
     transport: o.transport,
     target,
@@ -124,6 +129,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     whenEnded: 'stop',
     // Lines and alerts only: no chart reads the store's other series.
     storeSeries: 'rules',
+    ...(backfill ? { backfill } : {}),
     facts: o.facts instanceof Promise ? o.facts.catch(() => ({})) : o.facts,
     ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),
     ...(o.idleNodeMs !== undefined ? { idleNodeMs: o.idleNodeMs } : {}),

@@ -61,6 +61,9 @@ export interface BackfillOptions {
   /** The run's digest on the target (run-digest.ts's digestPathFor), used when it is this log's and
    *  covers more than the cache; null or absent: none. */
   digest?: string | null;
+  /** Only the digest: without a usable one nothing is filtered and the result starts at 0 with a
+   *  fresh reader (the caller reads the whole log, as without a backfill: `follow`). */
+  digestOnly?: boolean;
 }
 
 export interface BackfillResult {
@@ -158,7 +161,9 @@ export async function backfill(
         String(from),
         hit?.identity ?? '',
         keyPatterns(opts.keys),
-        ...(opts.digest ? [opts.digest, keysHash(keyPatterns(opts.keys)), String(DIGEST_MIN_GAIN_BYTES)] : []),
+        ...(opts.digest
+          ? [opts.digest, keysHash(keyPatterns(opts.keys)), String(DIGEST_MIN_GAIN_BYTES), opts.digestOnly ? '1' : '0']
+          : []),
       ],
       { stdin: '', ...(opts.signal ? { signal: opts.signal } : {}) },
     );
@@ -179,6 +184,12 @@ export async function backfill(
     const digestGzBytes = word === 'digest' ? Number(digestGz) : 0;
     const used = hit && !digestGzBytes && Number(gotFrom) === hit.offset ? hit : null;
     if (hit && !used) await hit.close();
+    if (opts.digestOnly && !digestGzBytes) {
+      const r = await s.done;
+      if (r.code !== 0) throw new Error(`the digest check failed on ${transport.target}: exit ${r.code}`);
+      const none = { offset: 0, reader: new TrainerLogReader(), coveredBytes: 0, cachedBytes: 0 };
+      return { ...done, ...none, sentBytes: done.sentBytes + head.line.length + 1, digestBytes: 0, digestGzBytes: 0 };
+    }
     const covered = digestGzBytes ? Number(gotFrom) : (used?.offset ?? 0);
     opts.onProgress?.({ readBytes: covered, totalBytes: cut });
     writer = cache ? await cache.writer(transport.target, logPath).catch(() => null) : null;

@@ -95,5 +95,9 @@ export const DIGEST_CHECK = [
   'fi',
 ].join('\n');
 
-/** The digest's gzip, after the filter's header line (only when the check above took it). */
-export const DIGEST_SEND = `if [ -n "$DGZ" ]; then tail -c +${DIGEST_HEADER_BYTES + 1} "$DF" | head -c "$DGZ"; fi`;
+/** The digest's gzip, after the filter's header line (only when the check above took it); $9 = 1
+ *  (digest only): without a usable digest nothing is filtered (the caller reads the whole log). */
+export const DIGEST_SEND = [
+  `if [ -n "$DGZ" ]; then tail -c +${DIGEST_HEADER_BYTES + 1} "$DF" | head -c "$DGZ"`,
+  'elif [ "${9:-}" = 1 ]; then exit 0; fi',
+].join('\n');

@@ -125,7 +125,7 @@ export class RunFeed {
             const mib = (n: number) => (n / 1048576).toFixed(1);
             this.note(
               'info',
-              `history: ${mib(b.digestBytes)} MiB of log from the run's digest (${mib(b.digestGzBytes)} MiB sent)`,
+              `digest: ${mib(b.digestBytes)} MiB of log from the run's sentinel digest (${mib(b.digestGzBytes)} MiB of it sent)`,
             );
           }
           return b;

@@ -1,10 +1,11 @@
 // `sentinel start` on an ended run over a real sshd: no sentinel is left running, the run's log is
 // digested once by the sentinel's runtime on the target (the digest next to it, 0600), and said so;
 // a cockpit attaching afterwards (RunFeed over ssh) reads the digest instead of filtering the log,
-// and its dashboard (every series, the last step, the alert history) is the one a full read gives.
+// and its dashboard (every series, the last step, the alert history) is the one a full read gives;
+// `follow` through it prints the lines a full read prints.
 // Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { RunFeed } from '../../src/session/run-feed.js';
@@ -120,5 +121,16 @@ describe('sentinel start on an ended run', { timeout: 180_000 }, () => {
     expect(viaDigest.last?.globalStep).toBeGreaterThan(0);
     expect(viaDigest.keys.length).toBeGreaterThan(5);
     expect({ ...viaDigest, fromDigest: null }).toEqual(full);
+
+    // `follow` through the digest prints the lines a full read prints (follow-digest.ts).
+    const followed = await cli(['follow', runId, ...env.target()]);
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout).toMatch(/^watch {4}history: [\d.]+ MiB of log backfilled/m);
+    renameSync(digestPathFor(log), `${digestPathFor(log)}.off`);
+    const whole = await cli(['follow', runId, ...env.target()]);
+    expect(whole.stdout).not.toMatch(/^watch {4}history:/m);
+    const events = (out: string) => out.split('\n').filter((l) => !/^(watch|state) {2,}/.test(l));
+    expect(events(followed.stdout).filter((l) => l.startsWith('step ')).length).toBeGreaterThan(5);
+    expect(events(followed.stdout)).toEqual(events(whole.stdout));
   });
 });
