@@ -95,7 +95,7 @@ async function oneSize(mb, sshConfig, host) {
     say(
       `attach ${name.padEnd(20)}: full dashboard ${s2(r.doneMs)} (ratio to ssh cat ${(r.doneMs / 1000 / cat.s).toFixed(2)}), ` +
         `last step shown ${s2(r.shownMs)}, sent ${(sent / 1e6).toFixed(1)} MB (${((100 * sent) / size).toFixed(2)} % of the log), ` +
-        `peak RSS ${r.peakMB.toFixed(0)} MB; note: ${r.note}`,
+        `peak RSS ${r.peakMB.toFixed(0)} MB; note: ${r.note}${r.digestNote ? `; ${r.digestNote}` : ''}`,
     );
   }
   rmSync(runDir, { recursive: true, force: true });
