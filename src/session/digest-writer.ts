@@ -37,6 +37,8 @@ export class DigestWriter {
   /** The digest as last written or checked, with the running sum of its gzip (null: none usable). */
   private state: { header: DigestHeader; hash: Hash } | null = null;
   private loaded = false;
+  /** The log's size at the last look: unchanged, nothing is read (a quiet run costs one stat). */
+  private seenSize = -1;
 
   constructor(
     private readonly transport: Transport,
@@ -161,7 +163,8 @@ export class DigestWriter {
   /** The log's last line end (null: no log, or no line end in its last 256 KiB). */
   private async lineEnd(): Promise<number | null> {
     const st = await this.transport.stat(this.logPath);
-    if (!st || st.size === 0) return null;
+    if (!st || st.size === 0 || (st.size === this.seenSize && this.state)) return null;
+    this.seenSize = st.size;
     const from = Math.max(0, st.size - SEAM_WINDOW);
     const bytes = await this.transport.readFile(this.logPath, { offset: from, length: st.size - from });
     const nl = bytes.lastIndexOf(0x0a);
