@@ -30,7 +30,7 @@ async function digestOnce(runId: string, runDir: string): Promise<number> {
   const transport = new LocalTransport();
   try {
     const logPath = runLogPath(record);
-    const u = await makeDigest(transport, logPath).update();
+    const u = await makeDigest(transport, logPath).update({ force: true });
     const size = (await transport.stat(logPath))?.size ?? 0;
     process.stdout.write(
       `${JSON.stringify({ digest: digestPathFor(logPath), logBytes: size, ...(u ?? {}), updated: u !== null })}\n`,

@@ -22,7 +22,10 @@ const END_DELIVERY_MS = 120_000;
 
 /** The run's digest next to it (src/session/digest-writer.ts): brought up to the log's end. */
 export interface SentinelDigest {
-  update(): Promise<{ offset: number; gzBytes: number; filtered: number; rebuilt: string | null } | null>;
+  /** `force`: however little the log gained (its end); else the writer may wait for more. */
+  update(o?: {
+    force?: boolean;
+  }): Promise<{ offset: number; gzBytes: number; filtered: number; rebuilt: string | null } | null>;
 }
 export type MakeDigest = (transport: Transport, logPath: string) => SentinelDigest;
 
@@ -149,12 +152,12 @@ class DigestKeeper {
   /** The last update, once the running one (if any) is over: the digest reaches the log's end. */
   async last(): Promise<void> {
     await this.running;
-    await this.once();
+    await this.once(true);
   }
 
-  private async once(): Promise<void> {
+  private async once(force = false): Promise<void> {
     try {
-      const u = await this.digest.update();
+      const u = await this.digest.update({ force });
       if (u?.rebuilt)
         log(`digest written from the log's start (${u.rebuilt}): ${u.offset} bytes, ${u.gzBytes} gzipped`);
     } catch (e) {

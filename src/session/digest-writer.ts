@@ -18,6 +18,12 @@ import {
   type DigestHeader,
 } from './run-digest.js';
 
+/** A period's update rewrites the digest only once the log grew by this part of what it covers, or
+ *  this long after the last write: each write copies the whole digest (72 MB for a 5.4 GB log), so
+ *  a long run's digest is not copied every 15 s; an attach filters the rest itself. */
+const GROWTH_PART = 1 / 16;
+const REWRITE_AFTER_MS = 5 * 60_000;
+
 /** How far back from the log's end a line's end is looked for (no digest update without one). */
 const SEAM_WINDOW = 256 << 10;
 
@@ -37,8 +43,12 @@ export class DigestWriter {
   /** The digest as last written or checked, with the running sum of its gzip (null: none usable). */
   private state: { header: DigestHeader; hash: Hash } | null = null;
   private loaded = false;
-  /** The log's size at the last look: unchanged, nothing is read (a quiet run costs one stat). */
+  /** The log's size when the digest was last written or checked up to its end: unchanged, nothing
+   *  is read (a quiet run costs one stat). */
   private seenSize = -1;
+  private writtenAt = 0;
+  /** The log's size at the last look. */
+  private size = -1;
 
   constructor(
     private readonly transport: Transport,
@@ -50,8 +60,9 @@ export class DigestWriter {
     this.keys = keysHash(this.patterns);
   }
 
-  /** Brings the digest up to the log's last line end; null when there was nothing new. */
-  async update(): Promise<DigestUpdate | null> {
+  /** Brings the digest up to the log's last line end; null when there was nothing new, or (unless
+   *  `force`: the sentinel's end, an ended run) too little to be worth a rewrite yet. */
+  async update(o: { force?: boolean } = {}): Promise<DigestUpdate | null> {
     let why: string | null = null;
     if (!this.loaded) {
       this.loaded = true;
@@ -59,7 +70,14 @@ export class DigestWriter {
     }
     const cut = await this.lineEnd();
     if (cut === null) return null;
-    if (this.state && cut === this.state.header.offset) return null;
+    if (this.state && cut === this.state.header.offset) {
+      this.seenSize = this.size;
+      return null;
+    }
+    if (this.state && !o.force && cut > this.state.header.offset) {
+      const grew = cut - this.state.header.offset;
+      if (grew < this.state.header.offset * GROWTH_PART && Date.now() - this.writtenAt < REWRITE_AFTER_MS) return null;
+    }
     if (this.state && cut < this.state.header.offset) {
       why = 'the log is shorter than the digest (truncated or replaced)';
       this.state = null;
@@ -125,6 +143,8 @@ export class DigestWriter {
       fh = null;
       await rename(tmp, this.path);
       this.state = { header, hash };
+      this.writtenAt = Date.now();
+      this.seenSize = this.size;
       return { offset: cut, gzBytes, filtered: cut - from, rebuilt: from === 0 ? (why ?? 'no digest yet') : null };
     } catch (e) {
       s.close();
@@ -164,7 +184,7 @@ export class DigestWriter {
   private async lineEnd(): Promise<number | null> {
     const st = await this.transport.stat(this.logPath);
     if (!st || st.size === 0 || (st.size === this.seenSize && this.state)) return null;
-    this.seenSize = st.size;
+    this.size = st.size;
     const from = Math.max(0, st.size - SEAM_WINDOW);
     const bytes = await this.transport.readFile(this.logPath, { offset: from, length: st.size - from });
     const nl = bytes.lastIndexOf(0x0a);

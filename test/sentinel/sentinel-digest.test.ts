@@ -99,16 +99,22 @@ describe('the run digest over ssh', { timeout: 60_000 }, () => {
     expect(u).toMatchObject({ offset: first.lastIndexOf(0x0a) + 1, rebuilt: 'no digest yet' });
     expect(statSync(digestPathFor(log)).mode & 0o777).toBe(0o600);
     expect(await writer.update()).toBeNull(); // nothing new: nothing written
+    // A line more: too little for a period's rewrite (the attach filters it), written when forced.
+    const line = Buffer.from('\x1b[36m(rollout pid=7)\x1b[0m a worker line\n');
+    appendFileSync(log, line);
+    expect(await writer.update()).toBeNull();
+    expect(await writer.update({ force: true })).toMatchObject({ offset: u!.offset + line.length, rebuilt: null });
+    const at = u!.offset + line.length;
     // The log goes on (a record cut by the digest's end is continued by the reader).
     appendFileSync(log, STDOUT);
     const bytes = readFileSync(log);
 
     const full = await attach(log, false);
     const dig = await attach(log, true);
-    expect(dig.b.digestBytes).toBe(u!.offset);
+    expect(dig.b.digestBytes).toBe(at);
     expect(dig.b.digestGzBytes).toBe(header(log)!.gzBytes);
     // The filter read the log from the digest's end only; the full one from its start.
-    expect(dig.progress.filter((p) => p.readBytes > 0)[0]?.readBytes).toBe(u!.offset);
+    expect(dig.progress.filter((p) => p.readBytes > 0)[0]?.readBytes).toBe(at);
     expect(full.b.digestBytes).toBe(0);
     expect(dig.events.map(panelStats)).toEqual(wholeLog(bytes).map(panelStats));
     expect(dig.events).toEqual(full.events);
@@ -116,7 +122,7 @@ describe('the run digest over ssh', { timeout: 60_000 }, () => {
 
     // The sentinel's next period appends what is new: the whole log, the same records again.
     const u2 = await writer.update();
-    expect(u2).toMatchObject({ offset: bytes.lastIndexOf(0x0a) + 1, rebuilt: null, filtered: u2!.offset - u!.offset });
+    expect(u2).toMatchObject({ offset: bytes.lastIndexOf(0x0a) + 1, rebuilt: null, filtered: u2!.offset - at });
     const again = await attach(log, true);
     expect(again.b.digestBytes).toBe(u2!.offset);
     expect(again.events).toEqual(full.events);
