@@ -43,12 +43,17 @@ export function isoTimeToMs(iso: string): number {
 const HIGH_BYTE = /[\x80-\xff]/;
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
+/** The bytes bytesToUtf8 decodes, reused: a new array per call cost a malloc and its sweeping
+ *  (every worker warning with a `—` in it). */
+let utf8Scratch = new Uint8Array(256);
+
 /** Re-decodes a latin1 (byte) string as UTF-8; invalid sequences become U+FFFD. */
 export function bytesToUtf8(s: string): string {
   if (!HIGH_BYTE.test(s)) return s;
-  const bytes = new Uint8Array(s.length);
+  if (utf8Scratch.length < s.length) utf8Scratch = new Uint8Array(Math.max(s.length, utf8Scratch.length * 2));
+  const bytes = utf8Scratch;
   for (let i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i) & 0xff;
-  return utf8.decode(bytes);
+  return utf8.decode(bytes.subarray(0, s.length));
 }
 
 /** Removes ANSI escape sequences: CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL|ST`) and the other
