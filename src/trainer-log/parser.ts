@@ -32,6 +32,7 @@ import {
   lastStripStop,
   lineEnds,
   messageState,
+  plainTextEnd,
   routineMessageAt,
   strippedMessageAt,
   stripAnsiBytes,
@@ -355,8 +356,10 @@ export class TrainerLogParser {
     const at = forms.match(b, start, end);
     if (at < 0) return false;
     const f = forms.matched!;
-    const n = stripAnsiBytes(b, at, end, this.scratch);
-    const message = n < 0 ? latin1Slice(b, at, end) : latin1Slice(this.scratch, 0, n);
+    // The message, as a rule plain text up to the line's reset: read where it is, not copied.
+    const plain = plainTextEnd(b, at, end);
+    const message =
+      plain >= 0 ? latin1Slice(b, at, plain) : latin1Slice(this.scratch, 0, stripAnsiBytes(b, at, end, this.scratch));
     const time = toIsoTime(latin1Slice(b, forms.tsStart, forms.tsEnd));
     this.untagged = true;
     this.header(

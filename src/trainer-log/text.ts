@@ -3,9 +3,17 @@
 // boundaries inside a UTF-8 character harmless: a line is only looked at once it is whole, and
 // only the few strings we keep (keys, messages) are decoded back to UTF-8.
 
-/** `20260525-12:19:55.952` -> `2026-05-25T12:19:55.952` (ISO 8601, no zone, as printed). */
+let lastStamp = '';
+let lastIso = '';
+
+/** `20260525-12:19:55.952` -> `2026-05-25T12:19:55.952` (ISO 8601, no zone, as printed). The lines
+ *  of one moment share a stamp (a step's records, a burst of workers' lines): the last one's ISO
+ *  text is handed out again: one string, which later compares with itself at once. */
 export function toIsoTime(stamp: string): string {
-  return `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9)}`;
+  if (stamp === lastStamp) return lastIso;
+  lastIso = `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9)}`;
+  lastStamp = stamp;
+  return lastIso;
 }
 
 // The trainer's time: its machine's LOCAL wall clock without a zone (`2026-05-25T12:19:55.952`).
