@@ -29,6 +29,7 @@ import {
   endsWithReset,
   isOldHeaderStart,
   isPlainRoutineMessage,
+  lastPlainAscii,
   lastStripStop,
   lineEnds,
   messageState,
@@ -360,11 +361,13 @@ export class TrainerLogParser {
     const plain = plainTextEnd(b, at, end);
     const message =
       plain >= 0 ? latin1Slice(b, at, plain) : latin1Slice(this.scratch, 0, stripAnsiBytes(b, at, end, this.scratch));
+    // ASCII (as a rule) is its own UTF-8 text: no second look for bytes to decode.
+    const text = plain >= 0 && lastPlainAscii() ? message : bytesToUtf8(message);
     const time = toIsoTime(latin1Slice(b, forms.tsStart, forms.tsEnd));
     this.untagged = true;
     this.header(
       this.writers.main,
-      { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) },
+      { time, logger: f.logger, level: f.level as Level, message: text },
       messageState(b, start, end),
     );
     return true;
