@@ -76,7 +76,9 @@ ask_node() {
     "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$1" nvidia-smi "@{Q_APP[@]}")"
 }
 
-printf '{"host":%s,"user":%s' "$(j "$(hostname 2>/dev/null)")" "$(j "$(id -un 2>/dev/null)")"
+# The host's name without relying on one command (a minimal image may lack hostname).
+host=$(hostname 2>/dev/null || uname -n 2>/dev/null); [ -n "$host" ] || { IFS= read -r host < /proc/sys/kernel/hostname; } 2>/dev/null
+printf '{"host":%s,"user":%s' "$(j "$host")" "$(j "$(id -un 2>/dev/null || echo "@{USER:-}")")"
 
 printf ',"workdir":{"path":%s,"exists":%s,"trainPy":%s}' "$(j "$workdir")" "$(b test -d "$workdir")" "$(b test -f "$workdir/webgym/train.py")"
 
@@ -145,8 +147,11 @@ printf ']'
 # The trainer creates fileroot itself: test the nearest existing ancestor for writing and space.
 t=$fileroot
 while [ -n "$t" ] && [ ! -d "$t" ]; do t=$(dirname "$t"); done
+# Written with the shell's own redirection (noclobber: never an existing file), so a missing or
+# BusyBox mktemp cannot pass for a permission problem.
 writable=false
-if [ -n "$t" ] && f=$(mktemp -p "$t" .awrl-preflight.XXXXXX 2>/dev/null); then writable=true; rm -f "$f"; fi
+f="$t/.awrl-preflight.$$.$RANDOM"
+if [ -n "$t" ] && (set -C; : > "$f") 2>/dev/null; then writable=true; rm -f "$f"; fi
 avail=$(lim df -P "$t" 2>/dev/null | awk 'NR==2 {print $4}')
 printf ',"fileroot":{"path":%s,"exists":%s,"testedDir":%s,"writable":%s,"availKB":%s}' \
   "$(j "$fileroot")" "$(b test -d "$fileroot")" "$(j "$t")" "$writable" "$(num "$avail")"
