@@ -45,7 +45,7 @@ export async function statRemote(t: Execs, path: string): Promise<FileStat | nul
   // shape is the target's stat, not the file.
   if (r.code === 127 || /\bstat: (command )?not found/.test(err))
     throw new TargetCommandMissing(t.target, 'stat', 'there is no `stat` command');
-  if (r.code !== 0 && /unrecognized|invalid|illegal|unknown|usage/i.test(err))
+  if (r.code !== 0 && /(unrecognized|invalid|illegal|unknown) option|BusyBox|^usage:/im.test(err))
     throw new TargetCommandMissing(t.target, 'stat', `its stat does not take -L -c: ${err.split('\n')[0]}`);
   if (r.code !== 0) throw new Error(`${t.target}: cannot stat ${path}: ${err}`);
   if (out === 'missing') return null;
