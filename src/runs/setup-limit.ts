@@ -22,7 +22,8 @@ export function setupLateWords(limitS: number | string): string {
 export function withSetupLimit(shell: string, limit: number | string): string {
   const words = setupLateWords(typeof limit === 'number' ? String(limit) : limit);
   return [
-    `set -m; ( sleep ${limit} </dev/null >/dev/null 2>&1; echo "${words} on $(hostname)" >&2; ` +
+    // A sleep that fails (none on PATH) or is ended never fires it.
+    `set -m; ( sleep ${limit} </dev/null >/dev/null 2>&1 || exit 0; echo "${words} on $(hostname 2>/dev/null || uname -n)" >&2; ` +
       `kill -TERM -- -$$ 2>/dev/null || kill -TERM $$ ) >/dev/null & awrl_wd=$!; set +m`,
     shell,
     'awrl_rc=$?; kill -TERM -- -$awrl_wd 2>/dev/null || true; (exit $awrl_rc)',

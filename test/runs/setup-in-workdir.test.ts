@@ -86,6 +86,23 @@ describe('setupInWorkdir', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('a target without `sleep` on PATH: the watchdog never fires, the script goes on', () => {
+    const r = spawnSync(
+      '/usr/bin/setsid',
+      [
+        '/bin/bash',
+        '-c',
+        'eval "$1"; echo "rc $?"',
+        'awrl-test',
+        // A setup line that takes a second (builtins only): a watchdog that fired at once would end it.
+        setupInWorkdir({ setup: 'while ((SECONDS < 1)); do :; done', workdir }),
+      ],
+      { encoding: 'utf8', timeout: 20_000, env: { PATH: join(dir, 'no-such-bin') } },
+    );
+    expect(r.stdout).toBe('rc 0\n');
+    expect(r.stderr).not.toMatch(/did not finish/);
+  });
+
   it('no setup line: nothing to run', () => {
     expect(setupInWorkdir({ workdir })).toBe('');
     expect(setupInWorkdir({ setup: '', workdir })).toBe('');
