@@ -187,7 +187,7 @@ export function rlView(store: MetricsStore, facts: RunFacts): NonNullable<RunVie
 
 /** wandb's run as the log's banner said it (an offline run: its dir and the command that uploads it). */
 export function wandbView(e: WandbEvent): WandbView {
-  if (e.url !== null) return { url: e.url, from: 'log' };
+  if (e.url !== null) return { url: e.url, from: e.from ?? 'log' };
   const dir = e.dir ?? null;
   return { url: null, from: 'log', offline: { dir, sync: dir ? `wandb sync ${dir}` : 'wandb sync <the run dir>' } };
 }

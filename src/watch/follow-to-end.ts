@@ -72,7 +72,10 @@ export class StepProgress {
     if (e.type === 'error') return `error: ${e.message}`;
     if (e.type === 'resume') return `resumed at step ${e.resumeStep}`;
     if (e.type === 'eval') return evalRoundLine(e);
-    if (e.type === 'wandb') return e.url !== null ? `wandb run ${e.url}` : `wandb offline: wandb sync ${e.dir}`;
+    if (e.type === 'wandb')
+      return e.url === null
+        ? `wandb offline: wandb sync ${e.dir}`
+        : `wandb run ${e.url}${e.from === 'config' ? ' (from the config; wandb has not printed it yet)' : ''}`;
     return null;
   }
 
