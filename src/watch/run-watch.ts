@@ -31,6 +31,7 @@ import {
   type WatchLifecycle,
   type WatchPhase,
 } from './watch-lifecycle.js';
+import type { OutsideAlert } from './outside-alerts.js';
 import { AlertChanges, type LogReadEnd, type WatchOutcome, type WatchOutput } from './watch-output.js';
 import { drainLog, failureLines } from './watch-drain.js';
 import type { RunWatchFacts } from '../runs/run-facts.js';
@@ -96,6 +97,8 @@ export interface RunWatchOptions {
   /** How much longer than the state poll's interval the target may send nothing before "no data
    *  from HOST" (default NO_DATA_MARGIN_MS). */
   noDataMarginMs?: number;
+  /** Alerts known outside the watch (the run's sentinel gone silent), told as its own. */
+  outsideAlerts?: readonly OutsideAlert[];
   clock?: () => number;
 }
 /** The run's state is polled this often while it runs (watch-state.ts's default)… */
@@ -168,6 +171,7 @@ export class RunWatch {
   private readonly hostSilence: HostSilence;
   /** The wandb run the config makes (its page, before wandb's banner says it), from the facts. */
   private expectedWandb: ExpectedWandb | null = null;
+  private readonly offOutside: Array<() => void> = [];
 
   constructor(private readonly o: RunWatchOptions) {
     this.clock = o.clock ?? Date.now;
@@ -265,6 +269,7 @@ export class RunWatch {
     this.ticker = setInterval(() => this.tick(), this.o.tickMs ?? 5_000);
     this.ticker.unref();
     this.hostSilence.start();
+    for (const s of this.o.outsideAlerts ?? []) this.offOutside.push(s.listen((a) => this.tell(a ? [a] : [])));
     void this.attach();
     if (this.o.backfill) this.pollState(this.o.statePollMs);
     else this.pollStateAfterFirstBytes();
@@ -284,6 +289,7 @@ export class RunWatch {
     this.follower?.close();
     this.silenceWatch.stop();
     this.hostSilence.stop();
+    for (const off of this.offOutside) off();
   }
 
   /** A record not read through the follower (a replay, a benchmark): handled as a followed one. */
@@ -296,9 +302,10 @@ export class RunWatch {
     return this.bringUp;
   }
 
-  /** The watch's own alerts beside the rules' (a node idle while the others work). */
+  /** The watch's own alerts beside the rules' (a node idle while the others work, a silent sentinel). */
   get nodeAlerts(): Alert[] {
-    return [this.nodeFailure, this.idleAlert].filter((a): a is Alert => a !== null);
+    const outside = (this.o.outsideAlerts ?? []).map((s) => s.alert);
+    return [this.nodeFailure, this.idleAlert, ...outside].filter((a): a is Alert => a !== null);
   }
 
   /** A node of the run's job failed (Slurm's verdict), or the job runs again without it (info). While
