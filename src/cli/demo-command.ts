@@ -215,13 +215,14 @@ async function printProgress(
     },
   });
   // How the run ended, and the exit code that says it (as `follow`): a fault is no success.
+  // A signal ended the demo: it stops its run and removes its files, whether the follow then saw the
+  // connection close or (first) the run's state say `stopped`.
+  const sig = signalled();
+  if (sig !== null) {
+    say(`demo stopped (${sig}): the simulated run is stopped and its files removed`);
+    return EXIT.stopped;
+  }
   if (outcome.kind === 'disconnected') {
-    // A signal closed the connection on purpose: the demo stops its run and removes its files.
-    const sig = signalled();
-    if (sig !== null) {
-      say(`demo stopped (${sig}): the simulated run is stopped and its files removed`);
-      return EXIT.stopped;
-    }
     say(`lost the simulated run: ${outcome.reason}`);
     return EXIT.disconnected;
   }
