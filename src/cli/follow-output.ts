@@ -33,7 +33,6 @@ import { watchSentinel } from '../sentinel/sentinel-watch.js';
 import { OutsideAlert } from '../watch/outside-alerts.js';
 import { sentinelPeriodMs } from './launch-sentinel.js';
 import { sentinelFailedLines, sentinelViewLines } from './follow-sentinel-lines.js';
-import { evalRoundLine } from '../metrics/eval-history.js';
 import { followDigest } from './follow-digest.js';
 
 export interface FollowPrintOptions {
@@ -225,13 +224,9 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
       case 'record': {
         const e = w.record;
         if (e.type === 'save') return; // not an event of the contract: the health rules'
-        const line = steps.take(e);
+        const line = steps.line(e);
         if (json) outEvent(e);
         else if (line !== null) out(line);
-        else if (e.type === 'error') out(`error: ${e.message}`);
-        else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
-        else if (e.type === 'eval') out(evalRoundLine(e));
-        else if (e.type === 'wandb') out(e.url !== null ? `wandb run ${e.url}` : `wandb offline: wandb sync ${e.dir}`);
         return;
       }
       case 'alert':

@@ -9,7 +9,7 @@
 import type { ConnectionState, FollowProblem, Transport } from '../remote/transport.js';
 import { RunAlerts, isHangAlert, type HealthEvent } from '../health/index.js';
 import { MetricsStore, RULE_SERIES_KEYS, type Alert } from '../metrics/index.js';
-import type { LogLine, TrainerLogReader } from '../trainer-log/index.js';
+import type { LogLine, TrainerLogReader, WandbEvent } from '../trainer-log/index.js';
 import type { Target } from '../runs/targets.js';
 import type { RunState } from '../runs/run-record.js';
 import type { RunSummary } from '../runs/list.js';
@@ -35,6 +35,7 @@ import type { OutsideAlert } from './outside-alerts.js';
 import { AlertChanges, type LogReadEnd, type WatchOutcome, type WatchOutput } from './watch-output.js';
 import { drainLog, failureLines } from './watch-drain.js';
 import type { RunWatchFacts } from '../runs/run-facts.js';
+import type { ExpectedWandb } from '../runs/wandb-expected.js';
 
 export type { RunWatchFacts } from '../runs/run-facts.js';
 
@@ -168,6 +169,8 @@ export class RunWatch {
   /** Where the clock-driven rules last looked (our clock): they never look back. */
   private evaluatedAt = -Infinity;
   private readonly hostSilence: HostSilence;
+  /** The wandb run the config makes (its page, before wandb's banner says it), from the facts. */
+  private expectedWandb: ExpectedWandb | null = null;
   private readonly offOutside: Array<() => void> = [];
 
   constructor(private readonly o: RunWatchOptions) {
@@ -178,12 +181,12 @@ export class RunWatch {
     });
     this.alerts = new RunAlerts(this.store);
     const f = o.facts ?? {};
-    if (f instanceof Promise)
-      this.factsKnown = f.then(
-        (g) => this.alerts.setConfigFacts(g),
-        () => undefined,
-      );
-    else this.alerts.setConfigFacts(f);
+    const known = (g: RunWatchFacts) => {
+      this.alerts.setConfigFacts(g);
+      this.expectedWandb = g.wandb ?? null;
+    };
+    if (f instanceof Promise) this.factsKnown = f.then(known, () => undefined);
+    else known(f);
     this.idleNodes = new IdleNodeWatch(o.idleNodeMs);
     this.nodeFailures =
       o.target.backend === 'slurm' ? new NodeFailureWatch(o.transport, o.target, (a) => this.onNodeFailure(a)) : null;
@@ -401,6 +404,18 @@ export class RunWatch {
     if (phase !== watchPhase(before)) this.emit({ type: 'phase', phase });
   }
 
+  /** The wandb run page the config makes, as a `wandb` record marked `from: 'config'`, before any
+   *  record is taken (the banner's, later in the log, replaces it in the store, the header and the
+   *  notifications). Only a page known whole: an unset entity, an offline run, or a suffix not
+   *  written yet leave it to the banner. */
+  private announceWandb(): void {
+    const w = this.expectedWandb;
+    if (this.closed || w === null || w.url === null || this.store.wandb !== null) return;
+    const e: WandbEvent = { type: 'wandb', url: w.url, time: null, from: 'config' };
+    this.store.ingest(e);
+    this.emit({ type: 'record', record: e, backfilled: false });
+  }
+
   /** One record: the rules look before it, the store takes it, the rules look after it. */
   private ingest(e: HealthEvent, backfilled: boolean, arrivedWall = this.clock()): void {
     // A new attempt's first record: the gap before it is the downtime between attempts, not a hang.
@@ -426,6 +441,7 @@ export class RunWatch {
     if (!this.o.backfill) return this.attachWhole(measure);
     [this.firstSilence] = await Promise.all([measure(), this.factsKnown]);
     if (this.closed) return;
+    this.announceWandb();
     let from = 0;
     let reader: TrainerLogReader | undefined;
     const bf = this.o.backfill;
@@ -497,6 +513,7 @@ export class RunWatch {
     this.held = [];
     this.follow(0, undefined);
     [this.firstSilence] = await Promise.all([measure(), this.factsKnown]);
+    this.announceWandb();
     const held = this.held;
     this.held = null;
     if (!this.closed) this.following(0, held);
