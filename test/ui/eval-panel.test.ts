@@ -105,7 +105,7 @@ describe('the wandb run on the Eval screen and in the dashboard header', () => {
     expect(lineText(wandbLine(undefined))).toBe("wandb: no run in this run's log (disabled, or not started yet)");
   });
 
-  it('ends the header second line where the whole URL fits, and is left out where it does not', () => {
+  it("ends the header second line where the whole URL fits, the run's id where only it fits, nothing where neither does", () => {
     const p = {
       runId: 'r-20260525-120000-abcd',
       target: 'h',
@@ -131,7 +131,11 @@ describe('the wandb run on the Eval screen and in the dashboard header', () => {
     expect(lineText(headerLines({ ...p, width: 200 })[1])).toBe(
       `step 12/640  epoch 1/10  elapsed —  ETA —  last step — │ wandb ${url}`,
     );
-    expect(lineText(headerLines({ ...p, width: 100 })[1])).toBe(
+    const id = url.split('/').at(-1) ?? '';
+    const idLine = headerLines({ ...p, width: 100 })[1];
+    expect(lineText(idLine)).toBe(`step 12/640  epoch 1/10  elapsed —  ETA —  last step — │ wandb ${id}`);
+    expect(idLine.at(-1)?.link).toBe(url);
+    expect(lineText(headerLines({ ...p, width: 70 })[1])).toBe(
       'step 12/640  epoch 1/10  elapsed —  ETA —  last step —',
     );
   });

@@ -71,7 +71,17 @@ describe("the dashboard header's wandb URL in a terminal", () => {
     linked.dispose();
   });
 
-  it('at 80x24: the URL does not fit the header whole, so no link and no cut URL there', () => {
+  it("at 120x40, where the URL does not fit whole: the run's id, linked to the whole URL", () => {
+    screen = paintDashboard(120, 40, true);
+    const found = links(screen);
+    expect(found).toHaveLength(1);
+    const [l] = found;
+    expect(l.uri).toBe(WANDB_URL);
+    expect(screen.lines()[l.row].slice(l.from, l.to + 1)).toBe('exp_trial0_2026_05_25_12_00_00');
+    expect(screen.text()).not.toContain('https://wandb.ai');
+  });
+
+  it('at 80x24: neither the URL nor the id fits the header, so no link and no cut URL there', () => {
     screen = paintDashboard(80, 24, true);
     expect(links(screen)).toEqual([]);
     expect(screen.lines()[1]).not.toContain('wandb');

@@ -165,12 +165,18 @@ export function headerLines(p: HeaderProps): Line[] {
   ];
 }
 
-/** `  │ wandb URL` after the step figures, when all of it fits (a cut URL is no link). */
+/** `  │ wandb URL` after the step figures when all of it fits (a cut URL is no link); else the run's
+ *  id (the URL's last part), linked to the whole URL: real URLs (~130 characters with the project's
+ *  experiment names) rarely fit, and the id still says which run it is (the Eval screen has the URL). */
 function wandbSegs(url: string | undefined, used: number, width: number): Seg[] {
-  if (url === undefined || used + 3 + 6 + url.length > width) return [];
+  if (url === undefined) return [];
+  const room = width - used - ' │ wandb '.length;
+  const id = url.replace(/\/+$/, '').split('/').at(-1) ?? '';
+  const text = url.length <= room ? url : id.length > 0 && id.length <= room ? id : null;
+  if (text === null) return [];
   return [
     { t: ' │ wandb ', c: 'dim' },
-    { t: url, c: 'accent', link: url },
+    { t: text, c: 'accent', link: url },
   ];
 }
 
