@@ -40,6 +40,7 @@ export class RunWatch {
     this.parts = watchParts(this.core);
     this.core.parts = this.parts.all;
     this.core.onState = (s) => this.reading.onRunState(s);
+    this.core.replaying = () => this.reading.readingBacklog;
   }
 
   /** Told every output, in order. Returns the unsubscribe. */

@@ -30,6 +30,8 @@ export class WatchCore {
   parts: readonly WatchPart[] = [];
   /** Bytes of the log read so far (the reading moves it). */
   readOffset = 0;
+  /** Whether the log's history (what it held when the watch opened) is still being read. */
+  replaying: () => boolean = () => false;
   /** Told a state change after the parts and the rules (the reading: settle or follow again). */
   onState: (s: RunSummary) => void = () => undefined;
   private readonly changes = new AlertChanges();
@@ -47,6 +49,9 @@ export class WatchCore {
   private evaluatedAt = -Infinity;
   /** A hang fired and a part is asking something before it is told. */
   private asking = false;
+  private answered: () => void = () => undefined;
+  /** Resolves at the state poll's first answer (a state, or an error), or when the watch closes. */
+  readonly stateAnswer = new Promise<void>((resolve) => (this.answered = resolve));
   /** Resolves once the config facts are set (see RunWatchOptions.facts). */
   readonly factsKnown: Promise<void> = Promise.resolve();
 
@@ -68,6 +73,13 @@ export class WatchCore {
         () => undefined,
       );
     else this.alerts.setConfigFacts(f);
+    // The runs list said the run ended: that is the state's first answer. The rules know it before
+    // the first record (a hang in its log, the silence since its end, is judged as an ended run's),
+    // whenever the state poll answers (`alerts RUN`'s verdict never depends on that order).
+    if (o.endedAtOpen) {
+      this.alerts.setEnded(true);
+      this.stateAnswered = true;
+    }
     this.lifecycle = initialLifecycle(o.transport.state.state === 'ready');
     if (!this.lifecycle.connected) this.alerts.unobserved(this.clock());
   }
@@ -102,6 +114,7 @@ export class WatchCore {
   close(): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    this.answered();
     this.closeRest();
   }
 
@@ -151,7 +164,9 @@ export class WatchCore {
 
   /** The time-driven rules at our clock now; what fired or cleared is told. */
   tick(): void {
-    if (this.isClosed || !this.stateAnswered) return;
+    // An ended run's history is judged at its records; the clock looks once it was read (a look
+    // between two of its records would end a hang that the next one still shows).
+    if (this.isClosed || !this.stateAnswered || (this.runEnded() && this.replaying())) return;
     const fired: Alert[] = [];
     this.alerts.evaluate(this.knownUntil(), fired);
     const asks = this.asking || !fired.some(isHangAlert) ? [] : this.parts.map((p) => p.beforeHang?.() ?? null);
@@ -168,6 +183,11 @@ export class WatchCore {
       const active = new Set(this.alerts.active.map((a) => a.id));
       this.tell([...fired.filter((a) => active.has(a.id) && !now.some((b) => b.id === a.id)), ...now]);
     });
+  }
+
+  /** The run's state says it ended (or the runs list did, before the first poll). */
+  private runEnded(): boolean {
+    return this.current ? isTerminal(this.current.state) : !!this.o.endedAtOpen;
   }
 
   /** Our clock as far as the target is known to have answered: the rules judge no time after its
@@ -204,6 +224,7 @@ export class WatchCore {
 
   /** The state poll's first answer: the clock-driven rules may look (an ended run: no hang). */
   stateKnown(): void {
+    this.answered();
     if (this.stateAnswered) return;
     this.stateAnswered = true;
     this.tick();

@@ -173,6 +173,8 @@ export class LogReading {
         timeoutMs: core.o.drainTimeoutMs ?? 15_000,
         stop: () => core.closed || core.life.reading !== 'settling',
       });
+      // Opened on an ended run (endedAtOpen): its end is told as its state says, once that is known.
+      if (core.o.whenEnded === 'stop' && !core.summary) await core.stateAnswer;
       if (core.closed || core.life.reading !== 'settling') return;
       const f = this.follower;
       // The run's exit status settles the trainer's end record, written on every exit.
