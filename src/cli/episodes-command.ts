@@ -6,6 +6,7 @@ import { runsRoot } from '../runs/list.js';
 import { parseCli } from '../runs/cli-target.js';
 import { listDumps, readDumpRecord } from '../runs/dump-list.js';
 import { readDumpSettings } from '../runs/dump-place.js';
+import { noDumpsWhy } from '../runs/dump-absent.js';
 import { ShotCache } from '../runs/dump-shots.js';
 import { writePin } from '../runs/pins.js';
 import type { RunRecord } from '../runs/run-record.js';
@@ -100,15 +101,7 @@ async function listRun(
     });
   const listing = await listDumps(t, settings.place, { version });
   if (listing.episodes.length > 0) return listing;
-  const rollout = `${listing.logDir}/rollout`;
-  const why =
-    settings.dumpToFile === false
-      ? `dumping is off: rollout.dump_to_file is false in its config. Launch with the override rollout.dump_to_file=true (episodes and screenshots then go to ${rollout}/<version>/)`
-      : listing.missing.includes('train')
-        ? `${rollout} does not exist: the trainer has not dumped a group yet (it dumps after a GRPO group finishes), or webgym/train.py removed it on a restart`
-        : version !== undefined
-          ? `no version directory ${version} with episodes under ${rollout}`
-          : `${rollout} holds no episode records`;
+  const why = noDumpsWhy({ dumpToFile: settings.dumpToFile, listing, ...(version !== undefined ? { version } : {}) });
   throw new CliError(`no trajectory dumps for run ${record.runId}: ${why}`, EXIT.usage, {
     code: 'no-dumps',
     hint: version !== undefined ? `awrl-tui episodes ${record.runId} ${targetWords(args)}` : '',

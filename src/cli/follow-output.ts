@@ -30,6 +30,7 @@ import {
 } from './follow-watch-lines.js';
 import { notifyFromWatch, type Channel, type NotifyFailure } from '../notify/index.js';
 import { watchSentinel } from '../sentinel/sentinel-watch.js';
+import { OutsideAlert } from '../watch/outside-alerts.js';
 import { sentinelPeriodMs } from './launch-sentinel.js';
 import { sentinelFailedLines, sentinelViewLines } from './follow-sentinel-lines.js';
 import { evalRoundLine } from '../metrics/eval-history.js';
@@ -116,12 +117,16 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   writeOut = o.writeOut ?? null;
   const info = json ? err : out;
   if (json) out(JSON.stringify({ type: 'run', runId, target: target.name }));
+  const channels = o.notify?.channels ?? [];
+  // The sentinel's silence, an alert of this watch (only looked at with channels: one sender).
+  const sentinelAlert = channels.length ? new OutsideAlert() : null;
   const watch = createRunWatch({
     transport: o.transport,
     target,
     runId,
     logPath: o.logPath,
     whenEnded: 'stop',
+    ...(sentinelAlert ? { outsideAlerts: [sentinelAlert] } : {}),
     // Lines and alerts only: no chart reads the store's other series.
     storeSeries: 'rules',
     facts: o.facts instanceof Promise ? o.facts.catch(() => ({})) : o.facts,
@@ -141,7 +146,6 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
   const print = printer(o, info);
-  const channels = o.notify?.channels ?? [];
   // While the run's sentinel (src/sentinel) runs and beats, it is the one sender: this watch keeps
   // quiet, and says the sentinel's delivery failures and its silence as its own.
   const sentinel = channels.length
@@ -149,13 +153,14 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
         intervalMs: sentinelPeriodMs() ?? 15_000,
         onView: (v, prev) => sentinelViewLines(v, prev).forEach((l) => (l.json ? json && out(l.text) : info(l.text))),
         onFailure: (f) => sentinelFailedLines(f, json).forEach((l) => (l.json ? out(l.text) : err(l.text))),
+        ...(sentinelAlert ? { alert: sentinelAlert } : {}),
       })
     : null;
   const notifier = notifyFromWatch(watch, {
     runId,
     target: target.name,
     channels,
-    quiet: () => sentinel?.sending ?? false,
+    quiet: (e) => sentinel?.quiets(e) ?? false,
     terminal:
       o.notify?.terminal && process.stderr.isTTY ? { write: (s) => process.stderr.write(s), env: process.env } : null,
     ...(o.notify?.announceEnd ? { announceEnd: true } : {}),

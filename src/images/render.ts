@@ -2,7 +2,7 @@
 // rows of text to print where it goes. The click marker is drawn into the pixels. Pure.
 import { decodePng, encodePng, type Decoded } from './png.js';
 import { drawMarker, fitInside, scaleTo, type Raster } from './raster.js';
-import { halfBlockRows } from './blocks.js';
+import { halfBlockCells, halfBlockRows, type CellRun } from './blocks.js';
 import { kittyPlaceholderRows, kittyTransmit, MAX_PLACEHOLDER_ROWS, tmuxPassthrough } from './kitty.js';
 import { sixelImage } from './sixel.js';
 import { itermImage } from './iterm.js';
@@ -47,6 +47,25 @@ function marked(img: Raster, w: number, h: number, click: ShotOptions['click']):
   const small = scaleTo(img, w, h);
   if (click) drawMarker(small, Math.round((click.x / 1000) * w), Math.round((click.y / 1000) * h));
   return small;
+}
+
+export type ShotCells =
+  { ok: true; rows: CellRun[][]; size: { width: number; height: number } } | { ok: false; why: string };
+
+/** Half-block cells of a screenshot inside cols×rows, click marked: what the cockpit draws (its
+ *  lines carry 24-bit colour per segment; the other modes need bytes its painter does not send). */
+export function shotCells(
+  png: Buffer | null,
+  o: Pick<ShotOptions, 'cols' | 'rows' | 'click'>,
+  decoded?: Decoded,
+): ShotCells {
+  if (png === null) return { ok: false, why: 'missing' };
+  const d = decoded ?? decodePng(png);
+  if (!d.ok) return d;
+  const { width, height } = d.image;
+  const box = cellBox(width, height, Math.max(1, o.cols), Math.max(1, o.rows));
+  const f = fitInside(width, height, box.cols, box.rows * 2);
+  return { ok: true, rows: halfBlockCells(marked(d.image, f.w, f.h, o.click)), size: { width, height } };
 }
 
 export function renderShot(png: Buffer | null, o: ShotOptions, decoded?: Decoded): ShotOutput {

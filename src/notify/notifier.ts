@@ -21,9 +21,9 @@ export interface NotifierOptions extends NotifyPolicyOptions {
   terminal?: TerminalOut | null;
   onFailure(f: NotifyFailure): void;
   delivery?: Omit<OutboxOptions, 'onFailure'>;
-  /** While true, the channels are not sent to (the run's sentinel on the target is the one sender,
-   *  src/sentinel); the policy still sees everything, and the terminal is still told. */
-  quiet?: () => boolean;
+  /** While true for an event, the channels are not sent it (the run's sentinel on the target is the
+   *  one sender, src/sentinel); the policy still sees everything, and the terminal is still told. */
+  quiet?: (e: NotifyEvent) => boolean;
   /** The run's wandb page when known before its log says it; the log's banner (a wandb record
    *  of the watch) replaces it. */
   wandbUrl?: string;
@@ -54,7 +54,7 @@ export function notifyFromWatch(watch: NotifiedWatch, o: NotifierOptions): Notif
     for (const raw of events) {
       const e = wandbUrl && raw.wandbUrl === undefined ? { ...raw, wandbUrl } : raw;
       terminal?.event(e);
-      if (o.quiet?.()) continue;
+      if (o.quiet?.(e)) continue;
       sent++;
       outbox.send(e);
     }

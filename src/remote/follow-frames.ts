@@ -101,12 +101,25 @@ for b in "\${TMPDIR:-/tmp}" /tmp /dev/shm "\${HOME:-/nonexistent}"; do
   w=$(mktemp -d "$b/awrl-follow.XXXXXX" 2>/dev/null) && break
 done
 [ -n "$w" ] || { echo "awrl-follow: no writable temporary directory (TMPDIR, /tmp, /dev/shm, HOME)" >&2; exit 1; }
-mkfifo "$w/nap" || exit 1
+mkfifo "$w/nap" "$w/push" || exit 1
+command -v inotifywait >/dev/null 2>&1 && inw=1 || inw=
 follower() {
-  exec 5<>"$w/nap"
-  ino=; plen=0; tlen=0; perr=; lmt=; pending=start; fresh=
+  exec 5<>"$w/nap" 6<>"$w/push"
+  ino=; plen=0; tlen=0; perr=; lmt=; pending=start; fresh=; ipid=
   : > "$w/tail"
-  nap() { read -r -t "$1" -u 5 _; }
+  # A nap is a read that times out (no fork); a quiet one reads the pushed changes, so a write
+  # ends it at once. Changes pushed before a look are in that look: drop them.
+  nap() { read -r -t "$1" -u "\${2:-5}" _; while read -r -t 0 -u 6 && read -r -u 6 _; do :; done; }
+  # The file held (fd 3, whatever its name now leads to) watched by inotifywait where the target
+  # has it: every change to it is a line on the push fifo. Restarted for each file opened, and
+  # ended with the file let go (it holds fd 3 too: a deleted log's space would stay taken).
+  unpush() { [ -n "$ipid" ] && kill "$ipid" 2>/dev/null; ipid=; }
+  push() {
+    unpush
+    [ -n "$inw" ] || return 0
+    inotifywait -m -q -e modify,attrib,move_self,delete_self --format . /dev/fd/3 >&6 2>/dev/null &
+    ipid=$!
+  }
   md5() { md5sum | cut -c1-32; }
   span() { dd if=/dev/fd/3 iflag=skip_bytes,count_bytes skip="$1" count="$2" bs=65536 2>/dev/null; }
   # problem WHERE TEXT: reported once while it lasts; fine [WHERE]: it is over (WHERE: only that one).
@@ -171,7 +184,7 @@ follower() {
     else
       reset "$pending"
     fi
-    pending=; lmt=; state
+    pending=; lmt=; push; state
   }
   # Compressed members of [off, $1): zjobs compressing while the one before them is sent. Files go by
   # slot (reused, removed with $w). 0: all sent; 1: one came back short (sent, stop); 2: nothing
@@ -237,7 +250,7 @@ follower() {
   while :; do
     if [ -n "$pending" ]; then attach || { nap "$poll"; continue; }; fi
     if [ "$quiet" -gt 0 ] && [ "$f" -ef /dev/fd/3 ] && ! [ "$f" -nt "$w/seen" ]; then
-      quiet=$((quiet - 1)); fresh=; nap "$qpoll"; continue
+      quiet=$((quiet - 1)); fresh=; nap "$qpoll" 6; continue
     fi
     quiet=0
     # Just opened: the look taken then is the first one (one stat fewer before the first bytes).
@@ -247,14 +260,14 @@ follower() {
       # Gone: drain and wait for it. Not reachable (a directory made unreadable): the name may
       # still lead to our file, so keep it, say why, and look again.
       case $(cat "$w/err") in
-        *'No such file or directory'* | *'Not a directory'* | '') send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; pending=appeared; continue ;;
+        *'No such file or directory'* | *'Not a directory'* | '') send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; unpush; pending=appeared; continue ;;
         *) e=$(cat "$w/err"); problem stat "$f: \${e##*: }"; nap "$poll"; continue ;;
       esac
     fi
     fine stat
     pino=\${cur%% *}; cur=\${cur#* }; psize=\${cur%% *}; pmt=\${cur#* }
     if [ "$pino" != "$ino" ]; then
-      send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; pending=replaced; continue
+      send "$(stat -L -c %s /dev/fd/3)"; exec 3<&-; unpush; pending=replaced; continue
     fi
     if [ "$psize" -lt "$off" ]; then reset truncated; state
     elif { [ "$psize" -gt "$off" ] || [ "$pmt" != "$lmt" ]; } && ! same; then reset truncated; state
@@ -269,7 +282,7 @@ follower() {
         if [ "$seen" = "$pmt" ] || touch -d "@$pmt" "$w/seen" 2>/dev/null; then seen=$pmt; quiet=50; fi
       fi
     fi
-    nap "$poll"
+    nap "$poll" $((quiet > 0 ? 6 : 5))
   done
 }
 set -m

@@ -28,6 +28,7 @@ import { collectExec } from './exec-collect.js';
 import { followRemote } from './ssh-follow.js';
 import { clientLine, isClientFailure, opensshFailure } from './openssh-failure.js';
 import { runSshCommand } from './openssh-exec.js';
+import { OpenFollows } from './open-follows.js';
 
 const STDERR_TAIL = 4096;
 /** A master the first login starts lives this long idle when the ssh config sets no ControlPersist. */
@@ -38,7 +39,7 @@ export class OpensshTransport implements Transport {
   private readonly listeners = new Set<(s: ConnectionState) => void>();
   private readonly channels: Semaphore;
   private readonly children = new Set<ChildProcess>();
-  private readonly follows = new Set<FollowHandle>();
+  private readonly follows = new OpenFollows();
   private heardAt: number | null = null;
   private closing = false;
   private attempt = 0;
@@ -285,27 +286,14 @@ export class OpensshTransport implements Transport {
 
   follow(path: string, fromOffset: number, onEvent: (e: FollowEvent) => void, fo?: FollowOptions): FollowHandle {
     const h = followRemote(this, path, fromOffset, onEvent, remoteFollowOptions(this.opts, fo, this.heard));
-    this.follows.add(h);
-    return {
-      get offset() {
-        return h.offset;
-      },
-      get compression() {
-        return h.compression;
-      },
-      close: () => {
-        h.close();
-        this.follows.delete(h);
-      },
-    };
+    return this.follows.track(h);
   }
 
   /** Ends our commands; the master is the user's (ControlPersist decides when it goes). */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    for (const h of this.follows) h.close();
-    this.follows.clear();
+    this.follows.closeAll();
     if (this.backoff) {
       clearTimeout(this.backoff.timer);
       this.backoff.wake();

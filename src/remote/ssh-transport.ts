@@ -23,6 +23,7 @@ import { commandLine } from './quote.js';
 import { readRemoteFile, remoteFollowOptions, statRemote, writeRemoteFileAtomic } from './remote-files.js';
 import { collectExec } from './exec-collect.js';
 import { followRemote } from './ssh-follow.js';
+import { OpenFollows } from './open-follows.js';
 
 const STDERR_CAP = 64 << 20; // beyond this, unread stderr is dropped rather than stalling stdout
 
@@ -36,7 +37,7 @@ export class SshTransport implements Transport {
   private closing = false;
   private backoffTimer: NodeJS.Timeout | null = null;
   private wakeBackoff: (() => void) | null = null;
-  private readonly follows = new Set<FollowHandle>();
+  private readonly follows = new OpenFollows();
   /** Channels open on each chain: a dropped chain does not always close its channels (keepalive
    *  timeout), so the drop settles them itself. */
   private readonly openChannels = new WeakMap<Chain, Set<() => void>>();
@@ -350,26 +351,13 @@ export class SshTransport implements Transport {
         this.heard();
       }),
     );
-    this.follows.add(h);
-    return {
-      get offset() {
-        return h.offset;
-      },
-      get compression() {
-        return h.compression;
-      },
-      close: () => {
-        h.close();
-        this.follows.delete(h);
-      },
-    };
+    return this.follows.track(h);
   }
 
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    for (const h of this.follows) h.close();
-    this.follows.clear();
+    this.follows.closeAll();
     if (this.backoffTimer) clearTimeout(this.backoffTimer);
     this.wakeBackoff?.();
     const chain = this.conn;

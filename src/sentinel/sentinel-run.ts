@@ -16,6 +16,12 @@ import { makeSender, type SentinelSender } from './sender.js';
 
 /** How long the run's end may take to be delivered before the sentinel stops anyway. */
 const END_DELIVERY_MS = 120_000;
+/** Nobody looks at a sentinel's screen: it looks at the log every 500 ms (fs.watch wakes it at once
+ *  where the file system tells it: not for the compute nodes' writes on NFS), and asks the run's state
+ *  every 10 s (each look is a list script: its largest cost at 2 s; the run's end without a log line
+ *  is sent up to 10 s later). Measured: test/bench/sentinel.bench.mjs. */
+const SENTINEL_FOLLOW_POLL_MS = 500;
+const SENTINEL_STATE_POLL_MS = 10_000;
 
 export async function runSentinel(runId: string, runDir: string, stdin: string): Promise<number> {
   const input = parseSentinelInput(stdin);
@@ -24,7 +30,7 @@ export async function runSentinel(runId: string, runDir: string, stdin: string):
     log(`no run ${runId} in ${runDir} (run.json missing or not readable)`);
     return 2;
   }
-  const transport = new LocalTransport();
+  const transport = new LocalTransport({ followPollMs: SENTINEL_FOLLOW_POLL_MS });
   const watch = createRunWatch({
     transport,
     target: input.target,
@@ -32,6 +38,7 @@ export async function runSentinel(runId: string, runDir: string, stdin: string):
     logPath: runLogPath(record),
     whenEnded: 'stop',
     storeSeries: 'rules',
+    statePollMs: SENTINEL_STATE_POLL_MS,
     facts: readRunFacts(transport, record).catch((e: Error) => {
       log(`the run's config facts are unknown: ${e.message}`);
       return {};

@@ -9,6 +9,7 @@ import { ConfigEditor } from './config-edit.js';
 import { LaunchFlow } from './launch-flow.js';
 import { ENDED_POLL_MS, type LiveSessionOptions, type TargetConnection } from './live-options.js';
 import { RunFeed, type RunFacts } from './run-feed.js';
+import { OutsideAlert } from '../watch/outside-alerts.js';
 import { defaultGpuPoller, runGpuScope } from './run-gpu-scope.js';
 import { RunsList, toSummary } from './runs-list.js';
 import { SelectedRunGpus } from './selected-run-gpus.js';
@@ -312,9 +313,12 @@ export class LiveSession implements Session {
     const { conn, run } = found;
     const facts = await (this.o.runFacts ?? defaultRunFacts)(conn, run).catch(() => ({}));
     if (this.state.selectedRunId !== runId) return;
+    // The run's sentinel gone silent: an alert of the feed's watch, told by run-notify's look at it.
+    const sentinelAlert = new OutsideAlert();
     const feed = new RunFeed({
       transport: conn.transport,
       target: conn.target,
+      outsideAlerts: [sentinelAlert],
       summary: toSummary(run, conn.target.name),
       logPath: runLogPath(run.record),
       facts,
@@ -333,7 +337,7 @@ export class LiveSession implements Session {
     });
     this.feed = feed;
     this.notifier = notifyOpenRun(
-      { watch: feed.watch, runId: feed.runId, transport: conn.transport },
+      { watch: feed.watch, runId: feed.runId, transport: conn.transport, sentinelAlert },
       conn.target,
       this.o.notify,
       (notice) => this.update({ notice }),

@@ -8,6 +8,7 @@ import type { ConnectionState, Transport } from '../remote/transport.js';
 import type { Target } from '../runs/index.js';
 import { createRunWatch } from '../watch/create-run-watch.js';
 import type { RunWatch } from '../watch/run-watch.js';
+import type { OutsideAlert } from '../watch/outside-alerts.js';
 import type { WatchOutput, LogReadEnd } from '../watch/watch-output.js';
 import { problemText } from '../remote/follow-status.js';
 import { backfill, defaultBackfillCache, type BackfillTail } from './backfill.js';
@@ -41,6 +42,8 @@ export interface RunFeedOptions {
   target: Target;
   summary: RunSummary;
   logPath: string;
+  /** Alerts known outside the watch (the run's sentinel gone silent: run-notify.ts). */
+  outsideAlerts?: readonly OutsideAlert[];
   facts?: RunFacts;
   logLimit?: number;
   statePollMs?: number;
@@ -121,6 +124,7 @@ export class RunFeed {
       ...(o.jobEndPollMs !== undefined ? { jobEndPollMs: o.jobEndPollMs } : {}),
       ...(o.tickMs !== undefined ? { tickMs: o.tickMs } : {}),
       ...(o.idleNodeMs !== undefined ? { idleNodeMs: o.idleNodeMs } : {}),
+      ...(o.outsideAlerts ? { outsideAlerts: o.outsideAlerts } : {}),
     });
     this.records = new RunRecords({
       store: this.watch.store,

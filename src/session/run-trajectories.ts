@@ -4,7 +4,8 @@
 import { parseRecord, stepViews, type DumpListing } from '../episodes/index.js';
 import { listDumps, readDumpRecord } from '../runs/dump-list.js';
 import { readDumpSettings } from '../runs/dump-place.js';
-import { ShotCache } from '../runs/dump-shots.js';
+import { noDumpsWhy } from '../runs/dump-absent.js';
+import { ShotCache, type Shot } from '../runs/dump-shots.js';
 import { writePin } from '../runs/pins.js';
 import type { RunRecord } from '../runs/index.js';
 import type { Transport } from '../remote/transport.js';
@@ -42,30 +43,40 @@ export class RunTrajectories {
       if (!settings.place) return this.set({ problem: `cannot tell where this run dumps: ${settings.why}` });
       const listing = await listDumps(this.o.transport, settings.place);
       this.listing = listing;
-      const rollout = `${listing.logDir}/rollout`;
-      const problem =
-        listing.episodes.length > 0
-          ? null
-          : settings.dumpToFile === false
-            ? `dumping is off: rollout.dump_to_file is false in its config; launch with the override rollout.dump_to_file=true`
-            : `no episode records under ${rollout} yet (the trainer dumps after a GRPO group finishes)`;
+      const problem = listing.episodes.length > 0 ? null : noDumpsWhy({ dumpToFile: settings.dumpToFile, listing });
       this.set({ episodes: listing.episodes, sizes: listing.shotSizes, problem });
     } catch (e) {
       this.set({ problem: `listing the dumps failed: ${(e as Error).message}` });
     }
   }
 
-  /** Read one record whole: its steps. */
+  /** Read one record whole: its steps; then its screenshots, each shown as it arrives (smallest
+   *  first, through the one ShotCache: a screenshot crosses the connection once). */
   async openEpisode(file: string): Promise<void> {
     if (this.view.stepsFile === file && this.view.steps !== null) return;
     this.set({ ...noSteps(), stepsFile: file });
+    let steps;
     try {
       const parsed = parseRecord(await readDumpRecord(this.o.transport, file));
       if (this.view.stepsFile !== file) return;
       if (!parsed.ok) return this.set({ stepsProblem: parsed.why });
-      this.set({ steps: stepViews(file, parsed.record) });
+      steps = stepViews(file, parsed.record);
+      this.set({ steps });
     } catch (e) {
       if (this.view.stepsFile === file) this.set({ stepsProblem: `reading ${file} failed: ${(e as Error).message}` });
+      return;
+    }
+    const paths = steps.map((v) => v.shot).filter((x): x is string => x !== null);
+    const got = new Map<string, Shot>();
+    const add = (path: string, s: Shot) => {
+      got.set(path, s);
+      if (this.view.stepsFile === file) this.set({ shots: new Map(got) });
+    };
+    try {
+      await this.shots.get(paths, this.listing?.shotSizes ?? new Map(), add);
+    } catch (e) {
+      const why = `not fetched (${(e as Error).message})`;
+      for (const p of paths) if (!got.has(p)) add(p, { ok: false, why });
     }
   }
 
@@ -97,4 +108,4 @@ export class RunTrajectories {
   }
 }
 
-const noSteps = () => ({ stepsFile: null, steps: null, stepsProblem: null });
+const noSteps = () => ({ stepsFile: null, steps: null, stepsProblem: null, shots: new Map<string, Shot>() });

@@ -9,6 +9,7 @@ import type { Leftover } from '../preflight/leftovers.js';
 import type { AlertHistoryEntry } from '../health/alert-history.js';
 import type { ConnectProblem } from './connect-advice.js';
 import type { EpisodeSummary, StepView } from '../episodes/index.js';
+import type { Shot } from '../runs/dump-shots.js';
 
 export type { ConnectProblem };
 
@@ -385,6 +386,8 @@ export interface TrajectoriesView {
   stepsFile: string | null;
   steps: StepView[] | null;
   stepsProblem: string | null;
+  /** The opened record's screenshots by path, as they arrive (smallest first; a missing one says why). */
+  shots: ReadonlyMap<string, Shot>;
 }
 
 export interface SessionActions {

@@ -20,7 +20,7 @@ export function writeStepDumps(plan: SimPlan, step: number, datasetSize: number,
   const tail = step - 1;
   const rng = Rng.of(plan.seed, step, 31);
   for (let k = 0; k < groups; k++) {
-    const files = dumpGroup({
+    writeGroup({
       logDir: plan.logDir,
       subdir: 'rollout',
       tailVersion: tail,
@@ -29,12 +29,42 @@ export function writeStepDumps(plan: SimPlan, step: number, datasetSize: number,
       nSamples: Math.min(plan.nSamples, 8),
       seed: plan.seed,
     });
-    // Screenshots are copied before the record is written (WE:938-968, then WE:1087-1091).
-    for (const f of [...files.filter((x) => x.rel.endsWith('.png')), ...files.filter((x) => !x.rel.endsWith('.png'))]) {
-      const path = join(plan.logDir, f.rel);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, f.bytes);
-    }
+  }
+}
+
+/** A completed test-rollout round's episodes, under `LOG/test-rollout/<model step>/` (the executor's
+ *  is_eval dump dir, WE:874): a few of its tasks (AWRL_SIM_DUMP_GROUPS, default 2), two samples each. */
+export function writeEvalDumps(
+  plan: SimPlan,
+  modelStep: number,
+  round: number,
+  tasks: number,
+  env = process.env,
+): void {
+  if (!plan.dumpToFile) return;
+  const cap = /^\d+$/.test(env.AWRL_SIM_DUMP_GROUPS ?? '') ? Number(env.AWRL_SIM_DUMP_GROUPS) : 2;
+  for (let k = 0; k < Math.min(cap, Math.max(1, tasks)); k++) {
+    const version = modelStep;
+    const taskIndex = (round * cap + k) % Math.max(1, tasks);
+    writeGroup({
+      logDir: plan.logDir,
+      subdir: 'test-rollout',
+      tailVersion: version,
+      headVersion: version,
+      taskIndex,
+      nSamples: 2,
+      seed: plan.seed,
+    });
+  }
+}
+
+function writeGroup(g: Parameters<typeof dumpGroup>[0]): void {
+  const files = dumpGroup(g);
+  // Screenshots are copied before the record is written (WE:938-968, then WE:1087-1091).
+  for (const f of [...files.filter((x) => x.rel.endsWith('.png')), ...files.filter((x) => !x.rel.endsWith('.png'))]) {
+    const path = join(g.logDir, f.rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, f.bytes);
   }
 }
 

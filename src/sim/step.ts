@@ -14,7 +14,7 @@ import { eventTime, printedValue } from './pyfmt.js';
 import { workerMemoryEvent } from './truth.js';
 import { Rng } from './rng.js';
 import type { TestRolloutSim } from './test-rollout.js';
-import { writeStepDumps } from './dump-writer.js';
+import { writeEvalDumps, writeStepDumps } from './dump-writer.js';
 import {
   batchMessage,
   memoryMessage,
@@ -146,6 +146,7 @@ export async function runStep(ctx: StepContext, g: number, faults: readonly Faul
     role: 'rollout',
   });
   writeStepDumps(plan, g, plan.stepsPerEpoch * plan.trainBatchSize);
+  for (const d of ctx.testRollout?.takeEvalDumps() ?? []) writeEvalDumps(plan, d.modelStep, d.round, d.tasks);
 
   if (plan.offload) {
     // The actor worker's own record (a fact of its GPU, not the controller's): its model is back on the GPU.

@@ -66,6 +66,7 @@ export class TestRolloutSim {
   private blocked = new Map<string, number>();
   /** The completed round whose `eval` truth event waits for the next step's table (as the parser). */
   private heldTruth: EvalEvent | null = null;
+  private evalDumps: { modelStep: number; round: number; tasks: number }[] = [];
 
   constructor(
     private readonly plan: SimPlan,
@@ -138,6 +139,11 @@ export class TestRolloutSim {
   }
 
   /** The completed round not yet followed by a step (the parser emits it when the input ends). */
+  /** The rounds completed since last asked (their eval episodes are dumped: dump-writer.ts). */
+  takeEvalDumps(): { modelStep: number; round: number; tasks: number }[] {
+    return this.evalDumps.splice(0);
+  }
+
   takeHeldTruth(): EvalEvent | null {
     const e = this.heldTruth;
     this.heldTruth = null;
@@ -150,6 +156,7 @@ export class TestRolloutSim {
   }
 
   private onComplete(e: EvalEvent, ms: number): void {
+    this.evalDumps.push({ modelStep: e.modelStep, round: e.round, tasks: e.total });
     this.last = this.current;
     this.completed = { event: e, episodes: this.current?.episodes ?? [] };
     this.heldTruth = e;

@@ -29,12 +29,17 @@ export function lineToAnsi(line: Line, colors: boolean, links = false): string {
   return out;
 }
 
+/** 0xRRGGBB as SGR's `r;g;b`. */
+const rgb = (n: number) => `${(n >> 16) & 255};${(n >> 8) & 255};${n & 255}`;
+
 function segsToAnsi(line: Seg[], colors: boolean, links = false): string {
   let out = '';
   for (const s of line) {
     if (!s.t) continue;
     const on: string[] = [];
-    if (colors && s.c) on.push(SGR_COLOR[palette[s.c] ? s.c : 'dim']);
+    if (colors && s.fg !== undefined) on.push(`38;2;${rgb(s.fg)}`);
+    else if (colors && s.c) on.push(SGR_COLOR[palette[s.c] ? s.c : 'dim']);
+    if (colors && s.bg !== undefined) on.push(`48;2;${rgb(s.bg)}`);
     if (s.bold) on.push('1');
     if (s.inverse) on.push('7');
     const t = links && s.link ? osc8(s.link, s.t) : s.t;

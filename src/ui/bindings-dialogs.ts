@@ -3,6 +3,7 @@
 // binding table (bindings.ts puts them after the screens' bindings, in this order).
 import { act, clamp, moveBy, MOVE_KEYS, same, type Binding, type Result } from './binding-keys.js';
 import type { UiState } from './ui-state.js';
+import { trajAtStep } from './traj-nav.js';
 
 /** The auto-resume counts `a` steps through in the launch confirmation (0: none). */
 export const AUTO_RESUME_STEPS: readonly number[] = [0, 1, 2, 3, 5, 10];
@@ -46,6 +47,18 @@ export const DIALOG_BINDINGS: readonly Binding[] = [
     short: 'scroll',
     run: (s, ctx, n) =>
       same({ ...s, historyScroll: clamp(s.historyScroll + moveBy(n, ctx.page), 0, ctx.historyScrollMax ?? 0) }),
+  },
+  {
+    keys: ['e'],
+    scopes: ['history'],
+    command: 'history-episodes',
+    description: "the marked alert's episodes: the Trajectories screen (7) at the policy version its step trained with",
+    short: 'episodes',
+    disabledReason: (ctx) => (ctx.historyStep == null ? 'e: the marked alert has no step' : null),
+    run: (s, ctx) =>
+      same({ ...s, history: false, historyScroll: 0, screen: 'trajectories', traj: trajAtStep(ctx.historyStep!) }, [
+        act.listTrajectories(),
+      ]),
   },
   // The launch confirmation.
   {

@@ -4,7 +4,7 @@
 import { act, moveBy, MOVE_KEYS, same, type Binding } from './binding-keys.js';
 import type { KeyContext, UiState } from './ui-state.js';
 import { selectedEpisode } from './screens/trajectories.js';
-import { trajBack, trajEnter, trajMove, trajNextFilter, trajSide, trajView } from './traj-nav.js';
+import { trajBack, trajEnter, trajMove, trajNextFilter, trajNextKind, trajSide, trajView } from './traj-nav.js';
 
 const view = (s: UiState, ctx: KeyContext) => trajView(ctx.trajectories, s.traj);
 const noEpisode = (ctx: KeyContext, s: UiState) => {
@@ -57,6 +57,15 @@ export const TRAJECTORY_BINDINGS: readonly Binding[] = [
     short: 'filter',
     shown: true,
     run: (s, ctx) => same({ ...s, traj: trajNextFilter(view(s, ctx)) }),
+  },
+  {
+    keys: ['e'],
+    scopes: ['trajectories'],
+    command: 'traj-kind',
+    description: 'train episodes (by policy version, rollout/) ↔ eval episodes (by model step, test-rollout/)',
+    short: 'train/eval',
+    shown: true,
+    run: (s, ctx) => same({ ...s, traj: trajNextKind(view(s, ctx)) }),
   },
   {
     keys: ['p'],

@@ -10,6 +10,7 @@ import type { KeyContext, UiState } from './ui-state.js';
 import { act, clamp, keyLabel, moveBy, MOVE_KEYS, same, type Binding, type Scope } from './binding-keys.js';
 import { DIALOG_BINDINGS } from './bindings-dialogs.js';
 import { TRAJECTORY_BINDINGS } from './bindings-trajectories.js';
+import { trajAtStep } from './traj-nav.js';
 import { SMOOTHING_WEIGHTS } from '../metrics/ema.js';
 import { TIME_AXES } from '../metrics/run-steps.js';
 import { axisName } from './panels/baseline-overlay.js';
@@ -189,6 +190,32 @@ export const BINDINGS: readonly Binding[] = [
     short: 'alert history',
     shown: true,
     run: (s) => same({ ...s, history: true, historyScroll: 0 }),
+  },
+  {
+    keys: ['[', ']'],
+    scopes: ['dashboard'],
+    command: 'reward-cursor',
+    description: "the Reward panel's cursor: a step back / forward (it starts at the newest step)",
+    short: 'reward cursor',
+    disabledReason: (ctx) => ((ctx.runSteps ?? 0) > 0 ? null : '[ ]: no step logged yet'),
+    run: (s, ctx, n) => {
+      const last = ctx.runSteps ?? 0;
+      const at = s.rewardStep === null ? last : s.rewardStep + (n === '[' ? -1 : 1);
+      return same({ ...s, rewardStep: clamp(at, 1, last) });
+    },
+  },
+  {
+    keys: ['e'],
+    scopes: ['dashboard'],
+    command: 'reward-episodes',
+    description:
+      "episodes of the Reward cursor's step (the newest without a cursor): the Trajectories screen (7) at the policy version that step trained with",
+    short: 'episodes',
+    disabledReason: (ctx) => ((ctx.runSteps ?? 0) > 0 ? null : 'e: no step logged yet'),
+    run: (s, ctx) =>
+      same({ ...s, screen: 'trajectories', traj: trajAtStep(s.rewardStep ?? ctx.runSteps ?? 0) }, [
+        act.listTrajectories(),
+      ]),
   },
   {
     keys: ['d'],

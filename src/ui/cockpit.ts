@@ -11,7 +11,7 @@ import { countAfter, logPaneLines, logPaneShown } from './panels/log.js';
 import { argvScrollMax, configLines, confirmLaunchLines } from './screens/config.js';
 import { dashboardBody, dashboardHeader, type DashboardUi } from './screens/dashboard.js';
 import { helpLines, helpScrollMax } from './screens/help.js';
-import { alertHistoryLines, alertHistoryScrollMax } from './screens/alert-history.js';
+import { alertHistoryLines, alertHistoryScrollMax, alertStep, markedHistoryEntry } from './screens/alert-history.js';
 import { leftoverLines } from './screens/leftovers.js';
 import { loginPromptLines } from './screens/login-prompt.js';
 import { evalScreenLines } from './screens/eval.js';
@@ -92,6 +92,12 @@ function preflightKey(state: SessionState): KeyContext['preflight'] {
   return p.unskippable ? 'refused' : p.blocked ? 'blocked' : 'ok';
 }
 
+function historyStep(state: SessionState, ui: UiState, width: number, bodyH: number): number | null {
+  if (!ui.history || !state.run) return null;
+  const e = markedHistoryEntry(state.run.alertHistory ?? [], width, bodyH, ui.historyScroll);
+  return e ? alertStep(e) : null;
+}
+
 /** What the key reducer needs to know about the session and the screen size. */
 export function keyContext(state: SessionState, ui: UiState, size: Size): KeyContext {
   const runs = flatRuns(state.targets);
@@ -108,12 +114,14 @@ export function keyContext(state: SessionState, ui: UiState, size: Size): KeyCon
     configHasErrors: state.config?.hasErrors ?? false,
     page: Math.max(1, bodyH - 4),
     preflight: preflightKey(state),
+    runSteps: state.run?.series.stepCount ?? 0,
     selectedRun: state.run ? { id: state.run.summary.id, ended: ENDED.has(state.run.summary.state) } : null,
     leftovers: lo
       ? { phase: lo.phase, tagged: lo.phase === 'found' ? lo.list.filter((l) => l.tagged).length : 0 }
       : undefined,
     helpScrollMax: helpScrollMax(width, bodyH, ui.screen === 'health'),
     historyScrollMax: ui.history || state.run ? alertHistoryScrollMax(state.run?.alertHistory ?? [], width, bodyH) : 0,
+    historyStep: historyStep(state, ui, width, bodyH),
     launchBackend: state.config?.targetBackend ?? null,
     loginPrompt: state.loginPrompt !== undefined,
     trajectories: state.trajectories,
@@ -142,6 +150,7 @@ export class DashboardMemo {
       colors,
       ui.zoom,
       ui.showDifficulty,
+      ui.rewardStep,
       ui.logAll,
       ui.logSearch,
       ui.logScroll,
@@ -200,7 +209,7 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
     body = rlHealthLines(state.run?.rl, width, bodyH);
   } else if (ui.screen === 'trajectories') {
     body = state.selectedRunId
-      ? trajectoriesLines(trajView(state.trajectories, ui.traj), width, bodyH)
+      ? trajectoriesLines(trajView(state.trajectories, ui.traj), { width, height: bodyH, colors: o.colors })
       : [[{ t: 'No run selected: pick one on the Runs screen (1).', c: 'dim' }]];
   } else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];

@@ -3,26 +3,53 @@
 import { EPISODE_FILTERS } from '../episodes/index.js';
 import type { TrajectoriesView } from '../session/types.js';
 import { clamp } from './binding-keys.js';
-import { emptyTraj, groupsAt, selectedEpisode, versionsOf, type TrajView } from './screens/trajectories.js';
+import {
+  emptyTraj,
+  groupsAt,
+  selectedEpisode,
+  versionIndexFor,
+  versionsOf,
+  type TrajView,
+} from './screens/trajectories.js';
 
-export type TrajNav = Pick<TrajView, 'filter' | 'level' | 'version' | 'group' | 'episode' | 'step'>;
+export type TrajNav = Pick<TrajView, 'filter' | 'kind' | 'want' | 'level' | 'version' | 'group' | 'episode' | 'step'>;
 
 export const initialTrajNav = (): TrajNav => {
-  const { filter, level, version, group, episode, step } = emptyTraj();
-  return { filter, level, version, group, episode, step };
+  const { filter, kind, want, level, version, group, episode, step } = emptyTraj();
+  return { filter, kind, want, level, version, group, episode, step };
 };
+
+/** The train episodes of the policy version a step trained with. The log counts steps from 1
+ *  (global_step + 1) and AReaL sets the version to global_step + 1 after each update, so the
+ *  rollouts step s trained on carry versions up to s - 1 (rollout/<s-1>/ holds the groups whose
+ *  newest tokens came from the weights it started with). The list opens at the newest dumped version
+ *  at or before that (its groups, when there is one). */
+export const trajAtStep = (step: number): TrajNav => ({
+  ...initialTrajNav(),
+  want: Math.max(0, step - 1),
+  level: 'groups',
+});
 
 /** What the screen draws: the listed data under the cursors (steps only of the episode selected). */
 export function trajView(data: TrajectoriesView | undefined, nav: TrajNav): TrajView {
   const v: TrajView = { ...emptyTraj(), ...nav };
   if (!data) return v;
-  const withData = { ...v, episodes: data.episodes, sizes: data.sizes, problem: data.problem };
+  let withData: TrajView = { ...v, episodes: data.episodes, sizes: data.sizes, problem: data.problem };
+  if (v.want !== null && data.episodes !== null) {
+    const versions = versionsOf(withData);
+    const level = versions.length ? v.level : 'versions';
+    withData = { ...withData, version: versionIndexFor(versions, v.want), level };
+  }
   const mine = data.stepsFile !== null && selectedEpisode(withData)?.file === data.stepsFile;
-  return mine ? { ...withData, steps: data.steps, stepsProblem: data.stepsProblem } : withData;
+  if (!mine) return withData;
+  return { ...withData, steps: data.steps, stepsProblem: data.stepsProblem, shots: data.shots };
 }
 
+// A move fixes the version asked for (`want`) where it landed.
 const navOf = (v: TrajView): TrajNav => ({
   filter: v.filter,
+  kind: v.kind,
+  want: null,
   level: v.level,
   version: v.version,
   group: v.group,
@@ -71,5 +98,12 @@ export const trajBack = (v: TrajView): TrajNav => ({ ...navOf(v), level: UP[v.le
 /** The next filter; the cursors start again at the newest version (what they pointed at may be gone). */
 export function trajNextFilter(v: TrajView): TrajNav {
   const filter = EPISODE_FILTERS[(EPISODE_FILTERS.indexOf(v.filter) + 1) % EPISODE_FILTERS.length];
-  return { ...initialTrajNav(), filter };
+  return { ...initialTrajNav(), kind: v.kind, filter };
 }
+
+/** The other section (train ↔ eval), from its newest version, the filter kept. */
+export const trajNextKind = (v: TrajView): TrajNav => ({
+  ...initialTrajNav(),
+  filter: v.filter,
+  kind: v.kind === 'train' ? 'eval' : 'train',
+});

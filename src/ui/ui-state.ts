@@ -63,6 +63,8 @@ export interface UiState {
   configCursor: number;
   zoom: PanelId | null;
   showDifficulty: boolean;
+  /** The Reward panel's cursor: a step of the run (null: none; `[` `]` move it, `e` opens its episodes). */
+  rewardStep: number | null;
   logAll: boolean;
   logSearch: string;
   logScroll: number;
@@ -125,8 +127,12 @@ export interface KeyContext {
   helpScrollMax?: number;
   /** The selected run has the trainer's own lines (otherwise the pane shows only the event view). */
   trainerLines?: boolean;
+  /** Steps the open run has logged (the Reward cursor moves over them). */
+  runSteps?: number;
   /** How far the alert history can scroll at this size (0: it fits). */
   historyScrollMax?: number;
+  /** The step of the alert marked in the history (null: none marked, or it has no step). */
+  historyStep?: number | null;
   /** How far the launch confirmation's argv can scroll at this size (0: it fits). */
   argvScrollMax?: number;
   /** The launch target's backend (auto-resume is Slurm's), null when there is no target. */
@@ -148,6 +154,7 @@ export function initialUiState(screen: ScreenId = 'runs'): UiState {
     configCursor: 0,
     zoom: null,
     showDifficulty: false,
+    rewardStep: null,
     logAll: false,
     logSearch: '',
     logScroll: 0,

@@ -32,6 +32,15 @@ export async function measureLogSilence(
   logPath: string,
   clock: () => number = Date.now,
 ): Promise<LogSilence | null> {
+  // This machine's log (the local transport: the sentinel next to its run, a local run): one stat,
+  // size and mtime from the same look, then now; no four processes each time (the sentinel's
+  // profile: they were its largest cost after the state polls).
+  if (transport.target === 'local') {
+    const st = await transport.stat(logPath).catch(() => null);
+    const now = Date.now();
+    if (!st) return null;
+    return { size: st.size, silenceMs: Math.max(0, Math.floor(now - st.mtimeMs)), measuredWall: clock() };
+  }
   const r = await transport.exec(['bash', '-c', SILENCE_SCRIPT, 'awrl-silence', logPath]);
   const measuredWall = clock();
   const m = /^(\d+) (\d{7,})\d{6} (\d{7,})\d{6}\s*$/.exec(r.stdout.toString('latin1'));

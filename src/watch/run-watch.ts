@@ -92,7 +92,8 @@ export class RunWatch {
     return this.parts.rayBringUp();
   }
 
-  /** The watch's own alerts beside the rules' (a failed node, a node idle while the others work). */
+  /** The watch's own alerts beside the rules' (a failed node, a node idle while the others work, a
+   *  silent sentinel). */
   get nodeAlerts(): Alert[] {
     return this.core.partAlerts();
   }

@@ -4,6 +4,7 @@ import type { HealthEvent } from '../health/index.js';
 import type { TrainerLogReader } from '../trainer-log/index.js';
 import type { Target } from '../runs/targets.js';
 import type { RunWatchFacts } from '../runs/run-facts.js';
+import type { OutsideAlert } from './outside-alerts.js';
 
 /** Reading a long log's history through a target-side filter before following (the cockpit). */
 export interface WatchBackfill {
@@ -63,5 +64,7 @@ export interface RunWatchOptions {
   /** How much longer than the state poll's interval the target may send nothing before "no data
    *  from HOST" (default NO_DATA_MARGIN_MS). */
   noDataMarginMs?: number;
+  /** Alerts known outside the watch (the run's sentinel gone silent), told as its own. */
+  outsideAlerts?: readonly OutsideAlert[];
   clock?: () => number;
 }

@@ -8,6 +8,7 @@ import { IdleNodesPart } from './part-idle-nodes.js';
 import { LogLinesPart } from './part-lines.js';
 import { LogSilencePart } from './part-log-silence.js';
 import { NodeFailurePart } from './part-node-failure.js';
+import { OutsideAlertsPart } from './part-outside.js';
 import { RayPhasePart } from './part-ray.js';
 import { SlurmEndPart } from './part-slurm-end.js';
 import { StatePoll } from './part-state-poll.js';
@@ -29,10 +30,11 @@ export function watchParts(core: WatchCore): WatchParts {
     connection,
     poll,
     new LogSilencePart(core),
-    // A failed node, then an idle one: the order their alerts are told in.
+    // A failed node, an idle one, then the outside ones: the order their alerts are told in.
     slurm ? new NodeFailurePart(core) : null,
     slurm ? new SlurmEndPart(core) : null,
     new IdleNodesPart(core),
+    core.o.outsideAlerts?.length ? new OutsideAlertsPart(core, core.o.outsideAlerts) : null,
     // The bring-up's lines are read before the lines are told.
     ray,
     core.o.lines ? new LogLinesPart(core) : null,

@@ -1,10 +1,12 @@
 // `npm run bench -- episodes`: the trajectory viewer's data path over a real sshd.
 // 1. Time to the first film strip of a version with 64 episodes (8 GRPO groups of 8, 1280×768
 //    screenshots): the version listed (one command: names, sizes, record heads), the first episode's
-//    record read whole, its screenshots fetched (smallest first, one command) and drawn as
-//    half-block thumbnails.
-// 2. Memory with 1,000 screenshots viewed: each fetched once through the cache, decoded, drawn
-//    full size; the cache's bytes stay within its budget and the heap is measured after.
+//    record read whole and its steps drawn as the cockpit's Trajectories screen draws them (the film
+//    strip); then its screenshots fetched (smallest first, one command) and the first step drawn
+//    with its screenshot in half-block cells at 120×40 (the cockpit's step view).
+// 2. Memory with 1,000 screenshots viewed: each fetched once through the cache, decoded and drawn
+//    in the cockpit's step view (120×40, colours on) and, as `episodes --show` does, by renderShot;
+//    the cache's bytes stay within its budget and the heap is measured after.
 // Needs dist/ built.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,12 @@ import { renderShot } from '../../dist/images/render.js';
 import { listDumps, readDumpRecord } from '../../dist/runs/dump-list.js';
 import { ShotCache } from '../../dist/runs/dump-shots.js';
 import { parseRecord, stepViews } from '../../dist/episodes/index.js';
+import { emptyTraj, trajectoriesLines } from '../../dist/ui/screens/trajectories.js';
+import { frame, lineToAnsi } from '../../dist/ui/lines.js';
+
+/** The cockpit's Trajectories screen at 120×40 (body 37 rows) as the painter gets it. */
+const draw = (v) =>
+  frame(trajectoriesLines(v, { width: 120, height: 37, colors: true }), 120, 37).map((l) => lineToAnsi(l, true));
 
 const dir = mkdtempSync(join(tmpdir(), 'awrl-bench-episodes-'));
 const sshd = await startBenchSshd();
@@ -64,6 +72,8 @@ try {
     const first = listing.episodes[0];
     const record = parseRecord(await readDumpRecord(t, first.file));
     const views = stepViews(first.file, record.record);
+    const view = { ...emptyTraj(), episodes: listing.episodes, level: 'steps', steps: views, step: 0 };
+    const strip = draw(view);
     const t2 = performance.now();
     const cache = new ShotCache(t);
     let firstShotMs = null;
@@ -72,12 +82,15 @@ try {
       listing.shotSizes,
       () => (firstShotMs ??= performance.now() - t0),
     );
-    for (const v of views) renderShot(got.get(v.shot).bytes, { mode: 'blocks', cols: 24, rows: 7, click: v.click });
+    const stepView = draw({ ...view, level: 'step', shots: got });
     const t3 = performance.now();
+    if (!strip.some((l) => l.includes('step 0')) || !stepView.some((l) => l.includes('\u2580')))
+      throw new Error('the film strip or the step view was not drawn');
     runs.push({
       list: t1 - t0,
       record: t2 - t1,
-      strip: t3 - t0,
+      strip: t2 - t0,
+      step: t3 - t0,
       firstShotMs,
       episodes: listing.episodes.length,
       steps: views.length,
@@ -85,7 +98,7 @@ try {
   }
   for (const r of runs)
     console.log(
-      `first film strip: ${r.strip.toFixed(0)} ms (list ${r.episodes} episodes ${r.list.toFixed(0)} ms, record ${r.record.toFixed(0)} ms, first screenshot at ${r.firstShotMs.toFixed(0)} ms, ${r.steps} steps)`,
+      `first film strip: ${r.strip.toFixed(0)} ms (list ${r.episodes} episodes ${r.list.toFixed(0)} ms, record + strip drawn ${r.record.toFixed(0)} ms, ${r.steps} steps); first screenshot fetched at ${r.firstShotMs.toFixed(0)} ms, step view with it drawn at ${r.step.toFixed(0)} ms`,
     );
 
   // 2. 1,000 screenshots viewed (the version's, over and over under distinct names: each a fetch).
@@ -101,7 +114,11 @@ try {
     // A fresh cache key per round: the same files under a size the listing did not give, so each is fetched.
     const sizes = new Map(batch.map((p) => [p, listing.shotSizes.get(p) + viewed]));
     const got = await cache.get(batch, sizes);
-    for (const p of batch) renderShot(got.get(p).bytes, { mode: 'blocks', cols: 120, rows: 40 });
+    for (const p of batch) {
+      const steps = [{ ...stepViews(p, { steps: [{}] })[0], shot: p }];
+      draw({ ...emptyTraj(), episodes: listing.episodes, level: 'step', steps, step: 0, shots: got });
+      renderShot(got.get(p).bytes, { mode: 'blocks', cols: 120, rows: 40 });
+    }
     viewed += batch.length;
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }

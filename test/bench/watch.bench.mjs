@@ -10,7 +10,11 @@
 //   AWRL_BENCH_MB       the log's size (default 20)
 //   AWRL_BENCH_SECONDS  the idle window (default 60)
 //   AWRL_BENCH_QUIET_S  the quiet spell before each of the latency samples after quiet (default 5)
+//   AWRL_BENCH_SAMPLES  latency samples after a quiet spell (default 10)
+//   AWRL_BENCH_PARTS    which parts, comma-separated (default follow,feed,idle,latency); the latency
+//                       part also times `ssh HOST tail -F` on the same log (inotify: the reference)
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -28,6 +32,8 @@ const { descendants } = await import('./bench-util.mjs');
 const MB = Number(process.env.AWRL_BENCH_MB ?? 20);
 const SECONDS = Number(process.env.AWRL_BENCH_SECONDS ?? 60);
 const QUIET_S = Number(process.env.AWRL_BENCH_QUIET_S ?? 5);
+const SAMPLES = Number(process.env.AWRL_BENCH_SAMPLES ?? 10);
+const PARTS = (process.env.AWRL_BENCH_PARTS ?? 'follow,feed,idle,latency').split(',');
 
 const one = readFileSync(join(here, '../fixtures/shared/fixtures/areal-logs/run-a/stdout.log'));
 const reps = Math.max(1, Math.round((MB * 2 ** 20) / one.length));
@@ -99,67 +105,71 @@ try {
   console.log(`log: ${(log.length / 2 ** 20).toFixed(1)} MB, ${steps} steps (run-a × ${reps}); root ${root}`);
 
   // 1. follow --json to the end of a finished run: the CLI's own CPU (bash `times`: children).
-  makeRun('follow-bench', { running: false });
-  const bin = join(root, 'bin/awrl-tui.js');
-  const r = spawnSync(
-    'bash',
-    [
-      '-c',
-      `"${process.execPath}" "${bin}" follow follow-bench --target local --workdir "${dir}" --json > /dev/null 2>&1; times`,
-    ],
-    { encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } },
-  );
-  const kids = r.stdout
-    .trim()
-    .split('\n')
-    .pop()
-    .split(/\s+/)
-    .map((t) => {
-      const m = /(\d+)m([\d.]+)s/.exec(t);
-      return Number(m[1]) * 60 + Number(m[2]);
-    });
-  const followCpu = kids[0] + kids[1];
-  console.log(
-    `follow --json:   ${fmt(followCpu)} s CPU  = ${fmt((followCpu * 1000) / (log.length / 2 ** 20), 0)} ms/MB, ${fmt((followCpu * 1e6) / steps, 0)} µs/step (whole CLI, start-up included)`,
-  );
+  if (PARTS.includes('follow')) {
+    makeRun('follow-bench', { running: false });
+    const bin = join(root, 'bin/awrl-tui.js');
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `"${process.execPath}" "${bin}" follow follow-bench --target local --workdir "${dir}" --json > /dev/null 2>&1; times`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } },
+    );
+    const kids = r.stdout
+      .trim()
+      .split('\n')
+      .pop()
+      .split(/\s+/)
+      .map((t) => {
+        const m = /(\d+)m([\d.]+)s/.exec(t);
+        return Number(m[1]) * 60 + Number(m[2]);
+      });
+    const followCpu = kids[0] + kids[1];
+    console.log(
+      `follow --json:   ${fmt(followCpu)} s CPU  = ${fmt((followCpu * 1000) / (log.length / 2 ** 20), 0)} ms/MB, ${fmt((followCpu * 1e6) / steps, 0)} µs/step (whole CLI, start-up included)`,
+    );
+  }
 
   // 2. The cockpit's RunFeed following the same log from byte 0 (no backfill).
-  const feedLog = makeRun('feed-bench', { running: false });
-  const t = await openTransport('local', { followPollMs: 20 });
-  const c0 = process.cpuUsage();
-  const w0 = performance.now();
-  await new Promise((resolve) => {
-    const feed = new RunFeed({
-      transport: t,
-      target,
-      logPath: feedLog,
-      backfillThresholdBytes: Number.POSITIVE_INFINITY,
-      statePollMs: 60_000,
-      summary: {
-        id: 'feed-bench',
-        target: 'local',
-        state: 'running',
-        step: null,
-        totalSteps: null,
-        reward: null,
-        lastStepAt: null,
-      },
-      onChange: () => {
-        if (feed.trainerLinesOffset >= log.length) {
-          feed.getView();
-          feed.close();
-          resolve();
-        }
-      },
+  if (PARTS.includes('feed')) {
+    const feedLog = makeRun('feed-bench', { running: false });
+    const t = await openTransport('local', { followPollMs: 20 });
+    const c0 = process.cpuUsage();
+    const w0 = performance.now();
+    await new Promise((resolve) => {
+      const feed = new RunFeed({
+        transport: t,
+        target,
+        logPath: feedLog,
+        backfillThresholdBytes: Number.POSITIVE_INFINITY,
+        statePollMs: 60_000,
+        summary: {
+          id: 'feed-bench',
+          target: 'local',
+          state: 'running',
+          step: null,
+          totalSteps: null,
+          reward: null,
+          lastStepAt: null,
+        },
+        onChange: () => {
+          if (feed.trainerLinesOffset >= log.length) {
+            feed.getView();
+            feed.close();
+            resolve();
+          }
+        },
+      });
+      feed.start();
     });
-    feed.start();
-  });
-  const feedCpu = cpuS(process.cpuUsage(c0));
-  console.log(
-    `cockpit feed:    ${fmt(feedCpu)} s CPU (${fmt((performance.now() - w0) / 1000)} s wall) = ${fmt((feedCpu * 1000) / (log.length / 2 ** 20), 0)} ms/MB, ${fmt((feedCpu * 1e6) / steps, 0)} µs/step`,
-  );
+    const feedCpu = cpuS(process.cpuUsage(c0));
+    console.log(
+      `cockpit feed:    ${fmt(feedCpu)} s CPU (${fmt((performance.now() - w0) / 1000)} s wall) = ${fmt((feedCpu * 1000) / (log.length / 2 ** 20), 0)} ms/MB, ${fmt((feedCpu * 1e6) / steps, 0)} µs/step`,
+    );
 
-  await t.close();
+    await t.close();
+  }
 
   // 3. Idle: a running run whose log does not grow, a frame a second; locally and over ssh.
   sshd = await startBenchSshd();
@@ -218,8 +228,10 @@ try {
       `cockpit idle ${label.padEnd(6)} ${fmt(here * 100)} % of a core over ${SECONDS} s (this process)${targetLine}`,
     );
   };
-  await idle(local, target, 'local');
-  await idle(ssh, sshTarget, 'ssh');
+  if (PARTS.includes('idle')) {
+    await idle(local, target, 'local');
+    await idle(ssh, sshTarget, 'ssh');
+  }
 
   // 4. Follow latency: a step appended until the watch reads it, after a quiet spell and steadily.
   const blocks = stepBlocks();
@@ -253,7 +265,7 @@ try {
     };
     await one(0); // the follower is up
     const quiet = [];
-    for (let i = 1; i <= 10; i++) {
+    for (let i = 1; i <= SAMPLES; i++) {
       await new Promise((r2) => setTimeout(r2, QUIET_S * 1000));
       quiet.push(await one(i));
     }
@@ -266,11 +278,46 @@ try {
     w.close();
     const q = (xs) => `p50 ${fmt(pct(xs, 50), 0)} ms, p95 ${fmt(pct(xs, 95), 0)} ms`;
     console.log(
-      `latency ${label.padEnd(6)} after ${QUIET_S} s quiet (10): ${q(quiet)}; steady, a step per 200 ms (50): ${q(steady)}`,
+      `latency ${label.padEnd(6)} after ${QUIET_S} s quiet (${SAMPLES}): ${q(quiet)}; steady, a step per 200 ms (50): ${q(steady)}`,
     );
   };
-  await latency(local, 'local');
-  await latency(ssh, 'ssh');
+  // The reference: `ssh HOST tail -F` (inotify on the target), timed to the last byte of each step.
+  const tailF = async () => {
+    const p = join(dir, 'latency-tail.log');
+    writeFileSync(p, '');
+    const tail = spawn('ssh', ['-F', sshd.sshConfigFile, sshd.alias, 'tail', '-F', '-n', '+1', p], { stdio: 'pipe' });
+    let got = 0;
+    let sent = 0;
+    let wake = null;
+    tail.stdout.on('data', (b) => {
+      got += b.length;
+      wake?.();
+    });
+    const one = async (i) => {
+      const block = blocks[i % blocks.length];
+      sent += block.length;
+      const done = new Promise((r2) => (wake = () => got >= sent && r2()));
+      const t0 = performance.now();
+      appendFileSync(p, block);
+      await done;
+      return performance.now() - t0;
+    };
+    await one(0);
+    const quiet = [];
+    for (let i = 1; i <= SAMPLES; i++) {
+      await new Promise((r2) => setTimeout(r2, QUIET_S * 1000));
+      quiet.push(await one(i));
+    }
+    tail.kill('SIGTERM');
+    await once(tail, 'exit');
+    const q = (xs) => `p50 ${fmt(pct(xs, 50), 1)} ms, p95 ${fmt(pct(xs, 95), 1)} ms`;
+    console.log(`latency ssh tail -F after ${QUIET_S} s quiet (${SAMPLES}): ${q(quiet)} (the bytes, not parsed)`);
+  };
+  if (PARTS.includes('latency')) {
+    await latency(local, 'local');
+    await latency(ssh, 'ssh');
+    await tailF();
+  }
   await local.close();
   await ssh.close();
 } finally {

@@ -5,18 +5,9 @@ import { progressLine } from '../../src/watch/follow-to-end.js';
 import { formatRunsTable } from '../../src/cli/runs-command.js';
 import { statJsonValue, type StepEvent } from '../../src/trainer-log/index.js';
 import type { RunRecord, RunSummary } from '../../src/runs/index.js';
+import { stepEvent } from '../harness/step-event.js';
 
-const step = (stats: Record<string, number | null>): StepEvent => ({
-  type: 'step',
-  epoch: 1,
-  epochs: 1,
-  step: 3,
-  stepsPerEpoch: 9,
-  globalStep: 3,
-  totalSteps: 9,
-  time: '2026-01-01T00:00:00.000',
-  stats,
-});
+const step = (stats: Record<string, number | null>): StepEvent => stepEvent(3, 9, '2026-01-01T00:00:00.000', stats);
 
 describe('nan, inf, -inf in headless lines', () => {
   it('the progress line of --follow', () => {

@@ -4,6 +4,7 @@ import { parseLogBytes, isoTimeToMs, type StepEvent, type TrainerEvent } from '.
 import { MetricsStore, evaluateAlerts } from '../../src/metrics/index.js';
 import { RunAlerts } from '../../src/health/index.js';
 import { SHARED } from '../harness/fixtures.js';
+import { minuteOfDay, stepEvent } from '../harness/step-event.js';
 
 const HEALTHY = {
   'rollout/reward': 0.4,
@@ -16,19 +17,7 @@ const HEALTHY = {
 };
 
 function step(g: number, over: Record<string, number | null> = {}, minute = g * 10): StepEvent {
-  const hh = String(Math.floor(minute / 60)).padStart(2, '0');
-  const mm = String(minute % 60).padStart(2, '0');
-  return {
-    type: 'step',
-    epoch: 1,
-    epochs: 1,
-    step: g,
-    stepsPerEpoch: 50,
-    globalStep: g,
-    totalSteps: 50,
-    time: `2026-01-01T${hh}:${mm}:00.000`,
-    stats: { ...HEALTHY, ...over },
-  };
+  return stepEvent(g, 50, minuteOfDay(minute), { ...HEALTHY, ...over });
 }
 
 function run(events: TrainerEvent[], ctx = {}) {

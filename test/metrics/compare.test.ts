@@ -20,19 +20,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evaluateConfig } from '../../src/config/index.js';
 import { ROOT } from '../runs/cli-process.js';
+import { stepEvent } from '../harness/step-event.js';
 
 const t = (min: number) => `2026-12-01T10:${String(min).padStart(2, '0')}:00.000`;
-const step = (g: number, min: number, stats: Record<string, number | null>): TrainerEvent => ({
-  type: 'step',
-  epoch: 1,
-  epochs: 1,
-  step: g,
-  stepsPerEpoch: 20,
-  globalStep: g,
-  totalSteps: 20,
-  time: t(min),
-  stats,
-});
+const step = (g: number, min: number, stats: Record<string, number | null>): TrainerEvent =>
+  stepEvent(g, 20, t(min), stats);
 const batch = (episodes: number | null, role = 'rollout'): TrainerEvent => ({
   type: 'batch',
   waitS: 1,

@@ -5,22 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { eventFromJsonLine, eventToJsonLine, parseLogBytes, type StepEvent } from '../../src/trainer-log/index.js';
 import { MetricsStore, Series, deriveFigures, evaluateAlerts } from '../../src/metrics/index.js';
 import { stepRecords } from '../trainer-log/helpers.js';
+import { minuteOfDay, stepEvent } from '../harness/step-event.js';
 
 const FOUR = [NaN, Infinity, -Infinity, null] as const;
 
 function step(g: number, stats: Record<string, number | null>): StepEvent {
-  const mm = String(g).padStart(2, '0');
-  return {
-    type: 'step',
-    epoch: 1,
-    epochs: 1,
-    step: g,
-    stepsPerEpoch: 50,
-    globalStep: g,
-    totalSteps: 50,
-    time: `2026-01-01T00:${mm}:00.000`,
-    stats,
-  };
+  return stepEvent(g, 50, minuteOfDay(g), stats);
 }
 
 describe('Series keeps nan, inf, -inf and null apart', () => {

@@ -3,19 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { onAxis, RunSteps, samplesConsumed, trainingHours } from '../../src/metrics/run-steps.js';
 import type { TrainerEvent } from '../../src/trainer-log/events.js';
+import { stepEvent } from '../harness/step-event.js';
 
 const t = (min: number) => `2026-12-01T10:${String(min).padStart(2, '0')}:00.000`;
-const step = (g: number, min: number): TrainerEvent => ({
-  type: 'step',
-  epoch: 1,
-  epochs: 1,
-  step: g,
-  stepsPerEpoch: 20,
-  globalStep: g,
-  totalSteps: 20,
-  time: t(min),
-  stats: {},
-});
+const step = (g: number, min: number): TrainerEvent => stepEvent(g, 20, t(min), {});
 const batch = (episodes: number | null): TrainerEvent => ({
   type: 'batch',
   waitS: 1,

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StepEvent, TrainerEvent } from '../../src/trainer-log/index.js';
 import { MetricsStore, Series, STEP_TIME_KEY, deriveFigures, evaluateAlerts } from '../../src/metrics/index.js';
+import { minuteOfDay, stepEvent } from '../harness/step-event.js';
 
 const HEALTHY = {
   'rollout/reward': 0.4,
@@ -18,19 +19,7 @@ const HEALTHY = {
 
 /** Step g logged at minute `minute` (default 10 per step). */
 function step(g: number, over: Record<string, number | null> = {}, minute = g * 10): StepEvent {
-  const hh = String(Math.floor(minute / 60)).padStart(2, '0');
-  const mm = String(minute % 60).padStart(2, '0');
-  return {
-    type: 'step',
-    epoch: 1,
-    epochs: 1,
-    step: g,
-    stepsPerEpoch: 50,
-    globalStep: g,
-    totalSteps: 50,
-    time: `2026-01-01T${hh}:${mm}:00.000`,
-    stats: { ...HEALTHY, ...over },
-  };
+  return stepEvent(g, 50, minuteOfDay(minute), { ...HEALTHY, ...over });
 }
 const at = (minute: number) =>
   Date.parse(

@@ -3,21 +3,12 @@ import { readFileSync } from 'node:fs';
 import { parseLogBytes, type StepEvent } from '../../src/trainer-log/index.js';
 import { MetricsStore, Series, STEP_TIME_KEY, deriveFigures } from '../../src/metrics/index.js';
 import { SHARED } from '../harness/fixtures.js';
+import { stepEvent } from '../harness/step-event.js';
 
 const DIR = `${SHARED}fixtures/areal-logs/run-a/`;
 
 function step(g: number, stats: Record<string, number | null>, time = '2026-01-01T00:00:00.000'): StepEvent {
-  return {
-    type: 'step',
-    epoch: 1,
-    epochs: 1,
-    step: g,
-    stepsPerEpoch: 100,
-    globalStep: g,
-    totalSteps: 100,
-    time,
-    stats,
-  };
+  return stepEvent(g, 100, time, stats);
 }
 
 describe('Series', () => {

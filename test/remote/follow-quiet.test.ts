@@ -2,12 +2,16 @@
 // against a stamp carrying the mtime it last saw): whatever happens to the log while it is quiet
 // (bytes appended, a truncate-then-regrow to the same size, a rotation, a delete and re-create)
 // must still be seen, and every byte arrive once. Each change is made only once the follower has
-// gone quiet (its stamp holds the log's mtime), over a real sshd.
+// gone quiet (its stamp holds the log's mtime), over a real sshd. Where the target has inotifywait a
+// change to the quiet log is pushed (it ends the follower's nap at once); a target without it (the
+// session PATH hides it) catches every change all the same, by the quiet poll.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import {
   appendFileSync,
   existsSync,
   mkdtempSync,
+  readFileSync,
+  readdirSync,
   readlinkSync,
   renameSync,
   rmSync,
@@ -22,6 +26,8 @@ import { openTransport, type Transport, type FollowEvent } from '../../src/remot
 import { startSshd, type SshdHandle } from '../harness/sshd.js';
 import { followers } from '../harness/proxied-ssh.js';
 import { startControlMaster, type ControlMaster } from '../harness/control-master.js';
+import { sessionPathConfig } from '../harness/session-path.js';
+import { descendants } from '../harness/sshd.js';
 import { waitFor } from '../harness/wait.js';
 
 /** The follower's stamp (`seen` in its temp dir, found from the fifo it holds on fd 5), if any. */
@@ -50,15 +56,31 @@ async function quietOn(sshd: SshdHandle, log: string): Promise<void> {
 const text = (events: FollowEvent[]): string =>
   Buffer.concat(events.flatMap((e) => (e.type === 'data' ? [e.bytes] : []))).toString();
 
-// ssh2, and the user's own OpenSSH riding a ControlMaster: the same follower script, two clients.
-describe.each(['ssh', 'openssh'] as const)('the remote follower on a quiet log (%s)', (kind) => {
+/** The inotifywait processes the followers under this sshd started. */
+const watchers = (sshd: SshdHandle): number[] =>
+  descendants(sshd.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`).includes(Buffer.from('inotifywait\0'));
+    } catch {
+      return false;
+    }
+  });
+
+// ssh2, and the user's own OpenSSH riding a ControlMaster: the same follower script, two clients;
+// and a target without inotifywait (ssh2 only: the script is the same for both).
+describe.each([
+  ['ssh', 'inotifywait'],
+  ['openssh', 'inotifywait'],
+  ['ssh', 'no inotifywait'],
+] as const)('the remote follower on a quiet log (%s, %s)', (kind, push) => {
   let dir: string;
   let sshd: SshdHandle;
   let master: ControlMaster | undefined;
   let t: Transport;
+  const pushed = push === 'inotifywait';
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'awrl-quiet-'));
-    sshd = await startSshd();
+    sshd = await startSshd(pushed ? {} : { extraConfig: sessionPathConfig(dir, ['inotifywait']) });
     if (kind === 'openssh') master = await startControlMaster(sshd);
     const sshConfigFile = master?.sshConfigFile ?? sshd.sshConfigFile;
     t = await openTransport(sshd.alias, { sshConfigFile, followPollMs: 30 });
@@ -79,6 +101,7 @@ describe.each(['ssh', 'openssh'] as const)('the remote follower on a quiet log (
     try {
       await waitFor(() => text(events) === 'first line\n', { what: 'the first line' });
       await quietOn(sshd, p);
+      expect(watchers(sshd).length > 0).toBe(pushed);
 
       appendFileSync(p, 'after a quiet spell\n');
       await waitFor(() => text(events).endsWith('after a quiet spell\n'), { what: 'the appended line' });
@@ -104,6 +127,8 @@ describe.each(['ssh', 'openssh'] as const)('the remote follower on a quiet log (
 
       unlinkSync(p);
       await waitFor(() => stamps(sshd).length === 0 || !existsSync(p), { what: 'the log gone' });
+      // Let go with the file: no inotifywait keeps the deleted log (and its space) open.
+      await waitFor(() => watchers(sshd).length === 0, { what: 'no watcher on the deleted log' });
       writeFileSync(p, 'again\n');
       await waitFor(() => text(afterLastReset(events)) === 'again\n', { what: 'the re-created log' });
       expect(events.filter((e) => e.type === 'reset').at(-1)?.type).toBe('reset');
@@ -125,3 +150,52 @@ describe.each(['ssh', 'openssh'] as const)('the remote follower on a quiet log (
 function afterLastReset(events: FollowEvent[]): FollowEvent[] {
   return events.slice(events.map((e) => e.type).lastIndexOf('reset') + 1);
 }
+
+/** Every inotifywait under this sshd has its watch in place (its inotify fd lists one). */
+const watching = (sshd: SshdHandle): boolean =>
+  watchers(sshd).length > 0 &&
+  watchers(sshd).every((pid) => {
+    try {
+      return readdirSync(`/proc/${pid}/fdinfo`).some((fd) =>
+        readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8').includes('inotify wd:'),
+      );
+    } catch {
+      return false;
+    }
+  });
+
+describe('a write to a quiet log, inotifywait on the target', () => {
+  let dir: string;
+  let sshd: SshdHandle;
+  let t: Transport;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awrl-push-'));
+    sshd = await startSshd();
+    // Every poll far longer than the wait below: only a pushed change can arrive within it.
+    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 60_000 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sshd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is pushed: it arrives long before the next poll', async () => {
+    const p = join(dir, 'push.log');
+    writeFileSync(p, 'before\n');
+    // Quiet from the follower's first look on.
+    const past = Date.now() / 1000 - 3600;
+    utimesSync(p, past, past);
+    const events: FollowEvent[] = [];
+    const h = t.follow(p, 0, (e) => events.push(e));
+    try {
+      await waitFor(() => text(events) === 'before\n', { what: 'the first line' });
+      await quietOn(sshd, p);
+      await waitFor(() => watching(sshd), { what: "inotifywait's watch on the log" });
+      appendFileSync(p, 'after\n');
+      await waitFor(() => text(events) === 'before\nafter\n', { timeoutMs: 5_000, what: 'the pushed line' });
+    } finally {
+      h.close();
+    }
+  });
+});

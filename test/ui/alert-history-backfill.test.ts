@@ -7,6 +7,7 @@ import type { RunViewContext } from '../../src/session/run-records.js';
 import { recordsWithRules } from './records-with-rules.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import { isHangAlert } from '../../src/health/index.js';
+import { stepEvent } from '../harness/step-event.js';
 
 const BASE = Date.parse('2026-05-25T00:00:00'); // local, like the cockpit reads the log's times
 const iso = (s: number) => {
@@ -17,17 +18,7 @@ const iso = (s: number) => {
 const local = (s: number) => BASE + s * 1000;
 
 function step(g: number, sec: number, reward = 0.5): TrainerEvent {
-  return {
-    type: 'step',
-    epoch: 1,
-    epochs: 1,
-    step: g,
-    stepsPerEpoch: 1000,
-    globalStep: g,
-    totalSteps: 1000,
-    time: iso(sec),
-    stats: { 'rollout/reward': reward },
-  };
+  return stepEvent(g, 1000, iso(sec), { 'rollout/reward': reward });
 }
 
 const ctx = (state: RunViewContext['summary']['state'] = 'running'): RunViewContext => ({

@@ -20,6 +20,7 @@ const TRAJ: TrajectoriesView = {
   stepsFile: TRAJ_FILE,
   steps: stepViews(TRAJ_FILE, { steps: [{}, {}, {}] }),
   stepsProblem: null,
+  shots: new Map(),
 };
 
 const ctx: KeyContext = {
@@ -312,6 +313,8 @@ describe('the binding table', () => {
       endedRuns: new Set(['run-a', 'run-b']),
       helpScrollMax: 5,
       historyScrollMax: 5,
+      historyStep: 12,
+      runSteps: 20,
       argvScrollMax: 5,
       preflight: 'ok',
       launchBackend: 'slurm', // auto-resume (a) acts for a Slurm target only

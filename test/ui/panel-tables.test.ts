@@ -59,7 +59,7 @@ describe('panels as the terminal shows them', () => {
       '✓ nan grad norm',
       '  last 05-25 11:26–11:30 (steps 18–20); fired 2× since 05-25 11:00 (step 10)',
       '  ppo_actor/update/grad_norm is nan',
-      'Esc or q closes',
+      'Esc or q closes · e episodes at step 42',
       '',
     ]);
   });

@@ -6,18 +6,11 @@ import type { RunViewContext } from '../../src/session/run-records.js';
 import { recordsWithRules } from './records-with-rules.js';
 import type { TrainerEvent } from '../../src/trainer-log/index.js';
 import { isHangAlert } from '../../src/health/index.js';
+import { stepEvent } from '../harness/step-event.js';
 
-const step = (g: number, sec: number): TrainerEvent => ({
-  type: 'step',
-  epoch: 1,
-  epochs: 1,
-  step: g,
-  stepsPerEpoch: 100,
-  globalStep: g,
-  totalSteps: 100,
-  time: `2026-05-25T12:${String(Math.floor(sec / 60)).padStart(2, '0')}:${String(sec % 60).padStart(2, '0')}.000`,
-  stats: { 'rollout/reward': 0.5 },
-});
+const pad = (n: number) => String(n).padStart(2, '0');
+const at = (sec: number) => `2026-05-25T12:${pad(Math.floor(sec / 60))}:${pad(sec % 60)}.000`;
+const step = (g: number, sec: number): TrainerEvent => stepEvent(g, 100, at(sec), { 'rollout/reward': 0.5 });
 
 const ctx: RunViewContext = {
   summary: { id: 'r', target: 't', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },

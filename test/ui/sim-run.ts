@@ -124,6 +124,8 @@ export interface WatchSimOptions {
   clock?: () => number;
   /** Terminal width (default 120; 40 rows). */
   columns?: number;
+  /** Colours on (default off: tests read text; a screenshot's cells need them). */
+  colors?: boolean;
 }
 
 export interface WatchedSim {
@@ -137,7 +139,7 @@ export interface WatchedSim {
 
 /**
  * A simulated run launched (or given) and watched in the cockpit: the live session opened on it and
- * the dashboard rendered, colours off. If any step fails, what it had started is closed before the
+ * the dashboard rendered, colours off unless asked. If any step fails, what it had started is closed before the
  * error is thrown, so a failed beforeAll leaks nothing.
  */
 export async function watchSimRun(o: WatchSimOptions): Promise<WatchedSim> {
@@ -169,7 +171,7 @@ export async function watchSimRun(o: WatchSimOptions): Promise<WatchedSim> {
         session,
         initialScreen: 'dashboard',
         size: { columns: o.columns ?? 120, rows: 40 },
-        colors: false,
+        colors: o.colors ?? false,
         frameMs: 50,
         ...(o.clock ? { clock: o.clock } : {}),
       }),

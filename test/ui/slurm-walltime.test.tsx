@@ -23,20 +23,11 @@ import { startSlurm, type SlurmCluster } from '../harness/slurm.js';
 import { waitFor } from '../harness/wait.js';
 import { renderInk, waitForFrame, type Rendered } from './helpers.js';
 import { localNaiveNow, shiftLog } from '../harness/log-clock.js';
+import { stepEvent } from '../harness/step-event.js';
 
 const WALLTIME = 'health/slurm/walltime';
 const at = (min: number) => `2026-05-25T12:${String(min).padStart(2, '0')}:00.000`;
-const step = (g: number, min: number): TrainerEvent => ({
-  type: 'step',
-  epoch: 1,
-  epochs: 1,
-  step: g,
-  stepsPerEpoch: 100,
-  globalStep: g,
-  totalSteps: 100,
-  time: at(min),
-  stats: { 'rollout/reward': 0.5 },
-});
+const step = (g: number, min: number): TrainerEvent => stepEvent(g, 100, at(min), { 'rollout/reward': 0.5 });
 const ctx: RunViewContext = {
   summary: { id: 'r', target: 't', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
   connection: { state: 'ready' },

@@ -64,6 +64,8 @@ const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
           reward,
           stepsPerPoint: reward.length ? s.stepCount / reward.length : 1,
           latest: s.latest('rollout/reward'),
+          cursor: ui.rewardStep ?? null,
+          steps: s.stepCount,
           difficulty: ui.showDifficulty
             ? {
                 easy: s.downsample('rollout/easy/reward', n).values,

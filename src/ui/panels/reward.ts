@@ -19,6 +19,19 @@ export interface RewardProps {
   latestEval: number | null;
   /** A pinned baseline or smoothing: its legend line and chart replace the chart (baseline-overlay.ts). */
   overlay?: PanelOverlay | null;
+  /** The cursor: a step of the run (`[` `]`), or null; `steps`: the steps logged. */
+  cursor?: number | null;
+  steps?: number;
+}
+
+/** The cursor's step and the reward of the chart point holding it (a point is a bucket of steps),
+ *  for the title's right end (the legend is cut first on a narrow panel). */
+function cursorText(p: RewardProps): string {
+  if (p.cursor == null) return '';
+  const i = Math.min(p.reward.length - 1, Math.floor((p.cursor - 1) / Math.max(1, p.stepsPerPoint)));
+  const v = i >= 0 ? formatNumber(p.reward[i]) : '—';
+  const of = p.stepsPerPoint > 1.5 ? ` (point of ${Math.round(p.stepsPerPoint)} steps)` : '';
+  return `◆ step ${p.cursor}: ${v}${of}, e episodes`;
 }
 
 export const REWARD_AVG_STEPS = 10;
@@ -53,8 +66,8 @@ export function rewardLines(p: RewardProps, width: number, height: number, color
   if (p.evalReward) series.push({ values: p.evalReward, color: chartColors.eval });
   if (p.overlay) {
     const chart = height > 3 ? p.overlay.chart(width, height - 3) : [];
-    return [titleLine('Reward', width), legend, p.overlay.legend, ...chart];
+    return [titleLine('Reward', width, cursorText(p)), legend, p.overlay.legend, ...chart];
   }
   const chart = height > 2 ? drawChart(series, { width, height: height - 2, colors }) : [];
-  return [titleLine('Reward', width), legend, ...chart];
+  return [titleLine('Reward', width, cursorText(p)), legend, ...chart];
 }

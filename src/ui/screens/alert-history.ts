@@ -38,9 +38,16 @@ export function historyTimes(e: AlertHistoryEntry): string {
 
 /** Every row of the list below its title, for `width` columns. */
 export function alertHistoryRows(entries: readonly AlertHistoryEntry[], width: number): Line[] {
+  return alertHistoryLayout(entries, width).rows;
+}
+
+/** The rows, and the row where each entry starts. */
+function alertHistoryLayout(entries: readonly AlertHistoryEntry[], width: number): { rows: Line[]; starts: number[] } {
   const out: Line[] = [];
-  if (entries.length === 0) return [[{ t: 'No alert has fired in the log read so far.', c: 'good' }]];
+  const starts: number[] = [];
+  if (entries.length === 0) return { rows: [[{ t: 'No alert has fired in the log read so far.', c: 'good' }]], starts };
   for (const e of entries) {
+    starts.push(out.length);
     const a = e.alert;
     const c = !e.active ? 'dim' : a.severity === 'error' ? 'bad' : a.severity === 'warning' ? 'warn' : 'accent';
     // The whole alert, wrapped: this is where it is read in full.
@@ -56,7 +63,31 @@ export function alertHistoryRows(entries: readonly AlertHistoryEntry[], width: n
     if (a.advice)
       for (const t of leadText('  → ', a.advice, width, true)) out.push([{ t, c: e.active ? 'accent' : 'dim' }]);
   }
-  return out;
+  return { rows: out, starts };
+}
+
+/** The step an alert's episodes are looked up at: where it last fired (null: the alert has none). */
+export const alertStep = (e: AlertHistoryEntry): number | null => e.lastFiredStep ?? e.lastStep ?? e.firstStep;
+
+/** The rows in view for `scroll`, and the entry marked: the first whose title is in view (scrolling
+ *  moves the mark; `e` opens that alert's episodes). */
+function inView(entries: readonly AlertHistoryEntry[], width: number, height: number, scroll: number) {
+  const { rows, starts } = alertHistoryLayout(entries, width);
+  const room = Math.max(1, height - 2);
+  const top = Math.max(0, Math.min(scroll, rows.length - room));
+  const end = Math.min(rows.length, top + room);
+  const first = starts.findIndex((r) => r >= top && r < end);
+  const marked = first >= 0 ? first : starts.findLastIndex((r) => r < top);
+  return { rows, starts, room, top, end, marked };
+}
+
+export function markedHistoryEntry(
+  entries: readonly AlertHistoryEntry[],
+  width: number,
+  height: number,
+  scroll: number,
+): AlertHistoryEntry | null {
+  return entries[inView(entries, width, height, scroll).marked] ?? null;
 }
 
 /** How far the list can scroll in `height` rows (title and footer included). */
@@ -72,19 +103,22 @@ export function alertHistoryLines(
   scroll: number,
   dropped = 0,
 ): Line[] {
-  const rows = alertHistoryRows(entries, width);
+  const { rows, starts, room, top, end, marked } = inView(entries, width, height, scroll);
   const active = entries.filter((e) => e.active).length;
   const ended = entries.filter((e) => !e.active && e.endedWithRun).length;
   const right =
     `${active} active · ${entries.length - active - ended} cleared` +
     `${ended ? ` · ${ended} ended with the run` : ''}${dropped > 0 ? ` · ${dropped} older dropped` : ''}`;
-  const room = Math.max(1, height - 2);
-  const top = Math.max(0, Math.min(scroll, rows.length - room));
-  const end = Math.min(rows.length, top + room);
+  const shown = rows.slice(top, end);
+  const at = (starts[marked] ?? -1) - top;
+  const title = shown[at];
+  if (at >= 0 && Array.isArray(title)) shown[at] = title.map((seg, i) => (i === 1 ? { ...seg, inverse: true } : seg));
+  const step = marked >= 0 ? alertStep(entries[marked]) : null;
+  const episodes = step === null ? '' : ` · e episodes at step ${step}`;
   // The keys first: a narrow terminal cuts the range, never how to get out.
   const footer =
     rows.length > room
-      ? `Esc or q closes · j k ↑ ↓ PgUp PgDn scroll · ${top + 1}-${end}/${rows.length}${end < rows.length ? ' ↓ more' : ''}`
-      : 'Esc or q closes';
-  return [titleLine('Alert history', width, right), ...rows.slice(top, end), [{ t: fit(footer, width), c: 'dim' }]];
+      ? `Esc or q closes${episodes} · j k ↑ ↓ PgUp PgDn scroll · ${top + 1}-${end}/${rows.length}${end < rows.length ? ' ↓ more' : ''}`
+      : `Esc or q closes${episodes}`;
+  return [titleLine('Alert history', width, right), ...shown, [{ t: fit(footer, width), c: 'dim' }]];
 }

@@ -13,6 +13,8 @@ import { keyOf } from '../key-names.js';
 export interface DashboardUi {
   zoom: PanelId | null;
   showDifficulty: boolean;
+  /** The Reward panel's cursor (a step), or null. */
+  rewardStep?: number | null;
   logAll: boolean;
   logSearch: string;
   logScroll: number;

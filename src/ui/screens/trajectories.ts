@@ -1,19 +1,21 @@
 // The Trajectories screen (pure): a run's dumped episodes, drilled into level by level:
 // versions → a version's GRPO groups (the n samples of one task side by side) → an episode's steps →
 // one step. The episodes and a record's steps are loaded by src/session; this only draws them.
-// The step's screenshot is NOT drawn here: the cockpit's lines carry palette colours only (no
-// per-cell 24-bit colour), so the step level shows the step's text and says where the picture is.
+// Two sections: train episodes by policy version (rollout/) and eval episodes by model step
+// (test-rollout/). One step shows its text and its screenshot in half-block cells (shot-lines.ts).
 import {
   baseName,
   FILTER_LABEL,
   groupsOf,
   matches,
+  type DumpKind,
   type EpisodeFilter,
   type EpisodeSummary,
   type GrpoGroup,
   type StepView,
 } from '../../episodes/index.js';
 import { clipLine, type Line } from '../lines.js';
+import { shotLines, type ShotBytes } from './shot-lines.js';
 
 export type TrajLevel = 'versions' | 'groups' | 'steps' | 'step';
 
@@ -23,6 +25,11 @@ export interface TrajView {
   problem: string | null;
   sizes: ReadonlyMap<string, number>;
   filter: EpisodeFilter;
+  /** The section: train episodes (by policy version) or eval episodes (by model step). */
+  kind: DumpKind;
+  /** A version asked for by number (from an alert's or a Reward point's step), not yet resolved to
+   *  a place in the list: the newest dumped version at or before it, else the nearest. */
+  want: number | null;
   level: TrajLevel;
   version: number;
   group: number;
@@ -31,6 +38,8 @@ export interface TrajView {
   /** The selected episode's steps (null: loading), or why the record could not be read. */
   steps: readonly StepView[] | null;
   stepsProblem: string | null;
+  /** The selected episode's screenshots by path, as they arrive. */
+  shots: ReadonlyMap<string, ShotBytes>;
 }
 
 export const emptyTraj = (): TrajView => ({
@@ -38,6 +47,8 @@ export const emptyTraj = (): TrajView => ({
   problem: null,
   sizes: new Map(),
   filter: 'all',
+  kind: 'train',
+  want: null,
   level: 'versions',
   version: 0,
   group: 0,
@@ -45,12 +56,22 @@ export const emptyTraj = (): TrajView => ({
   step: 0,
   steps: null,
   stepsProblem: null,
+  shots: new Map(),
 });
 
-/** The train versions present after the filter, newest first. */
+/** What a section's directories are numbered by. */
+export const KIND_UNIT: Record<DumpKind, string> = { train: 'version', eval: 'model step' };
+
+/** The section's versions present after the filter, newest first. */
 export function versionsOf(v: TrajView): number[] {
-  const eps = (v.episodes ?? []).filter((e) => e.kind === 'train' && matches(e, v.filter, v.sizes));
+  const eps = (v.episodes ?? []).filter((e) => e.kind === v.kind && matches(e, v.filter, v.sizes));
   return [...new Set(eps.map((e) => e.version))].sort((a, b) => b - a);
+}
+
+/** Where `want` lands among `versions` (newest first): the newest at or before it, else the oldest. */
+export function versionIndexFor(versions: readonly number[], want: number): number {
+  const at = versions.findIndex((x) => x <= want);
+  return at >= 0 ? at : Math.max(0, versions.length - 1);
 }
 
 /** The selected version's groups, each keeping only the episodes the filter lets through. */
@@ -58,7 +79,7 @@ export function groupsAt(v: TrajView): GrpoGroup[] {
   const version = versionsOf(v)[v.version];
   if (version === undefined) return [];
   const eps = (v.episodes ?? []).filter(
-    (e) => e.kind === 'train' && e.version === version && matches(e, v.filter, v.sizes),
+    (e) => e.kind === v.kind && e.version === version && matches(e, v.filter, v.sizes),
   );
   return groupsOf(eps);
 }
@@ -74,11 +95,11 @@ const yes = (b: boolean | null, word: string) => (b === null ? `${word}?` : b ? 
 function versionLines(v: TrajView): Line[] {
   const all = v.episodes ?? [];
   return versionsOf(v).map((ver, i) => {
-    const eps = all.filter((e) => e.kind === 'train' && e.version === ver && matches(e, v.filter, v.sizes));
+    const eps = all.filter((e) => e.kind === v.kind && e.version === ver && matches(e, v.filter, v.sizes));
     const rewards = eps.map((e) => e.reward).filter((r): r is number => r !== null);
     const mean = rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null;
     const groups = new Set(eps.map((e) => e.taskId)).size;
-    const t = `version ${ver}  ${eps.length} episodes  ${groups} groups  mean reward ${r2(mean)}`;
+    const t = `${KIND_UNIT[v.kind]} ${ver}  ${eps.length} episodes  ${groups} groups  mean reward ${r2(mean)}`;
     return [{ t: `${i === v.version ? '>' : ' '} ${t}`, inverse: i === v.version }];
   });
 }
@@ -107,38 +128,70 @@ function stepLine(s: StepView, here: boolean): Line {
   ];
 }
 
-function stepsLines(v: TrajView, e: EpisodeSummary): Line[] {
+/** webgym gives a step no reward of its own (WW:1027: every step's stays 0, "In progress"). */
+const PER_STEP = 'per-step reward: not in the dump (webgym leaves every steps[*].reward at 0)';
+
+export interface TrajDraw {
+  width: number;
+  height: number;
+  /** Colours on (the screenshot's cells need them). */
+  colors: boolean;
+}
+
+function stepsLines(v: TrajView, e: EpisodeSummary, d: TrajDraw): Line[] {
   const head = `${e.taskId} ep${e.episodeIdx}  reward ${r2(e.reward)}  ${q(e.nSteps)} steps`;
   const flags = [yes(e.timedOut, 'timed out'), yes(e.isBlocked, 'blocked')].filter(Boolean).join(', ');
   const top: Line = [{ t: head + (flags ? `  (${flags})` : ''), bold: true }];
   if (v.stepsProblem !== null) return [top, [{ t: `steps: ${v.stepsProblem}`, c: 'bad' }]];
   if (v.steps === null) return [top, [{ t: 'reading the record…', c: 'dim' }]];
-  if (v.level === 'steps') return [top, ...v.steps.map((s, i) => stepLine(s, i === v.step))];
+  if (v.level === 'steps')
+    return [
+      top,
+      [{ t: `reward ${r2(e.reward)} is the episode's; ${PER_STEP}`, c: 'dim' }],
+      ...v.steps.map((s, i) => stepLine(s, i === v.step)),
+    ];
   const s = v.steps[v.step];
   if (!s) return [top, [{ t: 'no such step', c: 'dim' }]];
-  const show = `${e.taskId}/${e.episodeIdx} --step ${s.idx}`;
-  return [
+  const click = s.click ? ` at (${s.click.x}, ${s.click.y}) on the 0-1000 grid` : '';
+  const text: Line[] = [
     top,
-    `step ${s.idx}: ${s.actionString ?? s.actionKey ?? 'no action'}`,
-    `click: ${s.click ? `${s.click.x},${s.click.y} (0-1000 grid)` : 'none'}`,
-    `page: ${s.title ?? 'title unknown'}  ${s.url ?? 'url unknown'}`,
+    `step ${s.idx} of ${v.steps.length}: ${s.actionKey ?? 'no action'}${click}  ${s.actionString ?? ''}`,
+    `page: ${[s.title, s.url].filter(Boolean).join(' — ') || 'no title or URL recorded'}`,
+    `reward: episode ${r2(e.reward)}; ${PER_STEP}`,
     `thought: ${s.thought ?? 'none'}`,
-    `screenshot: ${s.shot === null ? 'none named' : `${baseName(s.shot)} (beside the record)`}`,
-    [{ t: `not drawn in the cockpit; at a terminal: awrl-tui episodes RUN --show ${show}`, c: 'dim' }],
+  ];
+  if (s.shot === null) return [...text, [{ t: '[screenshot: the step names none]', c: 'dim' }]];
+  const rows = Math.max(1, d.height - 1 - text.length - 1);
+  const shot = v.shots.get(s.shot);
+  const picture = shotLines(s.shot, shot, { cols: d.width, rows, click: s.click, colors: d.colors });
+  return [...text, ...picture, [{ t: baseName(s.shot), c: 'dim' }]];
+}
+
+function titleOf(v: TrajView): Line {
+  const tab = (k: DumpKind, t: string) => ({ t, ...(v.kind === k ? { inverse: true, bold: true } : {}) });
+  const ver = versionsOf(v)[v.version];
+  const asked = v.want !== null && ver !== undefined && ver !== v.want ? ` (none dumped at ${v.want})` : '';
+  const where = v.level !== 'versions' && ver !== undefined ? `  ${KIND_UNIT[v.kind]} ${ver}${asked}` : '';
+  return [
+    { t: 'Trajectories  ', bold: true },
+    tab('train', 'train'),
+    { t: ' ' },
+    tab('eval', 'eval'),
+    { t: `  filter: ${FILTER_LABEL[v.filter]}${where}`, bold: true },
   ];
 }
 
-export function trajectoriesLines(v: TrajView, width: number, height: number): Line[] {
-  const title: Line = [{ t: `Trajectories  filter: ${FILTER_LABEL[v.filter]}`, bold: true }];
+export function trajectoriesLines(v: TrajView, d: TrajDraw): Line[] {
   let body: Line[];
   if (v.problem !== null) body = [[{ t: v.problem, c: 'bad' }]];
   else if (v.episodes === null) body = [[{ t: 'listing the dumps…', c: 'dim' }]];
-  else if (v.level === 'versions')
-    body = versionLines(v).length ? versionLines(v) : [[{ t: 'no train episodes pass this filter', c: 'dim' }]];
-  else if (v.level === 'groups') body = groupLines(v);
+  else if (v.level === 'versions') {
+    const none = `no ${v.kind} episodes pass this filter${v.kind === 'eval' ? ' (eval episodes are dumped under test-rollout/)' : ''}`;
+    body = versionLines(v).length ? versionLines(v) : [[{ t: none, c: 'dim' }]];
+  } else if (v.level === 'groups') body = groupLines(v);
   else {
     const e = selectedEpisode(v);
-    body = e ? stepsLines(v, e) : [[{ t: 'no episode selected', c: 'dim' }]];
+    body = e ? stepsLines(v, e, d) : [[{ t: 'no episode selected', c: 'dim' }]];
   }
-  return [title, ...body].slice(0, height).map((l) => clipLine(l, width));
+  return [titleOf(v), ...body].slice(0, d.height).map((l) => clipLine(l, d.width));
 }

@@ -1,0 +1,55 @@
+// A step's screenshot as lines of the cockpit: half-block cells (`▀`, the upper pixel as foreground,
+// the lower as background, 24-bit), one Seg per run of a colour pair, the click marked.
+//
+// Only half-blocks, whatever the terminal has: the cockpit draws through one TerminalPainter that
+// writes the rows of text that changed and clears each row's end. kitty's placeholders are text
+// cells, but their image must be transmitted (an APC outside any row) before them and again after
+// every clear or resize, which the painter's row diff does not know how to order; sixel and iTerm2
+// images are not cells at all, so the painter's row writes would erase or overdraw them. Half-blocks
+// are cells like any text: they scroll, diff and survive tmux. `episodes --show` uses the others.
+//
+// Decoding and scaling a 1280×768 PNG takes tens of ms: the lines are kept (a few, least recently
+// used go first) by path, byte size, cell box and click, so frames between keys cost nothing.
+import { shotCells } from '../../images/render.js';
+import type { Line } from '../lines.js';
+
+export type ShotBytes = { ok: true; bytes: Buffer } | { ok: false; why: string };
+
+/** Screenshots kept drawn: a full-screen one is ~40 rows of a few hundred runs. */
+const KEPT = 12;
+const kept = new Map<string, Line[]>();
+
+const said = (t: string): Line[] => [[{ t, c: 'dim' }]];
+
+export interface ShotArea {
+  cols: number;
+  rows: number;
+  /** Where the action clicked, on the 0-1000 grid. */
+  click: { x: number; y: number } | null;
+  /** Colours on: with NO_COLOR the cells would be blank, so the picture is named instead. */
+  colors: boolean;
+}
+
+export function shotLines(path: string, shot: ShotBytes | undefined, a: ShotArea): Line[] {
+  if (shot === undefined) return said('[screenshot: fetching…]');
+  if (!shot.ok) return said(`[screenshot: ${shot.why}]`);
+  if (!a.colors) return said('[screenshot: not drawn, colours are off (NO_COLOR); awrl-tui episodes --show draws it]');
+  const key = [path, shot.bytes.length, a.cols, a.rows, a.click?.x, a.click?.y].join('\u0000');
+  const hit = kept.get(key);
+  if (hit) {
+    kept.delete(key);
+    kept.set(key, hit);
+    return hit;
+  }
+  const cells = shotCells(shot.bytes, { cols: a.cols, rows: a.rows, click: a.click });
+  const lines: Line[] = cells.ok ? cells.rows : said(`[screenshot: ${cells.why}]`);
+  kept.set(key, lines);
+  for (const old of kept.keys()) {
+    if (kept.size <= KEPT) break;
+    kept.delete(old);
+  }
+  return lines;
+}
+
+/** Screenshots held drawn now (the bench's and tests' view of the bound). */
+export const shotLinesKept = (): number => kept.size;
