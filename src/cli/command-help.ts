@@ -9,6 +9,8 @@ export const TARGET_FLAG_LINES = `  -F FILE                 ssh config file
   --workdir DIR           the AsyncWebRL checkout on the target
   --python CMD            the trainer's Python (default python3)
   --setup LINE            shell line run before the trainer (conda activate, module load, export)
+  --setup-timeout S       how long the setup line (and each pre-flight step) may take there
+                          before it is stopped and named (default 60)
   --backend direct|slurm  a detached process group, or sbatch
   --partition P, --nodes N, --gpus-per-node N, --cpus-per-task N, --time LIMIT, --account A
                           Slurm request

@@ -133,7 +133,7 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
   // `--demo | head`: the reader gone, the simulated run is stopped and its checkout removed first.
   if (!splash) quietWhenStdoutCloses(finish);
   try {
-    const init = simInit(dir, distDir, dirname(distDir));
+    const init = simInit(dir, distDir, dirname(distDir), process.execPath, { demo: true });
     if (!init.config) throw new CliError('the simulator wrote no demo config', EXIT.internal);
     // The job and the fake nvidia-smi inherit this process's environment through the local Transport.
     process.env.PATH = `${join(dir, 'bin')}${delimiter}${process.env.PATH ?? ''}`;
@@ -209,21 +209,20 @@ async function printProgress(
   const steps = new Progress();
   const outcome = await followToEnd(transport, target, runId, logPath, {
     onEvent: (e) => {
-      const line = steps.take(e);
+      const line = steps.line(e);
       if (line !== null) say(line);
-      else if (e.type === 'error') say(`error: ${e.message}`);
-      else if (e.type === 'resume') say(`resumed at step ${e.resumeStep}`);
       else if (e.type === 'finished') say('training finished');
     },
   });
   // How the run ended, and the exit code that says it (as `follow`): a fault is no success.
+  // A signal ended the demo: it stops its run and removes its files, whether the follow then saw the
+  // connection close or (first) the run's state say `stopped`.
+  const sig = signalled();
+  if (sig !== null) {
+    say(`demo stopped (${sig}): the simulated run is stopped and its files removed`);
+    return EXIT.stopped;
+  }
   if (outcome.kind === 'disconnected') {
-    // A signal closed the connection on purpose: the demo stops its run and removes its files.
-    const sig = signalled();
-    if (sig !== null) {
-      say(`demo stopped (${sig}): the simulated run is stopped and its files removed`);
-      return EXIT.stopped;
-    }
     say(`lost the simulated run: ${outcome.reason}`);
     return EXIT.disconnected;
   }

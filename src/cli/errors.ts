@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   'run-finished', // --resume of a run that finished: it needs --force (or a yes)
   'interrupted', // a signal stopped the command (what it ran on the target was ended)
   'no-dumps', // the run has no trajectory dumps (dumping off, not yet written, or wiped)
+  'command-missing', // the target lacks a command awrl-tui needs there (GNU stat), or has a BusyBox one
   'internal', // a bug: please report it
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

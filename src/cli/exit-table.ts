@@ -40,6 +40,12 @@ export const EXIT_TABLE: ExitRow[] = [
     codes: ['workdir-missing'],
     exits: { '--launch': usage, runs: usage, follow: usage },
   },
+  // A target without GNU stat (BusyBox): nothing can be said about its runs until it has one.
+  {
+    failure: 'a command missing on the target',
+    codes: ['command-missing'],
+    exits: { '--launch': usage, runs: usage, follow: usage },
+  },
   { failure: 'a run of the trial is active', codes: ['run-active'], exits: { '--launch': usage } },
   { failure: '--resume of a finished run', codes: ['run-finished'], exits: { '--launch': usage } },
   { failure: 'pre-flight errors', codes: ['preflight-failed'], exits: { '--launch': usage, preflight: usage } },

@@ -79,6 +79,7 @@ async function follow(args: string[]): Promise<number> {
       reconnectTimeoutS,
       where: targetWords(args),
       notify,
+      digest: true,
     });
   } finally {
     await transport.close().catch(() => undefined);

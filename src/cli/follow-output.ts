@@ -33,7 +33,7 @@ import { watchSentinel } from '../sentinel/sentinel-watch.js';
 import { OutsideAlert } from '../watch/outside-alerts.js';
 import { sentinelPeriodMs } from './launch-sentinel.js';
 import { sentinelFailedLines, sentinelViewLines } from './follow-sentinel-lines.js';
-import { evalRoundLine } from '../metrics/eval-history.js';
+import { followDigest } from './follow-digest.js';
 
 export interface FollowPrintOptions {
   transport: Transport;
@@ -66,6 +66,8 @@ export interface FollowPrintOptions {
    *  terminal too, when stderr is one; `announceEnd`: the run was launched here (its end is news
    *  even if it was never seen running). */
   notify?: { channels: readonly Channel[]; terminal: boolean; announceEnd?: boolean };
+  /** The human lines through the run's sentinel digest where it has one (follow-digest.ts). */
+  digest?: boolean;
 }
 
 /** How long the command's end waits for its last messages (the run's end) to go out. */
@@ -120,6 +122,8 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const channels = o.notify?.channels ?? [];
   // The sentinel's silence, an alert of this watch (only looked at with channels: one sender).
   const sentinelAlert = channels.length ? new OutsideAlert() : null;
+  const backfill =
+    o.digest && !json ? await followDigest(o.transport, o.logPath, (t) => info(`watch    ${t}`)) : undefined;
   const watch = createRunWatch({
     transport: o.transport,
     target,
@@ -129,6 +133,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     ...(sentinelAlert ? { outsideAlerts: [sentinelAlert] } : {}),
     // Lines and alerts only: no chart reads the store's other series.
     storeSeries: 'rules',
+    ...(backfill ? { backfill } : {}),
     facts: o.facts instanceof Promise ? o.facts.catch(() => ({})) : o.facts,
     ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),
     ...(o.idleNodeMs !== undefined ? { idleNodeMs: o.idleNodeMs } : {}),
@@ -219,13 +224,9 @@ function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOut
       case 'record': {
         const e = w.record;
         if (e.type === 'save') return; // not an event of the contract: the health rules'
-        const line = steps.take(e);
+        const line = steps.line(e);
         if (json) outEvent(e);
         else if (line !== null) out(line);
-        else if (e.type === 'error') out(`error: ${e.message}`);
-        else if (e.type === 'resume') out(`resumed at step ${e.resumeStep}`);
-        else if (e.type === 'eval') out(evalRoundLine(e));
-        else if (e.type === 'wandb') out(e.url !== null ? `wandb run ${e.url}` : `wandb offline: wandb sync ${e.dir}`);
         return;
       }
       case 'alert':

@@ -11,6 +11,7 @@
 // fingerprint to check, or the known_hosts line to remove, without parsing the message.
 import { CONNECT_FACT_KEYS, type ConnectFacts } from '../remote/connect-failure.js';
 import { CliError, EXIT, type ErrorCode } from './errors.js';
+import { knownCliError } from './known-errors.js';
 
 export interface JsonError extends ConnectFacts {
   type: 'cli-error';
@@ -32,7 +33,8 @@ export class ConnectCliError extends CliError {
   }
 }
 
-export function jsonErrorOf(err: unknown): JsonError {
+export function jsonErrorOf(thrown: unknown): JsonError {
+  const err = knownCliError(thrown);
   if (err instanceof CliError) {
     const out: JsonError = {
       type: 'cli-error',

@@ -148,7 +148,18 @@ async function launch(args: string[]): Promise<number> {
   // From here until the start script is sent, a signal cancels with nothing on the target.
   const abort = new AbortController();
   let transport: Transport | undefined;
-  const signals = launchSignals({ targetName: target.name, where, json, err, abort: () => abort.abort() });
+  // A signal during the pre-flight ends its probe on the target: the exit waits for that cancel.
+  let cancelling: Promise<unknown> | undefined;
+  const signals = launchSignals({
+    targetName: target.name,
+    where,
+    json,
+    err,
+    abort: () => {
+      abort.abort();
+      return cancelling;
+    },
+  });
   try {
     transport = await connectOrExit(target, {
       acceptNewHostKey: p.switches.has('--accept-new-host-key'),
@@ -209,9 +220,15 @@ async function launch(args: string[]): Promise<number> {
         target,
         envNames,
         skip: skipPreflight,
+        // A signal ends the probe on the target too (it would run on there otherwise).
+        signal: abort.signal,
+        onCancel: (done) => (cancelling = done),
         ...(others.length ? { nodes: others } : {}),
         ...(resumeId ? { runId: resumeId, previouslyForwarded: resumed?.record.secretNames ?? [] } : {}),
       });
+      // A signal came during the probe: its handler (launch-signals.ts) says so and exits once the
+      // probe is ended on the target; nothing more is said or done here.
+      if (abort.signal.aborted) return await new Promise<number>(() => undefined);
       info(`preflight on ${target.name}:`);
       info(gate.text.replace(/\n$/, ''));
       // A warning printed above that the target has now answered (actor.path found there).

@@ -21,7 +21,8 @@ export function launchSignals(o: {
   where: string;
   json: boolean;
   err: (s: string) => void;
-  abort: () => void;
+  /** Cancels what runs; may return a cancel on the target to wait for (at most 10 s) before exiting. */
+  abort: () => Promise<unknown> | undefined;
 }): LaunchSignals {
   let phase: 'checking' | 'starting' | 'done' = 'checking';
   let runId = '';
@@ -30,7 +31,7 @@ export function launchSignals(o: {
     // SIGHUP: the terminal is gone; writing to it must not crash the exit.
     if (sig === 'SIGHUP') process.stderr.on('error', () => undefined);
     if (phase === 'checking') {
-      o.abort();
+      const cancelling = o.abort();
       const message = `launch cancelled: nothing was started on ${o.targetName}`;
       // --json: the same one line a script gets for any other failure.
       if (o.json)
@@ -38,7 +39,11 @@ export function launchSignals(o: {
           `${JSON.stringify({ type: 'cli-error', exit: CODES[sig], code: 'launch-cancelled', message, hint: '' })}\n`,
         );
       o.err(`awrl-tui: ${message}`);
-      process.exit(CODES[sig]);
+      if (!cancelling) process.exit(CODES[sig]);
+      const late = new Promise((r) => setTimeout(r, 10_000).unref());
+      void Promise.race([cancelling, late]).finally(() => process.exit(CODES[sig]));
+      phase = 'done';
+      return;
     }
     if (phase === 'starting' && !interrupted) {
       interrupted = true;

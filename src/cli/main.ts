@@ -66,9 +66,11 @@ async function commandHelp(argv: string[]): Promise<string | null> {
 let code: number;
 try {
   code = await dispatch(process.argv.slice(2));
-} catch (err) {
+} catch (thrown) {
+  // A failure that is the user's to fix (a target without GNU stat) is said as such, not as a bug.
+  const err = (await import('./known-errors.js')).knownCliError(thrown);
   // Loaded on failure only: it brings the connection-failure and secret-scrubbing modules.
-  (await import('./json-errors.js')).reportJsonError(process.argv.slice(2), err);
+  (await import('./json-errors.js')).reportJsonError(process.argv.slice(2), thrown);
   if (err instanceof CliError) {
     process.stderr.write(`awrl-tui: ${err.humanLine}\n`);
     code = err.exitCode;

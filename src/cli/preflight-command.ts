@@ -22,7 +22,7 @@ import { targetWords } from './cli-words.js';
 
 const USAGE = `usage: awrl-tui preflight --target T --config FILE [OVERRIDE…] [--json] [--accept-new-host-key]
   target fields (override the profile in targets.yaml): -F/--ssh-config FILE, --workdir DIR, --python CMD,
-  --setup LINE, --backend direct|slurm, --partition P, --nodes N, --gpus-per-node N, --time LIMIT,
+  --setup LINE, --setup-timeout S, --backend direct|slurm, --partition P, --nodes N, --gpus-per-node N, --time LIMIT,
   --account A, --cpus-per-task N, --sbatch-arg ARG (repeatable), --forward-env NAME (repeatable)
   checks: --node HOST (another node's GPUs, repeatable), --step-seconds S (typical step time)`;
 
@@ -45,6 +45,7 @@ const VALUE_FLAGS: Record<string, keyof TargetFlags | 'config' | 'node' | 'stepS
   '--workdir': 'workdir',
   '--python': 'python',
   '--setup': 'setup',
+  '--setup-timeout': 'setupTimeoutS',
   '--backend': 'backend',
   '--partition': 'partition',
   '--nodes': 'nodes',
@@ -88,7 +89,7 @@ export function parseArgs(args: string[]): Parsed {
       else if (k === 'node') p.nodes.push(v);
       else if (k === 'stepSeconds') p.stepSeconds = positiveInt(a, v);
       else if (k === 'sbatchArgs' || k === 'forwardEnv' || k === 'noForwardEnv') (p.flags[k] ??= []).push(v);
-      else if (k === 'nodes' || k === 'cpusPerTask') p.flags[k] = positiveInt(a, v);
+      else if (k === 'nodes' || k === 'cpusPerTask' || k === 'setupTimeoutS') p.flags[k] = positiveInt(a, v);
       // 0 is a real answer (a CPU-only partition), as --launch takes it.
       else if (k === 'gpusPerNode') p.flags[k] = v === '0' ? 0 : positiveInt(a, v);
       else (p.flags as Record<string, unknown>)[k] = v;
@@ -163,11 +164,17 @@ async function preflight(args: string[]): Promise<number> {
     acceptNewHostKey: p.acceptNewHostKey,
     reconnectTimeoutMs: 30_000,
   });
+  // Ctrl-C ends the probe on the target as well (a closed channel alone leaves it running there).
+  const abort = new AbortController();
+  const interrupt = () => abort.abort();
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
   try {
     const checks = await runPreflight(transport, {
       evaluation: ev,
       target: t,
       envNames,
+      signal: abort.signal,
       ...(p.nodes.length ? { nodes: p.nodes } : {}),
       ...(p.stepSeconds ? { typicalStepSeconds: p.stepSeconds } : {}),
     });
@@ -200,10 +207,14 @@ async function preflight(args: string[]): Promise<number> {
     return failed ? EXIT.usage : EXIT.ok;
   } catch (e) {
     if (e instanceof CliError) throw e;
+    if (abort.signal.aborted)
+      throw new CliError(`preflight interrupted: the probe on ${t.name} was ended`, 130, { code: 'interrupted' });
     throw new CliError(`preflight on '${t.name}' failed: ${(e as Error).message}`, EXIT.usage, {
       code: 'preflight-failed',
     });
   } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
     await transport.close();
   }
 }

@@ -14,6 +14,8 @@ import { withJsonErrors } from './json-errors.js';
 import { cliErrorFromRun, cliTarget } from './run-errors.js';
 import { NO_SENTINEL, sentinelText, type SentinelView } from '../runs/sentinel-status.js';
 import { targetWords } from './cli-words.js';
+import type { Transport } from '../remote/transport.js';
+import type { ExpectedWandb } from '../runs/wandb-expected.js';
 
 /** The sentinel as `runs --json` gives it (src/runs/sentinel-status.ts). */
 const sentinelJson = (v: SentinelView) => ({
@@ -60,6 +62,35 @@ export function formatRunsTable(runs: RunSummary[]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
 }
 
+/** The wandb run each config makes, for the runs whose log has no banner yet: the active ones, or
+ *  every one when one run was asked for (one config read each; a run whose config cannot be read
+ *  has none). */
+async function expectedWandbOf(
+  transport: Transport,
+  runs: RunSummary[],
+  all: boolean,
+): Promise<Map<string, ExpectedWandb | null>> {
+  const out = new Map<string, ExpectedWandb | null>();
+  const need = runs.filter((r) => !r.wandb && (all || isActive(r.state)));
+  if (need.length === 0) return out;
+  const { readRunFacts } = await import('../runs/run-facts-eval.js');
+  for (const r of need) out.set(r.runId, (await readRunFacts(transport, r.record).catch(() => null))?.wandb ?? null);
+  return out;
+}
+
+/** The JSON fields of a run's wandb run: `wandbUrl` (null: not known), `wandbFrom` (`log`: the
+ *  banner; `config`: computed before it, `wandbExpected` saying what is not known yet). */
+function wandbJson(r: RunSummary, e: ExpectedWandb | null | undefined): Record<string, unknown> {
+  if (r.wandb?.url) return { wandbUrl: r.wandb.url, wandbFrom: 'log' };
+  if (r.wandb && r.wandb.url === null) {
+    const dir = r.wandb.offlineDir;
+    return { wandbUrl: null, wandbFrom: 'log', wandbOffline: { dir, sync: `wandb sync ${dir}` } };
+  }
+  if (!e) return { wandbUrl: null, wandbFrom: null };
+  const { url, ...rest } = e;
+  return { wandbUrl: url, wandbFrom: 'config', wandbExpected: rest };
+}
+
 export const run = (args: string[]): Promise<number> => withJsonErrors(args, () => list(args));
 
 async function list(args: string[]): Promise<number> {
@@ -98,6 +129,7 @@ async function list(args: string[]): Promise<number> {
         code: 'run-not-found',
       });
     if (p.switches.has('--json')) {
+      const expected = await expectedWandbOf(transport, runs, only !== undefined);
       const rows = runs.map((r) => ({
         runId: r.runId,
         state: r.state,
@@ -119,8 +151,9 @@ async function list(args: string[]): Promise<number> {
         ...(r.lastLines ? { lastLines: r.lastLines } : {}),
         nodeFailure: nodeAlerts.get(r.runId) ?? null,
         sentinel: sentinelJson(r.sentinel ?? NO_SENTINEL),
-        // wandb's run as the log's banner says: its URL; null: none in the log (offline, disabled, not yet).
-        wandbUrl: r.wandb?.url ?? null,
+        // wandb's run as the log's banner says, else as the config makes it (before the banner: an
+        // active run, or the one asked for); null: not known (offline, disabled, a part unknown).
+        ...wandbJson(r, expected.get(r.runId)),
         ...(r.wandb && r.wandb.url === null
           ? { wandbOffline: { dir: r.wandb.offlineDir, sync: `wandb sync ${r.wandb.offlineDir}` } }
           : {}),

@@ -7,7 +7,7 @@ import { NO_SENTINEL, sentinelText, type SentinelView } from '../runs/sentinel-s
 import { parseCli } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
 import type { Target } from '../runs/targets.js';
-import { SentinelError, startSentinel, stopSentinel } from '../sentinel/control.js';
+import { digestEndedRun, SentinelError, startSentinel, stopSentinel } from '../sentinel/control.js';
 import { connectOrExit } from './connect-target.js';
 import { CliError, EXIT } from './errors.js';
 import { withJsonErrors } from './json-errors.js';
@@ -65,8 +65,19 @@ async function sentinel(args: string[]): Promise<number> {
     }
     const [listed] = await listRuns(transport, target, { only: runId, tailBytes: 0 });
     const before = listed?.sentinel ?? NO_SENTINEL;
-    if (listed && !isActive(listed.state))
-      throw new CliError(`${runId} has already ended (${listed.state}): there is nothing for a sentinel to watch`, 2);
+    if (listed && !isActive(listed.state)) {
+      // Nothing to watch: its log is digested once (the next attach reads the digest), then it is over.
+      const d = await digestEndedRun(transport, target, record).catch(failed);
+      const mib = (n = 0) => `${(n / 1048576).toFixed(1)} MiB`;
+      const did = d.updated
+        ? `digested ${mib(d.offset)} of its log into ${d.digest} (${mib(d.gzBytes)})`
+        : `its digest ${d.digest} already covers its log (${mib(d.logBytes)})`;
+      say(`${runId} has already ended (${listed.state}): no sentinel to watch it; ${did}; done`, {
+        ended: listed.state,
+        ...d,
+      });
+      return EXIT.ok;
+    }
     if (before.state === 'running')
       throw new CliError(`a sentinel already watches ${runId} (pid ${before.pid}): ${sentinelText(before)}`, 2);
     const period = sentinelPeriodMs();

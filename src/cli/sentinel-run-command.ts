@@ -1,13 +1,42 @@
 // `awrl-tui sentinel-run RUN_ID RUN_DIR` (internal): the sentinel's process on the target, started
-// by `sentinel start` / `--launch` (src/sentinel/sentinel-scripts.ts), its input on stdin.
+// by `sentinel start` / `--launch` (src/sentinel/sentinel-scripts.ts), its input on stdin; it keeps
+// the run's digest (src/session/digest-writer.ts). `--digest-once`: only the digest, brought to the
+// log's end, then a JSON line of what was done (`sentinel start` on an ended run).
+import { readFileSync } from 'node:fs';
+import { LocalTransport } from '../remote/local.js';
+import { parseRunRecord, runLogPath } from '../runs/run-record.js';
 import { runSentinel } from '../sentinel/sentinel-run.js';
+import { DigestWriter } from '../session/digest-writer.js';
+import { digestPathFor } from '../session/run-digest.js';
+import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
+
+const USAGE = 'usage: awrl-tui sentinel-run RUN_ID RUN_DIR [--digest-once] (internal; its input on stdin)';
+const makeDigest = (t: Transport, logPath: string) => new DigestWriter(t, logPath, digestPathFor(logPath));
 
 export async function run(args: string[]): Promise<number> {
   const [runId, runDir, ...extra] = args;
-  if (!runId || !runDir || extra.length)
-    throw new CliError('usage: awrl-tui sentinel-run RUN_ID RUN_DIR (internal; its input on stdin)', EXIT.usage);
+  const once = extra.length === 1 && extra[0] === '--digest-once';
+  if (!runId || !runDir || (extra.length && !once)) throw new CliError(USAGE, EXIT.usage);
+  if (once) return digestOnce(runId, runDir);
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  return runSentinel(runId, runDir, Buffer.concat(chunks).toString('utf8'));
+  return runSentinel(runId, runDir, Buffer.concat(chunks).toString('utf8'), makeDigest);
+}
+
+async function digestOnce(runId: string, runDir: string): Promise<number> {
+  const record = parseRunRecord(readFileSync(`${runDir}/run.json`, 'utf8'));
+  if (!record || record.runId !== runId) throw new CliError(`no run ${runId} in ${runDir}`, EXIT.usage);
+  const transport = new LocalTransport();
+  try {
+    const logPath = runLogPath(record);
+    const u = await makeDigest(transport, logPath).update({ force: true });
+    const size = (await transport.stat(logPath))?.size ?? 0;
+    process.stdout.write(
+      `${JSON.stringify({ digest: digestPathFor(logPath), logBytes: size, ...(u ?? {}), updated: u !== null })}\n`,
+    );
+    return EXIT.ok;
+  } finally {
+    await transport.close();
+  }
 }

@@ -26,6 +26,8 @@ export interface RunAlertsOptions {
   consumerBatchSize?: number;
   maxHeadOffpolicyness?: number;
   recoverFreqSecs?: number;
+  /** actor.behav_imp_weight_cap (null: none set; absent: not known here). */
+  behavImpWeightCap?: number | null;
   historyCap?: number;
 }
 
@@ -54,6 +56,7 @@ export class RunAlerts {
   private stepMemo: {
     version: number;
     budget: number | undefined;
+    cap: number | null | undefined;
     stalenessJudgedElsewhere: boolean;
     alerts: readonly Alert[];
   } | null = null;
@@ -69,7 +72,9 @@ export class RunAlerts {
 
   /** The run's config facts once known (RunWatch reads the config while its follower starts, and
    *  hands no record on before this). */
-  setConfigFacts(f: Pick<RunAlertsOptions, 'consumerBatchSize' | 'maxHeadOffpolicyness' | 'recoverFreqSecs'>): void {
+  setConfigFacts(
+    f: Pick<RunAlertsOptions, 'consumerBatchSize' | 'maxHeadOffpolicyness' | 'recoverFreqSecs' | 'behavImpWeightCap'>,
+  ): void {
     this.o = { ...this.o, ...f };
   }
 
@@ -224,15 +229,18 @@ export class RunAlerts {
    *  change neither, and the rules are asked at each of them, twice. */
   private stepRules(stalenessJudgedElsewhere: boolean): Alert[] {
     const budget = this.o.maxHeadOffpolicyness;
+    const cap = this.o.behavImpWeightCap;
     const m = this.stepMemo;
     if (
       m === null ||
       m.version !== this.store.rulesVersion ||
       m.budget !== budget ||
+      m.cap !== cap ||
       m.stalenessJudgedElsewhere !== stalenessJudgedElsewhere
     ) {
-      const alerts = stepAlerts(this.store, { maxHeadOffpolicyness: budget, stalenessJudgedElsewhere });
-      this.stepMemo = { version: this.store.rulesVersion, budget, stalenessJudgedElsewhere, alerts };
+      const ctx = { maxHeadOffpolicyness: budget, stalenessJudgedElsewhere, behavImpWeightCap: cap };
+      const alerts = stepAlerts(this.store, ctx);
+      this.stepMemo = { version: this.store.rulesVersion, budget, cap, stalenessJudgedElsewhere, alerts };
       return [...alerts];
     }
     return [...m.alerts];

@@ -5,6 +5,8 @@ import { ErrorAlertTracker } from './alert-errors.js';
 import type { RunConfigFacts } from './derive.js';
 import { firstLogged, STALENESS_MAX_KEYS } from './stat-keys.js';
 import type { MetricsStore } from './store.js';
+import { rlAlerts } from './rl-alerts.js';
+import { RL_WARNING_KEYS } from './rl-health.js';
 
 export { ErrorAlertTracker, MAX_ACTIVE_ERRORS, NONFATAL_ERROR_STEPS } from './alert-errors.js';
 
@@ -37,6 +39,9 @@ export interface AlertContext extends RunConfigFacts {
    *  (src/health/resume-guard.ts, `health/resume/staleness`: the recovery is the suspect). The
    *  steady-staleness rule here then stays silent: one condition, one alert (see RunAlerts). */
   stalenessJudgedElsewhere?: boolean;
+  /** actor.behav_imp_weight_cap: null when the config sets none, undefined when not known here
+   *  (the behaviour-weight spike rule speaks only for a config known to set no cap). */
+  behavImpWeightCap?: number | null;
 }
 
 export const KEYS = {
@@ -52,7 +57,7 @@ export const KEYS = {
 /** The stats keys these rules read as series (store.recent/latest); every other key they read
  *  from the latest step alone (store.current). A store kept for the rules only keeps these
  *  (StoreOptions.seriesKeys). A rule that starts reading a key's history adds it here. */
-export const RULE_SERIES_KEYS: readonly string[] = [KEYS.reward];
+export const RULE_SERIES_KEYS: readonly string[] = [...new Set<string>([KEYS.reward, ...RL_WARNING_KEYS])];
 
 function stepOf(store: MetricsStore): { step?: number; time?: string } {
   const last = store.lastStepEvent;
@@ -81,7 +86,10 @@ export function evaluateAlerts(store: MetricsStore, events: readonly TrainerEven
 
 /** What the rules over the latest steps read of the context: with the store's `rulesVersion`,
  *  all that `stepAlerts` depends on (a caller that asks at every record answers from a cache). */
-export type StepRuleContext = Pick<AlertContext, 'maxHeadOffpolicyness' | 'stalenessJudgedElsewhere'>;
+export type StepRuleContext = Pick<
+  AlertContext,
+  'maxHeadOffpolicyness' | 'stalenessJudgedElsewhere' | 'behavImpWeightCap'
+>;
 
 /** Every rule but the stall: what the latest steps say. They read the store's steps only (what
  *  moves its `rulesVersion`) and the context's budget, never the clock. */
@@ -177,6 +185,9 @@ export function stepAlerts(store: MetricsStore, ctx: StepRuleContext): Alert[] {
     });
   }
 
+  // The RL-health early warnings (behaviour-weight spike with no cap, entropy collapse, failures
+  // growing while success holds): their trends read the store's series.
+  alerts.push(...rlAlerts(store, ctx.behavImpWeightCap));
   return alerts;
 }
 

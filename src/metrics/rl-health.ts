@@ -169,7 +169,9 @@ export function rlHealthGroups(s: StatSource, facts: RlFacts, counts: RlCounts):
             'largest pi_prox / pi_behav ratio (decoupled loss), against actor.behav_imp_weight_cap',
             () => capText,
           ),
-          warn: behaveMax !== null && (cap === null ? behaveMax > 5 : cap !== undefined && behaveMax > cap),
+          warn:
+            behaveMax !== null &&
+            (cap === null ? behaveMax > RL_THRESHOLDS.behaveWeightSpike : cap !== undefined && behaveMax > cap),
         },
         fig(
           s,
@@ -261,9 +263,41 @@ export interface RlWarning {
   id: string;
   title: string;
   detail: string;
+  /** The rule and its threshold, in words (an alert states it). */
+  rule: string;
+  /** The stats key it reads first. */
+  key: string;
 }
 
-/** The early-warning rules, on the latest steps. */
+/** The early-warning rules' thresholds (the screen and the alerts read the same). The histories are
+ *  the run's values bucketed into at most HISTORY_POINTS points (each bucket's last value), so
+ *  "the first 10" of a 640-step run are its first 100 steps. */
+export const RL_THRESHOLDS = {
+  /** behaviour importance weight max above this with actor.behav_imp_weight_cap null (unset). */
+  behaveWeightSpike: 5,
+  /** entropy: the mean of the last 5 points under this share of the mean of the first 10 (≥ 20 points). */
+  entropyCollapseShare: 0.5,
+  /** failure num_steps: the mean of the last 10 points at least this × the first 10 (≥ 20 points)… */
+  failureGrowth: 1.3,
+  /** …while the mean reward of the last 10 stays at least this share of the first 10. */
+  rewardHeldShare: 0.9,
+  /** Points a history needs before the trend rules speak. */
+  minPoints: 20,
+} as const;
+
+/** Points of a key's history the trend rules read. */
+export const HISTORY_POINTS = 64;
+
+/** The stats keys the early-warning rules read as series. */
+export const RL_WARNING_KEYS = [
+  'ppo_actor/update/behave_imp_weight/max',
+  'ppo_actor/update/entropy/avg',
+  'rollout/failure/num_steps',
+  'rollout/reward',
+] as const;
+
+/** The early-warning rules, on the latest steps. A key the log never printed says nothing; the
+ *  spike rule speaks only where the config is known to set no cap. */
 export function rlWarnings(s: StatSource, facts: RlFacts): RlWarning[] {
   const out: RlWarning[] = [];
   const bw = 'ppo_actor/update/behave_imp_weight/max';
@@ -271,35 +305,52 @@ export function rlWarnings(s: StatSource, facts: RlFacts): RlWarning[] {
     const v = s.latest(bw);
     // The reference config: ~99% of tokens sit in [0.5, 3]; one spike to 14.65 with cap=null
     // dropped reward to 0.103 two steps later.
-    if (v !== null && v > 5)
+    if (v !== null && v > RL_THRESHOLDS.behaveWeightSpike)
       out.push({
         id: 'rl/behave-weight-spike',
+        key: bw,
+        rule: `max > ${RL_THRESHOLDS.behaveWeightSpike} with actor.behav_imp_weight_cap unset`,
         title: `behaviour importance weight max ${fmt(v)} with no cap`,
         detail:
           'a spike like this (14.65 at step 14 in the reference run) preceded a reward drop: set actor.behav_imp_weight_cap (5.0 in the reference config)',
       });
   }
   const ent = s.history('ppo_actor/update/entropy/avg');
-  if (ent.length >= 20) {
+  const T = RL_THRESHOLDS;
+  if (ent.length >= T.minPoints) {
     const first = mean(ent.slice(0, 10));
     const last = mean(ent.slice(-5));
-    if (first !== null && last !== null && first > 0 && last < 0.5 * first)
+    if (first !== null && last !== null && first > 0 && last < T.entropyCollapseShare * first)
       out.push({
         id: 'rl/entropy-collapse',
+        key: 'ppo_actor/update/entropy/avg',
+        rule: `mean of the last 5 points < ${T.entropyCollapseShare} × the first 10's, over ≥ ${T.minPoints} points`,
         title: `entropy collapse: ${fmt(last)} over the last 5 steps, ${fmt(first)} over the first 10`,
         detail: 'the policy is becoming deterministic: check the learning rate, the clip ratio and the reward mix',
       });
   }
   const fail = s.history('rollout/failure/num_steps');
   const reward = s.history('rollout/reward');
-  if (fail.length >= 20 && reward.length >= 20) {
+  if (fail.length >= T.minPoints && reward.length >= T.minPoints) {
     const f0 = mean(fail.slice(0, 10));
     const f1 = mean(fail.slice(-10));
     const r0 = mean(reward.slice(0, 10));
     const r1 = mean(reward.slice(-10));
-    if (f0 !== null && f1 !== null && r0 !== null && r1 !== null && f0 > 0 && f1 >= 1.3 * f0 && r1 >= 0.9 * r0)
+    if (
+      f0 !== null &&
+      f1 !== null &&
+      r0 !== null &&
+      r1 !== null &&
+      f0 > 0 &&
+      f1 >= T.failureGrowth * f0 &&
+      r1 >= T.rewardHeldShare * r0
+    )
       out.push({
         id: 'rl/failure-length',
+        key: 'rollout/failure/num_steps',
+        rule:
+          `last 10 points' mean ≥ ${T.failureGrowth} × the first 10's while rollout/reward's stays ≥ ` +
+          `${T.rewardHeldShare} × its first 10's, over ≥ ${T.minPoints} points`,
         title: `failed trajectories grew from ${fmt(f0)} to ${fmt(f1)} steps while reward held (${fmt(r0)} → ${fmt(r1)})`,
         detail:
           'long failures cost rollout time and can push the policy to wander: compare success/failure num_steps by tier',

@@ -29,6 +29,13 @@ export function checkCheckout({ facts: f, target }: PreflightInput): CheckResult
 export function checkSetup({ facts: f }: PreflightInput): CheckResult {
   if (!f.setup.given) return { id: 'setup', result: 'ok', seen: 'no setup line', todo: '' };
   if (f.setup.ok) return { id: 'setup', result: 'ok', seen: 'the setup line runs (exit 0)', todo: '' };
+  if (f.setup.timedOut)
+    return {
+      id: 'setup',
+      result: 'error',
+      seen: `the setup line ${f.setup.out}`,
+      todo: 'Run the setup line by hand on the target: it waits for something (a stuck NFS mount, a module or conda that hangs). The trainer runs after it.',
+    };
   return {
     id: 'setup',
     result: 'error',

@@ -21,8 +21,10 @@ export interface GateInput {
   previouslyForwarded?: readonly string[];
   /** How the user overrides a blocked launch, for the reason line (default: pass --skip-preflight). */
   skipHint?: string;
-  /** Ends the probe early (the cockpit quitting mid-launch). */
+  /** Ends the probe early (the cockpit quitting mid-launch, a signal): on the target too. */
   signal?: AbortSignal;
+  /** Told of that cancel's exec, for a caller about to exit (probe.ts runProbe). */
+  onCancel?: (done: Promise<unknown>) => void;
   /** A direct multi-node run's other nodes (given with --node or discovered): their GPUs are checked too. */
   nodes?: string[];
 }
@@ -49,6 +51,7 @@ export async function preflightGate(transport: Transport, input: GateInput): Pro
       envNames: input.envNames,
       ...(input.previouslyForwarded ? { previouslyForwarded: input.previouslyForwarded } : {}),
       ...(input.signal ? { signal: input.signal } : {}),
+      ...(input.onCancel ? { onCancel: input.onCancel } : {}),
       ...(input.runId ? { runId: input.runId, resuming: true } : {}),
       ...(input.nodes?.length ? { nodes: input.nodes } : {}),
     });

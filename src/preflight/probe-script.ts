@@ -6,9 +6,12 @@
 // Written for bash ≥ 4 and coreutils; every external tool is optional (a missing nvidia-smi, sinfo
 // or df becomes a fact, not a failure of the probe).
 // Written with `@{` for bash's `${` (a template literal cannot hold `${` raw); restored below.
+import { withSetupLimit } from '../runs/index.js';
+
 export const PROBE_SCRIPT = String.raw`
 set -u
 workdir=; python=python3; setup=; model=; fileroot=; exp=; trial=; slurm=0; partition=; parallel=8
+limit=60; token=
 datasets=(); nodes=(); sbatch_args=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -16,11 +19,18 @@ while [ $# -gt 0 ]; do
     --fileroot) fileroot=$2;; --experiment) exp=$2;; --trial) trial=$2;; --slurm) slurm=$2;;
     --partition) partition=$2;; --dataset) datasets+=("$2");; --node) nodes+=("$2");;
     --sbatch-arg) sbatch_args+=("$2");; --parallel) parallel=$2;;
+    --step-limit) limit=$2;; --token) token=$2;;
     *) echo "awrl-preflight: unknown argument $1" >&2; exit 64;;
   esac
   shift 2
 done
 batch=$(cat)
+# A step that may hang (a setup line on a stuck NFS, a python, nvidia-smi, sbatch): at most $limit s,
+# rc 124 when it did not finish (coreutils timeout ends the step's process group; without timeout,
+# no limit). No background watchdog here: ask_nodes' 'wait' would wait for it too. A cancel finds
+# this probe by its --token and ends its session (probe.ts probeCancelArgv).
+if command -v timeout >/dev/null 2>&1; then lim() { timeout -k 5 "$limit" "$@"; }; else lim() { "$@"; }; fi
+late() { printf 'did not finish in %s s (stopped)' "$limit"; }
 
 # JSON string from arbitrary bytes: escape \ and ", spell out control characters.
 j() {
@@ -34,7 +44,8 @@ num() { case $1 in ''|*[!0-9]*) printf null;; *) printf '%s' "$1";; esac; }
 # Runs a command; prints {"ok":…,"rc":…,"out":…} with output capped.
 cmd() {
   local out rc
-  out=$("$@" 2>&1); rc=$?
+  out=$(lim "$@" 2>&1); rc=$?
+  [ $rc -eq 124 ] && out=$(late)
   out=@{out:0:8000}
   printf '{"ok":%s,"rc":%s,"out":%s}' "$([ $rc -eq 0 ] && echo true || echo false)" "$rc" "$(j "$out")"
 }
@@ -65,7 +76,9 @@ ask_node() {
     "$(cmd ssh -o BatchMode=yes -o ConnectTimeout=10 "$1" nvidia-smi "@{Q_APP[@]}")"
 }
 
-printf '{"host":%s,"user":%s' "$(j "$(hostname 2>/dev/null)")" "$(j "$(id -un 2>/dev/null)")"
+# The host's name without relying on one command (a minimal image may lack hostname).
+host=$(hostname 2>/dev/null || uname -n 2>/dev/null); [ -n "$host" ] || { IFS= read -r host < /proc/sys/kernel/hostname; } 2>/dev/null
+printf '{"host":%s,"user":%s' "$(j "$host")" "$(j "$(id -un 2>/dev/null || echo "@{USER:-}")")"
 
 printf ',"workdir":{"path":%s,"exists":%s,"trainPy":%s}' "$(j "$workdir")" "$(b test -d "$workdir")" "$(b test -f "$workdir/webgym/train.py")"
 
@@ -74,10 +87,15 @@ printf ',"workdir":{"path":%s,"exists":%s,"trainPy":%s}' "$(j "$workdir")" "$(b 
 # It runs in the workdir, as a direct launch runs it (source .venv/bin/activate is relative to it).
 cd "$workdir" 2>/dev/null || cd /
 if [ -n "$setup" ]; then
-  setup_out=$( (eval "$setup") 2>&1 ); setup_rc=$?
+  setup_out=$(lim bash -c 'eval "$1"' awrl-setup "$setup" 2>&1); setup_rc=$?
+  late_setup=false
+  [ $setup_rc -eq 124 ] && { late_setup=true; setup_out=$(late); }
   setup_out=@{setup_out:0:8000}
-  printf ',"setup":{"given":true,"ok":%s,"rc":%s,"out":%s}' "$([ $setup_rc -eq 0 ] && echo true || echo false)" "$setup_rc" "$(j "$setup_out")"
-  [ $setup_rc -eq 0 ] && eval "$setup" >/dev/null 2>&1
+  printf ',"setup":{"given":true,"ok":%s,"rc":%s,"out":%s,"timedOut":%s}' "$([ $setup_rc -eq 0 ] && echo true || echo false)" "$setup_rc" "$(j "$setup_out")" "$late_setup"
+  # Applied here for what follows (its exports, PATH), bounded as well: it may hang the second time.
+  if [ $setup_rc -eq 0 ]; then
+${withSetupLimit('eval "$setup" >/dev/null 2>&1', '$limit')}
+  fi
 else
   printf ',"setup":{"given":false,"ok":true,"rc":0,"out":""}'
 fi
@@ -112,7 +130,7 @@ printf ']'
 # Who holds the head node's GPUs, and whether they carry a run tag (leftovers of another run).
 printf ',"processes":['
 sep=
-for pid in $(nvidia-smi --query-compute-apps=pid --format=csv,noheader,nounits 2>/dev/null | tr -dc '0-9\n' | sort -un); do
+for pid in $(lim nvidia-smi --query-compute-apps=pid --format=csv,noheader,nounits 2>/dev/null | tr -dc '0-9\n' | sort -un); do
   [ -d "/proc/$pid" ] || continue
   if [ -r "/proc/$pid/environ" ]; then
     tag=$(tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | sed -n 's/^AWRL_RUN_ID=//p' | head -n1)
@@ -129,9 +147,12 @@ printf ']'
 # The trainer creates fileroot itself: test the nearest existing ancestor for writing and space.
 t=$fileroot
 while [ -n "$t" ] && [ ! -d "$t" ]; do t=$(dirname "$t"); done
+# Written with the shell's own redirection (noclobber: never an existing file), so a missing or
+# BusyBox mktemp cannot pass for a permission problem.
 writable=false
-if [ -n "$t" ] && f=$(mktemp -p "$t" .awrl-preflight.XXXXXX 2>/dev/null); then writable=true; rm -f "$f"; fi
-avail=$(df -P "$t" 2>/dev/null | awk 'NR==2 {print $4}')
+f="$t/.awrl-preflight.$$.$RANDOM"
+if [ -n "$t" ] && (set -C; : > "$f") 2>/dev/null; then writable=true; rm -f "$f"; fi
+avail=$(lim df -P "$t" 2>/dev/null | awk 'NR==2 {print $4}')
 printf ',"fileroot":{"path":%s,"exists":%s,"testedDir":%s,"writable":%s,"availKB":%s}' \
   "$(j "$fileroot")" "$(b test -d "$fileroot")" "$(j "$t")" "$writable" "$(num "$avail")"
 

@@ -26,6 +26,8 @@ export interface PreflightOptions {
   /** Typical step wall time for the Slurm time-limit check (default: the reference run's ~11 min). */
   typicalStepSeconds?: number;
   signal?: AbortSignal;
+  /** Told of the probe's cancel on the target when `signal` aborts (probe.ts runProbe). */
+  onCancel?: (done: Promise<unknown>) => void;
 }
 
 export interface PreflightReport {
@@ -59,6 +61,8 @@ export async function runPreflightReport(transport: Transport, opts: PreflightOp
     trial: ev.trialName,
     datasets,
     ...(opts.nodes ? { nodes: opts.nodes } : {}),
+    // No step may run longer than the target's setup limit (default 60 s): stopped and named.
+    ...(target.setupTimeoutS ? { stepLimitS: target.setupTimeoutS } : {}),
   };
   if (target.backend === 'slurm') {
     // The very script and options the launcher would submit, for a run dir that need not exist yet.
@@ -81,7 +85,7 @@ export async function runPreflightReport(transport: Transport, opts: PreflightOp
       }),
     };
   }
-  const facts = await runProbe(transport, params, opts.signal);
+  const facts = await runProbe(transport, params, opts.signal, opts.onCancel);
   const others = facts.processes.map((p) => p.runId).filter((r): r is string => !!r && r !== opts.runId);
   const otherRuns = others.length > 0 ? await otherRunStates(transport, target, others) : undefined;
   const alloc = typeof resolved.allocation_mode === 'string' ? parseAllocationMode(resolved.allocation_mode) : null;

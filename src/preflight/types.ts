@@ -40,7 +40,8 @@ export interface ProbeFacts {
   host: string;
   user: string;
   workdir: { path: string; exists: boolean; trainPy: boolean };
-  setup: { given: boolean } & ProbeCommandResult;
+  /** `timedOut`: it did not finish within the probe's step limit (and was stopped). */
+  setup: { given: boolean; timedOut?: boolean } & ProbeCommandResult;
   python: { command: string } & ProbeCommandResult;
   model: {
     path: string;

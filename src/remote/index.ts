@@ -11,6 +11,7 @@ export type {
 export { SSH_CLIENTS } from './options.js';
 export { shellQuote, commandLine, remoteScript } from './quote.js';
 export { LocalTransport } from './local.js';
+export { TargetCommandMissing } from './remote-files.js';
 export { ConnectFailure, CONNECT_FAILURE_KINDS, isRetryable, type ConnectFailureKind } from './connect-failure.js';
 import type { Transport } from './transport.js';
 import type { OpenTransportOptions } from './options.js';

@@ -21,12 +21,37 @@ export async function readRemoteFile(
   return r.stdout;
 }
 
+/** The target lacks a command awrl-tui runs there (GNU `stat`, …), or has one that does not work
+ *  as GNU coreutils' does (BusyBox): nothing about the run can be said; the user must fix the target. */
+export class TargetCommandMissing extends Error {
+  override name = 'TargetCommandMissing';
+  constructor(
+    readonly target: string,
+    readonly command: string,
+    why: string,
+  ) {
+    super(
+      `${target}: awrl-tui needs GNU coreutils' \`${command}\` on the target's PATH (${why}); ` +
+        `install coreutils there or put it first on the login PATH (~/.bashrc)`,
+    );
+  }
+}
+
 export async function statRemote(t: Execs, path: string): Promise<FileStat | null> {
   const r = await t.exec(remoteScript(STAT_SCRIPT, [path]));
   const out = r.stdout.toString().trim();
-  if (r.code !== 0) throw new Error(`${t.target}: cannot stat ${path}: ${r.stderr.toString().trim()}`);
+  const err = r.stderr.toString().trim();
+  // The path exists (the script said `missing` otherwise): a stat that fails or answers in another
+  // shape is the target's stat, not the file.
+  if (r.code === 127 || /\bstat: (command )?not found/.test(err))
+    throw new TargetCommandMissing(t.target, 'stat', 'there is no `stat` command');
+  if (r.code !== 0 && /(unrecognized|invalid|illegal|unknown) option|BusyBox|^usage:/im.test(err))
+    throw new TargetCommandMissing(t.target, 'stat', `its stat does not take -L -c: ${err.split('\n')[0]}`);
+  if (r.code !== 0) throw new Error(`${t.target}: cannot stat ${path}: ${err}`);
   if (out === 'missing') return null;
   // `INODE SIZE EPOCH YYYY-MM-DD HH:MM:SS.NNNNNNNNN +ZZZZ`
+  if (!/^\d+ \d+ \d+ \S+ \S+/.test(out))
+    throw new TargetCommandMissing(t.target, 'stat', `its stat answered '${out.slice(0, 60)}'`);
   const [ino, size, epoch, , time] = out.split(' ');
   const frac = /\.(\d+)/.exec(time ?? '')?.[1] ?? '0';
   return {

@@ -11,6 +11,7 @@ export const TARGET_VALUE_FLAGS: Record<string, keyof TargetFlags> = {
   '--workdir': 'workdir',
   '--python': 'python',
   '--setup': 'setup',
+  '--setup-timeout': 'setupTimeoutS',
   '--backend': 'backend',
   '--partition': 'partition',
   '--nodes': 'nodes',
@@ -23,7 +24,7 @@ export const TARGET_VALUE_FLAGS: Record<string, keyof TargetFlags> = {
   '--forward-env': 'forwardEnv',
   '--no-forward-env': 'noForwardEnv',
 };
-const NUMERIC: ReadonlySet<keyof TargetFlags> = new Set(['nodes', 'gpusPerNode', 'cpusPerTask']);
+const NUMERIC: ReadonlySet<keyof TargetFlags> = new Set(['nodes', 'gpusPerNode', 'cpusPerTask', 'setupTimeoutS']);
 
 export interface ParsedCli {
   flags: TargetFlags;

@@ -2,6 +2,7 @@
 // the cockpit and `--demo` all go through these, so they never disagree about a run.
 export { loadTargets, resolveTarget, setupInWorkdir, targetsFilePath, TargetsFileError } from './targets.js';
 export type { Target, TargetFlags, SlurmOptions, Backend } from './targets.js';
+export { DEFAULT_SETUP_LIMIT_S, setupLateWords, withSetupLimit } from './setup-limit.js';
 export {
   launchRun,
   resumeRun,

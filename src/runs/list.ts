@@ -17,6 +17,7 @@ import {
   type SentinelView,
 } from './sentinel-status.js';
 import { isActive } from './run-state.js';
+import { RunError } from './run-error.js';
 
 export interface RunSummary {
   runId: string;
@@ -86,8 +87,10 @@ export async function listRunsOnHead(
     ),
   );
   if (res.code !== 0) {
-    throw new Error(
+    // A RunError (exit 1, remote-failed): the launch's twin check says it as `runs` does, not as a bug.
+    throw new RunError(
       `listing runs on ${target.name} failed: ${res.stderr.toString().trim().split('\n').pop() ?? `exit ${res.code}`}`,
+      1,
     );
   }
   const text = res.stdout.toString('utf8');

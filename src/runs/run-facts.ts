@@ -4,6 +4,7 @@
 // makes the facts (`follow` while it connects).
 import type { ConfigEvaluation } from '../config/index.js';
 import type { RunRecord } from './run-record.js';
+import type { ExpectedWandb } from './wandb-expected.js';
 
 export interface RunWatchFacts {
   consumerBatchSize?: number;
@@ -12,6 +13,8 @@ export interface RunWatchFacts {
   /** actor.behav_imp_weight_cap: null when the config sets none (the trainer's default, no cap),
    *  undefined when the config is not known here or its value is no number. */
   behavImpWeightCap?: number | null;
+  /** The wandb run the config makes, known before wandb's banner (absent: disabled or not known). */
+  wandb?: ExpectedWandb;
 }
 
 /** A config as the trainer read it: the file's text and the command line's overrides. */

@@ -54,21 +54,27 @@ export async function stopRun(
   if (!isValidRunId(runId)) throw new RunError(`'${runId}' is not a run id (see ${list})`, 2, 'usage');
   const runDir = `${runsRoot(target)}/${runId}`;
   const record = await readRecord(transport, runDir);
-  if (!record)
-    throw new RunError(
-      `no run ${runId} on ${target.name} (${runsRoot(target)}); list them with: ${list}`,
-      2,
-      'run-not-found',
-    );
   const report: StopReport = {
     runId,
-    backend: record.backend,
+    backend: record?.backend ?? 'direct',
     terminated: [],
     killed: [],
     swept: [],
     left: [],
     cancelledJobs: [],
   };
+  if (!record) {
+    // No run.json, or one cut short (a disk that filled mid-write): a run the list still shows is
+    // stopped through its pid file; nothing can be recorded in its run.json.
+    if (!(await listRunsOnHead(transport, target, { only: runId, tailBytes: 0 })).runs[0])
+      throw new RunError(
+        `no run ${runId} on ${target.name} (${runsRoot(target)}); list them with: ${list}`,
+        2,
+        'run-not-found',
+      );
+    await refuseUnreadableSlurm(transport, target, runId, runDir);
+    return stopDirect(transport, target, report, runDir, opts);
+  }
   // Recording the stop of a run that already ended would turn `finished` (or `failed`) into
   // `stopped`: its state is history, keep it. The signals and the sweep below still run (harmless
   // on a dead group; they catch tagged leftovers).
@@ -114,8 +120,24 @@ export async function stopRun(
     report.after = await stateAfter(transport, target, runId, report.cancelledJobs.length > 0 ? grace * 1000 : 0);
     return report;
   }
+  return stopDirect(transport, target, report, runDir, opts);
+}
+
+/** SIGTERM to the job's group (job.pid), the grace, SIGKILL, the tag sweep. */
+async function stopDirect(
+  transport: Transport,
+  target: Target,
+  report: StopReport,
+  runDir: string,
+  opts: { graceSeconds?: number; sweep?: boolean },
+): Promise<StopReport> {
+  const grace = Math.max(0, Math.round(opts.graceSeconds ?? 10));
   const res = await transport.exec(
-    remoteScript(STOP_DIRECT_SCRIPT, [runDir, runId, String(grace), opts.sweep === false ? '0' : '1'], 'awrl-stop'),
+    remoteScript(
+      STOP_DIRECT_SCRIPT,
+      [runDir, report.runId, String(grace), opts.sweep === false ? '0' : '1'],
+      'awrl-stop',
+    ),
   );
   for (const [k, f] of parseMarkedLines(res.stdout.toString())) {
     const pid = Number(f[0]);
@@ -124,8 +146,26 @@ export async function stopRun(
     else if (k === 'sweep') report.swept.push(pid);
     else if (k === 'left') report.left.push(pid);
   }
-  report.after = await stateAfter(transport, target, runId, 0);
+  report.after = await stateAfter(transport, target, report.runId, 0);
   return report;
+}
+
+/** A Slurm run's job ids are in its run.json only: with that unreadable, say how to find them
+ *  rather than "nothing was running". */
+async function refuseUnreadableSlurm(transport: Transport, target: Target, runId: string, runDir: string) {
+  const r = await transport.exec([
+    'bash',
+    '-c',
+    '[ -e "$1/job.sbatch" ] || [ -e "$1/slurm-submitting" ]',
+    'awrl-kind',
+    runDir,
+  ]);
+  if (r.code === 0)
+    throw new RunError(
+      `run.json of ${runId} on ${target.name} is unreadable (cut short or corrupt) and it is a Slurm run, whose ` +
+        `job ids only run.json keeps: find them with squeue --me --name=awrl-${runId}, then scancel them`,
+      1,
+    );
 }
 
 /** The run's state after the stop, asked again until it is no longer active or `waitMs` passed. */

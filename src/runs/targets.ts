@@ -4,6 +4,7 @@
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import { z } from 'zod';
 import { shellQuote } from '../remote/quote.js';
+import { DEFAULT_SETUP_LIMIT_S, withSetupLimit } from './setup-limit.js';
 import { CODEC_CHOICES, SSH_CLIENTS, type CodecChoice, type SshClientChoice } from '../remote/options.js';
 
 export type Backend = 'direct' | 'slurm';
@@ -34,6 +35,9 @@ export interface Target {
   python: string;
   /** A shell line run before the trainer (e.g. `source ~/miniconda3/bin/activate awrl`). */
   setup?: string;
+  /** How long the setup line (and each pre-flight step) may take there, in seconds (default 60:
+   *  setup-limit.ts); `setup_timeout` / `--setup-timeout`. */
+  setupTimeoutS?: number;
   backend: Backend;
   slurm: SlurmOptions;
   /** Environment variable names to forward IN ADDITION to the ones the config needs (required). */
@@ -70,6 +74,7 @@ const targetSchema = z
     workdir: z.string().min(1),
     python: z.string().min(1).optional(),
     setup: z.string().optional(),
+    setup_timeout: z.number().int().positive().optional(),
     backend: z.enum(['direct', 'slurm']).optional(),
     slurm: slurmSchema.optional(),
     forward_env: z.array(envName).optional(),
@@ -144,6 +149,7 @@ export function loadTargets(text: string, fileName: string): Record<string, Targ
       workdir: t.workdir,
       python: t.python ?? 'python3',
       setup: t.setup,
+      ...(t.setup_timeout ? { setupTimeoutS: t.setup_timeout } : {}),
       backend: t.backend ?? 'direct',
       slurm: {
         partition: t.slurm?.partition,
@@ -170,6 +176,7 @@ export interface TargetFlags {
   workdir?: string;
   python?: string;
   setup?: string;
+  setupTimeoutS?: number;
   backend?: string;
   partition?: string;
   nodes?: number;
@@ -213,6 +220,9 @@ export function resolveTarget(flags: TargetFlags, profiles: Record<string, Targe
     workdir,
     python: flags.python ?? base.python ?? 'python3',
     setup: flags.setup ?? base.setup,
+    ...((flags.setupTimeoutS ?? base.setupTimeoutS)
+      ? { setupTimeoutS: flags.setupTimeoutS ?? base.setupTimeoutS }
+      : {}),
     backend: (flags.backend as Backend | undefined) ?? base.backend ?? 'direct',
     slurm: {
       partition: flags.partition ?? s.partition,
@@ -243,9 +253,11 @@ export function resolveTarget(flags: TargetFlags, profiles: Record<string, Targe
  * file everywhere; the script's own directory and the setup's exit status are kept. Lines, not
  * `;`: a setup line that ends in a comment must not swallow what follows. '' when there is none.
  */
-export function setupInWorkdir(t: Pick<Target, 'setup' | 'workdir'>): string {
+export function setupInWorkdir(t: Pick<Target, 'setup' | 'workdir' | 'setupTimeoutS'>): string {
   if (!t.setup) return '';
-  return `awrl_here=$PWD; cd ${shellQuote(t.workdir)} 2>/dev/null\n${t.setup}\nawrl_rc=$?; cd "$awrl_here"; (exit $awrl_rc)`;
+  const line = `awrl_here=$PWD; cd ${shellQuote(t.workdir)} 2>/dev/null\n${t.setup}\nawrl_rc=$?; cd "$awrl_here"; (exit $awrl_rc)`;
+  // Bounded: a setup line that hangs ends the script with its reason on stderr (setup-limit.ts).
+  return withSetupLimit(line, t.setupTimeoutS ?? DEFAULT_SETUP_LIMIT_S);
 }
 
 export function targetsFilePath(env: Record<string, string | undefined>, home: string): string {

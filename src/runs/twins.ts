@@ -12,13 +12,14 @@ import { RunError } from './run-error.js';
  *  advice, with what reaches it (a command copied without -F or --setup finds no run), when the
  *  caller has none better (the CLI passes the very flags the user typed). */
 export function defaultWhere(
-  t: Pick<Target, 'name' | 'workdir'> & Partial<Pick<Target, 'sshConfigFile' | 'setup'>>,
+  t: Pick<Target, 'name' | 'workdir'> & Partial<Pick<Target, 'sshConfigFile' | 'setup' | 'setupTimeoutS'>>,
 ): string {
   return [
     `--target ${shellQuote(t.name)}`,
     ...(t.sshConfigFile ? [`-F ${shellQuote(t.sshConfigFile)}`] : []),
     `--workdir ${shellQuote(t.workdir)}`,
     ...(t.setup ? [`--setup ${shellQuote(t.setup)}`] : []),
+    ...(t.setup && t.setupTimeoutS ? [`--setup-timeout ${t.setupTimeoutS}`] : []),
   ].join(' ');
 }
 

@@ -78,3 +78,41 @@ export async function stopSentinel(
   const out = res.stdout.toString('utf8');
   return /^@@kill\t/m.test(out) ? 'killed' : /^@@term\t/m.test(out) ? 'stopped' : 'none';
 }
+
+/** What the one digest of an ended run did (`sentinel-run --digest-once`'s line). */
+export interface DigestedRun {
+  digest: string;
+  logBytes: number;
+  updated: boolean;
+  offset?: number;
+  gzBytes?: number;
+  filtered?: number;
+  rebuilt?: string | null;
+}
+
+/** An ended run: nothing to watch, but its digest is written once (the next attach reads it instead
+ *  of the whole log), by the sentinel's runtime on the target, in the foreground; then it is over. */
+export async function digestEndedRun(transport: Transport, target: Target, record: RunRecord): Promise<DigestedRun> {
+  const runtime = await ensureRuntime(transport, target);
+  const res = await transport.exec([
+    runtime.node,
+    '--v8-pool-size=1',
+    runtime.main,
+    'sentinel-run',
+    record.runId,
+    record.runDir,
+    '--digest-once',
+  ]);
+  const line = res.stdout.toString('utf8').trim().split('\n').pop() ?? '';
+  let out: DigestedRun | null = null;
+  try {
+    out = JSON.parse(line) as DigestedRun;
+  } catch {
+    out = null;
+  }
+  if (res.code !== 0 || !out || typeof out.digest !== 'string')
+    throw new SentinelError(
+      `the digest of ${record.runId} was not written on ${target.name}: ${res.stderr.toString('utf8').trim().split('\n').pop() || `exit ${res.code}`}`,
+    );
+  return out;
+}

@@ -4,6 +4,8 @@
 // whole attempt chain, as `follow` sees it), its notifications sent from here, and a heartbeat
 // (sentinel.json) every period. It stops by itself once the run's end is delivered. Whatever
 // happens to it never touches the run: it only reads the run dir and writes its own files there.
+// With a digest (injected by its command: src/session's DigestWriter), it keeps the run's digest up
+// to date every period and once more at its end: an attach reads it instead of the whole log.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { LocalTransport } from '../remote/local.js';
 import { createRunWatch } from '../watch/create-run-watch.js';
@@ -11,6 +13,7 @@ import { parseRunRecord, runLogPath } from '../runs/run-record.js';
 import { readRunFacts } from '../runs/run-facts-eval.js';
 import { SENTINEL_FILES, SENTINEL_PERIOD_MS, type SentinelBeat } from '../runs/sentinel-status.js';
 import type { WatchOutput } from '../watch/watch-output.js';
+import type { Transport } from '../remote/transport.js';
 import { parseSentinelInput, type SentinelInput } from './sentinel-input.js';
 import { makeSender, type SentinelSender } from './sender.js';
 
@@ -23,7 +26,21 @@ const END_DELIVERY_MS = 120_000;
 const SENTINEL_FOLLOW_POLL_MS = 500;
 const SENTINEL_STATE_POLL_MS = 10_000;
 
-export async function runSentinel(runId: string, runDir: string, stdin: string): Promise<number> {
+/** The run's digest next to it (src/session/digest-writer.ts): brought up to the log's end. */
+export interface SentinelDigest {
+  /** `force`: however little the log gained (its end); else the writer may wait for more. */
+  update(o?: {
+    force?: boolean;
+  }): Promise<{ offset: number; gzBytes: number; filtered: number; rebuilt: string | null } | null>;
+}
+export type MakeDigest = (transport: Transport, logPath: string) => SentinelDigest;
+
+export async function runSentinel(
+  runId: string,
+  runDir: string,
+  stdin: string,
+  makeDigest?: MakeDigest,
+): Promise<number> {
   const input = parseSentinelInput(stdin);
   const record = parseRunRecord(readFileSync(`${runDir}/run.json`, 'utf8'));
   if (!record || record.runId !== runId) {
@@ -45,7 +62,8 @@ export async function runSentinel(runId: string, runDir: string, stdin: string):
     }),
   });
   const sender = makeSender(input, watch, log);
-  const sentinel = new Sentinel(runId, runDir, input, sender);
+  const digest = makeDigest ? new DigestKeeper(makeDigest(transport, runLogPath(record))) : null;
+  const sentinel = new Sentinel(runId, runDir, input, sender, digest);
   let runEnded = false;
   const ended = new Promise<string>((resolve) => {
     watch.on((o) => {
@@ -64,7 +82,7 @@ export async function runSentinel(runId: string, runDir: string, stdin: string):
   const why = await ended;
   watch.close();
   log(`${why}; delivering what is left`);
-  await sender.flush(END_DELIVERY_MS);
+  await Promise.all([sender.flush(END_DELIVERY_MS), digest?.last()]);
   sentinel.stop(why, runEnded);
   log(`stopped: ${why}`);
   await transport.close();
@@ -80,6 +98,7 @@ class Sentinel {
     private readonly runDir: string,
     private readonly input: SentinelInput,
     private readonly sender: SentinelSender,
+    private readonly digest: DigestKeeper | null,
   ) {
     this.timer = setInterval(() => this.beat(), input.periodMs ?? SENTINEL_PERIOD_MS);
   }
@@ -94,6 +113,7 @@ class Sentinel {
 
   beat(): void {
     this.write({ state: 'running' });
+    this.digest?.update();
   }
 
   stop(why: string, runEnded: boolean): void {
@@ -122,6 +142,34 @@ class Sentinel {
       renameSync(tmp, path);
     } catch (e) {
       log(`heartbeat not written: ${(e as Error).message}`);
+    }
+  }
+}
+
+/** One digest update at a time (a period's update waits for none: it is skipped while one runs). */
+class DigestKeeper {
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly digest: SentinelDigest) {}
+
+  update(): void {
+    this.running ??= this.once().finally(() => (this.running = null));
+  }
+
+  /** The last update, once the running one (if any) is over: the digest reaches the log's end. */
+  async last(): Promise<void> {
+    await this.running;
+    await this.once(true);
+  }
+
+  private async once(force = false): Promise<void> {
+    try {
+      const u = await this.digest.update({ force });
+      if (u?.rebuilt)
+        log(`digest written from the log's start (${u.rebuilt}): ${u.offset} bytes, ${u.gzBytes} gzipped`);
+    } catch (e) {
+      // A full disk, a log gone: the digest stays as it was (an attach then filters the rest).
+      log(`digest not updated: ${(e as Error).message}`);
     }
   }
 }

@@ -7,6 +7,7 @@
 // The output is gzipped (`gzip -1`, everywhere; 173 MB of kept lines of a 1.1 GB log become 15 MB).
 import { ALERT_KEYS } from '../metrics/index.js';
 import { PANEL_SERIES } from './panel-series.js';
+import { DIGEST_CHECK, DIGEST_SEND } from './run-digest.js';
 
 /** Keys read beyond the panels: compare's summary and a pinned baseline count the evaluation rounds. */
 export const BEYOND_PANELS = ['test_rollout/trajectory/round'];
@@ -30,10 +31,12 @@ export function keyPatterns(keys: readonly string[] = BACKFILL_KEYS): string {
 const NOT_TABLE_ROW = String.raw`-e '^$' -e $'^[^\342]' -e $'^\342[^\224]' -e $'^\342\224[^\202\234]' -e $'^\342$' -e $'^\342\224$'`;
 
 /** $1 where the kept part ends (a line's end), $2 file, $3 where it starts (0, or a cached
- *  backfill's end), $4 the identity the cache expects there, $5 the key patterns.
- *  stdout: `FROM INODE HEAD SEAM` (FROM: $3, or 0 when the log is not the one the cache saw; the
- *  identity of the log at $1: its inode, cksums of its first 4 KiB and of the 4 KiB before $1),
- *  then the gzipped kept lines of [FROM, $1). stderr: `awrl-progress N` (bytes of the file read,
+ *  backfill's end), $4 the identity the cache expects there, $5 the key patterns; optionally $6
+ *  the run's digest, $7 the keys' hash, $8 its least gain (run-digest.ts's DIGEST_CHECK).
+ *  stdout: `FROM INODE HEAD SEAM` (FROM: $3, or 0 when the log is not the one the cache saw, or
+ *  the digest's end when it is used: then ` digest GZBYTES` follows; the identity of the log at
+ *  $1: its inode, cksums of its first 4 KiB and of the 4 KiB before $1), then the digest's gzip
+ *  if used, then the gzipped kept lines of [FROM, $1) (one gzip stream: members concatenated). stderr: `awrl-progress N` (bytes of the file read,
  *  from /proc: silent where there is none), 4 times a second. */
 export const FILTER_SCRIPT = [
   'CUT="$1"; F="$2"; FROM="$3"; WANT="$4"; KEYS="$5"',
@@ -45,7 +48,9 @@ export const FILTER_SCRIPT = [
   'if [ "$FROM" -gt 0 ]; then',
   '  if [ "$FROM" -gt "$CUT" ] || [ "$(ino) $HEAD $(seam "$FROM")" != "$WANT" ]; then FROM=0; fi',
   'fi',
-  'echo "$FROM $(ino) $HEAD $(seam "$CUT")"',
+  DIGEST_CHECK,
+  'echo "$FROM $(ino) $HEAD $(seam "$CUT")${DGZ:+ digest $DGZ}"',
+  DIGEST_SEND,
   // The sleep holds no stream of ours: the command ends as soon as the filter does.
   '( while sleep 0.25 </dev/null >/dev/null 2>&1; do',
   '  p=$(sed -n "s/^pos:[[:space:]]*//p" /proc/$$/fdinfo/3 2>/dev/null); [ -n "$p" ] || exit 0',

@@ -5,7 +5,9 @@
 // record headers and the table rows the panels and alert rules read), gzipped, streamed: gunzipped
 // and read a chunk at a time by the reader that goes on following, its records handed on as they
 // come (nothing holds the whole history). A local cache (backfill-cache.ts) keeps what was
-// received: the next attach to the same log filters only what is new since.
+// received: the next attach to the same log filters only what is new since. Where the run's
+// sentinel keeps a digest (run-digest.ts: the same kept lines, up to a recent offset), the target
+// sends it and filters only the log after it.
 import { createGunzip } from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -14,6 +16,7 @@ import { TrainerLogReader, type LogLine } from '../trainer-log/index.js';
 import type { HealthEvent } from '../health/index.js';
 import { FILTER_SCRIPT, PROGRESS_LINE, keyPatterns } from './backfill-filter.js';
 import { BackfillCache, type CacheHit, type CacheWriter } from './backfill-cache.js';
+import { DIGEST_MIN_GAIN_BYTES, keysHash } from './run-digest.js';
 
 export { BACKFILL_KEYS } from './backfill-filter.js';
 
@@ -55,6 +58,12 @@ export interface BackfillOptions {
   /** The stats keys whose table rows cross (default BACKFILL_KEYS: what the panels and rules read);
    *  a cache must be made for the same keys. */
   keys?: readonly string[];
+  /** The run's digest on the target (run-digest.ts's digestPathFor), used when it is this log's and
+   *  covers more than the cache; null or absent: none. */
+  digest?: string | null;
+  /** Only the digest: without a usable one nothing is filtered and the result starts at 0 with a
+   *  fresh reader (the caller reads the whole log, as without a backfill: `follow`). */
+  digestOnly?: boolean;
 }
 
 export interface BackfillResult {
@@ -71,6 +80,10 @@ export interface BackfillResult {
   coveredBytes: number;
   /** Bytes of log whose history came from the local cache. */
   cachedBytes: number;
+  /** Bytes of log whose history came from the run's digest (where following the filter started),
+   *  and the digest's gzipped bytes sent (0, 0: not used). */
+  digestBytes: number;
+  digestGzBytes: number;
 }
 
 /** A cache for the filter's current keys, in the default directory. */
@@ -126,7 +139,7 @@ export async function backfill(
   if (cut === 0) {
     await hit?.close();
     showTail();
-    return { ...done, cachedBytes: 0 };
+    return { ...done, cachedBytes: 0, digestBytes: 0, digestGzBytes: 0 };
   }
   if (hit && hit.offset > cut) {
     await hit.close();
@@ -148,6 +161,9 @@ export async function backfill(
         String(from),
         hit?.identity ?? '',
         keyPatterns(opts.keys),
+        ...(opts.digest
+          ? [opts.digest, keysHash(keyPatterns(opts.keys)), String(DIGEST_MIN_GAIN_BYTES), opts.digestOnly ? '1' : '0']
+          : []),
       ],
       { stdin: '', ...(opts.signal ? { signal: opts.signal } : {}) },
     );
@@ -157,16 +173,24 @@ export async function backfill(
     readProgress(s.stderr, errors, (pos) => opts.onProgress?.({ readBytes: Math.min(pos, cut), totalBytes: cut }));
     const out = s.stdout[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     const head = await firstLine(out);
-    const [gotFrom, ino, headCk, seamCk] = head.line.split(' ');
+    const [gotFrom, ino, headCk, seamCk, word, digestGz] = head.line.split(' ');
     if (!/^\d+$/.test(gotFrom ?? '') || !seamCk) {
       s.close();
       await s.done.catch(() => undefined);
       throw new Error(`the backfill filter failed on ${transport.target}: ${errors.at(-1) ?? 'no answer'}`);
     }
-    // The target says whether the log is still the one the cache saw (else it filters all of it).
-    const used = hit && Number(gotFrom) === hit.offset ? hit : null;
+    // The target says whether the log is still the one the cache saw (else it filters all of it),
+    // or that the run's digest comes first (then the cache is not used).
+    const digestGzBytes = word === 'digest' ? Number(digestGz) : 0;
+    const used = hit && !digestGzBytes && Number(gotFrom) === hit.offset ? hit : null;
     if (hit && !used) await hit.close();
-    const covered = used?.offset ?? 0;
+    if (opts.digestOnly && !digestGzBytes) {
+      const r = await s.done;
+      if (r.code !== 0) throw new Error(`the digest check failed on ${transport.target}: exit ${r.code}`);
+      const none = { offset: 0, reader: new TrainerLogReader(), coveredBytes: 0, cachedBytes: 0 };
+      return { ...done, ...none, sentBytes: done.sentBytes + head.line.length + 1, digestBytes: 0, digestGzBytes: 0 };
+    }
+    const covered = digestGzBytes ? Number(gotFrom) : (used?.offset ?? 0);
     opts.onProgress?.({ readBytes: covered, totalBytes: cut });
     writer = cache ? await cache.writer(transport.target, logPath).catch(() => null) : null;
     let sent = head.rest.length + head.line.length + 1;
@@ -205,7 +229,14 @@ export async function backfill(
     opts.onProgress?.({ readBytes: cut, totalBytes: cut });
     await writer?.commit(cut, `${ino} ${headCk} ${seamCk}`).catch(() => undefined);
     writer = null;
-    return { ...done, records, sentBytes: done.sentBytes + sent, cachedBytes: covered };
+    return {
+      ...done,
+      records,
+      sentBytes: done.sentBytes + sent,
+      cachedBytes: used ? covered : 0,
+      digestBytes: digestGzBytes ? covered : 0,
+      digestGzBytes,
+    };
   } catch (err) {
     await writer?.abort();
     // Whatever failed here, the filter on the target does not go on.
@@ -236,7 +267,7 @@ function tailTeller(
 }
 
 /** The first line of a stream (the filter's header), and what came after it in that chunk. */
-async function firstLine(it: AsyncIterator<Buffer>): Promise<{ line: string; rest: Buffer }> {
+export async function firstLine(it: AsyncIterator<Buffer>): Promise<{ line: string; rest: Buffer }> {
   let acc: Buffer = Buffer.alloc(0);
   for (;;) {
     const r = await it.next();

@@ -12,6 +12,7 @@ import { onAxis, RunSteps, samplesConsumed, trainingHours, type RunStepsView } f
 import { STEP_TIME_KEY } from '../metrics/step-times.js';
 import { lastPerBucket, latestCommonStep, REWARD_KEY, STALENESS_AVG_KEY } from '../metrics/compare.js';
 import type { MetricsStore } from '../metrics/index.js';
+import { digestPathFor } from './run-digest.js';
 import { backfill, defaultBackfillCache } from './backfill.js';
 import type { BackfillCache } from './backfill-cache.js';
 import { ENDED_STATES, type BaselineOverlay, type RunState, type RunSummary } from './types.js';
@@ -64,6 +65,8 @@ export class BaselineFeed {
           backfill(transport, logPath, size, {
             ...sink,
             cache: o.backfillCache === undefined ? defaultBackfillCache() : o.backfillCache,
+            // A baseline run with a sentinel digest: read as the open run's (run-digest.ts).
+            digest: digestPathFor(logPath),
           }),
       },
       ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),

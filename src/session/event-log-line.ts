@@ -74,7 +74,12 @@ export function eventLogLine(e: TrainerEvent, seq: number): LogLine | null {
     }
     case 'wandb':
       return e.url !== null
-        ? { seq, level: 'info', time: null, text: `wandb run: ${e.url}` }
+        ? {
+            seq,
+            level: 'info',
+            time: null,
+            text: `wandb run${e.from === 'config' ? ' (from the config)' : ''}: ${e.url}`,
+          }
         : { seq, level: 'info', time: null, text: `wandb offline: run data in ${e.dir ?? 'an unknown dir'}` };
   }
 }

@@ -13,6 +13,7 @@ import type { WatchOutput, LogReadEnd } from '../watch/watch-output.js';
 import { problemText } from '../remote/follow-status.js';
 import { backfill, defaultBackfillCache, type BackfillTail } from './backfill.js';
 import type { BackfillCache } from './backfill-cache.js';
+import { digestPathFor } from './run-digest.js';
 import { holdYoungGeneration } from './dashboard-heap.js';
 import { MetricsStore } from '../metrics/index.js';
 import { RunAlerts } from '../health/index.js';
@@ -57,6 +58,8 @@ export interface RunFeedOptions {
   backfillThresholdBytes?: number;
   /** What earlier backfills received (default: the user's cache directory; null: none). */
   backfillCache?: BackfillCache | null;
+  /** Read the run's sentinel digest when there is one (run-digest.ts; default true). */
+  useDigest?: boolean;
   jobEndPollMs?: number;
   /** A node idle while the others work is named after this long (default 2 min). */
   idleNodeMs?: number;
@@ -79,6 +82,8 @@ export class RunFeed {
   private view: RunView | null = null;
   private viewAt = 0;
   private dirty = true;
+  /** Where the run's digest ended (log bytes) and its gzip's size, when the attach read it. */
+  fromDigest: { offset: number; gzBytes: number } | null = null;
   private summary: RunSummary;
   private connection: ConnectionState;
   private connectionAt: number;
@@ -111,12 +116,23 @@ export class RunFeed {
       clock: this.clock,
       backfill: {
         thresholdBytes: o.backfillThresholdBytes ?? 2 * 1024 * 1024,
-        run: (transport, logPath, size, sink) =>
-          backfill(transport, logPath, size, {
+        run: async (transport, logPath, size, sink) => {
+          const b = await backfill(transport, logPath, size, {
             ...sink,
             onTail: (t) => this.showTail(t),
             cache: o.backfillCache === undefined ? defaultBackfillCache() : o.backfillCache,
-          }),
+            digest: o.useDigest === false ? null : digestPathFor(logPath),
+          });
+          if (b.digestBytes) {
+            this.fromDigest = { offset: b.digestBytes, gzBytes: b.digestGzBytes };
+            const mib = (n: number) => (n / 1048576).toFixed(1);
+            this.note(
+              'info',
+              `digest: ${mib(b.digestBytes)} MiB of log from the run's sentinel digest (${mib(b.digestGzBytes)} MiB of it sent)`,
+            );
+          }
+          return b;
+        },
       },
       ...(o.facts ? { facts: o.facts } : {}),
       ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),

@@ -4,7 +4,8 @@
 // effects: it reads what the rules said last, it never evaluates them.
 import type { RunAlerts, HealthEvent } from '../health/index.js';
 import { deriveFigures, type MetricsStore } from '../metrics/index.js';
-import { rlHealthGroups, rlWarnings, type StatSource } from '../metrics/rl-health.js';
+import { rlHealthGroups, rlWarnings } from '../metrics/rl-health.js';
+import { storeStats } from '../metrics/rl-alerts.js';
 import { RunSteps } from '../metrics/run-steps.js';
 import type { ConnectionState, FollowProblem } from '../remote/transport.js';
 import type { TrainerEvent, WandbEvent } from '../trainer-log/events.js';
@@ -175,12 +176,7 @@ export class RunRecords {
 /** The RL health screen's figures and warnings, from the store and the run's config facts (a fact
  *  not known here, e.g. no config in the run's record: the screen says so). */
 export function rlView(store: MetricsStore, facts: RunFacts): NonNullable<RunView['rl']> {
-  const s: StatSource = {
-    has: (k) => store.has(k),
-    latest: (k) => store.latest(k),
-    keys: () => store.keys(),
-    history: (k) => store.downsample(k, 64).last,
-  };
+  const s = storeStats(store);
   const rf = {
     ...(facts.maxHeadOffpolicyness !== undefined ? { maxHeadOffpolicyness: facts.maxHeadOffpolicyness } : {}),
     ...(facts.behavImpWeightCap !== undefined ? { behavImpWeightCap: facts.behavImpWeightCap } : {}),
@@ -194,7 +190,7 @@ export function rlView(store: MetricsStore, facts: RunFacts): NonNullable<RunVie
 
 /** wandb's run as the log's banner said it (an offline run: its dir and the command that uploads it). */
 export function wandbView(e: WandbEvent): WandbView {
-  if (e.url !== null) return { url: e.url, from: 'log' };
+  if (e.url !== null) return { url: e.url, from: e.from ?? 'log' };
   const dir = e.dir ?? null;
   return { url: null, from: 'log', offline: { dir, sync: dir ? `wandb sync ${dir}` : 'wandb sync <the run dir>' } };
 }

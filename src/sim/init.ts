@@ -11,7 +11,7 @@
 // With DIR/bin on PATH (for the fake nvidia-smi), the checkout passes `awrl-tui preflight`.
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { parseDocument, type Document } from 'yaml';
 import { makeDirs } from './make-dirs.js';
 import { WEBSITES } from './websites.js';
 
@@ -107,8 +107,20 @@ export function rayText(nodePath: string, rayJs: string, rayDir: string): string
   ].join('\n');
 }
 
+export interface SimInitOptions {
+  /** The demo's config (`awrl-tui --demo`): the example with webgym's test rollout on, so eval rounds
+   *  show, and wandb offline, so its banner and `wandb sync` show without an account. */
+  demo?: boolean;
+}
+
 /** `distDir` is the project's dist/ (where sim/main.js lives); `projectRoot` holds configs/. */
-export function simInit(dirArg: string, distDir: string, projectRoot: string, nodePath = process.execPath): InitResult {
+export function simInit(
+  dirArg: string,
+  distDir: string,
+  projectRoot: string,
+  nodePath = process.execPath,
+  opts: SimInitOptions = {},
+): InitResult {
   const dir = resolve(dirArg);
   makeDirs(join(dir, 'webgym'));
   makeDirs(join(dir, 'bin'));
@@ -146,9 +158,22 @@ export function simInit(dirArg: string, distDir: string, projectRoot: string, no
       doc.setIn(['test_rollout', 'base_model_checkpoint'], modelDir);
     doc.setIn(['train_dataset', 'path'], trainDataset);
     doc.setIn(['valid_dataset', 'path'], validDataset);
+    if (opts.demo) demoSettings(doc);
     makeDirs(join(dir, 'configs'));
     config = join(dir, 'configs', 'sim_local.yaml');
     writeFileSync(config, doc.toString());
   }
   return { dir, trainPy, nvidiaSmi, config, modelDir, trainDataset, validDataset };
+}
+
+/** The demo's changes to the example (see SimInitOptions.demo), valid by the trainer's rules: the
+ *  eval servers' GPUs come out of the rollout side, so allocation plus test GPUs stay the node's 8. */
+function demoSettings(doc: Document): void {
+  doc.setIn(['allocation_mode'], 'sglang[rollout]:d2+fsdp[actor]:d4');
+  doc.setIn(['test_rollout', 'enabled'], true);
+  doc.setIn(['test_rollout', 'n_gpus'], 2);
+  doc.setIn(['stats_logger', 'wandb', 'mode'], 'offline');
+  doc.commentBefore =
+    `${doc.commentBefore ?? ''}\n awrl-tui --demo: test_rollout on (2 GPUs, taken from the rollout side) so eval ` +
+    'rounds show; wandb offline (no account needed) so its banner and the `wandb sync` command show.';
 }

@@ -154,6 +154,7 @@ export function planFromConfig(inp: PlanInput): SimPlan {
       entity: str(r, 'stats_logger.wandb.entity', '') || null,
       project: str(r, 'stats_logger.wandb.project', '') || null,
       baseUrl: str(r, 'stats_logger.wandb.wandb_base_url', '') || null,
+      idSuffix: str(r, 'stats_logger.wandb.id_suffix', '') || 'train',
     },
     trainBatchSize,
     consumerBatchSize: Math.max(1, num(r, 'rollout.consumer_batch_size', trainBatchSize)),

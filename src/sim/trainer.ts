@@ -142,7 +142,8 @@ export async function runTrainer(o: TrainerOptions): Promise<number> {
       `$1${plan.experimentName}`,
     );
     writeFileSync(join(plan.logDir, 'config.yaml'), yamlText);
-    const wandbSuffix = ensureWandbId(plan, clock.now());
+    // StatsLogger.init: only id_suffix `timestamp` is kept in (and read from) {fileroot}/wandb_id.
+    const wandbSuffix = plan.wandb.idSuffix === 'timestamp' ? ensureWandbId(plan, clock.now()) : plan.wandb.idSuffix;
     await clock.advance(2.8 * startTs);
 
     const sched =

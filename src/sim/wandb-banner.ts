@@ -5,12 +5,15 @@
 // prints nothing; `offline` prints the local run dir, and at the end the `wandb sync` command.
 import type { SimPlan } from './plan.js';
 import { logTimestamp } from './pyfmt.js';
+import { wandbAppUrl } from '../runs/wandb-expected.js';
 
 export interface WandbSettings {
   mode: string;
   entity: string | null;
   project: string | null;
   baseUrl: string | null;
+  /** stats_logger.wandb.id_suffix: `timestamp` keeps one in `{fileroot}/wandb_id` (default `train`). */
+  idSuffix: string;
 }
 
 export interface WandbRun {
@@ -29,7 +32,7 @@ export function wandbRun(plan: SimPlan, w: WandbSettings, suffix: string, nowMs:
   // `run-20260525_121955-ID`: wandb's run dir, named by its start (local time).
   const stamp = logTimestamp(nowMs).slice(0, 17).replace('-', '_').replace(/:/g, '');
   const dir = `${plan.logDir}/wandb/${offline ? 'offline-run' : 'run'}-${stamp}-${id}`;
-  const app = (w.baseUrl ?? 'https://wandb.ai').replace(/\/+$/, '').replace('//api.', '//');
+  const app = wandbAppUrl(w.baseUrl ?? '');
   const url = offline ? null : `${app}/${w.entity ?? plan.user}/${w.project ?? plan.experimentName}/runs/${id}`;
   return { url, dir, name: `${plan.experimentName}/${plan.trialName}`, offline };
 }

@@ -17,7 +17,7 @@ import type { EvalBucket, EvalEvent, EvalRoundExtras } from './events.js';
 import type { RecordHeader } from './header.js';
 import type { EventOut } from './event-out.js';
 import type { StepCells, ValueArena } from './table-cells.js';
-import { parseNumberBytes } from './text.js';
+import { parseNumber, parseNumberBytes } from './text.js';
 
 const NUM = '(-?[\\d.]+(?:e[-+]?\\d+)?|nan|-?inf)';
 const START = /^=== Test rollout round (\d+) starting ===/;
@@ -37,23 +37,17 @@ const PY_STR = /'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g;
 const TRAJ = 'test_rollout/trajectory/';
 const BUCKETS = ['easy', 'medium', 'hard'] as const;
 
-/** A number as Python's `%f`/`%e` prints it (`nan`, `inf`, `-inf` too). */
-function pyNum(s: string): number {
-  if (s === 'nan') return Number.NaN;
-  if (s === 'inf') return Infinity;
-  if (s === '-inf') return -Infinity;
-  return Number(s);
-}
+/** A number of a round's line (`%.4f`, `%.1f`; `nan`, `inf`, `-inf` too): the log's one number
+ *  reader (text.ts), as the stats tables' cells are read. */
+const pyNum = (s: string): number => parseNumber(s, 0, s.length) ?? Number.NaN;
 
-interface HeldRound {
-  round: number;
-  modelStep: number;
-  reward: number;
-  completed: number;
-  total: number;
-  failed: number;
-  numSteps: number;
-  timeS: number;
+/** The figures of a completed round's line: the `eval` event's, before its buckets, extras and time. */
+type RoundFigures = Pick<
+  EvalEvent,
+  'round' | 'modelStep' | 'reward' | 'completed' | 'total' | 'failed' | 'numSteps' | 'timeS'
+>;
+
+interface HeldRound extends RoundFigures {
   extras: EvalRoundExtras;
   time: string;
 }
@@ -172,20 +166,12 @@ export class EvalRounds {
     const r = this.held;
     if (r === null) return;
     this.held = null;
-    const ev: EvalEvent = {
-      type: 'eval',
-      round: r.round,
-      modelStep: r.modelStep,
-      reward: r.reward,
-      completed: r.completed,
-      total: r.total,
-      failed: r.failed,
-      numSteps: r.numSteps,
-      timeS: r.timeS,
-    } as EvalEvent;
+    const { extras, time, ...figures } = r;
+    // The event's keys in the order of the JSON contract: the figures, buckets, extras, time.
+    const ev = { type: 'eval', ...figures } as EvalEvent;
     if (byDifficulty !== undefined) ev.byDifficulty = byDifficulty;
-    Object.assign(ev, r.extras);
-    ev.time = r.time;
+    Object.assign(ev, extras);
+    ev.time = time;
     this.out.emit(ev);
   }
 }

@@ -176,6 +176,9 @@ export interface WandbEvent {
   offline?: boolean;
   /** Always null: wandb's lines carry no time (kept so that every event has one). */
   time: null;
+  /** `config`: not a line of the log but the run page its config makes, known before wandb printed
+   *  its banner (src/runs/wandb-expected.ts); the banner's own event replaces it. */
+  from?: 'config';
 }
 
 export type TrainerEvent =

@@ -202,6 +202,30 @@ export function stripAnsiBytes(
   return n;
 }
 
+/** Where the text of bytes [start, end) ends when no escape sequence is in it but, at most, one
+ *  that ends it (colorlog's reset after a message): stripped, it is bytes [start, that) as they
+ *  are, with nothing to copy. -1: escape codes elsewhere (stripAnsiBytes them). */
+export function plainTextEnd(b: Uint8Array, start: number, end: number): number {
+  let i = start;
+  let bits = 0;
+  let c = 0;
+  while (i < end && (c = b[i]) !== 0x1b) {
+    bits |= c;
+    i++;
+  }
+  plainAscii = bits < 0x80;
+  if (i === end) return end;
+  return escapeEnd(b, i, end) === end ? i : -1;
+}
+
+let plainAscii = false;
+
+/** The text the last plainTextEnd read up to its first ESC was ASCII: its latin1 string is its
+ *  UTF-8 text as it is (bytesToUtf8 need not look at it again). */
+export function lastPlainAscii(): boolean {
+  return plainAscii;
+}
+
 /** stripAnsiBytes from the first ESC at `i` on, stopping after the first `: ` copied. A `: ` cut
  *  by escape codes counts, as it does in the stripped text. */
 function stripHead(b: Uint8Array, i: number, end: number, out: Buffer, n: number): number {

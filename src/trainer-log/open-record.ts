@@ -59,6 +59,10 @@ export interface OpenRecord {
   at: string | null;
   /** Its own time (header's, SGLang's), else the time of the last record read before it. */
   since: string | null;
+  /** `since` in naive milliseconds (NaN: no time), read once: Writers.note asks at every record
+   *  header of any writer while the record is open. `sinceOf`: the `since` it was read from. */
+  sinceMs: number;
+  sinceOf: string | null;
   /** For a logged error: the bare traceback its writer printed right before it (see Writer.held). */
   held: OpenRecord | null;
 }
@@ -96,6 +100,8 @@ export function newRecord(
     quoteTime: time,
     at: null,
     since: null,
+    sinceMs: Number.NaN,
+    sinceOf: null,
     held: null,
   };
 }

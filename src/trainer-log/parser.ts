@@ -29,9 +29,11 @@ import {
   endsWithReset,
   isOldHeaderStart,
   isPlainRoutineMessage,
+  lastPlainAscii,
   lastStripStop,
   lineEnds,
   messageState,
+  plainTextEnd,
   routineMessageAt,
   strippedMessageAt,
   stripAnsiBytes,
@@ -355,13 +357,17 @@ export class TrainerLogParser {
     const at = forms.match(b, start, end);
     if (at < 0) return false;
     const f = forms.matched!;
-    const n = stripAnsiBytes(b, at, end, this.scratch);
-    const message = n < 0 ? latin1Slice(b, at, end) : latin1Slice(this.scratch, 0, n);
+    // The message, as a rule plain text up to the line's reset: read where it is, not copied.
+    const plain = plainTextEnd(b, at, end);
+    const message =
+      plain >= 0 ? latin1Slice(b, at, plain) : latin1Slice(this.scratch, 0, stripAnsiBytes(b, at, end, this.scratch));
+    // ASCII (as a rule) is its own UTF-8 text: no second look for bytes to decode.
+    const text = plain >= 0 && lastPlainAscii() ? message : bytesToUtf8(message);
     const time = toIsoTime(latin1Slice(b, forms.tsStart, forms.tsEnd));
     this.untagged = true;
     this.header(
       this.writers.main,
-      { time, logger: f.logger, level: f.level as Level, message: bytesToUtf8(message) },
+      { time, logger: f.logger, level: f.level as Level, message: text },
       messageState(b, start, end),
     );
     return true;

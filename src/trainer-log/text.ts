@@ -3,9 +3,17 @@
 // boundaries inside a UTF-8 character harmless: a line is only looked at once it is whole, and
 // only the few strings we keep (keys, messages) are decoded back to UTF-8.
 
-/** `20260525-12:19:55.952` -> `2026-05-25T12:19:55.952` (ISO 8601, no zone, as printed). */
+let lastStamp = '';
+let lastIso = '';
+
+/** `20260525-12:19:55.952` -> `2026-05-25T12:19:55.952` (ISO 8601, no zone, as printed). The lines
+ *  of one moment share a stamp (a step's records, a burst of workers' lines): the last one's ISO
+ *  text is handed out again: one string, which later compares with itself at once. */
 export function toIsoTime(stamp: string): string {
-  return `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9)}`;
+  if (stamp === lastStamp) return lastIso;
+  lastIso = `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9)}`;
+  lastStamp = stamp;
+  return lastIso;
 }
 
 // The trainer's time: its machine's LOCAL wall clock without a zone (`2026-05-25T12:19:55.952`).
@@ -43,12 +51,17 @@ export function isoTimeToMs(iso: string): number {
 const HIGH_BYTE = /[\x80-\xff]/;
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
+/** The bytes bytesToUtf8 decodes, reused: a new array per call cost a malloc and its sweeping
+ *  (every worker warning with a `—` in it). */
+let utf8Scratch = new Uint8Array(256);
+
 /** Re-decodes a latin1 (byte) string as UTF-8; invalid sequences become U+FFFD. */
 export function bytesToUtf8(s: string): string {
   if (!HIGH_BYTE.test(s)) return s;
-  const bytes = new Uint8Array(s.length);
+  if (utf8Scratch.length < s.length) utf8Scratch = new Uint8Array(Math.max(s.length, utf8Scratch.length * 2));
+  const bytes = utf8Scratch;
   for (let i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i) & 0xff;
-  return utf8.decode(bytes);
+  return utf8.decode(bytes.subarray(0, s.length));
 }
 
 /** Removes ANSI escape sequences: CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL|ST`) and the other

@@ -127,8 +127,12 @@ export class Writers {
       const rec = w.rec!;
       if (rec.since === null || !complete(rec)) continue;
       if (now < 0) now = naiveTimeMs(time) ?? Number.NaN;
-      const since = naiveTimeMs(rec.since);
-      if (since !== null && now - since >= FINISH_AFTER_MS) this.close(w);
+      if (rec.sinceOf !== rec.since) {
+        rec.sinceMs = naiveTimeMs(rec.since) ?? Number.NaN;
+        rec.sinceOf = rec.since;
+      }
+      // NaN (a time that is none) finishes nothing.
+      if (now - rec.sinceMs >= FINISH_AFTER_MS) this.close(w);
     }
   }
 

@@ -6,6 +6,7 @@ import type { TrainerEvent, StepEvent } from '../trainer-log/index.js';
 import { isoTimeToMs, stepValue } from '../trainer-log/index.js';
 import type { Target } from '../runs/targets.js';
 import type { RunSummary } from '../runs/list.js';
+import { evalRoundLine } from '../metrics/eval-history.js';
 import { createRunWatch } from './create-run-watch.js';
 import type { WatchOutcome } from './watch-output.js';
 
@@ -60,6 +61,22 @@ export class StepProgress {
     const line = progressLine(e, this.prev);
     this.prev = e;
     return line;
+  }
+
+  /** The line a person reads for a record (`follow`, the headless demo): a step's progress line, an
+   *  error, a resume, a completed eval round, wandb's run (its URL, or an offline run's upload
+   *  command); null for the rest. Feeds `take`, so every record goes through here once. */
+  line(e: TrainerEvent): string | null {
+    const step = this.take(e);
+    if (step !== null) return step;
+    if (e.type === 'error') return `error: ${e.message}`;
+    if (e.type === 'resume') return `resumed at step ${e.resumeStep}`;
+    if (e.type === 'eval') return evalRoundLine(e);
+    if (e.type === 'wandb')
+      return e.url === null
+        ? `wandb offline: wandb sync ${e.dir}`
+        : `wandb run ${e.url}${e.from === 'config' ? ' (from the config; wandb has not printed it yet)' : ''}`;
+    return null;
   }
 
   /** The log was truncated or replaced: what follows is another file. */

@@ -20,6 +20,9 @@ import {
 } from './watch-lifecycle.js';
 import { AlertChanges, type WatchOutcome, type WatchOutput } from './watch-output.js';
 import type { RunWatchOptions } from './watch-options.js';
+import type { RunWatchFacts } from '../runs/run-facts.js';
+import type { ExpectedWandb } from '../runs/wandb-expected.js';
+import type { WandbEvent } from '../trainer-log/index.js';
 import type { WatchPart } from './watch-part.js';
 
 export class WatchCore {
@@ -52,6 +55,8 @@ export class WatchCore {
   private answered: () => void = () => undefined;
   /** Resolves at the state poll's first answer (a state, or an error), or when the watch closes. */
   readonly stateAnswer = new Promise<void>((resolve) => (this.answered = resolve));
+  /** The wandb run the config makes (its page, before wandb's banner says it), from the facts. */
+  private expectedWandb: ExpectedWandb | null = null;
   /** Resolves once the config facts are set (see RunWatchOptions.facts). */
   readonly factsKnown: Promise<void> = Promise.resolve();
 
@@ -67,12 +72,12 @@ export class WatchCore {
     });
     this.alerts = new RunAlerts(this.store);
     const f = o.facts ?? {};
-    if (f instanceof Promise)
-      this.factsKnown = f.then(
-        (g) => this.alerts.setConfigFacts(g),
-        () => undefined,
-      );
-    else this.alerts.setConfigFacts(f);
+    const known = (g: RunWatchFacts) => {
+      this.alerts.setConfigFacts(g);
+      this.expectedWandb = g.wandb ?? null;
+    };
+    if (f instanceof Promise) this.factsKnown = f.then(known, () => undefined);
+    else known(f);
     // The runs list said the run ended: that is the state's first answer. The rules know it before
     // the first record (a hang in its log, the silence since its end, is judged as an ended run's),
     // whenever the state poll answers (`alerts RUN`'s verdict never depends on that order).
@@ -148,6 +153,18 @@ export class WatchCore {
     }
     const phase = watchPhase(this.lifecycle);
     if (phase !== watchPhase(before)) this.emit({ type: 'phase', phase });
+  }
+
+  /** The wandb run page the config makes, as a `wandb` record marked `from: 'config'`, before any
+   *  record is taken (the banner's, later in the log, replaces it in the store, the header and the
+   *  notifications). Only a page known whole: an unset entity, an offline run, or a suffix not
+   *  written yet leave it to the banner. */
+  announceWandb(): void {
+    const w = this.expectedWandb;
+    if (this.isClosed || w === null || w.url === null || this.store.wandb !== null) return;
+    const e: WandbEvent = { type: 'wandb', url: w.url, time: null, from: 'config' };
+    this.store.ingest(e);
+    this.emit({ type: 'record', record: e, backfilled: false });
   }
 
   /** One record: the rules look before it, the store takes it, the rules look after it. */

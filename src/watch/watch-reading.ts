@@ -50,6 +50,7 @@ export class LogReading {
     if (!backfill) return this.attachWhole(measure);
     [this.firstSilence] = await Promise.all([measure(), this.core.factsKnown]);
     if (this.core.closed) return;
+    this.core.announceWandb();
     const start = await backfillHistory(this.core, backfill, this.firstSilence, this.stopBackfill.signal);
     if (!start || this.core.closed) return;
     this.follow(start.from, start.reader);
@@ -63,6 +64,7 @@ export class LogReading {
     this.held = [];
     this.follow(0, undefined);
     [this.firstSilence] = await Promise.all([measure(), this.core.factsKnown]);
+    this.core.announceWandb();
     const held = this.held;
     this.held = null;
     if (!this.core.closed) this.following(0, held);

@@ -25,6 +25,8 @@ let shownMs = null;
 let doneMs = null;
 let firstViewMs = null;
 let note = null;
+/** The session's line when the history came from the run's sentinel digest (digest.bench.mjs). */
+let digestNote = null;
 let feed;
 const look = () => {
   if (!feed) return;
@@ -38,6 +40,7 @@ const look = () => {
     note = n.text;
   }
   if (fromStart && shownMs !== null && doneMs === null) doneMs = now;
+  digestNote ??= v.log.find((l) => l.text.startsWith('digest:'))?.text ?? null;
 };
 feed = new RunFeed({
   transport,
@@ -88,6 +91,18 @@ const settledMB = process.memoryUsage().rss / 1048576;
 feed.close();
 await transport.close();
 console.log(
-  JSON.stringify({ mode, connectedMs, firstViewMs, shownMs, doneMs, note, peakMB, settledMB, heapMB, externalMB }),
+  JSON.stringify({
+    mode,
+    connectedMs,
+    firstViewMs,
+    shownMs,
+    doneMs,
+    note,
+    digestNote,
+    peakMB,
+    settledMB,
+    heapMB,
+    externalMB,
+  }),
 );
 process.exit(0);

@@ -2,9 +2,12 @@
 // >= 200 MB trainer log (150-250-key tables, memory and batch records, Ray-forwarded worker
 // lines), next to `grep -c 'Train step'` and the plain Python script a user would write instead.
 // Figures are printed, never asserted. AWRL_BENCH_MB changes the size; AWRL_BENCH_FILE reuses a file.
-// Each contender runs AWRL_BENCH_REPEAT times (default 5), interleaved, and its median run (by wall
-// time) is printed, then the ratios of the medians and of the best runs (as timeit reports the
-// best), and every run's wall time: the bench machines are shared, and one run can be off by 50%.
+// Each contender runs AWRL_BENCH_REPEAT times (default 5), interleaved (one round runs each once),
+// and its median run is printed, then the ratios of the medians, in CPU time (user+sys of the
+// child: the bench machines are shared, and CPU time moves far less with their load than wall
+// time) and in wall time, and every run's figures. AWRL_BENCH_BASE=path/to/bin/awrl-tui.js adds
+// another build (e.g. main's, built elsewhere) as a contender in the same rounds: how a change
+// moves the figures, side by side. AWRL_BENCH_PY=0 leaves the Python script out (it takes long).
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,35 +67,62 @@ const q = (x) => `'${x.replace(/'/g, `'\\''`)}'`;
 const pyFile = join(tmpdir(), `awrl-bench-plain-${process.pid}.py`);
 writeFileSync(pyFile, PY);
 const REPEAT = Math.max(1, Number(process.env.AWRL_BENCH_REPEAT ?? 5));
-const runs = { ours: [], grep: [], py: [] };
-for (let i = 0; i < REPEAT; i++) {
+const BASE = process.env.AWRL_BENCH_BASE;
+const contenders = [
   // As a user runs it: the launcher itself (its #! line), not `node BIN`.
-  runs.ours.push(timed(`exec ${q(BIN)} parse --json ${q(FILE)} > /dev/null`, true));
-  runs.grep.push(timed(['grep', '-c', 'Train step', FILE]));
-  runs.py.push(timed(['/usr/bin/python3', pyFile, FILE]));
-}
+  ['awrl-tui parse --json', () => timed(`exec ${q(BIN)} parse --json ${q(FILE)} > /dev/null`, true)],
+  ...(BASE ? [['base parse --json', () => timed(`exec ${q(BASE)} parse --json ${q(FILE)} > /dev/null`, true)]] : []),
+  ["grep -c 'Train step'", () => timed(['grep', '-c', 'Train step', FILE])],
+  ...(process.env.AWRL_BENCH_PY === '0'
+    ? []
+    : [['plain Python script', () => timed(['/usr/bin/python3', pyFile, FILE])]]),
+];
+const runs = new Map(contenders.map(([name]) => [name, []]));
+for (let i = 0; i < REPEAT; i++) for (const [name, run] of contenders) runs.get(name).push(run());
 rmSync(pyFile, { force: true });
-// The median run by wall time, with the highest peak RSS of all runs.
-const median = (rs) => ({
-  ...[...rs].sort((a, b) => a.s - b.s)[(rs.length - 1) >> 1],
-  rssMB: Math.max(...rs.map((r) => r.rssMB)),
-});
-const best = (rs) => Math.min(...rs.map((r) => r.s));
-const ours = median(runs.ours);
-const grep = median(runs.grep);
-const py = median(runs.py);
 
+const mid = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
+/** The median wall and the median CPU time (each on its own), with the highest peak RSS. */
+const median = (rs) => ({
+  s: mid(rs.map((r) => r.s)),
+  cpu: mid(rs.map((r) => r.cpu)),
+  rssMB: Math.max(...rs.map((r) => r.rssMB)),
+  stdout: rs[0].stdout,
+});
+const m = new Map([...runs].map(([name, rs]) => [name, median(rs)]));
 const line = (name, r) =>
-  `${name.padEnd(24)} wall ${r.s.toFixed(2)} s (${(sizeMB / r.s).toFixed(0)} MB/s), cpu ${r.cpu.toFixed(2)} s (${(sizeMB / Math.max(r.cpu, 0.01)).toFixed(0)} MB/s), peak RSS ${r.rssMB.toFixed(0)} MB`;
-process.stdout.write(
-  [
-    line('awrl-tui parse --json', ours),
-    line("grep -c 'Train step'", grep) + ` (count ${grep.stdout.trim()})`,
-    line('plain Python script', py) + ` (steps, values: ${py.stdout.trim()})`,
-    `awrl-tui vs Python: ${(py.s / ours.s).toFixed(2)}x (wall), ${(py.cpu / ours.cpu).toFixed(2)}x (cpu); vs grep: ${(ours.s / Math.max(grep.s, 0.01)).toFixed(1)}x grep's wall time`,
-    `wall times (s): awrl-tui ${runs.ours.map((r) => r.s.toFixed(2)).join(' ')}; Python ${runs.py.map((r) => r.s.toFixed(2)).join(' ')}; grep ${runs.grep.map((r) => r.s.toFixed(2)).join(' ')}`,
-    `best of ${REPEAT} each: awrl-tui ${best(runs.ours).toFixed(2)} s, Python ${best(runs.py).toFixed(2)} s, grep ${best(runs.grep).toFixed(2)} s; awrl-tui vs Python ${(best(runs.py) / best(runs.ours)).toFixed(2)}x (wall)`,
-    '',
-  ].join('\n'),
-);
+  `${name.padEnd(24)} cpu ${r.cpu.toFixed(2)} s (${(sizeMB / Math.max(r.cpu, 0.01)).toFixed(0)} MB/s), wall ${r.s.toFixed(2)} s (${(sizeMB / r.s).toFixed(0)} MB/s), peak RSS ${r.rssMB.toFixed(0)} MB`;
+const out = [];
+for (const [name, r] of m) {
+  const what = name.startsWith('grep')
+    ? ` (count ${r.stdout.trim()})`
+    : name.startsWith('plain')
+      ? ` (steps, values: ${r.stdout.trim()})`
+      : '';
+  out.push(line(name, r) + what);
+}
+/** `a`'s time over `b`'s (2.00x: twice as long): of the medians, and the spread of the rounds' own ratios. */
+const ratio = (a, b, key) => {
+  const per = runs
+    .get(a)
+    .map((r, i) => r[key] / Math.max(runs.get(b)[i][key], 0.01))
+    .sort((x, y) => x - y);
+  const med = m.get(a)[key] / Math.max(m.get(b)[key], 0.01);
+  return `${med.toFixed(2)}x (rounds ${per[0].toFixed(2)}-${per[per.length - 1].toFixed(2)})`;
+};
+const vs = (b, label) =>
+  `awrl-tui time / ${label} time: ${ratio('awrl-tui parse --json', b, 'cpu')} cpu, ${ratio('awrl-tui parse --json', b, 's')} wall`;
+out.push(vs("grep -c 'Train step'", 'grep -c'));
+if (m.has('plain Python script')) out.push(vs('plain Python script', 'Python'));
+if (BASE) {
+  const faster = runs
+    .get('awrl-tui parse --json')
+    .filter((r, i) => r.cpu < runs.get('base parse --json')[i].cpu).length;
+  out.push(`${vs('base parse --json', 'base')}; less cpu than base in ${faster} of ${REPEAT} rounds`);
+}
+for (const [name, rs] of runs)
+  out.push(
+    `${name}: cpu ${rs.map((r) => r.cpu.toFixed(2)).join(' ')}; wall ${rs.map((r) => r.s.toFixed(2)).join(' ')}`,
+  );
+process.stdout.write(out.join('\n') + '\n');
 if (generated && !process.env.AWRL_BENCH_KEEP) rmSync(FILE, { force: true });

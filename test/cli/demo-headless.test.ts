@@ -84,6 +84,21 @@ describe('--demo without a terminal', { timeout: 120_000 }, () => {
     expect(readdirSync(d.tmp)).toEqual([]);
   });
 
+  it('out of the box, shows eval rounds and the wandb run (offline: the command that uploads it)', async () => {
+    const d = demo(['--sim-speed', 'instant']);
+    await waitFor(() => /^eval round 0 done: /m.test(d.stdout), { timeoutMs: 60_000, what: 'the first eval round' });
+    d.child.kill('SIGINT');
+    expect(await d.done).toBe(130);
+    const lines = d.stdout.split('\n');
+    expect(lines.find((l) => l.startsWith('eval round 0 done: '))).toMatch(
+      /^eval round 0 done: \d+\.\d% \[\d+\.\d%, \d+\.\d%\] of \d+\/\d+ at model step 0 \(round 0\), \d+ failed, \d+ min$/,
+    );
+    expect(lines.find((l) => l.startsWith('wandb'))).toMatch(
+      /^wandb offline: wandb sync \/.*\/wandb\/offline-run-\S+$/,
+    );
+    await waitFor(() => processesUnder(d.tmp).length === 0, { timeoutMs: 15_000, what: 'no trainer left' });
+  });
+
   it('Ctrl-C while steps print: says the demo stopped its run (no lost connection), exit 130', async () => {
     const d = demo(['--sim-speed', '150']);
     await waitFor(() => /^step 1\//m.test(d.stdout), { timeoutMs: 60_000, what: 'the first step line' });

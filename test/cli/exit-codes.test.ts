@@ -4,6 +4,8 @@
 // on stdout whose code names the failure. A secret in the environment never shows.
 // The last three rows (connection lost while following, the run failed/stopped, leftovers after
 // stop) need a run going: test/runs/cli-drops.test.ts and cli-ssh.test.ts cover them.
+// 'a command missing on the target' needs an sshd whose login PATH lacks GNU stat:
+// test/runs/no-gnu-stat.test.ts runs its cells.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';

@@ -101,6 +101,8 @@ describe('launchedFacts', () => {
         maxHeadOffpolicyness: 5,
         recoverFreqSecs: 1200,
         behavImpWeightCap: 5,
+        // wandb online in this config; its id suffix is not written yet (no trainer has started).
+        wandb: expect.objectContaining({ mode: 'online', entity: 'webgym', project: 'rl', id: null, url: null }),
       });
       expect(await readRunFacts(t, record(['python3', 'webgym/train.py']))).toEqual({});
       await expect(readRunFacts(t, record(['python3', 'x.py', '--config', join(dir, 'gone.yaml')]))).rejects.toThrow();

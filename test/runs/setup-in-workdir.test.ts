@@ -3,10 +3,11 @@
 // real bash for what a user writes (`. ./env.sh`, a trailing comment, a failing line).
 import { describe, expect, it, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setupInWorkdir } from '../../src/runs/index.js';
+import { pidAlive, waitFor } from '../harness/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'awrl-setup-'));
 const workdir = join(dir, 'my checkout');
@@ -39,6 +40,67 @@ describe('setupInWorkdir', () => {
     expect(run('. ./no-such-file.sh').out).toMatch(
       new RegExp(`^1\\|${elsewhere.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\|$`),
     );
+  });
+
+  it('a setup line that hangs ends the script after the limit, says so, and leaves nothing running', async () => {
+    const pidFile = join(dir, 'hang.pid');
+    // `setsid`: the script leads its process group, as every remote script does under sshd.
+    const script = 'eval "$1"; echo "not reached"';
+    const started = Date.now();
+    const r = spawnSync(
+      'setsid',
+      [
+        'bash',
+        '-c',
+        script,
+        'awrl-test',
+        setupInWorkdir({ setup: `sh -c 'echo $$ > ${pidFile}; exec sleep 43.5'`, workdir, setupTimeoutS: 1 }),
+      ],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).not.toContain('not reached');
+    expect(r.stderr).toMatch(/^the setup line did not finish in 1 s \(stopped\) on \S+$/m);
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    await waitFor(() => !pidAlive(pid), { timeoutMs: 5000, what: 'the hanging setup line ended' });
+  });
+
+  it('a setup line that returns in time: its watchdog ends with it (nothing waits for it)', () => {
+    const started = Date.now();
+    const r = spawnSync(
+      'setsid',
+      [
+        'bash',
+        '-c',
+        'eval "$1"; wait; echo done',
+        'awrl-test',
+        setupInWorkdir({ setup: 'true', workdir, setupTimeoutS: 30 }),
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
+    expect(r.stdout).toBe('done\n');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('a target without `sleep` on PATH: the watchdog never fires, the script goes on', () => {
+    const r = spawnSync(
+      '/usr/bin/setsid',
+      [
+        '/bin/bash',
+        '-c',
+        'eval "$1"; echo "rc $?"',
+        'awrl-test',
+        // A setup line that takes a second (builtins only): a watchdog that fired at once would end it.
+        setupInWorkdir({ setup: 'while ((SECONDS < 1)); do :; done', workdir }),
+      ],
+      { encoding: 'utf8', timeout: 20_000, env: { PATH: join(dir, 'no-such-bin') } },
+    );
+    expect(r.stdout).toBe('rc 0\n');
+    expect(r.stderr).not.toMatch(/did not finish/);
   });
 
   it('no setup line: nothing to run', () => {

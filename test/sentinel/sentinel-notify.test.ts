@@ -3,11 +3,12 @@
 // run's end, to a loopback HTTP receiver, and stops by itself; the URL's token is never in a file of
 // the run dir or the sentinel's argv. Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCli, type CliProcess } from '../runs/cli-process.js';
 import { startReceiver, type HttpReceiver } from '../harness/http-receiver.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
+import { DIGEST_HEADER_BYTES, digestPathFor, parseDigestHeader } from '../../src/session/run-digest.js';
 import { runIdOf, startSentinelEnv, type SentinelEnv } from './sentinel-env.js';
 
 const TOKEN = `hook-${process.pid}-Qm4`;
@@ -75,6 +76,11 @@ describe('a headless launch with --notify and nothing attached', { timeout: 240_
     expect(row.sentinel).toMatchObject({ state: 'stopped', why: 'the run ended (finished)' });
     const dir = env.runDir(runId);
     for (const f of readdirSync(dir)) expect(readFileSync(join(dir, f), 'latin1')).not.toContain(TOKEN);
+    // Its digest was brought to the log's end before it stopped (an attach reads it: sentinel-digest*.test.ts).
+    const log = readFileSync(join(dir, 'stdout.log'));
+    const digest = readFileSync(digestPathFor(join(dir, 'stdout.log')));
+    expect(parseDigestHeader(digest.subarray(0, DIGEST_HEADER_BYTES))?.offset).toBe(log.lastIndexOf(0x0a) + 1);
+    expect(statSync(digestPathFor(join(dir, 'stdout.log'))).mode & 0o777).toBe(0o600);
   });
 });
 

@@ -156,6 +156,28 @@ describe('awrl-tui --demo in tmux (120x40)', () => {
     expect(existsSync(run.dir)).toBe(false);
   });
 
+  it(
+    'out of the box, its Eval screen (5) has rounds in its table and the wandb run (offline)',
+    { timeout: 150_000 },
+    async () => {
+      const { t, run } = await startDemo();
+      started.push(t);
+      runs.push(run);
+      await t.type('5');
+      const screen = await t.waitForScreen(
+        // The table's head, then a round's row: round, model step, reward %, its 95% interval.
+        (s) => /round\s+model step\s+reward%/.test(s) && /^[\s*]+\d+\s+\d+\s+\d+\.\d\s+\[\d+\.\d, \d+\.\d\]/m.test(s),
+        'an eval round in the Eval screen',
+        60_000,
+      );
+      expect(screen).toMatch(/best \d+\.\d% \[\d+\.\d%, \d+\.\d%\] of \d+\/\d+ at model step \d+ \(round \d+\)/);
+      expect(screen).toMatch(/^wandb offline: run data in \/\S*\/areal-fileroot\/logs\//m);
+      await t.type('q');
+      await t.waitForScreen((s) => s.includes('EXITED=0'), 'the demo to exit', 30_000);
+      expect(processesOf(run)).toEqual([]);
+    },
+  );
+
   it('killing the tmux server (SIGHUP) stops the run and removes the temp dir too', async () => {
     const { t, run } = await startDemo();
     started.push(t);

@@ -88,6 +88,9 @@ describe('the wandb run on the Eval screen and in the dashboard header', () => {
 
   it('is the URL, the offline dir with its upload command, or a note that the log has none', () => {
     expect(lineText(wandbLine({ url, from: 'log' }))).toBe(`wandb ${url}`);
+    expect(lineText(wandbLine({ url, from: 'config' }))).toBe(
+      `wandb ${url} (from the config: wandb has not printed it yet)`,
+    );
     expect(
       lineText(
         wandbLine({

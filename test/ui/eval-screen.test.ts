@@ -18,10 +18,10 @@ afterEach(() => {
   screen = null;
 });
 
-function evalState() {
+function evalState(from: 'log' | 'config' = 'log') {
   const evals = new EvalHistory();
   for (const e of parseAll(evalLog())) evals.ingest(e);
-  const run = { ...sampleRunView({ steps: 3, now: NOW }), evals, wandb: { url: WANDB_URL, from: 'log' as const } };
+  const run = { ...sampleRunView({ steps: 3, now: NOW }), evals, wandb: { url: WANDB_URL, from } };
   return { ...emptyState(), run };
 }
 
@@ -57,5 +57,21 @@ describe('the Eval screen in a terminal', () => {
       '      0           0     41.3  [31.0, 52.3]  60.0 n30     38.5 n28     20.0 n20       2/80  25m29s',
       `wandb ${WANDB_URL}`,
     ]);
+  });
+
+  it('the page computed from the config says so, at 200x50 (whole) and 80x24 (cut, the note past the edge)', async () => {
+    const wide = frame(initialUiState('eval'), evalState('config'), { columns: 200, rows: 50 }, NOW, { colors: true });
+    screen = paintLines(wide, 200, 49, true);
+    await screen.settled();
+    expect(screen.lines().map((r) => r.trimEnd())[8]).toBe(
+      `wandb ${WANDB_URL} (from the config: wandb has not printed it yet)`,
+    );
+    screen.dispose();
+    const narrow = frame(initialUiState('eval'), evalState('config'), { columns: 80, rows: 24 }, NOW, { colors: true });
+    screen = paintLines(narrow, 80, 23, true);
+    await screen.settled();
+    expect(screen.lines()[8].trimEnd()).toBe(
+      'wandb https://wandb.ai/webgym/rl/runs/qwen3vl8b-inst-grpo-offpolicy2-nokl-prox-…',
+    );
   });
 });

@@ -50,11 +50,13 @@ export async function withSimEnv<T>(vars: Record<string, string>, fn: () => Prom
   }
 }
 
-/** Launch the simulator (AWRL_SIM_SPEED in this process's env reaches the job; see withSimEnv). */
-export async function launchSim(overrides: string[] = []): Promise<SimRun> {
+/** Launch the simulator (AWRL_SIM_SPEED in this process's env reaches the job; see withSimEnv). `envNames`:
+ *  the environment variables the config engine may take as set (default: it checks none). */
+export async function launchSim(overrides: string[] = [], envNames?: string[]): Promise<SimRun> {
   const { dir, configPath } = simCheckout();
   const text = readFileSync(configPath, 'utf8');
-  const ev = evaluateConfig({ fileName: configPath, text, overrides });
+  // envNames: the variables set here, for a config that needs one (wandb online: WANDB_API_KEY).
+  const ev = evaluateConfig({ fileName: configPath, text, overrides, ...(envNames ? { envNames } : {}) });
   if (ev.hasErrors || !ev.resolved) throw new Error(`sim config has errors: ${JSON.stringify(ev.diagnostics)}`);
   const target: Target = localTarget(dir);
   const transport = new LocalTransport();

@@ -87,6 +87,19 @@ export class XtermScreen {
     };
   }
 
+  /** The OSC 8 link of the cell at (row, column), both from 0, as xterm parsed it (null: none).
+   *  @xterm/headless has no public link API (the browser build's linkHandler needs a DOM): the cell's
+   *  urlId and the OscLinkService that registered it are xterm's own, read as they are. */
+  linkAt(row: number, col: number): string | null {
+    const cell = this.term.buffer.active.getLine(row)?.getCell(col) as unknown as
+      { extended?: { urlId?: number } } | undefined;
+    const id = cell?.extended?.urlId ?? 0;
+    if (id === 0) return null;
+    const core = (this.term as unknown as { _core: { _oscLinkService: { getLinkData(id: number): { uri: string } } } })
+      ._core;
+    return core._oscLinkService.getLinkData(id)?.uri ?? null;
+  }
+
   /** Write and parse at once (a test that draws one frame and reads it in the same tick). */
   writeNow(s: string): void {
     this.written += Buffer.byteLength(s);

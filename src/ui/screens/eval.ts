@@ -29,6 +29,7 @@ export function wandbLine(w: WandbView | undefined): Line {
     return [
       { t: 'wandb ', c: 'dim' },
       { t: w.url, c: 'accent' },
+      ...(w.from === 'config' ? [{ t: ' (from the config: wandb has not printed it yet)', c: 'dim' as const }] : []),
     ];
   const where = w.offline?.dir ? `run data in ${w.offline.dir}; ` : '';
   return [{ t: 'wandb offline: ', c: 'warn' }, { t: `${where}upload it with: ${w.offline?.sync ?? 'wandb sync'}` }];

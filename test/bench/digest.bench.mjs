@@ -1,0 +1,115 @@
+// `npm run bench -- digest`: attaching the cockpit through the run's sentinel digest (issue #30,
+// src/session/run-digest.ts) to the 1.1 GB and the 5 GB log, side by side with `ssh bench cat LOG
+// > /dev/null` (OpenSSH) through a throwaway sshd, and with today's attach (the target-side filter
+// over the whole log, no digest, no local cache). Per size: the time the sentinel takes to write
+// the digest from nothing (DigestWriter over the target's files, as the sentinel does), then per
+// attach (attach-child.mjs: RunFeed over ssh, its own process): the time to the full dashboard
+// (the history read) and to the last step shown, bytes sent, peak RSS. Goal (issue #30): the full
+// dashboard through the digest in at most a quarter of `ssh cat` of the log. Figures are printed,
+// never asserted. Logs are generated (test/bench/areal-log.mjs), then deleted.
+// AWRL_BENCH_DIGEST_MB (default 1100), AWRL_BENCH_5GB=0 to skip the 5 GB log.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateArealLog } from './areal-log.mjs';
+import { startBenchSshd } from './bench-sshd.mjs';
+import { LocalTransport } from '../../dist/remote/local.js';
+import { DigestWriter } from '../../dist/session/digest-writer.js';
+import { digestPathFor } from '../../dist/session/run-digest.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const MB = Number(process.env.AWRL_BENCH_DIGEST_MB ?? 1100);
+const dir = mkdtempSync(join(tmpdir(), 'awrl-bench-digest-'));
+const say = (s) => process.stdout.write(`${s}\n`);
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const s2 = (ms) => (ms === null ? 'never' : `${(ms / 1000).toFixed(2)} s`);
+const sentOf = (note) => Number(/with ([\d.]+) MiB sent/.exec(note ?? '')?.[1] ?? NaN) * 1048576;
+
+const LAUNCHER_FLAGS = (() => {
+  const words = readFileSync(join(here, '../../bin/awrl-tui.js'), 'utf8').split('\n')[0].split(/\s+/);
+  return words.slice(words.indexOf('node') + 1);
+})();
+
+function sshCat(sshConfig, host, log) {
+  const t0 = performance.now();
+  const r = spawnSync('bash', ['-c', `ssh -F ${sshConfig} ${host} cat ${log} | wc -c`], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ssh cat failed: ${r.stderr}`);
+  return { s: (performance.now() - t0) / 1000, bytes: Number(r.stdout.trim()) };
+}
+
+function attach(log, lastStep, sshConfig, host) {
+  const cache = join(dir, `cache-${Math.random().toString(36).slice(2)}`);
+  const r = spawnSync(
+    process.execPath,
+    [...LAUNCHER_FLAGS, join(here, 'attach-child.mjs'), 'ssh', log, String(lastStep), sshConfig],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_ENV: 'production', XDG_CACHE_HOME: cache, AWRL_BENCH_SSH_HOST: host },
+      maxBuffer: 1 << 24,
+    },
+  );
+  rmSync(cache, { recursive: true, force: true });
+  try {
+    return JSON.parse((r.stdout ?? '').trim().split('\n').pop());
+  } catch {
+    throw new Error(`attach failed: ${r.stderr}`);
+  }
+}
+
+async function oneSize(mb, sshConfig, host) {
+  const runDir = join(dir, `run-${mb}`);
+  mkdirSync(runDir);
+  const log = join(runDir, 'stdout.log');
+  say(`generating a ${mb} MiB AReaL log ...`);
+  const lastStep = await generateArealLog(log, mb);
+  const size = statSync(log).size;
+  say(`log: ${(size / 1e9).toFixed(2)} GB, ${lastStep} steps; load average ${load()}`);
+  spawnSync('cat', [log], { stdio: 'ignore' }); // the page cache, as for a log being written
+
+  const transport = new LocalTransport();
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const u = await new DigestWriter(transport, log, digestPathFor(log)).update();
+  const cpu = process.cpuUsage(cpu0);
+  await transport.close();
+  const digestBytes = statSync(digestPathFor(log)).size;
+  say(
+    `digest written from nothing (the sentinel's first update): ${s2(performance.now() - t0)} ` +
+      `(this process ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s cpu; the filter's shell apart), ` +
+      `${(digestBytes / 1e6).toFixed(1)} MB for ${(u.offset / 1e9).toFixed(2)} GB of log`,
+  );
+
+  const cat = sshCat(sshConfig, host, log);
+  say(`ssh bench cat LOG > /dev/null (OpenSSH): ${cat.s.toFixed(2)} s, ${(cat.bytes / 1e6).toFixed(0)} MB`);
+  const via = attach(log, lastStep, sshConfig, host);
+  renameSync(digestPathFor(log), `${digestPathFor(log)}.off`);
+  const without = attach(log, lastStep, sshConfig, host);
+  renameSync(`${digestPathFor(log)}.off`, digestPathFor(log));
+  for (const [name, r] of [
+    ['through the digest', via],
+    ['without (filter all)', without],
+  ]) {
+    const sent = sentOf(r.note);
+    say(
+      `attach ${name.padEnd(20)}: full dashboard ${s2(r.doneMs)} (ratio to ssh cat ${(r.doneMs / 1000 / cat.s).toFixed(2)}), ` +
+        `last step shown ${s2(r.shownMs)}, sent ${(sent / 1e6).toFixed(1)} MB (${((100 * sent) / size).toFixed(2)} % of the log), ` +
+        `peak RSS ${r.peakMB.toFixed(0)} MB; note: ${r.note}${r.digestNote ? `; ${r.digestNote}` : ''}`,
+    );
+  }
+  rmSync(runDir, { recursive: true, force: true });
+}
+
+let sshd;
+try {
+  sshd = await startBenchSshd();
+  await oneSize(MB, sshd.sshConfigFile, sshd.alias);
+  const free = Number(spawnSync('df', ['-B1', '--output=avail', tmpdir()], { encoding: 'utf8' }).stdout.split('\n')[1]);
+  if (process.env.AWRL_BENCH_5GB === '0') say('5 GB: skipped (AWRL_BENCH_5GB=0)');
+  else if (!(free >= 12e9)) say(`5 GB: skipped: ${(free / 1e9).toFixed(1)} GB free in ${tmpdir()} (12 GB wanted)`);
+  else await oneSize(5 * 1024, sshd.sshConfigFile, sshd.alias);
+} finally {
+  await sshd?.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
