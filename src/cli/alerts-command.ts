@@ -82,9 +82,10 @@ function historyOf(o: {
     whenEnded: 'stop',
     storeSeries: 'rules',
     facts: o.facts,
+    // An ended run is judged as ended from its first record (the watch takes the list's answer as
+    // the state's first), not from whenever its own state poll answers.
     endedAtOpen: o.ended,
   });
-  watch.alerts.setEnded(o.ended);
   return new Promise((resolve, reject) => {
     // A running run: its history so far, once the log is read as far as it was when asked (looked
     // at between deliveries: the offset moves after a delivery's records, with nothing told then).

@@ -100,7 +100,7 @@ export class RunAlerts {
     // crash, a requeue, a resume hours later), not a phase that ran on. Its look is `read`'s.
     if (e.type === 'resume' || e.type === 'start') return fired;
     const t = 'time' in e ? naiveMs(e.time) : null;
-    if (t !== null && this.observedAt !== null && t > this.observedAt) this.observe(t, fired);
+    if (t !== null && this.observedAt !== null && t > this.observedAt) this.observe(t, false, fired);
     return fired;
   }
 
@@ -121,7 +121,7 @@ export class RunAlerts {
     }
     // A record without a time (an error whose header was cut) counts as happening at the latest time.
     const at = t ?? this.observedAt ?? this.lastLogMs;
-    if (at !== null) this.observe(at, fired);
+    if (at !== null) this.observe(at, false, fired);
     return fired;
   }
 
@@ -135,7 +135,9 @@ export class RunAlerts {
     this.slurmEndTime = end;
   }
 
-  /** The run has ended (its state says so): no step is coming, so no hang alert either. */
+  /** The run has ended (its state says so): no step is coming, so the clock's looks find no hang.
+   *  A look at a record still judges the gap before it: the log's own time says the run hung
+   *  there, whether or not anyone watched (an ended run's replay tells what its follow told). */
   setEnded(ended: boolean): void {
     this.ended = ended;
   }
@@ -189,7 +191,7 @@ export class RunAlerts {
   evaluate(wallMs: number, fired?: Alert[]): Alert[] {
     const now = this.logNow(wallMs);
     if (now === null) return this.current;
-    this.observe(now, fired);
+    this.observe(now, true, fired);
     return this.current;
   }
 
@@ -203,8 +205,9 @@ export class RunAlerts {
     return this.history.endedWithRun(alertHistoryKey(a));
   }
 
-  /** Every rule at log time `t` (naive ms), on the records read so far. */
-  private alertsAt(t: number): Alert[] {
+  /** Every rule at log time `t` (naive ms), on the records read so far; `byClock`: a look at the
+   *  clock (an ended run's: no hang), not at a record. */
+  private alertsAt(t: number, byClock: boolean): Alert[] {
     const metric = this.stepRules(this.health.judgesStaleness(this.o.maxHeadOffpolicyness));
     const stall =
       this.health.judgesStall() || this.errors.failedSinceRestart ? null : stallAlert(this.store, { now: t });
@@ -217,7 +220,7 @@ export class RunAlerts {
       ...(this.slurmEndTime !== null ? { slurmEndTime: this.slurmEndTime } : {}),
     });
     const all = [...metric, ...this.errors.alerts(), ...health, ...evalAlerts(this.store.evals, t)];
-    if (this.ended) return all.filter((a) => !isHangAlert(a));
+    if (this.ended && byClock) return all.filter((a) => !isHangAlert(a));
     return this.withSilence(all, t);
   }
 
@@ -254,8 +257,8 @@ export class RunAlerts {
     );
   }
 
-  private observe(t: number, fired?: Alert[]): void {
-    const alerts = this.alertsAt(t);
+  private observe(t: number, byClock: boolean, fired?: Alert[]): void {
+    const alerts = this.alertsAt(t, byClock);
     let firedAt: Map<string, number> | undefined;
     const from = this.observedAt;
     if (from !== null && t !== from) {
@@ -264,12 +267,12 @@ export class RunAlerts {
         if (this.history.isActive(key)) continue;
         // Later than the last look: dated where its threshold was crossed. Earlier (a record that
         // arrived late, e.g. an error closed only when the run's end was read): at the record.
-        (firedAt ??= new Map()).set(key, displayMs(t > from ? this.firstActive(key, from, t) : t));
+        (firedAt ??= new Map()).set(key, displayMs(t > from ? this.firstActive(key, from, t, byClock) : t));
       }
     }
     // A hang that stops standing because the run is over (its state says it ended, or an error since
     // the last restart says the trainer failed) ended with the run: no step came to clear it.
-    const over = this.ended || this.errors.failedSinceRestart;
+    const over = (this.ended && byClock) || this.errors.failedSinceRestart;
     this.history.observe(alerts, displayMs(t), firedAt, fired, over ? isHangAlert : undefined);
     this.observedAt = t;
     this.current = alerts;
@@ -277,12 +280,12 @@ export class RunAlerts {
 
   /** The earliest time in (from, to] at which `key` is active: the rules are monotone between two
    *  records (nothing changes but the clock), so a bisection finds where the threshold was crossed. */
-  private firstActive(key: string, from: number, to: number): number {
+  private firstActive(key: string, from: number, to: number, byClock: boolean): number {
     let lo = from;
     let hi = to;
     while (hi - lo > DATING_PRECISION_MS) {
       const mid = lo + Math.floor((hi - lo) / 2);
-      if (this.alertsAt(mid).some((a) => alertHistoryKey(a) === key)) hi = mid;
+      if (this.alertsAt(mid, byClock).some((a) => alertHistoryKey(a) === key)) hi = mid;
       else lo = mid;
     }
     return hi;

@@ -83,7 +83,10 @@ export class RunRecords {
         return store.lastStepEvent?.globalStep ?? 0;
       },
       keys: () => store.keys(),
-      downsample: (key, buckets) => store.downsample(key, buckets).last.map((v) => (v === null ? Number.NaN : v)),
+      downsample: (key, buckets) => {
+        const d = store.downsample(key, buckets);
+        return { steps: d.steps, values: d.last.map((v) => (v === null ? Number.NaN : v)) };
+      },
       latest: (key) => store.latest(key),
     };
   }

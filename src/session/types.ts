@@ -116,13 +116,21 @@ export interface TrainerLinesView {
   dropped: number;
 }
 
+/** A series' points with their x axis: each value at the global step it was logged at (a bucket's
+ *  last step), so two runs can be aligned by step (a pinned baseline, a resumed run's gap). */
+export interface SeriesPoints {
+  steps: number[];
+  /** NaN where missing. */
+  values: number[];
+}
+
 /** Read access to the run's series store (src/metrics MetricsStore fits through an adapter). */
 export interface SeriesSource {
   /** Number of distinct steps held. */
   readonly stepCount: number;
   keys(): string[];
-  /** Values of `key` in ≤ `buckets` points (bucket means; NaN where missing). */
-  downsample(key: string, buckets: number): number[];
+  /** `key` in ≤ `buckets` points, with the step of each. */
+  downsample(key: string, buckets: number): SeriesPoints;
   latest(key: string): number | null;
 }
 

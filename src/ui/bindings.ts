@@ -2,7 +2,9 @@
 // dispatches through it, and the `?` overlay, the footer and title hints and the status-line hints
 // are generated from it, so a key's meaning is written once. Nothing is bound to Ctrl-b (tmux's
 // prefix), Ctrl-j/k, or a lone Esc outside a dialog (tmux holds Esc for escape-time).
-import { PANEL_ORDER } from './layout.js';
+// The panels' ids, not layout.ts's order of them (the same: the registry lists PANEL_IDS in order):
+// layout.ts reads the panel registry, whose hints read this table (key-names.ts).
+import { PANEL_IDS as PANEL_ORDER } from '../session/panel-series.js';
 import { SCREENS } from './keys.js';
 import type { KeyContext, UiState } from './ui-state.js';
 import { act, clamp, keyLabel, moveBy, MOVE_KEYS, same, type Binding, type Scope } from './binding-keys.js';
@@ -175,7 +177,7 @@ export const BINDINGS: readonly Binding[] = [
     short: 'zoom',
     shown: true,
     run: (s) => {
-      const i = s.zoom === null ? 0 : PANEL_ORDER.indexOf(s.zoom) + 1;
+      const i = s.zoom === null ? 0 : (PANEL_ORDER as readonly string[]).indexOf(s.zoom) + 1;
       return same({ ...s, zoom: i < PANEL_ORDER.length ? PANEL_ORDER[i] : null });
     },
   },

@@ -6,9 +6,7 @@ import { exceptionLine } from '../../trainer-log/classify.js';
 import { clockTime, fit, wrap } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import type { Alert, AlertHistoryEntry } from '../../session/types.js';
-
-/** The key that opens the full history (ui-state.ts binds it; the panel names it). */
-export const HISTORY_KEY = 'h';
+import { keyOf } from '../key-names.js';
 
 export function severityMark(s: Alert['severity']): string {
   return s === 'error' ? '✖ ' : s === 'warning' ? '▲ ' : '● ';
@@ -99,10 +97,11 @@ export function alertsLines(
     out.push([{ t: '  ' + fit(clearedText(e), width - 2), c: 'dim' }]);
   }
   if (out.length > height && height > 1) {
-    const more = history.length ? `… more (z: zoom · ${HISTORY_KEY}: alert history)` : '… more (z: zoom)';
+    const zoom = `${keyOf('zoom')}: zoom`;
+    const more = history.length ? `… more (${zoom} · ${keyOf('alert-history')}: alert history)` : `… more (${zoom})`;
     return [
       ...out.slice(0, height - 1),
-      [{ t: more.length <= width ? more : fit(`… more (${HISTORY_KEY}: history)`, width), c: 'dim' }],
+      [{ t: more.length <= width ? more : fit(`… more (${keyOf('alert-history')}: history)`, width), c: 'dim' }],
     ];
   }
   return out;

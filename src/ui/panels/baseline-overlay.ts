@@ -6,6 +6,7 @@ import type { Line } from '../lines.js';
 import { overlayChart, type StepPoints } from '../overlay-chart.js';
 import type { RunView } from '../../session/types.js';
 import type { TimeAxis } from '../../metrics/run-steps.js';
+import { keyOf } from '../key-names.js';
 
 /** How the legend and `?` name a time axis. */
 export function axisName(axis: TimeAxis): string {
@@ -79,7 +80,7 @@ export function panelOverlay(run: RunView, r: OverlayRequest, width: number, col
     const aMark = sgr('36', colors ? '──' : '──', colors);
     const bMark = sgr('35', colors ? '──' : '••', colors);
     legend = `${delta}  ${aMark} ${fit(run.summary.id, room)}  ${bMark} ${base.label.startsWith('/') ? fitMiddle(base.label, room) : fit(base.label, room)}${ema}`;
-  } else legend = `ema ${r.smoothing} (s: next)  raw line ${colors ? 'faint' : '·'}`;
+  } else legend = `ema ${r.smoothing} (${keyOf('smoothing')}: next)  raw line ${colors ? 'faint' : '·'}`;
   return {
     legend,
     chart: (w, h) =>

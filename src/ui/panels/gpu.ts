@@ -9,6 +9,7 @@ import { titleLine, type Line, type Seg } from '../lines.js';
 import { textCells } from '../text-width.js';
 import type { GpuInfo, GpuSnapshot, MemoryFigure } from '../../session/types.js';
 import { gpuSummary, shareColor } from './gpu-summary.js';
+import { keyOf } from '../key-names.js';
 
 export { gpuSummary, shortGpuName } from './gpu-summary.js';
 
@@ -138,7 +139,7 @@ function nodeLines(nodes: GpuSnapshot[], width: number, rows: number): Line[] {
   const more: Line = [
     {
       t: fit(
-        `… ${hidden.length} more node${hidden.length === 1 ? '' : 's'}${said.length ? ` (${said.join(', ')})` : ''} (z: zoom)`,
+        `… ${hidden.length} more node${hidden.length === 1 ? '' : 's'}${said.length ? ` (${said.join(', ')})` : ''} (${keyOf('zoom')}: zoom)`,
         width,
       ),
       c: said.length ? 'warn' : 'dim',
@@ -181,7 +182,7 @@ export function gpuLines(p: GpuProps, width: number, height: number): Line[] {
   if (p.memory.length && out.length + 2 <= height) out.push(...memoryLines(p.memory, width));
   if (out.length > height && height > 1) {
     const hidden = out.length - height + 1;
-    return [...out.slice(0, height - 1), [{ t: `… ${hidden} more lines (z: zoom)`, c: 'dim' }]];
+    return [...out.slice(0, height - 1), [{ t: `… ${hidden} more lines (${keyOf('zoom')}: zoom)`, c: 'dim' }]];
   }
   return out;
 }

@@ -6,6 +6,7 @@ import { fit } from '../format.js';
 import { titleLine, type Line, type Seg } from '../lines.js';
 import type { LogLine, RunView, TrainerLine, TrainerLinesView } from '../../session/types.js';
 import { fitCells, wrapCells } from '../text-width.js';
+import { keyOf } from '../key-names.js';
 
 export interface LogProps {
   lines: LogLine[];
@@ -107,7 +108,7 @@ export function logLines(p: LogProps, width: number, height: number): Line[] {
           ? `no line matches '${p.search}'`
           : p.showAll
             ? 'no log lines yet'
-            : 'no warnings or errors (a: all lines)',
+            : `no warnings or errors (${keyOf('log-filter')}: all lines)`,
         c: 'dim',
       },
     ]);
@@ -189,7 +190,7 @@ export function trainerLogLines(p: TrainerLogProps, width: number, height: numbe
         t: p.search
           ? `no line matches '${p.search}'`
           : p.problemsOnly
-            ? 'no warnings or errors (a: all lines)'
+            ? `no warnings or errors (${keyOf('log-filter')}: all lines)`
             : 'no trainer lines yet',
         c: 'dim',
       },
@@ -243,7 +244,7 @@ export function logPaneLines(run: RunView, ui: LogPaneUi, width: number, height:
       showAll: ui.logAll,
       search: ui.logSearch,
       scroll: ui.logScroll,
-      hint: run.trainerLines ? 'L: trainer' : undefined,
+      hint: run.trainerLines ? `${keyOf('log-view')}: trainer` : undefined,
       wrap: ui.logWrap,
     },
     width,

@@ -9,7 +9,7 @@ import { alertsLines } from './alerts.js';
 import { gpuLines } from './gpu.js';
 import { logPaneLines } from './log.js';
 import { rewardLines } from './reward.js';
-import { stalenessLines, stalenessPropsFrom } from './staleness.js';
+import { STALENESS_KEYS, stalenessLines, stalenessPropsFrom } from './staleness.js';
 import { throughputLines, throughputPhasesFrom } from './throughput.js';
 import { PANEL_IDS, PANEL_SERIES, type PanelId } from '../../session/panel-series.js';
 import { STEP_TIME_SERIES, type RunView } from '../../session/types.js';
@@ -44,13 +44,14 @@ const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
     lines(run, ui, width, height, colors) {
       const s = run.series;
       const n = points(width);
-      const reward = s.downsample('rollout/reward', n);
+      const rewardPoints = s.downsample('rollout/reward', n);
+      const reward = rewardPoints.values;
       const overlay = panelOverlay(
         run,
         {
           key: 'rollout/reward',
           name: 'reward',
-          own: () => indexPoints(reward),
+          own: () => rewardPoints,
           smoothing: smoothingOf(ui),
           axis: axisOf(ui),
         },
@@ -67,12 +68,12 @@ const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
           steps: s.stepCount,
           difficulty: ui.showDifficulty
             ? {
-                easy: s.downsample('rollout/easy/reward', n),
-                medium: s.downsample('rollout/medium/reward', n),
-                hard: s.downsample('rollout/hard/reward', n),
+                easy: s.downsample('rollout/easy/reward', n).values,
+                medium: s.downsample('rollout/medium/reward', n).values,
+                hard: s.downsample('rollout/hard/reward', n).values,
               }
             : null,
-          evalReward: hasEval ? s.downsample('test_rollout/trajectory/reward', n) : null,
+          evalReward: hasEval ? s.downsample('test_rollout/trajectory/reward', n).values : null,
           latestEval: s.latest('test_rollout/trajectory/reward'),
           overlay,
         },
@@ -97,7 +98,7 @@ const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
               {
                 key: 'staleness/gap/offpolicy_avg',
                 name: 'staleness',
-                own: () => indexPoints(props.avg),
+                own: () => run.series.downsample(STALENESS_KEYS.gapAvg, points(width)),
                 smoothing: smoothingOf(ui),
                 axis: axisOf(ui),
                 reference: run.offpolicyBudget,
@@ -116,14 +117,16 @@ const RECORDS: Record<PanelId, Omit<PanelRecord, 'id' | 'series'>> = {
     lines(run, ui, width, height, colors) {
       const f = run.figures;
       const n = points(width);
-      const stepTimes = f.stepTimes ? bucketMean(f.stepTimes, n) : run.series.downsample(STEP_TIME_SERIES, n);
+      // The figures' step times have no steps of their own: drawn by their index.
+      const series = f.stepTimes ? null : run.series.downsample(STEP_TIME_SERIES, n);
+      const stepTimes = series ? series.values : bucketMean(f.stepTimes ?? [], n);
       const smoothing = smoothingOf(ui);
       const overlay = panelOverlay(
         run,
         {
           key: STEP_TIME_SERIES,
           name: 'step time',
-          own: () => indexPoints(stepTimes),
+          own: () => series ?? indexPoints(stepTimes),
           smoothing,
           axis: axisOf(ui),
           min: 0,

@@ -4,6 +4,7 @@ import { formatNumber } from '../format.js';
 import { titleLine, type Line } from '../lines.js';
 import { chartColors } from '../theme.js';
 import type { PanelOverlay } from './baseline-overlay.js';
+import { keyOf } from '../key-names.js';
 
 export interface RewardProps {
   /** rollout/reward, already bucketed to about the chart width. */
@@ -51,7 +52,7 @@ export function rewardLines(p: RewardProps, width: number, height: number, color
           { t: ' medium', c: 'title' as const },
           { t: ' hard', c: 'accent' as const },
         ]
-      : [{ t: '  (d: by difficulty)', c: 'dim' as const }]),
+      : [{ t: `  (${keyOf('difficulty')}: by difficulty)`, c: 'dim' as const }]),
   ];
   const series = [
     { values: p.reward, color: chartColors.main },

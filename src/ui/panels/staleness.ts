@@ -76,8 +76,8 @@ export function stalenessPropsFrom(s: SeriesSource, budget: number | null, point
   const avgKey = gap ? STALENESS_KEYS.gapAvg : lagKey('theta', 'avg');
   const maxKey = gap ? STALENESS_KEYS.gapMax : lagKey('theta', 'max');
   return {
-    avg: s.downsample(avgKey, points),
-    max: s.downsample(maxKey, points),
+    avg: s.downsample(avgKey, points).values,
+    max: s.downsample(maxKey, points).values,
     budget,
     latestAvg: s.latest(avgKey),
     latestMax: s.latest(maxKey),

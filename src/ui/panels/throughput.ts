@@ -8,6 +8,7 @@ import type { SeriesSource } from '../../session/types.js';
 import { chartColors } from '../theme.js';
 import type { PanelOverlay } from './baseline-overlay.js';
 import { TIMEPERF_PREFIX } from '../../metrics/stat-keys.js';
+import { keyOf } from '../key-names.js';
 export { TIMEPERF_PREFIX };
 
 export interface ThroughputProps {
@@ -79,7 +80,7 @@ export function throughputLines(p: ThroughputProps, width: number, height: numbe
   const shown = p.phases.length <= room ? p.phases : p.phases.slice(0, Math.max(0, room - 1));
   const shares = shown.map(shareLine);
   if (shown.length < p.phases.length)
-    shares.push([{ t: `… ${p.phases.length - shown.length} more phases (z: zoom)`, c: 'dim' }]);
+    shares.push([{ t: `… ${p.phases.length - shown.length} more phases (${keyOf('zoom')}: zoom)`, c: 'dim' }]);
   const chartH = height - 2 - shares.length - (p.overlay ? 1 : 0);
   if (p.overlay) {
     const chart = chartH >= 3 ? p.overlay.chart(width, chartH) : [];

@@ -8,6 +8,7 @@ import { panel } from '../panels/registry.js';
 import { isHangAlert } from '../../health/run-alerts.js';
 import type { RunView } from '../../session/types.js';
 import type { TimeAxis } from '../../metrics/run-steps.js';
+import { keyOf } from '../key-names.js';
 
 export interface DashboardUi {
   zoom: PanelId | null;
@@ -51,14 +52,16 @@ export function dashboardHeader(run: RunView | null, now: number, width?: number
 
 /** Which panels did not fit, and what to do about it, said whole even at 60 columns. */
 function hiddenNote(hidden: PanelId[], width: number): string {
-  const long = `hidden: ${hidden.join(', ')} (z: zoom one panel, or enlarge)`;
-  const short = `hidden: ${hidden.join(', ')} (z: zoom)`;
+  const zoom = keyOf('zoom');
+  const long = `hidden: ${hidden.join(', ')} (${zoom}: zoom one panel, or enlarge)`;
+  const short = `hidden: ${hidden.join(', ')} (${zoom}: zoom)`;
+  const h = keyOf('alert-history');
   // The alert history key too, when it fits whole.
   const tries = [
-    `${long} · h alert history`,
-    `${long} · h history`,
-    `${short} · h alert history`,
-    `${short} · h history`,
+    `${long} · ${h} alert history`,
+    `${long} · ${h} history`,
+    `${short} · ${h} alert history`,
+    `${short} · ${h} history`,
     long,
     short,
   ];
@@ -94,7 +97,7 @@ export function dashboardBody(
   }
   out.push(
     ui.zoom
-      ? [{ t: `zoomed on ${ui.zoom} (z: next panel)`, c: 'dim' }]
+      ? [{ t: `zoomed on ${ui.zoom} (${keyOf('zoom')}: next panel)`, c: 'dim' }]
       : layout.hidden.length
         ? [{ t: hiddenNote(layout.hidden, width), c: 'dim' }]
         : [{ t: footerHints(run, ui, width), c: 'dim' }],

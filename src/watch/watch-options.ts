@@ -1,0 +1,70 @@
+// What a RunWatch is given (run-watch.ts re-exports these: its callers import them from there).
+import type { Transport } from '../remote/transport.js';
+import type { HealthEvent } from '../health/index.js';
+import type { TrainerLogReader } from '../trainer-log/index.js';
+import type { Target } from '../runs/targets.js';
+import type { RunWatchFacts } from '../runs/run-facts.js';
+import type { OutsideAlert } from './outside-alerts.js';
+
+/** Reading a long log's history through a target-side filter before following (the cockpit). */
+export interface WatchBackfill {
+  thresholdBytes: number;
+  /** Hands the history's records on in log order as they are read (`onEvents`), never all at once. */
+  run(
+    transport: Transport,
+    logPath: string,
+    size: number,
+    sink: {
+      onEvents(events: HealthEvent[]): void;
+      onProgress(p: { readBytes: number; totalBytes: number }): void;
+      /** Aborted when the watch is closed: the filter on the target stops. */
+      signal: AbortSignal;
+    },
+  ): Promise<{
+    offset: number;
+    /** The reader holding any record still open at `offset`: following goes on with it. */
+    reader: TrainerLogReader;
+    records: number;
+    sentBytes: number;
+    coveredBytes: number;
+    /** Bytes of the history that came from a local cache (0: none). */
+    cachedBytes?: number;
+  }>;
+}
+
+export interface RunWatchOptions {
+  transport: Transport;
+  target: Target;
+  runId: string;
+  logPath: string;
+  /** The run's config facts, or their promise (the config is read and evaluated while the follower
+   *  starts): no record is taken before they are known. */
+  facts?: RunWatchFacts | Promise<RunWatchFacts>;
+  backfill?: WatchBackfill;
+  /** After the run ended and its log was read: `stop` ends the watch (an `end` output); `pause`
+   *  stops following, polls the state every `endedStatePollMs`, and follows again on a resume. */
+  whenEnded: 'stop' | 'pause';
+  /** Also the log pane's cleaned lines, as `lines` outputs (the cockpit). Default false. */
+  lines?: boolean;
+  /** Whether the run is known to have ended when the watch opens (the runs list said so). */
+  endedAtOpen?: boolean;
+  statePollMs?: number;
+  endedStatePollMs?: number;
+  /** The time-driven rules (stalls, the resume guard) are evaluated this often (default 5 s). */
+  tickMs?: number;
+  jobEndPollMs?: number;
+  /** How long the log's tail may make no progress while connected once the run ended (15 s). */
+  drainTimeoutMs?: number;
+  storeCapacity?: number;
+  /** 'rules': the store keeps as series only what the alert rules read (a printer of records and
+   *  alerts: `follow`, `--launch --follow`); default 'all', for panels that chart every key. */
+  storeSeries?: 'all' | 'rules';
+  /** How long a node's GPUs may stay idle while the others work before it is named (2 min). */
+  idleNodeMs?: number;
+  /** How much longer than the state poll's interval the target may send nothing before "no data
+   *  from HOST" (default NO_DATA_MARGIN_MS). */
+  noDataMarginMs?: number;
+  /** Alerts known outside the watch (the run's sentinel gone silent), told as its own. */
+  outsideAlerts?: readonly OutsideAlert[];
+  clock?: () => number;
+}
