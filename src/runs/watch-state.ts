@@ -8,6 +8,8 @@ import { canTransition } from './run-state.js';
 
 export interface RunStateWatcher {
   readonly current: RunSummary | null;
+  /** Looks again at once (not while a look is under way): something said the state may have moved. */
+  now(): void;
   stop(): void;
 }
 
@@ -30,8 +32,11 @@ export function watchRunState(
   let current: RunSummary | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
+  let looking = false;
   const tick = async () => {
     if (stopped) return;
+    timer = null;
+    looking = true;
     if (transport.state.state === 'ready') {
       try {
         const [s] = await listRuns(transport, target, { only: runId, tailBytes: 0 });
@@ -48,12 +53,18 @@ export function watchRunState(
         if (transport.state.state === 'ready') opts.onError?.(err instanceof Error ? err.message : String(err));
       }
     }
+    looking = false;
     if (!stopped) timer = setTimeout(() => void tick(), interval());
   };
   void tick();
   return {
     get current() {
       return current;
+    },
+    now() {
+      if (stopped || looking || !timer) return;
+      clearTimeout(timer);
+      void tick();
     },
     stop() {
       stopped = true;

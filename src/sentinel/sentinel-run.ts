@@ -16,13 +16,15 @@ import type { WatchOutput } from '../watch/watch-output.js';
 import type { Transport } from '../remote/transport.js';
 import { parseSentinelInput, type SentinelInput } from './sentinel-input.js';
 import { makeSender, type SentinelSender } from './sender.js';
+import { jobEndNudge } from './job-end-nudge.js';
 
 /** How long the run's end may take to be delivered before the sentinel stops anyway. */
 const END_DELIVERY_MS = 120_000;
 /** Nobody looks at a sentinel's screen: it looks at the log every 500 ms (fs.watch wakes it at once
  *  where the file system tells it: not for the compute nodes' writes on NFS), and asks the run's state
- *  every 10 s (each look is a list script: its largest cost at 2 s; the run's end without a log line
- *  is sent up to 10 s later). Measured: test/bench/sentinel.bench.mjs. */
+ *  every 10 s (each look is a list script: its largest cost at 2 s), sooner when a direct run's job
+ *  process goes (job-end-nudge.ts; a Slurm run's end without a log line is sent up to 10 s later).
+ *  Measured: test/bench/sentinel.bench.mjs. */
 const SENTINEL_FOLLOW_POLL_MS = 500;
 const SENTINEL_STATE_POLL_MS = 10_000;
 
@@ -56,6 +58,7 @@ export async function runSentinel(
     whenEnded: 'stop',
     storeSeries: 'rules',
     statePollMs: SENTINEL_STATE_POLL_MS,
+    ...(input.target.backend === 'slurm' ? {} : { stateNudge: jobEndNudge(runDir) }),
     facts: readRunFacts(transport, record).catch((e: Error) => {
       log(`the run's config facts are unknown: ${e.message}`);
       return {};

@@ -24,6 +24,7 @@ export class StatePoll implements WatchPart {
   /** When fresh bytes of the log were last read (real time: it paces polls; the start before any). */
   private freshAt = 0;
   private every: () => number = () => STATE_POLL_MS;
+  private stopNudge: (() => void) | null = null;
 
   constructor(private readonly core: WatchCore) {}
 
@@ -34,6 +35,7 @@ export class StatePoll implements WatchPart {
 
   start(): void {
     this.freshAt = Date.now();
+    this.stopNudge = this.core.o.stateNudge?.(() => this.watcher?.now()) ?? null;
     if (this.core.o.backfill) this.poll(this.core.o.statePollMs);
     else this.pollAfterFirstBytes();
   }
@@ -54,6 +56,8 @@ export class StatePoll implements WatchPart {
   }
 
   close(): void {
+    this.stopNudge?.();
+    this.stopNudge = null;
     this.startPoll = null;
     this.watcher?.stop();
   }

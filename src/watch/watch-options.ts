@@ -49,6 +49,10 @@ export interface RunWatchOptions {
   /** Whether the run is known to have ended when the watch opens (the runs list said so). */
   endedAtOpen?: boolean;
   statePollMs?: number;
+  /** Where something cheaper than a state poll can tell the run's state may have moved (the
+   *  sentinel: its run's job process gone), it calls `nudge` and the state is asked at once; returns
+   *  its stop. With it, a long `statePollMs` costs no delay at the run's end. */
+  stateNudge?: (nudge: () => void) => () => void;
   endedStatePollMs?: number;
   /** The time-driven rules (stalls, the resume guard) are evaluated this often (default 5 s). */
   tickMs?: number;

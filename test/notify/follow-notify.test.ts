@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli, type CliProcess } from '../runs/cli-process.js';
 import { startSimOverSshd, type SimOverSshd } from '../runs/sim-over-sshd.js';
-import { startReceiver, type HttpReceiver } from '../harness/http-receiver.js';
+import { startReceiver, type HttpReceiver, type Received } from '../harness/http-receiver.js';
+import { waitFor } from '../harness/wait.js';
 
 const runIdOf = (text: string): string => /"runId":"([^"]+)"|^run\s+(\S+)/m.exec(text)!.slice(1).find(Boolean)!;
 const awrlOf = (r: { body: string }) => (JSON.parse(r.body) as { awrl: Record<string, unknown> }).awrl;
@@ -59,7 +60,15 @@ describe('notifications from follow over a real sshd', { timeout: 180_000 }, () 
       `ntfy://127.0.0.1:${rx.port}/topic-Secret2`,
     ]);
     expect(await l.done, l.stderr.slice(-800)).toBe(1);
-    const got = rx.received.slice(before);
+    // The run's sentinel sends (one sender): its end may land just after follow saw it.
+    const sent = () => rx.received.slice(before);
+    const ended = (r: Received) =>
+      r.path === '/hook-Secret1' ? awrlOf(r).event === 'run-end' : String(r.headers.tags).includes('run-end');
+    await waitFor(() => sent().filter(ended).length >= 2, {
+      timeoutMs: 20_000,
+      what: "the run's end on both channels",
+    });
+    const got = sent();
     const json = got.filter((r) => r.path === '/hook-Secret1').map(awrlOf);
     const ntfy = got.filter((r) => r.path === '/topic-Secret2');
     const oom = json.find((a) => a.event === 'alert' && /^oom:/.test(String(a.title)));
