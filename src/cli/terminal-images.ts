@@ -38,13 +38,14 @@ function tmuxPassthrough(): Promise<boolean | null> {
   });
 }
 
-export async function chooseImages(wanted: ImageModeWanted): Promise<ImageChoice> {
+/** `askDa1: false`: the cockpit, where only kitty differs from half-blocks, skips the DA1 wait. */
+export async function chooseImages(wanted: ImageModeWanted, o: { askDa1?: boolean } = {}): Promise<ImageChoice> {
   const env = process.env;
   const isTty = !!process.stdout.isTTY;
   const facts: TerminalFacts = { env, isTty, da1: null, tmuxPassthrough: null };
   if (wanted === 'auto' && isTty) {
     if (env.TMUX) facts.tmuxPassthrough = await tmuxPassthrough();
-    facts.da1 = await askDa1();
+    if (o.askDa1 !== false) facts.da1 = await askDa1();
   }
   return chooseImageMode(wanted, facts);
 }
