@@ -226,6 +226,8 @@ profile of targets.yaml. For its state, step and reward without a terminal: awrl
 
   --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
                           leftover check cover them too, through one ssh fan-out on the head
+  --images MODE           the Trajectories screen's screenshots: auto, kitty (Unicode placeholders,
+                          through tmux with allow-passthrough on) or blocks (half-block cells)
 ${NOTIFY_OPTIONS}
 
 ${TARGET_FLAGS}`;
