@@ -20,6 +20,19 @@ const DIACRITICS = [
   0x082b, 0x082c,
 ];
 export const MAX_PLACEHOLDER_ROWS = DIACRITICS.length;
+const MARKS = new Set(DIACRITICS);
+
+/** Cells of placeholder text (U+10EEEE, one cell each, and these row/column marks, none), or -1
+ *  for any other text: string-width agrees, but segments every grapheme (ms per picture row). */
+export function placeholderCells(text: string): number {
+  let n = 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (cp === 0x10eeee) n++;
+    else if (!MARKS.has(cp)) return -1;
+  }
+  return n;
+}
 
 /** Wraps an escape sequence for tmux's passthrough (needs `allow-passthrough on`): ESC doubled. */
 export function tmuxPassthrough(seq: string): string {
