@@ -23,7 +23,7 @@ Usage:
   awrl-tui [--target T] [--check-nodes H1,H2] [--config FILE [OVERRIDE...]]
                                         open the cockpit (needs a terminal; with a config, on
                                         the Config screen to edit, pre-flight and launch it)
-  awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]
+  awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC] [--images MODE]
                                         run the simulated trainer locally and open the cockpit on it
   awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]
            [--skip-preflight] [--auto-resume N] [--node H1,H2] [--reconnect-timeout S]
