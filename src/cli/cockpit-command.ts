@@ -7,6 +7,7 @@ import { openCockpitBehindSplash } from './cockpit-flow.js';
 import { notInteractiveReason } from '../ui/tty.js';
 import { parseCockpitArgs } from '../ui/cockpit-args.js';
 import { cockpitNotify } from './notify-words.js';
+import { chooseImages } from './terminal-images.js';
 import { baselineChoice, baselineSessionOptions } from './baseline-option.js';
 
 export async function run(args: string[]): Promise<number> {
@@ -35,6 +36,7 @@ export async function run(args: string[]): Promise<number> {
       );
     }
   }
+  const images = await chooseImages(parsed.images, { askDa1: false });
   const baseline = await baselineSessionOptions(baselineChoice(parsed.baseline));
   const { failures, targets } = await openCockpitBehindSplash({
     flags: parsed.flags,
@@ -42,6 +44,7 @@ export async function run(args: string[]): Promise<number> {
     connecting: 'connecting…',
     // A target that does not answer at start is shown with its problem and `r`, not an exit.
     openDisconnected: true,
+    images,
     session: {
       config,
       launchTarget: parsed.flags.target,

@@ -9,6 +9,7 @@ import type { ScreenId } from '../ui/keys.js';
 import type { CockpitFlags } from '../ui/cockpit-args.js';
 import type { LiveSessionOptions } from '../session/live-session.js';
 import { boundDashboardHeap } from '../session/dashboard-heap.js';
+import type { ImageChoice } from '../images/detect.js';
 
 export interface CockpitFlow {
   /** Target flags as parsed (with the cockpit's own, e.g. --check-nodes), handed to resolveTargets. */
@@ -23,6 +24,8 @@ export interface CockpitFlow {
   noTargets?: string;
   /** Open even when no target could be connected (the Runs screen says why for each, `r` retries). */
   openDisconnected?: boolean;
+  /** How screenshots are drawn (`--images`, detected). */
+  images?: ImageChoice;
   /** The session's options besides the connections. */
   session: Omit<LiveSessionOptions, 'targets'>;
 }
@@ -58,7 +61,7 @@ export async function openCockpitBehindSplash(flow: CockpitFlow): Promise<{ fail
   const { runCockpit } = await import('../ui/index.js');
   const session = createLiveSession({ ...flow.session, targets: connections });
   try {
-    await runCockpit({ session, initialScreen: flow.screen, splash });
+    await runCockpit({ session, initialScreen: flow.screen, splash, ...(flow.images ? { images: flow.images } : {}) });
   } finally {
     splash.close();
     await session.close();

@@ -226,6 +226,8 @@ profile of targets.yaml. For its state, step and reward without a terminal: awrl
 
   --check-nodes H1,H2     the other hosts of a multi-node direct (Ray) run: the GPU panel and the
                           leftover check cover them too, through one ssh fan-out on the head
+  --images MODE           the Trajectories screen's screenshots: auto, kitty (Unicode placeholders,
+                          through tmux with allow-passthrough on) or blocks (half-block cells)
 ${NOTIFY_OPTIONS}
 
 ${TARGET_FLAGS}`;
@@ -259,7 +261,7 @@ as far as it was when asked.
 
 ${TARGET_FLAGS}`;
 
-const DEMO = `usage: awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]
+const DEMO = `usage: awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC] [--images MODE]
 
 Runs the simulated trainer on this machine through the same launch path as a real run, and opens
 the cockpit on it (without a terminal: one progress line per step). q quits, stops the simulated
@@ -269,7 +271,8 @@ run and removes its files.
   --sim-speed X           the pace: trainer seconds per real second (default 150, ~4 s a step; more is
                           faster), or 'instant'
   --fault SPEC            inject a fault: nccl-timeout@5, oom@3, stall:update_weights@4, nan-grad@6,
-                          zero-reward@3-6, omniboxes@2`;
+                          zero-reward@3-6, omniboxes@2
+  --images MODE           the Trajectories screen's screenshots: auto, kitty or blocks (as the cockpit)`;
 
 const SIM = `usage: awrl-tui sim init DIR
        awrl-tui sim run [--sim-speed X|instant] --config FILE [OVERRIDE...]

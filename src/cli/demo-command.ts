@@ -14,15 +14,18 @@ import type { LocalTransport } from '../remote/index.js';
 import type { Target } from '../runs/index.js';
 import { notInteractiveReason } from '../ui/tty.js';
 import type { Splash } from '../ui/chrome.js';
+import { IMAGE_MODES, type ImageChoice, type ImageModeWanted } from '../images/detect.js';
+import { chooseImages } from './terminal-images.js';
 
 interface DemoArgs {
   keep: boolean;
   speed: string;
   fault: string | null;
+  images: ImageModeWanted;
 }
 
 function parseArgs(args: string[]): DemoArgs {
-  const out: DemoArgs = { keep: false, speed: process.env.AWRL_SIM_SPEED ?? '150', fault: null };
+  const out: DemoArgs = { keep: false, speed: process.env.AWRL_SIM_SPEED ?? '150', fault: null, images: 'auto' };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const value = (name: string): string => {
@@ -34,9 +37,15 @@ function parseArgs(args: string[]): DemoArgs {
     if (a === '--keep') out.keep = true;
     else if (a === '--sim-speed' || a.startsWith('--sim-speed=')) out.speed = value('--sim-speed');
     else if (a === '--fault' || a.startsWith('--fault=')) out.fault = value('--fault');
+    else if (a === '--images' || a.startsWith('--images=')) out.images = value('--images') as ImageModeWanted;
     else
-      throw new CliError(`--demo: unknown argument '${a}' (options: --keep, --sim-speed X, --fault SPEC)`, EXIT.usage);
+      throw new CliError(
+        `--demo: unknown argument '${a}' (options: --keep, --sim-speed X, --fault SPEC, --images MODE)`,
+        EXIT.usage,
+      );
   }
+  if (!IMAGE_MODES.includes(out.images))
+    throw new CliError(`--images takes ${IMAGE_MODES.join('|')}, not '${out.images}'`, EXIT.usage);
   if (out.speed !== 'instant' && !(Number(out.speed) > 0))
     throw new CliError(`--sim-speed wants a positive number or 'instant', got '${out.speed}'`, EXIT.usage);
   // Read as the simulator will read it: a bad SPEC is bad input here, not a demo run that fails at once.
@@ -150,8 +159,10 @@ async function runDemo(opts: DemoArgs, splash: Splash | null): Promise<number> {
     const res = await launch;
     runId = res.record.runId;
     // The demo's own config on the Config screen: a new launch from there goes to the same target.
-    if (splash) await openCockpit(target, transport, runId, splash, { fileName: init.config, text }, env);
-    else
+    if (splash) {
+      const images = await chooseImages(opts.images, { askDa1: false });
+      await openCockpit(target, transport, runId, splash, { fileName: init.config, text }, env, images);
+    } else
       return await printProgress(
         target,
         transport,
@@ -176,6 +187,7 @@ async function openCockpit(
   splash: Splash,
   config: { fileName: string; text: string },
   env: Record<string, string | undefined>,
+  images: ImageChoice,
 ): Promise<void> {
   const { createLiveSession } = await import('../session/live-session.js');
   const { runCockpit } = await import('../ui/index.js');
@@ -187,7 +199,7 @@ async function openCockpit(
     env,
   });
   try {
-    await runCockpit({ session, initialScreen: 'dashboard', splash });
+    await runCockpit({ session, initialScreen: 'dashboard', splash, images });
   } finally {
     await session.close();
   }

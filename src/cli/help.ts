@@ -23,7 +23,7 @@ Usage:
   awrl-tui [--target T] [--check-nodes H1,H2] [--config FILE [OVERRIDE...]]
                                         open the cockpit (needs a terminal; with a config, on
                                         the Config screen to edit, pre-flight and launch it)
-  awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC]
+  awrl-tui --demo [--keep] [--sim-speed X] [--fault SPEC] [--images MODE]
                                         run the simulated trainer locally and open the cockpit on it
   awrl-tui --launch --target T --config FILE [OVERRIDE...] [--follow] [--json] [--force]
            [--skip-preflight] [--auto-resume N] [--node H1,H2] [--reconnect-timeout S]
@@ -101,6 +101,10 @@ Cockpit and watch options:
                           as the baseline: the reward, staleness and throughput charts draw it
                           beside the open run (t: by steps, training hours or samples consumed;
                           b on the Runs screen pins the selected run; s cycles the smoothing)
+  --images MODE           the Trajectories screen's screenshots: auto (kitty's graphics where the
+                          terminal is kitty or ghostty, through tmux with allow-passthrough on),
+                          kitty, or half-block cells (blocks; sixel and iterm are drawn as blocks
+                          in the cockpit, episodes --show draws them)
 
 Notifications (follow, --launch --follow, watch, the cockpit's open run):
   --notify URL            send alerts (fired, cleared), the run's end and a watch that cannot

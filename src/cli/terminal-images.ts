@@ -38,13 +38,22 @@ function tmuxPassthrough(): Promise<boolean | null> {
   });
 }
 
-export async function chooseImages(wanted: ImageModeWanted): Promise<ImageChoice> {
+/** `askDa1: false`: the cockpit, where only kitty differs from half-blocks, skips the DA1 wait. */
+function tmuxRgb(): Promise<boolean | null> {
+  return new Promise((resolve) => {
+    execFile('tmux', ['display-message', '-p', '#{client_termfeatures}'], { timeout: 2000 }, (err, out) => {
+      resolve(err ? null : /(^|,)RGB(,|$)/.test(out.trim()));
+    });
+  });
+}
+
+export async function chooseImages(wanted: ImageModeWanted, o: { askDa1?: boolean } = {}): Promise<ImageChoice> {
   const env = process.env;
   const isTty = !!process.stdout.isTTY;
   const facts: TerminalFacts = { env, isTty, da1: null, tmuxPassthrough: null };
   if (wanted === 'auto' && isTty) {
-    if (env.TMUX) facts.tmuxPassthrough = await tmuxPassthrough();
-    facts.da1 = await askDa1();
+    if (env.TMUX) [facts.tmuxPassthrough, facts.tmuxRgb] = await Promise.all([tmuxPassthrough(), tmuxRgb()]);
+    if (o.askDa1 !== false) facts.da1 = await askDa1();
   }
   return chooseImageMode(wanted, facts);
 }

@@ -5,6 +5,7 @@ import { CliError, EXIT } from './errors.js';
 import { openCockpitBehindSplash } from './cockpit-flow.js';
 import { notInteractiveReason } from '../ui/tty.js';
 import { parseCockpitArgs } from '../ui/cockpit-args.js';
+import { chooseImages } from './terminal-images.js';
 import { cockpitNotify } from './notify-words.js';
 import { baselineChoice, baselineSessionOptions } from './baseline-option.js';
 
@@ -24,10 +25,12 @@ export async function run(args: string[]): Promise<number> {
         ` For ${runId}'s state, step and reward without one: 'awrl-tui runs --target T'.`,
       EXIT.usage,
     );
+  const images = await chooseImages(parsed.images, { askDa1: false });
   const baseline = await baselineSessionOptions(baselineChoice(parsed.baseline));
   await openCockpitBehindSplash({
     flags: parsed.flags,
     screen: 'dashboard',
+    images,
     checkWorkdir: true,
     connecting: `connecting to find ${runId}…`,
     noTargets: `no target to look for ${runId} on: give --target T (or define targets in targets.yaml)`,

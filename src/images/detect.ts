@@ -13,6 +13,9 @@ export interface TerminalFacts {
   da1: string | null;
   /** Inside tmux: `allow-passthrough` is on (null: not asked, or not inside tmux). */
   tmuxPassthrough: boolean | null;
+  /** Inside tmux: it sends 24-bit colour to this terminal (`RGB` among the client's features).
+   *  Without it tmux turns the placeholders' colour, kitty's image id, into one of 256. */
+  tmuxRgb?: boolean | null;
 }
 
 export interface ImageChoice {
@@ -37,6 +40,10 @@ export function chooseImageMode(wanted: ImageModeWanted, t: TerminalFacts): Imag
   const iterm = e.TERM_PROGRAM === 'iTerm.app' || e.LC_TERMINAL === 'iTerm2' || e.TERM_PROGRAM === 'WezTerm';
   if ((kitty || iterm) && inTmux && t.tmuxPassthrough !== true) {
     return { mode: 'blocks', tmux: true, why: 'tmux allow-passthrough is off (set -g allow-passthrough on)' };
+  }
+  if (kitty && inTmux && t.tmuxRgb === false) {
+    const why = "tmux does not send this terminal 24-bit colour (set -as terminal-features ',xterm-kitty:RGB')";
+    return { mode: 'blocks', tmux: true, why };
   }
   if (kitty) return { mode: 'kitty', tmux: inTmux, why: 'kitty graphics (terminal environment)' };
   if (iterm) return { mode: 'iterm', tmux: inTmux, why: 'iTerm2 inline images (terminal environment)' };

@@ -20,6 +20,19 @@ const DIACRITICS = [
   0x082b, 0x082c,
 ];
 export const MAX_PLACEHOLDER_ROWS = DIACRITICS.length;
+const MARKS = new Set(DIACRITICS);
+
+/** Cells of placeholder text (U+10EEEE, one cell each, and these row/column marks, none), or -1
+ *  for any other text: string-width agrees, but segments every grapheme (ms per picture row). */
+export function placeholderCells(text: string): number {
+  let n = 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (cp === 0x10eeee) n++;
+    else if (!MARKS.has(cp)) return -1;
+  }
+  return n;
+}
 
 /** Wraps an escape sequence for tmux's passthrough (needs `allow-passthrough on`): ESC doubled. */
 export function tmuxPassthrough(seq: string): string {
@@ -42,14 +55,25 @@ export function kittyTransmit(png: Buffer, id: number, cols: number, rows: numbe
     .join('');
 }
 
-/** The placeholder text of image `id`: one string per cell row. The first cell of a row names its row
- *  and column 0; the cells after it inherit (column + 1), as the protocol allows. */
+/** Deletes image `id` and its data (d=I): the terminal frees it; its placeholder cells go blank. */
+export function kittyDelete(id: number, inTmux = false): string {
+  const seq = `\x1b_Ga=d,d=I,i=${id},q=2\x1b\\`;
+  return inTmux ? tmuxPassthrough(seq) : seq;
+}
+
+/** The placeholder cells of row `r` (no colour: the caller sets the foreground to the image id).
+ *  The first cell names its row and column 0; the cells after it inherit (column + 1), as the
+ *  protocol allows. */
+export function kittyPlaceholderText(r: number, cols: number): string {
+  const first = PLACEHOLDER + String.fromCodePoint(DIACRITICS[r]) + String.fromCodePoint(DIACRITICS[0]);
+  return first + PLACEHOLDER.repeat(Math.max(0, cols - 1));
+}
+
+/** The placeholder text of image `id`: one string per cell row, foreground = the id. */
 export function kittyPlaceholderRows(id: number, cols: number, rows: number): string[] {
   const colour = `\x1b[38;2;${(id >> 16) & 255};${(id >> 8) & 255};${id & 255}m`;
   const out: string[] = [];
-  for (let r = 0; r < Math.min(rows, DIACRITICS.length); r++) {
-    const first = PLACEHOLDER + String.fromCodePoint(DIACRITICS[r]) + String.fromCodePoint(DIACRITICS[0]);
-    out.push(`${colour}${first}${PLACEHOLDER.repeat(Math.max(0, cols - 1))}\x1b[39m`);
-  }
+  for (let r = 0; r < Math.min(rows, DIACRITICS.length); r++)
+    out.push(`${colour}${kittyPlaceholderText(r, cols)}\x1b[39m`);
   return out;
 }

@@ -96,3 +96,20 @@ export function renderShot(png: Buffer | null, o: ShotOptions, decoded?: Decoded
     size,
   };
 }
+
+export type KittyPicture = { ok: true; prelude: string; cols: number; rows: number } | { ok: false; why: string };
+
+/** kitty's transmission of a screenshot and its box in cells, for a caller that draws the
+ *  placeholder cells itself (the cockpit: Segs whose foreground is the id). renderShot's bytes. */
+export function kittyPicture(
+  png: Buffer | null,
+  o: Omit<ShotOptions, 'mode'> & { id: number },
+  decoded?: Decoded,
+): KittyPicture {
+  if (png === null) return { ok: false, why: 'missing' };
+  const d = decoded ?? decodePng(png);
+  if (!d.ok) return d;
+  const { width, height } = d.image;
+  const box = cellBox(width, height, Math.max(1, o.cols), Math.max(1, Math.min(o.rows, MAX_PLACEHOLDER_ROWS)));
+  return { ok: true, prelude: renderShot(png, { ...o, mode: 'kitty' }, d).prelude, ...box };
+}

@@ -10,6 +10,7 @@ import { TerminalPainter } from './painter.js';
 import type { Session } from '../session/types.js';
 import { colorsEnabled } from './theme.js';
 import { hyperlinksSupported } from './hyperlink.js';
+import type { ImageChoice } from '../images/detect.js';
 
 export { MIN_COLUMNS, MIN_ROWS } from './cockpit.js';
 
@@ -21,6 +22,8 @@ export interface AppProps {
   colors?: boolean;
   /** OSC 8 links (default: where this terminal is known to pass them). */
   hyperlinks?: boolean;
+  /** How screenshots are drawn (src/images/detect.ts's choice; absent: half-blocks). */
+  images?: ImageChoice;
   /** Frame interval for session updates (ms). */
   frameMs?: number;
   clock?: () => number;
@@ -37,6 +40,7 @@ export function App({
   size: fixed,
   colors = colorsEnabled(),
   hyperlinks = hyperlinksSupported(process.env),
+  images,
   frameMs = 100,
   clock,
   onQuit,
@@ -54,6 +58,7 @@ export function App({
       initialScreen,
       colors,
       hyperlinks,
+      ...(images ? { images } : {}),
       frameMs,
       clock,
       onQuit: () => {

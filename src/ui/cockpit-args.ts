@@ -2,6 +2,7 @@
 // commands can parse and paint the first frame before loading the transport and the session.
 import type { TargetFlags } from '../runs/index.js';
 import { parseCli } from '../runs/cli-args.js';
+import { IMAGE_MODES, type ImageModeWanted } from '../images/detect.js';
 
 /**
  * The target flags plus the cockpit's own `--check-nodes H1,H2`: the other hosts of a direct
@@ -23,6 +24,8 @@ export interface CockpitArgs {
   notify: { lists: Record<string, string[]>; switches: Set<string> };
   /** `--baseline RUN`: a run (on any of the targets) drawn beside the open one. */
   baseline?: string;
+  /** `--images auto|blocks|kitty|sixel|iterm|none`: how the Trajectories screen draws screenshots. */
+  images: ImageModeWanted;
 }
 
 // The same rule as `awrl-tui stop --check-nodes` and src/remote's NODE_NAME: ssh would read a
@@ -50,7 +53,7 @@ export function parseHostList(flag: string, value: string): string[] {
  *  its overrides. Throws a one-line message. */
 export function parseCockpitArgs(args: string[]): CockpitArgs {
   const p = parseCli(args, {
-    values: ['--config', '--check-nodes', '--baseline'],
+    values: ['--config', '--check-nodes', '--baseline', '--images'],
     lists: ['--notify'],
     switches: ['--no-terminal-notify'],
   });
@@ -60,7 +63,9 @@ export function parseCockpitArgs(args: string[]): CockpitArgs {
     hosts !== undefined ? { ...p.flags, directRunHosts: parseHostList('--check-nodes', hosts) } : p.flags;
   const configFile = p.values['--config'];
   const baseline = p.values['--baseline'];
-  const base = baseline !== undefined ? { baseline } : {};
+  const images = (p.values['--images'] ?? 'auto') as ImageModeWanted;
+  if (!IMAGE_MODES.includes(images)) throw new Error(`--images takes ${IMAGE_MODES.join('|')}, not '${images}'`);
+  const base = { images, ...(baseline !== undefined ? { baseline } : {}) };
   return configFile !== undefined
     ? { flags, positional: [], configFile, overrides: p.positional, notify, ...base }
     : { flags, positional: p.positional, overrides: [], notify, ...base };

@@ -22,6 +22,8 @@ import { flatRuns, runsLines, withLiveRun } from './screens/runs.js';
 import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } from '../session/types.js';
 import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
 import { initialUiState, reduceKey, type Effect, type KeyContext, type KeyInfo, type UiState } from './ui-state.js';
+import { KittyShots } from './screens/kitty-shots.js';
+import type { ImageMode } from '../images/detect.js';
 
 export const MIN_COLUMNS = 60;
 export const MIN_ROWS = 15;
@@ -34,6 +36,8 @@ export interface Size {
 export interface Painter {
   paint(lines: string[], columns: number, rows: number): void;
   invalidate?(): void;
+  /** Bytes for the terminal outside any row (kitty's image transmission), in order with frames. */
+  raw?(s: string): void;
 }
 
 /** `text` plus `more` when the whole fits in `width`, else `text` alone (hints say their key whole). */
@@ -173,6 +177,8 @@ export interface FrameOptions {
   /** Transient status messages still fresh (StatusExpiry); all of them when not given. */
   fresh?: ReadonlySet<string>;
   memo?: DashboardMemo;
+  /** Screenshots as kitty images (null/absent: half-blocks). */
+  kitty?: KittyShots | null;
 }
 
 /** The whole screen as lines: tab bar, screen, status line; never taller than rows-1. Pure. */
@@ -209,7 +215,12 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
     body = rlHealthLines(state.run?.rl, width, bodyH);
   } else if (ui.screen === 'trajectories') {
     body = state.selectedRunId
-      ? trajectoriesLines(trajView(state.trajectories, ui.traj), { width, height: bodyH, colors: o.colors })
+      ? trajectoriesLines(trajView(state.trajectories, ui.traj), {
+          width,
+          height: bodyH,
+          colors: o.colors,
+          kitty: o.kitty ?? null,
+        })
       : [[{ t: 'No run selected: pick one on the Runs screen (1).', c: 'dim' }]];
   } else if (ui.screen === 'log') {
     body = state.run ? logPaneLines(state.run, view, width, bodyH) : [[{ t: 'No run selected.', c: 'dim' }]];
@@ -249,6 +260,9 @@ export interface CockpitOptions {
   colors: boolean;
   /** Links (the wandb URL) as OSC 8 hyperlinks: where hyperlinksSupported() says they pass. */
   hyperlinks?: boolean;
+  /** How screenshots are drawn (src/images/detect.ts's choice); only kitty differs from half-blocks
+   *  here: sixel and iTerm2 images are not cells, the painter's row writes would erase them. */
+  images?: { mode: ImageMode; tmux: boolean };
   /** Session changes are drawn at most once per this many ms (a burst of steps: one frame). */
   frameMs?: number;
   clock?: () => number;
@@ -268,10 +282,12 @@ export class Cockpit {
   private unsubscribe: (() => void) | null = null;
   /** Frames painted (tests and the bench count them). */
   frames = 0;
+  private readonly kitty: KittyShots | null;
 
   constructor(private readonly o: CockpitOptions) {
     this.ui = initialUiState(o.initialScreen ?? 'runs');
     this.size = o.size;
+    this.kitty = o.images?.mode === 'kitty' && o.painter.raw ? new KittyShots(o.images.tmux) : null;
   }
 
   private now(): number {
@@ -299,6 +315,9 @@ export class Cockpit {
     if (this.pending) clearTimeout(this.pending);
     if (this.ticker) clearInterval(this.ticker);
     this.pending = this.ticker = null;
+    // The image shown goes with the cockpit: the terminal would keep it for the rest of its life.
+    const images = this.kitty?.close();
+    if (images) this.o.painter.raw?.(images);
   }
 
   resize(size: Size): void {
@@ -312,7 +331,7 @@ export class Cockpit {
     const state = this.o.session.getState();
     const now = this.now();
     const fresh = this.expiry.note(transientKeys(state), now);
-    return frame(this.ui, state, this.size, now, { colors: this.o.colors, fresh, memo: this.memo });
+    return frame(this.ui, state, this.size, now, { colors: this.o.colors, fresh, memo: this.memo, kitty: this.kitty });
   }
 
   /** The override `+` added, until the config view lists it and the cursor was put on it. */
@@ -329,11 +348,11 @@ export class Cockpit {
   paint(): void {
     this.followAddedOverride();
     this.frames++;
-    this.o.painter.paint(
-      this.frame().map((l) => lineToAnsi(l, this.o.colors, this.o.hyperlinks ?? false)),
-      this.size.columns,
-      this.size.rows,
-    );
+    this.kitty?.begin();
+    const lines = this.frame().map((l) => lineToAnsi(l, this.o.colors, this.o.hyperlinks ?? false));
+    const images = this.kitty?.end();
+    if (images) this.o.painter.raw?.(images);
+    this.o.painter.paint(lines, this.size.columns, this.size.rows);
   }
 
   /** One key press (a paste or tmux send-keys arrives as one chunk: fed key by key). */

@@ -16,6 +16,7 @@ export {
 import type { ScreenId } from './keys.js';
 import type { Session } from '../session/types.js';
 import type { Splash } from './chrome.js';
+import type { ImageChoice } from '../images/detect.js';
 export { openSplash, type Splash } from './chrome.js';
 
 export interface CockpitOptions {
@@ -23,6 +24,8 @@ export interface CockpitOptions {
   /** From openSplash(): the first frame already painted before the heavy modules loaded. */
   splash?: Splash;
   initialScreen?: ScreenId;
+  /** How screenshots are drawn (kitty placeholders, else half-blocks). */
+  images?: ImageChoice;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;

@@ -36,6 +36,12 @@ export class TerminalPainter {
     if (buf) this.out.write(`${BEGIN_SYNC}\x1b[?25l${buf}${END_SYNC}`);
   }
 
+  /** Bytes outside any row (kitty's image transmission and deletion), on the same stream as the
+   *  frames so they arrive in order. */
+  raw(s: string): void {
+    this.out.write(s);
+  }
+
   /** Forget what is on screen (after something else wrote to it). */
   invalidate(): void {
     this.prevSize = '';

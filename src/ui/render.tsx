@@ -10,12 +10,14 @@ import { TerminalPainter } from './painter.js';
 import { ENTER_ALT, LEAVE_ALT, SHOW_CURSOR, type Splash } from './chrome.js';
 import type { ScreenId } from './keys.js';
 import type { Session } from '../session/types.js';
+import type { ImageChoice } from '../images/detect.js';
 
 export interface RenderCockpitOptions {
   session: Session;
   /** The splash already on screen (alternate screen entered, first frame painted). */
   splash?: Splash;
   initialScreen?: ScreenId;
+  images?: ImageChoice;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
@@ -58,15 +60,18 @@ export async function renderCockpit(o: RenderCockpitOptions): Promise<void> {
   };
   if (!o.splash || o.splash.closed) stdout.write(ENTER_ALT);
   const painter = o.splash && !o.splash.closed ? o.splash.painter : new TerminalPainter(stdout);
-  const instance = render(<App session={o.session} initialScreen={o.initialScreen} painter={painter} />, {
-    stdin,
-    stdout,
-    stderr,
-    exitOnCtrlC: false,
-    patchConsole: true,
-    maxFps: 10,
-    incrementalRendering: false,
-  });
+  const instance = render(
+    <App session={o.session} initialScreen={o.initialScreen} painter={painter} images={o.images} />,
+    {
+      stdin,
+      stdout,
+      stderr,
+      exitOnCtrlC: false,
+      patchConsole: true,
+      maxFps: 10,
+      incrementalRendering: false,
+    },
+  );
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   process.on('SIGTERM', onSignal);

@@ -4,6 +4,7 @@
 // leave the row below stale while the painter thinks it unchanged.
 import stringWidth from 'string-width';
 import sliceAnsi from 'slice-ansi';
+import { PLACEHOLDER, placeholderCells } from '../images/kitty.js';
 
 // Text made only of characters that are one cell in every terminal: printable ASCII, Latin-1 to
 // U+02FF, general punctuation (… · –), arrows, box drawing and blocks (─ █ ▏), Braille. Most lines
@@ -23,6 +24,11 @@ export function textCells(text: string): number {
   if (text.includes('\x1b')) {
     const plain = text.replace(SGR, '');
     if (NARROW.test(plain)) return plain.length;
+  }
+  // kitty's image placeholders (screens/kitty-shots.ts): a picture's rows, counted without segmenting.
+  if (text.startsWith(PLACEHOLDER)) {
+    const n = placeholderCells(text);
+    if (n >= 0) return n;
   }
   return stringWidth(text);
 }

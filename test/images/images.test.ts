@@ -108,6 +108,15 @@ describe('choosing the image mode', () => {
     expect(chooseImageMode('auto', { ...inTmux, tmuxPassthrough: false })).toMatchObject({ mode: 'blocks' });
     expect(chooseImageMode('auto', { ...inTmux, tmuxPassthrough: true })).toMatchObject({ mode: 'kitty', tmux: true });
   });
+  it("kitty inside tmux only when tmux sends it 24-bit colour (the placeholders' colour is the image id)", () => {
+    const inTmux = { ...facts, env: { KITTY_WINDOW_ID: '1', TMUX: '/tmp/x,1,0' }, tmuxPassthrough: true };
+    expect(chooseImageMode('auto', { ...inTmux, tmuxRgb: false })).toMatchObject({
+      mode: 'blocks',
+      why: "tmux does not send this terminal 24-bit colour (set -as terminal-features ',xterm-kitty:RGB')",
+    });
+    expect(chooseImageMode('auto', { ...inTmux, tmuxRgb: true }).mode).toBe('kitty');
+    expect(chooseImageMode('kitty', { ...inTmux, tmuxRgb: false }).mode).toBe('kitty');
+  });
   it('sixel only when the terminal answers DA1 with a 4', () => {
     expect(chooseImageMode('auto', { ...facts, da1: '\x1b[?62;4;22c' }).mode).toBe('sixel');
     expect(chooseImageMode('auto', { ...facts, da1: '\x1b[?62;22c' }).mode).toBe('blocks');

@@ -60,3 +60,13 @@ describe('cockpit --check-nodes', () => {
     expect(() => parseCockpitArgs(['--check-nodes'])).toThrow('--check-nodes needs a value');
   });
 });
+
+describe('--images on the cockpit', () => {
+  it('takes the image modes (auto when not given) and refuses anything else with the list', () => {
+    expect(parseCockpitArgs([]).images).toBe('auto');
+    expect(parseCockpitArgs(['--images', 'kitty']).images).toBe('kitty');
+    expect(() => parseCockpitArgs(['--images', 'png'])).toThrow(
+      "--images takes auto|blocks|kitty|sixel|iterm|none, not 'png'",
+    );
+  });
+});

@@ -1,12 +1,12 @@
 // A step's screenshot as lines of the cockpit: half-block cells (`▀`, the upper pixel as foreground,
 // the lower as background, 24-bit), one Seg per run of a colour pair, the click marked.
 //
-// Only half-blocks, whatever the terminal has: the cockpit draws through one TerminalPainter that
-// writes the rows of text that changed and clears each row's end. kitty's placeholders are text
-// cells, but their image must be transmitted (an APC outside any row) before them and again after
-// every clear or resize, which the painter's row diff does not know how to order; sixel and iTerm2
-// images are not cells at all, so the painter's row writes would erase or overdraw them. Half-blocks
-// are cells like any text: they scroll, diff and survive tmux. `episodes --show` uses the others.
+// Half-blocks unless the terminal has kitty graphics (kitty-shots.ts: its Unicode placeholders are
+// text cells too, the image sent once beside the frame). sixel and iTerm2 stay half-blocks here: the
+// cockpit draws through one TerminalPainter that rewrites the rows that changed and clears each
+// row's end, and those images are not cells, so the row writes would erase or overdraw them.
+// Half-blocks are cells like any text: they scroll, diff and survive tmux. `episodes --show` uses
+// sixel and iTerm2.
 //
 // Decoding and scaling a 1280×768 PNG takes tens of ms: the lines are kept (a few, least recently
 // used go first) by path, byte size, cell box and click, so frames between keys cost nothing.

@@ -16,6 +16,7 @@ import {
 } from '../../episodes/index.js';
 import { clipLine, type Line } from '../lines.js';
 import { shotLines, type ShotBytes } from './shot-lines.js';
+import type { KittyShots } from './kitty-shots.js';
 
 export type TrajLevel = 'versions' | 'groups' | 'steps' | 'step';
 
@@ -136,6 +137,8 @@ export interface TrajDraw {
   height: number;
   /** Colours on (the screenshot's cells need them). */
   colors: boolean;
+  /** Screenshots through kitty's placeholders (the terminal has kitty graphics); half-blocks without. */
+  kitty?: KittyShots | null;
 }
 
 function stepsLines(v: TrajView, e: EpisodeSummary, d: TrajDraw): Line[] {
@@ -163,7 +166,8 @@ function stepsLines(v: TrajView, e: EpisodeSummary, d: TrajDraw): Line[] {
   if (s.shot === null) return [...text, [{ t: '[screenshot: the step names none]', c: 'dim' }]];
   const rows = Math.max(1, d.height - 1 - text.length - 1);
   const shot = v.shots.get(s.shot);
-  const picture = shotLines(s.shot, shot, { cols: d.width, rows, click: s.click, colors: d.colors });
+  const area = { cols: d.width, rows, click: s.click, colors: d.colors };
+  const picture = d.kitty && d.colors && shot?.ok ? d.kitty.lines(s.shot, shot, area) : shotLines(s.shot, shot, area);
   return [...text, ...picture, [{ t: baseName(s.shot), c: 'dim' }]];
 }
 
