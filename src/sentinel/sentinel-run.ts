@@ -6,7 +6,7 @@
 // happens to it never touches the run: it only reads the run dir and writes its own files there.
 // With a digest (injected by its command: src/session's DigestWriter), it keeps the run's digest up
 // to date every period and once more at its end: an attach reads it instead of the whole log.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { LocalTransport } from '../remote/local.js';
 import { createRunWatch } from '../watch/create-run-watch.js';
 import { parseRunRecord, runLogPath } from '../runs/run-record.js';
@@ -27,6 +27,8 @@ const END_DELIVERY_MS = 120_000;
  *  Measured: test/bench/sentinel.bench.mjs. */
 const SENTINEL_FOLLOW_POLL_MS = 500;
 const SENTINEL_STATE_POLL_MS = 10_000;
+/** How often it looks that its run's directory is still there (one stat). */
+const RUN_DIR_LOOK_MS = 5_000;
 
 /** The run's digest next to it (src/session/digest-writer.ts): brought up to the log's end. */
 export interface SentinelDigest {
@@ -77,6 +79,12 @@ export async function runSentinel(
       }
     });
     for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve(`stopped by ${sig}`));
+    // A run whose directory was removed (by hand, a cleanup) is watched by nobody's wish: its state
+    // can no longer be asked, so its end would never come and the sentinel would run for ever.
+    const gone = setInterval(() => {
+      if (!existsSync(`${runDir}/run.json`)) resolve(`the run's directory ${runDir} was removed`);
+    }, RUN_DIR_LOOK_MS);
+    gone.unref();
     process.on('SIGHUP', () => undefined); // detached: a hang-up is no reason to stop watching
   });
   sentinel.beat();

@@ -3,7 +3,7 @@
 // SIGKILLed one is `silent` at once and a frozen one within two heartbeats, `sentinel stop` stops it.
 // (One left alone stopping after its run's end: sentinel-notify.test.ts.) Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor, pidAlive } from '../harness/wait.js';
 import { runIdOf, sentinelTestCli, startSentinelEnv, type SentinelEnv } from './sentinel-env.js';
@@ -104,6 +104,23 @@ describe('a run’s sentinel over ssh', { timeout: 180_000 }, () => {
     expect(stop.stdout).toContain(`stopped the sentinel of ${runId}`);
     expect(pidAlive(pid2)).toBe(false);
     expect((await listed(runId)).sentinel).toMatchObject({ state: 'stopped', why: 'stopped by SIGTERM' });
+    await cli(['stop', runId, ...env.target(), '--grace', '2']);
+  });
+
+  it('stops by itself when its run directory is removed (the state can no longer be asked: no end would come)', async () => {
+    const runId = await launch('gone', 'AWRL_SIM_SPEED=40');
+    const start = await cli(['sentinel', 'start', runId, ...env.target()]);
+    expect(start.code, start.stderr).toBe(0);
+    const pid = Number(/pid (\d+)/.exec(start.stdout)![1]);
+    const dir = env.runDir(runId);
+    renameSync(dir, `${dir}.moved`);
+    try {
+      await waitFor(() => !pidAlive(pid), { timeoutMs: 30_000, what: 'the sentinel to stop' });
+    } finally {
+      renameSync(`${dir}.moved`, dir);
+    }
+    expect(readFileSync(join(dir, 'sentinel.log'), 'utf8')).toContain(`the run's directory ${dir} was removed`);
+    expect((await listed(runId)).state).toBe('running'); // the run goes on without it
     await cli(['stop', runId, ...env.target(), '--grace', '2']);
   });
 });
