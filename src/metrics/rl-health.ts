@@ -299,6 +299,11 @@ export const RL_WARNING_KEYS = [
 /** The early-warning rules, on the latest steps. A key the log never printed says nothing; the
  *  spike rule speaks only where the config is known to set no cap. */
 export function rlWarnings(s: StatSource, facts: RlFacts): RlWarning[] {
+  return [...spikeWarnings(s, facts), ...trendWarnings(s)];
+}
+
+/** The warning read from the latest step alone (cheap: asked at every step). */
+export function spikeWarnings(s: StatSource, facts: RlFacts): RlWarning[] {
   const out: RlWarning[] = [];
   const bw = 'ppo_actor/update/behave_imp_weight/max';
   if (s.has(bw) && facts.behavImpWeightCap === null) {
@@ -315,6 +320,12 @@ export function rlWarnings(s: StatSource, facts: RlFacts): RlWarning[] {
           'a spike like this (14.65 at step 14 in the reference run) preceded a reward drop: set actor.behav_imp_weight_cap (5.0 in the reference config)',
       });
   }
+  return out;
+}
+
+/** The warnings read from trends over the run's bucketed history (each reads whole series). */
+export function trendWarnings(s: StatSource): RlWarning[] {
+  const out: RlWarning[] = [];
   const ent = s.history('ppo_actor/update/entropy/avg');
   const T = RL_THRESHOLDS;
   if (ent.length >= T.minPoints) {

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { RunAlerts } from '../../src/health/index.js';
 import { MetricsStore, RULE_SERIES_KEYS } from '../../src/metrics/index.js';
+import { rlAlerts } from '../../src/metrics/rl-alerts.js';
 import { parseAll, stepRecords } from '../trainer-log/helpers.js';
 
 const e = (x: number) => x.toExponential(4).replace(/e([+-])(\d)$/, 'e$10$2');
@@ -91,5 +92,43 @@ describe('early-warning alerts', () => {
     // Failures grow, but reward is not in the log: whether success holds is not known.
     const noReward = Array.from({ length: 20 }, (_, i) => ({ 'rollout/failure/num_steps': i < 10 ? 10 : 14 }));
     expect(rlIds(run(noReward, null))).toEqual([]);
+  });
+});
+
+describe('the trend warnings past the first 256 steps', () => {
+  const step = (g: number, entropy: number) => ({
+    type: 'step' as const,
+    epoch: 1,
+    epochs: 1,
+    step: g,
+    stepsPerEpoch: 600,
+    globalStep: g,
+    totalSteps: 600,
+    time: '2026-05-25T12:00:00.000',
+    stats: { 'ppo_actor/update/entropy/avg': entropy, 'rollout/reward': 0.4 },
+  });
+
+  it('are asked every 8th step, by step number, and their answer stands in between (not cleared)', () => {
+    const store = new MetricsStore();
+    const seen: { step: number; on: boolean }[] = [];
+    for (let g = 1; g <= 600; g++) {
+      // Entropy collapses from step 400 on.
+      store.ingest(step(g, g < 400 ? 1 : 0.01));
+      const on = rlAlerts(store, null).some((a) => a.id === 'rl/entropy-collapse');
+      seen.push({ step: g, on });
+    }
+    const first = seen.find((s) => s.on)!;
+    expect(first.step % 8).toBe(0);
+    expect(first.step).toBeGreaterThan(400);
+    // Once on, on at every step after (an in-between step does not clear it).
+    expect(seen.filter((s) => s.step >= first.step).every((s) => s.on)).toBe(true);
+    // The same store replayed gives the same first step (the answer does not depend on timing).
+    const again = new MetricsStore();
+    let firstAgain = 0;
+    for (let g = 1; g <= 600 && !firstAgain; g++) {
+      again.ingest(step(g, g < 400 ? 1 : 0.01));
+      if (rlAlerts(again, null).some((a) => a.id === 'rl/entropy-collapse')) firstAgain = g;
+    }
+    expect(firstAgain).toBe(first.step);
   });
 });
