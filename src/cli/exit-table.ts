@@ -4,7 +4,11 @@
 // (retrying may), 1 / 3 = how the run ended. A '-' cell: the command cannot meet that failure.
 import { EXIT, type ErrorCode } from './errors.js';
 
-export const TABLE_COMMANDS = ['--launch', 'runs', 'follow', 'stop', 'preflight', 'config'] as const;
+/** The run's life, then the commands that read a run (or reach a person): --help prints one table
+ *  each, so both stay within 100 columns. */
+export const RUN_COMMANDS = ['--launch', 'runs', 'follow', 'stop', 'preflight', 'config'] as const;
+export const READ_COMMANDS = ['alerts', 'episodes', 'compare', 'sentinel', 'notify'] as const;
+export const TABLE_COMMANDS = [...RUN_COMMANDS, ...READ_COMMANDS] as const;
 export type TableCommand = (typeof TABLE_COMMANDS)[number];
 
 export interface ExitRow {
@@ -16,7 +20,19 @@ export interface ExitRow {
 
 const { usage, disconnected, failed, stopped } = EXIT;
 const all = (n: number, cmds: readonly TableCommand[] = TABLE_COMMANDS) => Object.fromEntries(cmds.map((c) => [c, n]));
-const remote = ['--launch', 'runs', 'follow', 'stop', 'preflight'] as const;
+const remote = [
+  '--launch',
+  'runs',
+  'follow',
+  'stop',
+  'preflight',
+  'alerts',
+  'episodes',
+  'compare',
+  'sentinel',
+] as const;
+/** The commands that take a RUN id on a target. */
+const byRun = { follow: usage, stop: usage, alerts: usage, episodes: usage, compare: usage, sentinel: usage };
 
 export const EXIT_TABLE: ExitRow[] = [
   { failure: 'bad arguments, unreadable file', codes: ['usage', 'file-unreadable'], exits: all(usage) },
@@ -34,7 +50,7 @@ export const EXIT_TABLE: ExitRow[] = [
   { failure: 'login refused', codes: ['auth-failed'], exits: all(usage, remote) },
   // Not bad input: the same command works in a terminal, or over a ControlMaster (test/remote/second-factor*).
   { failure: 'second factor, no terminal', codes: ['login-needs-person'], exits: all(disconnected, remote) },
-  { failure: 'unknown run', codes: ['run-not-found'], exits: { '--launch': usage, follow: usage, stop: usage } },
+  { failure: 'unknown run', codes: ['run-not-found'], exits: { '--launch': usage, ...byRun } },
   {
     failure: 'workdir missing on the target',
     codes: ['workdir-missing'],
@@ -60,14 +76,28 @@ export const EXIT_TABLE: ExitRow[] = [
     exits: { '--launch': `${failed}/${stopped}`, follow: `${failed}/${stopped}` },
   },
   { failure: 'tagged leftovers after stop', codes: [], exits: { stop: failed } },
+  // Dumping off, nothing dumped yet, or wiped by a restart (webgym deletes the rollout dir).
+  { failure: 'no trajectory dumps', codes: ['no-dumps'], exits: { episodes: usage } },
+  // A URL that is no channel is refused before anything connects (its secret parts never printed).
+  { failure: 'a notification URL not understood', codes: ['usage'], exits: { sentinel: usage, notify: usage } },
+  { failure: 'a channel did not take the test', codes: [], exits: { notify: failed } },
+  { failure: "a side's log is gone", codes: [], exits: { compare: failed } },
   // A node that could not be reached, or whose GPUs nvidia-smi could not list, is no all-clear.
   { failure: 'leftovers not fully checked', codes: [], exits: { stop: failed } },
 ];
 
-/** The table as --help prints it (within 100 columns; the --json codes are listed under it). */
+/** The tables as --help prints them (each within 100 columns; the --json codes are listed under
+ *  them): a row only in the tables where one of its commands has a cell. */
 export function formatExitTable(): string {
-  const head = ['failure', ...TABLE_COMMANDS];
-  const rows = EXIT_TABLE.map((r) => [r.failure, ...TABLE_COMMANDS.map((c) => String(r.exits[c] ?? '-'))]);
+  return [formatTable(RUN_COMMANDS), '', formatTable(READ_COMMANDS)].join('\n');
+}
+
+function formatTable(commands: readonly TableCommand[]): string {
+  const head = ['failure', ...commands];
+  const rows = EXIT_TABLE.filter((r) => commands.some((c) => r.exits[c] !== undefined)).map((r) => [
+    r.failure,
+    ...commands.map((c) => String(r.exits[c] ?? '-')),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')}`;

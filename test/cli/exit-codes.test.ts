@@ -5,7 +5,10 @@
 // The last three rows (connection lost while following, the run failed/stopped, leftovers after
 // stop) need a run going: test/runs/cli-drops.test.ts and cli-ssh.test.ts cover them.
 // 'a command missing on the target' needs an sshd whose login PATH lacks GNU stat:
-// test/runs/no-gnu-stat.test.ts runs its cells.
+// test/runs/no-gnu-stat.test.ts runs its cells. 'second factor, no terminal': an sshd that asks
+// for one (test/remote/second-factor.test.ts). The results of the reading commands: no dumps
+// (test/cli/episodes-ssh.test.ts), a channel that refused the test (test/notify/notify-command.test.ts),
+// a side's log gone (test/runs/compare-ssh.test.ts).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -87,9 +90,20 @@ describe('exit codes and --json errors, by command and failure', () => {
         return ['preflight', ...target, '--config', config, ...o];
       case 'config':
         return ['config', 'show', config, ...o];
+      case 'alerts':
+        return ['alerts', RUN, ...target];
+      case 'episodes':
+        return ['episodes', RUN, ...target];
+      case 'compare':
+        return ['compare', RUN, RUN, ...target];
+      case 'sentinel':
+        return ['sentinel', 'status', RUN, ...target];
+      case 'notify':
+        return ['notify', 'test', '--notify', 'json://127.0.0.1:9/hook'];
     }
   }
-  const takesJson = (_cmd: TableCommand) => true;
+  /** `notify test` answers in lines, one per channel: it has no --json. */
+  const takesJson = (cmd: TableCommand) => cmd !== 'notify';
 
   type Case = { cmd: TableCommand; args: string[]; codes: ErrorCode[]; exit: number };
   /** The table's row: a case per command it has a number for, built by `args`. */
@@ -159,11 +173,30 @@ describe('exit codes and --json errors, by command and failure', () => {
     for (const c of casesOf('login refused', (cmd) => words(cmd, via(cfg.badLogin)))) await check(c);
   }, 60_000);
 
-  it('an unknown run exits 2 (run-not-found): follow, stop, --launch --resume', async () => {
+  it('a notification URL that is no channel exits 2 before anything connects', async () => {
+    const bogus = ['--notify', 'bogus://x/Tok-9'];
+    for (const c of casesOf('a notification URL not understood', (cmd) =>
+      cmd === 'notify' ? ['notify', 'test', ...bogus] : [...words(cmd, via(cfg.unreachable)), ...bogus],
+    )) {
+      await check(c);
+      const r = await cli(c.args);
+      expect(r.stderr).not.toContain('Tok-9');
+    }
+  }, 60_000);
+
+  it('an unknown run exits 2 (run-not-found): follow, stop, alerts, episodes, compare, sentinel, --launch --resume', async () => {
     const cases = casesOf('unknown run', (cmd) =>
       cmd === '--launch' ? ['--launch', '--resume', RUN, ...good()] : words(cmd, good()),
     );
-    expect(cases.map((c) => c.cmd).sort()).toEqual(['--launch', 'follow', 'stop']);
+    expect(cases.map((c) => c.cmd).sort()).toEqual([
+      '--launch',
+      'alerts',
+      'compare',
+      'episodes',
+      'follow',
+      'sentinel',
+      'stop',
+    ]);
     for (const c of cases) await check(c);
   }, 60_000);
 

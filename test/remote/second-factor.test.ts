@@ -105,12 +105,19 @@ describe('a second factor after the key (keyboard-interactive, TOTP through PAM)
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('headless without a terminal: runs, follow, stop exit 4 at once with login-needs-person, the prompt and the way out', async () => {
+  it('headless without a terminal: runs, follow, stop, alerts, episodes, compare, sentinel exit 4 at once with login-needs-person, the prompt and the way out', async () => {
     const target = ['--target', s.alias, '-F', s.sshConfigFile, '--workdir', dir, '--json'];
     const run = 'nosuch-20260101-000000-abcd';
     const logins = s.secondFactorLogins();
     // The exit table's row (src/cli/exit-table.ts) for the commands that need no trainer config.
-    for (const words of [['runs'], ['follow', run], ['stop', run]]) {
+    const byRun = [
+      ['follow', run],
+      ['stop', run],
+      ['alerts', run],
+      ['episodes', run],
+      ['compare', run, run],
+    ];
+    for (const words of [['runs'], ...byRun, ['sentinel', 'status', run]]) {
       // stdin is /dev/null: no terminal.
       const r = startCli([...words, ...target], {});
       expect(await r.done, words[0]).toBe(4);
