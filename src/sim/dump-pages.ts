@@ -25,6 +25,19 @@ export interface Page {
   target: { x: number; y: number };
 }
 
+/** How many different pages a site has: a simulated run dumps ~40,000 screenshots, and drawing and
+ *  encoding each anew was a third of an instant run's time; pages come from this pool, drawn once. */
+export const PAGES_PER_SITE = 61;
+const drawn = new Map<number, Page>();
+
+/** The page `pageSeed` of the site (its pool index: pageSeed mod PAGES_PER_SITE), drawn once. */
+export function pageOf(siteHue: number, pageSeed: number): Page {
+  const key = (siteHue % 6) * PAGES_PER_SITE + (pageSeed % PAGES_PER_SITE);
+  let page = drawn.get(key);
+  if (!page) drawn.set(key, (page = drawPage(siteHue % 6, pageSeed % PAGES_PER_SITE)));
+  return page;
+}
+
 export function drawPage(siteHue: number, pageSeed: number): Page {
   const rng = Rng.of(pageSeed, 17);
   const r = blank(PAGE_W, PAGE_H, [245, 245, 240]);

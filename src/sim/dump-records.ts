@@ -2,7 +2,7 @@
 // episode (Python's json.dumps, one line, keys in the trainer's order) and each step's screenshot
 // `task_{task}_{instance}_step_{NNN}.png` beside them. Rewards are mixed inside a group (a group of
 // equal rewards is dropped by the trainer, never dumped). Pure: files as data; dump-writer.ts writes.
-import { drawPage } from './dump-pages.js';
+import { PAGE_H, PAGE_W, PAGES_PER_SITE, pageOf } from './dump-pages.js';
 import { pyFloat, pyJsonDumps } from './py-json.js';
 import { Rng } from './rng.js';
 import { WEBSITES } from './websites.js';
@@ -28,7 +28,10 @@ export interface GroupInput {
 type Outcome = 'success' | 'wrong' | 'timed-out' | 'blocked' | 'stuck';
 /** After a success and a wrong answer (a dumped group never has one reward), each kind a viewer filters on. */
 const OUTCOMES: Outcome[] = ['timed-out', 'blocked', 'stuck', 'success', 'wrong', 'success'];
-const PADS = '<|image_pad|>'.repeat(960);
+// Qwen3-VL gives an image one token per 32×32 pixels (patch 16, merged 2×2): the simulator's 160×96
+// screenshots are 5×3 = 15 pads (a real 1280×768 one is 960, and 960 made every simulated run write
+// 1 GB of records and take 50 s more in tests).
+const PADS = '<|image_pad|>'.repeat((PAGE_W / 32) * (PAGE_H / 32));
 const VISION = `<|vision_start|>${PADS}<|vision_end|>`;
 
 const verdict = (ok: boolean, fact: number) =>
@@ -64,8 +67,12 @@ export function dumpGroup(g: GroupInput): DumpedFile[] {
     const steps: Record<string, unknown>[] = [];
     let pageSeed = rng.int(1, 1e9);
     for (let k = 0; k < nSteps; k++) {
-      if (!(outcome === 'stuck' && k >= 1)) pageSeed = rng.int(1, 1e9);
-      const page = drawPage(g.taskIndex, pageSeed);
+      // A new page differs from the one before (a "stuck" episode is the only one that repeats one).
+      if (!(outcome === 'stuck' && k >= 1)) {
+        const next = rng.int(1, 1e9) % PAGES_PER_SITE;
+        pageSeed = next === pageSeed % PAGES_PER_SITE ? next + 1 : next;
+      }
+      const page = pageOf(g.taskIndex, pageSeed);
       const name = `task_${taskId}_${instance}_step_${String(k).padStart(3, '0')}.png`;
       files.push({ rel: `${dir}/${name}`, bytes: page.png });
       const abs = `${g.logDir}/${dir}/${name}`;

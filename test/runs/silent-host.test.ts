@@ -103,7 +103,9 @@ describe('a silent outage (the target frozen, no reset sent)', () => {
     expect(watch.silentSince).not.toBeNull();
     // Told within the poll interval plus the margin (and a check), counted from the last answer.
     expect(Date.now() - frozenAt).toBeLessThan(8000);
-    expect(silent.since).toBeLessThanOrEqual(frozenAt);
+    // Bytes already in the socket when sshd stopped still arrive just after (seen: 1 ms); the
+    // silence is counted from them, not from when it was noticed (margin + poll: seconds later).
+    expect(silent.since).toBeLessThanOrEqual(frozenAt + 300);
     // The rules' clock stands still: no verdict counts the time nothing was heard.
     const clockAt = w.alerts.logNow(Date.now());
     await waitFor(() => Date.now() - frozenAt > 4000, { timeoutMs: 10_000, intervalMs: 100, what: 'time to pass' });
