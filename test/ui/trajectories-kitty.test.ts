@@ -57,7 +57,7 @@ function mount(tmux = false) {
     painter: recording,
     size: { columns: W, rows: H },
     colors: true,
-    images: { mode: 'kitty', tmux },
+    images: { mode: 'kitty', tmux, why: 'kitty graphics (terminal environment)' },
   });
   const ui = initialUiState('trajectories');
   cockpit.ui = { ...ui, traj: { ...ui.traj, level: 'step', step: 0 } };
@@ -144,7 +144,12 @@ describe('kitty images on the Trajectories screen', () => {
     screen.dispose();
   });
 
-  it('half-blocks when the images mode is not kitty (sixel and iTerm2 are not cells)', async () => {
+  it('half-blocks when the images mode is not kitty (sixel and iTerm2 are not cells), and says so', async () => {
+    const notes = {
+      blocks: 'half-block cells (--images blocks)',
+      sixel: 'half-block cells (sixel here: awrl-tui episodes --show)',
+      iterm: 'half-block cells (iTerm2 images here: awrl-tui episodes --show)',
+    };
     for (const mode of ['blocks', 'sixel', 'iterm'] as const) {
       const screen = new XtermScreen(W, H);
       const painter = new TerminalPainter({ write: (s: string) => screen.write(s) });
@@ -153,7 +158,7 @@ describe('kitty images on the Trajectories screen', () => {
         painter,
         size: { columns: W, rows: H },
         colors: true,
-        images: { mode, tmux: false },
+        images: { mode, tmux: false, why: `--images ${mode}` },
       });
       cockpit.ui = {
         ...initialUiState('trajectories'),
@@ -163,7 +168,30 @@ describe('kitty images on the Trajectories screen', () => {
       await screen.settled();
       expect(screen.text()).toContain('▀');
       expect(screen.text()).not.toContain(PLACEHOLDER);
+      expect(screen.text()).toContain(`${notes[mode]} · `);
       screen.dispose();
     }
+  });
+
+  it('--images none: no picture, the step and the file named, and why', async () => {
+    const screen = new XtermScreen(W, H);
+    const painter = new TerminalPainter({ write: (s: string) => screen.write(s) });
+    const cockpit = new Cockpit({
+      session: new StaticSession({ selectedRunId: 'r', trajectories: DATA }),
+      painter,
+      size: { columns: W, rows: H },
+      colors: true,
+      images: { mode: 'none', tmux: false, why: '--images none' },
+    });
+    cockpit.ui = {
+      ...initialUiState('trajectories'),
+      traj: { ...initialUiState('trajectories').traj, level: 'step' },
+    };
+    cockpit.paint();
+    await screen.settled();
+    expect(screen.text()).not.toContain('▀');
+    expect(screen.text()).toContain('[screenshot: not drawn]');
+    expect(screen.text()).toContain('images off (--images none) · shop_ep0_step_000.png');
+    screen.dispose();
   });
 });
