@@ -200,6 +200,26 @@ describe('exit codes and --json errors, by command and failure', () => {
     for (const c of cases) await check(c);
   }, 60_000);
 
+  it('a --workdir that does not exist exits 2 (workdir-missing), not "no run": every command that reads runs', async () => {
+    const missing = ['--target', env.sshd.alias, '-F', env.sshd.sshConfigFile, '--workdir', `${env.workdir}-typo`];
+    const cases = casesOf('workdir missing on the target', (cmd) => words(cmd, missing));
+    expect(cases.map((c) => c.cmd).sort()).toEqual([
+      '--launch',
+      'alerts',
+      'compare',
+      'episodes',
+      'follow',
+      'runs',
+      'sentinel',
+      'stop',
+    ]);
+    for (const c of cases) {
+      await check(c);
+      const r = await cli(c.args);
+      expect(r.stderr, c.cmd).toContain(`workdir ${env.workdir}-typo does not exist on ${env.sshd.alias}`);
+    }
+  }, 90_000);
+
   it('stop without --target: a run not found where it could look, with a profile unreachable, is 4 (not "no run")', async () => {
     const profiles = join(dir, 'targets.yaml');
     writeFileSync(
