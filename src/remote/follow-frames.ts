@@ -77,7 +77,10 @@ export const PREFIX_WINDOW = 64;
 export const FOLLOWER_SCRIPT = `
 f=$1; off=$2; eino=$3; efp=$4; eplen=$5; hbt=$6; poll=$7; etfp=\${8:--}; etlen=\${9:-0}
 zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-134217728}; qpoll=\${13:-$poll}; zcodecs=\${14:-zstd,gzip}
+live=\${15:-}
 export LC_ALL=C
+# The resident reader (follow-resident.ts) where the target has perl: the live tail without a fork.
+[ -n "$live" ] && ! command -v perl >/dev/null 2>&1 && live=
 # The compressor, its decoder and the codec word of its Z frames (unquoted below: split into words):
 # the first of the client's codecs this target has. lz4: 1 MiB blocks, the decoder's unit.
 zc=; zd=; zw=
@@ -246,11 +249,21 @@ follower() {
     fine
     if [ "$tlen" -gt 65536 ]; then tail -c 256 "$w/tail" > "$w/t2" && mv -f "$w/t2" "$w/tail"; tlen=256; fi
   }
-  quiet=0; seen=
+  # The live tail handed to the resident reader until the file is anything but appended to; its
+  # offset and window are ours again after it (and nothing else is: the next look is a full one).
+  # Another exit than 0 (perl failing) and we go on alone. Not again before a nap (no spin).
+  resident() {
+    printf '%s %s\\n' "$off" "$tlen" > "$w/live"
+    perl -e "$live" -- "$f" "$off" "$poll" "$qpoll" "$zmin" "$w"
+    [ $? -eq 0 ] || live=
+    IFS=' ' read -r off tlen < "$w/live"
+    lmt=; quiet=0; fresh=; rskip=1
+  }
+  quiet=0; seen=; rskip=
   while :; do
     if [ -n "$pending" ]; then attach || { nap "$poll"; continue; }; fi
     if [ "$quiet" -gt 0 ] && [ "$f" -ef /dev/fd/3 ] && ! [ "$f" -nt "$w/seen" ]; then
-      quiet=$((quiet - 1)); fresh=; nap "$qpoll" 6; continue
+      quiet=$((quiet - 1)); fresh=; rskip=; nap "$qpoll" 6; continue
     fi
     quiet=0
     # Just opened: the look taken then is the first one (one stat fewer before the first bytes).
@@ -274,6 +287,9 @@ follower() {
     fi
     lmt=$pmt
     [ "$psize" -gt "$off" ] && send "$psize"
+    if [ -n "$live" ] && [ -z "$rskip" ] && [ -z "$perr" ] && [ "$off" -eq "$psize" ] && [ "$plen" -ge 64 ]; then
+      resident; continue
+    fi
     # Quiet once the last write is 2 s old: a later write then moves the mtime past the stamp's,
     # whatever the file system's clock granularity.
     if [ "$off" -eq "$psize" ]; then
@@ -282,7 +298,7 @@ follower() {
         if [ "$seen" = "$pmt" ] || touch -d "@$pmt" "$w/seen" 2>/dev/null; then seen=$pmt; quiet=50; fi
       fi
     fi
-    nap "$poll" $((quiet > 0 ? 6 : 5))
+    rskip=; nap "$poll" $((quiet > 0 ? 6 : 5))
   done
 }
 set -m

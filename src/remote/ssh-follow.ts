@@ -9,6 +9,7 @@ import { remoteScript } from './quote.js';
 import { FOLLOWER_SCRIPT, FrameParser, PREFIX_WINDOW, TAIL_WINDOW, type Frame } from './follow-frames.js';
 import { FollowTrouble } from './follow-status.js';
 import { FrameInflater } from './follow-inflate.js';
+import { RESIDENT_READER } from './follow-resident.js';
 import { codecPreference } from './member-decoder.js';
 import type { CodecChoice } from './options.js';
 import { createHash } from 'node:crypto';
@@ -27,6 +28,8 @@ export interface RemoteFollowOptions {
   /** `auto` (default): the best codec for this client the target has (codecPreference); a codec:
    *  that one first; `gzip`: gzip only. */
   compressCodec?: CodecChoice;
+  /** false: no resident reader (follow-resident.ts), the bash follower alone (a bench's before). */
+  resident?: boolean;
   /** Called when bytes arrive: the connection demonstrably works (resets the reconnect backoff). */
   onProgress?: () => void;
   /** FollowOptions.borrowBytes: lz4 members are decoded into one reused buffer. */
@@ -107,6 +110,7 @@ export function followRemote(
       String(opts.compressChunkBytes ?? COMPRESS_CHUNK_BYTES),
       String(Math.max(opts.pollMs, opts.quietPollMs ?? QUIET_POLL_MS) / 1000),
       codecPreference(undecodable >= 1 ? 'gzip' : (opts.compressCodec ?? 'auto')).join(','),
+      opts.resident === false ? '' : RESIDENT_READER,
     ];
     const s = t.execStream(remoteScript(FOLLOWER_SCRIPT, args, 'awrl-follow'));
     current = s;
