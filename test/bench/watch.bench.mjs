@@ -240,7 +240,7 @@ try {
     writeFileSync(p, '');
     const w = createRunWatch({
       transport: tr,
-      target: tr === ssh ? sshTarget : target,
+      target: tr === local ? target : sshTarget,
       runId: `lat-${label}`,
       logPath: p,
       whenEnded: 'stop',
@@ -281,6 +281,60 @@ try {
       `latency ${label.padEnd(6)} after ${QUIET_S} s quiet (${SAMPLES}): ${q(quiet)}; steady, a step per 200 ms (50): ${q(steady)}`,
     );
   };
+  // The dashboard: a step appended until the cockpit's frame that shows it is drawn. As the
+  // cockpit paints (cockpit.ts): a frame a second, and a change drawn at once when the last frame
+  // is at least `frameMs` (100 ms) old, else when it is; a frame derives the view and draws the
+  // dashboard (200×50).
+  const dashboard = async (tr, tgt, label) => {
+    const { dashboardBody } = await import(dist('ui/screens/dashboard.js'));
+    const { initialUiState } = await import(dist('ui/ui-state.js'));
+    const ui = initialUiState('dashboard');
+    const id = `dash-${label}`;
+    const p = makeRun(id, { running: true });
+    writeFileSync(p, '');
+    let seen = 0;
+    let wake = null;
+    let pending = null;
+    let paintedAt = -Infinity;
+    const paint = () => {
+      pending = null;
+      paintedAt = performance.now();
+      dashboardBody(feed.getView(), 200, 47, true, ui);
+      wake?.();
+    };
+    const ticker = setInterval(paint, 1000);
+    const feed = new RunFeed({
+      transport: tr,
+      target: tgt,
+      logPath: p,
+      statePollMs: 60_000,
+      summary: { id, target: tgt.name, state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+      onChange: () => (pending ??= setTimeout(paint, Math.max(0, 100 - (performance.now() - paintedAt)))),
+    });
+    feed.watch.on((o) => o.type === 'record' && o.record.type === 'step' && seen++);
+    feed.start();
+    const one = async (i) => {
+      const want = seen + 1;
+      const done = new Promise((r2) => (wake = () => seen >= want && r2()));
+      const t0 = performance.now();
+      appendFileSync(p, blocks[i % blocks.length]);
+      await done;
+      return performance.now() - t0;
+    };
+    await one(0);
+    const quiet = [];
+    for (let i = 1; i <= SAMPLES; i++) {
+      await new Promise((r2) => setTimeout(r2, QUIET_S * 1000));
+      quiet.push(await one(i));
+    }
+    feed.close();
+    clearTimeout(pending);
+    clearInterval(ticker);
+    const q = (xs) => `p50 ${fmt(pct(xs, 50), 0)} ms, p95 ${fmt(pct(xs, 95), 0)} ms`;
+    console.log(
+      `dashboard ${label.padEnd(6)} after ${QUIET_S} s quiet (${SAMPLES}): ${q(quiet)} (step appended → frame drawn)`,
+    );
+  };
   // The reference: `ssh HOST tail -F` (inotify on the target), timed to the last byte of each step.
   const tailF = async () => {
     const p = join(dir, 'latency-tail.log');
@@ -313,13 +367,18 @@ try {
     const q = (xs) => `p50 ${fmt(pct(xs, 50), 1)} ms, p95 ${fmt(pct(xs, 95), 1)} ms`;
     console.log(`latency ssh tail -F after ${QUIET_S} s quiet (${SAMPLES}): ${q(quiet)} (the bytes, not parsed)`);
   };
+  // The same over ssh with the follower reading the live tail itself (no resident reader): before.
+  const sshForks = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followResident: false });
   if (PARTS.includes('latency')) {
     await latency(local, 'local');
     await latency(ssh, 'ssh');
+    await latency(sshForks, 'ssh, no resident reader');
+    await dashboard(ssh, sshTarget, 'ssh');
     await tailF();
   }
   await local.close();
   await ssh.close();
+  await sshForks.close();
 } finally {
   for (const p of sleeper) {
     try {
