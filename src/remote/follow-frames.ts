@@ -253,7 +253,7 @@ follower() {
   # offset and window are ours again after it (and nothing else is: the next look is a full one).
   # Another exit than 0 (perl failing) and we go on alone. Not again before a nap (no spin).
   resident() {
-    printf '%s %s\\n' "$off" "$tlen" > "$w/live"
+    printf '%s %s\\n' "$off" "$tlen" > "$w/live"; printf '%s' "$pstr" > "$w/pfx"
     perl -e "$live" -- "$f" "$off" "$poll" "$qpoll" "$zmin" "$w"
     [ $? -eq 0 ] || live=
     IFS=' ' read -r off tlen < "$w/live"

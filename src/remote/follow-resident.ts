@@ -54,10 +54,13 @@ sub pread {
   return $b;
 }
 sub put { my $s = $_[0]; while (length $s) { my $r = syswrite(STDOUT, $s); exit 4 unless $r; substr($s, 0, $r) = '' } }
-# The first bytes as they are now, checked against the bytes delivered just before the offset.
-my $pfx = pread(0, $PFX);
+# The first bytes as delivered (pfx: the follower's, from the bytes it sent, never the file read
+# again: rewritten since, its new first bytes would pass for ours). A file with NULs there (which
+# the follower's copy lacks) cannot be compared: the follower goes on alone (5).
+my $pfx = slurp("$w/pfx");
 $done = 1;
-exit 0 unless defined $pfx && length($pfx) == $PFX;
+exit 0 if length($pfx) < $PFX;
+if (pread(0, length $pfx) ne $pfx) { exit 5 if index(pread(0, 4096), "\0") >= 0; exit 0 }
 # Still the bytes we delivered: the same first bytes, the same bytes just before the offset.
 sub same {
   my $k = length $win;
