@@ -105,6 +105,8 @@ for b in "\${TMPDIR:-/tmp}" /tmp /dev/shm "\${HOME:-/nonexistent}"; do
 done
 [ -n "$w" ] || { echo "awrl-follow: no writable temporary directory (TMPDIR, /tmp, /dev/shm, HOME)" >&2; exit 1; }
 mkfifo "$w/nap" "$w/push" || exit 1
+# Its source in a file: ps on the target then shows perl .../resident.pl FILE, not the source.
+[ -n "$live" ] && { printf '%s' "$live" > "$w/resident.pl" || live=; }
 command -v inotifywait >/dev/null 2>&1 && inw=1 || inw=
 follower() {
   exec 5<>"$w/nap" 6<>"$w/push"
@@ -254,7 +256,7 @@ follower() {
   # Another exit than 0 (perl failing) and we go on alone. Not again before a nap (no spin).
   resident() {
     printf '%s %s\\n' "$off" "$tlen" > "$w/live"; printf '%s' "$pstr" > "$w/pfx"
-    perl -e "$live" -- "$f" "$off" "$poll" "$qpoll" "$zmin" "$w"
+    perl "$w/resident.pl" "$f" "$off" "$poll" "$qpoll" "$zmin" "$w"
     [ $? -eq 0 ] || live=
     IFS=' ' read -r off tlen < "$w/live"
     lmt=; quiet=0; fresh=; rskip=1

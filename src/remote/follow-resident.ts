@@ -25,7 +25,8 @@
 // Args: file, offset, poll (s), qpoll (s), the least backlog sent compressed (0: never), the
 // follower's temp dir. fd 3: the file the follower holds; fd 6: the push fifo; stdout: the frames.
 
-/** Perl source, run as `perl -e SRC -- ARGS`; no `${` (it sits in a template literal). */
+/** Perl source, written into the follower's temp dir and run as `perl resident.pl ARGS`; no `${`
+ *  in it (it sits in a template literal). */
 export const RESIDENT_READER = String.raw`
 use strict;
 my ($f, $off, $poll, $qpoll, $zmin, $w) = @ARGV;

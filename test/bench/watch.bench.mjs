@@ -11,7 +11,8 @@
 //   AWRL_BENCH_SECONDS  the idle window (default 60)
 //   AWRL_BENCH_QUIET_S  the quiet spell before each of the latency samples after quiet (default 5)
 //   AWRL_BENCH_SAMPLES  latency samples after a quiet spell (default 10)
-//   AWRL_BENCH_PARTS    which parts, comma-separated (default follow,feed,idle,latency); the latency
+//   AWRL_BENCH_PARTS    which parts, comma-separated (default follow,feed,idle,latency); idle and
+//                       latency over ssh also without the resident reader (`ssh-forks`: before); the latency
 //                       part also times `ssh HOST tail -F` on the same log (inotify: the reference)
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -176,6 +177,8 @@ try {
   const sshTarget = { ...target, name: sshd.alias, host: sshd.alias };
   const ssh = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile });
   const local = await openTransport('local');
+  // The same over ssh with the follower reading the live tail itself (no resident reader): before.
+  const sshForks = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followResident: false });
   const idle = async (tr, tgt, label) => {
     const id = `idle-${label}`;
     const idleLog = makeRun(id, { running: true });
@@ -205,7 +208,17 @@ try {
     const frames = setInterval(() => feed.getView(), 1000);
     // On the target: the follower's processes (argv0 awrl-follow), and everything under the sshd
     // (the follower, the state polls' shells, sshd's own work: with what they reaped).
-    const followers = () => (sshd ? descendants(sshd.pid).filter((p) => argvHas(p, 'awrl-follow')) : []);
+    // The follower's own children too: its resident reader (perl) and inotifywait live as long as it.
+    const followers = () =>
+      sshd
+        ? [
+            ...new Set(
+              descendants(sshd.pid)
+                .filter((p) => argvHas(p, 'awrl-follow'))
+                .flatMap((p) => [p, ...descendants(p)]),
+            ),
+          ]
+        : [];
     const remote = () => ({
       follower: followers().reduce((a, p) => a + cpuOf(p), 0),
       all: sshd ? descendants(sshd.pid).reduce((a, p) => a + cpuOf(p), 0) : 0,
@@ -221,7 +234,7 @@ try {
     clearInterval(frames);
     feed.close();
     const targetLine =
-      tr === ssh
+      tr !== local
         ? `; target: follower ${fmt(((r1.follower - r0.follower) * 100) / wall)} % (${nFollowers} processes), all the cockpit's commands ${fmt(((r1.all - r0.all) * 100) / wall)} %`
         : '';
     console.log(
@@ -231,6 +244,7 @@ try {
   if (PARTS.includes('idle')) {
     await idle(local, target, 'local');
     await idle(ssh, sshTarget, 'ssh');
+    await idle(sshForks, sshTarget, 'ssh-forks');
   }
 
   // 4. Follow latency: a step appended until the watch reads it, after a quiet spell and steadily.
@@ -367,12 +381,10 @@ try {
     const q = (xs) => `p50 ${fmt(pct(xs, 50), 1)} ms, p95 ${fmt(pct(xs, 95), 1)} ms`;
     console.log(`latency ssh tail -F after ${QUIET_S} s quiet (${SAMPLES}): ${q(quiet)} (the bytes, not parsed)`);
   };
-  // The same over ssh with the follower reading the live tail itself (no resident reader): before.
-  const sshForks = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followResident: false });
   if (PARTS.includes('latency')) {
     await latency(local, 'local');
     await latency(ssh, 'ssh');
-    await latency(sshForks, 'ssh, no resident reader');
+    await latency(sshForks, 'ssh-forks');
     await dashboard(ssh, sshTarget, 'ssh');
     await tailF();
   }

@@ -37,7 +37,7 @@ const targetProcesses = (sshd: SshdHandle): number[] =>
   descendants(sshd.pid).filter((pid) => !/^sshd/.test(cmdline(pid)) && cmdline(pid) !== '');
 const running = (sshd: SshdHandle, word: RegExp): number[] =>
   targetProcesses(sshd).filter((pid) => word.test(cmdline(pid)));
-const resident = (sshd: SshdHandle): number[] => running(sshd, /^(\/usr\/bin\/)?perl -e /);
+const resident = (sshd: SshdHandle): number[] => running(sshd, /^(\/usr\/bin\/)?perl \S+\/resident\.pl /);
 
 const text = (events: FollowEvent[]): string =>
   Buffer.concat(events.flatMap((e) => (e.type === 'data' ? [e.bytes] : []))).toString();
