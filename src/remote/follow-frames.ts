@@ -13,7 +13,10 @@ export type Frame =
   /** The follower cannot read the file (text: its error) or can again (null). It keeps trying. */
   | { kind: 'problem'; text: string | null }
   /** The file does not exist (yet): the follower is up and waits for it. */
-  | { kind: 'waiting' };
+  | { kind: 'waiting' }
+  /** How changes reach the follower (pushed by inotifywait, or polled) and how it reads them (its
+   *  resident reader, or a few processes per change): said once, first, for the client's status. */
+  | { kind: 'wake'; pushed: boolean; resident: boolean };
 
 /** What the parser reads off the wire: the frames, and a compressed range (`Z`) as its header and
  *  then its compressed bytes as they arrive (`last` on the final piece). FrameInflater (follow-inflate.ts)
@@ -46,6 +49,8 @@ export const PREFIX_WINDOW = 64;
  *   `Z <offset> <n> <c> lz4\n` + c bytes    the same as one LZ4 frame (independent 1 MiB blocks)
  *   `P <error>\n` / `P\n`                  the file is there but cannot be read / can again
  *   `W\n`                                 the file does not exist yet (so the client knows it is up)
+ *   `M <push|poll> <resident|forks>\n`    first: changes pushed (inotifywait) or polled; read by the
+ *                                         resident reader (perl) or by a few processes per change
  *
  * Truncation is seen by size and rotation by inode at every poll. A truncate-then-regrow between
  * two polls (a restarted trainer rewriting its log) hides behind a larger size, so whenever the
@@ -108,6 +113,8 @@ mkfifo "$w/nap" "$w/push" || exit 1
 # Its source in a file: ps on the target then shows perl .../resident.pl FILE, not the source.
 [ -n "$live" ] && { printf '%s' "$live" > "$w/resident.pl" || live=; }
 command -v inotifywait >/dev/null 2>&1 && inw=1 || inw=
+m1=poll; [ -n "$inw" ] && m1=push; m2=forks; [ -n "$live" ] && m2=resident
+printf 'M %s %s\\n' "$m1" "$m2"
 follower() {
   exec 5<>"$w/nap" 6<>"$w/push"
   ino=; plen=0; tlen=0; perr=; lmt=; pending=start; fresh=; ipid=
@@ -370,6 +377,8 @@ export class FrameParser {
       this.emit({ kind: 'reset', reason: f[1] });
     } else if (f[0] === 'S' && f.length === 4) {
       this.emit({ kind: 'state', inode: f[1], prefixLen: Number(f[2]), prefixHash: f[3] });
+    } else if (f[0] === 'M' && f.length === 3) {
+      this.emit({ kind: 'wake', pushed: f[1] === 'push', resident: f[2] === 'resident' });
     } else if (line === 'W') {
       this.emit({ kind: 'waiting' });
     } else if (line === 'P') {

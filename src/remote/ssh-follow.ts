@@ -4,7 +4,7 @@
 // replaced while we were away. A follower that keeps failing on a live connection (unreadable file,
 // exits at once, prints garbage) is reported through FollowTrouble as a `problem` event, not retried
 // silently.
-import type { FollowEvent, FollowHandle, Transport, ExecStream } from './transport.js';
+import type { FollowEvent, FollowHandle, FollowWake, Transport, ExecStream } from './transport.js';
 import { remoteScript } from './quote.js';
 import { FOLLOWER_SCRIPT, FrameParser, PREFIX_WINDOW, TAIL_WINDOW, type Frame } from './follow-frames.js';
 import { FollowTrouble } from './follow-status.js';
@@ -81,6 +81,8 @@ export function followRemote(
   // Compressed bytes received and the file bytes they carried, over every follower so far.
   const wire = { compressed: 0, inflated: 0, zstd: 0, lz4: 0 };
   let inflating: FrameInflater | null = null;
+  let wake: FollowWake | null = null;
+  const quietPollMs = Math.max(opts.pollMs, opts.quietPollMs ?? QUIET_POLL_MS);
   // Members that would not decode (a target's odd compressor, a decoder's gap): the next follower
   // sends gzip, and after gzip failed too, plain frames, so a backlog is never stuck on one member.
   let undecodable = 0;
@@ -108,7 +110,7 @@ export function followRemote(
       String(undecodable >= 2 ? 0 : (opts.compressMinBytes ?? COMPRESS_MIN_BYTES)),
       String(opts.compressJobs ?? 0),
       String(opts.compressChunkBytes ?? COMPRESS_CHUNK_BYTES),
-      String(Math.max(opts.pollMs, opts.quietPollMs ?? QUIET_POLL_MS) / 1000),
+      String(quietPollMs / 1000),
       codecPreference(undecodable >= 1 ? 'gzip' : (opts.compressCodec ?? 'auto')).join(','),
       opts.resident === false ? '' : RESIDENT_READER,
     ];
@@ -143,6 +145,11 @@ export function followRemote(
     const parser = new FrameParser((f) => inflater.push(f));
     const onFrame = (f: Frame): void => {
       if (closed || broken) return;
+      // Said before the follower touches the log: not yet an answer (the log's file system may hang).
+      if (f.kind === 'wake') {
+        wake = { pushed: f.pushed, resident: f.resident, pollMs: quietPollMs };
+        return;
+      }
       answered = true;
       clearTimeout(silent);
       if (f.kind === 'waiting') return trouble.ok();
@@ -261,6 +268,9 @@ export function followRemote(
   return {
     get offset() {
       return offset;
+    },
+    get wake() {
+      return wake;
     },
     get compression() {
       return {

@@ -24,6 +24,8 @@ import { sessionPathConfig } from '../harness/session-path.js';
 import { startTcpProxy } from '../harness/tcp-proxy.js';
 import { proxiedConfig } from '../harness/proxied-ssh.js';
 import { waitFor } from '../harness/wait.js';
+import { createRunWatch } from '../../src/watch/create-run-watch.js';
+import type { Target } from '../../src/runs/index.js';
 
 const cmdline = (pid: number): string => {
   try {
@@ -97,6 +99,7 @@ describe('the resident reader, inotifywait and perl on the target', () => {
     try {
       await waitFor(() => text(events) === HEADER, { what: 'the first line' });
       await waitFor(() => resident(sshd).length === 1, { what: 'the resident reader' });
+      expect(h.wake).toEqual({ pushed: true, resident: true, pollMs: 60_000 });
       const before = new Set(targetProcesses(sshd));
       const started = starts().length;
       const seen = new Set(before);
@@ -223,6 +226,50 @@ describe('the resident reader, inotifywait and perl on the target', () => {
   });
 });
 
+describe("follow's status: how the log's changes come", () => {
+  let dir: string;
+  let sshd: SshdHandle;
+  let t: Transport;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'awrl-resident-'));
+    sshd = await startSshd({ extraConfig: sessionPathConfig(dir, ['inotifywait']) });
+    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sshd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('says once that the log is polled where the target has no inotifywait, and what to install', async () => {
+    const p = join(dir, 'stdout.log');
+    writeFileSync(p, HEADER);
+    const target: Target = {
+      name: 'head',
+      host: sshd.alias,
+      workdir: dir,
+      python: 'python3',
+      backend: 'direct',
+      slurm: { extraArgs: [] },
+    };
+    const w = createRunWatch({ transport: t, target, runId: 'r1', logPath: p, whenEnded: 'stop', statePollMs: 60_000 });
+    const notes: string[] = [];
+    w.on((o) => o.type === 'note' && notes.push(o.text));
+    w.start();
+    try {
+      await waitFor(() => notes.some((n) => n.startsWith('log polled')), { what: "the watch's note" });
+      appendFileSync(p, 'more\n');
+      await waitFor(() => w.offset > HEADER.length, { what: 'the append' });
+      expect(notes.filter((n) => n.startsWith('log '))).toEqual([
+        'log polled on head every 200 ms once quiet (no inotifywait there: install inotify-tools for changes ' +
+          'pushed at once), read by one resident process there',
+      ]);
+    } finally {
+      w.close();
+    }
+  });
+});
+
 describe.each([
   ['no inotifywait', ['inotifywait']],
   ['no perl', ['perl']],
@@ -265,6 +312,11 @@ describe.each([
       }
       expectContiguous(events);
       expect(running(sshd, /^(\/usr\/bin\/)?inotifywait /).length).toBe(without.includes('inotifywait') ? 0 : 1);
+      expect(h.wake).toEqual({
+        pushed: !without.includes('inotifywait'),
+        resident: !without.includes('perl'),
+        pollMs: 50,
+      });
       if (without.includes('perl')) {
         // The bash follower alone: processes started for the deliveries, as before.
         expect(resident(sshd)).toEqual([]);
