@@ -282,6 +282,8 @@ export class Cockpit {
   private readonly expiry = new StatusExpiry();
   private readonly memo = new DashboardMemo();
   private pending: NodeJS.Timeout | null = null;
+  /** When the last frame was drawn (performance.now()). */
+  private paintedAt = Number.NEGATIVE_INFINITY;
   private ticker: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   /** Frames painted (tests and the bench count them). */
@@ -301,11 +303,17 @@ export class Cockpit {
   }
 
   start(): void {
+    // A change is drawn at once when the last frame is at least a frame old (a step after a quiet
+    // spell shows without waiting a frame), else when it is: a burst of changes is one frame.
     this.unsubscribe = this.o.session.subscribe(() => {
-      this.pending ??= setTimeout(() => {
-        this.pending = null;
-        this.paint();
-      }, this.o.frameMs ?? 100);
+      const frameMs = this.o.frameMs ?? 100;
+      this.pending ??= setTimeout(
+        () => {
+          this.pending = null;
+          this.paint();
+        },
+        Math.max(0, frameMs - (performance.now() - this.paintedAt)),
+      );
     });
     // Clock-driven text (ages, elapsed, expiring messages): a frame a second; the painter writes
     // only the rows that changed, and the panels come from the memo.
@@ -358,6 +366,7 @@ export class Cockpit {
   }
 
   paint(): void {
+    this.paintedAt = performance.now();
     this.followAddedOverride();
     this.frames++;
     this.kitty?.begin();
