@@ -129,8 +129,17 @@ export class TrainerLogParser {
       this.takeCarryLine();
       pos = nl + 1;
     }
-    // Made here, once per chunk, before the line loop (see viewOf).
-    const dv = viewOf(b);
+    pos = this.lines(b, viewOf(b), pos);
+    if (pos < len) carry.append(b, pos, len);
+    return out;
+  }
+
+  /** Reads the whole lines of `b` from `pos`; returns where the last partial one starts. Apart
+   *  from push, whose once-a-chunk code (the event list, the carried line) has no type feedback
+   *  yet when this loop is first optimized (on stack, within the first chunk): inlined there, it
+   *  threw the optimized loop out at the second chunk, and it was compiled again. `dv`: viewOf(b),
+   *  made by the caller for the same reason. */
+  private lines(b: Buffer, dv: DataView, pos: number): number {
     const max = this.maxRecord;
     const ends = this.ends;
     for (;;) {
@@ -141,10 +150,8 @@ export class TrainerLogParser {
         else this.line(b, dv, pos, nl, false);
         pos = nl + 1;
       }
-      if (n < ends.length) break;
+      if (n < ends.length) return pos;
     }
-    if (pos < len) carry.append(b, pos, len);
-    return out;
   }
 
   /** Ends the input: the last unterminated line is read, open records are closed, and a table
