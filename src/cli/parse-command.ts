@@ -75,14 +75,22 @@ class RecordCheck {
   }
 }
 
-function feed(fds: number[], files: string[], onEvents: (evs: TrainerEvent[]) => void): RecordCheck {
+/** How many chunks the summary reads between turns of the event loop. */
+const CHUNKS_A_TURN = 4;
+
+async function feed(fds: number[], files: string[], onEvents: (evs: TrainerEvent[]) => void): Promise<RecordCheck> {
   const parser = new TrainerLogParser();
   const check = new RecordCheck(
     files,
     () => parser.recordCount,
     () => parser.errorCount,
   );
+  let chunks = 0;
   for (const chunk of readChunksSync(fds, files, READ_SIZE, (i) => check.next(i))) {
+    // The summary keeps what it reads (the metrics store): V8 finishes its incremental marking
+    // in tasks of the event loop, and without turns of it the heap grew 15 % more (1 GB: 108 MB
+    // against 94). `--json` keeps nothing: its heap stays flat without them.
+    if (++chunks % CHUNKS_A_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     check.chunk(chunk.length);
     const evs = parser.push(chunk);
     if (evs.length) onEvents(evs);
@@ -136,7 +144,7 @@ export async function run(args: string[]): Promise<number> {
   });
 
   const summary = new Summary(await import('../metrics/index.js'));
-  const check = feed(fds, files, (evs) => {
+  const check = await feed(fds, files, (evs) => {
     for (const e of evs) summary.add(e);
   });
   // Not a trainer log at all: the one line that says so, not an empty summary.
