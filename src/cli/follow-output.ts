@@ -120,8 +120,9 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const info = json ? err : out;
   if (json) out(JSON.stringify({ type: 'run', runId, target: target.name }));
   const channels = o.notify?.channels ?? [];
-  // The sentinel's silence, an alert of this watch (only looked at with channels: one sender).
-  const sentinelAlert = channels.length ? new OutsideAlert() : null;
+  // The sentinel's silence, an alert of this watch with or without channels: whoever follows learns
+  // that nothing watches the run once they stop.
+  const sentinelAlert = new OutsideAlert();
   const backfill =
     o.digest && !json ? await followDigest(o.transport, o.logPath, (t) => info(`watch    ${t}`)) : undefined;
   const watch = createRunWatch({
@@ -130,7 +131,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
     runId,
     logPath: o.logPath,
     whenEnded: 'stop',
-    ...(sentinelAlert ? { outsideAlerts: [sentinelAlert] } : {}),
+    outsideAlerts: [sentinelAlert],
     // Lines and alerts only: no chart reads the store's other series.
     storeSeries: 'rules',
     ...(backfill ? { backfill } : {}),
@@ -153,19 +154,22 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const print = printer(o, info);
   // While the run's sentinel (src/sentinel) runs and beats, it is the one sender: this watch keeps
   // quiet, and says the sentinel's delivery failures and its silence as its own.
-  const sentinel = channels.length
-    ? watchSentinel(o.transport, target, runId, {
-        intervalMs: sentinelPeriodMs() ?? 15_000,
-        onView: (v, prev) => sentinelViewLines(v, prev).forEach((l) => (l.json ? json && out(l.text) : info(l.text))),
-        onFailure: (f) => sentinelFailedLines(f, json).forEach((l) => (l.json ? out(l.text) : err(l.text))),
-        ...(sentinelAlert ? { alert: sentinelAlert } : {}),
-      })
-    : null;
+  // Who sends and what the sentinel could not send matter only to a watch with channels.
+  const sentinel = watchSentinel(o.transport, target, runId, {
+    intervalMs: sentinelPeriodMs() ?? 15_000,
+    alert: sentinelAlert,
+    ...(channels.length
+      ? {
+          onView: (v, prev) => sentinelViewLines(v, prev).forEach((l) => (l.json ? json && out(l.text) : info(l.text))),
+          onFailure: (f) => sentinelFailedLines(f, json).forEach((l) => (l.json ? out(l.text) : err(l.text))),
+        }
+      : {}),
+  });
   const notifier = notifyFromWatch(watch, {
     runId,
     target: target.name,
     channels,
-    quiet: (e) => sentinel?.quiets(e) ?? false,
+    quiet: (e) => sentinel.quiets(e),
     terminal:
       o.notify?.terminal && process.stderr.isTTY ? { write: (s) => process.stderr.write(s), env: process.env } : null,
     ...(o.notify?.announceEnd ? { announceEnd: true } : {}),
@@ -191,7 +195,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   process.off('SIGTERM', leave);
   // The run's end (and what was queued before it) goes out before the command ends.
   await notifier.finish(NOTIFY_FINISH_MS);
-  sentinel?.close();
+  sentinel.close();
   if (outcome.kind === 'disconnected') {
     // Thrown, not printed: main.ts prints the line, and with --json the error's JSON line follows the events.
     throw new CliError(

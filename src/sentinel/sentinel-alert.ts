@@ -16,7 +16,8 @@ export function sentinelSilentAlert(v: SentinelView, runId: string): Alert | nul
     id: SENTINEL_SILENT_ALERT_ID,
     severity: 'warning',
     title: "the run's sentinel is silent",
-    detail: `${sentinelText(v)}; this watch sends the run's notifications while it is attached`,
+    // True with or without channels: while attached this watch sends what it has channels for.
+    detail: `${sentinelText(v)}; once this watch detaches, nothing watches the run`,
     advice: `start another: awrl-tui sentinel start ${runId} --target TARGET`,
     ...(v.heartbeatAt ? { time: v.heartbeatAt } : {}),
   };

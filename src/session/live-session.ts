@@ -9,6 +9,7 @@ import { ConfigEditor } from './config-edit.js';
 import { LaunchFlow } from './launch-flow.js';
 import { ENDED_POLL_MS, type LiveSessionOptions, type TargetConnection } from './live-options.js';
 import { RunFeed, type RunFacts } from './run-feed.js';
+import { sentinelSilentAlert } from '../sentinel/sentinel-alert.js';
 import { OutsideAlert } from '../watch/outside-alerts.js';
 import { defaultGpuPoller, runGpuScope } from './run-gpu-scope.js';
 import { RunsList, toSummary } from './runs-list.js';
@@ -62,6 +63,8 @@ export class LiveSession implements Session {
   private overlay: { steps: number; version: number; overlay: BaselineOverlay } | null = null;
   /** What the screen shows (the cockpit says): the runs list until told otherwise. */
   private shown: 'runs' | 'run' = 'runs';
+  /** The open run's silent-sentinel alert, set from each listing of the run. */
+  private openSentinel: { runId: string; alert: OutsideAlert } | null = null;
   private trajectories: { runId: string; reader: RunTrajectories } | null = null;
   /** The open Slurm run's job end, for the wall-time rule (null for other runs). */
   private unsubs: (() => void)[] = [];
@@ -89,6 +92,9 @@ export class LiveSession implements Session {
       listed: (c, runs) => {
         void this.gpus.followAllocation(c, runs);
         this.patchTarget(c.target.name, { runs: runs.map((r) => toSummary(r, c.target.name)), error: undefined });
+        const open = this.openSentinel;
+        const seen = open && runs.find((r) => r.runId === open.runId)?.sentinel;
+        if (open && seen) open.alert.set(sentinelSilentAlert(seen, open.runId));
       },
       failed: (c, error) => this.patchTarget(c.target.name, { error }),
     });
@@ -267,6 +273,7 @@ export class LiveSession implements Session {
     this.feed?.close();
     this.gpus.reset();
     this.feed = null;
+    this.openSentinel = null;
     this.trajectories = null;
     this.update({ selectedRunId: runId, run: null, trajectories: undefined });
     this.refocus();
@@ -313,8 +320,11 @@ export class LiveSession implements Session {
     const { conn, run } = found;
     const facts = await (this.o.runFacts ?? defaultRunFacts)(conn, run).catch(() => ({}));
     if (this.state.selectedRunId !== runId) return;
-    // The run's sentinel gone silent: an alert of the feed's watch, told by run-notify's look at it.
+    // The run's sentinel gone silent: an alert of the feed's watch, with or without channels (the
+    // person looking should know nothing watches the run once they leave), from the runs list's
+    // look at the run, which goes on while the run is shown.
     const sentinelAlert = new OutsideAlert();
+    this.openSentinel = { runId, alert: sentinelAlert };
     const feed = new RunFeed({
       transport: conn.transport,
       target: conn.target,
@@ -337,12 +347,14 @@ export class LiveSession implements Session {
     });
     this.feed = feed;
     this.notifier = notifyOpenRun(
-      { watch: feed.watch, runId: feed.runId, transport: conn.transport, sentinelAlert },
+      { watch: feed.watch, runId: feed.runId, transport: conn.transport },
       conn.target,
       this.o.notify,
       (notice) => this.update({ notice }),
     );
     feed.start();
+    // Once the watch listens: an alert raised before would stand without having fired.
+    if (run.sentinel) sentinelAlert.set(sentinelSilentAlert(run.sentinel, runId));
     const poller = this.o.gpuPoller === undefined ? defaultGpuPoller : this.o.gpuPoller;
     if (poller) {
       // Slurm runs (the head is a login node): the allocation's nodes. Direct runs: the head, plus

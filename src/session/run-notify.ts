@@ -8,7 +8,6 @@ import type { Target } from '../runs/index.js';
 import type { Transport } from '../remote/transport.js';
 import { sentinelText } from '../runs/sentinel-status.js';
 import { watchSentinel } from '../sentinel/sentinel-watch.js';
-import type { OutsideAlert } from '../watch/outside-alerts.js';
 
 export interface CockpitNotify {
   /** From `--notify` and AWRL_NOTIFY (checked by the command before the cockpit opened). */
@@ -19,7 +18,7 @@ export interface CockpitNotify {
 }
 
 export function notifyOpenRun(
-  feed: { watch: RunWatch; runId: string; transport?: Transport; sentinelAlert?: OutsideAlert },
+  feed: { watch: RunWatch; runId: string; transport?: Transport },
   target: Target,
   o: CockpitNotify | undefined,
   say: (notice: string) => void,
@@ -40,7 +39,6 @@ export function notifyOpenRun(
               say(`${sentinelText(v)}: ${v.state === 'running' ? 'it sends' : 'the cockpit sends'} the notifications`);
           },
           onFailure: (f) => say(`notify: ${f.event} not sent by the run's sentinel to ${f.channel}: ${f.error}`),
-          ...(feed.sentinelAlert ? { alert: feed.sentinelAlert } : {}),
         })
       : null;
   const n = notifyFromWatch(feed.watch, {

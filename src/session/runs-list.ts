@@ -5,6 +5,7 @@
 // `r`, a resume and a reconnect list at once.
 import { listRuns, type RunSummary as RunsSummary } from '../runs/index.js';
 import type { TailCache } from '../runs/list.js';
+import { sentinelText } from '../runs/sentinel-status.js';
 import { errorText } from './error-text.js';
 import { localTimeMs } from './event-log-line.js';
 import { IDLE_RUNS_POLL_MS, type LiveSessionOptions, type TargetConnection } from './live-options.js';
@@ -30,6 +31,9 @@ export function toSummary(r: RunsSummary, target: string): RunSummary {
     reward: r.lastReward ?? null,
     // The time of the step the list read from the log's tail (the Runs row's age before the run is opened).
     lastStepAt: localTimeMs(r.lastStepAt),
+    ...(r.sentinel && r.sentinel.state !== 'none'
+      ? { sentinel: { state: r.sentinel.state, text: sentinelText(r.sentinel) } }
+      : {}),
   };
 }
 

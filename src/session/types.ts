@@ -10,6 +10,7 @@ import type { AlertHistoryEntry } from '../health/alert-history.js';
 import type { ConnectProblem } from './connect-advice.js';
 import type { EpisodeSummary, StepView } from '../episodes/index.js';
 import type { Shot } from '../runs/dump-shots.js';
+import type { SentinelState } from '../runs/sentinel-status.js';
 
 export type { ConnectProblem };
 
@@ -35,6 +36,8 @@ export interface RunSummary {
   reward: number | null;
   /** Epoch ms of the last `Train step … done.` record, when known. */
   lastStepAt: number | null;
+  /** The run's sentinel as `runs` says it ("sentinel ok, 12 s ago"); absent: it has none. */
+  sentinel?: { state: SentinelState; text: string };
 }
 
 export interface TargetSummary {

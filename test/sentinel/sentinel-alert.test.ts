@@ -2,7 +2,8 @@
 // a run whose sentinel sends; the sentinel SIGKILLed by PID → within two heartbeats `follow` tells
 // the `sentinel-silent` alert and, being the sender now, sends it to its own channel (a loopback
 // receiver); a new sentinel beats → the alert clears, and the clear reaches the receiver too (the
-// silent sentinel could not send either). Needs dist/ built.
+// silent sentinel could not send either). A `follow` with no channel tells the alert and its clear
+// too (whoever follows learns that nothing watches the run once they stop). Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startCli, type CliProcess } from '../runs/cli-process.js';
 import { startReceiver, type HttpReceiver } from '../harness/http-receiver.js';
@@ -69,12 +70,14 @@ describe('a silent sentinel is an alert of the attached watch', { timeout: 180_0
     const pid = Number(/pid (\d+)/.exec(start)![1]);
 
     const follow = run(['follow', runId, ...env.target(), '--json', '--no-terminal-notify', '--notify', attachedUrl()]);
-    const lines = (): Line[] =>
-      follow.stdout
+    // And one with no channel: it sends nothing, and tells the silence all the same.
+    const plain = run(['follow', runId, ...env.target(), '--json', '--no-terminal-notify']);
+    const lines = (p = follow): Line[] =>
+      p.stdout
         .split('\n')
         .filter((l) => l.startsWith('{'))
         .map((l) => JSON.parse(l) as Line);
-    const alerts = (type: string) => lines().filter((l) => l.type === type && l.id === 'sentinel-silent');
+    const alerts = (type: string, p = follow) => lines(p).filter((l) => l.type === type && l.id === 'sentinel-silent');
     await waitFor(() => /sentinel ok, \d+ s ago/.test(follow.stderr), {
       timeoutMs: 30_000,
       what: 'follow to see the sentinel beat',
@@ -88,6 +91,8 @@ describe('a silent sentinel is an alert of the attached watch', { timeout: 180_0
     const within = Date.now() - killedAt;
     expect(within, `${within} ms`).toBeLessThanOrEqual(2 * PERIOD_MS + 1500);
     expect(alerts('alert')).toEqual([expect.objectContaining({ severity: 'warning' })]);
+    await waitFor(() => alerts('alert', plain).length > 0, { timeoutMs: 20_000, what: 'the plain follow told too' });
+    expect(lines(plain).filter((l) => l.type === 'sentinel')).toEqual([]); // who sends: not its business
     // The attached watch is the sender now: the alert reaches its own channel, once.
     await waitFor(() => received('/attached').some((e) => e.alertId === 'sentinel-silent'), {
       what: 'the alert at the receiver',
@@ -104,8 +109,10 @@ describe('a silent sentinel is an alert of the attached watch', { timeout: 180_0
     // Nobody else sends it: the sentinel only knows the run's own alerts.
     expect(received('/sentinel').filter((e) => e.alertId === 'sentinel-silent')).toEqual([]);
 
+    await waitFor(() => alerts('alert-cleared', plain).length > 0, { timeoutMs: 20_000, what: 'the plain clear' });
     follow.child.kill('SIGTERM');
-    await follow.done;
+    plain.child.kill('SIGTERM');
+    await Promise.all([follow.done, plain.done]);
     await cli(['sentinel', 'stop', runId, ...env.target()]);
     await cli(['stop', runId, ...env.target(), '--grace', '2']);
   });

@@ -1,20 +1,21 @@
-// The cockpit's side of a silent sentinel: the open run's feed (RunFeed, the dashboard's data) and its
-// notifications (notifyOpenRun) wired as live-session.ts wires them, one OutsideAlert between them.
-// A running run (a real process) whose sentinel's process is gone, as the run dir and the real list
-// script show it: the dashboard's alert list holds `sentinel-silent`, and the cockpit, the sender now,
-// sends it to its channel (a loopback receiver). Local transport: the list script is the same bash.
+// The cockpit's side of a silent sentinel, through the live session as the cockpit runs it: a running
+// run (a real process) whose sentinel's process is gone, as the run dir and the real list script show
+// it. The open run's alerts hold `sentinel-silent` with or without channels (the person looking learns
+// that nothing watches the run once they leave), the Runs screen's row says it as `runs` does, and with
+// a channel the cockpit, the sender now, sends it (a loopback receiver). Local transport: the list
+// script is the same bash.
 import { describe, it, expect, afterAll } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport } from '../../src/remote/index.js';
-import { RunFeed } from '../../src/session/run-feed.js';
-import { notifyOpenRun } from '../../src/session/run-notify.js';
-import { OutsideAlert } from '../../src/watch/outside-alerts.js';
+import { createLiveSession } from '../../src/session/live-session.js';
 import { parseChannels } from '../../src/notify/index.js';
+import { runsLines } from '../../src/ui/screens/runs.js';
+import { lineText } from '../../src/ui/lines.js';
 import { startReceiver } from '../harness/http-receiver.js';
-import { localTarget, runningSummary } from '../harness/local-run.js';
+import { localTarget } from '../harness/local-run.js';
 import { waitFor } from '../harness/wait.js';
 
 describe("the cockpit and a run's silent sentinel", () => {
@@ -31,8 +32,8 @@ describe("the cockpit and a run's silent sentinel", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists the sentinel-silent alert on the dashboard and sends it from the cockpit', async () => {
-    const runId = 'cockpit-silent';
+  /** A running run whose sentinel beat last a minute ago, by a process that is gone. */
+  function silentSentinelRun(runId: string): void {
     const runDir = join(dir, '.awrl', 'runs', runId);
     mkdirSync(runDir, { recursive: true });
     const run = spawn('sleep', ['600'], {
@@ -70,30 +71,55 @@ describe("the cockpit and a run's silent sentinel", () => {
       join(runDir, 'sentinel.json'),
       `${JSON.stringify({ ...beat, notify: [], state: 'running', sent: 0, failures: [] })}\n`,
     );
+  }
 
-    const t = await openTransport('local', { followPollMs: 20 });
-    const receiver = await startReceiver();
-    const target = localTarget(dir);
-    const sentinelAlert = new OutsideAlert();
-    const feed = new RunFeed({
-      transport: t,
-      target,
-      summary: runningSummary(runId),
-      logPath,
-      outsideAlerts: [sentinelAlert],
-      onChange: () => undefined,
+  async function openCockpit(runId: string, channels: ReturnType<typeof parseChannels>['channels']) {
+    const transport = await openTransport('local', { followPollMs: 20 });
+    const session = createLiveSession({
+      targets: [{ target: localTarget(dir), transport }],
+      openRunId: runId,
+      gpuPoller: null,
+      runsPollMs: 200,
+      notify: { channels, terminal: null },
     });
-    const { channels } = parseChannels([`json://127.0.0.1:${receiver.port}/cockpit`]);
-    const notices: string[] = [];
-    const notifier = notifyOpenRun(
-      { watch: feed.watch, runId, transport: t, sentinelAlert },
-      target,
-      { channels, terminal: null },
-      (n) => notices.push(n),
-    );
+    const alerts = () => session.getState().run?.alerts ?? [];
+    const close = async () => {
+      await session.close();
+      await transport.close();
+    };
+    return { session, alerts, close };
+  }
+
+  it('without channels: the open run lists the sentinel-silent alert; the Runs row says it as runs does', async () => {
+    const runId = 'cockpit-silent-nochannel';
+    silentSentinelRun(runId);
+    const c = await openCockpit(runId, []);
     try {
-      feed.start();
-      await waitFor(() => feed.getView().alerts.some((a) => a.id === 'sentinel-silent'), {
+      await waitFor(() => c.alerts().some((a) => a.id === 'sentinel-silent'), {
+        timeoutMs: 20_000,
+        what: 'the sentinel-silent alert',
+      });
+      const alert = c.alerts().find((a) => a.id === 'sentinel-silent')!;
+      expect(alert.detail).toMatch(
+        /^sentinel silent since \S+ \(.+\); once this watch detaches, nothing watches the run$/,
+      );
+      const row = runsLines(c.session.getState().targets, 0, Date.now(), 140, 10)
+        .map(lineText)
+        .find((l) => l.includes(runId));
+      expect(row).toMatch(/ {2}sentinel silent since /);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('with a channel: the cockpit sends the alert, once', async () => {
+    const runId = 'cockpit-silent';
+    silentSentinelRun(runId);
+    const receiver = await startReceiver();
+    const { channels } = parseChannels([`json://127.0.0.1:${receiver.port}/cockpit`]);
+    const c = await openCockpit(runId, channels);
+    try {
+      await waitFor(() => c.alerts().some((a) => a.id === 'sentinel-silent'), {
         timeoutMs: 20_000,
         what: "the dashboard's sentinel-silent alert",
       });
@@ -103,11 +129,9 @@ describe("the cockpit and a run's silent sentinel", () => {
       const sent = receiver.received.map((r) => (JSON.parse(r.body) as { awrl: { event: string } }).awrl.event);
       expect(sent.filter((e) => e === 'alert')).toHaveLength(1);
       // Nothing said on the status line but what went wrong: every message went out.
-      expect(notices.filter((n) => /not sent/.test(n))).toEqual([]);
+      expect(c.session.getState().notice ?? '').not.toMatch(/not sent/);
     } finally {
-      notifier?.close();
-      feed.close();
-      await t.close();
+      await c.close();
       await receiver.stop();
     }
   });

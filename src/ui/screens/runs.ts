@@ -90,6 +90,10 @@ export function runsLines(
               lastStepWhen(r.lastStepAt, now),
           },
           ...(r.id === baselineRunId ? [{ t: '  baseline', c: 'title' as const }] : []),
+          // As `runs` says it; silent in warning colour: nothing watches the run when you leave.
+          ...(r.sentinel
+            ? [{ t: `  ${r.sentinel.text}`, c: r.sentinel.state === 'silent' ? 'warn' : 'dim' } as const]
+            : []),
         ],
       });
       index++;
