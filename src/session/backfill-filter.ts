@@ -7,7 +7,7 @@
 // The output is gzipped (`gzip -1`, everywhere; 173 MB of kept lines of a 1.1 GB log become 15 MB).
 import { ALERT_KEYS } from '../metrics/index.js';
 import { PANEL_SERIES } from './panel-series.js';
-import { DIGEST_CHECK, DIGEST_SEND } from './run-digest.js';
+import { DIGEST_CHECK, DIGEST_SEND, SNAPSHOT_CHECK } from './run-digest.js';
 
 /** Keys read beyond the panels: compare's summary and a pinned baseline count the evaluation rounds. */
 export const BEYOND_PANELS = ['test_rollout/trajectory/round'];
@@ -36,7 +36,7 @@ const NOT_TABLE_ROW = String.raw`-e '^$' -e $'^[^\342]' -e $'^\342[^\224]' -e $'
  *  stdout: `FROM INODE HEAD SEAM` (FROM: $3, or 0 when the log is not the one the cache saw, or
  *  the digest's end when it is used: then ` digest GZBYTES` follows; the identity of the log at
  *  $1: its inode, cksums of its first 4 KiB and of the 4 KiB before $1), then the digest's gzip
- *  if used, then the gzipped kept lines of [FROM, $1) (one gzip stream: members concatenated). stderr: `awrl-progress N` (bytes of the file read,
+ *  if used; with $10, the run's watch snapshot: ` snapshot BYTES`, its bytes instead, then the gzipped kept lines of [FROM, $1) (one gzip stream: members concatenated). stderr: `awrl-progress N` (bytes of the file read,
  *  from /proc: silent where there is none), 4 times a second. */
 export const FILTER_SCRIPT = [
   'CUT="$1"; F="$2"; FROM="$3"; WANT="$4"; KEYS="$5"',
@@ -48,8 +48,9 @@ export const FILTER_SCRIPT = [
   'if [ "$FROM" -gt 0 ]; then',
   '  if [ "$FROM" -gt "$CUT" ] || [ "$(ino) $HEAD $(seam "$FROM")" != "$WANT" ]; then FROM=0; fi',
   'fi',
+  SNAPSHOT_CHECK,
   DIGEST_CHECK,
-  'echo "$FROM $(ino) $HEAD $(seam "$CUT")${DGZ:+ digest $DGZ}"',
+  'echo "$FROM $(ino) $HEAD $(seam "$CUT")${DGZ:+ digest $DGZ}${SNAP:+ snapshot $SNAP}${SWHY:+ nosnapshot $SWHY}"',
   DIGEST_SEND,
   // The sleep holds no stream of ours: the command ends as soon as the filter does.
   '( while sleep 0.25 </dev/null >/dev/null 2>&1; do',

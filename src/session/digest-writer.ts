@@ -9,6 +9,7 @@ import { constants } from 'node:fs';
 import { chmod, copyFile, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { Transport } from '../remote/transport.js';
 import { FILTER_SCRIPT, keyPatterns } from './backfill-filter.js';
+import type { SnapshotFeed, SnapshotWriter } from './snapshot-writer.js';
 import { firstLine } from './backfill.js';
 import {
   DIGEST_HEADER_BYTES,
@@ -35,6 +36,8 @@ export interface DigestUpdate {
   filtered: number;
   /** Why the digest was written from the log's start, if it was (none, unreadable, another log). */
   rebuilt: string | null;
+  /** The watch snapshot written beside it (its bytes), or why not (none asked: absent). */
+  snapshot?: { bytes: number } | { error: string };
 }
 
 export class DigestWriter {
@@ -55,6 +58,8 @@ export class DigestWriter {
     private readonly logPath: string,
     private readonly path: string,
     keys?: readonly string[],
+    /** The watch snapshot kept beside the digest (snapshot-writer.ts), if any. */
+    private readonly snapshot?: SnapshotWriter,
   ) {
     this.patterns = keyPatterns(keys);
     this.keys = keysHash(this.patterns);
@@ -115,7 +120,9 @@ export class DigestWriter {
     const hash = this.state ? this.state.hash.copy() : createHash('sha256');
     let gzBytes = this.state?.header.gzBytes ?? 0;
     let fh: FileHandle | null = null;
+    let feed: SnapshotFeed | null = null;
     try {
+      feed = (await this.snapshot?.begin(from, this.path, gzBytes).catch(() => null)) ?? null;
       if (this.state) {
         await copyFile(this.path, tmp, constants.COPYFILE_FICLONE);
         fh = await open(tmp, 'r+');
@@ -123,6 +130,7 @@ export class DigestWriter {
       } else fh = await open(tmp, 'w', 0o600);
       await fh.chmod(0o600);
       const put = async (b: Buffer) => {
+        await feed?.write(b).catch(() => (feed = null));
         hash.update(b);
         await fh!.write(b, 0, b.length, DIGEST_HEADER_BYTES + gzBytes);
         gzBytes += b.length;
@@ -145,13 +153,34 @@ export class DigestWriter {
       this.state = { header, hash };
       this.writtenAt = Date.now();
       this.seenSize = this.size;
-      return { offset: cut, gzBytes, filtered: cut - from, rebuilt: from === 0 ? (why ?? 'no digest yet') : null };
+      const rebuilt = from === 0 ? (why ?? 'no digest yet') : null;
+      const snapshot = this.snapshot ? await this.writeSnapshot(feed, header) : undefined;
+      return { offset: cut, gzBytes, filtered: cut - from, rebuilt, ...(snapshot ? { snapshot } : {}) };
     } catch (e) {
+      this.snapshot?.drop();
       s.close();
       await fh?.close().catch(() => undefined);
       await unlink(tmp).catch(() => undefined);
       throw e;
     }
+  }
+
+  /** The snapshot at the digest's new end, from the replay `feed` took this update's bytes into. */
+  private async writeSnapshot(
+    feed: SnapshotFeed | null,
+    h: DigestHeader,
+  ): Promise<{ bytes: number } | { error: string }> {
+    const taken = await feed?.end().then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    if (!feed || taken) {
+      this.snapshot!.drop();
+      return this.snapshot!.write(h.offset, h.identity, h.keys).then(() => ({
+        error: `the replay failed: ${taken ?? 'it could not start'}`,
+      }));
+    }
+    return this.snapshot!.write(h.offset, h.identity, h.keys);
   }
 
   /** The digest found in place, checked (header, keys, size, sum); else why it is not used. */

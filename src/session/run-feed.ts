@@ -13,7 +13,7 @@ import type { WatchOutput, LogReadEnd } from '../watch/watch-output.js';
 import { problemText } from '../remote/follow-status.js';
 import { backfill, defaultBackfillCache, type BackfillTail } from './backfill.js';
 import type { BackfillCache } from './backfill-cache.js';
-import { digestPathFor } from './run-digest.js';
+import { digestPathFor, snapshotPathFor } from './run-digest.js';
 import { holdYoungGeneration } from './dashboard-heap.js';
 import { MetricsStore } from '../metrics/index.js';
 import { RunAlerts } from '../health/index.js';
@@ -122,7 +122,23 @@ export class RunFeed {
             onTail: (t) => this.showTail(t),
             cache: o.backfillCache === undefined ? defaultBackfillCache() : o.backfillCache,
             digest: o.useDigest === false ? null : digestPathFor(logPath),
+            snapshot: o.useDigest === false ? null : snapshotPathFor(logPath),
+            // The watch's state and the dashboard's records, both or neither.
+            restore: (s, reader) => {
+              this.records.checkState(s.view);
+              sink.restore(s, reader);
+              this.records.restoreState(s.view);
+            },
+            onNote: (text) => this.note('warning', text),
           });
+          if (b.snapshotBytes) {
+            this.fromDigest = { offset: b.snapshotBytes, gzBytes: b.snapshotSize };
+            const mib = (n: number) => (n / 1048576).toFixed(1);
+            this.note(
+              'info',
+              `snapshot: the state at ${mib(b.snapshotBytes)} MiB of log from the run's sentinel (${mib(b.snapshotSize)} MiB sent)`,
+            );
+          }
           if (b.digestBytes) {
             this.fromDigest = { offset: b.digestBytes, gzBytes: b.digestGzBytes };
             const mib = (n: number) => (n / 1048576).toFixed(1);

@@ -131,19 +131,25 @@ export class RunRecords {
     return { steps, events, log, seq, startedAt, lastRecordAt, logLimit: this.o.logLimit ?? 2000 };
   }
 
-  /** A snapshot's records taken, before the records after it: what a full read would have made
-   *  of them. This one's own lines stay first (notes), but for those the snapshot starts with too
-   *  (the config's wandb page, announced before any record): shown once, with the snapshot's numbers. */
-  restoreState(v: unknown): void {
+  /** A snapshot's records, if this can take them (else an Error says why; nothing is changed). */
+  checkState(v: unknown): RecordsState {
     const s = v as Partial<RecordsState> | null;
     if (!s || !(s.steps instanceof RunSteps) || !Array.isArray(s.events) || !Array.isArray(s.log))
       throw new Error('its records are not whole');
     if (s.logLimit !== (this.o.logLimit ?? 2000)) throw new Error('its event log is of another length');
-    const lines = s.log as LogLine[];
+    return s as RecordsState;
+  }
+
+  /** A snapshot's records taken, before the records after it: what a full read would have made
+   *  of them. This one's own lines stay first (notes), but for those the snapshot starts with too
+   *  (the config's wandb page, announced before any record): shown once, with the snapshot's numbers. */
+  restoreState(v: unknown): void {
+    const s = this.checkState(v);
+    const lines = s.log;
     this.steps = s.steps;
-    this.events.splice(0, this.events.length, ...(s.events as TrainerEvent[]));
-    this.startedAt = s.startedAt ?? null;
-    this.lastRecordAt = s.lastRecordAt ?? null;
+    this.events.splice(0, this.events.length, ...s.events);
+    this.startedAt = s.startedAt;
+    this.lastRecordAt = s.lastRecordAt;
     const before = this.log;
     const again = new Set(lines.slice(0, before.length).map((l) => l.text));
     this.log = [];
@@ -153,7 +159,7 @@ export class RunRecords {
       this.seq = Math.max(this.seq, l.seq - 1);
       this.appendLog(l);
     }
-    this.seq = Math.max(this.seq, s.seq ?? 0);
+    this.seq = Math.max(this.seq, s.seq);
   }
 
   /** The view for a frame (reads only: the alert history is the watch's). */

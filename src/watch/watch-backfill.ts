@@ -36,6 +36,12 @@ export async function backfillHistory(
           if (!core.closed) core.emit({ type: 'history', ...p });
         },
         signal,
+        restore: (snap, r) => {
+          if (core.closed) return;
+          core.restore(snap, r, wall);
+          // Its state is in: a failure from here on reads on from the seam, never the whole log again.
+          ingested++;
+        },
       });
       if (core.closed) return null;
       // The history's last look is at the backfill's end, on the clock: a hang is seen now.
