@@ -94,11 +94,12 @@ function gunzipInto(replay: WatchReplay): SnapshotFeed {
   gz.on('error', (e) => (failed = e));
   return {
     write: async (b) => {
-      if (!gz.write(b) && !failed) await Promise.race([once(gz, 'drain'), once(gz, 'error')]).catch(() => undefined);
+      // events.once rejects on 'error' (then `failed` says it at the end).
+      if (!gz.write(b) && !failed) await once(gz, 'drain').catch(() => undefined);
     },
     end: async () => {
       gz.end();
-      if (!failed) await Promise.race([once(gz, 'end'), once(gz, 'error')]).catch(() => undefined);
+      if (!failed) await once(gz, 'end').catch(() => undefined);
       if (failed) throw failed;
     },
   };
