@@ -16,8 +16,9 @@ import { TrainerLogReader, type LogLine } from '../trainer-log/index.js';
 import type { HealthEvent } from '../health/index.js';
 import { FILTER_SCRIPT, PROGRESS_LINE, keyPatterns } from './backfill-filter.js';
 import { BackfillCache, type CacheHit, type CacheWriter } from './backfill-cache.js';
-import { DIGEST_MIN_GAIN_BYTES, keysHash, SNAPSHOT_REFUSED } from './run-digest.js';
-import { decodeWatchSnapshot, type WatchSnapshot } from '../watch/watch-snapshot.js';
+import { DIGEST_MIN_GAIN_BYTES, keysHash } from './run-digest.js';
+import type { WatchSnapshot } from '../watch/watch-snapshot.js';
+import { headerWords, takeSnapshot } from './snapshot-read.js';
 
 export { BACKFILL_KEYS } from './backfill-filter.js';
 
@@ -201,19 +202,17 @@ export async function backfill(
     }
     // The target says whether the log is still the one the cache saw (else it filters all of it),
     // or that the run's digest comes first (then the cache is not used).
-    const said = (w: string) => (more.includes(w) ? (more[more.indexOf(w) + 1] ?? '') : '');
-    const digestGzBytes = Number(said('digest')) || 0;
-    const snapshotSize = Number(said('snapshot')) || 0;
-    const refused = said('nosnapshot');
-    if (refused) opts.onNote?.(`the run's watch snapshot was not used (${SNAPSHOT_REFUSED[refused] ?? refused})`);
+    const said = headerWords(more, opts.onNote);
+    const digestGzBytes = said.digestGz;
+    const snapshotSize = said.snapshot;
     const used = hit && !digestGzBytes && !snapshotSize && Number(gotFrom) === hit.offset ? hit : null;
     if (hit && !used) await hit.close();
     let rest = head.rest;
     if (snapshotSize) {
       // The state at the snapshot's offset first; the filter's gzip of the log after it follows.
-      const snap = await takeBytes(out, rest, snapshotSize);
+      const snap = await takeSnapshot(out, rest, snapshotSize, (x) => opts.restore!(x, reader));
       rest = snap.rest;
-      const why = snap.bytes.length < snapshotSize ? 'it was cut short' : restoreSnapshot(snap.bytes, reader, opts);
+      const why = snap.why;
       if (why) {
         s.close();
         await s.done.catch(() => undefined);
@@ -317,30 +316,6 @@ export async function firstLine(it: AsyncIterator<Buffer>): Promise<{ line: stri
     const nl = acc.indexOf(0x0a);
     if (nl >= 0) return { line: acc.subarray(0, nl).toString('latin1'), rest: acc.subarray(nl + 1) };
     if (acc.length > 4096) return { line: '', rest: Buffer.alloc(0) };
-  }
-}
-
-/** `n` bytes of a stream that already gave `have`: them, and what came after them. */
-async function takeBytes(it: AsyncIterator<Buffer>, have: Buffer, n: number): Promise<{ bytes: Buffer; rest: Buffer }> {
-  const parts = [have];
-  let got = have.length;
-  while (got < n) {
-    const r = await it.next();
-    if (r.done) break;
-    parts.push(r.value);
-    got += r.value.length;
-  }
-  const all = Buffer.concat(parts);
-  return { bytes: all.subarray(0, n), rest: all.subarray(n) };
-}
-
-/** The snapshot restored into the watch and `reader`; why not, if it was not (nothing restored then). */
-function restoreSnapshot(bytes: Buffer, reader: TrainerLogReader, opts: BackfillOptions): string | null {
-  try {
-    opts.restore!(decodeWatchSnapshot(bytes), reader);
-    return null;
-  } catch (e) {
-    return (e as Error).message;
   }
 }
 

@@ -35,6 +35,9 @@ import {
 export { eventLogLine, localTimeMs } from './event-log-line.js';
 export type { RunFacts } from './run-records.js';
 
+/** The raw tail read at attach through a watch snapshot: the log pane's 500 lines. */
+const PANE_TAIL_BYTES = 256 * 1024;
+
 /** A frame's relative times (ages, elapsed) are redrawn at least this often. */
 const VIEW_MAX_AGE_MS = 5_000;
 
@@ -117,12 +120,17 @@ export class RunFeed {
       backfill: {
         thresholdBytes: o.backfillThresholdBytes ?? 2 * 1024 * 1024,
         run: async (transport, logPath, size, sink) => {
+          // With the run's watch snapshot the dashboard is whole at once: the raw tail is the log
+          // pane's lines alone (256 KiB), not also the last steps' preview (up to 4 MiB).
+          const snapshot = o.useDigest === false ? null : snapshotPathFor(logPath);
+          const hasSnapshot = snapshot !== null && (await transport.stat(snapshot).catch(() => null)) !== null;
           const b = await backfill(transport, logPath, size, {
             ...sink,
+            ...(hasSnapshot ? { tailBytes: PANE_TAIL_BYTES } : {}),
             onTail: (t) => this.showTail(t),
             cache: o.backfillCache === undefined ? defaultBackfillCache() : o.backfillCache,
             digest: o.useDigest === false ? null : digestPathFor(logPath),
-            snapshot: o.useDigest === false ? null : snapshotPathFor(logPath),
+            snapshot,
             // The watch's state and the dashboard's records, both or neither.
             restore: (s, reader) => {
               this.records.checkState(s.view);
