@@ -44,6 +44,8 @@ export async function backfillHistory(
         },
       });
       if (core.closed) return null;
+      // A snapshot made before the config's wandb page was known: the attach's own, after it.
+      core.announceWandb();
       // The history's last look is at the backfill's end, on the clock: a hang is seen now.
       core.tick();
       const mib = (n: number) => (n / 1048576).toFixed(n < 1048576 ? 2 : 1);

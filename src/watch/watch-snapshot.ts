@@ -47,18 +47,13 @@ export interface WatchSnapshot extends WatchState {
   facts: string;
 }
 
-/** The facts as the snapshot compares them: keys sorted, undefined dropped. */
+/** The facts as the snapshot compares them: those the rules judge by (their verdicts, and so the
+ *  alert history, depend on them). Not the wandb page the config makes: the sentinel may have read
+ *  it before its id file was written, and a snapshot without it gets the attach's own
+ *  (`announceWandb` after the history). */
 export function factsKey(f: RunWatchFacts): string {
-  const sorted = (v: unknown): unknown =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v)
-            .filter(([, x]) => x !== undefined)
-            .sort(([a], [b]) => a.localeCompare(b))
-            .map(([k, x]) => [k, sorted(x)]),
-        )
-      : v;
-  return JSON.stringify(sorted(f));
+  const { consumerBatchSize, maxHeadOffpolicyness, recoverFreqSecs, behavImpWeightCap } = f;
+  return JSON.stringify({ consumerBatchSize, maxHeadOffpolicyness, recoverFreqSecs, behavImpWeightCap });
 }
 
 /** The snapshot's bytes (gzipped JSON); a GraphError when a part cannot be written exactly. */

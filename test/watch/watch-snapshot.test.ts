@@ -133,6 +133,9 @@ describe('a watch snapshot', { timeout: 60_000 }, () => {
     expect(() => other.restore(Buffer.from('not a snapshot'))).toThrow(/does not parse/);
     expect(() => other.restore(gzipSync(JSON.stringify({ ...doc, v: 99 })))).toThrow(/version 99/);
     expect(() => new WatchReplay({ ...FACTS, maxHeadOffpolicyness: 8 }).restore(good)).toThrow(/other config/);
+    // The wandb page the config makes is no fact the rules judge by (the sentinel may not know it yet).
+    const page = { url: 'https://wandb.ai/e/p/runs/x', entity: 'e' } as never;
+    expect(() => new WatchReplay({ ...FACTS, wandb: page }).restore(good)).not.toThrow();
     expect(() => new WatchReplay(FACTS, { storeCapacity: 4 }).restore(good)).toThrow(/store/);
   });
 
