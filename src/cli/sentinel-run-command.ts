@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { LocalTransport } from '../remote/local.js';
 import { parseRunRecord, runLogPath } from '../runs/run-record.js';
-import { runSentinel } from '../sentinel/sentinel-run.js';
+import { log, runSentinel } from '../sentinel/sentinel-run.js';
 import { DigestWriter } from '../session/digest-writer.js';
 import { digestPathFor, snapshotPathFor } from '../session/run-digest.js';
 import { SnapshotWriter } from '../session/snapshot-writer.js';
@@ -18,7 +18,14 @@ import { CliError, EXIT } from './errors.js';
 const USAGE = 'usage: awrl-tui sentinel-run RUN_ID RUN_DIR [--digest-once] (internal; its input on stdin)';
 /** The digest, and the watch snapshot beside it (made with the run's config facts, as an attach's rules judge). */
 const makeDigest = (t: Transport, logPath: string, facts: Promise<RunWatchFacts>) =>
-  new DigestWriter(t, logPath, digestPathFor(logPath), undefined, new SnapshotWriter(snapshotPathFor(logPath), facts));
+  new DigestWriter(
+    t,
+    logPath,
+    digestPathFor(logPath),
+    undefined,
+    new SnapshotWriter(t, logPath, snapshotPathFor(logPath), facts),
+    (why) => log(`watch snapshot not written: ${why}`),
+  );
 
 export async function run(args: string[]): Promise<number> {
   const [runId, runDir, ...extra] = args;

@@ -185,7 +185,6 @@ class DigestKeeper {
       const u = await this.digest.update({ force });
       if (u?.rebuilt)
         log(`digest written from the log's start (${u.rebuilt}): ${u.offset} bytes, ${u.gzBytes} gzipped`);
-      if (u?.snapshot && 'error' in u.snapshot) log(`watch snapshot not written: ${u.snapshot.error}`);
     } catch (e) {
       // A full disk, a log gone: the digest stays as it was (an attach then filters the rest).
       log(`digest not updated: ${(e as Error).message}`);

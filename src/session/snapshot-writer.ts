@@ -1,64 +1,70 @@
 // The run's watch snapshot (run-digest.ts's SNAPSHOT_FILE) kept by the sentinel beside its digest:
-// the digest writer hands each update's gzip of kept lines here too, a WatchReplay (the cockpit's
-// attach replayed) takes them, and once the digest is renamed into place the replay's state at
-// the same offset is written beside it (0600, a temporary file renamed over it, the digest's header
-// form with the snapshot's bytes and sum). A replay that cannot start at the digest's offset (a
-// sentinel started again on a run with a digest) first reads the digest's own gzip; a snapshot that
-// cannot be written exactly (state-graph.ts says which part) is removed, and an attach then reads
-// the digest as before.
+// every period the log grew, the backfill filter's kept lines of what it gained go through a
+// WatchReplay (the cockpit's attach replayed) and the replay's state at the log's last line end is
+// written (0600, a temporary file renamed over it, the digest's header form with the snapshot's
+// bytes and sum). Unlike the digest, whose rewrite copies it whole and so waits for the log to grow
+// by a 16th, the snapshot's size does not grow with the log: it is kept at the log's end, and an
+// attach reads after it only what came since the last period. A log rotated or truncated (the
+// filter's identity check) is replayed from its start; a snapshot that cannot be written exactly
+// (state-graph.ts says which part) is removed, said, and an attach reads the digest as before.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
-import { createGunzip, type Gunzip } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import { once } from 'node:events';
+import type { Transport } from '../remote/transport.js';
 import type { RunWatchFacts } from '../runs/run-facts.js';
-import { DIGEST_HEADER_BYTES, formatDigestHeader, SNAPSHOT_KIND } from './run-digest.js';
+import { formatDigestHeader, SNAPSHOT_KIND } from './run-digest.js';
 import { WatchReplay } from './watch-replay.js';
-
-/** One update's kept lines (gzipped) going into the replay. */
-export interface SnapshotFeed {
-  write(gz: Buffer): Promise<void>;
-  /** All of the update's bytes are in: the replay has taken them. */
-  end(): Promise<void>;
-}
+import { runFilter } from './filter-run.js';
 
 export class SnapshotWriter {
   private replay: WatchReplay | null = null;
-  /** Log bytes the replay has taken (-1: none). */
-  private at = -1;
+  /** Where the replay stands in the log, and the log's identity there. */
+  private at = 0;
+  private identity = '';
 
   constructor(
+    private readonly transport: Transport,
+    private readonly logPath: string,
     private readonly path: string,
     private readonly facts: Promise<RunWatchFacts>,
   ) {}
 
-  /** The feed of an update that filters the log from `from`; the digest (`digestPath`, `digestGz`
-   *  gzip bytes) covers [0, from) when from > 0. */
-  async begin(from: number, digestPath: string, digestGz: number): Promise<SnapshotFeed> {
-    if (!this.replay || this.at !== from) {
-      this.replay = new WatchReplay(await this.facts);
-      this.at = 0;
-      if (from > 0) {
-        const r = gunzipInto(this.replay);
-        const end = DIGEST_HEADER_BYTES + digestGz - 1;
-        for await (const c of createReadStream(digestPath, { start: DIGEST_HEADER_BYTES, end }))
-          await r.write(c as Buffer);
-        await r.end();
-      }
-    }
-    return gunzipInto(this.replay);
-  }
-
-  /** The replay's state written as the snapshot at log offset `offset` (`identity` the log's there,
-   *  `keys` the filter's keys' hash): its size, or why none was written (the old one removed). */
-  async write(offset: number, identity: string, keys: string): Promise<{ bytes: number } | { error: string }> {
+  /** The replay brought to `cut` (a line end of the log) with the filter's `patterns`, and the
+   *  snapshot written there (`keys`: their hash): its size, why not, or null (nothing new). */
+  async update(cut: number, patterns: string, keys: string): Promise<{ bytes: number } | { error: string } | null> {
+    if (this.replay && cut === this.at) return null;
     const tmp = `${this.path}.${process.pid}.tmp`;
     try {
-      if (!this.replay) throw new Error('no replay');
-      const body = this.replay.snapshot();
-      this.at = offset;
+      const from = this.replay && cut > this.at ? this.at : 0;
+      const f = await runFilter(this.transport, {
+        logPath: this.logPath,
+        cut,
+        from,
+        identity: from ? this.identity : '',
+        patterns,
+        name: 'awrl-snapshot',
+      });
+      // Another log (rotated, replaced, truncated) or none yet: replayed from its start.
+      if (f.from !== from || !this.replay) this.replay = new WatchReplay(await this.facts);
+      this.at = -1;
+      const replay = this.replay;
+      const gz = createGunzip({ chunkSize: 256 * 1024 });
+      gz.on('data', (b: Buffer) => replay.push(b));
+      const ended = once(gz, 'end');
+      if (f.rest.length && !gz.write(f.rest)) await once(gz, 'drain');
+      for (let r = await f.out.next(); !r.done; r = await f.out.next()) if (!gz.write(r.value)) await once(gz, 'drain');
+      gz.end();
+      await ended;
+      await f.done();
+      this.at = cut;
+      this.identity = f.identity;
+      const body = replay.snapshot();
       const sha256 = createHash('sha256').update(body).digest('hex');
-      const header = formatDigestHeader({ keys, offset, identity, gzBytes: body.length, sha256 }, SNAPSHOT_KIND);
+      const header = formatDigestHeader(
+        { keys, offset: cut, identity: f.identity, gzBytes: body.length, sha256 },
+        SNAPSHOT_KIND,
+      );
       const fh = await open(tmp, 'w', 0o600);
       try {
         await fh.chmod(0o600);
@@ -69,38 +75,12 @@ export class SnapshotWriter {
       await rename(tmp, this.path);
       return { bytes: header.length + body.length };
     } catch (e) {
+      // The replay may hold part of what it was given: it starts again from the log's start.
       this.replay = null;
-      this.at = -1;
+      this.at = 0;
       await unlink(tmp).catch(() => undefined);
       await unlink(this.path).catch(() => undefined);
       return { error: (e as Error).message };
     }
   }
-
-  /** The update failed: the replay took bytes the digest does not hold. */
-  drop(): void {
-    this.replay = null;
-    this.at = -1;
-  }
-}
-
-/** A gunzip whose output goes into `replay`. */
-function gunzipInto(replay: WatchReplay): SnapshotFeed {
-  const gz: Gunzip = createGunzip({ chunkSize: 256 * 1024 });
-  let failed: Error | null = null;
-  gz.on('data', (b: Buffer) => {
-    if (!failed) replay.push(b);
-  });
-  gz.on('error', (e) => (failed = e));
-  return {
-    write: async (b) => {
-      // events.once rejects on 'error' (then `failed` says it at the end).
-      if (!gz.write(b) && !failed) await once(gz, 'drain').catch(() => undefined);
-    },
-    end: async () => {
-      gz.end();
-      if (!failed) await once(gz, 'end').catch(() => undefined);
-      if (failed) throw failed;
-    },
-  };
 }

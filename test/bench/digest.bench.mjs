@@ -76,7 +76,7 @@ async function oneSize(mb, sshConfig, host) {
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   // The attach's facts are none (attach-child.mjs passes none): the snapshot is made with the same.
-  const snapshot = new SnapshotWriter(snapshotPathFor(log), Promise.resolve({}));
+  const snapshot = new SnapshotWriter(transport, log, snapshotPathFor(log), Promise.resolve({}));
   const u = await new DigestWriter(transport, log, digestPathFor(log), undefined, snapshot).update();
   const cpu = process.cpuUsage(cpu0);
   await transport.close();
