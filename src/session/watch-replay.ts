@@ -4,15 +4,12 @@
 // the order and the way a backfill feeds them (the config's wandb page first, every record
 // `backfilled`). Nothing is computed here: the same code a full read runs, so restoring its
 // snapshot and reading the rest of the log gives what a full read gives.
-import type { Transport } from '../remote/transport.js';
 import type { RunWatchFacts } from '../runs/run-facts.js';
 import { TrainerLogReader } from '../trainer-log/index.js';
-import { WatchCore } from '../watch/watch-core.js';
+import type { WatchCore } from '../watch/watch-core.js';
+import { createReplayCore } from '../watch/replay-core.js';
 import { decodeWatchSnapshot, encodeWatchSnapshot } from '../watch/watch-snapshot.js';
 import { RunRecords } from './run-records.js';
-
-/** A transport that is never read: the replay's core asks only whether it is connected. */
-const NO_TRANSPORT = { state: { state: 'ready' } } as unknown as Transport;
 
 export class WatchReplay {
   private readonly core: WatchCore;
@@ -24,38 +21,17 @@ export class WatchReplay {
     private readonly facts: RunWatchFacts,
     opts: { storeCapacity?: number } = {},
   ) {
-    this.core = new WatchCore(
-      {
-        ...opts,
-        transport: NO_TRANSPORT,
-        target: {
-          name: 'replay',
-          host: 'local',
-          workdir: '.',
-          python: 'python3',
-          backend: 'direct',
-          slurm: { extraArgs: [] },
-        },
-        runId: 'replay',
-        logPath: 'replay',
-        whenEnded: 'stop',
-        facts,
-      },
-      () => undefined,
-    );
+    this.core = createReplayCore(facts, opts);
     this.records = new RunRecords({ store: this.core.store, alerts: this.core.alerts, clock: () => 0 });
     this.core.on((o) => {
       if (o.type === 'record') this.records.ingest(o.record);
     });
     this.core.announceWandb();
-    this.core.dispatch({ type: 'backfill' });
   }
 
   /** Kept lines of the log, in order (any chunking). */
   push(plain: Buffer): void {
-    for (const e of this.reader.pushEventsOnly(plain)) {
-      this.core.ingest(e, true, 0);
-    }
+    for (const e of this.reader.pushEventsOnly(plain)) this.core.ingest(e, true, 0);
   }
 
   /** Goes on from a snapshot (as an attach does: test/watch/watch-snapshot.test.ts); a GraphError

@@ -20,7 +20,23 @@ import { ROOT, BIN } from '../ui/sim-run.js';
 import type { RunViewContext } from '../../src/session/run-records.js';
 
 const RUN_A = new URL('../fixtures/shared/fixtures/areal-logs/run-a/stdout.log', import.meta.url).pathname;
-const FACTS = { consumerBatchSize: 32, maxHeadOffpolicyness: 2, recoverFreqSecs: 600, behavImpWeightCap: null };
+/** With the wandb page the config makes: announced before any record, in the store and the event log. */
+const WANDB = {
+  mode: 'online' as const,
+  id: 'x',
+  project: 'p',
+  entity: 'e',
+  url: 'https://wandb.ai/e/p/runs/x',
+  unknown: [],
+  idFile: null,
+};
+const FACTS = {
+  consumerBatchSize: 32,
+  maxHeadOffpolicyness: 2,
+  recoverFreqSecs: 600,
+  behavImpWeightCap: null,
+  wandb: WANDB,
+};
 /** A small store: its series merge buckets within a short log (the 1024-bucket one only past 1024 steps). */
 const CAPACITY = 8;
 
@@ -93,6 +109,7 @@ describe('a watch snapshot', { timeout: 60_000 }, () => {
       const fullTail = fullTold.splice(0);
       const want = stateText(full);
       const wantView = full.view.view(CTX);
+      expect(JSON.stringify(wantView)).toContain('wandb run (from the config)');
       // The series merged buckets: the test covers the store's downsampling.
       expect(want).toMatch(/"span":[2-9]/);
       at.forEach((cut, i) => {
@@ -134,8 +151,7 @@ describe('a watch snapshot', { timeout: 60_000 }, () => {
     expect(() => other.restore(gzipSync(JSON.stringify({ ...doc, v: 99 })))).toThrow(/version 99/);
     expect(() => new WatchReplay({ ...FACTS, maxHeadOffpolicyness: 8 }).restore(good)).toThrow(/other config/);
     // The wandb page the config makes is no fact the rules judge by (the sentinel may not know it yet).
-    const page = { url: 'https://wandb.ai/e/p/runs/x', entity: 'e' } as never;
-    expect(() => new WatchReplay({ ...FACTS, wandb: page }).restore(good)).not.toThrow();
+    expect(() => new WatchReplay({ ...FACTS, wandb: { ...WANDB, url: null } }).restore(good)).not.toThrow();
     expect(() => new WatchReplay(FACTS, { storeCapacity: 4 }).restore(good)).toThrow(/store/);
   });
 
