@@ -105,7 +105,7 @@ describe('sentinel start on an ended run', { timeout: 180_000 }, () => {
     }
   }
 
-  it('digests the log once and stops; an attach reads the digest and shows a full read’s dashboard', async () => {
+  it('digests the log once and stops; an attach restores its watch snapshot (refused: reads the digest) and shows a full read’s dashboard', async () => {
     const l = await cli([
       '--launch',
       ...env.target('AWRL_SIM_SPEED=instant'),
@@ -171,6 +171,27 @@ describe('sentinel start on an ended run', { timeout: 180_000 }, () => {
       "the run's watch snapshot was not used (it was made with other config facts): reading its history",
     );
     expect(same(viaOther)).toEqual(same(full));
+    // Another log's (its identity at the offset is not this log's), and one whose bytes do not parse.
+    writeFileSync(
+      snapPath,
+      Buffer.concat([
+        formatDigestHeader({ ...snapHeader!, identity: '1 2 3' }, SNAPSHOT_KIND),
+        good.subarray(DIGEST_HEADER_BYTES),
+      ]),
+    );
+    const viaAnother = await dashboard(runId, log, true);
+    expect(viaAnother.notes).toContain(
+      "the run's watch snapshot was not used (it is not this log’s: rotated, replaced or truncated)",
+    );
+    expect(same(viaAnother)).toEqual(same(full));
+    const junk = Buffer.from('not a snapshot');
+    const j = { ...snapHeader!, gzBytes: junk.length, sha256: createHash('sha256').update(junk).digest('hex') };
+    writeFileSync(snapPath, Buffer.concat([formatDigestHeader(j, SNAPSHOT_KIND), junk]));
+    const viaJunk = await dashboard(runId, log, true);
+    expect(viaJunk.notes.some((n) => /^the run's watch snapshot was not used \(it does not parse/.test(n))).toBe(true);
+    expect(same(viaJunk)).toEqual(same(full));
+    // No secret of the run's in it (the test CLI's token).
+    expect(gunzipSync(good.subarray(DIGEST_HEADER_BYTES)).toString('utf8')).not.toContain(`tok-${process.pid}`);
     writeFileSync(snapPath, good);
 
     // `follow` through the digest prints the lines a full read prints (follow-digest.ts).
