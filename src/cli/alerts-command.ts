@@ -5,7 +5,7 @@
 // running run's history so far), or to its end once the run ended.
 import type { Target } from '../runs/targets.js';
 import { parseCli } from '../runs/cli-target.js';
-import { listRuns, runsRoot } from '../runs/list.js';
+import { listRuns } from '../runs/list.js';
 import { runLogPath } from '../runs/run-record.js';
 import { createRunWatch } from '../watch/create-run-watch.js';
 import { isTerminal } from '../runs/run-state.js';
@@ -17,6 +17,7 @@ import { CliError, EXIT } from './errors.js';
 import { targetWords } from './cli-words.js';
 import { withJsonErrors } from './json-errors.js';
 import { cliTarget } from './run-errors.js';
+import { noRunError } from './no-run.js';
 
 const USAGE = 'usage: awrl-tui alerts RUN --target T [--json]';
 
@@ -38,12 +39,7 @@ async function alerts(args: string[]): Promise<number> {
     // Its state first: an ended run's silence since its end is no hang (the rules are told so).
     const [summary] = await listRuns(transport, target, { only: runId, tailBytes: 0 }).catch(() => []);
     const record = summary?.record;
-    if (!record)
-      throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)})`, EXIT.usage, {
-        code: 'run-not-found',
-        hint: `list them with: awrl-tui runs ${targetWords(args)}`,
-        hintInLine: true,
-      });
+    if (!record) throw await noRunError(transport, target, runId, `awrl-tui runs ${targetWords(args)}`);
     const logPath = runLogPath(record);
     const { readRunFacts } = await import('../runs/run-facts-eval.js');
     const facts = readRunFacts(transport, record).catch(() => ({}));

@@ -16,6 +16,7 @@ import type { RunStepsOptions } from '../metrics/run-steps.js';
 import { connectOrExit } from './connect-target.js';
 import { CliError, EXIT } from './errors.js';
 import { cliTarget } from './run-errors.js';
+import { noRunError } from './no-run.js';
 
 export type SideSpec = { kind: 'run'; target: string | null; runId: string } | { kind: 'file'; path: string };
 
@@ -96,12 +97,7 @@ export async function readSide(
   const target = cliTarget({ ...flags, target: name });
   const transport = await conns.get(target);
   const record = await readRecord(transport, `${runsRoot(target)}/${spec.runId}`).catch(() => null);
-  if (!record)
-    throw new CliError(`no run ${spec.runId} on ${target.name} (${runsRoot(target)})`, EXIT.usage, {
-      code: 'run-not-found',
-      hint: `list them with: awrl-tui runs --target ${target.name}`,
-      hintInLine: true,
-    });
+  if (!record) throw await noRunError(transport, target, spec.runId, `awrl-tui runs --target ${target.name}`);
   const logPath = runLogPath(record);
   const [listed, history, config] = await Promise.all([
     listRuns(transport, target, { only: spec.runId, tailBytes: 0 }).catch(() => []),

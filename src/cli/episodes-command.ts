@@ -18,6 +18,7 @@ import { CliError, EXIT } from './errors.js';
 import { targetWords } from './cli-words.js';
 import { withJsonErrors } from './json-errors.js';
 import { cliTarget } from './run-errors.js';
+import { noRunError } from './no-run.js';
 import { episodeJson, episodeTable, listingHeader } from './episodes-lines.js';
 import { findEpisode, showEpisode } from './episode-show.js';
 import { chooseImages } from './terminal-images.js';
@@ -58,12 +59,7 @@ async function episodes(args: string[]): Promise<number> {
   const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') });
   try {
     const record = await readRecord(transport, `${runsRoot(target)}/${runId}`).catch(() => null);
-    if (!record)
-      throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)})`, EXIT.usage, {
-        code: 'run-not-found',
-        hint: `list them with: awrl-tui runs ${targetWords(args)}`,
-        hintInLine: true,
-      });
+    if (!record) throw await noRunError(transport, target, runId, `awrl-tui runs ${targetWords(args)}`);
     const listing = await listRun(transport, record, version, args);
     if (p.values['--show'] !== undefined) {
       const choice = await chooseImages(images);

@@ -54,13 +54,13 @@ export const EXIT_TABLE: ExitRow[] = [
   {
     failure: 'workdir missing on the target',
     codes: ['workdir-missing'],
-    exits: { '--launch': usage, runs: usage, follow: usage },
+    exits: { '--launch': usage, runs: usage, ...byRun },
   },
   // A target without GNU stat (BusyBox): nothing can be said about its runs until it has one.
   {
     failure: 'a command missing on the target',
     codes: ['command-missing'],
-    exits: { '--launch': usage, runs: usage, follow: usage },
+    exits: { '--launch': usage, runs: usage, ...byRun },
   },
   { failure: 'a run of the trial is active', codes: ['run-active'], exits: { '--launch': usage } },
   { failure: '--resume of a finished run', codes: ['run-finished'], exits: { '--launch': usage } },

@@ -2,7 +2,7 @@
 // trainer-log parser. `--json`: JSON Lines, one event per line. Otherwise a short summary.
 import { once } from 'node:events';
 import { CliError, EXIT } from './errors.js';
-import { openAll, readAhead } from './file-chunks.js';
+import { openAll, readChunksSync } from './file-chunks.js';
 import { writeStdoutSync } from './stdio.js';
 // Straight from their files, not through the room's index: `parse` starts without the modules it never uses.
 import { JsonLinesParser } from '../trainer-log/json-lines.js';
@@ -34,7 +34,7 @@ class RecordCheck {
     private readonly errors: () => number,
   ) {}
 
-  /** File i starts (readAhead's onFile). */
+  /** File i starts (readChunksSync's onFile). */
   next(i: number): void {
     this.settle();
     this.file = i;
@@ -75,25 +75,29 @@ class RecordCheck {
   }
 }
 
-async function feed(
-  fds: number[],
-  files: string[],
-  onEvents: (evs: TrainerEvent[]) => Promise<void> | void,
-): Promise<RecordCheck> {
+/** How many chunks the summary reads between turns of the event loop. */
+const CHUNKS_A_TURN = 4;
+
+async function feed(fds: number[], files: string[], onEvents: (evs: TrainerEvent[]) => void): Promise<RecordCheck> {
   const parser = new TrainerLogParser();
   const check = new RecordCheck(
     files,
     () => parser.recordCount,
     () => parser.errorCount,
   );
-  for await (const chunk of readAhead(fds, files, READ_SIZE, (i) => check.next(i))) {
+  let chunks = 0;
+  for (const chunk of readChunksSync(fds, files, READ_SIZE, (i) => check.next(i))) {
+    // The summary keeps what it reads (the metrics store): V8 finishes its incremental marking
+    // in tasks of the event loop, and without turns of it the heap grew 15 % more (1 GB: 108 MB
+    // against 94). `--json` keeps nothing: its heap stays flat without them.
+    if (++chunks % CHUNKS_A_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     check.chunk(chunk.length);
     const evs = parser.push(chunk);
-    if (evs.length) await onEvents(evs);
+    if (evs.length) onEvents(evs);
   }
   const rest = parser.end();
   check.settle();
-  await onEvents(rest);
+  onEvents(rest);
   return check;
 }
 
@@ -102,16 +106,16 @@ async function writeOut(s: string | Buffer): Promise<void> {
 }
 
 /** `--json`: bytes in, bytes out. JsonLinesParser hands back the JSON lines of each chunk as one
- *  buffer, written with one write(2): no stream, no per-line strings. The next chunk is being
- *  read meanwhile (readAhead). */
-async function jsonLines(fds: number[], files: string[]): Promise<RecordCheck> {
+ *  buffer, written with one write(2): no stream, no per-line strings. Read and written in turn on
+ *  this thread (readChunksSync): the least CPU time. */
+function jsonLines(fds: number[], files: string[]): RecordCheck {
   const parser = new JsonLinesParser();
   const check = new RecordCheck(
     files,
     () => parser.recordCount,
     () => parser.errorCount,
   );
-  for await (const chunk of readAhead(fds, files, JSON_READ_SIZE, (i) => check.next(i))) {
+  for (const chunk of readChunksSync(fds, files, JSON_READ_SIZE, (i) => check.next(i))) {
     check.chunk(chunk.length);
     writeStdoutSync(parser.push(chunk));
   }
@@ -131,7 +135,7 @@ export async function run(args: string[]): Promise<number> {
   const fds = openAll(files);
   if (json) {
     // process.stdout is never touched here: fd 1 keeps the blocking mode it was given.
-    (await jsonLines(fds, files)).verdict();
+    jsonLines(fds, files).verdict();
     return EXIT.ok;
   }
   // `parse … | head` closes the pipe early: stop quietly.

@@ -12,6 +12,7 @@ import { connectOrExit } from './connect-target.js';
 import { CliError, EXIT } from './errors.js';
 import { withJsonErrors } from './json-errors.js';
 import { cliTarget } from './run-errors.js';
+import { noRunError } from './no-run.js';
 import { targetWords } from './cli-words.js';
 import { sentinelPeriodMs } from './launch-sentinel.js';
 import { cliNotify, NOTIFY_LIST } from './notify-words.js';
@@ -40,12 +41,7 @@ async function sentinel(args: string[]): Promise<number> {
   const transport = await connectOrExit(target, { acceptNewHostKey: p.switches.has('--accept-new-host-key') });
   try {
     const record = await readRecord(transport, `${runsRoot(target)}/${runId}`).catch(() => null);
-    if (!record)
-      throw new CliError(`no run ${runId} on ${target.name} (${runsRoot(target)})`, EXIT.usage, {
-        code: 'run-not-found',
-        hint: `list them with: awrl-tui runs ${targetWords(args)}`,
-        hintInLine: true,
-      });
+    if (!record) throw await noRunError(transport, target, runId, `awrl-tui runs ${targetWords(args)}`);
     const say = (human: string, obj: object) =>
       process.stdout.write(json ? `${JSON.stringify({ runId, ...obj })}\n` : `${human}\n`);
     if (verb === 'status') {

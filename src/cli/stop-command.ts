@@ -33,6 +33,7 @@ import {
 import { withOtherRuns } from '../preflight/other-runs.js';
 import { parseCli, readProfiles, targetFromFlags, connect, connectExit } from '../runs/cli-target.js';
 import type { Transport } from '../remote/transport.js';
+import { knownCliError } from './known-errors.js';
 import { CliError, EXIT } from './errors.js';
 import { quietWhenStdoutCloses } from './stdio.js';
 import { withJsonErrors } from './json-errors.js';
@@ -317,6 +318,8 @@ async function stop(args: string[]): Promise<number> {
         : EXIT.ok;
     } catch (e) {
       if (e instanceof RunError) throw cliErrorFromRun(e);
+      const known = knownCliError(e); // a target without GNU stat: said as such, exit 2
+      if (known instanceof CliError) throw known;
       throw new CliError(`stop on ${target.name} failed: ${(e as Error).message}`, EXIT.failed, {
         code: 'remote-failed',
       });

@@ -13,7 +13,10 @@ export type Frame =
   /** The follower cannot read the file (text: its error) or can again (null). It keeps trying. */
   | { kind: 'problem'; text: string | null }
   /** The file does not exist (yet): the follower is up and waits for it. */
-  | { kind: 'waiting' };
+  | { kind: 'waiting' }
+  /** How changes reach the follower (pushed by inotifywait, or polled) and how it reads them (its
+   *  resident reader, or a few processes per change): said once, first, for the client's status. */
+  | { kind: 'wake'; pushed: boolean; resident: boolean };
 
 /** What the parser reads off the wire: the frames, and a compressed range (`Z`) as its header and
  *  then its compressed bytes as they arrive (`last` on the final piece). FrameInflater (follow-inflate.ts)
@@ -46,6 +49,8 @@ export const PREFIX_WINDOW = 64;
  *   `Z <offset> <n> <c> lz4\n` + c bytes    the same as one LZ4 frame (independent 1 MiB blocks)
  *   `P <error>\n` / `P\n`                  the file is there but cannot be read / can again
  *   `W\n`                                 the file does not exist yet (so the client knows it is up)
+ *   `M <push|poll> <resident|forks>\n`    first: changes pushed (inotifywait) or polled; read by the
+ *                                         resident reader (perl) or by a few processes per change
  *
  * Truncation is seen by size and rotation by inode at every poll. A truncate-then-regrow between
  * two polls (a restarted trainer rewriting its log) hides behind a larger size, so whenever the
@@ -77,7 +82,10 @@ export const PREFIX_WINDOW = 64;
 export const FOLLOWER_SCRIPT = `
 f=$1; off=$2; eino=$3; efp=$4; eplen=$5; hbt=$6; poll=$7; etfp=\${8:--}; etlen=\${9:-0}
 zmin=\${10:-0}; zjobs=\${11:-0}; zchunk=\${12:-134217728}; qpoll=\${13:-$poll}; zcodecs=\${14:-zstd,gzip}
+live=\${15:-}
 export LC_ALL=C
+# The resident reader (follow-resident.ts) where the target has perl: the live tail without a fork.
+[ -n "$live" ] && ! command -v perl >/dev/null 2>&1 && live=
 # The compressor, its decoder and the codec word of its Z frames (unquoted below: split into words):
 # the first of the client's codecs this target has. lz4: 1 MiB blocks, the decoder's unit.
 zc=; zd=; zw=
@@ -102,7 +110,11 @@ for b in "\${TMPDIR:-/tmp}" /tmp /dev/shm "\${HOME:-/nonexistent}"; do
 done
 [ -n "$w" ] || { echo "awrl-follow: no writable temporary directory (TMPDIR, /tmp, /dev/shm, HOME)" >&2; exit 1; }
 mkfifo "$w/nap" "$w/push" || exit 1
+# Its source in a file: ps on the target then shows perl .../resident.pl FILE, not the source.
+[ -n "$live" ] && { printf '%s' "$live" > "$w/resident.pl" || live=; }
 command -v inotifywait >/dev/null 2>&1 && inw=1 || inw=
+m1=poll; [ -n "$inw" ] && m1=push; m2=forks; [ -n "$live" ] && m2=resident
+printf 'M %s %s\\n' "$m1" "$m2"
 follower() {
   exec 5<>"$w/nap" 6<>"$w/push"
   ino=; plen=0; tlen=0; perr=; lmt=; pending=start; fresh=; ipid=
@@ -246,11 +258,21 @@ follower() {
     fine
     if [ "$tlen" -gt 65536 ]; then tail -c 256 "$w/tail" > "$w/t2" && mv -f "$w/t2" "$w/tail"; tlen=256; fi
   }
-  quiet=0; seen=
+  # The live tail handed to the resident reader until the file is anything but appended to; its
+  # offset and window are ours again after it (and nothing else is: the next look is a full one).
+  # Another exit than 0 (perl failing) and we go on alone. Not again before a nap (no spin).
+  resident() {
+    printf '%s %s\\n' "$off" "$tlen" > "$w/live"; printf '%s' "$pstr" > "$w/pfx"
+    perl "$w/resident.pl" "$f" "$off" "$poll" "$qpoll" "$zmin" "$w"
+    [ $? -eq 0 ] || live=
+    IFS=' ' read -r off tlen < "$w/live"
+    lmt=; quiet=0; fresh=; rskip=1
+  }
+  quiet=0; seen=; rskip=
   while :; do
     if [ -n "$pending" ]; then attach || { nap "$poll"; continue; }; fi
     if [ "$quiet" -gt 0 ] && [ "$f" -ef /dev/fd/3 ] && ! [ "$f" -nt "$w/seen" ]; then
-      quiet=$((quiet - 1)); fresh=; nap "$qpoll" 6; continue
+      quiet=$((quiet - 1)); fresh=; rskip=; nap "$qpoll" 6; continue
     fi
     quiet=0
     # Just opened: the look taken then is the first one (one stat fewer before the first bytes).
@@ -274,6 +296,9 @@ follower() {
     fi
     lmt=$pmt
     [ "$psize" -gt "$off" ] && send "$psize"
+    if [ -n "$live" ] && [ -z "$rskip" ] && [ -z "$perr" ] && [ "$off" -eq "$psize" ] && [ "$plen" -ge 64 ]; then
+      resident; continue
+    fi
     # Quiet once the last write is 2 s old: a later write then moves the mtime past the stamp's,
     # whatever the file system's clock granularity.
     if [ "$off" -eq "$psize" ]; then
@@ -282,7 +307,7 @@ follower() {
         if [ "$seen" = "$pmt" ] || touch -d "@$pmt" "$w/seen" 2>/dev/null; then seen=$pmt; quiet=50; fi
       fi
     fi
-    nap "$poll" $((quiet > 0 ? 6 : 5))
+    rskip=; nap "$poll" $((quiet > 0 ? 6 : 5))
   done
 }
 set -m
@@ -352,6 +377,8 @@ export class FrameParser {
       this.emit({ kind: 'reset', reason: f[1] });
     } else if (f[0] === 'S' && f.length === 4) {
       this.emit({ kind: 'state', inode: f[1], prefixLen: Number(f[2]), prefixHash: f[3] });
+    } else if (f[0] === 'M' && f.length === 3) {
+      this.emit({ kind: 'wake', pushed: f[1] === 'push', resident: f[2] === 'resident' });
     } else if (line === 'W') {
       this.emit({ kind: 'waiting' });
     } else if (line === 'P') {

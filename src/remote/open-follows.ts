@@ -16,6 +16,9 @@ export class OpenFollows {
       get compression() {
         return h.compression;
       },
+      get wake() {
+        return h.wake;
+      },
       close: () => {
         h.close();
         open.delete(h);

@@ -69,6 +69,9 @@ export interface OpenTransportOptions {
   followPollMs?: number;
   /** How often the remote follower looks at a quiet log (default 200 ms, at least followPollMs). */
   followQuietPollMs?: number;
+  /** false: the remote follower reads the live tail itself, a few processes per change, instead of
+   *  through its resident reader (follow-resident.ts; default true: where the target has perl). */
+  followResident?: boolean;
   /** A follower's backlog at least this long crosses the wire compressed (default 1 MiB; 0:
    *  never), in members of 8 MiB growing to `followCompressChunkBytes` (128 MiB), compressed
    *  `followCompressJobs` at once (default 0: one fewer than the target's cores, 1 to 4), by the

@@ -78,6 +78,7 @@ export function remoteFollowOptions(
     heartbeatTimeoutMs: opts.heartbeatTimeoutMs ?? 30_000,
     pollMs: opts.followPollMs ?? 100,
     ...(opts.followQuietPollMs !== undefined ? { quietPollMs: opts.followQuietPollMs } : {}),
+    ...(opts.followResident !== undefined ? { resident: opts.followResident } : {}),
     ...(opts.followCompressMinBytes !== undefined ? { compressMinBytes: opts.followCompressMinBytes } : {}),
     ...(opts.followCompressJobs !== undefined ? { compressJobs: opts.followCompressJobs } : {}),
     ...(opts.followCompressChunkBytes !== undefined ? { compressChunkBytes: opts.followCompressChunkBytes } : {}),

@@ -4,11 +4,12 @@
 // replaced while we were away. A follower that keeps failing on a live connection (unreadable file,
 // exits at once, prints garbage) is reported through FollowTrouble as a `problem` event, not retried
 // silently.
-import type { FollowEvent, FollowHandle, Transport, ExecStream } from './transport.js';
+import type { FollowEvent, FollowHandle, FollowWake, Transport, ExecStream } from './transport.js';
 import { remoteScript } from './quote.js';
 import { FOLLOWER_SCRIPT, FrameParser, PREFIX_WINDOW, TAIL_WINDOW, type Frame } from './follow-frames.js';
 import { FollowTrouble } from './follow-status.js';
 import { FrameInflater } from './follow-inflate.js';
+import { RESIDENT_READER } from './follow-resident.js';
 import { codecPreference } from './member-decoder.js';
 import type { CodecChoice } from './options.js';
 import { createHash } from 'node:crypto';
@@ -27,6 +28,8 @@ export interface RemoteFollowOptions {
   /** `auto` (default): the best codec for this client the target has (codecPreference); a codec:
    *  that one first; `gzip`: gzip only. */
   compressCodec?: CodecChoice;
+  /** false: no resident reader (follow-resident.ts), the bash follower alone (a bench's before). */
+  resident?: boolean;
   /** Called when bytes arrive: the connection demonstrably works (resets the reconnect backoff). */
   onProgress?: () => void;
   /** FollowOptions.borrowBytes: lz4 members are decoded into one reused buffer. */
@@ -78,6 +81,8 @@ export function followRemote(
   // Compressed bytes received and the file bytes they carried, over every follower so far.
   const wire = { compressed: 0, inflated: 0, zstd: 0, lz4: 0 };
   let inflating: FrameInflater | null = null;
+  let wake: FollowWake | null = null;
+  const quietPollMs = Math.max(opts.pollMs, opts.quietPollMs ?? QUIET_POLL_MS);
   // Members that would not decode (a target's odd compressor, a decoder's gap): the next follower
   // sends gzip, and after gzip failed too, plain frames, so a backlog is never stuck on one member.
   let undecodable = 0;
@@ -105,8 +110,9 @@ export function followRemote(
       String(undecodable >= 2 ? 0 : (opts.compressMinBytes ?? COMPRESS_MIN_BYTES)),
       String(opts.compressJobs ?? 0),
       String(opts.compressChunkBytes ?? COMPRESS_CHUNK_BYTES),
-      String(Math.max(opts.pollMs, opts.quietPollMs ?? QUIET_POLL_MS) / 1000),
+      String(quietPollMs / 1000),
       codecPreference(undecodable >= 1 ? 'gzip' : (opts.compressCodec ?? 'auto')).join(','),
+      opts.resident === false ? '' : RESIDENT_READER,
     ];
     const s = t.execStream(remoteScript(FOLLOWER_SCRIPT, args, 'awrl-follow'));
     current = s;
@@ -139,6 +145,11 @@ export function followRemote(
     const parser = new FrameParser((f) => inflater.push(f));
     const onFrame = (f: Frame): void => {
       if (closed || broken) return;
+      // Said before the follower touches the log: not yet an answer (the log's file system may hang).
+      if (f.kind === 'wake') {
+        wake = { pushed: f.pushed, resident: f.resident, pollMs: quietPollMs };
+        return;
+      }
       answered = true;
       clearTimeout(silent);
       if (f.kind === 'waiting') return trouble.ok();
@@ -257,6 +268,9 @@ export function followRemote(
   return {
     get offset() {
       return offset;
+    },
+    get wake() {
+      return wake;
     },
     get compression() {
       return {

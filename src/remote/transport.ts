@@ -66,6 +66,12 @@ export interface FollowOptions {
   borrowBytes?: boolean;
 }
 
+export interface FollowWake {
+  pushed: boolean;
+  resident: boolean;
+  pollMs: number;
+}
+
 export interface FollowHandle {
   /** The offset just past the last delivered byte. */
   readonly offset: number;
@@ -73,6 +79,10 @@ export interface FollowHandle {
    *  carried (of them, those that came as zstd, and as lz4; the rest came as gzip). Absent where
    *  nothing is ever compressed (local). */
   readonly compression?: { wireBytes: number; fileBytes: number; zstdFileBytes: number; lz4FileBytes: number };
+  /** How the target's follower learns of changes (remote): pushed by inotify or polled every
+   *  `pollMs` once the log is quiet; read by its resident reader or by a few processes per change.
+   *  null until the follower said; absent where it does not apply (local). */
+  readonly wake?: FollowWake | null;
   close(): void;
 }
 

@@ -4,7 +4,7 @@
 // log pane's lines): the transport resumes by byte offset across reconnects, and any overlap it
 // might still deliver is cut off here by offset, never by "step number already seen" (steps
 // legitimately repeat after a resume).
-import type { Transport, FollowEvent, FollowHandle, FollowProblem } from '../remote/transport.js';
+import type { Transport, FollowEvent, FollowHandle, FollowProblem, FollowWake } from '../remote/transport.js';
 import {
   TrainerLogReader,
   type CheckpointSaveEvent,
@@ -38,6 +38,8 @@ export interface FollowRunOptions {
 export interface RunFollower {
   /** Bytes of the log consumed so far (a restart point together with `reader`). */
   readonly offset: number;
+  /** How the target's follower learns of changes (FollowHandle.wake). */
+  readonly wake: FollowWake | null | undefined;
   readonly reader: TrainerLogReader;
   /** Waits until everything up to the file's current size is parsed, flushes the parser's last
    *  record, and stops following. For the end of a run. Gives up after `timeoutMs` without
@@ -93,6 +95,9 @@ export function followRun(transport: Transport, logPath: string, opts: FollowRun
   return {
     get offset() {
       return consumed;
+    },
+    get wake() {
+      return handle?.wake;
     },
     reader,
     async finish(timeoutMs = 15_000, exit?: { completed: boolean }) {

@@ -10,7 +10,7 @@ import { STOP_DIRECT_SCRIPT, STOP_SLURM_SCRIPT, parseMarkedLines } from './remot
 import { RunError, readRecord, writeRecord } from './launch.js';
 import { listRunsOnHead, runsRoot } from './list.js';
 import { ABANDONED, isActive, isTerminal, type DerivedState } from './run-state.js';
-import { defaultWhere } from './twins.js';
+import { assertWorkdir, defaultWhere } from './twins.js';
 
 export interface StopReport {
   runId: string;
@@ -66,12 +66,14 @@ export async function stopRun(
   if (!record) {
     // No run.json, or one cut short (a disk that filled mid-write): a run the list still shows is
     // stopped through its pid file; nothing can be recorded in its run.json.
-    if (!(await listRunsOnHead(transport, target, { only: runId, tailBytes: 0 })).runs[0])
+    if (!(await listRunsOnHead(transport, target, { only: runId, tailBytes: 0 })).runs[0]) {
+      await assertWorkdir(transport, target); // a --workdir typo is said as such, not as "no run"
       throw new RunError(
         `no run ${runId} on ${target.name} (${runsRoot(target)}); list them with: ${list}`,
         2,
         'run-not-found',
       );
+    }
     await refuseUnreadableSlurm(transport, target, runId, runDir);
     return stopDirect(transport, target, report, runDir, opts);
   }

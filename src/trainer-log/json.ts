@@ -151,7 +151,8 @@ function jsonTime(t: string | null): string {
 
 const phaseJson = new Map<string, string>();
 
-/** JSON.stringify of a memory phase: a run logs a handful of them, over and over. */
+/** JSON.stringify of a memory phase, an event's source or a warning's kind: a run logs a handful
+ *  of them, over and over. */
 function jsonPhase(phase: string): string {
   let j = phaseJson.get(phase);
   if (j === undefined) {
@@ -174,7 +175,7 @@ export function smallEventJson(e: TrainerEvent): string | undefined {
       return `{"type":"batch","waitS":${jsonNum(e.waitS)},"totalS":${jsonNum(e.totalS)},"episodes":${jsonNum(e.episodes)},"time":${jsonTime(e.time)},"role":${jsonPhase(e.role)}}`;
     case 'warning':
       if (e.source === undefined || e.detail !== undefined) return undefined;
-      return `{"type":"warning","message":${JSON.stringify(e.message)},"kind":${JSON.stringify(e.kind)},"time":${JSON.stringify(e.time)},"source":${JSON.stringify(e.source)}}`;
+      return `{"type":"warning","message":${JSON.stringify(e.message)},"kind":${jsonPhase(e.kind)},"time":${jsonTime(e.time)},"source":${jsonPhase(e.source)}}`;
     default:
       return undefined;
   }

@@ -37,6 +37,7 @@ import {
   routineMessageAt,
   strippedMessageAt,
   stripAnsiBytes,
+  type HeaderForms,
 } from './line-bytes.js';
 import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
 import { EventOut } from './event-out.js';
@@ -135,8 +136,17 @@ export class TrainerLogParser {
       this.takeCarryLine();
       pos = nl + 1;
     }
-    // Made here, once per chunk, before the line loop (see viewOf).
-    const dv = viewOf(b);
+    pos = this.lines(b, viewOf(b), pos);
+    if (pos < len) carry.append(b, pos, len);
+    return out;
+  }
+
+  /** Reads the whole lines of `b` from `pos`; returns where the last partial one starts. Apart
+   *  from push, whose once-a-chunk code (the event list, the carried line) has no type feedback
+   *  yet when this loop is first optimized (on stack, within the first chunk): inlined there, it
+   *  threw the optimized loop out at the second chunk, and it was compiled again. `dv`: viewOf(b),
+   *  made by the caller for the same reason. */
+  private lines(b: Buffer, dv: DataView, pos: number): number {
     const max = this.maxRecord;
     const ends = this.ends;
     for (;;) {
@@ -147,10 +157,8 @@ export class TrainerLogParser {
         else this.line(b, dv, pos, nl, false);
         pos = nl + 1;
       }
-      if (n < ends.length) break;
+      if (n < ends.length) return pos;
     }
-    if (pos < len) carry.append(b, pos, len);
-    return out;
   }
 
   /** Ends the input: the last unterminated line is read, open records are closed, and a table
@@ -282,9 +290,20 @@ export class TrainerLogParser {
           if (h.message.startsWith('Memory-Usage ')) this.workerMemory(writer, h);
           return;
         }
-        // The controller's next header of this form is read on its bytes (knownControllerHeader).
+        // The controller's next header of this form is read on its bytes (knownControllerHeader),
+        // and a worker's (routineWorkerLine) when its prefix is written without escape codes:
+        // then the body starts at the same place in the raw bytes.
         if (fast && areal && writer.main && body === line && b[start] === 0x1b)
           writer.heads!.learn(b, start, end, line.length - h.message.length, h.logger, h.level);
+        else if (fast && areal && !writer.main && rank === 0 && b[start] === 0x28 && plainUpTo(b, start, body, line))
+          writer.heads!.learn(
+            b,
+            start + line.length - body.length,
+            end,
+            body.length - h.message.length,
+            h.logger,
+            h.level,
+          );
         h.message = bytesToUtf8(h.message);
         this.untagged = untagged;
         this.header(writer, h, n >= 0 ? messageState(b, start, end) : Msg.Unknown);
@@ -339,6 +358,13 @@ export class TrainerLogParser {
     const heads = w.heads!;
     // Where the message starts in the raw bytes.
     let msg = heads.match(b, close + 2, headEnd);
+    if (msg >= 0 && heads.matched!.level !== '') {
+      // A header that opens a record (a WARNING: two of every twenty lines of a webgym run's
+      // workers), of a form the general path read before (it learns those with their level).
+      this.untagged = true;
+      this.header(w, this.formHeader(heads, b, msg, lineEnd), messageState(b, lineStart, lineEnd));
+      return true;
+    }
     if (msg < 0) {
       const n = stripAnsiBytes(b, close + 2, headEnd, this.head, true);
       const stop = lastStripStop();
@@ -363,6 +389,14 @@ export class TrainerLogParser {
     const forms = this.writers.main.heads!;
     const at = forms.match(b, start, end);
     if (at < 0) return false;
+    this.untagged = true;
+    this.header(this.writers.main, this.formHeader(forms, b, at, end), messageState(b, start, end));
+    return true;
+  }
+
+  /** The record header that a HeaderForms match found, its message at `at` in the raw bytes: what
+   *  parseHeader gives for the stripped text. The line's bytes are at most the scratch's size. */
+  private formHeader(forms: HeaderForms, b: Buffer, at: number, end: number): RecordHeader {
     const f = forms.matched!;
     // The message, as a rule plain text up to the line's reset: read where it is, not copied.
     const plain = plainTextEnd(b, at, end);
@@ -371,13 +405,7 @@ export class TrainerLogParser {
     // ASCII (as a rule) is its own UTF-8 text: no second look for bytes to decode.
     const text = plain >= 0 && lastPlainAscii() ? message : bytesToUtf8(message);
     const time = toIsoTime(latin1Slice(b, forms.tsStart, forms.tsEnd));
-    this.untagged = true;
-    this.header(
-      this.writers.main,
-      { time, logger: f.logger, level: f.level as Level, message: text },
-      messageState(b, start, end),
-    );
-    return true;
+    return { time, logger: f.logger, level: f.level as Level, message: text };
   }
 
   /** routineWorkerLine for a prefix with escape codes (or a `: `) in it: stripped first. */
@@ -458,6 +486,14 @@ export class TrainerLogParser {
       this.writers.open(w, h, 'warning', msg);
     }
   }
+}
+
+/** The line's raw bytes hold no escape code before its body (a writer's prefix as written), so
+ *  the body starts as many bytes into the raw line as into the stripped one. */
+function plainUpTo(b: Uint8Array, start: number, body: string, line: string): boolean {
+  const n = line.length - body.length;
+  for (let i = start; i < start + n; i++) if (b[i] === 0x1b) return false;
+  return true;
 }
 
 /** A progress bar (tqdm) redraws itself after a `\r`, with no newline: a record written after it

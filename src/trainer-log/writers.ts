@@ -170,7 +170,8 @@ export class Writers {
         if (this.byHash.get(oldHash) === old) this.byHash.delete(oldHash);
       }
       const prefixBytes = Buffer.from(prefix, 'latin1');
-      w = newWriter(source, false, prefixBytes, new HeaderForms(2));
+      // Its routine INFO form and a WARNING's (webgym's), and room for one more logger's.
+      w = newWriter(source, false, prefixBytes, new HeaderForms(3));
       this.byPrefix.set(prefix, w);
       const h = hashOf(prefix);
       if (!this.byHash.has(h)) this.byHash.set(h, w);

@@ -23,7 +23,8 @@ import { ENDED_STATES as ENDED, type RunView, type Session, type SessionState } 
 import { StatusExpiry, noticeKey, transientKeys } from './status-expiry.js';
 import { initialUiState, reduceKey, type Effect, type KeyContext, type KeyInfo, type UiState } from './ui-state.js';
 import { KittyShots } from './screens/kitty-shots.js';
-import type { ImageMode } from '../images/detect.js';
+import type { ImageChoice } from '../images/detect.js';
+import { shotDrawing, type ShotDrawing } from './screens/shot-lines.js';
 
 export const MIN_COLUMNS = 60;
 export const MIN_ROWS = 15;
@@ -179,6 +180,8 @@ export interface FrameOptions {
   memo?: DashboardMemo;
   /** Screenshots as kitty images (null/absent: half-blocks). */
   kitty?: KittyShots | null;
+  /** How screenshots are drawn, said under each one (absent: half-blocks, unsaid). */
+  drawing?: ShotDrawing;
 }
 
 /** The whole screen as lines: tab bar, screen, status line; never taller than rows-1. Pure. */
@@ -220,6 +223,7 @@ export function frame(ui: UiState, state: SessionState, size: Size, now: number,
           height: bodyH,
           colors: o.colors,
           kitty: o.kitty ?? null,
+          ...(o.drawing ? { drawing: o.drawing } : {}),
         })
       : [[{ t: 'No run selected: pick one on the Runs screen (1).', c: 'dim' }]];
   } else if (ui.screen === 'log') {
@@ -262,7 +266,7 @@ export interface CockpitOptions {
   hyperlinks?: boolean;
   /** How screenshots are drawn (src/images/detect.ts's choice); only kitty differs from half-blocks
    *  here: sixel and iTerm2 images are not cells, the painter's row writes would erase them. */
-  images?: { mode: ImageMode; tmux: boolean };
+  images?: ImageChoice;
   /** Session changes are drawn at most once per this many ms (a burst of steps: one frame). */
   frameMs?: number;
   clock?: () => number;
@@ -278,16 +282,20 @@ export class Cockpit {
   private readonly expiry = new StatusExpiry();
   private readonly memo = new DashboardMemo();
   private pending: NodeJS.Timeout | null = null;
+  /** When the last frame was drawn (performance.now()). */
+  private paintedAt = Number.NEGATIVE_INFINITY;
   private ticker: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   /** Frames painted (tests and the bench count them). */
   frames = 0;
   private readonly kitty: KittyShots | null;
+  private readonly drawing: ShotDrawing;
 
   constructor(private readonly o: CockpitOptions) {
     this.ui = initialUiState(o.initialScreen ?? 'runs');
     this.size = o.size;
     this.kitty = o.images?.mode === 'kitty' && o.painter.raw ? new KittyShots(o.images.tmux) : null;
+    this.drawing = shotDrawing(o.images, this.kitty !== null);
   }
 
   private now(): number {
@@ -295,11 +303,17 @@ export class Cockpit {
   }
 
   start(): void {
+    // A change is drawn at once when the last frame is at least a frame old (a step after a quiet
+    // spell shows without waiting a frame), else when it is: a burst of changes is one frame.
     this.unsubscribe = this.o.session.subscribe(() => {
-      this.pending ??= setTimeout(() => {
-        this.pending = null;
-        this.paint();
-      }, this.o.frameMs ?? 100);
+      const frameMs = this.o.frameMs ?? 100;
+      this.pending ??= setTimeout(
+        () => {
+          this.pending = null;
+          this.paint();
+        },
+        Math.max(0, frameMs - (performance.now() - this.paintedAt)),
+      );
     });
     // Clock-driven text (ages, elapsed, expiring messages): a frame a second; the painter writes
     // only the rows that changed, and the panels come from the memo.
@@ -331,7 +345,13 @@ export class Cockpit {
     const state = this.o.session.getState();
     const now = this.now();
     const fresh = this.expiry.note(transientKeys(state), now);
-    return frame(this.ui, state, this.size, now, { colors: this.o.colors, fresh, memo: this.memo, kitty: this.kitty });
+    return frame(this.ui, state, this.size, now, {
+      colors: this.o.colors,
+      fresh,
+      memo: this.memo,
+      kitty: this.kitty,
+      drawing: this.drawing,
+    });
   }
 
   /** The override `+` added, until the config view lists it and the cursor was put on it. */
@@ -346,6 +366,7 @@ export class Cockpit {
   }
 
   paint(): void {
+    this.paintedAt = performance.now();
     this.followAddedOverride();
     this.frames++;
     this.kitty?.begin();

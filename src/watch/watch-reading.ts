@@ -12,6 +12,17 @@ import type { LogReadEnd } from './watch-output.js';
 import { drainLog, failureLines } from './watch-drain.js';
 import { backfillHistory } from './watch-backfill.js';
 import type { WatchCore } from './watch-core.js';
+import type { FollowWake } from '../remote/transport.js';
+
+/** `follow`'s status line on how the log's changes reach it from the target. */
+export function followWakeText(w: FollowWake, target: string): string {
+  const read = w.resident ? 'read by one resident process there' : 'each read by a few processes there (no perl)';
+  if (w.pushed) return `log changes pushed from ${target} (inotifywait), ${read}`;
+  return (
+    `log polled on ${target} every ${w.pollMs} ms once quiet (no inotifywait there: install inotify-tools ` +
+    `for changes pushed at once), ${read}`
+  );
+}
 
 export class LogReading {
   private follower: RunFollower | null = null;
@@ -24,6 +35,7 @@ export class LogReading {
   private settling = false;
   private lastReadEnd: LogReadEnd | null = null;
   private readonly stopBackfill = new AbortController();
+  private wakeSaid: string | null = null;
 
   constructor(private readonly core: WatchCore) {}
 
@@ -110,6 +122,7 @@ export class LogReading {
         // A problem a paused follower left standing is over once its successor reads.
         if (core.problem) core.setProblem(null);
         core.dispatch({ type: 'bytes' });
+        this.sayWake();
       }),
       onConsumed: this.later((offset) => {
         core.readOffset = offset;
@@ -125,6 +138,17 @@ export class LogReading {
   }
 
   /** onFresh as `later` keeps it; the parts hear of fresh bytes at once (a held-back state poll). */
+  /** How the target's follower learns of changes, said once (and again only when it changes: a
+   *  reconnect to a head that differs): a polled log is read up to a poll late. */
+  private sayWake(): void {
+    const w = this.follower?.wake;
+    if (!w) return;
+    const text = followWakeText(w, this.core.o.target.name);
+    if (text === this.wakeSaid) return;
+    this.wakeSaid = text;
+    this.core.emit({ type: 'note', level: 'info', text });
+  }
+
   private firstThen(fn: () => void): () => void {
     const kept = this.later(fn);
     return () => {

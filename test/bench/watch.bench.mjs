@@ -11,7 +11,8 @@
 //   AWRL_BENCH_SECONDS  the idle window (default 60)
 //   AWRL_BENCH_QUIET_S  the quiet spell before each of the latency samples after quiet (default 5)
 //   AWRL_BENCH_SAMPLES  latency samples after a quiet spell (default 10)
-//   AWRL_BENCH_PARTS    which parts, comma-separated (default follow,feed,idle,latency); the latency
+//   AWRL_BENCH_PARTS    which parts, comma-separated (default follow,feed,idle,latency); idle and
+//                       latency over ssh also without the resident reader (`ssh-forks`: before); the latency
 //                       part also times `ssh HOST tail -F` on the same log (inotify: the reference)
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -176,6 +177,8 @@ try {
   const sshTarget = { ...target, name: sshd.alias, host: sshd.alias };
   const ssh = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile });
   const local = await openTransport('local');
+  // The same over ssh with the follower reading the live tail itself (no resident reader): before.
+  const sshForks = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followResident: false });
   const idle = async (tr, tgt, label) => {
     const id = `idle-${label}`;
     const idleLog = makeRun(id, { running: true });
@@ -205,7 +208,17 @@ try {
     const frames = setInterval(() => feed.getView(), 1000);
     // On the target: the follower's processes (argv0 awrl-follow), and everything under the sshd
     // (the follower, the state polls' shells, sshd's own work: with what they reaped).
-    const followers = () => (sshd ? descendants(sshd.pid).filter((p) => argvHas(p, 'awrl-follow')) : []);
+    // The follower's own children too: its resident reader (perl) and inotifywait live as long as it.
+    const followers = () =>
+      sshd
+        ? [
+            ...new Set(
+              descendants(sshd.pid)
+                .filter((p) => argvHas(p, 'awrl-follow'))
+                .flatMap((p) => [p, ...descendants(p)]),
+            ),
+          ]
+        : [];
     const remote = () => ({
       follower: followers().reduce((a, p) => a + cpuOf(p), 0),
       all: sshd ? descendants(sshd.pid).reduce((a, p) => a + cpuOf(p), 0) : 0,
@@ -221,7 +234,7 @@ try {
     clearInterval(frames);
     feed.close();
     const targetLine =
-      tr === ssh
+      tr !== local
         ? `; target: follower ${fmt(((r1.follower - r0.follower) * 100) / wall)} % (${nFollowers} processes), all the cockpit's commands ${fmt(((r1.all - r0.all) * 100) / wall)} %`
         : '';
     console.log(
@@ -231,6 +244,7 @@ try {
   if (PARTS.includes('idle')) {
     await idle(local, target, 'local');
     await idle(ssh, sshTarget, 'ssh');
+    await idle(sshForks, sshTarget, 'ssh-forks');
   }
 
   // 4. Follow latency: a step appended until the watch reads it, after a quiet spell and steadily.
@@ -240,7 +254,7 @@ try {
     writeFileSync(p, '');
     const w = createRunWatch({
       transport: tr,
-      target: tr === ssh ? sshTarget : target,
+      target: tr === local ? target : sshTarget,
       runId: `lat-${label}`,
       logPath: p,
       whenEnded: 'stop',
@@ -281,6 +295,60 @@ try {
       `latency ${label.padEnd(6)} after ${QUIET_S} s quiet (${SAMPLES}): ${q(quiet)}; steady, a step per 200 ms (50): ${q(steady)}`,
     );
   };
+  // The dashboard: a step appended until the cockpit's frame that shows it is drawn. As the
+  // cockpit paints (cockpit.ts): a frame a second, and a change drawn at once when the last frame
+  // is at least `frameMs` (100 ms) old, else when it is; a frame derives the view and draws the
+  // dashboard (200×50).
+  const dashboard = async (tr, tgt, label) => {
+    const { dashboardBody } = await import(dist('ui/screens/dashboard.js'));
+    const { initialUiState } = await import(dist('ui/ui-state.js'));
+    const ui = initialUiState('dashboard');
+    const id = `dash-${label}`;
+    const p = makeRun(id, { running: true });
+    writeFileSync(p, '');
+    let seen = 0;
+    let wake = null;
+    let pending = null;
+    let paintedAt = -Infinity;
+    const paint = () => {
+      pending = null;
+      paintedAt = performance.now();
+      dashboardBody(feed.getView(), 200, 47, true, ui);
+      wake?.();
+    };
+    const ticker = setInterval(paint, 1000);
+    const feed = new RunFeed({
+      transport: tr,
+      target: tgt,
+      logPath: p,
+      statePollMs: 60_000,
+      summary: { id, target: tgt.name, state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+      onChange: () => (pending ??= setTimeout(paint, Math.max(0, 100 - (performance.now() - paintedAt)))),
+    });
+    feed.watch.on((o) => o.type === 'record' && o.record.type === 'step' && seen++);
+    feed.start();
+    const one = async (i) => {
+      const want = seen + 1;
+      const done = new Promise((r2) => (wake = () => seen >= want && r2()));
+      const t0 = performance.now();
+      appendFileSync(p, blocks[i % blocks.length]);
+      await done;
+      return performance.now() - t0;
+    };
+    await one(0);
+    const quiet = [];
+    for (let i = 1; i <= SAMPLES; i++) {
+      await new Promise((r2) => setTimeout(r2, QUIET_S * 1000));
+      quiet.push(await one(i));
+    }
+    feed.close();
+    clearTimeout(pending);
+    clearInterval(ticker);
+    const q = (xs) => `p50 ${fmt(pct(xs, 50), 0)} ms, p95 ${fmt(pct(xs, 95), 0)} ms`;
+    console.log(
+      `dashboard ${label.padEnd(6)} after ${QUIET_S} s quiet (${SAMPLES}): ${q(quiet)} (step appended → frame drawn)`,
+    );
+  };
   // The reference: `ssh HOST tail -F` (inotify on the target), timed to the last byte of each step.
   const tailF = async () => {
     const p = join(dir, 'latency-tail.log');
@@ -316,10 +384,13 @@ try {
   if (PARTS.includes('latency')) {
     await latency(local, 'local');
     await latency(ssh, 'ssh');
+    await latency(sshForks, 'ssh-forks');
+    await dashboard(ssh, sshTarget, 'ssh');
     await tailF();
   }
   await local.close();
   await ssh.close();
+  await sshForks.close();
 } finally {
   for (const p of sleeper) {
     try {

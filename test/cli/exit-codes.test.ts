@@ -23,6 +23,8 @@ import type { ErrorCode } from '../../src/cli/errors.js';
 const SECRET = `exit-sentinel-${process.pid}-Kq2`;
 const { cli } = sentinelCli(SECRET);
 const RUN = 'nosuch-20260101-000000-abcd';
+/** The commands given one RUN id (sorted): --launch's through --resume. */
+const READ_ONE_RUN = ['--launch', 'alerts', 'compare', 'episodes', 'follow', 'sentinel', 'stop'];
 
 /** A free port on which nothing listens (taken, then released). */
 async function closedPort(): Promise<number> {
@@ -188,17 +190,20 @@ describe('exit codes and --json errors, by command and failure', () => {
     const cases = casesOf('unknown run', (cmd) =>
       cmd === '--launch' ? ['--launch', '--resume', RUN, ...good()] : words(cmd, good()),
     );
-    expect(cases.map((c) => c.cmd).sort()).toEqual([
-      '--launch',
-      'alerts',
-      'compare',
-      'episodes',
-      'follow',
-      'sentinel',
-      'stop',
-    ]);
+    expect(cases.map((c) => c.cmd).sort()).toEqual([...READ_ONE_RUN]);
     for (const c of cases) await check(c);
   }, 60_000);
+
+  it('a --workdir that does not exist exits 2 (workdir-missing), not "no run": every command that reads runs', async () => {
+    const missing = ['--target', env.sshd.alias, '-F', env.sshd.sshConfigFile, '--workdir', `${env.workdir}-typo`];
+    const cases = casesOf('workdir missing on the target', (cmd) => words(cmd, missing));
+    expect(cases.map((c) => c.cmd).sort()).toEqual([...READ_ONE_RUN, 'runs'].sort());
+    for (const c of cases) {
+      await check(c);
+      const r = await cli(c.args);
+      expect(r.stderr, c.cmd).toContain(`workdir ${env.workdir}-typo does not exist on ${env.sshd.alias}`);
+    }
+  }, 90_000);
 
   it('stop without --target: a run not found where it could look, with a profile unreachable, is 4 (not "no run")', async () => {
     const profiles = join(dir, 'targets.yaml');

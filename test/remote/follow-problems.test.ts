@@ -223,7 +223,7 @@ describe('a follower failing on a live connection says so', { timeout: 60_000 },
     let out = '';
     raw.stdout.on('data', (b: Buffer) => (out += b.toString()));
     raw.stdin.write('\n');
-    await waitFor(() => out === 'W\n', { what: 'the W frame' });
+    await waitFor(() => /^M (push|poll) forks\nW\n$/.test(out), { what: 'the W frame' });
     raw.close();
     writeFileSync(p, 'now\n');
     await waitFor(() => events.some((e) => e.type === 'data'), { what: 'the file once it appears' });

@@ -162,6 +162,15 @@ describe('FrameParser', () => {
       }),
     );
   });
+  it("reads the follower's word on how changes reach it (pushed or polled, resident reader or forks)", () => {
+    const got: WireFrame[] = [];
+    const p = new FrameParser((f) => got.push(f));
+    p.push(Buffer.from('M push resident\nM poll forks\n'));
+    expect(got).toEqual([
+      { kind: 'wake', pushed: true, resident: true },
+      { kind: 'wake', pushed: false, resident: false },
+    ]);
+  });
   it('rejects garbage instead of delivering it as data', () => {
     const p = new FrameParser(() => undefined);
     expect(() => p.push(Buffer.from('tail: file truncated\n'))).toThrow(/protocol error/);

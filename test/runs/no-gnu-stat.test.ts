@@ -70,6 +70,15 @@ describe('a target without GNU stat', () => {
       ['--launch', ...t, '--config', missing.config, '++trial_name=nostat'],
       /there is no `stat` command/,
     );
+    // The commands that read one run: a run not found there cannot be told from a workdir not there.
+    for (const args of [
+      ['stop', RUN],
+      ['alerts', RUN],
+      ['episodes', RUN],
+      ['compare', RUN, RUN],
+      ['sentinel', 'status', RUN],
+    ])
+      await expectNamed(missing, [...args, ...t], /there is no `stat` command/);
   }, 120_000);
 
   it('a BusyBox-like stat: named with what it answered, exit 2', async () => {

@@ -3,66 +3,23 @@
 // Lines writer) are provably equal to its general path: the parser with them turned off
 // (fastPaths: false) gives the same events, and the same JSON bytes, on every fixture and on
 // generated logs that mix every kind of line, cut into random chunks.
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
-import { JsonLinesParser, TrainerLogParser, eventToJsonLine, type TrainerEvent } from '../../src/trainer-log/index.js';
 import { SHARED } from '../harness/fixtures.js';
 import { FAILURES, TRAINERS, exitLogs } from './exit-paths.js';
 import { rec, table } from './helpers.js';
+import { expectSamePaths } from './same-paths.js';
 
 const RUN_A = `${SHARED}fixtures/areal-logs/run-a/`;
 const GOLDEN = new URL('./golden/', import.meta.url).pathname;
 const PYTHON_SHAPES = new URL('./python-shapes/', import.meta.url).pathname;
 
-function parse(buf: Uint8Array, fastPaths: boolean, cuts: number[] = []): TrainerEvent[] {
-  const p = new TrainerLogParser({ fastPaths });
-  const out: TrainerEvent[] = [];
-  let at = 0;
-  for (const c of [...cuts, buf.length]) {
-    out.push(...p.push(buf.subarray(at, c)));
-    at = c;
-  }
-  out.push(...p.end());
-  return out;
-}
-
-function jsonLines(buf: Uint8Array, cuts: number[] = []): string {
-  const p = new JsonLinesParser();
-  const out: Buffer[] = [];
-  let at = 0;
-  for (const c of [...cuts, buf.length]) {
-    out.push(Buffer.from(p.push(buf.subarray(at, c))));
-    at = c;
-  }
-  out.push(Buffer.from(p.end()));
-  return Buffer.concat(out).toString('utf8');
-}
-
 let seed = 7;
 const rand = (): number => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
-const randomCuts = (len: number): number[] =>
-  Array.from({ length: 1 + Math.floor(rand() * 30) }, () => Math.floor(rand() * len)).sort((a, b) => a - b);
-
-/** Both paths agree on `buf`, whole and in random chunks, as events and as JSON Lines bytes. */
-function expectSame(buf: Uint8Array, name: string): void {
-  const general = parse(buf, false);
-  const generalJson = general.map((e) => eventToJsonLine(e) + '\n').join('');
-  expect(parse(buf, true), name).toEqual(general);
-  expect(
-    parse(buf, true)
-      .map((e) => eventToJsonLine(e) + '\n')
-      .join(''),
-    name,
-  ).toBe(generalJson);
-  expect(jsonLines(buf), name).toBe(generalJson);
-  for (let r = 0; r < 4; r++) {
-    const cuts = randomCuts(buf.length);
-    expect(parse(buf, true, cuts), name).toEqual(general);
-    expect(parse(buf, false, cuts), name).toEqual(general);
-    expect(jsonLines(buf, cuts), name).toBe(generalJson);
-  }
-}
+const expectSame = (buf: Uint8Array, name: string): void => {
+  expectSamePaths(buf, name, rand);
+};
 
 // ---- A generator of logs that mix every kind of line the parser tells apart.
 

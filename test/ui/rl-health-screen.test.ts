@@ -53,6 +53,17 @@ describe('the RL health screen in a terminal', () => {
     expect(rows[13]).toBe('Is the policy drifting?');
   });
 
+  it('at 120x40: the room the keys do not need goes to the values, every key whole', async () => {
+    const rows = await shown(120, 40);
+    for (const r of rows) expect(r.length).toBeLessThanOrEqual(120);
+    expect(rows[5]).toMatch(
+      /^ {2}reward by tier {11}easy \S+ · medium \S+ · hard \S+ +rollout\/\{easy,medium,hard\}\/reward$/,
+    );
+    expect(rows.find((r) => r.includes('trajectories_{'))).toMatch(
+      / staleness\/rollout\/trajectories_\{accepted,rejected\}$/,
+    );
+  });
+
   it('at 200x50: every figure with its definition beside its key, the five questions', async () => {
     const rows = await shown(200, 50);
     expect(rows.filter((r) => /^(Is|What|How)/.test(r))).toEqual([

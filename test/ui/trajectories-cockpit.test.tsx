@@ -70,7 +70,7 @@ describe('the Trajectories screen over a simulated run with dumps', { timeout: 1
     expect(cell.isFgRGB() && cell.isBgRGB()).toBe(true);
     const shown = rows().filter((l) => l.startsWith('▀'));
     expect(shown.length).toBeGreaterThan(5);
-    expect(rows()[at + shown.length]).toMatch(/^task_\S+_step_000\.png$/);
+    expect(rows()[at + shown.length]).toMatch(/^half-block cells · task_\S+_step_000\.png$/);
 
     w.r.stdin.write('p');
     await waitFor(() => existsSync(join(data, 'awrl-tui', 'pins', w.sim.runId)), {

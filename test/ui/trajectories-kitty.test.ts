@@ -8,6 +8,7 @@ import { encodePng } from '../../src/images/png.js';
 import { blank } from '../../src/images/raster.js';
 import { kittyPicture } from '../../src/images/render.js';
 import { PLACEHOLDER } from '../../src/images/kitty.js';
+import type { ImageMode } from '../../src/images/detect.js';
 import { Cockpit } from '../../src/ui/cockpit.js';
 import { TerminalPainter } from '../../src/ui/painter.js';
 import { initialUiState } from '../../src/ui/ui-state.js';
@@ -57,7 +58,7 @@ function mount(tmux = false) {
     painter: recording,
     size: { columns: W, rows: H },
     colors: true,
-    images: { mode: 'kitty', tmux },
+    images: { mode: 'kitty', tmux, why: 'kitty graphics (terminal environment)' },
   });
   const ui = initialUiState('trajectories');
   cockpit.ui = { ...ui, traj: { ...ui.traj, level: 'step', step: 0 } };
@@ -144,26 +145,44 @@ describe('kitty images on the Trajectories screen', () => {
     screen.dispose();
   });
 
-  it('half-blocks when the images mode is not kitty (sixel and iTerm2 are not cells)', async () => {
+  /** The step view painted through the painter with no raw writes (the cells alone), in `mode`. */
+  async function paintedStep(mode: ImageMode): Promise<string> {
+    const screen = new XtermScreen(W, H);
+    const painter = new TerminalPainter({ write: (s: string) => screen.write(s) });
+    const cockpit = new Cockpit({
+      session: new StaticSession({ selectedRunId: 'r', trajectories: DATA }),
+      painter,
+      size: { columns: W, rows: H },
+      colors: true,
+      images: { mode, tmux: false, why: `--images ${mode}` },
+    });
+    const ui = initialUiState('trajectories');
+    cockpit.ui = { ...ui, traj: { ...ui.traj, level: 'step' } };
+    cockpit.paint();
+    await screen.settled();
+    const text = screen.text();
+    screen.dispose();
+    return text;
+  }
+
+  it('half-blocks when the images mode is not kitty (sixel and iTerm2 are not cells), and says so', async () => {
+    const notes = {
+      blocks: 'half-block cells (--images blocks)',
+      sixel: 'half-block cells (sixel here: awrl-tui episodes --show)',
+      iterm: 'half-block cells (iTerm2 images here: awrl-tui episodes --show)',
+    };
     for (const mode of ['blocks', 'sixel', 'iterm'] as const) {
-      const screen = new XtermScreen(W, H);
-      const painter = new TerminalPainter({ write: (s: string) => screen.write(s) });
-      const cockpit = new Cockpit({
-        session: new StaticSession({ selectedRunId: 'r', trajectories: DATA }),
-        painter,
-        size: { columns: W, rows: H },
-        colors: true,
-        images: { mode, tmux: false },
-      });
-      cockpit.ui = {
-        ...initialUiState('trajectories'),
-        traj: { ...initialUiState('trajectories').traj, level: 'step' },
-      };
-      cockpit.paint();
-      await screen.settled();
-      expect(screen.text()).toContain('▀');
-      expect(screen.text()).not.toContain(PLACEHOLDER);
-      screen.dispose();
+      const text = await paintedStep(mode);
+      expect(text).toContain('▀');
+      expect(text).not.toContain(PLACEHOLDER);
+      expect(text).toContain(`${notes[mode]} · `);
     }
+  });
+
+  it('--images none: no picture, the step and the file named, and why', async () => {
+    const text = await paintedStep('none');
+    expect(text).not.toContain('▀');
+    expect(text).toContain('[screenshot: not drawn]');
+    expect(text).toContain('images off (--images none) · shop_ep0_step_000.png');
   });
 });

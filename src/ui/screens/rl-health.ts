@@ -33,7 +33,11 @@ export function rlHealthLines(
   for (const w of rl.warnings) out.push([{ t: `⚠ ${w.title}: `, c: 'warn', bold: true }, { t: w.detail }]);
   const defs = width >= WITH_DEFINITIONS;
   const labelW = defs ? LABEL : NARROW_LABEL;
-  const valueW = defs ? VALUE : NARROW_VALUE;
+  // Between 80 and 150 columns the room the source keys do not need goes to the values (a tier's
+  // three rewards, the action mix), which are cut first otherwise.
+  const longestKey = Math.max(0, ...rl.groups.flatMap((g) => g.figures.map((f) => f.source.length)));
+  const spare = width - 2 - labelW - 1 - 1 - longestKey;
+  const valueW = defs ? VALUE : Math.max(NARROW_VALUE, spare);
   const keyW = Math.max(8, width - 2 - labelW - 1 - valueW - 1);
   for (const g of rl.groups) {
     out.push([{ t: g.question, c: 'title', bold: true }]);

@@ -10,8 +10,31 @@
 //
 // Decoding and scaling a 1280×768 PNG takes tens of ms: the lines are kept (a few, least recently
 // used go first) by path, byte size, cell box and click, so frames between keys cost nothing.
+import type { ImageChoice } from '../../images/detect.js';
 import { shotCells } from '../../images/render.js';
 import type { Line } from '../lines.js';
+
+/** How the cockpit draws screenshots, and the words under each one that say so (and why). */
+export interface ShotDrawing {
+  draw: 'kitty' | 'blocks' | 'none';
+  note: string;
+}
+
+/** The cockpit's drawing for the terminal's choice (detect.ts); `kitty`: kitty images can be sent
+ *  here (the painter writes raw bytes). sixel and iTerm2 fall back to cells, and say where they draw. */
+export function shotDrawing(choice: ImageChoice | undefined, kitty: boolean): ShotDrawing {
+  if (!choice) return { draw: 'blocks', note: 'half-block cells' };
+  const via = choice.tmux ? ' through tmux' : '';
+  if (choice.mode === 'none') return { draw: 'none', note: `images off (${choice.why})` };
+  if (choice.mode === 'kitty' && kitty) return { draw: 'kitty', note: `kitty graphics${via} (${choice.why})` };
+  if (choice.mode === 'sixel' || choice.mode === 'iterm') {
+    const name = choice.mode === 'sixel' ? 'sixel' : 'iTerm2 images';
+    return { draw: 'blocks', note: `half-block cells (${name} here: awrl-tui episodes --show)` };
+  }
+  // detect.ts's own default reads "half-block cells": said once, not twice.
+  const why = choice.mode === 'blocks' && choice.why !== 'half-block cells' ? ` (${choice.why})` : '';
+  return { draw: 'blocks', note: `half-block cells${why}` };
+}
 
 export type ShotBytes = { ok: true; bytes: Buffer } | { ok: false; why: string };
 

@@ -15,7 +15,7 @@ import {
   type StepView,
 } from '../../episodes/index.js';
 import { clipLine, type Line } from '../lines.js';
-import { shotLines, type ShotBytes } from './shot-lines.js';
+import { shotLines, type ShotBytes, type ShotDrawing } from './shot-lines.js';
 import type { KittyShots } from './kitty-shots.js';
 
 export type TrajLevel = 'versions' | 'groups' | 'steps' | 'step';
@@ -139,6 +139,8 @@ export interface TrajDraw {
   colors: boolean;
   /** Screenshots through kitty's placeholders (the terminal has kitty graphics); half-blocks without. */
   kitty?: KittyShots | null;
+  /** How screenshots are drawn here (absent: half-blocks, unsaid). */
+  drawing?: ShotDrawing;
 }
 
 function stepsLines(v: TrajView, e: EpisodeSummary, d: TrajDraw): Line[] {
@@ -167,8 +169,11 @@ function stepsLines(v: TrajView, e: EpisodeSummary, d: TrajDraw): Line[] {
   const rows = Math.max(1, d.height - 1 - text.length - 1);
   const shot = v.shots.get(s.shot);
   const area = { cols: d.width, rows, click: s.click, colors: d.colors };
+  // The way it is drawn first: the file name is long, and a narrow terminal cuts the line's end.
+  const name: Line = [{ t: (d.drawing ? `${d.drawing.note} · ` : '') + baseName(s.shot), c: 'dim' }];
+  if (d.drawing?.draw === 'none') return [...text, [{ t: '[screenshot: not drawn]', c: 'dim' }], name];
   const picture = d.kitty && d.colors && shot?.ok ? d.kitty.lines(s.shot, shot, area) : shotLines(s.shot, shot, area);
-  return [...text, ...picture, [{ t: baseName(s.shot), c: 'dim' }]];
+  return [...text, ...picture, name];
 }
 
 function titleOf(v: TrajView): Line {
