@@ -1,18 +1,31 @@
 // `awrl-tui sentinel-run RUN_ID RUN_DIR` (internal): the sentinel's process on the target, started
 // by `sentinel start` / `--launch` (src/sentinel/sentinel-scripts.ts), its input on stdin; it keeps
-// the run's digest (src/session/digest-writer.ts). `--digest-once`: only the digest, brought to the
+// the run's digest and watch snapshot (src/session/digest-writer.ts, snapshot-writer.ts).
+// `--digest-once`: only the digest (and snapshot), brought to the
 // log's end, then a JSON line of what was done (`sentinel start` on an ended run).
 import { readFileSync } from 'node:fs';
 import { LocalTransport } from '../remote/local.js';
 import { parseRunRecord, runLogPath } from '../runs/run-record.js';
-import { runSentinel } from '../sentinel/sentinel-run.js';
+import { log, runSentinel } from '../sentinel/sentinel-run.js';
 import { DigestWriter } from '../session/digest-writer.js';
-import { digestPathFor } from '../session/run-digest.js';
+import { digestPathFor, snapshotPathFor } from '../session/run-digest.js';
+import { SnapshotWriter } from '../session/snapshot-writer.js';
+import { readRunFacts } from '../runs/run-facts-eval.js';
+import type { RunWatchFacts } from '../runs/run-facts.js';
 import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
 
 const USAGE = 'usage: awrl-tui sentinel-run RUN_ID RUN_DIR [--digest-once] (internal; its input on stdin)';
-const makeDigest = (t: Transport, logPath: string) => new DigestWriter(t, logPath, digestPathFor(logPath));
+/** The digest, and the watch snapshot beside it (made with the run's config facts, as an attach's rules judge). */
+const makeDigest = (t: Transport, logPath: string, facts: Promise<RunWatchFacts>) =>
+  new DigestWriter(
+    t,
+    logPath,
+    digestPathFor(logPath),
+    undefined,
+    new SnapshotWriter(t, logPath, snapshotPathFor(logPath), facts),
+    (why) => log(`watch snapshot not written: ${why}`),
+  );
 
 export async function run(args: string[]): Promise<number> {
   const [runId, runDir, ...extra] = args;
@@ -30,7 +43,8 @@ async function digestOnce(runId: string, runDir: string): Promise<number> {
   const transport = new LocalTransport();
   try {
     const logPath = runLogPath(record);
-    const u = await makeDigest(transport, logPath).update({ force: true });
+    const facts = readRunFacts(transport, record).catch(() => ({}));
+    const u = await makeDigest(transport, logPath, facts).update({ force: true });
     const size = (await transport.stat(logPath))?.size ?? 0;
     process.stdout.write(
       `${JSON.stringify({ digest: digestPathFor(logPath), logBytes: size, ...(u ?? {}), updated: u !== null })}\n`,

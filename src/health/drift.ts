@@ -18,7 +18,7 @@ interface Sample {
   value: number;
 }
 
-class KeyWindows {
+export class KeyWindows {
   first: Sample[] = [];
   recent: Sample[] = [];
 

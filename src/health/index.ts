@@ -9,3 +9,5 @@ export { formatDuration, naiveMs, toNaiveMs } from './time.js';
 export { HealthFeed } from './feed.js';
 export { AlertHistory, alertHistoryKey, ALERT_HISTORY_CAP, type AlertHistoryEntry } from './alert-history.js';
 export { RunAlerts, isHangAlert, type RunAlertsOptions } from './run-alerts.js';
+export { encodeGraph, decodeGraph, adoptState, classRegistry, GraphError, type EncodedGraph } from './state-graph.js';
+export { STATE_CLASSES, REWIRED_FUNCTIONS, SCRATCH_FIELDS } from './state-classes.js';

@@ -21,6 +21,7 @@ import { AlertHistory, alertHistoryKey, ALERT_HISTORY_CAP } from './alert-histor
 import { HealthMonitor } from './monitor.js';
 import type { HealthEvent } from './phases.js';
 import { displayMs, formatDuration, naiveMs } from './time.js';
+import { adoptState } from './state-graph.js';
 
 export interface RunAlertsOptions {
   consumerBatchSize?: number;
@@ -193,6 +194,20 @@ export class RunAlerts {
     if (now === null) return this.current;
     this.observe(now, true, fired);
     return this.current;
+  }
+
+  /** The rules' state as a snapshot left it (src/watch/watch-snapshot.ts: made by replaying the same
+   *  records), read at `arrivedWall` (what a backfill says its records arrived at). What this
+   *  watch set itself stays: its store (restored apart), its facts, the run's end, the Slurm job's
+   *  end, the time the log could not be read. */
+  adoptState(from: RunAlerts, arrivedWall: number): void {
+    const keep = ['store', 'o', 'ended', 'slurmEndTime', 'unobservedSince', 'lastArrivalWall', 'unobservedCreditMs'];
+    adoptState<RunAlerts>(this, from, keep);
+    // As `read` leaves them after a timed record that arrived at `arrivedWall`.
+    if (this.lastLogMs !== null) {
+      this.lastArrivalWall = arrivedWall;
+      this.unobservedCreditMs = 0;
+    }
   }
 
   /** The alerts as of the last observation. */

@@ -14,6 +14,7 @@ import { readRunFacts } from '../runs/run-facts-eval.js';
 import { SENTINEL_FILES, SENTINEL_PERIOD_MS, type SentinelBeat } from '../runs/sentinel-status.js';
 import type { WatchOutput } from '../watch/watch-output.js';
 import type { Transport } from '../remote/transport.js';
+import type { RunWatchFacts } from '../runs/run-facts.js';
 import { parseSentinelInput, type SentinelInput } from './sentinel-input.js';
 import { makeSender, type SentinelSender } from './sender.js';
 import { jobEndNudge } from './job-end-nudge.js';
@@ -33,11 +34,16 @@ const RUN_DIR_LOOK_MS = 5_000;
 /** The run's digest next to it (src/session/digest-writer.ts): brought up to the log's end. */
 export interface SentinelDigest {
   /** `force`: however little the log gained (its end); else the writer may wait for more. */
-  update(o?: {
-    force?: boolean;
-  }): Promise<{ offset: number; gzBytes: number; filtered: number; rebuilt: string | null } | null>;
+  update(o?: { force?: boolean }): Promise<{
+    offset: number;
+    gzBytes: number;
+    filtered: number;
+    rebuilt: string | null;
+    snapshot?: { bytes: number } | { error: string };
+  } | null>;
 }
-export type MakeDigest = (transport: Transport, logPath: string) => SentinelDigest;
+/** `facts`: the run's config facts (a watch snapshot beside the digest is judged with them). */
+export type MakeDigest = (transport: Transport, logPath: string, facts: Promise<RunWatchFacts>) => SentinelDigest;
 
 export async function runSentinel(
   runId: string,
@@ -52,6 +58,10 @@ export async function runSentinel(
     return 2;
   }
   const transport = new LocalTransport({ followPollMs: SENTINEL_FOLLOW_POLL_MS });
+  const facts = readRunFacts(transport, record).catch((e: Error) => {
+    log(`the run's config facts are unknown: ${e.message}`);
+    return {};
+  });
   const watch = createRunWatch({
     transport,
     target: input.target,
@@ -61,13 +71,10 @@ export async function runSentinel(
     storeSeries: 'rules',
     statePollMs: SENTINEL_STATE_POLL_MS,
     ...(input.target.backend === 'slurm' ? {} : { stateNudge: jobEndNudge(runDir) }),
-    facts: readRunFacts(transport, record).catch((e: Error) => {
-      log(`the run's config facts are unknown: ${e.message}`);
-      return {};
-    }),
+    facts,
   });
   const sender = makeSender(input, watch, log);
-  const digest = makeDigest ? new DigestKeeper(makeDigest(transport, runLogPath(record))) : null;
+  const digest = makeDigest ? new DigestKeeper(makeDigest(transport, runLogPath(record), facts)) : null;
   const sentinel = new Sentinel(runId, runDir, input, sender, digest);
   let runEnded = false;
   const ended = new Promise<string>((resolve) => {

@@ -7,7 +7,7 @@
 // The output is gzipped (`gzip -1`, everywhere; 173 MB of kept lines of a 1.1 GB log become 15 MB).
 import { ALERT_KEYS } from '../metrics/index.js';
 import { PANEL_SERIES } from './panel-series.js';
-import { DIGEST_CHECK, DIGEST_SEND } from './run-digest.js';
+import { DIGEST_CHECK, DIGEST_SEND, SNAPSHOT_CHECK } from './run-digest.js';
 
 /** Keys read beyond the panels: compare's summary and a pinned baseline count the evaluation rounds. */
 export const BEYOND_PANELS = ['test_rollout/trajectory/round'];
@@ -36,7 +36,7 @@ const NOT_TABLE_ROW = String.raw`-e '^$' -e $'^[^\342]' -e $'^\342[^\224]' -e $'
  *  stdout: `FROM INODE HEAD SEAM` (FROM: $3, or 0 when the log is not the one the cache saw, or
  *  the digest's end when it is used: then ` digest GZBYTES` follows; the identity of the log at
  *  $1: its inode, cksums of its first 4 KiB and of the 4 KiB before $1), then the digest's gzip
- *  if used, then the gzipped kept lines of [FROM, $1) (one gzip stream: members concatenated). stderr: `awrl-progress N` (bytes of the file read,
+ *  if used; with $10, the run's watch snapshot: ` snapshot BYTES`, its bytes instead, then the gzipped kept lines of [FROM, $1) (one gzip stream: members concatenated). stderr: `awrl-progress N` (bytes of the file read,
  *  from /proc: silent where there is none), 4 times a second. */
 export const FILTER_SCRIPT = [
   'CUT="$1"; F="$2"; FROM="$3"; WANT="$4"; KEYS="$5"',
@@ -44,13 +44,21 @@ export const FILTER_SCRIPT = [
   'ino() { ls -di -- "$F" | { read -r i _; echo "$i"; }; }',
   'ck() { head -c "$1" | cksum | { read -r c _; echo "$c"; }; }',
   'seam() { if [ "$1" -gt 4096 ]; then tail -c +$(($1 - 4095)) -- "$F" | ck 4096; else ck "$1" < "$F"; fi; }',
-  'HEAD=$(ck 4096 < "$F")',
+  // The log's identity, taken once (each command is a fork: tens of ms on a busy host); `at X` sets
+  // R to the seam's sum at X without a subshell when X is the cut.
+  'HEAD=$(ck 4096 < "$F"); INO=$(ino); SEAM=$(seam "$CUT")',
+  'at() { if [ "$1" = "$CUT" ]; then R=$SEAM; else R=$(seam "$1"); fi; }',
   'if [ "$FROM" -gt 0 ]; then',
-  '  if [ "$FROM" -gt "$CUT" ] || [ "$(ino) $HEAD $(seam "$FROM")" != "$WANT" ]; then FROM=0; fi',
+  '  if [ "$FROM" -gt "$CUT" ] || { at "$FROM"; [ "$INO $HEAD $R" != "$WANT" ]; }; then FROM=0; fi',
   'fi',
+  SNAPSHOT_CHECK,
+  'if [ -z "$SNAP" ]; then',
   DIGEST_CHECK,
-  'echo "$FROM $(ino) $HEAD $(seam "$CUT")${DGZ:+ digest $DGZ}"',
+  'fi',
+  'echo "$FROM $INO $HEAD $SEAM${DGZ:+ digest $DGZ}${SNAP:+ snapshot $SNAP}${SWHY:+ nosnapshot $SWHY}"',
   DIGEST_SEND,
+  // Nothing left to filter (a snapshot or digest at the cut): an empty gzip member, no pipeline.
+  String.raw`if [ "$FROM" -ge "$CUT" ]; then printf '\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00'; exit 0; fi`,
   // The sleep holds no stream of ours: the command ends as soon as the filter does.
   '( while sleep 0.25 </dev/null >/dev/null 2>&1; do',
   '  p=$(sed -n "s/^pos:[[:space:]]*//p" /proc/$$/fdinfo/3 2>/dev/null); [ -n "$p" ] || exit 0',

@@ -17,6 +17,8 @@ import type { HealthEvent } from '../health/index.js';
 import { FILTER_SCRIPT, PROGRESS_LINE, keyPatterns } from './backfill-filter.js';
 import { BackfillCache, type CacheHit, type CacheWriter } from './backfill-cache.js';
 import { DIGEST_MIN_GAIN_BYTES, keysHash } from './run-digest.js';
+import type { WatchSnapshot } from '../watch/watch-snapshot.js';
+import { headerWords, takeSnapshot } from './snapshot-read.js';
 
 export { BACKFILL_KEYS } from './backfill-filter.js';
 
@@ -61,6 +63,16 @@ export interface BackfillOptions {
   /** The run's digest on the target (run-digest.ts's digestPathFor), used when it is this log's and
    *  covers more than the cache; null or absent: none. */
   digest?: string | null;
+  /** The run's watch snapshot beside the digest (run-digest.ts's snapshotPathFor; only with
+   *  `digest`): where it is this log's, its state is restored (`restore`) and only the log after
+   *  it is read. One that does not decode or restore: the backfill again without it, said in
+   *  `onNote`. */
+  snapshot?: string | null;
+  /** The watch takes a snapshot's state into its own objects and `reader`; throws when it is not
+   *  one it can take (another version, another config). */
+  restore?(s: WatchSnapshot, reader: TrainerLogReader): void;
+  /** One line about how the history was read (a snapshot not used, and why). */
+  onNote?(text: string): void;
   /** Only the digest: without a usable one nothing is filtered and the result starts at 0 with a
    *  fresh reader (the caller reads the whole log, as without a backfill: `follow`). */
   digestOnly?: boolean;
@@ -84,6 +96,9 @@ export interface BackfillResult {
    *  and the digest's gzipped bytes sent (0, 0: not used). */
   digestBytes: number;
   digestGzBytes: number;
+  /** Bytes of log whose state came from the run's watch snapshot, and the snapshot's bytes sent (0, 0: none). */
+  snapshotBytes: number;
+  snapshotSize: number;
 }
 
 /** A cache for the filter's current keys, in the default directory. */
@@ -139,7 +154,7 @@ export async function backfill(
   if (cut === 0) {
     await hit?.close();
     showTail();
-    return { ...done, cachedBytes: 0, digestBytes: 0, digestGzBytes: 0 };
+    return { ...done, cachedBytes: 0, digestBytes: 0, digestGzBytes: 0, snapshotBytes: 0, snapshotSize: 0 };
   }
   if (hit && hit.offset > cut) {
     await hit.close();
@@ -162,7 +177,13 @@ export async function backfill(
         hit?.identity ?? '',
         keyPatterns(opts.keys),
         ...(opts.digest
-          ? [opts.digest, keysHash(keyPatterns(opts.keys)), String(DIGEST_MIN_GAIN_BYTES), opts.digestOnly ? '1' : '0']
+          ? [
+              opts.digest,
+              keysHash(keyPatterns(opts.keys)),
+              String(DIGEST_MIN_GAIN_BYTES),
+              opts.digestOnly ? '1' : '0',
+              ...(opts.snapshot && opts.restore ? [opts.snapshot] : []),
+            ]
           : []),
       ],
       { stdin: '', ...(opts.signal ? { signal: opts.signal } : {}) },
@@ -173,7 +194,7 @@ export async function backfill(
     readProgress(s.stderr, errors, (pos) => opts.onProgress?.({ readBytes: Math.min(pos, cut), totalBytes: cut }));
     const out = s.stdout[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     const head = await firstLine(out);
-    const [gotFrom, ino, headCk, seamCk, word, digestGz] = head.line.split(' ');
+    const [gotFrom, ino, headCk, seamCk, ...more] = head.line.split(' ');
     if (!/^\d+$/.test(gotFrom ?? '') || !seamCk) {
       s.close();
       await s.done.catch(() => undefined);
@@ -181,19 +202,36 @@ export async function backfill(
     }
     // The target says whether the log is still the one the cache saw (else it filters all of it),
     // or that the run's digest comes first (then the cache is not used).
-    const digestGzBytes = word === 'digest' ? Number(digestGz) : 0;
-    const used = hit && !digestGzBytes && Number(gotFrom) === hit.offset ? hit : null;
+    const said = headerWords(more, opts.onNote);
+    const digestGzBytes = said.digestGz;
+    const snapshotSize = said.snapshot;
+    const used = hit && !digestGzBytes && !snapshotSize && Number(gotFrom) === hit.offset ? hit : null;
     if (hit && !used) await hit.close();
+    let rest = head.rest;
+    if (snapshotSize) {
+      // The state at the snapshot's offset first; the filter's gzip of the log after it follows.
+      const snap = await takeSnapshot(out, rest, snapshotSize, (x) => opts.restore!(x, reader));
+      rest = snap.rest;
+      const why = snap.why;
+      if (why) {
+        s.close();
+        await s.done.catch(() => undefined);
+        opts.onNote?.(`the run's watch snapshot was not used (${why}): reading its history`);
+        return backfill(transport, logPath, size, { ...opts, snapshot: null });
+      }
+    }
     if (opts.digestOnly && !digestGzBytes) {
       const r = await s.done;
       if (r.code !== 0) throw new Error(`the digest check failed on ${transport.target}: exit ${r.code}`);
       const none = { offset: 0, reader: new TrainerLogReader(), coveredBytes: 0, cachedBytes: 0 };
-      return { ...done, ...none, sentBytes: done.sentBytes + head.line.length + 1, digestBytes: 0, digestGzBytes: 0 };
+      const nothing = { digestBytes: 0, digestGzBytes: 0, snapshotBytes: 0, snapshotSize: 0 };
+      return { ...done, ...none, sentBytes: done.sentBytes + head.line.length + 1, ...nothing };
     }
-    const covered = digestGzBytes ? Number(gotFrom) : (used?.offset ?? 0);
+    const covered = digestGzBytes || snapshotSize ? Number(gotFrom) : (used?.offset ?? 0);
     opts.onProgress?.({ readBytes: covered, totalBytes: cut });
-    writer = cache ? await cache.writer(transport.target, logPath).catch(() => null) : null;
-    let sent = head.rest.length + head.line.length + 1;
+    // A snapshot's history is not in the gzip that follows: nothing for the cache.
+    writer = cache && !snapshotSize ? await cache.writer(transport.target, logPath).catch(() => null) : null;
+    let sent = head.line.length + 1 + (snapshotSize ? snapshotSize + rest.length : head.rest.length);
     const w = writer;
     async function* gz(): AsyncGenerator<Buffer> {
       if (used) {
@@ -202,9 +240,9 @@ export async function backfill(
           yield c as Buffer;
         }
       }
-      if (head.rest.length) {
-        await w?.write(head.rest);
-        yield head.rest;
+      if (rest.length) {
+        await w?.write(rest);
+        yield rest;
       }
       for (let r = await out.next(); !r.done; r = await out.next()) {
         sent += r.value.length;
@@ -236,6 +274,8 @@ export async function backfill(
       cachedBytes: used ? covered : 0,
       digestBytes: digestGzBytes ? covered : 0,
       digestGzBytes,
+      snapshotBytes: snapshotSize ? covered : 0,
+      snapshotSize,
     };
   } catch (err) {
     await writer?.abort();

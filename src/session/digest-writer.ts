@@ -8,8 +8,9 @@ import { createHash, type Hash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { chmod, copyFile, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { Transport } from '../remote/transport.js';
-import { FILTER_SCRIPT, keyPatterns } from './backfill-filter.js';
-import { firstLine } from './backfill.js';
+import { keyPatterns } from './backfill-filter.js';
+import type { SnapshotWriter } from './snapshot-writer.js';
+import { runFilter } from './filter-run.js';
 import {
   DIGEST_HEADER_BYTES,
   formatDigestHeader,
@@ -35,6 +36,8 @@ export interface DigestUpdate {
   filtered: number;
   /** Why the digest was written from the log's start, if it was (none, unreadable, another log). */
   rebuilt: string | null;
+  /** The watch snapshot written beside it (its bytes), or why not (none asked: absent). */
+  snapshot?: { bytes: number } | { error: string };
 }
 
 export class DigestWriter {
@@ -55,6 +58,10 @@ export class DigestWriter {
     private readonly logPath: string,
     private readonly path: string,
     keys?: readonly string[],
+    /** The watch snapshot kept beside the digest (snapshot-writer.ts), if any, and where its
+     *  failures are said (a digest update that rewrites nothing returns none). */
+    private readonly snapshot?: SnapshotWriter,
+    private readonly onSnapshotError?: (why: string) => void,
   ) {
     this.patterns = keyPatterns(keys);
     this.keys = keysHash(this.patterns);
@@ -70,6 +77,9 @@ export class DigestWriter {
     }
     const cut = await this.lineEnd();
     if (cut === null) return null;
+    // The watch snapshot every time the log grew: its write does not grow with the log.
+    const snapshot = await this.snapshot?.update(cut, this.patterns, this.keys);
+    if (snapshot && 'error' in snapshot) this.onSnapshotError?.(snapshot.error);
     if (this.state && cut === this.state.header.offset) {
       this.seenSize = this.size;
       return null;
@@ -83,30 +93,15 @@ export class DigestWriter {
       this.state = null;
     }
     let from = this.state?.header.offset ?? 0;
-    const s = this.transport.execStream(
-      [
-        'bash',
-        '-c',
-        FILTER_SCRIPT,
-        'awrl-digest',
-        String(cut),
-        this.logPath,
-        String(from),
-        this.state?.header.identity ?? '',
-        this.patterns,
-      ],
-      { stdin: '' },
-    );
-    const errors: string[] = [];
-    s.stderr.on('data', (b: Buffer) => errors.push(b.toString('utf8')));
-    const out = s.stdout[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    const head = await firstLine(out);
-    const [gotFrom, ino, headCk, seamCk] = head.line.split(' ');
-    if (!/^\d+$/.test(gotFrom ?? '') || !seamCk) {
-      s.close();
-      throw new Error(`the digest's filter failed: ${errors.join('').trim().split('\n').pop() || 'no answer'}`);
-    }
-    if (this.state && Number(gotFrom) !== from) {
+    const f = await runFilter(this.transport, {
+      logPath: this.logPath,
+      cut,
+      from,
+      identity: this.state?.header.identity ?? '',
+      patterns: this.patterns,
+      name: 'awrl-digest',
+    });
+    if (this.state && f.from !== from) {
       why = 'the log is not the one digested (rotated, replaced or truncated)';
       this.state = null;
       from = 0;
@@ -127,14 +122,13 @@ export class DigestWriter {
         await fh!.write(b, 0, b.length, DIGEST_HEADER_BYTES + gzBytes);
         gzBytes += b.length;
       };
-      if (head.rest.length) await put(head.rest);
-      for (let r = await out.next(); !r.done; r = await out.next()) await put(r.value);
-      const r = await s.done;
-      if (r.code !== 0) throw new Error(`the digest's filter failed: exit ${r.code} ${errors.join('').trim()}`);
+      if (f.rest.length) await put(f.rest);
+      for (let r = await f.out.next(); !r.done; r = await f.out.next()) await put(r.value);
+      await f.done();
       const header: DigestHeader = {
         keys: this.keys,
         offset: cut,
-        identity: `${ino} ${headCk} ${seamCk}`,
+        identity: f.identity,
         gzBytes,
         sha256: hash.copy().digest('hex'),
       };
@@ -145,9 +139,10 @@ export class DigestWriter {
       this.state = { header, hash };
       this.writtenAt = Date.now();
       this.seenSize = this.size;
-      return { offset: cut, gzBytes, filtered: cut - from, rebuilt: from === 0 ? (why ?? 'no digest yet') : null };
+      const rebuilt = from === 0 ? (why ?? 'no digest yet') : null;
+      return { offset: cut, gzBytes, filtered: cut - from, rebuilt, ...(snapshot ? { snapshot } : {}) };
     } catch (e) {
-      s.close();
+      f.stream.close();
       await fh?.close().catch(() => undefined);
       await unlink(tmp).catch(() => undefined);
       throw e;

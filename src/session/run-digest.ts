@@ -17,8 +17,12 @@
 // SHA256 that of the gzip bytes (a damaged digest is not used, and the sentinel rebuilds it).
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
+import { SNAPSHOT_VERSION } from '../watch/watch-snapshot.js';
 
 export const DIGEST_FILE = 'sentinel-digest';
+/** The watch's state at the digest's offset (src/watch/watch-snapshot.ts), beside it, with a header
+ *  of the same form (`awrl-snapshot V …`, V its SNAPSHOT_VERSION): its bytes are the state's gzip. */
+export const SNAPSHOT_FILE = 'sentinel-snapshot';
 export const DIGEST_VERSION = 1;
 /** The header line's length, newline included (padded with spaces): the gzip starts after it. */
 export const DIGEST_HEADER_BYTES = 256;
@@ -41,19 +45,32 @@ export function digestPathFor(logPath: string): string {
   return `${dirname(logPath)}/${DIGEST_FILE}`;
 }
 
+/** The run's watch snapshot beside its log (RUN_DIR/sentinel-snapshot). */
+export function snapshotPathFor(logPath: string): string {
+  return `${dirname(logPath)}/${SNAPSHOT_FILE}`;
+}
+
+/** The digest's header, or the snapshot's (the same fields: its bytes for GZBYTES). */
+export interface HeaderKind {
+  magic: string;
+  version: number;
+}
+export const DIGEST_KIND: HeaderKind = { magic: 'awrl-digest', version: DIGEST_VERSION };
+export const SNAPSHOT_KIND: HeaderKind = { magic: 'awrl-snapshot', version: SNAPSHOT_VERSION };
+
 /** The keys' hash of a digest: that of backfill-filter.ts's `keyPatterns(keys)`. */
 export function keysHash(patterns: string): string {
   return createHash('sha256').update(patterns).digest('hex');
 }
 
-export function formatDigestHeader(h: DigestHeader): Buffer {
-  const line = ['awrl-digest', DIGEST_VERSION, h.keys, h.offset, h.identity, h.gzBytes, h.sha256].join(' ');
+export function formatDigestHeader(h: DigestHeader, kind = DIGEST_KIND): Buffer {
+  const line = [kind.magic, kind.version, h.keys, h.offset, h.identity, h.gzBytes, h.sha256].join(' ');
   if (line.length >= DIGEST_HEADER_BYTES) throw new Error('digest header too long');
   return Buffer.from(`${line.padEnd(DIGEST_HEADER_BYTES - 1, ' ')}\n`, 'latin1');
 }
 
 /** The header of a digest (its first DIGEST_HEADER_BYTES), or null: not a digest of this version. */
-export function parseDigestHeader(b: Buffer): DigestHeader | null {
+export function parseDigestHeader(b: Buffer, kind = DIGEST_KIND): DigestHeader | null {
   if (b.length < DIGEST_HEADER_BYTES || b[DIGEST_HEADER_BYTES - 1] !== 0x0a) return null;
   const f = b
     .subarray(0, DIGEST_HEADER_BYTES - 1)
@@ -62,7 +79,7 @@ export function parseDigestHeader(b: Buffer): DigestHeader | null {
     .split(/ +/);
   const [magic, v, keys, offset, ino, head, seam, gzBytes, sha256] = f;
   const num = (s: string | undefined) => (s !== undefined && /^\d+$/.test(s) ? Number(s) : NaN);
-  if (f.length !== 9 || magic !== 'awrl-digest' || v !== String(DIGEST_VERSION)) return null;
+  if (f.length !== 9 || magic !== kind.magic || v !== String(kind.version)) return null;
   if (!/^[0-9a-f]{64}$/.test(keys!) || !/^[0-9a-f]{64}$/.test(sha256!)) return null;
   if (!Number.isSafeInteger(num(offset)) || !Number.isSafeInteger(num(gzBytes)) || !num(ino) || !head || !seam)
     return null;
@@ -88,16 +105,49 @@ export const DIGEST_CHECK = [
   `  if [ "$DM $DV" = "awrl-digest ${DIGEST_VERSION}" ] && [ "$DK" = "$DKEYS" ] && [ -z "$DX" ] &&`,
   '     [[ "$DOFF" =~ ^[0-9]+$ && "$DSIZE" =~ ^[0-9]+$ ]] && [ "$DOFF" -le "$CUT" ] && [ "$DOFF" -gt "$FROM" ] &&',
   '     { [ "$FROM" -eq 0 ] || [ $((DOFF - FROM)) -gt "$GAIN" ]; } &&',
-  '     [ "$(ino) $HEAD $(seam "$DOFF")" = "$DINO $DHEAD $DSEAM" ] &&',
+  '     { at "$DOFF"; [ "$INO $HEAD $R" = "$DINO $DHEAD $DSEAM" ]; } &&',
   `     [ "$(tail -c +${DIGEST_HEADER_BYTES + 1} "$DF" | head -c "$DSIZE" | sha256sum)" = "$DSHA  -" ]; then`,
   '    FROM=$DOFF; DGZ=$DSIZE',
   '  fi',
   'fi',
 ].join('\n');
 
-/** The digest's gzip, after the filter's header line (only when the check above took it); $9 = 1
- *  (digest only): without a usable digest nothing is filtered (the caller reads the whole log). */
+/** The check of the run's watch snapshot ($10; spliced before DIGEST_CHECK): of this version, these
+ *  keys ($7), this log (the identity at its OFFSET), whose bytes match their sum: FROM becomes its
+ *  OFFSET and SNAP its size (fd 5), whatever a cache covers (restoring it is cheaper than reading
+ *  any history), and the digest, which ends no later, is not sent. One there but not usable: SWHY
+ *  says why in a word (SNAPSHOT_REFUSED). */
+export const SNAPSHOT_CHECK = [
+  'SNAP=""; SWHY=""; S="${10:-}"',
+  `if [ -n "$S" ] && [ -f "$S" ] && exec 5<"$S"; then`,
+  '  SF="/proc/$$/fd/5"; [ -r "$SF" ] || SF="$S"',
+  `  read -r SM SV SK SOFF SINO SHEAD SSEAM SSIZE SSHA SX < <(head -c ${DIGEST_HEADER_BYTES} "$SF")`,
+  '  if [ "$SM" != awrl-snapshot ] || [ -n "$SX" ] || ! [[ "$SOFF" =~ ^[0-9]+$ && "$SSIZE" =~ ^[0-9]+$ ]]; then',
+  '    SWHY=unreadable',
+  `  elif [ "$SV" != ${SNAPSHOT_VERSION} ]; then SWHY=version`,
+  '  elif [ "$SK" != "${7:-}" ]; then SWHY=keys',
+  '  elif [ "$SOFF" -gt "$CUT" ] || [ "$SOFF" -eq 0 ] ||',
+  '       { at "$SOFF"; [ "$INO $HEAD $R" != "$SINO $SHEAD $SSEAM" ]; }; then SWHY=another-log',
+  `  elif [ "$(tail -c +${DIGEST_HEADER_BYTES + 1} "$SF" | head -c "$SSIZE" | sha256sum)" != "$SSHA  -" ]; then`,
+  '    SWHY=damaged',
+  '  else FROM=$SOFF; SNAP=$SSIZE; fi',
+  'fi',
+].join('\n');
+
+/** What SNAPSHOT_CHECK's word means, for the line an attach says. */
+export const SNAPSHOT_REFUSED: Record<string, string> = {
+  unreadable: 'it does not parse',
+  version: `it is of another version than ${SNAPSHOT_VERSION}`,
+  keys: 'it was made for other keys',
+  'another-log': 'it is not this log’s: rotated, replaced or truncated',
+  damaged: 'its bytes do not match their sum',
+};
+
+/** The snapshot's bytes, or the digest's gzip, after the filter's header line (only when the checks
+ *  above took it); $9 = 1 (digest only): without a usable digest nothing is filtered (the caller
+ *  reads the whole log). */
 export const DIGEST_SEND = [
-  `if [ -n "$DGZ" ]; then tail -c +${DIGEST_HEADER_BYTES + 1} "$DF" | head -c "$DGZ"`,
+  `if [ -n "$SNAP" ]; then tail -c +${DIGEST_HEADER_BYTES + 1} "$SF" | head -c "$SNAP"`,
+  `elif [ -n "$DGZ" ]; then tail -c +${DIGEST_HEADER_BYTES + 1} "$DF" | head -c "$DGZ"`,
   'elif [ "${9:-}" = 1 ]; then exit 0; fi',
 ].join('\n');

@@ -13,7 +13,7 @@ import type { WatchOutput, LogReadEnd } from '../watch/watch-output.js';
 import { problemText } from '../remote/follow-status.js';
 import { backfill, defaultBackfillCache, type BackfillTail } from './backfill.js';
 import type { BackfillCache } from './backfill-cache.js';
-import { digestPathFor } from './run-digest.js';
+import { digestPathFor, snapshotPathFor } from './run-digest.js';
 import { holdYoungGeneration } from './dashboard-heap.js';
 import { MetricsStore } from '../metrics/index.js';
 import { RunAlerts } from '../health/index.js';
@@ -34,6 +34,9 @@ import {
 // The API other files and tests import from here, wherever the parts now live.
 export { eventLogLine, localTimeMs } from './event-log-line.js';
 export type { RunFacts } from './run-records.js';
+
+/** The raw tail read at attach through a watch snapshot: the log pane's 500 lines. */
+const PANE_TAIL_BYTES = 256 * 1024;
 
 /** A frame's relative times (ages, elapsed) are redrawn at least this often. */
 const VIEW_MAX_AGE_MS = 5_000;
@@ -117,12 +120,33 @@ export class RunFeed {
       backfill: {
         thresholdBytes: o.backfillThresholdBytes ?? 2 * 1024 * 1024,
         run: async (transport, logPath, size, sink) => {
+          // With the run's watch snapshot the dashboard is whole at once: the raw tail is the log
+          // pane's lines alone (256 KiB), not also the last steps' preview (up to 4 MiB).
+          const snapshot = o.useDigest === false ? null : snapshotPathFor(logPath);
+          const hasSnapshot = snapshot !== null && (await transport.stat(snapshot).catch(() => null)) !== null;
           const b = await backfill(transport, logPath, size, {
             ...sink,
+            ...(hasSnapshot ? { tailBytes: PANE_TAIL_BYTES } : {}),
             onTail: (t) => this.showTail(t),
             cache: o.backfillCache === undefined ? defaultBackfillCache() : o.backfillCache,
             digest: o.useDigest === false ? null : digestPathFor(logPath),
+            snapshot,
+            // The watch's state and the dashboard's records, both or neither.
+            restore: (s, reader) => {
+              this.records.checkState(s.view);
+              sink.restore(s, reader);
+              this.records.restoreState(s.view);
+            },
+            onNote: (text) => this.note('warning', text),
           });
+          if (b.snapshotBytes) {
+            this.fromDigest = { offset: b.snapshotBytes, gzBytes: b.snapshotSize };
+            const mib = (n: number) => (n / 1048576).toFixed(1);
+            this.note(
+              'info',
+              `snapshot: the state at ${mib(b.snapshotBytes)} MiB of log from the run's sentinel (${mib(b.snapshotSize)} MiB sent)`,
+            );
+          }
           if (b.digestBytes) {
             this.fromDigest = { offset: b.digestBytes, gzBytes: b.digestGzBytes };
             const mib = (n: number) => (n / 1048576).toFixed(1);

@@ -52,11 +52,22 @@ export interface RunViewContext {
 
 const EVENT_RING = 256;
 
+/** RunRecords' own state in a snapshot. */
+export interface RecordsState {
+  steps: RunSteps;
+  events: TrainerEvent[];
+  log: LogLine[];
+  seq: number;
+  startedAt: number | null;
+  lastRecordAt: number | null;
+  logLimit: number;
+}
+
 export class RunRecords {
   readonly store: MetricsStore;
   /** Every step's training seconds and episodes (no stats values): the time axes a pinned baseline
    *  is drawn by (`t`), the same RunSteps `compare` and the baseline itself use. */
-  readonly steps = new RunSteps({ keys: [] });
+  steps = new RunSteps({ keys: [] });
   /** The watch's rules and their history (what fired and cleared, on the log's clock). */
   private readonly alerts: RunAlerts;
   private readonly events: TrainerEvent[] = [];
@@ -112,6 +123,43 @@ export class RunRecords {
     const limit = this.o.logLimit ?? 2000;
     // Trim in chunks so the array is not shifted on every line.
     if (this.log.length > limit * 1.25) this.log = this.log.slice(-limit);
+  }
+
+  /** What the records made of this, for a watch's snapshot (src/watch/watch-snapshot.ts). */
+  snapshotState(): RecordsState {
+    const { steps, events, log, seq, startedAt, lastRecordAt } = this;
+    return { steps, events, log, seq, startedAt, lastRecordAt, logLimit: this.o.logLimit ?? 2000 };
+  }
+
+  /** A snapshot's records, if this can take them (else an Error says why; nothing is changed). */
+  checkState(v: unknown): RecordsState {
+    const s = v as Partial<RecordsState> | null;
+    if (!s || !(s.steps instanceof RunSteps) || !Array.isArray(s.events) || !Array.isArray(s.log))
+      throw new Error('its records are not whole');
+    if (s.logLimit !== (this.o.logLimit ?? 2000)) throw new Error('its event log is of another length');
+    return s as RecordsState;
+  }
+
+  /** A snapshot's records taken, before the records after it: what a full read would have made
+   *  of them. This one's own lines stay first (notes), but for those the snapshot starts with too
+   *  (the config's wandb page, announced before any record): shown once, with the snapshot's numbers. */
+  restoreState(v: unknown): void {
+    const s = this.checkState(v);
+    const lines = s.log;
+    this.steps = s.steps;
+    this.events.splice(0, this.events.length, ...s.events);
+    this.startedAt = s.startedAt;
+    this.lastRecordAt = s.lastRecordAt;
+    const before = this.log;
+    const again = new Set(lines.slice(0, before.length).map((l) => l.text));
+    this.log = [];
+    this.seq = 0;
+    for (const l of before) if (!again.has(l.text)) this.appendLog(l);
+    for (const l of lines) {
+      this.seq = Math.max(this.seq, l.seq - 1);
+      this.appendLog(l);
+    }
+    this.seq = Math.max(this.seq, s.seq);
   }
 
   /** The view for a frame (reads only: the alert history is the watch's). */

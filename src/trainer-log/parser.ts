@@ -97,10 +97,17 @@ export class TrainerLogParser {
     this.out = new EventOut(sink ?? null);
     this.carry = new LineCarry(this.maxRecord);
     this.endRecord = new EndRecord(this.out);
-    this.writers = new Writers(this.out, this.maxRecord, (ev) => this.endRecord.error(ev));
+    this.writers = new Writers(this.out, this.maxRecord);
     this.steps = new StepAssembler(this.maxRecord, this.out, this.fast);
     this.evals = new EvalRounds(this.out);
+    this.wire();
+  }
+
+  /** The parser's own callbacks between its parts: set when it is made, and again when its state
+   *  was restored from a snapshot (src/watch/watch-snapshot.ts: functions are not written). */
+  wire(): void {
     this.steps.beforeStep = (cells, arena) => this.evals.beforeStep(cells, arena);
+    this.writers.onMainError = (ev) => this.endRecord.error(ev);
   }
 
   /** Drops every partial line and record (e.g. after a followed file was truncated). */

@@ -22,7 +22,7 @@ export interface ReaderOptions extends Omit<ParserOptions, 'checkpointSaves'> {
 }
 
 export class TrainerLogReader {
-  private readonly parser: TrainerLogParser;
+  private parser: TrainerLogParser;
   private readonly lineReader: LogLineReader | null;
 
   constructor(opts: ReaderOptions = {}) {
@@ -74,6 +74,18 @@ export class TrainerLogReader {
     this.lineReader.reset();
     if (insideLine) this.lineReader.startInsideLine();
     return this.lineReader.push(tail);
+  }
+
+  /** The parser, whose state a watch's snapshot holds (src/watch/watch-snapshot.ts). */
+  get parserState(): TrainerLogParser {
+    return this.parser;
+  }
+
+  /** Goes on with a parser restored from a snapshot (its callbacks wired again); the lines are
+   *  this reader's own (a backfill's seam gives them: `linesBefore`). */
+  adoptParser(p: TrainerLogParser): void {
+    p.wire();
+    this.parser = p;
   }
 
   /** See TrainerLogParser#atRest. */

@@ -81,13 +81,15 @@ export class KeyInterner {
 /** Where a table's cell values live: their bytes, copied out of the caller's chunk (callers may
  *  reuse their read buffer) into one reused buffer per step, so no string is made per cell. */
 export class ValueArena {
-  buf: Buffer = Buffer.allocUnsafe(1 << 14);
+  // Zeroed, not allocUnsafe: what lies past `len` is then the log's bytes, the same in a snapshot
+  // restored (src/watch/watch-snapshot.ts) as in a full read, not a heap's leftovers.
+  buf: Buffer = Buffer.alloc(1 << 14);
   len = 0;
 
   /** Makes room for `n` more bytes; the buffer to write them to (at `len`). */
   reserve(n: number): Buffer {
     if (this.len + n > this.buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
+      const bigger = Buffer.alloc(Math.max(this.buf.length * 2, this.len + n));
       this.buf.copy(bigger, 0, 0, this.len);
       this.buf = bigger;
     }

@@ -97,11 +97,12 @@ export class Writers {
    *  their prefix string). */
   private byHash!: Map<number, Writer>;
 
+  /** Told of every error of the controller (the end record's fate depends on them): the parser's. */
+  onMainError: (ev: ErrorEvent) => void = () => undefined;
+
   constructor(
     private readonly out: EventOut,
     private readonly maxRecord: number,
-    /** Told of every error of the controller (the end record's fate depends on them). */
-    private readonly onMainError: (ev: ErrorEvent) => void,
   ) {
     this.reset();
   }

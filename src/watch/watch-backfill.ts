@@ -36,8 +36,16 @@ export async function backfillHistory(
           if (!core.closed) core.emit({ type: 'history', ...p });
         },
         signal,
+        restore: (snap, r) => {
+          if (core.closed) return;
+          core.restore(snap, r, wall);
+          // Its state is in: a failure from here on reads on from the seam, never the whole log again.
+          ingested++;
+        },
       });
       if (core.closed) return null;
+      // A snapshot made before the config's wandb page was known: the attach's own, after it.
+      core.announceWandb();
       // The history's last look is at the backfill's end, on the clock: a hang is seen now.
       core.tick();
       const mib = (n: number) => (n / 1048576).toFixed(n < 1048576 ? 2 : 1);

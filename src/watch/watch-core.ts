@@ -22,8 +22,9 @@ import { AlertChanges, type WatchOutcome, type WatchOutput } from './watch-outpu
 import type { RunWatchOptions } from './watch-options.js';
 import type { RunWatchFacts } from '../runs/run-facts.js';
 import type { ExpectedWandb } from '../runs/wandb-expected.js';
-import type { WandbEvent } from '../trainer-log/index.js';
 import type { WatchPart } from './watch-part.js';
+import type { TrainerLogReader, WandbEvent } from '../trainer-log/index.js';
+import { restoreWatchState, type WatchSnapshot, type WatchState } from './watch-snapshot.js';
 
 export class WatchCore {
   readonly store: MetricsStore;
@@ -57,6 +58,8 @@ export class WatchCore {
   readonly stateAnswer = new Promise<void>((resolve) => (this.answered = resolve));
   /** The wandb run the config makes (its page, before wandb's banner says it), from the facts. */
   private expectedWandb: ExpectedWandb | null = null;
+  /** The config facts once known (a snapshot is restored only if made with the same). */
+  private facts: RunWatchFacts = {};
   /** Resolves once the config facts are set (see RunWatchOptions.facts). */
   readonly factsKnown: Promise<void> = Promise.resolve();
 
@@ -73,6 +76,7 @@ export class WatchCore {
     this.alerts = new RunAlerts(this.store);
     const f = o.facts ?? {};
     const known = (g: RunWatchFacts) => {
+      this.facts = g;
       this.alerts.setConfigFacts(g);
       this.expectedWandb = g.wandb ?? null;
     };
@@ -165,6 +169,25 @@ export class WatchCore {
     const e: WandbEvent = { type: 'wandb', url: w.url, time: null, from: 'config' };
     this.store.ingest(e);
     this.emit({ type: 'record', record: e, backfilled: false });
+  }
+
+  /** The state a snapshot holds (watch-snapshot.ts), `reader` the one reading on from here and
+   *  `view` a renderer's own. */
+  snapshotState(reader: TrainerLogReader, view: unknown): WatchState {
+    return { parser: reader.parserState, store: this.store, alerts: this.alerts, changes: this.changes, view };
+  }
+
+  /** A snapshot's state taken before the history after it is read (its records arrive at
+   *  `arrivedWall`, as a backfill's do); a GraphError when it is not this watch's. The alerts
+   *  standing in it are told as a history's are (the notifications hold them until it is read). */
+  restore(s: WatchSnapshot, reader: TrainerLogReader, arrivedWall: number): void {
+    restoreWatchState(
+      { store: this.store, alerts: this.alerts, changes: this.changes, reader },
+      s,
+      this.facts,
+      arrivedWall,
+    );
+    for (const alert of this.alerts.active) this.emit({ type: 'alert', alert });
   }
 
   /** One record: the rules look before it, the store takes it, the rules look after it. */

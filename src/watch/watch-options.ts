@@ -5,6 +5,7 @@ import type { TrainerLogReader } from '../trainer-log/index.js';
 import type { Target } from '../runs/targets.js';
 import type { RunWatchFacts } from '../runs/run-facts.js';
 import type { OutsideAlert } from './outside-alerts.js';
+import type { WatchSnapshot } from './watch-snapshot.js';
 
 /** Reading a long log's history through a target-side filter before following (the cockpit). */
 export interface WatchBackfill {
@@ -19,6 +20,10 @@ export interface WatchBackfill {
       onProgress(p: { readBytes: number; totalBytes: number }): void;
       /** Aborted when the watch is closed: the filter on the target stops. */
       signal: AbortSignal;
+      /** A snapshot of the state at the history's start (watch-snapshot.ts) taken by the watch, its
+       *  parser by `reader` (the one that goes on); throws (nothing taken) when it is not this
+       *  watch's (another version, another config). */
+      restore(s: WatchSnapshot, reader: TrainerLogReader): void;
     },
   ): Promise<{
     offset: number;

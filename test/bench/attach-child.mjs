@@ -25,7 +25,7 @@ let shownMs = null;
 let doneMs = null;
 let firstViewMs = null;
 let note = null;
-/** The session's line when the history came from the run's sentinel digest (digest.bench.mjs). */
+/** The session's line when the history came from the run's sentinel digest or watch snapshot (digest.bench.mjs). */
 let digestNote = null;
 let feed;
 const look = () => {
@@ -40,7 +40,8 @@ const look = () => {
     note = n.text;
   }
   if (fromStart && shownMs !== null && doneMs === null) doneMs = now;
-  digestNote ??= v.log.find((l) => l.text.startsWith('digest:'))?.text ?? null;
+  digestNote ??=
+    v.log.find((l) => /^(digest:|snapshot:|the run's watch snapshot was not used)/.test(l.text))?.text ?? null;
 };
 feed = new RunFeed({
   transport,

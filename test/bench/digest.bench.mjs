@@ -1,12 +1,15 @@
-// `npm run bench -- digest`: attaching the cockpit through the run's sentinel digest (issue #30,
-// src/session/run-digest.ts) to the 1.1 GB and the 5 GB log, side by side with `ssh bench cat LOG
-// > /dev/null` (OpenSSH) through a throwaway sshd, and with today's attach (the target-side filter
-// over the whole log, no digest, no local cache). Per size: the time the sentinel takes to write
-// the digest from nothing (DigestWriter over the target's files, as the sentinel does), then per
-// attach (attach-child.mjs: RunFeed over ssh, its own process): the time to the full dashboard
-// (the history read) and to the last step shown, bytes sent, peak RSS. Goal (issue #30): the full
-// dashboard through the digest in at most a quarter of `ssh cat` of the log. Figures are printed,
-// never asserted. Logs are generated (test/bench/areal-log.mjs), then deleted.
+// `npm run bench -- digest`: attaching the cockpit through the run's sentinel watch snapshot and
+// digest (issue #30, src/watch/watch-snapshot.ts, src/session/run-digest.ts) to the 1.1 GB and the
+// 5 GB log, side by side with `ssh bench cat LOG > /dev/null` (OpenSSH) through a throwaway sshd,
+// measured in the same run, and with today's attach (the target-side filter over the whole log, no
+// digest, no local cache). Per size: the time the sentinel takes to write the digest and the
+// snapshot from nothing (DigestWriter + SnapshotWriter over the target's files, as the sentinel
+// does: the replay of the whole history), the snapshot's size, then per attach (attach-child.mjs:
+// RunFeed over ssh, its own process): the time to the full dashboard (the history read) and to the
+// last step shown, bytes sent, peak RSS, through the snapshot, through the digest alone (the
+// snapshot moved away), and with neither. Goal (issue #30): the full dashboard in at most a quarter
+// of `ssh cat` of the 1 GB log, the same for 5 GB. Figures are printed, never asserted. Logs are
+// generated (test/bench/areal-log.mjs), then deleted.
 // AWRL_BENCH_DIGEST_MB (default 1100), AWRL_BENCH_5GB=0 to skip the 5 GB log.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -17,7 +20,8 @@ import { generateArealLog } from './areal-log.mjs';
 import { startBenchSshd } from './bench-sshd.mjs';
 import { LocalTransport } from '../../dist/remote/local.js';
 import { DigestWriter } from '../../dist/session/digest-writer.js';
-import { digestPathFor } from '../../dist/session/run-digest.js';
+import { SnapshotWriter } from '../../dist/session/snapshot-writer.js';
+import { digestPathFor, snapshotPathFor } from '../../dist/session/run-digest.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const MB = Number(process.env.AWRL_BENCH_DIGEST_MB ?? 1100);
@@ -71,29 +75,38 @@ async function oneSize(mb, sshConfig, host) {
   const transport = new LocalTransport();
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  const u = await new DigestWriter(transport, log, digestPathFor(log)).update();
+  // The attach's facts are none (attach-child.mjs passes none): the snapshot is made with the same.
+  const snapshot = new SnapshotWriter(transport, log, snapshotPathFor(log), Promise.resolve({}));
+  const u = await new DigestWriter(transport, log, digestPathFor(log), undefined, snapshot).update();
   const cpu = process.cpuUsage(cpu0);
   await transport.close();
   const digestBytes = statSync(digestPathFor(log)).size;
+  const snapBytes = statSync(snapshotPathFor(log)).size;
   say(
-    `digest written from nothing (the sentinel's first update): ${s2(performance.now() - t0)} ` +
+    `digest + snapshot written from nothing (the sentinel's first update): ${s2(performance.now() - t0)} ` +
       `(this process ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s cpu; the filter's shell apart), ` +
-      `${(digestBytes / 1e6).toFixed(1)} MB for ${(u.offset / 1e9).toFixed(2)} GB of log`,
+      `digest ${(digestBytes / 1e6).toFixed(1)} MB, snapshot ${(snapBytes / 1e6).toFixed(2)} MB ` +
+      `for ${(u.offset / 1e9).toFixed(2)} GB of log${'error' in (u.snapshot ?? {}) ? ` (snapshot: ${u.snapshot.error})` : ''}`,
   );
 
   const cat = sshCat(sshConfig, host, log);
   say(`ssh bench cat LOG > /dev/null (OpenSSH): ${cat.s.toFixed(2)} s, ${(cat.bytes / 1e6).toFixed(0)} MB`);
+  say(`load average before the attaches: ${load()}`);
+  const viaSnapshot = attach(log, lastStep, sshConfig, host);
+  renameSync(snapshotPathFor(log), `${snapshotPathFor(log)}.off`);
   const via = attach(log, lastStep, sshConfig, host);
   renameSync(digestPathFor(log), `${digestPathFor(log)}.off`);
   const without = attach(log, lastStep, sshConfig, host);
   renameSync(`${digestPathFor(log)}.off`, digestPathFor(log));
+  renameSync(`${snapshotPathFor(log)}.off`, snapshotPathFor(log));
   for (const [name, r] of [
+    ['through the snapshot', viaSnapshot],
     ['through the digest', via],
     ['without (filter all)', without],
   ]) {
     const sent = sentOf(r.note);
     say(
-      `attach ${name.padEnd(20)}: full dashboard ${s2(r.doneMs)} (ratio to ssh cat ${(r.doneMs / 1000 / cat.s).toFixed(2)}), ` +
+      `attach ${name.padEnd(21)}: full dashboard ${s2(r.doneMs)} (ratio to ssh cat ${(r.doneMs / 1000 / cat.s).toFixed(2)}), ` +
         `last step shown ${s2(r.shownMs)}, sent ${(sent / 1e6).toFixed(1)} MB (${((100 * sent) / size).toFixed(2)} % of the log), ` +
         `peak RSS ${r.peakMB.toFixed(0)} MB; note: ${r.note}${r.digestNote ? `; ${r.digestNote}` : ''}`,
     );

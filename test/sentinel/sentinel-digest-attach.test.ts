@@ -1,15 +1,28 @@
 // `sentinel start` on an ended run over a real sshd: no sentinel is left running, the run's log is
 // digested once by the sentinel's runtime on the target (the digest next to it, 0600), and said so;
-// a cockpit attaching afterwards (RunFeed over ssh) reads the digest instead of filtering the log,
-// and its dashboard (every series, the last step, the alert history) is the one a full read gives;
+// a cockpit attaching afterwards (RunFeed over ssh) restores the watch snapshot written beside it
+// instead of reading any history, and its dashboard (every series, the last step, the alert history,
+// the figures, alerts, eval table, the event log's record lines) is the one a full read gives; a
+// snapshot that does not parse or is another config's is not used (said), the digest read instead;
 // `follow` through it prints the lines a full read prints.
 // Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync, renameSync, statSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { RunFeed } from '../../src/session/run-feed.js';
-import { DIGEST_HEADER_BYTES, digestPathFor, parseDigestHeader } from '../../src/session/run-digest.js';
+import { parseRunRecord } from '../../src/runs/run-record.js';
+import { readRunFacts } from '../../src/runs/run-facts-eval.js';
+import {
+  DIGEST_HEADER_BYTES,
+  digestPathFor,
+  formatDigestHeader,
+  parseDigestHeader,
+  snapshotPathFor,
+  SNAPSHOT_KIND,
+} from '../../src/session/run-digest.js';
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Target } from '../../src/runs/targets.js';
 import { waitFor } from '../harness/wait.js';
 import { localTarget } from '../harness/local-run.js';
@@ -39,7 +52,11 @@ describe('sentinel start on an ended run', { timeout: 180_000 }, () => {
       host: env.sshd.alias,
       sshConfigFile: env.sshd.sshConfigFile,
     };
+    // The run's config facts, as the cockpit reads them (the snapshot's rules judged with the same).
+    const record = parseRunRecord(readFileSync(join(env.runDir(runId), 'run.json'), 'utf8'))!;
+    const facts = await readRunFacts(ssh, record);
     const feed = new RunFeed({
+      facts,
       transport: ssh,
       target,
       summary: {
@@ -76,13 +93,19 @@ describe('sentinel start on an ended run', { timeout: 180_000 }, () => {
         series: Object.fromEntries(store.keys().map((k) => [k, store.series(k)])),
         last: store.lastStepEvent,
         alertHistory: view.alertHistory?.map((a) => [a.alert.id, a.alert.title]),
+        // The dashboard's figures, alerts, eval table and event log lines of the records (not the notes).
+        figures: view.figures,
+        alerts: view.alerts,
+        evals: view.evals,
+        recordLines: view.log.filter((l) => l.time !== null).map((l) => [l.level, l.text]),
+        notes: view.log.filter((l) => l.time === null).map((l) => l.text),
       };
     } finally {
       feed.close();
     }
   }
 
-  it('digests the log once and stops; an attach reads the digest and shows a full read’s dashboard', async () => {
+  it('digests the log once and stops; an attach restores its watch snapshot (refused: reads the digest) and shows a full read’s dashboard', async () => {
     const l = await cli([
       '--launch',
       ...env.target('AWRL_SIM_SPEED=instant'),
@@ -116,11 +139,60 @@ describe('sentinel start on an ended run', { timeout: 180_000 }, () => {
     expect(statSync(digestPathFor(log)).mode & 0o777).toBe(0o600);
     const viaDigest = await dashboard(runId, log, true);
     const full = await dashboard(runId, log, false);
-    expect(viaDigest.fromDigest).toEqual({ offset: size, gzBytes: header!.gzBytes });
+    // The watch's state at the same offset beside it (0600): the attach restores it and reads no history.
+    const snapPath = snapshotPathFor(log);
+    const snapHeader = parseDigestHeader(readFileSync(snapPath).subarray(0, DIGEST_HEADER_BYTES), SNAPSHOT_KIND);
+    expect(snapHeader?.offset).toBe(size);
+    expect(statSync(snapPath).mode & 0o777).toBe(0o600);
+    expect(viaDigest.fromDigest).toEqual({ offset: size, gzBytes: snapHeader!.gzBytes });
+    expect(viaDigest.notes.some((n) => n.startsWith('snapshot: the state at'))).toBe(true);
     expect(full.fromDigest).toBeNull();
     expect(viaDigest.last?.globalStep).toBeGreaterThan(0);
     expect(viaDigest.keys.length).toBeGreaterThan(5);
-    expect({ ...viaDigest, fromDigest: null }).toEqual(full);
+    const same = (d: typeof full) => ({ ...d, fromDigest: null, notes: null });
+    expect(same(viaDigest)).toEqual(same(full));
+
+    // A snapshot of another version: not used, said in one line, the digest read instead.
+    const good = readFileSync(snapPath);
+    const bad = Buffer.from(good);
+    bad.write('awrl-snapshot 9 ', 0, 'latin1');
+    writeFileSync(snapPath, bad);
+    const viaOld = await dashboard(runId, log, true);
+    expect(viaOld.notes).toContain("the run's watch snapshot was not used (it is of another version than 1)");
+    expect(viaOld.fromDigest).toEqual({ offset: size, gzBytes: header!.gzBytes });
+    expect(same(viaOld)).toEqual(same(full));
+    // One of this version that this watch cannot take (another config's rules): the same, said why.
+    const doc = JSON.parse(gunzipSync(good.subarray(DIGEST_HEADER_BYTES)).toString('utf8')) as { facts: string };
+    const body = gzipSync(JSON.stringify({ ...doc, facts: '{"maxHeadOffpolicyness":99}' }));
+    const h = { ...snapHeader!, gzBytes: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+    writeFileSync(snapPath, Buffer.concat([formatDigestHeader(h, SNAPSHOT_KIND), body]));
+    const viaOther = await dashboard(runId, log, true);
+    expect(viaOther.notes).toContain(
+      "the run's watch snapshot was not used (it was made with other config facts): reading its history",
+    );
+    expect(same(viaOther)).toEqual(same(full));
+    // Another log's (its identity at the offset is not this log's), and one whose bytes do not parse.
+    writeFileSync(
+      snapPath,
+      Buffer.concat([
+        formatDigestHeader({ ...snapHeader!, identity: '1 2 3' }, SNAPSHOT_KIND),
+        good.subarray(DIGEST_HEADER_BYTES),
+      ]),
+    );
+    const viaAnother = await dashboard(runId, log, true);
+    expect(viaAnother.notes).toContain(
+      "the run's watch snapshot was not used (it is not this log’s: rotated, replaced or truncated)",
+    );
+    expect(same(viaAnother)).toEqual(same(full));
+    const junk = Buffer.from('not a snapshot');
+    const j = { ...snapHeader!, gzBytes: junk.length, sha256: createHash('sha256').update(junk).digest('hex') };
+    writeFileSync(snapPath, Buffer.concat([formatDigestHeader(j, SNAPSHOT_KIND), junk]));
+    const viaJunk = await dashboard(runId, log, true);
+    expect(viaJunk.notes.some((n) => /^the run's watch snapshot was not used \(it does not parse/.test(n))).toBe(true);
+    expect(same(viaJunk)).toEqual(same(full));
+    // No secret of the run's in it (the test CLI's token).
+    expect(gunzipSync(good.subarray(DIGEST_HEADER_BYTES)).toString('utf8')).not.toContain(`tok-${process.pid}`);
+    writeFileSync(snapPath, good);
 
     // `follow` through the digest prints the lines a full read prints (follow-digest.ts).
     const followed = await cli(['follow', runId, ...env.target()]);

@@ -1,0 +1,86 @@
+// The run's watch snapshot (run-digest.ts's SNAPSHOT_FILE) kept by the sentinel beside its digest:
+// every period the log grew, the backfill filter's kept lines of what it gained go through a
+// WatchReplay (the cockpit's attach replayed) and the replay's state at the log's last line end is
+// written (0600, a temporary file renamed over it, the digest's header form with the snapshot's
+// bytes and sum). Unlike the digest, whose rewrite copies it whole and so waits for the log to grow
+// by a 16th, the snapshot's size does not grow with the log: it is kept at the log's end, and an
+// attach reads after it only what came since the last period. A log rotated or truncated (the
+// filter's identity check) is replayed from its start; a snapshot that cannot be written exactly
+// (state-graph.ts says which part) is removed, said, and an attach reads the digest as before.
+import { createHash } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import { once } from 'node:events';
+import type { Transport } from '../remote/transport.js';
+import type { RunWatchFacts } from '../runs/run-facts.js';
+import { formatDigestHeader, SNAPSHOT_KIND } from './run-digest.js';
+import { WatchReplay } from './watch-replay.js';
+import { runFilter } from './filter-run.js';
+
+export class SnapshotWriter {
+  private replay: WatchReplay | null = null;
+  /** Where the replay stands in the log, and the log's identity there. */
+  private at = 0;
+  private identity = '';
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly logPath: string,
+    private readonly path: string,
+    private readonly facts: Promise<RunWatchFacts>,
+  ) {}
+
+  /** The replay brought to `cut` (a line end of the log) with the filter's `patterns`, and the
+   *  snapshot written there (`keys`: their hash): its size, why not, or null (nothing new). */
+  async update(cut: number, patterns: string, keys: string): Promise<{ bytes: number } | { error: string } | null> {
+    if (this.replay && cut === this.at) return null;
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    try {
+      const from = this.replay && cut > this.at ? this.at : 0;
+      const f = await runFilter(this.transport, {
+        logPath: this.logPath,
+        cut,
+        from,
+        identity: from ? this.identity : '',
+        patterns,
+        name: 'awrl-snapshot',
+      });
+      // Another log (rotated, replaced, truncated) or none yet: replayed from its start.
+      if (f.from !== from || !this.replay) this.replay = new WatchReplay(await this.facts);
+      this.at = -1;
+      const replay = this.replay;
+      const gz = createGunzip({ chunkSize: 256 * 1024 });
+      gz.on('data', (b: Buffer) => replay.push(b));
+      const ended = once(gz, 'end');
+      if (f.rest.length && !gz.write(f.rest)) await once(gz, 'drain');
+      for (let r = await f.out.next(); !r.done; r = await f.out.next()) if (!gz.write(r.value)) await once(gz, 'drain');
+      gz.end();
+      await ended;
+      await f.done();
+      this.at = cut;
+      this.identity = f.identity;
+      const body = replay.snapshot();
+      const sha256 = createHash('sha256').update(body).digest('hex');
+      const header = formatDigestHeader(
+        { keys, offset: cut, identity: f.identity, gzBytes: body.length, sha256 },
+        SNAPSHOT_KIND,
+      );
+      const fh = await open(tmp, 'w', 0o600);
+      try {
+        await fh.chmod(0o600);
+        await fh.writev([header, body]);
+      } finally {
+        await fh.close();
+      }
+      await rename(tmp, this.path);
+      return { bytes: header.length + body.length };
+    } catch (e) {
+      // The replay may hold part of what it was given: it starts again from the log's start.
+      this.replay = null;
+      this.at = 0;
+      await unlink(tmp).catch(() => undefined);
+      await unlink(this.path).catch(() => undefined);
+      return { error: (e as Error).message };
+    }
+  }
+}

@@ -1,0 +1,167 @@
+// A watch's state snapshot (src/watch/watch-snapshot.ts, made by src/session/watch-replay.ts, as the
+// sentinel does): restored at a cut of the log and given the rest, the state equals a full read's
+// (the store's downsampled series, the rules, the alert history, the eval rounds, the reader's open
+// records, the cockpit's records) at every cut, what the watch tells after the cut (every alert
+// fired and cleared, every record) is the same, and so is the dashboard's view. Over the
+// simulator's log (instant, with faults: nan grads, zero reward, episode timeouts, eval rounds) and
+// the AReaL fixture. A snapshot that does not parse, is of another version or another config is
+// refused with why.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { simInit } from '../../src/sim/init.js';
+import { WatchReplay } from '../../src/session/watch-replay.js';
+import type { WatchOutput } from '../../src/watch/watch-output.js';
+import { encodeGraph, decodeGraph, classRegistry, GraphError } from '../../src/health/index.js';
+import { ROOT, BIN } from '../ui/sim-run.js';
+import type { RunViewContext } from '../../src/session/run-records.js';
+
+const RUN_A = new URL('../fixtures/shared/fixtures/areal-logs/run-a/stdout.log', import.meta.url).pathname;
+/** With the wandb page the config makes: announced before any record, in the store and the event log. */
+const WANDB = {
+  mode: 'online' as const,
+  id: 'x',
+  project: 'p',
+  entity: 'e',
+  url: 'https://wandb.ai/e/p/runs/x',
+  unknown: [],
+  idFile: null,
+};
+const FACTS = {
+  consumerBatchSize: 32,
+  maxHeadOffpolicyness: 2,
+  recoverFreqSecs: 600,
+  behavImpWeightCap: null,
+  wandb: WANDB,
+};
+/** A small store: its series merge buckets within a short log (the 1024-bucket one only past 1024 steps). */
+const CAPACITY = 8;
+
+/** The simulator's stdout for a short instant run with faults and eval rounds. */
+function simLog(): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'awrl-snap-'));
+  try {
+    const r = simInit(dir, join(ROOT, 'dist'), ROOT, process.execPath, { demo: true });
+    const out = spawnSync(
+      process.execPath,
+      [BIN, 'sim', 'run', '--sim-speed', 'instant', '--config', r.config!, '+total_train_steps=40'],
+      {
+        cwd: dir,
+        env: { ...process.env, AWRL_SIM_FAULT: 'nan-grad@5-8,zero-reward@20,episode-timeout@3-4' },
+        maxBuffer: 1 << 26,
+      },
+    );
+    if (out.status !== 0) throw new Error(`sim failed: ${out.stderr.toString()}`);
+    return Buffer.concat([out.stdout, out.stderr]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The state's bytes as JSON (the snapshot written again): equal states, equal text. */
+const stateText = (r: WatchReplay) => gunzipSync(r.snapshot()).toString('utf8');
+
+/** What a watch tells, without what differs by nature between two watches (nothing, today). */
+function told(r: WatchReplay): WatchOutput[] {
+  const out: WatchOutput[] = [];
+  r.on((o) => void out.push(o));
+  return out;
+}
+
+const CTX: RunViewContext = {
+  summary: { id: 'r', target: 't', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
+  connection: { state: 'ready' },
+  connectionAt: 0,
+  gpus: [],
+  trainerLines: { lines: [], midLog: false } as never,
+  pollingStoppedS: null,
+};
+
+/** Line ends near these parts of the log (a cut inside a table, a traceback: wherever it falls). */
+function cuts(bytes: Buffer, parts: number[]): number[] {
+  return parts.map((p) => bytes.indexOf(0x0a, Math.floor(bytes.length * p)) + 1);
+}
+
+describe('a watch snapshot', { timeout: 60_000 }, () => {
+  let sim: Buffer;
+  beforeAll(() => {
+    sim = simLog();
+  });
+
+  for (const name of ['the simulator', 'the AReaL fixture'])
+    it(`restored at a cut and given the rest equals a full read of ${name}'s log`, () => {
+      const bytes = name === 'the simulator' ? sim : readFileSync(RUN_A);
+      const full = new WatchReplay(FACTS, { storeCapacity: CAPACITY });
+      const parts = [0.02, 0.21, 0.5, 0.77, 0.98];
+      const at = cuts(bytes, parts);
+      let from = 0;
+      const after: WatchOutput[][] = [];
+      const fullTold = told(full);
+      for (const cut of at) {
+        full.push(bytes.subarray(from, cut));
+        from = cut;
+        after.push(fullTold.splice(0));
+      }
+      full.push(bytes.subarray(from));
+      const fullTail = fullTold.splice(0);
+      const want = stateText(full);
+      const wantView = full.view.view(CTX);
+      expect(JSON.stringify(wantView)).toContain('wandb run (from the config)');
+      // The series merged buckets: the test covers the store's downsampling.
+      expect(want).toMatch(/"span":[2-9]/);
+      at.forEach((cut, i) => {
+        const before = new WatchReplay(FACTS, { storeCapacity: CAPACITY });
+        // Both in the full read's chunks: the parser's caches (header forms, offsets within a chunk)
+        // follow the chunks read, not the log; what it emits does not (the outputs below).
+        for (const [j, end] of at.entries()) if (j <= i) before.push(bytes.subarray(j ? at[j - 1] : 0, end));
+        const snap = before.snapshot();
+        const attached = new WatchReplay(FACTS, { storeCapacity: CAPACITY });
+        attached.restore(snap);
+        const tail = told(attached);
+        for (const [j, end] of [...at, bytes.length].entries())
+          if (j > i) attached.push(bytes.subarray(at[j - 1], end));
+        const got = stateText(attached);
+        if (got !== want) {
+          let k = 0;
+          while (got[k] === want[k]) k++;
+          expect(got.slice(k - 300, k + 200), `cut at ${cut}: the first difference`).toBe(want.slice(k - 300, k + 200));
+        }
+        // Every record and every alert fired or cleared after the cut: the same, in the same order.
+        expect(JSON.stringify(tail)).toBe(JSON.stringify([...after.slice(i + 1).flat(), ...fullTail]));
+        // The dashboard's view (its figures, alerts, eval table, event log), as data.
+        expect(JSON.stringify(attached.view.view(CTX))).toBe(JSON.stringify(wantView));
+      });
+      // Alerts fired and cleared across the cuts (the rules were exercised), over many records.
+      const all = [...after.flat(), ...fullTail];
+      expect(all.filter((o) => o.type === 'alert').length).toBeGreaterThan(0);
+      expect(all.filter((o) => o.type === 'alert-cleared').length).toBeGreaterThan(0);
+      expect(all.filter((o) => o.type === 'record').length).toBeGreaterThan(50);
+    });
+
+  it('is refused with why when it does not parse, is another version, or another config', () => {
+    const r = new WatchReplay(FACTS);
+    r.push(readFileSync(RUN_A));
+    const good = r.snapshot();
+    const doc = JSON.parse(gunzipSync(good).toString('utf8')) as { v: number };
+    const other = new WatchReplay(FACTS);
+    expect(() => other.restore(Buffer.from('not a snapshot'))).toThrow(/does not parse/);
+    expect(() => other.restore(gzipSync(JSON.stringify({ ...doc, v: 99 })))).toThrow(/version 99/);
+    expect(() => new WatchReplay({ ...FACTS, maxHeadOffpolicyness: 8 }).restore(good)).toThrow(/other config/);
+    // The wandb page the config makes is no fact the rules judge by (the sentinel may not know it yet).
+    expect(() => new WatchReplay({ ...FACTS, wandb: { ...WANDB, url: null } }).restore(good)).not.toThrow();
+    expect(() => new WatchReplay(FACTS, { storeCapacity: 4 }).restore(good)).toThrow(/store/);
+  });
+
+  it('writes no function, and no class it does not know', () => {
+    const reg = classRegistry([]);
+    expect(() => encodeGraph({ f: () => 1 }, reg)).toThrow(GraphError);
+    expect(() => encodeGraph({ m: new Map([[1, new (class Odd {})()]]) }, reg)).toThrow(/Odd/);
+    const shared = { x: [1, Number.NaN, -0, undefined] };
+    const back = decodeGraph(encodeGraph({ a: shared, b: shared }, reg), reg) as Record<string, unknown>;
+    expect(back.a).toBe(back.b);
+    expect(back.a).toEqual(shared);
+  });
+});
