@@ -85,6 +85,12 @@ describe('sentinel start on an ended run', { timeout: 180_000 }, () => {
         },
       );
       await waitFor(() => feed.trainerLinesOffset === statSync(log).size, { timeoutMs: 30_000, what: 'the log read' });
+      // The log's last record is told once the reader knows it is whole (a line after it, or the
+      // quiet that ends it): on a loaded machine that is after the offset is reached.
+      await waitFor(() => feed.getView().log.some((l) => l.text.startsWith('Training completes!')), {
+        timeoutMs: 30_000,
+        what: "the log's last record",
+      });
       const store = feed.store;
       const view = feed.getView();
       return {
