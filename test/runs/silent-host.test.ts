@@ -38,6 +38,25 @@ describe('a silent outage (the target frozen, no reset sent)', () => {
   let t: Transport | undefined;
   let watch: RunWatch | undefined;
   let frozen: number[] = [];
+  /** SIGSTOP `root` and every process under it, by PID. The follower's short-lived commands may end
+   *  between the listing and the signal (ESRCH: gone, nothing to stop), and a process not yet stopped
+   *  may start one: listed again until no new one appears. */
+  const freeze = (root: number) => {
+    const stopped = new Set<number>();
+    for (let round = 0; round < 10; round++) {
+      const now = [root, ...descendants(root)].filter((p) => !stopped.has(p));
+      if (now.length === 0) break;
+      for (const p of now) {
+        try {
+          process.kill(p, 'SIGSTOP');
+          stopped.add(p);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+        }
+      }
+    }
+    frozen = [...stopped];
+  };
   const thaw = () => {
     for (const p of [...frozen].reverse()) if (pidAlive(p)) process.kill(p, 'SIGCONT');
     frozen = [];
@@ -85,8 +104,7 @@ describe('a silent outage (the target frozen, no reset sent)', () => {
     });
 
     // Freeze the sshd and every session process under it: nothing is sent, nothing is reset.
-    frozen = [sshd.pid, ...descendants(sshd.pid)];
-    for (const p of frozen) process.kill(p, 'SIGSTOP');
+    freeze(sshd.pid);
     const frozenAt = Date.now();
     // The trainer steps on meanwhile.
     const after = upToStep(5);
