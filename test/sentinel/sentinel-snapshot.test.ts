@@ -18,22 +18,15 @@ import {
   snapshotPathFor,
   SNAPSHOT_KIND,
 } from '../../src/session/run-digest.js';
-import type { RunViewContext } from '../../src/session/run-records.js';
+import { lineEndNear, QUIET_CONTEXT } from '../harness/snapshot-context.js';
 
 const RUN_A = new URL('../fixtures/shared/fixtures/areal-logs/run-a/stdout.log', import.meta.url).pathname;
 const LOG = readFileSync(RUN_A);
 const FACTS = { consumerBatchSize: 32, maxHeadOffpolicyness: 2 };
-const CTX: RunViewContext = {
-  summary: { id: 'r', target: 't', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
-  connection: { state: 'ready' },
-  connectionAt: 0,
-  gpus: [],
-  trainerLines: { lines: [], midLog: false } as never,
-  pollingStoppedS: null,
-};
+const CTX = QUIET_CONTEXT;
 
 /** A line end near this part of the log. */
-const near = (part: number) => LOG.indexOf(0x0a, Math.floor(LOG.length * part)) + 1;
+const near = (part: number) => lineEndNear(LOG, part);
 
 describe("the sentinel's watch snapshot", { timeout: 60_000 }, () => {
   let dir: string;
