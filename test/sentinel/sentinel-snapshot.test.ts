@@ -40,13 +40,14 @@ describe("the sentinel's watch snapshot", { timeout: 60_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const writer = (log: string) =>
+  /** `pace`: by default no state is slow (on a loaded machine run-a's may take 50 ms to encode). */
+  const writer = (log: string, pace = { slowMs: Infinity, spacing: 0 }) =>
     new DigestWriter(
       local,
       log,
       digestPathFor(log),
       undefined,
-      new SnapshotWriter(local, log, snapshotPathFor(log), Promise.resolve(FACTS)),
+      new SnapshotWriter(local, log, snapshotPathFor(log), Promise.resolve(FACTS), pace),
     );
 
   /** The snapshot of `log` restored: what an attach's dashboard shows from it. */
@@ -94,5 +95,28 @@ describe("the sentinel's watch snapshot", { timeout: 60_000 }, () => {
     expect(got.view).toBe(want.view);
     expect(got.series).toEqual(want.series);
     expect(Object.keys(got.series).length).toBeGreaterThan(5);
+  });
+
+  it('a state slow to encode is written at most once per SPACING times its cost; the end writes it anyway', async () => {
+    mkdirSync(join(dir, 'slow'));
+    const log = join(dir, 'slow', 'stdout.log');
+    writeFileSync(log, LOG.subarray(0, near(0.3)));
+    // Every state counts as slow, and the spacing is far longer than this test.
+    const w = writer(log, { slowMs: 0, spacing: 1e9 });
+    await w.update({ force: true });
+    expect(restored(log).offset).toBe(near(0.3));
+    appendFileSync(log, LOG.subarray(near(0.3), near(0.6)));
+    const skipped = await w.update();
+    expect(skipped?.snapshot).toBeUndefined();
+    expect(restored(log).offset).toBe(near(0.3));
+    appendFileSync(log, LOG.subarray(near(0.6)));
+    const end = await w.update({ force: true });
+    expect(end?.snapshot).toEqual({ bytes: statSync(snapshotPathFor(log)).size });
+    // The replay went on from where it was: the end's state is one pass's.
+    mkdirSync(join(dir, 'slow-whole'));
+    const whole = join(dir, 'slow-whole', 'stdout.log');
+    writeFileSync(whole, LOG);
+    await writer(whole).update({ force: true });
+    expect(restored(log).view).toBe(restored(whole).view);
   });
 });
