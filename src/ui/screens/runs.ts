@@ -90,9 +90,15 @@ export function runsLines(
               lastStepWhen(r.lastStepAt, now),
           },
           ...(r.id === baselineRunId ? [{ t: '  baseline', c: 'title' as const }] : []),
-          // As `runs` says it; silent in warning colour: nothing watches the run when you leave.
+          // As `runs` says it; silent in warning colour: nothing watches the run when you leave; a
+          // full disk too: the run's next checkpoint may fail.
           ...(r.sentinel
-            ? [{ t: `  ${r.sentinel.text}`, c: r.sentinel.state === 'silent' ? 'warn' : 'dim' } as const]
+            ? [
+                {
+                  t: `  ${r.sentinel.text}`,
+                  c: r.sentinel.state === 'silent' || r.sentinel.disk ? 'warn' : 'dim',
+                } as const,
+              ]
             : []),
         ],
       });

@@ -1,0 +1,45 @@
+// The run dir's filesystem as the run's sentinel (src/sentinel) finds it when it writes there: its
+// heartbeat, the digest, the watch snapshot. Said in sentinel.json (`disk`), by `runs` and the
+// cockpit. Pure: the words and the schema; the sentinel's rules are src/sentinel/disk-watch.ts.
+import { z } from 'zod';
+
+/** The errno codes that mean "no room": the filesystem is full, or the user's quota is. */
+export const NO_SPACE_CODES = ['ENOSPC', 'EDQUOT'] as const;
+
+export const diskSchema = z.object({
+  /** `full`: a write failed for lack of space (ENOSPC, EDQUOT); `failing`: for another reason. */
+  state: z.enum(['full', 'failing']),
+  /** When the first write failed (the head's clock, ISO 8601 UTC). */
+  since: z.string(),
+  /** The file the failed write was for. */
+  path: z.string(),
+  /** The errno code (ENOSPC, EDQUOT, EACCES, EROFS, EIO…). */
+  error: z.string(),
+  /** What the system said, without the path. */
+  message: z.string().optional(),
+});
+/** Absent from sentinel.json: every write the sentinel made there lately succeeded. */
+export type DiskState = z.infer<typeof diskSchema>;
+
+export const isNoSpace = (code: string): boolean => (NO_SPACE_CODES as readonly string[]).includes(code);
+
+/** What the code means, for a person (the system's own words where Node gives none). */
+export function errnoWords(code: string): string {
+  const words: Record<string, string> = {
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'the disk quota is exceeded',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'the filesystem is read-only',
+    EIO: 'an I/O error',
+    ENOENT: 'the run directory is gone',
+  };
+  return words[code] ?? code;
+}
+
+/** `disk full since 10:02:11Z (ENOSPC)`, `disk quota full since …` / `its writes in the run dir fail since … (EACCES: permission denied)`. */
+export function diskText(d: DiskState): string {
+  const since = d.since.replace(/^\d{4}-\d\d-\d\dT/, '').replace(/\.\d+Z$/, 'Z');
+  if (d.state === 'full') return `${d.error === 'EDQUOT' ? 'disk quota' : 'disk'} full since ${since} (${d.error})`;
+  return `its writes in the run dir fail since ${since} (${d.error}: ${errnoWords(d.error)})`;
+}
