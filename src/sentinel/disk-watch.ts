@@ -33,21 +33,26 @@ export const writtenFile = (path: string): string => path.replace(/\.\d+\.tmp$/,
 
 export class DiskWatch {
   private failures = new Map<DiskWriter, Failure>();
+  /** The state's kind and since when it stands (a writer that wrote again in between, with a page
+   *  another freed, does not start it anew: the disk is full since the first refusal). */
+  private episode: { state: DiskState['state']; since: string } | null = null;
 
   /** Takes a writer's write; returns whether the state changed. */
   record(w: DiskWriter, r: WriteResult): boolean {
     const before = JSON.stringify(this.state());
     this.failures = next(this.failures, w, r);
-    return JSON.stringify(this.state()) !== before;
+    const now = stateOf(this.failures, this.episode);
+    this.episode = now ? { state: now.state, since: now.since } : null;
+    return JSON.stringify(now) !== before;
   }
 
   /** The state if `w`'s write had this result (the heartbeat says its own write's outcome). */
   stateIf(w: DiskWriter, r: WriteResult): DiskState | undefined {
-    return stateOf(next(this.failures, w, r));
+    return stateOf(next(this.failures, w, r), this.episode);
   }
 
   state(): DiskState | undefined {
-    return stateOf(this.failures);
+    return stateOf(this.failures, this.episode);
   }
 
   /** Whether a failure of another reason than space stood long enough to be an alert. */
@@ -73,26 +78,32 @@ function next(m: Map<DiskWriter, Failure>, w: DiskWriter, r: WriteResult): Map<D
   return out;
 }
 
-/** No room wins over other failures (it is the one that kills the run); the earliest of a kind. */
-function stateOf(m: Map<DiskWriter, Failure>): DiskState | undefined {
+/** No room wins over other failures (it is the one that kills the run); the earliest of a kind;
+ *  since the episode's start while it is of the same kind. */
+function stateOf(
+  m: Map<DiskWriter, Failure>,
+  episode: { state: DiskState['state']; since: string } | null,
+): DiskState | undefined {
   const all = [...m.values()].sort((a, b) => a.since.localeCompare(b.since));
   const full = all.find((f) => isNoSpace(f.code));
   const f = full ?? all[0];
   if (!f) return undefined;
+  const state = full ? 'full' : 'failing';
   return {
-    state: full ? 'full' : 'failing',
-    since: f.since,
+    state,
+    since: episode?.state === state && episode.since < f.since ? episode.since : f.since,
     path: f.path,
     error: f.code,
     message: withoutPath(f.message),
   };
 }
 
-/** Node's `ENOSPC: no space left on device, write` → `no space left on device, write` (the path is said apart). */
+/** Node's `ENOSPC: no space left on device, open '/x'` → `no space left on device` (code and path are said apart). */
 function withoutPath(message: string): string {
   return message
     .replace(/^E[A-Z]+: /, '')
     .replace(/ '[^']*'( -> '[^']*')?$/, '')
+    .replace(/, [a-z]+$/, '')
     .trim();
 }
 
@@ -103,13 +114,13 @@ function withoutPath(message: string): string {
 export function diskAlert(d: DiskState | undefined, host: string, persistent: boolean): Alert | null {
   if (!d) return null;
   if (d.state === 'full') {
-    const room = d.error === 'EDQUOT' ? 'the disk quota on it is exceeded' : 'it has no space left';
+    const room = d.error === 'EDQUOT' ? 'is over its disk quota' : 'has no space left';
     return {
       id: DISK_FULL_ALERT_ID,
       severity: 'error',
       title: d.error === 'EDQUOT' ? "the run's disk quota is exceeded" : "the run's filesystem is full",
       detail:
-        `the run's filesystem on ${host}: ${room} (${d.error} writing ${d.path}); ` +
+        `the run's filesystem on ${host} ${room} (${d.error} writing ${d.path}): ` +
         "the run's log cannot grow, and its checkpoints fail too if they are saved there",
       advice:
         d.error === 'EDQUOT'

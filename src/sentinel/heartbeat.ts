@@ -4,7 +4,7 @@
 // is one of the sentinel's watch's own (an OutsideAlert): sent to the run's channels like any alert,
 // once, and cleared once the writes succeed again.
 import { OutsideAlert } from '../watch/outside-alerts.js';
-import { diskText, type DiskState } from '../runs/sentinel-disk.js';
+import { diskText, errnoWords, type DiskState } from '../runs/sentinel-disk.js';
 import type { SentinelBeat } from '../runs/sentinel-status.js';
 import { DiskWatch, diskAlert, type DiskWriter, type WriteResult } from './disk-watch.js';
 import { writeInPlace, writeWhole, type BeatWriteError } from './beat-file.js';
@@ -33,8 +33,8 @@ export class DiskReport {
     if (this.watch.record(w, r)) {
       const now = this.watch.state();
       // Said in sentinel.log, which lives on the same disk: lines written while it is full are lost.
-      if (now) this.log(`disk: ${diskText(now)}: ${now.message ?? now.error} writing ${now.path}`);
-      else if (before) this.log(`disk: the sentinel's writes succeed again (was: ${diskText(before)})`);
+      if (now) this.log(`${diskText(now)}: ${now.error} writing ${now.path} (${now.message ?? errnoWords(now.error)})`);
+      else if (before) this.log(`the sentinel's writes in the run dir succeed again (was: ${diskText(before)})`);
     }
     this.alert.set(diskAlert(this.watch.state(), this.host, this.watch.persistent()));
   }

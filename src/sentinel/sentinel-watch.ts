@@ -57,7 +57,9 @@ export function watchSentinel(
       o.alert?.set(sentinelSilentAlert(v, runId));
       if (!prev || prev.state !== v.state) o.onView?.(v, prev);
       const disk = v.state === 'running' ? (v.disk ?? null) : null;
-      if (JSON.stringify(disk) !== JSON.stringify(prevDisk) && (disk || !first)) o.onDisk?.(disk, prevDisk);
+      // Told when it starts, changes kind or ends (not when another of its writes fails).
+      const kind = (d: DiskState | null) => (d ? `${d.state} ${d.error} ${d.since}` : '');
+      if (kind(disk) !== kind(prevDisk) && (disk || !first)) o.onDisk?.(disk, prevDisk);
       prevDisk = disk;
       for (const f of v.failures ?? []) {
         const key = `${f.at} ${f.channel} ${f.error}`;

@@ -214,12 +214,18 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
   // With a PAM file or private mounts: the mounts live only in the namespace unshare makes (private
   // propagation), and `exec` keeps sshd at the spawned PID, so stop() and the exit net kill the
   // listener itself.
-  const setup = [
-    ...(opts.pamServiceFile ? ['mount --bind "$0" /etc/pam.d/sshd'] : []),
-    ...(opts.privateMounts ?? []),
-  ];
+  const setup = [...(opts.pamServiceFile ? ['mount --bind "$0" /etc/pam.d/sshd'] : []), ...(opts.privateMounts ?? [])];
   const argv = setup.length
-    ? ['unshare', '-m', '--', 'sh', '-c', `${setup.join(' && ')} && exec "$@"`, opts.pamServiceFile ?? 'sh', ...sshdArgv]
+    ? [
+        'unshare',
+        '-m',
+        '--',
+        'sh',
+        '-c',
+        `${setup.join(' && ')} && exec "$@"`,
+        opts.pamServiceFile ?? 'sh',
+        ...sshdArgv,
+      ]
     : sshdArgv;
   const child: ChildProcess = spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
   const pid = child.pid!;

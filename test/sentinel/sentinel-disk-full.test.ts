@@ -77,7 +77,15 @@ describe('a full disk under the run', { timeout: 180_000 }, () => {
         .map((r) => ({ path: r.path, body: r.body, awrl: (JSON.parse(r.body) as { awrl: Awrl }).awrl }))
         .filter((r) => r.awrl.alertId === 'disk-full');
 
-    const follow = run(['follow', runId, ...env.target(), '--json', '--no-terminal-notify', '--notify', `json://127.0.0.1:${receiver.port}/attached`]);
+    const follow = run([
+      'follow',
+      runId,
+      ...env.target(),
+      '--json',
+      '--no-terminal-notify',
+      '--notify',
+      `json://127.0.0.1:${receiver.port}/attached`,
+    ]);
     const lines = () =>
       follow.stdout
         .split('\n')
@@ -115,11 +123,19 @@ describe('a full disk under the run', { timeout: 180_000 }, () => {
       expect(last.sentinel.disk?.state).toBe('full');
     }
     expect(Date.parse(last.sentinel.heartbeatAt)).toBeGreaterThan(Date.parse(first.sentinel.heartbeatAt));
-    expect(await cli(['runs', runId, ...env.target()])).toMatch(/sentinel ok, \d+ s ago · disk full since \S+ \(ENOSPC\)/);
+    expect(await cli(['runs', runId, ...env.target()])).toMatch(
+      /sentinel ok, \d+ s ago · disk full since \S+ \(ENOSPC\)/,
+    );
     await waitFor(() => lines().some((l) => l.type === 'sentinel-disk' && l.state === 'full'), {
       what: "follow's sentinel-disk line",
     });
     expect(pidAlive(pid)).toBe(true);
+    // The digest and the snapshot written before stay as they were; no refused write leaves a file.
+    const during = await onTarget(
+      `cd ${env.runDir(runId)} && test -s sentinel-digest && test -s sentinel-snapshot && ls -a`,
+    );
+    expect(during.code, during.stderr).toBe(0);
+    expect(during.stdout).not.toMatch(/\.tmp$/m);
 
     // Room again: one clear, from the sentinel.
     const freed = await onTarget(`rm -f ${runsDir}/filler`);
@@ -133,6 +149,12 @@ describe('a full disk under the run', { timeout: 180_000 }, () => {
       what: "follow's sentinel-disk ok line",
     });
     expect(received().map((r) => r.awrl.event)).toEqual(['alert', 'alert-cleared']);
+    // Told once each by follow: another of the sentinel's writes refused is the same full disk.
+    expect(
+      lines()
+        .filter((l) => l.type === 'sentinel-disk')
+        .map((l) => l.state),
+    ).toEqual(['full', 'ok']);
     // The attached watch sent none of it (the sentinel is the sender) and never called it silent.
     expect(received().filter((r) => r.path === '/attached')).toEqual([]);
     expect(lines().filter((l) => l.id === 'sentinel-silent')).toEqual([]);

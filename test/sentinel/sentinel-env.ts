@@ -37,7 +37,9 @@ export async function startSentinelEnv(
   mkdirSync(runs, { recursive: true });
   const sshd = await startSshd({
     extraConfig: session,
-    ...(opts.runsTmpfsMiB ? { privateMounts: [`mount -t tmpfs -o size=${opts.runsTmpfsMiB}m,mode=0755 tmpfs ${runs}`] } : {}),
+    ...(opts.runsTmpfsMiB
+      ? { privateMounts: [`mount -t tmpfs -o size=${opts.runsTmpfsMiB}m,mode=0755 tmpfs ${runs}`] }
+      : {}),
   });
   const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
   writeWebgymTasks(sim.trainDataset, 256);
