@@ -63,9 +63,9 @@ export async function runSentinel(
   makeDigest?: MakeDigest,
 ): Promise<number> {
   const input = parseSentinelInput(stdin);
-  // Its stderr is sentinel.log in the run dir: on a full disk a line cannot be written, and a
-  // stream's error nobody listens for would end the process. The lines are lost; it watches on.
-  process.stderr.on('error', () => undefined);
+  // Its stdout and stderr are sentinel.log in the run dir: on a full disk a line cannot be written,
+  // and a stream's error nobody listens for ends the process (exit 1). The lines are lost; it watches on.
+  for (const s of [process.stdout, process.stderr]) s.on('error', () => undefined);
   const record = parseRunRecord(readFileSync(`${runDir}/run.json`, 'utf8'));
   if (!record || record.runId !== runId) {
     log(`no run ${runId} in ${runDir} (run.json missing or not readable)`);
