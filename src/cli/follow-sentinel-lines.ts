@@ -2,7 +2,7 @@
 // sends the run's notifications, and what the sentinel could not send; with or without channels,
 // the run dir's disk as the sentinel finds it (full: its `disk-full` alert, which it sends).
 import { sentinelText, type SentinelFailure, type SentinelView } from '../runs/sentinel-status.js';
-import { diskText, type DiskState } from '../runs/sentinel-disk.js';
+import { diskChangeText, type DiskState } from '../runs/sentinel-disk.js';
 
 export interface SentinelLine {
   /** A JSON line for stdout (--json only), or a human line for stderr/stdout. */
@@ -49,10 +49,7 @@ export function sentinelFailedLines(f: SentinelFailure, json: boolean): Sentinel
 
 /** The sentinel's disk state changed: `d` null once its writes succeed again. */
 export function sentinelDiskLines(d: DiskState | null, prev: DiskState | null): SentinelLine[] {
-  const text = d
-    ? `sentinel ${diskText(d)}: ${d.error} writing ${d.path}` +
-      (d.state === 'full' ? "; the run's log and checkpoints may fail (the sentinel sends this alert)" : '')
-    : `sentinel its writes in the run dir succeed again (was: ${prev ? diskText(prev) : 'failing'})`;
+  const text = diskChangeText(d, prev);
   const json = d ? { type: 'sentinel-disk', ...d } : { type: 'sentinel-disk', state: 'ok' };
   return [
     { json: false, text },

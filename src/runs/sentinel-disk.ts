@@ -37,6 +37,14 @@ export function errnoWords(code: string): string {
   return words[code] ?? code;
 }
 
+/** What an attached watch (`follow`, the cockpit's status line) says when the sentinel's disk state
+ *  starts, changes kind or ends (`d` null). */
+export function diskChangeText(d: DiskState | null, prev: DiskState | null): string {
+  if (!d) return `sentinel its writes in the run dir succeed again (was: ${prev ? diskText(prev) : 'failing'})`;
+  const stake = d.state === 'full' ? "; the run's log and checkpoints may fail (the sentinel sends this alert)" : '';
+  return `sentinel ${diskText(d)}: ${d.error} writing ${d.path}${stake}`;
+}
+
 /** `disk full since 10:02:11Z (ENOSPC)`, `disk quota full since …` / `its writes in the run dir fail since … (EACCES: permission denied)`. */
 export function diskText(d: DiskState): string {
   const since = d.since.replace(/^\d{4}-\d\d-\d\dT/, '').replace(/\.\d+Z$/, 'Z');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { DiskWatch, diskAlert, type WriteResult } from '../../src/sentinel/disk-watch.js';
 import { beatSize, padded, writeInPlace, writeWhole } from '../../src/sentinel/beat-file.js';
 import { parseSentinelBeat, sentinelText, sentinelView, type SentinelBeat } from '../../src/runs/sentinel-status.js';
-import { diskText } from '../../src/runs/sentinel-disk.js';
+import { diskChangeText, diskText } from '../../src/runs/sentinel-disk.js';
 
 const RUN = '/w/.awrl/runs/r1';
 const fail = (code: string, at: string, file = 'sentinel.json'): WriteResult => ({
@@ -157,6 +157,16 @@ describe('runs says the disk', () => {
     expect(v).toMatchObject({ state: 'running', disk });
     expect(sentinelText(v)).toBe('sentinel ok, 12 s ago · disk full since 10:02:11Z (ENOSPC)');
     expect(sentinelText(sentinelView(beat(), true, '2026-12-05T10:02:32.000Z', true))).toBe('sentinel ok, 12 s ago');
+  });
+
+  it('an attached watch tells the episode and its end (follow, the cockpit’s status line)', () => {
+    expect(diskChangeText(disk, null)).toBe(
+      `sentinel disk full since 10:02:11Z (ENOSPC): ENOSPC writing ${RUN}/sentinel.json; ` +
+        "the run's log and checkpoints may fail (the sentinel sends this alert)",
+    );
+    expect(diskChangeText(null, disk)).toBe(
+      'sentinel its writes in the run dir succeed again (was: disk full since 10:02:11Z (ENOSPC))',
+    );
   });
 
   it('silent: its last beat’s disk says why it may be', () => {
