@@ -129,7 +129,8 @@ export function diskAlert(d: DiskState | undefined, host: string, persistent: bo
       time: d.since,
     };
   }
-  if (!persistent) return null;
+  // The run dir removed is no fault of the disk: the sentinel stops for it (sentinel-run.ts).
+  if (!persistent || d.error === 'ENOENT') return null;
   return {
     id: RUN_DIR_UNWRITABLE_ALERT_ID,
     severity: 'warning',

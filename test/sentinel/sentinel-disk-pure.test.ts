@@ -65,6 +65,14 @@ describe('DiskWatch', () => {
     expect(d.state()).toBeUndefined();
   });
 
+  it('a run dir removed is no alert: the sentinel stops for it', () => {
+    const d = new DiskWatch();
+    d.record('heartbeat', fail('ENOENT', '2026-12-05T10:00:00.000Z'));
+    d.record('heartbeat', fail('ENOENT', '2026-12-05T10:00:15.000Z'));
+    expect(d.persistent()).toBe(true);
+    expect(diskAlert(d.state(), 'h', d.persistent())).toBeNull();
+  });
+
   it('clears only once every writer that was refused wrote again; full from the first refusal on', () => {
     const d = new DiskWatch();
     d.record('heartbeat', fail('ENOSPC', '2026-12-05T10:00:00.000Z'));
