@@ -16,8 +16,9 @@ export function sentinelSilentAlert(v: SentinelView, runId: string): Alert | nul
     id: SENTINEL_SILENT_ALERT_ID,
     severity: 'warning',
     title: "the run's sentinel is silent",
-    // True with or without channels: while attached this watch sends what it has channels for.
-    detail: `${sentinelText(v)}; once this watch detaches, nothing watches the run`,
+    // Only what is known: silent is no beat for two periods (its process may be alive and stuck,
+    // or gone), and other cockpits may be attached; what is known is that no sentinel is seen.
+    detail: `${sentinelText(v)}; no sentinel is seen watching the run: once this watch detaches, it may go unwatched`,
     advice: `start another: awrl-tui sentinel start ${runId} --target TARGET`,
     ...(v.heartbeatAt ? { time: v.heartbeatAt } : {}),
   };

@@ -78,11 +78,12 @@ export class DigestWriter {
     }
     const cut = await this.lineEnd();
     if (cut === null) return null;
-    // The watch snapshot every time the log grew: its write does not grow with the log.
-    const snapshot = await this.snapshot?.update(cut, this.patterns, this.keys);
+    // The watch snapshot every time the log grew (a slow one less often): its write does not grow
+    // with the log.
+    const snapshot = await this.snapshot?.update(cut, this.patterns, this.keys, o.force);
     if (snapshot) this.onSnapshot?.(snapshot);
     // Not written (a full disk): tried again at the next update, even if the log stays as it is.
-    this.snapshotUnwritten = !!snapshot && 'error' in snapshot;
+    if (snapshot) this.snapshotUnwritten = 'error' in snapshot;
     if (this.state && cut === this.state.header.offset) {
       this.seenSize = this.size;
       return null;

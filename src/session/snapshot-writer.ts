@@ -18,11 +18,20 @@ import { formatDigestHeader, SNAPSHOT_KIND } from './run-digest.js';
 import { WatchReplay } from './watch-replay.js';
 import { runFilter } from './filter-run.js';
 
+/** A state that takes this long to encode is written at most once per SPACING times that (0.5 %
+ *  of a core): a long run's wide tables (250 keys) make a 2.5 MB snapshot of 0.4 s to encode at
+ *  200 MB of log, 2.5 % of a core at every 15 s period. A smaller state is written every period. */
+const SLOW_ENCODE_MS = 50;
+const SPACING = 200;
+
 /** A snapshot written (its bytes), or why not: `code` (ENOSPC…) and `path` when a write was refused. */
 export type SnapshotResult = { bytes: number } | { error: string; code?: string; path?: string };
 
 export class SnapshotWriter {
   private replay: WatchReplay | null = null;
+  /** How long the last state took to encode and write (ms), and when it was written. */
+  private cost = 0;
+  private writtenAt = -Infinity;
   /** Where the replay stands in the log, and the log's identity there. */
   private at = 0;
   private identity = '';
@@ -34,16 +43,24 @@ export class SnapshotWriter {
     private readonly logPath: string,
     private readonly path: string,
     private readonly facts: Promise<RunWatchFacts>,
+    /** When a state counts as slow to encode (ms), and how many times its cost must pass before
+     *  it is written again (tests: a small log's state counted as slow). */
+    private readonly pace = { slowMs: SLOW_ENCODE_MS, spacing: SPACING },
   ) {}
 
   /** The replay brought to `cut` (a line end of the log) with the filter's `patterns`, and the
-   *  snapshot written there (`keys`: their hash): its size, why not, or null (nothing new). */
-  async update(cut: number, patterns: string, keys: string): Promise<SnapshotResult | null> {
+   *  snapshot written there (`keys`: their hash): its size, why not, or null (nothing new, or a
+   *  slow state written too recently: unless `force`, the sentinel's end). */
+  async update(cut: number, patterns: string, keys: string, force = false): Promise<SnapshotResult | null> {
     if (this.replay && cut === this.at && !this.unwritten) return null;
+    const since = performance.now() - this.writtenAt;
+    if (!force && this.cost >= this.pace.slowMs && since < this.cost * this.pace.spacing) return null;
     let body: Buffer;
+    let encoding: number;
     try {
       // A snapshot left unwritten at this cut (a full disk) is only written: the replay stands there.
       if (!(this.replay && cut === this.at)) await this.replayTo(cut, patterns);
+      encoding = performance.now();
       body = this.replay!.snapshot();
     } catch (e) {
       // The replay may hold part of what it was given: it starts again from the log's start.
@@ -57,7 +74,7 @@ export class SnapshotWriter {
       { keys, offset: cut, identity: this.identity, gzBytes: body.length, sha256 },
       SNAPSHOT_KIND,
     );
-    return this.write(header, body);
+    return this.write(header, body, encoding);
   }
 
   /** The replay brought to `cut` (from where it stands, or from the log's start). */
@@ -89,7 +106,7 @@ export class SnapshotWriter {
 
   /** Whole or not at all. A write refused (a full disk) leaves the last snapshot, which is still
    *  right at its own offset, and the replay, which is whole at the cut: written at the next call. */
-  private async write(header: Buffer, body: Buffer): Promise<SnapshotResult> {
+  private async write(header: Buffer, body: Buffer, encoding: number): Promise<SnapshotResult> {
     const tmp = `${this.path}.${process.pid}.tmp`;
     try {
       const fh = await open(tmp, 'w', 0o600);
@@ -101,6 +118,8 @@ export class SnapshotWriter {
       }
       await rename(tmp, this.path);
       this.unwritten = false;
+      this.writtenAt = performance.now();
+      this.cost = this.writtenAt - encoding;
       return { bytes: header.length + body.length };
     } catch (e) {
       this.unwritten = true;

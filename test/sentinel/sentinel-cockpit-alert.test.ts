@@ -101,7 +101,7 @@ describe("the cockpit and a run's silent sentinel", () => {
       });
       const alert = c.alerts().find((a) => a.id === 'sentinel-silent')!;
       expect(alert.detail).toMatch(
-        /^sentinel silent since \S+ \(.+\); once this watch detaches, nothing watches the run$/,
+        /^sentinel silent since \S+ \(.+\); no sentinel is seen watching the run: once this watch detaches, it may go unwatched$/,
       );
       const row = runsLines(c.session.getState().targets, 0, Date.now(), 140, 10)
         .map(lineText)
