@@ -18,18 +18,22 @@ import { formatDigestHeader, SNAPSHOT_KIND } from './run-digest.js';
 import { WatchReplay } from './watch-replay.js';
 import { runFilter } from './filter-run.js';
 
-/** A state that takes this long to encode is written at most once per SPACING times that (0.5 %
- *  of a core): a long run's wide tables (250 keys) make a 2.5 MB snapshot of 0.4 s to encode at
- *  200 MB of log, 2.5 % of a core at every 15 s period. A smaller state is written every period. */
-const SLOW_ENCODE_MS = 50;
+/** The snapshot is written at most once a minute (an attach reads the little the log gained since:
+ *  a minute of a run), and a state slow to bring up to date (≥ 50 ms: the filter, the replay,
+ *  the encoding) at most once per SPACING times that (0.5 % of a core): written at every 15 s
+ *  period it cost the sentinel 0.55 % of a core on the simulator's run (1.2 → 1.8 %), and a long
+ *  run's state can take 0.4 s to encode. The sentinel's end writes it anyway. */
+const MIN_GAP_MS = 60_000;
+const SLOW_MS = 50;
 const SPACING = 200;
+export type SnapshotPace = { minGapMs: number; slowMs: number; spacing: number };
 
 /** A snapshot written (its bytes), or why not: `code` (ENOSPC…) and `path` when a write was refused. */
 export type SnapshotResult = { bytes: number } | { error: string; code?: string; path?: string };
 
 export class SnapshotWriter {
   private replay: WatchReplay | null = null;
-  /** How long the last state took to encode and write (ms), and when it was written. */
+  /** How long the last write took (ms: filter, replay, encoding), and when it was written. */
   private cost = 0;
   private writtenAt = -Infinity;
   /** Where the replay stands in the log, and the log's identity there. */
@@ -43,9 +47,8 @@ export class SnapshotWriter {
     private readonly logPath: string,
     private readonly path: string,
     private readonly facts: Promise<RunWatchFacts>,
-    /** When a state counts as slow to encode (ms), and how many times its cost must pass before
-     *  it is written again (tests: a small log's state counted as slow). */
-    private readonly pace = { slowMs: SLOW_ENCODE_MS, spacing: SPACING },
+    /** How often it is written (tests: at every update, or a small log's state counted as slow). */
+    private readonly pace: SnapshotPace = { minGapMs: MIN_GAP_MS, slowMs: SLOW_MS, spacing: SPACING },
   ) {}
 
   /** The replay brought to `cut` (a line end of the log) with the filter's `patterns`, and the
@@ -53,14 +56,14 @@ export class SnapshotWriter {
    *  slow state written too recently: unless `force`, the sentinel's end). */
   async update(cut: number, patterns: string, keys: string, force = false): Promise<SnapshotResult | null> {
     if (this.replay && cut === this.at && !this.unwritten) return null;
-    const since = performance.now() - this.writtenAt;
-    if (!force && this.cost >= this.pace.slowMs && since < this.cost * this.pace.spacing) return null;
+    // Paced from the last snapshot written: one refused (a full disk) is tried at every update.
+    const started = performance.now();
+    const slow = this.cost >= this.pace.slowMs ? this.cost * this.pace.spacing : 0;
+    if (!force && started - this.writtenAt < Math.max(this.pace.minGapMs, slow)) return null;
     let body: Buffer;
-    let encoding: number;
     try {
       // A snapshot left unwritten at this cut (a full disk) is only written: the replay stands there.
       if (!(this.replay && cut === this.at)) await this.replayTo(cut, patterns);
-      encoding = performance.now();
       body = this.replay!.snapshot();
     } catch (e) {
       // The replay may hold part of what it was given: it starts again from the log's start.
@@ -74,7 +77,7 @@ export class SnapshotWriter {
       { keys, offset: cut, identity: this.identity, gzBytes: body.length, sha256 },
       SNAPSHOT_KIND,
     );
-    return this.write(header, body, encoding);
+    return this.write(header, body, started);
   }
 
   /** The replay brought to `cut` (from where it stands, or from the log's start). */
@@ -106,7 +109,7 @@ export class SnapshotWriter {
 
   /** Whole or not at all. A write refused (a full disk) leaves the last snapshot, which is still
    *  right at its own offset, and the replay, which is whole at the cut: written at the next call. */
-  private async write(header: Buffer, body: Buffer, encoding: number): Promise<SnapshotResult> {
+  private async write(header: Buffer, body: Buffer, started: number): Promise<SnapshotResult> {
     const tmp = `${this.path}.${process.pid}.tmp`;
     try {
       const fh = await open(tmp, 'w', 0o600);
@@ -119,7 +122,7 @@ export class SnapshotWriter {
       await rename(tmp, this.path);
       this.unwritten = false;
       this.writtenAt = performance.now();
-      this.cost = this.writtenAt - encoding;
+      this.cost = this.writtenAt - started;
       return { bytes: header.length + body.length };
     } catch (e) {
       this.unwritten = true;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { DigestWriter } from '../../src/session/digest-writer.js';
-import { SnapshotWriter } from '../../src/session/snapshot-writer.js';
+import { SnapshotWriter, type SnapshotPace } from '../../src/session/snapshot-writer.js';
 import { WatchReplay } from '../../src/session/watch-replay.js';
 import {
   DIGEST_HEADER_BYTES,
@@ -40,8 +40,9 @@ describe("the sentinel's watch snapshot", { timeout: 60_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** `pace`: by default no state is slow (on a loaded machine run-a's may take 50 ms to encode). */
-  const writer = (log: string, pace = { slowMs: Infinity, spacing: 0 }) =>
+  /** `pace`: by default written at every update (no gap; no state slow: on a loaded machine
+   *  run-a's may take 50 ms). */
+  const writer = (log: string, pace: SnapshotPace = { minGapMs: 0, slowMs: Infinity, spacing: 0 }) =>
     new DigestWriter(
       local,
       log,
@@ -97,12 +98,12 @@ describe("the sentinel's watch snapshot", { timeout: 60_000 }, () => {
     expect(Object.keys(got.series).length).toBeGreaterThan(5);
   });
 
-  it('a state slow to encode is written at most once per SPACING times its cost; the end writes it anyway', async () => {
+  it('a state slow to bring up to date is written at most once per SPACING times its cost; the end writes it anyway', async () => {
     mkdirSync(join(dir, 'slow'));
     const log = join(dir, 'slow', 'stdout.log');
     writeFileSync(log, LOG.subarray(0, near(0.3)));
     // Every state counts as slow, and the spacing is far longer than this test.
-    const w = writer(log, { slowMs: 0, spacing: 1e9 });
+    const w = writer(log, { minGapMs: 0, slowMs: 0, spacing: 1e9 });
     await w.update({ force: true });
     expect(restored(log).offset).toBe(near(0.3));
     appendFileSync(log, LOG.subarray(near(0.3), near(0.6)));
