@@ -41,13 +41,20 @@ export function errnoWords(code: string): string {
  *  starts, changes kind or ends (`d` null). */
 export function diskChangeText(d: DiskState | null, prev: DiskState | null): string {
   if (!d) return `sentinel its writes in the run dir succeed again (was: ${prev ? diskText(prev) : 'failing'})`;
-  const stake = d.state === 'full' ? "; the run's log and checkpoints may fail (the sentinel sends this alert)" : '';
-  return `sentinel ${diskText(d)}: ${d.error} writing ${d.path}${stake}`;
+  if (d.state === 'full')
+    return (
+      `sentinel ${fullWords(d)} since ${clock(d.since)}: ${d.error} writing ${d.path}; ` +
+      "the run's log and checkpoints may fail (the sentinel sends this alert)"
+    );
+  return `sentinel its writes in the run dir fail since ${clock(d.since)}: ${d.error} (${errnoWords(d.error)}) writing ${d.path}`;
 }
 
 /** `disk full since 10:02:11Z (ENOSPC)`, `disk quota full since …` / `its writes in the run dir fail since … (EACCES: permission denied)`. */
 export function diskText(d: DiskState): string {
-  const since = d.since.replace(/^\d{4}-\d\d-\d\dT/, '').replace(/\.\d+Z$/, 'Z');
-  if (d.state === 'full') return `${d.error === 'EDQUOT' ? 'disk quota' : 'disk'} full since ${since} (${d.error})`;
-  return `its writes in the run dir fail since ${since} (${d.error}: ${errnoWords(d.error)})`;
+  if (d.state === 'full') return `${fullWords(d)} since ${clock(d.since)} (${d.error})`;
+  return `its writes in the run dir fail since ${clock(d.since)} (${d.error}: ${errnoWords(d.error)})`;
 }
+
+const fullWords = (d: DiskState): string => (d.error === 'EDQUOT' ? 'disk quota full' : 'disk full');
+/** `2026-12-05T10:02:11.000Z` → `10:02:11Z` (the head's clock, UTC). */
+const clock = (iso: string): string => iso.replace(/^\d{4}-\d\d-\d\dT/, '').replace(/\.\d+Z$/, 'Z');

@@ -169,8 +169,11 @@ describe('runs says the disk', () => {
 
   it('an attached watch tells the episode and its end (follow, the cockpit’s status line)', () => {
     expect(diskChangeText(disk, null)).toBe(
-      `sentinel disk full since 10:02:11Z (ENOSPC): ENOSPC writing ${RUN}/sentinel.json; ` +
+      `sentinel disk full since 10:02:11Z: ENOSPC writing ${RUN}/sentinel.json; ` +
         "the run's log and checkpoints may fail (the sentinel sends this alert)",
+    );
+    expect(diskChangeText({ ...disk, state: 'failing', error: 'EROFS' }, null)).toBe(
+      `sentinel its writes in the run dir fail since 10:02:11Z: EROFS (the filesystem is read-only) writing ${RUN}/sentinel.json`,
     );
     expect(diskChangeText(null, disk)).toBe(
       'sentinel its writes in the run dir succeed again (was: disk full since 10:02:11Z (ENOSPC))',
