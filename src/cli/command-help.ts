@@ -167,9 +167,11 @@ A run's sentinel: the watch (the same rules as follow) running detached on the t
 run, which sends the run's notifications with no cockpit attached, across its attempts, and stops
 once the run's end is delivered. Its URLs reach it on its stdin only. It beats every 15 s in
 sentinel.json in the run dir; \`runs\` says "sentinel ok, 12 s ago", or silent (no beat for two
-periods, or its process gone, while the run runs). Its runtime: Node 20 or newer on the target's
-PATH after the setup line, else this machine's Node and the sentinel's modules, installed once into
-~/.cache/awrl-tui on the target over SSH (checked by sha256).
+periods, or its process gone, while the run runs). A full disk (or quota) under the run dir: it
+beats on, \`runs\` adds "disk full since 10:02:11Z (ENOSPC)", and it sends a disk-full alert (the
+run's log and checkpoints may fail), cleared once its writes succeed again. Its runtime: Node 20
+or newer on the target's PATH after the setup line, else this machine's Node and the sentinel's
+modules, installed once into ~/.cache/awrl-tui on the target over SSH (checked by sha256).
 
   start                   start one (refused when one already runs, or the run has ended)
   stop                    SIGTERM, SIGKILL after 10 s; the run is not touched

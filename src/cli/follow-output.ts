@@ -32,7 +32,7 @@ import { notifyFromWatch, type Channel, type NotifyFailure } from '../notify/ind
 import { watchSentinel } from '../sentinel/sentinel-watch.js';
 import { OutsideAlert } from '../watch/outside-alerts.js';
 import { sentinelPeriodMs } from './launch-sentinel.js';
-import { sentinelFailedLines, sentinelViewLines } from './follow-sentinel-lines.js';
+import { sentinelDiskLines, sentinelFailedLines, sentinelViewLines } from './follow-sentinel-lines.js';
 import { followDigest } from './follow-digest.js';
 
 export interface FollowPrintOptions {
@@ -158,6 +158,8 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const sentinel = watchSentinel(o.transport, target, runId, {
     intervalMs: sentinelPeriodMs() ?? 15_000,
     alert: sentinelAlert,
+    // The run's disk full matters to whoever follows: it may end the run.
+    onDisk: (d, prev) => sentinelDiskLines(d, prev).forEach((l) => (l.json ? json && out(l.text) : info(l.text))),
     ...(channels.length
       ? {
           onView: (v, prev) => sentinelViewLines(v, prev).forEach((l) => (l.json ? json && out(l.text) : info(l.text))),

@@ -1,6 +1,8 @@
 // What `follow` says about the run's sentinel (src/sentinel) while it follows with channels: who
-// sends the run's notifications, and what the sentinel could not send.
+// sends the run's notifications, and what the sentinel could not send; with or without channels,
+// the run dir's disk as the sentinel finds it (full: its `disk-full` alert, which it sends).
 import { sentinelText, type SentinelFailure, type SentinelView } from '../runs/sentinel-status.js';
+import { diskChangeText, type DiskState } from '../runs/sentinel-disk.js';
 
 export interface SentinelLine {
   /** A JSON line for stdout (--json only), or a human line for stderr/stdout. */
@@ -43,4 +45,14 @@ export function sentinelFailedLines(f: SentinelFailure, json: boolean): Sentinel
       }),
     });
   return lines;
+}
+
+/** The sentinel's disk state changed: `d` null once its writes succeed again. */
+export function sentinelDiskLines(d: DiskState | null, prev: DiskState | null): SentinelLine[] {
+  const text = diskChangeText(d, prev);
+  const json = d ? { type: 'sentinel-disk', ...d } : { type: 'sentinel-disk', state: 'ok' };
+  return [
+    { json: false, text },
+    { json: true, text: JSON.stringify(json) },
+  ];
 }

@@ -25,6 +25,7 @@ const sentinelJson = (v: SentinelView) => ({
   notify: v.notify,
   ...(v.why ? { why: v.why } : {}),
   ...(v.failures?.length ? { failures: v.failures } : {}),
+  ...(v.disk ? { disk: v.disk } : {}),
 });
 
 function row(r: RunSummary, withChain: boolean): string[] {

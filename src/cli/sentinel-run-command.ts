@@ -6,25 +6,23 @@
 import { readFileSync } from 'node:fs';
 import { LocalTransport } from '../remote/local.js';
 import { parseRunRecord, runLogPath } from '../runs/run-record.js';
-import { log, runSentinel } from '../sentinel/sentinel-run.js';
+import { log, runSentinel, type MakeDigest } from '../sentinel/sentinel-run.js';
 import { DigestWriter } from '../session/digest-writer.js';
 import { digestPathFor, snapshotPathFor } from '../session/run-digest.js';
 import { SnapshotWriter } from '../session/snapshot-writer.js';
 import { readRunFacts } from '../runs/run-facts-eval.js';
-import type { RunWatchFacts } from '../runs/run-facts.js';
-import type { Transport } from '../remote/transport.js';
 import { CliError, EXIT } from './errors.js';
 
 const USAGE = 'usage: awrl-tui sentinel-run RUN_ID RUN_DIR [--digest-once] (internal; its input on stdin)';
 /** The digest, and the watch snapshot beside it (made with the run's config facts, as an attach's rules judge). */
-const makeDigest = (t: Transport, logPath: string, facts: Promise<RunWatchFacts>) =>
+const makeDigest: MakeDigest = (t, logPath, facts, onSnapshot) =>
   new DigestWriter(
     t,
     logPath,
     digestPathFor(logPath),
     undefined,
     new SnapshotWriter(t, logPath, snapshotPathFor(logPath), facts),
-    (why) => log(`watch snapshot not written: ${why}`),
+    onSnapshot,
   );
 
 export async function run(args: string[]): Promise<number> {
@@ -44,7 +42,9 @@ async function digestOnce(runId: string, runDir: string): Promise<number> {
   try {
     const logPath = runLogPath(record);
     const facts = readRunFacts(transport, record).catch(() => ({}));
-    const u = await makeDigest(transport, logPath, facts).update({ force: true });
+    const u = await makeDigest(transport, logPath, facts, (r) => {
+      if ('error' in r) log(`watch snapshot not written: ${r.error}`);
+    }).update({ force: true });
     const size = (await transport.stat(logPath))?.size ?? 0;
     process.stdout.write(
       `${JSON.stringify({ digest: digestPathFor(logPath), logBytes: size, ...(u ?? {}), updated: u !== null })}\n`,

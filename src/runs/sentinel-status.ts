@@ -2,6 +2,7 @@
 // sentinel at every heartbeat (one line, like run.json, so the list script reads it with a builtin),
 // and whether its process is alive. Pure: the state is derived here from what the list script saw.
 import { z } from 'zod';
+import { diskSchema, diskText, type DiskState } from './sentinel-disk.js';
 
 /** The sentinel's files in the run dir. */
 export const SENTINEL_FILES = {
@@ -44,6 +45,8 @@ const beatSchema = z.object({
   /** Notifications sent so far, and the latest permanent delivery failures (at most a few). */
   sent: z.number().int().nonnegative().default(0),
   failures: z.array(failureSchema).default([]),
+  /** Its writes in the run dir fail (a full disk, a quota): absent while they succeed. */
+  disk: diskSchema.optional(),
 });
 export type SentinelBeat = z.infer<typeof beatSchema>;
 export type SentinelFailure = z.infer<typeof failureSchema>;
@@ -74,6 +77,8 @@ export interface SentinelView {
   runEnded?: boolean;
   sent?: number;
   failures?: SentinelFailure[];
+  /** Its writes in the run dir fail (sentinel-disk.ts); absent: they succeed, or it is not running. */
+  disk?: DiskState;
 }
 
 export const NO_SENTINEL: SentinelView = { state: 'none', pid: null, heartbeatAt: null, notify: [], ageS: null };
@@ -110,19 +115,24 @@ export function sentinelView(
       ...(beat.runEnded && !runActive ? { runEnded: true } : {}),
     };
   const fresh = ageMs !== null && ageMs <= 2 * beat.periodMs;
-  if (alive !== false && fresh) return { ...base, state: 'running' };
+  // The disk as the sentinel last found it (a stopped one's is no news of now; a silent one's may
+  // be why it is silent: its heartbeat could not be written at all).
+  const disk = beat.disk ? { disk: beat.disk } : {};
+  if (alive !== false && fresh) return { ...base, state: 'running', ...disk };
   const why =
     alive === false
       ? 'its process is gone without a stop (killed, or the host rebooted)'
       : `no heartbeat for ${ageMs === null ? 'an unknown time' : `${Math.round(ageMs / 1000)} s`}`;
-  if (runActive) return { ...base, state: 'silent', why };
+  if (runActive) return { ...base, state: 'silent', why, ...disk };
   return alive === false ? { ...base, state: 'stopped', why } : { ...base, state: 'running' };
 }
 
-/** `sentinel ok, 12 s ago` / `sentinel silent since 10:02:11Z (…)` / `sentinel stopped (…)` / `no sentinel`. */
+/** `sentinel ok, 12 s ago` (`· disk full since 10:02:11Z (ENOSPC)`) / `sentinel silent since 10:02:11Z (…)` / `sentinel stopped (…)` / `no sentinel`. */
 export function sentinelText(v: SentinelView): string {
   if (v.state === 'none') return 'no sentinel';
-  if (v.state === 'running') return `sentinel ok, ${v.ageS === null ? 'beat time unknown' : `${v.ageS} s ago`}`;
-  if (v.state === 'silent') return `sentinel silent since ${v.heartbeatAt ?? '?'} (${v.why ?? 'no heartbeat'})`;
+  if (v.state === 'running')
+    return `sentinel ok, ${v.ageS === null ? 'beat time unknown' : `${v.ageS} s ago`}${v.disk ? ` · ${diskText(v.disk)}` : ''}`;
+  if (v.state === 'silent')
+    return `sentinel silent since ${v.heartbeatAt ?? '?'} (${v.why ?? 'no heartbeat'}${v.disk ? `; its last beat: ${diskText(v.disk)}` : ''})`;
   return `sentinel stopped${v.why ? ` (${v.why})` : ''}`;
 }

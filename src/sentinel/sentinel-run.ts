@@ -6,7 +6,8 @@
 // happens to it never touches the run: it only reads the run dir and writes its own files there.
 // With a digest (injected by its command: src/session's DigestWriter), it keeps the run's digest up
 // to date every period and once more at its end: an attach reads it instead of the whole log.
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { LocalTransport } from '../remote/local.js';
 import { createRunWatch } from '../watch/create-run-watch.js';
 import { parseRunRecord, runLogPath } from '../runs/run-record.js';
@@ -18,6 +19,8 @@ import type { RunWatchFacts } from '../runs/run-facts.js';
 import { parseSentinelInput, type SentinelInput } from './sentinel-input.js';
 import { makeSender, type SentinelSender } from './sender.js';
 import { jobEndNudge } from './job-end-nudge.js';
+import { DiskReport, Heartbeat, type BeatFields } from './heartbeat.js';
+import type { DiskWriter, WriteResult } from './disk-watch.js';
 
 /** How long the run's end may take to be delivered before the sentinel stops anyway. */
 const END_DELIVERY_MS = 120_000;
@@ -42,8 +45,16 @@ export interface SentinelDigest {
     snapshot?: { bytes: number } | { error: string };
   } | null>;
 }
-/** `facts`: the run's config facts (a watch snapshot beside the digest is judged with them). */
-export type MakeDigest = (transport: Transport, logPath: string, facts: Promise<RunWatchFacts>) => SentinelDigest;
+/** A watch snapshot's write, done or not (`code`, `path`: a write the filesystem refused). */
+export type SnapshotWrite = { bytes: number } | { error: string; code?: string; path?: string };
+/** `facts`: the run's config facts (a watch snapshot beside the digest is judged with them);
+ *  `onSnapshot`: each write of the snapshot beside the digest (the disk's state is judged from it). */
+export type MakeDigest = (
+  transport: Transport,
+  logPath: string,
+  facts: Promise<RunWatchFacts>,
+  onSnapshot: (r: SnapshotWrite) => void,
+) => SentinelDigest;
 
 export async function runSentinel(
   runId: string,
@@ -52,12 +63,16 @@ export async function runSentinel(
   makeDigest?: MakeDigest,
 ): Promise<number> {
   const input = parseSentinelInput(stdin);
+  // Its stdout and stderr are sentinel.log in the run dir: on a full disk a line cannot be written,
+  // and a stream's error nobody listens for ends the process (exit 1). The lines are lost; it watches on.
+  for (const s of [process.stdout, process.stderr]) s.on('error', () => undefined);
   const record = parseRunRecord(readFileSync(`${runDir}/run.json`, 'utf8'));
   if (!record || record.runId !== runId) {
     log(`no run ${runId} in ${runDir} (run.json missing or not readable)`);
     return 2;
   }
   const transport = new LocalTransport({ followPollMs: SENTINEL_FOLLOW_POLL_MS });
+  const disk = new DiskReport(hostname(), log);
   const facts = readRunFacts(transport, record).catch((e: Error) => {
     log(`the run's config facts are unknown: ${e.message}`);
     return {};
@@ -72,10 +87,22 @@ export async function runSentinel(
     statePollMs: SENTINEL_STATE_POLL_MS,
     ...(input.target.backend === 'slurm' ? {} : { stateNudge: jobEndNudge(runDir) }),
     facts,
+    // A full disk under the run: its own alert, sent by the sentinel (disk-watch.ts).
+    outsideAlerts: [disk.alert],
   });
   const sender = makeSender(input, watch, log);
-  const digest = makeDigest ? new DigestKeeper(makeDigest(transport, runLogPath(record), facts)) : null;
-  const sentinel = new Sentinel(runId, runDir, input, sender, digest);
+  const digest = makeDigest
+    ? new DigestKeeper(
+        makeDigest(transport, runLogPath(record), facts, (r) => {
+          if ('error' in r) log(`watch snapshot not written: ${r.error}`);
+          writeResult(disk, 'snapshot', r);
+        }),
+        disk,
+        runLogPath(record),
+      )
+    : null;
+  const heartbeat = new Heartbeat(`${runDir}/${SENTINEL_FILES.beat}`, disk, log);
+  const sentinel = new Sentinel(runId, input, sender, digest, heartbeat);
   let runEnded = false;
   const ended = new Promise<string>((resolve) => {
     watch.on((o) => {
@@ -113,10 +140,10 @@ class Sentinel {
 
   constructor(
     private readonly runId: string,
-    private readonly runDir: string,
     private readonly input: SentinelInput,
     private readonly sender: SentinelSender,
     private readonly digest: DigestKeeper | null,
+    private readonly heartbeat: Heartbeat,
   ) {
     this.timer = setInterval(() => this.beat(), input.periodMs ?? SENTINEL_PERIOD_MS);
   }
@@ -139,9 +166,9 @@ class Sentinel {
     this.write({ state: 'stopped', stoppedAt: new Date().toISOString(), why, ...(runEnded ? { runEnded } : {}) });
   }
 
-  /** sentinel.json, whole or not at all (temp file + rename); a full disk is logged, not fatal. */
+  /** sentinel.json (heartbeat.ts: whole, or in place on a full disk; never throws). */
   private write(s: Pick<SentinelBeat, 'state' | 'stoppedAt' | 'why' | 'runEnded'>): void {
-    const beat: SentinelBeat = {
+    const beat: BeatFields = {
       v: 1,
       runId: this.runId,
       pid: process.pid,
@@ -153,14 +180,7 @@ class Sentinel {
       sent: this.sender.sent,
       failures: this.sender.failures.slice(-5),
     };
-    const path = `${this.runDir}/${SENTINEL_FILES.beat}`;
-    const tmp = `${path}.${process.pid}.tmp`;
-    try {
-      writeFileSync(tmp, `${JSON.stringify(beat)}\n`, { mode: 0o600 });
-      renameSync(tmp, path);
-    } catch (e) {
-      log(`heartbeat not written: ${(e as Error).message}`);
-    }
+    this.heartbeat.write(beat);
   }
 }
 
@@ -168,7 +188,11 @@ class Sentinel {
 class DigestKeeper {
   private running: Promise<void> | null = null;
 
-  constructor(private readonly digest: SentinelDigest) {}
+  constructor(
+    private readonly digest: SentinelDigest,
+    private readonly disk: DiskReport,
+    private readonly logPath: string,
+  ) {}
 
   update(): void {
     this.running ??= this.once().finally(() => (this.running = null));
@@ -183,13 +207,27 @@ class DigestKeeper {
   private async once(force = false): Promise<void> {
     try {
       const u = await this.digest.update({ force });
+      if (u) this.disk.record('digest', { ok: true });
       if (u?.rebuilt)
         log(`digest written from the log's start (${u.rebuilt}): ${u.offset} bytes, ${u.gzBytes} gzipped`);
     } catch (e) {
       // A full disk, a log gone: the digest stays as it was (an attach then filters the rest).
       log(`digest not updated: ${(e as Error).message}`);
+      const err = e as NodeJS.ErrnoException;
+      // Its own files only: the log it reads failing is no news of the disk.
+      if (err.code && err.path && err.path !== this.logPath)
+        writeResult(this.disk, 'digest', { error: err.message, code: err.code, path: err.path });
     }
   }
+}
+
+/** A write of the digest or the snapshot told to the disk report: done, or refused by the filesystem
+ *  (an error with no errno code, e.g. a log that changed under the filter, is no news of the disk). */
+function writeResult(disk: DiskReport, w: DiskWriter, r: SnapshotWrite): void {
+  if (!('error' in r)) return disk.record(w, { ok: true });
+  if (!r.code || !r.path) return;
+  const failed: WriteResult = { ok: false, path: r.path, code: r.code, message: r.error, at: new Date().toISOString() };
+  disk.record(w, failed);
 }
 
 /** One line of the sentinel's own log (its stderr is sentinel.log, 0600). Never a URL's secret. */

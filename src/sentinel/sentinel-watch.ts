@@ -9,6 +9,7 @@ import { SENTINEL_PERIOD_MS, type SentinelFailure, type SentinelView } from '../
 import type { Target } from '../runs/targets.js';
 import type { NotifyEvent } from '../notify/index.js';
 import type { OutsideAlert } from '../watch/outside-alerts.js';
+import type { DiskState } from '../runs/sentinel-disk.js';
 import { sentinelQuiets, sentinelSilentAlert } from './sentinel-alert.js';
 
 export interface SentinelWatchOptions {
@@ -17,6 +18,9 @@ export interface SentinelWatchOptions {
   onView?(v: SentinelView, previous: SentinelView | null): void;
   /** A delivery failure the sentinel recorded since this watch began. */
   onFailure?(f: SentinelFailure): void;
+  /** The sentinel's writes in the run dir failed (a full disk: its `disk-full` alert, which it
+   *  sends itself), or succeed again (null); the first look only when they fail. */
+  onDisk?(d: DiskState | null, previous: DiskState | null): void;
   /** The attached watch's alert for a silent sentinel (given to it as RunWatchOptions.outsideAlerts). */
   alert?: OutsideAlert;
 }
@@ -41,6 +45,8 @@ export function watchSentinel(
   let timer: NodeJS.Timeout | null = null;
   const seen = new Set<string>();
   let first = true;
+  /** The disk as the running sentinel last said it (a silent one's is told by its silence). */
+  let prevDisk: DiskState | null = null;
   const look = async () => {
     if (closed) return;
     const r = await listRuns(transport, target, { only: runId, tailBytes: 0 }).catch(() => null);
@@ -50,6 +56,11 @@ export function watchSentinel(
       view = v;
       o.alert?.set(sentinelSilentAlert(v, runId, target.name));
       if (!prev || prev.state !== v.state) o.onView?.(v, prev);
+      const disk = v.state === 'running' ? (v.disk ?? null) : null;
+      // Told when it starts, changes kind or ends (not when another of its writes fails).
+      const kind = (d: DiskState | null) => (d ? `${d.state} ${d.error} ${d.since}` : '');
+      if (kind(disk) !== kind(prevDisk) && (disk || !first)) o.onDisk?.(disk, prevDisk);
+      prevDisk = disk;
       for (const f of v.failures ?? []) {
         const key = `${f.at} ${f.channel} ${f.error}`;
         if (!seen.has(key) && !first) o.onFailure?.(f);

@@ -9,7 +9,7 @@ import { constants } from 'node:fs';
 import { chmod, copyFile, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { Transport } from '../remote/transport.js';
 import { keyPatterns } from './backfill-filter.js';
-import type { SnapshotWriter } from './snapshot-writer.js';
+import type { SnapshotResult, SnapshotWriter } from './snapshot-writer.js';
 import { runFilter } from './filter-run.js';
 import {
   DIGEST_HEADER_BYTES,
@@ -37,7 +37,7 @@ export interface DigestUpdate {
   /** Why the digest was written from the log's start, if it was (none, unreadable, another log). */
   rebuilt: string | null;
   /** The watch snapshot written beside it (its bytes), or why not (none asked: absent). */
-  snapshot?: { bytes: number } | { error: string };
+  snapshot?: SnapshotResult;
 }
 
 export class DigestWriter {
@@ -46,6 +46,7 @@ export class DigestWriter {
   /** The digest as last written or checked, with the running sum of its gzip (null: none usable). */
   private state: { header: DigestHeader; hash: Hash } | null = null;
   private loaded = false;
+  private snapshotUnwritten = false;
   /** The log's size when the digest was last written or checked up to its end: unchanged, nothing
    *  is read (a quiet run costs one stat). */
   private seenSize = -1;
@@ -58,10 +59,10 @@ export class DigestWriter {
     private readonly logPath: string,
     private readonly path: string,
     keys?: readonly string[],
-    /** The watch snapshot kept beside the digest (snapshot-writer.ts), if any, and where its
-     *  failures are said (a digest update that rewrites nothing returns none). */
+    /** The watch snapshot kept beside the digest (snapshot-writer.ts), if any, and where each of
+     *  its writes is said, done or not (a digest update that rewrites nothing returns none). */
     private readonly snapshot?: SnapshotWriter,
-    private readonly onSnapshotError?: (why: string) => void,
+    private readonly onSnapshot?: (r: SnapshotResult) => void,
   ) {
     this.patterns = keyPatterns(keys);
     this.keys = keysHash(this.patterns);
@@ -80,7 +81,9 @@ export class DigestWriter {
     // The watch snapshot every time the log grew (a slow one less often): its write does not grow
     // with the log.
     const snapshot = await this.snapshot?.update(cut, this.patterns, this.keys, o.force);
-    if (snapshot && 'error' in snapshot) this.onSnapshotError?.(snapshot.error);
+    if (snapshot) this.onSnapshot?.(snapshot);
+    // Not written (a full disk): tried again at the next update, even if the log stays as it is.
+    if (snapshot) this.snapshotUnwritten = 'error' in snapshot;
     if (this.state && cut === this.state.header.offset) {
       this.seenSize = this.size;
       return null;
@@ -179,7 +182,7 @@ export class DigestWriter {
   /** The log's last line end (null: no log, or no line end in its last 256 KiB). */
   private async lineEnd(): Promise<number | null> {
     const st = await this.transport.stat(this.logPath);
-    if (!st || st.size === 0 || (st.size === this.seenSize && this.state)) return null;
+    if (!st || st.size === 0 || (st.size === this.seenSize && this.state && !this.snapshotUnwritten)) return null;
     this.size = st.size;
     const from = Math.max(0, st.size - SEAM_WINDOW);
     const bytes = await this.transport.readFile(this.logPath, { offset: from, length: st.size - from });

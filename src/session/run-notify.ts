@@ -7,6 +7,7 @@ import type { RunWatch } from '../watch/run-watch.js';
 import type { Target } from '../runs/index.js';
 import type { Transport } from '../remote/transport.js';
 import { sentinelText } from '../runs/sentinel-status.js';
+import { diskChangeText } from '../runs/sentinel-disk.js';
 import { watchSentinel } from '../sentinel/sentinel-watch.js';
 
 export interface CockpitNotify {
@@ -39,6 +40,8 @@ export function notifyOpenRun(
               say(`${sentinelText(v)}: ${v.state === 'running' ? 'it sends' : 'the cockpit sends'} the notifications`);
           },
           onFailure: (f) => say(`notify: ${f.event} not sent by the run's sentinel to ${f.channel}: ${f.error}`),
+          // Its full disk: its own alert, which it sends; said here as follow says it.
+          onDisk: (d, prev) => say(diskChangeText(d, prev)),
         })
       : null;
   const n = notifyFromWatch(feed.watch, {

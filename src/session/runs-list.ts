@@ -32,7 +32,13 @@ export function toSummary(r: RunsSummary, target: string): RunSummary {
     // The time of the step the list read from the log's tail (the Runs row's age before the run is opened).
     lastStepAt: localTimeMs(r.lastStepAt),
     ...(r.sentinel && r.sentinel.state !== 'none'
-      ? { sentinel: { state: r.sentinel.state, text: sentinelText(r.sentinel) } }
+      ? {
+          sentinel: {
+            state: r.sentinel.state,
+            text: sentinelText(r.sentinel),
+            ...(r.sentinel.disk ? { disk: true } : {}),
+          },
+        }
       : {}),
   };
 }

@@ -37,7 +37,11 @@ export interface RunSummary {
   /** Epoch ms of the last `Train step … done.` record, when known. */
   lastStepAt: number | null;
   /** The run's sentinel as `runs` says it ("sentinel ok, 12 s ago"); absent: it has none. */
-  sentinel?: { state: SentinelState; text: string };
+  sentinel?: {
+    state: SentinelState;
+    text: string;
+    /** Its writes in the run dir fail (a full disk). */ disk?: boolean;
+  };
 }
 
 export interface TargetSummary {

@@ -26,6 +26,10 @@ export interface SshdOptions {
   /** A PAM service file for this sshd: it runs in its own mount namespace (`unshare -m`) with the
    *  file bind-mounted over /etc/pam.d/sshd, so the machine's PAM is untouched (tests run as root). */
   pamServiceFile?: string;
+  /** Shell commands run as root in the sshd's own mount namespace (`unshare -m`, private
+   *  propagation) before it starts, e.g. `mount -t tmpfs -o size=8m tmpfs DIR`: its sessions see
+   *  the mounts, the machine does not, and they go with the namespace's last process. */
+  privateMounts?: string[];
 }
 
 export interface SshdHandle {
@@ -207,17 +211,19 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHandle> {
   const fp = execFileSync('ssh-keygen', ['-l', '-f', `${hostKeyFile}.pub`], { encoding: 'utf8' }).split(/\s+/)[1];
 
   const sshdArgv = ['/usr/sbin/sshd', '-D', '-f', cfg, '-E', logFile];
-  // With a PAM file: the bind mount lives only in the namespace unshare makes (private propagation),
-  // and `exec` keeps sshd at the spawned PID, so stop() and the exit net kill the listener itself.
-  const argv = opts.pamServiceFile
+  // With a PAM file or private mounts: the mounts live only in the namespace unshare makes (private
+  // propagation), and `exec` keeps sshd at the spawned PID, so stop() and the exit net kill the
+  // listener itself.
+  const setup = [...(opts.pamServiceFile ? ['mount --bind "$0" /etc/pam.d/sshd'] : []), ...(opts.privateMounts ?? [])];
+  const argv = setup.length
     ? [
         'unshare',
         '-m',
         '--',
         'sh',
         '-c',
-        'mount --bind "$0" /etc/pam.d/sshd && exec "$@"',
-        opts.pamServiceFile,
+        `${setup.join(' && ')} && exec "$@"`,
+        opts.pamServiceFile ?? 'sh',
         ...sshdArgv,
       ]
     : sshdArgv;

@@ -105,9 +105,10 @@ describe("the cockpit and a run's silent sentinel", () => {
       );
       // What to do, with the target's own name (as `--target` takes it).
       expect(alert.advice).toBe(`start another: awrl-tui sentinel start ${runId} --target ${localTarget(dir).name}`);
-      // On the run's row, or (too long for it) on the line under it.
+      // On the run's row where it fits, else on the line under it (src/ui/screens/runs.ts).
       const lines = runsLines(c.session.getState().targets, 0, Date.now(), 140, 10).map(lineText);
       const at = lines.findIndex((l) => l.includes(runId));
+      expect(at).toBeGreaterThanOrEqual(0);
       expect(lines.slice(at, at + 2).join('\n')).toMatch(/ {2}sentinel silent since /);
     } finally {
       await c.close();

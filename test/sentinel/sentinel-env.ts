@@ -19,17 +19,28 @@ export interface SentinelEnv {
   stop(): Promise<void>;
 }
 
-/** `without`: commands the sessions' PATH lacks (e.g. node, flock). */
-export async function startSentinelEnv(prefix: string, opts: { without?: string[] } = {}): Promise<SentinelEnv> {
+/** `without`: commands the sessions' PATH lacks (e.g. node, flock). `runsTmpfsMiB`: the checkout's
+ *  runs directory (`.awrl/runs`: every run dir) is a tmpfs of this size in the sshd's own mount
+ *  namespace (a real filesystem that can be filled: seen only through the sshd's sessions). */
+export async function startSentinelEnv(
+  prefix: string,
+  opts: { without?: string[]; runsTmpfsMiB?: number } = {},
+): Promise<SentinelEnv> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const home = join(dir, 'home');
   mkdirSync(home);
   const session = opts.without?.length
     ? [`${sessionPathConfig(dir, opts.without)[0]} HOME=${home}`]
     : [`SetEnv SHLVL=1 HOME=${home}`];
-  const sshd = await startSshd({ extraConfig: session });
   const workdir = join(dir, 'checkout');
-  mkdirSync(workdir);
+  const runs = join(workdir, '.awrl', 'runs');
+  mkdirSync(runs, { recursive: true });
+  const sshd = await startSshd({
+    extraConfig: session,
+    ...(opts.runsTmpfsMiB
+      ? { privateMounts: [`mount -t tmpfs -o size=${opts.runsTmpfsMiB}m,mode=0755 tmpfs ${runs}`] }
+      : {}),
+  });
   const sim = simInit(workdir, join(ROOT, 'dist'), ROOT);
   writeWebgymTasks(sim.trainDataset, 256);
   return {

@@ -109,3 +109,38 @@ describe("Runs screen: the last step's age before the run is opened", () => {
     expect(toSummary({ ...listed, globalStep: undefined, lastStepAt: undefined }, 'here').lastStepAt).toBeNull();
   });
 });
+
+describe("Runs screen: the run's sentinel on a full disk", () => {
+  /** The sentinel's segment of the run's row, as drawn. */
+  const segment = (targets: TargetSummary[]) =>
+    runsLines(targets, 0, Date.now(), 100, 20)
+      .flatMap((l) => (typeof l === 'string' ? [] : l))
+      .find((seg) => seg.t.includes('sentinel ok'))!;
+
+  it('says it as `runs` does, in warning colour', () => {
+    const listed = {
+      runId: 'run-full',
+      record: { runDir: '/w/.awrl/runs/run-full' } as RunRecord,
+      state: 'running',
+      detail: '',
+      sentinel: {
+        state: 'running',
+        pid: 42,
+        heartbeatAt: '2026-12-05T10:02:20.000Z',
+        notify: [],
+        ageS: 12,
+        disk: { state: 'full', since: '2026-12-05T10:02:11.000Z', path: '/w/r/sentinel.json', error: 'ENOSPC' },
+      },
+    } as RunsSummary;
+    const target = (r: RunsSummary): TargetSummary[] => [
+      { name: 'here', connection: { state: 'ready' }, runs: [toSummary(r, 'here')] },
+    ];
+    const full = segment(target(listed));
+    expect(full.t.trim()).toBe('sentinel ok, 12 s ago · disk full since 10:02:11Z (ENOSPC)');
+    expect(full.c).toBe('warn');
+    // Beating with room: dim, as before.
+    const ok = segment(target({ ...listed, sentinel: { ...listed.sentinel!, disk: undefined } }));
+    expect(ok.t.trim()).toBe('sentinel ok, 12 s ago');
+    expect(ok.c).toBe('dim');
+  });
+});

@@ -91,10 +91,11 @@ export function runsLines(
       ];
       rows.push({ selected, line });
       if (r.sentinel) {
-        // As `runs` says it; silent in warning colour: no sentinel is seen watching the run. On the
-        // row where it fits, else on a line of its own under it (a silent one's text is long, and
-        // at 80 columns even "sentinel ok" would fall off the row's end).
-        const c = r.sentinel.state === 'silent' ? 'warn' : 'dim';
+        // As `runs` says it; silent in warning colour: no sentinel is seen watching the run; a full
+        // disk too: the run's next checkpoint may fail. On the row where it fits, else on a line of
+        // its own under it (a silent one's text is long, and at 80 columns even "sentinel ok" would
+        // fall off the row's end).
+        const c = r.sentinel.state === 'silent' || r.sentinel.disk ? 'warn' : 'dim';
         const text = `  ${r.sentinel.text}`;
         if (visibleLength(lineText(line)) + visibleLength(text) <= width) line.push({ t: text, c });
         else rows.push({ selected, line: [{ t: fit(`    ${r.sentinel.text}`, width), c }] });
