@@ -113,7 +113,8 @@ const err = (s: string) => {
   process.stderr.write(`${s}\n`);
 };
 
-/** Follows the run's log from its first byte to the run's end; returns the exit code. */
+/** Follows the run's log from its first byte (or the sentinel's snapshot: `digest`) to the run's
+ *  end; returns the exit code. */
 export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const { json, runId, target, where } = o;
   stdoutShared = o.stdoutShared ?? false;

@@ -233,6 +233,10 @@ describe('sentinel start on an ended run, follow through the snapshot', { timeou
     expect(viaDig.code, viaDig.stderr).toBe(0);
     expect(viaDig.stdout).toContain("watch    the run's watch snapshot was not used (it is of another version than 1)");
     expect(viaDig.stdout).not.toMatch(/^watch {4}snapshot:/m);
+    // One whose bytes do not parse (their sum right): refused by the watch, said, the digest read.
+    writeFileSync(snapPath, Buffer.concat([formatDigestHeader(j, SNAPSHOT_KIND), junk]));
+    const followJunk = await cli(['follow', runId, ...env.target()]);
+    expect(followJunk.stdout).toMatch(/^watch {4}the run's watch snapshot was not used \(it does not parse/m);
     renameSync(digestPathFor(log), `${digestPathFor(log)}.off`);
     renameSync(snapPath, `${snapPath}.off`);
     const whole = await cli(['follow', runId, ...env.target()]);
@@ -241,6 +245,8 @@ describe('sentinel start on an ended run, follow through the snapshot', { timeou
     const all = events(whole.stdout);
     expect(all.filter((l) => l.startsWith('step ')).length).toBeGreaterThan(5);
     expect(events(viaDig.stdout)).toEqual(all);
+    expect(events(followJunk.stdout)).toEqual(all);
+    expect(followJunk.code).toBe(whole.code);
     // Through the snapshot: the alerts standing at its offset (the log's end), then what a full read
     // prints after its last record's line (the alerts ended with the run, if any).
     const lastRecord = all.findLastIndex((l) => !isAlert(l));
