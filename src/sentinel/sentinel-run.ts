@@ -165,7 +165,7 @@ class Sentinel {
 }
 
 /** One digest update at a time (a period's update waits for none: it is skipped while one runs). */
-class DigestKeeper {
+export class DigestKeeper {
   private running: Promise<void> | null = null;
   private ending = false;
 

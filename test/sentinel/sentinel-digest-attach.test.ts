@@ -272,7 +272,7 @@ describe('sentinel start on an ended run, follow through the snapshot', { timeou
     // ~2 s a step, 8 steps; the faults after the attach (a snapshot of the first steps).
     const l = await cli([
       '--launch',
-      ...env.target('AWRL_SIM_SPEED=300 AWRL_SIM_WARM_START=1 AWRL_SIM_FAULT=nan-grad@5-6'),
+      ...env.target('AWRL_SIM_SPEED=300 AWRL_SIM_WARM_START=1 AWRL_SIM_FAULT=nan-grad@6-7'),
       '--config',
       env.config,
       'total_train_epochs=1',
@@ -312,12 +312,19 @@ describe('sentinel start on an ended run, follow through the snapshot', { timeou
     // the ended log does not see: not compared (a 2 s step makes them unlikely anyway).
     const timed = (x: string) => /^alert[^:]*: (\[\w+\] )?(Stalled|No new step)/.test(x);
     const all = events(whole.stdout).filter((x) => !timed(x));
-    const after = events(live.stdout).filter((x) => !timed(x));
-    // No alert stood at the snapshot (the faults come later): its lines are a tail of the full
-    // read's, from the first step after it (timed from the snapshot's last step, as a full read times it).
+    const got = events(live.stdout).filter((x) => !timed(x));
+    // The alerts standing at the snapshot (none, unless the attach came late), then a tail of the
+    // full read's lines from the first step after it (timed from the snapshot's last step, as a
+    // full read times it).
+    const stood = got.slice(
+      0,
+      got.findIndex((x) => !isAlert(x)),
+    );
+    const after = got.slice(stood.length);
     expect(after[0]).toMatch(new RegExp(`^step ${Number(at![1]) + 1}/8 .*step time \\d`));
     expect(after.length).toBeLessThan(all.length);
     expect(after).toEqual(all.slice(all.length - after.length));
+    expect(stood).toEqual(standing(all.slice(0, all.length - after.length)));
     // Alerts fired and cleared after the cut.
     expect(after.filter((x) => x.startsWith('alert: ')).length).toBeGreaterThan(0);
     expect(after.filter((x) => x.startsWith('alert cleared: ')).length).toBeGreaterThan(0);
