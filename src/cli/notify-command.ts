@@ -47,7 +47,8 @@ export async function run(args: string[]): Promise<number> {
     target: p.flags.target ?? hostname(),
     time: new Date().toISOString(),
     title: 'test message',
-    message: `awrl-tui can reach you here (sent from ${hostname()})`,
+    // The event's target already names this host when no --target is given: say it once.
+    message: `awrl-tui can reach you here${p.flags.target ? ` (sent from ${hostname()})` : ''}`,
   };
   if (atTerminal) {
     new TerminalNotifier({ write: (s) => void process.stdout.write(s), env: process.env }).event(event);

@@ -6,19 +6,22 @@
 import type { Alert } from '../metrics/index.js';
 import type { NotifyEvent } from '../notify/index.js';
 import { sentinelText, type SentinelView } from '../runs/sentinel-status.js';
+import { shellQuote } from '../remote/quote.js';
 
 export const SENTINEL_SILENT_ALERT_ID = 'sentinel-silent';
 
-/** The alert for the sentinel as the run dir shows it (null: it beats, stopped, or there is none). */
-export function sentinelSilentAlert(v: SentinelView, runId: string): Alert | null {
+/** The alert for the sentinel as the run dir shows it (null: it beats, stopped, or there is none);
+ *  `target`: the target's name as `--target` takes it. */
+export function sentinelSilentAlert(v: SentinelView, runId: string, target = 'TARGET'): Alert | null {
   if (v.state !== 'silent') return null;
   return {
     id: SENTINEL_SILENT_ALERT_ID,
     severity: 'warning',
     title: "the run's sentinel is silent",
-    // True with or without channels: while attached this watch sends what it has channels for.
-    detail: `${sentinelText(v)}; once this watch detaches, nothing watches the run`,
-    advice: `start another: awrl-tui sentinel start ${runId} --target TARGET`,
+    // Only what is known: silent is no beat for two periods (its process may be alive and stuck,
+    // or gone), and other cockpits may be attached; what is known is that no sentinel is seen.
+    detail: `${sentinelText(v)}; no sentinel is seen watching the run: once this watch detaches, it may go unwatched`,
+    advice: `start another: awrl-tui sentinel start ${runId} --target ${shellQuote(target)}`,
     ...(v.heartbeatAt ? { time: v.heartbeatAt } : {}),
   };
 }

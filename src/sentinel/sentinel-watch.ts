@@ -48,7 +48,7 @@ export function watchSentinel(
     if (v && !closed) {
       const prev = view;
       view = v;
-      o.alert?.set(sentinelSilentAlert(v, runId));
+      o.alert?.set(sentinelSilentAlert(v, runId, target.name));
       if (!prev || prev.state !== v.state) o.onView?.(v, prev);
       for (const f of v.failures ?? []) {
         const key = `${f.at} ${f.channel} ${f.error}`;

@@ -77,8 +77,9 @@ export class DigestWriter {
     }
     const cut = await this.lineEnd();
     if (cut === null) return null;
-    // The watch snapshot every time the log grew: its write does not grow with the log.
-    const snapshot = await this.snapshot?.update(cut, this.patterns, this.keys);
+    // The watch snapshot every time the log grew (a slow one less often): its write does not grow
+    // with the log.
+    const snapshot = await this.snapshot?.update(cut, this.patterns, this.keys, o.force);
     if (snapshot && 'error' in snapshot) this.onSnapshotError?.(snapshot.error);
     if (this.state && cut === this.state.header.offset) {
       this.seenSize = this.size;

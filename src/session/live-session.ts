@@ -94,7 +94,7 @@ export class LiveSession implements Session {
         this.patchTarget(c.target.name, { runs: runs.map((r) => toSummary(r, c.target.name)), error: undefined });
         const open = this.openSentinel;
         const seen = open && runs.find((r) => r.runId === open.runId)?.sentinel;
-        if (open && seen) open.alert.set(sentinelSilentAlert(seen, open.runId));
+        if (open && seen) open.alert.set(sentinelSilentAlert(seen, open.runId, c.target.name));
       },
       failed: (c, error) => this.patchTarget(c.target.name, { error }),
     });
@@ -354,7 +354,7 @@ export class LiveSession implements Session {
     );
     feed.start();
     // Once the watch listens: an alert raised before would stand without having fired.
-    if (run.sentinel) sentinelAlert.set(sentinelSilentAlert(run.sentinel, runId));
+    if (run.sentinel) sentinelAlert.set(sentinelSilentAlert(run.sentinel, runId, conn.target.name));
     const poller = this.o.gpuPoller === undefined ? defaultGpuPoller : this.o.gpuPoller;
     if (poller) {
       // Slurm runs (the head is a login node): the allocation's nodes. Direct runs: the head, plus

@@ -17,8 +17,21 @@ import { formatDigestHeader, SNAPSHOT_KIND } from './run-digest.js';
 import { WatchReplay } from './watch-replay.js';
 import { runFilter } from './filter-run.js';
 
+/** The snapshot is written at most once a minute (an attach reads the little the log gained since:
+ *  a minute of a run), and a state slow to bring up to date (≥ 50 ms: the filter, the replay,
+ *  the encoding) at most once per SPACING times that (0.5 % of a core): written at every 15 s
+ *  period it cost the sentinel 0.55 % of a core on the simulator's run (1.2 → 1.8 %), and a long
+ *  run's state can take 0.4 s to encode. The sentinel's end writes it anyway. */
+const MIN_GAP_MS = 60_000;
+const SLOW_MS = 50;
+const SPACING = 200;
+export type SnapshotPace = { minGapMs: number; slowMs: number; spacing: number };
+
 export class SnapshotWriter {
   private replay: WatchReplay | null = null;
+  /** How long the last write took (ms: filter, replay, encoding), and when it was written. */
+  private cost = 0;
+  private writtenAt = -Infinity;
   /** Where the replay stands in the log, and the log's identity there. */
   private at = 0;
   private identity = '';
@@ -28,12 +41,23 @@ export class SnapshotWriter {
     private readonly logPath: string,
     private readonly path: string,
     private readonly facts: Promise<RunWatchFacts>,
+    /** How often it is written (tests: at every update, or a small log's state counted as slow). */
+    private readonly pace: SnapshotPace = { minGapMs: MIN_GAP_MS, slowMs: SLOW_MS, spacing: SPACING },
   ) {}
 
   /** The replay brought to `cut` (a line end of the log) with the filter's `patterns`, and the
-   *  snapshot written there (`keys`: their hash): its size, why not, or null (nothing new). */
-  async update(cut: number, patterns: string, keys: string): Promise<{ bytes: number } | { error: string } | null> {
+   *  snapshot written there (`keys`: their hash): its size, why not, or null (nothing new, or a
+   *  slow state written too recently: unless `force`, the sentinel's end). */
+  async update(
+    cut: number,
+    patterns: string,
+    keys: string,
+    force = false,
+  ): Promise<{ bytes: number } | { error: string } | null> {
     if (this.replay && cut === this.at) return null;
+    const started = performance.now();
+    const slow = this.cost >= this.pace.slowMs ? this.cost * this.pace.spacing : 0;
+    if (!force && started - this.writtenAt < Math.max(this.pace.minGapMs, slow)) return null;
     const tmp = `${this.path}.${process.pid}.tmp`;
     try {
       const from = this.replay && cut > this.at ? this.at : 0;
@@ -73,6 +97,8 @@ export class SnapshotWriter {
         await fh.close();
       }
       await rename(tmp, this.path);
+      this.writtenAt = performance.now();
+      this.cost = this.writtenAt - started;
       return { bytes: header.length + body.length };
     } catch (e) {
       // The replay may hold part of what it was given: it starts again from the log's start.

@@ -102,6 +102,40 @@ function stepBlocks() {
 }
 const fmt = (x, d = 2) => x.toFixed(d);
 
+/** Steps (`blocks`, in turn) appended to `p`, each timed until it is seen: `one(i)` appends a
+ *  block and resolves (ms) once `saw()` (count and tell), or `count()` then `check()` (a frame
+ *  drawn), has seen it. */
+function stepCounter(p, blocks) {
+  let seen = 0;
+  let wake = null;
+  const check = () => wake?.();
+  return {
+    count: () => void seen++,
+    check,
+    saw: () => {
+      seen++;
+      check();
+    },
+    one: async (i) => {
+      const want = seen + 1;
+      const done = new Promise((r2) => (wake = () => seen >= want && r2()));
+      const t0 = performance.now();
+      appendFileSync(p, blocks[i % blocks.length]);
+      await done;
+      return performance.now() - t0;
+    },
+  };
+}
+/** SAMPLES steps, each after QUIET_S seconds of quiet (the follower has dropped to its slow poll). */
+async function afterQuiet(one) {
+  const quiet = [];
+  for (let i = 1; i <= SAMPLES; i++) {
+    await new Promise((r2) => setTimeout(r2, QUIET_S * 1000));
+    quiet.push(await one(i));
+  }
+  return quiet;
+}
+
 try {
   console.log(`log: ${(log.length / 2 ** 20).toFixed(1)} MB, ${steps} steps (run-a × ${reps}); root ${root}`);
 
@@ -260,29 +294,14 @@ try {
       whenEnded: 'stop',
       statePollMs: 60_000,
     });
-    let seen = 0;
-    let wake = null;
+    const steps = stepCounter(p, blocks);
     w.on((o) => {
-      if (o.type === 'record' && o.record.type === 'step') {
-        seen++;
-        wake?.();
-      }
+      if (o.type === 'record' && o.record.type === 'step') steps.saw();
     });
     w.start();
-    const one = async (i) => {
-      const want = seen + 1;
-      const done = new Promise((r2) => (wake = () => seen >= want && r2()));
-      const t0 = performance.now();
-      appendFileSync(p, blocks[i % blocks.length]);
-      await done;
-      return performance.now() - t0;
-    };
+    const one = steps.one;
     await one(0); // the follower is up
-    const quiet = [];
-    for (let i = 1; i <= SAMPLES; i++) {
-      await new Promise((r2) => setTimeout(r2, QUIET_S * 1000));
-      quiet.push(await one(i));
-    }
+    const quiet = await afterQuiet(one);
     const steady = [];
     for (let i = 0; i < 50; i++) {
       const t0 = performance.now();
@@ -306,15 +325,14 @@ try {
     const id = `dash-${label}`;
     const p = makeRun(id, { running: true });
     writeFileSync(p, '');
-    let seen = 0;
-    let wake = null;
+    const steps = stepCounter(p, blocks);
     let pending = null;
     let paintedAt = -Infinity;
     const paint = () => {
       pending = null;
       paintedAt = performance.now();
       dashboardBody(feed.getView(), 200, 47, true, ui);
-      wake?.();
+      steps.check();
     };
     const ticker = setInterval(paint, 1000);
     const feed = new RunFeed({
@@ -325,22 +343,11 @@ try {
       summary: { id, target: tgt.name, state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
       onChange: () => (pending ??= setTimeout(paint, Math.max(0, 100 - (performance.now() - paintedAt)))),
     });
-    feed.watch.on((o) => o.type === 'record' && o.record.type === 'step' && seen++);
+    // Counted as the record arrives, told when a frame is drawn: the frame is the end of the wait.
+    feed.watch.on((o) => o.type === 'record' && o.record.type === 'step' && steps.count());
     feed.start();
-    const one = async (i) => {
-      const want = seen + 1;
-      const done = new Promise((r2) => (wake = () => seen >= want && r2()));
-      const t0 = performance.now();
-      appendFileSync(p, blocks[i % blocks.length]);
-      await done;
-      return performance.now() - t0;
-    };
-    await one(0);
-    const quiet = [];
-    for (let i = 1; i <= SAMPLES; i++) {
-      await new Promise((r2) => setTimeout(r2, QUIET_S * 1000));
-      quiet.push(await one(i));
-    }
+    await steps.one(0);
+    const quiet = await afterQuiet(steps.one);
     feed.close();
     clearTimeout(pending);
     clearInterval(ticker);

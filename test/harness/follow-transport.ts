@@ -5,7 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTransport, type Transport } from '../../src/remote/index.js';
+import { openTransport, type OpenTransportOptions, type Transport } from '../../src/remote/index.js';
 import { startSshd, type SshdHandle } from './sshd.js';
 import { startControlMaster, type ControlMaster } from './control-master.js';
 
@@ -16,23 +16,34 @@ export interface FollowTransport {
   readonly sshd: SshdHandle | undefined;
 }
 
+export interface FollowTransportOptions {
+  /** The follower's poll (default 300 ms: a wide window between two looks). */
+  followPollMs?: number;
+  /** More of the transport's options (the quiet poll, keepalives). */
+  transport?: Omit<OpenTransportOptions, 'sshConfigFile' | 'followPollMs'>;
+  /** The sshd's extra config, made once the scratch directory exists (e.g. a session PATH in it). */
+  sshdConfig?: (dir: string) => string[];
+}
+
 /** `openssh`: the user's ssh client riding a ControlMaster the harness started (control-master.ts). */
 export function useFollowTransport(
   kind: 'local' | 'ssh' | 'openssh',
   prefix: string,
-  followPollMs = 300,
+  options: number | FollowTransportOptions = {},
 ): FollowTransport {
+  const o = typeof options === 'number' ? { followPollMs: options } : options;
+  const base = { ...o.transport, followPollMs: o.followPollMs ?? 300 };
   const ctx = {} as { t: Transport; dir: string; sshd: SshdHandle | undefined; master?: ControlMaster };
   beforeAll(async () => {
     ctx.dir = mkdtempSync(join(tmpdir(), `${prefix}${kind}-`));
-    if (kind === 'ssh') {
-      ctx.sshd = await startSshd();
-      ctx.t = await openTransport(ctx.sshd.alias, { sshConfigFile: ctx.sshd.sshConfigFile, followPollMs });
-    } else if (kind === 'openssh') {
-      ctx.sshd = await startSshd();
-      ctx.master = await startControlMaster(ctx.sshd);
-      ctx.t = await openTransport(ctx.sshd.alias, { sshConfigFile: ctx.master.sshConfigFile, followPollMs });
-    } else ctx.t = await openTransport('local', { followPollMs });
+    if (kind === 'local') {
+      ctx.t = await openTransport('local', base);
+      return;
+    }
+    ctx.sshd = await startSshd(o.sshdConfig ? { extraConfig: o.sshdConfig(ctx.dir) } : {});
+    if (kind === 'openssh') ctx.master = await startControlMaster(ctx.sshd);
+    const sshConfigFile = ctx.master?.sshConfigFile ?? ctx.sshd.sshConfigFile;
+    ctx.t = await openTransport(ctx.sshd.alias, { ...base, sshConfigFile });
   });
   afterAll(async () => {
     await ctx.t?.close();

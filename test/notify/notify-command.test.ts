@@ -1,6 +1,7 @@
 // `awrl-tui notify test`: one line per channel, redacted; exit 1 if any failed, 2 when there is
 // none or a URL is not one (said without its secret parts). Against a real receiver on 127.0.0.1.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { hostname } from 'node:os';
 import { startCli } from '../runs/cli-process.js';
 import { deadPort, startReceiver, type HttpReceiver } from '../harness/http-receiver.js';
 
@@ -28,7 +29,11 @@ describe('awrl-tui notify test', { timeout: 60_000 }, () => {
     expect(r.stdout).toBe(`ok       json://127.0.0.1:${rx.port}/***\nok       ntfy://127.0.0.1:${rx.port}/***\n`);
     const hook = rx.received.find((x) => x.path === '/hook-Sec')!;
     expect(JSON.parse(hook.body)).toMatchObject({ type: 'info', awrl: { event: 'test' } });
-    expect(rx.received.find((x) => x.path === '/topic-Sec')!.headers.tags).toBe('information_source,awrl,test');
+    const topic = rx.received.find((x) => x.path === '/topic-Sec')!;
+    expect(topic.headers.tags).toBe('information_source,awrl,test');
+    // The host is named once: the event's target is this host when no --target is given.
+    const said = `${String(topic.headers.title)}\n${topic.body}`;
+    expect(said.split(hostname()).length - 1, said).toBe(1);
   });
 
   it('a refused and a dead channel: said with why, exit 1', async () => {

@@ -29,6 +29,7 @@ import { startControlMaster, type ControlMaster } from '../harness/control-maste
 import { sessionPathConfig } from '../harness/session-path.js';
 import { descendants } from '../harness/sshd.js';
 import { waitFor } from '../harness/wait.js';
+import { useFollowTransport } from '../harness/follow-transport.js';
 
 /** The follower's stamp (`seen` in its temp dir, found from the fifo it holds on fd 5), if any. */
 function stamps(sshd: SshdHandle): string[] {
@@ -165,33 +166,21 @@ const watching = (sshd: SshdHandle): boolean =>
   });
 
 describe('a write to a quiet log, inotifywait on the target', () => {
-  let dir: string;
-  let sshd: SshdHandle;
-  let t: Transport;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awrl-push-'));
-    sshd = await startSshd();
-    // Every poll far longer than the wait below: only a pushed change can arrive within it.
-    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 60_000 });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sshd?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  // Every poll far longer than the wait below: only a pushed change can arrive within it.
+  const f = useFollowTransport('ssh', 'awrl-push-', 60_000);
 
   it('is pushed: it arrives long before the next poll', async () => {
-    const p = join(dir, 'push.log');
+    const p = join(f.dir, 'push.log');
     writeFileSync(p, 'before\n');
     // Quiet from the follower's first look on.
     const past = Date.now() / 1000 - 3600;
     utimesSync(p, past, past);
     const events: FollowEvent[] = [];
-    const h = t.follow(p, 0, (e) => events.push(e));
+    const h = f.t.follow(p, 0, (e) => events.push(e));
     try {
       await waitFor(() => text(events) === 'before\n', { what: 'the first line' });
-      await quietOn(sshd, p);
-      await waitFor(() => watching(sshd), { what: "inotifywait's watch on the log" });
+      await quietOn(f.sshd!, p);
+      await waitFor(() => watching(f.sshd!), { what: "inotifywait's watch on the log" });
       appendFileSync(p, 'after\n');
       await waitFor(() => text(events) === 'before\nafter\n', { timeoutMs: 5_000, what: 'the pushed line' });
     } finally {

@@ -125,29 +125,20 @@ describe('truncate-and-regrow while the ssh connection is down', () => {
 // and with the same bytes before the offset the rewrite went unseen (a CI flake of the test above).
 // A `tee` that lingers after writing widens that moment to a second, every time.
 describe('a rewrite right after the first bytes were sent', () => {
-  let sshd: SshdHandle;
-  let t: Transport;
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awrl-regrow-slow-'));
-    const tee = '#!/bin/sh\n/usr/bin/tee "$@"\nsleep 1\n';
-    sshd = await startSshd({ extraConfig: sessionPathConfig(dir, [], { tee }) });
-    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 100 });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sshd?.stop();
-    rmSync(dir, { recursive: true, force: true });
+  const tee = '#!/bin/sh\n/usr/bin/tee "$@"\nsleep 1\n';
+  const f = useFollowTransport('ssh', 'awrl-regrow-slow-', {
+    followPollMs: 100,
+    sshdConfig: (dir) => sessionPathConfig(dir, [], { tee }),
   });
 
   it('is a truncated reset, then the new file from its first byte', async () => {
-    const p = join(dir, 'repetitive.log');
+    const p = join(f.dir, 'repetitive.log');
     const waiting = 'waiting for rollout batch...\n'.repeat(20);
     const first = `20261129-15:34:51.001 started\n${waiting}`;
     writeFileSync(p, first);
     const events: FollowEvent[] = [];
     const second = `20261129-15:40:02.917 started\n${waiting}${waiting}`;
-    const h = t.follow(p, 0, (e) => {
+    const h = f.t.follow(p, 0, (e) => {
       events.push(e);
       // At once, while the follower's tee still lingers.
       if (e.type === 'data' && text(events) === first) writeFileSync(p, second);

@@ -4,22 +4,12 @@
 // truncate-then-regrow behind the same first bytes), a same-size rewrite and re-creation are still
 // handed back and seen, every byte once; without inotifywait the reader polls; without perl the
 // bash follower works alone; and nothing it started outlives the follow or a dead connection.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import {
-  appendFileSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  unlinkSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, it, expect } from 'vitest';
+import { appendFileSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openTransport, type Transport, type FollowEvent } from '../../src/remote/index.js';
-import { startSshd, descendants, type SshdHandle } from '../harness/sshd.js';
+import { openTransport, type FollowEvent } from '../../src/remote/index.js';
+import { descendants, type SshdHandle } from '../harness/sshd.js';
+import { useFollowTransport, type FollowTransport, type FollowTransportOptions } from '../harness/follow-transport.js';
 import { sessionPathConfig } from '../harness/session-path.js';
 import { startTcpProxy } from '../harness/tcp-proxy.js';
 import { proxiedConfig } from '../harness/proxied-ssh.js';
@@ -72,36 +62,49 @@ function countingPath(dir: string, without: string[] = []): { config: string[]; 
   };
 }
 
+/** An sshd whose session PATH counts the follower's commands (less `without`), and a transport to it. */
+function useCountedTarget(
+  without: string[],
+  options: FollowTransportOptions,
+): FollowTransport & { starts: () => string[] } {
+  let starts: () => string[] = () => [];
+  const f = useFollowTransport('ssh', 'awrl-resident-', {
+    ...options,
+    sshdConfig: (dir) => {
+      const path = countingPath(dir, without);
+      starts = path.starts;
+      return path.config;
+    },
+  });
+  return {
+    get t() {
+      return f.t;
+    },
+    get dir() {
+      return f.dir;
+    },
+    get sshd() {
+      return f.sshd;
+    },
+    starts: () => starts(),
+  };
+}
+
 describe('the resident reader, inotifywait and perl on the target', () => {
-  let dir: string;
-  let sshd: SshdHandle;
-  let t: Transport;
-  let starts: () => string[];
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awrl-resident-'));
-    const path = countingPath(dir);
-    starts = path.starts;
-    sshd = await startSshd({ extraConfig: path.config });
-    // Every poll far longer than the waits below: only a pushed change can arrive within them.
-    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 60_000 });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sshd?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  // Every poll far longer than the waits below: only a pushed change can arrive within them.
+  const f = useCountedTarget([], { followPollMs: 60_000 });
 
   it('delivers each append pushed, without starting a process on the target per change', async () => {
-    const p = join(dir, 'push.log');
+    const p = join(f.dir, 'push.log');
     writeFileSync(p, HEADER);
     const events: FollowEvent[] = [];
-    const h = t.follow(p, 0, (e) => events.push(e));
+    const h = f.t.follow(p, 0, (e) => events.push(e));
     try {
       await waitFor(() => text(events) === HEADER, { what: 'the first line' });
-      await waitFor(() => resident(sshd).length === 1, { what: 'the resident reader' });
+      await waitFor(() => resident(f.sshd!).length === 1, { what: 'the resident reader' });
       expect(h.wake).toEqual({ pushed: true, resident: true, pollMs: 60_000 });
-      const before = new Set(targetProcesses(sshd));
-      const started = starts().length;
+      const before = new Set(targetProcesses(f.sshd!));
+      const started = f.starts().length;
       const seen = new Set(before);
       let want = HEADER;
       for (let i = 0; i < 40; i++) {
@@ -109,27 +112,27 @@ describe('the resident reader, inotifywait and perl on the target', () => {
         want += line;
         appendFileSync(p, line);
         await waitFor(() => text(events) === want, { timeoutMs: 5_000, intervalMs: 5, what: `append ${i}` });
-        for (const pid of targetProcesses(sshd)) seen.add(pid);
+        for (const pid of targetProcesses(f.sshd!)) seen.add(pid);
       }
       // The same processes throughout (the follower, inotifywait, the reader): none per change.
       expect([...seen].sort()).toEqual([...before].sort());
-      expect(starts().slice(started)).toEqual([]);
+      expect(f.starts().slice(started)).toEqual([]);
       expectContiguous(events);
     } finally {
       h.close();
     }
-    await waitFor(() => targetProcesses(sshd).length === 0, { what: 'nothing left on the target' });
+    await waitFor(() => targetProcesses(f.sshd!).length === 0, { what: 'nothing left on the target' });
   });
 
   it('hands back rotation, truncation, a regrow behind the same first bytes, a rewrite and re-creation', async () => {
-    const t2 = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile, followPollMs: 50 });
-    const p = join(dir, 'turns.log');
+    const t2 = await openTransport(f.sshd!.alias, { sshConfigFile: f.sshd!.sshConfigFile, followPollMs: 50 });
+    const p = join(f.dir, 'turns.log');
     writeFileSync(p, `${HEADER}one\n`);
     const events: FollowEvent[] = [];
     const h = t2.follow(p, 0, (e) => events.push(e));
     const resets = () => events.filter((e) => e.type === 'reset').map((e) => (e.type === 'reset' ? e.reason : ''));
     const readerOn = async (what: string) => {
-      await waitFor(() => resident(sshd).length === 1, { what: `the resident reader ${what}` });
+      await waitFor(() => resident(f.sshd!).length === 1, { what: `the resident reader ${what}` });
     };
     try {
       await waitFor(() => text(events) === `${HEADER}one\n`, { what: 'the first lines' });
@@ -181,7 +184,7 @@ describe('the resident reader, inotifywait and perl on the target', () => {
       // Deleted, then created again (older than anything seen: only the inode tells).
       await readerOn('before the deletion');
       unlinkSync(p);
-      await waitFor(() => resident(sshd).length === 0, { what: 'the reader to let the deleted log go' });
+      await waitFor(() => resident(f.sshd!).length === 0, { what: 'the reader to let the deleted log go' });
       writeFileSync(p, `${HEADER}again\n`);
       const past = Date.now() / 1000 - 3600;
       utimesSync(p, past, past);
@@ -193,12 +196,12 @@ describe('the resident reader, inotifywait and perl on the target', () => {
       h.close();
       await t2.close();
     }
-    await waitFor(() => targetProcesses(sshd).length === 0, { what: 'nothing left on the target' });
+    await waitFor(() => targetProcesses(f.sshd!).length === 0, { what: 'nothing left on the target' });
   });
 
   it('leaves nothing on the target when the connection goes silent', async () => {
-    const proxy = await startTcpProxy(sshd.port);
-    const cfg = proxiedConfig(sshd, proxy, 'resident');
+    const proxy = await startTcpProxy(f.sshd!.port);
+    const cfg = proxiedConfig(f.sshd!, proxy, 'resident');
     const t3 = await openTransport(cfg.alias, {
       sshConfigFile: cfg.file,
       keepaliveIntervalMs: 300,
@@ -206,15 +209,15 @@ describe('the resident reader, inotifywait and perl on the target', () => {
       heartbeatIntervalMs: 250,
       heartbeatTimeoutMs: 1500,
     });
-    const p = join(dir, 'drop.log');
+    const p = join(f.dir, 'drop.log');
     writeFileSync(p, HEADER);
     const events: FollowEvent[] = [];
     const h = t3.follow(p, 0, (e) => events.push(e));
     try {
-      await waitFor(() => resident(sshd).length === 1, { what: 'the resident reader' });
-      expect(running(sshd, /^(\/usr\/bin\/)?inotifywait /).length).toBe(1);
+      await waitFor(() => resident(f.sshd!).length === 1, { what: 'the resident reader' });
+      expect(running(f.sshd!, /^(\/usr\/bin\/)?inotifywait /).length).toBe(1);
       await proxy.hold(); // sshd sees nothing wrong; the follower's heartbeat stops
-      await waitFor(() => targetProcesses(sshd).length === 0, {
+      await waitFor(() => targetProcesses(f.sshd!).length === 0, {
         timeoutMs: 15_000,
         what: 'the follower, its reader and inotifywait gone',
       });
@@ -227,32 +230,30 @@ describe('the resident reader, inotifywait and perl on the target', () => {
 });
 
 describe("follow's status: how the log's changes come", () => {
-  let dir: string;
-  let sshd: SshdHandle;
-  let t: Transport;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awrl-resident-'));
-    sshd = await startSshd({ extraConfig: sessionPathConfig(dir, ['inotifywait']) });
-    t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sshd?.stop();
-    rmSync(dir, { recursive: true, force: true });
+  const f = useFollowTransport('ssh', 'awrl-resident-', {
+    followPollMs: 100,
+    sshdConfig: (dir) => sessionPathConfig(dir, ['inotifywait']),
   });
 
   it('says once that the log is polled where the target has no inotifywait, and what to install', async () => {
-    const p = join(dir, 'stdout.log');
+    const p = join(f.dir, 'stdout.log');
     writeFileSync(p, HEADER);
     const target: Target = {
       name: 'head',
-      host: sshd.alias,
-      workdir: dir,
+      host: f.sshd!.alias,
+      workdir: f.dir,
       python: 'python3',
       backend: 'direct',
       slurm: { extraArgs: [] },
     };
-    const w = createRunWatch({ transport: t, target, runId: 'r1', logPath: p, whenEnded: 'stop', statePollMs: 60_000 });
+    const w = createRunWatch({
+      transport: f.t,
+      target,
+      runId: 'r1',
+      logPath: p,
+      whenEnded: 'stop',
+      statePollMs: 60_000,
+    });
     const notes: string[] = [];
     w.on((o) => o.type === 'note' && notes.push(o.text));
     w.start();
@@ -274,36 +275,18 @@ describe.each([
   ['no inotifywait', ['inotifywait']],
   ['no perl', ['perl']],
 ])('the live tail with %s on the target', (_name, without) => {
-  let dir: string;
-  let sshd: SshdHandle;
-  let t: Transport;
-  let starts: () => string[];
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'awrl-resident-'));
-    const path = countingPath(dir, without);
-    starts = path.starts;
-    sshd = await startSshd({ extraConfig: path.config });
-    t = await openTransport(sshd.alias, {
-      sshConfigFile: sshd.sshConfigFile,
-      followPollMs: 50,
-      followQuietPollMs: 50,
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await sshd?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const f = useCountedTarget(without, { followPollMs: 50, transport: { followQuietPollMs: 50 } });
 
   it('is polled, every append delivered once', async () => {
-    const p = join(dir, 'polled.log');
+    const p = join(f.dir, 'polled.log');
     writeFileSync(p, HEADER);
     const events: FollowEvent[] = [];
-    const h = t.follow(p, 0, (e) => events.push(e));
+    const h = f.t.follow(p, 0, (e) => events.push(e));
     try {
       await waitFor(() => text(events) === HEADER, { what: 'the first line' });
-      if (!without.includes('perl')) await waitFor(() => resident(sshd).length === 1, { what: 'the resident reader' });
-      const started = starts().length;
+      if (!without.includes('perl'))
+        await waitFor(() => resident(f.sshd!).length === 1, { what: 'the resident reader' });
+      const started = f.starts().length;
       let want = HEADER;
       for (let i = 0; i < 10; i++) {
         want += `step ${i}\n`;
@@ -311,7 +294,7 @@ describe.each([
         await waitFor(() => text(events) === want, { timeoutMs: 5_000, what: `append ${i}` });
       }
       expectContiguous(events);
-      expect(running(sshd, /^(\/usr\/bin\/)?inotifywait /).length).toBe(without.includes('inotifywait') ? 0 : 1);
+      expect(running(f.sshd!, /^(\/usr\/bin\/)?inotifywait /).length).toBe(without.includes('inotifywait') ? 0 : 1);
       expect(h.wake).toEqual({
         pushed: !without.includes('inotifywait'),
         resident: !without.includes('perl'),
@@ -319,16 +302,16 @@ describe.each([
       });
       if (without.includes('perl')) {
         // The bash follower alone: processes started for the deliveries, as before.
-        expect(resident(sshd)).toEqual([]);
-        expect(starts().slice(started).length).toBeGreaterThan(0);
+        expect(resident(f.sshd!)).toEqual([]);
+        expect(f.starts().slice(started).length).toBeGreaterThan(0);
       } else {
         // The resident reader polls: still no process per change.
-        expect(resident(sshd).length).toBe(1);
-        expect(starts().slice(started)).toEqual([]);
+        expect(resident(f.sshd!).length).toBe(1);
+        expect(f.starts().slice(started)).toEqual([]);
       }
     } finally {
       h.close();
     }
-    await waitFor(() => targetProcesses(sshd).length === 0, { what: 'nothing left on the target' });
+    await waitFor(() => targetProcesses(f.sshd!).length === 0, { what: 'nothing left on the target' });
   });
 });

@@ -101,12 +101,14 @@ describe("the cockpit and a run's silent sentinel", () => {
       });
       const alert = c.alerts().find((a) => a.id === 'sentinel-silent')!;
       expect(alert.detail).toMatch(
-        /^sentinel silent since \S+ \(.+\); once this watch detaches, nothing watches the run$/,
+        /^sentinel silent since \S+ \(.+\); no sentinel is seen watching the run: once this watch detaches, it may go unwatched$/,
       );
-      const row = runsLines(c.session.getState().targets, 0, Date.now(), 140, 10)
-        .map(lineText)
-        .find((l) => l.includes(runId));
-      expect(row).toMatch(/ {2}sentinel silent since /);
+      // What to do, with the target's own name (as `--target` takes it).
+      expect(alert.advice).toBe(`start another: awrl-tui sentinel start ${runId} --target ${localTarget(dir).name}`);
+      // On the run's row, or (too long for it) on the line under it.
+      const lines = runsLines(c.session.getState().targets, 0, Date.now(), 140, 10).map(lineText);
+      const at = lines.findIndex((l) => l.includes(runId));
+      expect(lines.slice(at, at + 2).join('\n')).toMatch(/ {2}sentinel silent since /);
     } finally {
       await c.close();
     }

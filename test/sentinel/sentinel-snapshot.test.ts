@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { DigestWriter } from '../../src/session/digest-writer.js';
-import { SnapshotWriter } from '../../src/session/snapshot-writer.js';
+import { SnapshotWriter, type SnapshotPace } from '../../src/session/snapshot-writer.js';
 import { WatchReplay } from '../../src/session/watch-replay.js';
 import {
   DIGEST_HEADER_BYTES,
@@ -18,22 +18,15 @@ import {
   snapshotPathFor,
   SNAPSHOT_KIND,
 } from '../../src/session/run-digest.js';
-import type { RunViewContext } from '../../src/session/run-records.js';
+import { lineEndNear, QUIET_CONTEXT } from '../harness/snapshot-context.js';
 
 const RUN_A = new URL('../fixtures/shared/fixtures/areal-logs/run-a/stdout.log', import.meta.url).pathname;
 const LOG = readFileSync(RUN_A);
 const FACTS = { consumerBatchSize: 32, maxHeadOffpolicyness: 2 };
-const CTX: RunViewContext = {
-  summary: { id: 'r', target: 't', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
-  connection: { state: 'ready' },
-  connectionAt: 0,
-  gpus: [],
-  trainerLines: { lines: [], midLog: false } as never,
-  pollingStoppedS: null,
-};
+const CTX = QUIET_CONTEXT;
 
 /** A line end near this part of the log. */
-const near = (part: number) => LOG.indexOf(0x0a, Math.floor(LOG.length * part)) + 1;
+const near = (part: number) => lineEndNear(LOG, part);
 
 describe("the sentinel's watch snapshot", { timeout: 60_000 }, () => {
   let dir: string;
@@ -47,13 +40,15 @@ describe("the sentinel's watch snapshot", { timeout: 60_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const writer = (log: string) =>
+  /** `pace`: by default written at every update (no gap; no state slow: on a loaded machine
+   *  run-a's may take 50 ms). */
+  const writer = (log: string, pace: SnapshotPace = { minGapMs: 0, slowMs: Infinity, spacing: 0 }) =>
     new DigestWriter(
       local,
       log,
       digestPathFor(log),
       undefined,
-      new SnapshotWriter(local, log, snapshotPathFor(log), Promise.resolve(FACTS)),
+      new SnapshotWriter(local, log, snapshotPathFor(log), Promise.resolve(FACTS), pace),
     );
 
   /** The snapshot of `log` restored: what an attach's dashboard shows from it. */
@@ -101,5 +96,28 @@ describe("the sentinel's watch snapshot", { timeout: 60_000 }, () => {
     expect(got.view).toBe(want.view);
     expect(got.series).toEqual(want.series);
     expect(Object.keys(got.series).length).toBeGreaterThan(5);
+  });
+
+  it('a state slow to bring up to date is written at most once per SPACING times its cost; the end writes it anyway', async () => {
+    mkdirSync(join(dir, 'slow'));
+    const log = join(dir, 'slow', 'stdout.log');
+    writeFileSync(log, LOG.subarray(0, near(0.3)));
+    // Every state counts as slow, and the spacing is far longer than this test.
+    const w = writer(log, { minGapMs: 0, slowMs: 0, spacing: 1e9 });
+    await w.update({ force: true });
+    expect(restored(log).offset).toBe(near(0.3));
+    appendFileSync(log, LOG.subarray(near(0.3), near(0.6)));
+    const skipped = await w.update();
+    expect(skipped?.snapshot).toBeUndefined();
+    expect(restored(log).offset).toBe(near(0.3));
+    appendFileSync(log, LOG.subarray(near(0.6)));
+    const end = await w.update({ force: true });
+    expect(end?.snapshot).toEqual({ bytes: statSync(snapshotPathFor(log)).size });
+    // The replay went on from where it was: the end's state is one pass's.
+    mkdirSync(join(dir, 'slow-whole'));
+    const whole = join(dir, 'slow-whole', 'stdout.log');
+    writeFileSync(whole, LOG);
+    await writer(whole).update({ force: true });
+    expect(restored(log).view).toBe(restored(whole).view);
   });
 });

@@ -143,6 +143,43 @@ describe('panels as the terminal shows them', () => {
       '',
     ]);
   });
+  it("Runs (80×7, 120×7, 80×5): the sentinel on its run's row where it fits, else on a line under it", () => {
+    const [t] = FIX.targets;
+    const withSentinels = [
+      {
+        ...t,
+        runs: [
+          { ...t.runs[0], sentinel: { state: 'running' as const, text: 'sentinel ok, 12 s ago' } },
+          {
+            ...t.runs[1],
+            sentinel: {
+              state: 'silent' as const,
+              text: 'sentinel silent since 2026-05-25T10:58:00Z (no heartbeat for 120 s)',
+            },
+          },
+        ],
+      },
+    ];
+    expect(rows(runsLines(withSentinels, 1, FIX.now, 80, 7), 80, 7)).toEqual([
+      '─ Runs ────────── Enter open · n new launch · s stop · o leftovers · r refresh ─',
+      '  run                          state     step        reward    last step',
+      'gpu-head  connected  2 runs',
+      '  trial-20260525-110000-ab12   running   41/640      0.4567    12 s ago',
+      '    sentinel ok, 12 s ago',
+      '▸ trial-20260524-090000-ce92   failed    640/640     0.61      1 d 0 h ago',
+      '    sentinel silent since 2026-05-25T10:58:00Z (no heartbeat for 120 s)',
+    ]);
+    // Short of room, the list scrolls so that the cursor's run and its sentinel line both show.
+    expect(rows(runsLines(withSentinels, 1, FIX.now, 80, 5), 80, 5).slice(3)).toEqual([
+      '▸ trial-20260524-090000-ce92   failed    640/640     0.61      1 d 0 h ago',
+      '    sentinel silent since 2026-05-25T10:58:00Z (no heartbeat for 120 s)',
+    ]);
+    const wide = rows(runsLines(withSentinels, 1, FIX.now, 120, 7), 120, 7);
+    expect(wide[3]).toBe(
+      '  trial-20260525-110000-ab12               running   41/640      0.4567    12 s ago  sentinel ok, 12 s ago',
+    );
+    expect(wide[5]).toBe('    sentinel silent since 2026-05-25T10:58:00Z (no heartbeat for 120 s)');
+  });
   it('Leftovers (80×9): tagged ones offered, untagged ones only listed', () => {
     expect(rows(leftoverLines(FIX.leftovers, 'r-1', 80), 80, 9)).toEqual([
       '─ Leftovers of r-1 ─ processes still tagged with the run or holding GPU memory ─',

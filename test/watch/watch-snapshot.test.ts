@@ -19,7 +19,7 @@ import { WatchReplay } from '../../src/session/watch-replay.js';
 import type { WatchOutput } from '../../src/watch/watch-output.js';
 import { encodeGraph, decodeGraph, classRegistry, GraphError } from '../../src/health/index.js';
 import { ROOT, BIN } from '../ui/sim-run.js';
-import type { RunViewContext } from '../../src/session/run-records.js';
+import { lineEndNear, QUIET_CONTEXT } from '../harness/snapshot-context.js';
 
 const RUN_A = new URL('../fixtures/shared/fixtures/areal-logs/run-a/stdout.log', import.meta.url).pathname;
 /** With the wandb page the config makes: announced before any record, in the store and the event log. */
@@ -73,14 +73,7 @@ function told(r: WatchReplay): WatchOutput[] {
   return out;
 }
 
-const CTX: RunViewContext = {
-  summary: { id: 'r', target: 't', state: 'running', step: null, totalSteps: null, reward: null, lastStepAt: null },
-  connection: { state: 'ready' },
-  connectionAt: 0,
-  gpus: [],
-  trainerLines: { lines: [], midLog: false } as never,
-  pollingStoppedS: null,
-};
+const CTX = QUIET_CONTEXT;
 
 /** Two states' texts equal, or where they first differ. */
 function firstDifference(got: string, want: string, cut: number): void {
@@ -92,7 +85,7 @@ function firstDifference(got: string, want: string, cut: number): void {
 
 /** Line ends near these parts of the log (a cut inside a table, a traceback: wherever it falls). */
 function cuts(bytes: Buffer, parts: number[]): number[] {
-  return parts.map((p) => bytes.indexOf(0x0a, Math.floor(bytes.length * p)) + 1);
+  return parts.map((p) => lineEndNear(bytes, p));
 }
 
 describe('a watch snapshot', { timeout: 60_000 }, () => {

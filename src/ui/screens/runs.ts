@@ -1,7 +1,7 @@
 // Runs screen: targets and their runs (state, step, reward, age of the last step).
 import { commandBinding, hintLine, keyLabel } from '../bindings.js';
 import { cell, fit, fitMiddle, formatNumber, lastStepWhen } from '../format.js';
-import { titleLine, type Line } from '../lines.js';
+import { lineText, titleLine, visibleLength, type Line } from '../lines.js';
 import { connectionText, runStateSeg } from '../panels/header.js';
 import type { RunSummary, TargetSummary } from '../../session/types.js';
 import { connectProblemHead, connectProblemRows } from './connect-problem.js';
@@ -78,31 +78,34 @@ export function runsLines(
     for (const r of t.runs) {
       const selected = index === cursor;
       const state = runStateSeg(r.state);
-      rows.push({
-        selected,
-        line: [
-          { t: (selected ? '▸ ' : '  ') + cell(fitMiddle(r.id, idW), idW) + ' ', inverse: selected },
-          { ...state, t: cell(state.t, 10) },
-          {
-            t:
-              cell(r.step !== null ? `${r.step}/${r.totalSteps ?? '?'}` : '—', 12) +
-              cell(formatNumber(r.reward), 10) +
-              lastStepWhen(r.lastStepAt, now),
-          },
-          ...(r.id === baselineRunId ? [{ t: '  baseline', c: 'title' as const }] : []),
-          // As `runs` says it; silent in warning colour: nothing watches the run when you leave.
-          ...(r.sentinel
-            ? [{ t: `  ${r.sentinel.text}`, c: r.sentinel.state === 'silent' ? 'warn' : 'dim' } as const]
-            : []),
-        ],
-      });
+      const line: Line = [
+        { t: (selected ? '▸ ' : '  ') + cell(fitMiddle(r.id, idW), idW) + ' ', inverse: selected },
+        { ...state, t: cell(state.t, 10) },
+        {
+          t:
+            cell(r.step !== null ? `${r.step}/${r.totalSteps ?? '?'}` : '—', 12) +
+            cell(formatNumber(r.reward), 10) +
+            lastStepWhen(r.lastStepAt, now),
+        },
+        ...(r.id === baselineRunId ? [{ t: '  baseline', c: 'title' as const }] : []),
+      ];
+      rows.push({ selected, line });
+      if (r.sentinel) {
+        // As `runs` says it; silent in warning colour: no sentinel is seen watching the run. On the
+        // row where it fits, else on a line of its own under it (a silent one's text is long, and
+        // at 80 columns even "sentinel ok" would fall off the row's end).
+        const c = r.sentinel.state === 'silent' ? 'warn' : 'dim';
+        const text = `  ${r.sentinel.text}`;
+        if (visibleLength(lineText(line)) + visibleLength(text) <= width) line.push({ t: text, c });
+        else rows.push({ selected, line: [{ t: fit(`    ${r.sentinel.text}`, width), c }] });
+      }
       index++;
     }
   }
-  // Keep the cursor row visible.
+  // Keep the cursor's rows visible (its run's row and the sentinel line under it).
   const body = Math.max(1, height - out.length);
-  const selectedRow = rows.findIndex((r) => r.selected);
-  const start = selectedRow < body ? 0 : selectedRow - body + 1;
+  const lastSelected = rows.findLastIndex((r) => r.selected);
+  const start = lastSelected < body ? 0 : lastSelected - body + 1;
   out.push(...rows.slice(start, start + body).map((r) => r.line));
   return out;
 }
