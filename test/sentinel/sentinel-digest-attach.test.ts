@@ -282,16 +282,21 @@ describe('sentinel start on an ended run, follow through the snapshot', { timeou
     expect(l.code, l.stderr).toBe(0);
     const runId = runIdOf(l.stdout);
     const log = join(env.runDir(runId), 'stdout.log');
+    // The sentinel started once the run made two steps: its first look writes the snapshot (then
+    // at most once a minute), of the first steps; the faults come later.
+    await waitFor(() => readFileSync(log, 'latin1').includes('Train step 2/8 done'), {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      what: 'the run’s second step',
+    });
     const s = await cli(['sentinel', 'start', runId, ...env.target()]);
     expect(s.code, s.stderr).toBe(0);
-    // A snapshot of the run's first steps (the sentinel writes one each period the log grew).
     await waitFor(
       () => {
         const h = parseDigestHeader(readFileSync(snapshotPathFor(log)).subarray(0, DIGEST_HEADER_BYTES), SNAPSHOT_KIND);
-        const at = readFileSync(log, 'latin1').indexOf('Train step 2/8 done');
-        return h !== null && at >= 0 && h.offset > at;
+        return h !== null && h.offset > readFileSync(log, 'latin1').indexOf('Train step 2/8 done');
       },
-      { timeoutMs: 60_000, intervalMs: 100, what: 'a snapshot of the first steps' },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'the sentinel’s snapshot' },
     );
     const live = await cli(['follow', runId, ...env.target()]);
     expect(live.code, live.stderr).toBe(0);
