@@ -127,7 +127,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const sentinelAlert = new OutsideAlert();
   const steps = new StepProgress();
   // Through the sentinel's watch snapshot: no line for the history before it (its standing alerts
-  // are told), the steps after it timed from its last one.
+  // are told), the steps after it timed from its last one. Called once the watch below runs.
   const restored = () => {
     steps.continueFrom(watch.store.stepTimeFrom);
     const last = watch.store.lastStepEvent;
