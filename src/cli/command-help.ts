@@ -92,6 +92,8 @@ const FOLLOW = `usage: awrl-tui follow RUN --target T [--json] [--reconnect-time
 
 Follows a running run headless, from its log's first byte to the run's end: what
 --launch --follow prints, with the same exit codes. Ctrl-C stops following; the run goes on.
+Where the run's sentinel keeps a watch snapshot, the lines start there (the run's state
+restored, the alerts standing then); --json always reads the whole log.
 
   --json                  the events as JSON Lines (as parse --json), plus {"type":"alert",...},
                           {"type":"alert-cleared","id",...} ("endedWithRun":true: a hang the run

@@ -1,7 +1,8 @@
 // `awrl-tui follow RUN [--target T] [--json] [--reconnect-timeout S]`: the headless way back to a
 // run that is already going (after Ctrl-C of `--launch --follow`, from another script, or from
 // cron): the same lines as `--launch --follow`, from the log's first byte, so `--json` gives every
-// event once, then follows to the run's end. Exit codes as `--launch --follow`.
+// event once, then follows to the run's end (the human lines from the run's sentinel watch snapshot
+// where it keeps one: follow-digest.ts). Exit codes as `--launch --follow`.
 // Imported file by file, not through src/runs' index: that would load the config engine (and the
 // yaml library) before connecting. The run's config is evaluated by a module loaded meanwhile.
 import type { Target } from '../runs/targets.js';

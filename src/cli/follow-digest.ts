@@ -1,29 +1,54 @@
-// `follow` through the run's sentinel digest (src/session/run-digest.ts): where the run has one, the
-// watch's history comes from it and the log is read from where it ends, instead of the whole log.
-// Only the human lines: they read a step's reward and staleness, which the digest keeps, so they are
-// the lines a full read prints (test/sentinel/sentinel-digest-follow.test.ts). `follow --json` prints
-// every stats key of every step and the digest keeps only the panels' and rules' keys: it reads the
-// whole log, as before (a JSON consumer never gets a step with fewer keys). No digest file: today's
-// attach, unchanged (no backfill at all); a digest that is not this log's or is damaged: the whole log.
+// `follow` through what the run's sentinel keeps next to its log (src/session/run-digest.ts): its
+// watch snapshot, else its digest; the log is read from where they end, instead of the whole log.
+// Only the human lines. Through the snapshot the watch restores the state at its offset (the
+// store's series projected to the rules' ones: src/watch/watch-snapshot.ts) and prints no line for
+// the history before it but the alerts standing there; from there on its lines, every alert fired
+// or cleared, the run's end and the exit code are a full read's, the first step's time measured
+// from the snapshot's last step (StepProgress.continueFrom). Through the digest every line is a
+// full read's (the digest keeps each step's reward and staleness). One refused (another version,
+// keys or log, damaged) is said in one line and the next is used: the digest, then the whole log
+// (test/sentinel/sentinel-digest-attach.test.ts). `follow --json` prints every stats key of every
+// step, which neither keeps: it reads the whole log, as before. Neither file: today's attach.
 import type { Transport } from '../remote/transport.js';
 import type { WatchBackfill } from '../watch/run-watch.js';
 import { backfill } from '../session/backfill.js';
-import { digestPathFor } from '../session/run-digest.js';
+import { digestPathFor, snapshotPathFor } from '../session/run-digest.js';
 
-/** The watch's backfill through the digest, or undefined (no digest file: no backfill). */
+/** The watch's backfill through the snapshot or the digest, or undefined (neither file: no
+ *  backfill). `restored`: the watch took the snapshot (its lines go on from there). */
 export async function followDigest(
   transport: Transport,
   logPath: string,
   say: (text: string) => void,
+  restored: () => void,
 ): Promise<WatchBackfill | undefined> {
   const digest = digestPathFor(logPath);
-  const st = await transport.stat(digest).catch(() => null);
-  if (!st) return undefined;
+  const snapshot = snapshotPathFor(logPath);
+  const there = (p: string) =>
+    transport.stat(p).then(
+      (st) => st !== null,
+      () => false,
+    );
+  const [hasDigest, hasSnapshot] = await Promise.all([there(digest), there(snapshot)]);
+  if (!hasDigest && !hasSnapshot) return undefined;
   return {
     thresholdBytes: 0,
     run: async (t, path, size, sink) => {
-      const b = await backfill(t, path, size, { ...sink, cache: null, digest, digestOnly: true, tailBytes: 64 << 10 });
-      if (!b.digestBytes) say(`the run's digest ${digest} is not this log's (or is damaged): reading the whole log`);
+      const b = await backfill(t, path, size, {
+        ...sink,
+        restore: (s, reader) => {
+          sink.restore(s, reader);
+          restored();
+        },
+        onNote: say,
+        cache: null,
+        digest,
+        snapshot: hasSnapshot ? snapshot : null,
+        digestOnly: true,
+        tailBytes: 64 << 10,
+      });
+      if (!b.digestBytes && !b.snapshotBytes && hasDigest)
+        say(`the run's digest ${digest} is not this log's (or is damaged): reading the whole log`);
       return b;
     },
   };

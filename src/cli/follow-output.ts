@@ -66,7 +66,8 @@ export interface FollowPrintOptions {
    *  terminal too, when stderr is one; `announceEnd`: the run was launched here (its end is news
    *  even if it was never seen running). */
   notify?: { channels: readonly Channel[]; terminal: boolean; announceEnd?: boolean };
-  /** The human lines through the run's sentinel digest where it has one (follow-digest.ts). */
+  /** The human lines through the run's sentinel watch snapshot or digest where it has one
+   *  (follow-digest.ts). */
   digest?: boolean;
 }
 
@@ -112,7 +113,8 @@ const err = (s: string) => {
   process.stderr.write(`${s}\n`);
 };
 
-/** Follows the run's log from its first byte to the run's end; returns the exit code. */
+/** Follows the run's log from its first byte (or the sentinel's snapshot: `digest`) to the run's
+ *  end; returns the exit code. */
 export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   const { json, runId, target, where } = o;
   stdoutShared = o.stdoutShared ?? false;
@@ -123,8 +125,17 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   // The sentinel's silence, an alert of this watch with or without channels: whoever follows learns
   // that nothing watches the run once they stop.
   const sentinelAlert = new OutsideAlert();
+  const steps = new StepProgress();
+  // Through the sentinel's watch snapshot: no line for the history before it (its standing alerts
+  // are told), the steps after it timed from its last one. Called once the watch below runs.
+  const restored = () => {
+    steps.continueFrom(watch.store.stepTimeFrom);
+    const last = watch.store.lastStepEvent;
+    const at = last ? ` at step ${last.globalStep}/${last.totalSteps}` : '';
+    info(`watch    snapshot: the run's state${at} from its sentinel's watch snapshot: its lines go on from there`);
+  };
   const backfill =
-    o.digest && !json ? await followDigest(o.transport, o.logPath, (t) => info(`watch    ${t}`)) : undefined;
+    o.digest && !json ? await followDigest(o.transport, o.logPath, (t) => info(`watch    ${t}`), restored) : undefined;
   const watch = createRunWatch({
     transport: o.transport,
     target,
@@ -151,7 +162,7 @@ export async function followAndPrint(o: FollowPrintOptions): Promise<number> {
   };
   process.once('SIGINT', leave);
   process.once('SIGTERM', leave);
-  const print = printer(o, info);
+  const print = printer(o, info, steps);
   // While the run's sentinel (src/sentinel) runs and beats, it is the one sender: this watch keeps
   // quiet, and says the sentinel's delivery failures and its silence as its own.
   // Who sends and what the sentinel could not send matter only to a watch with channels.
@@ -221,9 +232,8 @@ function notifyFailed(f: NotifyFailure, json: boolean): void {
 }
 
 /** The lines of one watch output (stateful: the previous step, the last state seen). */
-function printer(o: FollowPrintOptions, info: (s: string) => void): (w: WatchOutput) => void {
+function printer(o: FollowPrintOptions, info: (s: string) => void, steps: StepProgress): (w: WatchOutput) => void {
   const { json, target } = o;
-  const steps = new StepProgress();
   let last: RunSummary | null = null;
   return (w) => {
     switch (w.type) {

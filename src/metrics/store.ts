@@ -57,7 +57,7 @@ export class MetricsStore {
   droppedKeys = 0;
   private prevStepMs: number | null = null;
   private prevStep: number | null = null;
-  private readonly seriesKeys: ReadonlySet<string> | null;
+  private seriesKeys: ReadonlySet<string> | null;
   private lastKeys: readonly string[] = [];
   /** The series of the last key set, and where their keys are in it. */
   private lastSeries: Series[] = [];
@@ -74,6 +74,31 @@ export class MetricsStore {
     this.capacity = opts.capacity ?? 1024;
     this.maxKeys = opts.maxKeys ?? 2000;
     this.seriesKeys = opts.seriesKeys ? new Set(opts.seriesKeys) : null;
+  }
+
+  /** The step the next step's time is measured from: the latest, unless a restart came after it
+   *  (or its time does not read): `follow`'s progress lines go on from it after a snapshot. */
+  get stepTimeFrom(): StepEvent | null {
+    return this.prevStepMs !== null ? this.lastStepEvent : null;
+  }
+
+  /** What the store was made with: a watch snapshot's store is restored only into one that keeps
+   *  what it kept, or less (src/watch/watch-snapshot.ts). */
+  get shape(): { capacity: number; maxKeys: number; seriesKeys: ReadonlySet<string> | null } {
+    return { capacity: this.capacity, maxKeys: this.maxKeys, seriesKeys: this.seriesKeys };
+  }
+
+  /** Keeps as series only `seriesKeys` (and the step times), as a store made with them holds after
+   *  the same steps: a snapshot's store of every series taken by one of the rules' (`follow`).
+   *  False (nothing changed) when this store dropped a key at its cap: the narrower one, which
+   *  counts only its own keys, might hold it. */
+  narrow(seriesKeys: ReadonlySet<string>): boolean {
+    if (this.droppedKeys > 0) return false;
+    for (const k of [...this.map.keys()]) if (k !== STEP_TIME_KEY && !seriesKeys.has(k)) this.map.delete(k);
+    this.seriesKeys = seriesKeys;
+    // The last key set's series, as the narrower store resolved them.
+    this.resolveSeries(this.lastKeys);
+    return true;
   }
 
   ingest(e: TrainerEvent): void {

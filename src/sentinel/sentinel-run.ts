@@ -185,8 +185,9 @@ class Sentinel {
 }
 
 /** One digest update at a time (a period's update waits for none: it is skipped while one runs). */
-class DigestKeeper {
+export class DigestKeeper {
   private running: Promise<void> | null = null;
+  private ending = false;
 
   constructor(
     private readonly digest: SentinelDigest,
@@ -195,11 +196,15 @@ class DigestKeeper {
   ) {}
 
   update(): void {
+    if (this.ending) return;
     this.running ??= this.once().finally(() => (this.running = null));
   }
 
-  /** The last update, once the running one (if any) is over: the digest reaches the log's end. */
+  /** The last update, once the running one (if any) is over: the digest reaches the log's end. No
+   *  period's update from here on: the heartbeat goes on until the end is delivered, and one run
+   *  beside this one wrote the same temp files (the snapshot renamed away, then removed). */
   async last(): Promise<void> {
+    this.ending = true;
     await this.running;
     await this.once(true);
   }

@@ -73,8 +73,8 @@ export interface BackfillOptions {
   restore?(s: WatchSnapshot, reader: TrainerLogReader): void;
   /** One line about how the history was read (a snapshot not used, and why). */
   onNote?(text: string): void;
-  /** Only the digest: without a usable one nothing is filtered and the result starts at 0 with a
-   *  fresh reader (the caller reads the whole log, as without a backfill: `follow`). */
+  /** Only the digest or the snapshot: without a usable one nothing is filtered and the result
+   *  starts at 0 with a fresh reader (the caller reads the whole log, as without a backfill: `follow`). */
   digestOnly?: boolean;
 }
 
@@ -220,7 +220,7 @@ export async function backfill(
         return backfill(transport, logPath, size, { ...opts, snapshot: null });
       }
     }
-    if (opts.digestOnly && !digestGzBytes) {
+    if (opts.digestOnly && !digestGzBytes && !snapshotSize) {
       const r = await s.done;
       if (r.code !== 0) throw new Error(`the digest check failed on ${transport.target}: exit ${r.code}`);
       const none = { offset: 0, reader: new TrainerLogReader(), coveredBytes: 0, cachedBytes: 0 };

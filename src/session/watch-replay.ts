@@ -16,10 +16,11 @@ export class WatchReplay {
   private readonly reader = new TrainerLogReader();
   private readonly records: RunRecords;
 
-  /** `storeCapacity`: a test's smaller store (its series merge buckets sooner); default the watch's. */
+  /** `storeCapacity`: a test's smaller store (its series merge buckets sooner); default the watch's.
+   *  `storeSeries: 'rules'`: `follow`'s store (a test restores the cockpit's snapshot into it). */
   constructor(
     private readonly facts: RunWatchFacts,
-    opts: { storeCapacity?: number } = {},
+    opts: { storeCapacity?: number; storeSeries?: 'all' | 'rules' } = {},
   ) {
     this.core = createReplayCore(facts, opts);
     this.records = new RunRecords({ store: this.core.store, alerts: this.core.alerts, clock: () => 0 });

@@ -79,6 +79,12 @@ export class StepProgress {
     return null;
   }
 
+  /** Goes on after records it did not see (a watch snapshot's history): `prev` the step the next
+   *  one's time is measured from (the store's `stepTimeFrom`; null after a restart). */
+  continueFrom(prev: StepEvent | null): void {
+    this.prev = prev;
+  }
+
   /** The log was truncated or replaced: what follows is another file. */
   reset(): void {
     this.prev = null;

@@ -12,7 +12,8 @@ export class RayPhasePart implements WatchPart {
   private readonly ray = new RayBringUpLines();
   /** The attempt's Ray bring-up while it is the run's phase (null: not in bring-up). */
   private bringUp: RayBringUp | null = null;
-  /** Records read since the last delivery's lines were told. */
+  /** Records the follower read since its last delivery's lines were told (not the history's: a
+   *  digest's records, or none through a watch snapshot, came before any line it tells). */
   private records = 0;
 
   constructor(private readonly core: WatchCore) {}
@@ -21,10 +22,10 @@ export class RayPhasePart implements WatchPart {
     return this.bringUp;
   }
 
-  onRecord(e: HealthEvent): void {
+  onRecord(e: HealthEvent, backfilled: boolean): void {
     // The trainer's first record after the bring-up's lines: the bring-up is over.
     if (e.type === 'save') return;
-    this.records++;
+    if (!backfilled) this.records++;
     if (this.bringUp) this.end();
   }
 

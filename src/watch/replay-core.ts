@@ -10,8 +10,12 @@ const NO_TRANSPORT = { state: { state: 'ready' } } as unknown as Transport;
 
 /** The core as an attach has it when the history starts (the lifecycle backfilling); its caller
  *  announces the config's wandb page (`announceWandb`) once it listens, as an attach does.
- *  `storeCapacity`: a test's smaller store. */
-export function createReplayCore(facts: RunWatchFacts, o: { storeCapacity?: number } = {}): WatchCore {
+ *  `storeCapacity`: a test's smaller store; `storeSeries`: 'rules', `follow`'s (a test restores the
+ *  snapshot into it). */
+export function createReplayCore(
+  facts: RunWatchFacts,
+  o: { storeCapacity?: number; storeSeries?: 'all' | 'rules' } = {},
+): WatchCore {
   const core = new WatchCore(
     {
       ...o,

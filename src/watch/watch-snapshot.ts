@@ -78,14 +78,17 @@ export function decodeWatchSnapshot(bytes: Buffer): WatchSnapshot {
   return { parser, store, alerts, changes, view: s.view, facts: doc.facts };
 }
 
-/** Whether two stores were made with the same options (capacity, keys kept): a snapshot's store
- *  is restored only into its like (`follow` keeps only the rules' series). */
-function sameOptions(a: MetricsStore, b: MetricsStore): boolean {
-  const o = (s: MetricsStore) => {
-    const r = s as unknown as { capacity: number; maxKeys: number; seriesKeys: ReadonlySet<string> | null };
-    return JSON.stringify([r.capacity, r.maxKeys, r.seriesKeys ? [...r.seriesKeys] : null]);
-  };
-  return o(a) === o(b);
+/** Whether a snapshot's store can become this watch's: made with the same capacity and key cap,
+ *  keeping every series this one keeps (`follow` keeps only the rules': the snapshot's others are
+ *  dropped, as its store would never have made them). */
+function fitStore(into: MetricsStore, from: MetricsStore): boolean {
+  const a = into.shape;
+  const b = from.shape;
+  if (a.capacity !== b.capacity || a.maxKeys !== b.maxKeys) return false;
+  const keeps = a.seriesKeys;
+  if (!keeps) return b.seriesKeys === null;
+  if (b.seriesKeys && [...keeps].some((k) => !b.seriesKeys!.has(k))) return false;
+  return from.narrow(keeps);
 }
 
 /** The watch's own objects take the snapshot's state (others hold them: they stay the same objects);
@@ -97,7 +100,7 @@ export function restoreWatchState(
   arrivedWall: number,
 ): void {
   if (s.facts !== factsKey(facts)) throw new GraphError('it was made with other config facts');
-  if (!sameOptions(into.store, s.store)) throw new GraphError("its store is not this watch's kind");
+  if (!fitStore(into.store, s.store)) throw new GraphError("its store is not this watch's kind");
   adoptState(into.store, s.store);
   into.alerts.adoptState(s.alerts, arrivedWall);
   adoptState(into.changes, s.changes);

@@ -8,11 +8,13 @@
 // RunFeed over ssh, its own process): the time to the full dashboard (the history read) and to the
 // last step shown, bytes sent, peak RSS, through the snapshot, through the digest alone (the
 // snapshot moved away), and with neither. Goal (issue #30): the full dashboard in at most a quarter
-// of `ssh cat` of the 1 GB log, the same for 5 GB. Figures are printed, never asserted. Logs are
-// generated (test/bench/areal-log.mjs), then deleted.
+// of `ssh cat` of the 1 GB log, the same for 5 GB. Then `follow RUN` (human lines, the CLI in its
+// own process, the log an ended run's) through the snapshot, the digest alone and neither: the
+// time to its exit, the bytes its history note says were sent, the lines printed. Figures are
+// printed, never asserted. Logs are generated (test/bench/areal-log.mjs), then deleted.
 // AWRL_BENCH_DIGEST_MB (default 1100), AWRL_BENCH_5GB=0 to skip the 5 GB log.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,12 +64,42 @@ function attach(log, lastStep, sshConfig, host) {
   }
 }
 
+/** An ended run around the log (run.json, exit code 0), for `follow`. */
+function endedRun(runDir, runId, host) {
+  writeFileSync(join(runDir, 'exit.code'), '0\n');
+  const at = '2026-12-01T00:00:00.000Z';
+  const record = { version: 1, runId, experiment: 'e', trial: 't', target: host, workdir: dir, runDir };
+  const more = { backend: 'direct', argv: ['python3', 'webgym/train.py'], secretNames: [], createdAt: at };
+  const attempts = [{ n: 1, reason: 'launch', startedAt: at, pid: 2147483 }];
+  const run = { ...record, ...more, attempts, chainJobIds: [], autoResume: 0, nodes: 1 };
+  writeFileSync(join(runDir, 'run.json'), `${JSON.stringify(run)}\n`);
+}
+
+/** `follow RUN` (human lines) to the run's end: seconds, its history note's bytes sent, lines. */
+function follow(runId, sshConfig, host) {
+  const t0 = performance.now();
+  const args = ['follow', runId, '--target', host, '-F', sshConfig, '--workdir', dir];
+  const r = spawnSync(process.execPath, [join(here, '../../bin/awrl-tui.js'), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, AWRL_NOTIFY: '' },
+    maxBuffer: 1 << 30,
+  });
+  const s = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`follow failed (${r.status}): ${r.stderr}`);
+  const lines = r.stdout.split('\n').filter((l) => l && !/^(watch|state) {2,}/.test(l));
+  const history = /^watch {4}history: .*$/m.exec(r.stdout)?.[0] ?? null;
+  const path = /^watch {4}(snapshot:|the run's)/m.exec(r.stdout) ? 'snapshot' : history ? 'digest' : 'whole log';
+  return { s, sent: history ? sentOf(history) : null, lines: lines.length, path };
+}
+
 async function oneSize(mb, sshConfig, host) {
-  const runDir = join(dir, `run-${mb}`);
-  mkdirSync(runDir);
+  const runId = `run-${mb}`;
+  const runDir = join(dir, '.awrl', 'runs', runId);
+  mkdirSync(runDir, { recursive: true });
   const log = join(runDir, 'stdout.log');
   say(`generating a ${mb} MiB AReaL log ...`);
   const lastStep = await generateArealLog(log, mb);
+  endedRun(runDir, runId, host);
   const size = statSync(log).size;
   say(`log: ${(size / 1e9).toFixed(2)} GB, ${lastStep} steps; load average ${load()}`);
   spawnSync('cat', [log], { stdio: 'ignore' }); // the page cache, as for a log being written
@@ -97,8 +129,11 @@ async function oneSize(mb, sshConfig, host) {
   const via = attach(log, lastStep, sshConfig, host);
   renameSync(digestPathFor(log), `${digestPathFor(log)}.off`);
   const without = attach(log, lastStep, sshConfig, host);
+  const followWhole = follow(runId, sshConfig, host);
   renameSync(`${digestPathFor(log)}.off`, digestPathFor(log));
+  const followDigest = follow(runId, sshConfig, host);
   renameSync(`${snapshotPathFor(log)}.off`, snapshotPathFor(log));
+  const followSnapshot = follow(runId, sshConfig, host);
   for (const [name, r] of [
     ['through the snapshot', viaSnapshot],
     ['through the digest', via],
@@ -111,6 +146,16 @@ async function oneSize(mb, sshConfig, host) {
         `peak RSS ${r.peakMB.toFixed(0)} MB; note: ${r.note}${r.digestNote ? `; ${r.digestNote}` : ''}`,
     );
   }
+  for (const [name, r] of [
+    ['through the snapshot', followSnapshot],
+    ['through the digest', followDigest],
+    ['the whole log', followWhole],
+  ])
+    say(
+      `follow ${name.padEnd(20)}: to its exit ${r.s.toFixed(2)} s, ` +
+        `${r.sent === null ? 'no history note (the whole log followed)' : `sent ${(r.sent / 1e6).toFixed(2)} MB`}, ` +
+        `${r.lines} lines (read ${r.path})`,
+    );
   rmSync(runDir, { recursive: true, force: true });
 }
 

@@ -3,8 +3,11 @@
 // a cockpit attaching afterwards (RunFeed over ssh) restores the watch snapshot written beside it
 // instead of reading any history, and its dashboard (every series, the last step, the alert history,
 // the figures, alerts, eval table, the event log's record lines) is the one a full read gives; a
-// snapshot that does not parse or is another config's is not used (said), the digest read instead;
-// `follow` through it prints the lines a full read prints.
+// snapshot that does not parse or is another config's is not used (said), the digest read instead.
+// `follow` (human lines) through the snapshot prints the alerts standing at it, then a full read's
+// lines, end and exit code, on the ended run and attached to a live one (alerts fired and cleared
+// after it); through the digest (the snapshot refused, said) every line a full read prints; the
+// bytes each path sends; `follow --json` reads the whole log whatever the run keeps.
 // Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -30,7 +33,26 @@ import { runIdOf, sentinelPidsUnder, sentinelTestCli, startSentinelEnv, type Sen
 
 const { cli, killAll } = sentinelTestCli(`tok-${process.pid}-Dg7`, 600);
 
-describe('sentinel start on an ended run', { timeout: 180_000 }, () => {
+/** follow's lines of records and alerts (not its `watch` notes and `state` lines). */
+const events = (out: string) => out.split('\n').filter((l) => l && !/^(watch|state) {2,}/.test(l));
+const isAlert = (l: string) => /^alert[ :]/.test(l);
+
+/** The alert lines of `lines` not cleared (or ended with the run) later in them: those standing. */
+function standing(lines: string[]): string[] {
+  return lines.filter(
+    (l, i) =>
+      l.startsWith('alert: ') &&
+      !lines
+        .slice(i + 1)
+        .some((c) => /^alert (cleared|ended with the run): /.test(c) && l.includes(`] ${c.split(': ')[1]}`)),
+  );
+}
+
+/** The MiB sent of `follow`'s history note. */
+const sentMiB = (out: string) =>
+  Number(/^watch {4}history: [\d.]+ MiB of log backfilled with ([\d.]+) MiB sent/m.exec(out)?.[1]);
+
+describe('sentinel start on an ended run, follow through the snapshot', { timeout: 180_000 }, () => {
   let env: SentinelEnv;
   let ssh: Transport;
 
@@ -114,7 +136,7 @@ describe('sentinel start on an ended run', { timeout: 180_000 }, () => {
   it('digests the log once and stops; an attach restores its watch snapshot (refused: reads the digest) and shows a full read’s dashboard', async () => {
     const l = await cli([
       '--launch',
-      ...env.target('AWRL_SIM_SPEED=instant'),
+      ...env.target('AWRL_SIM_SPEED=instant AWRL_SIM_FAULT=nan-grad@3-4,nan-grad@7-8'),
       '--config',
       env.config,
       'total_train_epochs=1',
@@ -200,15 +222,116 @@ describe('sentinel start on an ended run', { timeout: 180_000 }, () => {
     expect(gunzipSync(good.subarray(DIGEST_HEADER_BYTES)).toString('utf8')).not.toContain(`tok-${process.pid}`);
     writeFileSync(snapPath, good);
 
-    // `follow` through the digest prints the lines a full read prints (follow-digest.ts).
-    const followed = await cli(['follow', runId, ...env.target()]);
-    expect(followed.code, followed.stderr).toBe(0);
-    expect(followed.stdout).toMatch(/^watch {4}history: [\d.]+ MiB of log backfilled/m);
+    // `follow` (human lines) through the snapshot: the state restored, no line for the history
+    // before it but the alerts standing there; after it, its lines, the run's end and exit code are
+    // a full read's (follow-digest.ts). Through the digest (the snapshot refused): every line.
+    const viaSnap = await cli(['follow', runId, ...env.target()]);
+    expect(viaSnap.code, viaSnap.stderr).toBe(0);
+    expect(viaSnap.stdout).toMatch(/^watch {4}snapshot: the run's state at step \d+\/\d+ from its sentinel/m);
+    writeFileSync(snapPath, bad);
+    const viaDig = await cli(['follow', runId, ...env.target()]);
+    expect(viaDig.code, viaDig.stderr).toBe(0);
+    expect(viaDig.stdout).toContain("watch    the run's watch snapshot was not used (it is of another version than 1)");
+    expect(viaDig.stdout).not.toMatch(/^watch {4}snapshot:/m);
+    // One whose bytes do not parse (their sum right): refused by the watch, said, the digest read.
+    writeFileSync(snapPath, Buffer.concat([formatDigestHeader(j, SNAPSHOT_KIND), junk]));
+    const followJunk = await cli(['follow', runId, ...env.target()]);
+    expect(followJunk.stdout).toMatch(/^watch {4}the run's watch snapshot was not used \(it does not parse/m);
     renameSync(digestPathFor(log), `${digestPathFor(log)}.off`);
+    renameSync(snapPath, `${snapPath}.off`);
     const whole = await cli(['follow', runId, ...env.target()]);
+    expect(whole.code, whole.stderr).toBe(0);
     expect(whole.stdout).not.toMatch(/^watch {4}history:/m);
-    const events = (out: string) => out.split('\n').filter((l) => !/^(watch|state) {2,}/.test(l));
-    expect(events(followed.stdout).filter((l) => l.startsWith('step ')).length).toBeGreaterThan(5);
-    expect(events(followed.stdout)).toEqual(events(whole.stdout));
+    const all = events(whole.stdout);
+    expect(all.filter((l) => l.startsWith('step ')).length).toBeGreaterThan(5);
+    expect(events(viaDig.stdout)).toEqual(all);
+    expect(events(followJunk.stdout)).toEqual(all);
+    expect(followJunk.code).toBe(whole.code);
+    // Through the snapshot: the alerts standing at its offset (the log's end), then what a full read
+    // prints after its last record's line (the alerts ended with the run, if any).
+    const lastRecord = all.findLastIndex((l) => !isAlert(l));
+    const snapLines = events(viaSnap.stdout);
+    expect(standing(all.slice(0, lastRecord + 1)).length).toBeGreaterThan(0);
+    expect(snapLines).toEqual([...standing(all.slice(0, lastRecord + 1)), ...all.slice(lastRecord + 1)]);
+    // Bytes moved: the snapshot and the 64 KiB tail, no history (the digest's path: the digest).
+    const snapSent = sentMiB(viaSnap.stdout) * 1048576;
+    expect(Math.abs(snapSent - (snapHeader!.gzBytes + 65536))).toBeLessThan(0.006 * 1048576);
+    expect(Math.abs(sentMiB(viaDig.stdout) * 1048576 - (header!.gzBytes + 65536))).toBeLessThan(0.006 * 1048576);
+    // `follow --json` reads the whole log whatever the run keeps: every step with every stats key.
+    renameSync(`${snapPath}.off`, snapPath);
+    writeFileSync(snapPath, good);
+    renameSync(`${digestPathFor(log)}.off`, digestPathFor(log));
+    const json = await cli(['follow', runId, ...env.target(), '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stderr).not.toMatch(/history:|snapshot:/);
+    const jsonSteps = json.stdout.split('\n').filter((l) => l.startsWith('{"type":"step"'));
+    expect(jsonSteps.length).toBe(all.filter((l) => l.startsWith('step ')).length);
+  });
+
+  it('follow attached to a live run through the snapshot prints, after it, a full read’s lines: every alert fired and cleared, the end, the exit code', async () => {
+    // ~2 s a step, 8 steps; the faults after the attach (a snapshot of the first steps).
+    const l = await cli([
+      '--launch',
+      ...env.target('AWRL_SIM_SPEED=300 AWRL_SIM_WARM_START=1 AWRL_SIM_FAULT=nan-grad@6-7'),
+      '--config',
+      env.config,
+      'total_train_epochs=1',
+      '++trial_name=digest-live',
+      '--no-sentinel',
+    ]);
+    expect(l.code, l.stderr).toBe(0);
+    const runId = runIdOf(l.stdout);
+    const log = join(env.runDir(runId), 'stdout.log');
+    // The sentinel started once the run made two steps: its first look writes the snapshot (then
+    // at most once a minute), of the first steps; the faults come later.
+    await waitFor(() => readFileSync(log, 'latin1').includes('Train step 2/8 done'), {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      what: 'the run’s second step',
+    });
+    const s = await cli(['sentinel', 'start', runId, ...env.target()]);
+    expect(s.code, s.stderr).toBe(0);
+    await waitFor(
+      () => {
+        const h = parseDigestHeader(readFileSync(snapshotPathFor(log)).subarray(0, DIGEST_HEADER_BYTES), SNAPSHOT_KIND);
+        return h !== null && h.offset > readFileSync(log, 'latin1').indexOf('Train step 2/8 done');
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'the sentinel’s snapshot' },
+    );
+    const live = await cli(['follow', runId, ...env.target()]);
+    expect(live.code, live.stderr).toBe(0);
+    const at = /^watch {4}snapshot: the run's state at step (\d+)\/8 from its sentinel/m.exec(live.stdout);
+    expect(at).not.toBeNull();
+    // The sentinel stops by itself once the run's end is delivered; then the whole log, read again.
+    await waitFor(() => sentinelPidsUnder(env.workdir).length === 0, {
+      timeoutMs: 30_000,
+      what: 'the sentinel to stop',
+    });
+    // Its last update ran alone (a period's beside it wrote the same temp files, and the snapshot was gone).
+    expect(readFileSync(join(env.runDir(runId), 'sentinel.log'), 'utf8')).not.toMatch(/not (written|updated)/);
+    renameSync(digestPathFor(log), `${digestPathFor(log)}.off`);
+    renameSync(snapshotPathFor(log), `${snapshotPathFor(log)}.off`);
+    const whole = await cli(['follow', runId, ...env.target()]);
+    expect(whole.code).toBe(live.code);
+    // The time-driven rules (a stall) judge the wall clock while the run is live, which a read of
+    // the ended log does not see: not compared (a 2 s step makes them unlikely anyway).
+    const timed = (x: string) => /^alert[^:]*: (\[\w+\] )?(Stalled|No new step)/.test(x);
+    const all = events(whole.stdout).filter((x) => !timed(x));
+    const got = events(live.stdout).filter((x) => !timed(x));
+    // The alerts standing at the snapshot (none, unless the attach came late), then a tail of the
+    // full read's lines from the first step after it (timed from the snapshot's last step, as a
+    // full read times it).
+    const stood = got.slice(
+      0,
+      got.findIndex((x) => !isAlert(x)),
+    );
+    const after = got.slice(stood.length);
+    expect(after[0]).toMatch(new RegExp(`^step ${Number(at![1]) + 1}/8 .*step time \\d`));
+    expect(after.length).toBeLessThan(all.length);
+    expect(after).toEqual(all.slice(all.length - after.length));
+    expect(stood).toEqual(standing(all.slice(0, all.length - after.length)));
+    // Alerts fired and cleared after the cut.
+    expect(after.filter((x) => x.startsWith('alert: ')).length).toBeGreaterThan(0);
+    expect(after.filter((x) => x.startsWith('alert cleared: ')).length).toBeGreaterThan(0);
   });
 });

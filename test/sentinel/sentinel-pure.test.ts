@@ -1,12 +1,14 @@
-// The pure pieces of the sentinel: its state from sentinel.json + whether its process lives, and the
-// ustar archive its runtime travels in (read back by the system's tar).
-import { describe, it, expect } from 'vitest';
+// The pure pieces of the sentinel: its state from sentinel.json + whether its process lives, the
+// ustar archive its runtime travels in (read back by the system's tar), and its digest keeper's
+// order of updates (the last one alone).
+import { describe, it, expect, vi } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sentinelText, sentinelView, type SentinelBeat } from '../../src/runs/sentinel-status.js';
 import { tarChunks } from '../../src/sentinel/tar.js';
+import { DigestKeeper, type SentinelDigest } from '../../src/sentinel/sentinel-run.js';
 
 const beat = (over: Partial<SentinelBeat> = {}): SentinelBeat => ({
   v: 1,
@@ -64,5 +66,35 @@ describe('tarChunks', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the sentinel's digest keeper", () => {
+  it('runs its last update alone: a beat meanwhile or after starts none beside it', { timeout: 5_000 }, async () => {
+    const calls: boolean[] = [];
+    let running = 0;
+    let most = 0;
+    let release = (): void => undefined;
+    const digest: SentinelDigest = {
+      update: async (o) => {
+        calls.push(o?.force ?? false);
+        most = Math.max(most, ++running);
+        await new Promise<void>((r) => (release = r));
+        running--;
+        return null;
+      },
+    };
+    const keeper = new DigestKeeper(digest);
+    keeper.update(); // a period's
+    const last = keeper.last();
+    keeper.update(); // a beat while the period's runs: skipped
+    release();
+    await vi.waitFor(() => expect(calls).toEqual([false, true]));
+    keeper.update(); // a beat during the last update (the heartbeat goes on until the end is delivered)
+    release();
+    await last;
+    keeper.update();
+    expect(calls).toEqual([false, true]);
+    expect(most).toBe(1);
   });
 });

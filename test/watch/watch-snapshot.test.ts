@@ -2,7 +2,9 @@
 // sentinel does): restored at a cut of the log and given the rest, the state equals a full read's
 // (the store's downsampled series, the rules, the alert history, the eval rounds, the reader's open
 // records, the cockpit's records) at every cut, what the watch tells after the cut (every alert
-// fired and cleared, every record) is the same, and so is the dashboard's view. Over the
+// fired and cleared, every record) is the same, and so is the dashboard's view; restored into
+// `follow`'s store of the rules' series (the others dropped), its state is a full read's by such a
+// store and it tells the same after the cut. Over the
 // simulator's log (instant, with faults: nan grads, zero reward, episode timeouts, eval rounds) and
 // the AReaL fixture. A snapshot that does not parse, is of another version or another config is
 // refused with why.
@@ -73,6 +75,14 @@ function told(r: WatchReplay): WatchOutput[] {
 
 const CTX = QUIET_CONTEXT;
 
+/** Two states' texts equal, or where they first differ. */
+function firstDifference(got: string, want: string, cut: number): void {
+  if (got === want) return;
+  let k = 0;
+  while (got[k] === want[k]) k++;
+  expect(got.slice(k - 300, k + 200), `cut at ${cut}: the first difference`).toBe(want.slice(k - 300, k + 200));
+}
+
 /** Line ends near these parts of the log (a cut inside a table, a traceback: wherever it falls). */
 function cuts(bytes: Buffer, parts: number[]): number[] {
   return parts.map((p) => lineEndNear(bytes, p));
@@ -88,6 +98,9 @@ describe('a watch snapshot', { timeout: 60_000 }, () => {
     it(`restored at a cut and given the rest equals a full read of ${name}'s log`, () => {
       const bytes = name === 'the simulator' ? sim : readFileSync(RUN_A);
       const full = new WatchReplay(FACTS, { storeCapacity: CAPACITY });
+      // `follow`'s watch: a store of the rules' series only, read whole beside it.
+      const rules = { storeCapacity: CAPACITY, storeSeries: 'rules' } as const;
+      const fullRules = new WatchReplay(FACTS, rules);
       const parts = [0.02, 0.21, 0.5, 0.77, 0.98];
       const at = cuts(bytes, parts);
       let from = 0;
@@ -95,10 +108,12 @@ describe('a watch snapshot', { timeout: 60_000 }, () => {
       const fullTold = told(full);
       for (const cut of at) {
         full.push(bytes.subarray(from, cut));
+        fullRules.push(bytes.subarray(from, cut));
         from = cut;
         after.push(fullTold.splice(0));
       }
       full.push(bytes.subarray(from));
+      fullRules.push(bytes.subarray(from));
       const fullTail = fullTold.splice(0);
       const want = stateText(full);
       const wantView = full.view.view(CTX);
@@ -116,16 +131,19 @@ describe('a watch snapshot', { timeout: 60_000 }, () => {
         const tail = told(attached);
         for (const [j, end] of [...at, bytes.length].entries())
           if (j > i) attached.push(bytes.subarray(at[j - 1], end));
-        const got = stateText(attached);
-        if (got !== want) {
-          let k = 0;
-          while (got[k] === want[k]) k++;
-          expect(got.slice(k - 300, k + 200), `cut at ${cut}: the first difference`).toBe(want.slice(k - 300, k + 200));
-        }
+        firstDifference(stateText(attached), want, cut);
         // Every record and every alert fired or cleared after the cut: the same, in the same order.
         expect(JSON.stringify(tail)).toBe(JSON.stringify([...after.slice(i + 1).flat(), ...fullTail]));
         // The dashboard's view (its figures, alerts, eval table, event log), as data.
         expect(JSON.stringify(attached.view.view(CTX))).toBe(JSON.stringify(wantView));
+        // Restored into `follow`'s store (the other series dropped): its state after the rest is a
+        // full read's by such a store, and it tells what the cockpit's tells after the cut.
+        const narrow = new WatchReplay(FACTS, rules);
+        narrow.restore(snap);
+        const narrowTail = told(narrow);
+        for (const [j, end] of [...at, bytes.length].entries()) if (j > i) narrow.push(bytes.subarray(at[j - 1], end));
+        firstDifference(stateText(narrow), stateText(fullRules), cut);
+        expect(JSON.stringify(narrowTail)).toBe(JSON.stringify(tail));
       });
       // Alerts fired and cleared across the cuts (the rules were exercised), over many records.
       const all = [...after.flat(), ...fullTail];
@@ -146,6 +164,10 @@ describe('a watch snapshot', { timeout: 60_000 }, () => {
     // The wandb page the config makes is no fact the rules judge by (the sentinel may not know it yet).
     expect(() => new WatchReplay({ ...FACTS, wandb: { ...WANDB, url: null } }).restore(good)).not.toThrow();
     expect(() => new WatchReplay(FACTS, { storeCapacity: 4 }).restore(good)).toThrow(/store/);
+    // A store of the rules' series only is no cockpit's: its snapshot is not restored into one.
+    const narrow = new WatchReplay(FACTS, { storeSeries: 'rules' });
+    narrow.push(readFileSync(RUN_A));
+    expect(() => new WatchReplay(FACTS).restore(narrow.snapshot())).toThrow(/store/);
   });
 
   it('writes no function, and no class it does not know', () => {
