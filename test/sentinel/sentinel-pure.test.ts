@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { sentinelText, sentinelView, type SentinelBeat } from '../../src/runs/sentinel-status.js';
 import { tarChunks } from '../../src/sentinel/tar.js';
 import { DigestKeeper, type SentinelDigest } from '../../src/sentinel/sentinel-run.js';
+import { DiskReport } from '../../src/sentinel/heartbeat.js';
 
 const beat = (over: Partial<SentinelBeat> = {}): SentinelBeat => ({
   v: 1,
@@ -84,7 +85,7 @@ describe("the sentinel's digest keeper", () => {
         return null;
       },
     };
-    const keeper = new DigestKeeper(digest);
+    const keeper = new DigestKeeper(digest, new DiskReport('head', () => undefined), '/run/stdout.log');
     keeper.update(); // a period's
     const last = keeper.last();
     keeper.update(); // a beat while the period's runs: skipped
