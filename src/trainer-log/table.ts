@@ -7,7 +7,15 @@
 // This file is the row reader; the key memory it compares with and the arena its value bytes
 // are copied to are in table-cells.ts.
 import { latin1Slice } from './text.js';
-import { KeyInterner, ValueArena, isJsonNumberBytes, keyBytes, type KeyBytes, type StepCells } from './table-cells.js';
+import {
+  KeyInterner,
+  ValueArena,
+  isJsonNumberBytes,
+  keyBytes,
+  quadsOf,
+  type KeyBytes,
+  type StepCells,
+} from './table-cells.js';
 
 export type TableLine = 'row' | 'top' | 'mid' | 'bottom' | null;
 
@@ -294,7 +302,8 @@ function findBar(b: Uint8Array, from: number, end: number): number {
 /** Bytes from `start` equal the remembered cell (the caller checked they fit). */
 function sameBytes(b: Uint8Array, dv: DataView, start: number, cell: KeyBytes): boolean {
   // Eight bytes at a time (as doubles: see KeyBytes.quads), then four, then the rest.
-  const { bytes, quads, words } = cell;
+  const { bytes, words } = cell;
+  const quads = cell.quads ?? (cell.quads = quadsOf(bytes));
   const nq = quads.length;
   for (let k = 0; k < nq; k++) if (dv.getFloat64(start + 8 * k, true) !== quads[k]) return false;
   for (let k = 2 * nq; k < words.length; k++) if (dv.getInt32(start + 4 * k, true) !== words[k]) return false;
