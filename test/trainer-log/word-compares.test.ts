@@ -1,7 +1,8 @@
-// The row reader compares a remembered key cell eight bytes at a time, as doubles, and copies the
-// usual `-1.2345e-03` value as two words (table.ts sameBytes, sci4Length). Equal doubles are equal
-// bytes except +0 and -0 (and NaN is equal to nothing): tables whose key cells hold such bytes,
-// and values at the edges of the word copy, read the same on the fast path as on the general one.
+// The fast paths compare remembered bytes eight at a time, as doubles (a table's key cells, a
+// header form's bytes around its timestamp, a worker's prefix), and copy the usual `-1.2345e-03`
+// value as two words (table.ts sameBytes, sci4Length; line-bytes.ts sameWordsAt). Equal doubles
+// are equal bytes except +0 and -0 (and NaN is equal to nothing): bytes like those, values at the
+// edges of the word copy, and state restored without the doubles read as on the general path.
 import { describe, expect, it } from 'vitest';
 import { JsonLinesParser, TrainerLogParser, parseLogBytes } from '../../src/trainer-log/index.js';
 import type { KeyBytes } from '../../src/trainer-log/table-cells.js';
@@ -77,6 +78,44 @@ describe('key cells compared as doubles', () => {
           stripped++;
         }
     expect(stripped).toBeGreaterThan(0);
+    events.push(...p.push(rest), ...p.end());
+    expect(events).toEqual(parseLogBytes(Buffer.concat([first, rest]), { fastPaths: false }));
+  });
+});
+
+describe('header forms and writer prefixes compared as doubles', () => {
+  it('a form or a writer without its doubles (restored from an older watch snapshot) is matched all the same', () => {
+    const worker = (i: number, level: string) =>
+      `(RayRPCServer pid=${48000 + (i % 3)}, ip=10.0.0.${i % 3}) ` +
+      rec(`20260525-12:10:0${i % 10}.000`, 'WebGymWorkflow', level, `episode ${i}`);
+    const lines = (from: number) =>
+      Array.from({ length: 12 }, (_, k) => from + k).flatMap((i) => [
+        worker(i, i % 4 === 0 ? 'WARNING' : 'INFO'),
+        rec(
+          `20260525-12:10:0${i % 10}.000`,
+          'IOStruct',
+          'INFO',
+          `Memory-Usage ppo update: memory allocated (GB): 1.5, memory reserved (GB): 2.5, device memory used/total (GB): 3.5/80.0`,
+        ),
+      ]);
+    const first = bytes(lines(0).join('\n'));
+    const rest = bytes(lines(12).join('\n'));
+    const p = new TrainerLogParser();
+    const events = p.push(first);
+    type Form = { headQ?: Float64Array; tailQ?: Float64Array };
+    type W = { prefixQuads?: Float64Array | null; heads: { forms: Form[] } };
+    const writers = (p as unknown as { writers: { main: W; byPrefix: Map<string, W> } }).writers;
+    let stripped = 0;
+    for (const w of [writers.main, ...writers.byPrefix.values()]) {
+      if (w.prefixQuads) stripped++;
+      delete w.prefixQuads;
+      for (const f of w.heads.forms) {
+        if (f.headQ && f.tailQ) stripped++;
+        delete f.headQ;
+        delete f.tailQ;
+      }
+    }
+    expect(stripped).toBeGreaterThan(4);
     events.push(...p.push(rest), ...p.end());
     expect(events).toEqual(parseLogBytes(Buffer.concat([first, rest]), { fastPaths: false }));
   });
