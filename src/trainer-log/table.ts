@@ -265,20 +265,26 @@ export class TableBuilder {
 
   /** Appends the table's cells in the order the trainer's dict had them. */
   collect(out: StepCells): void {
-    const { rows, cols, keys } = this;
+    const { rows, cols, keys, starts, ends, json } = this;
+    const oKeys = out.keys;
+    const oStarts = out.starts;
+    const oEnds = out.ends;
+    const oJson = out.json;
+    let n = out.n;
     for (let j = 0; j < cols; j++) {
       for (let i = 0; i < rows; i++) {
         const at = i * cols + j;
         const k = keys[at];
         if (k !== undefined) {
-          const n = out.n++;
-          out.keys[n] = k;
-          out.starts[n] = this.starts[at];
-          out.ends[n] = this.ends[at];
-          out.json[n] = this.json[at];
+          oKeys[n] = k;
+          oStarts[n] = starts[at];
+          oEnds[n] = ends[at];
+          oJson[n] = json[at];
+          n++;
         }
       }
     }
+    out.n = n;
   }
 }
 
