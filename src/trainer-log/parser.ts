@@ -39,7 +39,7 @@ import {
   stripAnsiBytes,
   type HeaderForms,
 } from './line-bytes.js';
-import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
+import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime, utf8Slice } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
 import { Writers, prefixHash, type Writer } from './writers.js';
@@ -401,10 +401,14 @@ export class TrainerLogParser {
     const f = forms.matched!;
     // The message, as a rule plain text up to the line's reset: read where it is, not copied.
     const plain = plainTextEnd(b, at, end);
-    const message =
-      plain >= 0 ? latin1Slice(b, at, plain) : latin1Slice(this.scratch, 0, stripAnsiBytes(b, at, end, this.scratch));
-    // ASCII (as a rule) is its own UTF-8 text: no second look for bytes to decode.
-    const text = plain >= 0 && lastPlainAscii() ? message : bytesToUtf8(message);
+    // ASCII (as a rule) is its own UTF-8 text: no second look for bytes to decode; other plain
+    // text is decoded from its bytes at once (utf8Slice), not through a latin1 string.
+    const text =
+      plain < 0
+        ? bytesToUtf8(latin1Slice(this.scratch, 0, stripAnsiBytes(b, at, end, this.scratch)))
+        : lastPlainAscii()
+          ? latin1Slice(b, at, plain)
+          : utf8Slice(b, at, plain);
     const time = toIsoTime(latin1Slice(b, forms.tsStart, forms.tsEnd));
     return { time, logger: f.logger, level: f.level as Level, message: text };
   }
