@@ -36,6 +36,10 @@ export class EndRecord {
    *  error()). The first record of a new trainer process (a fresh start, a resume, a train step:
    *  close() logs none) means the old one is over: like the attempt marker (newAttempt). */
   record(h: RecordHeader): void {
+    this.afterError = false;
+    // Whether a new process starts matters only to a held end record or an attempt's failure:
+    // as a rule neither, and the message is not searched (every controller record comes here).
+    if (this.held === null && !this.failed) return;
     const m = h.message;
     const newProcess =
       m.startsWith('Resume info not found') || m.includes('Recovering from StepInfo(') || STEP_DONE.test(m);
@@ -43,7 +47,6 @@ export class EndRecord {
       this.out.emit(this.held);
       this.held = null;
     }
-    this.afterError = false;
     if (newProcess) this.failed = false;
   }
 

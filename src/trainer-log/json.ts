@@ -141,6 +141,17 @@ function fewDecimals(v: number): string | null {
  *  `T`, `.`), quoted as they are; anything else goes to JSON.stringify. */
 function jsonTime(t: string | null): string {
   if (t === null) return 'null';
+  // A step's records and a burst of workers' lines share their time (one string: toIsoTime).
+  if (t === lastTime) return lastTimeJson;
+  lastTimeJson = timeJson(t);
+  lastTime = t;
+  return lastTimeJson;
+}
+
+let lastTime = '';
+let lastTimeJson = '""';
+
+function timeJson(t: string): string {
   if (t.length > 40) return JSON.stringify(t);
   for (let i = 0; i < t.length; i++) {
     const c = t.charCodeAt(i);

@@ -39,7 +39,7 @@ import {
   stripAnsiBytes,
   type HeaderForms,
 } from './line-bytes.js';
-import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime } from './text.js';
+import { asBuffer, bytesToUtf8, latin1Slice, toIsoTime, utf8Slice } from './text.js';
 import { EventOut } from './event-out.js';
 import { LineCarry } from './line-carry.js';
 import { Writers, prefixHash, type Writer } from './writers.js';
@@ -243,12 +243,12 @@ export class TrainerLogParser {
     }
     // The line without its escape codes, as one flat latin1 string (stripAnsi on bytes).
     if (this.scratch.length < end - start) this.scratch = Buffer.allocUnsafe(end - start);
-    if (fast && b[start] === 0x28 /* ( */ && this.routineWorkerLine(b, start, end)) return;
+    if (fast && b[start] === 0x28 /* ( */ && this.routineWorkerLine(b, dv, start, end)) return;
     if (
       fast &&
       b[start] === 0x1b &&
       !this.writers.quoting(this.writers.main) &&
-      this.knownControllerHeader(b, start, end)
+      this.knownControllerHeader(b, dv, start, end)
     )
       return;
     const n = stripAnsiBytes(b, start, end, this.scratch);
@@ -334,7 +334,7 @@ export class TrainerLogParser {
    *  known writer (its prefix, up to the `)`, names a known writer, which only matched prefixes
    *  become), that only ends the writer's open record: done here on bytes, without strings or
    *  regular expressions. False: the line takes the general path. */
-  private routineWorkerLine(b: Buffer, lineStart: number, lineEnd: number): boolean {
+  private routineWorkerLine(b: Buffer, dv: DataView, lineStart: number, lineEnd: number): boolean {
     // Only the head of the line is needed: stripping a prefix of a line gives a prefix of the
     // stripped line, and whatever reaches the end of the head is left to the general path.
     const headEnd = Math.min(lineEnd, lineStart + HEAD);
@@ -352,12 +352,13 @@ export class TrainerLogParser {
     if (close + 1 >= headEnd || b[close + 1] !== 0x20) return false;
     h = prefixHash(h, 0x29);
     const w =
-      this.writers.knownBytes(b, lineStart, close + 1, h) ?? this.writers.known(latin1Slice(b, lineStart, close + 1));
+      this.writers.knownBytes(b, dv, lineStart, close + 1, h) ??
+      this.writers.known(latin1Slice(b, lineStart, close + 1));
     if (w === undefined || this.writers.quoting(w)) return false;
     // A header of a form seen before is recognised on its bytes; another one is stripped first.
     const heads = w.heads!;
     // Where the message starts in the raw bytes.
-    let msg = heads.match(b, close + 2, headEnd);
+    let msg = heads.match(b, dv, close + 2, headEnd);
     if (msg >= 0 && heads.matched!.level !== '') {
       // A header that opens a record (a WARNING: two of every twenty lines of a webgym run's
       // workers), of a form the general path read before (it learns those with their level).
@@ -385,9 +386,9 @@ export class TrainerLogParser {
   /** A controller record header (escape codes first, as AReaL writes it) of a form read before:
    *  the same header as parseHeader gives for its stripped text, without stripping its head or a
    *  regular expression (HeaderForms). False: the line takes the general path. */
-  private knownControllerHeader(b: Buffer, start: number, end: number): boolean {
+  private knownControllerHeader(b: Buffer, dv: DataView, start: number, end: number): boolean {
     const forms = this.writers.main.heads!;
-    const at = forms.match(b, start, end);
+    const at = forms.match(b, dv, start, end);
     if (at < 0) return false;
     this.untagged = true;
     this.header(this.writers.main, this.formHeader(forms, b, at, end), messageState(b, start, end));
@@ -400,10 +401,14 @@ export class TrainerLogParser {
     const f = forms.matched!;
     // The message, as a rule plain text up to the line's reset: read where it is, not copied.
     const plain = plainTextEnd(b, at, end);
-    const message =
-      plain >= 0 ? latin1Slice(b, at, plain) : latin1Slice(this.scratch, 0, stripAnsiBytes(b, at, end, this.scratch));
-    // ASCII (as a rule) is its own UTF-8 text: no second look for bytes to decode.
-    const text = plain >= 0 && lastPlainAscii() ? message : bytesToUtf8(message);
+    // ASCII (as a rule) is its own UTF-8 text: no second look for bytes to decode; other plain
+    // text is decoded from its bytes at once (utf8Slice), not through a latin1 string.
+    const text =
+      plain < 0
+        ? bytesToUtf8(latin1Slice(this.scratch, 0, stripAnsiBytes(b, at, end, this.scratch)))
+        : lastPlainAscii()
+          ? latin1Slice(b, at, plain)
+          : utf8Slice(b, at, plain);
     const time = toIsoTime(latin1Slice(b, forms.tsStart, forms.tsEnd));
     return { time, logger: f.logger, level: f.level as Level, message: text };
   }

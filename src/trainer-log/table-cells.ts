@@ -11,11 +11,14 @@ import { bytesToUtf8 } from './text.js';
 // ---- Keys
 
 /** A key cell as a row printed it: the bytes from just after the bar before it to the end of
- *  the bar after it (spaces, the key, the padding, `│`), also as little-endian 32-bit words (the
- *  whole ones), so the row reader compares a cell four bytes at a time. A run prints the same
- *  key cells every step: a column's width follows from its keys alone. */
+ *  the bar after it (spaces, the key, the padding, `│`), also as little-endian 64-bit words read
+ *  as doubles and 32-bit words (the whole ones), so the row reader compares a cell eight bytes at
+ *  a time. A run prints the same key cells every step: a column's width follows from its keys alone. */
 export interface KeyBytes {
   bytes: Uint8Array;
+  /** The whole 8-byte words as doubles (quadsOf). Absent in a cell restored from a watch snapshot
+   *  written before it existed: made when the cell is first compared. */
+  quads?: Float64Array;
   words: Int32Array;
   /** Where the key starts and ends in the cell (trimmed of spaces). */
   keyStart: number;
@@ -28,7 +31,20 @@ export function keyBytes(b: Uint8Array, start: number, end: number, ks: number, 
   const words = new Int32Array((end - start) >> 2);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let k = 0; k < words.length; k++) words[k] = dv.getInt32(4 * k, true);
-  return { bytes, words, keyStart: ks - start, keyEnd: ke - start };
+  return { bytes, quads: quadsOf(bytes), words, keyStart: ks - start, keyEnd: ke - start };
+}
+
+/** The whole 8-byte words of `bytes` as doubles, for comparing eight bytes at a time: two equal
+ *  doubles have equal bytes unless they are zero (+0 and -0) or NaN (equal to nothing), so bytes
+ *  with such a word get none (they are compared four bytes at a time). */
+export function quadsOf(bytes: Uint8Array): Float64Array {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const quads = new Float64Array(bytes.length >> 3);
+  for (let k = 0; k < quads.length; k++) {
+    const q = (quads[k] = dv.getFloat64(8 * k, true));
+    if (q === 0 || Number.isNaN(q)) return new Float64Array(0);
+  }
+  return quads;
 }
 
 /** An empty array already of V8's "holey, any value" kind: both layouts' arrays then share one

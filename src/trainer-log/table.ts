@@ -7,7 +7,15 @@
 // This file is the row reader; the key memory it compares with and the arena its value bytes
 // are copied to are in table-cells.ts.
 import { latin1Slice } from './text.js';
-import { KeyInterner, ValueArena, isJsonNumberBytes, keyBytes, type KeyBytes, type StepCells } from './table-cells.js';
+import {
+  KeyInterner,
+  ValueArena,
+  isJsonNumberBytes,
+  keyBytes,
+  quadsOf,
+  type KeyBytes,
+  type StepCells,
+} from './table-cells.js';
 
 export type TableLine = 'row' | 'top' | 'mid' | 'bottom' | null;
 
@@ -110,17 +118,30 @@ export class TableBuilder {
       let v = p + prev.bytes.length;
       while (v < end && b[v] === 0x20) v++;
       const a = an;
-      let c = 0;
-      while (v < end && (c = b[v]) > 0x20 && c < 0x80) {
-        ab[an++] = c;
-        v++;
+      let json = true;
+      const sci = sci4Length(b, v, end);
+      if (sci > 0) {
+        // The usual `-1.2345e-03`: twelve bytes copied as two words (the one or two past the
+        // value are overwritten by the next one or left past the arena's end: never read).
+        const av = arenaView(ab);
+        av.setFloat64(an, dv.getFloat64(v, true), true);
+        av.setInt32(an + 8, dv.getInt32(v + 8, true), true);
+        an += sci;
+        v += sci;
+      } else {
+        let c = 0;
+        while (v < end && (c = b[v]) > 0x20 && c < 0x80) {
+          ab[an++] = c;
+          v++;
+        }
+        json = isJsonNumberBytes(ab, a, an);
       }
       while (v < end && b[v] === 0x20) v++;
       if (!isBar(b, v, end)) return false;
       this.keys[at] = intern.keys[slot][at];
       this.starts[at] = a;
       this.ends[at] = an;
-      this.json[at] = isSci4(ab, a, an) || isJsonNumberBytes(ab, a, an);
+      this.json[at] = json;
       p = v + 3;
     }
     // A cell past the table's columns is read (and dropped) by readRow.
@@ -244,20 +265,26 @@ export class TableBuilder {
 
   /** Appends the table's cells in the order the trainer's dict had them. */
   collect(out: StepCells): void {
-    const { rows, cols, keys } = this;
+    const { rows, cols, keys, starts, ends, json } = this;
+    const oKeys = out.keys;
+    const oStarts = out.starts;
+    const oEnds = out.ends;
+    const oJson = out.json;
+    let n = out.n;
     for (let j = 0; j < cols; j++) {
       for (let i = 0; i < rows; i++) {
         const at = i * cols + j;
         const k = keys[at];
         if (k !== undefined) {
-          const n = out.n++;
-          out.keys[n] = k;
-          out.starts[n] = this.starts[at];
-          out.ends[n] = this.ends[at];
-          out.json[n] = this.json[at];
+          oKeys[n] = k;
+          oStarts[n] = starts[at];
+          oEnds[n] = ends[at];
+          oJson[n] = json[at];
+          n++;
         }
       }
     }
+    out.n = n;
   }
 }
 
@@ -280,11 +307,47 @@ function findBar(b: Uint8Array, from: number, end: number): number {
 
 /** Bytes from `start` equal the remembered cell (the caller checked they fit). */
 function sameBytes(b: Uint8Array, dv: DataView, start: number, cell: KeyBytes): boolean {
-  // Four bytes at a time, then the rest.
+  // Eight bytes at a time (as doubles: see KeyBytes.quads), then four, then the rest.
   const { bytes, words } = cell;
-  for (let k = 0; k < words.length; k++) if (dv.getInt32(start + 4 * k, true) !== words[k]) return false;
+  const quads = cell.quads ?? (cell.quads = quadsOf(bytes));
+  const nq = quads.length;
+  for (let k = 0; k < nq; k++) if (dv.getFloat64(start + 8 * k, true) !== quads[k]) return false;
+  for (let k = 2 * nq; k < words.length; k++) if (dv.getInt32(start + 4 * k, true) !== words[k]) return false;
   for (let i = words.length * 4; i < bytes.length; i++) if (b[start + i] !== bytes[i]) return false;
   return true;
+}
+
+/** The length of a `[-]d.dddde±dd` value (see isSci4) at `v` that is a whole printable run (a
+ *  byte <= space or >= 0x80 follows), with twelve bytes from `v` inside the row; else 0. */
+function sci4Length(b: Uint8Array, v: number, end: number): number {
+  const s = b[v] === 0x2d ? v + 1 : v;
+  if (s + 12 > end) return 0;
+  const c = b[s + 10];
+  return (c <= 0x20 || c >= 0x80) &&
+    b[s + 1] === 0x2e &&
+    b[s + 6] === 0x65 &&
+    (b[s + 7] === 0x2b || b[s + 7] === 0x2d) &&
+    (b[s] - 0x30) >>> 0 < 10 &&
+    (b[s + 2] - 0x30) >>> 0 < 10 &&
+    (b[s + 3] - 0x30) >>> 0 < 10 &&
+    (b[s + 4] - 0x30) >>> 0 < 10 &&
+    (b[s + 5] - 0x30) >>> 0 < 10 &&
+    (b[s + 8] - 0x30) >>> 0 < 10 &&
+    (b[s + 9] - 0x30) >>> 0 < 10
+    ? s + 10 - v
+    : 0;
+}
+
+/** A DataView of the arena's buffer, made again only when the arena grew (not a field of the
+ *  arena: its state is written to watch snapshots, which hold no views). */
+let viewed: Uint8Array | null = null;
+let view: DataView | null = null;
+function arenaView(ab: Uint8Array): DataView {
+  if (viewed !== ab || view === null) {
+    view = viewOf(ab);
+    viewed = ab;
+  }
+  return view;
 }
 
 /** `[-]d.dddde±dd`, the table's floatfmt=".4e" (most cells): a JSON number, checked without a

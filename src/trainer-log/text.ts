@@ -207,6 +207,17 @@ export function asBuffer(chunk: Uint8Array): Buffer {
 }
 
 type Latin1Sliceable = Buffer & { latin1Slice?: (start: number, end: number) => string };
+type Utf8Sliceable = Buffer & { utf8Slice?: (start: number, end: number) => string };
+
+/** Bytes [start, end) decoded as UTF-8, as bytesToUtf8 decodes their latin1 string (TextDecoder:
+ *  U+FFFD for each maximal invalid part; test/trainer-log/utf8-slice.test.ts holds them equal),
+ *  straight from the bytes. A leading BOM, which TextDecoder drops, goes to bytesToUtf8. */
+export function utf8Slice(b: Uint8Array, start: number, end: number): string {
+  if (end - start >= 3 && b[start] === 0xef && b[start + 1] === 0xbb && b[start + 2] === 0xbf)
+    return bytesToUtf8(latin1Slice(b, start, end));
+  const buf = asBuffer(b) as Utf8Sliceable;
+  return buf.utf8Slice ? buf.utf8Slice(start, end) : buf.toString('utf8', start, end);
+}
 
 /** Bytes [start, end) as a latin1 string; the direct binding skips Buffer#toString's checks. */
 export function latin1Slice(b: Uint8Array, start: number, end: number): string {
