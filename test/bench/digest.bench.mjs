@@ -142,7 +142,7 @@ async function oneSize(mb, sshConfig, host) {
     const sent = sentOf(r.note);
     say(
       `attach ${name.padEnd(21)}: full dashboard ${s2(r.doneMs)} (ratio to ssh cat ${(r.doneMs / 1000 / cat.s).toFixed(2)}), ` +
-        `last step shown ${s2(r.shownMs)}, sent ${(sent / 1e6).toFixed(1)} MB (${((100 * sent) / size).toFixed(2)} % of the log), ` +
+        `connected ${s2(r.connectedMs)}, last step shown ${s2(r.shownMs)}, sent ${(sent / 1e6).toFixed(1)} MB (${((100 * sent) / size).toFixed(2)} % of the log), ` +
         `peak RSS ${r.peakMB.toFixed(0)} MB; note: ${r.note}${r.digestNote ? `; ${r.digestNote}` : ''}`,
     );
   }
