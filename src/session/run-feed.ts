@@ -72,6 +72,13 @@ export interface RunFeedOptions {
   onChange(): void;
 }
 
+/** Whether the file is there (a look that fails: not). */
+const snapshotThere = (t: Transport, path: string): Promise<boolean> =>
+  t.stat(path).then(
+    (st) => st !== null,
+    () => false,
+  );
+
 export class RunFeed {
   readonly watch: RunWatch;
   private readonly records: RunRecords;
@@ -91,6 +98,8 @@ export class RunFeed {
   private connection: ConnectionState;
   private connectionAt: number;
   private unsubscribeState: (() => void) | null = null;
+  /** Whether the run's sentinel keeps a watch snapshot, looked at once the feed starts. */
+  private snapshotSeen: Promise<boolean> | null = null;
   private gpus: GpuSnapshot[] = [];
   /** What onPollingChange last said (a run is followed live until it ends). */
   private polledLive = true;
@@ -123,7 +132,10 @@ export class RunFeed {
           // With the run's watch snapshot the dashboard is whole at once: the raw tail is the log
           // pane's lines alone (256 KiB), not also the last steps' preview (up to 4 MiB).
           const snapshot = o.useDigest === false ? null : snapshotPathFor(logPath);
-          const hasSnapshot = snapshot !== null && (await transport.stat(snapshot).catch(() => null)) !== null;
+          // The first attach's look was started with the feed, beside the watch's first round trips.
+          const seen = this.snapshotSeen;
+          this.snapshotSeen = null;
+          const hasSnapshot = snapshot !== null && (await (seen ?? snapshotThere(transport, snapshot)));
           const b = await backfill(transport, logPath, size, {
             ...sink,
             ...(hasSnapshot ? { tailBytes: PANE_TAIL_BYTES } : {}),
@@ -192,6 +204,8 @@ export class RunFeed {
   }
 
   start(): void {
+    if (this.o.useDigest !== false)
+      this.snapshotSeen = snapshotThere(this.o.transport, snapshotPathFor(this.o.logPath));
     // The header shows the transport's own words (attempt, next try): what the user reads.
     this.unsubscribeState = this.o.transport.onState((s) => {
       this.connection = s;

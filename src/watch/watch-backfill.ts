@@ -19,7 +19,9 @@ export async function backfillHistory(
   let ingested = 0;
   let cut: number | null = null;
   try {
-    const st = await transport.stat(logPath);
+    // The silence's measure looked at the log's size a moment ago: a round trip less before the
+    // history (the follower reads whatever came since, from the cut on).
+    const st = first ? { size: first.size } : await transport.stat(logPath);
     if (st && st.size > bf.thresholdBytes && !core.closed) {
       core.dispatch({ type: 'backfill' });
       const started = core.clock();
