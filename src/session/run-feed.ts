@@ -128,6 +128,9 @@ export class RunFeed {
       clock: this.clock,
       backfill: {
         thresholdBytes: o.backfillThresholdBytes ?? 2 * 1024 * 1024,
+        // The pane's tail (and the byte before it) comes with the silence's measure: through the
+        // snapshot it is all the raw tail read, without a round trip of its own.
+        tailBytes: PANE_TAIL_BYTES + 1,
         run: async (transport, logPath, size, sink) => {
           // With the run's watch snapshot the dashboard is whole at once: the raw tail is the log
           // pane's lines alone (256 KiB), not also the last steps' preview (up to 4 MiB).
