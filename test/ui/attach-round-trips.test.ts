@@ -3,15 +3,19 @@
 // after the connection (the measure beside the snapshot's look and the state poll, then the filter
 // with the snapshot) and no read of the log of its own (counted by a wrapper of the transport's
 // commands). The pane shows the lines an attach over the local transport shows (it reads the tail
-// itself), also when the log grows between the measure and the filter. readTail given the log's
-// last bytes reads only what lies before them.
+// itself), also when the log grows between the measure and the filter. The cockpit reads the run's
+// config facts beside that first round trip (a runFacts that answers only once the measure started
+// would never answer if the feed waited for it). readTail given the log's last bytes reads only what
+// lies before them (a range that ends before the file's end: no failure from tail's SIGPIPE).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTransport, type Transport } from '../../src/remote/index.js';
 import { READ_SCRIPT, STAT_SCRIPT } from '../../src/remote/remote-scripts.js';
-import { RunFeed } from '../../src/session/run-feed.js';
+import { RunFeed, type RunFacts } from '../../src/session/run-feed.js';
+import { createLiveSession } from '../../src/session/live-session.js';
+import { serializeRunRecord, type RunRecord } from '../../src/runs/index.js';
 import { readTail } from '../../src/session/backfill.js';
 import { DigestWriter } from '../../src/session/digest-writer.js';
 import { SnapshotWriter } from '../../src/session/snapshot-writer.js';
@@ -81,11 +85,11 @@ describe('attach through the snapshot: the raw tail in the silence measure’s r
   });
 
   /** A run's log cut at CUT with the sentinel's digest and snapshot there. */
-  async function runLog(name: string): Promise<string> {
-    mkdirSync(join(dir, name));
+  async function runLog(name: string, facts: RunFacts = {}): Promise<string> {
+    mkdirSync(join(dir, name), { recursive: true });
     const log = join(dir, name, 'stdout.log');
     writeFileSync(log, LOG.subarray(0, CUT));
-    const snapshot = new SnapshotWriter(local, log, snapshotPathFor(log), Promise.resolve({}), {
+    const snapshot = new SnapshotWriter(local, log, snapshotPathFor(log), Promise.resolve(facts), {
       minGapMs: 0,
       slowMs: Infinity,
       spacing: 0,
@@ -186,6 +190,47 @@ describe('attach through the snapshot: the raw tail in the silence measure’s r
       expect(tail.length).toBeGreaterThan(20);
       expect(viaSsh.pane.slice(-tail.length)).toEqual(tail);
     } finally {
+      await t.close();
+    }
+  });
+
+  it('the cockpit reads the run’s config facts beside the attach’s first round trip, not before it', async () => {
+    const runId = 'facts-20261206-030000-0001';
+    const runDir = join(dir, '.awrl/runs', runId);
+    const facts = { consumerBatchSize: 32, maxHeadOffpolicyness: 7 };
+    const log = await runLog(`.awrl/runs/${runId}`, facts);
+    const startedAt = new Date().toISOString();
+    const record: RunRecord = {
+      ...{ version: 1, runId, experiment: 'facts', trial: 'trial0', target: 't', workdir: dir, runDir },
+      ...{ backend: 'direct', argv: ['python3', 'webgym/train.py'], secretNames: [], createdAt: startedAt },
+      ...{ attempts: [{ n: 1, reason: 'launch', startedAt, pid: 999_999 }], chainJobIds: [], autoResume: 0, nodes: 1 },
+    };
+    writeFileSync(join(runDir, 'run.json'), serializeRunRecord(record));
+    writeFileSync(join(runDir, 'exit.code'), '0\n');
+    const t = await openTransport(sshd.alias, { sshConfigFile: sshd.sshConfigFile });
+    const commands = counted(t);
+    // The facts come only once the log's silence is being measured: read before the feed starts,
+    // they would never come.
+    const measuring = () => commands.some((c) => c.name === 'awrl-silence');
+    const session = createLiveSession({
+      targets: [{ target: { ...localTarget(dir), name: 't', host: sshd.alias }, transport: t }],
+      openRunId: runId,
+      gpuPoller: null,
+      runFacts: () => waitFor(measuring, { timeoutMs: 20_000, what: 'the silence measured' }).then(() => facts),
+      runsPollMs: 60_000,
+      statePollMs: 60_000,
+    });
+    try {
+      // The log (under the cockpit's 2 MiB backfill threshold) read: its records shown.
+      await waitFor(() => (session.getState().run?.figures.step ?? 0) >= 10, {
+        timeoutMs: 30_000,
+        what: 'the steps read',
+      });
+      // The facts known by then (the budget shown), read beside the measure: one config read, no earlier.
+      expect(session.getState().run!.offpolicyBudget).toBe(7);
+      expect(statSync(log).size).toBe(CUT);
+    } finally {
+      await session.close();
       await t.close();
     }
   });
