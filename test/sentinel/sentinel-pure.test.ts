@@ -39,12 +39,16 @@ describe('sentinelView', () => {
     expect(sentinelView(b, alive, now, active).state).toBe(state);
   });
 
-  it('says its age, and why it is silent', () => {
+  it('says its age, why it is silent, and why it stopped', () => {
     expect(sentinelText(sentinelView(beat(), true, at(12), true))).toBe('sentinel ok, 12 s ago');
     expect(sentinelText(sentinelView(beat(), true, at(45), true))).toBe(
       `sentinel silent since ${beat().heartbeatAt} (no heartbeat for 45 s)`,
     );
     expect(sentinelView(beat(), true, null, true)).toMatchObject({ state: 'silent', ageS: null });
+    const stopped = beat({ state: 'stopped', why: 'the run ended (finished)' });
+    expect(sentinelText(sentinelView(stopped, false, at(999), false))).toBe(
+      'sentinel stopped: the run ended (finished)',
+    );
   });
 });
 
