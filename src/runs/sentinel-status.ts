@@ -127,12 +127,12 @@ export function sentinelView(
   return alive === false ? { ...base, state: 'stopped', why } : { ...base, state: 'running' };
 }
 
-/** `sentinel ok, 12 s ago` (`· disk full since 10:02:11Z (ENOSPC)`) / `sentinel silent since 10:02:11Z (…)` / `sentinel stopped (…)` / `no sentinel`. */
+/** `sentinel ok, 12 s ago` (`· disk full since 10:02:11Z (ENOSPC)`) / `sentinel silent since 10:02:11Z (…)` / `sentinel stopped: the run ended (stopped)` / `no sentinel`. */
 export function sentinelText(v: SentinelView): string {
   if (v.state === 'none') return 'no sentinel';
   if (v.state === 'running')
     return `sentinel ok, ${v.ageS === null ? 'beat time unknown' : `${v.ageS} s ago`}${v.disk ? ` · ${diskText(v.disk)}` : ''}`;
   if (v.state === 'silent')
     return `sentinel silent since ${v.heartbeatAt ?? '?'} (${v.why ?? 'no heartbeat'}${v.disk ? `; its last beat: ${diskText(v.disk)}` : ''})`;
-  return `sentinel stopped${v.why ? ` (${v.why})` : ''}`;
+  return `sentinel stopped${v.why ? `: ${v.why}` : ''}`;
 }

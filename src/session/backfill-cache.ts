@@ -6,7 +6,7 @@
 // One file per (target, log path): the gzipped filtered lines as they came over the wire (each
 // attach appends one gzip member), then a JSON trailer and its length. The trailer says where the
 // lines end in the log (`offset`, a line's end), the log's identity there (inode, cksum of its first
-// 4 KiB and of the 4 KiB before `offset`: the filter script checks it on the target before it
+// 4 KiB, or all of it before then, and of the 4 KiB before `offset`: the filter script checks it on the target before it
 // trusts the cache), the format version and filter keys (a change of either invalidates), and a
 // sha256 of the gzipped bytes (checked before any byte is used: a damaged file is ignored).
 // Written to a temporary file and renamed (concurrent cockpits: the last complete one wins); the

@@ -35,7 +35,7 @@ const NOT_TABLE_ROW = String.raw`-e '^$' -e $'^[^\342]' -e $'^\342[^\224]' -e $'
  *  the run's digest, $7 the keys' hash, $8 its least gain (run-digest.ts's DIGEST_CHECK).
  *  stdout: `FROM INODE HEAD SEAM` (FROM: $3, or 0 when the log is not the one the cache saw, or
  *  the digest's end when it is used: then ` digest GZBYTES` follows; the identity of the log at
- *  $1: its inode, cksums of its first 4 KiB and of the 4 KiB before $1), then the digest's gzip
+ *  $1: its inode, cksums of its first 4 KiB (or $1 bytes) and of the 4 KiB before $1), then the digest's gzip
  *  if used; with $10, the run's watch snapshot: ` snapshot BYTES`, its bytes instead, then the gzipped kept lines of [FROM, $1) (one gzip stream: members concatenated). stderr: `awrl-progress N` (bytes of the file read,
  *  from /proc: silent where there is none), 4 times a second. */
 export const FILTER_SCRIPT = [
@@ -44,12 +44,17 @@ export const FILTER_SCRIPT = [
   'ino() { ls -di -- "$F" | { read -r i _; echo "$i"; }; }',
   'ck() { head -c "$1" | cksum | { read -r c _; echo "$c"; }; }',
   'seam() { if [ "$1" -gt 4096 ]; then tail -c +$(($1 - 4095)) -- "$F" | ck 4096; else ck "$1" < "$F"; fi; }',
-  // The log's identity, taken once (each command is a fork: tens of ms on a busy host); `at X` sets
-  // R to the seam's sum at X without a subshell when X is the cut.
-  'HEAD=$(ck 4096 < "$F"); INO=$(ino); SEAM=$(seam "$CUT")',
-  'at() { if [ "$1" = "$CUT" ]; then R=$SEAM; else R=$(seam "$1"); fi; }',
+  // The log's identity, taken once (each command is a fork: tens of ms on a busy host). The head
+  // is of the first 4 KiB the offset covers: a log younger than 4 KiB at a digest's offset grows
+  // on, and is still the same log. `at X` sets H and R to the head's and the seam's sums at X (X is
+  // never past the cut), without a subshell when X is the cut.
+  'HEAD=$(ck $((CUT < 4096 ? CUT : 4096)) < "$F"); INO=$(ino); SEAM=$(seam "$CUT")',
+  'at() {',
+  '  if [ "$1" = "$CUT" ]; then R=$SEAM; else R=$(seam "$1"); fi',
+  '  if [ "$1" -lt 4096 ]; then H=$R; else H=$HEAD; fi',
+  '}',
   'if [ "$FROM" -gt 0 ]; then',
-  '  if [ "$FROM" -gt "$CUT" ] || { at "$FROM"; [ "$INO $HEAD $R" != "$WANT" ]; }; then FROM=0; fi',
+  '  if [ "$FROM" -gt "$CUT" ] || { at "$FROM"; [ "$INO $H $R" != "$WANT" ]; }; then FROM=0; fi',
   'fi',
   SNAPSHOT_CHECK,
   'if [ -z "$SNAP" ]; then',

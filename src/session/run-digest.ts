@@ -11,8 +11,8 @@
 // The file (`sentinel-digest` in the run dir, 0600, written to a temporary file and renamed): a
 // header line of HEADER_BYTES, `awrl-digest V KEYS OFFSET INODE HEAD SEAM GZBYTES SHA256`, then
 // GZBYTES of gzip. OFFSET is where the kept lines end in the log (a line's end); INODE HEAD SEAM
-// its identity there (the filter script's: inode, cksums of the first 4 KiB and of the 4 KiB
-// before OFFSET), so a log rotated, replaced or truncated since is seen on the target and the
+// its identity there (the filter script's: inode, cksums of the first 4 KiB (all of it, a log
+// younger than that at OFFSET) and of the 4 KiB before OFFSET), so a log rotated, replaced or truncated since is seen on the target and the
 // digest is not used; KEYS the sha256 of the filter's key patterns (other keys, other lines);
 // SHA256 that of the gzip bytes (a damaged digest is not used, and the sentinel rebuilds it).
 import { createHash } from 'node:crypto';
@@ -105,7 +105,7 @@ export const DIGEST_CHECK = [
   `  if [ "$DM $DV" = "awrl-digest ${DIGEST_VERSION}" ] && [ "$DK" = "$DKEYS" ] && [ -z "$DX" ] &&`,
   '     [[ "$DOFF" =~ ^[0-9]+$ && "$DSIZE" =~ ^[0-9]+$ ]] && [ "$DOFF" -le "$CUT" ] && [ "$DOFF" -gt "$FROM" ] &&',
   '     { [ "$FROM" -eq 0 ] || [ $((DOFF - FROM)) -gt "$GAIN" ]; } &&',
-  '     { at "$DOFF"; [ "$INO $HEAD $R" = "$DINO $DHEAD $DSEAM" ]; } &&',
+  '     { at "$DOFF"; [ "$INO $H $R" = "$DINO $DHEAD $DSEAM" ]; } &&',
   `     [ "$(tail -c +${DIGEST_HEADER_BYTES + 1} "$DF" | head -c "$DSIZE" | sha256sum)" = "$DSHA  -" ]; then`,
   '    FROM=$DOFF; DGZ=$DSIZE',
   '  fi',
@@ -127,7 +127,7 @@ export const SNAPSHOT_CHECK = [
   `  elif [ "$SV" != ${SNAPSHOT_VERSION} ]; then SWHY=version`,
   '  elif [ "$SK" != "${7:-}" ]; then SWHY=keys',
   '  elif [ "$SOFF" -gt "$CUT" ] || [ "$SOFF" -eq 0 ] ||',
-  '       { at "$SOFF"; [ "$INO $HEAD $R" != "$SINO $SHEAD $SSEAM" ]; }; then SWHY=another-log',
+  '       { at "$SOFF"; [ "$INO $H $R" != "$SINO $SHEAD $SSEAM" ]; }; then SWHY=another-log',
   `  elif [ "$(tail -c +${DIGEST_HEADER_BYTES + 1} "$SF" | head -c "$SSIZE" | sha256sum)" != "$SSHA  -" ]; then`,
   '    SWHY=damaged',
   '  else FROM=$SOFF; SNAP=$SSIZE; fi',

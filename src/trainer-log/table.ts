@@ -323,7 +323,12 @@ function sci4Length(b: Uint8Array, v: number, end: number): number {
   const s = b[v] === 0x2d ? v + 1 : v;
   if (s + 12 > end) return 0;
   const c = b[s + 10];
-  return (c <= 0x20 || c >= 0x80) &&
+  return (c <= 0x20 || c >= 0x80) && sci4At(b, s) ? s + 10 - v : 0;
+}
+
+/** `d.dddde±dd` in the ten bytes at `s` (no sign): checked without a loop. */
+function sci4At(b: Uint8Array, s: number): boolean {
+  return (
     b[s + 1] === 0x2e &&
     b[s + 6] === 0x65 &&
     (b[s + 7] === 0x2b || b[s + 7] === 0x2d) &&
@@ -334,8 +339,7 @@ function sci4Length(b: Uint8Array, v: number, end: number): number {
     (b[s + 5] - 0x30) >>> 0 < 10 &&
     (b[s + 8] - 0x30) >>> 0 < 10 &&
     (b[s + 9] - 0x30) >>> 0 < 10
-    ? s + 10 - v
-    : 0;
+  );
 }
 
 /** A DataView of the arena's buffer, made again only when the arena grew (not a field of the
@@ -350,23 +354,11 @@ function arenaView(ab: Uint8Array): DataView {
   return view;
 }
 
-/** `[-]d.dddde±dd`, the table's floatfmt=".4e" (most cells): a JSON number, checked without a
- *  loop. Anything else is left to isJsonNumberBytes. */
+/** `[-]d.dddde±dd`, the table's floatfmt=".4e" (most cells): a JSON number. Anything else is
+ *  left to isJsonNumberBytes. */
 function isSci4(b: Uint8Array, s: number, e: number): boolean {
   if (b[s] === 0x2d) s++;
-  return (
-    e - s === 10 &&
-    b[s + 1] === 0x2e &&
-    b[s + 6] === 0x65 &&
-    (b[s + 7] === 0x2b || b[s + 7] === 0x2d) &&
-    (b[s] - 0x30) >>> 0 < 10 &&
-    (b[s + 2] - 0x30) >>> 0 < 10 &&
-    (b[s + 3] - 0x30) >>> 0 < 10 &&
-    (b[s + 4] - 0x30) >>> 0 < 10 &&
-    (b[s + 5] - 0x30) >>> 0 < 10 &&
-    (b[s + 8] - 0x30) >>> 0 < 10 &&
-    (b[s + 9] - 0x30) >>> 0 < 10
-  );
+  return e - s === 10 && sci4At(b, s);
 }
 
 /** An ESC in bytes [from, end): a cell that must be read without its escape codes. The usual

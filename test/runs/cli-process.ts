@@ -28,12 +28,13 @@ export function startCli(args: string[], env: Record<string, string>): CliProces
 }
 
 /** The CLI with a secret in its environment (the Omniboxes token variable the sim config names):
- *  `cli` runs a command to its end and checks the secret never shows in its output; `killAll` ends
- *  what is still running. */
-export function sentinelCli(secret: string) {
+ *  `start` begins a command (`extra`: more environment), `cli` runs one to its end and checks that
+ *  neither the secret nor any of `hidden` (a notification URL's token) shows in its output, `ok`
+ *  also that it exits 0 and gives its stdout; `killAll` ends what is still running. */
+export function sentinelCli(secret: string, hidden: readonly string[] = []) {
   const started: CliProcess[] = [];
-  const start = (args: string[]): CliProcess => {
-    const p = startCli(args, { CPU_CLUSTER_TOKEN: secret });
+  const start = (args: string[], extra: Record<string, string> = {}): CliProcess => {
+    const p = startCli(args, { CPU_CLUSTER_TOKEN: secret, ...extra });
     started.push(p);
     return p;
   };
@@ -42,11 +43,19 @@ export function sentinelCli(secret: string) {
     for (const p of started)
       if (p.child.pid && p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   };
-  const cli = async (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => {
-    const p = start(args);
+  const cli = async (
+    args: string[],
+    extra: Record<string, string> = {},
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+    const p = start(args, extra);
     const code = await p.done;
-    expect(p.stdout + p.stderr).not.toContain(secret);
+    for (const s of [secret, ...hidden]) expect(p.stdout + p.stderr).not.toContain(s);
     return { code, stdout: p.stdout, stderr: p.stderr };
   };
-  return { start, cli, killAll };
+  const ok = async (args: string[], extra: Record<string, string> = {}): Promise<string> => {
+    const r = await cli(args, extra);
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout;
+  };
+  return { start, cli, ok, killAll };
 }

@@ -5,12 +5,12 @@
 // silent sentinel could not send either). A `follow` with no channel tells the alert and its clear
 // too (whoever follows learns that nothing watches the run once they stop). Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startCli, type CliProcess } from '../runs/cli-process.js';
 import { startReceiver, type HttpReceiver } from '../harness/http-receiver.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
-import { runIdOf, startSentinelEnv, type SentinelEnv } from './sentinel-env.js';
+import { runIdOf, sentinelTestCli, startSentinelEnv, type SentinelEnv } from './sentinel-env.js';
 
 const PERIOD_MS = 1000;
+const { start, ok, killAll } = sentinelTestCli(`cluster-${process.pid}-Sa4`, PERIOD_MS);
 
 interface Line {
   type: string;
@@ -25,22 +25,6 @@ interface Awrl {
 describe('a silent sentinel is an alert of the attached watch', { timeout: 180_000 }, () => {
   let env: SentinelEnv;
   let receiver: HttpReceiver;
-  const started: CliProcess[] = [];
-  const run = (args: string[], extra: Record<string, string> = {}): CliProcess => {
-    const p = startCli(args, {
-      CPU_CLUSTER_TOKEN: 'cluster-token',
-      AWRL_SENTINEL_PERIOD_MS: String(PERIOD_MS),
-      ...extra,
-    });
-    started.push(p);
-    return p;
-  };
-  const cli = async (args: string[], extra: Record<string, string> = {}) => {
-    const p = run(args, extra);
-    const code = await p.done;
-    expect(code, p.stderr).toBe(0);
-    return p.stdout;
-  };
   /** The sentinel's own channel and the attached watch's: each message says who sent it. */
   const sentinelUrl = () => `json://127.0.0.1:${receiver.port}/sentinel`;
   const attachedUrl = () => `json://127.0.0.1:${receiver.port}/attached`;
@@ -51,13 +35,13 @@ describe('a silent sentinel is an alert of the attached watch', { timeout: 180_0
     [env, receiver] = await Promise.all([startSentinelEnv('awrl-sentinel-alert-'), startReceiver()]);
   });
   afterAll(async () => {
-    for (const p of started) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    killAll();
     await receiver?.stop();
     await env?.stop();
   });
 
   it('SIGKILLed: the alert within two heartbeats, sent by the attached watch; a new sentinel clears it', async () => {
-    const launched = await cli([
+    const launched = await ok([
       '--launch',
       ...env.target('AWRL_SIM_SPEED=20'),
       '--config',
@@ -66,12 +50,20 @@ describe('a silent sentinel is an alert of the attached watch', { timeout: 180_0
       '--no-sentinel',
     ]);
     const runId = runIdOf(launched);
-    const start = await cli(['sentinel', 'start', runId, ...env.target()], { AWRL_NOTIFY: sentinelUrl() });
-    const pid = Number(/pid (\d+)/.exec(start)![1]);
+    const begun = await ok(['sentinel', 'start', runId, ...env.target()], { AWRL_NOTIFY: sentinelUrl() });
+    const pid = Number(/pid (\d+)/.exec(begun)![1]);
 
-    const follow = run(['follow', runId, ...env.target(), '--json', '--no-terminal-notify', '--notify', attachedUrl()]);
+    const follow = start([
+      'follow',
+      runId,
+      ...env.target(),
+      '--json',
+      '--no-terminal-notify',
+      '--notify',
+      attachedUrl(),
+    ]);
     // And one with no channel: it sends nothing, and tells the silence all the same.
-    const plain = run(['follow', runId, ...env.target(), '--json', '--no-terminal-notify']);
+    const plain = start(['follow', runId, ...env.target(), '--json', '--no-terminal-notify']);
     const lines = (p = follow): Line[] =>
       p.stdout
         .split('\n')
@@ -99,7 +91,7 @@ describe('a silent sentinel is an alert of the attached watch', { timeout: 180_0
     });
 
     // A heartbeat again: cleared, and the clear is sent by the attached watch (the one that told it).
-    await cli(['sentinel', 'start', runId, ...env.target()], { AWRL_NOTIFY: sentinelUrl() });
+    await ok(['sentinel', 'start', runId, ...env.target()], { AWRL_NOTIFY: sentinelUrl() });
     await waitFor(() => alerts('alert-cleared').length > 0, { timeoutMs: 20_000, what: 'the alert to clear' });
     await waitFor(() => received('/attached').some((e) => e.event === 'alert-cleared'), {
       what: 'the clear at the receiver',
@@ -113,7 +105,7 @@ describe('a silent sentinel is an alert of the attached watch', { timeout: 180_0
     follow.child.kill('SIGTERM');
     plain.child.kill('SIGTERM');
     await Promise.all([follow.done, plain.done]);
-    await cli(['sentinel', 'stop', runId, ...env.target()]);
-    await cli(['stop', runId, ...env.target(), '--grace', '2']);
+    await ok(['sentinel', 'stop', runId, ...env.target()]);
+    await ok(['stop', runId, ...env.target(), '--grace', '2']);
   });
 });

@@ -186,12 +186,16 @@ describe('sentinel start on an ended run, follow through the snapshot', { timeou
     bad.write('awrl-snapshot 9 ', 0, 'latin1');
     writeFileSync(snapPath, bad);
     const viaOld = await dashboard(runId, log, true);
-    expect(viaOld.notes).toContain("the run's watch snapshot was not used (it is of another version than 1)");
+    expect(viaOld.notes).toContain("the run's watch snapshot was not used (it is of another version than 2)");
     expect(viaOld.fromDigest).toEqual({ offset: size, gzBytes: header!.gzBytes });
     expect(same(viaOld)).toEqual(same(full));
     // One of this version that this watch cannot take (another config's rules): the same, said why.
-    const doc = JSON.parse(gunzipSync(good.subarray(DIGEST_HEADER_BYTES)).toString('utf8')) as { facts: string };
-    const body = gzipSync(JSON.stringify({ ...doc, facts: '{"maxHeadOffpolicyness":99}' }));
+    // (Its JSON, a newline, its typed arrays' bytes: watch-snapshot.ts.)
+    const state = gunzipSync(good.subarray(DIGEST_HEADER_BYTES));
+    const nl = state.indexOf(0x0a);
+    const doc = JSON.parse(state.toString('utf8', 0, nl)) as { facts: string };
+    const other = JSON.stringify({ ...doc, facts: '{"maxHeadOffpolicyness":99}' });
+    const body = gzipSync(Buffer.concat([Buffer.from(`${other}\n`), state.subarray(nl + 1)]));
     const h = { ...snapHeader!, gzBytes: body.length, sha256: createHash('sha256').update(body).digest('hex') };
     writeFileSync(snapPath, Buffer.concat([formatDigestHeader(h, SNAPSHOT_KIND), body]));
     const viaOther = await dashboard(runId, log, true);
@@ -231,7 +235,7 @@ describe('sentinel start on an ended run, follow through the snapshot', { timeou
     writeFileSync(snapPath, bad);
     const viaDig = await cli(['follow', runId, ...env.target()]);
     expect(viaDig.code, viaDig.stderr).toBe(0);
-    expect(viaDig.stdout).toContain("watch    the run's watch snapshot was not used (it is of another version than 1)");
+    expect(viaDig.stdout).toContain("watch    the run's watch snapshot was not used (it is of another version than 2)");
     expect(viaDig.stdout).not.toMatch(/^watch {4}snapshot:/m);
     // One whose bytes do not parse (their sum right): refused by the watch, said, the digest read.
     writeFileSync(snapPath, Buffer.concat([formatDigestHeader(j, SNAPSHOT_KIND), junk]));

@@ -6,13 +6,14 @@
 // `sentinel-silent`; the space freed, one clear. Needs dist/ built.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFile } from 'node:child_process';
-import { startCli, type CliProcess } from '../runs/cli-process.js';
 import { startReceiver, type HttpReceiver } from '../harness/http-receiver.js';
 import { waitFor, pidAlive } from '../harness/wait.js';
-import { runIdOf, startSentinelEnv, type SentinelEnv } from './sentinel-env.js';
+import { runIdOf, sentinelTestCli, startSentinelEnv, type SentinelEnv } from './sentinel-env.js';
 
 const PERIOD_MS = 1000;
 const TOKEN = `hook-${process.pid}-Zr7`;
+const SECRET = `cluster-${process.pid}-Df2`;
+const { start, ok, killAll } = sentinelTestCli(SECRET, PERIOD_MS, [TOKEN]);
 
 interface Awrl {
   event: string;
@@ -25,23 +26,6 @@ interface Row {
 describe('a full disk under the run', { timeout: 180_000 }, () => {
   let env: SentinelEnv;
   let receiver: HttpReceiver;
-  const started: CliProcess[] = [];
-  const run = (args: string[], extra: Record<string, string> = {}): CliProcess => {
-    const p = startCli(args, {
-      CPU_CLUSTER_TOKEN: 'cluster-token',
-      AWRL_SENTINEL_PERIOD_MS: String(PERIOD_MS),
-      ...extra,
-    });
-    started.push(p);
-    return p;
-  };
-  const cli = async (args: string[], extra: Record<string, string> = {}) => {
-    const p = run(args, extra);
-    const code = await p.done;
-    expect(code, p.stderr).toBe(0);
-    expect(p.stdout + p.stderr).not.toContain(TOKEN);
-    return p.stdout;
-  };
   /** A command in a session of the sshd: in its mount namespace, where the tmpfs is. */
   const onTarget = (cmd: string) =>
     new Promise<{ code: number; stderr: string; stdout: string }>((resolve) =>
@@ -56,14 +40,14 @@ describe('a full disk under the run', { timeout: 180_000 }, () => {
     ]);
   });
   afterAll(async () => {
-    for (const p of started) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    killAll();
     await receiver?.stop();
     await env?.stop();
   });
 
   it('keeps beating, sends one disk-full alert and one clear; nobody calls it silent', async () => {
     const sentinelUrl = `json://127.0.0.1:${receiver.port}/sentinel/${TOKEN}`;
-    const launched = await cli(
+    const launched = await ok(
       ['--launch', ...env.target('AWRL_SIM_SPEED=10'), '--config', env.config, '++trial_name=disk-full'],
       { AWRL_NOTIFY: sentinelUrl },
     );
@@ -71,13 +55,13 @@ describe('a full disk under the run', { timeout: 180_000 }, () => {
     const pid = Number(/^sentinel\s+(\d+) /m.exec(launched)![1]);
     const runsDir = env.runDir(runId).replace(/\/[^/]+$/, '');
     const row = async (): Promise<Row> =>
-      (JSON.parse(await cli(['runs', runId, ...env.target(), '--json'])) as Row[])[0];
+      (JSON.parse(await ok(['runs', runId, ...env.target(), '--json'])) as Row[])[0];
     const received = () =>
       receiver.received
         .map((r) => ({ path: r.path, body: r.body, awrl: (JSON.parse(r.body) as { awrl: Awrl }).awrl }))
         .filter((r) => r.awrl.alertId === 'disk-full');
 
-    const follow = run([
+    const follow = start([
       'follow',
       runId,
       ...env.target(),
@@ -110,7 +94,7 @@ describe('a full disk under the run', { timeout: 180_000 }, () => {
     expect(alert.body).toMatch(/the run's filesystem on /);
     const noSecret = alert.body.replace(`/sentinel/${TOKEN}`, '');
     expect(noSecret).not.toContain(TOKEN);
-    expect(noSecret).not.toContain('cluster-token');
+    expect(noSecret).not.toContain(SECRET);
 
     // Still running across more than two heartbeat periods of the full disk, its beat moving on.
     const first = await row();
@@ -123,7 +107,7 @@ describe('a full disk under the run', { timeout: 180_000 }, () => {
       expect(last.sentinel.disk?.state).toBe('full');
     }
     expect(Date.parse(last.sentinel.heartbeatAt)).toBeGreaterThan(Date.parse(first.sentinel.heartbeatAt));
-    expect(await cli(['runs', runId, ...env.target()])).toMatch(
+    expect(await ok(['runs', runId, ...env.target()])).toMatch(
       /sentinel ok, \d+ s ago · disk full since \S+ \(ENOSPC\)/,
     );
     await waitFor(() => lines().some((l) => l.type === 'sentinel-disk' && l.state === 'full'), {
@@ -164,7 +148,7 @@ describe('a full disk under the run', { timeout: 180_000 }, () => {
 
     follow.child.kill('SIGTERM');
     await follow.done;
-    await cli(['sentinel', 'stop', runId, ...env.target()]);
-    await cli(['stop', runId, ...env.target(), '--grace', '2']);
+    await ok(['sentinel', 'stop', runId, ...env.target()]);
+    await ok(['stop', runId, ...env.target(), '--grace', '2']);
   });
 });

@@ -9,6 +9,7 @@ import { DiskWatch, diskAlert, type WriteResult } from '../../src/sentinel/disk-
 import { beatSize, padded, writeInPlace, writeWhole } from '../../src/sentinel/beat-file.js';
 import { parseSentinelBeat, sentinelText, sentinelView, type SentinelBeat } from '../../src/runs/sentinel-status.js';
 import { diskChangeText, diskText } from '../../src/runs/sentinel-disk.js';
+import { sentinelBeat } from './sentinel-beat.js';
 
 const RUN = '/w/.awrl/runs/r1';
 const fail = (code: string, at: string, file = 'sentinel.json'): WriteResult => ({
@@ -103,18 +104,7 @@ describe('sentinel.json padded to a fixed size', () => {
     const dir = mkdtempSync(join(tmpdir(), 'awrl-beat-'));
     try {
       const path = join(dir, 'sentinel.json');
-      const beat: SentinelBeat = {
-        v: 1,
-        runId: 'r1',
-        pid: 42,
-        startedAt: '2026-12-05T10:00:00.000Z',
-        heartbeatAt: '2026-12-05T10:00:10.000Z',
-        periodMs: 15_000,
-        notify: ['json://h/***'],
-        state: 'running',
-        sent: 0,
-        failures: [],
-      };
+      const beat = sentinelBeat({ runId: 'r1' });
       expect(writeWhole(path, JSON.stringify(beat))).toBeNull();
       expect(statSync(path).size).toBe(4096);
       expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -140,19 +130,8 @@ describe('sentinel.json padded to a fixed size', () => {
 });
 
 describe('runs says the disk', () => {
-  const beat = (disk?: SentinelBeat['disk']): SentinelBeat => ({
-    v: 1,
-    runId: 'r',
-    pid: 42,
-    startedAt: '2026-12-05T10:00:00.000Z',
-    heartbeatAt: '2026-12-05T10:02:20.000Z',
-    periodMs: 15_000,
-    notify: [],
-    state: 'running',
-    sent: 0,
-    failures: [],
-    ...(disk ? { disk } : {}),
-  });
+  const beat = (disk?: SentinelBeat['disk']): SentinelBeat =>
+    sentinelBeat({ heartbeatAt: '2026-12-05T10:02:20.000Z', notify: [], ...(disk ? { disk } : {}) });
   const disk = {
     state: 'full' as const,
     since: '2026-12-05T10:02:11.000Z',

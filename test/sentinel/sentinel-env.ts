@@ -67,10 +67,10 @@ export async function startSentinelEnv(
   };
 }
 
-/** The CLI for sentinel tests: a heartbeat of `periodMs`, and a secret that must never show. */
-export function sentinelTestCli(secret: string, periodMs: number) {
+/** The CLI for sentinel tests: a heartbeat of `periodMs`, and secrets that must never show. */
+export function sentinelTestCli(secret: string, periodMs: number, hidden: readonly string[] = []) {
   process.env.AWRL_SENTINEL_PERIOD_MS = String(periodMs);
-  return sentinelCli(secret);
+  return sentinelCli(secret, hidden);
 }
 
 export const runIdOf = (text: string): string => /^run\s+(\S+)/m.exec(text)![1];

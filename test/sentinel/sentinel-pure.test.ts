@@ -6,24 +6,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sentinelText, sentinelView, type SentinelBeat } from '../../src/runs/sentinel-status.js';
+import { sentinelText, sentinelView } from '../../src/runs/sentinel-status.js';
 import { tarChunks } from '../../src/sentinel/tar.js';
 import { DigestKeeper, type SentinelDigest } from '../../src/sentinel/sentinel-run.js';
 import { DiskReport } from '../../src/sentinel/heartbeat.js';
+import { sentinelBeat } from './sentinel-beat.js';
 
-const beat = (over: Partial<SentinelBeat> = {}): SentinelBeat => ({
-  v: 1,
-  runId: 'r',
-  pid: 42,
-  startedAt: '2026-12-05T10:00:00.000Z',
-  heartbeatAt: '2026-12-05T10:00:10.000Z',
-  periodMs: 15_000,
-  notify: ['json://h/***'],
-  state: 'running',
-  sent: 0,
-  failures: [],
-  ...over,
-});
+const beat = sentinelBeat;
 const at = (s: number) => new Date(Date.parse('2026-12-05T10:00:10.000Z') + s * 1000).toISOString();
 
 describe('sentinelView', () => {
@@ -39,12 +28,16 @@ describe('sentinelView', () => {
     expect(sentinelView(b, alive, now, active).state).toBe(state);
   });
 
-  it('says its age, and why it is silent', () => {
+  it('says its age, why it is silent, and why it stopped', () => {
     expect(sentinelText(sentinelView(beat(), true, at(12), true))).toBe('sentinel ok, 12 s ago');
     expect(sentinelText(sentinelView(beat(), true, at(45), true))).toBe(
       `sentinel silent since ${beat().heartbeatAt} (no heartbeat for 45 s)`,
     );
     expect(sentinelView(beat(), true, null, true)).toMatchObject({ state: 'silent', ageS: null });
+    const stopped = beat({ state: 'stopped', why: 'the run ended (finished)' });
+    expect(sentinelText(sentinelView(stopped, false, at(999), false))).toBe(
+      'sentinel stopped: the run ended (finished)',
+    );
   });
 });
 

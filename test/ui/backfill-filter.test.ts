@@ -66,3 +66,40 @@ describe('backfill filter', () => {
     }
   });
 });
+
+describe("the log's identity at an offset", () => {
+  /** The filter's header line: `FROM INODE HEAD SEAM` for [FROM, cut) of `log`, FROM given with the
+   *  identity a cache or digest saw there. */
+  const header = (log: string, cut: number, from = 0, want = ''): string => {
+    const out = execFileSync('bash', ['-c', FILTER_SCRIPT, 'x', String(cut), log, String(from), want, keyPatterns()]);
+    return out.subarray(0, out.indexOf(0x0a)).toString();
+  };
+  const identity = (h: string) => h.split(' ').slice(1).join(' ');
+
+  it('stays the same log when one younger than 4 KiB grows on, and not when its start is rewritten', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'awrl-bf-identity-'));
+    try {
+      const log = join(dir, 'log');
+      const line = (i: number) => `line ${i} of the run's log\n`;
+      let text = '';
+      for (let i = 0; text.length < 300; i++) text += line(i);
+      writeFileSync(log, text);
+      const young = text.length;
+      const seenYoung = identity(header(log, young));
+      for (let i = 1000; text.length < 20_000; i++) text += line(i);
+      writeFileSync(log, text);
+      // A cache or digest made at the young offset is this log's: the filter reads on from there.
+      expect(header(log, text.length, young, seenYoung)).toMatch(new RegExp(`^${young} `));
+      // Past 4 KiB the head is the first 4 KiB, as it was.
+      const mid = text.indexOf('\n', 8000) + 1;
+      const seenMid = identity(header(log, mid));
+      expect(header(log, text.length, mid, seenMid)).toMatch(new RegExp(`^${mid} `));
+      // Its first byte rewritten (the same inode and length): another log, read from its start.
+      writeFileSync(log, `X${text.slice(1)}`);
+      expect(header(log, text.length, young, seenYoung)).toMatch(/^0 /);
+      expect(header(log, text.length, mid, seenMid)).toMatch(/^0 /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

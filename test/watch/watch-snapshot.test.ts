@@ -63,8 +63,9 @@ function simLog(): Buffer {
   }
 }
 
-/** The state's bytes as JSON (the snapshot written again): equal states, equal text. */
-const stateText = (r: WatchReplay) => gunzipSync(r.snapshot()).toString('utf8');
+/** The state's bytes (the snapshot written again: its JSON and its typed arrays' bytes, one char a
+ *  byte): equal states, equal text. */
+const stateText = (r: WatchReplay) => gunzipSync(r.snapshot()).toString('latin1');
 
 /** What a watch tells, without what differs by nature between two watches (nothing, today). */
 function told(r: WatchReplay): WatchOutput[] {
@@ -156,7 +157,8 @@ describe('a watch snapshot', { timeout: 60_000 }, () => {
     const r = new WatchReplay(FACTS);
     r.push(readFileSync(RUN_A));
     const good = r.snapshot();
-    const doc = JSON.parse(gunzipSync(good).toString('utf8')) as { v: number };
+    const whole = gunzipSync(good);
+    const doc = JSON.parse(whole.toString('utf8', 0, whole.indexOf(0x0a))) as { v: number };
     const other = new WatchReplay(FACTS);
     expect(() => other.restore(Buffer.from('not a snapshot'))).toThrow(/does not parse/);
     expect(() => other.restore(gzipSync(JSON.stringify({ ...doc, v: 99 })))).toThrow(/version 99/);
@@ -175,8 +177,33 @@ describe('a watch snapshot', { timeout: 60_000 }, () => {
     expect(() => encodeGraph({ f: () => 1 }, reg)).toThrow(GraphError);
     expect(() => encodeGraph({ m: new Map([[1, new (class Odd {})()]]) }, reg)).toThrow(/Odd/);
     const shared = { x: [1, Number.NaN, -0, undefined] };
-    const back = decodeGraph(encodeGraph({ a: shared, b: shared }, reg), reg) as Record<string, unknown>;
+    const e = encodeGraph({ a: shared, b: shared }, reg);
+    const back = decodeGraph(e.graph, reg, e.bytes) as Record<string, unknown>;
     expect(back.a).toBe(back.b);
     expect(back.a).toEqual(shared);
+  });
+
+  it("keeps typed arrays exactly, their trailing zero bytes left out of the graph's bytes", () => {
+    const reg = classRegistry([]);
+    const f = new Float64Array(1024);
+    f.set([1.5, Number.NaN, 0, 2]);
+    // -0's bytes are not zero (its sign bit): not trimmed; a view into a larger buffer: its own bytes.
+    const tail = new Float64Array([3, -0]);
+    const view = new Uint32Array(new Uint32Array([9, 7, 5, 0, 3]).buffer, 4, 3);
+    const state = { f, tail, view, b: Buffer.from([1, 0, 0]), none: new Int32Array(16), same: f };
+    const e = encodeGraph(state, reg);
+    // Only what precedes each array's last zero bytes is kept: f's first 4 values, tail's -0, view's 7 and 5's low byte.
+    expect(e.bytes.length).toBe(4 * 8 + 2 * 8 + (4 + 1) + 1);
+    expect(JSON.stringify(e.graph)).not.toMatch(/"b":"/);
+    const back = decodeGraph(e.graph, reg, e.bytes) as typeof state;
+    expect([...back.f.subarray(0, 5)]).toEqual([1.5, Number.NaN, 0, 2, 0]);
+    expect(back.f.length).toBe(1024);
+    expect(back.same).toBe(back.f);
+    expect(Object.is(back.tail[1], -0)).toBe(true);
+    expect([...back.view]).toEqual([7, 5, 0]);
+    expect(Buffer.isBuffer(back.b) && [...back.b]).toEqual([1, 0, 0]);
+    expect(back.none).toEqual(new Int32Array(16));
+    // Bytes cut short (a snapshot's end lost): refused, not restored with zeros.
+    expect(() => decodeGraph(e.graph, reg, e.bytes.subarray(0, 20))).toThrow(/not all there/);
   });
 });
