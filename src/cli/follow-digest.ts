@@ -14,6 +14,9 @@ import type { WatchBackfill } from '../watch/run-watch.js';
 import { backfill } from '../session/backfill.js';
 import { digestPathFor, snapshotPathFor } from '../session/run-digest.js';
 
+/** The raw tail read at attach: `follow` prints no pane, only the seam's records need it. */
+const FOLLOW_TAIL_BYTES = 64 << 10;
+
 /** The watch's backfill through the snapshot or the digest, or undefined (neither file: no
  *  backfill). `restored`: the watch took the snapshot (its lines go on from there). */
 export async function followDigest(
@@ -33,6 +36,8 @@ export async function followDigest(
   if (!hasDigest && !hasSnapshot) return undefined;
   return {
     thresholdBytes: 0,
+    // The tail comes with the silence's measure (and the byte before it: does it start a line).
+    tailBytes: FOLLOW_TAIL_BYTES + 1,
     run: async (t, path, size, sink) => {
       const b = await backfill(t, path, size, {
         ...sink,
@@ -45,7 +50,7 @@ export async function followDigest(
         digest,
         snapshot: hasSnapshot ? snapshot : null,
         digestOnly: true,
-        tailBytes: 64 << 10,
+        tailBytes: FOLLOW_TAIL_BYTES,
       });
       if (!b.digestBytes && !b.snapshotBytes && hasDigest)
         say(`the run's digest ${digest} is not this log's (or is damaged): reading the whole log`);

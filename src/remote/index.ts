@@ -24,9 +24,13 @@ import { resolveChain } from './ssh-config.js';
 export async function openTransport(target: string, opts: OpenTransportOptions = {}): Promise<Transport> {
   if (target === 'local') return new LocalTransport({ followPollMs: opts.followPollMs });
   // `ssh -G` resolves the target while ssh2 loads (lazily: local-only commands do not pay for it).
+  // Unless OpenSSH is asked for, ssh2 loads before the settings say which client: its ~0.1 s of
+  // loading is not after `ssh -G`'s, but beside it (wasted where a ControlPath picks OpenSSH).
   const resolving = resolveChain(target, opts.sshConfigFile);
   resolving.catch(() => undefined); // awaited in open(); a failure is thrown there
   const choice = opts.sshClient ?? 'auto';
+  const ssh2 = choice === 'openssh' ? null : import('./ssh-transport.js');
+  ssh2?.catch(() => undefined); // awaited below; a failure is thrown there
   if (choice !== 'ssh2') {
     const chain = await resolving;
     const settings = chain[chain.length - 1];
@@ -35,6 +39,6 @@ export async function openTransport(target: string, opts: OpenTransportOptions =
       return OpensshTransport.open(target, opts, settings);
     }
   }
-  const { SshTransport } = await import('./ssh-transport.js');
+  const { SshTransport } = await (ssh2 ?? import('./ssh-transport.js'));
   return SshTransport.open(target, opts, resolving);
 }

@@ -18,6 +18,7 @@ import { FILTER_SCRIPT, PROGRESS_LINE, keyPatterns } from './backfill-filter.js'
 import { BackfillCache, type CacheHit, type CacheWriter } from './backfill-cache.js';
 import { DIGEST_MIN_GAIN_BYTES, keysHash } from './run-digest.js';
 import type { WatchSnapshot } from '../watch/watch-snapshot.js';
+import type { LogTail } from '../watch/follow-alerts.js';
 import { headerWords, takeSnapshot } from './snapshot-read.js';
 
 export { BACKFILL_KEYS } from './backfill-filter.js';
@@ -73,6 +74,9 @@ export interface BackfillOptions {
   restore?(s: WatchSnapshot, reader: TrainerLogReader): void;
   /** One line about how the history was read (a snapshot not used, and why). */
   onNote?(text: string): void;
+  /** The log's last bytes up to `size`, read already (with the silence's measure): the raw tail is
+   *  read only where it starts before them. */
+  tail?: LogTail;
   /** Only the digest or the snapshot: without a usable one nothing is filtered and the result
    *  starts at 0 with a fresh reader (the caller reads the whole log, as without a backfill: `follow`). */
   digestOnly?: boolean;
@@ -121,7 +125,7 @@ export async function backfill(
   const tailFrom = Math.max(0, size - Math.min(want, fresh));
   let tail: Awaited<ReturnType<typeof readTail>> | null;
   try {
-    tail = await readTail(transport, logPath, tailFrom, size);
+    tail = await readTail(transport, logPath, tailFrom, size, opts.tail);
     if (tail.bytes.lastIndexOf(0x0a) < 0 && tailFrom > 0)
       throw new Error(`no line ends in the last ${size - tailFrom} bytes of ${logPath}`);
   } catch (err) {
@@ -334,15 +338,26 @@ function readProgress(stderr: Readable, errors: string[], onPos: (pos: number) =
 }
 
 /** The raw log in [from, end) for the trainer-lines pane, reading one byte before `from` to know
- *  whether `from` starts a line. `midLog`: bytes before `from` exist and are not shown. */
+ *  whether `from` starts a line. `midLog`: bytes before `from` exist and are not shown. `have`: the
+ *  log's bytes up to `end` read already (the silence's measure took them): only what lies before
+ *  them is read, nothing when they cover it. */
 export async function readTail(
   transport: Transport,
   logPath: string,
   from: number,
   end: number,
+  have?: LogTail,
 ): Promise<{ bytes: Buffer; midLog: boolean; insideLine: boolean }> {
-  if (from <= 0)
-    return { bytes: await transport.readFile(logPath, { offset: 0, length: end }), midLog: false, insideLine: false };
-  const bytes = await transport.readFile(logPath, { offset: from - 1, length: end - from + 1 });
+  const start = Math.max(0, from - 1);
+  const own = have && have.from + have.bytes.length === end ? have : null;
+  let bytes: Buffer;
+  if (own && own.from <= start) bytes = own.bytes.subarray(start - own.from);
+  else {
+    const until = own ? own.from : end;
+    const read = await transport.readFile(logPath, { offset: start, length: until - start });
+    if (own && read.length !== until - start) throw new Error(`${logPath} was truncated while its tail was read`);
+    bytes = own ? Buffer.concat([read, own.bytes]) : read;
+  }
+  if (from <= 0) return { bytes, midLog: false, insideLine: false };
   return { bytes: bytes.subarray(1), midLog: true, insideLine: bytes[0] !== 0x0a };
 }

@@ -318,8 +318,9 @@ export class LiveSession implements Session {
       return;
     }
     const { conn, run } = found;
-    const facts = await (this.o.runFacts ?? defaultRunFacts)(conn, run).catch(() => ({}));
-    if (this.state.selectedRunId !== runId) return;
+    // The config's facts are read beside the attach's first round trip, not before it: the feed's
+    // watch takes no record before they are known.
+    const facts = (this.o.runFacts ?? defaultRunFacts)(conn, run).catch((): RunFacts => ({}));
     // The run's sentinel gone silent: an alert of the feed's watch, with or without channels (the
     // person looking should know nothing watches the run once they leave), from the runs list's
     // look at the run, which goes on while the run is shown.

@@ -48,7 +48,9 @@ export interface RunFeedOptions {
   logPath: string;
   /** Alerts known outside the watch (the run's sentinel gone silent: run-notify.ts). */
   outsideAlerts?: readonly OutsideAlert[];
-  facts?: RunFacts;
+  /** The run's config facts, or their promise (the cockpit reads the config beside the attach's
+   *  first round trip: the watch takes no record before they are known, the figures show them then). */
+  facts?: RunFacts | Promise<RunFacts>;
   logLimit?: number;
   statePollMs?: number;
   /** Once the run has ended and its log is read to the end: the log is no longer followed, and
@@ -111,12 +113,16 @@ export class RunFeed {
   private preview: RunRecords | null = null;
   /** Releases the young generation's hold, held while the watch reads the log's history. */
   private releaseHeap: (() => void) | null = null;
+  /** The run's config facts once known (see RunFeedOptions.facts). */
+  private facts: RunFacts | undefined;
 
   constructor(private readonly o: RunFeedOptions) {
     this.clock = o.clock ?? Date.now;
     this.summary = o.summary;
     this.connection = o.transport.state;
     this.connectionAt = this.clock();
+    const facts = o.facts;
+    this.facts = facts instanceof Promise ? undefined : facts;
     this.watch = createRunWatch({
       transport: o.transport,
       target: o.target,
@@ -128,6 +134,9 @@ export class RunFeed {
       clock: this.clock,
       backfill: {
         thresholdBytes: o.backfillThresholdBytes ?? 2 * 1024 * 1024,
+        // The pane's tail (and the byte before it) comes with the silence's measure: through the
+        // snapshot it is all the raw tail read, without a round trip of its own.
+        tailBytes: PANE_TAIL_BYTES + 1,
         run: async (transport, logPath, size, sink) => {
           // With the run's watch snapshot the dashboard is whole at once: the raw tail is the log
           // pane's lines alone (256 KiB), not also the last steps' preview (up to 4 MiB).
@@ -170,7 +179,7 @@ export class RunFeed {
           return b;
         },
       },
-      ...(o.facts ? { facts: o.facts } : {}),
+      ...(facts ? { facts } : {}),
       ...(o.statePollMs !== undefined ? { statePollMs: o.statePollMs } : {}),
       ...(o.endedStatePollMs !== undefined ? { endedStatePollMs: o.endedStatePollMs } : {}),
       ...(o.jobEndPollMs !== undefined ? { jobEndPollMs: o.jobEndPollMs } : {}),
@@ -181,7 +190,7 @@ export class RunFeed {
     this.records = new RunRecords({
       store: this.watch.store,
       alerts: this.watch.alerts,
-      facts: o.facts,
+      facts: this.facts,
       logLimit: o.logLimit,
       clock: this.clock,
     });
@@ -191,6 +200,16 @@ export class RunFeed {
       this.render(w);
       this.holdHeapWhileBacklog();
     });
+    // Known before the watch's first record (it waits for the same promise, which it was given first).
+    if (facts instanceof Promise)
+      void facts.then(
+        (f) => {
+          this.facts = f;
+          this.records.setFacts(f);
+          this.changed();
+        },
+        () => undefined,
+      );
   }
 
   /** Reading a long log's history (backfilled, or followed from its start) is a burst of records:
@@ -287,8 +306,8 @@ export class RunFeed {
     const store = new MetricsStore();
     const records = new RunRecords({
       store,
-      alerts: new RunAlerts(store, this.o.facts ?? {}),
-      facts: this.o.facts,
+      alerts: new RunAlerts(store, this.facts ?? {}),
+      facts: this.facts,
       logLimit: this.o.logLimit,
       clock: this.clock,
     });

@@ -76,6 +76,8 @@ export class RunRecords {
   private startedAt: number | null = null;
   /** Trainer time (epoch ms) of the latest record read: where an ended run's clock stops. */
   private lastRecordAt: number | null = null;
+  /** The run's config facts (undefined: not known, or not yet: setFacts). */
+  private facts: RunFacts | undefined;
   readonly series: SeriesSource;
 
   constructor(
@@ -89,6 +91,7 @@ export class RunRecords {
   ) {
     const store = (this.store = o.store);
     this.alerts = o.alerts;
+    this.facts = o.facts;
     this.series = {
       get stepCount() {
         return store.lastStepEvent?.globalStep ?? 0;
@@ -162,9 +165,14 @@ export class RunRecords {
     this.seq = Math.max(this.seq, s.seq);
   }
 
+  /** The config's facts, read once the records began (the feed starts before they are known). */
+  setFacts(facts: RunFacts): void {
+    this.facts = facts;
+  }
+
   /** The view for a frame (reads only: the alert history is the watch's). */
   view(ctx: RunViewContext): RunView {
-    const facts = this.o.facts ?? {};
+    const facts = this.facts ?? {};
     const f = deriveFigures(this.store, {
       consumerBatchSize: facts.consumerBatchSize,
       maxHeadOffpolicyness: facts.maxHeadOffpolicyness,

@@ -14,23 +14,45 @@ export interface LogSilence {
   /** Our clock when the answer came: the last write was at `measuredWall - silenceMs` on our clock,
    *  late by at most the round trip (the silence is never overstated). */
   measuredWall: number;
+  /** The log's last bytes up to `size` ([from, size)), when asked for (`LogTailWanted`). */
+  tail?: LogTail;
+}
+
+/** Bytes of the log read at `from`. */
+export interface LogTail {
+  from: number;
+  bytes: Buffer;
+}
+
+/** The raw tail taken in the same round trip as the measure (an attach's: the log pane's lines
+ *  come with it, not a round trip after): its last `bytes`, only when the log is larger than `above`. */
+export interface LogTailWanted {
+  bytes: number;
+  above: number;
 }
 
 // $1 the log. Size, then mtime, then now, in that order: every byte the size covers was written by
 // the mtime, and now is not before it. GNU stat/date (-r, %N), as on the Linux hosts runs use.
-// Prints nothing when the file does not exist (yet).
+// Prints nothing when the file does not exist (yet). With $2 > 0 and a size above $3: the line
+// also says where the tail starts, and the bytes [that, size) follow it (a log that grew since is
+// cut at the size measured; one truncated meanwhile gives fewer: the caller drops them).
 const SILENCE_SCRIPT = [
-  'F="$1"',
+  'F="$1"; W="${2:-0}"; A="${3:-0}"',
   '[ -e "$F" ] || exit 0',
-  's=$(stat -L -c %s -- "$F") && m=$(date -r "$F" +%s%N) && n=$(date +%s%N) && echo "$s $m $n"',
+  's=$(stat -L -c %s -- "$F") && m=$(date -r "$F" +%s%N) && n=$(date +%s%N) || exit 1',
+  'if [ "$W" -le 0 ] || [ "$s" -le "$A" ]; then echo "$s $m $n"; exit 0; fi',
+  't=$((s > W ? s - W : 0)); echo "$s $m $n $t"',
+  'tail -c +$((t + 1)) -- "$F" | head -c $((s - t))',
 ].join('\n');
 
 /** The log's silence, measured on the target; null when the file is missing or the answer is not
- *  understood (a target without GNU date). */
+ *  understood (a target without GNU date). With `tail`, the log's last bytes in the same answer
+ *  (not on this machine's log: reading it is no round trip). */
 export async function measureLogSilence(
   transport: Transport,
   logPath: string,
   clock: () => number = Date.now,
+  tail?: LogTailWanted,
 ): Promise<LogSilence | null> {
   // This machine's log (the local transport: the sentinel next to its run, a local run): one stat,
   // size and mtime from the same look, then now; no four processes each time (the sentinel's
@@ -41,12 +63,20 @@ export async function measureLogSilence(
     if (!st) return null;
     return { size: st.size, silenceMs: Math.max(0, Math.floor(now - st.mtimeMs)), measuredWall: clock() };
   }
-  const r = await transport.exec(['bash', '-c', SILENCE_SCRIPT, 'awrl-silence', logPath]);
+  const args = tail ? [String(tail.bytes), String(tail.above)] : [];
+  const r = await transport.exec(['bash', '-c', SILENCE_SCRIPT, 'awrl-silence', logPath, ...args]);
   const measuredWall = clock();
-  const m = /^(\d+) (\d{7,})\d{6} (\d{7,})\d{6}\s*$/.exec(r.stdout.toString('latin1'));
+  const nl = r.stdout.indexOf(0x0a);
+  const line = r.stdout.subarray(0, nl < 0 ? r.stdout.length : nl).toString('latin1');
+  const m = /^(\d+) (\d{7,})\d{6} (\d{7,})\d{6}(?: (\d+))?\s*$/.exec(line);
   if (r.code !== 0 || !m) return null;
   // Nanoseconds cut to ms as text: epoch ns do not fit a double exactly, epoch ms do.
-  return { size: Number(m[1]), silenceMs: Math.max(0, Number(m[3]) - Number(m[2])), measuredWall };
+  const size = Number(m[1]);
+  const silence = { size, silenceMs: Math.max(0, Number(m[3]) - Number(m[2])), measuredWall };
+  const bytes = r.stdout.subarray(nl + 1);
+  const from = Number(m[4]);
+  // Whole, or not at all (the log truncated between the size and the read).
+  return m[4] !== undefined && bytes.length === size - from ? { ...silence, tail: { from, bytes } } : silence;
 }
 
 export interface LogSilenceWatchOptions {

@@ -28,6 +28,7 @@ export async function backfillHistory(
       // Every backfilled byte was in the log when it was measured: it arrived when last written.
       const wall = first ? Math.min(core.clock(), first.measuredWall - first.silenceMs) : core.clock();
       const b = await bf.run(transport, logPath, st.size, {
+        ...(first?.tail ? { tail: first.tail } : {}),
         onEvents: (events) => {
           if (core.closed) return;
           for (const e of events) core.ingest(e, true, wall);

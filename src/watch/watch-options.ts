@@ -6,10 +6,14 @@ import type { Target } from '../runs/targets.js';
 import type { RunWatchFacts } from '../runs/run-facts.js';
 import type { OutsideAlert } from './outside-alerts.js';
 import type { WatchSnapshot } from './watch-snapshot.js';
+import type { LogTail } from './follow-alerts.js';
 
 /** Reading a long log's history through a target-side filter before following (the cockpit). */
 export interface WatchBackfill {
   thresholdBytes: number;
+  /** The raw tail's bytes taken with the silence's measure at attach (the log pane's, and the one
+   *  before them), handed to `run` as `sink.tail`: no round trip of their own. Absent: none. */
+  tailBytes?: number;
   /** Hands the history's records on in log order as they are read (`onEvents`), never all at once. */
   run(
     transport: Transport,
@@ -24,6 +28,8 @@ export interface WatchBackfill {
        *  parser by `reader` (the one that goes on); throws (nothing taken) when it is not this
        *  watch's (another version, another config). */
       restore(s: WatchSnapshot, reader: TrainerLogReader): void;
+      /** The log's last bytes up to `size`, read with the silence's measure (`tailBytes`). */
+      tail?: LogTail;
     },
   ): Promise<{
     offset: number;

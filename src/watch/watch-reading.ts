@@ -7,7 +7,7 @@ import type { LogLine, TrainerLogReader } from '../trainer-log/index.js';
 import type { RunSummary } from '../runs/list.js';
 import { followRun, type RunFollower } from '../runs/follow-run.js';
 import { isTerminal } from '../runs/run-state.js';
-import { measureLogSilence, type LogSilence } from './follow-alerts.js';
+import { measureLogSilence, type LogSilence, type LogTailWanted } from './follow-alerts.js';
 import type { LogReadEnd } from './watch-output.js';
 import { drainLog, failureLines } from './watch-drain.js';
 import { backfillHistory } from './watch-backfill.js';
@@ -58,12 +58,17 @@ export class LogReading {
     const { transport, logPath, backfill } = this.core.o;
     // Known before the first record is taken, so the first evaluation already counts how long the
     // log was silent: a run that hung at 02:00, opened at 09:00, shows its hang once its backlog is read.
-    const measure = () => measureLogSilence(transport, logPath, this.core.clock).catch(() => null);
+    const measure = (tail?: LogTailWanted) =>
+      measureLogSilence(transport, logPath, this.core.clock, tail).catch(() => null);
     if (!backfill) return this.attachWhole(measure);
-    [this.firstSilence] = await Promise.all([measure(), this.core.factsKnown]);
+    // The raw tail the backfill shows first comes in the measure's answer: no round trip of its own.
+    const wanted = backfill.tailBytes ? { bytes: backfill.tailBytes, above: backfill.thresholdBytes } : undefined;
+    const [first] = await Promise.all([measure(wanted), this.core.factsKnown]);
+    // Kept until reading reaches its size, without the tail's bytes (the backfill alone takes them).
+    this.firstSilence = first && { size: first.size, silenceMs: first.silenceMs, measuredWall: first.measuredWall };
     if (this.core.closed) return;
     this.core.announceWandb();
-    const start = await backfillHistory(this.core, backfill, this.firstSilence, this.stopBackfill.signal);
+    const start = await backfillHistory(this.core, backfill, first, this.stopBackfill.signal);
     if (!start || this.core.closed) return;
     this.follow(start.from, start.reader);
     this.following(start.from, []);
