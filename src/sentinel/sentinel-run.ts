@@ -28,11 +28,11 @@ const END_DELIVERY_MS = 120_000;
  *  where the file system tells it: not for the compute nodes' writes on NFS), and asks a Slurm run's
  *  state every 10 s (each look is a list script: its largest cost at 2 s; a Slurm run's end without a
  *  log line is sent up to 10 s later). A direct run's state is asked at once when what it is derived
- *  from moves (job-end-nudge.ts, looked at in-process every 500 ms), and polled only every minute
- *  besides (the list script was 15 % of its CPU at every 10 s). Measured: test/bench/sentinel.bench.mjs. */
+ *  from moves (job-end-nudge.ts, looked at in-process every 500 ms; test/sentinel/state-inputs.test.ts),
+ *  and polled only every 5 minutes besides. Measured: test/bench/sentinel.bench.mjs. */
 const SENTINEL_FOLLOW_POLL_MS = 500;
 const SENTINEL_STATE_POLL_MS = 10_000;
-const DIRECT_STATE_POLL_MS = 60_000;
+const DIRECT_STATE_POLL_MS = 300_000;
 /** How often it looks that its run's directory is still there (one stat). */
 const RUN_DIR_LOOK_MS = 5_000;
 
