@@ -24,8 +24,8 @@ import type { DiskWriter, WriteResult } from './disk-watch.js';
 
 /** How long the run's end may take to be delivered before the sentinel stops anyway. */
 const END_DELIVERY_MS = 120_000;
-/** Nobody looks at a sentinel's screen: it looks at the log every 500 ms (fs.watch wakes it at once
- *  where the file system tells it: not for the compute nodes' writes on NFS), and asks a Slurm run's
+/** Nobody looks at a sentinel's screen: it looks at the log every 500 ms (no fs.watch waking it at
+ *  each of the trainer's writes: a notification is at most 0.5 s later), and asks a Slurm run's
  *  state every 10 s (each look is a list script: its largest cost at 2 s; a Slurm run's end without a
  *  log line is sent up to 10 s later). A direct run's state is asked at once when what it is derived
  *  from moves (job-end-nudge.ts, looked at in-process every 500 ms; test/sentinel/state-inputs.test.ts),
@@ -75,7 +75,7 @@ export async function runSentinel(
     log(`no run ${runId} in ${runDir} (run.json missing or not readable)`);
     return 2;
   }
-  const transport = new LocalTransport({ followPollMs: SENTINEL_FOLLOW_POLL_MS });
+  const transport = new LocalTransport({ followPollMs: SENTINEL_FOLLOW_POLL_MS, followWatch: false });
   const disk = new DiskReport(hostname(), log);
   const facts = readRunFacts(transport, record).catch((e: Error) => {
     log(`the run's config facts are unknown: ${e.message}`);

@@ -1,6 +1,6 @@
 // The sentinel's own cost over a simulated run (prints, never asserts): `--launch --target local
 // --notify json://…` with the simulator as the trainer and a loopback receiver, nothing attached;
-// the sentinel's CPU (utime+stime from /proc, as a share of one core) and RSS sampled every 5 s
+// the sentinel's CPU (utime+stime from /proc, as a share of one core) and RSS sampled every second
 // until it stops by itself after the run's end; also apart: while the run ran, and its one-off end.
 // Goal (issue #30): ≤ 1 % of a core, RSS flat.
 //   AWRL_BENCH_EPOCHS  the run's epochs (default 1: 64 steps with sim init's tasks)
@@ -71,16 +71,16 @@ let beforeEnd = -1;
 for (let s = sample(); s; s = sample()) {
   samples.push(s);
   if (beforeEnd < 0 && runEnded()) beforeEnd = Math.max(0, samples.length - 2);
-  await new Promise((r) => setTimeout(r, 5000));
+  await new Promise((r) => setTimeout(r, 1000));
 }
 server.close();
-const first = samples[Math.min(2, samples.length - 1)]; // after its start-up
+const first = samples.find((s) => s.t - samples[0].t >= 10_000) ?? samples.at(-1); // after its start-up
 const last = samples.at(-1);
 const share = ((last.cpu - first.cpu) / ((last.t - first.t) / 1000)) * 100;
 const rss = samples.map((s) => s.rssMb);
 const watched = samples[beforeEnd];
 const running =
-  beforeEnd > 2
+  watched && watched.t > first.t
     ? `; while the run ran ${(((watched.cpu - first.cpu) / ((watched.t - first.t) / 1000)) * 100).toFixed(2)} %, ` +
       `its end (last digest and snapshot, delivery) ${(last.cpu - watched.cpu).toFixed(2)} s of CPU once`
     : '';
