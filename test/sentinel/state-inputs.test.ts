@@ -1,5 +1,5 @@
 // The sentinel asks a direct run's state (the list script, the one judge) when its in-process look
-// at the run dir changes, and polls it only every minute besides (job-end-nudge.ts). Pinned here:
+// at the run dir changes, and polls it only every 5 minutes besides (job-end-nudge.ts). Pinned here:
 // through a direct run's life on a real shell (LocalTransport, real tagged processes), every change
 // of the list script's state is a change of the look; the look ignores what the run writes while
 // nothing about its state moves; and a nudge during a look under way is not lost.
