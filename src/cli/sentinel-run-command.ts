@@ -14,8 +14,10 @@ import { readRunFacts } from '../runs/run-facts-eval.js';
 import { CliError, EXIT } from './errors.js';
 
 const USAGE = 'usage: awrl-tui sentinel-run RUN_ID RUN_DIR [--digest-once] (internal; its input on stdin)';
-/** The digest, and the watch snapshot beside it (made with the run's config facts, as an attach's rules judge). */
-const makeDigest: MakeDigest = (t, logPath, facts, onSnapshot) =>
+/** The digest, and the watch snapshot beside it (made with the run's config facts, as an attach's rules judge);
+ *  a period's digest rewrite at most every DIGEST_GAP_PERIODS periods (one minute at 15 s). */
+const DIGEST_GAP_PERIODS = 4;
+const makeDigest: MakeDigest = (t, logPath, facts, onSnapshot, periodMs = 0) =>
   new DigestWriter(
     t,
     logPath,
@@ -23,6 +25,7 @@ const makeDigest: MakeDigest = (t, logPath, facts, onSnapshot) =>
     undefined,
     new SnapshotWriter(t, logPath, snapshotPathFor(logPath), facts),
     onSnapshot,
+    { minGapMs: DIGEST_GAP_PERIODS * periodMs },
   );
 
 export async function run(args: string[]): Promise<number> {

@@ -17,6 +17,9 @@ export interface LocalFollowOptions {
   pollMs?: number;
   /** The poll once the log has not changed for QUIET_AFTER_MS (default 250 ms, at least pollMs). */
   quietPollMs?: number;
+  /** Whether a watch on the file wakes the poll at once (default true). Without it each of the
+   *  writer's writes no longer costs a look: the poll alone (the sentinel's, at 500 ms). */
+  watch?: boolean;
 }
 
 /** A log unchanged this long is quiet: polled every quietPollMs until it changes again. */
@@ -214,6 +217,7 @@ export function followLocal(
   };
   const watchFile = (): void => {
     unwatch();
+    if (opts.watch === false) return;
     try {
       watcher = watch(path, { persistent: false }, wake);
       watcher.on('error', unwatch);

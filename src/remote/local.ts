@@ -21,6 +21,8 @@ import { followLocal } from './local-follow.js';
 export interface LocalTransportOptions {
   /** Poll interval of `follow` (default 50 ms). */
   followPollMs?: number;
+  /** Whether a watch on the followed file wakes its poll at once (default true). */
+  followWatch?: boolean;
 }
 
 export class LocalTransport implements Transport {
@@ -138,7 +140,10 @@ export class LocalTransport implements Transport {
   }
 
   follow(path: string, fromOffset: number, onEvent: (e: FollowEvent) => void): FollowHandle {
-    const h = followLocal(path, fromOffset, onEvent, { pollMs: this.opts.followPollMs });
+    const h = followLocal(path, fromOffset, onEvent, {
+      pollMs: this.opts.followPollMs,
+      ...(this.opts.followWatch === false ? { watch: false } : {}),
+    });
     this.follows.add(h);
     return {
       get offset() {

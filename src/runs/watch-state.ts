@@ -8,7 +8,8 @@ import { canTransition } from './run-state.js';
 
 export interface RunStateWatcher {
   readonly current: RunSummary | null;
-  /** Looks again at once (not while a look is under way): something said the state may have moved. */
+  /** Looks again at once (asked during a look: once it is over, since what moved may have moved
+   *  after the look read it): something said the state may have moved. */
   now(): void;
   stop(): void;
 }
@@ -33,6 +34,7 @@ export function watchRunState(
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let looking = false;
+  let again = false;
   const tick = async () => {
     if (stopped) return;
     timer = null;
@@ -54,7 +56,8 @@ export function watchRunState(
       }
     }
     looking = false;
-    if (!stopped) timer = setTimeout(() => void tick(), interval());
+    if (!stopped) timer = setTimeout(() => void tick(), again ? 0 : interval());
+    again = false;
   };
   void tick();
   return {
@@ -62,6 +65,7 @@ export function watchRunState(
       return current;
     },
     now() {
+      if (looking) again = true;
       if (stopped || looking || !timer) return;
       clearTimeout(timer);
       void tick();

@@ -24,13 +24,15 @@ import type { DiskWriter, WriteResult } from './disk-watch.js';
 
 /** How long the run's end may take to be delivered before the sentinel stops anyway. */
 const END_DELIVERY_MS = 120_000;
-/** Nobody looks at a sentinel's screen: it looks at the log every 500 ms (fs.watch wakes it at once
- *  where the file system tells it: not for the compute nodes' writes on NFS), and asks the run's state
- *  every 10 s (each look is a list script: its largest cost at 2 s), sooner when a direct run's job
- *  process goes (job-end-nudge.ts; a Slurm run's end without a log line is sent up to 10 s later).
- *  Measured: test/bench/sentinel.bench.mjs. */
+/** Nobody looks at a sentinel's screen: it looks at the log every 500 ms (no fs.watch waking it at
+ *  each of the trainer's writes: a notification is at most 0.5 s later), and asks a Slurm run's
+ *  state every 10 s (each look is a list script: its largest cost at 2 s; a Slurm run's end without a
+ *  log line is sent up to 10 s later). A direct run's state is asked at once when what it is derived
+ *  from moves (job-end-nudge.ts, looked at in-process every 500 ms; test/sentinel/state-inputs.test.ts),
+ *  and polled only every 5 minutes besides. Measured: test/bench/sentinel.bench.mjs. */
 const SENTINEL_FOLLOW_POLL_MS = 500;
 const SENTINEL_STATE_POLL_MS = 10_000;
+const DIRECT_STATE_POLL_MS = 300_000;
 /** How often it looks that its run's directory is still there (one stat). */
 const RUN_DIR_LOOK_MS = 5_000;
 
@@ -48,12 +50,14 @@ export interface SentinelDigest {
 /** A watch snapshot's write, done or not (`code`, `path`: a write the filesystem refused). */
 export type SnapshotWrite = { bytes: number } | { error: string; code?: string; path?: string };
 /** `facts`: the run's config facts (a watch snapshot beside the digest is judged with them);
- *  `onSnapshot`: each write of the snapshot beside the digest (the disk's state is judged from it). */
+ *  `onSnapshot`: each write of the snapshot beside the digest (the disk's state is judged from it);
+ *  `periodMs`: the sentinel's period (a period's update may wait some periods before a rewrite). */
 export type MakeDigest = (
   transport: Transport,
   logPath: string,
   facts: Promise<RunWatchFacts>,
   onSnapshot: (r: SnapshotWrite) => void,
+  periodMs?: number,
 ) => SentinelDigest;
 
 export async function runSentinel(
@@ -71,7 +75,7 @@ export async function runSentinel(
     log(`no run ${runId} in ${runDir} (run.json missing or not readable)`);
     return 2;
   }
-  const transport = new LocalTransport({ followPollMs: SENTINEL_FOLLOW_POLL_MS });
+  const transport = new LocalTransport({ followPollMs: SENTINEL_FOLLOW_POLL_MS, followWatch: false });
   const disk = new DiskReport(hostname(), log);
   const facts = readRunFacts(transport, record).catch((e: Error) => {
     log(`the run's config facts are unknown: ${e.message}`);
@@ -84,8 +88,9 @@ export async function runSentinel(
     logPath: runLogPath(record),
     whenEnded: 'stop',
     storeSeries: 'rules',
-    statePollMs: SENTINEL_STATE_POLL_MS,
-    ...(input.target.backend === 'slurm' ? {} : { stateNudge: jobEndNudge(runDir) }),
+    ...(input.target.backend === 'slurm'
+      ? { statePollMs: SENTINEL_STATE_POLL_MS }
+      : { statePollMs: DIRECT_STATE_POLL_MS, stateNudge: jobEndNudge(runDir) }),
     facts,
     // A full disk under the run: its own alert, sent by the sentinel (disk-watch.ts).
     outsideAlerts: [disk.alert],
@@ -93,10 +98,16 @@ export async function runSentinel(
   const sender = makeSender(input, watch, log);
   const digest = makeDigest
     ? new DigestKeeper(
-        makeDigest(transport, runLogPath(record), facts, (r) => {
-          if ('error' in r) log(`watch snapshot not written: ${r.error}`);
-          writeResult(disk, 'snapshot', r);
-        }),
+        makeDigest(
+          transport,
+          runLogPath(record),
+          facts,
+          (r) => {
+            if ('error' in r) log(`watch snapshot not written: ${r.error}`);
+            writeResult(disk, 'snapshot', r);
+          },
+          input.periodMs,
+        ),
         disk,
         runLogPath(record),
       )

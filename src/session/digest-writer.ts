@@ -25,6 +25,11 @@ import {
 const GROWTH_PART = 1 / 16;
 const REWRITE_AFTER_MS = 5 * 60_000;
 
+/** How the sentinel paces a period's rewrite beyond the growth rule: at least `minGapMs` after the
+ *  last write (its young digest grows by a 16th every period; an attach reads the watch snapshot,
+ *  itself written at most once a minute, and filters what the digest lacks). */
+export type DigestPace = { minGapMs: number };
+
 /** How far back from the log's end a line's end is looked for (no digest update without one). */
 const SEAM_WINDOW = 256 << 10;
 
@@ -63,6 +68,7 @@ export class DigestWriter {
      *  its writes is said, done or not (a digest update that rewrites nothing returns none). */
     private readonly snapshot?: SnapshotWriter,
     private readonly onSnapshot?: (r: SnapshotResult) => void,
+    private readonly pace: DigestPace = { minGapMs: 0 },
   ) {
     this.patterns = keyPatterns(keys);
     this.keys = keysHash(this.patterns);
@@ -90,7 +96,9 @@ export class DigestWriter {
     }
     if (this.state && !o.force && cut > this.state.header.offset) {
       const grew = cut - this.state.header.offset;
-      if (grew < this.state.header.offset * GROWTH_PART && Date.now() - this.writtenAt < REWRITE_AFTER_MS) return null;
+      const since = Date.now() - this.writtenAt;
+      if (grew < this.state.header.offset * GROWTH_PART && since < REWRITE_AFTER_MS) return null;
+      if (since < this.pace.minGapMs) return null;
     }
     if (this.state && cut < this.state.header.offset) {
       why = 'the log is shorter than the digest (truncated or replaced)';

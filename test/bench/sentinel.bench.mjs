@@ -1,11 +1,12 @@
 // The sentinel's own cost over a simulated run (prints, never asserts): `--launch --target local
 // --notify json://…` with the simulator as the trainer and a loopback receiver, nothing attached;
-// the sentinel's CPU (utime+stime from /proc, as a share of one core) and RSS sampled every 5 s
-// until it stops by itself after the run's end. Goal (issue #30): ≤ 1 % of a core, RSS flat.
+// the sentinel's CPU (utime+stime from /proc, as a share of one core) and RSS sampled every second
+// until it stops by itself after the run's end; also apart: while the run ran, and its one-off end.
+// Goal (issue #30): ≤ 1 % of a core, RSS flat.
 //   AWRL_BENCH_EPOCHS  the run's epochs (default 1: 64 steps with sim init's tasks)
 //   AWRL_BENCH_SPEED   AWRL_SIM_SPEED (default 150: ~4 s a step)
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -61,20 +62,32 @@ const sample = () => {
     return null;
   }
 };
+// The run's end (its job wrote exit.code): the samples before it are the sentinel watching; after
+// it, its one-off end (the log drained, the digest and snapshot brought to the end, the delivery).
+const runsDir = join(dir, '.awrl', 'runs');
+const runEnded = () => readdirSync(runsDir).some((id) => existsSync(join(runsDir, id, 'exit.code')));
 const samples = [];
+let beforeEnd = -1;
 for (let s = sample(); s; s = sample()) {
   samples.push(s);
-  await new Promise((r) => setTimeout(r, 5000));
+  if (beforeEnd < 0 && runEnded()) beforeEnd = Math.max(0, samples.length - 2);
+  await new Promise((r) => setTimeout(r, 1000));
 }
 server.close();
-const first = samples[Math.min(2, samples.length - 1)]; // after its start-up
+const first = samples.find((s) => s.t - samples[0].t >= 10_000) ?? samples.at(-1); // after its start-up
 const last = samples.at(-1);
 const share = ((last.cpu - first.cpu) / ((last.t - first.t) / 1000)) * 100;
 const rss = samples.map((s) => s.rssMb);
+const watched = samples[beforeEnd];
+const running =
+  watched && watched.t > first.t
+    ? `; while the run ran ${(((watched.cpu - first.cpu) / ((watched.t - first.t) / 1000)) * 100).toFixed(2)} %, ` +
+      `its end (last digest and snapshot, delivery) ${(last.cpu - watched.cpu).toFixed(2)} s of CPU once`
+    : '';
 process.stdout.write(
   `sentinel over a ${64 * epochs}-step run (${((last.t - samples[0].t) / 1000).toFixed(0)} s watched): ` +
     `CPU ${share.toFixed(2)} % of a core after start-up (start-up ${first.cpu.toFixed(2)} s), ` +
     `RSS ${Math.min(...rss).toFixed(0)}–${Math.max(...rss).toFixed(0)} MB (first ${rss[0].toFixed(0)}, last ${rss.at(-1).toFixed(0)}); ` +
-    `${received.length} notifications received\n`,
+    `${received.length} notifications received${running}\n`,
 );
 rmSync(dir, { recursive: true, force: true });
