@@ -18,12 +18,12 @@ import { formatDigestHeader, SNAPSHOT_KIND } from './run-digest.js';
 import { WatchReplay } from './watch-replay.js';
 import { runFilter } from './filter-run.js';
 
-/** The snapshot is written at most once a minute (an attach reads the little the log gained since:
- *  a minute of a run), and a state slow to bring up to date (≥ 50 ms: the filter, the replay,
- *  the encoding) at most once per SPACING times that (0.5 % of a core): written at every 15 s
- *  period it cost the sentinel 0.55 % of a core on the simulator's run (1.2 → 1.8 %), and a long
- *  run's state can take 0.4 s to encode. The sentinel's end writes it anyway. */
-const MIN_GAP_MS = 60_000;
+/** The snapshot is written at most every two minutes (an attach reads the little the log gained
+ *  since: two minutes of a run, a step or two), and a state slow to bring up to date (≥ 50 ms: the
+ *  filter, the replay, the encoding) at most once per SPACING times that (0.5 % of a core): written
+ *  at every 15 s period it cost the sentinel 0.55 % of a core on the simulator's run (1.2 → 1.8 %);
+ *  once a minute, ~0.18 s of CPU each (0.3 %). The sentinel's end writes it anyway. */
+const MIN_GAP_MS = 120_000;
 const SLOW_MS = 50;
 const SPACING = 200;
 export type SnapshotPace = { minGapMs: number; slowMs: number; spacing: number };

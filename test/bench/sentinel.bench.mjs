@@ -83,7 +83,7 @@ const running =
   watched && watched.t > first.t
     ? `; while the run ran ${(((watched.cpu - first.cpu) / ((watched.t - first.t) / 1000)) * 100).toFixed(2)} %, ` +
       `its end (last digest and snapshot, delivery) ${(last.cpu - watched.cpu).toFixed(2)} s of CPU once`
-    : '';
+    : '; the run and the sentinel ended within one sample: its end not seen apart';
 process.stdout.write(
   `sentinel over a ${64 * epochs}-step run (${((last.t - samples[0].t) / 1000).toFixed(0)} s watched): ` +
     `CPU ${share.toFixed(2)} % of a core after start-up (start-up ${first.cpu.toFixed(2)} s), ` +
